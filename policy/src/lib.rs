@@ -1,0 +1,1 @@
+//! fence policy

@@ -177,30 +177,50 @@ impl Walker<'_> {
             }
             if Self::is_path_token(a) {
                 self.check_read_path(a);
-            } else if a.text.starts_with('-') {
-                if let Some(v) = embedded_path(&a.text) {
-                    let sub = Arg {
-                        text: v.to_string(),
-                        known: a.known,
-                        home_based: v.starts_with('~'),
-                        ..Arg::default()
-                    };
-                    let sub = self.expand_tilde(sub);
-                    self.check_read_path(&sub);
+            } else if a.known
+                && !a.text.starts_with('-')
+                && !a.text.is_empty()
+                && a.text.len() < 4096
+            {
+                // A relative word that names a symlink inside the worktree
+                // pointing outside leaves it just as `../` would.
+                if let Loc::Outside(p) = self.resolve_arg(a, true)
+                    && !path::is_exception(&p, &[])
+                    && !self.is_allowed_outside(&p)
+                {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!(
+                            "{} leads outside the worktree through a symlink: {}",
+                            a.text,
+                            p.display()
+                        ),
+                    );
                 }
+            } else if a.text.starts_with('-')
+                && let Some(v) = embedded_path(&a.text)
+            {
+                let sub = Arg {
+                    text: v.to_string(),
+                    known: a.known,
+                    home_based: v.starts_with('~'),
+                    ..Arg::default()
+                };
+                let sub = self.expand_tilde(sub);
+                self.check_read_path(&sub);
             }
         }
     }
 
     fn expand_tilde(&self, mut a: Arg) -> Arg {
-        if let Some(rest) = a.text.strip_prefix('~') {
-            if rest.is_empty() || rest.starts_with('/') {
-                match &self.cls.home {
-                    Some(h) => a.text = format!("{}{rest}", h.display()),
-                    None => {
-                        a.known = false;
-                        a.text = format!("{UNKNOWN}{rest}");
-                    }
+        if let Some(rest) = a.text.strip_prefix('~')
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            match &self.cls.home {
+                Some(h) => a.text = format!("{}{rest}", h.display()),
+                None => {
+                    a.known = false;
+                    a.text = format!("{UNKNOWN}{rest}");
                 }
             }
         }
@@ -397,11 +417,12 @@ impl Walker<'_> {
             }
             "script" => self.script_wrapper(args, inv, depth),
             "trap" => {
-                if let Some(s) = args.get(1).and_then(Arg::value) {
-                    if s != "-" && !s.starts_with('-') {
-                        let s = s.to_string();
-                        self.walk_nested(&s);
-                    }
+                if let Some(s) = args.get(1).and_then(Arg::value)
+                    && s != "-"
+                    && !s.starts_with('-')
+                {
+                    let s = s.to_string();
+                    self.walk_nested(&s);
                 }
             }
             "eval" => {
@@ -600,11 +621,11 @@ impl Walker<'_> {
         if pid_opts.iter().any(|c| p.has(*c, "pid")) && p.first_operand + skip >= args.len() {
             return self.check_path_args(args, &[]);
         }
-        if let Some(o) = p.value_of('o', "output") {
-            if args[0].text.ends_with("strace") || args[0].text.ends_with("ltrace") {
-                let o = o.clone();
-                self.check_write_target(&o, true, "trace output");
-            }
+        if let Some(o) = p.value_of('o', "output")
+            && (args[0].text.ends_with("strace") || args[0].text.ends_with("ltrace"))
+        {
+            let o = o.clone();
+            self.check_write_target(&o, true, "trace output");
         }
         let start = p.first_operand + skip;
         if start < args.len() {
@@ -1365,10 +1386,10 @@ impl Walker<'_> {
             }
             "checkout" | "switch" => {
                 self.cur_writes = true;
-                if let Some(target) = git::checkout_target(&sub, rest) {
-                    if !other_repo {
-                        self.state.branch = target;
-                    }
+                if let Some(target) = git::checkout_target(&sub, rest)
+                    && !other_repo
+                {
+                    self.state.branch = target;
                 }
             }
             "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"
@@ -1876,10 +1897,10 @@ impl Walker<'_> {
                             .then(|| ops.get(1).map(|&i| args[i].clone()))
                             .flatten()
                     });
-                    if let Some(f) = file {
-                        if f.text != "-" {
-                            extra.push((f, "tar archive"));
-                        }
+                    if let Some(f) = file
+                        && f.text != "-"
+                    {
+                        extra.push((f, "tar archive"));
                     }
                 }
             }
@@ -2180,7 +2201,7 @@ impl Walker<'_> {
             "gem" => {
                 matches!(sub, "install" | "uninstall" | "update") && !has(&["--install-dir", "-i"])
             }
-            "go" => sub == "install" || (sub == "get" && has(&["-u"]) && false),
+            "go" => sub == "install",
             "uv" => {
                 (sub == "tool" && matches!(sub2, "install" | "uninstall" | "upgrade"))
                     || (sub == "pip" && sub2 == "install" && has(&["--system"]))

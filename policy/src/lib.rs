@@ -322,11 +322,12 @@ impl Classifier {
             // A program run under another name (a copy, a link) is judged by
             // both names.
             let argv0 = command::program_name(&args[0].text).to_string();
-            if let Some(real) = ev.program.file_name().and_then(|n| n.to_str()) {
-                if real != argv0 && !real.is_empty() {
-                    args[0] = word::Arg::literal(real);
-                    w.judge_argv(&args, &inv, 0);
-                }
+            if let Some(real) = ev.program.file_name().and_then(|n| n.to_str())
+                && real != argv0
+                && !real.is_empty()
+            {
+                args[0] = word::Arg::literal(real);
+                w.judge_argv(&args, &inv, 0);
             }
             w.push_part(text.clone());
             verdict::assemble(self, Context::Exec, &text, w)

@@ -117,17 +117,18 @@ fn part_verdict(cls: &Classifier, ctx: Context, part: &Part) -> PartVerdict {
         .map(|f| judge(cls, ctx, mode, f.rule, &f.reason, &part.text))
         .collect();
     for (i, rule) in table.rules.iter().enumerate() {
-        if let Origin::Custom { prefix } = &rule.origin {
-            if rule.contexts.contains(ctx) && prefix_matches(&part.text, prefix) {
-                candidates.push(judge(
-                    cls,
-                    ctx,
-                    mode,
-                    i,
-                    &format!("matches the custom rule `{prefix}`: {}", rule.description),
-                    &part.text,
-                ));
-            }
+        if let Origin::Custom { prefix } = &rule.origin
+            && rule.contexts.contains(ctx)
+            && prefix_matches(&part.text, prefix)
+        {
+            candidates.push(judge(
+                cls,
+                ctx,
+                mode,
+                i,
+                &format!("matches the custom rule `{prefix}`: {}", rule.description),
+                &part.text,
+            ));
         }
     }
     let worst = candidates.into_iter().max_by(|a, b| {

@@ -567,17 +567,17 @@ impl<'a> Walker<'a> {
 
     fn push_word(&mut self, raw: &str, args: &mut Vec<Arg>, noticed: &mut Noticed) {
         let a = word::eval_word(raw, self, noticed);
-        if a.brace {
-            if let Some(words) = word::expand_braces(raw, self, noticed) {
-                if args.is_empty() {
-                    // A command word built by brace expansion is not identifiable.
-                    args.push(a);
-                    args.extend(words.into_iter().skip(1));
-                } else {
-                    args.extend(words);
-                }
-                return;
+        if a.brace
+            && let Some(words) = word::expand_braces(raw, self, noticed)
+        {
+            if args.is_empty() {
+                // A command word built by brace expansion is not identifiable.
+                args.push(a);
+                args.extend(words.into_iter().skip(1));
+            } else {
+                args.extend(words);
             }
+            return;
         }
         args.push(a);
     }

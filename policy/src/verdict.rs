@@ -50,10 +50,17 @@ fn action_in(rule: &Rule, mode: Mode) -> Action {
     if rule.absolute {
         return Action::Deny;
     }
+    // What fence could not judge (a parse error, a line too complex, bytes a
+    // shell reads differently) could hide an absolute refusal: auto-approve
+    // never answers it.
+    let unjudged = matches!(
+        rule.origin,
+        Origin::Builtin(RuleId::ParseError | RuleId::TooComplex | RuleId::InvalidInput)
+    );
     match (mode, rule.action) {
         // Auto-approve answers what would be asked; a rule set to deny stays
         // denied, and absolute refusals never reach here.
-        (Mode::Auto, Action::Ask) => Action::Allow,
+        (Mode::Auto, Action::Ask) if !unjudged => Action::Allow,
         (_, a) => a,
     }
 }

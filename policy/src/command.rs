@@ -373,6 +373,11 @@ impl Walker<'_> {
                 RuleId::DefaultUnknown,
                 format!("calls the shell function `{name}` defined in the line"),
             );
+            if self.functions_changing_dir.contains(name) {
+                // Where it leaves the shell is not followed: later relative
+                // paths cannot be placed.
+                self.state.cwd = None;
+            }
             return;
         }
         if NETWORK_PROGRAMS.contains(&name)
@@ -1392,9 +1397,28 @@ impl Walker<'_> {
                     self.state.branch = target;
                 }
             }
+            "config" => {
+                self.cur_writes = true;
+                // `git config core.hooksPath DIR`, `git config alias.x '!…'`:
+                // a program for git to run later.
+                let key = rest
+                    .iter()
+                    .find(|a| !a.text.starts_with('-'))
+                    .map(|a| a.text.clone());
+                if let Some(key) = key
+                    && rest.iter().filter(|a| !a.text.starts_with('-')).count() >= 2
+                {
+                    if git::config_program(&format!("{key}=")).is_some() {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config {key} sets a program for git to run later"),
+                        );
+                    }
+                }
+            }
             "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"
             | "cherry-pick" | "revert" | "tag" | "branch" | "apply" | "am" | "init" | "clone"
-            | "fetch" | "worktree" | "config" | "submodule" | "gc" | "prune" | "notes" => {
+            | "fetch" | "worktree" | "submodule" | "gc" | "prune" | "notes" => {
                 self.cur_writes = true;
                 if sub == "apply" || sub == "am" {
                     self.patch_from_stdin(inv, "git apply");

@@ -319,7 +319,11 @@ impl Classifier {
                 "the command could not be judged within fence's limits",
             )
         };
-        if ev.argv.iter().any(|a| parse::running_depth(a) > parse::MAX_RUNNING_DEPTH) {
+        if ev
+            .argv
+            .iter()
+            .any(|a| parse::running_depth(a) > parse::MAX_RUNNING_DEPTH)
+        {
             return too_complex();
         }
         let cls = self.clone();

@@ -85,6 +85,8 @@ pub struct Walker<'a> {
     commands: usize,
     /// Functions defined in the line.
     pub functions: HashSet<String>,
+    /// Functions defined in the line whose body changes directory.
+    pub functions_changing_dir: HashSet<String>,
     /// What the line reads that is a credential, for `secret.exfiltrate`.
     pub secret_read: Option<String>,
     /// Parts that run a network program.
@@ -169,6 +171,7 @@ impl<'a> Walker<'a> {
             depth: 0,
             commands: 0,
             functions: HashSet::new(),
+            functions_changing_dir: HashSet::new(),
             secret_read: None,
             network_parts: Vec::new(),
         }
@@ -433,6 +436,10 @@ impl<'a> Walker<'a> {
                 format!("function `{name}` calls itself in a background pipeline"),
             );
             self.push_part(f.to_string());
+        }
+        let body = f.to_string();
+        if ["cd ", "pushd", "popd"].iter().any(|w| body.contains(w)) {
+            self.functions_changing_dir.insert(name.clone());
         }
         self.functions.insert(name);
         // The body runs later, from wherever it is called: judge it with what

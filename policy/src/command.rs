@@ -1407,13 +1407,12 @@ impl Walker<'_> {
                     .map(|a| a.text.clone());
                 if let Some(key) = key
                     && rest.iter().filter(|a| !a.text.starts_with('-')).count() >= 2
+                    && git::config_program(&format!("{key}=")).is_some()
                 {
-                    if git::config_program(&format!("{key}=")).is_some() {
-                        self.find(
-                            RuleId::GitConfigProgram,
-                            format!("git config {key} sets a program for git to run later"),
-                        );
-                    }
+                    self.find(
+                        RuleId::GitConfigProgram,
+                        format!("git config {key} sets a program for git to run later"),
+                    );
                 }
             }
             "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"

@@ -60,9 +60,12 @@ fn is_pip(name: &str) -> bool {
 /// Text of a word after `=` or `@`, where programs take a path
 /// (`--file=/x`, `-d @/x`).
 fn embedded_path(t: &str) -> Option<&str> {
+    // `-f/etc/shadow`: a short option with its value attached.
+    let attached = (t.len() > 2 && !t.starts_with("--") && t.is_char_boundary(2)).then(|| &t[2..]);
     let candidates = [
         t.split_once('=').map(|x| x.1),
         t.split_once('@').map(|x| x.1),
+        attached,
     ];
     candidates
         .into_iter()
@@ -88,6 +91,10 @@ impl Walker<'_> {
                 None => return Loc::Unknown,
             }
         };
+        if text.len() > 4096 {
+            // Longer than PATH_MAX: the kernel refuses it; judge it unknown.
+            return Loc::Unknown;
+        }
         let text = deglob(text);
         let p = Path::new(text.as_ref());
         let cwd = match (&self.state.cwd, p.is_absolute()) {
@@ -178,6 +185,7 @@ impl Walker<'_> {
             if Self::is_path_token(a) {
                 self.check_read_path(a);
             } else if a.known
+                && !a.procsub
                 && !a.text.starts_with('-')
                 && !a.text.is_empty()
                 && a.text.len() < 4096
@@ -363,6 +371,24 @@ impl Walker<'_> {
             self.check_path_args(args, &[]);
             return;
         }
+        if self.ctx == Context::Line && Self::is_path_token(first) {
+            match self.resolve_arg(first, true) {
+                Loc::Outside(p) if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) => {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!("runs a program outside the worktree: {}", p.display()),
+                    )
+                }
+                Loc::Unknown => self.find(
+                    RuleId::PathOutside,
+                    format!(
+                        "runs a program whose path cannot be worked out: {}",
+                        display_arg(first)
+                    ),
+                ),
+                _ => {}
+            }
+        }
         let name = program_name(&first.text).to_string();
         let name = name.as_str();
         if self.ctx == Context::Line && self.functions.contains(name) {
@@ -404,9 +430,7 @@ impl Walker<'_> {
             "time" => self.time_wrapper(args, inv, depth),
             "command" => self.command_wrapper(args, inv, depth),
             "exec" => self.simple_wrapper(args, inv, depth, "a", &[], 0),
-            "ionice" => {
-                self.pid_or_command_wrapper(args, inv, depth, "cnpPut", &['p', 'P', 'u'], 0)
-            }
+            "ionice" => self.pid_or_command_wrapper(args, inv, depth, "cnpPu", &['p', 'P', 'u'], 0),
             "taskset" => self.pid_or_command_wrapper(args, inv, depth, "", &['p'], 1),
             "strace" | "ltrace" => {
                 self.pid_or_command_wrapper(args, inv, depth, "eoOpPSsuXIbaE", &['p'], 0)
@@ -422,12 +446,12 @@ impl Walker<'_> {
             }
             "script" => self.script_wrapper(args, inv, depth),
             "trap" => {
-                if let Some(s) = args.get(1).and_then(Arg::value)
-                    && s != "-"
-                    && !s.starts_with('-')
+                if let Some(s) = args
+                    .get(1)
+                    .filter(|a| a.text != "-" && !a.text.starts_with('-'))
                 {
-                    let s = s.to_string();
-                    self.walk_nested(&s);
+                    let s = s.clone();
+                    self.shell_string(&s, inv);
                 }
             }
             "eval" => {
@@ -619,7 +643,7 @@ impl Walker<'_> {
             1,
             &OptSpec {
                 short_arg,
-                long_arg: &["pid", "output"],
+                long_arg: &["pid", "output", "class", "classdata", "pgid", "uid"],
                 permute: false,
             },
         );
@@ -956,7 +980,9 @@ impl Walker<'_> {
         match s.value() {
             Some(text) => {
                 let text = text.to_string();
+                self.stdin_pipe_in = inv.io.stdin_pipe;
                 self.walk_nested(&text);
+                self.stdin_pipe_in = false;
             }
             None => {
                 let rule = if inv.subs_network {
@@ -1144,6 +1170,7 @@ impl Walker<'_> {
             if let Some(m) = args.iter().position(|a| a.text == "-m") {
                 match args.get(m + 1).map(|a| a.text.as_str()) {
                     Some("pip") => return self.pip(args, m + 2),
+                    Some("twine") => return self.dev_tool("twine", &args[m + 1..], depth),
                     Some("pytest" | "mypy" | "unittest") => {
                         self.cur_test_runner = true;
                         return self.check_path_args(args, &[]);
@@ -1252,6 +1279,7 @@ impl Walker<'_> {
         if name == "pushd" {
             self.state.dir_stack.push(old);
         }
+        self.dir_changes += 1;
         match &new {
             Some(p) if p.starts_with(&self.cls.worktree) => self.find(
                 RuleId::DefaultUnknown,
@@ -1365,6 +1393,29 @@ impl Walker<'_> {
                 // Refspecs and remotes are not paths.
                 skip = (sub_i + 1..args.len()).collect();
             }
+            "subtree" | "send-pack" => {
+                // `git subtree push --prefix=d origin main`, `git send-pack URL main`.
+                let after = if sub == "subtree" {
+                    rest.iter()
+                        .position(|a| a.text == "push")
+                        .map(|i| &rest[i + 1..])
+                } else {
+                    Some(rest)
+                };
+                if let Some(after) = after {
+                    let refs: Vec<Arg> = after
+                        .iter()
+                        .filter(|a| !a.text.starts_with("--prefix") && a.text != "-P")
+                        .cloned()
+                        .collect();
+                    for (rule, reason) in git::analyze_push(&refs, branch.as_deref()) {
+                        self.find(rule, reason);
+                    }
+                    self.find(RuleId::GitPush, format!("git {sub} pushes to a remote"));
+                    skip = (sub_i + 1..args.len()).collect();
+                }
+                self.cur_writes = true;
+            }
             "reset" => {
                 self.cur_writes = true;
                 if rest.iter().any(|a| a.text == "--hard") {
@@ -1382,7 +1433,11 @@ impl Walker<'_> {
                             && !a.text.starts_with("--")
                             && a.text.contains('f'))
                 });
-                if force {
+                let unforced = g
+                    .configs
+                    .iter()
+                    .any(|c| c.to_ascii_lowercase().starts_with("clean.requireforce=f"));
+                if force || unforced {
                     self.find(
                         RuleId::GitCleanForce,
                         "git clean -f deletes untracked files",
@@ -2158,12 +2213,37 @@ impl Walker<'_> {
     /// Language package managers and build tools: publishing, global
     /// installs, test runners, builds.
     fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
-        let words: Vec<&str> = args
-            .iter()
-            .skip(1)
-            .map(|a| a.text.as_str())
-            .filter(|w| !w.starts_with('-'))
-            .collect();
+        // Subcommand words: not options, not `+toolchain`, not the value of
+        // an option that takes one.
+        let mut words: Vec<&str> = Vec::new();
+        let mut i = 1;
+        while i < args.len() {
+            let w = args[i].text.as_str();
+            if matches!(
+                w,
+                "-w" | "--workspace"
+                    | "--prefix"
+                    | "-C"
+                    | "--dir"
+                    | "--filter"
+                    | "-F"
+                    | "--cwd"
+                    | "--location"
+                    | "--registry"
+                    | "--manifest-path"
+                    | "--config"
+                    | "-Z"
+                    | "--repository"
+                    | "-r"
+            ) {
+                i += 2;
+                continue;
+            }
+            if !w.starts_with('-') && !w.starts_with('+') {
+                words.push(w);
+            }
+            i += 1;
+        }
         let sub = words.first().copied().unwrap_or("");
         let sub2 = words.get(1).copied().unwrap_or("");
         let has = |f: &[&str]| {
@@ -2172,7 +2252,10 @@ impl Walker<'_> {
                     || f.iter().any(|x| x.ends_with('=') && a.text.starts_with(x))
             })
         };
-        let global = has(&["-g", "--global", "--location=global", "--location="]);
+        let global = has(&["-g", "--global", "--location=global"])
+            || args
+                .windows(2)
+                .any(|w| w[0].text == "--location" && w[1].text == "global");
         let publish = match name {
             "npm" | "pnpm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
                 sub == "publish"

@@ -266,7 +266,7 @@ impl Classifier {
             w.walk_source(line);
             verdict::assemble(cls, Context::Line, line, w)
         };
-        if bound <= parse::INLINE_NESTING_BOUND && line.len() <= parse::INLINE_BYTES {
+        if parse::is_plain(line, bound) {
             return run(self, line, cwd);
         }
         let (cls, owned) = (self.clone(), line.to_string());
@@ -306,7 +306,7 @@ impl Classifier {
     pub fn classify_exec(&self, ev: &ExecEvent<'_>) -> Verdict {
         let bound: usize = ev.argv.iter().map(|a| parse::nesting_bound(a)).sum();
         let len: usize = ev.argv.iter().map(String::len).sum();
-        if bound <= parse::INLINE_NESTING_BOUND && len <= parse::INLINE_BYTES {
+        if len <= parse::INLINE_BYTES && ev.argv.iter().all(|a| parse::is_plain(a, bound)) {
             return self.exec_verdict(ev);
         }
         let text = ev.argv.join(" ");

@@ -38,12 +38,55 @@ pub enum ParseOutcome {
 }
 
 pub fn parse(src: &str) -> ParseOutcome {
-    let opts = crate::word::parser_options();
-    let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &opts);
-    match parser.parse_program() {
-        Ok(p) => ParseOutcome::Program(p),
-        Err(e) => ParseOutcome::Error(e.to_string()),
+    if heredoc_without_body(src) {
+        // The parser can loop without end on a here-document operator with
+        // nothing after it; a shell would read the body from the lines that
+        // follow, which a single line does not have.
+        return ParseOutcome::Error("a here-document operator without a body".into());
     }
+    let opts = crate::word::parser_options();
+    // The parser has panicking paths on malformed input; a panic is a line
+    // that cannot be parsed, never a crash of fence.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &opts);
+        parser.parse_program().map_err(|e| e.to_string())
+    }));
+    match result {
+        Ok(Ok(p)) => ParseOutcome::Program(p),
+        Ok(Err(e)) => ParseOutcome::Error(e),
+        Err(_) => ParseOutcome::Error("the shell parser failed on this line".into()),
+    }
+}
+
+/// A `<<` (not `<<<`) with no newline anywhere after it.
+pub fn heredoc_without_body(src: &str) -> bool {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut last = None;
+    while i + 1 < b.len() {
+        if b[i] == b'<' && b[i + 1] == b'<' {
+            if b.get(i + 2) == Some(&b'<') {
+                i += 3;
+                continue;
+            }
+            last = Some(i);
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    last.is_some_and(|i| !b[i..].contains(&b'\n'))
+}
+
+/// Lines the parser handles in microseconds: shallow, short, without
+/// here-documents and without deep command substitution. Everything else
+/// runs under [`WATCHDOG`].
+pub fn is_plain(src: &str, bound: usize) -> bool {
+    bound <= INLINE_NESTING_BOUND
+        && src.len() <= INLINE_BYTES
+        && !src.contains("<<")
+        && src.matches("$(").count() <= 6
+        && src.matches("${").count() <= 6
 }
 
 /// An upper bound on how deeply `src` can nest: every construct that opens a
@@ -107,12 +150,9 @@ pub const MAX_RUNNING_DEPTH: usize = 256;
 /// is left to finish on its own; it holds only its own copies).
 pub fn run_bounded<R: Send + 'static>(
     bound: usize,
-    len: usize,
+    _len: usize,
     f: impl FnOnce() -> R + Send + 'static,
 ) -> Option<R> {
-    if bound <= INLINE_NESTING_BOUND && len <= INLINE_BYTES {
-        return Some(f());
-    }
     let size = (8 << 20) + bound.saturating_mul(STACK_PER_LEVEL);
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     std::thread::Builder::new()

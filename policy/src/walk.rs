@@ -85,6 +85,11 @@ pub struct Walker<'a> {
     commands: usize,
     /// Functions defined in the line.
     pub functions: HashSet<String>,
+    /// The next pipeline walked reads a pipe (a shell string run by a
+    /// command whose stdin is a pipe: `curl … | su -c sh`).
+    pub stdin_pipe_in: bool,
+    /// How many `cd`/`pushd`/`popd` were judged so far.
+    pub dir_changes: usize,
     /// Functions defined in the line whose body changes directory.
     pub functions_changing_dir: HashSet<String>,
     /// What the line reads that is a credential, for `secret.exfiltrate`.
@@ -172,6 +177,8 @@ impl<'a> Walker<'a> {
             commands: 0,
             functions: HashSet::new(),
             functions_changing_dir: HashSet::new(),
+            dir_changes: 0,
+            stdin_pipe_in: false,
             secret_read: None,
             network_parts: Vec::new(),
         }
@@ -283,9 +290,10 @@ impl<'a> Walker<'a> {
         // Each element of a multi-command pipeline runs in a subshell: a `cd`
         // there changes nothing after it.
         let saved = (p.seq.len() > 1).then(|| self.state.clone());
+        let inherited = std::mem::take(&mut self.stdin_pipe_in);
         for (i, cmd) in p.seq.iter().enumerate() {
             let io = CmdIo {
-                stdin_pipe: i > 0,
+                stdin_pipe: i > 0 || inherited,
                 ..CmdIo::default()
             };
             self.walk_command(cmd, &io);
@@ -295,11 +303,11 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn enter(&mut self, what: &dyn std::fmt::Display) -> bool {
+    fn enter(&mut self) -> bool {
         self.commands += 1;
         if self.depth >= MAX_DEPTH || self.commands > MAX_COMMANDS {
             self.line_part(
-                &what.to_string(),
+                "(nested commands)",
                 RuleId::TooComplex,
                 "too many or too deeply nested commands to judge",
             );
@@ -310,7 +318,7 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_command(&mut self, cmd: &ast::Command, io: &CmdIo) {
-        if !self.enter(cmd) {
+        if !self.enter() {
             return;
         }
         match cmd {
@@ -368,15 +376,30 @@ impl<'a> Walker<'a> {
             }
             ast::CompoundCommand::ForClause(f) => {
                 let mut noticed = Noticed::default();
-                if let Some(values) = &f.values {
-                    for w in values {
+                let mut values: Vec<Arg> = Vec::new();
+                if let Some(words) = &f.values {
+                    for w in words {
                         let a = word::eval_word(&w.value, self, &mut noticed);
                         self.note_secret_in(&a);
+                        values.push(a);
                     }
                 }
                 self.walk_noticed(noticed);
-                self.state.vars.insert(f.variable_name.clone(), None);
-                self.walk_list(&f.body.list);
+                let literal = !values.is_empty()
+                    && values.len() <= 8
+                    && values.iter().all(|v| v.known && !v.glob && !v.brace);
+                if literal {
+                    // Each value is known: judge the body with each.
+                    for v in values {
+                        self.state
+                            .vars
+                            .insert(f.variable_name.clone(), Some(v.text.clone()));
+                        self.walk_list(&f.body.list);
+                    }
+                } else {
+                    self.state.vars.insert(f.variable_name.clone(), None);
+                    self.walk_list(&f.body.list);
+                }
             }
             ast::CompoundCommand::ArithmeticForClause(f) => {
                 let mut noticed = Noticed::default();
@@ -424,6 +447,12 @@ impl<'a> Walker<'a> {
                 let mut noticed = Noticed::default();
                 word::scan_substitutions(&a.expr.value, &mut noticed);
                 self.walk_noticed(noticed);
+                // `( ( cmd ) )` is two subshells to bash but reads as `((…))`
+                // to the parser: judge the inside as commands too.
+                let inner = a.expr.value.clone();
+                let saved = self.state.clone();
+                self.walk_nested(&inner);
+                self.state = saved;
             }
         }
     }
@@ -437,15 +466,15 @@ impl<'a> Walker<'a> {
             );
             self.push_part(f.to_string());
         }
-        let body = f.to_string();
-        if ["cd ", "pushd", "popd"].iter().any(|w| body.contains(w)) {
-            self.functions_changing_dir.insert(name.clone());
-        }
-        self.functions.insert(name);
+        self.functions.insert(name.clone());
         // The body runs later, from wherever it is called: judge it with what
         // is known now, and let nothing it does leak into the state.
         let saved = self.state.clone();
+        let changes_before = self.dir_changes;
         self.walk_compound(&f.body.0, &CmdIo::default());
+        if self.dir_changes != changes_before {
+            self.functions_changing_dir.insert(name);
+        }
         if let Some(r) = &f.body.1 {
             self.judge_redirect_list(&r.0);
             self.push_part(f.to_string());
@@ -502,11 +531,29 @@ impl<'a> Walker<'a> {
                         };
                         let name = match &a.name {
                             ast::AssignmentName::VariableName(n) => n.clone(),
-                            ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                            ast::AssignmentName::ArrayElementName(n, index) => {
+                                // The subscript is evaluated: `a[$(cmd)]=1` runs cmd.
+                                word::scan_substitutions(index, &mut noticed);
+                                n.clone()
+                            }
                         };
                         assignments.push((name, value));
                     } else {
-                        // `export X=…`, `declare X=…`: an argument like any other.
+                        // `export X=…`, `declare X=…`: an argument like any
+                        // other, and the variable is set for what follows.
+                        if matches!(
+                            args[0].text.as_str(),
+                            "export" | "declare" | "typeset" | "readonly" | "local"
+                        ) && let (
+                            ast::AssignmentName::VariableName(n),
+                            ast::AssignmentValue::Scalar(v),
+                        ) = (&a.name, &a.value)
+                        {
+                            let value = word::eval_word(&v.value, self, &mut noticed);
+                            self.state
+                                .vars
+                                .insert(n.clone(), value.known.then(|| value.text.clone()));
+                        }
                         self.push_word(&w.value, &mut args, &mut noticed);
                     }
                 }
@@ -641,6 +688,10 @@ impl<'a> Walker<'a> {
                     ast::IoFileRedirectTarget::Fd(_) => {}
                     ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
                         self.walk_nested_list(&sub.list);
+                        if matches!(kind, ast::IoFileRedirectKind::Read) {
+                            // `sh < <(curl …)`: stdin is another program's output.
+                            io.stdin_pipe = true;
+                        }
                     }
                 },
                 ast::IoRedirect::OutputAndError(w, _) => {

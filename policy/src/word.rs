@@ -8,8 +8,8 @@
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{
-    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, SpecialParameter,
-    TildeExpr, WordPiece, WordPieceWithSource,
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, TildeExpr, WordPiece,
+    WordPieceWithSource,
 };
 
 /// Stands for a piece of a word whose value is not known before running.
@@ -151,7 +151,9 @@ fn eval_pieces(
         match &p.piece {
             WordPiece::Text(t) => {
                 if !quoted {
-                    if t.contains(['*', '?', '[']) {
+                    if t.contains(['*', '?'])
+                        || t.find('[').is_some_and(|i| t[i + 1..].contains(']'))
+                    {
                         arg.glob = true;
                     }
                     if has_brace_expansion(t) {
@@ -227,20 +229,99 @@ fn parameter(
     {
         scan_substitutions(inner, noticed);
     }
-    let (param, indirect) = match expr {
+    let lookup = |param: &Parameter, indirect: bool, noticed: &mut Noticed| {
+        note_parameter(param, noticed);
+        if indirect {
+            return None;
+        }
+        match param {
+            Parameter::Named(name) => match name.as_str() {
+                "HOME" => scope.home(),
+                "PWD" => scope.cwd(),
+                _ => scope.var(name),
+            },
+            _ => None,
+        }
+    };
+    let literal = |w: &Option<String>, noticed: &mut Noticed| -> Option<String> {
+        match w {
+            None => Some(String::new()),
+            Some(w) => {
+                let a = eval_word(w, scope, noticed);
+                a.known.then_some(a.text)
+            }
+        }
+    };
+    match expr {
         ParameterExpr::Parameter {
             parameter,
             indirect,
-        } => (parameter, *indirect),
-        ParameterExpr::UseDefaultValues { parameter, .. }
-        | ParameterExpr::AssignDefaultValues { parameter, .. }
-        | ParameterExpr::IndicateErrorIfNullOrUnset { parameter, .. }
-        | ParameterExpr::UseAlternativeValue { parameter, .. }
-        | ParameterExpr::ParameterLength { parameter, .. }
-        | ParameterExpr::RemoveSmallestSuffixPattern { parameter, .. }
-        | ParameterExpr::RemoveLargestSuffixPattern { parameter, .. }
-        | ParameterExpr::RemoveSmallestPrefixPattern { parameter, .. }
-        | ParameterExpr::RemoveLargestPrefixPattern { parameter, .. }
+        } => lookup(parameter, *indirect, noticed),
+        // `${X:-word}`, `${X:=word}`: the value, or the word when X is unset.
+        // When X is not known the word is taken: the line must be safe with it.
+        ParameterExpr::UseDefaultValues {
+            parameter,
+            indirect,
+            default_value,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter,
+            indirect,
+            default_value,
+            ..
+        } => match lookup(parameter, *indirect, noticed) {
+            Some(v) if !v.is_empty() => Some(v),
+            _ => literal(default_value, noticed),
+        },
+        // `${X:?msg}`: the value, or nothing runs.
+        ParameterExpr::IndicateErrorIfNullOrUnset {
+            parameter,
+            indirect,
+            ..
+        } => lookup(parameter, *indirect, noticed),
+        ParameterExpr::UseAlternativeValue {
+            parameter,
+            indirect,
+            alternative_value,
+            ..
+        } => match lookup(parameter, *indirect, noticed) {
+            Some(v) if !v.is_empty() => literal(alternative_value, noticed),
+            Some(_) => Some(String::new()),
+            None => None,
+        },
+        // `${X%/}`, `${X#./}` with a literal pattern.
+        ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter,
+            indirect,
+            pattern,
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter,
+            indirect,
+            pattern,
+        } => {
+            let v = lookup(parameter, *indirect, noticed)?;
+            let p = pattern.as_deref().unwrap_or("");
+            (!p.contains(['*', '?', '[', '$', '\\']))
+                .then(|| v.strip_suffix(p).unwrap_or(&v).to_string())
+        }
+        ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter,
+            indirect,
+            pattern,
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter,
+            indirect,
+            pattern,
+        } => {
+            let v = lookup(parameter, *indirect, noticed)?;
+            let p = pattern.as_deref().unwrap_or("");
+            (!p.contains(['*', '?', '[', '$', '\\']))
+                .then(|| v.strip_prefix(p).unwrap_or(&v).to_string())
+        }
+        ParameterExpr::ParameterLength { parameter, .. }
         | ParameterExpr::Substring { parameter, .. }
         | ParameterExpr::Transform { parameter, .. }
         | ParameterExpr::UppercaseFirstChar { parameter, .. }
@@ -249,21 +330,8 @@ fn parameter(
         | ParameterExpr::LowercasePattern { parameter, .. }
         | ParameterExpr::ReplaceSubstring { parameter, .. } => {
             note_parameter(parameter, noticed);
-            return None;
+            None
         }
-        _ => return None,
-    };
-    note_parameter(param, noticed);
-    if indirect {
-        return None;
-    }
-    match param {
-        Parameter::Named(name) => match name.as_str() {
-            "HOME" => scope.home(),
-            "PWD" => scope.cwd(),
-            _ => scope.var(name),
-        },
-        Parameter::Special(SpecialParameter::ShellName) => None,
         _ => None,
     }
 }

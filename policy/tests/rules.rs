@@ -2970,7 +2970,6 @@ fn a_relative_worktree_is_refused() {
 // ---------------------------------------------------------------------------
 
 #[test]
-#[ignore = "BUG: `( ( rm -rf / ) )` (a subshell holding only a subshell) is judged yellow `default.empty`, so auto mode runs it"]
 fn bug_a_subshell_directly_inside_a_subshell_is_judged_empty() {
     check(
         &classifier(),
@@ -2993,7 +2992,6 @@ fn bug_a_subshell_directly_inside_a_subshell_is_judged_empty() {
 }
 
 #[test]
-#[ignore = "BUG: `cargo +nightly publish`, `python3 -m twine upload`, `npm -w X publish` are yellow, not refused as publishing"]
 fn bug_publishing_spellings_escape_the_publish_rule() {
     const PUB: Want = refused("pkg.publish");
     check(
@@ -3009,7 +3007,6 @@ fn bug_publishing_spellings_escape_the_publish_rule() {
 }
 
 #[test]
-#[ignore = "BUG: `bash < <(curl …)` and `curl … | su -c sh` run a download as a program but are only red-asked"]
 fn bug_a_shell_reading_a_download_through_a_redirection_is_not_refused() {
     const PIPE: Want = refused("shell.pipe-to-interpreter");
     check(
@@ -3041,7 +3038,6 @@ fn bug_other_write_effects_on_system_roots_are_not_refused() {
 }
 
 #[test]
-#[ignore = "BUG: a program path outside the worktree (`/tmp/x`, `~/bin/tool`, `../other/run.sh`) as the command word is yellow, not red"]
 fn bug_a_program_path_outside_the_worktree_is_not_a_path_token() {
     check(
         &classifier(),
@@ -3056,7 +3052,6 @@ fn bug_a_program_path_outside_the_worktree_is_not_a_path_token() {
 }
 
 #[test]
-#[ignore = "BUG: a path attached to a short option (`grep -f/etc/shadow`) is not judged: green, and not exfiltration with `| nc`"]
 fn bug_a_path_attached_to_a_short_option_is_not_judged() {
     check(
         &classifier(),
@@ -3077,7 +3072,6 @@ fn bug_a_path_attached_to_a_short_option_is_not_judged() {
 }
 
 #[test]
-#[ignore = "BUG: `ionice -t`/`--class`/`--classdata` hide the wrapped command: `ionice --classdata 7 git push origin main` is yellow, `ionice -t -c 3 rm -rf /` only red-asked"]
 fn bug_ionice_flags_hide_the_wrapped_command() {
     check(
         &classifier(),
@@ -3093,7 +3087,6 @@ fn bug_ionice_flags_hide_the_wrapped_command() {
 }
 
 #[test]
-#[ignore = "BUG: `trap \"$CMD\" EXIT` runs a program that cannot be identified before running, but is yellow"]
 fn bug_trap_of_an_unknown_string_is_not_a_dynamic_program() {
     check(
         &classifier(),
@@ -3158,7 +3151,6 @@ fn bug_the_part_is_not_the_text_as_written() {
 }
 
 #[test]
-#[ignore = "BUG: `cargo +stable install x` and `npm install --location global x` are yellow, not red global installs"]
 fn bug_global_install_spellings_escape_the_rule() {
     check(
         &classifier(),
@@ -3173,7 +3165,6 @@ fn bug_global_install_spellings_escape_the_rule() {
 }
 
 #[test]
-#[ignore = "BUG: `git -c clean.requireForce=false clean -dx` deletes untracked files without -f and is only yellow"]
 fn bug_git_clean_forced_through_config_is_not_git_clean_force() {
     check(
         &classifier(),
@@ -3185,7 +3176,6 @@ fn bug_git_clean_forced_through_config_is_not_git_clean_force() {
 }
 
 #[test]
-#[ignore = "BUG: `rm -rf ${HOME:?}` / `\"${HOME%/}\"` / `${UNSET:-/}` are not expanded: red-asked (auto mode runs them), not refused"]
 fn bug_parameter_expansion_operators_hide_the_target() {
     const OUT: Want = refused("fs.delete-outside");
     check(
@@ -3212,7 +3202,6 @@ fn bug_a_patch_piped_into_apply_patch_is_not_judged_as_a_patch() {
 }
 
 #[test]
-#[ignore = "BUG: `git subtree push --prefix=x origin main` and `git send-pack URL main` push to main but are yellow"]
 fn bug_git_commands_that_push_under_another_name_are_not_pushes() {
     check(
         &classifier(),
@@ -3256,7 +3245,6 @@ fn bug_export_and_declare_do_not_bind_the_variable() {
 }
 
 #[test]
-#[ignore = "BUG: `for d in / ~; do rm -rf $d; done` does not bind `d` to its literal words: red-asked (auto mode runs it), not refused"]
 fn bug_a_for_loop_over_literal_words_does_not_bind_its_variable() {
     check(
         &classifier(),

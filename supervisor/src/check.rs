@@ -1,7 +1,7 @@
 //! `fence check`: classify one shell line (SPEC §6).
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
 use policy::{Classifier, Verdict};
@@ -46,11 +46,14 @@ pub fn run(a: CheckArgs) -> Result<u8> {
     }
     let classifier = Classifier::new(loaded.settings)?;
     let verdict = classifier.classify_line_bytes(&line, &cwd);
-    if a.json {
-        println!("{}", serde_json::to_string(&verdict)?);
+    let text = if a.json {
+        format!("{}\n", serde_json::to_string(&verdict)?)
     } else {
-        print_human(&verdict, &cwd);
-    }
+        human(&verdict)
+    };
+    // A reader that went away (`| head`) is not an error of the verdict:
+    // the exit status still carries it.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
     Ok(verdict.exit_code() as u8)
 }
 
@@ -77,24 +80,28 @@ fn read_line(words: &[std::ffi::OsString]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-fn print_human(v: &Verdict, _cwd: &Path) {
+fn human(v: &Verdict) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     let abs = if v.absolute { " (absolute)" } else { "" };
-    println!(
+    let _ = writeln!(
+        out,
         "{}: {}{} — {}",
         v.action,
         v.level,
         abs,
         for_terminal(&v.reason)
     );
-    println!("  rule: {}", v.rule);
-    println!("  part: {}", for_terminal(&v.part));
+    let _ = writeln!(out, "  rule: {}", v.rule);
+    let _ = writeln!(out, "  part: {}", for_terminal(&v.part));
     if v.always_offered {
-        println!("  \"Always\" may be offered for this exact line");
+        let _ = writeln!(out, "  \"Always\" may be offered for this exact line");
     }
     if v.parts.len() > 1 {
-        println!("  parts:");
+        let _ = writeln!(out, "  parts:");
         for p in &v.parts {
-            println!(
+            let _ = writeln!(
+                out,
                 "    {:<6} {:<5} {:<26} {}",
                 p.level.as_str(),
                 p.action.as_str(),
@@ -103,4 +110,5 @@ fn print_human(v: &Verdict, _cwd: &Path) {
             );
         }
     }
+    out
 }

@@ -58,7 +58,7 @@ pub struct CheckArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
-    /// The line (words are joined with spaces); `-` reads it from stdin.
+    /// The line, after `--` (words are joined with spaces); `-- -` reads it from stdin.
     #[arg(last = true, required = true, value_name = "LINE")]
     line: Vec<OsString>,
 }

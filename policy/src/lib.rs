@@ -1,1 +1,368 @@
-//! fence policy
+//! fence's policy: given a shell line an agent proposes, or one `execve`
+//! seen inside the sandbox, say green, yellow or red, which rule decided and
+//! why, and what to do about it in the session's mode.
+//!
+//! The crate is pure: no process control, no seccomp. Its only window on the
+//! system is [`FsView`], used to resolve symlinks in paths; everything else
+//! (the worktree, the environment, the current git branch) is handed in.
+//!
+//! ```
+//! use policy::{Classifier, Settings, Action};
+//! let mut settings = Settings::for_worktree("/work/repo");
+//! settings.home = Some("/home/dev".into());
+//! let c = Classifier::new(settings).unwrap();
+//! let v = c.classify_line("git status && rm -rf ~", std::path::Path::new("/work/repo"));
+//! assert_eq!(v.action, Action::Deny);
+//! assert_eq!(v.part, "rm -rf ~");
+//! ```
+
+mod command;
+pub mod config;
+mod git;
+mod level;
+mod opts;
+mod parse;
+mod patch;
+pub mod path;
+pub mod rules;
+mod verdict;
+mod walk;
+mod word;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub use config::{Config, ConfigError, ConfigSource, Warning};
+pub use level::{Action, Context, Contexts, Level, Mode};
+pub use path::{FsView, LexicalFs, RealFs};
+pub use rules::{Rule, RuleId, RuleTable};
+pub use verdict::{PartVerdict, Verdict};
+
+use walk::Walker;
+
+/// What the classifier knows about the session.
+#[derive(Clone)]
+pub struct Settings {
+    /// The worktree: writes and paths are judged against it.
+    pub worktree: PathBuf,
+    /// The home directory, for `~` and `$HOME` (and the secret paths).
+    pub home: Option<PathBuf>,
+    /// The environment the line will run with, for `$VAR` expansion.
+    pub env: HashMap<String, String>,
+    pub mode: Mode,
+    /// The worktree's current git branch, if known (for bare `git push`).
+    pub current_branch: Option<String>,
+    /// The session's private temp directory, when fence runs the session.
+    pub session_tmp: Option<PathBuf>,
+    /// Extra paths the line context treats like the exceptions list.
+    pub exceptions: Vec<PathBuf>,
+    /// Extra secret paths (`--deny-read`, config).
+    pub deny_read: Vec<String>,
+    /// The rule table after config.
+    pub table: RuleTable,
+    /// How symlinks are read.
+    pub fs: Arc<dyn FsView>,
+}
+
+impl Settings {
+    /// Settings for a worktree with nothing else known: empty environment,
+    /// the default rule table, the real filesystem.
+    pub fn for_worktree(worktree: impl Into<PathBuf>) -> Settings {
+        Settings {
+            worktree: worktree.into(),
+            home: None,
+            env: HashMap::new(),
+            mode: Mode::Default,
+            current_branch: None,
+            session_tmp: None,
+            exceptions: Vec::new(),
+            deny_read: Vec::new(),
+            table: RuleTable::default(),
+            fs: Arc::new(RealFs),
+        }
+    }
+}
+
+/// The default secret paths (SPEC §2): unreadable, and reading one in a line
+/// that reaches the network is refused.
+pub const DEFAULT_SECRETS: &[&str] = &[
+    "~/.ssh",
+    "~/.aws",
+    "~/.gnupg",
+    "~/.config/gh",
+    "~/.config/gcloud",
+    "~/.azure",
+    "~/.kube",
+    "~/.docker/config.json",
+    "~/.netrc",
+    "~/.npmrc",
+    "~/.pypirc",
+    "~/.cargo/credentials*",
+    "~/.git-credentials",
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/sudoers*",
+    "/etc/ssh/*_key",
+    "/root",
+];
+
+#[derive(Debug, Clone)]
+enum Secret {
+    Tree(PathBuf),
+    Pattern(glob::Pattern),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("the worktree must be an absolute path: {0}")]
+    RelativeWorktree(PathBuf),
+}
+
+/// The classifier for one session. Cheap to call from many threads.
+pub struct Classifier {
+    settings: Settings,
+    /// The worktree with symlinks resolved.
+    worktree: PathBuf,
+    home: Option<PathBuf>,
+    session_tmp: Option<PathBuf>,
+    exceptions: Vec<PathBuf>,
+    secrets: Vec<Secret>,
+    fs: Arc<dyn FsView>,
+}
+
+/// One `execve` as the supervisor sees it.
+pub struct ExecEvent<'a> {
+    /// argv as the program receives it (lossily decoded when not UTF-8).
+    pub argv: &'a [String],
+    /// The resolved program path.
+    pub program: &'a Path,
+    /// The process's working directory.
+    pub cwd: &'a Path,
+    /// The current branch of the worktree, read at exec time.
+    pub current_branch: Option<&'a str>,
+}
+
+impl Classifier {
+    pub fn new(settings: Settings) -> Result<Classifier, SettingsError> {
+        if !settings.worktree.is_absolute() {
+            return Err(SettingsError::RelativeWorktree(settings.worktree.clone()));
+        }
+        let fs = settings.fs.clone();
+        let real = |p: &Path| path::resolve(fs.as_ref(), Path::new("/"), p, true);
+        let worktree = real(&settings.worktree);
+        let home = settings.home.as_deref().map(real);
+        let session_tmp = settings.session_tmp.as_deref().map(real);
+        let exceptions = settings.exceptions.iter().map(|p| real(p)).collect();
+        let mut secrets = Vec::new();
+        for s in DEFAULT_SECRETS
+            .iter()
+            .map(|s| s.to_string())
+            .chain(settings.deny_read.iter().cloned())
+        {
+            let expanded = match (s.strip_prefix("~/"), &home) {
+                (Some(rest), Some(h)) => h.join(rest).display().to_string(),
+                (Some(_), None) => continue,
+                (None, _) => s.clone(),
+            };
+            // `/root` is a secret unless the session lives there.
+            if expanded == "/root"
+                && (worktree.starts_with("/root") || home.as_deref() == Some(Path::new("/root")))
+            {
+                continue;
+            }
+            if expanded.contains(['*', '?', '[']) {
+                if let Ok(p) = glob::Pattern::new(&expanded) {
+                    secrets.push(Secret::Pattern(p));
+                }
+            } else {
+                secrets.push(Secret::Tree(real(Path::new(&expanded))));
+            }
+        }
+        Ok(Classifier {
+            worktree,
+            home,
+            session_tmp,
+            exceptions,
+            secrets,
+            fs,
+            settings,
+        })
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The worktree with symlinks resolved.
+    pub fn worktree(&self) -> &Path {
+        &self.worktree
+    }
+
+    pub fn table(&self) -> &RuleTable {
+        &self.settings.table
+    }
+
+    /// Whether `p` (resolved) is one of the secret paths.
+    pub fn is_secret(&self, p: &Path) -> bool {
+        self.secrets.iter().any(|s| match s {
+            Secret::Tree(t) => p.starts_with(t),
+            Secret::Pattern(pat) => {
+                let opts = glob::MatchOptions {
+                    case_sensitive: true,
+                    require_literal_separator: true,
+                    require_literal_leading_dot: false,
+                };
+                p.ancestors()
+                    .any(|a| pat.matches_with(&a.to_string_lossy(), opts))
+            }
+        })
+    }
+
+    /// Classifies a shell line proposed in `cwd` (SPEC §2, line context).
+    pub fn classify_line(&self, line: &str, cwd: &Path) -> Verdict {
+        let cwd = path::resolve(self.fs.as_ref(), Path::new("/"), cwd, true);
+        if line.len() > parse::MAX_LINE_BYTES {
+            return verdict::single(
+                self,
+                Context::Line,
+                line,
+                RuleId::TooComplex,
+                format!(
+                    "the line is {} bytes long; fence judges lines up to {} bytes",
+                    line.len(),
+                    parse::MAX_LINE_BYTES
+                ),
+            );
+        }
+        if line.contains('\0') {
+            // A NUL ends a C string: what runs may be only the part before it,
+            // or the line with NULs dropped. Judge the latter, at least red.
+            let stripped = line.replace('\0', "");
+            let mut v = self.classify_line(&stripped, &cwd);
+            verdict::raise(
+                self,
+                &mut v,
+                Context::Line,
+                RuleId::InvalidInput,
+                "the line holds NUL bytes",
+            );
+            return v;
+        }
+        let bound = parse::nesting_bound(line);
+        if bound > parse::MAX_NESTING_BOUND {
+            return verdict::single(
+                self,
+                Context::Line,
+                line,
+                RuleId::TooComplex,
+                "the line nests too deeply to judge",
+            );
+        }
+        let run = || {
+            let mut w = Walker::new(self, &self.settings, Context::Line, Some(cwd.clone()), None);
+            w.walk_source(line);
+            verdict::assemble(self, Context::Line, line, w)
+        };
+        parse::with_stack_for(bound, run).unwrap_or_else(|| {
+            verdict::single(
+                self,
+                Context::Line,
+                line,
+                RuleId::TooComplex,
+                "the line could not be judged within fence's limits",
+            )
+        })
+    }
+
+    /// Classifies a line given as bytes: invalid UTF-8 is judged as its
+    /// lossy decoding, and at least red.
+    pub fn classify_line_bytes(&self, line: &[u8], cwd: &Path) -> Verdict {
+        match std::str::from_utf8(line) {
+            Ok(s) => self.classify_line(s, cwd),
+            Err(_) => {
+                let lossy = String::from_utf8_lossy(line);
+                let mut v = self.classify_line(&lossy, cwd);
+                verdict::raise(
+                    self,
+                    &mut v,
+                    Context::Line,
+                    RuleId::InvalidInput,
+                    "the line is not valid UTF-8",
+                );
+                v
+            }
+        }
+    }
+
+    /// Classifies one `execve` (SPEC §2, exec context): the same rule table
+    /// applied to the argv; a program no rule matches runs.
+    pub fn classify_exec(&self, ev: &ExecEvent<'_>) -> Verdict {
+        let text = ev.argv.join(" ");
+        let run = || {
+            let branch = ev.current_branch.map(str::to_string);
+            let mut w = Walker::new(
+                self,
+                &self.settings,
+                Context::Exec,
+                Some(ev.cwd.to_path_buf()),
+                Some(branch),
+            );
+            let mut args: Vec<word::Arg> = ev.argv.iter().map(word::Arg::literal).collect();
+            if args.is_empty() {
+                args.push(word::Arg::literal(ev.program.display().to_string()));
+            }
+            let io = walk::CmdIo::default();
+            let inv = command::Invocation {
+                io: &io,
+                procsub_network: false,
+                subs_network: false,
+            };
+            w.judge_argv(&args, &inv, 0);
+            // A program run under another name (a copy, a link) is judged by
+            // both names.
+            let argv0 = command::program_name(&args[0].text).to_string();
+            if let Some(real) = ev.program.file_name().and_then(|n| n.to_str()) {
+                if real != argv0 && !real.is_empty() {
+                    args[0] = word::Arg::literal(real);
+                    w.judge_argv(&args, &inv, 0);
+                }
+            }
+            w.push_part(text.clone());
+            verdict::assemble(self, Context::Exec, &text, w)
+        };
+        let bound = ev.argv.iter().map(|a| parse::nesting_bound(a)).sum();
+        parse::with_stack_for(bound, run).unwrap_or_else(|| {
+            verdict::single(
+                self,
+                Context::Exec,
+                &text,
+                RuleId::TooComplex,
+                "the command could not be judged within fence's limits",
+            )
+        })
+    }
+
+    /// Classifies a patch (Codex `apply_patch`, unified diff) offered as an
+    /// agent edit: green inside the worktree, red outside, refused in a
+    /// system root.
+    pub fn classify_patch(&self, patch: &str, cwd: &Path) -> Verdict {
+        let mut w = Walker::new(
+            self,
+            &self.settings,
+            Context::Line,
+            Some(cwd.to_path_buf()),
+            None,
+        );
+        w.judge_patch(patch, "patch");
+        w.cur.retain(|f| f.rule != RuleId::WriteInside as usize);
+        if w.cur.is_empty() {
+            w.find(
+                RuleId::ToolEditInside,
+                "the patch writes only inside the worktree",
+            );
+        }
+        w.push_part("apply_patch".to_string());
+        verdict::assemble(self, Context::Line, "apply_patch", w)
+    }
+}

@@ -1,1 +1,114 @@
-fn main() {}
+//! `fence`: the command-line face of fence. Thin: argument parsing, wiring
+//! and output; the policy lives in the `policy` crate.
+
+mod check;
+mod escape;
+mod rules_cmd;
+mod session;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use policy::Mode;
+
+/// Exit status for a usage error (bad flags, missing worktree, bad config),
+/// as `sysexits.h`'s EX_USAGE.
+pub const EXIT_USAGE: u8 = 64;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "fence",
+    version,
+    about = "A sandbox supervisor for coding agents and CI jobs",
+    long_about = "fence classifies shell lines the way agent approval systems do \
+                  (fence check) and lists the rules it applies (fence rules)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Classify a shell line: green runs, yellow asks, red asks or is refused.
+    Check(CheckArgs),
+    /// Print the rule table in force (built-in rules and config).
+    Rules(RulesArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The worktree (default: the top of the git worktree of the current directory).
+    #[arg(long, value_name = "DIR")]
+    worktree: Option<PathBuf>,
+    /// Accept / or $HOME as the worktree.
+    #[arg(long)]
+    force_worktree: bool,
+    /// The directory the line runs in (default: the current directory when it is inside the worktree, else the worktree).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// default, auto, plan or ask-all.
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    mode: Option<Mode>,
+    /// Config file to use instead of ~/.config/fence/config.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// The line (words are joined with spaces); `-` reads it from stdin.
+    #[arg(last = true, required = true, value_name = "LINE")]
+    line: Vec<OsString>,
+}
+
+#[derive(Args, Debug)]
+pub struct RulesArgs {
+    /// Print JSON (one array of rule records).
+    #[arg(long)]
+    json: bool,
+    /// Exit 1 when a rule in the config could not be read.
+    #[arg(long)]
+    check: bool,
+    /// Config file to use instead of ~/.config/fence/config.toml.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The worktree whose .fence.toml applies (default: as for check).
+    #[arg(long, value_name = "DIR")]
+    worktree: Option<PathBuf>,
+    /// Accept / or $HOME as the worktree.
+    #[arg(long)]
+    force_worktree: bool,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    s.parse()
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            let code = match e.kind() {
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => EXIT_USAGE,
+                _ => EXIT_USAGE,
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Command::Check(a) => check::run(a),
+        Command::Rules(a) => rules_cmd::run(a),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("fence: {}", escape::for_terminal(&format!("{e:#}")));
+            ExitCode::from(EXIT_USAGE)
+        }
+    }
+}

@@ -1,0 +1,2395 @@
+//! What one command does: the analysis of an argv, shared by the line
+//! context (after the walker has evaluated the words) and the exec context
+//! (argv as `execve` received it). It recognises the program, unwraps
+//! wrappers, reads the options that matter and records findings by rule id;
+//! the rule table decides what each finding means.
+
+use std::path::{Path, PathBuf};
+
+use crate::git;
+use crate::level::Context;
+use crate::opts::{self, OptSpec};
+use crate::path;
+use crate::rules::{
+    DISK_PROGRAMS, FETCH_PROGRAMS, FIREWALL_PROGRAMS, INTERPRETERS, KILL_PROGRAMS,
+    NETWORK_PROGRAMS, PERM_PROGRAMS, READ_PROGRAMS, RuleId, SERVICE_PROGRAMS, SHELLS,
+};
+use crate::walk::{CmdIo, Walker};
+use crate::word::{Arg, UNKNOWN};
+
+/// How many wrappers may be stacked (`sudo env nice timeout …`) before the
+/// command is too complex to judge.
+const MAX_WRAPPERS: usize = 24;
+
+/// What surrounds the command being judged.
+pub struct Invocation<'x> {
+    pub io: &'x CmdIo,
+    /// A process substitution among the arguments runs a network program.
+    pub procsub_network: bool,
+    /// A command substitution in the words runs a network program.
+    pub subs_network: bool,
+}
+
+/// Where a path lands.
+#[derive(Debug, Clone)]
+pub enum Loc {
+    Inside { path: PathBuf, rel: PathBuf },
+    Outside(PathBuf),
+    Unknown,
+}
+
+/// The program name of a command word: its last path component.
+pub fn program_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+fn is_python(name: &str) -> bool {
+    name == "python"
+        || name
+            .strip_prefix("python")
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+fn is_pip(name: &str) -> bool {
+    name == "pip"
+        || name
+            .strip_prefix("pip")
+            .is_some_and(|v| v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+}
+
+/// Text of a word after `=` or `@`, where programs take a path
+/// (`--file=/x`, `-d @/x`).
+fn embedded_path(t: &str) -> Option<&str> {
+    let candidates = [
+        t.split_once('=').map(|x| x.1),
+        t.split_once('@').map(|x| x.1),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .find(|v| v.starts_with('/') || v.starts_with('~'))
+}
+
+impl Walker<'_> {
+    /// Resolves a word as a path the way the kernel would, against the
+    /// command's working directory.
+    pub fn resolve_arg(&self, a: &Arg, follow_final: bool) -> Loc {
+        let known_dir;
+        let text: &str = if a.known {
+            &a.text
+        } else {
+            // Judge by the known directory before the first unknown piece.
+            let prefix = a.known_prefix();
+            match prefix.rfind('/') {
+                Some(i) => {
+                    known_dir = prefix[..=i].to_string();
+                    &known_dir
+                }
+                None => return Loc::Unknown,
+            }
+        };
+        let text = deglob(text);
+        let p = Path::new(text.as_ref());
+        let cwd = match (&self.state.cwd, p.is_absolute()) {
+            (_, true) => PathBuf::from("/"),
+            (Some(c), false) => c.clone(),
+            (None, false) => return Loc::Unknown,
+        };
+        let resolved = path::resolve(self.cls.fs.as_ref(), &cwd, p, follow_final);
+        self.locate(resolved)
+    }
+
+    pub fn locate(&self, resolved: PathBuf) -> Loc {
+        match resolved.strip_prefix(&self.cls.worktree) {
+            Ok(rel) => Loc::Inside {
+                rel: rel.to_path_buf(),
+                path: resolved,
+            },
+            Err(_) => Loc::Outside(resolved),
+        }
+    }
+
+    /// Outside the worktree but inside the session's temp directory or a
+    /// configured exception.
+    fn is_allowed_outside(&self, p: &Path) -> bool {
+        self.cls
+            .session_tmp
+            .as_ref()
+            .is_some_and(|t| p.starts_with(t))
+            || self.cls.exceptions.iter().any(|e| p.starts_with(e))
+    }
+
+    /// A word that names a path in the sense of the path fence.
+    pub fn is_path_token(a: &Arg) -> bool {
+        let t = &a.text;
+        if a.procsub {
+            return false;
+        }
+        t.starts_with('/')
+            || t.starts_with('~')
+            || a.home_based
+            || t.contains("..")
+            || (!a.known && a.known_prefix().starts_with('/'))
+    }
+
+    /// A path the command reads (a path token or a `<` redirection).
+    pub fn check_read_path(&mut self, a: &Arg) {
+        match self.resolve_arg(a, true) {
+            Loc::Outside(p) => {
+                if self.cls.is_secret(&p) {
+                    self.note_secret(&p.display().to_string());
+                    self.find(
+                        RuleId::PathOutside,
+                        format!("reads a credential outside the worktree: {}", p.display()),
+                    );
+                } else if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!("path outside the worktree: {}", p.display()),
+                    );
+                }
+            }
+            Loc::Inside { path, rel } => {
+                if self.cls.is_secret(&path) {
+                    self.note_secret(&path.display().to_string());
+                    self.find(
+                        RuleId::SecretRead,
+                        format!("reads a credential: {}", rel.display()),
+                    );
+                }
+            }
+            Loc::Unknown => self.find(
+                RuleId::PathOutside,
+                format!(
+                    "path cannot be worked out before running: {}",
+                    display_arg(a)
+                ),
+            ),
+        }
+    }
+
+    /// Applies the path fence to every argument of a command that is not
+    /// judged otherwise (`skip` marks those).
+    pub fn check_path_args(&mut self, args: &[Arg], skip: &[usize]) {
+        for (i, a) in args.iter().enumerate().skip(1) {
+            if skip.contains(&i) {
+                continue;
+            }
+            if Self::is_path_token(a) {
+                self.check_read_path(a);
+            } else if a.text.starts_with('-') {
+                if let Some(v) = embedded_path(&a.text) {
+                    let sub = Arg {
+                        text: v.to_string(),
+                        known: a.known,
+                        home_based: v.starts_with('~'),
+                        ..Arg::default()
+                    };
+                    let sub = self.expand_tilde(sub);
+                    self.check_read_path(&sub);
+                }
+            }
+        }
+    }
+
+    fn expand_tilde(&self, mut a: Arg) -> Arg {
+        if let Some(rest) = a.text.strip_prefix('~') {
+            if rest.is_empty() || rest.starts_with('/') {
+                match &self.cls.home {
+                    Some(h) => a.text = format!("{}{rest}", h.display()),
+                    None => {
+                        a.known = false;
+                        a.text = format!("{UNKNOWN}{rest}");
+                    }
+                }
+            }
+        }
+        a
+    }
+
+    /// A path the command writes (creates, truncates, appends, renames,
+    /// changes metadata of).
+    pub fn check_write_target(&mut self, a: &Arg, follow_final: bool, what: &str) {
+        match self.resolve_arg(a, follow_final) {
+            Loc::Outside(p) => {
+                if path::is_block_device(&p) {
+                    self.cur_writes = true;
+                    self.find(
+                        RuleId::DiskTools,
+                        format!("{what} writes to a block device: {}", p.display()),
+                    );
+                } else if path::is_harmless_device(&p) {
+                } else if path::is_system_root(&p) {
+                    self.cur_writes = true;
+                    self.find(
+                        RuleId::SysRootWrite,
+                        format!("{what} writes to a system root: {}", p.display()),
+                    );
+                } else if self.is_allowed_outside(&p) {
+                    self.cur_writes = true;
+                } else {
+                    self.cur_writes = true;
+                    self.find(
+                        RuleId::PathOutside,
+                        format!("{what} writes outside the worktree: {}", p.display()),
+                    );
+                }
+            }
+            Loc::Inside { rel, .. } => {
+                self.cur_writes = true;
+                if path::is_protected(&rel) {
+                    self.find(
+                        RuleId::ProtectedPath,
+                        format!("{what} writes a protected path: {}", rel.display()),
+                    );
+                } else {
+                    let shown = if rel.as_os_str().is_empty() {
+                        ".".to_string()
+                    } else {
+                        rel.display().to_string()
+                    };
+                    self.find(
+                        RuleId::WriteInside,
+                        format!("{what} writes inside the worktree: {shown}"),
+                    );
+                }
+            }
+            Loc::Unknown => {
+                self.cur_writes = true;
+                self.find(
+                    RuleId::PathOutside,
+                    format!(
+                        "{what} writes a path that cannot be worked out before running: {}",
+                        display_arg(a)
+                    ),
+                );
+            }
+        }
+    }
+
+    fn note_secret(&mut self, what: &str) {
+        if self.secret_read.is_none() {
+            self.secret_read = Some(what.to_string());
+        }
+    }
+
+    /// Notes a word that names a credential file, wherever it appears.
+    pub fn note_secret_in(&mut self, a: &Arg) {
+        if self.secret_read.is_some() || a.text.is_empty() {
+            return;
+        }
+        let t = a.text.as_str();
+        if t.contains("/environ") && t.contains("/proc/") {
+            self.note_secret(t);
+            return;
+        }
+        let mut candidates: Vec<&str> = vec![t];
+        candidates.extend(t.split_once('=').map(|x| x.1));
+        candidates.extend(t.split_once('@').map(|x| x.1));
+        for c in candidates {
+            if !(c.starts_with('/') || c.starts_with('~') || c.starts_with('.')) {
+                continue;
+            }
+            let c = match (c.strip_prefix('~'), &self.cls.home) {
+                (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
+                    format!("{}{rest}", h.display())
+                }
+                _ => c.to_string(),
+            };
+            let Some(cwd) = self.state.cwd.clone() else {
+                continue;
+            };
+            let p = path::normalize(&cwd, Path::new(&c));
+            if self.cls.is_secret(&p) {
+                self.note_secret(&p.display().to_string());
+                return;
+            }
+        }
+    }
+
+    /// Judges one command: `args[0]` is the program as written.
+    pub fn judge_argv(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        if depth > MAX_WRAPPERS {
+            self.find(RuleId::TooComplex, "too many wrappers to judge");
+            return;
+        }
+        let Some(first) = args.first() else {
+            return;
+        };
+        if first.is_dynamic() {
+            let why = if first.procsub {
+                "a process substitution"
+            } else if first.cmdsub {
+                "a command substitution"
+            } else if first.glob {
+                "a glob"
+            } else if first.brace {
+                "a brace expansion"
+            } else {
+                "a variable"
+            };
+            let rule = if inv.subs_network && first.cmdsub {
+                RuleId::PipeToInterpreter
+            } else {
+                RuleId::DynamicProgram
+            };
+            self.find(
+                rule,
+                format!(
+                    "the program is {why} ({}): it cannot be identified before running",
+                    display_arg(first)
+                ),
+            );
+            self.check_path_args(args, &[]);
+            return;
+        }
+        let name = program_name(&first.text).to_string();
+        let name = name.as_str();
+        if self.ctx == Context::Line && self.functions.contains(name) {
+            // A function defined in the line: its body was judged where it
+            // was defined.
+            self.check_path_args(args, &[]);
+            self.find(
+                RuleId::DefaultUnknown,
+                format!("calls the shell function `{name}` defined in the line"),
+            );
+            return;
+        }
+        if NETWORK_PROGRAMS.contains(&name)
+            && (name != "rsync" || args[1..].iter().any(|a| is_remote_spec(&a.text)))
+        {
+            self.cur_network = true;
+        }
+        match name {
+            // Wrappers: judge what they run.
+            "sudo" | "doas" | "pkexec" | "su" | "runuser" => {
+                self.priv_wrapper(name, args, inv, depth)
+            }
+            "env" => self.env_wrapper(args, inv, depth),
+            "timeout" => self.simple_wrapper(args, inv, depth, "sk", &["signal", "kill-after"], 1),
+            "nice" => self.simple_wrapper(args, inv, depth, "n", &["adjustment"], 0),
+            "nohup" | "setsid" | "unbuffer" | "chronic" | "catchsegv" | "builtin" | "nocache" => {
+                self.simple_wrapper(args, inv, depth, "", &[], 0)
+            }
+            "stdbuf" => {
+                self.simple_wrapper(args, inv, depth, "ioe", &["input", "output", "error"], 0)
+            }
+            "chrt" => self.simple_wrapper(args, inv, depth, "T", &["sched-runtime"], 1),
+            "valgrind" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            "time" => self.time_wrapper(args, inv, depth),
+            "command" => self.command_wrapper(args, inv, depth),
+            "exec" => self.simple_wrapper(args, inv, depth, "a", &[], 0),
+            "ionice" => {
+                self.pid_or_command_wrapper(args, inv, depth, "cnpPut", &['p', 'P', 'u'], 0)
+            }
+            "taskset" => self.pid_or_command_wrapper(args, inv, depth, "", &['p'], 1),
+            "strace" | "ltrace" => {
+                self.pid_or_command_wrapper(args, inv, depth, "eoOpPSsuXIbaE", &['p'], 0)
+            }
+            "prlimit" => self.simple_wrapper(args, inv, depth, "p", &["pid"], 0),
+            "flock" => self.flock_wrapper(args, inv, depth),
+            "watch" => self.watch_wrapper(args, inv, depth),
+            "xargs" => self.xargs_wrapper(args, inv, depth),
+            "busybox" | "toybox" => {
+                if args.len() > 1 {
+                    self.judge_argv(&args[1..], inv, depth + 1);
+                }
+            }
+            "script" => self.script_wrapper(args, inv, depth),
+            "trap" => {
+                if let Some(s) = args.get(1).and_then(Arg::value) {
+                    if s != "-" && !s.starts_with('-') {
+                        let s = s.to_string();
+                        self.walk_nested(&s);
+                    }
+                }
+            }
+            "eval" => {
+                self.find(
+                    RuleId::DynamicProgram,
+                    "eval runs a string as a program: it cannot be identified before running",
+                );
+                self.check_path_args(args, &[]);
+            }
+            "source" | "." => self.source(args),
+            "cd" | "pushd" | "popd" => self.cd(name, args),
+            "git" => self.git(args, inv, depth),
+            "gh" => self.gh(args),
+            "rm" | "rmdir" | "unlink" => self.rm(name, args),
+            "find" => self.find_cmd(args, inv, depth),
+            "dd" => self.dd(args),
+            "kill" => self.kill(args),
+            "ip" => self.ip(args),
+            "ifconfig" | "route" => {
+                if args.len() > 2 {
+                    self.find(
+                        RuleId::NetFirewall,
+                        format!("{name} changes network configuration"),
+                    );
+                }
+            }
+            "sysctl" => {
+                if args.iter().skip(1).any(|a| {
+                    a.text == "-w" || a.text.contains('=') || a.text == "-p" || a.text == "--system"
+                }) {
+                    self.find(
+                        RuleId::SysRootWrite,
+                        "sysctl writes kernel settings under /proc/sys",
+                    );
+                }
+            }
+            "init" => {
+                if args
+                    .iter()
+                    .skip(1)
+                    .any(|a| matches!(a.text.as_str(), "0" | "6" | "1" | "s" | "S"))
+                {
+                    self.find(RuleId::SysServices, "init changes the runlevel");
+                }
+            }
+            "printenv" => self.note_secret("printenv (the environment)"),
+            "set" | "export" | "declare" | "typeset" => {
+                if args.len() == 1
+                    || args
+                        .iter()
+                        .skip(1)
+                        .all(|a| a.text == "-p" || a.text == "-x")
+                {
+                    self.note_secret(&format!("{name} (the environment)"));
+                }
+                self.check_path_args(args, &[]);
+            }
+            "apply_patch" | "applypatch" => self.apply_patch(args, inv),
+            "patch" => self.patch_cmd(args, inv),
+            _ => self.program(name, args, inv, depth),
+        }
+    }
+
+    /// Programs that are not wrappers, by family.
+    fn program(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
+        if SHELLS.contains(&name) {
+            return self.shell(name, args, inv);
+        }
+        if INTERPRETERS.contains(&name) || is_python(name) {
+            return self.interpreter(name, args, inv, depth);
+        }
+        if READ_PROGRAMS.contains(&name) {
+            let runs_program = name == "rg"
+                && args
+                    .iter()
+                    .any(|a| a.text == "--pre" || a.text.starts_with("--pre="));
+            if runs_program {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    "rg --pre runs a program on every file",
+                );
+            } else {
+                self.find(RuleId::ReadList, format!("{name} only reads"));
+            }
+            return self.check_path_args(args, &[]);
+        }
+        if FETCH_PROGRAMS.contains(&name) {
+            self.find(RuleId::NetFetch, format!("{name} reaches the network"));
+            return self.writer(name, args);
+        }
+        if PERM_PROGRAMS.contains(&name) {
+            self.find(
+                RuleId::PermChange,
+                format!("{name} changes permissions or ownership"),
+            );
+            return self.writer(name, args);
+        }
+        if KILL_PROGRAMS.contains(&name) {
+            self.find(RuleId::ProcKill, format!("{name} kills processes by name"));
+            return self.check_path_args(args, &[]);
+        }
+        if SERVICE_PROGRAMS.contains(&name) {
+            self.find(
+                RuleId::SysServices,
+                format!("{name} controls the machine, its services or scheduled jobs"),
+            );
+            return self.check_path_args(args, &[]);
+        }
+        if FIREWALL_PROGRAMS.contains(&name) {
+            self.find(
+                RuleId::NetFirewall,
+                format!("{name} configures the firewall"),
+            );
+            return self.check_path_args(args, &[]);
+        }
+        if DISK_PROGRAMS.contains(&name) || name.starts_with("mkfs") {
+            self.find(
+                RuleId::DiskTools,
+                format!("{name} rewrites disks or filesystems"),
+            );
+            return self.check_path_args(args, &[]);
+        }
+        if is_pip(name) {
+            return self.pip(args, 1);
+        }
+        match name {
+            "cp" | "mv" | "install" | "ln" | "touch" | "mkdir" | "truncate" | "tee" | "shred"
+            | "mkfifo" | "mknod" | "sed" | "perl" | "rsync" | "tar" | "unzip" | "link" => {
+                self.writer(name, args)
+            }
+            "apt" | "apt-get" | "aptitude" | "dpkg" | "dnf" | "yum" | "microdnf" | "pacman"
+            | "brew" | "snap" | "zypper" | "apk" | "port" | "flatpak" | "emerge" | "nix-env"
+            | "rpm" => self.system_packages(name, args),
+            "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "pipx" | "gem" | "go" | "uv"
+            | "composer" | "twine" | "docker" | "podman" | "poetry" | "flit" | "hatch" | "helm"
+            | "deno" => self.dev_tool(name, args, depth),
+            "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
+                self.test_runner(name, args);
+                self.check_path_args(args, &[]);
+            }
+            "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel"
+            | "rustfmt" | "prettier" | "black" | "gofmt" | "eslint" => {
+                self.cur_writes = true;
+                self.check_path_args(args, &[]);
+            }
+            _ => self.check_path_args(args, &[]),
+        }
+    }
+
+    // --- wrappers -------------------------------------------------------
+
+    /// A wrapper whose options end at the command it runs, after `skip`
+    /// positional words of its own (a duration, a priority, a mask).
+    fn simple_wrapper(
+        &mut self,
+        args: &[Arg],
+        inv: &Invocation,
+        depth: usize,
+        short_arg: &'static str,
+        long_arg: &'static [&'static str],
+        skip: usize,
+    ) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg,
+                long_arg,
+                permute: false,
+            },
+        );
+        let start = p.first_operand + skip;
+        if start < args.len() {
+            self.judge_argv(&args[start..], inv, depth + 1);
+        }
+    }
+
+    fn pid_or_command_wrapper(
+        &mut self,
+        args: &[Arg],
+        inv: &Invocation,
+        depth: usize,
+        short_arg: &'static str,
+        pid_opts: &[char],
+        skip: usize,
+    ) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg,
+                long_arg: &["pid", "output"],
+                permute: false,
+            },
+        );
+        if pid_opts.iter().any(|c| p.has(*c, "pid")) && p.first_operand + skip >= args.len() {
+            return self.check_path_args(args, &[]);
+        }
+        if let Some(o) = p.value_of('o', "output") {
+            if args[0].text.ends_with("strace") || args[0].text.ends_with("ltrace") {
+                let o = o.clone();
+                self.check_write_target(&o, true, "trace output");
+            }
+        }
+        let start = p.first_operand + skip;
+        if start < args.len() {
+            self.judge_argv(&args[start..], inv, depth + 1);
+        }
+    }
+
+    fn priv_wrapper(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
+        self.find(RuleId::PrivElevate, format!("{name} elevates privileges"));
+        match name {
+            "su" | "runuser" => {
+                let p = opts::parse(
+                    args,
+                    1,
+                    &OptSpec {
+                        short_arg: "cgGsuCw",
+                        long_arg: &[
+                            "command",
+                            "group",
+                            "supp-group",
+                            "shell",
+                            "user",
+                            "session-command",
+                            "whitelist-environment",
+                        ],
+                        permute: true,
+                    },
+                );
+                if let Some(c) = p
+                    .value_of('c', "command")
+                    .or_else(|| p.value_of('C', "session-command"))
+                    .cloned()
+                {
+                    self.shell_string(&c, inv);
+                } else if name == "runuser" && p.has('u', "user") && p.first_operand < args.len() {
+                    // `runuser -u USER CMD…`
+                    let start = p.operands.first().copied().unwrap_or(args.len());
+                    if start < args.len() {
+                        self.judge_argv(&args[start..], inv, depth + 1);
+                    }
+                }
+            }
+            _ => {
+                let spec = match name {
+                    "sudo" => OptSpec {
+                        short_arg: "ugpCDrtUTRh",
+                        long_arg: &[
+                            "user",
+                            "group",
+                            "prompt",
+                            "close-from",
+                            "chdir",
+                            "role",
+                            "type",
+                            "other-user",
+                            "command-timeout",
+                            "chroot",
+                            "host",
+                        ],
+                        permute: false,
+                    },
+                    "doas" => OptSpec {
+                        short_arg: "uC",
+                        ..OptSpec::default()
+                    },
+                    _ => OptSpec {
+                        long_arg: &["user"],
+                        ..OptSpec::default()
+                    },
+                };
+                let p = opts::parse(args, 1, &spec);
+                // `sudo VAR=value cmd`
+                let mut start = p.first_operand;
+                while start < args.len() && is_assignment(&args[start].text) {
+                    start += 1;
+                }
+                if name == "sudo" && p.has('e', "edit") {
+                    for a in args.iter().skip(start).cloned().collect::<Vec<_>>() {
+                        self.check_write_target(&a, true, "sudoedit");
+                    }
+                    return;
+                }
+                if start < args.len() {
+                    self.judge_argv(&args[start..], inv, depth + 1);
+                }
+            }
+        }
+    }
+
+    fn env_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "uCSaP",
+                long_arg: &["unset", "chdir", "split-string", "argv0"],
+                permute: false,
+            },
+        );
+        let mut start = p.first_operand;
+        while start < args.len() && is_assignment(&args[start].text) {
+            start += 1;
+        }
+        let saved_cwd = self.state.cwd.clone();
+        if let Some(dir) = p.value_of('C', "chdir").cloned() {
+            self.state.cwd = match self.resolve_arg(&dir, true) {
+                Loc::Inside { path, .. } | Loc::Outside(path) => Some(path),
+                Loc::Unknown => None,
+            };
+        }
+        if let Some(s) = p.value_of('S', "split-string").cloned() {
+            // `env -S 'prog args'` splits its string into words.
+            match s.value() {
+                Some(text) => {
+                    let mut words: Vec<Arg> = text.split_whitespace().map(Arg::literal).collect();
+                    words.extend_from_slice(&args[start.min(args.len())..]);
+                    self.judge_argv(&words, inv, depth + 1);
+                }
+                None => self.find(
+                    RuleId::DynamicProgram,
+                    "env -S with a string built at run time: the program cannot be identified",
+                ),
+            }
+        } else if start < args.len() {
+            self.judge_argv(&args[start..], inv, depth + 1);
+        } else {
+            self.note_secret("env (the environment)");
+        }
+        self.state.cwd = saved_cwd;
+    }
+
+    fn time_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "fo",
+                long_arg: &["format", "output"],
+                permute: false,
+            },
+        );
+        if let Some(o) = p.value_of('o', "output").cloned() {
+            self.check_write_target(&o, true, "time -o");
+        }
+        if p.first_operand < args.len() {
+            self.judge_argv(&args[p.first_operand..], inv, depth + 1);
+        }
+    }
+
+    fn command_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let p = opts::parse(args, 1, &OptSpec::default());
+        if p.has('v', "") || p.has('V', "") {
+            // A lookup, like `which`: nothing runs.
+            self.find(RuleId::DefaultUnknown, "command -v looks a program up");
+            return;
+        }
+        if p.first_operand < args.len() {
+            self.judge_argv(&args[p.first_operand..], inv, depth + 1);
+        }
+    }
+
+    fn flock_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "wEc",
+                long_arg: &["timeout", "conflict-exit-code", "command"],
+                permute: false,
+            },
+        );
+        let Some(&lock) = p.operands.first() else {
+            return;
+        };
+        let lock_arg = args[lock].clone();
+        if !lock_arg.text.chars().all(|c| c.is_ascii_digit()) {
+            self.check_write_target(&lock_arg, true, "flock");
+        }
+        if let Some(c) = p.value_of('c', "command").cloned() {
+            self.shell_string(&c, inv);
+        } else if lock + 1 < args.len() {
+            let rest = &args[lock + 1..];
+            if rest[0].text == "-c" {
+                if let Some(c) = rest.get(1) {
+                    let c = c.clone();
+                    self.shell_string(&c, inv);
+                }
+            } else {
+                self.judge_argv(rest, inv, depth + 1);
+            }
+        }
+    }
+
+    fn watch_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "nq",
+                long_arg: &["interval", "equexit"],
+                permute: false,
+            },
+        );
+        if p.first_operand >= args.len() {
+            return;
+        }
+        let rest = &args[p.first_operand..];
+        if p.has('x', "exec") {
+            self.judge_argv(rest, inv, depth + 1);
+        } else {
+            // watch joins its words with spaces and runs them with `sh -c`.
+            let joined = Arg {
+                text: rest
+                    .iter()
+                    .map(|a| a.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                known: rest.iter().all(|a| a.known),
+                ..Arg::default()
+            };
+            self.shell_string(&joined, inv);
+        }
+    }
+
+    fn script_wrapper(&mut self, args: &[Arg], inv: &Invocation, _depth: usize) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "cEIOBTm",
+                long_arg: &[
+                    "command",
+                    "echo",
+                    "log-in",
+                    "log-out",
+                    "log-io",
+                    "log-timing",
+                    "logging-format",
+                ],
+                permute: true,
+            },
+        );
+        for &i in &p.operands {
+            let a = args[i].clone();
+            self.check_write_target(&a, true, "script");
+        }
+        if let Some(c) = p.value_of('c', "command").cloned() {
+            self.shell_string(&c, inv);
+        }
+    }
+
+    fn xargs_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "aEdILnPs",
+                long_arg: &[
+                    "arg-file",
+                    "delimiter",
+                    "max-lines",
+                    "max-args",
+                    "max-procs",
+                    "max-chars",
+                    "process-slot-var",
+                ],
+                permute: false,
+            },
+        );
+        let replace = p
+            .value_of('I', "replace")
+            .map(|a| a.text.clone())
+            .or_else(|| {
+                p.opts.iter().find_map(|o| match o {
+                    opts::Opt::Short('i', _) => Some("{}".to_string()),
+                    opts::Opt::Long(l, v) if l == "replace" => Some(
+                        v.as_ref()
+                            .map(|a| a.text.clone())
+                            .unwrap_or_else(|| "{}".into()),
+                    ),
+                    _ => None,
+                })
+            });
+        let mut inner: Vec<Arg> = if p.first_operand < args.len() {
+            args[p.first_operand..].to_vec()
+        } else {
+            vec![Arg::literal("echo")]
+        };
+        // The words xargs adds come from its input: not known before running.
+        match &replace {
+            Some(r) => {
+                for a in inner.iter_mut().skip(1) {
+                    if a.text.contains(r.as_str()) {
+                        a.text = a.text.replace(r.as_str(), &UNKNOWN.to_string());
+                        a.known = false;
+                    }
+                }
+            }
+            None => inner.push(Arg::unknown()),
+        }
+        let name = program_name(&inner[0].text).to_string();
+        if inv.io.stdin_pipe
+            && (SHELLS.contains(&name.as_str())
+                || INTERPRETERS.contains(&name.as_str())
+                || is_python(&name))
+        {
+            let fixed_program = inner
+                .iter()
+                .skip(1)
+                .any(|a| a.known && !a.text.starts_with('-'));
+            if !fixed_program {
+                self.find(
+                    RuleId::PipeToInterpreter,
+                    format!("xargs runs {name} with a program read from the pipe"),
+                );
+            }
+        }
+        self.judge_argv(&inner, inv, depth + 1);
+    }
+
+    /// A string a wrapper runs with a shell (`sh -c`, `su -c`, `watch`).
+    fn shell_string(&mut self, s: &Arg, inv: &Invocation) {
+        match s.value() {
+            Some(text) => {
+                let text = text.to_string();
+                self.walk_nested(&text);
+            }
+            None => {
+                let rule = if inv.subs_network {
+                    RuleId::PipeToInterpreter
+                } else {
+                    RuleId::DynamicProgram
+                };
+                self.find(
+                    rule,
+                    format!(
+                        "runs a shell string built at run time ({}): the program cannot be identified",
+                        display_arg(s)
+                    ),
+                );
+            }
+        }
+    }
+
+    // --- shells and interpreters ----------------------------------------
+
+    fn shell(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        // Shell options: `-c` may sit in a cluster (`-lc`, `-ec`); `-o`/`-O`
+        // take a value; `--rcfile`/`--init-file` name a file that is run.
+        let mut command: Option<usize> = None;
+        let mut reads_stdin = false;
+        let mut script: Option<usize> = None;
+        let mut i = 1;
+        let mut c_flag = false;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if t == "--" {
+                i += 1;
+                break;
+            }
+            if t == "--rcfile" || t == "--init-file" {
+                if let Some(f) = args.get(i + 1) {
+                    let f = f.clone();
+                    self.check_read_path(&f);
+                }
+                i += 2;
+                continue;
+            }
+            if t.starts_with("--") {
+                i += 1;
+                continue;
+            }
+            if (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 {
+                let cluster = &t[1..];
+                if cluster.contains('c') && t.starts_with('-') {
+                    c_flag = true;
+                }
+                if cluster.contains('s') && t.starts_with('-') {
+                    reads_stdin = true;
+                }
+                if cluster.contains('o') || cluster.contains('O') {
+                    i += 1;
+                }
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if c_flag {
+            command = (i < args.len()).then_some(i);
+        } else if i < args.len() && !reads_stdin {
+            script = Some(i);
+        }
+        if let Some(c) = command {
+            let c = args[c].clone();
+            return self.shell_string(&c, inv);
+        }
+        match script {
+            Some(s) if args[s].procsub => self.find(
+                if inv.procsub_network {
+                    RuleId::PipeToInterpreter
+                } else {
+                    RuleId::DynamicProgram
+                },
+                format!("{name} runs a script read from a process substitution"),
+            ),
+            Some(s)
+                if args[s].text == "-"
+                    || args[s].text == "/dev/stdin"
+                    || args[s].text == "/proc/self/fd/0" =>
+            {
+                self.stdin_program(name, inv)
+            }
+            Some(_) => {
+                self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
+                self.check_path_args(args, &[]);
+            }
+            None => self.stdin_program(name, inv),
+        }
+    }
+
+    /// A shell or interpreter that reads its program from stdin.
+    fn stdin_program(&mut self, name: &str, inv: &Invocation) {
+        if inv.io.stdin_pipe {
+            self.find(
+                RuleId::PipeToInterpreter,
+                format!("pipes into {name}, which runs what it reads"),
+            );
+            return;
+        }
+        let is_shell = SHELLS.contains(&name);
+        if let Some(doc) = &inv.io.heredoc {
+            if is_shell {
+                let doc = doc.clone();
+                self.walk_nested(&doc);
+            } else {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} runs a program from a here-document"),
+                );
+            }
+            return;
+        }
+        if let Some(hs) = &inv.io.herestring {
+            let hs = hs.clone();
+            if is_shell {
+                self.shell_string(&hs, inv);
+            } else if !hs.known {
+                self.find(
+                    RuleId::DynamicProgram,
+                    format!("{name} runs a program built at run time"),
+                );
+            } else {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} runs a program from a here-string"),
+                );
+            }
+            return;
+        }
+        self.find(
+            RuleId::DefaultUnknown,
+            format!("{name} reads a program from its input"),
+        );
+    }
+
+    fn interpreter(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
+        // Options that carry the program inline, per interpreter family.
+        let inline: &[&str] = match name {
+            "perl" => &["-e", "-E"],
+            "ruby" => &["-e"],
+            "node" | "nodejs" | "bun" | "deno" => &[
+                "-e", "--eval", "-p", "--print", "run", "eval", "test", "install", "add", "x",
+            ],
+            "php" => &["-r"],
+            "lua" => &["-e"],
+            "pwsh" => &["-c", "-Command", "-File"],
+            _ => &["-c", "-m"],
+        };
+        let mut script: Option<usize> = None;
+        let mut inline_program = false;
+        let mut i = 1;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if inline.contains(&t)
+                || (t.starts_with('-')
+                    && !t.starts_with("--")
+                    && name == "perl"
+                    && (t.contains('e') || t.contains('E')))
+                || (is_python(name)
+                    && t.starts_with('-')
+                    && !t.starts_with("--")
+                    && (t.ends_with('c') || t.ends_with('m')))
+            {
+                inline_program = true;
+                break;
+            }
+            if is_python(name) && matches!(t, "-W" | "-X" | "-Q") {
+                i += 2;
+                continue;
+            }
+            if t.starts_with('-') && t != "-" {
+                i += 1;
+                continue;
+            }
+            script = Some(i);
+            break;
+        }
+        if is_python(name) {
+            // `python -m pip install`, `python -m pytest`.
+            if let Some(m) = args.iter().position(|a| a.text == "-m") {
+                match args.get(m + 1).map(|a| a.text.as_str()) {
+                    Some("pip") => return self.pip(args, m + 2),
+                    Some("pytest" | "mypy" | "unittest") => {
+                        self.cur_test_runner = true;
+                        return self.check_path_args(args, &[]);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if name == "perl"
+            && args.iter().skip(1).any(|a| {
+                a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('i')
+            })
+        {
+            // In-place edit: every operand after the program is written.
+            let targets: Vec<Arg> = args
+                .iter()
+                .skip(1)
+                .filter(|a| !a.text.starts_with('-'))
+                .skip(usize::from(
+                    !args
+                        .iter()
+                        .any(|a| a.text.starts_with('-') && a.text.contains('e')),
+                ))
+                .cloned()
+                .collect();
+            for t in targets.iter().skip(1) {
+                self.check_write_target(t, true, "perl -i");
+            }
+        }
+        if matches!(name, "bun" | "deno") {
+            return self.dev_tool(name, args, depth);
+        }
+        if inline_program {
+            self.find(RuleId::DefaultUnknown, format!("{name} runs inline code"));
+            return self.check_path_args(args, &[]);
+        }
+        match script {
+            Some(s) if args[s].procsub => self.find(
+                if inv.procsub_network {
+                    RuleId::PipeToInterpreter
+                } else {
+                    RuleId::DynamicProgram
+                },
+                format!("{name} runs a script read from a process substitution"),
+            ),
+            Some(s) if args[s].text == "-" || args[s].text == "/dev/stdin" => {
+                self.stdin_program(name, inv)
+            }
+            Some(_) => {
+                self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
+                self.check_path_args(args, &[]);
+            }
+            None => self.stdin_program(name, inv),
+        }
+    }
+
+    fn source(&mut self, args: &[Arg]) {
+        let Some(file) = args.get(1) else {
+            return;
+        };
+        if file.procsub {
+            self.find(
+                RuleId::DynamicProgram,
+                "sources a process substitution: the program cannot be identified",
+            );
+            return;
+        }
+        match self.resolve_arg(file, true) {
+            Loc::Unknown => self.find(
+                RuleId::DynamicProgram,
+                format!(
+                    "sources {}: the file cannot be known before running",
+                    display_arg(file)
+                ),
+            ),
+            Loc::Outside(p) if !self.is_allowed_outside(&p) => self.find(
+                RuleId::DynamicProgram,
+                format!("sources a file outside the worktree: {}", p.display()),
+            ),
+            Loc::Outside(_) | Loc::Inside { .. } => {
+                if file.text.ends_with("bin/activate") {
+                    self.state.venv = true;
+                }
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("sources {}", display_arg(file)),
+                );
+            }
+        }
+    }
+
+    fn cd(&mut self, name: &str, args: &[Arg]) {
+        let p = opts::parse(args, 1, &OptSpec::default());
+        let target = p.operands.first().map(|&i| args[i].clone());
+        let old = self.state.cwd.clone();
+        let new = match (name, &target) {
+            ("popd", _) => self.state.dir_stack.pop().unwrap_or(None),
+            (_, None) if name == "pushd" => None,
+            (_, None) => self.cls.home.clone(),
+            (_, Some(t)) if t.text == "-" => None,
+            (_, Some(t)) => match self.resolve_arg(t, true) {
+                Loc::Inside { path, .. } | Loc::Outside(path) => Some(path),
+                Loc::Unknown => None,
+            },
+        };
+        if name == "pushd" {
+            self.state.dir_stack.push(old);
+        }
+        match &new {
+            Some(p) if p.starts_with(&self.cls.worktree) => self.find(
+                RuleId::DefaultUnknown,
+                format!("{name} stays inside the worktree"),
+            ),
+            Some(p) => self.find(
+                RuleId::CdOutside,
+                format!("{name} leaves the worktree: {}", p.display()),
+            ),
+            None => self.find(
+                RuleId::CdOutside,
+                format!("{name}: the directory cannot be worked out before running"),
+            ),
+        }
+        self.state.cwd = new;
+    }
+
+    // --- git and gh -----------------------------------------------------
+
+    fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let g = git::parse(args);
+        for c in &g.configs {
+            if let Some((rule, reason)) = git::config_program(c) {
+                self.find(rule, reason);
+            }
+        }
+        if g.exec_path {
+            self.find(
+                RuleId::GitConfigProgram,
+                "git --exec-path runs git's programs from another directory",
+            );
+        }
+        let saved_cwd = self.state.cwd.clone();
+        let mut other_repo = g.other_repo;
+        for d in &g.dirs {
+            match self.resolve_arg(d, true) {
+                Loc::Inside { path, .. } => {
+                    if path != self.cls.worktree {
+                        other_repo = true;
+                    }
+                    self.state.cwd = Some(path);
+                }
+                Loc::Outside(p) => {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!("git -C leaves the worktree: {}", p.display()),
+                    );
+                    self.state.cwd = Some(p);
+                    other_repo = true;
+                }
+                Loc::Unknown => {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!(
+                            "git -C {}: the directory cannot be worked out before running",
+                            display_arg(d)
+                        ),
+                    );
+                    self.state.cwd = None;
+                    other_repo = true;
+                }
+            }
+        }
+        let Some(sub_i) = g.sub else {
+            self.state.cwd = saved_cwd;
+            return;
+        };
+        let sub = args[sub_i].text.clone();
+        let rest = &args[sub_i + 1..];
+        let branch = if other_repo {
+            None
+        } else {
+            self.state.branch.clone()
+        };
+        let mut skip = vec![];
+        match sub.as_str() {
+            "status" | "log" | "diff" | "show" => {
+                self.find(RuleId::GitRead, format!("git {sub} only reads"));
+                if let Some(i) = rest.iter().position(|a| a.text.starts_with("--output")) {
+                    let v = rest[i]
+                        .text
+                        .split_once('=')
+                        .map(|x| Arg::literal(x.1))
+                        .or_else(|| rest.get(i + 1).cloned());
+                    if let Some(v) = v {
+                        self.check_write_target(&v, true, "git --output");
+                    }
+                }
+                if rest
+                    .iter()
+                    .any(|a| a.text == "--ext-diff" || a.text.starts_with("--textconv"))
+                {
+                    self.find(RuleId::DefaultUnknown, "runs an external diff program");
+                }
+            }
+            "push" => {
+                let found = git::analyze_push(rest, branch.as_deref());
+                let decided = found.iter().any(|(r, _)| {
+                    matches!(
+                        r,
+                        RuleId::GitPushMain | RuleId::GitPushForce | RuleId::GitPush
+                    )
+                });
+                for (rule, reason) in found {
+                    self.find(rule, reason);
+                }
+                if !decided {
+                    self.find(RuleId::GitPush, "pushes to a remote");
+                }
+                self.cur_writes = true;
+                // Refspecs and remotes are not paths.
+                skip = (sub_i + 1..args.len()).collect();
+            }
+            "reset" => {
+                self.cur_writes = true;
+                if rest.iter().any(|a| a.text == "--hard") {
+                    self.find(
+                        RuleId::GitResetHard,
+                        "git reset --hard discards uncommitted work",
+                    );
+                }
+            }
+            "clean" => {
+                self.cur_writes = true;
+                let force = rest.iter().any(|a| {
+                    a.text == "--force"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('f'))
+                });
+                if force {
+                    self.find(
+                        RuleId::GitCleanForce,
+                        "git clean -f deletes untracked files",
+                    );
+                }
+            }
+            "checkout" | "switch" => {
+                self.cur_writes = true;
+                if let Some(target) = git::checkout_target(&sub, rest) {
+                    if !other_repo {
+                        self.state.branch = target;
+                    }
+                }
+            }
+            "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"
+            | "cherry-pick" | "revert" | "tag" | "branch" | "apply" | "am" | "init" | "clone"
+            | "fetch" | "worktree" | "config" | "submodule" | "gc" | "prune" | "notes" => {
+                self.cur_writes = true;
+                if sub == "apply" || sub == "am" {
+                    self.patch_from_stdin(inv, "git apply");
+                }
+            }
+            _ => {}
+        }
+        let _ = depth;
+        self.check_path_args(args, &skip);
+        self.state.cwd = saved_cwd;
+    }
+
+    fn gh(&mut self, args: &[Arg]) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "RHbtBaAdlmrsjqT",
+                long_arg: &[
+                    "repo",
+                    "hostname",
+                    "title",
+                    "body",
+                    "base",
+                    "head",
+                    "assignee",
+                    "label",
+                    "milestone",
+                    "reviewer",
+                    "jq",
+                    "template",
+                ],
+                permute: true,
+            },
+        );
+        let words: Vec<&str> = p.operands.iter().map(|&i| args[i].text.as_str()).collect();
+        if words.len() >= 2 && words[0] == "pr" && (words[1] == "create" || words[1] == "new") {
+            self.find(RuleId::GhPrCreate, "gh pr create opens a pull request");
+        }
+        self.cur_network = false;
+        self.check_path_args(args, &[]);
+    }
+
+    // --- deletion -------------------------------------------------------
+
+    fn rm(&mut self, name: &str, args: &[Arg]) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                permute: true,
+                ..OptSpec::default()
+            },
+        );
+        let recursive = p.has('r', "recursive") || p.has('R', "recursive");
+        let force = p.has('f', "force");
+        self.cur_writes = true;
+        if p.operands.is_empty() {
+            self.find(RuleId::RmFile, format!("{name} deletes files"));
+            return;
+        }
+        for &i in &p.operands {
+            let a = args[i].clone();
+            self.delete_target(name, &a, recursive, force);
+        }
+    }
+
+    /// One path a deletion reaches (`rm`, `find -delete`).
+    fn delete_target(&mut self, name: &str, a: &Arg, recursive: bool, force: bool) {
+        let trailing = a.text.ends_with('/');
+        let shown = display_arg(a);
+        match self.resolve_arg(a, trailing) {
+            Loc::Unknown => {
+                if recursive && force {
+                    self.find(RuleId::RmRecursive, format!("{name} deletes a path that cannot be worked out before running: {shown}"));
+                } else {
+                    self.find(RuleId::RmFile, format!("{name} deletes {shown}"));
+                }
+            }
+            Loc::Outside(p) if self.is_allowed_outside(&p) => {
+                if recursive && force {
+                    self.find(
+                        RuleId::RmRecursive,
+                        format!("{name} deletes recursively: {}", p.display()),
+                    );
+                } else {
+                    self.find(RuleId::RmFile, format!("{name} deletes {}", p.display()));
+                }
+            }
+            Loc::Outside(p) => {
+                let whole = self.cls.worktree.starts_with(&p);
+                if path::is_system_root(&p) {
+                    self.find(
+                        RuleId::SysRootWrite,
+                        format!("{name} deletes in a system root: {}", p.display()),
+                    );
+                }
+                if recursive || force || whole {
+                    let what = if whole {
+                        "deletes the worktree and what holds it"
+                    } else {
+                        "deletes outside the worktree"
+                    };
+                    self.find(
+                        RuleId::DeleteOutside,
+                        format!("{name} {what}: {}", p.display()),
+                    );
+                } else {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!("{name} deletes outside the worktree: {}", p.display()),
+                    );
+                }
+            }
+            Loc::Inside { rel, .. } => {
+                if rel.as_os_str().is_empty() {
+                    if recursive || force || name == "rmdir" {
+                        self.find(
+                            RuleId::DeleteOutside,
+                            format!("{name} deletes the worktree itself"),
+                        );
+                    } else {
+                        self.find(RuleId::RmFile, format!("{name} {shown}"));
+                    }
+                } else if path::is_protected(&rel) {
+                    self.find(
+                        RuleId::ProtectedPath,
+                        format!("{name} deletes a protected path: {}", rel.display()),
+                    );
+                } else if recursive && force {
+                    self.find(
+                        RuleId::RmRecursive,
+                        format!("{name} deletes recursively and forced: {}", rel.display()),
+                    );
+                } else {
+                    self.find(RuleId::RmFile, format!("{name} deletes {}", rel.display()));
+                }
+            }
+        }
+    }
+
+    fn find_cmd(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        // find [-H|-L|-P] [-D opts] [-Olevel] [starting-point…] [expression]
+        let mut i = 1;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            match t {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                _ if t.starts_with("-O") && t.len() > 2 => i += 1,
+                _ => break,
+            }
+        }
+        let mut starts: Vec<Arg> = Vec::new();
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if t.starts_with('-') || t == "(" || t == "!" || t == "," {
+                break;
+            }
+            starts.push(args[i].clone());
+            i += 1;
+        }
+        if starts.is_empty() {
+            starts.push(Arg::literal("."));
+        }
+        for s in &starts {
+            if Self::is_path_token(s) {
+                self.check_read_path(s);
+            }
+        }
+        // A start outside the worktree decides where `{}` points.
+        let worst_start = starts
+            .iter()
+            .find(|s| matches!(self.resolve_arg(s, true), Loc::Outside(_) | Loc::Unknown))
+            .unwrap_or(&starts[0])
+            .clone();
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            match t {
+                "-delete" => {
+                    for s in starts.clone() {
+                        // find never deletes the directory it starts from
+                        // when that is the worktree itself: judge its contents.
+                        if matches!(self.resolve_arg(&s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty())
+                        {
+                            self.find(
+                                RuleId::RmRecursive,
+                                "find -delete deletes inside the worktree",
+                            );
+                            continue;
+                        }
+                        self.delete_target("find -delete", &s, true, true);
+                    }
+                    i += 1;
+                }
+                "-exec" | "-execdir" | "-ok" | "-okdir" => {
+                    let begin = i + 1;
+                    let mut end = begin;
+                    while end < args.len() && args[end].text != ";" && args[end].text != "+" {
+                        end += 1;
+                    }
+                    let inner: Vec<Arg> = args[begin..end]
+                        .iter()
+                        .map(|a| {
+                            if a.text.contains("{}") {
+                                let mut b = a.clone();
+                                let base = worst_start.text.trim_end_matches('/');
+                                b.text = a.text.replace("{}", &format!("{base}/{{}}"));
+                                b.known = a.known && worst_start.known;
+                                b
+                            } else {
+                                a.clone()
+                            }
+                        })
+                        .collect();
+                    if !inner.is_empty() {
+                        self.judge_argv(&inner, inv, depth + 1);
+                    }
+                    i = end + 1;
+                }
+                "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
+                    if let Some(f) = args.get(i + 1).cloned() {
+                        self.check_write_target(&f, true, &format!("find {t}"));
+                    }
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+        }
+        if !self
+            .cur
+            .iter()
+            .any(|f| f.rule != RuleId::PathOutside as usize)
+        {
+            self.find(RuleId::DefaultUnknown, "find");
+        }
+    }
+
+    // --- writers --------------------------------------------------------
+
+    /// Commands whose operands (or some of them) are written.
+    fn writer(&mut self, name: &str, args: &[Arg]) {
+        let spec = match name {
+            "cp" | "mv" | "install" | "ln" => OptSpec {
+                short_arg: "tSmogb",
+                long_arg: &[
+                    "target-directory",
+                    "suffix",
+                    "mode",
+                    "owner",
+                    "group",
+                    "backup",
+                    "reflink",
+                    "sparse",
+                    "preserve",
+                    "context",
+                ],
+                permute: true,
+            },
+            "touch" => OptSpec {
+                short_arg: "rdt",
+                long_arg: &["reference", "date", "time"],
+                permute: true,
+            },
+            "mkdir" => OptSpec {
+                short_arg: "m",
+                long_arg: &["mode", "context"],
+                permute: true,
+            },
+            "truncate" => OptSpec {
+                short_arg: "sr",
+                long_arg: &["size", "reference"],
+                permute: true,
+            },
+            "shred" => OptSpec {
+                short_arg: "nsx",
+                long_arg: &["iterations", "size", "random-source"],
+                permute: true,
+            },
+            "sed" => OptSpec {
+                short_arg: "eflE",
+                long_arg: &["expression", "file", "line-length"],
+                permute: true,
+            },
+            "chmod" | "chown" | "chgrp" => OptSpec {
+                short_arg: "",
+                long_arg: &[],
+                permute: true,
+            },
+            "curl" => OptSpec {
+                short_arg: "oDcKdHXuAeFTxEwbrmzyYCQ",
+                long_arg: &[
+                    "output",
+                    "dump-header",
+                    "cookie-jar",
+                    "config",
+                    "data",
+                    "header",
+                    "request",
+                    "user",
+                    "user-agent",
+                    "referer",
+                    "form",
+                    "upload-file",
+                    "proxy",
+                    "cert",
+                    "write-out",
+                    "cookie",
+                    "range",
+                    "max-time",
+                    "output-dir",
+                    "trace",
+                    "trace-ascii",
+                    "data-binary",
+                    "data-raw",
+                    "data-urlencode",
+                    "json",
+                    "url",
+                ],
+                permute: true,
+            },
+            "wget" => OptSpec {
+                short_arg: "OoPaeUtTwQiDlA",
+                long_arg: &[
+                    "output-document",
+                    "output-file",
+                    "directory-prefix",
+                    "append-output",
+                    "user-agent",
+                    "header",
+                    "post-data",
+                    "post-file",
+                    "tries",
+                    "timeout",
+                    "input-file",
+                ],
+                permute: true,
+            },
+            "tar" => OptSpec {
+                short_arg: "fCbgKNTVX",
+                long_arg: &[
+                    "file",
+                    "directory",
+                    "exclude",
+                    "files-from",
+                    "transform",
+                    "use-compress-program",
+                    "to-command",
+                ],
+                permute: true,
+            },
+            "unzip" => OptSpec {
+                short_arg: "dx",
+                long_arg: &[],
+                permute: true,
+            },
+            "rsync" => OptSpec {
+                short_arg: "eBfT",
+                long_arg: &[
+                    "rsh",
+                    "rsync-path",
+                    "filter",
+                    "exclude",
+                    "include",
+                    "temp-dir",
+                    "log-file",
+                    "password-file",
+                    "backup-dir",
+                    "partial-dir",
+                    "chown",
+                    "chmod",
+                ],
+                permute: true,
+            },
+            _ => OptSpec {
+                permute: true,
+                ..OptSpec::default()
+            },
+        };
+        let p = opts::parse(args, 1, &spec);
+        let mut targets: Vec<usize> = Vec::new();
+        let mut extra: Vec<(Arg, &str)> = Vec::new();
+        let ops = &p.operands;
+        match name {
+            "cp" | "install" | "ln" | "link" => {
+                if let Some(t) = p.value_of('t', "target-directory") {
+                    extra.push((t.clone(), "target directory"));
+                } else if name == "install" && p.has('d', "directory") {
+                    targets.extend(ops.iter().copied());
+                } else if ops.len() >= 2 {
+                    targets.push(*ops.last().unwrap_or(&0));
+                } else if name != "cp" {
+                    // `ln -s TARGET` makes a link named after it in the cwd.
+                }
+                if name == "ln" {
+                    // A link that points outside is a way out for later reads
+                    // and writes through it.
+                    for &i in ops {
+                        if targets.contains(&i) || !Self::is_path_token(&args[i]) {
+                            continue;
+                        }
+                        match self.resolve_arg(&args[i], true) {
+                            Loc::Outside(p) if !path::is_exception(&p, &[]) => self.find(
+                                RuleId::PathOutside,
+                                format!("links to a path outside the worktree: {}", p.display()),
+                            ),
+                            Loc::Unknown => self.find(
+                                RuleId::PathOutside,
+                                format!(
+                                    "links to a path that cannot be worked out: {}",
+                                    display_arg(&args[i])
+                                ),
+                            ),
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            "mv" => {
+                // A move deletes its sources and writes its destination.
+                targets.extend(ops.iter().copied());
+                if let Some(t) = p.value_of('t', "target-directory") {
+                    extra.push((t.clone(), "target directory"));
+                }
+            }
+            "chmod" | "chown" | "chgrp" => {
+                let skip_first = !args.iter().any(|a| a.text.starts_with("--reference"));
+                targets.extend(ops.iter().copied().skip(usize::from(skip_first)));
+            }
+            "sed" => {
+                let in_place = args.iter().skip(1).any(|a| {
+                    a.text.starts_with("--in-place")
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('i')
+                            && !a.text.starts_with("-e"))
+                });
+                if in_place {
+                    let script_given = p.has('e', "expression") || p.has('f', "file");
+                    targets.extend(ops.iter().copied().skip(usize::from(!script_given)));
+                }
+            }
+            "curl" => {
+                for (c, l) in [
+                    ('o', "output"),
+                    ('D', "dump-header"),
+                    ('c', "cookie-jar"),
+                    ('\0', "output-dir"),
+                    ('\0', "trace"),
+                    ('\0', "trace-ascii"),
+                ] {
+                    for v in p.values_of(c, l) {
+                        if v.text != "-" {
+                            extra.push((v.clone(), "download"));
+                        }
+                    }
+                }
+                for v in p
+                    .values_of('d', "data")
+                    .chain(p.values_of('F', "form"))
+                    .chain(p.values_of('T', "upload-file"))
+                    .chain(p.values_of('\0', "data-binary"))
+                {
+                    let v = v.clone();
+                    self.note_secret_in(&v);
+                }
+            }
+            "wget" => {
+                for (c, l) in [
+                    ('O', "output-document"),
+                    ('o', "output-file"),
+                    ('P', "directory-prefix"),
+                    ('a', "append-output"),
+                ] {
+                    for v in p.values_of(c, l) {
+                        if v.text != "-" {
+                            extra.push((v.clone(), "download"));
+                        }
+                    }
+                }
+            }
+            "tar" => {
+                let first = args.get(1).map(|a| a.text.as_str()).unwrap_or("");
+                let bundled = !first.starts_with('-') && first.contains('x');
+                let extract = bundled || p.has('x', "extract") || p.has('\0', "get");
+                let create = (!first.starts_with('-')
+                    && (first.contains('c') || first.contains('r') || first.contains('u')))
+                    || p.has('c', "create")
+                    || p.has('r', "append");
+                if extract {
+                    match p.value_of('C', "directory") {
+                        Some(d) => extra.push((d.clone(), "tar extract")),
+                        None => extra.push((Arg::literal("."), "tar extract")),
+                    }
+                }
+                if create {
+                    let file = p.value_of('f', "file").cloned().or_else(|| {
+                        // `tar czf FILE …`: the bundled f takes the first operand.
+                        (!first.starts_with('-') && first.contains('f'))
+                            .then(|| ops.get(1).map(|&i| args[i].clone()))
+                            .flatten()
+                    });
+                    if let Some(f) = file {
+                        if f.text != "-" {
+                            extra.push((f, "tar archive"));
+                        }
+                    }
+                }
+            }
+            "unzip" => match p.value_of('d', "") {
+                Some(d) => extra.push((d.clone(), "unzip")),
+                None => extra.push((Arg::literal("."), "unzip")),
+            },
+            "rsync" => {
+                if ops.len() >= 2 {
+                    let dest = *ops.last().unwrap_or(&0);
+                    if !is_remote_spec(&args[dest].text) {
+                        targets.push(dest);
+                    }
+                }
+            }
+            "perl" => {}
+            _ => targets.extend(ops.iter().copied()),
+        }
+        for &i in &targets {
+            let a = args[i].clone();
+            self.check_write_target(&a, true, name);
+        }
+        for (a, what) in extra {
+            self.check_write_target(&a, true, what);
+        }
+        self.check_path_args(args, &targets);
+    }
+
+    fn dd(&mut self, args: &[Arg]) {
+        for a in args.iter().skip(1) {
+            if let Some(of) = a.text.strip_prefix("of=") {
+                self.find(RuleId::DiskTools, format!("dd writes raw blocks: of={of}"));
+            }
+            if let Some(src) = a.text.strip_prefix("if=") {
+                let src = Arg {
+                    text: src.to_string(),
+                    known: a.known,
+                    ..Arg::default()
+                };
+                self.note_secret_in(&src);
+            }
+        }
+        self.cur_writes = true;
+    }
+
+    fn kill(&mut self, args: &[Arg]) {
+        let sigkill = |s: &str| {
+            let s = s.trim_start_matches('-');
+            let s = s.strip_prefix("SIG").unwrap_or(s);
+            s == "9" || s.eq_ignore_ascii_case("KILL")
+        };
+        let mut forced = false;
+        let mut i = 1;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if t == "-s" || t == "-n" || t == "--signal" {
+                forced |= args.get(i + 1).is_some_and(|a| sigkill(&a.text));
+                i += 2;
+                continue;
+            }
+            if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") && sigkill(t) {
+                forced = true;
+            }
+            i += 1;
+        }
+        if forced {
+            self.find(
+                RuleId::ProcKill,
+                "kill -9 kills without letting the process clean up",
+            );
+        }
+    }
+
+    fn ip(&mut self, args: &[Arg]) {
+        let words: Vec<&str> = args
+            .iter()
+            .skip(1)
+            .map(|a| a.text.as_str())
+            .filter(|t| !t.starts_with('-'))
+            .collect();
+        let Some(object) = words.first() else {
+            return;
+        };
+        let objects = [
+            "link", "l", "addr", "a", "address", "route", "r", "ro", "rule", "neigh", "n",
+            "tunnel", "netns", "tuntap", "xfrm", "maddr", "mroute", "nexthop", "vrf", "macsec",
+        ];
+        let verbs = [
+            "add", "a", "del", "d", "delete", "set", "change", "replace", "flush", "append",
+            "prepend", "exec", "attach",
+        ];
+        if objects.iter().any(|o| o == object) && words.iter().skip(1).any(|w| verbs.contains(w)) {
+            self.find(
+                RuleId::NetFirewall,
+                format!("ip {object} changes network configuration"),
+            );
+        }
+    }
+
+    // --- packages -------------------------------------------------------
+
+    fn system_packages(&mut self, name: &str, args: &[Arg]) {
+        let words: Vec<&str> = args.iter().skip(1).map(|a| a.text.as_str()).collect();
+        let first_word = words
+            .iter()
+            .find(|w| !w.starts_with('-'))
+            .copied()
+            .unwrap_or("");
+        let mutating = match name {
+            "pacman" => words.iter().any(|w| {
+                (w.starts_with("-S") && !w[2..].contains(['s', 'i', 'l', 'g', 'p']))
+                    || w.starts_with("-R")
+                    || w.starts_with("-U")
+                    || *w == "--sync"
+                    || *w == "--remove"
+                    || *w == "--upgrade"
+            }),
+            "dpkg" => words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "-i" | "-r"
+                        | "-P"
+                        | "--install"
+                        | "--remove"
+                        | "--purge"
+                        | "--unpack"
+                        | "--configure"
+                ) || (w.starts_with('-')
+                    && !w.starts_with("--")
+                    && w.contains(['i', 'r', 'P'])
+                    && w.len() <= 3)
+            }),
+            "rpm" => words.iter().any(|w| {
+                w.starts_with("-i")
+                    || w.starts_with("-U")
+                    || w.starts_with("-e")
+                    || w.starts_with("-F")
+                    || matches!(*w, "--install" | "--upgrade" | "--erase")
+            }),
+            "nix-env" => words.iter().any(|w| {
+                matches!(
+                    *w,
+                    "-i" | "-e" | "-u" | "--install" | "--uninstall" | "--upgrade"
+                )
+            }),
+            _ => matches!(
+                first_word,
+                "install"
+                    | "in"
+                    | "reinstall"
+                    | "remove"
+                    | "rm"
+                    | "erase"
+                    | "purge"
+                    | "autoremove"
+                    | "upgrade"
+                    | "up"
+                    | "update"
+                    | "full-upgrade"
+                    | "dist-upgrade"
+                    | "dup"
+                    | "downgrade"
+                    | "add"
+                    | "del"
+                    | "uninstall"
+                    | "refresh"
+                    | "revert"
+                    | "build-dep"
+                    | "groupinstall"
+                    | "group"
+                    | "fix"
+                    | "link"
+                    | "unlink"
+                    | "tap"
+                    | "patch"
+                    | "satisfy"
+                    | "source"
+                    | "-i"
+                    | "-S"
+            ),
+        };
+        if mutating {
+            self.find(RuleId::PkgSystem, format!("{name} changes system packages"));
+        }
+        self.cur_writes |= mutating;
+        self.check_path_args(args, &[]);
+    }
+
+    fn pip(&mut self, args: &[Arg], sub_index: usize) {
+        let sub = args.get(sub_index).map(|a| a.text.as_str()).unwrap_or("");
+        if matches!(sub, "install" | "uninstall" | "download" | "wheel") {
+            self.cur_writes = true;
+            let rest = &args[sub_index..];
+            let local = rest.iter().any(|a| {
+                matches!(a.text.as_str(), "-t" | "--target" | "--prefix" | "--root")
+                    || a.text.starts_with("--target=")
+                    || a.text.starts_with("--prefix=")
+            }) || sub == "download"
+                || sub == "wheel";
+            let pip_in_venv = {
+                let prog = &args[0].text;
+                prog.contains('/')
+                    && matches!(self.resolve_arg(&args[0], false), Loc::Inside { .. })
+            };
+            if !local && !self.state.venv && !pip_in_venv {
+                self.find(
+                    RuleId::PkgGlobal,
+                    format!("pip {sub} outside a virtualenv changes the system's Python"),
+                );
+            }
+        }
+        self.check_path_args(args, &[]);
+    }
+
+    fn test_runner(&mut self, name: &str, args: &[Arg]) {
+        let is_runner = match name {
+            "pytest" | "mypy" | "pyright" => true,
+            "tsc" => args.iter().any(|a| a.text == "--noEmit"),
+            "ruff" => {
+                args.get(1).is_some_and(|a| a.text == "check")
+                    && !args.iter().any(|a| a.text == "--fix")
+            }
+            _ => false,
+        };
+        if is_runner {
+            self.cur_test_runner = true;
+        } else {
+            self.cur_writes = true;
+        }
+    }
+
+    /// Language package managers and build tools: publishing, global
+    /// installs, test runners, builds.
+    fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
+        let words: Vec<&str> = args
+            .iter()
+            .skip(1)
+            .map(|a| a.text.as_str())
+            .filter(|w| !w.starts_with('-'))
+            .collect();
+        let sub = words.first().copied().unwrap_or("");
+        let sub2 = words.get(1).copied().unwrap_or("");
+        let has = |f: &[&str]| {
+            args.iter().skip(1).any(|a| {
+                f.contains(&a.text.as_str())
+                    || f.iter().any(|x| x.ends_with('=') && a.text.starts_with(x))
+            })
+        };
+        let global = has(&["-g", "--global", "--location=global", "--location="]);
+        let publish = match name {
+            "npm" | "pnpm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
+                sub == "publish"
+            }
+            "yarn" => sub == "publish" || (sub == "npm" && sub2 == "publish"),
+            "twine" => sub == "upload",
+            "gem" => sub == "push",
+            "docker" | "podman" => sub == "push" || (sub == "image" && sub2 == "push"),
+            "helm" => sub == "push",
+            _ => false,
+        };
+        if publish {
+            self.find(
+                RuleId::PkgPublish,
+                format!("{name} {sub} publishes a package"),
+            );
+            return self.check_path_args(args, &[]);
+        }
+        let installs = matches!(
+            sub,
+            "install"
+                | "i"
+                | "in"
+                | "ins"
+                | "inst"
+                | "insta"
+                | "instal"
+                | "isnt"
+                | "isnta"
+                | "isntal"
+                | "isntall"
+                | "add"
+                | "update"
+                | "up"
+                | "uninstall"
+                | "remove"
+                | "rm"
+                | "un"
+                | "link"
+        );
+        let global_install = match name {
+            "npm" | "pnpm" | "bun" => installs && global,
+            "yarn" => sub == "global",
+            "cargo" => sub == "install" || sub == "uninstall",
+            "pipx" => matches!(
+                sub,
+                "install" | "uninstall" | "upgrade" | "inject" | "reinstall"
+            ),
+            "gem" => {
+                matches!(sub, "install" | "uninstall" | "update") && !has(&["--install-dir", "-i"])
+            }
+            "go" => sub == "install" || (sub == "get" && has(&["-u"]) && false),
+            "uv" => {
+                (sub == "tool" && matches!(sub2, "install" | "uninstall" | "upgrade"))
+                    || (sub == "pip" && sub2 == "install" && has(&["--system"]))
+            }
+            "composer" => sub == "global",
+            "deno" => sub == "install" && global,
+            _ => false,
+        };
+        if global_install {
+            self.find(
+                RuleId::PkgGlobal,
+                format!("{name} {sub} installs outside the worktree"),
+            );
+        }
+        if name == "uv" && sub == "pip" {
+            return self.pip(args, 2);
+        }
+        // Test runners and type checkers (trusted by name in plan mode).
+        let runner = match name {
+            "cargo" => {
+                matches!(sub, "test" | "t" | "check" | "c" | "clippy")
+                    || (sub == "nextest" && sub2 == "run")
+            }
+            "npm" => matches!(sub, "test" | "t" | "tst") || (sub == "run" && sub2 == "test"),
+            "pnpm" | "yarn" | "bun" => sub == "test" || (sub == "run" && sub2 == "test"),
+            "go" => matches!(sub, "test" | "vet"),
+            "deno" => matches!(sub, "test" | "check" | "lint"),
+            _ => false,
+        };
+        if runner {
+            self.cur_test_runner = true;
+        } else if !matches!(
+            sub,
+            "" | "version"
+                | "--version"
+                | "help"
+                | "list"
+                | "ls"
+                | "search"
+                | "info"
+                | "view"
+                | "show"
+                | "outdated"
+                | "tree"
+                | "metadata"
+                | "env"
+                | "config"
+                | "ps"
+                | "images"
+                | "inspect"
+                | "logs"
+        ) {
+            self.cur_writes = true;
+        }
+        if matches!(name, "npm" | "pnpm" | "yarn" | "bun") && matches!(sub, "exec" | "x" | "dlx") {
+            let rest: Vec<Arg> = args
+                .iter()
+                .skip(2)
+                .filter(|a| !a.text.starts_with('-'))
+                .cloned()
+                .collect();
+            if !rest.is_empty() && depth < MAX_WRAPPERS {
+                let inv_io = CmdIo::default();
+                let inv = Invocation {
+                    io: &inv_io,
+                    procsub_network: false,
+                    subs_network: false,
+                };
+                self.judge_argv(&rest, &inv, depth + 1);
+            }
+        }
+        self.check_path_args(args, &[]);
+    }
+
+    // --- patches --------------------------------------------------------
+
+    fn apply_patch(&mut self, args: &[Arg], inv: &Invocation) {
+        let text = inv
+            .io
+            .heredoc
+            .clone()
+            .or_else(|| {
+                inv.io
+                    .herestring
+                    .as_ref()
+                    .and_then(|h| h.value().map(str::to_string))
+            })
+            .or_else(|| args.get(1).and_then(|a| a.value().map(str::to_string)));
+        match text {
+            Some(t) => self.judge_patch(&t, "apply_patch"),
+            None => {
+                self.cur_writes = true;
+                self.find(
+                    RuleId::PathOutside,
+                    "apply_patch: the patch cannot be read before running",
+                );
+            }
+        }
+    }
+
+    fn patch_cmd(&mut self, args: &[Arg], inv: &Invocation) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "pidoDrBVzFg",
+                long_arg: &["strip", "input", "directory", "output", "reject-file"],
+                permute: true,
+            },
+        );
+        if let Some(o) = p.value_of('o', "output").cloned() {
+            self.check_write_target(&o, true, "patch -o");
+        }
+        if let Some(&f) = p.operands.first() {
+            let f = args[f].clone();
+            self.check_write_target(&f, true, "patch");
+        }
+        self.patch_from_stdin(inv, "patch");
+        self.check_path_args(args, &p.operands);
+    }
+
+    fn patch_from_stdin(&mut self, inv: &Invocation, what: &str) {
+        self.cur_writes = true;
+        if let Some(doc) = inv.io.heredoc.clone() {
+            self.judge_patch(&doc, what);
+        } else if let Some(h) = inv
+            .io
+            .herestring
+            .as_ref()
+            .and_then(|h| h.value().map(str::to_string))
+        {
+            self.judge_patch(&h, what);
+        }
+    }
+
+    /// A patch is judged by the worst path its file lines touch.
+    pub fn judge_patch(&mut self, text: &str, what: &str) {
+        self.cur_writes = true;
+        let paths = crate::patch::touched_paths(text);
+        if paths.is_empty() {
+            self.find(
+                RuleId::WriteInside,
+                format!("{what}: a patch with no file lines"),
+            );
+        }
+        for p in paths {
+            let a = self.expand_tilde(Arg {
+                text: p.clone(),
+                known: true,
+                home_based: p.starts_with('~'),
+                ..Arg::default()
+            });
+            self.check_write_target(&a, true, what);
+        }
+    }
+}
+
+fn is_assignment(t: &str) -> bool {
+    match t.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
+
+/// `host:path`, `user@host:path`, `host::module` or `rsync://…`.
+fn is_remote_spec(t: &str) -> bool {
+    if t.starts_with("rsync://") {
+        return true;
+    }
+    if t.starts_with('/') || t.starts_with('.') || t.starts_with('~') {
+        return false;
+    }
+    match t.find(':') {
+        Some(i) => !t[..i].contains('/') && i > 0,
+        None => false,
+    }
+}
+
+/// A word for a person: its known text, with unknown pieces shown as `…`.
+pub fn display_arg(a: &Arg) -> String {
+    a.text.replace(UNKNOWN, "…")
+}
+
+/// Turns glob components that could match `..` into `..`, so that a glob
+/// cannot hide a climb out of the worktree (`.*` matches `..` in many shells).
+fn deglob(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['*', '?', '[']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
+    let parts: Vec<String> = text
+        .split('/')
+        .map(|c| {
+            if c.contains(['*', '?', '['])
+                && glob::Pattern::new(c).is_ok_and(|p| p.matches_with("..", opts))
+            {
+                "..".to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect();
+    std::borrow::Cow::Owned(parts.join("/"))
+}

@@ -1,0 +1,408 @@
+//! Reading a git command line: global options, the subcommand, and where a
+//! push goes. A word matcher would take `git stash push` or
+//! `git log --grep push` for a push; this reads git's own grammar.
+
+use crate::opts::{self, OptSpec};
+use crate::rules::RuleId;
+use crate::word::Arg;
+
+/// A git invocation split at its subcommand.
+#[derive(Debug, Default)]
+pub struct Git {
+    /// `-C DIR` values, in order.
+    pub dirs: Vec<Arg>,
+    /// `-c name=value` and `--config-env=name=ENV` settings.
+    pub configs: Vec<String>,
+    /// `--git-dir`, `--work-tree` or `--namespace` was given: the repository
+    /// (and so its current branch) is not the worktree's.
+    pub other_repo: bool,
+    /// `--exec-path=DIR`: git runs its subcommands from there.
+    pub exec_path: bool,
+    /// Index of the subcommand in the argv, if any.
+    pub sub: Option<usize>,
+}
+
+/// Splits `args` (argv of git) at the subcommand.
+pub fn parse(args: &[Arg]) -> Git {
+    let mut g = Git::default();
+    let mut i = 1;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        let next = || args.get(i + 1).cloned();
+        match t {
+            "-C" => {
+                if let Some(d) = next() {
+                    g.dirs.push(d);
+                }
+                i += 2;
+                continue;
+            }
+            "-c" => {
+                if let Some(v) = next() {
+                    g.configs.push(v.text);
+                }
+                i += 2;
+                continue;
+            }
+            "--git-dir" | "--work-tree" | "--namespace" => {
+                g.other_repo = true;
+                i += 2;
+                continue;
+            }
+            "--config-env" => {
+                if let Some(v) = next() {
+                    g.configs.push(v.text);
+                }
+                i += 2;
+                continue;
+            }
+            "--super-prefix" | "--list-cmds" | "--attr-source" => {
+                i += 2;
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(v) = t.strip_prefix("--config-env=") {
+            g.configs.push(v.to_string());
+        } else if t.starts_with("--git-dir=")
+            || t.starts_with("--work-tree=")
+            || t.starts_with("--namespace=")
+        {
+            g.other_repo = true;
+        } else if t == "--exec-path" || t.starts_with("--exec-path=") {
+            g.exec_path = t.contains('=');
+        } else if let Some(rest) = t.strip_prefix("-C").filter(|r| !r.is_empty()) {
+            g.dirs.push(Arg::literal(rest));
+        } else if let Some(rest) = t.strip_prefix("-c").filter(|r| !r.is_empty()) {
+            g.configs.push(rest.to_string());
+        } else if !t.starts_with('-') {
+            g.sub = Some(i);
+            break;
+        }
+        i += 1;
+    }
+    g
+}
+
+/// A `-c` setting that names a program git will run: an alias (rule
+/// `shell.dynamic-program`) or one of the keys that take a command.
+pub fn config_program(setting: &str) -> Option<(RuleId, String)> {
+    let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
+    if key.starts_with("alias.") {
+        return Some((
+            RuleId::DynamicProgram,
+            format!("git alias defined on the command line: {setting}"),
+        ));
+    }
+    let last = key.rsplit('.').next().unwrap_or("");
+    let program_key = matches!(
+        key.as_str(),
+        "core.pager"
+            | "core.sshcommand"
+            | "core.editor"
+            | "core.fsmonitor"
+            | "core.hookspath"
+            | "core.askpass"
+            | "core.gitproxy"
+            | "core.alternaterefscommand"
+            | "diff.external"
+            | "credential.helper"
+            | "gpg.program"
+            | "sequence.editor"
+            | "uploadpack.packobjectshook"
+            | "include.path"
+    ) || key.starts_with("pager.")
+        || key.starts_with("includeif.")
+        || (key.starts_with("filter.") && matches!(last, "clean" | "smudge" | "process"))
+        || (key.starts_with("diff.") && matches!(last, "textconv" | "command"))
+        || (key.starts_with("merge.") && last == "driver")
+        || (key.starts_with("gpg.") && last == "program")
+        || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack" | "proxy"))
+        || (key.starts_with("protocol.") && last == "allow")
+        || key.starts_with("sendemail.")
+        || (key.starts_with("credential.") && last == "helper");
+    program_key.then(|| {
+        (
+            RuleId::GitConfigProgram,
+            format!("sets a program for git to run: -c {setting}"),
+        )
+    })
+}
+
+const PUSH_SPEC: OptSpec = OptSpec {
+    short_arg: "o",
+    long_arg: &["push-option", "repo", "receive-pack", "exec"],
+    permute: true,
+};
+
+fn is_main(branch: &str) -> bool {
+    let b = branch
+        .strip_prefix("refs/heads/")
+        .or_else(|| branch.strip_prefix("heads/"))
+        .unwrap_or(branch);
+    b == "main" || b == "master"
+}
+
+/// A destination pattern (`refs/heads/*`) that covers main or master.
+fn pattern_covers_main(dst: &str) -> bool {
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: false,
+        require_literal_leading_dot: false,
+    };
+    glob::Pattern::new(dst).is_ok_and(|p| {
+        ["main", "master", "refs/heads/main", "refs/heads/master"]
+            .iter()
+            .any(|c| p.matches_with(c, opts))
+    })
+}
+
+/// Reads `git … push …`: `args` starts after the word `push`.
+/// `branch` is the worktree's current branch, when known.
+pub fn analyze_push(args: &[Arg], branch: Option<&str>) -> Vec<(RuleId, String)> {
+    let mut out = Vec::new();
+    // `opts::parse` reads from index 1.
+    let mut argv = Vec::with_capacity(args.len() + 1);
+    argv.push(Arg::literal("push"));
+    argv.extend_from_slice(args);
+    let p = opts::parse(&argv, 1, &PUSH_SPEC);
+    let force = p.has('f', "force")
+        || p.opts
+            .iter()
+            .any(|o| matches!(o, opts::Opt::Long(l, _) if l == "force-with-lease"))
+        || p.has('\0', "mirror");
+    let delete = p.has('d', "delete");
+    let all = p.has('\0', "all") || p.has('\0', "branches") || p.has('\0', "mirror");
+    for prog in ["receive-pack", "exec"] {
+        if let Some(v) = p.value_of('\0', prog) {
+            out.push((
+                RuleId::GitConfigProgram,
+                format!(
+                    "git push --{prog}={} runs a program on the remote side",
+                    v.text
+                ),
+            ));
+        }
+    }
+    let mut positionals: Vec<&Arg> = p.operands.iter().map(|&i| &argv[i]).collect();
+    if p.value_of('\0', "repo").is_none() && !positionals.is_empty() {
+        positionals.remove(0); // the repository
+    }
+    let refspecs = positionals;
+    if force || refspecs.iter().any(|r| r.text.starts_with('+')) {
+        out.push((RuleId::GitPushForce, "force push".to_string()));
+    }
+    if all {
+        out.push((
+            RuleId::GitPushMain,
+            "pushes every branch, main/master included".to_string(),
+        ));
+        return out;
+    }
+    if refspecs.is_empty() {
+        match branch {
+            Some(b) if is_main(b) => out.push((
+                RuleId::GitPushMain,
+                format!("pushes the current branch, which is {b}"),
+            )),
+            Some(_) => {}
+            None => out.push((
+                RuleId::GitPush,
+                "pushes the current branch, which cannot be known before running".to_string(),
+            )),
+        }
+        return out;
+    }
+    for r in refspecs {
+        if !r.known {
+            // `$B:main` still goes to main; `origin $B` cannot be known.
+            if let Some((_, dst)) = r.text.rsplit_once(':') {
+                if !dst.contains(crate::word::UNKNOWN) && is_main(dst) {
+                    out.push((RuleId::GitPushMain, format!("pushes to {dst}")));
+                    continue;
+                }
+            }
+            out.push((
+                RuleId::GitPush,
+                "the push destination cannot be known before running".to_string(),
+            ));
+            continue;
+        }
+        let spec = r.text.trim_start_matches('+');
+        let dst = if delete {
+            spec
+        } else {
+            match spec.split_once(':') {
+                Some((src, "")) => src,
+                Some((_, dst)) => dst,
+                None => spec,
+            }
+        };
+        if spec == ":" || (dst.is_empty() && !delete) {
+            out.push((
+                RuleId::GitPushMain,
+                "pushes all matching branches, main/master included".to_string(),
+            ));
+            continue;
+        }
+        let dst = if dst == "HEAD" || dst == "@" {
+            match branch {
+                Some(b) => b,
+                None => {
+                    out.push((
+                        RuleId::GitPush,
+                        "pushes HEAD, whose branch cannot be known before running".to_string(),
+                    ));
+                    continue;
+                }
+            }
+        } else {
+            dst
+        };
+        if is_main(dst) || (dst.contains(['*', '?', '[']) && pattern_covers_main(dst)) {
+            let verb = if delete { "deletes" } else { "pushes to" };
+            out.push((RuleId::GitPushMain, format!("{verb} {dst}")));
+        }
+    }
+    out
+}
+
+/// The branch a `git checkout`/`git switch` moves to, if it is one.
+/// `Some(None)` means it moves somewhere that cannot be known.
+pub fn checkout_target(sub: &str, args: &[Arg]) -> Option<Option<String>> {
+    let mut argv = Vec::with_capacity(args.len() + 1);
+    argv.push(Arg::literal(sub));
+    argv.extend_from_slice(args);
+    let spec = OptSpec {
+        short_arg: "bBcC",
+        long_arg: &["orphan", "create", "force-create", "conflict"],
+        permute: false,
+    };
+    // `git checkout -- FILE` restores files; the branch stays.
+    if args.iter().any(|a| a.text == "--") {
+        if let Some(pos) = args.iter().position(|a| a.text == "--") {
+            if pos == 0 {
+                return None;
+            }
+        }
+    }
+    let p = opts::parse(&argv, 1, &spec);
+    for (c, l) in [
+        ('b', "orphan"),
+        ('B', "create"),
+        ('c', "create"),
+        ('C', "force-create"),
+    ] {
+        if let Some(v) = p.value_of(c, l) {
+            return Some(v.value().map(str::to_string));
+        }
+    }
+    if p.has('\0', "detach") {
+        return Some(None);
+    }
+    let first = p.operands.first().map(|&i| &argv[i])?;
+    match first.value() {
+        Some("-") => Some(None),
+        Some(b) => Some(Some(b.to_string())),
+        None => Some(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn push(line: &str, branch: Option<&str>) -> Vec<RuleId> {
+        let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
+        analyze_push(&args, branch)
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    #[test]
+    fn main_in_every_spelling() {
+        for l in [
+            "origin main",
+            "origin HEAD:main",
+            "origin refs/heads/main",
+            "origin feature:master",
+            "origin --delete master",
+            "origin -d main",
+            "origin :main",
+            "--all",
+            "origin --all",
+            "origin :",
+            "origin refs/heads/*:refs/heads/*",
+            "-u origin main",
+        ] {
+            assert!(
+                push(l, Some("feature")).contains(&RuleId::GitPushMain),
+                "{l}"
+            );
+        }
+        assert!(push("origin HEAD", Some("main")).contains(&RuleId::GitPushMain));
+        assert!(push("origin @", Some("master")).contains(&RuleId::GitPushMain));
+        assert!(push("", Some("main")).contains(&RuleId::GitPushMain));
+        assert!(push("origin", Some("master")).contains(&RuleId::GitPushMain));
+    }
+
+    #[test]
+    fn not_main() {
+        for l in [
+            "origin main:release",
+            "origin mainline",
+            "origin feature/main",
+            "origin HEAD",
+            "",
+            "origin --tags",
+        ] {
+            assert_eq!(push(l, Some("feature")), Vec::<RuleId>::new(), "{l}");
+        }
+    }
+
+    #[test]
+    fn force_in_every_spelling() {
+        for l in [
+            "--force origin feature",
+            "-f origin feature",
+            "-uf origin feature",
+            "--force-with-lease origin feature",
+            "--force-with-lease=feature:abc origin feature",
+            "origin +feature",
+            "--mirror",
+        ] {
+            assert!(
+                push(l, Some("feature")).contains(&RuleId::GitPushForce),
+                "{l}"
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_branch_is_red_not_absolute() {
+        assert_eq!(push("", None), vec![RuleId::GitPush]);
+        let args = vec![Arg::literal("origin"), Arg::unknown()];
+        assert_eq!(
+            analyze_push(&args, Some("x"))
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect::<Vec<_>>(),
+            vec![RuleId::GitPush]
+        );
+    }
+
+    #[test]
+    fn global_options_before_the_subcommand() {
+        let args: Vec<Arg> = "git -C sub -c user.name=x --no-pager push origin main"
+            .split_whitespace()
+            .map(Arg::literal)
+            .collect();
+        let g = parse(&args);
+        assert_eq!(g.sub, Some(6));
+        assert_eq!(g.dirs[0].text, "sub");
+        assert!(config_program("alias.x=!rm -rf /").is_some());
+        assert!(config_program("core.pager=less").is_some());
+        assert!(config_program("user.name=x").is_none());
+    }
+}

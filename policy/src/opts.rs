@@ -1,0 +1,189 @@
+//! A small getopt for reading other programs' command lines: which words are
+//! options (and their values) and where the operands begin.
+//!
+//! Written by hand because it reads *other* programs' conventions from a
+//! table (which short letters and long names take a value); argument-parsing
+//! crates parse one's own command line and cannot be told another's rules.
+
+use crate::word::Arg;
+
+/// Which options of a program take a value.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OptSpec {
+    /// Short option letters that take a value (`-o FILE`, `-oFILE`).
+    pub short_arg: &'static str,
+    /// Long option names (without `--`) that take a value (`--out FILE`, `--out=FILE`).
+    pub long_arg: &'static [&'static str],
+    /// Options may follow operands (GNU style); otherwise the first operand ends them.
+    pub permute: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum Opt {
+    Short(char, Option<Arg>),
+    Long(String, Option<Arg>),
+}
+
+impl Opt {
+    pub fn is(&self, short: char, long: &str) -> bool {
+        match self {
+            Opt::Short(c, _) => *c == short,
+            Opt::Long(l, _) => l == long,
+        }
+    }
+
+    pub fn value(&self) -> Option<&Arg> {
+        match self {
+            Opt::Short(_, v) | Opt::Long(_, v) => v.as_ref(),
+        }
+    }
+}
+
+/// Options and operands of `args[start..]`.
+#[derive(Debug, Clone, Default)]
+pub struct Parsed {
+    pub opts: Vec<Opt>,
+    /// Indices (into the original `args`) of the operands, in order.
+    pub operands: Vec<usize>,
+    /// Index of the first operand when options end at the first operand.
+    pub first_operand: usize,
+}
+
+impl Parsed {
+    pub fn has(&self, short: char, long: &str) -> bool {
+        self.opts.iter().any(|o| o.is(short, long))
+    }
+
+    pub fn value_of(&self, short: char, long: &str) -> Option<&Arg> {
+        self.opts
+            .iter()
+            .filter(|o| o.is(short, long))
+            .filter_map(Opt::value)
+            .next_back()
+    }
+
+    pub fn values_of<'a>(&'a self, short: char, long: &'a str) -> impl Iterator<Item = &'a Arg> {
+        self.opts
+            .iter()
+            .filter(move |o| o.is(short, long))
+            .filter_map(Opt::value)
+    }
+}
+
+fn derived(parent: &Arg, text: &str) -> Arg {
+    Arg {
+        text: text.to_string(),
+        known: parent.known || !text.contains(crate::word::UNKNOWN),
+        home_based: text.starts_with('~'),
+        ..Arg::default()
+    }
+}
+
+/// Reads `args[start..]` by `spec`. Without `permute`, options end at the
+/// first operand and every later word is an operand (as for a command that
+/// runs another command).
+pub fn parse(args: &[Arg], start: usize, spec: &OptSpec) -> Parsed {
+    let mut p = Parsed {
+        first_operand: args.len(),
+        ..Parsed::default()
+    };
+    let mut i = start;
+    let mut options_done = false;
+    while i < args.len() {
+        let a = &args[i];
+        let t = a.text.as_str();
+        if options_done || t == "-" || !t.starts_with('-') {
+            if p.first_operand == args.len() {
+                p.first_operand = i;
+            }
+            p.operands.push(i);
+            if !spec.permute {
+                options_done = true;
+            }
+            i += 1;
+            continue;
+        }
+        if t == "--" {
+            options_done = true;
+            i += 1;
+            if p.first_operand == args.len() && i < args.len() {
+                p.first_operand = i;
+            }
+            continue;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            if let Some((name, value)) = long.split_once('=') {
+                p.opts
+                    .push(Opt::Long(name.to_string(), Some(derived(a, value))));
+            } else if spec.long_arg.contains(&long) {
+                let v = args.get(i + 1).cloned();
+                p.opts.push(Opt::Long(long.to_string(), v));
+                i += 1;
+            } else {
+                p.opts.push(Opt::Long(long.to_string(), None));
+            }
+            i += 1;
+            continue;
+        }
+        // A cluster of short options: `-abc`, `-oFILE`, `-o FILE`.
+        let cluster = &t[1..];
+        for (pos, c) in cluster.char_indices() {
+            if spec.short_arg.contains(c) {
+                let rest = &cluster[pos + c.len_utf8()..];
+                if rest.is_empty() {
+                    let v = args.get(i + 1).cloned();
+                    p.opts.push(Opt::Short(c, v));
+                    i += 1;
+                } else {
+                    p.opts.push(Opt::Short(c, Some(derived(a, rest))));
+                }
+                break;
+            }
+            p.opts.push(Opt::Short(c, None));
+        }
+        i += 1;
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<Arg> {
+        s.split_whitespace().map(Arg::literal).collect()
+    }
+
+    #[test]
+    fn clusters_values_and_terminator() {
+        let a = args("tar -xzf x.tgz -C /etc -- -weird");
+        let p = parse(
+            &a,
+            1,
+            &OptSpec {
+                short_arg: "fC",
+                long_arg: &["file"],
+                permute: true,
+            },
+        );
+        assert!(p.has('x', "extract"));
+        assert_eq!(p.value_of('f', "file").unwrap().text, "x.tgz");
+        assert_eq!(p.value_of('C', "directory").unwrap().text, "/etc");
+        assert_eq!(p.operands, vec![6]);
+    }
+
+    #[test]
+    fn without_permute_first_operand_ends_options() {
+        let a = args("timeout -s KILL 10 rm -rf /");
+        let p = parse(
+            &a,
+            1,
+            &OptSpec {
+                short_arg: "sk",
+                ..OptSpec::default()
+            },
+        );
+        assert_eq!(p.first_operand, 3);
+        assert_eq!(p.operands, vec![3, 4, 5, 6]);
+    }
+}

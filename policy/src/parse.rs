@@ -1,0 +1,122 @@
+//! The shell parser underneath, and the bounds that keep it from being a way
+//! to crash or stall the classifier.
+//!
+//! Parser choice: `brush-parser` (the parser of the brush shell). It is
+//! maintained, pure Rust, bash-compatible, and gives a typed AST with every
+//! position a program can run in: pipelines, lists, subshells, groups,
+//! functions, `if`/`for`/`while`/`case`, here-documents, process
+//! substitution, `[[ ]]`, and a word parser that splits `$(…)`, backticks,
+//! parameter expansions, tildes and ANSI-C quoting. The alternatives:
+//! `conch-parser` is unmaintained since 2019 and misses bash syntax;
+//! `yash-syntax` is POSIX-only and async (it needs an executor to parse a
+//! string); `tree-sitter-bash` is error-tolerant by design (a line that does
+//! not parse still yields a tree, which is the wrong default for a security
+//! check) and needs a C toolchain.
+//!
+//! The parser is recursive descent, so a line nested thousands of levels deep
+//! could exhaust the stack. [`nesting_bound`] counts, cheaply and
+//! conservatively, how deep a line can possibly nest; shallow lines (nearly
+//! all) are parsed on the caller's thread, deeper ones on a thread whose stack
+//! is sized for the bound, and lines beyond [`MAX_NESTING_BOUND`] are not
+//! parsed at all.
+
+use brush_parser::ast::Program;
+
+/// Lines longer than this are not parsed: red, "too long to judge".
+pub const MAX_LINE_BYTES: usize = 4 << 20;
+/// A line that could nest deeper than this is not parsed: red.
+pub const MAX_NESTING_BOUND: usize = 20_000;
+/// Up to this bound the caller's stack is enough.
+pub const INLINE_NESTING_BOUND: usize = 48;
+/// Stack per level of possible nesting for the parser and the walker, with
+/// a wide margin over what was measured.
+const STACK_PER_LEVEL: usize = 24 << 10;
+
+pub enum ParseOutcome {
+    Program(Program),
+    Error(String),
+}
+
+pub fn parse(src: &str) -> ParseOutcome {
+    let opts = crate::word::parser_options();
+    let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &opts);
+    match parser.parse_program() {
+        Ok(p) => ParseOutcome::Program(p),
+        Err(e) => ParseOutcome::Error(e.to_string()),
+    }
+}
+
+/// An upper bound on how deeply `src` can nest: every construct that opens a
+/// level (`(`, `{`, `[`, a backtick, or a compound keyword) counted,
+/// whether or not it is quoted. Never below the real depth.
+pub fn nesting_bound(src: &str) -> usize {
+    let bytes = src.as_bytes();
+    let mut n = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'(' | b'{' | b'[' | b'`' => n += 1,
+            b'a'..=b'z' => {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_lowercase() {
+                    i += 1;
+                }
+                let w = &bytes[start..i];
+                let boundary_before = start == 0 || !bytes[start - 1].is_ascii_alphanumeric();
+                if boundary_before
+                    && matches!(
+                        w,
+                        b"if"
+                            | b"while"
+                            | b"until"
+                            | b"for"
+                            | b"case"
+                            | b"select"
+                            | b"function"
+                            | b"coproc"
+                            | b"do"
+                            | b"then"
+                            | b"else"
+                            | b"elif"
+                    )
+                {
+                    n += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    n
+}
+
+/// Runs `f` on a stack deep enough for a line of nesting bound `bound`.
+pub fn with_stack_for<R: Send>(bound: usize, f: impl FnOnce() -> R + Send) -> Option<R> {
+    if bound <= INLINE_NESTING_BOUND {
+        return Some(f());
+    }
+    let size = (8 << 20) + bound.saturating_mul(STACK_PER_LEVEL);
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("fence-policy-deep".into())
+            .stack_size(size)
+            .spawn_scoped(s, f)
+            .ok()
+            .and_then(|h| h.join().ok())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bound_is_never_below_real_nesting() {
+        assert!(nesting_bound("((((true))))") >= 4);
+        assert!(nesting_bound("echo $(echo $(echo $(id)))") >= 3);
+        assert!(nesting_bound("if a; then if b; then c; fi; fi") >= 2);
+        assert!(nesting_bound("ls") < 2);
+    }
+}

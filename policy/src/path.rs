@@ -1,0 +1,312 @@
+//! The path fence for lines: one place that resolves a path the way the
+//! kernel would and says where it lands relative to the worktree.
+//!
+//! Resolution is lexical for `.` and `..` *after* each symlink has been
+//! replaced by its target, read from the filesystem through [`FsView`], so a
+//! symlink inside the worktree that points outside is judged by where it
+//! points. Components that do not exist are taken literally (a file about to
+//! be created).
+
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Component, Path, PathBuf};
+
+/// How many symlinks one resolution may follow, as the kernel's `MAXSYMLINKS`.
+const MAX_SYMLINK_HOPS: usize = 40;
+
+/// The policy crate's only window on the filesystem: reading symlinks.
+/// Tests pass a fake; the CLI passes [`RealFs`].
+pub trait FsView: Send + Sync {
+    /// The target of the symlink at `path`, or an error when `path` is not a
+    /// symlink (or does not exist).
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf>;
+}
+
+/// The real filesystem.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RealFs;
+
+impl FsView for RealFs {
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        std::fs::read_link(path)
+    }
+}
+
+/// A filesystem with no symlinks at all: resolution is purely lexical.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LexicalFs;
+
+impl FsView for LexicalFs {
+    fn read_link(&self, _path: &Path) -> io::Result<PathBuf> {
+        Err(io::Error::from(io::ErrorKind::InvalidInput))
+    }
+}
+
+/// Resolves `path` against `cwd` through symlinks. With `follow_final` false
+/// the last component is not followed (as `rm`, `lstat` and `unlink` treat it).
+pub fn resolve(fs: &dyn FsView, cwd: &Path, path: &Path, follow_final: bool) -> PathBuf {
+    // Pending components, last component at the end; popped from the back.
+    let mut pending: Vec<OsString> = Vec::new();
+    push_components(&mut pending, path);
+    let mut current = if path.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        cwd.to_path_buf()
+    };
+    let trailing_slash = path.as_os_str().as_bytes().ends_with(b"/");
+    let mut hops = 0;
+    while let Some(name) = pending.pop() {
+        match name.as_bytes() {
+            b"" | b"." => continue,
+            b".." => {
+                current.pop();
+                continue;
+            }
+            _ => {}
+        }
+        let candidate = current.join(&name);
+        let is_final = pending.is_empty();
+        let follow = !is_final || follow_final || trailing_slash;
+        if follow && hops < MAX_SYMLINK_HOPS {
+            if let Ok(target) = fs.read_link(&candidate) {
+                hops += 1;
+                if target.is_absolute() {
+                    current = PathBuf::from("/");
+                }
+                push_components(&mut pending, &target);
+                continue;
+            }
+        }
+        current = candidate;
+    }
+    current
+}
+
+/// Pushes the components of `path` onto `pending` so that popping yields them
+/// in order.
+fn push_components(pending: &mut Vec<OsString>, path: &Path) {
+    let start = pending.len();
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) => {}
+            Component::CurDir => {}
+            Component::ParentDir => pending.push(OsString::from("..")),
+            Component::Normal(n) => pending.push(n.to_os_string()),
+        }
+    }
+    pending[start..].reverse();
+}
+
+/// Lexical normalisation (no filesystem): removes `.` and applies `..`.
+pub fn normalize(cwd: &Path, path: &Path) -> PathBuf {
+    resolve(&LexicalFs, cwd, path, false)
+}
+
+/// True when `path` is `root` or lies beneath it, component-wise.
+pub fn is_within(path: &Path, root: &Path) -> bool {
+    path.starts_with(root)
+}
+
+/// System roots: a write there is refused outright (rule `sys.root-write`).
+pub fn is_system_root(path: &Path) -> bool {
+    let mut comps = path.components();
+    if comps.next() != Some(Component::RootDir) {
+        return false;
+    }
+    match comps.next() {
+        Some(Component::Normal(first)) => {
+            let f = first.as_bytes();
+            matches!(
+                f,
+                b"etc" | b"usr" | b"bin" | b"sbin" | b"boot" | b"sys" | b"proc"
+            ) || f.starts_with(b"lib")
+        }
+        _ => false,
+    }
+}
+
+/// Block devices and raw memory: writing there destroys a disk or the kernel.
+pub fn is_block_device(path: &Path) -> bool {
+    let Ok(rest) = path.strip_prefix("/dev") else {
+        return false;
+    };
+    let s = rest.as_os_str().as_bytes();
+    const PREFIXES: &[&[u8]] = &[
+        b"sd", b"hd", b"vd", b"xvd", b"nvme", b"mmcblk", b"dm-", b"md", b"loop", b"mapper/",
+        b"disk/", b"sr", b"nbd",
+    ];
+    matches!(s, b"mem" | b"kmem" | b"port") || PREFIXES.iter().any(|p| s.starts_with(p))
+}
+
+/// Paths outside the worktree that every command touches and that the line
+/// context does not count as leaving it (SPEC §2, "Exceptions").
+pub fn is_exception(path: &Path, extra: &[PathBuf]) -> bool {
+    const DIRS: &[&str] = &["/bin", "/sbin", "/usr/bin", "/usr/sbin"];
+    const FILES: &[&str] = &[
+        "/dev/null",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/stdin",
+        "/dev/zero",
+        "/dev/random",
+        "/dev/urandom",
+        "/dev/tty",
+    ];
+    DIRS.iter().any(|d| path.starts_with(d))
+        || FILES.iter().any(|f| path == Path::new(f))
+        || extra.iter().any(|e| path.starts_with(e))
+}
+
+/// Devices that are harmless to write to: not files, not disks.
+pub fn is_harmless_device(path: &Path) -> bool {
+    [
+        "/dev/null",
+        "/dev/stdout",
+        "/dev/stderr",
+        "/dev/tty",
+        "/dev/zero",
+        "/dev/full",
+    ]
+    .iter()
+    .any(|f| path == Path::new(f))
+        || path.starts_with("/dev/fd")
+        || path.starts_with("/proc/self/fd")
+}
+
+/// Paths inside the worktree whose contents run code later, outside the
+/// sandbox (SPEC §2, "protected paths"). `rel` is relative to the worktree.
+pub fn is_protected(rel: &Path) -> bool {
+    let s = rel.as_os_str().as_bytes();
+    let first = rel.components().next();
+    let first = match first {
+        Some(Component::Normal(n)) => n.as_bytes(),
+        _ => return false,
+    };
+    if rel.starts_with(".git/hooks") || rel == Path::new(".git/config") || rel == Path::new(".git")
+    {
+        return true;
+    }
+    if matches!(
+        first,
+        b".gitmodules" | b".envrc" | b".mcp.json" | b".vscode" | b".idea"
+    ) {
+        return true;
+    }
+    if rel.starts_with(".claude") {
+        if let Some(name) = rel.file_name() {
+            let n = name.as_bytes();
+            return n.starts_with(b"settings") && n.ends_with(b".json")
+                || s == b".claude"
+                || n == b"hooks";
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct FakeFs(HashMap<PathBuf, PathBuf>);
+    impl FsView for FakeFs {
+        fn read_link(&self, p: &Path) -> io::Result<PathBuf> {
+            self.0
+                .get(p)
+                .cloned()
+                .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))
+        }
+    }
+
+    #[test]
+    fn dotdot_is_applied_after_symlinks() {
+        let fs = FakeFs(HashMap::from([(
+            PathBuf::from("/wt/link"),
+            PathBuf::from("/etc/ssl"),
+        )]));
+        let r = resolve(&fs, Path::new("/wt"), Path::new("link/../passwd"), true);
+        assert_eq!(r, PathBuf::from("/etc/passwd"));
+    }
+
+    #[test]
+    fn relative_symlink_targets_resolve_from_their_directory() {
+        let fs = FakeFs(HashMap::from([(
+            PathBuf::from("/wt/a/up"),
+            PathBuf::from("../../etc"),
+        )]));
+        let r = resolve(&fs, Path::new("/wt"), Path::new("a/up/hosts"), true);
+        assert_eq!(r, PathBuf::from("/etc/hosts"));
+    }
+
+    #[test]
+    fn final_symlink_is_not_followed_for_unlink() {
+        let fs = FakeFs(HashMap::from([(
+            PathBuf::from("/wt/l"),
+            PathBuf::from("/"),
+        )]));
+        assert_eq!(
+            resolve(&fs, Path::new("/wt"), Path::new("l"), false),
+            PathBuf::from("/wt/l")
+        );
+        assert_eq!(
+            resolve(&fs, Path::new("/wt"), Path::new("l/"), false),
+            PathBuf::from("/")
+        );
+    }
+
+    #[test]
+    fn symlink_loops_end() {
+        let fs = FakeFs(HashMap::from([
+            (PathBuf::from("/wt/a"), PathBuf::from("b")),
+            (PathBuf::from("/wt/b"), PathBuf::from("a")),
+        ]));
+        let r = resolve(&fs, Path::new("/wt"), Path::new("a/x"), true);
+        assert!(r.starts_with("/wt"));
+    }
+
+    #[test]
+    fn dotdot_above_root_stays_at_root() {
+        assert_eq!(
+            normalize(Path::new("/wt"), Path::new("../../../..")),
+            PathBuf::from("/")
+        );
+    }
+
+    #[test]
+    fn system_roots_and_devices() {
+        assert!(is_system_root(Path::new("/etc/hosts")));
+        assert!(is_system_root(Path::new("/lib64/x")));
+        assert!(is_system_root(Path::new("/usr")));
+        assert!(!is_system_root(Path::new("/var/tmp")));
+        assert!(is_block_device(Path::new("/dev/sda1")));
+        assert!(is_block_device(Path::new("/dev/nvme0n1")));
+        assert!(is_block_device(Path::new("/dev/mem")));
+        assert!(!is_block_device(Path::new("/dev/null")));
+    }
+
+    #[test]
+    fn protected_paths() {
+        for p in [
+            ".git/hooks/pre-commit",
+            ".git/config",
+            ".gitmodules",
+            ".envrc",
+            ".vscode/settings.json",
+            ".idea/workspace.xml",
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".mcp.json",
+        ] {
+            assert!(is_protected(Path::new(p)), "{p}");
+        }
+        for p in [
+            "src/main.rs",
+            ".gitignore",
+            ".git/COMMIT_EDITMSG",
+            ".claude/notes.md",
+        ] {
+            assert!(!is_protected(Path::new(p)), "{p}");
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! From findings to a verdict: each part takes the strictest rule that
+//! applies to it in this context and mode, and the worst part wins the line.
+
+use serde::Serialize;
+
+use crate::Classifier;
+use crate::level::{Action, Context, Level, Mode};
+use crate::rules::{Origin, Rule, RuleId};
+use crate::walk::{Finding, Part, Walker};
+
+/// The verdict for one part of a line (one program position).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PartVerdict {
+    pub part: String,
+    pub level: Level,
+    pub absolute: bool,
+    pub action: Action,
+    pub rule: String,
+    pub reason: String,
+}
+
+/// The verdict for a line or an exec (SPEC §6).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub level: Level,
+    pub absolute: bool,
+    pub action: Action,
+    /// "Always" may be offered: yellow, and asked.
+    pub always_offered: bool,
+    pub rule: String,
+    /// The text of the part that decided.
+    pub part: String,
+    pub reason: String,
+    pub parts: Vec<PartVerdict>,
+}
+
+impl Verdict {
+    /// Exit status of `fence check`: 0 allow, 1 ask, 2 deny.
+    pub fn exit_code(&self) -> i32 {
+        match self.action {
+            Action::Allow => 0,
+            Action::Ask => 1,
+            Action::Deny => 2,
+        }
+    }
+}
+
+/// The action a rule takes in a mode.
+fn action_in(rule: &Rule, mode: Mode) -> Action {
+    if rule.absolute {
+        return Action::Deny;
+    }
+    match (mode, rule.action) {
+        // Auto-approve answers what would be asked; a rule set to deny stays
+        // denied, and absolute refusals never reach here.
+        (Mode::Auto, Action::Ask) => Action::Allow,
+        (_, a) => a,
+    }
+}
+
+/// Strictness order of part verdicts: action first, then level, then
+/// absoluteness.
+fn severity(p: &PartVerdict) -> (Action, Level, bool) {
+    (p.action, p.level, p.absolute)
+}
+
+fn judge(
+    cls: &Classifier,
+    ctx: Context,
+    mode: Mode,
+    rule_index: usize,
+    reason: &str,
+    part: &str,
+) -> PartVerdict {
+    let rule = &cls.table().rules[rule_index];
+    let mut action = action_in(rule, mode);
+    let mut level = rule.level;
+    if ctx == Context::Exec
+        && rule.origin == Origin::Builtin(RuleId::ExecRun)
+        && mode == Mode::AskAll
+    {
+        action = Action::Ask;
+        level = Level::Yellow;
+    }
+    PartVerdict {
+        part: part.to_string(),
+        level,
+        absolute: rule.absolute,
+        action,
+        rule: rule.id.clone(),
+        reason: reason.to_string(),
+    }
+}
+
+/// A custom prefix rule matches text as written, wherever it starts after a
+/// space, a separator or the start of the text (SPEC §2, "Custom rules").
+pub fn prefix_matches(text: &str, prefix: &str) -> bool {
+    if prefix.is_empty() {
+        return false;
+    }
+    text.match_indices(prefix).any(|(i, _)| {
+        i == 0
+            || text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| matches!(c, ' ' | '\t' | '\n' | ';' | '&' | '|' | '('))
+    })
+}
+
+fn part_verdict(cls: &Classifier, ctx: Context, part: &Part) -> PartVerdict {
+    let mode = cls.settings().mode;
+    let table = cls.table();
+    let mut candidates: Vec<PartVerdict> = part
+        .findings
+        .iter()
+        .filter(|f| table.rules[f.rule].contexts.contains(ctx))
+        .map(|f| judge(cls, ctx, mode, f.rule, &f.reason, &part.text))
+        .collect();
+    for (i, rule) in table.rules.iter().enumerate() {
+        if let Origin::Custom { prefix } = &rule.origin {
+            if rule.contexts.contains(ctx) && prefix_matches(&part.text, prefix) {
+                candidates.push(judge(
+                    cls,
+                    ctx,
+                    mode,
+                    i,
+                    &format!("matches the custom rule `{prefix}`: {}", rule.description),
+                    &part.text,
+                ));
+            }
+        }
+    }
+    let worst = candidates.into_iter().max_by(|a, b| {
+        // Strictest wins; among equals the first found.
+        severity(a)
+            .cmp(&severity(b))
+            .then(std::cmp::Ordering::Greater)
+    });
+    worst.unwrap_or_else(|| {
+        let (id, reason) = match ctx {
+            Context::Line => (RuleId::DefaultUnknown, "no rule recognises this command"),
+            Context::Exec => (RuleId::ExecRun, "no rule matches: runs inside the fence"),
+        };
+        judge(cls, ctx, mode, id as usize, reason, &part.text)
+    })
+}
+
+/// Turns a finished walk into the verdict for `line`.
+pub fn assemble(cls: &Classifier, ctx: Context, line: &str, mut w: Walker<'_>) -> Verdict {
+    // Credentials read anywhere in a line that reaches the network.
+    if let (Some(secret), Some(&first_net)) = (w.secret_read.clone(), w.network_parts.first()) {
+        w.parts[first_net].findings.push(Finding {
+            rule: RuleId::SecretExfiltrate as usize,
+            reason: format!("the line reads {secret} and reaches the network"),
+        });
+    }
+    let parts: Vec<PartVerdict> = w.parts.iter().map(|p| part_verdict(cls, ctx, p)).collect();
+    if parts.is_empty() {
+        let (id, reason) = match ctx {
+            Context::Line => (RuleId::DefaultEmpty, "an empty line: nothing to judge"),
+            Context::Exec => (RuleId::ExecRun, "nothing to judge"),
+        };
+        let p = judge(cls, ctx, cls.settings().mode, id as usize, reason, line);
+        return finish(vec![p]);
+    }
+    finish(parts)
+}
+
+fn finish(parts: Vec<PartVerdict>) -> Verdict {
+    let worst = parts
+        .iter()
+        .enumerate()
+        .max_by(|(ia, a), (ib, b)| severity(a).cmp(&severity(b)).then(ib.cmp(ia)))
+        .map(|(_, p)| p.clone())
+        .expect("finish is called with at least one part");
+    Verdict {
+        level: worst.level,
+        absolute: worst.absolute,
+        action: worst.action,
+        always_offered: worst.level == Level::Yellow && worst.action == Action::Ask,
+        rule: worst.rule,
+        part: worst.part,
+        reason: worst.reason,
+        parts,
+    }
+}
+
+/// A verdict of a single rule for the whole text.
+pub fn single(
+    cls: &Classifier,
+    ctx: Context,
+    text: &str,
+    id: RuleId,
+    reason: impl Into<String>,
+) -> Verdict {
+    let p = judge(
+        cls,
+        ctx,
+        cls.settings().mode,
+        id as usize,
+        &reason.into(),
+        text,
+    );
+    finish(vec![p])
+}
+
+/// Adds a whole-line finding to a verdict and recomputes the worst part.
+pub fn raise(cls: &Classifier, v: &mut Verdict, ctx: Context, id: RuleId, reason: &str) {
+    let p = judge(
+        cls,
+        ctx,
+        cls.settings().mode,
+        id as usize,
+        reason,
+        &v.part.clone(),
+    );
+    let mut parts = std::mem::take(&mut v.parts);
+    parts.push(p);
+    *v = finish(parts);
+}

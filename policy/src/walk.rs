@@ -1,0 +1,743 @@
+//! The walker: visits every position of a parsed line where a program can
+//! run and hands each simple command to the command analysis.
+//!
+//! Positions: `&&`/`||`/`;`/`&` lists, pipelines, subshells, `{ }` groups,
+//! `if`/`for`/`while`/`until`/`case`/`select`, functions, coprocesses,
+//! `[[ ]]`, `$(…)` and backticks (anywhere in a word, including parameter
+//! defaults and arithmetic), process substitution, here-documents and
+//! here-strings, redirections, assignments, and the strings that wrappers
+//! run (`sh -c`, `su -c`, `watch`, `trap`, `find -exec`, `xargs`, …), which
+//! the command analysis parses again through [`Walker::walk_nested`].
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use brush_parser::ast;
+
+use crate::level::Context;
+use crate::parse::{self, ParseOutcome};
+use crate::rules::RuleId;
+use crate::word::{self, Arg, Noticed, Scope};
+use crate::{Classifier, Settings};
+
+/// How many lines may nest inside one another (`sh -c` in `$(…)` in …) and
+/// how deep compound commands may nest before the walker stops descending.
+pub const MAX_DEPTH: usize = 64;
+/// How many simple commands one line may hold before it is too complex.
+const MAX_COMMANDS: usize = 20_000;
+
+/// One reason a rule applies to a part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Index into the rule table.
+    pub rule: usize,
+    pub reason: String,
+}
+
+/// One program position and what the analysis found there.
+#[derive(Debug, Clone)]
+pub struct Part {
+    pub text: String,
+    pub findings: Vec<Finding>,
+}
+
+/// What the shell will know while the line runs, as far as the line tells.
+#[derive(Debug, Clone)]
+pub struct State {
+    /// `None` once a `cd` went somewhere that cannot be worked out.
+    pub cwd: Option<PathBuf>,
+    /// Variables assigned in the line: `None` when the value is not known.
+    pub vars: HashMap<String, Option<String>>,
+    /// The current git branch: `None` when it cannot be known.
+    pub branch: Option<String>,
+    /// A virtualenv is active (from the environment or `source …/bin/activate`).
+    pub venv: bool,
+    /// `pushd` stack.
+    pub dir_stack: Vec<Option<PathBuf>>,
+}
+
+/// How a simple command is connected to what is around it.
+#[derive(Debug, Clone, Default)]
+pub struct CmdIo {
+    /// stdin comes from a pipe (`… | cmd`).
+    pub stdin_pipe: bool,
+    /// The body of a here-document on stdin.
+    pub heredoc: Option<String>,
+    /// The word of a here-string on stdin.
+    pub herestring: Option<Arg>,
+}
+
+pub struct Walker<'a> {
+    pub cls: &'a Classifier,
+    pub req: &'a Settings,
+    pub ctx: Context,
+    pub state: State,
+    pub parts: Vec<Part>,
+    /// Findings of the simple command being judged.
+    pub cur: Vec<Finding>,
+    /// The command being judged writes (for plan mode).
+    pub cur_writes: bool,
+    /// The command being judged talks to the network.
+    pub cur_network: bool,
+    /// The command being judged is a test runner or type checker.
+    pub cur_test_runner: bool,
+    depth: usize,
+    commands: usize,
+    /// Functions defined in the line.
+    pub functions: HashSet<String>,
+    /// What the line reads that is a credential, for `secret.exfiltrate`.
+    pub secret_read: Option<String>,
+    /// Parts that run a network program.
+    pub network_parts: Vec<usize>,
+}
+
+impl Scope for Walker<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        match self.state.vars.get(name) {
+            Some(v) => v.clone(),
+            None => self.req.env.get(name).cloned(),
+        }
+    }
+    fn home(&self) -> Option<String> {
+        match self.state.vars.get("HOME") {
+            Some(v) => v.clone(),
+            None => self.cls.home.as_ref().map(|h| h.display().to_string()),
+        }
+    }
+    fn cwd(&self) -> Option<String> {
+        self.state.cwd.as_ref().map(|c| c.display().to_string())
+    }
+}
+
+/// Variables that change which program runs or how a shell behaves: setting
+/// one is never harmless.
+fn is_control_variable(name: &str) -> bool {
+    matches!(
+        name,
+        "PATH"
+            | "IFS"
+            | "ENV"
+            | "BASH_ENV"
+            | "PROMPT_COMMAND"
+            | "PS4"
+            | "SHELLOPTS"
+            | "BASHOPTS"
+            | "CDPATH"
+            | "HOME"
+            | "EDITOR"
+            | "VISUAL"
+            | "PAGER"
+            | "SHELL"
+    ) || name.starts_with("LD_")
+        || name.starts_with("GIT_")
+        || name.starts_with("BASH_FUNC_")
+        || name.ends_with("_OPTIONS")
+        || name == "PYTHONSTARTUP"
+        || name == "PERL5OPT"
+        || name == "RUBYOPT"
+}
+
+impl<'a> Walker<'a> {
+    /// A walker starting in `cwd`; `branch` overrides the session's current
+    /// branch (the exec context reads it per exec).
+    pub fn new(
+        cls: &'a Classifier,
+        req: &'a Settings,
+        ctx: Context,
+        cwd: Option<PathBuf>,
+        branch: Option<Option<String>>,
+    ) -> Self {
+        let venv = ["VIRTUAL_ENV", "CONDA_PREFIX"]
+            .iter()
+            .any(|v| req.env.get(*v).is_some_and(|s| !s.is_empty()));
+        Walker {
+            cls,
+            req,
+            ctx,
+            state: State {
+                cwd,
+                vars: HashMap::new(),
+                branch: branch.unwrap_or_else(|| req.current_branch.clone()),
+                venv,
+                dir_stack: Vec::new(),
+            },
+            parts: Vec::new(),
+            cur: Vec::new(),
+            cur_writes: false,
+            cur_network: false,
+            cur_test_runner: false,
+            depth: 0,
+            commands: 0,
+            functions: HashSet::new(),
+            secret_read: None,
+            network_parts: Vec::new(),
+        }
+    }
+
+    /// Records that rule `id` applies to the command being judged.
+    pub fn find(&mut self, id: RuleId, reason: impl Into<String>) {
+        let f = Finding {
+            rule: id as usize,
+            reason: reason.into(),
+        };
+        if !self.cur.contains(&f) {
+            self.cur.push(f);
+        }
+    }
+
+    /// Adds a part that stands for the whole (sub)line, for findings that
+    /// belong to no single command (a parse error, too much nesting).
+    pub fn line_part(&mut self, text: &str, id: RuleId, reason: impl Into<String>) {
+        self.parts.push(Part {
+            text: text.to_string(),
+            findings: vec![Finding {
+                rule: id as usize,
+                reason: reason.into(),
+            }],
+        });
+    }
+
+    /// Closes the command being judged as a part named `text`.
+    pub fn push_part(&mut self, text: String) {
+        let findings = std::mem::take(&mut self.cur);
+        let network = std::mem::take(&mut self.cur_network);
+        let writes = std::mem::take(&mut self.cur_writes);
+        let test_runner = std::mem::take(&mut self.cur_test_runner);
+        let mut part = Part { text, findings };
+        if network {
+            self.network_parts.push(self.parts.len());
+        }
+        if self.req.mode == crate::Mode::Plan && self.ctx == Context::Line {
+            if writes {
+                part.findings.push(Finding {
+                    rule: RuleId::PlanWrite as usize,
+                    reason: "plan mode: this command writes".into(),
+                });
+            } else if test_runner {
+                part.findings.push(Finding {
+                    rule: RuleId::PlanTestRunner as usize,
+                    reason: "plan mode: test runners and type checkers run".into(),
+                });
+            }
+        }
+        self.parts.push(part);
+    }
+
+    /// Parses `src` and walks it as a line of its own (the string of `sh -c`,
+    /// a command substitution, a here-document fed to a shell). The command
+    /// being judged is set aside meanwhile. Returns whether the nested line
+    /// runs a network program.
+    pub fn walk_nested(&mut self, src: &str) -> bool {
+        let cur = std::mem::take(&mut self.cur);
+        let flags = (
+            std::mem::take(&mut self.cur_writes),
+            std::mem::take(&mut self.cur_network),
+            std::mem::take(&mut self.cur_test_runner),
+        );
+        let before = self.network_parts.len();
+        self.walk_source(src);
+        let network = self.network_parts.len() > before;
+        self.cur = cur;
+        (self.cur_writes, self.cur_network, self.cur_test_runner) = flags;
+        network
+    }
+
+    /// Parses and walks one line (or nested line) of source.
+    pub fn walk_source(&mut self, src: &str) {
+        if self.depth >= MAX_DEPTH {
+            self.line_part(src, RuleId::TooComplex, "nested too deeply to judge");
+            return;
+        }
+        if src.trim().is_empty() {
+            return;
+        }
+        self.depth += 1;
+        match parse::parse(src) {
+            ParseOutcome::Error(e) => {
+                self.line_part(src, RuleId::ParseError, format!("cannot parse: {e}"))
+            }
+            ParseOutcome::Program(p) => {
+                for list in &p.complete_commands {
+                    self.walk_list(list);
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+
+    fn walk_list(&mut self, list: &ast::CompoundList) {
+        for ast::CompoundListItem(and_or, _sep) in &list.0 {
+            self.walk_pipeline(&and_or.first);
+            for next in &and_or.additional {
+                match next {
+                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.walk_pipeline(p),
+                }
+            }
+        }
+    }
+
+    fn walk_pipeline(&mut self, p: &ast::Pipeline) {
+        // Each element of a multi-command pipeline runs in a subshell: a `cd`
+        // there changes nothing after it.
+        let saved = (p.seq.len() > 1).then(|| self.state.clone());
+        for (i, cmd) in p.seq.iter().enumerate() {
+            let io = CmdIo {
+                stdin_pipe: i > 0,
+                ..CmdIo::default()
+            };
+            self.walk_command(cmd, &io);
+        }
+        if let Some(s) = saved {
+            self.state = s;
+        }
+    }
+
+    fn enter(&mut self, what: &dyn std::fmt::Display) -> bool {
+        self.commands += 1;
+        if self.depth >= MAX_DEPTH || self.commands > MAX_COMMANDS {
+            self.line_part(
+                &what.to_string(),
+                RuleId::TooComplex,
+                "too many or too deeply nested commands to judge",
+            );
+            return false;
+        }
+        self.depth += 1;
+        true
+    }
+
+    fn walk_command(&mut self, cmd: &ast::Command, io: &CmdIo) {
+        if !self.enter(cmd) {
+            return;
+        }
+        match cmd {
+            ast::Command::Simple(sc) => self.walk_simple(sc, io),
+            ast::Command::Compound(c, redirects) => {
+                self.walk_compound(c, io);
+                if let Some(r) = redirects {
+                    self.judge_redirect_list(&r.0);
+                    self.push_part(format!("{c}{r}"));
+                }
+            }
+            ast::Command::Function(f) => self.walk_function(f),
+            ast::Command::ExtendedTest(t, redirects) => {
+                let mut noticed = Noticed::default();
+                self.eval_test(&t.expr, &mut noticed);
+                self.walk_noticed(noticed);
+                if let Some(r) = redirects {
+                    self.judge_redirect_list(&r.0);
+                    self.push_part(format!("[[ {} ]]{r}", t.expr));
+                }
+            }
+        }
+        self.depth -= 1;
+    }
+
+    fn eval_test(&mut self, e: &ast::ExtendedTestExpr, noticed: &mut Noticed) {
+        match e {
+            ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
+                self.eval_test(a, noticed);
+                self.eval_test(b, noticed);
+            }
+            ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
+                self.eval_test(a, noticed)
+            }
+            ast::ExtendedTestExpr::UnaryTest(_, w) => {
+                let a = word::eval_word(&w.value, self, noticed);
+                self.note_secret_in(&a);
+            }
+            ast::ExtendedTestExpr::BinaryTest(_, l, r) => {
+                for w in [l, r] {
+                    let a = word::eval_word(&w.value, self, noticed);
+                    self.note_secret_in(&a);
+                }
+            }
+        }
+    }
+
+    fn walk_compound(&mut self, c: &ast::CompoundCommand, io: &CmdIo) {
+        match c {
+            ast::CompoundCommand::BraceGroup(g) => self.walk_list(&g.list),
+            ast::CompoundCommand::Subshell(s) => {
+                let saved = self.state.clone();
+                self.walk_list(&s.list);
+                self.state = saved;
+            }
+            ast::CompoundCommand::ForClause(f) => {
+                let mut noticed = Noticed::default();
+                if let Some(values) = &f.values {
+                    for w in values {
+                        let a = word::eval_word(&w.value, self, &mut noticed);
+                        self.note_secret_in(&a);
+                    }
+                }
+                self.walk_noticed(noticed);
+                self.state.vars.insert(f.variable_name.clone(), None);
+                self.walk_list(&f.body.list);
+            }
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                let mut noticed = Noticed::default();
+                for e in [&f.initializer, &f.condition, &f.updater]
+                    .into_iter()
+                    .flatten()
+                {
+                    word::scan_substitutions(&e.value, &mut noticed);
+                }
+                self.walk_noticed(noticed);
+                self.walk_list(&f.body.list);
+            }
+            ast::CompoundCommand::CaseClause(c) => {
+                let mut noticed = Noticed::default();
+                let a = word::eval_word(&c.value.value, self, &mut noticed);
+                self.note_secret_in(&a);
+                for item in &c.cases {
+                    for p in &item.patterns {
+                        word::eval_word(&p.value, self, &mut noticed);
+                    }
+                }
+                self.walk_noticed(noticed);
+                for item in &c.cases {
+                    if let Some(list) = &item.cmd {
+                        self.walk_list(list);
+                    }
+                }
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                self.walk_list(&i.condition);
+                self.walk_list(&i.then);
+                for e in i.elses.iter().flatten() {
+                    if let Some(c) = &e.condition {
+                        self.walk_list(c);
+                    }
+                    self.walk_list(&e.body);
+                }
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                self.walk_list(&w.0);
+                self.walk_list(&w.1.list);
+            }
+            ast::CompoundCommand::Coprocess(c) => self.walk_command(&c.body, io),
+            ast::CompoundCommand::Arithmetic(a) => {
+                let mut noticed = Noticed::default();
+                word::scan_substitutions(&a.expr.value, &mut noticed);
+                self.walk_noticed(noticed);
+            }
+        }
+    }
+
+    fn walk_function(&mut self, f: &ast::FunctionDefinition) {
+        let name = f.fname.value.clone();
+        if calls_itself_in_background(&name, &f.body.0) {
+            self.find(
+                RuleId::ForkBomb,
+                format!("function `{name}` calls itself in a background pipeline"),
+            );
+            self.push_part(f.to_string());
+        }
+        self.functions.insert(name);
+        // The body runs later, from wherever it is called: judge it with what
+        // is known now, and let nothing it does leak into the state.
+        let saved = self.state.clone();
+        self.walk_compound(&f.body.0, &CmdIo::default());
+        if let Some(r) = &f.body.1 {
+            self.judge_redirect_list(&r.0);
+            self.push_part(f.to_string());
+        }
+        self.state = saved;
+    }
+
+    /// Walks the command substitutions found while evaluating words; returns
+    /// whether any of them runs a network program.
+    pub fn walk_noticed(&mut self, noticed: Noticed) -> bool {
+        let mut network = false;
+        for v in &noticed.variables {
+            if is_secret_variable(v) && self.secret_read.is_none() {
+                self.secret_read = Some(format!("${v}"));
+            }
+        }
+        for s in &noticed.substitutions {
+            network |= self.walk_nested(s);
+        }
+        network
+    }
+
+    fn walk_simple(&mut self, sc: &ast::SimpleCommand, io: &CmdIo) {
+        let mut noticed = Noticed::default();
+        let mut args: Vec<Arg> = Vec::new();
+        let mut assignments: Vec<(String, Arg)> = Vec::new();
+        let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
+        let mut procsub_network: Vec<bool> = Vec::new();
+
+        let items = sc
+            .prefix
+            .iter()
+            .flat_map(|p| p.0.iter())
+            .map(Item::Other)
+            .chain(sc.word_or_name.iter().map(Item::Word))
+            .chain(sc.suffix.iter().flat_map(|s| s.0.iter()).map(Item::Other));
+        for item in items {
+            match item {
+                Item::Word(w) | Item::Other(ast::CommandPrefixOrSuffixItem::Word(w)) => {
+                    self.push_word(&w.value, &mut args, &mut noticed);
+                }
+                Item::Other(ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w)) => {
+                    if args.is_empty() {
+                        let value = match &a.value {
+                            ast::AssignmentValue::Scalar(v) => {
+                                word::eval_word(&v.value, self, &mut noticed)
+                            }
+                            ast::AssignmentValue::Array(items) => {
+                                for (_, v) in items {
+                                    word::eval_word(&v.value, self, &mut noticed);
+                                }
+                                Arg::unknown()
+                            }
+                        };
+                        let name = match &a.name {
+                            ast::AssignmentName::VariableName(n) => n.clone(),
+                            ast::AssignmentName::ArrayElementName(n, _) => n.clone(),
+                        };
+                        assignments.push((name, value));
+                    } else {
+                        // `export X=…`, `declare X=…`: an argument like any other.
+                        self.push_word(&w.value, &mut args, &mut noticed);
+                    }
+                }
+                Item::Other(ast::CommandPrefixOrSuffixItem::IoRedirect(r)) => redirects.push(r),
+                Item::Other(ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub)) => {
+                    let network = self.walk_nested_list(&sub.list);
+                    procsub_network.push(network);
+                    args.push(Arg {
+                        text: "/dev/fd/63".into(),
+                        known: true,
+                        procsub: true,
+                        ..Arg::default()
+                    });
+                }
+            }
+        }
+        for a in &args {
+            self.note_secret_in(a);
+        }
+        let subs_network = self.walk_noticed(noticed);
+
+        // Here-documents and here-strings feed stdin; other redirections are
+        // judged as reads and writes.
+        let mut io = io.clone();
+        self.judge_redirect_list_into(&redirects, &mut io);
+
+        if args.is_empty() {
+            for (name, value) in &assignments {
+                if is_control_variable(name) {
+                    self.find(
+                        RuleId::DefaultUnknown,
+                        format!("sets {name}, which changes how programs are found or run"),
+                    );
+                }
+                if is_secret_variable(name) && self.secret_read.is_none() {
+                    self.secret_read = Some(format!("${name}"));
+                }
+                self.state
+                    .vars
+                    .insert(name.clone(), value.known.then(|| value.text.clone()));
+            }
+            if !self.cur.is_empty() {
+                self.push_part(sc.to_string());
+            }
+            return;
+        }
+        for (name, _) in &assignments {
+            if is_control_variable(name) {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!(
+                        "sets {name} for the command, which changes how programs are found or run"
+                    ),
+                );
+            }
+        }
+        let ctx = crate::command::Invocation {
+            io: &io,
+            procsub_network: procsub_network.iter().any(|n| *n),
+            subs_network,
+        };
+        self.judge_argv(&args, &ctx, 0);
+        self.push_part(sc.to_string());
+    }
+
+    fn push_word(&mut self, raw: &str, args: &mut Vec<Arg>, noticed: &mut Noticed) {
+        let a = word::eval_word(raw, self, noticed);
+        if a.brace {
+            if let Some(words) = word::expand_braces(raw, self, noticed) {
+                if args.is_empty() {
+                    // A command word built by brace expansion is not identifiable.
+                    args.push(a);
+                    args.extend(words.into_iter().skip(1));
+                } else {
+                    args.extend(words);
+                }
+                return;
+            }
+        }
+        args.push(a);
+    }
+
+    /// Walks the list of a process substitution as a nested line of its own.
+    fn walk_nested_list(&mut self, list: &ast::CompoundList) -> bool {
+        let cur = std::mem::take(&mut self.cur);
+        let flags = (
+            std::mem::take(&mut self.cur_writes),
+            std::mem::take(&mut self.cur_network),
+            std::mem::take(&mut self.cur_test_runner),
+        );
+        let before = self.network_parts.len();
+        let saved = self.state.clone();
+        self.walk_list(list);
+        self.state = saved;
+        let network = self.network_parts.len() > before;
+        self.cur = cur;
+        (self.cur_writes, self.cur_network, self.cur_test_runner) = flags;
+        network
+    }
+
+    fn judge_redirect_list(&mut self, redirects: &[ast::IoRedirect]) {
+        let refs: Vec<&ast::IoRedirect> = redirects.iter().collect();
+        let mut io = CmdIo::default();
+        self.judge_redirect_list_into(&refs, &mut io);
+    }
+
+    fn judge_redirect_list_into(&mut self, redirects: &[&ast::IoRedirect], io: &mut CmdIo) {
+        for r in redirects {
+            let mut noticed = Noticed::default();
+            match r {
+                ast::IoRedirect::File(_, kind, target) => match target {
+                    ast::IoFileRedirectTarget::Filename(w) => {
+                        let a = word::eval_word(&w.value, self, &mut noticed);
+                        self.walk_noticed(noticed);
+                        self.note_secret_in(&a);
+                        match kind {
+                            ast::IoFileRedirectKind::Read => self.check_read_path(&a),
+                            _ => self.check_write_target(&a, true, "redirection"),
+                        }
+                    }
+                    ast::IoFileRedirectTarget::Duplicate(w) => {
+                        let a = word::eval_word(&w.value, self, &mut noticed);
+                        self.walk_noticed(noticed);
+                        // `>& file` (not a descriptor number or `-`) writes a file.
+                        let is_fd = a.value().is_some_and(|v| {
+                            v == "-" || v.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
+                        });
+                        if !is_fd {
+                            self.check_write_target(&a, true, "redirection");
+                        }
+                    }
+                    ast::IoFileRedirectTarget::Fd(_) => {}
+                    ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
+                        self.walk_nested_list(&sub.list);
+                    }
+                },
+                ast::IoRedirect::OutputAndError(w, _) => {
+                    let a = word::eval_word(&w.value, self, &mut noticed);
+                    self.walk_noticed(noticed);
+                    self.check_write_target(&a, true, "redirection");
+                }
+                ast::IoRedirect::HereDocument(_, doc) => {
+                    if doc.requires_expansion {
+                        let opts = word::parser_options();
+                        if let Ok(pieces) = brush_parser::word::parse_heredoc(&doc.doc.value, &opts)
+                        {
+                            let mut a = Arg::default();
+                            word::eval_heredoc(&doc.doc.value, &pieces, self, &mut noticed, &mut a);
+                        } else {
+                            word::scan_substitutions(&doc.doc.value, &mut noticed);
+                        }
+                        self.walk_noticed(noticed);
+                    }
+                    io.heredoc = Some(doc.doc.value.clone());
+                }
+                ast::IoRedirect::HereString(_, w) => {
+                    let a = word::eval_word(&w.value, self, &mut noticed);
+                    self.walk_noticed(noticed);
+                    self.note_secret_in(&a);
+                    io.herestring = Some(a);
+                }
+            }
+        }
+    }
+}
+
+enum Item<'x> {
+    Word(&'x ast::Word),
+    Other(&'x ast::CommandPrefixOrSuffixItem),
+}
+
+/// Variables whose value is a credential (SPEC §2: names containing TOKEN,
+/// SECRET or PASSWORD, or ending in KEY).
+pub fn is_secret_variable(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    n.contains("TOKEN")
+        || n.contains("SECRET")
+        || n.contains("PASSWORD")
+        || n.contains("PASSWD")
+        || n.contains("CREDENTIAL")
+        || n.ends_with("KEY")
+}
+
+/// A function whose body runs itself in a pipeline or in the background.
+fn calls_itself_in_background(name: &str, body: &ast::CompoundCommand) -> bool {
+    fn in_list(name: &str, list: &ast::CompoundList) -> bool {
+        list.0.iter().any(|ast::CompoundListItem(aol, sep)| {
+            let background = matches!(sep, ast::SeparatorOperator::Async);
+            std::iter::once(&aol.first)
+                .chain(aol.additional.iter().map(|a| match a {
+                    ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+                }))
+                .any(|p| {
+                    let piped = p.seq.len() > 1;
+                    p.seq
+                        .iter()
+                        .any(|c| in_command(name, c, piped || background))
+                })
+        })
+    }
+    fn in_command(name: &str, c: &ast::Command, spawning: bool) -> bool {
+        match c {
+            ast::Command::Simple(sc) => {
+                spawning
+                    && sc.word_or_name.as_ref().is_some_and(|w| {
+                        let v = w.value.trim_matches(['"', '\'']);
+                        v == name
+                    })
+            }
+            ast::Command::Compound(cc, _) => in_compound(name, cc, spawning),
+            _ => false,
+        }
+    }
+    fn in_compound(name: &str, cc: &ast::CompoundCommand, spawning: bool) -> bool {
+        let lists: Vec<&ast::CompoundList> = match cc {
+            ast::CompoundCommand::BraceGroup(g) => vec![&g.list],
+            ast::CompoundCommand::Subshell(s) => vec![&s.list],
+            ast::CompoundCommand::ForClause(f) => vec![&f.body.list],
+            ast::CompoundCommand::ArithmeticForClause(f) => vec![&f.body.list],
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                vec![&w.0, &w.1.list]
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                let mut v = vec![&i.condition, &i.then];
+                for e in i.elses.iter().flatten() {
+                    v.push(&e.body);
+                }
+                v
+            }
+            _ => vec![],
+        };
+        lists.iter().any(|l| {
+            in_list(name, l)
+                || (spawning
+                    && l.0.iter().any(|ast::CompoundListItem(aol, _)| {
+                        aol.first.seq.iter().any(|c| in_command(name, c, true))
+                    }))
+        })
+    }
+    in_compound(name, body, false)
+}

@@ -1,0 +1,553 @@
+//! What a shell word will be when it runs, as far as the line tells.
+//!
+//! A word is known when every piece of it is literal text, quoted text, a
+//! tilde or a variable whose value the classifier was given. Anything else
+//! (command substitution, an unknown variable, `$@`, arithmetic) makes it
+//! dynamic: its unknown pieces are written as [`UNKNOWN`] and the rules treat
+//! the word by what is known around them.
+
+use brush_parser::ParserOptions;
+use brush_parser::word::{
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, SpecialParameter,
+    TildeExpr, WordPiece, WordPieceWithSource,
+};
+
+/// Stands for a piece of a word whose value is not known before running.
+pub const UNKNOWN: char = '\u{FFFD}';
+
+/// Upper bound on the words one brace expansion may produce before the
+/// classifier stops expanding and treats the word as dynamic.
+const MAX_BRACE_WORDS: usize = 64;
+
+/// A word as it will be seen by the program.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Arg {
+    /// The value, with unknown pieces written as [`UNKNOWN`].
+    pub text: String,
+    /// Every piece is known.
+    pub known: bool,
+    /// Holds an unquoted glob character (`*`, `?`, `[`).
+    pub glob: bool,
+    /// Holds an unquoted brace expansion.
+    pub brace: bool,
+    /// A process substitution `<(…)`/`>(…)`: the program sees a `/dev/fd` path.
+    pub procsub: bool,
+    /// Holds a command substitution (or backticks).
+    pub cmdsub: bool,
+    /// Began with `~`, `$HOME` or `${HOME}` as written.
+    pub home_based: bool,
+}
+
+impl Arg {
+    /// A literal word, as `execve` hands it over.
+    pub fn literal(s: impl Into<String>) -> Arg {
+        Arg {
+            text: s.into(),
+            known: true,
+            ..Arg::default()
+        }
+    }
+
+    pub fn unknown() -> Arg {
+        Arg {
+            text: UNKNOWN.to_string(),
+            known: false,
+            ..Arg::default()
+        }
+    }
+
+    /// The text when fully known.
+    pub fn value(&self) -> Option<&str> {
+        self.known.then_some(self.text.as_str())
+    }
+
+    /// The program cannot be identified from this word before running.
+    pub fn is_dynamic(&self) -> bool {
+        !self.known || self.glob || self.brace || self.procsub
+    }
+
+    /// The known text before the first unknown piece.
+    pub fn known_prefix(&self) -> &str {
+        match self.text.find(UNKNOWN) {
+            Some(i) => &self.text[..i],
+            None => &self.text,
+        }
+    }
+}
+
+/// What word evaluation needs from the walker.
+pub trait Scope {
+    /// The value of a variable, if known.
+    fn var(&self, name: &str) -> Option<String>;
+    /// The home directory, if known.
+    fn home(&self) -> Option<String>;
+    /// The current directory, if known.
+    fn cwd(&self) -> Option<String>;
+}
+
+/// Things noticed while evaluating words that matter beyond the word itself.
+#[derive(Debug, Default)]
+pub struct Noticed {
+    /// Sources of command substitutions, to be walked as lines.
+    pub substitutions: Vec<String>,
+    /// Names of variables expanded.
+    pub variables: Vec<String>,
+}
+
+pub fn parser_options() -> ParserOptions {
+    ParserOptions::default()
+}
+
+/// Evaluates a word as written in the line. A word the word parser cannot read
+/// is returned dynamic (and so judged by what is known around it).
+pub fn eval_word(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Arg {
+    let opts = parser_options();
+    let pieces = match brush_parser::word::parse(raw, &opts) {
+        Ok(p) => p,
+        Err(_) => {
+            // Still find substitutions a program could hide in.
+            scan_substitutions(raw, noticed);
+            return Arg {
+                text: UNKNOWN.to_string(),
+                known: false,
+                ..Arg::default()
+            };
+        }
+    };
+    let mut arg = Arg {
+        known: true,
+        ..Arg::default()
+    };
+    arg.home_based = raw.starts_with('~') || raw.starts_with("$HOME") || raw.starts_with("${HOME}");
+    eval_pieces(raw, &pieces, false, scope, noticed, &mut arg);
+    if arg.brace {
+        // Brace expansion makes several words; the caller asks for them with
+        // [`expand_braces`]. The word itself stays readable.
+    }
+    arg
+}
+
+/// Evaluates the pieces of an expanding here-document body: variables and
+/// command substitutions are noticed, nothing is globbed.
+pub fn eval_heredoc(
+    raw: &str,
+    pieces: &[WordPieceWithSource],
+    scope: &dyn Scope,
+    noticed: &mut Noticed,
+    arg: &mut Arg,
+) {
+    eval_pieces(raw, pieces, true, scope, noticed, arg);
+}
+
+fn eval_pieces(
+    raw: &str,
+    pieces: &[WordPieceWithSource],
+    quoted: bool,
+    scope: &dyn Scope,
+    noticed: &mut Noticed,
+    arg: &mut Arg,
+) {
+    for p in pieces {
+        match &p.piece {
+            WordPiece::Text(t) => {
+                if !quoted {
+                    if t.contains(['*', '?', '[']) {
+                        arg.glob = true;
+                    }
+                    if has_brace_expansion(t) {
+                        arg.brace = true;
+                    }
+                }
+                arg.text.push_str(t);
+            }
+            WordPiece::SingleQuotedText(t) => arg.text.push_str(t),
+            WordPiece::AnsiCQuotedText(t) => arg.text.push_str(&decode_ansi_c(t)),
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                eval_pieces(raw, inner, true, scope, noticed, arg);
+            }
+            WordPiece::TildeExpansion(t) => match tilde(t, scope) {
+                Some(v) => arg.text.push_str(&v),
+                None => push_unknown(arg),
+            },
+            WordPiece::ParameterExpansion(expr) => {
+                let source = raw.get(p.start_index..p.end_index).unwrap_or("");
+                match parameter(expr, source, scope, noticed) {
+                    Some(v) => arg.text.push_str(&v),
+                    None => push_unknown(arg),
+                }
+            }
+            WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                noticed.substitutions.push(s.clone());
+                arg.cmdsub = true;
+                push_unknown(arg);
+            }
+            WordPiece::EscapeSequence(s) => {
+                let rest = s.strip_prefix('\\').unwrap_or(s);
+                if rest != "\n" {
+                    arg.text.push_str(rest);
+                }
+            }
+            WordPiece::ArithmeticExpression(e) => {
+                scan_substitutions(&e.value, noticed);
+                push_unknown(arg);
+            }
+        }
+    }
+}
+
+fn push_unknown(arg: &mut Arg) {
+    arg.known = false;
+    arg.text.push(UNKNOWN);
+}
+
+fn tilde(t: &TildeExpr, scope: &dyn Scope) -> Option<String> {
+    match t {
+        TildeExpr::Home => scope.home(),
+        TildeExpr::UserHome(user) => Some(if user == "root" {
+            "/root".to_string()
+        } else {
+            format!("/home/{user}")
+        }),
+        TildeExpr::WorkingDir => scope.cwd(),
+        _ => None,
+    }
+}
+
+fn parameter(
+    expr: &ParameterExpr,
+    source: &str,
+    scope: &dyn Scope,
+    noticed: &mut Noticed,
+) -> Option<String> {
+    // Nested words (defaults, patterns, replacements) may hold command
+    // substitutions: find them in the raw text of the expansion.
+    if let Some(inner) = source.strip_prefix("${").and_then(|s| s.strip_suffix('}')) {
+        if inner.contains("$(") || inner.contains('`') {
+            scan_substitutions(inner, noticed);
+        }
+    }
+    let (param, indirect) = match expr {
+        ParameterExpr::Parameter {
+            parameter,
+            indirect,
+        } => (parameter, *indirect),
+        ParameterExpr::UseDefaultValues { parameter, .. }
+        | ParameterExpr::AssignDefaultValues { parameter, .. }
+        | ParameterExpr::IndicateErrorIfNullOrUnset { parameter, .. }
+        | ParameterExpr::UseAlternativeValue { parameter, .. }
+        | ParameterExpr::ParameterLength { parameter, .. }
+        | ParameterExpr::RemoveSmallestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestSuffixPattern { parameter, .. }
+        | ParameterExpr::RemoveSmallestPrefixPattern { parameter, .. }
+        | ParameterExpr::RemoveLargestPrefixPattern { parameter, .. }
+        | ParameterExpr::Substring { parameter, .. }
+        | ParameterExpr::Transform { parameter, .. }
+        | ParameterExpr::UppercaseFirstChar { parameter, .. }
+        | ParameterExpr::UppercasePattern { parameter, .. }
+        | ParameterExpr::LowercaseFirstChar { parameter, .. }
+        | ParameterExpr::LowercasePattern { parameter, .. }
+        | ParameterExpr::ReplaceSubstring { parameter, .. } => {
+            note_parameter(parameter, noticed);
+            return None;
+        }
+        _ => return None,
+    };
+    note_parameter(param, noticed);
+    if indirect {
+        return None;
+    }
+    match param {
+        Parameter::Named(name) => match name.as_str() {
+            "HOME" => scope.home(),
+            "PWD" => scope.cwd(),
+            _ => scope.var(name),
+        },
+        Parameter::Special(SpecialParameter::ShellName) => None,
+        _ => None,
+    }
+}
+
+fn note_parameter(p: &Parameter, noticed: &mut Noticed) {
+    match p {
+        Parameter::Named(n) | Parameter::NamedWithIndex { name: n, .. } => {
+            noticed.variables.push(n.clone())
+        }
+        Parameter::NamedWithAllIndices { name, .. } => noticed.variables.push(name.clone()),
+        _ => {}
+    }
+}
+
+/// Finds command substitutions in text the word parser treats as opaque
+/// (arithmetic, parameter operands) by parsing it as a double-quoted word.
+pub fn scan_substitutions(text: &str, noticed: &mut Noticed) {
+    if !(text.contains("$(") || text.contains('`')) {
+        return;
+    }
+    let opts = parser_options();
+    let quoted = format!("\"{}\"", text.replace('"', "\\\""));
+    match brush_parser::word::parse(&quoted, &opts) {
+        Ok(pieces) => collect_subs(&pieces, noticed),
+        Err(_) => {
+            // Unreadable: hand the whole text over to be parsed as a line, so
+            // whatever program sits in it is still judged (or the line is red).
+            noticed.substitutions.push(text.to_string());
+        }
+    }
+}
+
+fn collect_subs(pieces: &[WordPieceWithSource], noticed: &mut Noticed) {
+    for p in pieces {
+        match &p.piece {
+            WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+                noticed.substitutions.push(s.clone())
+            }
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => collect_subs(inner, noticed),
+            WordPiece::ArithmeticExpression(e) => scan_substitutions(&e.value, noticed),
+            _ => {}
+        }
+    }
+}
+
+/// An unquoted `{a,b}` or `{1..3}` in literal text.
+fn has_brace_expansion(t: &str) -> bool {
+    let Some(open) = t.find('{') else {
+        return false;
+    };
+    let rest = &t[open..];
+    rest.contains('}') && (rest.contains(',') || rest.contains(".."))
+}
+
+/// The words a brace expansion produces, each evaluated; `None` when there
+/// are too many to judge one by one.
+pub fn expand_braces(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Option<Vec<Arg>> {
+    let opts = parser_options();
+    let parsed = brush_parser::word::parse_brace_expansions(raw, &opts).ok()??;
+    let mut out = vec![String::new()];
+    expand_seq(&parsed, &mut out)?;
+    Some(
+        out.iter()
+            .map(|w| {
+                let mut a = eval_word(w, scope, noticed);
+                a.brace = false;
+                a
+            })
+            .collect(),
+    )
+}
+
+fn expand_seq(seq: &[BraceExpressionOrText], out: &mut Vec<String>) -> Option<()> {
+    for item in seq {
+        match item {
+            BraceExpressionOrText::Text(t) => out.iter_mut().for_each(|w| w.push_str(t)),
+            BraceExpressionOrText::Expr(members) => {
+                let mut alternatives: Vec<String> = Vec::new();
+                for m in members {
+                    match m {
+                        BraceExpressionMember::Child(c) => {
+                            let mut sub = vec![String::new()];
+                            expand_seq(c, &mut sub)?;
+                            alternatives.extend(sub);
+                        }
+                        BraceExpressionMember::NumberSequence {
+                            start,
+                            end,
+                            increment,
+                        } => {
+                            let step = increment.unsigned_abs().max(1) as usize;
+                            let (lo, hi) = (*start.min(end), *start.max(end));
+                            if (hi - lo) as usize / step > MAX_BRACE_WORDS {
+                                return None;
+                            }
+                            let mut i = lo;
+                            while i <= hi {
+                                alternatives.push(i.to_string());
+                                i += step as i64;
+                            }
+                        }
+                        BraceExpressionMember::CharSequence { start, end, .. } => {
+                            let (lo, hi) = ((*start).min(*end), (*start).max(*end));
+                            alternatives.extend((lo..=hi).map(|c| c.to_string()));
+                        }
+                    }
+                    if alternatives.len() > MAX_BRACE_WORDS {
+                        return None;
+                    }
+                }
+                let mut next = Vec::with_capacity(out.len() * alternatives.len());
+                for w in out.iter() {
+                    for a in &alternatives {
+                        next.push(format!("{w}{a}"));
+                    }
+                }
+                if next.len() > MAX_BRACE_WORDS {
+                    return None;
+                }
+                *out = next;
+            }
+        }
+    }
+    Some(())
+}
+
+/// Decodes the inside of `$'…'` as bash does. Written by hand: the escape
+/// set is small and fixed, and no maintained crate decodes bash's dialect.
+pub fn decode_ansi_c(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        match e {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            'a' => out.push('\x07'),
+            'b' => out.push('\x08'),
+            'f' => out.push('\x0c'),
+            'v' => out.push('\x0b'),
+            'e' | 'E' => out.push('\x1b'),
+            '\\' => out.push('\\'),
+            '\'' => out.push('\''),
+            '"' => out.push('"'),
+            '?' => out.push('?'),
+            'x' => {
+                let v = take_digits(&mut chars, 16, 2);
+                push_code(&mut out, v);
+            }
+            'u' => {
+                let v = take_digits(&mut chars, 16, 4);
+                push_code(&mut out, v);
+            }
+            'U' => {
+                let v = take_digits(&mut chars, 16, 8);
+                push_code(&mut out, v);
+            }
+            'c' => {
+                if let Some(ch) = chars.next() {
+                    out.push(char::from((ch as u32 & 0x1f) as u8));
+                }
+            }
+            '0'..='7' => {
+                let mut v = e.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                push_code(&mut out, Some(v));
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+fn take_digits(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    radix: u32,
+    max: usize,
+) -> Option<u32> {
+    let mut v: u32 = 0;
+    let mut n = 0;
+    while n < max {
+        match chars.peek().and_then(|c| c.to_digit(radix)) {
+            Some(d) => {
+                v = v.saturating_mul(radix).saturating_add(d);
+                chars.next();
+                n += 1;
+            }
+            None => break,
+        }
+    }
+    (n > 0).then_some(v)
+}
+
+fn push_code(out: &mut String, v: Option<u32>) {
+    match v.and_then(char::from_u32) {
+        Some(c) if c != '\0' => out.push(c),
+        // A NUL ends the word in bash; an invalid code point is dropped.
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct S;
+    impl Scope for S {
+        fn var(&self, name: &str) -> Option<String> {
+            (name == "X").then(|| "/etc".to_string())
+        }
+        fn home(&self) -> Option<String> {
+            Some("/home/u".into())
+        }
+        fn cwd(&self) -> Option<String> {
+            Some("/wt".into())
+        }
+    }
+
+    fn ev(raw: &str) -> Arg {
+        eval_word(raw, &S, &mut Noticed::default())
+    }
+
+    #[test]
+    fn quoting_is_removed() {
+        assert_eq!(ev("r''m").text, "rm");
+        assert_eq!(ev("\\rm").text, "rm");
+        assert_eq!(ev("\"rm\"").text, "rm");
+        assert_eq!(ev("$'\\x72m'").text, "rm");
+        assert_eq!(ev("$'\\162m'").text, "rm");
+    }
+
+    #[test]
+    fn expansions() {
+        assert_eq!(ev("~/x").text, "/home/u/x");
+        assert!(ev("~/x").home_based);
+        assert_eq!(ev("$HOME").text, "/home/u");
+        assert_eq!(ev("${X}/hosts").text, "/etc/hosts");
+        let y = ev("$Y/z");
+        assert!(!y.known);
+        assert_eq!(y.known_prefix(), "");
+        let mut n = Noticed::default();
+        let a = eval_word("$(rm -rf /)", &S, &mut n);
+        assert!(a.cmdsub && !a.known);
+        assert_eq!(n.substitutions, vec!["rm -rf /".to_string()]);
+    }
+
+    #[test]
+    fn substitutions_hidden_in_parameter_defaults_are_found() {
+        let mut n = Noticed::default();
+        eval_word("${Q:-$(curl x)}", &S, &mut n);
+        assert!(n.substitutions.iter().any(|s| s.contains("curl")));
+        let mut n = Noticed::default();
+        eval_word("$(( $(id -u) + 1 ))", &S, &mut n);
+        assert!(n.substitutions.iter().any(|s| s.contains("id -u")));
+    }
+
+    #[test]
+    fn globs_and_braces() {
+        assert!(ev("*.rs").glob);
+        assert!(!ev("'*.rs'").glob);
+        let mut n = Noticed::default();
+        let words = expand_braces("{/etc,x}/y", &S, &mut n).unwrap();
+        let t: Vec<_> = words.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(t, vec!["/etc/y", "x/y"]);
+        assert!(expand_braces("{1..100000}", &S, &mut n).is_none());
+    }
+}

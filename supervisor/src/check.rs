@@ -1,0 +1,106 @@
+//! `fence check`: classify one shell line (SPEC §6).
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result, bail};
+use policy::{Classifier, Verdict};
+
+use crate::escape::for_terminal;
+use crate::{CheckArgs, session};
+
+/// Reads at most this much from stdin; more is judged "too long" by the policy.
+const MAX_STDIN: u64 = 8 << 20;
+
+pub fn run(a: CheckArgs) -> Result<u8> {
+    let process_cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let env = session::environment();
+    let home = env.get("HOME").map(PathBuf::from);
+    let worktree = session::find_worktree(
+        a.worktree.as_deref(),
+        &process_cwd,
+        home.as_deref(),
+        a.force_worktree,
+    )?;
+    let cwd = match &a.cwd {
+        Some(c) => {
+            let c = process_cwd.join(c);
+            if !c.is_dir() {
+                bail!("--cwd {}: not a directory", c.display());
+            }
+            c
+        }
+        None => {
+            let real = std::fs::canonicalize(&process_cwd).unwrap_or(process_cwd.clone());
+            if real.starts_with(&worktree) {
+                real
+            } else {
+                worktree.clone()
+            }
+        }
+    };
+    let line = read_line(&a.line)?;
+    let loaded = session::load(worktree, a.mode, a.config.as_deref())?;
+    for w in &loaded.warnings {
+        eprintln!("fence: warning: {}", for_terminal(&w.to_string()));
+    }
+    let classifier = Classifier::new(loaded.settings)?;
+    let verdict = classifier.classify_line_bytes(&line, &cwd);
+    if a.json {
+        println!("{}", serde_json::to_string(&verdict)?);
+    } else {
+        print_human(&verdict, &cwd);
+    }
+    Ok(verdict.exit_code() as u8)
+}
+
+fn read_line(words: &[std::ffi::OsString]) -> Result<Vec<u8>> {
+    if words.len() == 1 && words[0] == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .take(MAX_STDIN)
+            .read_to_end(&mut buf)
+            .context("cannot read the line from stdin")?;
+        // A trailing newline ends the line; it is not part of it.
+        if buf.ends_with(b"\n") {
+            buf.pop();
+        }
+        return Ok(buf);
+    }
+    let mut out = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if i > 0 {
+            out.push(b' ');
+        }
+        out.extend_from_slice(session::os_bytes(w));
+    }
+    Ok(out)
+}
+
+fn print_human(v: &Verdict, _cwd: &Path) {
+    let abs = if v.absolute { " (absolute)" } else { "" };
+    println!(
+        "{}: {}{} — {}",
+        v.action,
+        v.level,
+        abs,
+        for_terminal(&v.reason)
+    );
+    println!("  rule: {}", v.rule);
+    println!("  part: {}", for_terminal(&v.part));
+    if v.always_offered {
+        println!("  \"Always\" may be offered for this exact line");
+    }
+    if v.parts.len() > 1 {
+        println!("  parts:");
+        for p in &v.parts {
+            println!(
+                "    {:<6} {:<5} {:<26} {}",
+                p.level.as_str(),
+                p.action.as_str(),
+                p.rule,
+                for_terminal(&p.part)
+            );
+        }
+    }
+}

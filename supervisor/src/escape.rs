@@ -1,0 +1,44 @@
+//! One place that makes text from the sandbox safe to show a person:
+//! control characters, ANSI sequences and bidi marks are written as escapes,
+//! and nothing is cut.
+
+use std::fmt::Write;
+
+/// Escapes `s` for a terminal: C0/C1 controls, DEL, and the Unicode marks
+/// that reorder or hide text (bidi overrides and isolates, zero-width marks).
+pub fn for_terminal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{061c}'
+            | '\u{feff}' => {
+                let _ = write!(out, "\\u{{{:04x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_controls_ansi_and_bidi() {
+        assert_eq!(for_terminal("a\x1b[31mb"), "a\\x1b[31mb");
+        assert_eq!(for_terminal("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(for_terminal("l1\nl2"), "l1\\nl2");
+        assert_eq!(for_terminal("plain é"), "plain é");
+    }
+}

@@ -1,0 +1,235 @@
+//! What every fence command needs to know about where it runs: the
+//! worktree, its current git branch, the config files and the settings the
+//! policy is built from.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result, bail};
+use policy::config::{self, Config, ConfigSource};
+use policy::{Mode, RealFs, RuleTable, Settings};
+
+/// Finds the worktree (SPEC §2): `--worktree DIR`, else the top of the git
+/// worktree holding `cwd`, else `cwd`. `/` and `$HOME` are refused unless
+/// `force`.
+pub fn find_worktree(
+    flag: Option<&Path>,
+    cwd: &Path,
+    home: Option<&Path>,
+    force: bool,
+) -> Result<PathBuf> {
+    let chosen = match flag {
+        Some(dir) => {
+            let dir = cwd.join(dir);
+            let meta = std::fs::metadata(&dir)
+                .with_context(|| format!("--worktree {}: cannot use it", dir.display()))?;
+            if !meta.is_dir() {
+                bail!("--worktree {}: not a directory", dir.display());
+            }
+            dir
+        }
+        None => git_top(cwd).unwrap_or_else(|| cwd.to_path_buf()),
+    };
+    let real = std::fs::canonicalize(&chosen)
+        .with_context(|| format!("cannot resolve the worktree {}", chosen.display()))?;
+    if !force {
+        if real == Path::new("/") {
+            bail!(
+                "refusing / as the worktree: it would fence nothing (use --force-worktree to insist)"
+            );
+        }
+        if let Some(h) = home.and_then(|h| std::fs::canonicalize(h).ok()) {
+            if real == h {
+                bail!(
+                    "refusing your home directory {} as the worktree: it holds your credentials (use --force-worktree to insist)",
+                    real.display()
+                );
+            }
+        }
+    }
+    Ok(real)
+}
+
+/// The top of the git worktree that contains `dir`.
+fn git_top(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The git directory of a worktree: `.git`, or where a `.git` file points.
+fn git_dir(worktree: &Path) -> Option<PathBuf> {
+    let dot = worktree.join(".git");
+    if dot.is_dir() {
+        return Some(dot);
+    }
+    let text = std::fs::read_to_string(&dot).ok()?;
+    let target = text.strip_prefix("gitdir:")?.trim();
+    Some(worktree.join(target))
+}
+
+/// The worktree's current branch from its git HEAD, if it is on a branch.
+pub fn current_branch(worktree: &Path) -> Option<String> {
+    let head = std::fs::read_to_string(git_dir(worktree)?.join("HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_string)
+}
+
+/// The process environment, lossily decoded.
+pub fn environment() -> HashMap<String, String> {
+    std::env::vars_os()
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The config files that apply, in order: the user's (or `--config`), then
+/// the worktree's own `.fence.toml`. A file inside the worktree may only
+/// tighten.
+pub fn config_sources(
+    explicit: Option<&Path>,
+    worktree: &Path,
+    env: &HashMap<String, String>,
+) -> Result<Vec<ConfigSource>> {
+    let mut out = Vec::new();
+    let inside = |p: &Path| {
+        std::fs::canonicalize(p)
+            .map(|r| r.starts_with(worktree))
+            .unwrap_or(true)
+    };
+    match explicit {
+        Some(p) => {
+            if !p.is_file() {
+                bail!("--config {}: no such file", p.display());
+            }
+            out.push(ConfigSource {
+                path: p.to_path_buf(),
+                restricted: inside(p),
+            });
+        }
+        None => {
+            let home = env.get("HOME").map(PathBuf::from);
+            let xdg = env.get("XDG_CONFIG_HOME").map(PathBuf::from);
+            if let Some(p) = config::user_config_path(home.as_deref(), xdg.as_deref()) {
+                if p.is_file() {
+                    let restricted = inside(&p);
+                    out.push(ConfigSource {
+                        path: p,
+                        restricted,
+                    });
+                }
+            }
+        }
+    }
+    let project = worktree.join(config::WORKTREE_CONFIG);
+    if project.is_file() && !out.iter().any(|s| s.path == project) {
+        out.push(ConfigSource {
+            path: project,
+            restricted: true,
+        });
+    }
+    Ok(out)
+}
+
+/// Everything needed to build the policy for one command.
+pub struct Loaded {
+    pub settings: Settings,
+    pub warnings: Vec<config::Warning>,
+}
+
+/// Builds the policy settings for `worktree`, reading the config files.
+pub fn load(
+    worktree: PathBuf,
+    mode_flag: Option<Mode>,
+    config_flag: Option<&Path>,
+) -> Result<Loaded> {
+    let env = environment();
+    let sources = config_sources(config_flag, &worktree, &env)?;
+    let mut table = RuleTable::default();
+    let cfg = Config::load(&sources, &mut table)?;
+    let mut mode = mode_flag.or(cfg.mode).unwrap_or_default();
+    if let Some(min) = cfg.min_mode {
+        if min.strictness() > mode.strictness() {
+            mode = min;
+        }
+    }
+    let session_tmp = env
+        .get("FENCE_SESSION_TMPDIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let settings = Settings {
+        home: env
+            .get("HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute()),
+        current_branch: current_branch(&worktree),
+        worktree,
+        env,
+        mode,
+        session_tmp,
+        exceptions: cfg.exceptions.clone(),
+        deny_read: cfg.deny_read.clone(),
+        table,
+        fs: Arc::new(RealFs),
+    };
+    Ok(Loaded {
+        settings,
+        warnings: cfg.warnings,
+    })
+}
+
+/// Bytes of an argument as given on the command line.
+pub fn os_bytes(s: &OsString) -> &[u8] {
+    s.as_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn branch_is_read_from_head_and_linked_worktrees() {
+        let d = tempfile::tempdir().unwrap();
+        let wt = d.path();
+        std::fs::create_dir_all(wt.join(".git")).unwrap();
+        std::fs::write(wt.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert_eq!(current_branch(wt).as_deref(), Some("main"));
+        let linked = d.path().join("linked");
+        std::fs::create_dir_all(&linked).unwrap();
+        std::fs::create_dir_all(wt.join(".git/worktrees/l")).unwrap();
+        std::fs::write(
+            wt.join(".git/worktrees/l/HEAD"),
+            "ref: refs/heads/feature\n",
+        )
+        .unwrap();
+        std::fs::write(linked.join(".git"), "gitdir: ../.git/worktrees/l\n").unwrap();
+        assert_eq!(current_branch(&linked).as_deref(), Some("feature"));
+        std::fs::write(wt.join(".git/HEAD"), "0123abcd\n").unwrap();
+        assert_eq!(current_branch(wt), None);
+    }
+
+    #[test]
+    fn root_and_home_are_refused_as_worktrees() {
+        let d = tempfile::tempdir().unwrap();
+        assert!(find_worktree(Some(Path::new("/")), Path::new("/"), None, false).is_err());
+        assert!(find_worktree(Some(d.path()), Path::new("/"), Some(d.path()), false).is_err());
+        assert!(find_worktree(Some(d.path()), Path::new("/"), Some(d.path()), true).is_ok());
+        assert!(
+            find_worktree(
+                Some(Path::new("/nonexistent/x")),
+                Path::new("/"),
+                None,
+                false
+            )
+            .is_err()
+        );
+    }
+}

@@ -45,6 +45,10 @@ pub struct SandboxSpec {
     /// The terminal the session runs on (`/dev/pts/N`), writable when present.
     pub session_tty: Option<OsString>,
     pub namespaces: Namespaces,
+    /// The caller's own uid and gid. With a user namespace (whose root the shim is), the
+    /// target enters a nested one that maps them back, so it runs under its real ids.
+    pub uid: u32,
+    pub gid: u32,
     /// Run with what the kernel offers even if it is weaker than the policy.
     pub allow_degraded: bool,
 }

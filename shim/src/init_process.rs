@@ -61,10 +61,9 @@ fn run(channel: Channel) -> i32 {
         }
         0 => {
             let failure = target_process::confine_and_exec(&spec, &channel);
+            // Exec failures were reported by the target stage itself.
             if failure.stage != "exec" {
                 report(&channel, failure.stage, &failure.message, failure.exit_code);
-            } else if failure.exit_code == 127 {
-                report(&channel, "exec", &failure.message, 127);
             }
             // SAFETY: leaving the child without running the parent's atexit handlers.
             unsafe { libc::_exit(failure.exit_code) }

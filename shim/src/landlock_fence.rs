@@ -275,6 +275,8 @@ mod tests {
             deny_read: deny.iter().map(|p| p.as_os_str().to_owned()).collect(),
             session_tty: None,
             namespaces: Namespaces::default(),
+            uid: 0,
+            gid: 0,
             allow_degraded: false,
         }
     }

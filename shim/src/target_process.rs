@@ -54,13 +54,27 @@ fn confine_and_exec_inner(
     sys::set_parent_death_signal(libc::SIGKILL)
         .map_err(|e| StageFailure::setup("parent-death signal", e))?;
 
+    if spec.namespaces.user {
+        take_back_own_ids(spec.uid, spec.gid)
+            .map_err(|e| StageFailure::setup("user namespace", e))?;
+    }
+
     std::env::set_current_dir(&spec.cwd).map_err(|e| {
         StageFailure::setup(
             "working directory",
             format!("{}: {e}", Path::new(&spec.cwd).display()),
         )
     })?;
-    let program = resolve_program(spec)?;
+    let program = resolve_program(spec).inspect_err(|failure| {
+        let _ = channel.send(
+            &FromShim::ExecFailed {
+                program: spec.argv.first().cloned().unwrap_or_default(),
+                message: failure.message.clone(),
+                exit_code: failure.exit_code,
+            },
+            None,
+        );
+    })?;
 
     let mut degraded = Vec::new();
     let abi = sys::landlock_abi_version();
@@ -191,6 +205,20 @@ fn install_notification_filter(
     }
 }
 
+/// Enters a nested user namespace mapping `uid`/`gid` to the shim's namespace root (which
+/// is the caller's real uid/gid outside): the target then runs under its own ids, with
+/// capabilities only in a namespace that owns nothing, and those are dropped next.
+fn take_back_own_ids(uid: u32, gid: u32) -> std::io::Result<()> {
+    // SAFETY: unshare takes flags by value; the process is single-threaded, as required.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    std::fs::write("/proc/self/setgroups", "deny")?;
+    std::fs::write("/proc/self/uid_map", format!("{uid} 0 1"))?;
+    std::fs::write("/proc/self/gid_map", format!("{gid} 0 1"))?;
+    Ok(())
+}
+
 /// Empties every capability set. The bounding set first (dropping from it needs
 /// CAP_SETPCAP, which the later steps remove); an unprivileged caller has no capability to
 /// drop and cannot shrink the bounding set, which no_new_privs then makes irrelevant.
@@ -252,10 +280,7 @@ fn resolve_program(spec: &SandboxSpec) -> Result<PathBuf, StageFailure> {
     }
     let not_found = || StageFailure {
         stage: "exec",
-        message: format!(
-            "{}: command not found",
-            String::from_utf8_lossy(name.as_bytes())
-        ),
+        message: "command not found".to_string(),
         exit_code: 127,
     };
     if name.is_empty() {

@@ -143,6 +143,9 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             .collect(),
         session_tty: session_tty.map(PathBuf::into_os_string),
         namespaces: shim_process.namespaces,
+        // SAFETY: getuid/getgid have no preconditions.
+        uid: unsafe { libc::getuid() },
+        gid: unsafe { libc::getgid() },
         allow_degraded: args.allow_degraded,
     };
     let fence = Arc::new(Fence {

@@ -8,6 +8,7 @@
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
 use shim::{Channel, Namespaces, SHIM_CHANNEL_FD};
 
@@ -20,6 +21,11 @@ pub struct ShimProcess {
 
 /// Starts `fence __shim` with `channel` as descriptor 3, in new namespaces when it can.
 pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
+    // FENCE_NO_NAMESPACES=1 runs the fence as on a host where namespaces cannot be made
+    // (diagnostics, and the tests of that mode).
+    if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1") {
+        return plain(channel);
+    }
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let wanted = Namespaces {
@@ -29,7 +35,7 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
         net: true,
     };
     match clone_shim(channel, wanted) {
-        Ok(pid) => {
+        Ok((pid, go)) => {
             // A user namespace without a mapping leaves the sandbox with no identity on
             // files: fall back to no namespaces rather than run like that.
             if wanted.user && map_own_ids(pid).is_err() {
@@ -40,6 +46,7 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
                 }
                 return plain(channel);
             }
+            go.release()?;
             Ok(ShimProcess {
                 pid,
                 namespaces: wanted,
@@ -50,25 +57,53 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
 }
 
 fn plain(channel: &Channel) -> io::Result<ShimProcess> {
-    let pid = clone_shim(channel, Namespaces::default())?;
+    let (pid, go) = clone_shim(channel, Namespaces::default())?;
+    go.release()?;
     Ok(ShimProcess {
         pid,
         namespaces: Namespaces::default(),
     })
 }
 
-/// Maps the caller's own uid and gid into the new user namespace (the only mapping an
-/// ordinary user may write), so the sandbox keeps the user's identity on files.
+/// Maps the caller's own uid and gid to root of the new user namespace (the only mapping
+/// an ordinary user may write): the shim keeps its capabilities across exec there, to
+/// build the mount view; the target then enters a nested user namespace that maps the
+/// caller's own ids back ([`shim::target_process`]), so it runs under its real uid.
 fn map_own_ids(pid: libc::pid_t) -> io::Result<()> {
     // SAFETY: getuid/getgid have no preconditions.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     std::fs::write(format!("/proc/{pid}/setgroups"), "deny")?;
-    std::fs::write(format!("/proc/{pid}/uid_map"), format!("{uid} {uid} 1"))?;
-    std::fs::write(format!("/proc/{pid}/gid_map"), format!("{gid} {gid} 1"))?;
+    std::fs::write(format!("/proc/{pid}/uid_map"), format!("0 {uid} 1"))?;
+    std::fs::write(format!("/proc/{pid}/gid_map"), format!("0 {gid} 1"))?;
     Ok(())
 }
 
-fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<libc::pid_t> {
+/// The write end of the pipe the cloned child waits on before exec: the child must not
+/// exec before its user namespace has a mapping (an unmapped exec loses every capability).
+struct Go(OwnedFd);
+
+impl Go {
+    fn release(self) -> io::Result<()> {
+        // SAFETY: one byte from a valid buffer to a pipe we own.
+        if unsafe { libc::write(self.0.as_raw_fd(), b"g".as_ptr() as *const libc::c_void, 1) } != 1
+        {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<(libc::pid_t, Go)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into a valid array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are fresh and owned from here on.
+    let (wait_end, go_end) =
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let wait_fd = wait_end.as_raw_fd();
+    let go_fd = go_end.as_raw_fd();
     // Everything the child needs is prepared before clone: after it, the child may only
     // make raw system calls (the supervisor has other threads whose locks it copies).
     let exe = CString::new("/proc/self/exe").map_err(io::Error::other)?;
@@ -105,7 +140,7 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<libc::pid_t> {
     }
     if pid == 0 {
         // Child: raw system calls only, then exec.
-        // SAFETY: prctl/getppid/dup2/fcntl/execve/_exit are async-signal-safe system call
+        // SAFETY: prctl/getppid/close/read/dup2/fcntl/execve/_exit are async-signal-safe system call
         // wrappers; every pointer was prepared before clone and is still valid in the copy.
         unsafe {
             libc::prctl(
@@ -120,6 +155,11 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<libc::pid_t> {
             if !ns.pid && libc::getppid() != parent {
                 libc::_exit(125);
             }
+            libc::close(go_fd);
+            let mut byte = 0u8;
+            if libc::read(wait_fd, &mut byte as *mut u8 as *mut libc::c_void, 1) != 1 {
+                libc::_exit(125);
+            }
             if channel_fd == SHIM_CHANNEL_FD {
                 libc::fcntl(channel_fd, libc::F_SETFD, 0);
             } else if libc::dup2(channel_fd, SHIM_CHANNEL_FD) < 0 {
@@ -129,5 +169,6 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<libc::pid_t> {
             libc::_exit(125);
         }
     }
-    Ok(pid as libc::pid_t)
+    drop(wait_end);
+    Ok((pid as libc::pid_t, Go(go_end)))
 }

@@ -94,7 +94,8 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
         if Path::new("/dev/shm").is_dir() {
             writable.push(OsStr::new("/dev/shm"));
         }
-        mount_view::apply(&writable, ns.pid).map_err(|e| e.to_string())?;
+        let hidden: Vec<&OsStr> = spec.deny_read.iter().map(|p| p.as_os_str()).collect();
+        mount_view::apply(&writable, &hidden, ns.pid).map_err(|e| e.to_string())?;
     }
     if ns.net {
         sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;

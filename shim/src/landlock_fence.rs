@@ -103,6 +103,13 @@ pub fn plan(spec: &SandboxSpec, abi: i32) -> Result<FencePlan, LandlockFenceErro
     // /dev is denied as a whole; the short device list is granted back below.
     let mut denied: Vec<PathBuf> = spec.deny_read.iter().map(PathBuf::from).collect();
     denied.push(PathBuf::from("/dev"));
+    // In a mount namespace the init has covered the unreadable paths with empty mounts:
+    // Landlock then needs to carve out only /dev (they still count for the check below).
+    let carved: Vec<PathBuf> = if ns.mount {
+        vec![PathBuf::from("/dev")]
+    } else {
+        denied.clone()
+    };
 
     let mut writable: Vec<PathBuf> =
         vec![PathBuf::from(&spec.worktree), PathBuf::from(&spec.tmpdir)];
@@ -114,19 +121,26 @@ pub fn plan(spec: &SandboxSpec, abi: i32) -> Result<FencePlan, LandlockFenceErro
         ..FencePlan::default()
     };
     for w in &writable {
-        if let Some(d) = denied.iter().find(|d| w.starts_with(d)) {
+        // /dev is denied only to grant back its short list, /dev/shm among them.
+        let granted_back =
+            |d: &&PathBuf| d.as_path() == Path::new("/dev") && w.starts_with("/dev/shm");
+        if let Some(d) = denied
+            .iter()
+            .filter(|d| !granted_back(d))
+            .find(|d| w.starts_with(d))
+        {
             return Err(LandlockFenceError::WritableInsideDenied {
                 writable: w.clone(),
                 denied: d.clone(),
             });
         }
-        if denied.iter().any(|d| d.starts_with(w)) {
+        if carved.iter().any(|d| d.starts_with(w)) {
             plan.write_only.push(w.clone());
         } else {
             plan.read_write.push(w.clone());
         }
     }
-    grant_read_except(Path::new("/"), &denied, &mut plan)?;
+    grant_read_except(Path::new("/"), &carved, &mut plan)?;
 
     plan.devices_rw = DEVICES_RW
         .iter()

@@ -5,6 +5,9 @@
 //! lets the kernel refuse those changes outside the fence with EROFS, race-free: the
 //! supervisor may then answer `CONTINUE` to a metadata call inside the worktree, because a
 //! path swapped after its check can only land on a read-only mount or inside the fence.
+//!
+//! The same view hides the unreadable paths under empty mounts: reads then need no
+//! Landlock snapshot of their siblings, so files created later beside them stay readable.
 
 use std::ffi::{CString, OsStr};
 use std::io;
@@ -27,6 +30,8 @@ pub enum MountViewError {
     Writable { path: PathBuf, source: io::Error },
     #[error("mounting a /proc for the sandbox's pid namespace failed: {0}")]
     Proc(io::Error),
+    #[error("hiding unreadable path {path} failed: {source}")]
+    Hide { path: PathBuf, source: io::Error },
     #[error("path {0:?} contains a NUL byte")]
     Nul(PathBuf),
 }
@@ -36,9 +41,9 @@ fn cstring(path: &OsStr) -> Result<CString, MountViewError> {
 }
 
 /// Makes everything read-only except `writable` (each bind-mounted onto itself first so
-/// it is a mount of its own), and mounts a `/proc` that shows only the sandbox's pid
-/// namespace when `new_proc`.
-pub fn apply(writable: &[&OsStr], new_proc: bool) -> Result<(), MountViewError> {
+/// it is a mount of its own), mounts a `/proc` that shows only the sandbox's pid
+/// namespace when `new_proc`, and covers each of `hidden` with an empty read-only object.
+pub fn apply(writable: &[&OsStr], hidden: &[&OsStr], new_proc: bool) -> Result<(), MountViewError> {
     let root = cstring(OsStr::new("/"))?;
     // Private propagation: nothing done here may propagate back to the host's mounts.
     // SAFETY: all pointers are NUL-terminated strings or null, as mount(2) expects.
@@ -107,5 +112,58 @@ pub fn apply(writable: &[&OsStr], new_proc: bool) -> Result<(), MountViewError> 
             return Err(MountViewError::Proc(io::Error::last_os_error()));
         }
     }
+    for path in hidden {
+        hide(path).map_err(|source| MountViewError::Hide {
+            path: PathBuf::from(path),
+            source,
+        })?;
+    }
     Ok(())
+}
+
+/// Covers `path` for good: a directory with an empty, read-only tmpfs of mode 000, a file
+/// with a read-only bind of /dev/null. The sandbox cannot undo it: it holds no capability,
+/// seccomp refuses the mount calls, and Landlock forbids mount changes.
+fn hide(path: &OsStr) -> io::Result<()> {
+    let target = CString::new(path.as_bytes()).map_err(io::Error::other)?;
+    let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    let ret = if std::path::Path::new(path).is_dir() {
+        // SAFETY: NUL-terminated strings; tmpfs takes its options as a C string.
+        unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                target.as_ptr(),
+                c"tmpfs".as_ptr(),
+                flags,
+                c"mode=000,size=4k,nr_inodes=1".as_ptr() as *const libc::c_void,
+            )
+        }
+    } else {
+        // SAFETY: NUL-terminated strings; a bind then a read-only remount of that bind.
+        unsafe {
+            let r = libc::mount(
+                c"/dev/null".as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            );
+            if r < 0 {
+                r
+            } else {
+                libc::mount(
+                    std::ptr::null(),
+                    target.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REMOUNT | flags,
+                    std::ptr::null(),
+                )
+            }
+        }
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }

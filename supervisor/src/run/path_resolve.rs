@@ -28,20 +28,23 @@ pub enum Resolution {
 #[derive(Debug, Clone, Copy)]
 pub struct Caller {
     pub tid: libc::pid_t,
-    pub tgid: libc::pid_t,
 }
 
 impl Caller {
-    /// Looks up the thread group of `tid` in /proc.
-    pub fn of_thread(tid: libc::pid_t) -> Option<Caller> {
-        let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-        let tgid = status
+    pub fn new(tid: libc::pid_t) -> Caller {
+        Caller { tid }
+    }
+
+    /// The thread group (process) of the caller, read from /proc only when needed: the
+    /// status file costs more than the rest of a typical check.
+    pub fn tgid(&self) -> Option<libc::pid_t> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.tid)).ok()?;
+        status
             .lines()
             .find_map(|l| l.strip_prefix("Tgid:"))?
             .trim()
             .parse()
-            .ok()?;
-        Some(Caller { tid, tgid })
+            .ok()
     }
 }
 
@@ -108,16 +111,18 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             continue;
         }
         if resolved == Path::new("/proc") {
+            let Some(tgid) = caller.tgid() else {
+                return Resolution::Unresolvable("caller is gone".into());
+            };
             if name == "self" {
-                resolved.push(caller.tgid.to_string());
+                resolved.push(tgid.to_string());
                 continue;
             }
             if name == "thread-self" {
-                resolved.push(format!("{}/task/{}", caller.tgid, caller.tid));
+                resolved.push(format!("{tgid}/task/{}", caller.tid));
                 continue;
             }
-            let own =
-                name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) == Some(caller.tgid);
+            let own = name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) == Some(tgid);
             if !own {
                 return Resolution::Unresolvable(format!(
                     "/proc/{} is not the caller",
@@ -190,10 +195,7 @@ mod tests {
 
     fn me() -> Caller {
         let pid = std::process::id() as libc::pid_t;
-        Caller {
-            tid: pid,
-            tgid: pid,
-        }
+        Caller::new(pid)
     }
 
     #[test]

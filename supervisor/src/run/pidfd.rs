@@ -18,7 +18,7 @@ pub fn open(caller: Caller) -> io::Result<OwnedFd> {
         fd
     } else {
         // SAFETY: as above.
-        unsafe { libc::syscall(libc::SYS_pidfd_open, caller.tgid, 0) }
+        unsafe { libc::syscall(libc::SYS_pidfd_open, caller.tgid().unwrap_or(caller.tid), 0) }
     };
     if fd < 0 {
         return Err(io::Error::last_os_error());

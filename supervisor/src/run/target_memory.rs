@@ -73,10 +73,16 @@ impl<'a> TargetMemory<'a> {
         let mut out = Vec::new();
         let mut cursor = addr;
         loop {
-            // Read up to the end of the page, so an unmapped next page cannot fail a short
-            // string that ends before it.
+            // Read at most to the end of the page, so an unmapped next page cannot fail a
+            // short string that ends before it; and start small: most paths are short, and
+            // the copy is part of every notification's cost.
             let to_page_end = 4096 - (cursor as usize % 4096);
-            let mut chunk = vec![0u8; to_page_end];
+            let want = if out.is_empty() {
+                to_page_end.min(256)
+            } else {
+                to_page_end
+            };
+            let mut chunk = vec![0u8; want];
             let n = read_raw(self.notif.tid, cursor, &mut chunk)?;
             if n == 0 {
                 return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(

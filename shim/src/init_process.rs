@@ -9,7 +9,7 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 
 use crate::channel::{Channel, FromShim, SHIM_CHANNEL_FD, SandboxSpec, ToShim};
-use crate::{mount_view, sys, target_process};
+use crate::{mount_view, protected_paths, sys, target_process};
 
 /// Signals the init forwards to the target when someone sent them (not the terminal:
 /// a terminal's signals already reach the target, which shares the process group).
@@ -95,7 +95,17 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
             writable.push(OsStr::new("/dev/shm"));
         }
         let hidden: Vec<&OsStr> = spec.deny_read.iter().map(|p| p.as_os_str()).collect();
-        mount_view::apply(&writable, &hidden, ns.pid).map_err(|e| e.to_string())?;
+        let worktree = Path::new(&spec.worktree);
+        let protected_paths = protected_paths::existing(worktree);
+        let protected: Vec<&OsStr> = protected_paths.iter().map(|p| p.as_os_str()).collect();
+        let dot_git = worktree.join(".git");
+        let pinned: Vec<&OsStr> = if dot_git.is_dir() && !dot_git.is_symlink() {
+            vec![dot_git.as_os_str()]
+        } else {
+            vec![]
+        };
+        mount_view::apply(&writable, &protected, &pinned, &hidden, ns.pid)
+            .map_err(|e| e.to_string())?;
     }
     if ns.net {
         sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;

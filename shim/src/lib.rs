@@ -13,6 +13,7 @@ pub mod channel;
 pub mod init_process;
 pub mod landlock_fence;
 pub mod mount_view;
+pub mod protected_paths;
 pub mod seccomp_filters;
 mod sys;
 pub mod target_process;

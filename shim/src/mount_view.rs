@@ -41,9 +41,16 @@ fn cstring(path: &OsStr) -> Result<CString, MountViewError> {
 }
 
 /// Makes everything read-only except `writable` (each bind-mounted onto itself first so
-/// it is a mount of its own), mounts a `/proc` that shows only the sandbox's pid
+/// it is a mount of its own) and, inside those, `protected`; pins `pinned` as mount
+/// points; mounts a `/proc` that shows only the sandbox's pid
 /// namespace when `new_proc`, and covers each of `hidden` with an empty read-only object.
-pub fn apply(writable: &[&OsStr], hidden: &[&OsStr], new_proc: bool) -> Result<(), MountViewError> {
+pub fn apply(
+    writable: &[&OsStr],
+    protected: &[&OsStr],
+    pinned: &[&OsStr],
+    hidden: &[&OsStr],
+    new_proc: bool,
+) -> Result<(), MountViewError> {
     let root = cstring(OsStr::new("/"))?;
     // Private propagation: nothing done here may propagate back to the host's mounts.
     // SAFETY: all pointers are NUL-terminated strings or null, as mount(2) expects.
@@ -93,6 +100,30 @@ pub fn apply(writable: &[&OsStr], hidden: &[&OsStr], new_proc: bool) -> Result<(
             }
         })?;
     }
+    // Pinned directories (.git) become mount points of their own: the kernel refuses to
+    // rename or remove a mount point.
+    for path in pinned {
+        let c = cstring(path)?;
+        bind_onto_itself(&c).map_err(|source| MountViewError::Bind {
+            path: PathBuf::from(path),
+            source,
+        })?;
+    }
+    // Protected paths inside the writable roots: read-only binds of themselves, made after
+    // the writable roots were opened up so nothing clears them again.
+    for path in protected {
+        let c = cstring(path)?;
+        bind_onto_itself(&c).map_err(|source| MountViewError::Bind {
+            path: PathBuf::from(path),
+            source,
+        })?;
+        sys::mount_setattr(&c, true, MOUNT_ATTR_RDONLY, 0).map_err(|source| {
+            MountViewError::Bind {
+                path: PathBuf::from(path),
+                source,
+            }
+        })?;
+    }
     if new_proc {
         let proc_ = cstring(OsStr::new("/proc"))?;
         let fstype = cstring(OsStr::new("proc"))?;
@@ -119,6 +150,24 @@ pub fn apply(writable: &[&OsStr], hidden: &[&OsStr], new_proc: bool) -> Result<(
         })?;
     }
     Ok(())
+}
+
+fn bind_onto_itself(c: &CString) -> io::Result<()> {
+    // SAFETY: `c` is NUL-terminated; the other pointers are null as allowed for MS_BIND.
+    let ret = unsafe {
+        libc::mount(
+            c.as_ptr(),
+            c.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }
 
 /// Covers `path` for good: a directory with an empty, read-only tmpfs of mode 000, a file

@@ -26,6 +26,16 @@ impl Fence {
             .map(|r| r.as_path())
     }
 
+    /// Whether `path` is a protected path of the worktree (git hooks and config, editor and
+    /// agent settings…), which stays read-only. `removal` adds `.git` itself: renaming or
+    /// removing it would let a forged one take its place.
+    pub fn is_protected(&self, path: &Path, removal: bool) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.worktree) else {
+            return false;
+        };
+        shim::protected_paths::is_protected(rel) || (removal && rel == Path::new(".git"))
+    }
+
     /// Whether a write on `path` (absolute, resolved) stays inside the fence.
     pub fn allows_write(&self, path: &Path) -> bool {
         self.root_of(path).is_some() || self.devices.iter().any(|d| d == path)

@@ -275,7 +275,7 @@ pub fn perform_on_fd(
     let path = Path::new(std::ffi::OsStr::from_bytes(
         bytes.strip_suffix(b" (deleted)").unwrap_or(bytes),
     ));
-    if !path.is_absolute() || fence.root_of(path).is_none() {
+    if !path.is_absolute() || fence.root_of(path).is_none() || fence.is_protected(path, false) {
         return Err(bytes.to_vec());
     }
     let prepared = match prepare(mem, op) {

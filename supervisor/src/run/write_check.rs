@@ -357,6 +357,16 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                             "fence.write-outside",
                         );
                     }
+                    Ok((_, Resolution::Path(p)))
+                        if fence.is_protected(&p, matches!(*op, "rename" | "unlink")) =>
+                    {
+                        return Decision::deny(
+                            libc::EACCES,
+                            "write to a protected path",
+                            &shown(&[], &Resolution::Path(p)),
+                            "fence.protected-path",
+                        );
+                    }
                     // Unresolvable from outside (a pipe behind /proc/self/fd, another
                     // process's /proc): Landlock decides.
                     Ok(_) => {}
@@ -424,6 +434,14 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                     );
                 }
             };
+            if fence.is_protected(&target, false) {
+                return Decision::deny(
+                    libc::EPERM,
+                    "metadata change on a protected path",
+                    &shown(&raw, &Resolution::Path(target)),
+                    "fence.protected-path",
+                );
+            }
             let Some(root) = fence.root_of(&target).map(PathBuf::from) else {
                 return Decision::deny(
                     libc::EPERM,

@@ -177,30 +177,50 @@ impl Walker<'_> {
             }
             if Self::is_path_token(a) {
                 self.check_read_path(a);
-            } else if a.text.starts_with('-') {
-                if let Some(v) = embedded_path(&a.text) {
-                    let sub = Arg {
-                        text: v.to_string(),
-                        known: a.known,
-                        home_based: v.starts_with('~'),
-                        ..Arg::default()
-                    };
-                    let sub = self.expand_tilde(sub);
-                    self.check_read_path(&sub);
+            } else if a.known
+                && !a.text.starts_with('-')
+                && !a.text.is_empty()
+                && a.text.len() < 4096
+            {
+                // A relative word that names a symlink inside the worktree
+                // pointing outside leaves it just as `../` would.
+                if let Loc::Outside(p) = self.resolve_arg(a, true)
+                    && !path::is_exception(&p, &[])
+                    && !self.is_allowed_outside(&p)
+                {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!(
+                            "{} leads outside the worktree through a symlink: {}",
+                            a.text,
+                            p.display()
+                        ),
+                    );
                 }
+            } else if a.text.starts_with('-')
+                && let Some(v) = embedded_path(&a.text)
+            {
+                let sub = Arg {
+                    text: v.to_string(),
+                    known: a.known,
+                    home_based: v.starts_with('~'),
+                    ..Arg::default()
+                };
+                let sub = self.expand_tilde(sub);
+                self.check_read_path(&sub);
             }
         }
     }
 
     fn expand_tilde(&self, mut a: Arg) -> Arg {
-        if let Some(rest) = a.text.strip_prefix('~') {
-            if rest.is_empty() || rest.starts_with('/') {
-                match &self.cls.home {
-                    Some(h) => a.text = format!("{}{rest}", h.display()),
-                    None => {
-                        a.known = false;
-                        a.text = format!("{UNKNOWN}{rest}");
-                    }
+        if let Some(rest) = a.text.strip_prefix('~')
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            match &self.cls.home {
+                Some(h) => a.text = format!("{}{rest}", h.display()),
+                None => {
+                    a.known = false;
+                    a.text = format!("{UNKNOWN}{rest}");
                 }
             }
         }
@@ -353,6 +373,11 @@ impl Walker<'_> {
                 RuleId::DefaultUnknown,
                 format!("calls the shell function `{name}` defined in the line"),
             );
+            if self.functions_changing_dir.contains(name) {
+                // Where it leaves the shell is not followed: later relative
+                // paths cannot be placed.
+                self.state.cwd = None;
+            }
             return;
         }
         if NETWORK_PROGRAMS.contains(&name)
@@ -397,11 +422,12 @@ impl Walker<'_> {
             }
             "script" => self.script_wrapper(args, inv, depth),
             "trap" => {
-                if let Some(s) = args.get(1).and_then(Arg::value) {
-                    if s != "-" && !s.starts_with('-') {
-                        let s = s.to_string();
-                        self.walk_nested(&s);
-                    }
+                if let Some(s) = args.get(1).and_then(Arg::value)
+                    && s != "-"
+                    && !s.starts_with('-')
+                {
+                    let s = s.to_string();
+                    self.walk_nested(&s);
                 }
             }
             "eval" => {
@@ -600,11 +626,11 @@ impl Walker<'_> {
         if pid_opts.iter().any(|c| p.has(*c, "pid")) && p.first_operand + skip >= args.len() {
             return self.check_path_args(args, &[]);
         }
-        if let Some(o) = p.value_of('o', "output") {
-            if args[0].text.ends_with("strace") || args[0].text.ends_with("ltrace") {
-                let o = o.clone();
-                self.check_write_target(&o, true, "trace output");
-            }
+        if let Some(o) = p.value_of('o', "output")
+            && (args[0].text.ends_with("strace") || args[0].text.ends_with("ltrace"))
+        {
+            let o = o.clone();
+            self.check_write_target(&o, true, "trace output");
         }
         let start = p.first_operand + skip;
         if start < args.len() {
@@ -1365,15 +1391,34 @@ impl Walker<'_> {
             }
             "checkout" | "switch" => {
                 self.cur_writes = true;
-                if let Some(target) = git::checkout_target(&sub, rest) {
-                    if !other_repo {
-                        self.state.branch = target;
+                if let Some(target) = git::checkout_target(&sub, rest)
+                    && !other_repo
+                {
+                    self.state.branch = target;
+                }
+            }
+            "config" => {
+                self.cur_writes = true;
+                // `git config core.hooksPath DIR`, `git config alias.x '!…'`:
+                // a program for git to run later.
+                let key = rest
+                    .iter()
+                    .find(|a| !a.text.starts_with('-'))
+                    .map(|a| a.text.clone());
+                if let Some(key) = key
+                    && rest.iter().filter(|a| !a.text.starts_with('-')).count() >= 2
+                {
+                    if git::config_program(&format!("{key}=")).is_some() {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config {key} sets a program for git to run later"),
+                        );
                     }
                 }
             }
             "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"
             | "cherry-pick" | "revert" | "tag" | "branch" | "apply" | "am" | "init" | "clone"
-            | "fetch" | "worktree" | "config" | "submodule" | "gc" | "prune" | "notes" => {
+            | "fetch" | "worktree" | "submodule" | "gc" | "prune" | "notes" => {
                 self.cur_writes = true;
                 if sub == "apply" || sub == "am" {
                     self.patch_from_stdin(inv, "git apply");
@@ -1876,10 +1921,10 @@ impl Walker<'_> {
                             .then(|| ops.get(1).map(|&i| args[i].clone()))
                             .flatten()
                     });
-                    if let Some(f) = file {
-                        if f.text != "-" {
-                            extra.push((f, "tar archive"));
-                        }
+                    if let Some(f) = file
+                        && f.text != "-"
+                    {
+                        extra.push((f, "tar archive"));
                     }
                 }
             }
@@ -2180,7 +2225,7 @@ impl Walker<'_> {
             "gem" => {
                 matches!(sub, "install" | "uninstall" | "update") && !has(&["--install-dir", "-i"])
             }
-            "go" => sub == "install" || (sub == "get" && has(&["-u"]) && false),
+            "go" => sub == "install",
             "uv" => {
                 (sub == "tool" && matches!(sub2, "install" | "uninstall" | "upgrade"))
                     || (sub == "pip" && sub2 == "install" && has(&["--system"]))

@@ -216,11 +216,12 @@ pub fn analyze_push(args: &[Arg], branch: Option<&str>) -> Vec<(RuleId, String)>
     for r in refspecs {
         if !r.known {
             // `$B:main` still goes to main; `origin $B` cannot be known.
-            if let Some((_, dst)) = r.text.rsplit_once(':') {
-                if !dst.contains(crate::word::UNKNOWN) && is_main(dst) {
-                    out.push((RuleId::GitPushMain, format!("pushes to {dst}")));
-                    continue;
-                }
+            if let Some((_, dst)) = r.text.rsplit_once(':')
+                && !dst.contains(crate::word::UNKNOWN)
+                && is_main(dst)
+            {
+                out.push((RuleId::GitPushMain, format!("pushes to {dst}")));
+                continue;
             }
             out.push((
                 RuleId::GitPush,
@@ -279,12 +280,11 @@ pub fn checkout_target(sub: &str, args: &[Arg]) -> Option<Option<String>> {
         permute: false,
     };
     // `git checkout -- FILE` restores files; the branch stays.
-    if args.iter().any(|a| a.text == "--") {
-        if let Some(pos) = args.iter().position(|a| a.text == "--") {
-            if pos == 0 {
-                return None;
-            }
-        }
+    if args.iter().any(|a| a.text == "--")
+        && let Some(pos) = args.iter().position(|a| a.text == "--")
+        && pos == 0
+    {
+        return None;
     }
     let p = opts::parse(&argv, 1, &spec);
     for (c, l) in [

@@ -120,6 +120,7 @@ pub enum SettingsError {
 }
 
 /// The classifier for one session. Cheap to call from many threads.
+#[derive(Clone)]
 pub struct Classifier {
     settings: Settings,
     /// The worktree with symlinks resolved.
@@ -250,7 +251,8 @@ impl Classifier {
             return v;
         }
         let bound = parse::nesting_bound(line);
-        if bound > parse::MAX_NESTING_BOUND {
+        if bound > parse::MAX_NESTING_BOUND || parse::running_depth(line) > parse::MAX_RUNNING_DEPTH
+        {
             return verdict::single(
                 self,
                 Context::Line,
@@ -259,12 +261,16 @@ impl Classifier {
                 "the line nests too deeply to judge",
             );
         }
-        let run = || {
-            let mut w = Walker::new(self, &self.settings, Context::Line, Some(cwd.clone()), None);
+        let run = |cls: &Classifier, line: &str, cwd: PathBuf| {
+            let mut w = Walker::new(cls, &cls.settings, Context::Line, Some(cwd), None);
             w.walk_source(line);
-            verdict::assemble(self, Context::Line, line, w)
+            verdict::assemble(cls, Context::Line, line, w)
         };
-        parse::with_stack_for(bound, run).unwrap_or_else(|| {
+        if bound <= parse::INLINE_NESTING_BOUND && line.len() <= parse::INLINE_BYTES {
+            return run(self, line, cwd);
+        }
+        let (cls, owned) = (self.clone(), line.to_string());
+        parse::run_bounded(bound, line.len(), move || run(&cls, &owned, cwd)).unwrap_or_else(|| {
             verdict::single(
                 self,
                 Context::Line,
@@ -298,41 +304,13 @@ impl Classifier {
     /// Classifies one `execve` (SPEC §2, exec context): the same rule table
     /// applied to the argv; a program no rule matches runs.
     pub fn classify_exec(&self, ev: &ExecEvent<'_>) -> Verdict {
+        let bound: usize = ev.argv.iter().map(|a| parse::nesting_bound(a)).sum();
+        let len: usize = ev.argv.iter().map(String::len).sum();
+        if bound <= parse::INLINE_NESTING_BOUND && len <= parse::INLINE_BYTES {
+            return self.exec_verdict(ev);
+        }
         let text = ev.argv.join(" ");
-        let run = || {
-            let branch = ev.current_branch.map(str::to_string);
-            let mut w = Walker::new(
-                self,
-                &self.settings,
-                Context::Exec,
-                Some(ev.cwd.to_path_buf()),
-                Some(branch),
-            );
-            let mut args: Vec<word::Arg> = ev.argv.iter().map(word::Arg::literal).collect();
-            if args.is_empty() {
-                args.push(word::Arg::literal(ev.program.display().to_string()));
-            }
-            let io = walk::CmdIo::default();
-            let inv = command::Invocation {
-                io: &io,
-                procsub_network: false,
-                subs_network: false,
-            };
-            w.judge_argv(&args, &inv, 0);
-            // A program run under another name (a copy, a link) is judged by
-            // both names.
-            let argv0 = command::program_name(&args[0].text).to_string();
-            if let Some(real) = ev.program.file_name().and_then(|n| n.to_str()) {
-                if real != argv0 && !real.is_empty() {
-                    args[0] = word::Arg::literal(real);
-                    w.judge_argv(&args, &inv, 0);
-                }
-            }
-            w.push_part(text.clone());
-            verdict::assemble(self, Context::Exec, &text, w)
-        };
-        let bound = ev.argv.iter().map(|a| parse::nesting_bound(a)).sum();
-        parse::with_stack_for(bound, run).unwrap_or_else(|| {
+        let too_complex = || {
             verdict::single(
                 self,
                 Context::Exec,
@@ -340,7 +318,63 @@ impl Classifier {
                 RuleId::TooComplex,
                 "the command could not be judged within fence's limits",
             )
+        };
+        if ev
+            .argv
+            .iter()
+            .any(|a| parse::running_depth(a) > parse::MAX_RUNNING_DEPTH)
+        {
+            return too_complex();
+        }
+        let cls = self.clone();
+        let argv = ev.argv.to_vec();
+        let program = ev.program.to_path_buf();
+        let cwd = ev.cwd.to_path_buf();
+        let branch = ev.current_branch.map(str::to_string);
+        parse::run_bounded(bound, len, move || {
+            cls.exec_verdict(&ExecEvent {
+                argv: &argv,
+                program: &program,
+                cwd: &cwd,
+                current_branch: branch.as_deref(),
+            })
         })
+        .unwrap_or_else(too_complex)
+    }
+
+    fn exec_verdict(&self, ev: &ExecEvent<'_>) -> Verdict {
+        let text = ev.argv.join(" ");
+        let branch = ev.current_branch.map(str::to_string);
+        let mut w = Walker::new(
+            self,
+            &self.settings,
+            Context::Exec,
+            Some(ev.cwd.to_path_buf()),
+            Some(branch),
+        );
+        let mut args: Vec<word::Arg> = ev.argv.iter().map(word::Arg::literal).collect();
+        if args.is_empty() {
+            args.push(word::Arg::literal(ev.program.display().to_string()));
+        }
+        let io = walk::CmdIo::default();
+        let inv = command::Invocation {
+            io: &io,
+            procsub_network: false,
+            subs_network: false,
+        };
+        w.judge_argv(&args, &inv, 0);
+        // A program run under another name (a copy, a link) is judged by
+        // both names.
+        let argv0 = command::program_name(&args[0].text).to_string();
+        if let Some(real) = ev.program.file_name().and_then(|n| n.to_str())
+            && real != argv0
+            && !real.is_empty()
+        {
+            args[0] = word::Arg::literal(real);
+            w.judge_argv(&args, &inv, 0);
+        }
+        w.push_part(text.clone());
+        verdict::assemble(self, Context::Exec, &text, w)
     }
 
     /// Classifies a patch (Codex `apply_patch`, unified diff) offered as an

@@ -92,25 +92,83 @@ pub fn nesting_bound(src: &str) -> usize {
     n
 }
 
-/// Runs `f` on a stack deep enough for a line of nesting bound `bound`.
-pub fn with_stack_for<R: Send>(bound: usize, f: impl FnOnce() -> R + Send) -> Option<R> {
-    if bound <= INLINE_NESTING_BOUND {
+/// Lines up to this size with a shallow bound are judged on the caller's thread.
+pub const INLINE_BYTES: usize = 64 << 10;
+/// How long one line may take to parse and walk before it is "too complex".
+/// Not a timing test: a backstop against parser blow-ups on adversarial
+/// nesting, far above what any real line takes (microseconds).
+pub const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(2);
+/// A line whose running nesting depth exceeds this is not parsed at all.
+pub const MAX_RUNNING_DEPTH: usize = 256;
+
+/// Runs `f` for a line of nesting bound `bound` and `len` bytes: inline for
+/// ordinary lines; otherwise on a thread with a stack sized for the bound
+/// and under [`WATCHDOG`]. `None` when it did not finish in time (the thread
+/// is left to finish on its own; it holds only its own copies).
+pub fn run_bounded<R: Send + 'static>(
+    bound: usize,
+    len: usize,
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Option<R> {
+    if bound <= INLINE_NESTING_BOUND && len <= INLINE_BYTES {
         return Some(f());
     }
     let size = (8 << 20) + bound.saturating_mul(STACK_PER_LEVEL);
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("fence-policy-deep".into())
-            .stack_size(size)
-            .spawn_scoped(s, f)
-            .ok()
-            .and_then(|h| h.join().ok())
-    })
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("fence-policy-deep".into())
+        .stack_size(size)
+        .spawn(move || {
+            let _ = tx.send(f());
+        })
+        .ok()?;
+    rx.recv_timeout(WATCHDOG).ok()
+}
+
+/// The deepest nesting the line reaches if every opener and closer counted
+/// (quotes ignored): a cheap gate before parsing. Parsers for shell grammar
+/// are super-linear in nesting depth; no real line nests hundreds deep.
+pub fn running_depth(src: &str) -> usize {
+    let bytes = src.as_bytes();
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'{' => depth += 1,
+            b')' | b'}' => depth = depth.saturating_sub(1),
+            b'a'..=b'z' => {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_lowercase() {
+                    i += 1;
+                }
+                if start == 0 || !bytes[start - 1].is_ascii_alphanumeric() {
+                    match &bytes[start..i] {
+                        b"if" | b"while" | b"until" | b"for" | b"case" | b"select" => depth += 1,
+                        b"fi" | b"done" | b"esac" => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+                max = max.max(depth);
+                continue;
+            }
+            _ => {}
+        }
+        max = max.max(depth);
+        i += 1;
+    }
+    max
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn running_depth_counts_open_constructs() {
+        assert_eq!(running_depth("(a) (b) (c)"), 1);
+        assert_eq!(running_depth("{ { x; }; }"), 2);
+        assert_eq!(running_depth("if a; then if b; then c; fi; fi"), 2);
+    }
 
     #[test]
     fn bound_is_never_below_real_nesting() {

@@ -32,11 +32,11 @@ pub fn touched_paths(patch: &str) -> Vec<String> {
         {
             push(strip_git_prefix(p));
         }
-        if let Some(rest) = line.strip_prefix("diff --git ") {
-            if let Some((a, b)) = split_git_pair(rest) {
-                push(strip_git_prefix(&a));
-                push(strip_git_prefix(&b));
-            }
+        if let Some(rest) = line.strip_prefix("diff --git ")
+            && let Some((a, b)) = split_git_pair(rest)
+        {
+            push(strip_git_prefix(&a));
+            push(strip_git_prefix(&b));
         }
         for marker in ["rename from ", "rename to ", "copy to ", "copy from "] {
             if let Some(p) = line.strip_prefix(marker) {

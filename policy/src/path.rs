@@ -68,15 +68,16 @@ pub fn resolve(fs: &dyn FsView, cwd: &Path, path: &Path, follow_final: bool) -> 
         let candidate = current.join(&name);
         let is_final = pending.is_empty();
         let follow = !is_final || follow_final || trailing_slash;
-        if follow && hops < MAX_SYMLINK_HOPS {
-            if let Ok(target) = fs.read_link(&candidate) {
-                hops += 1;
-                if target.is_absolute() {
-                    current = PathBuf::from("/");
-                }
-                push_components(&mut pending, &target);
-                continue;
+        if follow
+            && hops < MAX_SYMLINK_HOPS
+            && let Ok(target) = fs.read_link(&candidate)
+        {
+            hops += 1;
+            if target.is_absolute() {
+                current = PathBuf::from("/");
             }
+            push_components(&mut pending, &target);
+            continue;
         }
         current = candidate;
     }
@@ -193,13 +194,13 @@ pub fn is_protected(rel: &Path) -> bool {
     ) {
         return true;
     }
-    if rel.starts_with(".claude") {
-        if let Some(name) = rel.file_name() {
-            let n = name.as_bytes();
-            return n.starts_with(b"settings") && n.ends_with(b".json")
-                || s == b".claude"
-                || n == b"hooks";
-        }
+    if rel.starts_with(".claude")
+        && let Some(name) = rel.file_name()
+    {
+        let n = name.as_bytes();
+        return n.starts_with(b"settings") && n.ends_with(b".json")
+            || s == b".claude"
+            || n == b"hooks";
     }
     false
 }

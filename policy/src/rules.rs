@@ -770,7 +770,11 @@ impl Rule {
             level: b.level,
             absolute: b.absolute,
             contexts: b.contexts,
-            action: Action::for_level(b.level, b.absolute),
+            action: match b.id {
+                // Plan mode denies writes for the turn; nobody is asked.
+                RuleId::PlanWrite => Action::Deny,
+                _ => Action::for_level(b.level, b.absolute),
+            },
             origin: Origin::Builtin(b.id),
         }
     }

@@ -50,10 +50,17 @@ fn action_in(rule: &Rule, mode: Mode) -> Action {
     if rule.absolute {
         return Action::Deny;
     }
+    // What fence could not judge (a parse error, a line too complex, bytes a
+    // shell reads differently) could hide an absolute refusal: auto-approve
+    // never answers it.
+    let unjudged = matches!(
+        rule.origin,
+        Origin::Builtin(RuleId::ParseError | RuleId::TooComplex | RuleId::InvalidInput)
+    );
     match (mode, rule.action) {
         // Auto-approve answers what would be asked; a rule set to deny stays
         // denied, and absolute refusals never reach here.
-        (Mode::Auto, Action::Ask) => Action::Allow,
+        (Mode::Auto, Action::Ask) if !unjudged => Action::Allow,
         (_, a) => a,
     }
 }
@@ -117,17 +124,18 @@ fn part_verdict(cls: &Classifier, ctx: Context, part: &Part) -> PartVerdict {
         .map(|f| judge(cls, ctx, mode, f.rule, &f.reason, &part.text))
         .collect();
     for (i, rule) in table.rules.iter().enumerate() {
-        if let Origin::Custom { prefix } = &rule.origin {
-            if rule.contexts.contains(ctx) && prefix_matches(&part.text, prefix) {
-                candidates.push(judge(
-                    cls,
-                    ctx,
-                    mode,
-                    i,
-                    &format!("matches the custom rule `{prefix}`: {}", rule.description),
-                    &part.text,
-                ));
-            }
+        if let Origin::Custom { prefix } = &rule.origin
+            && rule.contexts.contains(ctx)
+            && prefix_matches(&part.text, prefix)
+        {
+            candidates.push(judge(
+                cls,
+                ctx,
+                mode,
+                i,
+                &format!("matches the custom rule `{prefix}`: {}", rule.description),
+                &part.text,
+            ));
         }
     }
     let worst = candidates.into_iter().max_by(|a, b| {

@@ -85,6 +85,8 @@ pub struct Walker<'a> {
     commands: usize,
     /// Functions defined in the line.
     pub functions: HashSet<String>,
+    /// Functions defined in the line whose body changes directory.
+    pub functions_changing_dir: HashSet<String>,
     /// What the line reads that is a credential, for `secret.exfiltrate`.
     pub secret_read: Option<String>,
     /// Parts that run a network program.
@@ -169,6 +171,7 @@ impl<'a> Walker<'a> {
             depth: 0,
             commands: 0,
             functions: HashSet::new(),
+            functions_changing_dir: HashSet::new(),
             secret_read: None,
             network_parts: Vec::new(),
         }
@@ -434,6 +437,10 @@ impl<'a> Walker<'a> {
             );
             self.push_part(f.to_string());
         }
+        let body = f.to_string();
+        if ["cd ", "pushd", "popd"].iter().any(|w| body.contains(w)) {
+            self.functions_changing_dir.insert(name.clone());
+        }
         self.functions.insert(name);
         // The body runs later, from wherever it is called: judge it with what
         // is known now, and let nothing it does leak into the state.
@@ -567,17 +574,17 @@ impl<'a> Walker<'a> {
 
     fn push_word(&mut self, raw: &str, args: &mut Vec<Arg>, noticed: &mut Noticed) {
         let a = word::eval_word(raw, self, noticed);
-        if a.brace {
-            if let Some(words) = word::expand_braces(raw, self, noticed) {
-                if args.is_empty() {
-                    // A command word built by brace expansion is not identifiable.
-                    args.push(a);
-                    args.extend(words.into_iter().skip(1));
-                } else {
-                    args.extend(words);
-                }
-                return;
+        if a.brace
+            && let Some(words) = word::expand_braces(raw, self, noticed)
+        {
+            if args.is_empty() {
+                // A command word built by brace expansion is not identifiable.
+                args.push(a);
+                args.extend(words.into_iter().skip(1));
+            } else {
+                args.extend(words);
             }
+            return;
         }
         args.push(a);
     }

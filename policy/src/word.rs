@@ -222,10 +222,10 @@ fn parameter(
 ) -> Option<String> {
     // Nested words (defaults, patterns, replacements) may hold command
     // substitutions: find them in the raw text of the expansion.
-    if let Some(inner) = source.strip_prefix("${").and_then(|s| s.strip_suffix('}')) {
-        if inner.contains("$(") || inner.contains('`') {
-            scan_substitutions(inner, noticed);
-        }
+    if let Some(inner) = source.strip_prefix("${").and_then(|s| s.strip_suffix('}'))
+        && (inner.contains("$(") || inner.contains('`'))
+    {
+        scan_substitutions(inner, noticed);
     }
     let (param, indirect) = match expr {
         ParameterExpr::Parameter {

@@ -47,8 +47,8 @@ pub fn run(a: RulesArgs) -> Result<u8> {
 
 fn print_table(rules: &[Rule]) {
     println!(
-        "{:<26} {:<7} {:<6} {:<9} {}",
-        "RULE", "LEVEL", "ACTION", "CONTEXTS", "DESCRIPTION"
+        "{:<26} {:<7} {:<6} {:<9} DESCRIPTION",
+        "RULE", "LEVEL", "ACTION", "CONTEXTS"
     );
     for r in rules {
         let level = if r.absolute {

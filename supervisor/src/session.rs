@@ -41,13 +41,13 @@ pub fn find_worktree(
                 "refusing / as the worktree: it would fence nothing (use --force-worktree to insist)"
             );
         }
-        if let Some(h) = home.and_then(|h| std::fs::canonicalize(h).ok()) {
-            if real == h {
-                bail!(
-                    "refusing your home directory {} as the worktree: it holds your credentials (use --force-worktree to insist)",
-                    real.display()
-                );
-            }
+        if let Some(h) = home.and_then(|h| std::fs::canonicalize(h).ok())
+            && real == h
+        {
+            bail!(
+                "refusing your home directory {} as the worktree: it holds your credentials (use --force-worktree to insist)",
+                real.display()
+            );
         }
     }
     Ok(real)
@@ -118,14 +118,14 @@ pub fn config_sources(
         None => {
             let home = env.get("HOME").map(PathBuf::from);
             let xdg = env.get("XDG_CONFIG_HOME").map(PathBuf::from);
-            if let Some(p) = config::user_config_path(home.as_deref(), xdg.as_deref()) {
-                if p.is_file() {
-                    let restricted = inside(&p);
-                    out.push(ConfigSource {
-                        path: p,
-                        restricted,
-                    });
-                }
+            if let Some(p) = config::user_config_path(home.as_deref(), xdg.as_deref())
+                && p.is_file()
+            {
+                let restricted = inside(&p);
+                out.push(ConfigSource {
+                    path: p,
+                    restricted,
+                });
             }
         }
     }
@@ -156,10 +156,10 @@ pub fn load(
     let mut table = RuleTable::default();
     let cfg = Config::load(&sources, &mut table)?;
     let mut mode = mode_flag.or(cfg.mode).unwrap_or_default();
-    if let Some(min) = cfg.min_mode {
-        if min.strictness() > mode.strictness() {
-            mode = min;
-        }
+    if let Some(min) = cfg.min_mode
+        && min.strictness() > mode.strictness()
+    {
+        mode = min;
     }
     let session_tmp = env
         .get("FENCE_SESSION_TMPDIR")

@@ -699,6 +699,129 @@ fn a_thread_swapping_to_a_git_hook_never_writes_it(w: &World) {
     race_opens(w, &hook, "a_thread_swapping_to_a_git_hook_never_writes_it");
 }
 
+fn int80_and_x32_calls_kill_the_process(w: &World) {
+    let test = "int80_and_x32_calls_kill_the_process";
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no C compiler (cc)");
+        return;
+    }
+    // i386 getpid through int 0x80, and x32 getpid (39 | 0x40000000): the process must be
+    // killed by SIGSYS before it can write its marker.
+    let src = r#"#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    long r;
+    if (strcmp(argv[1], "int80") == 0) {
+        __asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+    } else {
+        __asm__ volatile("syscall" : "=a"(r) : "a"(39L | 0x40000000L) : "rcx", "r11", "memory");
+    }
+    FILE *f = fopen(argv[2], "w");
+    if (f) { fprintf(f, "%ld\n", r); fclose(f); }
+    return 0;
+}
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("abi.c"), src).unwrap();
+    let bin = w.worktree.join("abi");
+    let cc = std::process::Command::new("cc")
+        .arg("-o")
+        .arg(&bin)
+        .arg(dir.path().join("abi.c"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    w.own(&bin);
+    for mode in ["int80", "x32"] {
+        let marker = w.worktree.join(format!("{mode}.out"));
+        let out = w.run(&[bin.to_str().unwrap(), mode, marker.to_str().unwrap()]);
+        assert_eq!(
+            out.status.code(),
+            Some(128 + libc::SIGSYS),
+            "{mode}: {}",
+            stderr(&out)
+        );
+        assert!(
+            !marker.exists(),
+            "{mode}: the process went on after the call"
+        );
+    }
+}
+
+fn first_exec_refused_by_policy_exits_126_and_does_nothing(w: &World) {
+    let remote = w.outside.join("remote.git");
+    let out = std::process::Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&remote)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    git_init(w);
+    chown_tree(w, &remote);
+    let out = w.run(&["git", "push", remote.to_str().unwrap(), "HEAD:main"]);
+    assert_eq!(out.status.code(), Some(126), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_dir(remote.join("refs/heads"))
+            .unwrap()
+            .count(),
+        0
+    );
+}
+
+fn udp_and_ipv6_to_the_host_loopback_get_nothing_through(w: &World) {
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let udp_port = udp.local_addr().unwrap().port();
+    let tcp6 = std::net::TcpListener::bind("[::1]:0").ok();
+    let tcp6_port = tcp6
+        .as_ref()
+        .map(|l| l.local_addr().unwrap().port())
+        .unwrap_or(9);
+    if let Some(l) = &tcp6 {
+        l.set_nonblocking(true).unwrap();
+    }
+    w.python(&format!(
+        "import socket\ntry:\n    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n    s.sendto(b'x', ('127.0.0.1', {udp_port}))\nexcept OSError:\n    pass\ntry:\n    socket.create_connection(('::1', {tcp6_port}), timeout=2).send(b'x')\nexcept OSError:\n    pass\n"
+    ));
+    let mut buf = [0u8; 8];
+    assert!(
+        udp.recv_from(&mut buf).is_err(),
+        "a datagram reached the host's loopback"
+    );
+    if let Some(l) = tcp6 {
+        assert!(
+            l.accept().is_err(),
+            "the host's ::1 listener got a connection"
+        );
+    }
+}
+
+fn fence_inside_fence_refuses_to_start(w: &World) {
+    let marker = w.worktree.join("ran");
+    let out = w.run(&[
+        support::FENCE,
+        "run",
+        "--",
+        "/usr/bin/touch",
+        marker.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot run inside another seccomp-notify sandbox"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists());
+}
+
 fn loopback_server_started_inside_is_usable(w: &World) {
     let out = w.python(
         "import socket, threading\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 0))\nsrv.listen(1)\nport = srv.getsockname()[1]\nc = socket.create_connection(('127.0.0.1', port))\nconn, _ = srv.accept()\nc.send(b'pong')\nprint(conn.recv(4).decode())\n",
@@ -743,6 +866,10 @@ both_ways!(
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
     a_thread_swapping_to_a_git_hook_never_writes_it,
+    int80_and_x32_calls_kill_the_process,
+    first_exec_refused_by_policy_exits_126_and_does_nothing,
+    udp_and_ipv6_to_the_host_loopback_get_nothing_through,
+    fence_inside_fence_refuses_to_start,
 );
 
 #[test]

@@ -15,7 +15,9 @@ pub struct SessionTmp {
 
 impl SessionTmp {
     pub fn create() -> std::io::Result<SessionTmp> {
-        let base = PathBuf::from("/tmp");
+        // $TMPDIR when set (a fence inside a fence then nests its TMPDIR in the outer one's),
+        // else /tmp.
+        let base = std::env::temp_dir();
         // SAFETY: getuid has no preconditions.
         let uid = unsafe { libc::getuid() };
         for _ in 0..16 {
@@ -40,7 +42,7 @@ impl SessionTmp {
             }
         }
         Err(std::io::Error::other(
-            "could not create a unique session directory in /tmp",
+            "could not create a unique session directory",
         ))
     }
 }

@@ -822,6 +822,60 @@ fn fence_inside_fence_refuses_to_start(w: &World) {
     assert!(!marker.exists());
 }
 
+fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
+    let test = "an_interactive_shell_in_tmux_behaves_as_without_fence";
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "tmux is missing");
+        return;
+    }
+    let socket = format!(
+        "fence-it-{}",
+        w.worktree.file_name().unwrap().to_string_lossy()
+    );
+    let tmux = |args: &[&str]| {
+        w.command_as_runner("tmux")
+            .arg("-L")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let shell = format!("{} run -- /bin/bash --norc -i", support::FENCE);
+    let started = tmux(&["new-session", "-d", "-x", "100", "-y", "30", &shell]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(600));
+    pause();
+    pause();
+    tmux(&["send-keys", "sleep 30", "Enter"]);
+    pause();
+    tmux(&["send-keys", "C-c"]);
+    pause();
+    tmux(&[
+        "send-keys",
+        "echo status=$? > after-ctrl-c; stty size > size",
+        "Enter",
+    ]);
+    pause();
+    let screen = stdout(&tmux(&["capture-pane", "-p"]));
+    tmux(&["send-keys", "exit", "Enter"]);
+    pause();
+    tmux(&["kill-server"]);
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("after-ctrl-c")).unwrap_or_default(),
+        "status=130\n",
+        "Ctrl-C did not reach the command: {screen}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("size")).unwrap_or_default(),
+        "30 100\n",
+        "{screen}"
+    );
+}
+
 fn loopback_server_started_inside_is_usable(w: &World) {
     let out = w.python(
         "import socket, threading\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 0))\nsrv.listen(1)\nport = srv.getsockname()[1]\nc = socket.create_connection(('127.0.0.1', port))\nconn, _ = srv.accept()\nc.send(b'pong')\nprint(conn.recv(4).decode())\n",
@@ -870,6 +924,7 @@ both_ways!(
     first_exec_refused_by_policy_exits_126_and_does_nothing,
     udp_and_ipv6_to_the_host_loopback_get_nothing_through,
     fence_inside_fence_refuses_to_start,
+    an_interactive_shell_in_tmux_behaves_as_without_fence,
 );
 
 #[test]

@@ -198,6 +198,27 @@ impl World {
     }
 }
 
+impl World {
+    /// A command run as whoever runs fence in this world, in the worktree (tmux and the
+    /// like, which start `fence run` themselves).
+    pub fn command_as_runner(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.current_dir(&self.worktree)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &self.home)
+            .env("TERM", "xterm")
+            .stdin(Stdio::null());
+        if let Some((uid, gid)) = self.ids {
+            cmd.uid(uid).gid(gid);
+        }
+        if self.who == Who::UnprivilegedWithoutNamespaces {
+            cmd.env("FENCE_NO_NAMESPACES", "1");
+        }
+        cmd
+    }
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

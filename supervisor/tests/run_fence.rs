@@ -876,6 +876,28 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
     );
 }
 
+fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
+    w.write(
+        "s.sh",
+        "while [ ! -s fence.pid ]; do sleep 0.02; done\nP=$(cat fence.pid)\nkill -KILL $P; kill -STOP $P\n/usr/bin/python3 -c \"import ctypes,sys; print(ctypes.CDLL(None).ptrace(16, int(sys.argv[1]), 0, 0))\" $P\necho survived > done\n",
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .spawn()
+        .unwrap();
+    w.write("fence.pid", &format!("{}\n", child.id()));
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "fence did not finish normally: {status:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("done")).unwrap(),
+        "survived\n"
+    );
+}
+
 fn loopback_server_started_inside_is_usable(w: &World) {
     let out = w.python(
         "import socket, threading\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 0))\nsrv.listen(1)\nport = srv.getsockname()[1]\nc = socket.create_connection(('127.0.0.1', port))\nconn, _ = srv.accept()\nc.send(b'pong')\nprint(conn.recv(4).decode())\n",
@@ -925,6 +947,7 @@ both_ways!(
     udp_and_ipv6_to_the_host_loopback_get_nothing_through,
     fence_inside_fence_refuses_to_start,
     an_interactive_shell_in_tmux_behaves_as_without_fence,
+    the_sandbox_cannot_signal_or_trace_fence,
 );
 
 #[test]

@@ -10,8 +10,7 @@
 //! ([`notification_program`]). It has no `SECCOMP_FILTER_FLAG_NEW_LISTENER` either, so
 //! programs are installed with the raw `seccomp(2)` call ([`crate::sys`]). Different error
 //! numbers need different programs (seccompiler has one match action per filter), so the
-//! static part is three stacked programs; the kernel runs them all and the strictest
-//! answer wins.
+//! static part is three programs chained into one ([`chain`]).
 
 use std::collections::BTreeMap;
 
@@ -74,17 +73,13 @@ pub enum SocketFamilies {
 }
 
 /// The static programs, in installation order.
-pub fn static_programs(
-    families: SocketFamilies,
-) -> Result<Vec<Vec<libc::sock_filter>>, FilterError> {
+pub fn static_program(families: SocketFamilies) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
-    let mut deny = to_libc(compile(
+    let deny = to_libc(compile(
         denied_with_eperm(),
         SeccompAction::Errno(libc::EPERM as u32),
         arch,
     )?);
-    let mut guarded = architecture_guard();
-    guarded.append(&mut deny);
     let clone3 = to_libc(compile(
         [(libc::SYS_clone3, vec![])].into_iter().collect(),
         SeccompAction::Errno(libc::ENOSYS as u32),
@@ -95,7 +90,35 @@ pub fn static_programs(
         SeccompAction::Errno(libc::EAFNOSUPPORT as u32),
         arch,
     )?);
-    Ok(vec![guarded, clone3, sockets])
+    let mut program = architecture_guard();
+    program.extend(chain(vec![deny, clone3, sockets]));
+    if program.len() > BPF_MAX_LEN {
+        return Err(FilterError::Build(format!(
+            "static program of {} instructions",
+            program.len()
+        )));
+    }
+    Ok(program)
+}
+
+/// Joins programs into one: every "allow" of a program but the last becomes a forward
+/// jump to the start of the next one, so a call is allowed only when every program lets
+/// it through — the same answer as stacking them, for one filter's cost.
+fn chain(programs: Vec<Vec<libc::sock_filter>>) -> Vec<libc::sock_filter> {
+    let count = programs.len();
+    let mut out = Vec::new();
+    for (i, mut program) in programs.into_iter().enumerate() {
+        if i + 1 < count {
+            let len = program.len();
+            for (j, insn) in program.iter_mut().enumerate() {
+                if insn.code == (BPF_RET | BPF_K) && insn.k == libc::SECCOMP_RET_ALLOW {
+                    *insn = stmt(BPF_JMP | BPF_JA, (len - j - 1) as u32);
+                }
+            }
+        }
+        out.extend(program);
+    }
+    out
 }
 
 /// The program whose matching calls are sent to the supervisor.
@@ -123,6 +146,8 @@ const BPF_ABS: u16 = 0x20;
 const BPF_JMP: u16 = 0x05;
 const BPF_JEQ: u16 = 0x10;
 const BPF_JGE: u16 = 0x30;
+const BPF_JA: u16 = 0x00;
+const BPF_MAX_LEN: usize = 4096;
 const BPF_K: u16 = 0x00;
 const BPF_RET: u16 = 0x06;
 
@@ -424,13 +449,148 @@ mod tests {
         );
     }
 
+    /// A small classic-BPF interpreter for seccomp programs: enough to run ours on a
+    /// `seccomp_data` and see the kernel's answer.
+    fn run(program: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+        let word = |off: u32| -> u32 {
+            match off {
+                0 => nr,
+                4 => arch,
+                o if (16..64).contains(&o) => {
+                    let a = args[((o - 16) / 8) as usize];
+                    if (o - 16) % 8 == 0 {
+                        a as u32
+                    } else {
+                        (a >> 32) as u32
+                    }
+                }
+                _ => panic!("load at {off}"),
+            }
+        };
+        let (mut acc, mut pc) = (0u32, 0usize);
+        loop {
+            let i = &program[pc];
+            match i.code {
+                c if c == BPF_LD | BPF_W | BPF_ABS => acc = word(i.k),
+                c if c == BPF_RET | BPF_K => return i.k,
+                c if c == BPF_JMP | BPF_JA => pc += i.k as usize,
+                c if c == BPF_JMP | BPF_JEQ | BPF_K => {
+                    pc += if acc == i.k { i.jt } else { i.jf } as usize
+                }
+                c if c == BPF_JMP | BPF_JGE | BPF_K => {
+                    pc += if acc >= i.k { i.jt } else { i.jf } as usize
+                }
+                c if c == BPF_JMP | 0x20 => pc += if acc > i.k { i.jt } else { i.jf } as usize,
+                c if c == 0x04 | 0x50 => acc &= i.k, // ALU AND K
+                other => panic!("instruction {other:#x} not interpreted"),
+            }
+            pc += 1;
+        }
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn static_program_starts_by_killing_x32_and_foreign_arches() {
-        let programs = static_programs(SocketFamilies::UnixOnly).unwrap();
-        let first = &programs[0];
-        assert_eq!(first[4].k, X32_SYSCALL_BIT);
-        assert_eq!(first[2].k, libc::SECCOMP_RET_KILL_PROCESS);
-        assert_eq!(first[5].k, libc::SECCOMP_RET_KILL_PROCESS);
+    fn static_program_answers_like_the_deny_list() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        const I386: u32 = 3 | 0x4000_0000;
+        let p = static_program(SocketFamilies::UnixOnly).unwrap();
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+        assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
+        assert_eq!(call(libc::SYS_io_uring_setup, [0; 6]), errno(libc::EPERM));
+        assert_eq!(call(libc::SYS_ptrace, [0; 6]), errno(libc::EPERM));
+        assert_eq!(call(libc::SYS_clone3, [0; 6]), errno(libc::ENOSYS));
+        assert_eq!(
+            call(libc::SYS_socket, [libc::AF_INET as u64, 1, 0, 0, 0, 0]),
+            errno(libc::EAFNOSUPPORT)
+        );
+        assert_eq!(
+            call(libc::SYS_socket, [libc::AF_UNIX as u64, 1, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        let tiocsti_high = libc::TIOCSTI | (1 << 32);
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, tiocsti_high, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, libc::TCGETS, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        let newuser = libc::CLONE_NEWUSER as u64 | libc::SIGCHLD as u64;
+        assert_eq!(
+            call(libc::SYS_clone, [newuser, 0, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_clone, [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_personality, [0xffff_ffff, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_personality, [0x0040000, 0, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            run(&p, X86_64, 39 | X32_SYSCALL_BIT, [0; 6]),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
+        assert_eq!(run(&p, I386, 20, [0; 6]), libc::SECCOMP_RET_KILL_PROCESS);
+        let inet = static_program(SocketFamilies::UnixAndInet).unwrap();
+        assert_eq!(
+            run(
+                &inet,
+                X86_64,
+                libc::SYS_socket as u32,
+                [libc::AF_INET6 as u64, 1, 0, 0, 0, 0]
+            ),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            run(
+                &inet,
+                X86_64,
+                libc::SYS_socket as u32,
+                [libc::AF_NETLINK as u64, 3, 0, 0, 0, 0]
+            ),
+            errno(libc::EAFNOSUPPORT)
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn notification_program_sends_writes_and_execs_but_not_reads() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let p = notification_program().unwrap();
+        let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+        let notif = libc::SECCOMP_RET_USER_NOTIF;
+        assert_eq!(call(libc::SYS_execve, [0; 6]), notif);
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, libc::O_RDONLY as u64, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(
+                libc::SYS_openat,
+                [0, 0, (libc::O_RDONLY | libc::O_TRUNC) as u64, 0, 0, 0]
+            ),
+            notif
+        );
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, libc::O_APPEND as u64, 0, 0, 0]),
+            notif
+        );
+        assert_eq!(
+            call(libc::SYS_sendto, [3, 0, 1, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(call(libc::SYS_sendto, [3, 0, 1, 0, 0x1000, 16]), notif);
+        assert_eq!(
+            call(libc::SYS_sendmsg, [3, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
     }
 }

@@ -107,11 +107,9 @@ fn confine_and_exec_inner(
     } else {
         SocketFamilies::UnixOnly
     };
-    for program in
-        seccomp_filters::static_programs(families).map_err(|e| StageFailure::setup("seccomp", e))?
-    {
-        sys::seccomp_set_mode_filter(&program, 0).map_err(|e| StageFailure::setup("seccomp", e))?;
-    }
+    let deny_list =
+        seccomp_filters::static_program(families).map_err(|e| StageFailure::setup("seccomp", e))?;
+    sys::seccomp_set_mode_filter(&deny_list, 0).map_err(|e| StageFailure::setup("seccomp", e))?;
 
     let listener = install_notification_filter(spec, &mut degraded)?;
 

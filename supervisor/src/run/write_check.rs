@@ -10,6 +10,7 @@
 //! sits on a writable mount), the supervisor performs them on the checked object with the
 //! target's credentials ([`super::metadata`]).
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use super::blocked_reason::BlockedReason;
@@ -309,10 +310,7 @@ fn resolve_arg(
 
 fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
     match resolution {
-        Resolution::Path(p) => {
-            use std::os::unix::ffi::OsStrExt;
-            p.as_os_str().as_bytes().to_vec()
-        }
+        Resolution::Path(p) => p.as_os_str().as_bytes().to_vec(),
         Resolution::Unresolvable(_) => raw.to_vec(),
     }
 }
@@ -328,12 +326,11 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
             if let Some(source) = link_source {
                 match resolve_arg(mem, caller, source) {
                     Err(e) => return Decision::error(errno_of(&e)),
-                    Ok((raw, Resolution::Path(p))) if !fence.allows_write(&p) => {
-                        let _ = raw;
+                    Ok((_, Resolution::Path(p))) if !fence.allows_write(&p) => {
                         return Decision::deny(
                             libc::EACCES,
                             "hardlink to a file outside the worktree",
-                            &shown(&[], &Resolution::Path(p)),
+                            p.as_os_str().as_bytes(),
                             "fence.hardlink-outside",
                         );
                     }
@@ -353,7 +350,7 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                         return Decision::deny(
                             libc::EACCES,
                             &what,
-                            &shown(&[], &Resolution::Path(p)),
+                            p.as_os_str().as_bytes(),
                             "fence.write-outside",
                         );
                     }
@@ -363,7 +360,7 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                         return Decision::deny(
                             libc::EACCES,
                             "write to a protected path",
-                            &shown(&[], &Resolution::Path(p)),
+                            p.as_os_str().as_bytes(),
                             "fence.protected-path",
                         );
                     }

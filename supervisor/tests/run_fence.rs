@@ -247,7 +247,7 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
     let log = w.worktree.join("ticks");
     w.write(
         "tree.sh",
-        "(while :; do echo t >> ticks; sleep 0.05; done) &\nsleep 300 &\nsetsid sleep 301 &\necho started > started\nwait\n",
+        "echo $TMPDIR > tmpdir-name\n(while :; do echo t >> ticks; sleep 0.05; done) &\nsleep 300 &\nsetsid sleep 301 &\necho started > started\nwait\n",
     );
     let mut child = w
         .fence(&["--".as_ref(), "/bin/sh".as_ref(), "tree.sh".as_ref()])
@@ -277,6 +277,15 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
         std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0),
         size,
         "still writing after fence died"
+    );
+    // The killed session's TMPDIR is removed by the next session of the same user.
+    let tmpdir = std::fs::read_to_string(w.worktree.join("tmpdir-name")).unwrap();
+    assert!(Path::new(tmpdir.trim()).exists());
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    w.run(&["/bin/true"]);
+    assert!(
+        !Path::new(tmpdir.trim()).exists(),
+        "stale session TMPDIR left behind"
     );
 }
 

@@ -4,13 +4,65 @@
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// The session's private temporary directory (mode 0700), removed when dropped.
+///
+/// The supervisor holds an exclusive `flock` on the directory for the whole session: a
+/// directory whose lock can be taken belongs to a session whose supervisor died without
+/// cleaning up (SIGKILL), and the next session of the same user removes it.
 #[derive(Debug)]
 pub struct SessionTmp {
     pub path: PathBuf,
+    _lock: std::fs::File,
+}
+
+/// A session directory younger than this is never taken for stale: its supervisor may not
+/// have locked it yet.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Takes an exclusive lock on `dir` without waiting.
+fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::File::open(dir)?;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&file),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    } < 0
+    {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
+/// Removes this user's session directories in `base` whose supervisor is gone.
+fn remove_stale_sessions(base: &Path, uid: u32) {
+    let prefix = format!("fence-{uid}-");
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let Ok(meta) = e.path().symlink_metadata() else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if !meta.is_dir() || meta.uid() != uid || !old {
+            continue;
+        }
+        if let Ok(_lock) = lock_dir(&e.path()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 impl SessionTmp {
@@ -20,6 +72,7 @@ impl SessionTmp {
         let base = std::env::temp_dir();
         // SAFETY: getuid has no preconditions.
         let uid = unsafe { libc::getuid() };
+        remove_stale_sessions(&base, uid);
         for _ in 0..16 {
             let mut random = [0u8; 8];
             std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
@@ -33,8 +86,10 @@ impl SessionTmp {
             let path = base.join(name);
             match std::fs::DirBuilder::new().mode(0o700).create(&path) {
                 Ok(()) => {
+                    let lock = lock_dir(&path)?;
                     return Ok(SessionTmp {
                         path: path.canonicalize()?,
+                        _lock: lock,
                     });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,

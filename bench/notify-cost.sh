@@ -19,3 +19,8 @@ t0=$(date +%s%N); for i in 1 2 3 4 5 6 7 8 9 10; do /bin/true; done; t1=$(date +
 for i in 1 2 3 4 5 6 7 8 9 10; do "$fence" run --worktree "$work" -- /bin/true; done; t2=$(date +%s%N)
 echo "startup, bare /bin/true:           $(( (t1 - t0) / 10000 )) us"
 echo "startup, fence run -- /bin/true:   $(( (t2 - t1) / 10000 )) us"
+printf 'i=0; while [ $i -lt 2000 ]; do /bin/true; i=$((i+1)); done\n' > "$work/loop.sh"
+bare=$( { /usr/bin/time -f %e sh "$work/loop.sh"; } 2>&1 )
+fenced=$( { /usr/bin/time -f %e "$fence" run --worktree "$work" -- sh "$work/loop.sh"; } 2>&1 )
+echo "2,000 execs, bare:                 $bare s"
+echo "2,000 execs, fence run:            $fenced s"

@@ -816,7 +816,7 @@ fn udp_and_ipv6_to_the_host_loopback_get_nothing_through(w: &World) {
 fn fence_inside_fence_refuses_to_start(w: &World) {
     let marker = w.worktree.join("ran");
     let out = w.run(&[
-        support::FENCE,
+        support::fence_binary().to_str().unwrap(),
         "run",
         "--",
         "/usr/bin/touch",
@@ -853,7 +853,10 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
             .output()
             .unwrap()
     };
-    let shell = format!("{} run -- /bin/bash --norc -i", support::FENCE);
+    let shell = format!(
+        "{} run -- /bin/bash --norc -i",
+        support::fence_binary().display()
+    );
     let started = tmux(&["new-session", "-d", "-x", "100", "-y", "30", &shell]);
     assert!(started.status.success(), "{}", stderr(&started));
     let pause = || std::thread::sleep(std::time::Duration::from_millis(600));

@@ -9,7 +9,41 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-pub const FENCE: &str = env!("CARGO_BIN_EXE_fence");
+const BUILT_FENCE: &str = env!("CARGO_BIN_EXE_fence");
+
+/// The `fence` binary every test user can run: the built one when everyone can reach it,
+/// else a copy in a world-readable directory (a checkout under a private home, such as
+/// /root, is out of the unprivileged user's reach). Copies of earlier runs whose test
+/// process is gone are removed.
+pub fn fence_binary() -> &'static Path {
+    static BINARY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BINARY.get_or_init(|| {
+        let built = PathBuf::from(BUILT_FENCE);
+        let reachable = built
+            .ancestors()
+            .skip(1)
+            .all(|dir| std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o001 != 0));
+        if reachable {
+            return built;
+        }
+        let base = Path::new("/tmp/fence-it-bin");
+        let _ = std::fs::create_dir_all(base);
+        let _ = std::fs::set_permissions(base, std::fs::Permissions::from_mode(0o755));
+        for e in std::fs::read_dir(base).into_iter().flatten().flatten() {
+            let pid = e.file_name().to_string_lossy().parse::<u32>().unwrap_or(0);
+            if !Path::new(&format!("/proc/{pid}")).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let dir = base.join(std::process::id().to_string());
+        std::fs::create_dir_all(&dir).expect("copy directory");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let copy = dir.join("fence");
+        std::fs::copy(&built, &copy).expect("copying fence");
+        std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o755)).unwrap();
+        copy
+    })
+}
 pub const PYTHON: &str = "/usr/bin/python3";
 pub const TEST_USER: &str = "fence-test";
 
@@ -167,7 +201,7 @@ impl World {
 
     /// A `fence run` command in the worktree, with a small clean environment.
     pub fn fence(&self, args: &[&OsStr]) -> Command {
-        let mut cmd = Command::new(FENCE);
+        let mut cmd = Command::new(fence_binary());
         cmd.arg("run").args(args);
         cmd.current_dir(&self.worktree)
             .env_clear()

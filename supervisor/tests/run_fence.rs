@@ -910,6 +910,107 @@ fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
     );
 }
 
+fn a_symlink_swapped_during_chmod_never_changes_an_outside_file(w: &World) {
+    let test = "a_symlink_swapped_during_chmod_never_changes_an_outside_file";
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no C compiler (cc)");
+        return;
+    }
+    let victim = w.write_outside("victim.txt", "original");
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let inside = w.write("target.txt", "mine");
+    let src = format!(
+        r#"#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static volatile int stop;
+static void *swap(void *arg) {{
+    (void)arg;
+    while (!stop) {{
+        symlink("{victim}", "lnk.tmp"); rename("lnk.tmp", "lnk");
+        symlink("{inside}", "lnk.tmp"); rename("lnk.tmp", "lnk");
+    }}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t;
+    int ok = 0, refused = 0;
+    symlink("{inside}", "lnk");
+    pthread_create(&t, 0, swap, 0);
+    for (int i = 0; i < 3000; i++) {{
+        if (chmod("lnk", 0777) == 0) ok++; else refused++;
+    }}
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d\n", ok, refused);
+    return 0;
+}}
+"#,
+        victim = victim.display(),
+        inside = inside.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("swap.c"), src).unwrap();
+    let bin = w.worktree.join("swap");
+    let cc = std::process::Command::new("cc")
+        .args(["-O2", "-pthread", "-o"])
+        .arg(&bin)
+        .arg(dir.path().join("swap.c"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    w.own(&bin);
+    let out = w
+        .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::metadata(&victim).unwrap().mode() & 0o777,
+        0o644,
+        "outside file's mode changed"
+    );
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        counts.len() == 2 && counts[0] > 0 && counts[1] > 0,
+        "race not exercised: {counts:?}"
+    );
+}
+
+fn datagram_to_an_outside_unix_socket_gets_nothing_through(w: &World) {
+    let path = w.outside.join("log.sock");
+    let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    w.own(&path);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    sock.set_nonblocking(true).unwrap();
+    let out = w.python(&format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\ntry:\n    s.sendto(b'hello', {p:?})\nexcept OSError as e:\n    print('refused', e.errno)\n",
+        p = path.display().to_string()
+    ));
+    let mut buf = [0u8; 16];
+    assert!(
+        sock.recv(&mut buf).is_err(),
+        "a datagram reached the outside socket"
+    );
+    assert!(
+        stderr(&out).contains("rule fence.unix-outside"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 fn loopback_server_started_inside_is_usable(w: &World) {
     let out = w.python(
         "import socket, threading\nsrv = socket.socket()\nsrv.bind(('127.0.0.1', 0))\nsrv.listen(1)\nport = srv.getsockname()[1]\nc = socket.create_connection(('127.0.0.1', port))\nconn, _ = srv.accept()\nc.send(b'pong')\nprint(conn.recv(4).decode())\n",
@@ -960,6 +1061,8 @@ both_ways!(
     fence_inside_fence_refuses_to_start,
     an_interactive_shell_in_tmux_behaves_as_without_fence,
     the_sandbox_cannot_signal_or_trace_fence,
+    a_symlink_swapped_during_chmod_never_changes_an_outside_file,
+    datagram_to_an_outside_unix_socket_gets_nothing_through,
 );
 
 #[test]

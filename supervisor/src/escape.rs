@@ -30,6 +30,19 @@ pub fn for_terminal(s: &str) -> String {
     out
 }
 
+/// Escapes bytes that may not be UTF-8 (paths, argv from a sandboxed process): valid
+/// text as [`for_terminal`], each invalid byte as `\xNN`.
+pub fn bytes_for_terminal(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(&for_terminal(chunk.valid()));
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02x}");
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +53,10 @@ mod tests {
         assert_eq!(for_terminal("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(for_terminal("l1\nl2"), "l1\\nl2");
         assert_eq!(for_terminal("plain é"), "plain é");
+    }
+
+    #[test]
+    fn invalid_utf8_bytes_are_escaped_and_kept() {
+        assert_eq!(bytes_for_terminal(b"/tmp/\xff\x1b"), "/tmp/\\xff\\x1b");
     }
 }

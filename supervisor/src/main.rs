@@ -4,6 +4,7 @@
 mod check;
 mod escape;
 mod rules_cmd;
+mod run;
 mod session;
 
 use std::ffi::OsString;
@@ -36,6 +37,11 @@ enum Command {
     Check(CheckArgs),
     /// Print the rule table in force (built-in rules and config).
     Rules(RulesArgs),
+    /// Run a command inside the fence: the kernel confines its whole process tree.
+    Run(run::RunArgs),
+    /// The sandbox's first process (started by `fence run`, not by hand).
+    #[command(name = "__shim", hide = true)]
+    Shim,
 }
 
 #[derive(Args, Debug)]
@@ -93,7 +99,11 @@ fn main() -> ExitCode {
             use clap::error::ErrorKind;
             let code = match e.kind() {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
-                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => EXIT_USAGE,
+                // `fence run` keeps 126/127 and the command's own statuses apart from
+                // its usage errors, like env and timeout (SPEC Appendix A).
+                _ if std::env::args_os().nth(1).is_some_and(|a| a == "run") => {
+                    run::EXIT_FENCE_FAILED as u8
+                }
                 _ => EXIT_USAGE,
             };
             let _ = e.print();
@@ -103,6 +113,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Rules(a) => rules_cmd::run(a),
+        Command::Run(a) => return ExitCode::from(run::run(a) as u8),
+        Command::Shim => {
+            return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);
+        }
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -1,0 +1,290 @@
+//! The one channel between the supervisor and the shim: length-prefixed JSON messages over
+//! a `SOCK_STREAM` unix socketpair, with a descriptor attached by `SCM_RIGHTS` where a
+//! message carries one (the seccomp listener).
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::net::UnixStream;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// Descriptor number under which the shim finds its end of the channel after exec.
+pub const SHIM_CHANNEL_FD: RawFd = 3;
+
+/// Largest message accepted, so a corrupt length cannot make the reader allocate wildly.
+const MAX_MESSAGE: usize = 16 << 20;
+
+/// Namespaces the supervisor created for the sandbox (the shim is their first process).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Namespaces {
+    pub user: bool,
+    pub pid: bool,
+    pub mount: bool,
+    pub net: bool,
+}
+
+/// Everything the shim needs to confine the target and exec it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SandboxSpec {
+    /// Program and arguments, exactly as given after `--`.
+    pub argv: Vec<OsString>,
+    /// The complete environment of the target (already scrubbed by the supervisor).
+    pub env: Vec<(OsString, OsString)>,
+    /// Working directory of the target.
+    pub cwd: OsString,
+    /// The worktree (canonical path).
+    pub worktree: OsString,
+    /// The session's private temporary directory (canonical path).
+    pub tmpdir: OsString,
+    /// Further writable paths (`--allow-write`, canonical).
+    pub allow_write: Vec<OsString>,
+    /// Paths that must be unreadable (canonical, existing ones only).
+    pub deny_read: Vec<OsString>,
+    /// The terminal the session runs on (`/dev/pts/N`), writable when present.
+    pub session_tty: Option<OsString>,
+    pub namespaces: Namespaces,
+    /// The caller's own uid and gid. With a user namespace (whose root the shim is), the
+    /// target enters a nested one that maps them back, so it runs under its real ids.
+    pub uid: u32,
+    pub gid: u32,
+    /// Run with what the kernel offers even if it is weaker than the policy.
+    pub allow_degraded: bool,
+}
+
+/// Messages from the supervisor to the shim.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum ToShim {
+    Start(Box<SandboxSpec>),
+}
+
+/// Messages from the shim to the supervisor.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub enum FromShim {
+    /// The target is confined; the seccomp listener is attached (when there is one). The
+    /// next thing the target does is `execve`.
+    Confined {
+        landlock_abi: i32,
+        /// What runs weaker than the policy (only with `--allow-degraded`).
+        degraded: Vec<String>,
+        /// Whether a listener descriptor is attached.
+        listener: bool,
+    },
+    /// A confinement step failed; nothing was executed.
+    SetupFailed {
+        stage: String,
+        message: String,
+        exit_code: i32,
+    },
+    /// The target's program could not be executed.
+    ExecFailed {
+        program: OsString,
+        message: String,
+        exit_code: i32,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChannelError {
+    #[error("channel I/O failed: {0}")]
+    Io(#[from] io::Error),
+    #[error("channel message could not be encoded or decoded: {0}")]
+    Codec(#[from] serde_json::Error),
+    #[error("channel message of {0} bytes exceeds the limit")]
+    TooLarge(usize),
+}
+
+/// One end of the supervisor–shim channel.
+#[derive(Debug)]
+pub struct Channel {
+    stream: UnixStream,
+}
+
+impl Channel {
+    /// A connected pair, both ends close-on-exec.
+    pub fn pair() -> io::Result<(Channel, Channel)> {
+        let (a, b) = UnixStream::pair()?;
+        Ok((Channel { stream: a }, Channel { stream: b }))
+    }
+
+    /// Takes ownership of an inherited descriptor (the shim's end after exec).
+    pub fn from_owned_fd(fd: OwnedFd) -> Channel {
+        Channel {
+            stream: UnixStream::from(fd),
+        }
+    }
+
+    pub fn as_raw_fd(&self) -> RawFd {
+        self.stream.as_raw_fd()
+    }
+
+    pub fn as_fd(&self) -> BorrowedFd<'_> {
+        self.stream.as_fd()
+    }
+
+    /// Sends one message, with `fd` attached to its first byte when given.
+    pub fn send<T: Serialize>(
+        &self,
+        msg: &T,
+        fd: Option<BorrowedFd<'_>>,
+    ) -> Result<(), ChannelError> {
+        let body = serde_json::to_vec(msg)?;
+        if body.len() > MAX_MESSAGE {
+            return Err(ChannelError::TooLarge(body.len()));
+        }
+        let mut frame = Vec::with_capacity(body.len() + 4);
+        frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&body);
+        let sent = match fd {
+            Some(fd) => send_with_fd(self.stream.as_raw_fd(), &frame, fd.as_raw_fd())?,
+            None => 0,
+        };
+        (&self.stream).write_all(&frame[sent..])?;
+        Ok(())
+    }
+
+    /// Receives one message and the descriptor attached to it, if any. `Ok(None)` at
+    /// end of stream.
+    pub fn recv<T: DeserializeOwned>(&self) -> Result<Option<(T, Option<OwnedFd>)>, ChannelError> {
+        let mut header = [0u8; 4];
+        let (got, fd) = recv_with_fd(self.stream.as_raw_fd(), &mut header)?;
+        if got == 0 {
+            return Ok(None);
+        }
+        if got < header.len() {
+            (&self.stream).read_exact(&mut header[got..])?;
+        }
+        let len = u32::from_le_bytes(header) as usize;
+        if len > MAX_MESSAGE {
+            return Err(ChannelError::TooLarge(len));
+        }
+        let mut body = vec![0u8; len];
+        (&self.stream).read_exact(&mut body)?;
+        Ok(Some((serde_json::from_slice(&body)?, fd)))
+    }
+}
+
+/// `sendmsg` of `buf` with one `SCM_RIGHTS` descriptor; returns the bytes sent.
+fn send_with_fd(sock: RawFd, buf: &[u8], fd: RawFd) -> io::Result<usize> {
+    // SAFETY: CMSG_SPACE is a pure size computation.
+    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
+    let mut control = vec![0u8; space];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: msghdr is plain data; zero is a valid starting value.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+    msg.msg_controllen = space;
+    // SAFETY: msg_control points at a buffer of CMSG_SPACE(sizeof fd) bytes, so the first
+    // header and its data fit; every pointer in `msg` outlives the sendmsg call.
+    unsafe {
+        let cmsg = libc::CMSG_FIRSTHDR(&msg);
+        (*cmsg).cmsg_level = libc::SOL_SOCKET;
+        (*cmsg).cmsg_type = libc::SCM_RIGHTS;
+        (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<RawFd>() as u32) as usize;
+        std::ptr::write_unaligned(libc::CMSG_DATA(cmsg) as *mut RawFd, fd);
+    }
+    loop {
+        // SAFETY: see above; MSG_NOSIGNAL turns a closed peer into EPIPE, not SIGPIPE.
+        let n = unsafe { libc::sendmsg(sock, &msg, libc::MSG_NOSIGNAL) };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+/// `recvmsg` into `buf`, taking ownership of a `SCM_RIGHTS` descriptor if one came along.
+fn recv_with_fd(sock: RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<OwnedFd>)> {
+    // Room for a few descriptors, so a peer that sends more cannot make us drop the message;
+    // extra ones are closed.
+    // SAFETY: CMSG_SPACE is a pure size computation.
+    let space = unsafe { libc::CMSG_SPACE((4 * std::mem::size_of::<RawFd>()) as u32) } as usize;
+    let mut control = vec![0u8; space];
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr() as *mut libc::c_void,
+        iov_len: buf.len(),
+    };
+    // SAFETY: msghdr is plain data; zero is a valid starting value.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+    msg.msg_controllen = space;
+    let n = loop {
+        // SAFETY: every pointer in `msg` is valid for the call; MSG_CMSG_CLOEXEC keeps a
+        // received descriptor from leaking into anything we exec.
+        let n = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
+        if n >= 0 {
+            break n as usize;
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    };
+    let mut received = None;
+    // SAFETY: the kernel filled `control` and set msg_controllen; CMSG_FIRSTHDR/NXTHDR
+    // walk only within it, and SCM_RIGHTS data is an array of ints.
+    unsafe {
+        let mut cmsg = libc::CMSG_FIRSTHDR(&msg);
+        while !cmsg.is_null() {
+            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(cmsg) as *const RawFd;
+                let header = libc::CMSG_LEN(0) as usize;
+                let count = ((*cmsg).cmsg_len as usize - header) / std::mem::size_of::<RawFd>();
+                for i in 0..count {
+                    let fd = OwnedFd::from_raw_fd(std::ptr::read_unaligned(data.add(i)));
+                    if received.is_none() {
+                        received = Some(fd);
+                    }
+                }
+            }
+            cmsg = libc::CMSG_NXTHDR(&msg, cmsg);
+        }
+    }
+    if msg.msg_flags & libc::MSG_CTRUNC != 0 {
+        return Err(io::Error::other("descriptor control message truncated"));
+    }
+    Ok((n, received))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_and_descriptor_cross_the_channel() {
+        let (a, b) = Channel::pair().unwrap();
+        let file = std::fs::File::open("/dev/null").unwrap();
+        let msg = FromShim::Confined {
+            landlock_abi: 7,
+            degraded: vec![],
+            listener: true,
+        };
+        a.send(&msg, Some(file.as_fd())).unwrap();
+        let (got, fd): (FromShim, _) = b.recv().unwrap().unwrap();
+        assert_eq!(got, msg);
+        assert!(fd.is_some());
+        drop(a);
+        assert!(b.recv::<FromShim>().unwrap().is_none());
+    }
+
+    #[test]
+    fn oversized_length_is_refused() {
+        let (a, b) = Channel::pair().unwrap();
+        (&a.stream).write_all(&u32::MAX.to_le_bytes()).unwrap();
+        assert!(matches!(
+            b.recv::<FromShim>(),
+            Err(ChannelError::TooLarge(_))
+        ));
+    }
+}

@@ -1,0 +1,232 @@
+//! The init stage: the first process of the sandbox (pid 1 of its pid namespace when one
+//! was made). It receives the spec, prepares the namespaces it is first in (read-only
+//! mount view, loopback), forks the target, forwards signals to it, reaps orphans and
+//! leaves with the target's exit status. When it dies, the pid namespace — and every
+//! process in it — dies with it.
+
+use std::ffi::OsStr;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::path::Path;
+
+use crate::channel::{Channel, FromShim, SHIM_CHANNEL_FD, SandboxSpec, ToShim};
+use crate::{mount_view, protected_paths, sys, target_process};
+
+/// Signals the init forwards to the target when someone sent them (not the terminal:
+/// a terminal's signals already reach the target, which shares the process group).
+const FORWARDED: [libc::c_int; 9] = [
+    libc::SIGHUP,
+    libc::SIGINT,
+    libc::SIGQUIT,
+    libc::SIGTERM,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGCONT,
+    libc::SIGWINCH,
+    libc::SIGALRM,
+];
+
+/// Entry point of `fence __shim`: runs the init stage on the inherited channel and returns
+/// the exit status for the process.
+pub fn run_from_inherited_channel() -> i32 {
+    // SAFETY: the supervisor placed its channel end at SHIM_CHANNEL_FD before exec; nothing
+    // else in this process owns that descriptor.
+    let channel = Channel::from_owned_fd(unsafe { OwnedFd::from_raw_fd(SHIM_CHANNEL_FD) });
+    run(channel)
+}
+
+fn run(channel: Channel) -> i32 {
+    let spec = match channel.recv::<ToShim>() {
+        Ok(Some((ToShim::Start(spec), _))) => spec,
+        Ok(None) => return 125,
+        Err(e) => {
+            report(&channel, "channel", &e.to_string(), 125);
+            return 125;
+        }
+    };
+    if let Err(message) = prepare_namespaces(&spec) {
+        report(&channel, "namespaces", &message, 125);
+        return 125;
+    }
+    let forwarded = block_forwarded_signals();
+    // SAFETY: the shim is single-threaded, so the child may run arbitrary code after fork.
+    match unsafe { libc::fork() } {
+        -1 => {
+            report(
+                &channel,
+                "fork",
+                &std::io::Error::last_os_error().to_string(),
+                125,
+            );
+            125
+        }
+        0 => {
+            let failure = target_process::confine_and_exec(&spec, &channel);
+            // Exec failures were reported by the target stage itself.
+            if failure.stage != "exec" {
+                report(&channel, failure.stage, &failure.message, failure.exit_code);
+            }
+            // SAFETY: leaving the child without running the parent's atexit handlers.
+            unsafe { libc::_exit(failure.exit_code) }
+        }
+        target => {
+            drop(channel);
+            supervise(target, &forwarded, spec.namespaces.pid)
+        }
+    }
+}
+
+fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
+    let _ = channel.send(
+        &FromShim::SetupFailed {
+            stage: stage.to_string(),
+            message: message.to_string(),
+            exit_code,
+        },
+        None,
+    );
+}
+
+fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
+    let ns = spec.namespaces;
+    if ns.mount {
+        let mut writable: Vec<&OsStr> = vec![spec.worktree.as_os_str(), spec.tmpdir.as_os_str()];
+        writable.extend(spec.allow_write.iter().map(|p| p.as_os_str()));
+        if Path::new("/dev/shm").is_dir() {
+            writable.push(OsStr::new("/dev/shm"));
+        }
+        let hidden: Vec<&OsStr> = spec.deny_read.iter().map(|p| p.as_os_str()).collect();
+        let worktree = Path::new(&spec.worktree);
+        let protected_paths = protected_paths::existing(worktree);
+        let protected: Vec<&OsStr> = protected_paths.iter().map(|p| p.as_os_str()).collect();
+        let dot_git = worktree.join(".git");
+        let pinned: Vec<&OsStr> = if dot_git.is_dir() && !dot_git.is_symlink() {
+            vec![dot_git.as_os_str()]
+        } else {
+            vec![]
+        };
+        mount_view::apply(&writable, &protected, &pinned, &hidden, ns.pid)
+            .map_err(|e| e.to_string())?;
+    }
+    if ns.net {
+        sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;
+    }
+    if !ns.pid {
+        // Without a pid namespace, orphans of the sandbox come back to us, so the whole tree
+        // can be found and killed when the session ends.
+        sys::set_child_subreaper().map_err(|e| format!("child subreaper: {e}"))?;
+    }
+    Ok(())
+}
+
+fn block_forwarded_signals() -> libc::sigset_t {
+    // SAFETY: operations on a local sigset, then sigprocmask with valid pointers.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in FORWARDED {
+            libc::sigaddset(&mut set, sig);
+        }
+        libc::sigaddset(&mut set, libc::SIGCHLD);
+        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        set
+    }
+}
+
+/// Waits for signals: reaps children, forwards user-sent signals to the target, and
+/// returns the target's status (128+N for a signal) once it has exited.
+fn supervise(target: libc::pid_t, set: &libc::sigset_t, in_pid_namespace: bool) -> i32 {
+    // SAFETY: getppid has no preconditions.
+    let parent = unsafe { libc::getppid() };
+    loop {
+        // SAFETY: siginfo_t is plain data; sigwaitinfo writes it.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is a valid sigset and `info` a valid out-pointer.
+        let sig = unsafe { libc::sigwaitinfo(set, &mut info) };
+        if sig < 0 {
+            continue;
+        }
+        // Without a pid namespace the supervisor's death arrives as SIGTERM (parent-death
+        // signal): kill the whole tree, since no kernel mechanism will.
+        // SAFETY: getppid has no preconditions.
+        if !in_pid_namespace && unsafe { libc::getppid() } != parent {
+            kill_descendants();
+            return 128 + libc::SIGKILL;
+        }
+        if sig == libc::SIGCHLD {
+            if let Some(status) = reap(target) {
+                if !in_pid_namespace {
+                    kill_descendants();
+                }
+                return status;
+            }
+            continue;
+        }
+        // si_code <= 0: sent by a process (kill, sigqueue, tgkill); > 0: by the kernel,
+        // which for terminal signals already delivered them to the target's group.
+        if info.si_code <= 0 {
+            // SAFETY: kill with a pid we forked and a valid signal number.
+            unsafe { libc::kill(target, sig) };
+        }
+    }
+}
+
+/// Reaps every child that has exited; returns the target's status if it is among them.
+fn reap(target: libc::pid_t) -> Option<i32> {
+    let mut result = None;
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid with a valid out-pointer.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid <= 0 {
+            return result;
+        }
+        if pid == target {
+            result = Some(if libc::WIFEXITED(status) {
+                libc::WEXITSTATUS(status)
+            } else if libc::WIFSIGNALED(status) {
+                128 + libc::WTERMSIG(status)
+            } else {
+                125
+            });
+        }
+    }
+}
+
+/// Kills every descendant (they are all our children or theirs: we are a subreaper) until
+/// none is left.
+fn kill_descendants() {
+    loop {
+        let descendants = descendants_of(std::process::id() as libc::pid_t);
+        if descendants.is_empty() {
+            return;
+        }
+        for pid in descendants {
+            // SAFETY: kill with a pid read from our own subtree.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        let mut status = 0;
+        // SAFETY: waitpid with a valid out-pointer; blocking until one child is reaped.
+        while unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) } > 0 {}
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+fn descendants_of(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    let mut out = Vec::new();
+    let mut stack = vec![pid];
+    while let Some(p) = stack.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let Ok(children) = std::fs::read_to_string(task.path().join("children")) else {
+                continue;
+            };
+            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                out.push(child);
+                stack.push(child);
+            }
+        }
+    }
+    out
+}

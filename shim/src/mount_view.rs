@@ -1,0 +1,218 @@
+//! The read-only view of the filesystem, made in the sandbox's own mount namespace.
+//!
+//! Landlock does not govern metadata (`chmod`, `chown`, `utimensat`, xattrs), and a uid-0
+//! sandbox still owns root's files. Making every mount read-only except the writable roots
+//! lets the kernel refuse those changes outside the fence with EROFS, race-free: the
+//! supervisor may then answer `CONTINUE` to a metadata call inside the worktree, because a
+//! path swapped after its check can only land on a read-only mount or inside the fence.
+//!
+//! The same view hides the unreadable paths under empty mounts: reads then need no
+//! Landlock snapshot of their siblings, so files created later beside them stay readable.
+
+use std::ffi::{CString, OsStr};
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use crate::sys;
+
+const MOUNT_ATTR_RDONLY: u64 = 0x0000_0001;
+
+#[derive(Debug, thiserror::Error)]
+pub enum MountViewError {
+    #[error("making mounts private failed: {0}")]
+    Private(io::Error),
+    #[error("bind-mounting writable path {path} failed: {source}")]
+    Bind { path: PathBuf, source: io::Error },
+    #[error("making the filesystem read-only failed: {0}")]
+    ReadOnly(io::Error),
+    #[error("making writable path {path} writable again failed: {source}")]
+    Writable { path: PathBuf, source: io::Error },
+    #[error("mounting a /proc for the sandbox's pid namespace failed: {0}")]
+    Proc(io::Error),
+    #[error("hiding unreadable path {path} failed: {source}")]
+    Hide { path: PathBuf, source: io::Error },
+    #[error("path {0:?} contains a NUL byte")]
+    Nul(PathBuf),
+}
+
+fn cstring(path: &OsStr) -> Result<CString, MountViewError> {
+    CString::new(path.as_bytes()).map_err(|_| MountViewError::Nul(PathBuf::from(path)))
+}
+
+/// Makes everything read-only except `writable` (each bind-mounted onto itself first so
+/// it is a mount of its own) and, inside those, `protected`; pins `pinned` as mount
+/// points; mounts a `/proc` that shows only the sandbox's pid
+/// namespace when `new_proc`, and covers each of `hidden` with an empty read-only object.
+pub fn apply(
+    writable: &[&OsStr],
+    protected: &[&OsStr],
+    pinned: &[&OsStr],
+    hidden: &[&OsStr],
+    new_proc: bool,
+) -> Result<(), MountViewError> {
+    let root = cstring(OsStr::new("/"))?;
+    // Private propagation: nothing done here may propagate back to the host's mounts.
+    // SAFETY: all pointers are NUL-terminated strings or null, as mount(2) expects.
+    let ret = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    };
+    if ret < 0 {
+        return Err(MountViewError::Private(io::Error::last_os_error()));
+    }
+    let mut targets = Vec::new();
+    for path in writable {
+        let c = cstring(path)?;
+        // A bind of the path onto itself gives it its own mount, whose read-only flag can
+        // be cleared below without touching its parent.
+        // SAFETY: `c` is NUL-terminated; the other pointers are null as allowed for MS_BIND.
+        let ret = unsafe {
+            libc::mount(
+                c.as_ptr(),
+                c.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            )
+        };
+        if ret < 0 {
+            return Err(MountViewError::Bind {
+                path: PathBuf::from(path),
+                source: io::Error::last_os_error(),
+            });
+        }
+        targets.push((PathBuf::from(path), c));
+    }
+    // Every mount read-only, recursively; other mount flags are left as they are (so locked
+    // flags in a user namespace are not disturbed).
+    sys::mount_setattr(&root, true, MOUNT_ATTR_RDONLY, 0).map_err(MountViewError::ReadOnly)?;
+    for (path, c) in &targets {
+        sys::mount_setattr(c, true, 0, MOUNT_ATTR_RDONLY).map_err(|source| {
+            MountViewError::Writable {
+                path: path.clone(),
+                source,
+            }
+        })?;
+    }
+    // Pinned directories (.git) become mount points of their own: the kernel refuses to
+    // rename or remove a mount point.
+    for path in pinned {
+        let c = cstring(path)?;
+        bind_onto_itself(&c).map_err(|source| MountViewError::Bind {
+            path: PathBuf::from(path),
+            source,
+        })?;
+    }
+    // Protected paths inside the writable roots: read-only binds of themselves, made after
+    // the writable roots were opened up so nothing clears them again.
+    for path in protected {
+        let c = cstring(path)?;
+        bind_onto_itself(&c).map_err(|source| MountViewError::Bind {
+            path: PathBuf::from(path),
+            source,
+        })?;
+        sys::mount_setattr(&c, true, MOUNT_ATTR_RDONLY, 0).map_err(|source| {
+            MountViewError::Bind {
+                path: PathBuf::from(path),
+                source,
+            }
+        })?;
+    }
+    if new_proc {
+        let proc_ = cstring(OsStr::new("/proc"))?;
+        let fstype = cstring(OsStr::new("proc"))?;
+        // A /proc of the sandbox's own pid namespace: /proc/self and /proc/<pid> then name
+        // sandbox processes, and the host's processes are not listed.
+        // SAFETY: all pointers are NUL-terminated strings or null.
+        let ret = unsafe {
+            libc::mount(
+                fstype.as_ptr(),
+                proc_.as_ptr(),
+                fstype.as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            )
+        };
+        if ret < 0 {
+            return Err(MountViewError::Proc(io::Error::last_os_error()));
+        }
+    }
+    for path in hidden {
+        hide(path).map_err(|source| MountViewError::Hide {
+            path: PathBuf::from(path),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+fn bind_onto_itself(c: &CString) -> io::Result<()> {
+    // SAFETY: `c` is NUL-terminated; the other pointers are null as allowed for MS_BIND.
+    let ret = unsafe {
+        libc::mount(
+            c.as_ptr(),
+            c.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Covers `path` for good: a directory with an empty, read-only tmpfs of mode 000, a file
+/// with a read-only bind of /dev/null. The sandbox cannot undo it: it holds no capability,
+/// seccomp refuses the mount calls, and Landlock forbids mount changes.
+fn hide(path: &OsStr) -> io::Result<()> {
+    let target = CString::new(path.as_bytes()).map_err(io::Error::other)?;
+    let flags = libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    let ret = if std::path::Path::new(path).is_dir() {
+        // SAFETY: NUL-terminated strings; tmpfs takes its options as a C string.
+        unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                target.as_ptr(),
+                c"tmpfs".as_ptr(),
+                flags,
+                c"mode=000,size=4k,nr_inodes=1".as_ptr() as *const libc::c_void,
+            )
+        }
+    } else {
+        // SAFETY: NUL-terminated strings; a bind then a read-only remount of that bind.
+        unsafe {
+            let r = libc::mount(
+                c"/dev/null".as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            );
+            if r < 0 {
+                r
+            } else {
+                libc::mount(
+                    std::ptr::null(),
+                    target.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REMOUNT | flags,
+                    std::ptr::null(),
+                )
+            }
+        }
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

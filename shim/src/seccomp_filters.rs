@@ -1,0 +1,596 @@
+//! The seccomp programs the target runs under.
+//!
+//! Two parts (SPEC §3): a static part that the kernel decides alone (kill foreign
+//! architectures and the x32 ABI, refuse calls that weaken the fence), and a notification
+//! part whose calls go to the supervisor (exec, connect, writes).
+//!
+//! seccompiler builds the rule chains. It has no `SECCOMP_RET_USER_NOTIF` action, so the
+//! notification program is built with `SeccompAction::Trace(NOTIFY_MARK)` as a placeholder
+//! and every `ret TRACE|NOTIFY_MARK` instruction is then patched to `ret USER_NOTIF`
+//! ([`notification_program`]). It has no `SECCOMP_FILTER_FLAG_NEW_LISTENER` either, so
+//! programs are installed with the raw `seccomp(2)` call ([`crate::sys`]). Different error
+//! numbers need different programs (seccompiler has one match action per filter), so the
+//! static part is three programs chained into one ([`chain`]).
+
+use std::collections::BTreeMap;
+
+use seccompiler::{
+    BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition,
+    SeccompFilter, SeccompRule, TargetArch,
+};
+
+/// Placeholder trace value marking the returns that become `SECCOMP_RET_USER_NOTIF`.
+const NOTIFY_MARK: u32 = 0x0fe7;
+
+/// x32 system calls carry this bit in their number; x32 is not a fence ABI.
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+
+// System calls newer than the libc crate's tables (same numbers on every architecture).
+const SYS_SETXATTRAT: i64 = 463;
+const SYS_REMOVEXATTRAT: i64 = 466;
+const SYS_OPEN_TREE_ATTR: i64 = 467;
+
+/// Namespace flags that `clone` must not carry (CLONE_NEWTIME shares its bit with the
+/// exit-signal byte of `clone`, so it is checked on `unshare` only).
+const CLONE_NAMESPACE_FLAGS: [u64; 7] = [
+    libc::CLONE_NEWNS as u64,
+    libc::CLONE_NEWCGROUP as u64,
+    libc::CLONE_NEWUTS as u64,
+    libc::CLONE_NEWIPC as u64,
+    libc::CLONE_NEWUSER as u64,
+    libc::CLONE_NEWPID as u64,
+    libc::CLONE_NEWNET as u64,
+];
+
+/// Open flags that make an `open` a write: any of these sends it to the supervisor.
+/// `O_TRUNC` counts even with `O_RDONLY` (it still truncates).
+pub const WRITE_OPEN_FLAGS: [u64; 6] = [
+    libc::O_WRONLY as u64,
+    libc::O_RDWR as u64,
+    libc::O_CREAT as u64,
+    libc::O_TRUNC as u64,
+    libc::O_APPEND as u64,
+    // __O_TMPFILE without O_DIRECTORY: the bit that distinguishes O_TMPFILE.
+    0o20000000,
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum FilterError {
+    #[error("seccomp filters are not defined for the {0} architecture")]
+    UnsupportedArch(&'static str),
+    #[error("building the seccomp program failed: {0}")]
+    Build(String),
+}
+
+/// Which socket families the sandbox may create.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SocketFamilies {
+    /// `AF_UNIX` only: no network at all.
+    UnixOnly,
+    /// `AF_UNIX`, `AF_INET`, `AF_INET6`: used when the sandbox has its own network
+    /// namespace, whose only interface is its own loopback.
+    UnixAndInet,
+}
+
+/// The static programs, in installation order.
+pub fn static_program(families: SocketFamilies) -> Result<Vec<libc::sock_filter>, FilterError> {
+    let arch = target_arch()?;
+    let deny = to_libc(compile(
+        denied_with_eperm(),
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )?);
+    let clone3 = to_libc(compile(
+        [(libc::SYS_clone3, vec![])].into_iter().collect(),
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )?);
+    let sockets = to_libc(compile(
+        socket_family_rules(families),
+        SeccompAction::Errno(libc::EAFNOSUPPORT as u32),
+        arch,
+    )?);
+    let mut program = architecture_guard();
+    program.extend(chain(vec![deny, clone3, sockets]));
+    if program.len() > BPF_MAX_LEN {
+        return Err(FilterError::Build(format!(
+            "static program of {} instructions",
+            program.len()
+        )));
+    }
+    Ok(program)
+}
+
+/// Joins programs into one: every "allow" of a program but the last becomes a forward
+/// jump to the start of the next one, so a call is allowed only when every program lets
+/// it through — the same answer as stacking them, for one filter's cost.
+fn chain(programs: Vec<Vec<libc::sock_filter>>) -> Vec<libc::sock_filter> {
+    let count = programs.len();
+    let mut out = Vec::new();
+    for (i, mut program) in programs.into_iter().enumerate() {
+        if i + 1 < count {
+            let len = program.len();
+            for (j, insn) in program.iter_mut().enumerate() {
+                if insn.code == (BPF_RET | BPF_K) && insn.k == libc::SECCOMP_RET_ALLOW {
+                    *insn = stmt(BPF_JMP | BPF_JA, (len - j - 1) as u32);
+                }
+            }
+        }
+        out.extend(program);
+    }
+    out
+}
+
+/// The program whose matching calls are sent to the supervisor.
+pub fn notification_program() -> Result<Vec<libc::sock_filter>, FilterError> {
+    let arch = target_arch()?;
+    let program = compile(notified_calls(), SeccompAction::Trace(NOTIFY_MARK), arch)?;
+    let mut program = to_libc(program);
+    let placeholder = libc::SECCOMP_RET_TRACE | NOTIFY_MARK;
+    let mut patched = 0;
+    for insn in &mut program {
+        if insn.code == (BPF_RET | BPF_K) && insn.k == placeholder {
+            insn.k = libc::SECCOMP_RET_USER_NOTIF;
+            patched += 1;
+        }
+    }
+    if patched == 0 {
+        return Err(FilterError::Build("no notification return to patch".into()));
+    }
+    Ok(program)
+}
+
+const BPF_LD: u16 = 0x00;
+const BPF_W: u16 = 0x00;
+const BPF_ABS: u16 = 0x20;
+const BPF_JMP: u16 = 0x05;
+const BPF_JEQ: u16 = 0x10;
+const BPF_JGE: u16 = 0x30;
+const BPF_JA: u16 = 0x00;
+const BPF_MAX_LEN: usize = 4096;
+const BPF_K: u16 = 0x00;
+const BPF_RET: u16 = 0x06;
+
+fn stmt(code: u16, k: u32) -> libc::sock_filter {
+    libc::sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+    libc::sock_filter { code, jt, jf, k }
+}
+
+/// Kills the process on a foreign architecture (i386 `int 0x80`) or an x32 call number.
+/// seccompiler checks the architecture but not the x32 bit, whose calls would otherwise
+/// fall through to "allow" under their x32 numbers.
+fn architecture_guard() -> Vec<libc::sock_filter> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        const AUDIT_ARCH_X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        vec![
+            stmt(BPF_LD | BPF_W | BPF_ABS, 4), // seccomp_data.arch
+            jump(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+            stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_KILL_PROCESS),
+            stmt(BPF_LD | BPF_W | BPF_ABS, 0), // seccomp_data.nr
+            jump(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT, 0, 1),
+            stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_KILL_PROCESS),
+        ]
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = X32_SYSCALL_BIT;
+        Vec::new()
+    }
+}
+
+fn target_arch() -> Result<TargetArch, FilterError> {
+    TargetArch::try_from(std::env::consts::ARCH)
+        .map_err(|_| FilterError::UnsupportedArch(std::env::consts::ARCH))
+}
+
+fn compile(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    on_match: SeccompAction,
+    arch: TargetArch,
+) -> Result<BpfProgram, FilterError> {
+    let filter = SeccompFilter::new(rules, SeccompAction::Allow, on_match, arch)
+        .map_err(|e| FilterError::Build(e.to_string()))?;
+    BpfProgram::try_from(filter).map_err(|e| FilterError::Build(e.to_string()))
+}
+
+fn to_libc(program: BpfProgram) -> Vec<libc::sock_filter> {
+    program
+        .into_iter()
+        .map(|i| libc::sock_filter {
+            code: i.code,
+            jt: i.jt,
+            jf: i.jf,
+            k: i.k,
+        })
+        .collect()
+}
+
+fn cond(arg: u8, len: Len, op: Op, value: u64) -> SeccompCondition {
+    // Argument indexes used here are all below 6, the only way `new` fails.
+    SeccompCondition::new(arg, len, op, value)
+        .unwrap_or_else(|_| unreachable!("argument index {arg} < 6"))
+}
+
+fn rule(conditions: Vec<SeccompCondition>) -> SeccompRule {
+    // Rules here always have at least one condition, the only way `new` fails.
+    SeccompRule::new(conditions).unwrap_or_else(|_| unreachable!("rule has conditions"))
+}
+
+/// One rule per flag: the call matches when any flag in `flags` is set in argument `arg`.
+fn any_flag(arg: u8, flags: &[u64]) -> Vec<SeccompRule> {
+    flags
+        .iter()
+        .map(|&f| rule(vec![cond(arg, Len::Dword, Op::MaskedEq(f), f)]))
+        .collect()
+}
+
+/// Calls refused with EPERM: no agent needs them and each weakens the fence.
+pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = [
+        libc::SYS_io_uring_setup,
+        libc::SYS_io_uring_enter,
+        libc::SYS_io_uring_register,
+        libc::SYS_ptrace,
+        libc::SYS_process_vm_readv,
+        libc::SYS_process_vm_writev,
+        libc::SYS_kexec_load,
+        libc::SYS_kexec_file_load,
+        libc::SYS_bpf,
+        libc::SYS_perf_event_open,
+        libc::SYS_userfaultfd,
+        libc::SYS_keyctl,
+        libc::SYS_add_key,
+        libc::SYS_request_key,
+        libc::SYS_mount,
+        libc::SYS_umount2,
+        libc::SYS_move_mount,
+        libc::SYS_open_tree,
+        SYS_OPEN_TREE_ATTR,
+        libc::SYS_fsopen,
+        libc::SYS_fsconfig,
+        libc::SYS_fsmount,
+        libc::SYS_fspick,
+        libc::SYS_mount_setattr,
+        libc::SYS_pivot_root,
+        libc::SYS_chroot,
+        libc::SYS_setns,
+        libc::SYS_open_by_handle_at,
+        libc::SYS_name_to_handle_at,
+        libc::SYS_init_module,
+        libc::SYS_finit_module,
+        libc::SYS_delete_module,
+        libc::SYS_reboot,
+        libc::SYS_swapon,
+        libc::SYS_swapoff,
+        libc::SYS_acct,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_iopl,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_ioperm,
+    ]
+    .into_iter()
+    .map(|nr| (nr, Vec::new()))
+    .collect();
+
+    // ioctl: the kernel reads the request as 32 bits, so compare only those (a Dword
+    // comparison loads the low half): TIOCSTI | 1<<32 must not slip past (CVE-2019-10063).
+    rules.insert(
+        libc::SYS_ioctl,
+        [libc::TIOCSTI, libc::TIOCLINUX]
+            .into_iter()
+            .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
+            .collect(),
+    );
+    rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
+    let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
+    unshare_flags.push(libc::CLONE_NEWTIME as u64);
+    rules.insert(libc::SYS_unshare, any_flag(0, &unshare_flags));
+    // personality: only the query (0xffffffff) and PER_LINUX pass.
+    rules.insert(
+        libc::SYS_personality,
+        vec![rule(vec![
+            cond(0, Len::Dword, Op::Ne, 0xffff_ffff),
+            cond(0, Len::Dword, Op::Ne, 0),
+        ])],
+    );
+    rules
+}
+
+fn socket_family_rules(families: SocketFamilies) -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut socket = vec![cond(0, Len::Dword, Op::Ne, libc::AF_UNIX as u64)];
+    if families == SocketFamilies::UnixAndInet {
+        socket.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET as u64));
+        socket.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET6 as u64));
+    }
+    [
+        (libc::SYS_socket, vec![rule(socket)]),
+        (
+            libc::SYS_socketpair,
+            vec![rule(vec![cond(
+                0,
+                Len::Dword,
+                Op::Ne,
+                libc::AF_UNIX as u64,
+            )])],
+        ),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// Calls sent to the supervisor. `sendmsg` is not among them: its address lives in memory
+/// BPF cannot read, and the shim hands the listener over with `sendmsg` after this program
+/// is installed — a notified hand-off would wait forever for a supervisor that does not yet
+/// hold the listener.
+pub fn notified_calls() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = [
+        libc::SYS_execve,
+        libc::SYS_execveat,
+        libc::SYS_connect,
+        libc::SYS_openat2,
+        libc::SYS_renameat,
+        libc::SYS_renameat2,
+        libc::SYS_linkat,
+        libc::SYS_unlinkat,
+        libc::SYS_mkdirat,
+        libc::SYS_symlinkat,
+        libc::SYS_mknodat,
+        libc::SYS_truncate,
+        libc::SYS_fchmod,
+        libc::SYS_fchmodat,
+        libc::SYS_fchmodat2,
+        libc::SYS_fchown,
+        libc::SYS_fchownat,
+        libc::SYS_utimensat,
+        libc::SYS_setxattr,
+        libc::SYS_lsetxattr,
+        libc::SYS_fsetxattr,
+        libc::SYS_removexattr,
+        libc::SYS_lremovexattr,
+        libc::SYS_fremovexattr,
+        SYS_SETXATTRAT,
+        SYS_REMOVEXATTRAT,
+    ]
+    .into_iter()
+    .map(|nr| (nr, Vec::new()))
+    .collect();
+    #[cfg(target_arch = "x86_64")]
+    for nr in [
+        libc::SYS_creat,
+        libc::SYS_rename,
+        libc::SYS_link,
+        libc::SYS_unlink,
+        libc::SYS_mkdir,
+        libc::SYS_rmdir,
+        libc::SYS_symlink,
+        libc::SYS_mknod,
+        libc::SYS_chmod,
+        libc::SYS_chown,
+        libc::SYS_lchown,
+        libc::SYS_utime,
+        libc::SYS_utimes,
+        libc::SYS_futimesat,
+    ] {
+        rules.insert(nr, Vec::new());
+    }
+    #[cfg(target_arch = "x86_64")]
+    rules.insert(libc::SYS_open, any_flag(1, &WRITE_OPEN_FLAGS));
+    rules.insert(libc::SYS_openat, any_flag(2, &WRITE_OPEN_FLAGS));
+    // sendto with a destination address (argument 4 non-null) can reach a unix socket by path.
+    rules.insert(
+        libc::SYS_sendto,
+        vec![rule(vec![cond(4, Len::Qword, Op::Ne, 0)])],
+    );
+    rules
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn io_uring_ptrace_and_mount_are_denied() {
+        let table = denied_with_eperm();
+        for nr in [
+            libc::SYS_io_uring_setup,
+            libc::SYS_io_uring_enter,
+            libc::SYS_io_uring_register,
+            libc::SYS_ptrace,
+            libc::SYS_mount,
+            libc::SYS_setns,
+            libc::SYS_bpf,
+        ] {
+            assert!(
+                table.get(&nr).is_some_and(|r| r.is_empty()),
+                "syscall {nr} not denied outright"
+            );
+        }
+        assert!(!table.contains_key(&libc::SYS_read));
+    }
+
+    #[test]
+    fn exec_writes_and_connect_are_notified_but_not_sendmsg() {
+        let table = notified_calls();
+        for nr in [
+            libc::SYS_execve,
+            libc::SYS_execveat,
+            libc::SYS_connect,
+            libc::SYS_openat2,
+            libc::SYS_unlinkat,
+            libc::SYS_fchmodat,
+        ] {
+            assert!(table.contains_key(&nr), "syscall {nr} not notified");
+        }
+        assert!(!table.contains_key(&libc::SYS_sendmsg));
+        assert!(!table.contains_key(&libc::SYS_read));
+    }
+
+    #[test]
+    fn notification_program_returns_user_notif_and_never_trace() {
+        let program = notification_program().unwrap();
+        let rets: Vec<u32> = program
+            .iter()
+            .filter(|i| i.code == BPF_RET | BPF_K)
+            .map(|i| i.k)
+            .collect();
+        assert!(rets.contains(&libc::SECCOMP_RET_USER_NOTIF));
+        assert!(
+            rets.iter()
+                .all(|&k| k & 0xffff_0000 != libc::SECCOMP_RET_TRACE)
+        );
+    }
+
+    /// A small classic-BPF interpreter for seccomp programs: enough to run ours on a
+    /// `seccomp_data` and see the kernel's answer.
+    fn run(program: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+        let word = |off: u32| -> u32 {
+            match off {
+                0 => nr,
+                4 => arch,
+                o if (16..64).contains(&o) => {
+                    let a = args[((o - 16) / 8) as usize];
+                    if (o - 16) % 8 == 0 {
+                        a as u32
+                    } else {
+                        (a >> 32) as u32
+                    }
+                }
+                _ => panic!("load at {off}"),
+            }
+        };
+        let (mut acc, mut pc) = (0u32, 0usize);
+        loop {
+            let i = &program[pc];
+            match i.code {
+                c if c == BPF_LD | BPF_W | BPF_ABS => acc = word(i.k),
+                c if c == BPF_RET | BPF_K => return i.k,
+                c if c == BPF_JMP | BPF_JA => pc += i.k as usize,
+                c if c == BPF_JMP | BPF_JEQ | BPF_K => {
+                    pc += if acc == i.k { i.jt } else { i.jf } as usize
+                }
+                c if c == BPF_JMP | BPF_JGE | BPF_K => {
+                    pc += if acc >= i.k { i.jt } else { i.jf } as usize
+                }
+                c if c == BPF_JMP | 0x20 => pc += if acc > i.k { i.jt } else { i.jf } as usize,
+                c if c == 0x04 | 0x50 => acc &= i.k, // ALU AND K
+                other => panic!("instruction {other:#x} not interpreted"),
+            }
+            pc += 1;
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn static_program_answers_like_the_deny_list() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        const I386: u32 = 3 | 0x4000_0000;
+        let p = static_program(SocketFamilies::UnixOnly).unwrap();
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+        assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
+        assert_eq!(call(libc::SYS_io_uring_setup, [0; 6]), errno(libc::EPERM));
+        assert_eq!(call(libc::SYS_ptrace, [0; 6]), errno(libc::EPERM));
+        assert_eq!(call(libc::SYS_clone3, [0; 6]), errno(libc::ENOSYS));
+        assert_eq!(
+            call(libc::SYS_socket, [libc::AF_INET as u64, 1, 0, 0, 0, 0]),
+            errno(libc::EAFNOSUPPORT)
+        );
+        assert_eq!(
+            call(libc::SYS_socket, [libc::AF_UNIX as u64, 1, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        let tiocsti_high = libc::TIOCSTI | (1 << 32);
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, tiocsti_high, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, libc::TCGETS, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        let newuser = libc::CLONE_NEWUSER as u64 | libc::SIGCHLD as u64;
+        assert_eq!(
+            call(libc::SYS_clone, [newuser, 0, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_clone, [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_personality, [0xffff_ffff, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_personality, [0x0040000, 0, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            run(&p, X86_64, 39 | X32_SYSCALL_BIT, [0; 6]),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
+        assert_eq!(run(&p, I386, 20, [0; 6]), libc::SECCOMP_RET_KILL_PROCESS);
+        let inet = static_program(SocketFamilies::UnixAndInet).unwrap();
+        assert_eq!(
+            run(
+                &inet,
+                X86_64,
+                libc::SYS_socket as u32,
+                [libc::AF_INET6 as u64, 1, 0, 0, 0, 0]
+            ),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            run(
+                &inet,
+                X86_64,
+                libc::SYS_socket as u32,
+                [libc::AF_NETLINK as u64, 3, 0, 0, 0, 0]
+            ),
+            errno(libc::EAFNOSUPPORT)
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn notification_program_sends_writes_and_execs_but_not_reads() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let p = notification_program().unwrap();
+        let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+        let notif = libc::SECCOMP_RET_USER_NOTIF;
+        assert_eq!(call(libc::SYS_execve, [0; 6]), notif);
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, libc::O_RDONLY as u64, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(
+                libc::SYS_openat,
+                [0, 0, (libc::O_RDONLY | libc::O_TRUNC) as u64, 0, 0, 0]
+            ),
+            notif
+        );
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, libc::O_APPEND as u64, 0, 0, 0]),
+            notif
+        );
+        assert_eq!(
+            call(libc::SYS_sendto, [3, 0, 1, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(call(libc::SYS_sendto, [3, 0, 1, 0, 0x1000, 16]), notif);
+        assert_eq!(
+            call(libc::SYS_sendmsg, [3, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Raw system calls the shim needs that neither `nix` nor `libc` wraps safely.
+//!
+//! Each function is small and states the invariant that makes its `unsafe` block sound.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+
+/// `SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV` (Linux 5.19): once the supervisor has received a
+/// notification, only a fatal signal interrupts the waiting call.
+pub const SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV: libc::c_ulong = 1 << 5;
+
+/// Installs a seccomp BPF program on the calling thread with the raw `seccomp(2)` call.
+///
+/// Returns the listener descriptor when `flags` contains `SECCOMP_FILTER_FLAG_NEW_LISTENER`.
+pub fn seccomp_set_mode_filter(
+    program: &[libc::sock_filter],
+    flags: libc::c_ulong,
+) -> io::Result<Option<OwnedFd>> {
+    let len = u16::try_from(program.len())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "BPF program too long"))?;
+    let fprog = libc::sock_fprog {
+        len,
+        filter: program.as_ptr() as *mut libc::sock_filter,
+    };
+    // SAFETY: `fprog` points at `program`, which outlives the call; the kernel copies it.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            flags,
+            &fprog as *const libc::sock_fprog,
+        )
+    };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if flags & libc::SECCOMP_FILTER_FLAG_NEW_LISTENER != 0 {
+        let fd = RawFd::try_from(ret).map_err(|_| io::Error::other("listener fd out of range"))?;
+        // SAFETY: with NEW_LISTENER the kernel returned a fresh descriptor that we now own.
+        Ok(Some(unsafe { OwnedFd::from_raw_fd(fd) }))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Marks every descriptor from `first` up close-on-exec (`close_range` with
+/// `CLOSE_RANGE_CLOEXEC`), so nothing the shim inherited survives into the target.
+pub fn cloexec_from(first: u32) -> io::Result<()> {
+    // SAFETY: close_range only changes descriptor flags; no memory is passed.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Landlock ABI version of the running kernel; 0 when Landlock is missing or disabled.
+pub fn landlock_abi_version() -> i32 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: a null attribute with size 0 and the VERSION flag is the documented query form.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<libc::c_void>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    i32::try_from(v).unwrap_or(0).max(0)
+}
+
+/// Sets the calling thread's parent-death signal.
+pub fn set_parent_death_signal(signal: libc::c_int) -> io::Result<()> {
+    // SAFETY: PR_SET_PDEATHSIG takes a signal number by value.
+    let ret = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, signal as libc::c_ulong, 0, 0, 0) };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Sets `no_new_privs`, so that no later `execve` can gain privileges (set-id bits and
+/// file capabilities are ignored), which also allows unprivileged seccomp and Landlock.
+pub fn set_no_new_privs() -> io::Result<()> {
+    // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integers.
+    let ret = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Makes the calling process a child subreaper: orphans of the sandbox are re-parented to
+/// it, so it can reap them and find them when the tree must be killed.
+pub fn set_child_subreaper() -> io::Result<()> {
+    // SAFETY: PR_SET_CHILD_SUBREAPER takes a plain integer.
+    let ret = unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// `mount_setattr(2)` on `path`, setting and clearing mount attributes.
+pub fn mount_setattr(path: &CString, recursive: bool, set: u64, clear: u64) -> io::Result<()> {
+    #[repr(C)]
+    struct MountAttr {
+        attr_set: u64,
+        attr_clr: u64,
+        propagation: u64,
+        userns_fd: u64,
+    }
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive { libc::AT_RECURSIVE } else { 0 };
+    // SAFETY: `path` is NUL-terminated and `attr` lives across the call; its size is passed.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags as libc::c_uint,
+            &attr as *const MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Brings the loopback interface of the current network namespace up, so that servers the
+/// sandbox starts on 127.0.0.1 work in a namespace that has nothing else.
+pub fn bring_loopback_up() -> io::Result<()> {
+    // SAFETY: a plain socket call; the returned fd is owned below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` is a fresh descriptor we own.
+    let sock = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: ifreq is plain data; all-zero is a valid value.
+    let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+    for (dst, src) in req.ifr_name.iter_mut().zip(b"lo\0") {
+        *dst = *src as libc::c_char;
+    }
+    use std::os::fd::AsRawFd;
+    // SAFETY: SIOCGIFFLAGS reads into `req`, which is a valid ifreq.
+    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCGIFFLAGS, &mut req) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the union field written by SIOCGIFFLAGS is ifru_flags.
+    unsafe { req.ifr_ifru.ifru_flags |= libc::IFF_UP as libc::c_short };
+    // SAFETY: SIOCSIFFLAGS reads `req`, a valid ifreq naming "lo".
+    if unsafe { libc::ioctl(sock.as_raw_fd(), libc::SIOCSIFFLAGS, &req) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}

@@ -1,0 +1,313 @@
+//! The target stage: the child of the sandbox init that confines itself and becomes the
+//! wrapped command. Single-threaded; each step below strengthens the sandbox, in an order
+//! where no step needs what an earlier one took away, and ends in `execve`.
+
+use std::convert::Infallible;
+use std::ffi::{CString, OsStr, OsString};
+use std::os::fd::AsFd;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use caps::{CapSet, Capability};
+
+use crate::channel::{Channel, FromShim, SandboxSpec};
+use crate::landlock_fence;
+use crate::seccomp_filters::{self, SocketFamilies};
+use crate::sys;
+
+/// A step that failed, and the exit status the shim leaves with.
+#[derive(Debug)]
+pub struct StageFailure {
+    pub stage: &'static str,
+    pub message: String,
+    pub exit_code: i32,
+}
+
+impl StageFailure {
+    fn setup(stage: &'static str, message: impl ToString) -> Self {
+        StageFailure {
+            stage,
+            message: message.to_string(),
+            exit_code: 125,
+        }
+    }
+}
+
+/// Confines the calling process according to `spec` and executes the target. Returns
+/// only the failure; the caller reports it and exits with its code.
+pub fn confine_and_exec(spec: &SandboxSpec, channel: &Channel) -> StageFailure {
+    match confine_and_exec_inner(spec, channel) {
+        Ok(never) => match never {},
+        Err(failure) => failure,
+    }
+}
+
+fn confine_and_exec_inner(
+    spec: &SandboxSpec,
+    channel: &Channel,
+) -> Result<Infallible, StageFailure> {
+    // The init blocked signals to forward them; the target starts with defaults, and
+    // SIGPIPE back at SIG_DFL (the Rust runtime of the shim ignores it).
+    reset_signals();
+    // The target must not outlive its init (without a pid namespace nothing else kills it).
+    sys::set_parent_death_signal(libc::SIGKILL)
+        .map_err(|e| StageFailure::setup("parent-death signal", e))?;
+
+    if spec.namespaces.user {
+        take_back_own_ids(spec.uid, spec.gid)
+            .map_err(|e| StageFailure::setup("user namespace", e))?;
+    }
+
+    std::env::set_current_dir(&spec.cwd).map_err(|e| {
+        StageFailure::setup(
+            "working directory",
+            format!("{}: {e}", Path::new(&spec.cwd).display()),
+        )
+    })?;
+    let program = resolve_program(spec).inspect_err(|failure| {
+        let _ = channel.send(
+            &FromShim::ExecFailed {
+                program: spec.argv.first().cloned().unwrap_or_default(),
+                message: failure.message.clone(),
+                exit_code: failure.exit_code,
+            },
+            None,
+        );
+    })?;
+
+    let mut degraded = Vec::new();
+    let abi = sys::landlock_abi_version();
+    // The plan reads directories while we still may; it grants nothing by itself.
+    let plan = match landlock_fence::plan(spec, abi) {
+        Ok(plan) => Some(plan),
+        Err(e) if spec.allow_degraded => {
+            degraded.push(format!("file fence: {e}"));
+            None
+        }
+        Err(e) => return Err(StageFailure::setup("landlock", e)),
+    };
+
+    drop_capabilities()?;
+    // no_new_privs: set-id programs and file capabilities gain nothing from here on, and
+    // an uid-0 exec cannot refill the permitted set we just emptied.
+    sys::set_no_new_privs().map_err(|e| StageFailure::setup("no_new_privs", e))?;
+
+    if let Some(plan) = &plan {
+        match landlock_fence::restrict_self(plan, abi) {
+            Ok(()) => {}
+            Err(e) if spec.allow_degraded => degraded.push(format!("file fence: {e}")),
+            Err(e) => return Err(StageFailure::setup("landlock", e)),
+        }
+    }
+
+    // The static filters go first: nothing they refuse is ever worth a notification.
+    let families = if spec.namespaces.net {
+        SocketFamilies::UnixAndInet
+    } else {
+        SocketFamilies::UnixOnly
+    };
+    let deny_list =
+        seccomp_filters::static_program(families).map_err(|e| StageFailure::setup("seccomp", e))?;
+    sys::seccomp_set_mode_filter(&deny_list, 0).map_err(|e| StageFailure::setup("seccomp", e))?;
+
+    let listener = install_notification_filter(spec, &mut degraded)?;
+
+    // Hand the listener over. `sendmsg` is not notified, so this cannot wait on a
+    // supervisor that does not yet hold the listener.
+    channel
+        .send(
+            &FromShim::Confined {
+                landlock_abi: abi,
+                degraded,
+                listener: listener.is_some(),
+            },
+            listener.as_ref().map(|fd| fd.as_fd()),
+        )
+        .map_err(|e| StageFailure::setup("listener hand-off", e))?;
+    // The listener must not survive into the target: with it, the target could answer
+    // its own calls.
+    drop(listener);
+
+    let argv = to_cstrings(spec.argv.iter().map(|a| a.as_bytes().to_vec()))?;
+    let envp = to_cstrings(spec.env.iter().map(|(k, v)| {
+        let mut kv = k.as_bytes().to_vec();
+        kv.push(b'=');
+        kv.extend_from_slice(v.as_bytes());
+        kv
+    }))?;
+    let program_c = CString::new(program.as_os_str().as_bytes())
+        .map_err(|_| StageFailure::setup("exec", "NUL in program path"))?;
+
+    // Every descriptor above 2 closes at exec (the channel included, which stays usable to
+    // report an exec failure): Landlock checks opens, not descriptors already held.
+    sys::cloexec_from(3).map_err(|e| StageFailure::setup("close descriptors", e))?;
+
+    let err = nix::unistd::execve(&program_c, &argv, &envp).unwrap_err();
+    let exit_code = if err == nix::errno::Errno::ENOENT {
+        127
+    } else {
+        126
+    };
+    let _ = channel.send(
+        &FromShim::ExecFailed {
+            program: program.into_os_string(),
+            message: err.desc().to_string(),
+            exit_code,
+        },
+        None,
+    );
+    Err(StageFailure {
+        stage: "exec",
+        message: err.desc().to_string(),
+        exit_code,
+    })
+}
+
+/// Installs the notification program with a new listener. Inside another seccomp-notify
+/// sandbox the kernel refuses a second listener (EBUSY): fence cannot run there.
+fn install_notification_filter(
+    spec: &SandboxSpec,
+    degraded: &mut Vec<String>,
+) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
+    let program =
+        seccomp_filters::notification_program().map_err(|e| StageFailure::setup("seccomp", e))?;
+    let flags =
+        libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
+    let result = match sys::seccomp_set_mode_filter(&program, flags) {
+        // Before 5.19 the killable-wait flag is unknown: a signal then interrupts a pending
+        // question, which the supervisor sees as an invalid id and denies.
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+            sys::seccomp_set_mode_filter(&program, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)
+        }
+        other => other,
+    };
+    match result {
+        Ok(fd) => Ok(fd),
+        Err(e) if spec.allow_degraded => {
+            degraded.push(format!(
+                "no seccomp user notification ({e}): exec and write checks are off"
+            ));
+            Ok(None)
+        }
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(StageFailure::setup(
+            "seccomp",
+            "fence cannot run inside another seccomp-notify sandbox (the kernel refused a second listener: EBUSY)",
+        )),
+        Err(e) => Err(StageFailure::setup(
+            "seccomp",
+            format!(
+                "seccomp user notification is not available ({e}); fence needs Linux 5.0, and 6.6 for its speed"
+            ),
+        )),
+    }
+}
+
+/// Enters a nested user namespace mapping `uid`/`gid` to the shim's namespace root (which
+/// is the caller's real uid/gid outside): the target then runs under its own ids, with
+/// capabilities only in a namespace that owns nothing, and those are dropped next.
+fn take_back_own_ids(uid: u32, gid: u32) -> std::io::Result<()> {
+    // SAFETY: unshare takes flags by value; the process is single-threaded, as required.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    std::fs::write("/proc/self/setgroups", "deny")?;
+    std::fs::write("/proc/self/uid_map", format!("{uid} 0 1"))?;
+    std::fs::write("/proc/self/gid_map", format!("{gid} 0 1"))?;
+    Ok(())
+}
+
+/// Empties every capability set. The bounding set first (dropping from it needs
+/// CAP_SETPCAP, which the later steps remove); an unprivileged caller has no capability to
+/// drop and cannot shrink the bounding set, which no_new_privs then makes irrelevant.
+fn drop_capabilities() -> Result<(), StageFailure> {
+    let err = |e: caps::errors::CapsError| StageFailure::setup("capabilities", e);
+    if caps::has_cap(None, CapSet::Effective, Capability::CAP_SETPCAP).map_err(err)? {
+        for cap in caps::all() {
+            if caps::has_cap(None, CapSet::Bounding, cap).unwrap_or(false) {
+                caps::drop(None, CapSet::Bounding, cap).map_err(err)?;
+            }
+        }
+    }
+    caps::clear(None, CapSet::Ambient).map_err(err)?;
+    caps::clear(None, CapSet::Inheritable).map_err(err)?;
+    caps::clear(None, CapSet::Effective).map_err(err)?;
+    caps::clear(None, CapSet::Permitted).map_err(err)?;
+    if !caps::read(None, CapSet::Permitted).map_err(err)?.is_empty() {
+        return Err(StageFailure::setup(
+            "capabilities",
+            "permitted set not empty after clearing",
+        ));
+    }
+    Ok(())
+}
+
+fn reset_signals() {
+    // SAFETY: sigset operations on a local set, then sigprocmask/signal with valid values;
+    // the process is single-threaded here.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        for sig in 1..32 {
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+    }
+}
+
+fn to_cstrings(items: impl Iterator<Item = Vec<u8>>) -> Result<Vec<CString>, StageFailure> {
+    items
+        .map(|b| {
+            CString::new(b).map_err(|_| {
+                StageFailure::setup("exec", "argument or environment contains a NUL byte")
+            })
+        })
+        .collect()
+}
+
+/// Finds the program the way `execvp` would (PATH from the target's environment), so that
+/// only one `execve` — the one the supervisor judges — is made.
+fn resolve_program(spec: &SandboxSpec) -> Result<PathBuf, StageFailure> {
+    let Some(name) = spec.argv.first() else {
+        return Err(StageFailure::setup("exec", "no command given"));
+    };
+    if name.as_bytes().contains(&b'/') {
+        return Ok(PathBuf::from(name));
+    }
+    let not_found = || StageFailure {
+        stage: "exec",
+        message: "command not found".to_string(),
+        exit_code: 127,
+    };
+    if name.is_empty() {
+        return Err(not_found());
+    }
+    let path_var: OsString = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == OsStr::new("PATH"))
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| OsString::from("/usr/local/bin:/usr/bin:/bin"));
+    let mut denied = None;
+    for dir in path_var.as_bytes().split(|&b| b == b':') {
+        let dir = if dir.is_empty() {
+            b".".to_vec()
+        } else {
+            dir.to_vec()
+        };
+        let candidate = PathBuf::from(OsString::from_vec(dir)).join(name);
+        let Ok(meta) = std::fs::metadata(&candidate) else {
+            continue;
+        };
+        if meta.is_file() && meta.permissions().mode() & 0o111 != 0 {
+            return Ok(candidate);
+        }
+        denied.get_or_insert(candidate);
+    }
+    match denied {
+        Some(candidate) => Ok(candidate), // exec reports EACCES: status 126
+        None => Err(not_found()),
+    }
+}

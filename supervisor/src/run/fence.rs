@@ -1,0 +1,64 @@
+//! The session's fence as the supervisor checks it: which paths may be written.
+
+use std::path::{Path, PathBuf};
+
+/// Where the sandbox may write, and how the kernel bounds what the supervisor lets through.
+#[derive(Debug, Clone)]
+pub struct Fence {
+    pub worktree: PathBuf,
+    /// Writable roots: the worktree, the session TMPDIR, `--allow-write` paths, `/dev/shm`.
+    pub writable: Vec<PathBuf>,
+    /// Devices writable by exact path.
+    pub devices: Vec<PathBuf>,
+    /// The sandbox sees everything outside the writable roots read-only (mount namespace):
+    /// a metadata change there fails with EROFS whatever path the target swaps in.
+    pub read_only_view: bool,
+    /// Do not write blocked reasons to the processes' stderr.
+    pub quiet_blocks: bool,
+}
+
+impl Fence {
+    /// The writable root containing `path`, if any.
+    pub fn root_of(&self, path: &Path) -> Option<&Path> {
+        self.writable
+            .iter()
+            .find(|r| path.starts_with(r))
+            .map(|r| r.as_path())
+    }
+
+    /// Whether `path` is a protected path of the worktree (git hooks and config, editor and
+    /// agent settings…), which stays read-only. `removal` adds `.git` itself: renaming or
+    /// removing it would let a forged one take its place.
+    pub fn is_protected(&self, path: &Path, removal: bool) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.worktree) else {
+            return false;
+        };
+        shim::protected_paths::is_protected(rel) || (removal && rel == Path::new(".git"))
+    }
+
+    /// Whether a write on `path` (absolute, resolved) stays inside the fence.
+    pub fn allows_write(&self, path: &Path) -> bool {
+        self.root_of(path).is_some() || self.devices.iter().any(|d| d == path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worktree_children_are_inside_and_siblings_are_not() {
+        let fence = Fence {
+            worktree: "/w/repo".into(),
+            writable: vec!["/w/repo".into(), "/tmp/fence-1".into()],
+            devices: vec!["/dev/null".into()],
+            read_only_view: true,
+            quiet_blocks: false,
+        };
+        assert!(fence.allows_write(Path::new("/w/repo/src/main.rs")));
+        assert!(fence.allows_write(Path::new("/dev/null")));
+        assert!(!fence.allows_write(Path::new("/w/repo2/x")));
+        assert!(!fence.allows_write(Path::new("/dev/sda")));
+        assert!(!fence.allows_write(Path::new("/etc/hosts")));
+    }
+}

@@ -1,0 +1,116 @@
+//! The seccomp notification listener: receive, check validity, respond. The only place
+//! that issues `SECCOMP_IOCTL_NOTIF_*` requests.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+
+/// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (Linux 6.6): the kernel wakes the supervisor on the
+/// target's CPU, which makes a notification about ten times cheaper.
+const SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: u64 = 1;
+
+/// One received notification: who asked, which call, its raw arguments.
+#[derive(Debug, Clone, Copy)]
+pub struct Notification {
+    pub id: u64,
+    /// Thread id of the caller, in the supervisor's pid namespace.
+    pub tid: libc::pid_t,
+    pub nr: i64,
+    pub args: [u64; 6],
+}
+
+#[derive(Debug)]
+pub struct Listener {
+    fd: OwnedFd,
+}
+
+/// The answer to one notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Response {
+    /// Let the kernel run the call as the target made it (only where the kernel's own
+    /// checks — Landlock, read-only mounts — bound the result).
+    Continue,
+    /// Fail the call with this errno.
+    Error(i32),
+    /// The supervisor performed the call; return this value.
+    Value(i64),
+}
+
+impl Listener {
+    pub fn new(fd: OwnedFd) -> Listener {
+        Listener { fd }
+    }
+
+    /// Asks the kernel for synchronous wake-ups; false when the kernel predates 6.6.
+    pub fn enable_sync_wake_up(&self) -> bool {
+        // SAFETY: SET_FLAGS takes the flags by value on a listener fd we own.
+        unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS as _,
+                SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP,
+            ) == 0
+        }
+    }
+
+    /// Blocks until a notification arrives. `Ok(None)` when the notifying task went away
+    /// before it could be received (ENOENT) or the wait was interrupted.
+    pub fn receive(&self) -> io::Result<Option<Notification>> {
+        // SAFETY: seccomp_notif is plain data; the kernel requires it zeroed.
+        let mut raw: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        // SAFETY: RECV writes one seccomp_notif into `raw`, a valid out-pointer.
+        let ret = unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_RECV as _,
+                &mut raw,
+            )
+        };
+        if ret < 0 {
+            let err = io::Error::last_os_error();
+            return match err.raw_os_error() {
+                Some(libc::ENOENT) | Some(libc::EINTR) => Ok(None),
+                _ => Err(err),
+            };
+        }
+        Ok(Some(Notification {
+            id: raw.id,
+            tid: raw.pid as libc::pid_t,
+            nr: raw.data.nr as i64,
+            args: raw.data.args,
+        }))
+    }
+
+    /// Whether the notification is still pending: the caller is alive and blocked in that
+    /// very call. Checked after every read of the target's memory or /proc entries, since
+    /// a tid can be reused once its thread is gone.
+    pub fn is_valid(&self, id: u64) -> bool {
+        // SAFETY: ID_VALID reads one u64 through a valid pointer.
+        unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_ID_VALID as _,
+                &id,
+            ) == 0
+        }
+    }
+
+    /// Answers a notification. An error means the caller is gone, which needs no action.
+    pub fn respond(&self, id: u64, response: Response) {
+        // SAFETY: seccomp_notif_resp is plain data.
+        let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
+        resp.id = id;
+        match response {
+            Response::Continue => resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32,
+            Response::Error(errno) => resp.error = -errno,
+            Response::Value(v) => resp.val = v,
+        }
+        // SAFETY: SEND reads one seccomp_notif_resp from a valid pointer.
+        unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_SEND as _,
+                &resp,
+            )
+        };
+    }
+}

@@ -1,0 +1,292 @@
+//! Metadata changes the supervisor performs itself, on the object it checked, with the
+//! target's credentials: never `CONTINUE` on a path or descriptor number the target can
+//! still swap (Landlock does not govern chmod, chown, utimes or xattrs).
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use super::acting::{TargetCredentials, act_as};
+use super::fence::Fence;
+use super::listener::Response;
+use super::path_resolve::Caller;
+use super::pidfd;
+use super::target_memory::{MemoryError, TargetMemory};
+
+/// Largest extended attribute value accepted (the kernel's XATTR_SIZE_MAX).
+const XATTR_SIZE_MAX: u64 = 65536;
+
+/// A metadata call as decoded from registers (memory not yet read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetadataOp {
+    Chmod {
+        mode: u32,
+    },
+    Chown {
+        uid: u32,
+        gid: u32,
+    },
+    /// `utime`: `struct utimbuf` (seconds), or null for now.
+    Utime {
+        times_addr: u64,
+    },
+    /// `utimes`/`futimesat`: two `struct timeval`, or null.
+    Utimes {
+        times_addr: u64,
+    },
+    /// `utimensat`: two `struct timespec`, or null.
+    Utimensat {
+        times_addr: u64,
+    },
+    SetXattr {
+        name_addr: u64,
+        value_addr: u64,
+        size: u64,
+        flags: i32,
+    },
+    RemoveXattr {
+        name_addr: u64,
+    },
+    /// A call whose arguments fence does not read (`setxattrat`, `removexattrat`).
+    Unsupported,
+}
+
+/// The call with its memory arguments read and checked.
+#[derive(Debug)]
+enum Prepared {
+    Chmod(u32),
+    Chown(u32, u32),
+    Times(Option<[libc::timespec; 2]>),
+    SetXattr(CString, Vec<u8>, i32),
+    RemoveXattr(CString),
+}
+
+fn memory_errno(e: MemoryError) -> i32 {
+    match e {
+        MemoryError::TooLong(_) => libc::ERANGE,
+        _ => libc::EFAULT,
+    }
+}
+
+fn words(bytes: &[u8]) -> Vec<i64> {
+    bytes
+        .chunks_exact(8)
+        .map(|c| i64::from_ne_bytes(c.try_into().unwrap_or([0; 8])))
+        .collect()
+}
+
+fn prepare(mem: &TargetMemory<'_>, op: &MetadataOp) -> Result<Prepared, i32> {
+    let ts = |sec: i64, nsec: i64| libc::timespec {
+        tv_sec: sec,
+        tv_nsec: nsec,
+    };
+    Ok(match *op {
+        MetadataOp::Chmod { mode } => Prepared::Chmod(mode),
+        MetadataOp::Chown { uid, gid } => Prepared::Chown(uid, gid),
+        MetadataOp::Utime { times_addr: 0 } => Prepared::Times(None),
+        MetadataOp::Utime { times_addr } => {
+            let w = words(&mem.bytes(times_addr, 16).map_err(memory_errno)?);
+            Prepared::Times(Some([ts(w[0], 0), ts(w[1], 0)]))
+        }
+        MetadataOp::Utimes { times_addr: 0 } => Prepared::Times(None),
+        MetadataOp::Utimes { times_addr } => {
+            let w = words(&mem.bytes(times_addr, 32).map_err(memory_errno)?);
+            if !(0..1_000_000).contains(&w[1]) || !(0..1_000_000).contains(&w[3]) {
+                return Err(libc::EINVAL);
+            }
+            Prepared::Times(Some([ts(w[0], w[1] * 1000), ts(w[2], w[3] * 1000)]))
+        }
+        MetadataOp::Utimensat { times_addr: 0 } => Prepared::Times(None),
+        MetadataOp::Utimensat { times_addr } => {
+            let w = words(&mem.bytes(times_addr, 32).map_err(memory_errno)?);
+            Prepared::Times(Some([ts(w[0], w[1]), ts(w[2], w[3])]))
+        }
+        MetadataOp::SetXattr {
+            name_addr,
+            value_addr,
+            size,
+            flags,
+        } => {
+            if size > XATTR_SIZE_MAX {
+                return Err(libc::E2BIG);
+            }
+            let name = mem.c_string(name_addr, 255).map_err(memory_errno)?;
+            let value = if size == 0 {
+                Vec::new()
+            } else {
+                mem.bytes(value_addr, size as usize).map_err(memory_errno)?
+            };
+            Prepared::SetXattr(CString::new(name).map_err(|_| libc::EINVAL)?, value, flags)
+        }
+        MetadataOp::RemoveXattr { name_addr } => {
+            let name = mem.c_string(name_addr, 255).map_err(memory_errno)?;
+            Prepared::RemoveXattr(CString::new(name).map_err(|_| libc::EINVAL)?)
+        }
+        MetadataOp::Unsupported => return Err(libc::EPERM),
+    })
+}
+
+fn last_errno() -> i32 {
+    io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EPERM)
+}
+
+/// Applies `op` to the object behind our descriptor `fd` (a regular or an `O_PATH`
+/// descriptor), through `/proc/self/fd/N`, which reaches that very object.
+fn apply(fd: &OwnedFd, op: &Prepared) -> i32 {
+    let Ok(link) = CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())) else {
+        return libc::EINVAL;
+    };
+    // SAFETY (all calls below): `link`, names and values are valid for the call's duration;
+    // `fd` is a descriptor we own.
+    let ret = unsafe {
+        match op {
+            Prepared::Chmod(mode) => libc::chmod(link.as_ptr(), *mode),
+            Prepared::Chown(uid, gid) => libc::fchownat(
+                fd.as_raw_fd(),
+                c"".as_ptr(),
+                *uid,
+                *gid,
+                libc::AT_EMPTY_PATH,
+            ),
+            Prepared::Times(times) => libc::utimensat(
+                libc::AT_FDCWD,
+                link.as_ptr(),
+                times.as_ref().map_or(std::ptr::null(), |t| t.as_ptr()),
+                0,
+            ),
+            Prepared::SetXattr(name, value, flags) => libc::setxattr(
+                link.as_ptr(),
+                name.as_ptr(),
+                value.as_ptr() as *const libc::c_void,
+                value.len(),
+                *flags,
+            ),
+            Prepared::RemoveXattr(name) => libc::removexattr(link.as_ptr(), name.as_ptr()),
+        }
+    };
+    if ret < 0 { last_errno() } else { 0 }
+}
+
+fn respond_with(result: io::Result<i32>) -> Response {
+    match result {
+        Ok(0) => Response::Value(0),
+        Ok(errno) => Response::Error(errno),
+        Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
+    }
+}
+
+/// Performs a path-based metadata call on `target`, which the check resolved inside the
+/// writable root `root`. The object is opened again beneath `root` with
+/// `RESOLVE_BENEATH`: a symlink swapped in since the check cannot lead outside.
+pub fn perform_on_path(
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    root: &Path,
+    target: &Path,
+    follow_last: bool,
+    op: &MetadataOp,
+) -> Response {
+    let prepared = match prepare(mem, op) {
+        Ok(p) => p,
+        Err(errno) => return Response::Error(errno),
+    };
+    let creds = match TargetCredentials::of_thread(caller.tid) {
+        Ok(c) => c,
+        Err(_) => return Response::Error(libc::EPERM),
+    };
+    let rel = target
+        .strip_prefix(root)
+        .unwrap_or(Path::new(""))
+        .to_path_buf();
+    let root = root.to_path_buf();
+    respond_with(act_as(&creds, move || {
+        let fd = open_beneath(&root, &rel, follow_last)?;
+        Ok(apply(&fd, &prepared))
+    }))
+}
+
+/// `openat2(root, rel, O_PATH, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`.
+fn open_beneath(root: &Path, rel: &Path, follow_last: bool) -> io::Result<OwnedFd> {
+    let root_c = CString::new(root.as_os_str().as_bytes())?;
+    // SAFETY: a NUL-terminated path; the result is checked and owned below.
+    let rootfd = unsafe {
+        libc::open(
+            root_c.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if rootfd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor we own.
+    let rootfd = unsafe { OwnedFd::from_raw_fd(rootfd) };
+    let rel_c = if rel.as_os_str().is_empty() {
+        CString::new(".")?
+    } else {
+        CString::new(rel.as_os_str().as_bytes())?
+    };
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags =
+        (libc::O_PATH | libc::O_CLOEXEC | if follow_last { 0 } else { libc::O_NOFOLLOW }) as u64;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+    // SAFETY: `how` is a valid open_how and its size is passed; the path is NUL-terminated.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            rootfd.as_raw_fd(),
+            rel_c.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        let err = io::Error::last_os_error();
+        // EXDEV: the path now leads outside the root — a swap since the check.
+        if err.raw_os_error() == Some(libc::EXDEV) {
+            return Err(io::Error::from_raw_os_error(libc::EACCES));
+        }
+        return Err(err);
+    }
+    // SAFETY: a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Performs a descriptor-based metadata call on the object the target's descriptor `fd`
+/// refers to, fetched with `pidfd_getfd`; `Err` carries the object's path when it lies
+/// outside the fence.
+pub fn perform_on_fd(
+    fence: &Fence,
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    fd: i32,
+    op: &MetadataOp,
+) -> Result<Response, Vec<u8>> {
+    let copy = match pidfd::open(caller).and_then(|p| pidfd::get_fd(&p, fd)) {
+        Ok(c) => c,
+        Err(_) => return Ok(Response::Error(libc::EBADF)),
+    };
+    let link =
+        std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd())).unwrap_or_default();
+    let bytes = link.as_os_str().as_bytes();
+    let path = Path::new(std::ffi::OsStr::from_bytes(
+        bytes.strip_suffix(b" (deleted)").unwrap_or(bytes),
+    ));
+    if !path.is_absolute() || fence.root_of(path).is_none() || fence.is_protected(path, false) {
+        return Err(bytes.to_vec());
+    }
+    let prepared = match prepare(mem, op) {
+        Ok(p) => p,
+        Err(errno) => return Ok(Response::Error(errno)),
+    };
+    let creds = match TargetCredentials::of_thread(caller.tid) {
+        Ok(c) => c,
+        Err(_) => return Ok(Response::Error(libc::EPERM)),
+    };
+    Ok(respond_with(act_as(&creds, move || {
+        Ok(apply(&copy, &prepared))
+    })))
+}

@@ -1,0 +1,247 @@
+//! The one place that resolves a path named by a sandboxed call the way the kernel will:
+//! relative to the calling thread's cwd (`/proc/<tid>/cwd`) or to its dirfd
+//! (`/proc/<tid>/fd/N`), through `..` and symlinks, with `/proc/self` and
+//! `/proc/thread-self` meaning the caller.
+//!
+//! The result describes where the call would land *now*; the caller must still check that
+//! the notification is valid afterwards, and must only `CONTINUE` where a kernel mechanism
+//! bounds the call anyway (the target can change the path or its symlinks after this).
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+
+/// Most symlinks followed in one resolution (the kernel's limit).
+const MAX_SYMLINKS: usize = 40;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// The absolute path the call acts on (its last component not followed when the call
+    /// does not follow it).
+    Path(PathBuf),
+    /// The path cannot be told from outside: a pipe or socket behind a `/proc` link, a
+    /// process other than the caller under `/proc`, a loop, an unreadable directory.
+    Unresolvable(String),
+}
+
+/// The calling thread, as the resolver needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct Caller {
+    pub tid: libc::pid_t,
+}
+
+impl Caller {
+    pub fn new(tid: libc::pid_t) -> Caller {
+        Caller { tid }
+    }
+
+    /// The thread group (process) of the caller, read from /proc only when needed: the
+    /// status file costs more than the rest of a typical check.
+    pub fn tgid(&self) -> Option<libc::pid_t> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.tid)).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Tgid:"))?
+            .trim()
+            .parse()
+            .ok()
+    }
+}
+
+/// Where a relative path starts.
+#[derive(Debug, Clone, Copy)]
+pub enum Base {
+    Cwd,
+    Fd(i32),
+}
+
+impl Base {
+    /// `AT_FDCWD` is the cwd; anything else a descriptor number.
+    pub fn from_dirfd(dirfd: u64) -> Base {
+        let fd = dirfd as i32;
+        if fd == libc::AT_FDCWD {
+            Base::Cwd
+        } else {
+            Base::Fd(fd)
+        }
+    }
+}
+
+/// Resolves `path` for `caller`. An empty path (with `AT_EMPTY_PATH`) names the base itself.
+pub fn resolve(caller: Caller, base: Base, path: &[u8], follow_last: bool) -> Resolution {
+    let start = if path.first() == Some(&b'/') {
+        PathBuf::from("/")
+    } else {
+        let link = match base {
+            Base::Cwd => format!("/proc/{}/cwd", caller.tid),
+            Base::Fd(fd) => format!("/proc/{}/fd/{fd}", caller.tid),
+        };
+        match std::fs::read_link(&link) {
+            Ok(p) if p.is_absolute() && !p.as_os_str().as_bytes().ends_with(b" (deleted)") => p,
+            Ok(p) => return Resolution::Unresolvable(format!("base is {}", p.display())),
+            Err(e) => return Resolution::Unresolvable(format!("{link}: {e}")),
+        }
+    };
+    walk(caller, start, path, follow_last)
+}
+
+fn components(bytes: &[u8]) -> Vec<OsString> {
+    bytes
+        .split(|&b| b == b'/')
+        .filter(|c| !c.is_empty() && *c != b".")
+        .map(|c| OsString::from_vec(c.to_vec()))
+        .collect()
+}
+
+fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resolution {
+    let mut resolved = start;
+    let mut pending: Vec<OsString> = components(path);
+    pending.reverse(); // a stack: the next component is at the end
+    let mut links = 0;
+    let mut missing = false;
+    while let Some(name) = pending.pop() {
+        let is_last = pending.is_empty();
+        if name == ".." {
+            resolved.pop();
+            continue;
+        }
+        if missing {
+            // Past a missing component the call fails with ENOENT; the rest is lexical.
+            resolved.push(&name);
+            continue;
+        }
+        if resolved == Path::new("/proc") {
+            let Some(tgid) = caller.tgid() else {
+                return Resolution::Unresolvable("caller is gone".into());
+            };
+            if name == "self" {
+                resolved.push(tgid.to_string());
+                continue;
+            }
+            if name == "thread-self" {
+                resolved.push(format!("{tgid}/task/{}", caller.tid));
+                continue;
+            }
+            let own = name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) == Some(tgid);
+            if !own {
+                return Resolution::Unresolvable(format!(
+                    "/proc/{} is not the caller",
+                    name.to_string_lossy()
+                ));
+            }
+        }
+        let candidate = resolved.join(&name);
+        match std::fs::symlink_metadata(&candidate) {
+            Ok(meta) if meta.file_type().is_symlink() && (!is_last || follow_last) => {
+                links += 1;
+                if links > MAX_SYMLINKS {
+                    return Resolution::Unresolvable("too many symlinks".into());
+                }
+                let target = match std::fs::read_link(&candidate) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        return Resolution::Unresolvable(format!("{}: {e}", candidate.display()));
+                    }
+                };
+                if candidate.starts_with("/proc") && !target.is_absolute() {
+                    // A /proc magic link to something without a path (pipe:[…], socket:[…]).
+                    if is_magic_link(&candidate) {
+                        return Resolution::Unresolvable(format!(
+                            "{} is {}",
+                            candidate.display(),
+                            target.display()
+                        ));
+                    }
+                }
+                if target.is_absolute() {
+                    resolved = PathBuf::from("/");
+                }
+                let mut more = components(target.as_os_str().as_bytes());
+                more.reverse();
+                pending.extend(more);
+            }
+            Ok(_) => resolved = candidate,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing = true;
+                resolved = candidate;
+            }
+            Err(e) => return Resolution::Unresolvable(format!("{}: {e}", candidate.display())),
+        }
+    }
+    Resolution::Path(resolved)
+}
+
+/// `/proc/<pid>/{cwd,root,exe}` and `/proc/<pid>/fd/N` (also under `task/<tid>/`).
+fn is_magic_link(path: &Path) -> bool {
+    let parts: Vec<&OsStr> = path
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    matches!(
+        parts.get(parts.len().wrapping_sub(2)).map(|s| s.as_bytes()),
+        Some(b"fd")
+    ) || matches!(
+        parts.last().map(|s| s.as_bytes()),
+        Some(b"cwd" | b"root" | b"exe")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn me() -> Caller {
+        let pid = std::process::id() as libc::pid_t;
+        Caller::new(pid)
+    }
+
+    #[test]
+    fn dotdot_and_symlinks_resolve_to_the_real_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("wt")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("wt/etc-link")).unwrap();
+        std::os::unix::fs::symlink("/etc/hosts", root.join("wt/hosts-link")).unwrap();
+        let p = |s: &str| root.join(s).into_os_string().into_vec();
+        assert_eq!(
+            resolve(me(), Base::Cwd, &p("wt/../wt/etc-link/passwd"), true),
+            Resolution::Path("/etc/passwd".into())
+        );
+        assert_eq!(
+            resolve(me(), Base::Cwd, &p("wt/hosts-link"), true),
+            Resolution::Path("/etc/hosts".into())
+        );
+        assert_eq!(
+            resolve(me(), Base::Cwd, &p("wt/hosts-link"), false),
+            Resolution::Path(root.join("wt/hosts-link"))
+        );
+        assert_eq!(
+            resolve(me(), Base::Cwd, &p("wt/new/../../x"), true),
+            Resolution::Path(root.join("x"))
+        );
+    }
+
+    #[test]
+    fn proc_self_root_means_the_caller_root() {
+        assert_eq!(
+            resolve(me(), Base::Cwd, b"/proc/self/root/etc/hosts", true),
+            Resolution::Path("/etc/hosts".into())
+        );
+        assert!(matches!(
+            resolve(me(), Base::Cwd, b"/proc/1/root/etc/hosts", true),
+            Resolution::Unresolvable(_)
+        ));
+    }
+
+    #[test]
+    fn relative_paths_start_at_the_callers_cwd() {
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            resolve(me(), Base::Cwd, b"a/b", true),
+            Resolution::Path(cwd.join("a/b"))
+        );
+    }
+}

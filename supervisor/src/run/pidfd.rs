@@ -1,0 +1,39 @@
+//! Descriptors of sandboxed processes, taken with `pidfd_open` and `pidfd_getfd`: the
+//! supervisor acts on the very object the target holds, never on a number it can swap.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use super::path_resolve::Caller;
+
+/// `PIDFD_THREAD` (Linux 6.9): a pidfd for a thread rather than its group leader.
+const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
+
+/// A pidfd for the caller's thread where the kernel allows it (6.9), else for its thread
+/// group (whose descriptor table is the same unless the thread unshared it).
+pub fn open(caller: Caller) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags by value.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, caller.tid, PIDFD_THREAD) };
+    let fd = if fd >= 0 {
+        fd
+    } else {
+        // SAFETY: as above.
+        unsafe { libc::syscall(libc::SYS_pidfd_open, caller.tgid().unwrap_or(caller.tid), 0) }
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor returned by the kernel, owned from here on.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// A duplicate of the target's descriptor `target_fd` (close-on-exec in the supervisor).
+pub fn get_fd(pidfd: &OwnedFd, target_fd: i32) -> io::Result<OwnedFd> {
+    // SAFETY: pidfd_getfd takes descriptors and flags by value.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_getfd, pidfd.as_raw_fd(), target_fd, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor returned by the kernel, owned from here on.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}

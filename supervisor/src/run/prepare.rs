@@ -1,0 +1,252 @@
+//! What a sandbox is made of before it starts: the private TMPDIR, the scrubbed
+//! environment, the unreadable paths, the terminal.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+/// The session's private temporary directory (mode 0700), removed when dropped.
+///
+/// The supervisor holds an exclusive `flock` on the directory for the whole session: a
+/// directory whose lock can be taken belongs to a session whose supervisor died without
+/// cleaning up (SIGKILL), and the next session of the same user removes it.
+#[derive(Debug)]
+pub struct SessionTmp {
+    pub path: PathBuf,
+    _lock: std::fs::File,
+}
+
+/// A session directory younger than this is never taken for stale: its supervisor may not
+/// have locked it yet.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Takes an exclusive lock on `dir` without waiting.
+fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
+    let file = std::fs::File::open(dir)?;
+    // SAFETY: flock on a descriptor we own.
+    if unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&file),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    } < 0
+    {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(file)
+}
+
+/// Removes this user's session directories in `base` whose supervisor is gone.
+fn remove_stale_sessions(base: &Path, uid: u32) {
+    let prefix = format!("fence-{uid}-");
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with(&prefix) {
+            continue;
+        }
+        let Ok(meta) = e.path().symlink_metadata() else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if !meta.is_dir() || meta.uid() != uid || !old {
+            continue;
+        }
+        if let Ok(_lock) = lock_dir(&e.path()) {
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+impl SessionTmp {
+    pub fn create() -> std::io::Result<SessionTmp> {
+        // $TMPDIR when set (a fence inside a fence then nests its TMPDIR in the outer one's),
+        // else /tmp.
+        let base = std::env::temp_dir();
+        // SAFETY: getuid has no preconditions.
+        let uid = unsafe { libc::getuid() };
+        remove_stale_sessions(&base, uid);
+        for _ in 0..16 {
+            let mut random = [0u8; 8];
+            std::fs::File::open("/dev/urandom")?.read_exact(&mut random)?;
+            let name = format!(
+                "fence-{uid}-{}",
+                random
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            );
+            let path = base.join(name);
+            match std::fs::DirBuilder::new().mode(0o700).create(&path) {
+                Ok(()) => {
+                    let lock = lock_dir(&path)?;
+                    return Ok(SessionTmp {
+                        path: path.canonicalize()?,
+                        _lock: lock,
+                    });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other(
+            "could not create a unique session directory",
+        ))
+    }
+}
+
+impl Drop for SessionTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Whether a variable carries credentials and must not reach the sandbox unless passed
+/// with `--env` (SPEC §3).
+pub fn is_credential_variable(name: &OsStr) -> bool {
+    let upper = String::from_utf8_lossy(name.as_bytes()).to_ascii_uppercase();
+    ["TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"]
+        .iter()
+        .any(|w| upper.contains(w))
+        || upper.starts_with("AWS_")
+        || upper.starts_with("GITHUB_")
+        || upper == "SSH_AUTH_SOCK"
+        || upper == "GPG_AGENT_INFO"
+}
+
+/// The target's environment: ours without credentials (except those passed on purpose),
+/// with TMPDIR pointing at the session directory.
+pub fn sandbox_environment(
+    vars: impl Iterator<Item = (OsString, OsString)>,
+    pass: &[String],
+    tmpdir: &Path,
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vars
+        .filter(|(k, _)| !is_credential_variable(k) || pass.iter().any(|p| OsStr::new(p) == k))
+        .filter(|(k, _)| k != "TMPDIR")
+        .collect();
+    env.push(("TMPDIR".into(), tmpdir.as_os_str().to_owned()));
+    env
+}
+
+/// The unreadable paths (SPEC §2), canonical and existing, plus `extra` (`--deny-read`).
+pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(home) = home {
+        for rel in [
+            ".ssh",
+            ".aws",
+            ".gnupg",
+            ".config/gh",
+            ".config/gcloud",
+            ".azure",
+            ".kube",
+            ".docker/config.json",
+            ".netrc",
+            ".npmrc",
+            ".pypirc",
+            ".git-credentials",
+        ] {
+            candidates.push(home.join(rel));
+        }
+        candidates.extend(entries_matching(&home.join(".cargo"), |n| {
+            n.starts_with(b"credentials")
+        }));
+    }
+    candidates.extend(
+        [
+            "/etc/shadow",
+            "/etc/gshadow",
+            "/etc/shadow-",
+            "/etc/gshadow-",
+        ]
+        .map(PathBuf::from),
+    );
+    candidates.extend(entries_matching(Path::new("/etc"), |n| {
+        n.starts_with(b"sudoers")
+    }));
+    candidates.extend(entries_matching(Path::new("/etc/ssh"), |n| {
+        n.ends_with(b"_key")
+    }));
+    // /root holds root's secrets unless it is this session's own home.
+    let home_is_root =
+        home.and_then(|h| h.canonicalize().ok()).as_deref() == Some(Path::new("/root"));
+    if !home_is_root {
+        candidates.push(PathBuf::from("/root"));
+    }
+    candidates.extend(extra.iter().cloned());
+    let mut out: Vec<PathBuf> = candidates
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn entries_matching(dir: &Path, keep: impl Fn(&[u8]) -> bool) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| keep(e.file_name().as_bytes()))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// The pseudo-terminal the session runs on, if any of stdin/stdout/stderr is one.
+pub fn session_tty() -> Option<PathBuf> {
+    (0..3)
+        .filter_map(|fd| std::fs::read_link(format!("/proc/self/fd/{fd}")).ok())
+        .find(|p| p.starts_with("/dev/pts/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_variables_are_scrubbed_unless_passed() {
+        let vars = vec![
+            ("PATH".into(), "/bin".into()),
+            ("GITHUB_TOKEN".into(), "x".into()),
+            ("ANTHROPIC_API_KEY".into(), "k".into()),
+            ("AWS_PROFILE".into(), "p".into()),
+            ("SSH_AUTH_SOCK".into(), "/s".into()),
+            ("TMPDIR".into(), "/old".into()),
+        ];
+        let env = sandbox_environment(
+            vars.into_iter(),
+            &["ANTHROPIC_API_KEY".into()],
+            Path::new("/tmp/fence-1"),
+        );
+        let names: Vec<_> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["PATH", "ANTHROPIC_API_KEY", "TMPDIR"]);
+        assert_eq!(env[2].1, "/tmp/fence-1");
+    }
+
+    #[test]
+    fn session_tmp_is_private_and_removed() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = SessionTmp::create().unwrap();
+        let path = tmp.path.clone();
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        std::fs::write(path.join("f"), "x").unwrap();
+        drop(tmp);
+        assert!(!path.exists());
+    }
+}

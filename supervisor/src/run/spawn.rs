@@ -1,0 +1,174 @@
+//! Starting the shim as the first process of the sandbox's namespaces.
+//!
+//! The raw `clone` creates the pid, mount and network namespaces (and a user namespace for
+//! an ordinary user) in one step, so the shim is pid 1 of its pid namespace: when it dies
+//! the kernel kills every process in the sandbox. Where namespaces cannot be made (no
+//! privilege, user namespaces restricted) the shim starts as a plain child and kills the
+//! tree itself; the core fence (Landlock + seccomp) does not depend on namespaces.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+use shim::{Channel, Namespaces, SHIM_CHANNEL_FD};
+
+/// The started shim.
+#[derive(Debug, Clone, Copy)]
+pub struct ShimProcess {
+    pub pid: libc::pid_t,
+    pub namespaces: Namespaces,
+}
+
+/// Starts `fence __shim` with `channel` as descriptor 3, in new namespaces when it can.
+pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
+    // FENCE_NO_NAMESPACES=1 runs the fence as on a host where namespaces cannot be made
+    // (diagnostics, and the tests of that mode).
+    if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1") {
+        return plain(channel);
+    }
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let wanted = Namespaces {
+        user: !root,
+        pid: true,
+        mount: true,
+        net: true,
+    };
+    match clone_shim(channel, wanted) {
+        Ok((pid, go)) => {
+            // A user namespace without a mapping leaves the sandbox with no identity on
+            // files: fall back to no namespaces rather than run like that.
+            if wanted.user && map_own_ids(pid).is_err() {
+                // SAFETY: killing and reaping the child we just created.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, std::ptr::null_mut(), 0);
+                }
+                return plain(channel);
+            }
+            go.release()?;
+            Ok(ShimProcess {
+                pid,
+                namespaces: wanted,
+            })
+        }
+        Err(_) => plain(channel),
+    }
+}
+
+fn plain(channel: &Channel) -> io::Result<ShimProcess> {
+    let (pid, go) = clone_shim(channel, Namespaces::default())?;
+    go.release()?;
+    Ok(ShimProcess {
+        pid,
+        namespaces: Namespaces::default(),
+    })
+}
+
+/// Maps the caller's own uid and gid to root of the new user namespace (the only mapping
+/// an ordinary user may write): the shim keeps its capabilities across exec there, to
+/// build the mount view; the target then enters a nested user namespace that maps the
+/// caller's own ids back ([`shim::target_process`]), so it runs under its real uid.
+fn map_own_ids(pid: libc::pid_t) -> io::Result<()> {
+    // SAFETY: getuid/getgid have no preconditions.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    std::fs::write(format!("/proc/{pid}/setgroups"), "deny")?;
+    std::fs::write(format!("/proc/{pid}/uid_map"), format!("0 {uid} 1"))?;
+    std::fs::write(format!("/proc/{pid}/gid_map"), format!("0 {gid} 1"))?;
+    Ok(())
+}
+
+/// The write end of the pipe the cloned child waits on before exec: the child must not
+/// exec before its user namespace has a mapping (an unmapped exec loses every capability).
+struct Go(OwnedFd);
+
+impl Go {
+    fn release(self) -> io::Result<()> {
+        // SAFETY: one byte from a valid buffer to a pipe we own.
+        if unsafe { libc::write(self.0.as_raw_fd(), b"g".as_ptr() as *const libc::c_void, 1) } != 1
+        {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+}
+
+fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<(libc::pid_t, Go)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into a valid array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors are fresh and owned from here on.
+    let (wait_end, go_end) =
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let wait_fd = wait_end.as_raw_fd();
+    let go_fd = go_end.as_raw_fd();
+    // Everything the child needs is prepared before clone: after it, the child may only
+    // make raw system calls (the supervisor has other threads whose locks it copies).
+    let exe = CString::new("/proc/self/exe").map_err(io::Error::other)?;
+    let arg0 = CString::new("fence").map_err(io::Error::other)?;
+    let arg1 = CString::new("__shim").map_err(io::Error::other)?;
+    let argv = [arg0.as_ptr(), arg1.as_ptr(), std::ptr::null()];
+    let envp = [std::ptr::null::<libc::c_char>()];
+    let channel_fd = channel.as_raw_fd();
+    // With a pid namespace the kernel kills the sandbox when the shim (its pid 1) dies, so
+    // the shim can die at once with the supervisor; without one it must first kill the
+    // tree, so it is told with a signal it can catch.
+    let death_signal = if ns.pid { libc::SIGKILL } else { libc::SIGTERM };
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+
+    let mut flags = libc::SIGCHLD as libc::c_ulong;
+    if ns.user {
+        flags |= libc::CLONE_NEWUSER as libc::c_ulong;
+    }
+    if ns.pid {
+        flags |= libc::CLONE_NEWPID as libc::c_ulong;
+    }
+    if ns.mount {
+        flags |= libc::CLONE_NEWNS as libc::c_ulong;
+    }
+    if ns.net {
+        flags |= libc::CLONE_NEWNET as libc::c_ulong;
+    }
+    // SAFETY: clone without CLONE_VM and with a null stack behaves like fork: the child gets
+    // a copy of the address space and continues here with return value 0.
+    let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // Child: raw system calls only, then exec.
+        // SAFETY: prctl/getppid/close/read/dup2/fcntl/execve/_exit are async-signal-safe system call
+        // wrappers; every pointer was prepared before clone and is still valid in the copy.
+        unsafe {
+            libc::prctl(
+                libc::PR_SET_PDEATHSIG,
+                death_signal as libc::c_ulong,
+                0,
+                0,
+                0,
+            );
+            // Outside a pid namespace, a supervisor that died before the line above leaves
+            // us re-parented: stop here (inside one, getppid is 0 by design).
+            if !ns.pid && libc::getppid() != parent {
+                libc::_exit(125);
+            }
+            libc::close(go_fd);
+            let mut byte = 0u8;
+            if libc::read(wait_fd, &mut byte as *mut u8 as *mut libc::c_void, 1) != 1 {
+                libc::_exit(125);
+            }
+            if channel_fd == SHIM_CHANNEL_FD {
+                libc::fcntl(channel_fd, libc::F_SETFD, 0);
+            } else if libc::dup2(channel_fd, SHIM_CHANNEL_FD) < 0 {
+                libc::_exit(125);
+            }
+            libc::execve(exe.as_ptr(), argv.as_ptr(), envp.as_ptr());
+            libc::_exit(125);
+        }
+    }
+    drop(wait_end);
+    Ok((pid as libc::pid_t, Go(go_end)))
+}

@@ -1,0 +1,478 @@
+//! The write check: every notified call that changes the filesystem.
+//!
+//! Calls Landlock bounds (opens for writing, creates, renames, links, unlinks, mkdir,
+//! rmdir, symlink, mknod, truncate) are answered `CONTINUE` inside the fence — if the target
+//! swaps the path after the check, Landlock still refuses the write outside — and refused
+//! with a reason outside. Metadata calls (chmod, chown, utimes, xattrs), which Landlock does
+//! not govern, are never `CONTINUE`d on something the target can swap: inside a read-only
+//! mount view the kernel refuses them outside (EROFS) so `CONTINUE` is bounded; otherwise,
+//! and always for descriptor-based calls (a descriptor inherited from outside the sandbox
+//! sits on a writable mount), the supervisor performs them on the checked object with the
+//! target's credentials ([`super::metadata`]).
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use super::blocked_reason::BlockedReason;
+use super::fence::Fence;
+use super::listener::{Notification, Response};
+use super::metadata::{self, MetadataOp};
+use super::path_resolve::{self, Base, Caller, Resolution};
+use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
+
+/// One path argument of a call.
+#[derive(Debug, Clone, Copy)]
+pub struct PathArg {
+    pub base: Base,
+    pub addr: u64,
+    pub follow_last: bool,
+    /// `AT_EMPTY_PATH`: an empty string names the base descriptor itself.
+    pub empty_is_base: bool,
+}
+
+impl PathArg {
+    fn at(dirfd: u64, addr: u64, follow_last: bool) -> PathArg {
+        PathArg {
+            base: Base::from_dirfd(dirfd),
+            addr,
+            follow_last,
+            empty_is_base: false,
+        }
+    }
+    fn cwd(addr: u64, follow_last: bool) -> PathArg {
+        PathArg::at(libc::AT_FDCWD as u64, addr, follow_last)
+    }
+}
+
+/// What a notified filesystem call does, decoded from its number and registers.
+#[derive(Debug, Clone)]
+pub enum FsCall {
+    /// A write Landlock bounds; every path must be inside. `source` is a hardlink source.
+    Bounded {
+        op: &'static str,
+        paths: Vec<PathArg>,
+        link_source: Option<PathArg>,
+    },
+    /// `openat2`: the flags live in memory.
+    OpenHow {
+        path: PathArg,
+        how_addr: u64,
+        size: u64,
+    },
+    /// A metadata change on a path.
+    MetadataPath { path: PathArg, op: MetadataOp },
+    /// A metadata change on a descriptor.
+    MetadataFd { fd: i32, op: MetadataOp },
+}
+
+const AT_EMPTY_PATH: u64 = libc::AT_EMPTY_PATH as u64;
+const AT_SYMLINK_NOFOLLOW: u64 = libc::AT_SYMLINK_NOFOLLOW as u64;
+const AT_SYMLINK_FOLLOW: u64 = libc::AT_SYMLINK_FOLLOW as u64;
+
+fn open_follows(flags: u64) -> bool {
+    let f = flags as i32;
+    f & libc::O_NOFOLLOW == 0 && !(f & libc::O_CREAT != 0 && f & libc::O_EXCL != 0)
+}
+
+/// Decodes a filesystem call; `None` for calls this check does not own.
+pub fn decode(n: &Notification) -> Option<FsCall> {
+    let a = n.args;
+    let bounded = |op, paths| {
+        Some(FsCall::Bounded {
+            op,
+            paths,
+            link_source: None,
+        })
+    };
+    let flagged = |dirfd: u64, addr: u64, flags: u64| {
+        let mut p = PathArg::at(dirfd, addr, flags & AT_SYMLINK_NOFOLLOW == 0);
+        p.empty_is_base = flags & AT_EMPTY_PATH != 0;
+        p
+    };
+    match n.nr {
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_open => bounded("open", vec![PathArg::cwd(a[0], open_follows(a[1]))]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_creat => bounded("creat", vec![PathArg::cwd(a[0], true)]),
+        libc::SYS_openat => bounded("open", vec![PathArg::at(a[0], a[1], open_follows(a[2]))]),
+        libc::SYS_openat2 => Some(FsCall::OpenHow {
+            path: PathArg::at(a[0], a[1], true),
+            how_addr: a[2],
+            size: a[3],
+        }),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_rename => bounded(
+            "rename",
+            vec![PathArg::cwd(a[0], false), PathArg::cwd(a[1], false)],
+        ),
+        libc::SYS_renameat | libc::SYS_renameat2 => bounded(
+            "rename",
+            vec![
+                PathArg::at(a[0], a[1], false),
+                PathArg::at(a[2], a[3], false),
+            ],
+        ),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_link => Some(FsCall::Bounded {
+            op: "link",
+            paths: vec![PathArg::cwd(a[1], false)],
+            link_source: Some(PathArg::cwd(a[0], false)),
+        }),
+        libc::SYS_linkat => {
+            let mut source = PathArg::at(a[0], a[1], a[4] & AT_SYMLINK_FOLLOW != 0);
+            source.empty_is_base = a[4] & AT_EMPTY_PATH != 0;
+            Some(FsCall::Bounded {
+                op: "link",
+                paths: vec![PathArg::at(a[2], a[3], false)],
+                link_source: Some(source),
+            })
+        }
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_unlink => bounded("unlink", vec![PathArg::cwd(a[0], false)]),
+        libc::SYS_unlinkat => bounded("unlink", vec![PathArg::at(a[0], a[1], false)]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_mkdir => bounded("mkdir", vec![PathArg::cwd(a[0], false)]),
+        libc::SYS_mkdirat => bounded("mkdir", vec![PathArg::at(a[0], a[1], false)]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_rmdir => bounded("rmdir", vec![PathArg::cwd(a[0], false)]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_symlink => bounded("symlink", vec![PathArg::cwd(a[1], false)]),
+        libc::SYS_symlinkat => bounded("symlink", vec![PathArg::at(a[1], a[2], false)]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_mknod => bounded("mknod", vec![PathArg::cwd(a[0], false)]),
+        libc::SYS_mknodat => bounded("mknod", vec![PathArg::at(a[0], a[1], false)]),
+        libc::SYS_truncate => bounded("truncate", vec![PathArg::cwd(a[0], true)]),
+
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_chmod => Some(FsCall::MetadataPath {
+            path: PathArg::cwd(a[0], true),
+            op: MetadataOp::Chmod { mode: a[1] as u32 },
+        }),
+        libc::SYS_fchmodat => Some(FsCall::MetadataPath {
+            path: PathArg::at(a[0], a[1], true),
+            op: MetadataOp::Chmod { mode: a[2] as u32 },
+        }),
+        libc::SYS_fchmodat2 => Some(FsCall::MetadataPath {
+            path: flagged(a[0], a[1], a[3]),
+            op: MetadataOp::Chmod { mode: a[2] as u32 },
+        }),
+        libc::SYS_fchmod => Some(FsCall::MetadataFd {
+            fd: a[0] as i32,
+            op: MetadataOp::Chmod { mode: a[1] as u32 },
+        }),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_chown => Some(FsCall::MetadataPath {
+            path: PathArg::cwd(a[0], true),
+            op: MetadataOp::Chown {
+                uid: a[1] as u32,
+                gid: a[2] as u32,
+            },
+        }),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_lchown => Some(FsCall::MetadataPath {
+            path: PathArg::cwd(a[0], false),
+            op: MetadataOp::Chown {
+                uid: a[1] as u32,
+                gid: a[2] as u32,
+            },
+        }),
+        libc::SYS_fchownat => Some(FsCall::MetadataPath {
+            path: flagged(a[0], a[1], a[4]),
+            op: MetadataOp::Chown {
+                uid: a[2] as u32,
+                gid: a[3] as u32,
+            },
+        }),
+        libc::SYS_fchown => Some(FsCall::MetadataFd {
+            fd: a[0] as i32,
+            op: MetadataOp::Chown {
+                uid: a[1] as u32,
+                gid: a[2] as u32,
+            },
+        }),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_utime => Some(FsCall::MetadataPath {
+            path: PathArg::cwd(a[0], true),
+            op: MetadataOp::Utime { times_addr: a[1] },
+        }),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_utimes => Some(FsCall::MetadataPath {
+            path: PathArg::cwd(a[0], true),
+            op: MetadataOp::Utimes { times_addr: a[1] },
+        }),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_futimesat => Some(FsCall::MetadataPath {
+            path: PathArg::at(a[0], a[1], true),
+            op: MetadataOp::Utimes { times_addr: a[2] },
+        }),
+        libc::SYS_utimensat => {
+            let op = MetadataOp::Utimensat { times_addr: a[2] };
+            if a[1] == 0 {
+                Some(FsCall::MetadataFd {
+                    fd: a[0] as i32,
+                    op,
+                })
+            } else {
+                Some(FsCall::MetadataPath {
+                    path: flagged(a[0], a[1], a[3]),
+                    op,
+                })
+            }
+        }
+        libc::SYS_setxattr | libc::SYS_lsetxattr => Some(FsCall::MetadataPath {
+            path: PathArg::cwd(a[0], n.nr == libc::SYS_setxattr),
+            op: MetadataOp::SetXattr {
+                name_addr: a[1],
+                value_addr: a[2],
+                size: a[3],
+                flags: a[4] as i32,
+            },
+        }),
+        libc::SYS_fsetxattr => Some(FsCall::MetadataFd {
+            fd: a[0] as i32,
+            op: MetadataOp::SetXattr {
+                name_addr: a[1],
+                value_addr: a[2],
+                size: a[3],
+                flags: a[4] as i32,
+            },
+        }),
+        libc::SYS_removexattr | libc::SYS_lremovexattr => Some(FsCall::MetadataPath {
+            path: PathArg::cwd(a[0], n.nr == libc::SYS_removexattr),
+            op: MetadataOp::RemoveXattr { name_addr: a[1] },
+        }),
+        libc::SYS_fremovexattr => Some(FsCall::MetadataFd {
+            fd: a[0] as i32,
+            op: MetadataOp::RemoveXattr { name_addr: a[1] },
+        }),
+        // setxattrat/removexattrat (6.13): their arguments live in a struct; refused below.
+        463 | 466 => Some(FsCall::MetadataPath {
+            path: flagged(a[0], a[1], a[2]),
+            op: MetadataOp::Unsupported,
+        }),
+        _ => None,
+    }
+}
+
+/// The answer, and the reason to tell the process when it is refused.
+#[derive(Debug)]
+pub struct Decision {
+    pub response: Response,
+    pub reason: Option<BlockedReason>,
+}
+
+impl Decision {
+    fn cont() -> Decision {
+        Decision {
+            response: Response::Continue,
+            reason: None,
+        }
+    }
+    fn deny(errno: i32, what: &str, object: &[u8], rule: &str) -> Decision {
+        Decision {
+            response: Response::Error(errno),
+            reason: Some(BlockedReason {
+                what: what.to_string(),
+                object: object.to_vec(),
+                rule: rule.to_string(),
+            }),
+        }
+    }
+    fn error(errno: i32) -> Decision {
+        Decision {
+            response: Response::Error(errno),
+            reason: None,
+        }
+    }
+}
+
+fn errno_of(e: &MemoryError) -> i32 {
+    match e {
+        MemoryError::TooLong(_) => libc::ENAMETOOLONG,
+        _ => libc::EFAULT,
+    }
+}
+
+/// Reads and resolves one path argument.
+fn resolve_arg(
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    arg: &PathArg,
+) -> Result<(Vec<u8>, Resolution), MemoryError> {
+    let raw = mem.c_string(arg.addr, PATH_MAX)?;
+    let resolution = if raw.is_empty() && !arg.empty_is_base {
+        Resolution::Unresolvable("empty path".into())
+    } else {
+        path_resolve::resolve(caller, arg.base, &raw, arg.follow_last)
+    };
+    Ok((raw, resolution))
+}
+
+fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
+    match resolution {
+        Resolution::Path(p) => p.as_os_str().as_bytes().to_vec(),
+        Resolution::Unresolvable(_) => raw.to_vec(),
+    }
+}
+
+/// Judges one filesystem call.
+pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCall) -> Decision {
+    match call {
+        FsCall::Bounded {
+            op,
+            paths,
+            link_source,
+        } => {
+            if let Some(source) = link_source {
+                match resolve_arg(mem, caller, source) {
+                    Err(e) => return Decision::error(errno_of(&e)),
+                    Ok((_, Resolution::Path(p))) if !fence.allows_write(&p) => {
+                        return Decision::deny(
+                            libc::EACCES,
+                            "hardlink to a file outside the worktree",
+                            p.as_os_str().as_bytes(),
+                            "fence.hardlink-outside",
+                        );
+                    }
+                    // Inside, or not resolvable from outside: Landlock's REFER right bounds it.
+                    Ok(_) => {}
+                }
+            }
+            for arg in paths {
+                match resolve_arg(mem, caller, arg) {
+                    Err(e) => return Decision::error(errno_of(&e)),
+                    Ok((_, Resolution::Path(p))) if !fence.allows_write(&p) => {
+                        let what = if *op == "open" || *op == "creat" {
+                            "write outside the worktree".to_string()
+                        } else {
+                            format!("{op} outside the worktree")
+                        };
+                        return Decision::deny(
+                            libc::EACCES,
+                            &what,
+                            p.as_os_str().as_bytes(),
+                            "fence.write-outside",
+                        );
+                    }
+                    Ok((_, Resolution::Path(p)))
+                        if fence.is_protected(&p, matches!(*op, "rename" | "unlink")) =>
+                    {
+                        return Decision::deny(
+                            libc::EACCES,
+                            "write to a protected path",
+                            p.as_os_str().as_bytes(),
+                            "fence.protected-path",
+                        );
+                    }
+                    // Unresolvable from outside (a pipe behind /proc/self/fd, another
+                    // process's /proc): Landlock decides.
+                    Ok(_) => {}
+                }
+            }
+            Decision::cont()
+        }
+        FsCall::OpenHow {
+            path,
+            how_addr,
+            size,
+        } => {
+            // struct open_how { u64 flags; u64 mode; u64 resolve; }: only flags matter here.
+            if *size < 8 {
+                return Decision::error(libc::EINVAL);
+            }
+            let flags = match mem.bytes(*how_addr, 8) {
+                Ok(b) => u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])),
+                Err(e) => return Decision::error(errno_of(&e)),
+            };
+            let writes = shim::seccomp_filters::WRITE_OPEN_FLAGS
+                .iter()
+                .any(|f| flags & f != 0);
+            if !writes {
+                // A read: the kernel (Landlock) enforces reads; a later swap of the flags is
+                // bounded by Landlock as well.
+                return Decision::cont();
+            }
+            let arg = PathArg {
+                follow_last: open_follows(flags),
+                ..*path
+            };
+            check(
+                fence,
+                mem,
+                caller,
+                &FsCall::Bounded {
+                    op: "open",
+                    paths: vec![arg],
+                    link_source: None,
+                },
+            )
+        }
+        FsCall::MetadataPath { path, op } => {
+            let (raw, resolution) = match resolve_arg(mem, caller, path) {
+                Ok(r) => r,
+                Err(e) => return Decision::error(errno_of(&e)),
+            };
+            if *op == MetadataOp::Unsupported {
+                return Decision::deny(
+                    libc::EPERM,
+                    "metadata change (call not supported under fence)",
+                    &raw,
+                    "fence.metadata-unsupported",
+                );
+            }
+            let target = match resolution {
+                Resolution::Path(p) => p,
+                Resolution::Unresolvable(_) => {
+                    return Decision::deny(
+                        libc::EPERM,
+                        "metadata change on a path fence cannot resolve",
+                        &raw,
+                        "fence.metadata-unresolvable",
+                    );
+                }
+            };
+            if fence.is_protected(&target, false) {
+                return Decision::deny(
+                    libc::EPERM,
+                    "metadata change on a protected path",
+                    &shown(&raw, &Resolution::Path(target)),
+                    "fence.protected-path",
+                );
+            }
+            let Some(root) = fence.root_of(&target).map(PathBuf::from) else {
+                return Decision::deny(
+                    libc::EPERM,
+                    "metadata change outside the worktree",
+                    &shown(&raw, &Resolution::Path(target)),
+                    "fence.metadata-outside",
+                );
+            };
+            if fence.read_only_view {
+                return Decision::cont();
+            }
+            let response =
+                metadata::perform_on_path(mem, caller, &root, &target, path.follow_last, op);
+            Decision {
+                response,
+                reason: None,
+            }
+        }
+        FsCall::MetadataFd { fd, op } => {
+            if *op == MetadataOp::Unsupported {
+                return Decision::error(libc::EPERM);
+            }
+            match metadata::perform_on_fd(fence, mem, caller, *fd, op) {
+                Ok(response) => Decision {
+                    response,
+                    reason: None,
+                },
+                Err(object) => Decision::deny(
+                    libc::EPERM,
+                    "metadata change outside the worktree",
+                    &object,
+                    "fence.metadata-outside",
+                ),
+            }
+        }
+    }
+}

@@ -528,7 +528,20 @@ impl Walker<'_> {
                 && args
                     .iter()
                     .any(|a| a.text == "--pre" || a.text.starts_with("--pre="));
-            if runs_program {
+            let compiles = name == "file"
+                && args.iter().any(|a| {
+                    a.text == "--compile"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('C'))
+                });
+            if compiles {
+                self.cur_writes = true;
+                self.find(
+                    RuleId::DefaultUnknown,
+                    "file -C writes a compiled magic file",
+                );
+            } else if runs_program {
                 self.find(
                     RuleId::DefaultUnknown,
                     "rg --pre runs a program on every file",
@@ -579,9 +592,8 @@ impl Walker<'_> {
         }
         match name {
             "cp" | "mv" | "install" | "ln" | "touch" | "mkdir" | "truncate" | "tee" | "shred"
-            | "mkfifo" | "mknod" | "sed" | "perl" | "rsync" | "tar" | "unzip" | "link" => {
-                self.writer(name, args)
-            }
+            | "mkfifo" | "mknod" | "sed" | "perl" | "rsync" | "tar" | "unzip" | "link"
+            | "chattr" | "setfacl" | "sort" => self.writer(name, args),
             "apt" | "apt-get" | "aptitude" | "dpkg" | "dnf" | "yum" | "microdnf" | "pacman"
             | "brew" | "snap" | "zypper" | "apk" | "port" | "flatpak" | "emerge" | "nix-env"
             | "rpm" => self.system_packages(name, args),
@@ -1757,7 +1769,23 @@ impl Walker<'_> {
                 long_arg: &["expression", "file", "line-length"],
                 permute: true,
             },
-            "chmod" | "chown" | "chgrp" => OptSpec {
+            "sort" => OptSpec {
+                short_arg: "oTSkt",
+                long_arg: &[
+                    "output",
+                    "temporary-directory",
+                    "buffer-size",
+                    "key",
+                    "field-separator",
+                ],
+                permute: true,
+            },
+            "setfacl" => OptSpec {
+                short_arg: "mxMX",
+                long_arg: &["modify", "remove", "modify-file", "remove-file"],
+                permute: true,
+            },
+            "chmod" | "chown" | "chgrp" | "chattr" => OptSpec {
                 short_arg: "",
                 long_arg: &[],
                 permute: true,
@@ -1898,7 +1926,13 @@ impl Walker<'_> {
                     extra.push((t.clone(), "target directory"));
                 }
             }
-            "chmod" | "chown" | "chgrp" => {
+            "sort" => {
+                if let Some(o) = p.value_of('o', "output") {
+                    extra.push((o.clone(), "sort -o"));
+                }
+            }
+            "setfacl" => targets.extend(ops.iter().copied()),
+            "chmod" | "chown" | "chgrp" | "chattr" => {
                 let skip_first = !args.iter().any(|a| a.text.starts_with("--reference"));
                 targets.extend(ops.iter().copied().skip(usize::from(skip_first)));
             }
@@ -2328,7 +2362,8 @@ impl Walker<'_> {
         // Test runners and type checkers (trusted by name in plan mode).
         let runner = match name {
             "cargo" => {
-                matches!(sub, "test" | "t" | "check" | "c" | "clippy")
+                matches!(sub, "test" | "t" | "check" | "c")
+                    || (sub == "clippy" && !args.iter().any(|a| a.text == "--fix"))
                     || (sub == "nextest" && sub2 == "run")
             }
             "npm" => matches!(sub, "test" | "t" | "tst") || (sub == "run" && sub2 == "test"),

@@ -152,16 +152,9 @@ pub fn is_exception(path: &Path, extra: &[PathBuf]) -> bool {
 
 /// Devices that are harmless to write to: not files, not disks.
 pub fn is_harmless_device(path: &Path) -> bool {
-    [
-        "/dev/null",
-        "/dev/stdout",
-        "/dev/stderr",
-        "/dev/tty",
-        "/dev/zero",
-        "/dev/full",
-    ]
-    .iter()
-    .any(|f| path == Path::new(f))
+    ["/dev/null", "/dev/stdout", "/dev/stderr"]
+        .iter()
+        .any(|f| path == Path::new(f))
         || path.starts_with("/dev/fd")
         || path.starts_with("/proc/self/fd")
 }

@@ -615,7 +615,18 @@ impl<'a> Walker<'a> {
             procsub_network: procsub_network.iter().any(|n| *n),
             subs_network,
         };
+        // `X=/ sh -c 'rm -rf $X'`: the assignments are the command's
+        // environment, seen by the strings it runs.
+        let saved_vars = (!assignments.is_empty()).then(|| self.state.vars.clone());
+        for (name, value) in &assignments {
+            self.state
+                .vars
+                .insert(name.clone(), value.known.then(|| value.text.clone()));
+        }
         self.judge_argv(&args, &ctx, 0);
+        if let Some(v) = saved_vars {
+            self.state.vars = v;
+        }
         self.push_part(sc.to_string());
     }
 

@@ -303,7 +303,7 @@ impl Walker<'_> {
 
     /// Notes a word that names a credential file, wherever it appears.
     pub fn note_secret_in(&mut self, a: &Arg) {
-        if self.secret_read.is_some() || a.text.is_empty() {
+        if self.secret_read.is_some() || a.text.is_empty() || a.text.len() > 4096 {
             return;
         }
         let t = a.text.as_str();

@@ -711,7 +711,15 @@ impl<'a> Walker<'a> {
                     self.check_write_target(&a, true, "redirection");
                 }
                 ast::IoRedirect::HereDocument(_, doc) => {
-                    if doc.requires_expansion {
+                    if doc.requires_expansion && doc.doc.value.matches("$(").count() > 8 {
+                        // The word parser is exponential in nested `$((`:
+                        // a body this dense is not expanded, it is refused
+                        // judgement.
+                        self.find(
+                            RuleId::TooComplex,
+                            "a here-document with too many substitutions to judge",
+                        );
+                    } else if doc.requires_expansion {
                         let opts = word::parser_options();
                         if let Ok(pieces) = brush_parser::word::parse_heredoc(&doc.doc.value, &opts)
                         {

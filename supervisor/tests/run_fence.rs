@@ -1044,10 +1044,16 @@ fn a_fork_bomb_is_contained(w: &World) {
         return;
     }
     // A runaway spawner, bounded by itself at 2000 so that a broken limit cannot hurt the
-    // machine: each child sleeps, the parent forks until fork fails, then exits.
+    // machine: it first tries to leave its cgroup for any other it can name, then each
+    // child sleeps, the parent forks until fork fails, then exits.
     w.write(
         "bomb.py",
-        "import os, time, errno\n\
+        "import os, time, errno, glob\n\
+         for p in glob.glob('/sys/fs/cgroup/cgroup.procs') + glob.glob('/sys/fs/cgroup/*/cgroup.procs'):\n\
+         \x20   try:\n\
+         \x20       open(p, 'w').write('0')\n\
+         \x20   except OSError:\n\
+         \x20       pass\n\
          made, err = 0, None\n\
          for i in range(2000):\n\
          \x20   try:\n\

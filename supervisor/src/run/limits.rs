@@ -71,6 +71,7 @@ impl SessionCgroup {
     }
 
     fn create_in(parent: &Path, max: u64) -> io::Result<SessionCgroup> {
+        remove_stale(parent);
         // cgroup v2: the pids controller must be enabled for the children of `parent`.
         let subtree = parent.join("cgroup.subtree_control");
         if subtree.exists() {
@@ -132,8 +133,32 @@ impl Drop for SessionCgroup {
     }
 }
 
+/// Removes the empty cgroups of earlier sessions whose fence is gone (one killed with
+/// SIGKILL could not remove its own; the kernel emptied it when its pid namespace died).
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("fence-")) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // rmdir fails on a cgroup that still has processes or children: nothing is lost.
+        let _ = std::fs::remove_dir(entry.path());
+    }
+}
+
 /// Directories in which a session cgroup may be made: for each mounted hierarchy carrying
-/// the pids controller, the cgroup fence itself runs in.
+/// the pids controller, the cgroup fence itself runs in; on cgroup v2 also its ancestors
+/// (a cgroup with processes of its own cannot enable controllers for its children, but a
+/// delegated ancestor such as systemd's `user@UID.service` may take the session's cgroup).
 fn candidate_parents() -> io::Result<Vec<PathBuf>> {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")?;
     let own = std::fs::read_to_string("/proc/self/cgroup")?;
@@ -176,7 +201,17 @@ fn candidate_parents() -> io::Result<Vec<PathBuf>> {
         } else {
             own_path.strip_prefix(root).unwrap_or(own_path)
         };
-        out.push(mount_point.join(relative.trim_start_matches('/')));
+        let own_dir = mount_point.join(relative.trim_start_matches('/'));
+        if *fstype == "cgroup2" {
+            out.extend(
+                own_dir
+                    .ancestors()
+                    .take_while(|d| d.starts_with(&mount_point))
+                    .map(Path::to_path_buf),
+            );
+        } else {
+            out.push(own_dir);
+        }
     }
     Ok(out)
 }

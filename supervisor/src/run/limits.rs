@@ -162,6 +162,14 @@ fn remove_stale(parent: &Path) {
 fn candidate_parents() -> io::Result<Vec<PathBuf>> {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")?;
     let own = std::fs::read_to_string("/proc/self/cgroup")?;
+    Ok(parents_from(&mountinfo, &own, &|mount_point| {
+        std::fs::read_to_string(mount_point.join("cgroup.controllers")).unwrap_or_default()
+    }))
+}
+
+/// [`candidate_parents`] from the text of `/proc/self/mountinfo` and `/proc/self/cgroup`;
+/// `controllers` reads a cgroup2 mount's `cgroup.controllers`.
+fn parents_from(mountinfo: &str, own: &str, controllers: &dyn Fn(&Path) -> String) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for line in mountinfo.lines() {
         let fields: Vec<&str> = line.split(' ').collect();
@@ -179,9 +187,10 @@ fn candidate_parents() -> io::Result<Vec<PathBuf>> {
         let mount_point = PathBuf::from(unescape(mount_point));
         let own_path = match *fstype {
             "cgroup2" => {
-                let controllers = std::fs::read_to_string(mount_point.join("cgroup.controllers"))
-                    .unwrap_or_default();
-                if !controllers.split_whitespace().any(|c| c == "pids") {
+                if !controllers(&mount_point)
+                    .split_whitespace()
+                    .any(|c| c == "pids")
+                {
                     continue;
                 }
                 own.lines().find_map(|l| l.strip_prefix("0::"))
@@ -213,7 +222,7 @@ fn candidate_parents() -> io::Result<Vec<PathBuf>> {
             out.push(own_dir);
         }
     }
-    Ok(out)
+    out
 }
 
 /// Undoes mountinfo's octal escapes (`\040` for a space).
@@ -254,6 +263,46 @@ mod tests {
         assert!(parse_size("").is_err());
         assert!(parse_max_procs("0").is_err());
         assert_eq!(parse_max_procs("64"), Ok(64));
+    }
+
+    const HYBRID: &str = "\
+30 25 0:26 / /sys/fs/cgroup ro,nosuid shared:9 - tmpfs tmpfs ro,mode=755
+35 30 0:31 / /sys/fs/cgroup/unified rw,nosuid shared:10 - cgroup2 cgroup2 rw
+40 30 0:36 / /sys/fs/cgroup/pids rw,nosuid shared:18 - cgroup cgroup rw,pids
+41 30 0:37 / /sys/fs/cgroup/memory rw,nosuid shared:19 - cgroup cgroup rw,memory
+";
+
+    #[test]
+    fn cgroup_v1_pids_hierarchy_is_found() {
+        let own = "8:pids:/user.slice/session-1.scope\n4:memory:/x\n0::/user.slice\n";
+        let parents = parents_from(HYBRID, own, &|_| String::new());
+        assert_eq!(
+            parents,
+            vec![PathBuf::from(
+                "/sys/fs/cgroup/pids/user.slice/session-1.scope"
+            )]
+        );
+    }
+
+    #[test]
+    fn cgroup_v2_with_pids_offers_ancestors_up_to_the_mount() {
+        let mountinfo = "35 25 0:31 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n";
+        let own = "0::/user.slice/user-1000.slice/user@1000.service/app.slice/a.scope\n";
+        let parents = parents_from(mountinfo, own, &|_| "cpu io memory pids".into());
+        assert_eq!(parents.len(), 6);
+        assert_eq!(
+            parents[0],
+            PathBuf::from(
+                "/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/a.scope"
+            )
+        );
+        assert_eq!(
+            parents[2],
+            PathBuf::from("/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service")
+        );
+        assert_eq!(parents[5], PathBuf::from("/sys/fs/cgroup"));
+        // Without the pids controller the hierarchy is no use.
+        assert!(parents_from(mountinfo, own, &|_| "cpu memory".into()).is_empty());
     }
 
     #[test]

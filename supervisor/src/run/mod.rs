@@ -132,25 +132,41 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
 
     // The process-count limit: a session cgroup where one can be made, else RLIMIT_NPROC
     // in the target. Dropped (killed, removed) after the shim was reaped.
-    let cgroup = match limits::SessionCgroup::create(args.max_procs) {
+    let nproc_note = |why: &str| {
+        eprintln!(
+            "fence: {why}; using RLIMIT_NPROC={}, which counts all of this user's processes and does not bind uid 0",
+            args.max_procs
+        );
+    };
+    let mut cgroup = match limits::SessionCgroup::create(args.max_procs) {
         Ok(cg) => Some(cg),
         Err(e) => {
-            eprintln!(
-                "fence: no cgroup for the process limit ({e}); using RLIMIT_NPROC={}, which counts all of this user's processes and does not bind uid 0",
-                args.max_procs
-            );
+            nproc_note(&format!("no cgroup for the process limit ({e})"));
             None
         }
     };
     let forwarded = block_forwarded_signals();
     let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-    let shim_process = spawn::start_shim(&theirs, &|pid| match &cgroup {
+    let join_failed = std::cell::Cell::new(false);
+    let started = spawn::start_shim(&theirs, &|pid| match &cgroup {
         Some(cg) => cg.add(pid).map_err(|e| {
+            join_failed.set(true);
             std::io::Error::new(e.kind(), format!("joining {}: {e}", cg.dir.display()))
         }),
         None => Ok(()),
-    })
-    .map_err(|e| format!("starting the sandbox: {e}"))?;
+    });
+    let shim_process = match started {
+        Ok(shim) => shim,
+        // A cgroup we could make but not join (no write access to the common ancestor):
+        // the shim was killed before it ran anything; start again under RLIMIT_NPROC.
+        Err(e) if join_failed.get() => {
+            cgroup = None;
+            nproc_note(&format!("cannot use the session cgroup ({e})"));
+            spawn::start_shim(&theirs, &|_| Ok(()))
+                .map_err(|e| format!("starting the sandbox: {e}"))?
+        }
+        Err(e) => return Err(format!("starting the sandbox: {e}")),
+    };
     drop(theirs);
     if let Some(cg) = &cgroup {
         eprintln!(

@@ -51,6 +51,12 @@ pub struct SandboxSpec {
     pub gid: u32,
     /// Run with what the kernel offers even if it is weaker than the policy.
     pub allow_degraded: bool,
+    /// `RLIMIT_NPROC` for the target, when no cgroup limits the sandbox's process count.
+    #[serde(default)]
+    pub nproc_limit: Option<u64>,
+    /// Size in bytes of the tmpfs mounted on `tmpdir` (with a mount namespace).
+    #[serde(default)]
+    pub tmp_size: Option<u64>,
 }
 
 /// Messages from the supervisor to the shim.

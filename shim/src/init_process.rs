@@ -104,7 +104,8 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
         } else {
             vec![]
         };
-        mount_view::apply(&writable, &protected, &pinned, &hidden, ns.pid)
+        let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
+        mount_view::apply(&writable, &protected, &pinned, &hidden, ns.pid, sized_tmp)
             .map_err(|e| e.to_string())?;
     }
     if ns.net {

@@ -292,6 +292,8 @@ mod tests {
             uid: 0,
             gid: 0,
             allow_degraded: false,
+            nproc_limit: None,
+            tmp_size: None,
         }
     }
 

@@ -32,6 +32,12 @@ pub enum MountViewError {
     Proc(io::Error),
     #[error("hiding unreadable path {path} failed: {source}")]
     Hide { path: PathBuf, source: io::Error },
+    #[error("mounting a {size}-byte tmpfs on the session TMPDIR {path} failed: {source}")]
+    SizedTmp {
+        path: PathBuf,
+        size: u64,
+        source: io::Error,
+    },
     #[error("path {0:?} contains a NUL byte")]
     Nul(PathBuf),
 }
@@ -44,12 +50,15 @@ fn cstring(path: &OsStr) -> Result<CString, MountViewError> {
 /// it is a mount of its own) and, inside those, `protected`; pins `pinned` as mount
 /// points; mounts a `/proc` that shows only the sandbox's pid
 /// namespace when `new_proc`, and covers each of `hidden` with an empty read-only object.
+/// `sized_tmp` (the session TMPDIR and a size in bytes) gets an empty tmpfs of that size,
+/// private to the sandbox, before anything else (SPEC §3 "Limits").
 pub fn apply(
     writable: &[&OsStr],
     protected: &[&OsStr],
     pinned: &[&OsStr],
     hidden: &[&OsStr],
     new_proc: bool,
+    sized_tmp: Option<(&OsStr, u64)>,
 ) -> Result<(), MountViewError> {
     let root = cstring(OsStr::new("/"))?;
     // Private propagation: nothing done here may propagate back to the host's mounts.
@@ -65,6 +74,13 @@ pub fn apply(
     };
     if ret < 0 {
         return Err(MountViewError::Private(io::Error::last_os_error()));
+    }
+    if let Some((path, size)) = sized_tmp {
+        mount_sized_tmp(path, size).map_err(|source| MountViewError::SizedTmp {
+            path: PathBuf::from(path),
+            size,
+            source,
+        })?;
     }
     let mut targets = Vec::new();
     for path in writable {
@@ -209,6 +225,29 @@ fn hide(path: &OsStr) -> io::Result<()> {
                 )
             }
         }
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Mounts an empty tmpfs of `size` bytes, mode 0700, on the session TMPDIR. It is owned by
+/// the shim's ids (root of the sandbox's user namespace, which is the caller's uid outside),
+/// and lives only as long as the mount namespace: the host's directory stays empty.
+fn mount_sized_tmp(path: &OsStr, size: u64) -> io::Result<()> {
+    let target = CString::new(path.as_bytes()).map_err(io::Error::other)?;
+    let options = CString::new(format!("mode=0700,size={size}")).map_err(io::Error::other)?;
+    // SAFETY: NUL-terminated strings; tmpfs takes its options as a C string.
+    let ret = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr() as *const libc::c_void,
+        )
     };
     if ret < 0 {
         Err(io::Error::last_os_error())

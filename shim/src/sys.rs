@@ -91,6 +91,22 @@ pub fn set_parent_death_signal(signal: libc::c_int) -> io::Result<()> {
 
 /// Sets `no_new_privs`, so that no later `execve` can gain privileges (set-id bits and
 /// file capabilities are ignored), which also allows unprivileged seccomp and Landlock.
+/// Sets both the soft and hard `RLIMIT_NPROC` (the process can never raise it again
+/// without `CAP_SYS_RESOURCE`, which the target drops). It counts every process of the
+/// real uid on the machine, and the kernel does not apply it to uid 0.
+pub fn set_nproc_limit(limit: u64) -> io::Result<()> {
+    let rlim = libc::rlimit {
+        rlim_cur: limit as libc::rlim_t,
+        rlim_max: limit as libc::rlim_t,
+    };
+    // SAFETY: a valid rlimit structure.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &rlim) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 pub fn set_no_new_privs() -> io::Result<()> {
     // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integers.
     let ret = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };

@@ -88,6 +88,9 @@ fn confine_and_exec_inner(
         Err(e) => return Err(StageFailure::setup("landlock", e)),
     };
 
+    if let Some(limit) = spec.nproc_limit {
+        sys::set_nproc_limit(limit).map_err(|e| StageFailure::setup("RLIMIT_NPROC", e))?;
+    }
     drop_capabilities()?;
     // no_new_privs: set-id programs and file capabilities gain nothing from here on, and
     // an uid-0 exec cannot refill the permitted set we just emptied.

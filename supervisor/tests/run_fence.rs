@@ -5,8 +5,11 @@
 
 mod support;
 
+use std::ffi::OsStr;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use support::{PYTHON, World, python_ready, stderr, stdout};
 
@@ -1027,6 +1030,173 @@ fn loopback_server_started_inside_is_usable(w: &World) {
     assert_eq!(stdout(&out), "pong\n", "{}", stderr(&out));
 }
 
+/// Processes on the machine, as /proc lists them (the host's pid namespace).
+fn machine_process_count() -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .count()
+}
+
+fn a_fork_bomb_is_contained(w: &World) {
+    if !support::python_ready("a_fork_bomb_is_contained") {
+        return;
+    }
+    // A runaway spawner, bounded by itself at 2000 so that a broken limit cannot hurt the
+    // machine: it first tries to leave its cgroup for any other it can name, then each
+    // child sleeps, the parent forks until fork fails, then exits.
+    w.write(
+        "bomb.py",
+        "import os, time, errno, glob\n\
+         for p in glob.glob('/sys/fs/cgroup/cgroup.procs') + glob.glob('/sys/fs/cgroup/*/cgroup.procs'):\n\
+         \x20   try:\n\
+         \x20       open(p, 'w').write('0')\n\
+         \x20   except OSError:\n\
+         \x20       pass\n\
+         made, err = 0, None\n\
+         for i in range(2000):\n\
+         \x20   try:\n\
+         \x20       pid = os.fork()\n\
+         \x20   except OSError as e:\n\
+         \x20       err = e.errno\n\
+         \x20       break\n\
+         \x20   if pid == 0:\n\
+         \x20       time.sleep(4)\n\
+         \x20       os._exit(0)\n\
+         \x20   made += 1\n\
+         print(made, errno.errorcode.get(err, err), flush=True)\n",
+    );
+    let baseline = machine_process_count();
+    let mut child = w
+        .fence(&[
+            OsStr::new("--max-procs"),
+            OsStr::new("64"),
+            OsStr::new("--"),
+            OsStr::new(PYTHON),
+            OsStr::new("bomb.py"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let mut peak = baseline;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        peak = peak.max(machine_process_count());
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("fence run of a fork bomb did not end within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = child.wait_with_output().unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert_eq!(status.code(), Some(0), "{err}");
+    let mut fields = text.split_whitespace();
+    let made: usize = fields.next().and_then(|n| n.parse().ok()).expect(&err);
+    assert!(made < 64, "{made} children under --max-procs 64; {err}");
+    assert_eq!(fields.next(), Some("EAGAIN"), "{text} {err}");
+    // Generous: other tests run alongside; without the limit this would be ~2000.
+    assert!(
+        peak < baseline + 600,
+        "machine went from {baseline} to {peak} processes"
+    );
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let now = machine_process_count();
+        if now < baseline + 100 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{now} processes 15 s after the session, {baseline} before"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if w.who == support::Who::Root {
+        assert!(err.contains("cgroup pids.max"), "{err}");
+    } else {
+        assert!(err.contains("RLIMIT_NPROC"), "{err}");
+    }
+}
+
+fn writing_past_the_tmpdir_size_fails_inside_only(w: &World) {
+    if !support::python_ready("writing_past_the_tmpdir_size_fails_inside_only") {
+        return;
+    }
+    w.write(
+        "fill.py",
+        "import os, errno, time\n\
+         tmp = os.environ['TMPDIR']\n\
+         n, result = 0, 'no error'\n\
+         try:\n\
+         \x20   with open(os.path.join(tmp, 'big'), 'wb') as f:\n\
+         \x20       for i in range(64):\n\
+         \x20           f.write(b'x' * (1 << 20))\n\
+         \x20           f.flush()\n\
+         \x20           n += 1\n\
+         except OSError as e:\n\
+         \x20   result = errno.errorcode[e.errno]\n\
+         print(result, n, flush=True)\n\
+         open('tmpdir-name', 'w').write(tmp)\n\
+         for i in range(200):\n\
+         \x20   if os.path.exists('go'):\n\
+         \x20       break\n\
+         \x20   time.sleep(0.05)\n",
+    );
+    let mut child = w
+        .fence(&[
+            OsStr::new("--tmp-size"),
+            OsStr::new("8M"),
+            OsStr::new("--"),
+            OsStr::new(PYTHON),
+            OsStr::new("fill.py"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // While the session lives, the host's TMPDIR holds none of what was written.
+    let name_file = w.worktree.join("tmpdir-name");
+    let started = Instant::now();
+    while !name_file.exists() && started.elapsed() < Duration::from_secs(30) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let host_big = std::fs::read_to_string(&name_file)
+        .ok()
+        .map(|name| Path::new(name.trim()).join("big"));
+    let seen_on_host = host_big.as_ref().is_some_and(|p| p.exists());
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert!(err.contains("TMPDIR's size is not limited"), "{err}");
+        support::skip(
+            "without_namespaces::writing_past_the_tmpdir_size_fails_inside_only",
+            "no mount namespace, so no tmpfs: the TMPDIR size is not limited (said on start)",
+        );
+        return;
+    }
+    let mut fields = text.split_whitespace();
+    assert_eq!(fields.next(), Some("ENOSPC"), "{text} {err}");
+    let written: u32 = fields.next().and_then(|n| n.parse().ok()).expect(&text);
+    assert!(written <= 8, "{written} MiB written to an 8M TMPDIR");
+    assert!(
+        host_big.is_some(),
+        "the probe did not report its TMPDIR: {err}"
+    );
+    assert!(!seen_on_host, "the write reached the host's TMPDIR");
+}
+
 both_ways!(
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     write_through_dotdot_is_blocked,
@@ -1063,6 +1233,8 @@ both_ways!(
     the_sandbox_cannot_signal_or_trace_fence,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
+    a_fork_bomb_is_contained,
+    writing_past_the_tmpdir_size_fails_inside_only,
 );
 
 #[test]

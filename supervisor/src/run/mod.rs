@@ -5,6 +5,7 @@ mod acting;
 mod blocked_reason;
 pub mod exec_check;
 mod fence;
+pub mod limits;
 mod listener;
 mod metadata;
 mod net_check;
@@ -55,6 +56,15 @@ pub struct RunArgs {
     /// Run with what the kernel offers even when it is weaker than the policy.
     #[arg(long)]
     pub allow_degraded: bool,
+    /// Most processes the sandbox may have at once (cgroup `pids.max`; else RLIMIT_NPROC,
+    /// which counts all of the user's processes and does not bind root).
+    #[arg(long = "max-procs", value_name = "N", default_value_t = limits::DEFAULT_MAX_PROCS,
+          value_parser = limits::parse_max_procs)]
+    pub max_procs: u64,
+    /// Size of the session TMPDIR (a tmpfs inside the sandbox; e.g. 512M, 1G).
+    #[arg(long = "tmp-size", value_name = "SIZE", default_value = "1G",
+          value_parser = limits::parse_size)]
+    pub tmp_size: u64,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -120,11 +130,54 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     .collect();
     devices.extend(session_tty.iter().cloned());
 
+    // The process-count limit: a session cgroup where one can be made, else RLIMIT_NPROC
+    // in the target. Dropped (killed, removed) after the shim was reaped.
+    let nproc_note = |why: &str| {
+        eprintln!(
+            "fence: {why}; using RLIMIT_NPROC={}, which counts all of this user's processes and does not bind uid 0",
+            args.max_procs
+        );
+    };
+    let mut cgroup = match limits::SessionCgroup::create(args.max_procs) {
+        Ok(cg) => Some(cg),
+        Err(e) => {
+            nproc_note(&format!("no cgroup for the process limit ({e})"));
+            None
+        }
+    };
     let forwarded = block_forwarded_signals();
     let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-    let shim_process =
-        spawn::start_shim(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
+    let join_failed = std::cell::Cell::new(false);
+    let started = spawn::start_shim(&theirs, &|pid| match &cgroup {
+        Some(cg) => cg.add(pid).map_err(|e| {
+            join_failed.set(true);
+            std::io::Error::new(e.kind(), format!("joining {}: {e}", cg.dir.display()))
+        }),
+        None => Ok(()),
+    });
+    let shim_process = match started {
+        Ok(shim) => shim,
+        // A cgroup we could make but not join (no write access to the common ancestor):
+        // the shim was killed before it ran anything; start again under RLIMIT_NPROC.
+        Err(e) if join_failed.get() => {
+            cgroup = None;
+            nproc_note(&format!("cannot use the session cgroup ({e})"));
+            spawn::start_shim(&theirs, &|_| Ok(()))
+                .map_err(|e| format!("starting the sandbox: {e}"))?
+        }
+        Err(e) => return Err(format!("starting the sandbox: {e}")),
+    };
     drop(theirs);
+    if let Some(cg) = &cgroup {
+        eprintln!(
+            "fence: at most {} processes (cgroup pids.max, {})",
+            args.max_procs,
+            cg.dir.display()
+        );
+    }
+    if !shim_process.namespaces.mount {
+        eprintln!("fence: no mount namespace: the session TMPDIR's size is not limited");
+    }
     spawn_signal_forwarder(forwarded, shim_process.pid);
 
     let spec = SandboxSpec {
@@ -147,6 +200,8 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         uid: unsafe { libc::getuid() },
         gid: unsafe { libc::getgid() },
         allow_degraded: args.allow_degraded,
+        nproc_limit: cgroup.is_none().then_some(args.max_procs),
+        tmp_size: shim_process.namespaces.mount.then_some(args.tmp_size),
     };
     let fence = Arc::new(Fence {
         worktree,
@@ -231,6 +286,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     }
 
     let status = wait_for(shim_process.pid);
+    drop(cgroup);
     drop(tmp);
     Ok(failure.unwrap_or(status))
 }

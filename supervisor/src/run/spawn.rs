@@ -20,11 +20,16 @@ pub struct ShimProcess {
 }
 
 /// Starts `fence __shim` with `channel` as descriptor 3, in new namespaces when it can.
-pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
+/// `before_exec` runs with the child's pid while the child still waits to exec (it moves
+/// the child into the session's cgroup); when it fails the child is killed.
+pub fn start_shim(
+    channel: &Channel,
+    before_exec: &dyn Fn(libc::pid_t) -> io::Result<()>,
+) -> io::Result<ShimProcess> {
     // FENCE_NO_NAMESPACES=1 runs the fence as on a host where namespaces cannot be made
     // (diagnostics, and the tests of that mode).
     if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1") {
-        return plain(channel);
+        return plain(channel, before_exec);
     }
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -39,12 +44,12 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
             // A user namespace without a mapping leaves the sandbox with no identity on
             // files: fall back to no namespaces rather than run like that.
             if wanted.user && map_own_ids(pid).is_err() {
-                // SAFETY: killing and reaping the child we just created.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, std::ptr::null_mut(), 0);
-                }
-                return plain(channel);
+                kill_and_reap(pid);
+                return plain(channel, before_exec);
+            }
+            if let Err(e) = before_exec(pid) {
+                kill_and_reap(pid);
+                return Err(e);
             }
             go.release()?;
             Ok(ShimProcess {
@@ -52,17 +57,32 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
                 namespaces: wanted,
             })
         }
-        Err(_) => plain(channel),
+        Err(_) => plain(channel, before_exec),
     }
 }
 
-fn plain(channel: &Channel) -> io::Result<ShimProcess> {
+fn plain(
+    channel: &Channel,
+    before_exec: &dyn Fn(libc::pid_t) -> io::Result<()>,
+) -> io::Result<ShimProcess> {
     let (pid, go) = clone_shim(channel, Namespaces::default())?;
+    if let Err(e) = before_exec(pid) {
+        kill_and_reap(pid);
+        return Err(e);
+    }
     go.release()?;
     Ok(ShimProcess {
         pid,
         namespaces: Namespaces::default(),
     })
+}
+
+fn kill_and_reap(pid: libc::pid_t) {
+    // SAFETY: killing and reaping the child we just created.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        libc::waitpid(pid, std::ptr::null_mut(), 0);
+    }
 }
 
 /// Maps the caller's own uid and gid to root of the new user namespace (the only mapping

@@ -300,13 +300,8 @@ fn parameter(
             parameter,
             indirect,
             pattern,
-        } => {
-            let v = lookup(parameter, *indirect, noticed)?;
-            let p = pattern.as_deref().unwrap_or("");
-            (!p.contains(['*', '?', '[', '$', '\\']))
-                .then(|| v.strip_suffix(p).unwrap_or(&v).to_string())
         }
-        ParameterExpr::RemoveSmallestPrefixPattern {
+        | ParameterExpr::RemoveSmallestPrefixPattern {
             parameter,
             indirect,
             pattern,
@@ -318,8 +313,20 @@ fn parameter(
         } => {
             let v = lookup(parameter, *indirect, noticed)?;
             let p = pattern.as_deref().unwrap_or("");
-            (!p.contains(['*', '?', '[', '$', '\\']))
-                .then(|| v.strip_prefix(p).unwrap_or(&v).to_string())
+            if p.contains(['*', '?', '[', '$', '\\']) {
+                return None;
+            }
+            let suffix = matches!(
+                expr,
+                ParameterExpr::RemoveSmallestSuffixPattern { .. }
+                    | ParameterExpr::RemoveLargestSuffixPattern { .. }
+            );
+            let stripped = if suffix {
+                v.strip_suffix(p)
+            } else {
+                v.strip_prefix(p)
+            };
+            Some(stripped.unwrap_or(&v).to_string())
         }
         ParameterExpr::ParameterLength { parameter, .. }
         | ParameterExpr::Substring { parameter, .. }

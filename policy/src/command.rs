@@ -955,7 +955,45 @@ impl Walker<'_> {
         } else {
             vec![Arg::literal("echo")]
         };
-        // The words xargs adds come from its input: not known before running.
+        // The words xargs adds come from its input: known when the line
+        // pipes known text into it (`echo / | xargs rm -rf`), otherwise not
+        // known before running.
+        let fed = inv.io.piped.as_deref().filter(|t| {
+            !p.has('a', "arg-file")
+                && !p.has('0', "null")
+                && !p.has('d', "delimiter")
+                && !t.contains(['\'', '"', '\\'])
+        });
+        if let Some(text) = fed {
+            let inner_base = inner.clone();
+            let runs: Vec<Vec<Arg>> = match &replace {
+                Some(r) => text
+                    .lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .take(9)
+                    .map(|line| {
+                        let mut run = inner_base.clone();
+                        for a in run.iter_mut().skip(1) {
+                            a.text = a.text.replace(r.as_str(), line);
+                        }
+                        run
+                    })
+                    .collect(),
+                None => {
+                    let mut run = inner_base;
+                    run.extend(text.split_whitespace().take(257).map(Arg::literal));
+                    vec![run]
+                }
+            };
+            let bounded = runs.len() <= 8 && runs.iter().all(|r| r.len() <= 256);
+            if bounded && !runs.is_empty() {
+                for run in runs {
+                    self.judge_argv(&run, inv, depth + 1);
+                }
+                return;
+            }
+        }
         match &replace {
             Some(r) => {
                 for a in inner.iter_mut().skip(1) {
@@ -2430,7 +2468,8 @@ impl Walker<'_> {
                     .as_ref()
                     .and_then(|h| h.value().map(str::to_string))
             })
-            .or_else(|| args.get(1).and_then(|a| a.value().map(str::to_string)));
+            .or_else(|| args.get(1).and_then(|a| a.value().map(str::to_string)))
+            .or_else(|| inv.io.piped.clone());
         match text {
             Some(t) => self.judge_patch(&t, "apply_patch"),
             None => {
@@ -2475,6 +2514,8 @@ impl Walker<'_> {
             .and_then(|h| h.value().map(str::to_string))
         {
             self.judge_patch(&h, what);
+        } else if let Some(t) = inv.io.piped.clone() {
+            self.judge_patch(&t, what);
         }
     }
 

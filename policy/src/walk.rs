@@ -12,7 +12,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
-use brush_parser::ast;
+use brush_parser::ast::{self, SourceLocation};
 
 use crate::level::Context;
 use crate::parse::{self, ParseOutcome};
@@ -65,6 +65,9 @@ pub struct CmdIo {
     pub heredoc: Option<String>,
     /// The word of a here-string on stdin.
     pub herestring: Option<Arg>,
+    /// What arrives through the pipe on stdin, when the line says it
+    /// (`cat <<EOF | apply_patch`, `echo / | xargs rm -rf`).
+    pub piped: Option<String>,
 }
 
 pub struct Walker<'a> {
@@ -96,6 +99,115 @@ pub struct Walker<'a> {
     pub secret_read: Option<String>,
     /// Parts that run a network program.
     pub network_parts: Vec<usize>,
+    /// The sources being walked, outermost first: parts are named by the
+    /// text of the line as written, sliced at the parser's positions.
+    sources: Vec<Source>,
+    /// The simple command being judged, as written: what stands for the
+    /// commands of a nested line whose text is not text of the line.
+    cmd_text: Option<String>,
+    /// What the simple command just walked writes to stdout when the line
+    /// says it (`cat <<EOF`, `echo WORDS`): the next element of a pipeline
+    /// reads it.
+    stdout_text: Option<String>,
+}
+
+/// One source the walker parses: the line, or a line nested in it.
+struct Source {
+    text: String,
+    /// Byte offset of each character, when the text is not ASCII (the
+    /// parser counts positions in characters).
+    char_bytes: Option<Vec<usize>>,
+    /// The text is a substring of the line as written, so are its slices.
+    verbatim: bool,
+    /// For a source that is not text of the line (a `sh -c` string after
+    /// unquoting): the enclosing command as written.
+    stand_in: Option<String>,
+}
+
+impl Source {
+    fn new(text: &str, verbatim: bool, stand_in: Option<String>) -> Source {
+        let char_bytes = (!text.is_ascii()).then(|| {
+            text.char_indices()
+                .map(|(i, _)| i)
+                .chain(std::iter::once(text.len()))
+                .collect()
+        });
+        Source {
+            text: text.to_string(),
+            char_bytes,
+            verbatim,
+            stand_in,
+        }
+    }
+
+    /// The byte offset of character position `c`.
+    fn byte(&self, c: usize) -> Option<usize> {
+        match &self.char_bytes {
+            None => (c <= self.text.len()).then_some(c),
+            Some(v) => v.get(c).copied(),
+        }
+    }
+}
+
+/// Character positions `[start, end)` of a parser span.
+type Bounds = (usize, usize);
+
+fn span_bounds(s: &brush_parser::SourceSpan) -> Bounds {
+    (s.start.index, s.end.index)
+}
+
+fn join_bounds(a: Option<Bounds>, b: Option<Bounds>) -> Option<Bounds> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some((a.0.min(b.0), a.1.max(b.1))),
+        (a, b) => a.or(b),
+    }
+}
+
+fn word_bounds(w: &ast::Word) -> Option<Bounds> {
+    w.loc.as_ref().map(span_bounds)
+}
+
+/// Where a redirection's word lies (the parser keeps no position for the
+/// operator itself, see [`Walker::written`]).
+fn redirect_bounds(r: &ast::IoRedirect) -> Option<Bounds> {
+    match r {
+        ast::IoRedirect::File(_, _, target) => match target {
+            ast::IoFileRedirectTarget::Filename(w) | ast::IoFileRedirectTarget::Duplicate(w) => {
+                word_bounds(w)
+            }
+            ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => Some(span_bounds(&sub.loc)),
+            ast::IoFileRedirectTarget::Fd(_) => None,
+        },
+        ast::IoRedirect::OutputAndError(w, _) | ast::IoRedirect::HereString(_, w) => word_bounds(w),
+        ast::IoRedirect::HereDocument(_, doc) => word_bounds(&doc.here_end),
+    }
+}
+
+fn redirects_bounds(r: &ast::RedirectList) -> Option<Bounds> {
+    r.0.iter().map(redirect_bounds).fold(None, join_bounds)
+}
+
+fn item_bounds(item: &ast::CommandPrefixOrSuffixItem) -> Option<Bounds> {
+    match item {
+        ast::CommandPrefixOrSuffixItem::Word(w) => word_bounds(w),
+        ast::CommandPrefixOrSuffixItem::AssignmentWord(a, w) => {
+            join_bounds(Some(span_bounds(&a.loc)), word_bounds(w))
+        }
+        ast::CommandPrefixOrSuffixItem::IoRedirect(r) => redirect_bounds(r),
+        ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => Some(span_bounds(&sub.loc)),
+    }
+}
+
+fn simple_bounds(sc: &ast::SimpleCommand) -> Option<Bounds> {
+    sc.prefix
+        .iter()
+        .flat_map(|p| p.0.iter())
+        .map(item_bounds)
+        .chain(std::iter::once(
+            sc.word_or_name.as_ref().and_then(word_bounds),
+        ))
+        .chain(sc.suffix.iter().flat_map(|s| s.0.iter()).map(item_bounds))
+        .fold(None, join_bounds)
 }
 
 impl Scope for Walker<'_> {
@@ -181,6 +293,9 @@ impl<'a> Walker<'a> {
             stdin_pipe_in: false,
             secret_read: None,
             network_parts: Vec::new(),
+            sources: Vec::new(),
+            cmd_text: None,
+            stdout_text: None,
         }
     }
 
@@ -254,17 +369,40 @@ impl<'a> Walker<'a> {
 
     /// Parses and walks one line (or nested line) of source.
     pub fn walk_source(&mut self, src: &str) {
+        let source = match self.sources.last() {
+            None => Source::new(src, true, None),
+            Some(parent) => {
+                // A nested line is text of the line when it occurs in its
+                // parent as written (a `$(…)`, a single-quoted `sh -c`
+                // string); otherwise (unquoting changed it) its commands are
+                // named by the command that runs it.
+                let verbatim = parent.verbatim
+                    && parent.text.len() <= parse::INLINE_BYTES
+                    && parent.text.contains(src);
+                let stand_in = if parent.verbatim {
+                    self.cmd_text.clone()
+                } else {
+                    parent.stand_in.clone()
+                };
+                Source::new(src, verbatim, stand_in)
+            }
+        };
+        let whole = match (source.verbatim, &source.stand_in) {
+            (false, Some(s)) => s.clone(),
+            _ => src.to_string(),
+        };
         if self.depth >= MAX_DEPTH {
-            self.line_part(src, RuleId::TooComplex, "nested too deeply to judge");
+            self.line_part(&whole, RuleId::TooComplex, "nested too deeply to judge");
             return;
         }
         if src.trim().is_empty() {
             return;
         }
         self.depth += 1;
+        self.sources.push(source);
         match parse::parse(src) {
             ParseOutcome::Error(e) => {
-                self.line_part(src, RuleId::ParseError, format!("cannot parse: {e}"))
+                self.line_part(&whole, RuleId::ParseError, format!("cannot parse: {e}"))
             }
             ParseOutcome::Program(p) => {
                 for list in &p.complete_commands {
@@ -272,7 +410,50 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+        self.sources.pop();
         self.depth -= 1;
+    }
+
+    /// The text at `bounds` (character positions from the parser) as
+    /// written in the source being walked; for a nested source that is not
+    /// text of the line, the command that runs it. `None` when there is no
+    /// position to go by (the caller renders the syntax tree instead).
+    fn written(&self, bounds: Option<Bounds>) -> Option<String> {
+        let src = self.sources.last()?;
+        if !src.verbatim {
+            return src.stand_in.clone();
+        }
+        let (s, e) = bounds?;
+        let (mut s, e) = (src.byte(s)?, src.byte(e)?);
+        let text = src.text.as_str();
+        if s >= e || e > text.len() || !text.is_char_boundary(s) || !text.is_char_boundary(e) {
+            return None;
+        }
+        // The parser places a redirection at its word and a process
+        // substitution at its `(`: take in the operator (and a descriptor
+        // number) written before them.
+        let b = text.as_bytes();
+        let mut t = s;
+        while t > 0 && matches!(b[t - 1], b' ' | b'\t') {
+            t -= 1;
+        }
+        let op_end = t;
+        while t > 0 && matches!(b[t - 1], b'<' | b'>' | b'&' | b'|') {
+            t -= 1;
+        }
+        if b[t..op_end].iter().any(|c| matches!(c, b'<' | b'>')) {
+            let run_start = t;
+            while t > 0 && b[t - 1].is_ascii_digit() {
+                t -= 1;
+            }
+            let boundary = t == 0
+                || matches!(
+                    b[t - 1],
+                    b' ' | b'\t' | b'\n' | b';' | b'(' | b'{' | b'|' | b'&'
+                );
+            s = if boundary { t } else { run_start };
+        }
+        Some(text[s..e].to_string())
     }
 
     fn walk_list(&mut self, list: &ast::CompoundList) {
@@ -291,13 +472,21 @@ impl<'a> Walker<'a> {
         // there changes nothing after it.
         let saved = (p.seq.len() > 1).then(|| self.state.clone());
         let inherited = std::mem::take(&mut self.stdin_pipe_in);
+        let mut piped = None;
         for (i, cmd) in p.seq.iter().enumerate() {
             let io = CmdIo {
                 stdin_pipe: i > 0 || inherited,
+                piped: piped.take(),
                 ..CmdIo::default()
             };
+            self.stdout_text = None;
             self.walk_command(cmd, &io);
+            piped = match cmd {
+                ast::Command::Simple(_) => self.stdout_text.take(),
+                _ => None,
+            };
         }
+        self.stdout_text = None;
         if let Some(s) = saved {
             self.state = s;
         }
@@ -326,8 +515,14 @@ impl<'a> Walker<'a> {
             ast::Command::Compound(c, redirects) => {
                 self.walk_compound(c, io);
                 if let Some(r) = redirects {
+                    let text = self
+                        .written(join_bounds(
+                            c.location().as_ref().map(span_bounds),
+                            redirects_bounds(r),
+                        ))
+                        .unwrap_or_else(|| format!("{c}{r}"));
                     self.judge_redirect_list(&r.0);
-                    self.push_part(format!("{c}{r}"));
+                    self.push_part(text);
                 }
             }
             ast::Command::Function(f) => self.walk_function(f),
@@ -336,8 +531,11 @@ impl<'a> Walker<'a> {
                 self.eval_test(&t.expr, &mut noticed);
                 self.walk_noticed(noticed);
                 if let Some(r) = redirects {
+                    let text = self
+                        .written(join_bounds(Some(span_bounds(&t.loc)), redirects_bounds(r)))
+                        .unwrap_or_else(|| format!("[[ {} ]]{r}", t.expr));
                     self.judge_redirect_list(&r.0);
-                    self.push_part(format!("[[ {} ]]{r}", t.expr));
+                    self.push_part(text);
                 }
             }
         }
@@ -459,12 +657,21 @@ impl<'a> Walker<'a> {
 
     fn walk_function(&mut self, f: &ast::FunctionDefinition) {
         let name = f.fname.value.clone();
+        let text = |w: &Self| {
+            let body = join_bounds(
+                f.body.0.location().as_ref().map(span_bounds),
+                f.body.1.as_ref().and_then(redirects_bounds),
+            );
+            w.written(join_bounds(word_bounds(&f.fname), body))
+                .unwrap_or_else(|| f.to_string())
+        };
         if calls_itself_in_background(&name, &f.body.0) {
+            let text = text(self);
             self.find(
                 RuleId::ForkBomb,
                 format!("function `{name}` calls itself in a background pipeline"),
             );
-            self.push_part(f.to_string());
+            self.push_part(text);
         }
         self.functions.insert(name.clone());
         // The body runs later, from wherever it is called: judge it with what
@@ -475,9 +682,12 @@ impl<'a> Walker<'a> {
         if self.dir_changes != changes_before {
             self.functions_changing_dir.insert(name);
         }
-        if let Some(r) = &f.body.1 {
-            self.judge_redirect_list(&r.0);
-            self.push_part(f.to_string());
+        if f.body.1.is_some() {
+            let text = text(self);
+            if let Some(r) = &f.body.1 {
+                self.judge_redirect_list(&r.0);
+            }
+            self.push_part(text);
         }
         self.state = saved;
     }
@@ -498,6 +708,16 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_simple(&mut self, sc: &ast::SimpleCommand, io: &CmdIo) {
+        let text = self
+            .written(simple_bounds(sc))
+            .unwrap_or_else(|| sc.to_string());
+        let outer = self.cmd_text.replace(text.clone());
+        self.walk_simple_as(sc, io, text);
+        self.cmd_text = outer;
+    }
+
+    /// Walks a simple command whose part is named `text`.
+    fn walk_simple_as(&mut self, sc: &ast::SimpleCommand, io: &CmdIo, text: String) {
         let mut noticed = Noticed::default();
         let mut args: Vec<Arg> = Vec::new();
         let mut assignments: Vec<(String, Arg)> = Vec::new();
@@ -596,7 +816,7 @@ impl<'a> Walker<'a> {
                     .insert(name.clone(), value.known.then(|| value.text.clone()));
             }
             if !self.cur.is_empty() {
-                self.push_part(sc.to_string());
+                self.push_part(text);
             }
             return;
         }
@@ -627,7 +847,8 @@ impl<'a> Walker<'a> {
         if let Some(v) = saved_vars {
             self.state.vars = v;
         }
-        self.push_part(sc.to_string());
+        self.stdout_text = literal_output(&args, &io);
+        self.push_part(text);
     }
 
     fn push_word(&mut self, raw: &str, args: &mut Vec<Arg>, noticed: &mut Noticed) {
@@ -740,6 +961,36 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+    }
+}
+
+/// What a command writes to stdout when the line alone says it: `cat` of
+/// its here-document or here-string, `echo` of known words.
+fn literal_output(args: &[Arg], io: &CmdIo) -> Option<String> {
+    let name = crate::command::program_name(&args.first()?.text);
+    match name {
+        "cat" if args[1..].iter().all(|a| a.text == "-") => io.heredoc.clone().or_else(|| {
+            io.herestring
+                .as_ref()
+                .and_then(|h| h.value())
+                .map(|v| format!("{v}\n"))
+        }),
+        "echo" => {
+            let words = &args[1..];
+            let plain = words
+                .iter()
+                .all(|a| a.known && !a.glob && !a.text.starts_with('-'));
+            plain.then(|| {
+                let mut out = words
+                    .iter()
+                    .map(|a| a.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                out.push('\n');
+                out
+            })
+        }
+        _ => None,
     }
 }
 

@@ -3126,7 +3126,6 @@ fn bug_plan_mode_allows_a_test_runner_told_to_write() {
 }
 
 #[test]
-#[ignore = "BUG: parts are re-rendered from the AST, not the text as written: `python3 <(( curl x ))`, `: () \\n{ \\n    : |:&\\n}`"]
 fn bug_the_part_is_not_the_text_as_written() {
     let c = classifier();
     let mut bad = Vec::new();
@@ -3188,7 +3187,6 @@ fn bug_parameter_expansion_operators_hide_the_target() {
 }
 
 #[test]
-#[ignore = "BUG: a patch piped into apply_patch (`cat <<'EOF' | apply_patch` adding /usr/bin/x) is only red-asked, not judged as a patch"]
 fn bug_a_patch_piped_into_apply_patch_is_not_judged_as_a_patch() {
     check(
         &classifier(),

@@ -591,6 +591,7 @@ impl Walker<'_> {
             return self.pip(args, 1);
         }
         match name {
+            "awk" | "gawk" | "mawk" | "nawk" => self.awk(args, inv),
             "cp" | "mv" | "install" | "ln" | "touch" | "mkdir" | "truncate" | "tee" | "shred"
             | "mkfifo" | "mknod" | "sed" | "perl" | "rsync" | "tar" | "unzip" | "link"
             | "chattr" | "setfacl" | "sort" => self.writer(name, args),
@@ -602,6 +603,18 @@ impl Walker<'_> {
             | "deno" => self.dev_tool(name, args, depth),
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
                 self.test_runner(name, args);
+                if name == "tsc" {
+                    self.write_option_values(
+                        name,
+                        args,
+                        &[
+                            "--outDir",
+                            "--outFile",
+                            "--declarationDir",
+                            "--tsBuildInfoFile",
+                        ],
+                    );
+                }
                 self.check_path_args(args, &[]);
             }
             "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel"
@@ -609,7 +622,169 @@ impl Walker<'_> {
                 self.cur_writes = true;
                 self.check_path_args(args, &[]);
             }
-            _ => self.check_path_args(args, &[]),
+            _ => {
+                if !self.other_writer(name, args) {
+                    self.check_path_args(args, &[]);
+                }
+            }
+        }
+    }
+
+    /// Programs that write files named by their options or operands, and
+    /// programs that rewrite the system's configuration: their targets go
+    /// through the same check as every other write (a system root is
+    /// refused). Returns false for a program that is none of these.
+    fn other_writer(&mut self, name: &str, args: &[Arg]) -> bool {
+        let has = |flags: &[&str]| {
+            args.iter()
+                .skip(1)
+                .any(|a| flags.contains(&a.text.as_str()))
+        };
+        let short_flag = |c: char| {
+            args.iter().skip(1).any(|a| {
+                a.text.starts_with('-') && !a.text.starts_with("--") && a.text[1..].contains(c)
+            })
+        };
+        if let Some(what) = system_config_writer(name, args) {
+            self.cur_writes = true;
+            self.find(RuleId::SysRootWrite, what);
+            self.check_path_args(args, &[]);
+            return true;
+        }
+        let outputs: &[&str] = match name {
+            "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" | "tcc" | "ld" | "ld.lld"
+            | "ld.gold" | "ld.bfd" | "lld" | "as" | "nasm" | "yasm" | "zig" | "shuf" | "gpg"
+            | "gpg2" | "pandoc" | "zstd" | "dot" => &["-o", "--output"],
+            "rustc" => &["-o", "--out-dir"],
+            "iconv" => &["-o", "--output"],
+            "strip" | "objcopy" => &["-o"],
+            "openssl" => &["-out", "-keyout"],
+            "csplit" => &["-f", "--prefix"],
+            "cpio" => &["-D", "--directory"],
+            "7z" | "7za" | "7zr" => &["-o"],
+            "mktemp" => &["-p", "--tmpdir"],
+            "javac" => &["-d"],
+            "esbuild" => &["--outfile", "--outdir"],
+            "ssh-keygen" if !has(&["-l", "-y", "-F", "-R", "-B", "-Y", "-L"]) => &["-f"],
+            _ => &[],
+        };
+        // Which operands are written: all, the last of two or more, or the
+        // first.
+        enum Ops {
+            None,
+            All,
+            Last,
+            First,
+            Second,
+        }
+        let stdout_only = has(&[
+            "-c",
+            "--stdout",
+            "--to-stdout",
+            "-t",
+            "--test",
+            "-l",
+            "--list",
+        ]);
+        let ops = match name {
+            "ed" | "red" | "ex" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "pico" | "micro"
+            | "joe" | "kak" | "hx" | "mcedit"
+                if !has(&["-R", "-M"]) =>
+            {
+                Ops::All
+            }
+            "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma"
+            | "zstd" | "unzstd" | "compress" | "uncompress" | "lzip" | "pigz" | "pbzip2"
+                if !stdout_only && !has(&["-o", "--output"]) =>
+            {
+                Ops::All
+            }
+            "dos2unix" | "unix2dos" | "sponge" | "chcon" | "wipe" | "srm" => Ops::All,
+            "strip" if !short_flag('o') => Ops::All,
+            "objcopy" if !short_flag('o') => Ops::Last,
+            "uniq" | "xxd" | "split" | "lz4" => Ops::Second,
+            "zip" if !has(&["-sf", "--show-files", "-T", "--test"]) => Ops::First,
+            "mount" if !has(&["-l", "--list"]) => Ops::Last,
+            "setcap" => Ops::Last,
+            "fallocate" | "setfattr" | "rename" | "prename" | "file-rename" => Ops::Last,
+            "scp" | "sftp" => Ops::Last,
+            _ if outputs.is_empty() => return false,
+            _ => Ops::None,
+        };
+        let spec = OptSpec {
+            short_arg: match name {
+                "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" => "oIDLlxubU",
+                "split" => "abCln",
+                "uniq" => "fsw",
+                "xxd" => "cglnos",
+                "zip" => "bntx",
+                "mount" => "toOLU",
+                "fallocate" => "lon",
+                "setfattr" => "nvx",
+                "scp" => "cFiJloPS",
+                "ssh-keygen" => "bCfNtm",
+                "csplit" => "fbn",
+                "iconv" => "fto",
+                _ => "o",
+            },
+            long_arg: &["output", "prefix", "directory", "tmpdir", "out-dir"],
+            permute: true,
+        };
+        let p = opts::parse(args, 1, &spec);
+        let mut targets: Vec<usize> = match ops {
+            Ops::None => Vec::new(),
+            Ops::All => p.operands.clone(),
+            Ops::Last if p.operands.len() >= 2 || !matches!(name, "scp" | "sftp" | "mount") => {
+                p.operands.last().copied().into_iter().collect()
+            }
+            Ops::Last => Vec::new(),
+            Ops::First => p.operands.first().copied().into_iter().collect(),
+            Ops::Second => p.operands.get(1).copied().into_iter().collect(),
+        };
+        if matches!(name, "scp" | "sftp") {
+            // A remote destination is not written here.
+            targets.retain(|&i| !is_remote_spec(&args[i].text));
+        }
+        self.cur_writes |= !targets.is_empty();
+        for &i in &targets {
+            let a = args[i].clone();
+            self.check_write_target(&a, true, name);
+        }
+        self.write_option_values(name, args, outputs);
+        self.check_path_args(args, &targets);
+        true
+    }
+
+    /// Judges as writes the values of `outputs` (`-o FILE`, `-oFILE`,
+    /// `--output FILE`, `--output=FILE`, `-out FILE`).
+    fn write_option_values(&mut self, name: &str, args: &[Arg], outputs: &[&str]) {
+        for (i, a) in args.iter().enumerate().skip(1) {
+            for o in outputs {
+                let attached = a.text.strip_prefix(o).and_then(|v| {
+                    if o.starts_with("--") || o.len() > 2 {
+                        v.strip_prefix('=')
+                    } else {
+                        Some(v).filter(|v| !v.is_empty())
+                    }
+                });
+                let value = if a.text == *o {
+                    args.get(i + 1).cloned()
+                } else {
+                    attached.map(|v| Arg {
+                        text: v.to_string(),
+                        known: a.known,
+                        home_based: v.starts_with('~'),
+                        ..Arg::default()
+                    })
+                };
+                if let Some(v) = value
+                    && v.text != "-"
+                {
+                    let v = self.expand_tilde(v);
+                    self.cur_writes = true;
+                    self.check_write_target(&v, true, name);
+                }
+            }
         }
     }
 
@@ -1405,6 +1580,7 @@ impl Walker<'_> {
             self.state.branch.clone()
         };
         let mut skip = vec![];
+        let writes_before = std::mem::take(&mut self.cur_writes);
         match sub.as_str() {
             "status" | "log" | "diff" | "show" => {
                 self.find(RuleId::GitRead, format!("git {sub} only reads"));
@@ -1522,7 +1698,8 @@ impl Walker<'_> {
             }
             "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"
             | "cherry-pick" | "revert" | "tag" | "branch" | "apply" | "am" | "init" | "clone"
-            | "fetch" | "worktree" | "submodule" | "gc" | "prune" | "notes" => {
+            | "fetch" | "worktree" | "submodule" | "gc" | "prune" | "notes" | "format-patch"
+            | "archive" | "bundle" => {
                 self.cur_writes = true;
                 if sub == "apply" || sub == "am" {
                     self.patch_from_stdin(inv, "git apply");
@@ -1530,6 +1707,25 @@ impl Walker<'_> {
             }
             _ => {}
         }
+        for (target, what) in git::write_targets(&sub, rest) {
+            self.check_write_target(&target, true, what);
+        }
+        if self.cur_writes {
+            // A subcommand that writes writes in the repository it runs in:
+            // `git -C /etc init` writes /etc like any other writer.
+            let mut dirs: Vec<Arg> = Vec::new();
+            if !g.dirs.is_empty() {
+                dirs.push(match &self.state.cwd {
+                    Some(c) => Arg::literal(c.display().to_string()),
+                    None => Arg::unknown(),
+                });
+            }
+            dirs.extend(g.repo_dirs.iter().map(|d| self.expand_tilde(d.clone())));
+            for d in dirs {
+                self.check_write_target(&d, true, "git");
+            }
+        }
+        self.cur_writes |= writes_before;
         let _ = depth;
         self.check_path_args(args, &skip);
         self.state.cwd = saved_cwd;
@@ -2261,6 +2457,21 @@ impl Walker<'_> {
                     format!("pip {sub} outside a virtualenv changes the system's Python"),
                 );
             }
+            let rest = rest.to_vec();
+            self.write_option_values(
+                "pip",
+                &rest,
+                &[
+                    "-t",
+                    "--target",
+                    "--prefix",
+                    "--root",
+                    "-d",
+                    "--dest",
+                    "-w",
+                    "--wheel-dir",
+                ],
+            );
         }
         self.check_path_args(args, &[]);
     }
@@ -2435,6 +2646,22 @@ impl Walker<'_> {
         ) {
             self.cur_writes = true;
         }
+        let outputs: &[&str] = match name {
+            "go" => &["-o"],
+            "cargo" => &["--target-dir", "--out-dir", "--artifact-dir", "--root"],
+            "npm" | "pnpm" | "yarn" | "bun" => &["--prefix", "--modules-folder"],
+            "deno" => &["--output", "-o"],
+            "uv" | "poetry" => &[
+                "--target",
+                "-t",
+                "--prefix",
+                "--directory",
+                "-o",
+                "--output",
+            ],
+            _ => &[],
+        };
+        self.write_option_values(name, args, outputs);
         if matches!(name, "npm" | "pnpm" | "yarn" | "bun") && matches!(sub, "exec" | "x" | "dlx") {
             let rest: Vec<Arg> = args
                 .iter()
@@ -2495,12 +2722,135 @@ impl Walker<'_> {
         if let Some(o) = p.value_of('o', "output").cloned() {
             self.check_write_target(&o, true, "patch -o");
         }
+        // `patch -d DIR` works in DIR: it writes there, and the file names
+        // in the patch are taken from there.
+        let saved_cwd = self.state.cwd.clone();
+        if let Some(d) = p.value_of('d', "directory").cloned() {
+            let d = self.expand_tilde(d);
+            self.check_write_target(&d, true, "patch -d");
+            self.state.cwd = match self.resolve_arg(&d, true) {
+                Loc::Inside { path, .. } => Some(path),
+                Loc::Outside(p) => Some(p),
+                Loc::Unknown => None,
+            };
+        }
         if let Some(&f) = p.operands.first() {
             let f = args[f].clone();
             self.check_write_target(&f, true, "patch");
         }
         self.patch_from_stdin(inv, "patch");
+        self.state.cwd = saved_cwd;
         self.check_path_args(args, &p.operands);
+    }
+
+    /// `awk`: `-i inplace` rewrites the files it reads; the program itself
+    /// may write files (`print > "F"`) and run commands (`system("…")`,
+    /// `print | "cmd"`), which are judged as lines of their own.
+    fn awk(&mut self, args: &[Arg], inv: &Invocation) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "fvFielE",
+                long_arg: &[
+                    "file",
+                    "assign",
+                    "field-separator",
+                    "include",
+                    "source",
+                    "load",
+                    "exec",
+                ],
+                permute: false,
+            },
+        );
+        let in_place = p
+            .values_of('i', "include")
+            .any(|v| matches!(v.text.as_str(), "inplace" | "inplace.awk"));
+        let from_file = p.has('f', "file") || p.has('E', "exec");
+        let mut programs: Vec<Arg> = p.values_of('e', "source").cloned().collect();
+        let mut files: Vec<usize> = Vec::new();
+        for (n, &i) in p.operands.iter().enumerate() {
+            if n == 0 && !from_file && programs.is_empty() {
+                programs.push(args[i].clone());
+            } else if !is_assignment(&args[i].text) {
+                files.push(i);
+            }
+        }
+        if in_place {
+            self.cur_writes = true;
+            for &i in &files {
+                let a = args[i].clone();
+                self.check_write_target(&a, true, "awk -i inplace");
+            }
+        }
+        for prog in &programs {
+            match prog.value() {
+                Some(text) => self.awk_program(text, inv),
+                None => self.find(
+                    RuleId::DefaultUnknown,
+                    "awk runs a program that cannot be read before running",
+                ),
+            }
+        }
+        let skip: Vec<usize> = if in_place { files } else { Vec::new() };
+        self.check_path_args(args, &skip);
+    }
+
+    /// The string literals an awk program hands to the system: files it
+    /// writes, commands it runs.
+    fn awk_program(&mut self, text: &str, inv: &Invocation) {
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let (op, skip) = if text[i..].starts_with("system") {
+                ("system", 6)
+            } else if b[i] == b'|' {
+                ("|", 1)
+            } else if b[i] == b'>' {
+                (">", if b.get(i + 1) == Some(&b'>') { 2 } else { 1 })
+            } else {
+                i += 1;
+                continue;
+            };
+            let at = i;
+            let mut j = i + skip;
+            while j < b.len() && matches!(b[j], b' ' | b'\t' | b'(') {
+                j += 1;
+            }
+            i += skip;
+            if b.get(j) != Some(&b'"') {
+                continue;
+            }
+            let Some(len) = text[j + 1..].find('"') else {
+                break;
+            };
+            let lit = crate::word::decode_ansi_c(&text[j + 1..j + 1 + len]);
+            i = j + 2 + len;
+            // `>` redirects only in a print statement (`$1 > "a"` compares).
+            let stmt = text[..at]
+                .rsplit([';', '{', '}', '\n'])
+                .next()
+                .unwrap_or("")
+                .trim_start();
+            let in_print = stmt.starts_with("print");
+            match op {
+                ">" if !in_print => {}
+                ">" => {
+                    if lit != "/dev/stdout" && lit != "/dev/stderr" && lit != "-" {
+                        let a = self.expand_tilde(Arg::literal(lit));
+                        self.check_write_target(&a, true, "awk print >");
+                    }
+                }
+                _ => {
+                    self.find(RuleId::DefaultUnknown, "awk runs a command");
+                    self.stdin_pipe_in = op == "|";
+                    self.walk_nested(&lit);
+                    self.stdin_pipe_in = false;
+                }
+            }
+        }
+        let _ = inv;
     }
 
     fn patch_from_stdin(&mut self, inv: &Invocation, what: &str) {
@@ -2539,6 +2889,51 @@ impl Walker<'_> {
             self.check_write_target(&a, true, what);
         }
     }
+}
+
+/// Programs whose effect is to rewrite the system's own configuration (the
+/// user database, sudoers, the boot loader, kernel modules, the loader
+/// cache): a write to a system root whatever their arguments say, except
+/// for the forms that only show it. Returns the reason.
+fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
+    let words: Vec<&str> = args.iter().skip(1).map(|a| a.text.as_str()).collect();
+    let has = |flags: &[&str]| words.iter().any(|w| flags.contains(w));
+    let first = words
+        .iter()
+        .find(|w| !w.starts_with('-'))
+        .copied()
+        .unwrap_or("");
+    let what = match name {
+        "useradd" | "userdel" | "usermod" | "groupadd" | "groupdel" | "groupmod" | "adduser"
+        | "deluser" | "addgroup" | "delgroup" | "chpasswd" | "chgpasswd" | "newusers"
+        | "gpasswd" | "chsh" | "chfn" | "vipw" | "vigr" | "pwconv" | "pwunconv" | "grpconv"
+        | "grpunconv" | "chage" => "changes the user database under /etc",
+        "passwd" if !has(&["-S", "--status"]) => "changes the user database under /etc",
+        "visudo" if !has(&["-c", "--check"]) => "edits /etc/sudoers",
+        "update-alternatives" if !has(&["--display", "--query", "--list", "--get-selections"]) => {
+            "changes the alternatives links under /etc and /usr"
+        }
+        "ldconfig" if !has(&["-p", "--print-cache", "-n"]) => "rewrites /etc/ld.so.cache",
+        "update-grub" | "grub-install" | "grub-mkconfig" | "grub2-mkconfig"
+        | "update-initramfs" | "mkinitcpio" | "dracut" | "kernel-install" => {
+            "rewrites the boot files under /boot"
+        }
+        "update-ca-certificates" | "update-ca-trust" | "locale-gen" | "update-locale" => {
+            "rewrites system configuration under /etc"
+        }
+        "hostnamectl" | "timedatectl" | "localectl"
+            if first.starts_with("set-")
+                || (name == "hostnamectl" && first == "hostname" && words.len() > 1) =>
+        {
+            "changes system settings under /etc"
+        }
+        "insmod" | "rmmod" | "depmod" => "changes the running kernel's modules",
+        "modprobe" if !has(&["-n", "--dry-run", "-c", "--showconfig", "--show-depends"]) => {
+            "changes the running kernel's modules"
+        }
+        _ => return None,
+    };
+    Some(format!("{name} {what}"))
 }
 
 fn is_assignment(t: &str) -> bool {

@@ -18,6 +18,8 @@ pub struct Git {
     pub other_repo: bool,
     /// `--exec-path=DIR`: git runs its subcommands from there.
     pub exec_path: bool,
+    /// `--git-dir` and `--work-tree` values: where a writing subcommand writes.
+    pub repo_dirs: Vec<Arg>,
     /// Index of the subcommand in the argv, if any.
     pub sub: Option<usize>,
 }
@@ -46,6 +48,11 @@ pub fn parse(args: &[Arg]) -> Git {
             }
             "--git-dir" | "--work-tree" | "--namespace" => {
                 g.other_repo = true;
+                if t != "--namespace"
+                    && let Some(d) = next()
+                {
+                    g.repo_dirs.push(d);
+                }
                 i += 2;
                 continue;
             }
@@ -69,6 +76,17 @@ pub fn parse(args: &[Arg]) -> Git {
             || t.starts_with("--namespace=")
         {
             g.other_repo = true;
+            if let Some(d) = t
+                .strip_prefix("--git-dir=")
+                .or_else(|| t.strip_prefix("--work-tree="))
+            {
+                g.repo_dirs.push(Arg {
+                    text: d.to_string(),
+                    known: args[i].known,
+                    home_based: d.starts_with('~'),
+                    ..Arg::default()
+                });
+            }
         } else if t == "--exec-path" || t.starts_with("--exec-path=") {
             g.exec_path = t.contains('=');
         } else if let Some(rest) = t.strip_prefix("-C").filter(|r| !r.is_empty()) {
@@ -82,6 +100,130 @@ pub fn parse(args: &[Arg]) -> Git {
         i += 1;
     }
     g
+}
+
+/// The paths a git subcommand creates or writes besides the repository it
+/// runs in (`args` are the words after the subcommand): the directory of
+/// `git clone URL DIR` and `git init DIR`, the path of `git worktree add`,
+/// `git submodule add`, the output of `git format-patch -o`, `git archive -o`
+/// and `git bundle create`.
+pub fn write_targets(sub: &str, args: &[Arg]) -> Vec<(Arg, &'static str)> {
+    let spec = |short_arg: &'static str, long_arg: &'static [&'static str]| OptSpec {
+        short_arg,
+        long_arg,
+        permute: true,
+    };
+    let mut out: Vec<(Arg, &'static str)> = Vec::new();
+    match sub {
+        "clone" => {
+            let p = opts::parse(
+                args,
+                0,
+                &spec(
+                    "objuc",
+                    &[
+                        "origin",
+                        "branch",
+                        "upload-pack",
+                        "reference",
+                        "reference-if-able",
+                        "separate-git-dir",
+                        "depth",
+                        "config",
+                        "template",
+                        "jobs",
+                        "filter",
+                        "shallow-since",
+                        "shallow-exclude",
+                        "server-option",
+                        "bundle-uri",
+                        "ref-format",
+                        "revision",
+                    ],
+                ),
+            );
+            if p.operands.len() >= 2 {
+                out.push((args[p.operands[1]].clone(), "git clone"));
+            }
+            if let Some(d) = p.value_of('\0', "separate-git-dir") {
+                out.push((d.clone(), "git clone --separate-git-dir"));
+            }
+        }
+        "init" => {
+            let p = opts::parse(
+                args,
+                0,
+                &spec(
+                    "b",
+                    &[
+                        "template",
+                        "separate-git-dir",
+                        "initial-branch",
+                        "object-format",
+                        "ref-format",
+                    ],
+                ),
+            );
+            if let Some(&d) = p.operands.first() {
+                out.push((args[d].clone(), "git init"));
+            }
+            if let Some(d) = p.value_of('\0', "separate-git-dir") {
+                out.push((d.clone(), "git init --separate-git-dir"));
+            }
+        }
+        "worktree" => {
+            let p = opts::parse(args, 0, &spec("bB", &["reason"]));
+            let words: Vec<&str> = p.operands.iter().map(|&i| args[i].text.as_str()).collect();
+            match words.first() {
+                Some(&"add") if p.operands.len() >= 2 => {
+                    out.push((args[p.operands[1]].clone(), "git worktree add"));
+                }
+                Some(&"move") if p.operands.len() >= 3 => {
+                    out.push((args[p.operands[2]].clone(), "git worktree move"));
+                }
+                _ => {}
+            }
+        }
+        "submodule" => {
+            let p = opts::parse(
+                args,
+                0,
+                &spec("b", &["branch", "name", "reference", "depth"]),
+            );
+            if p.operands.first().map(|&i| args[i].text.as_str()) == Some("add")
+                && p.operands.len() >= 3
+            {
+                out.push((args[p.operands[2]].clone(), "git submodule add"));
+            }
+        }
+        "format-patch" => {
+            let p = opts::parse(args, 0, &spec("ov", &["output-directory"]));
+            if let Some(d) = p.value_of('o', "output-directory") {
+                out.push((d.clone(), "git format-patch -o"));
+            }
+        }
+        "archive" => {
+            let p = opts::parse(
+                args,
+                0,
+                &spec("o", &["output", "format", "prefix", "remote"]),
+            );
+            if let Some(f) = p.value_of('o', "output") {
+                out.push((f.clone(), "git archive -o"));
+            }
+        }
+        "bundle" => {
+            let p = opts::parse(args, 0, &spec("", &[]));
+            if p.operands.first().map(|&i| args[i].text.as_str()) == Some("create")
+                && let Some(&f) = p.operands.get(1)
+            {
+                out.push((args[f].clone(), "git bundle create"));
+            }
+        }
+        _ => {}
+    }
+    out.retain(|(a, _)| a.text != "-");
+    out
 }
 
 /// A `-c` setting that names a program git will run: an alias (rule

@@ -3020,7 +3020,6 @@ fn bug_a_shell_reading_a_download_through_a_redirection_is_not_refused() {
 }
 
 #[test]
-#[ignore = "BUG: writes into a system root by `sort -o`, `git clone DIR`, `patch -d`, `awk -i inplace`, `chattr`, `setfacl`, `git -C /etc init` are red-asked, not refused"]
 fn bug_other_write_effects_on_system_roots_are_not_refused() {
     const SYS: Want = refused("sys.root-write");
     check(

@@ -1429,7 +1429,27 @@ impl Walker<'_> {
             return self.dev_tool(name, args, depth);
         }
         if inline_program {
-            self.find(RuleId::DefaultUnknown, format!("{name} runs inline code"));
+            let code = args.get(i + 1);
+            let downloaded = inv.subs_network && code.is_some_and(|c| c.cmdsub && !c.known);
+            // `python3 -c 'exec(sys.stdin.read())'` runs what it reads.
+            let runs_stdin = inv.io.stdin_pipe
+                && code.and_then(Arg::value).is_some_and(|c| {
+                    c.contains("stdin")
+                        && (c.contains("exec") || c.contains("eval") || c.contains("system"))
+                });
+            if downloaded {
+                self.find(
+                    RuleId::PipeToInterpreter,
+                    format!("{name} runs a program a command substitution downloads"),
+                );
+            } else if runs_stdin {
+                self.find(
+                    RuleId::PipeToInterpreter,
+                    format!("pipes into {name}, whose inline code runs what it reads"),
+                );
+            } else {
+                self.find(RuleId::DefaultUnknown, format!("{name} runs inline code"));
+            }
             return self.check_path_args(args, &[]);
         }
         match script {

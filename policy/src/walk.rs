@@ -91,6 +91,9 @@ pub struct Walker<'a> {
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
+    /// Every pipeline walked reads the pipe of an enclosing command (the
+    /// body of `… | { sh; }`, the list of `>(sh)`).
+    inherit_pipe: bool,
     /// How many `cd`/`pushd`/`popd` were judged so far.
     pub dir_changes: usize,
     /// Functions defined in the line whose body changes directory.
@@ -291,6 +294,7 @@ impl<'a> Walker<'a> {
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,
+            inherit_pipe: false,
             secret_read: None,
             network_parts: Vec::new(),
             sources: Vec::new(),
@@ -471,7 +475,7 @@ impl<'a> Walker<'a> {
         // Each element of a multi-command pipeline runs in a subshell: a `cd`
         // there changes nothing after it.
         let saved = (p.seq.len() > 1).then(|| self.state.clone());
-        let inherited = std::mem::take(&mut self.stdin_pipe_in);
+        let inherited = std::mem::take(&mut self.stdin_pipe_in) || self.inherit_pipe;
         let mut piped = None;
         for (i, cmd) in p.seq.iter().enumerate() {
             let io = CmdIo {
@@ -513,7 +517,11 @@ impl<'a> Walker<'a> {
         match cmd {
             ast::Command::Simple(sc) => self.walk_simple(sc, io),
             ast::Command::Compound(c, redirects) => {
+                // `… | (sh)`, `… | { bash; }`: the commands inside read the pipe.
+                let outer = self.inherit_pipe;
+                self.inherit_pipe |= io.stdin_pipe;
                 self.walk_compound(c, io);
+                self.inherit_pipe = outer;
                 if let Some(r) = redirects {
                     let text = self
                         .written(join_bounds(
@@ -778,8 +786,10 @@ impl<'a> Walker<'a> {
                     }
                 }
                 Item::Other(ast::CommandPrefixOrSuffixItem::IoRedirect(r)) => redirects.push(r),
-                Item::Other(ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub)) => {
-                    let network = self.walk_nested_list(&sub.list);
+                Item::Other(ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub)) => {
+                    // `tee >(sh)`: the list reads what the command writes.
+                    let piped = matches!(kind, ast::ProcessSubstitutionKind::Write);
+                    let network = self.walk_nested_list(&sub.list, piped);
                     procsub_network.push(network);
                     args.push(Arg {
                         text: "/dev/fd/63".into(),
@@ -869,7 +879,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Walks the list of a process substitution as a nested line of its own.
-    fn walk_nested_list(&mut self, list: &ast::CompoundList) -> bool {
+    fn walk_nested_list(&mut self, list: &ast::CompoundList, piped: bool) -> bool {
         let cur = std::mem::take(&mut self.cur);
         let flags = (
             std::mem::take(&mut self.cur_writes),
@@ -878,7 +888,9 @@ impl<'a> Walker<'a> {
         );
         let before = self.network_parts.len();
         let saved = self.state.clone();
+        let outer = std::mem::replace(&mut self.inherit_pipe, piped);
         self.walk_list(list);
+        self.inherit_pipe = outer;
         self.state = saved;
         let network = self.network_parts.len() > before;
         self.cur = cur;
@@ -918,8 +930,9 @@ impl<'a> Walker<'a> {
                         }
                     }
                     ast::IoFileRedirectTarget::Fd(_) => {}
-                    ast::IoFileRedirectTarget::ProcessSubstitution(_, sub) => {
-                        self.walk_nested_list(&sub.list);
+                    ast::IoFileRedirectTarget::ProcessSubstitution(pkind, sub) => {
+                        let piped = matches!(pkind, ast::ProcessSubstitutionKind::Write);
+                        self.walk_nested_list(&sub.list, piped);
                         if matches!(kind, ast::IoFileRedirectKind::Read) {
                             // `sh < <(curl …)`: stdin is another program's output.
                             io.stdin_pipe = true;

@@ -181,8 +181,13 @@ fn eval_pieces(
             }
             WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                 noticed.substitutions.push(s.clone());
-                arg.cmdsub = true;
-                push_unknown(arg);
+                match known_output(s, scope) {
+                    Some(v) => arg.text.push_str(&v),
+                    None => {
+                        arg.cmdsub = true;
+                        push_unknown(arg);
+                    }
+                }
             }
             WordPiece::EscapeSequence(s) => {
                 let rest = s.strip_prefix('\\').unwrap_or(s);
@@ -195,6 +200,15 @@ fn eval_pieces(
                 push_unknown(arg);
             }
         }
+    }
+}
+
+/// The output of a command substitution whose value the line already
+/// tells: `$(pwd)` is the current directory (`rm -rf "$(pwd)"` deletes it).
+fn known_output(src: &str, scope: &dyn Scope) -> Option<String> {
+    match src.split_whitespace().collect::<Vec<_>>().as_slice() {
+        ["pwd"] | ["pwd", "-L" | "-P"] => scope.cwd(),
+        _ => None,
     }
 }
 

@@ -134,11 +134,25 @@ pub struct Record<'a> {
     pub action: &'static str,
     pub rule: &'a str,
     pub reason: &'a str,
+    /// The calling thread (a refusal repeated by it at once is not shown again).
+    pub tid: i32,
     pub received: Instant,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct AlwaysKey {
+    event: EventKind,
+    subject: Subject,
+}
+
+/// How long a refusal stays fresh for the thread that got it: a shell searching `PATH`
+/// execs the same argv under each directory's name, and a person is asked once.
+const REPEAT_WINDOW: Duration = Duration::from_secs(2);
+
+/// A refusal just given to one thread about one object.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct RecentKey {
+    tid: i32,
     event: EventKind,
     subject: Subject,
 }
@@ -190,6 +204,8 @@ pub struct Gate {
     log: Option<AuditLog>,
     always: Mutex<HashSet<AlwaysKey>>,
     pending: Mutex<HashMap<PendingKey, Arc<Slot>>>,
+    /// Recent refusals: of questions (with their answer) and of blocked events.
+    recent: Mutex<HashMap<RecentKey, (Option<Answer>, Instant)>>,
     next_id: AtomicU64,
     closed: AtomicBool,
 }
@@ -210,6 +226,7 @@ impl Gate {
             log,
             always: Mutex::new(HashSet::new()),
             pending: Mutex::new(HashMap::new()),
+            recent: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             closed: AtomicBool::new(false),
         }
@@ -272,6 +289,17 @@ impl Gate {
             self.finish(req, None, &answer, true);
             return answer;
         }
+        let recent_key = RecentKey {
+            tid: req.call.tid,
+            event: req.event,
+            subject: req.subject.clone(),
+        };
+        if let Some(Some(answer)) = self.recent_refusal(&recent_key) {
+            // The same thread asking again about the same thing right after a No (a shell
+            // trying the next `PATH` entry): the same answer, logged, no second card.
+            self.finish(req, None, &answer, true);
+            return answer;
+        }
         let key = PendingKey {
             call: req.call,
             subject: req.subject.clone(),
@@ -300,6 +328,9 @@ impl Gate {
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(always_key);
         }
+        if !answer.allows() {
+            self.remember_refusal(recent_key, Some(answer.clone()));
+        }
         slot.fill(answer.clone());
         self.pending
             .lock()
@@ -307,6 +338,22 @@ impl Gate {
             .remove(&key);
         self.finish(req, Some(id), &answer, false);
         answer
+    }
+
+    fn recent_refusal(&self, key: &RecentKey) -> Option<Option<Answer>> {
+        let recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        recent
+            .get(key)
+            .filter(|(_, at)| at.elapsed() < REPEAT_WINDOW)
+            .map(|(a, _)| a.clone())
+    }
+
+    fn remember_refusal(&self, key: RecentKey, answer: Option<Answer>) {
+        let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
+        if recent.len() > 256 {
+            recent.retain(|_, (_, at)| at.elapsed() < REPEAT_WINDOW);
+        }
+        recent.insert(key, (answer, Instant::now()));
     }
 
     /// Puts the question to the approver on a thread of its own, so that an approver that
@@ -367,7 +414,7 @@ impl Gate {
     }
 
     /// Writes the outcome of a question to the transcript and the log.
-    fn finish(&self, req: &Request, id: Option<u64>, answer: &Answer, from_always: bool) {
+    fn finish(&self, req: &Request, id: Option<u64>, answer: &Answer, quiet: bool) {
         let shown = req.shown();
         let outcome = match answer {
             Answer::Yes | Answer::Always => Outcome::Approved,
@@ -381,7 +428,7 @@ impl Gate {
         };
         let line = Transcript::line(&shown, &outcome);
         // An event Always already covers runs without a card; it is not news to a person.
-        if !from_always {
+        if !quiet {
             self.transcript.show(&line);
         }
         let Some(log) = &self.log else { return };
@@ -422,7 +469,15 @@ impl Gate {
             Transcript::line(&shown, &Outcome::Blocked { rule: r.rule })
         });
         if let Some(line) = &line {
-            self.transcript.show(line);
+            let key = RecentKey {
+                tid: r.tid,
+                event: r.event,
+                subject: r.subject.clone(),
+            };
+            if self.recent_refusal(&key).is_none() {
+                self.transcript.show(line);
+            }
+            self.remember_refusal(key, None);
         }
         let Some(log) = &self.log else { return };
         let mut m = self.common_fields(r.event, r.subject, r.process);
@@ -692,6 +747,27 @@ mod tests {
             took >= Duration::from_millis(150) && took < Duration::from_secs(2),
             "{took:?}"
         );
+    }
+
+    #[test]
+    fn a_refusal_repeated_at_once_by_the_same_thread_is_not_asked_again() {
+        let fake = Fake::new(
+            vec![Answer::No { reason: None }, Answer::Yes],
+            Duration::ZERO,
+        );
+        let g = gate(fake.clone());
+        let mut first = exec(&["git", "reset", "--hard"], Level::Red, 5);
+        assert!(!g.ask(&first).allows());
+        // The next PATH entry: other registers, same thread, same argv.
+        first.call.args[0] = 99;
+        assert!(!g.ask(&first).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 1);
+        // Another thread is asked.
+        assert!(
+            g.ask(&exec(&["git", "reset", "--hard"], Level::Red, 6))
+                .allows()
+        );
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
     }
 
     #[test]

@@ -68,6 +68,14 @@ pub fn check(
             return Outcome::failed(EventKind::Exec, errno);
         }
     };
+    // A shell searching PATH execs every candidate: one that does not exist fails with
+    // ENOENT as the kernel would fail it, without a judgement, a question or a line.
+    if request.program.is_absolute()
+        && std::fs::symlink_metadata(&request.program)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Outcome::failed(EventKind::Exec, libc::ENOENT);
+    }
     let verdict = policy.judge(&request);
     let subject = Subject::Argv(request.raw_argv);
     let level = verdict.level.as_str();

@@ -50,6 +50,7 @@ pub fn spawn(
                 action: if allowed { "allow" } else { "deny" },
                 rule: reason.as_ref().map_or("", |r| r.rule.as_str()),
                 reason: reason.as_ref().map_or("", |r| r.what.as_str()),
+                tid: n.tid,
                 received,
             });
         }

@@ -124,6 +124,7 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
                     .as_ref()
                     .map(|r| r.what.as_str())
                     .unwrap_or(why.as_str()),
+                tid: n.tid,
                 received,
             });
         }

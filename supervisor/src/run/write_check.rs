@@ -21,6 +21,7 @@ use super::metadata::{self, MetadataOp};
 use super::path_resolve::{self, Base, Caller, Resolution};
 use super::question::{Ask, OnYes, Outcome};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
+use crate::escape::bytes_for_terminal;
 use crate::gate::decide::Subject;
 use crate::gate::{EventKind, Level};
 
@@ -404,10 +405,15 @@ pub fn check(
                 }
             };
             if let Some(p) = resolved.iter().find(|p| !fence.allows_write(p)) {
-                let what = if *op == "open" || *op == "creat" {
-                    "write outside the worktree".to_string()
-                } else {
-                    format!("{op} outside the worktree")
+                let what = match (*op, resolved.as_slice()) {
+                    ("open" | "creat", _) => "write outside the worktree".to_string(),
+                    // Both ends of a rename are shown: the person approves the move whole.
+                    (_, [from, to]) => format!(
+                        "{op} outside the worktree ({} -> {})",
+                        bytes_for_terminal(from.as_os_str().as_bytes()),
+                        bytes_for_terminal(to.as_os_str().as_bytes())
+                    ),
+                    _ => format!("{op} outside the worktree"),
                 };
                 return asked(
                     event,

@@ -36,7 +36,7 @@ impl BlockedReason {
                 self.rule
             ),
             Some(answer) => format!(
-                "fence: blocked {}: {} (rule {}; {})\n",
+                "fence: blocked {}: {} (rule {}): {}\n",
                 self.what,
                 bytes_for_terminal(&self.object),
                 self.rule,

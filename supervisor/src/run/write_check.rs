@@ -2,13 +2,16 @@
 //!
 //! Calls Landlock bounds (opens for writing, creates, renames, links, unlinks, mkdir,
 //! rmdir, symlink, mknod, truncate) are answered `CONTINUE` inside the fence — if the target
-//! swaps the path after the check, Landlock still refuses the write outside — and refused
-//! with a reason outside. Metadata calls (chmod, chown, utimes, xattrs), which Landlock does
-//! not govern, are never `CONTINUE`d on something the target can swap: inside a read-only
-//! mount view the kernel refuses them outside (EROFS) so `CONTINUE` is bounded; otherwise,
-//! and always for descriptor-based calls (a descriptor inherited from outside the sandbox
-//! sits on a writable mount), the supervisor performs them on the checked object with the
-//! target's credentials ([`super::metadata`]).
+//! swaps the path after the check, Landlock still refuses the write outside. Outside the
+//! fence, and on protected paths inside it, the call is a kernel-fence event (red): it is
+//! put to the gate, never auto-approved, and on a person's Yes carried out by the
+//! supervisor from the checked path ([`super::approved`]); a system root or a block device
+//! is refused outright (absolute rules). Metadata calls (chmod, chown, utimes, xattrs), which
+//! Landlock does not govern, are never `CONTINUE`d on something the target can swap: inside
+//! a read-only mount view the kernel refuses them outside (EROFS) so `CONTINUE` is bounded;
+//! otherwise, and always for descriptor-based calls (a descriptor inherited from outside the
+//! sandbox sits on a writable mount), the supervisor performs them on the checked object
+//! with the target's credentials ([`super::metadata`]).
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -337,10 +340,16 @@ fn asked(
 ) -> Outcome {
     let bytes = object.as_os_str().as_bytes();
     if policy::path::is_block_device(object) {
-        return refused(event, errno, what, bytes, "disk.tools");
+        return refused(event, errno, "write to a block device", bytes, "disk.tools");
     }
     if policy::path::is_system_root(object) {
-        return refused(event, errno, what, bytes, "sys.root-write");
+        return refused(
+            event,
+            errno,
+            "write to a system root",
+            bytes,
+            "sys.root-write",
+        );
     }
     let mut outcome = refused(event, errno, what, bytes, rule);
     outcome.ask = on_yes.map(|op| Ask {

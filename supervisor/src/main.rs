@@ -3,8 +3,6 @@
 
 mod check;
 mod escape;
-// Wired into `fence run` and `fence approvals` next; the interface comes first.
-#[allow(dead_code)]
 mod gate;
 mod rules_cmd;
 mod run;

@@ -8,19 +8,47 @@
 //! Always before its deadline is denied: the gate fails closed.
 //!
 //! Kernel-fence events that may never be approved (absolute rules) do not reach the gate.
+//!
+//! [`decide::Gate`] owns the session's questions: the Always set, the pending table,
+//! timeouts; [`log::AuditLog`] writes the JSON Lines audit log; [`transcript::Transcript`]
+//! prints the one-line outcome of each question.
 
+pub mod decide;
+pub mod log;
+pub mod scripted;
+pub mod socket;
+pub mod transcript;
+
+use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
 /// Version of the approval protocol spoken on the session socket (JSON lines). Sent in the
 /// handshake; a peer speaking another version is refused with a clear error.
+#[allow(dead_code)] // spoken by the socket approver and `fence approvals`
 pub const PROTOCOL_VERSION: u32 = 1;
 
 /// How long a question waits for an answer unless `--ask-timeout` says otherwise.
 pub const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(120);
 /// The accepted range of `--ask-timeout`, in seconds.
 pub const ASK_TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 10..=3600;
+
+/// What the approver (and `fence sessions`) knows about the session it answers for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// The session's id (unique on this machine while it runs).
+    pub id: String,
+    pub worktree: PathBuf,
+    /// The wrapped command, each word escaped.
+    pub command: Vec<String>,
+    /// The supervisor's pid.
+    pub fence_pid: u32,
+    /// Milliseconds since the Unix epoch.
+    pub started_at_ms: u64,
+    /// How long a question waits (`--ask-timeout`).
+    pub ask_timeout: Duration,
+}
 
 /// The level of the event that is asked about (green never asks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -125,6 +153,13 @@ pub trait Approver: Send + Sync {
 
     /// A short name for banners and the log (`deny`, `socket`).
     fn name(&self) -> &'static str;
+
+    /// Whether `ask` always returns at once without putting the question to anyone (the
+    /// deny approver): the notification loop then answers inline instead of handing the
+    /// question to a thread of its own.
+    fn answers_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// `--approver deny`: nobody answers; every question is No at once.
@@ -142,6 +177,10 @@ impl Approver for DenyApprover {
 
     fn name(&self) -> &'static str {
         "deny"
+    }
+
+    fn answers_at_once(&self) -> bool {
+        true
     }
 }
 

@@ -21,16 +21,28 @@ pub struct BlockedReason {
     pub object: Vec<u8>,
     /// Rule id, e.g. `fence.write-outside`.
     pub rule: String,
+    /// How a question about it was answered (`denied: use the staging remote`, `no answer
+    /// in time`), when it was asked.
+    pub answer: Option<String>,
 }
 
 impl BlockedReason {
     pub fn line(&self) -> String {
-        format!(
-            "fence: blocked {}: {} (rule {})\n",
-            self.what,
-            bytes_for_terminal(&self.object),
-            self.rule
-        )
+        match &self.answer {
+            None => format!(
+                "fence: blocked {}: {} (rule {})\n",
+                self.what,
+                bytes_for_terminal(&self.object),
+                self.rule
+            ),
+            Some(answer) => format!(
+                "fence: blocked {}: {} (rule {}): {}\n",
+                self.what,
+                bytes_for_terminal(&self.object),
+                self.rule,
+                crate::escape::for_terminal(answer)
+            ),
+        }
     }
 }
 

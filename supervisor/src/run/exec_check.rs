@@ -11,12 +11,17 @@ use std::path::{Path, PathBuf};
 use super::blocked_reason::BlockedReason;
 use super::listener::{Notification, Response};
 use super::path_resolve::{self, Base, Caller, Resolution};
+use super::question::{Ask, OnYes, Outcome};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
+use crate::gate::decide::Subject;
+use crate::gate::{EventKind, Level};
 
 /// One exec as the policy sees it.
 #[derive(Debug, Clone)]
 pub struct ExecRequest {
     pub argv: Vec<String>,
+    /// The argv as the target gave it (Always matches it exactly).
+    pub raw_argv: Vec<Vec<u8>>,
     /// The program as the kernel will find it (resolved through symlinks when possible).
     pub program: PathBuf,
     pub cwd: PathBuf,
@@ -26,8 +31,11 @@ pub struct ExecRequest {
 /// The policy's answer for one exec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecJudgement {
-    pub allow: bool,
+    pub action: policy::Action,
+    pub level: policy::Level,
     pub rule: String,
+    /// The rule's description, for a question's card.
+    pub description: String,
     pub reason: String,
     /// The text that decided.
     pub part: String,
@@ -38,22 +46,18 @@ pub trait ExecPolicy: Send + Sync {
     fn judge(&self, request: &ExecRequest) -> ExecJudgement;
 }
 
-/// The outcome of the check.
-#[derive(Debug)]
-pub struct ExecDecision {
-    pub response: Response,
-    pub reason: Option<BlockedReason>,
-}
-
-/// Reads the exec's program and argv from the target and asks `policy`.
+/// Reads the exec's program and argv from the target and asks `policy`: allowed execs run
+/// (`CONTINUE`), refused ones fail with EACCES and a reason, and those the policy asks
+/// about become a question (on Yes: `CONTINUE`).
 pub fn check(
     policy: &dyn ExecPolicy,
     worktree: &Path,
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &Notification,
-) -> ExecDecision {
-    match read_request(worktree, mem, caller, n) {
+) -> Outcome {
+    let request = match read_request(worktree, mem, caller, n) {
+        Ok(r) => r,
         Err(e) => {
             // Unreadable or oversized arguments: refuse (fail closed).
             let errno = match e {
@@ -61,41 +65,69 @@ pub fn check(
                 MemoryError::Stale => libc::EINTR,
                 MemoryError::Unreadable(_) => libc::EFAULT,
             };
-            ExecDecision {
-                response: Response::Error(errno),
-                reason: None,
-            }
+            return Outcome::failed(EventKind::Exec, errno);
         }
-        Ok(request) => {
-            let verdict = policy.judge(&request);
-            if verdict.allow {
-                // The exec itself is the target's: CONTINUE lets the kernel run it, with
-                // Landlock's execute right and no_new_privs still in force.
-                ExecDecision {
-                    response: Response::Continue,
-                    reason: None,
-                }
-            } else {
-                let object = if verdict.part.is_empty() {
-                    request.argv.join(" ")
-                } else {
-                    verdict.part.clone()
-                };
-                let what = if verdict.reason.is_empty() {
-                    "command".to_string()
-                } else {
-                    format!("command ({})", verdict.reason)
-                };
-                ExecDecision {
-                    response: Response::Error(libc::EACCES),
-                    reason: Some(BlockedReason {
-                        what,
-                        object: object.into_bytes(),
-                        rule: verdict.rule,
-                    }),
-                }
-            }
-        }
+    };
+    // A shell searching PATH execs every candidate: one that does not exist fails with
+    // ENOENT as the kernel would fail it, without a judgement, a question or a line.
+    if request.program.is_absolute()
+        && std::fs::symlink_metadata(&request.program)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
+        return Outcome::failed(EventKind::Exec, libc::ENOENT);
+    }
+    let verdict = policy.judge(&request);
+    let subject = Subject::Argv(request.raw_argv);
+    let level = verdict.level.as_str();
+    if verdict.action == policy::Action::Allow {
+        // The exec itself is the target's: CONTINUE lets the kernel run it, with
+        // Landlock's execute right and no_new_privs still in force.
+        return Outcome {
+            event: EventKind::Exec,
+            subject: Some(subject),
+            allowed: true,
+            level,
+            rule: verdict.rule,
+            why: verdict.reason,
+            response: Response::Continue,
+            reason: None,
+            ask: None,
+        };
+    }
+    let object = if verdict.part.is_empty() {
+        request.argv.join(" ")
+    } else {
+        verdict.part.clone()
+    };
+    let what = if verdict.reason.is_empty() {
+        "command".to_string()
+    } else {
+        format!("command ({})", verdict.reason)
+    };
+    let ask = (verdict.action == policy::Action::Ask).then(|| Ask {
+        level: match verdict.level {
+            policy::Level::Red => Level::Red,
+            policy::Level::Yellow | policy::Level::Green => Level::Yellow,
+        },
+        rule: verdict.rule.clone(),
+        description: verdict.description.clone(),
+        on_yes: OnYes::Continue,
+    });
+    Outcome {
+        event: EventKind::Exec,
+        subject: Some(subject),
+        allowed: false,
+        level,
+        rule: verdict.rule.clone(),
+        why: verdict.reason,
+        response: Response::Error(libc::EACCES),
+        reason: Some(BlockedReason {
+            what,
+            object: object.into_bytes(),
+            rule: verdict.rule,
+            answer: None,
+        }),
+        ask,
     }
 }
 
@@ -132,6 +164,7 @@ fn read_request(
             .iter()
             .map(|a| String::from_utf8_lossy(a).into_owned())
             .collect(),
+        raw_argv: argv,
         program,
         cwd,
         current_branch: crate::session::current_branch(worktree),
@@ -139,8 +172,8 @@ fn read_request(
 }
 
 impl ExecPolicy for policy::Classifier {
-    /// Exec context of the policy crate. Ask has no approval channel to go to here, so it
-    /// is refused with the rule's reason (fail closed).
+    /// Exec context of the policy crate, in the session's mode (`--mode auto` turns the
+    /// askable exec rules into Allow; `ask-all` asks about programs no rule matches).
     fn judge(&self, request: &ExecRequest) -> ExecJudgement {
         let verdict = self.classify_exec(&policy::ExecEvent {
             argv: &request.argv,
@@ -148,8 +181,15 @@ impl ExecPolicy for policy::Classifier {
             cwd: &request.cwd,
             current_branch: request.current_branch.as_deref(),
         });
+        let description = self
+            .table()
+            .find(&verdict.rule)
+            .map(|i| self.table().rules[i].description.clone())
+            .unwrap_or_default();
         ExecJudgement {
-            allow: verdict.action == policy::Action::Allow,
+            action: verdict.action,
+            level: verdict.level,
+            description,
             rule: verdict.rule,
             reason: verdict.reason,
             part: verdict.part,

@@ -256,15 +256,16 @@ fn open_beneath(root: &Path, rel: &Path, follow_last: bool) -> io::Result<OwnedF
 }
 
 /// Performs a descriptor-based metadata call on the object the target's descriptor `fd`
-/// refers to, fetched with `pidfd_getfd`; `Err` carries the object's path when it lies
-/// outside the fence.
+/// refers to, fetched with `pidfd_getfd`; `Err` carries the object's path and the fetched
+/// descriptor when it lies outside the fence or on a protected path (the gate may then ask,
+/// and [`apply_on_fetched`] acts on that very object).
 pub fn perform_on_fd(
     fence: &Fence,
     mem: &TargetMemory<'_>,
     caller: Caller,
     fd: i32,
     op: &MetadataOp,
-) -> Result<Response, Vec<u8>> {
+) -> Result<Response, (Vec<u8>, OwnedFd)> {
     let copy = match pidfd::open(caller).and_then(|p| pidfd::get_fd(&p, fd)) {
         Ok(c) => c,
         Err(_) => return Ok(Response::Error(libc::EBADF)),
@@ -276,17 +277,47 @@ pub fn perform_on_fd(
         bytes.strip_suffix(b" (deleted)").unwrap_or(bytes),
     ));
     if !path.is_absolute() || fence.root_of(path).is_none() || fence.is_protected(path, false) {
-        return Err(bytes.to_vec());
+        return Err((bytes.to_vec(), copy));
     }
-    let prepared = match prepare(mem, op) {
-        Ok(p) => p,
-        Err(errno) => return Ok(Response::Error(errno)),
-    };
     let creds = match TargetCredentials::of_thread(caller.tid) {
         Ok(c) => c,
         Err(_) => return Ok(Response::Error(libc::EPERM)),
     };
-    Ok(respond_with(act_as(&creds, move || {
-        Ok(apply(&copy, &prepared))
-    })))
+    Ok(apply_on_fetched(mem, &creds, copy, op))
+}
+
+/// Applies `op` to `object` (a descriptor the supervisor holds) with `creds`.
+pub fn apply_on_fetched(
+    mem: &TargetMemory<'_>,
+    creds: &TargetCredentials,
+    object: OwnedFd,
+    op: &MetadataOp,
+) -> Response {
+    let prepared = match prepare(mem, op) {
+        Ok(p) => p,
+        Err(errno) => return Response::Error(errno),
+    };
+    respond_with(act_as(creds, move || Ok(apply(&object, &prepared))))
+}
+
+/// Performs a path-based metadata call a person approved on `target`, the checked and
+/// resolved path, opened again with no symlink allowed anywhere on it
+/// ([`super::approved::open_checked`]).
+pub fn perform_on_checked_path(
+    mem: &TargetMemory<'_>,
+    creds: &TargetCredentials,
+    target: &Path,
+    follow_last: bool,
+    op: &MetadataOp,
+) -> Response {
+    let prepared = match prepare(mem, op) {
+        Ok(p) => p,
+        Err(errno) => return Response::Error(errno),
+    };
+    let target = target.to_path_buf();
+    let flags = libc::O_PATH | libc::O_CLOEXEC | if follow_last { 0 } else { libc::O_NOFOLLOW };
+    respond_with(act_as(creds, move || {
+        let fd = super::approved::open_checked(&target, flags, 0)?;
+        Ok(apply(&fd, &prepared))
+    }))
 }

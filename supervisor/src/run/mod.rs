@@ -2,6 +2,8 @@
 //! process tree, and every exec and attempted write outside reaches the policy.
 
 mod acting;
+mod approval;
+mod approved;
 mod blocked_reason;
 pub mod exec_check;
 mod fence;
@@ -14,6 +16,7 @@ mod path_resolve;
 mod pidfd;
 mod preflight;
 mod prepare;
+mod question;
 mod spawn;
 mod target_memory;
 mod write_check;
@@ -65,6 +68,21 @@ pub struct RunArgs {
     #[arg(long = "tmp-size", value_name = "SIZE", default_value = "1G",
           value_parser = limits::parse_size)]
     pub tmp_size: u64,
+    /// default, auto (askable exec rules run without asking; writes outside, protected
+    /// paths and connections are still asked) or ask-all (programs no rule matches ask).
+    #[arg(long, value_name = "MODE", value_parser = approval::parse_run_mode)]
+    pub mode: Option<policy::Mode>,
+    /// Who answers questions: socket (a person, through `fence approvals`; the default
+    /// when interactive) or deny (every question is No; the default otherwise).
+    #[arg(long, value_name = "APPROVER", value_parser = approval::parse_approver)]
+    pub approver: Option<approval::ApproverChoice>,
+    /// Seconds a question waits for an answer before it is denied (10 to 3600).
+    #[arg(long = "ask-timeout", value_name = "SECS", default_value_t = crate::gate::DEFAULT_ASK_TIMEOUT.as_secs(),
+          value_parser = approval::parse_ask_timeout)]
+    pub ask_timeout: u64,
+    /// Append a JSON Lines audit log of every decision to FILE (created mode 0600).
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -106,8 +124,18 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         args.force_worktree,
     )
     .map_err(|e| format!("{e:#}"))?;
+    let gate = approval::start_gate(&approval::GateSettings {
+        approver: args.approver.as_ref(),
+        mode: args.mode.unwrap_or_default(),
+        ask_timeout: args.ask_timeout,
+        log: args.log.as_deref(),
+        worktree: &worktree,
+        command: &args.command,
+    })?;
+    let gate_guard = GateGuard(gate.clone());
+    gate.log_session_start(abi, &missing);
     let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
-    let policy = exec_policy(&worktree, &tmp.path)?;
+    let policy = exec_policy(&worktree, &tmp.path, args.mode)?;
     let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
@@ -236,6 +264,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                             listener: Arc::new(listener),
                             fence: fence.clone(),
                             policy: policy.clone(),
+                            gate: gate.clone(),
                             counters: counters.clone(),
                         };
                         if let Err(e) = notify_loop::spawn(supervision) {
@@ -286,15 +315,32 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     }
 
     let status = wait_for(shim_process.pid);
+    let code = failure.unwrap_or(status);
+    gate.close(Some(code));
+    drop(gate_guard);
     drop(cgroup);
     drop(tmp);
-    Ok(failure.unwrap_or(status))
+    Ok(code)
+}
+
+/// Closes the gate (pending questions denied, the log written out) on every way out of the
+/// session, errors included.
+struct GateGuard(Arc<crate::gate::decide::Gate>);
+
+impl Drop for GateGuard {
+    fn drop(&mut self) {
+        self.0.close(None);
+    }
 }
 
 /// The policy crate's classifier for this session, in exec context.
-fn exec_policy(worktree: &Path, tmpdir: &Path) -> Result<Arc<dyn exec_check::ExecPolicy>, String> {
+fn exec_policy(
+    worktree: &Path,
+    tmpdir: &Path,
+    mode: Option<policy::Mode>,
+) -> Result<Arc<dyn exec_check::ExecPolicy>, String> {
     let mut loaded =
-        crate::session::load(worktree.to_path_buf(), None, None).map_err(|e| format!("{e:#}"))?;
+        crate::session::load(worktree.to_path_buf(), mode, None).map_err(|e| format!("{e:#}"))?;
     for w in &loaded.warnings {
         eprintln!(
             "fence: warning: {}",

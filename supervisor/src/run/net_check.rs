@@ -9,6 +9,7 @@
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::acting::{TargetCredentials, act_as};
 use super::blocked_reason::{self, BlockedReason};
@@ -16,22 +17,84 @@ use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
 use super::path_resolve::{self, Base, Caller, Resolution};
 use super::pidfd;
+use super::question::process_info;
 use super::target_memory::TargetMemory;
+use crate::gate::EventKind;
+use crate::gate::decide::{Gate, Record, Subject};
 
 /// Largest datagram performed for the target.
 const MAX_DATAGRAM: u64 = 1 << 20;
 const SOCKADDR_MAX: u64 = std::mem::size_of::<libc::sockaddr_storage>() as u64;
 
 /// Handles one `connect` or `sendto` on a new thread.
-pub fn spawn(listener: Arc<Listener>, fence: Arc<Fence>, caller: Caller, n: Notification) {
+pub fn spawn(
+    listener: Arc<Listener>,
+    fence: Arc<Fence>,
+    gate: Arc<Gate>,
+    caller: Caller,
+    n: Notification,
+) {
+    let received = Instant::now();
     std::thread::spawn(move || {
         let mem = TargetMemory::new(&listener, &n);
         let (response, reason) = decide(&fence, &mem, caller, &n);
+        if gate.logging() || reason.is_some() {
+            let (event, subject) = address_of(&mem, &n);
+            let process = gate.logging().then(|| process_info(caller));
+            let allowed = reason.is_none() && response != Response::Error(libc::EACCES);
+            gate.record(&Record {
+                event,
+                subject: &subject,
+                process: process.as_ref(),
+                level: if allowed { "green" } else { "red" },
+                action: if allowed { "allow" } else { "deny" },
+                rule: reason.as_ref().map_or("", |r| r.rule.as_str()),
+                reason: reason.as_ref().map_or("", |r| r.what.as_str()),
+                tid: n.tid,
+                received,
+            });
+        }
         if let Some(reason) = reason.filter(|_| !fence.quiet_blocks) {
             blocked_reason::tell(caller, &reason);
         }
         listener.respond(n.id, response);
     });
+}
+
+/// The destination of a `connect`/`sendto` for the log: a unix socket's path, else the
+/// address as `host:port` (IPv6 in brackets).
+fn address_of(mem: &TargetMemory<'_>, n: &Notification) -> (EventKind, Subject) {
+    let (addr, len) = if n.nr == libc::SYS_connect {
+        (n.args[1], n.args[2])
+    } else {
+        (n.args[4], n.args[5])
+    };
+    let bytes = mem
+        .bytes(addr, len.min(SOCKADDR_MAX) as usize)
+        .unwrap_or_default();
+    if let Some(path) = unix_socket_path(&bytes) {
+        return (EventKind::Unix, Subject::Path(path.to_vec()));
+    }
+    let family = bytes
+        .get(..2)
+        .map(|b| u16::from_ne_bytes([b[0], b[1]]) as i32);
+    let text = match family {
+        Some(libc::AF_INET) if bytes.len() >= 8 => {
+            let port = u16::from_be_bytes([bytes[2], bytes[3]]);
+            let ip = std::net::Ipv4Addr::new(bytes[4], bytes[5], bytes[6], bytes[7]);
+            format!("{ip}:{port}")
+        }
+        Some(libc::AF_INET6) if bytes.len() >= 24 => {
+            let port = u16::from_be_bytes([bytes[2], bytes[3]]);
+            let mut octets = [0u8; 16];
+            octets.copy_from_slice(&bytes[8..24]);
+            format!("[{}]:{port}", std::net::Ipv6Addr::from(octets))
+        }
+        Some(libc::AF_UNIX) => "unix:abstract-or-unnamed".to_string(),
+        Some(f) => format!("family {f}"),
+        None => String::new(),
+    };
+    (EventKind::Connect, Subject::Addr(text))
 }
 
 fn decide(
@@ -67,6 +130,7 @@ fn decide(
                         what: "connection to a unix socket outside the worktree".into(),
                         object: p.as_os_str().as_bytes().to_vec(),
                         rule: "fence.unix-outside".into(),
+                        answer: None,
                     }),
                 );
             }
@@ -77,6 +141,7 @@ fn decide(
                         what: "connection to a unix socket fence cannot resolve".into(),
                         object: path.to_vec(),
                         rule: "fence.unix-outside".into(),
+                        answer: None,
                     }),
                 );
             }

@@ -1,22 +1,26 @@
-//! The notification loop: receives each notified call, routes it to its check, tells the
-//! process why when it is refused, and answers.
+//! The notification loop: receives each notified call, routes it to its check, and answers.
 //!
-//! One receiving thread handles exec and filesystem calls inline: their checks read a few
+//! One receiving thread judges exec and filesystem calls inline: their checks read a few
 //! bytes and /proc entries and never wait on another process, and with synchronous
-//! wake-ups one thread is faster than several. Calls that may block (connect, sendto) get
-//! a thread of their own, so no process ever waits on another's call.
+//! wake-ups one thread is faster than several. A call the policy asks about is handed to a
+//! thread of its own while its question waits ([`super::question::settle`]), and calls
+//! that may block (connect, sendto) get one too, so no process ever waits on another's
+//! call or question.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
 
-use super::blocked_reason;
 use super::exec_check::{self, ExecPolicy};
 use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
 use super::net_check;
 use super::path_resolve::Caller;
+use super::question::{self, Outcome, Settle};
 use super::target_memory::TargetMemory;
 use super::write_check;
+use crate::gate::EventKind;
+use crate::gate::decide::Gate;
 
 /// Counters, read at the end of a session.
 #[derive(Debug, Default)]
@@ -29,6 +33,7 @@ pub struct Supervision {
     pub listener: Arc<Listener>,
     pub fence: Arc<Fence>,
     pub policy: Arc<dyn ExecPolicy>,
+    pub gate: Arc<Gate>,
     pub counters: Arc<Counters>,
 }
 
@@ -41,9 +46,14 @@ pub fn spawn(s: Supervision) -> std::io::Result<()> {
 }
 
 fn run(s: Supervision) {
+    let settle = Settle {
+        listener: s.listener.clone(),
+        gate: s.gate.clone(),
+        quiet_blocks: s.fence.quiet_blocks,
+    };
     loop {
         match s.listener.receive() {
-            Ok(Some(n)) => handle(&s, n),
+            Ok(Some(n)) => handle(&s, &settle, n),
             Ok(None) => continue,
             // The listener is unusable: every later notified call fails with ENOSYS in the
             // target (the kernel's answer once no listener is left), which is closed.
@@ -52,29 +62,31 @@ fn run(s: Supervision) {
     }
 }
 
-fn handle(s: &Supervision, n: Notification) {
+fn handle(s: &Supervision, settle: &Settle, n: Notification) {
+    let received = Instant::now();
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::new(n.tid);
     if n.nr == libc::SYS_connect || n.nr == libc::SYS_sendto {
-        net_check::spawn(s.listener.clone(), s.fence.clone(), caller, n);
+        net_check::spawn(
+            s.listener.clone(),
+            s.fence.clone(),
+            s.gate.clone(),
+            caller,
+            n,
+        );
         return;
     }
     let mem = TargetMemory::new(&s.listener, &n);
-    let (response, reason) = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
-        let d = exec_check::check(s.policy.as_ref(), &s.fence.worktree, &mem, caller, &n);
-        (d.response, d.reason)
+    let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
+        exec_check::check(s.policy.as_ref(), &s.fence.worktree, &mem, caller, &n)
     } else if let Some(call) = write_check::decode(&n) {
-        let d = write_check::check(&s.fence, &mem, caller, &call);
-        (d.response, d.reason)
+        write_check::check(&s.fence, &mem, caller, &n, &call)
     } else {
         // A call the filter sends but no check owns: refuse.
-        (Response::Error(libc::EPERM), None)
+        Outcome::failed(EventKind::Write, libc::EPERM)
     };
-    if response != Response::Continue && !matches!(response, Response::Value(_)) {
+    if !outcome.allowed && !matches!(outcome.response, Response::Continue | Response::Value(_)) {
         s.counters.denied.fetch_add(1, Ordering::Relaxed);
     }
-    if let Some(reason) = reason.filter(|_| !s.fence.quiet_blocks) {
-        blocked_reason::tell(caller, &reason);
-    }
-    s.listener.respond(n.id, response);
+    question::settle(settle, n, caller, outcome, received);
 }

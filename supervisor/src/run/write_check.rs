@@ -2,23 +2,31 @@
 //!
 //! Calls Landlock bounds (opens for writing, creates, renames, links, unlinks, mkdir,
 //! rmdir, symlink, mknod, truncate) are answered `CONTINUE` inside the fence — if the target
-//! swaps the path after the check, Landlock still refuses the write outside — and refused
-//! with a reason outside. Metadata calls (chmod, chown, utimes, xattrs), which Landlock does
-//! not govern, are never `CONTINUE`d on something the target can swap: inside a read-only
-//! mount view the kernel refuses them outside (EROFS) so `CONTINUE` is bounded; otherwise,
-//! and always for descriptor-based calls (a descriptor inherited from outside the sandbox
-//! sits on a writable mount), the supervisor performs them on the checked object with the
-//! target's credentials ([`super::metadata`]).
+//! swaps the path after the check, Landlock still refuses the write outside. Outside the
+//! fence, and on protected paths inside it, the call is a kernel-fence event (red): it is
+//! put to the gate, never auto-approved, and on a person's Yes carried out by the
+//! supervisor from the checked path ([`super::approved`]); a system root or a block device
+//! is refused outright (absolute rules). Metadata calls (chmod, chown, utimes, xattrs), which
+//! Landlock does not govern, are never `CONTINUE`d on something the target can swap: inside
+//! a read-only mount view the kernel refuses them outside (EROFS) so `CONTINUE` is bounded;
+//! otherwise, and always for descriptor-based calls (a descriptor inherited from outside the
+//! sandbox sits on a writable mount), the supervisor performs them on the checked object
+//! with the target's credentials ([`super::metadata`]).
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use super::approved::{self, Operation};
 use super::blocked_reason::BlockedReason;
 use super::fence::Fence;
 use super::listener::{Notification, Response};
 use super::metadata::{self, MetadataOp};
 use super::path_resolve::{self, Base, Caller, Resolution};
+use super::question::{Ask, OnYes, Outcome};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
+use crate::escape::bytes_for_terminal;
+use crate::gate::decide::Subject;
+use crate::gate::{EventKind, Level};
 
 /// One path argument of a call.
 #[derive(Debug, Clone, Copy)]
@@ -254,38 +262,6 @@ pub fn decode(n: &Notification) -> Option<FsCall> {
     }
 }
 
-/// The answer, and the reason to tell the process when it is refused.
-#[derive(Debug)]
-pub struct Decision {
-    pub response: Response,
-    pub reason: Option<BlockedReason>,
-}
-
-impl Decision {
-    fn cont() -> Decision {
-        Decision {
-            response: Response::Continue,
-            reason: None,
-        }
-    }
-    fn deny(errno: i32, what: &str, object: &[u8], rule: &str) -> Decision {
-        Decision {
-            response: Response::Error(errno),
-            reason: Some(BlockedReason {
-                what: what.to_string(),
-                object: object.to_vec(),
-                rule: rule.to_string(),
-            }),
-        }
-    }
-    fn error(errno: i32) -> Decision {
-        Decision {
-            response: Response::Error(errno),
-            reason: None,
-        }
-    }
-}
-
 fn errno_of(e: &MemoryError) -> i32 {
     match e {
         MemoryError::TooLong(_) => libc::ENAMETOOLONG,
@@ -315,61 +291,170 @@ fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
     }
 }
 
-/// Judges one filesystem call.
-pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCall) -> Decision {
+/// An allowed call: `response` (CONTINUE, or the result of a call the supervisor made).
+fn allowed(event: EventKind, object: Vec<u8>, response: Response) -> Outcome {
+    Outcome {
+        event,
+        subject: Some(Subject::Path(object)),
+        allowed: true,
+        level: "green",
+        rule: String::new(),
+        why: String::new(),
+        response,
+        reason: None,
+        ask: None,
+    }
+}
+
+/// A refusal nobody is asked about.
+fn refused(event: EventKind, errno: i32, what: &str, object: &[u8], rule: &str) -> Outcome {
+    Outcome {
+        event,
+        subject: Some(Subject::Path(object.to_vec())),
+        allowed: false,
+        level: "red",
+        rule: rule.to_string(),
+        why: what.to_string(),
+        response: Response::Error(errno),
+        reason: Some(BlockedReason {
+            what: what.to_string(),
+            object: object.to_vec(),
+            rule: rule.to_string(),
+            answer: None,
+        }),
+        ask: None,
+    }
+}
+
+/// A kernel-fence event (red): refused unless a person says Yes, then carried out by the
+/// supervisor (`on_yes`); refused outright when there is nothing to carry out, and when
+/// the path lies in a system root or is a block device (absolute rules of SPEC §2: nobody
+/// is asked, in any mode).
+fn asked(
+    event: EventKind,
+    errno: i32,
+    what: &str,
+    object: &Path,
+    rule: &str,
+    on_yes: Option<Operation>,
+) -> Outcome {
+    let bytes = object.as_os_str().as_bytes();
+    if policy::path::is_block_device(object) {
+        return refused(event, errno, "write to a block device", bytes, "disk.tools");
+    }
+    if policy::path::is_system_root(object) {
+        return refused(
+            event,
+            errno,
+            "write to a system root",
+            bytes,
+            "sys.root-write",
+        );
+    }
+    let mut outcome = refused(event, errno, what, bytes, rule);
+    outcome.ask = on_yes.map(|op| Ask {
+        level: Level::Red,
+        rule: rule.to_string(),
+        description: what.to_string(),
+        on_yes: OnYes::Perform(op),
+    });
+    outcome
+}
+
+/// Judges one filesystem call. Inside the fence: `CONTINUE` (Landlock bounds it) or, for
+/// metadata, performed by the supervisor. Outside, and on protected paths: a question; on
+/// Yes the supervisor carries the call out from the checked values ([`super::approved`]).
+pub fn check(
+    fence: &Fence,
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    n: &Notification,
+    call: &FsCall,
+) -> Outcome {
     match call {
         FsCall::Bounded {
             op,
             paths,
             link_source,
         } => {
-            if let Some(source) = link_source {
-                match resolve_arg(mem, caller, source) {
-                    Err(e) => return Decision::error(errno_of(&e)),
-                    Ok((_, Resolution::Path(p))) if !fence.allows_write(&p) => {
-                        return Decision::deny(
-                            libc::EACCES,
-                            "hardlink to a file outside the worktree",
-                            p.as_os_str().as_bytes(),
-                            "fence.hardlink-outside",
-                        );
-                    }
-                    // Inside, or not resolvable from outside: Landlock's REFER right bounds it.
-                    Ok(_) => {}
+            let event = EventKind::Write;
+            let mut source: Option<PathBuf> = None;
+            let mut unresolvable = false;
+            if let Some(arg) = link_source {
+                match resolve_arg(mem, caller, arg) {
+                    Err(e) => return Outcome::failed(event, errno_of(&e)),
+                    Ok((_, Resolution::Path(p))) => source = Some(p),
+                    // Not resolvable from outside: Landlock's REFER right bounds it.
+                    Ok(_) => unresolvable = true,
                 }
             }
+            let mut resolved: Vec<PathBuf> = Vec::with_capacity(paths.len());
+            let mut first_shown: Vec<u8> = Vec::new();
             for arg in paths {
                 match resolve_arg(mem, caller, arg) {
-                    Err(e) => return Decision::error(errno_of(&e)),
-                    Ok((_, Resolution::Path(p))) if !fence.allows_write(&p) => {
-                        let what = if *op == "open" || *op == "creat" {
-                            "write outside the worktree".to_string()
-                        } else {
-                            format!("{op} outside the worktree")
-                        };
-                        return Decision::deny(
-                            libc::EACCES,
-                            &what,
-                            p.as_os_str().as_bytes(),
-                            "fence.write-outside",
-                        );
+                    Err(e) => return Outcome::failed(event, errno_of(&e)),
+                    Ok((raw, resolution)) => {
+                        if first_shown.is_empty() {
+                            first_shown = shown(&raw, &resolution);
+                        }
+                        match resolution {
+                            Resolution::Path(p) => resolved.push(p),
+                            // A pipe behind /proc/self/fd, another process's /proc: Landlock
+                            // decides.
+                            Resolution::Unresolvable(_) => unresolvable = true,
+                        }
                     }
-                    Ok((_, Resolution::Path(p)))
-                        if fence.is_protected(&p, matches!(*op, "rename" | "unlink")) =>
-                    {
-                        return Decision::deny(
-                            libc::EACCES,
-                            "write to a protected path",
-                            p.as_os_str().as_bytes(),
-                            "fence.protected-path",
-                        );
-                    }
-                    // Unresolvable from outside (a pipe behind /proc/self/fd, another
-                    // process's /proc): Landlock decides.
-                    Ok(_) => {}
                 }
             }
-            Decision::cont()
+            let perform = || {
+                if unresolvable {
+                    None
+                } else {
+                    approved::operation_for(n, mem, &resolved, source.as_deref())
+                }
+            };
+            if let Some(p) = resolved.iter().find(|p| !fence.allows_write(p)) {
+                let what = match (*op, resolved.as_slice()) {
+                    ("open" | "creat", _) => "write outside the worktree".to_string(),
+                    // Both ends of a rename are shown: the person approves the move whole.
+                    (_, [from, to]) => format!(
+                        "{op} outside the worktree ({} -> {})",
+                        bytes_for_terminal(from.as_os_str().as_bytes()),
+                        bytes_for_terminal(to.as_os_str().as_bytes())
+                    ),
+                    _ => format!("{op} outside the worktree"),
+                };
+                return asked(
+                    event,
+                    libc::EACCES,
+                    &what,
+                    p,
+                    "fence.write-outside",
+                    perform(),
+                );
+            }
+            if let Some(src) = source.as_ref().filter(|p| !fence.allows_write(p)) {
+                return asked(
+                    event,
+                    libc::EACCES,
+                    "hardlink to a file outside the worktree",
+                    src,
+                    "fence.hardlink-outside",
+                    perform(),
+                );
+            }
+            let removal = matches!(*op, "rename" | "unlink");
+            if let Some(p) = resolved.iter().find(|p| fence.is_protected(p, removal)) {
+                return asked(
+                    event,
+                    libc::EACCES,
+                    "write to a protected path",
+                    p,
+                    "fence.protected-path",
+                    perform(),
+                );
+            }
+            allowed(event, first_shown, Response::Continue)
         }
         FsCall::OpenHow {
             path,
@@ -378,11 +463,11 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
         } => {
             // struct open_how { u64 flags; u64 mode; u64 resolve; }: only flags matter here.
             if *size < 8 {
-                return Decision::error(libc::EINVAL);
+                return Outcome::failed(EventKind::Write, libc::EINVAL);
             }
             let flags = match mem.bytes(*how_addr, 8) {
                 Ok(b) => u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])),
-                Err(e) => return Decision::error(errno_of(&e)),
+                Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
             };
             let writes = shim::seccomp_filters::WRITE_OPEN_FLAGS
                 .iter()
@@ -390,7 +475,10 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
             if !writes {
                 // A read: the kernel (Landlock) enforces reads; a later swap of the flags is
                 // bounded by Landlock as well.
-                return Decision::cont();
+                return Outcome {
+                    subject: None,
+                    ..allowed(EventKind::Write, Vec::new(), Response::Continue)
+                };
             }
             let arg = PathArg {
                 follow_last: open_follows(flags),
@@ -400,6 +488,7 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                 fence,
                 mem,
                 caller,
+                n,
                 &FsCall::Bounded {
                     op: "open",
                     paths: vec![arg],
@@ -408,12 +497,14 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
             )
         }
         FsCall::MetadataPath { path, op } => {
+            let event = EventKind::Metadata;
             let (raw, resolution) = match resolve_arg(mem, caller, path) {
                 Ok(r) => r,
-                Err(e) => return Decision::error(errno_of(&e)),
+                Err(e) => return Outcome::failed(event, errno_of(&e)),
             };
             if *op == MetadataOp::Unsupported {
-                return Decision::deny(
+                return refused(
+                    event,
                     libc::EPERM,
                     "metadata change (call not supported under fence)",
                     &raw,
@@ -423,7 +514,8 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
             let target = match resolution {
                 Resolution::Path(p) => p,
                 Resolution::Unresolvable(_) => {
-                    return Decision::deny(
+                    return refused(
+                        event,
                         libc::EPERM,
                         "metadata change on a path fence cannot resolve",
                         &raw,
@@ -431,47 +523,86 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                     );
                 }
             };
+            let on_yes = || {
+                Some(Operation::Metadata {
+                    path: target.clone(),
+                    follow_last: path.follow_last,
+                    op: *op,
+                })
+            };
             if fence.is_protected(&target, false) {
-                return Decision::deny(
+                return asked(
+                    event,
                     libc::EPERM,
                     "metadata change on a protected path",
-                    &shown(&raw, &Resolution::Path(target)),
+                    &target,
                     "fence.protected-path",
+                    on_yes(),
                 );
             }
             let Some(root) = fence.root_of(&target).map(PathBuf::from) else {
-                return Decision::deny(
+                return asked(
+                    event,
                     libc::EPERM,
                     "metadata change outside the worktree",
-                    &shown(&raw, &Resolution::Path(target)),
+                    &target,
                     "fence.metadata-outside",
+                    on_yes(),
                 );
             };
+            let object = target.as_os_str().as_bytes().to_vec();
             if fence.read_only_view {
-                return Decision::cont();
+                return allowed(event, object, Response::Continue);
             }
             let response =
                 metadata::perform_on_path(mem, caller, &root, &target, path.follow_last, op);
-            Decision {
-                response,
-                reason: None,
-            }
+            allowed(event, object, response)
         }
         FsCall::MetadataFd { fd, op } => {
+            let event = EventKind::Metadata;
             if *op == MetadataOp::Unsupported {
-                return Decision::error(libc::EPERM);
+                return Outcome::failed(event, libc::EPERM);
             }
             match metadata::perform_on_fd(fence, mem, caller, *fd, op) {
-                Ok(response) => Decision {
-                    response,
-                    reason: None,
+                Ok(response) => Outcome {
+                    subject: None,
+                    ..allowed(event, Vec::new(), response)
                 },
-                Err(object) => Decision::deny(
-                    libc::EPERM,
-                    "metadata change outside the worktree",
-                    &object,
-                    "fence.metadata-outside",
-                ),
+                Err((object, copy)) => {
+                    let path = Path::new(std::ffi::OsStr::from_bytes(&object));
+                    if !path.is_absolute() {
+                        // Not a file (a pipe, a socket, an anonymous inode): nothing to ask.
+                        return refused(
+                            event,
+                            libc::EPERM,
+                            "metadata change outside the worktree",
+                            &object,
+                            "fence.metadata-outside",
+                        );
+                    }
+                    let (what, rule) = if fence.root_of(path).is_some() {
+                        (
+                            "metadata change on a protected path",
+                            "fence.protected-path",
+                        )
+                    } else {
+                        (
+                            "metadata change outside the worktree",
+                            "fence.metadata-outside",
+                        )
+                    };
+                    asked(
+                        event,
+                        libc::EPERM,
+                        what,
+                        path,
+                        rule,
+                        Some(Operation::MetadataFd {
+                            object: copy,
+                            op: *op,
+                        }),
+                    )
+                }
             }
         }
     }

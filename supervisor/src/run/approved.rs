@@ -1,0 +1,431 @@
+//! Writes a person approved beyond the fence, carried out by the supervisor itself.
+//!
+//! An approved write outside Landlock's bounds cannot be `CONTINUE`d (Landlock would refuse
+//! it, and a `CONTINUE` would act on memory the target can still change), and a protected
+//! path must not be reachable by a swapped path either. So the supervisor performs the call
+//! from the values it checked and showed: the resolved path, opened again with
+//! `RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS` (the checked path holds no symlink, so
+//! one swapped in since fails the call instead of leading elsewhere), on a thread that has
+//! taken the target's fsuid, fsgid, groups and umask and holds no capabilities. An opened
+//! file reaches the target with `SECCOMP_IOCTL_NOTIF_ADDFD` (`SECCOMP_ADDFD_FLAG_SEND`:
+//! installed and answered in one step). This is a security boundary.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::acting::{TargetCredentials, act_as};
+use super::listener::{Listener, Notification, Response};
+use super::metadata::{self, MetadataOp};
+use super::path_resolve::Caller;
+use super::target_memory::{PATH_MAX, TargetMemory};
+
+/// A call to carry out once approved, with every argument already checked.
+#[derive(Debug)]
+pub enum Operation {
+    Open {
+        path: PathBuf,
+        flags: i32,
+        mode: u32,
+    },
+    Truncate {
+        path: PathBuf,
+        length: i64,
+    },
+    Rename {
+        from: PathBuf,
+        to: PathBuf,
+        flags: u32,
+    },
+    Link {
+        from: PathBuf,
+        to: PathBuf,
+    },
+    Unlink {
+        path: PathBuf,
+        dir: bool,
+    },
+    Mkdir {
+        path: PathBuf,
+        mode: u32,
+    },
+    Symlink {
+        target: Vec<u8>,
+        path: PathBuf,
+    },
+    Mknod {
+        path: PathBuf,
+        mode: u32,
+        dev: u64,
+    },
+    /// A metadata change on a path (its last component followed or not).
+    Metadata {
+        path: PathBuf,
+        follow_last: bool,
+        op: MetadataOp,
+    },
+    /// A metadata change on the object behind a descriptor the check fetched.
+    MetadataFd {
+        object: OwnedFd,
+        op: MetadataOp,
+    },
+}
+
+/// Builds the operation for a bounded filesystem call whose paths resolved to `paths` (in
+/// the call's order; for a link, the new name) and, for a link, `source`. `None` when the
+/// call cannot be carried out by the supervisor (it is then refused).
+pub fn operation_for(
+    n: &Notification,
+    mem: &TargetMemory<'_>,
+    paths: &[PathBuf],
+    source: Option<&Path>,
+) -> Option<Operation> {
+    let a = n.args;
+    let first = paths.first()?.clone();
+    let op = match n.nr {
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_open => Operation::Open {
+            path: first,
+            flags: a[1] as i32,
+            mode: a[2] as u32,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_creat => Operation::Open {
+            path: first,
+            flags: libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC,
+            mode: a[1] as u32,
+        },
+        libc::SYS_openat => Operation::Open {
+            path: first,
+            flags: a[2] as i32,
+            mode: a[3] as u32,
+        },
+        libc::SYS_openat2 => {
+            let how = mem.bytes(a[2], 16).ok()?;
+            let word = |i: usize| u64::from_ne_bytes(how[i..i + 8].try_into().unwrap_or([0; 8]));
+            Operation::Open {
+                path: first,
+                flags: word(0) as i32,
+                mode: word(8) as u32,
+            }
+        }
+        libc::SYS_truncate => Operation::Truncate {
+            path: first,
+            length: a[1] as i64,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_rename => Operation::Rename {
+            from: first,
+            to: paths.get(1)?.clone(),
+            flags: 0,
+        },
+        libc::SYS_renameat => Operation::Rename {
+            from: first,
+            to: paths.get(1)?.clone(),
+            flags: 0,
+        },
+        libc::SYS_renameat2 => Operation::Rename {
+            from: first,
+            to: paths.get(1)?.clone(),
+            flags: a[4] as u32,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_link => Operation::Link {
+            from: source?.to_path_buf(),
+            to: first,
+        },
+        libc::SYS_linkat => Operation::Link {
+            from: source?.to_path_buf(),
+            to: first,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_unlink => Operation::Unlink {
+            path: first,
+            dir: false,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_rmdir => Operation::Unlink {
+            path: first,
+            dir: true,
+        },
+        libc::SYS_unlinkat => Operation::Unlink {
+            path: first,
+            dir: a[2] & libc::AT_REMOVEDIR as u64 != 0,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_mkdir => Operation::Mkdir {
+            path: first,
+            mode: a[1] as u32,
+        },
+        libc::SYS_mkdirat => Operation::Mkdir {
+            path: first,
+            mode: a[2] as u32,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_symlink => Operation::Symlink {
+            target: mem.c_string(a[0], PATH_MAX).ok()?,
+            path: first,
+        },
+        libc::SYS_symlinkat => Operation::Symlink {
+            target: mem.c_string(a[0], PATH_MAX).ok()?,
+            path: first,
+        },
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_mknod => Operation::Mknod {
+            path: first,
+            mode: a[1] as u32,
+            dev: a[2],
+        },
+        libc::SYS_mknodat => Operation::Mknod {
+            path: first,
+            mode: a[2] as u32,
+            dev: a[3],
+        },
+        _ => return None,
+    };
+    Some(op)
+}
+
+/// Carries out `op` for the caller of `n` and returns the answer to send (or
+/// [`Response::Sent`] when ADDFD already answered).
+pub fn perform(listener: &Listener, n: &Notification, caller: Caller, op: Operation) -> Response {
+    let Ok(creds) = TargetCredentials::of_thread(caller.tid) else {
+        return Response::Error(libc::EPERM);
+    };
+    let umask = umask_of(caller.tid).unwrap_or(0o022);
+    match op {
+        Operation::Open { path, flags, mode } => {
+            let cloexec = flags & libc::O_CLOEXEC != 0;
+            let opened = act_as(&creds, move || {
+                own_umask(umask)?;
+                open_checked(&path, flags | libc::O_CLOEXEC, mode)
+            });
+            match opened {
+                Ok(file) => match listener.add_fd_and_answer(n.id, &file, cloexec) {
+                    Ok(_) => Response::Sent,
+                    Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
+                },
+                Err(e) => errno_response(e),
+            }
+        }
+        Operation::Metadata {
+            path,
+            follow_last,
+            op,
+        } => {
+            let mem = TargetMemory::new(listener, n);
+            metadata::perform_on_checked_path(&mem, &creds, &path, follow_last, &op)
+        }
+        Operation::MetadataFd { object, op } => {
+            let mem = TargetMemory::new(listener, n);
+            metadata::apply_on_fetched(&mem, &creds, object, &op)
+        }
+        other => value_response(act_as(&creds, move || {
+            own_umask(umask)?;
+            perform_path_call(other)
+        })),
+    }
+}
+
+fn perform_path_call(op: Operation) -> io::Result<()> {
+    // SAFETY (all calls below): descriptors are ours and open; names are NUL-terminated
+    // CStrings that live for the call.
+    let ret = unsafe {
+        match op {
+            Operation::Truncate { path, length } => {
+                let fd = open_checked(&path, libc::O_PATH | libc::O_CLOEXEC, 0)?;
+                let link = CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd()))?;
+                libc::truncate(link.as_ptr(), length)
+            }
+            Operation::Rename { from, to, flags } => {
+                let (fdir, fname) = parent_of(&from)?;
+                let (tdir, tname) = parent_of(&to)?;
+                libc::syscall(
+                    libc::SYS_renameat2,
+                    fdir.as_raw_fd(),
+                    fname.as_ptr(),
+                    tdir.as_raw_fd(),
+                    tname.as_ptr(),
+                    flags,
+                ) as i32
+            }
+            Operation::Link { from, to } => {
+                let (fdir, fname) = parent_of(&from)?;
+                let (tdir, tname) = parent_of(&to)?;
+                libc::linkat(
+                    fdir.as_raw_fd(),
+                    fname.as_ptr(),
+                    tdir.as_raw_fd(),
+                    tname.as_ptr(),
+                    0,
+                )
+            }
+            Operation::Unlink { path, dir } => {
+                let (d, name) = parent_of(&path)?;
+                let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
+                libc::unlinkat(d.as_raw_fd(), name.as_ptr(), flags)
+            }
+            Operation::Mkdir { path, mode } => {
+                let (d, name) = parent_of(&path)?;
+                libc::mkdirat(d.as_raw_fd(), name.as_ptr(), mode)
+            }
+            Operation::Symlink { target, path } => {
+                let (d, name) = parent_of(&path)?;
+                let target = CString::new(target)?;
+                libc::symlinkat(target.as_ptr(), d.as_raw_fd(), name.as_ptr())
+            }
+            Operation::Mknod { path, mode, dev } => {
+                let (d, name) = parent_of(&path)?;
+                libc::mknodat(d.as_raw_fd(), name.as_ptr(), mode, dev)
+            }
+            Operation::Open { .. } | Operation::Metadata { .. } | Operation::MetadataFd { .. } => {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            }
+        }
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// `openat2(AT_FDCWD, path, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)`: the
+/// checked, fully resolved path and nothing a symlink swapped in since could lead to.
+pub fn open_checked(path: &Path, flags: i32, mode: u32) -> io::Result<OwnedFd> {
+    open_at_checked(libc::AT_FDCWD, path, flags, mode)
+}
+
+fn open_at_checked(dirfd: RawFd, path: &Path, flags: i32, mode: u32) -> io::Result<OwnedFd> {
+    let c = CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: open_how is plain data.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = flags as u64;
+    if flags & (libc::O_CREAT | libc::O_TMPFILE) != 0 {
+        how.mode = u64::from(mode & 0o7777);
+    }
+    how.resolve = libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
+    // SAFETY: a valid open_how with its size, a NUL-terminated path.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dirfd,
+            c.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// The parent directory of `path` (opened as checked) and the last component's name.
+fn parent_of(path: &Path) -> io::Result<(OwnedFd, CString)> {
+    let parent = path.parent().unwrap_or(Path::new("/"));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+    let dir = open_checked(
+        parent,
+        libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        0,
+    )?;
+    Ok((dir, CString::new(name.as_bytes())?))
+}
+
+/// The target's umask, from `/proc/<tid>/status`.
+fn umask_of(tid: libc::pid_t) -> Option<u32> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    let v = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
+    u32::from_str_radix(v.trim(), 8).ok()
+}
+
+/// Gives this (acting) thread a filesystem context of its own and the target's umask, so a
+/// created file gets the mode the target's own call would have given it.
+fn own_umask(umask: u32) -> io::Result<()> {
+    // SAFETY: unshare(CLONE_FS) copies this thread's fs context (cwd, root, umask); it
+    // touches no other thread of the supervisor.
+    if unsafe { libc::unshare(libc::CLONE_FS) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: umask has no failure mode; after the unshare it acts on this thread only.
+    unsafe { libc::umask(umask as libc::mode_t) };
+    Ok(())
+}
+
+fn errno_response(e: io::Error) -> Response {
+    Response::Error(e.raw_os_error().unwrap_or(libc::EPERM))
+}
+
+fn value_response(r: io::Result<()>) -> Response {
+    match r {
+        Ok(()) => Response::Value(0),
+        Err(e) => errno_response(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_symlink_swapped_into_a_checked_path_fails_the_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::create_dir(root.join("elsewhere")).unwrap();
+        let checked = root.join("real/file");
+        let fd = open_checked(
+            &checked,
+            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o600,
+        );
+        assert!(fd.is_ok());
+        std::fs::remove_file(&checked).unwrap();
+        std::fs::remove_dir(root.join("real")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join("real")).unwrap();
+        let err = open_checked(
+            &checked,
+            libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+            0o600,
+        )
+        .unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ELOOP));
+        assert!(!root.join("elsewhere/file").exists());
+    }
+
+    #[test]
+    fn path_calls_act_on_the_checked_parent() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        perform_path_call(Operation::Mkdir {
+            path: root.join("d"),
+            mode: 0o755,
+        })
+        .unwrap();
+        std::fs::write(root.join("d/a"), "x").unwrap();
+        perform_path_call(Operation::Rename {
+            from: root.join("d/a"),
+            to: root.join("b"),
+            flags: 0,
+        })
+        .unwrap();
+        assert!(root.join("b").exists());
+        perform_path_call(Operation::Unlink {
+            path: root.join("b"),
+            dir: false,
+        })
+        .unwrap();
+        perform_path_call(Operation::Unlink {
+            path: root.join("d"),
+            dir: true,
+        })
+        .unwrap();
+        assert!(!root.join("d").exists());
+    }
+}

@@ -1,0 +1,544 @@
+//! The gate under `fence run`: questions about exec rules, writes outside the worktree and
+//! protected paths; what the approver answers and what happens then, checked from outside
+//! the sandbox (the file outside created or not, the remote still empty, the audit log).
+//!
+//! Answers come from `--approver deny` (nobody) or the scripted approver
+//! (`--approver script:FILE`: answers written before the session starts, which nothing
+//! inside can change).
+
+mod support;
+
+use std::ffi::OsStr;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::{PYTHON, World, python_ready, stderr, stdout};
+
+/// Runs `fence run ARGS -- COMMAND` with `--log` and returns the output and the log lines.
+fn run_logged(w: &World, args: &[&str], command: &[&str]) -> (Output, Vec<Value>) {
+    let log = w.outside.join("audit.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let mut all: Vec<&OsStr> = vec![OsStr::new("--log"), log.as_os_str()];
+    all.extend(args.iter().map(OsStr::new));
+    all.push(OsStr::new("--"));
+    all.extend(command.iter().map(OsStr::new));
+    let out = w.fence(&all).output().expect("running fence");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let lines = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("bad log line {l:?}: {e}")))
+        .collect();
+    (out, lines)
+}
+
+/// The answers of the scripted approver, written outside the worktree.
+fn script(w: &World, answers: &str) -> String {
+    let p = w.outside.join("answers.txt");
+    std::fs::write(&p, answers).unwrap();
+    w.own(&p);
+    format!("script:{}", p.display())
+}
+
+fn questions<'a>(log: &'a [Value], path_or_word: &str) -> Vec<&'a Value> {
+    log.iter()
+        .filter(|l| l["action"] == "ask")
+        .filter(|l| {
+            l["path"].as_str() == Some(path_or_word)
+                || l["argv"]
+                    .as_array()
+                    .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(path_or_word)))
+        })
+        .collect()
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "safe.directory=*",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn chown_tree(w: &World, dir: &Path) {
+    w.own(dir);
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_type().unwrap().is_dir() {
+            chown_tree(w, &e.path());
+        } else {
+            w.own(&e.path());
+        }
+    }
+}
+
+/// A repository on main with `tracked.txt` committed as "committed" and changed to
+/// "modified", and a bare remote outside.
+fn repo_with_uncommitted_work(w: &World) -> (PathBuf, PathBuf) {
+    let remote = w.outside.join("remote.git");
+    git(&w.outside, &["init", "-q", "--bare", "remote.git"]);
+    git(&w.worktree, &["init", "-q", "-b", "main"]);
+    std::fs::write(w.worktree.join("tracked.txt"), "committed").unwrap();
+    git(&w.worktree, &["add", "tracked.txt"]);
+    git(&w.worktree, &["commit", "-q", "-m", "c"]);
+    git(
+        &w.worktree,
+        &["remote", "add", "origin", &remote.display().to_string()],
+    );
+    std::fs::write(w.worktree.join("tracked.txt"), "modified").unwrap();
+    chown_tree(w, &w.worktree);
+    chown_tree(w, &remote);
+    (w.worktree.join("tracked.txt"), remote)
+}
+
+fn remote_is_empty(remote: &Path) -> bool {
+    std::fs::read_dir(remote.join("refs/heads"))
+        .unwrap()
+        .count()
+        == 0
+}
+
+fn exec_ask_rules_are_refused_when_nobody_answers(w: &World) {
+    let (tracked, remote) = repo_with_uncommitted_work(w);
+    w.write(
+        "s.sh",
+        "git reset --hard; echo reset=$?\ngit push origin main; echo push=$?\n",
+    );
+    let (out, log) = run_logged(w, &["--approver", "deny"], &["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    // The effects, from outside: the work is still there, the remote got nothing.
+    assert_eq!(std::fs::read_to_string(&tracked).unwrap(), "modified");
+    assert!(remote_is_empty(&remote), "the push reached the remote");
+    assert!(stdout(&out).contains("reset=126"), "{}", stdout(&out));
+    // The reason on the process's stderr, and the transcript lines on fence's.
+    assert!(
+        err.contains("fence: blocked command (git reset --hard discards uncommitted work): git reset --hard (rule git.reset-hard): no approver (--approver deny)"),
+        "{err}"
+    );
+    assert!(err.contains("fence: Denied: git reset --hard"), "{err}");
+    assert!(
+        err.contains("fence: Blocked: git push origin main (rule git.push-main)"),
+        "{err}"
+    );
+    // The log: the question (answer none) and the absolute refusal (nobody asked).
+    // The shell tries each PATH entry: one question, the repeats logged with its answer.
+    let reset = questions(&log, "reset");
+    let asked = reset.iter().filter(|l| l.get("question").is_some()).count();
+    assert_eq!(asked, 1, "one question for one reset: {reset:?}");
+    assert_eq!(reset[0]["answer"], "none");
+    assert_eq!(reset[0]["level"], "red");
+    assert_eq!(reset[0]["rule"], "git.reset-hard");
+    let push: Vec<&Value> = log
+        .iter()
+        .filter(|l| l["rule"] == "git.push-main")
+        .collect();
+    assert!(!push.is_empty(), "{log:?}");
+    assert!(
+        push.iter()
+            .all(|l| l["action"] == "deny" && l["answer"] == "none")
+    );
+    let start = &log[0];
+    assert_eq!(start["event"], "session-start");
+    assert_eq!(start["landlock_abi"], shim::landlock_abi());
+    assert_eq!(start["approver"], "deny");
+    assert_eq!(log.last().unwrap()["event"], "session-end");
+    // Every exec was logged, allowed ones included, with the Appendix A fields.
+    let sh = log
+        .iter()
+        .find(|l| l["event"] == "exec" && l["argv"][0] == "/bin/sh")
+        .expect("the first exec is logged");
+    assert_eq!(sh["action"], "allow");
+    for field in [
+        "ts",
+        "session",
+        "pid",
+        "sandbox_pid",
+        "level",
+        "rule",
+        "answer",
+        "latency_us",
+    ] {
+        assert!(sh.get(field).is_some(), "{field} missing in {sh}");
+    }
+    let ts = sh["ts"].as_str().unwrap();
+    assert!(ts.ends_with('Z') && ts.len() == 27, "{ts}");
+}
+
+fn mode_auto_runs_askable_exec_rules_but_never_writes_outside(w: &World) {
+    let (tracked, remote) = repo_with_uncommitted_work(w);
+    let target = w.outside.join("auto.txt");
+    w.write(
+        "s.sh",
+        &format!(
+            "git reset --hard; echo reset=$?\ngit push origin main; echo push=$?\necho x > {}; echo write=$?\n",
+            target.display()
+        ),
+    );
+    let (out, log) = run_logged(
+        w,
+        &["--approver", "deny", "--mode", "auto"],
+        &["/bin/sh", "s.sh"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(&tracked).unwrap(),
+        "committed",
+        "auto did not let git reset --hard run: {}",
+        stderr(&out)
+    );
+    assert!(
+        remote_is_empty(&remote),
+        "auto let an absolute refusal through"
+    );
+    assert!(
+        !target.exists(),
+        "auto approved a write outside the worktree"
+    );
+    let q = questions(&log, target.to_str().unwrap());
+    assert_eq!(q.len(), 1, "{log:?}");
+    assert_eq!(q[0]["answer"], "none");
+    assert_eq!(q[0]["event"], "write");
+}
+
+fn an_approved_write_outside_is_carried_out_by_fence(w: &World) {
+    let target = w.outside.join("approved.txt");
+    let dir = w.outside.join("approved-dir");
+    w.write(
+        "s.sh",
+        &format!(
+            "umask 027\necho hello > {t}; echo write=$?\nmkdir {d}; echo mkdir=$?\n",
+            t = target.display(),
+            d = dir.display()
+        ),
+    );
+    let approver = script(w, "yes\nyes\n");
+    let (out, log) = run_logged(w, &["--approver", &approver], &["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap_or_default(),
+        "hello\n",
+        "{err}"
+    );
+    assert!(dir.is_dir(), "{err}");
+    // Done with the target's credentials and umask, not fence's powers.
+    let meta = std::fs::metadata(&target).unwrap();
+    let runner_uid = std::fs::metadata(&w.worktree).unwrap().uid();
+    assert_eq!(meta.uid(), runner_uid);
+    assert_eq!(meta.mode() & 0o777, 0o640);
+    assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o750);
+    assert!(
+        err.contains(&format!(
+            "fence: Approved: write outside the worktree: {}",
+            target.display()
+        )),
+        "{err}"
+    );
+    let q = questions(&log, target.to_str().unwrap());
+    assert_eq!(q.len(), 1);
+    assert_eq!(q[0]["answer"], "yes");
+}
+
+fn a_no_with_a_reason_reaches_the_process(w: &World) {
+    let target = w.outside.join("denied.txt");
+    w.write("s.sh", &format!("echo x > {}\n", target.display()));
+    let approver = script(w, "no write it under $TMPDIR \x1b[31minstead\n");
+    let (out, log) = run_logged(w, &["--approver", &approver], &["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert!(!target.exists());
+    assert!(
+        err.contains(&format!(
+            "fence: blocked write outside the worktree: {} (rule fence.write-outside): denied: write it under $TMPDIR \\x1b[31minstead",
+            target.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("fence: Denied: write outside the worktree:")
+            && err.contains("(reason: write it under $TMPDIR \\x1b[31minstead)"),
+        "{err}"
+    );
+    let q = questions(&log, target.to_str().unwrap());
+    assert_eq!(q[0]["answer"], "no");
+    assert_eq!(q[0]["reason"], "write it under $TMPDIR \x1b[31minstead");
+}
+
+fn a_protected_path_needs_a_yes(w: &World) {
+    git(&w.worktree, &["init", "-q", "-b", "feature"]);
+    let hook = w.worktree.join(".git/hooks/pre-commit");
+    std::fs::write(&hook, "original").unwrap();
+    chown_tree(w, &w.worktree);
+    w.write(
+        "s.sh",
+        "echo denied > .git/hooks/pre-commit; echo first=$?\necho approved > .envrc; echo second=$?\n",
+    );
+    let approver = script(w, "no\nyes\n");
+    let (out, log) = run_logged(w, &["--approver", &approver], &["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert_eq!(std::fs::read_to_string(&hook).unwrap(), "original", "{err}");
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join(".envrc")).unwrap_or_default(),
+        "approved\n",
+        "{err}"
+    );
+    let q: Vec<&Value> = log
+        .iter()
+        .filter(|l| l["rule"] == "fence.protected-path")
+        .collect();
+    assert_eq!(q.len(), 2, "{log:?}");
+}
+
+fn always_covers_the_exact_argv_only(w: &World) {
+    w.write(
+        "s.sh",
+        "/bin/true a; echo r1=$?\n/bin/true a; echo r2=$?\n/bin/true a b; echo r3=$?\n",
+    );
+    // ask-all: every program no rule matches is asked (the shell first, then each true).
+    let approver = script(w, "yes\nalways\n");
+    let (out, log) = run_logged(
+        w,
+        &["--approver", &approver, "--mode", "ask-all"],
+        &["/bin/sh", "s.sh"],
+    );
+    let so = stdout(&out);
+    assert!(
+        so.contains("r1=0") && so.contains("r2=0"),
+        "{so} {}",
+        stderr(&out)
+    );
+    assert!(so.contains("r3=126"), "Always covered another argv: {so}");
+    let trues: Vec<&Value> = log
+        .iter()
+        .filter(|l| l["event"] == "exec" && l["argv"][0] == "/bin/true")
+        .collect();
+    let answers: Vec<&str> = trues
+        .iter()
+        .map(|l| l["answer"].as_str().unwrap())
+        .collect();
+    assert_eq!(answers, ["always", "always", "none"], "{trues:?}");
+    // The second run was covered without a question.
+    assert!(trues[1].get("question").is_none());
+}
+
+fn a_stream_of_sigwinch_gets_one_question_and_one_answer(w: &World) {
+    if !python_ready("a_stream_of_sigwinch_gets_one_question_and_one_answer") {
+        return;
+    }
+    let target = w.outside.join("winch.txt");
+    let token = format!("winch-{}", std::process::id());
+    w.write(
+        "winch.py",
+        "import signal, sys\nn = [0]\ndef on_winch(s, f):\n    n[0] += 1\nsignal.signal(signal.SIGWINCH, on_winch)\nopen('ready', 'w').close()\nwith open(sys.argv[1], 'w') as f:\n    f.write('approved')\nprint('handled', n[0])\n",
+    );
+    let approver = script(w, "after 1500 yes\n");
+    let log = w.outside.join("audit.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let child = w
+        .fence(&[
+            OsStr::new("--log"),
+            log.as_os_str(),
+            OsStr::new("--approver"),
+            OsStr::new(&approver),
+            OsStr::new("--"),
+            OsStr::new(PYTHON),
+            OsStr::new("winch.py"),
+            target.as_os_str(),
+            OsStr::new(&token),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ready = w.worktree.join("ready");
+    let start = Instant::now();
+    while !ready.exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(ready.exists(), "the program never started");
+    let pid = python_pid(&token).expect("the sandboxed python process");
+    let mut sent = 0;
+    let until = Instant::now() + Duration::from_millis(1200);
+    while Instant::now() < until {
+        // SAFETY: signalling a process of this test's sandbox.
+        if unsafe { libc::kill(pid, libc::SIGWINCH) } == 0 {
+            sent += 1;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert!(sent > 50, "only {sent} signals sent");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap_or_default(),
+        "approved",
+        "{err}"
+    );
+    assert_eq!(err.matches("fence: Approved:").count(), 1, "{err}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let q = questions(&lines, target.to_str().unwrap());
+    assert_eq!(q.len(), 1, "one question, one answer: {q:?}");
+    assert_eq!(q[0]["answer"], "yes");
+}
+
+/// The host pid of the python process whose argv holds `token`.
+fn python_pid(token: &str) -> Option<i32> {
+    for e in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let args: Vec<&[u8]> = cmd.split(|&b| b == 0).collect();
+        if args.first() == Some(&PYTHON.as_bytes()) && args.contains(&token.as_bytes()) {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+both_ways!(
+    exec_ask_rules_are_refused_when_nobody_answers,
+    mode_auto_runs_askable_exec_rules_but_never_writes_outside,
+    an_approved_write_outside_is_carried_out_by_fence,
+    a_no_with_a_reason_reaches_the_process,
+    a_protected_path_needs_a_yes,
+    always_covers_the_exact_argv_only,
+    a_stream_of_sigwinch_gets_one_question_and_one_answer,
+);
+
+fn root_world(test: &str) -> Option<World> {
+    World::new(test, support::Who::Root)
+}
+
+#[test]
+fn bad_ask_timeout_values_are_usage_errors() {
+    let Some(w) = root_world("bad_ask_timeout_values_are_usage_errors") else {
+        return;
+    };
+    for bad in ["9", "3601", "abc", "", "-1"] {
+        let flag = format!("--ask-timeout={bad}");
+        let out = w
+            .fence(&[OsStr::new(&flag), OsStr::new("--"), OsStr::new("/bin/true")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(125), "--ask-timeout {bad:?}");
+        assert!(stderr(&out).contains("--ask-timeout"), "{}", stderr(&out));
+    }
+    for good in ["10", "3600"] {
+        let out = w
+            .fence(&[
+                OsStr::new("--ask-timeout"),
+                OsStr::new(good),
+                OsStr::new("--"),
+                OsStr::new("/bin/true"),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "--ask-timeout {good}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn a_log_that_cannot_be_opened_stops_fence() {
+    let Some(w) = root_world("a_log_that_cannot_be_opened_stops_fence") else {
+        return;
+    };
+    let keep = w.write_outside("keep.txt", "keep");
+    let link = w.outside.join("link.jsonl");
+    std::os::unix::fs::symlink(&keep, &link).unwrap();
+    let marker = w.outside.join("ran");
+    for bad in [link.clone(), w.outside.join("missing/dir/log.jsonl")] {
+        let out = w
+            .fence(&[
+                OsStr::new("--log"),
+                bad.as_os_str(),
+                OsStr::new("--"),
+                OsStr::new("/usr/bin/touch"),
+                marker.as_os_str(),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+        assert!(stderr(&out).contains("--log"), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read_to_string(&keep).unwrap(), "keep");
+    assert!(!marker.exists());
+}
+
+#[test]
+fn an_explicit_socket_approver_that_cannot_start_fails_closed() {
+    let Some(w) = root_world("an_explicit_socket_approver_that_cannot_start_fails_closed") else {
+        return;
+    };
+    let out = w
+        .fence(&[
+            OsStr::new("--approver"),
+            OsStr::new("socket"),
+            OsStr::new("--"),
+            OsStr::new("/bin/true"),
+        ])
+        .output()
+        .unwrap();
+    // Either the socket approver runs (the command's status) or fence refuses with 125
+    // naming the approver; never a silent fallback to something else.
+    match out.status.code() {
+        Some(0) => {}
+        Some(125) => assert!(
+            stderr(&out).contains("--approver socket"),
+            "{}",
+            stderr(&out)
+        ),
+        other => panic!("unexpected status {other:?}: {}", stderr(&out)),
+    }
+}
+
+#[test]
+fn an_unanswered_question_times_out_to_deny() {
+    let Some(w) = root_world("an_unanswered_question_times_out_to_deny") else {
+        return;
+    };
+    let target = w.outside.join("late.txt");
+    w.write("s.sh", &format!("echo x > {}\n", target.display()));
+    let approver = script(&w, "after 30000 yes\n");
+    let started = Instant::now();
+    let (out, log) = run_logged(
+        &w,
+        &["--approver", &approver, "--ask-timeout", "10"],
+        &["/bin/sh", "s.sh"],
+    );
+    let took = started.elapsed();
+    assert!(!target.exists(), "a late Yes let the write through");
+    assert!(
+        took >= Duration::from_secs(10) && took < Duration::from_secs(20),
+        "{took:?}"
+    );
+    assert!(
+        stderr(&out).contains("fence: Denied (timed out): write outside the worktree:"),
+        "{}",
+        stderr(&out)
+    );
+    let q = questions(&log, target.to_str().unwrap());
+    assert_eq!(q[0]["answer"], "timeout");
+}

@@ -9,9 +9,32 @@
 //!
 //! Kernel-fence events that may never be approved (absolute rules) do not reach the gate.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
+
+pub mod client;
+pub mod peer;
+pub mod protocol;
+pub mod socket;
+
+/// What a session tells the clients that connect to its socket (`fence sessions`,
+/// `fence approvals`) about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The session's id; also the name of its socket (`<id>.sock`).
+    pub id: String,
+    /// The session's worktree.
+    pub worktree: PathBuf,
+    /// The wrapped command, each word escaped.
+    pub command: Vec<String>,
+    /// The supervisor's pid.
+    pub fence_pid: u32,
+    pub started_at: SystemTime,
+    /// How long each question waits for an answer (`--ask-timeout`).
+    pub ask_timeout: Duration,
+}
 
 /// Version of the approval protocol spoken on the session socket (JSON lines). Sent in the
 /// handshake; a peer speaking another version is refused with a clear error.

@@ -1,0 +1,1 @@
+//! `fence approvals` and `fence sessions` driven over the approval protocol.

@@ -11,7 +11,10 @@
 //!   process cannot leave;
 //! - one of its ancestors is a fence shim (`fence __shim`, run/spawn.rs): the shim is the
 //!   sandbox's first process and a child subreaper, so orphans of the sandbox are
-//!   re-parented to it and never escape this walk.
+//!   re-parented to it and never escape this walk;
+//! - it is (or descends from) a `fence run` supervisor: fence performs every `connect` of
+//!   its sandbox itself (run/net_check.rs), so a sandbox allowed to reach the socket
+//!   (the directory given with `--allow-write`) shows up with its supervisor's pid.
 //!
 //! Each test alone covers a mode of `fence run`: the pid namespace when namespaces can be
 //! made, the cgroup when one can be made, the ancestry always.
@@ -145,7 +148,7 @@ fn check_process(pid: libc::pid_t, proc: &Path) -> Result<(), String> {
             Ok(None) => return Ok(()),
             Ok(Some(shim)) => {
                 return Err(format!(
-                    "peer process {pid} descends from the fence sandbox process {shim}"
+                    "peer process {pid} is or descends from the fence sandbox process {shim}"
                 ));
             }
             Err(e) => last = e,
@@ -164,7 +167,7 @@ fn session_cgroup(text: &str) -> Option<&str> {
         })
 }
 
-/// The pid of the first fence shim among `pid` and its ancestors.
+/// The pid of the first fence shim or `fence run` supervisor among `pid` and its ancestors.
 fn shim_ancestor(pid: libc::pid_t, proc: &Path) -> Result<Option<libc::pid_t>, String> {
     let mut current = pid;
     for _ in 0..MAX_DEPTH {
@@ -173,7 +176,7 @@ fn shim_ancestor(pid: libc::pid_t, proc: &Path) -> Result<Option<libc::pid_t>, S
         }
         let cmdline = std::fs::read(proc.join(format!("{current}/cmdline")))
             .map_err(|e| format!("cannot read the ancestry of peer process {pid}: {e}"))?;
-        if is_shim(&cmdline) {
+        if is_shim(&cmdline) || is_fence_run(&cmdline, current, proc) {
             return Ok(Some(current));
         }
         if current == 1 {
@@ -184,6 +187,25 @@ fn shim_ancestor(pid: libc::pid_t, proc: &Path) -> Result<Option<libc::pid_t>, S
         current = parent_pid(&stat).ok_or_else(|| format!("cannot parse /proc/{current}/stat"))?;
     }
     Err(format!("the ancestry of peer process {pid} is too deep"))
+}
+
+/// A `fence run` supervisor: the subcommand `run` of a program named `fence` or of the
+/// very binary we are.
+fn is_fence_run(cmdline: &[u8], pid: libc::pid_t, proc: &Path) -> bool {
+    let mut args = cmdline.split(|&b| b == 0);
+    let (Some(program), Some(b"run")) = (args.next(), args.next()) else {
+        return false;
+    };
+    let named_fence = program.rsplit(|&b| b == b'/').next() == Some(b"fence");
+    named_fence || same_file(&proc.join(format!("{pid}/exe")), &proc.join("self/exe"))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
 }
 
 fn is_shim(cmdline: &[u8]) -> bool {
@@ -218,6 +240,15 @@ mod tests {
     }
 
     #[test]
+    fn fence_run_is_recognised_by_its_argv() {
+        let proc = Path::new("/proc");
+        assert!(is_fence_run(b"fence\0run\0--\0sh\0", 1, proc));
+        assert!(is_fence_run(b"/usr/local/bin/fence\0run\0--\0sh\0", 1, proc));
+        assert!(!is_fence_run(b"fence\0approvals\0", 1, proc));
+        assert!(!is_fence_run(b"/usr/bin/refence\0run\0", 1, proc));
+    }
+
+    #[test]
     fn session_cgroups_are_found_in_any_hierarchy() {
         let v2 = "0::/user.slice/fence-1234-567890/sub\n";
         assert_eq!(
@@ -244,7 +275,7 @@ mod tests {
 
     #[test]
     fn a_child_of_a_process_named_like_the_shim_is_refused() {
-        // `exec -a fence python3 __shim` gives the interpreter the shim's argv; the
+        // `exec -a fence /usr/bin/python3 __shim` gives the interpreter the shim's argv; the
         // `sleep` it starts is then a descendant of a "shim". (A process pretending to be
         // a shim only gets its own descendants refused.)
         let dir = tempfile::tempdir().unwrap();
@@ -256,7 +287,7 @@ mod tests {
         )
         .unwrap();
         let mut shim = std::process::Command::new("bash")
-            .args(["-c", "exec -a fence python3 __shim"])
+            .args(["-c", "exec -a fence /usr/bin/python3 __shim"])
             .current_dir(dir.path())
             .spawn()
             .unwrap();

@@ -688,3 +688,481 @@ async fn serve_client(
 fn too_long() -> String {
     format!("message longer than {MAX_LINE} bytes")
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+    use std::os::unix::net::UnixStream;
+
+    use serde_json::Value;
+
+    use super::*;
+    use crate::gate::EventKind;
+
+    /// How long a test waits for something that should happen at once.
+    const SOON: Duration = Duration::from_secs(10);
+
+    struct Fixture {
+        _dir: tempfile::TempDir,
+        approver: Arc<SocketApprover>,
+        notices: Arc<Mutex<Vec<String>>>,
+    }
+
+    fn session() -> SessionInfo {
+        SessionInfo {
+            id: "test-1".into(),
+            worktree: PathBuf::from("/work/tree"),
+            command: vec!["sh".into(), "-c".into(), "git push origin main".into()],
+            fence_pid: std::process::id(),
+            started_at: SystemTime::now(),
+            ask_timeout: Duration::from_secs(120),
+        }
+    }
+
+    fn fixture() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let notices = Arc::new(Mutex::new(Vec::new()));
+        let approver = SocketApprover::start_in(
+            &dir.path().join("fence"),
+            &session(),
+            Notice::Collect(notices.clone()),
+        )
+        .unwrap();
+        Fixture {
+            _dir: dir,
+            approver: Arc::new(approver),
+            notices,
+        }
+    }
+
+    fn question(id: u64, level: Level) -> Question {
+        Question {
+            id,
+            session: "test-1".into(),
+            level,
+            rule: "git.push-main".into(),
+            description: "pushes to the main branch".into(),
+            event: EventKind::Exec,
+            subject: "git push origin main".into(),
+            argv: Some(vec!["git".into(), "push".into(), "origin".into(), "main".into()]),
+            pid: 4242,
+            sandbox_pid: Some(7),
+            process: "git".into(),
+            always_offered: level == Level::Yellow,
+            asked_at_ms: 0,
+            deadline_ms: 0,
+        }
+    }
+
+    /// Asks on a thread of its own, as the gate does.
+    fn ask(f: &Fixture, q: Question, timeout: Duration) -> std::thread::JoinHandle<Answer> {
+        let approver = f.approver.clone();
+        std::thread::spawn(move || approver.ask(&q, Instant::now() + timeout))
+    }
+
+    /// A scripted client speaking the protocol line by line.
+    struct Client {
+        reader: BufReader<UnixStream>,
+        writer: UnixStream,
+    }
+
+    impl Client {
+        fn raw(f: &Fixture) -> Client {
+            let stream = UnixStream::connect(f.approver.socket_path()).unwrap();
+            stream.set_read_timeout(Some(SOON)).unwrap();
+            Client {
+                writer: stream.try_clone().unwrap(),
+                reader: BufReader::new(stream),
+            }
+        }
+
+        /// Connected past the handshake and the snapshot; returns the snapshot's questions.
+        fn connect(f: &Fixture) -> (Client, Vec<Value>) {
+            let mut c = Client::raw(f);
+            let hello = c.next();
+            assert_eq!(hello["type"], "hello");
+            assert_eq!(hello["version"], 1);
+            assert_eq!(hello["session"], "test-1");
+            c.send(r#"{"type":"hello","version":1,"client":"test"}"#);
+            let mut snapshot = Vec::new();
+            loop {
+                let m = c.next();
+                match m["type"].as_str() {
+                    Some("question") => snapshot.push(m),
+                    Some("synced") => {
+                        assert_eq!(m["pending"], snapshot.len());
+                        return (c, snapshot);
+                    }
+                    other => panic!("unexpected {other:?}: {m}"),
+                }
+            }
+        }
+
+        fn send(&mut self, line: &str) {
+            self.writer.write_all(line.as_bytes()).unwrap();
+            self.writer.write_all(b"\n").unwrap();
+        }
+
+        fn answer(&mut self, id: u64, answer: &str) {
+            self.send(&format!(r#"{{"type":"answer","id":{id},"answer":"{answer}"}}"#));
+        }
+
+        fn next(&mut self) -> Value {
+            let mut line = String::new();
+            let n = self.reader.read_line(&mut line).expect("a message in time");
+            assert!(n > 0, "the connection closed");
+            serde_json::from_str(&line).unwrap()
+        }
+
+        /// The next message of type `ty`, skipping others.
+        fn next_of(&mut self, ty: &str) -> Value {
+            loop {
+                let m = self.next();
+                if m["type"] == ty {
+                    return m;
+                }
+            }
+        }
+
+        /// Whether the server closed the connection (EOF within the timeout).
+        fn closed(&mut self) -> bool {
+            let mut rest = Vec::new();
+            match self.reader.read_to_end(&mut rest) {
+                Ok(_) => true,
+                // Closed with bytes of ours unread.
+                Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+            }
+        }
+    }
+
+    fn wait_pending(f: &Fixture, n: usize) {
+        let deadline = Instant::now() + SOON;
+        while f.approver.shared.lock().pending.len() != n {
+            assert!(Instant::now() < deadline, "never {n} pending");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn yes_is_taken_and_acknowledged() {
+        let f = fixture();
+        let (mut c, snapshot) = Client::connect(&f);
+        assert!(snapshot.is_empty());
+        let asked = ask(&f, question(1, Level::Red), SOON);
+        let q = c.next_of("question");
+        assert_eq!(q["id"], 1);
+        assert_eq!(q["rule"], "git.push-main");
+        assert_eq!(q["level"], "red");
+        assert_eq!(q["subject"], "git push origin main");
+        c.answer(1, "yes");
+        assert_eq!(c.next_of("accepted")["id"], 1);
+        let resolved = c.next_of("resolved");
+        assert_eq!(resolved["answer"], "yes");
+        assert_eq!(resolved["by"], "test #1");
+        assert_eq!(asked.join().unwrap(), Answer::Yes);
+        wait_pending(&f, 0);
+    }
+
+    #[test]
+    fn always_is_taken_for_yellow_and_refused_for_red() {
+        let f = fixture();
+        let (mut c, _) = Client::connect(&f);
+        let red = ask(&f, question(1, Level::Red), SOON);
+        c.next_of("question");
+        c.answer(1, "always");
+        let err = c.next_of("error");
+        assert_eq!(err["id"], 1);
+        assert!(
+            err["message"].as_str().unwrap().contains("a red question never offers Always"),
+            "{err}"
+        );
+        // Still pending: a second client sees it.
+        let (_, snapshot) = Client::connect(&f);
+        assert_eq!(snapshot.len(), 1);
+        assert!(!red.is_finished());
+        c.answer(1, "no");
+        assert_eq!(red.join().unwrap(), Answer::No { reason: None });
+
+        let yellow = ask(&f, question(2, Level::Yellow), SOON);
+        assert_eq!(c.next_of("question")["always_offered"], true);
+        c.answer(2, "always");
+        c.next_of("accepted");
+        assert_eq!(yellow.join().unwrap(), Answer::Always);
+    }
+
+    #[test]
+    fn no_carries_its_reason_to_the_gate_and_the_other_clients() {
+        let f = fixture();
+        let (mut a, _) = Client::connect(&f);
+        let (mut b, _) = Client::connect(&f);
+        let asked = ask(&f, question(5, Level::Yellow), SOON);
+        a.next_of("question");
+        b.next_of("question");
+        a.send(r#"{"type":"answer","id":5,"answer":"no","reason":"push to a branch instead"}"#);
+        assert_eq!(
+            asked.join().unwrap(),
+            Answer::No {
+                reason: Some("push to a branch instead".into())
+            }
+        );
+        let seen = b.next_of("resolved");
+        assert_eq!(seen["answer"], "no");
+        assert_eq!(seen["reason"], "push to a branch instead");
+        assert_eq!(seen["by"], "test #1");
+    }
+
+    #[test]
+    fn unanswered_question_times_out_and_late_answers_are_refused() {
+        let f = fixture();
+        let (mut c, _) = Client::connect(&f);
+        let started = Instant::now();
+        let asked = ask(&f, question(3, Level::Yellow), Duration::from_millis(300));
+        c.next_of("question");
+        assert_eq!(asked.join().unwrap(), Answer::TimedOut);
+        let waited = started.elapsed();
+        assert!(waited >= Duration::from_millis(300), "{waited:?}");
+        assert!(waited < Duration::from_secs(3), "{waited:?}");
+        assert_eq!(c.next_of("resolved")["answer"], "timeout");
+        c.answer(3, "yes");
+        let err = c.next_of("error");
+        assert!(
+            err["message"].as_str().unwrap().contains("already answered"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn racing_clients_first_answer_wins() {
+        let f = fixture();
+        let (mut a, _) = Client::connect(&f);
+        let (mut b, _) = Client::connect(&f);
+        let asked = ask(&f, question(9, Level::Yellow), SOON);
+        a.next_of("question");
+        b.next_of("question");
+        a.answer(9, "yes");
+        b.answer(9, "no");
+        let answer = asked.join().unwrap();
+        // Exactly one was accepted, the other was told the question was answered, and
+        // both learn the outcome (their card goes).
+        let verdict = |c: &mut Client| {
+            let (mut won, mut resolved) = (None, false);
+            while won.is_none() || !resolved {
+                let m = c.next();
+                match m["type"].as_str() {
+                    Some("accepted") => won = Some(true),
+                    Some("error") => {
+                        let message = m["message"].as_str().unwrap();
+                        assert!(message.contains("already answered"), "{m}");
+                        won = Some(false);
+                    }
+                    Some("resolved") => {
+                        assert_eq!(m["id"], 9);
+                        resolved = true;
+                    }
+                    _ => {}
+                }
+            }
+            won == Some(true)
+        };
+        let (a_won, b_won) = (verdict(&mut a), verdict(&mut b));
+        assert!(a_won != b_won, "a {a_won}, b {b_won}");
+        let expected = if a_won {
+            Answer::Yes
+        } else {
+            Answer::No { reason: None }
+        };
+        assert_eq!(answer, expected);
+    }
+
+    #[test]
+    fn a_client_gone_mid_answer_answers_nothing() {
+        let f = fixture();
+        let asked = ask(&f, question(4, Level::Red), SOON);
+        wait_pending(&f, 1);
+        {
+            let (mut c, snapshot) = Client::connect(&f);
+            assert_eq!(snapshot.len(), 1);
+            c.writer
+                .write_all(br#"{"type":"answer","id":4,"answer":"yes"}"#)
+                .unwrap();
+            // Gone before the newline.
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!asked.is_finished());
+        let (mut c, snapshot) = Client::connect(&f);
+        assert_eq!(snapshot.len(), 1, "the question is still pending");
+        c.answer(4, "no");
+        assert_eq!(asked.join().unwrap(), Answer::No { reason: None });
+    }
+
+    #[test]
+    fn closing_the_session_denies_what_is_pending() {
+        let f = fixture();
+        let (mut c, _) = Client::connect(&f);
+        let asked = ask(&f, question(6, Level::Yellow), SOON);
+        c.next_of("question");
+        let socket = f.approver.socket_path().to_path_buf();
+        assert!(socket.exists());
+        f.approver.close();
+        assert!(matches!(asked.join().unwrap(), Answer::Unanswered { .. }));
+        assert_eq!(c.next_of("resolved")["answer"], "none");
+        c.next_of("session_end");
+        assert!(c.closed());
+        assert!(!socket.exists(), "the socket is removed at the end");
+        let later = f.approver.ask(&question(7, Level::Yellow), Instant::now() + SOON);
+        assert!(matches!(later, Answer::Unanswered { .. }));
+    }
+
+    /// Malformed, oversized and wrong-version messages close that connection with an
+    /// error; the session goes on and answers the next client.
+    #[test]
+    fn bad_messages_close_the_connection_not_the_session() {
+        let f = fixture();
+        let asked = ask(&f, question(8, Level::Yellow), SOON);
+        wait_pending(&f, 1);
+
+        let mut c = Client::raw(&f);
+        c.next_of("hello");
+        c.send(r#"{"type":"hello","version":2,"client":"future"}"#);
+        let err = c.next_of("error");
+        assert_eq!(
+            err["message"],
+            "unsupported protocol version 2 (this fence speaks 1)"
+        );
+        assert!(c.closed());
+
+        let (mut c, _) = Client::connect(&f);
+        c.send("this is not json");
+        let err = c.next_of("error");
+        assert!(err["message"].as_str().unwrap().starts_with("malformed message"), "{err}");
+        assert!(c.closed());
+
+        let (mut c, _) = Client::connect(&f);
+        c.send(r#"{"type":"answer","id":8,"answer":"perhaps"}"#);
+        assert!(c.next_of("error")["message"].as_str().unwrap().starts_with("malformed"));
+        assert!(c.closed());
+
+        let (mut c, _) = Client::connect(&f);
+        let huge = format!(
+            r#"{{"type":"answer","id":8,"answer":"yes","reason":"{}"}}"#,
+            "x".repeat(100 * 1024)
+        );
+        // The server may close before reading all of it.
+        let _ = c.writer.write_all(huge.as_bytes());
+        let err = c.next_of("error");
+        assert!(err["message"].as_str().unwrap().contains("longer than 65536"), "{err}");
+        assert!(c.closed());
+
+        assert!(!asked.is_finished());
+        let (mut c, snapshot) = Client::connect(&f);
+        assert_eq!(snapshot.len(), 1);
+        c.answer(8, "yes");
+        assert_eq!(asked.join().unwrap(), Answer::Yes);
+    }
+
+    #[test]
+    fn control_characters_and_bidi_marks_reach_clients_escaped() {
+        let f = fixture();
+        let (mut c, _) = Client::connect(&f);
+        let mut q = question(10, Level::Yellow);
+        q.subject = "echo \x1b[2J\u{202e}gnp.exe".into();
+        q.argv = Some(vec!["echo".into(), "\x1b[2J\u{202e}gnp.exe".into()]);
+        q.process = "ba\rsh".into();
+        let asked = ask(&f, q, SOON);
+        let mut line = String::new();
+        // The raw line: nothing a terminal acts on, not even JSON-escaped.
+        loop {
+            line.clear();
+            c.reader.read_line(&mut line).unwrap();
+            if line.contains("\"question\"") {
+                break;
+            }
+        }
+        assert!(!line.contains("\\u001b") && !line.contains('\x1b'), "{line}");
+        assert!(!line.contains('\u{202e}') && !line.contains("\\u202e"), "{line}");
+        let m: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(m["subject"], "echo \\x1b[2J\\u{202e}gnp.exe");
+        assert_eq!(m["argv"][1], "\\x1b[2J\\u{202e}gnp.exe");
+        assert_eq!(m["process"], "ba\\rsh");
+        c.answer(10, "no");
+        asked.join().unwrap();
+    }
+
+    #[test]
+    fn nobody_connected_is_said_once_until_a_client_comes() {
+        let f = fixture();
+        let first = ask(&f, question(1, Level::Yellow), SOON);
+        let second = ask(&f, question(2, Level::Yellow), SOON);
+        wait_pending(&f, 2);
+        {
+            let notices = f.notices.lock().unwrap();
+            assert_eq!(notices.len(), 1, "{notices:?}");
+            assert!(notices[0].contains("run `fence approvals`"), "{notices:?}");
+            assert!(notices[0].contains("test-1"), "{notices:?}");
+        }
+        let (mut c, snapshot) = Client::connect(&f);
+        assert_eq!(snapshot.len(), 2);
+        c.answer(1, "yes");
+        c.answer(2, "yes");
+        first.join().unwrap();
+        second.join().unwrap();
+        assert_eq!(f.notices.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_stale_socket_is_recognised_and_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gone.sock");
+        drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+        assert!(matches!(
+            super::super::client::connect(&path, "t", SOON),
+            Err(super::super::client::ConnectError::Stale)
+        ));
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn the_socket_directory_must_be_ours_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("fence");
+        private_dir(&good, true).unwrap();
+        let meta = std::fs::symlink_metadata(&good).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o700);
+
+        let open = dir.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = private_dir(&open, true).unwrap_err();
+        assert!(err.contains("its mode is 0755, not 0700"), "{err}");
+
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&good, &link).unwrap();
+        let err = private_dir(&link, true).unwrap_err();
+        assert!(err.contains("it is a symlink"), "{err}");
+
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            let theirs = dir.path().join("theirs");
+            std::fs::DirBuilder::new().mode(0o700).create(&theirs).unwrap();
+            std::os::unix::fs::chown(&theirs, Some(65534), None).unwrap();
+            let err = private_dir(&theirs, true).unwrap_err();
+            assert!(err.contains("owned by uid 65534"), "{err}");
+        }
+        let socket_mode = {
+            let f = fixture();
+            std::fs::symlink_metadata(f.approver.socket_path()).unwrap().mode() & 0o777
+        };
+        assert_eq!(socket_mode, 0o600);
+    }
+
+    #[test]
+    fn session_ids_that_are_no_file_names_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for id in ["", "../x", ".hidden", "a/b", "a b"] {
+            let mut s = session();
+            s.id = id.into();
+            let notice = Notice::Collect(Arc::default());
+            assert!(SocketApprover::start_in(dir.path(), &s, notice).is_err(), "{id:?}");
+        }
+    }
+}

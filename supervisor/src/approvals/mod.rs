@@ -416,7 +416,14 @@ struct SessionRow {
 pub fn sessions(args: SessionsArgs) -> anyhow::Result<u8> {
     let mut rows = Vec::new();
     let mut failed = false;
-    for socket in client::session_sockets().map_err(anyhow::Error::msg)? {
+    let sockets = match client::session_sockets() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fence sessions: {e}");
+            return Ok(1);
+        }
+    };
+    for socket in sockets {
         match describe(&socket) {
             Ok(Some(row)) => rows.push(row),
             Ok(None) => {}

@@ -146,9 +146,9 @@ fn check_process(pid: libc::pid_t, proc: &Path) -> Result<(), String> {
     for _ in 0..3 {
         match shim_ancestor(pid, proc) {
             Ok(None) => return Ok(()),
-            Ok(Some(shim)) => {
+            Ok(Some((fence, what))) => {
                 return Err(format!(
-                    "peer process {pid} is or descends from the fence sandbox process {shim}"
+                    "peer process {pid} is or descends from fence process {fence} ({what})"
                 ));
             }
             Err(e) => last = e,
@@ -168,7 +168,10 @@ fn session_cgroup(text: &str) -> Option<&str> {
 }
 
 /// The pid of the first fence shim or `fence run` supervisor among `pid` and its ancestors.
-fn shim_ancestor(pid: libc::pid_t, proc: &Path) -> Result<Option<libc::pid_t>, String> {
+fn shim_ancestor(
+    pid: libc::pid_t,
+    proc: &Path,
+) -> Result<Option<(libc::pid_t, &'static str)>, String> {
     let mut current = pid;
     for _ in 0..MAX_DEPTH {
         if current <= 0 {
@@ -176,8 +179,14 @@ fn shim_ancestor(pid: libc::pid_t, proc: &Path) -> Result<Option<libc::pid_t>, S
         }
         let cmdline = std::fs::read(proc.join(format!("{current}/cmdline")))
             .map_err(|e| format!("cannot read the ancestry of peer process {pid}: {e}"))?;
-        if is_shim(&cmdline) || is_fence_run(&cmdline, current, proc) {
-            return Ok(Some(current));
+        if is_shim(&cmdline) {
+            return Ok(Some((current, "the first process of a sandbox")));
+        }
+        if is_fence_run(&cmdline, current, proc) {
+            return Ok(Some((
+                current,
+                "a session supervisor: it performs the connections of its sandbox",
+            )));
         }
         if current == 1 {
             return Ok(None);
@@ -243,7 +252,11 @@ mod tests {
     fn fence_run_is_recognised_by_its_argv() {
         let proc = Path::new("/proc");
         assert!(is_fence_run(b"fence\0run\0--\0sh\0", 1, proc));
-        assert!(is_fence_run(b"/usr/local/bin/fence\0run\0--\0sh\0", 1, proc));
+        assert!(is_fence_run(
+            b"/usr/local/bin/fence\0run\0--\0sh\0",
+            1,
+            proc
+        ));
         assert!(!is_fence_run(b"fence\0approvals\0", 1, proc));
         assert!(!is_fence_run(b"/usr/bin/refence\0run\0", 1, proc));
     }
@@ -310,10 +323,77 @@ mod tests {
         let err = verdict.unwrap_err();
         assert!(
             err.contains(&format!(
-                "descends from the fence sandbox process {}",
+                "descends from fence process {} (the first process of a sandbox)",
                 shim.id()
             )),
             "{err}"
         );
+    }
+
+    /// The pid of the first child of `parent` (from /proc), waiting up to ten seconds.
+    fn child_of(parent: u32) -> libc::pid_t {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let children =
+                std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+                    .unwrap_or_default();
+            if let Some(pid) = children.split_whitespace().next() {
+                return pid.parse().unwrap();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{parent} has no child"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
+    /// A real sandboxed process (the `sleep` of `fence run -- sleep 30`, found from
+    /// outside) is refused: with namespaces by its pid namespace, without them
+    /// (FENCE_NO_NAMESPACES=1) by its session cgroup; and the ancestry walk alone finds
+    /// its shim either way.
+    #[test]
+    fn processes_of_a_real_sandbox_are_refused() {
+        if !crate::gate::sandbox_available("processes_of_a_real_sandbox_are_refused") {
+            return;
+        }
+        let fence = crate::gate::built_fence();
+        let worktree = tempfile::tempdir().unwrap();
+        for no_namespaces in [false, true] {
+            let mut run = std::process::Command::new(&fence);
+            run.arg("run")
+                .arg("--worktree")
+                .arg(worktree.path())
+                .args(["--", "/bin/sleep", "30"])
+                .stderr(std::process::Stdio::null());
+            if no_namespaces {
+                run.env("FENCE_NO_NAMESPACES", "1");
+            }
+            let mut supervisor = run.spawn().unwrap();
+            let shim = child_of(supervisor.id());
+            let target = child_of(shim as u32);
+            // Past the shim's fork: the target runs sleep once its cmdline says so.
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+            while !std::fs::read(format!("/proc/{target}/cmdline"))
+                .is_ok_and(|c| c.starts_with(b"/bin/sleep"))
+            {
+                assert!(std::time::Instant::now() < deadline, "the target never ran");
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            let verdict = check_process(target, Path::new("/proc"));
+            let ancestry = shim_ancestor(target, Path::new("/proc"));
+            let _ = supervisor.kill();
+            let _ = supervisor.wait();
+            let err = verdict.unwrap_err();
+            if no_namespaces {
+                assert!(
+                    err.contains("session cgroup") || err.contains("first process of a sandbox"),
+                    "{err}"
+                );
+            } else {
+                assert!(err.contains("another pid namespace"), "{err}");
+            }
+            assert_eq!(ancestry.unwrap().map(|(pid, _)| pid), Some(shim), "{err}");
+        }
     }
 }

@@ -744,7 +744,12 @@ mod tests {
             description: "pushes to the main branch".into(),
             event: EventKind::Exec,
             subject: "git push origin main".into(),
-            argv: Some(vec!["git".into(), "push".into(), "origin".into(), "main".into()]),
+            argv: Some(vec![
+                "git".into(),
+                "push".into(),
+                "origin".into(),
+                "main".into(),
+            ]),
             pid: 4242,
             sandbox_pid: Some(7),
             process: "git".into(),
@@ -804,7 +809,9 @@ mod tests {
         }
 
         fn answer(&mut self, id: u64, answer: &str) {
-            self.send(&format!(r#"{{"type":"answer","id":{id},"answer":"{answer}"}}"#));
+            self.send(&format!(
+                r#"{{"type":"answer","id":{id},"answer":"{answer}"}}"#
+            ));
         }
 
         fn next(&mut self) -> Value {
@@ -873,7 +880,10 @@ mod tests {
         let err = c.next_of("error");
         assert_eq!(err["id"], 1);
         assert!(
-            err["message"].as_str().unwrap().contains("a red question never offers Always"),
+            err["message"]
+                .as_str()
+                .unwrap()
+                .contains("a red question never offers Always"),
             "{err}"
         );
         // Still pending: a second client sees it.
@@ -926,7 +936,10 @@ mod tests {
         c.answer(3, "yes");
         let err = c.next_of("error");
         assert!(
-            err["message"].as_str().unwrap().contains("already answered"),
+            err["message"]
+                .as_str()
+                .unwrap()
+                .contains("already answered"),
             "{err}"
         );
     }
@@ -1009,7 +1022,9 @@ mod tests {
         c.next_of("session_end");
         assert!(c.closed());
         assert!(!socket.exists(), "the socket is removed at the end");
-        let later = f.approver.ask(&question(7, Level::Yellow), Instant::now() + SOON);
+        let later = f
+            .approver
+            .ask(&question(7, Level::Yellow), Instant::now() + SOON);
         assert!(matches!(later, Answer::Unanswered { .. }));
     }
 
@@ -1034,12 +1049,23 @@ mod tests {
         let (mut c, _) = Client::connect(&f);
         c.send("this is not json");
         let err = c.next_of("error");
-        assert!(err["message"].as_str().unwrap().starts_with("malformed message"), "{err}");
+        assert!(
+            err["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("malformed message"),
+            "{err}"
+        );
         assert!(c.closed());
 
         let (mut c, _) = Client::connect(&f);
         c.send(r#"{"type":"answer","id":8,"answer":"perhaps"}"#);
-        assert!(c.next_of("error")["message"].as_str().unwrap().starts_with("malformed"));
+        assert!(
+            c.next_of("error")["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("malformed")
+        );
         assert!(c.closed());
 
         let (mut c, _) = Client::connect(&f);
@@ -1050,7 +1076,13 @@ mod tests {
         // The server may close before reading all of it.
         let _ = c.writer.write_all(huge.as_bytes());
         let err = c.next_of("error");
-        assert!(err["message"].as_str().unwrap().contains("longer than 65536"), "{err}");
+        assert!(
+            err["message"]
+                .as_str()
+                .unwrap()
+                .contains("longer than 65536"),
+            "{err}"
+        );
         assert!(c.closed());
 
         assert!(!asked.is_finished());
@@ -1078,8 +1110,14 @@ mod tests {
                 break;
             }
         }
-        assert!(!line.contains("\\u001b") && !line.contains('\x1b'), "{line}");
-        assert!(!line.contains('\u{202e}') && !line.contains("\\u202e"), "{line}");
+        assert!(
+            !line.contains("\\u001b") && !line.contains('\x1b'),
+            "{line}"
+        );
+        assert!(
+            !line.contains('\u{202e}') && !line.contains("\\u202e"),
+            "{line}"
+        );
         let m: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(m["subject"], "echo \\x1b[2J\\u{202e}gnp.exe");
         assert_eq!(m["argv"][1], "\\x1b[2J\\u{202e}gnp.exe");
@@ -1143,14 +1181,20 @@ mod tests {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } == 0 {
             let theirs = dir.path().join("theirs");
-            std::fs::DirBuilder::new().mode(0o700).create(&theirs).unwrap();
+            std::fs::DirBuilder::new()
+                .mode(0o700)
+                .create(&theirs)
+                .unwrap();
             std::os::unix::fs::chown(&theirs, Some(65534), None).unwrap();
             let err = private_dir(&theirs, true).unwrap_err();
             assert!(err.contains("owned by uid 65534"), "{err}");
         }
         let socket_mode = {
             let f = fixture();
-            std::fs::symlink_metadata(f.approver.socket_path()).unwrap().mode() & 0o777
+            std::fs::symlink_metadata(f.approver.socket_path())
+                .unwrap()
+                .mode()
+                & 0o777
         };
         assert_eq!(socket_mode, 0o600);
     }
@@ -1162,7 +1206,81 @@ mod tests {
             let mut s = session();
             s.id = id.into();
             let notice = Notice::Collect(Arc::default());
-            assert!(SocketApprover::start_in(dir.path(), &s, notice).is_err(), "{id:?}");
+            assert!(
+                SocketApprover::start_in(dir.path(), &s, notice).is_err(),
+                "{id:?}"
+            );
         }
+    }
+
+    /// A program in a `fence run` sandbox tries to connect to this session's socket and
+    /// answer Yes: without a way to the socket directory the connect is refused; with the
+    /// directory opened to it (`--allow-write`) fence performs the connect and the peer
+    /// check refuses it. Either way the question stays pending, as seen from outside.
+    #[test]
+    fn a_sandboxed_process_cannot_answer() {
+        if !crate::gate::sandbox_available("a_sandboxed_process_cannot_answer") {
+            return;
+        }
+        let fence = crate::gate::built_fence();
+        let f = fixture();
+        let asked = ask(&f, question(11, Level::Red), Duration::from_secs(60));
+        wait_pending(&f, 1);
+        let socket = f.approver.socket_path().to_path_buf();
+        let worktree = tempfile::tempdir().unwrap();
+        let script = r#"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("connect failed:", e)
+    sys.exit(3)
+s.settimeout(5)
+f = s.makefile("rw")
+print("got:", f.readline().strip())
+f.write(json.dumps({"type": "hello", "version": 1, "client": "inside"}) + "\n")
+f.write(json.dumps({"type": "answer", "id": 11, "answer": "yes"}) + "\n")
+f.flush()
+try:
+    for line in f:
+        print("got:", line.strip())
+except OSError as e:
+    print("read failed:", e)
+"#;
+        let socket_dir = socket.parent().unwrap();
+        for extra in [
+            vec![],
+            vec![
+                "--allow-write".to_string(),
+                socket_dir.display().to_string(),
+            ],
+        ] {
+            let out = std::process::Command::new(&fence)
+                .arg("run")
+                .arg("--worktree")
+                .arg(worktree.path())
+                .args(&extra)
+                .args(["--", "/usr/bin/python3", "-c", script])
+                .arg(&socket)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let report = format!("{extra:?}: status {:?}\n{stdout}\n{stderr}", out.status);
+            if extra.is_empty() {
+                assert_eq!(out.status.code(), Some(3), "{report}");
+            } else {
+                assert!(stdout.contains("refused: peer process"), "{report}");
+                assert!(!stdout.contains("accepted"), "{report}");
+            }
+            // From outside: still pending, and its card is still offered.
+            assert!(!asked.is_finished(), "{report}");
+            let (_, snapshot) = Client::connect(&f);
+            assert_eq!(snapshot.len(), 1, "{report}");
+        }
+        let (mut c, _) = Client::connect(&f);
+        c.answer(11, "no");
+        assert_eq!(asked.join().unwrap(), Answer::No { reason: None });
     }
 }

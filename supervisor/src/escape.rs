@@ -30,6 +30,19 @@ pub fn for_terminal(s: &str) -> String {
     out
 }
 
+/// [`for_terminal`] when `s` holds a character a terminal would act on, else `s` as it
+/// is: text that was escaped already holds none, and escaping it twice would double its
+/// backslashes.
+pub fn if_unsafe(s: &str) -> String {
+    let acts =
+        |c: char| c != '\\' && for_terminal(c.encode_utf8(&mut [0; 4])).len() != c.len_utf8();
+    if s.chars().any(acts) {
+        for_terminal(s)
+    } else {
+        s.to_owned()
+    }
+}
+
 /// Escapes bytes that may not be UTF-8 (paths, argv from a sandboxed process): valid
 /// text as [`for_terminal`], each invalid byte as `\xNN`.
 pub fn bytes_for_terminal(bytes: &[u8]) -> String {
@@ -53,6 +66,13 @@ mod tests {
         assert_eq!(for_terminal("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(for_terminal("l1\nl2"), "l1\\nl2");
         assert_eq!(for_terminal("plain é"), "plain é");
+    }
+
+    #[test]
+    fn escaped_text_is_not_escaped_twice() {
+        assert_eq!(if_unsafe("a\\x1b[31m"), "a\\x1b[31m");
+        assert_eq!(if_unsafe("a\x1b[31m\\"), "a\\x1b[31m\\\\");
+        assert_eq!(if_unsafe("x\u{202e}y"), "x\\u{202e}y");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `fence`: the command-line face of fence. Thin: argument parsing, wiring
 //! and output; the policy lives in the `policy` crate.
 
+mod approvals;
 mod check;
 mod escape;
 mod gate;
@@ -40,6 +41,10 @@ enum Command {
     Rules(RulesArgs),
     /// Run a command inside the fence: the kernel confines its whole process tree.
     Run(run::RunArgs),
+    /// Answer the questions of running sessions (a terminal UI; --once for scripts).
+    Approvals(approvals::ApprovalsArgs),
+    /// List the running sessions.
+    Sessions(approvals::SessionsArgs),
     /// The sandbox's first process (started by `fence run`, not by hand).
     #[command(name = "__shim", hide = true)]
     Shim,
@@ -114,6 +119,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Rules(a) => rules_cmd::run(a),
+        Command::Approvals(a) => approvals::run(a),
+        Command::Sessions(a) => approvals::sessions(a),
         Command::Run(a) => return ExitCode::from(run::run(a) as u8),
         Command::Shim => {
             return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);

@@ -597,7 +597,7 @@ mod tests {
                 worktree: "/w".into(),
                 command: vec!["make".into()],
                 fence_pid: 1,
-                started_at_ms: 0,
+                started_at: std::time::SystemTime::UNIX_EPOCH,
                 ask_timeout: Duration::from_secs(120),
             },
             policy::Mode::Default,

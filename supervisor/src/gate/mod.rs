@@ -13,16 +13,36 @@
 //! timeouts; [`log::AuditLog`] writes the JSON Lines audit log; [`transcript::Transcript`]
 //! prints the one-line outcome of each question.
 
-pub mod decide;
-pub mod log;
-pub mod scripted;
-pub mod socket;
-pub mod transcript;
-
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
+
+pub mod client;
+pub mod decide;
+pub mod log;
+pub mod peer;
+pub mod protocol;
+pub mod scripted;
+pub mod socket;
+pub mod transcript;
+
+/// What a session tells the clients that connect to its socket (`fence sessions`,
+/// `fence approvals`) about itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// The session's id; also the name of its socket (`<id>.sock`).
+    pub id: String,
+    /// The session's worktree.
+    pub worktree: PathBuf,
+    /// The wrapped command, each word escaped.
+    pub command: Vec<String>,
+    /// The supervisor's pid.
+    pub fence_pid: u32,
+    pub started_at: SystemTime,
+    /// How long each question waits for an answer (`--ask-timeout`).
+    pub ask_timeout: Duration,
+}
 
 /// Version of the approval protocol spoken on the session socket (JSON lines). Sent in the
 /// handshake; a peer speaking another version is refused with a clear error.
@@ -33,22 +53,6 @@ pub const PROTOCOL_VERSION: u32 = 1;
 pub const DEFAULT_ASK_TIMEOUT: Duration = Duration::from_secs(120);
 /// The accepted range of `--ask-timeout`, in seconds.
 pub const ASK_TIMEOUT_RANGE: std::ops::RangeInclusive<u64> = 10..=3600;
-
-/// What the approver (and `fence sessions`) knows about the session it answers for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionInfo {
-    /// The session's id (unique on this machine while it runs).
-    pub id: String,
-    pub worktree: PathBuf,
-    /// The wrapped command, each word escaped.
-    pub command: Vec<String>,
-    /// The supervisor's pid.
-    pub fence_pid: u32,
-    /// Milliseconds since the Unix epoch.
-    pub started_at_ms: u64,
-    /// How long a question waits (`--ask-timeout`).
-    pub ask_timeout: Duration,
-}
 
 /// The level of the event that is asked about (green never asks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -196,6 +200,36 @@ pub fn epoch_ms(at: Instant) -> u64 {
         wall.saturating_sub(now - at)
     };
     u64::try_from(wall_at.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The `fence` binary built beside the unit-test binary (`cargo test` builds it for the
+/// integration tests), for tests that need a real sandbox.
+#[cfg(test)]
+pub fn built_fence() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let fence = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap()
+        .join("fence");
+    assert!(
+        fence.exists(),
+        "{} is missing: build it first (cargo build -p fence)",
+        fence.display()
+    );
+    fence
+}
+
+/// Whether this kernel can run `fence run`; prints a loud skip reason when not.
+#[cfg(test)]
+pub fn sandbox_available(test: &str) -> bool {
+    let seccomp = std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
+        .is_ok_and(|a| a.contains("user_notif"));
+    let ok = shim::landlock_abi() >= 3 && seccomp;
+    if !ok {
+        eprintln!("SKIPPED {test}: no Landlock ABI 3 or no seccomp user notification");
+    }
+    ok
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ pub fn start_gate(settings: &GateSettings<'_>) -> Result<Arc<Gate>, String> {
             .map(|w| crate::escape::bytes_for_terminal(w.as_encoded_bytes()))
             .collect(),
         fence_pid,
-        started_at_ms,
+        started_at: std::time::SystemTime::now(),
         ask_timeout: Duration::from_secs(settings.ask_timeout),
     };
     let approver: Arc<dyn Approver> = match settings.approver {

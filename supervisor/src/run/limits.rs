@@ -51,6 +51,22 @@ pub fn parse_max_procs(text: &str) -> Result<u64, String> {
     }
 }
 
+/// Session cgroups are named `fence-<fence pid>-<nanoseconds>`.
+const SESSION_CGROUP_PREFIX: &str = "fence-";
+
+/// Whether `name` (one component of a cgroup path) is a session cgroup's name: the
+/// approval socket refuses peers inside one (gate/peer.rs).
+pub fn is_session_cgroup_name(name: &str) -> bool {
+    name.strip_prefix(SESSION_CGROUP_PREFIX)
+        .and_then(|rest| rest.split_once('-'))
+        .is_some_and(|(pid, nanos)| {
+            !pid.is_empty()
+                && !nanos.is_empty()
+                && pid.bytes().all(|b| b.is_ascii_digit())
+                && nanos.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
 /// A session's own pids cgroup; killed and removed when dropped.
 #[derive(Debug)]
 pub struct SessionCgroup {
@@ -81,7 +97,7 @@ impl SessionCgroup {
             }
         }
         let name = format!(
-            "fence-{}-{}",
+            "{SESSION_CGROUP_PREFIX}{}-{}",
             std::process::id(),
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -141,7 +157,10 @@ fn remove_stale(parent: &Path) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("fence-")) else {
+        let Some(rest) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(SESSION_CGROUP_PREFIX))
+        else {
             continue;
         };
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {

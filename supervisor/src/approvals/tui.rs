@@ -1,0 +1,427 @@
+//! The `fence approvals` terminal UI: the running sessions, one card per pending
+//! question with a live countdown, and the keys to answer.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use super::{RESCAN, Update, Watcher, event_word, level_word, time_left, transcript};
+use crate::escape;
+use crate::gate::Level;
+use crate::gate::Question;
+use crate::gate::client::LinkWriter;
+use crate::gate::protocol::{AnswerWord, ServerHello, ServerMessage};
+
+/// How often the screen is redrawn when nothing happens (the countdowns move).
+const TICK: Duration = Duration::from_millis(250);
+/// Transcript lines kept on screen.
+const LOG_LINES: usize = 6;
+
+struct Session {
+    hello: ServerHello,
+    writer: LinkWriter,
+}
+
+struct Card {
+    socket: PathBuf,
+    question: Question,
+}
+
+enum Mode {
+    Normal,
+    /// Typing the reason of a No.
+    Reason(String),
+}
+
+struct App {
+    sessions: BTreeMap<PathBuf, Session>,
+    cards: Vec<Card>,
+    selected: usize,
+    mode: Mode,
+    log: VecDeque<String>,
+    quit: bool,
+}
+
+pub fn run() -> Result<(), String> {
+    let mut watcher = Watcher::new("fence approvals");
+    watcher.rescan()?;
+    let mut terminal = ratatui::init();
+    let result = event_loop(&mut terminal, &mut watcher);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut ratatui::DefaultTerminal,
+    watcher: &mut Watcher,
+) -> Result<(), String> {
+    let mut app = App {
+        sessions: BTreeMap::new(),
+        cards: Vec::new(),
+        selected: 0,
+        mode: Mode::Normal,
+        log: VecDeque::new(),
+        quit: false,
+    };
+    let mut next_scan = Instant::now() + RESCAN;
+    while !app.quit {
+        while let Ok(update) = watcher.rx.try_recv() {
+            app.update(update);
+        }
+        if Instant::now() >= next_scan {
+            if let Err(e) = watcher.rescan() {
+                app.note(e);
+            }
+            next_scan = Instant::now() + RESCAN;
+        }
+        terminal
+            .draw(|f| app.draw(f))
+            .map_err(|e| format!("drawing: {e}"))?;
+        if event::poll(TICK).map_err(|e| format!("reading the terminal: {e}"))?
+            && let Event::Key(key) =
+                event::read().map_err(|e| format!("reading the terminal: {e}"))?
+            && key.kind == KeyEventKind::Press
+        {
+            if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+                app.quit = true;
+            } else {
+                app.key(key.code);
+            }
+        }
+    }
+    Ok(())
+}
+
+impl App {
+    fn note(&mut self, line: String) {
+        self.log.push_back(line);
+        while self.log.len() > LOG_LINES {
+            self.log.pop_front();
+        }
+    }
+
+    fn session_name(&self, socket: &PathBuf) -> String {
+        self.sessions
+            .get(socket)
+            .map(|s| s.hello.session.clone())
+            .unwrap_or_else(|| socket.display().to_string())
+    }
+
+    fn update(&mut self, update: Update) {
+        match update {
+            Update::Connected {
+                socket,
+                hello,
+                writer,
+            } => {
+                self.sessions.insert(socket, Session { hello, writer });
+            }
+            Update::Message { socket, message } => match message {
+                ServerMessage::Question(question) => {
+                    let known = self
+                        .cards
+                        .iter()
+                        .any(|c| c.socket == socket && c.question.id == question.id);
+                    if !known {
+                        self.cards.push(Card { socket, question });
+                    }
+                }
+                ServerMessage::Resolved {
+                    id,
+                    answer,
+                    by,
+                    reason,
+                } => {
+                    if let Some(i) = self
+                        .cards
+                        .iter()
+                        .position(|c| c.socket == socket && c.question.id == id)
+                    {
+                        let card = self.cards.remove(i);
+                        let line = transcript(
+                            &escape::if_unsafe(&card.question.subject),
+                            &answer,
+                            &escape::if_unsafe(&by),
+                            reason.as_deref().map(escape::if_unsafe).as_deref(),
+                        );
+                        self.note(line);
+                        self.clamp();
+                    }
+                }
+                ServerMessage::Error { message, .. } => {
+                    let name = self.session_name(&socket);
+                    self.note(format!("session {name}: {}", escape::if_unsafe(&message)));
+                }
+                _ => {}
+            },
+            Update::Closed { socket, why } => {
+                let name = self.session_name(&socket);
+                self.sessions.remove(&socket);
+                self.cards.retain(|c| c.socket != socket);
+                self.clamp();
+                match why {
+                    Some(why) => self.note(format!("session {name}: {}", escape::if_unsafe(&why))),
+                    None => self.note(format!("session {name} ended")),
+                }
+            }
+            Update::Stdin(_) => {}
+        }
+    }
+
+    fn clamp(&mut self) {
+        if self.selected >= self.cards.len() {
+            self.selected = self.cards.len().saturating_sub(1);
+        }
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        match &mut self.mode {
+            Mode::Reason(text) => match code {
+                KeyCode::Esc => self.mode = Mode::Normal,
+                KeyCode::Enter => {
+                    let reason = std::mem::take(text);
+                    self.mode = Mode::Normal;
+                    let reason = (!reason.trim().is_empty()).then_some(reason);
+                    self.answer(AnswerWord::No, reason);
+                }
+                KeyCode::Backspace => {
+                    text.pop();
+                }
+                KeyCode::Char(c) if !c.is_control() && text.len() < 1000 => text.push(c),
+                _ => {}
+            },
+            Mode::Normal => match code {
+                KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+                KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+                KeyCode::Down | KeyCode::Char('j') => {
+                    self.selected += 1;
+                    self.clamp();
+                }
+                KeyCode::Char('y') => self.answer(AnswerWord::Yes, None),
+                KeyCode::Char('a') => {
+                    if self.selected_card().is_some_and(offers_always) {
+                        self.answer(AnswerWord::Always, None);
+                    } else if self.selected_card().is_some() {
+                        self.note(
+                            "Always is not offered for this question (red, or not asked)".into(),
+                        );
+                    }
+                }
+                KeyCode::Char('n') if self.selected_card().is_some() => {
+                    self.mode = Mode::Reason(String::new())
+                }
+                _ => {}
+            },
+        }
+    }
+
+    fn selected_card(&self) -> Option<&Card> {
+        self.cards.get(self.selected)
+    }
+
+    /// Sends the answer to the selected card's session; the card goes when the session
+    /// says the question is resolved (by this answer or by another client's).
+    fn answer(&mut self, answer: AnswerWord, reason: Option<String>) {
+        let Some(card) = self.cards.get(self.selected) else {
+            return;
+        };
+        let (socket, id) = (card.socket.clone(), card.question.id);
+        let sent = match self.sessions.get_mut(&socket) {
+            Some(session) => session
+                .writer
+                .answer(id, answer, reason)
+                .map_err(|e| e.to_string()),
+            None => Err("not connected".into()),
+        };
+        if let Err(e) = sent {
+            let name = self.session_name(&socket);
+            self.note(format!("session {name}: cannot send the answer: {e}"));
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame) {
+        let session_rows = (self.sessions.len().max(1) as u16 + 2).min(8);
+        let [title, sessions, cards, log, keys] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(session_rows),
+            Constraint::Min(5),
+            Constraint::Length(LOG_LINES as u16 + 2),
+            Constraint::Length(1),
+        ])
+        .areas(frame.area());
+
+        frame.render_widget(
+            Paragraph::new(Line::from(vec![
+                Span::styled("fence approvals", Style::new().add_modifier(Modifier::BOLD)),
+                Span::raw(format!(
+                    "  {} session(s), {} question(s) pending",
+                    self.sessions.len(),
+                    self.cards.len()
+                )),
+            ])),
+            title,
+        );
+
+        let session_lines: Vec<Line> = if self.sessions.is_empty() {
+            vec![Line::raw("no fence sessions are running; waiting for one")]
+        } else {
+            self.sessions
+                .values()
+                .map(|s| {
+                    let h = &s.hello;
+                    Line::raw(format!(
+                        "{}  pid {}  {}  {}",
+                        h.session,
+                        h.fence_pid,
+                        h.worktree,
+                        h.command.join(" ")
+                    ))
+                })
+                .collect()
+        };
+        frame.render_widget(
+            Paragraph::new(session_lines)
+                .block(Block::default().borders(Borders::ALL).title(" sessions ")),
+            sessions,
+        );
+
+        self.draw_cards(frame, cards);
+
+        let log_lines: Vec<Line> = self.log.iter().map(|l| Line::raw(l.as_str())).collect();
+        frame.render_widget(
+            Paragraph::new(log_lines)
+                .wrap(Wrap { trim: false })
+                .block(Block::default().borders(Borders::ALL).title(" transcript ")),
+            log,
+        );
+
+        let footer = match &self.mode {
+            Mode::Reason(text) => Line::from(vec![
+                Span::styled("No, reason: ", Style::new().add_modifier(Modifier::BOLD)),
+                Span::raw(format!("{text}_")),
+                Span::raw("   Enter sends the No · Esc cancels"),
+            ]),
+            Mode::Normal => {
+                let mut keys = String::from("y yes  ");
+                if self.selected_card().is_some_and(offers_always) {
+                    keys.push_str("a always  ");
+                }
+                keys.push_str("n no (with a reason)  ↑↓/j/k select  q quit");
+                Line::raw(keys)
+            }
+        };
+        frame.render_widget(Paragraph::new(footer), keys);
+    }
+
+    fn draw_cards(&self, frame: &mut Frame, area: Rect) {
+        if self.cards.is_empty() {
+            frame.render_widget(
+                Paragraph::new("no question is pending")
+                    .block(Block::default().borders(Borders::ALL).title(" questions ")),
+                area,
+            );
+            return;
+        }
+        let inner_width = area.width.saturating_sub(2).max(1) as usize;
+        let heights: Vec<u16> = self
+            .cards
+            .iter()
+            .map(|c| card_height(c, inner_width))
+            .collect();
+        // Scroll so that the selected card is on screen.
+        let mut first = 0;
+        while first < self.selected
+            && heights[first..=self.selected]
+                .iter()
+                .map(|&h| h as u32)
+                .sum::<u32>()
+                > area.height as u32
+        {
+            first += 1;
+        }
+        let mut y = area.y;
+        for (i, card) in self.cards.iter().enumerate().skip(first) {
+            let h = heights[i].min(area.y + area.height - y);
+            if h < 3 {
+                break;
+            }
+            let rect = Rect::new(area.x, y, area.width, h);
+            self.draw_card(frame, card, i == self.selected, rect);
+            y += h;
+            if y >= area.y + area.height {
+                break;
+            }
+        }
+    }
+
+    fn draw_card(&self, frame: &mut Frame, card: &Card, selected: bool, rect: Rect) {
+        let q = &card.question;
+        let level_style = match q.level {
+            Level::Red => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            Level::Yellow => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+        };
+        let border = if selected {
+            Style::new().add_modifier(Modifier::BOLD).fg(Color::Cyan)
+        } else {
+            Style::new()
+        };
+        let title = Line::from(vec![
+            Span::raw(if selected { " ▶ " } else { " " }),
+            Span::styled(level_word(q.level), level_style),
+            Span::raw(format!(
+                " {} · session {} · #{} ",
+                escape::if_unsafe(&q.rule),
+                self.session_name(&card.socket),
+                q.id
+            )),
+        ]);
+        let lines = vec![
+            Line::raw(escape::if_unsafe(&q.description)),
+            Line::from(vec![
+                Span::styled(
+                    format!("{}: ", event_word(q)),
+                    Style::new().add_modifier(Modifier::BOLD),
+                ),
+                Span::raw(escape::if_unsafe(&q.subject)),
+            ]),
+            Line::raw(format!(
+                "process: {} (pid {})",
+                escape::if_unsafe(&q.process),
+                q.pid
+            )),
+            Line::raw(format!("time left: {}", time_left(q.deadline_ms))),
+        ];
+        frame.render_widget(
+            Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_style(border)
+                    .title(title),
+            ),
+            rect,
+        );
+    }
+}
+
+fn offers_always(card: &Card) -> bool {
+    card.question.always_offered && card.question.level == Level::Yellow
+}
+
+/// Rows a card needs at `width` columns inside its border (the subject is shown whole).
+fn card_height(card: &Card, width: usize) -> u16 {
+    let q = &card.question;
+    let rows = |text: &str| text.chars().count().div_ceil(width).max(1);
+    let subject = event_word(q).len() + 2 + escape::if_unsafe(&q.subject).chars().count();
+    let body = rows(&escape::if_unsafe(&q.description))
+        + subject.div_ceil(width).max(1)
+        + rows(&format!("process: {} (pid {})", q.process, q.pid))
+        + 1;
+    u16::try_from(body + 2).unwrap_or(u16::MAX)
+}

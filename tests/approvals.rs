@@ -1,0 +1,671 @@
+//! `fence approvals` (the terminal UI in tmux, and `--once`) and `fence sessions`, driven
+//! over the approval protocol.
+//!
+//! Two kinds of tests: the clients against a scripted session (a socket in a private
+//! XDG_RUNTIME_DIR speaking the protocol of docs/approvals.md, which records what the
+//! client answers), and the whole path against `fence run --approver socket`, where a
+//! command waits on a red exec rule (`git push origin main`).
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::{Value, json};
+
+/// How long a test waits for something that should happen soon.
+const SOON: Duration = Duration::from_secs(20);
+
+fn fence() -> Command {
+    Command::new(support::fence_binary())
+}
+
+/// A private runtime directory: the sockets live in `<dir>/fence`.
+struct Runtime {
+    dir: tempfile::TempDir,
+}
+
+impl Runtime {
+    fn new() -> Runtime {
+        let dir = tempfile::tempdir().unwrap();
+        let sockets = dir.path().join("fence");
+        std::fs::create_dir(&sockets).unwrap();
+        std::fs::set_permissions(&sockets, std::fs::Permissions::from_mode(0o700)).unwrap();
+        Runtime { dir }
+    }
+
+    fn sockets(&self) -> PathBuf {
+        self.dir.path().join("fence")
+    }
+
+    fn fence(&self) -> Command {
+        let mut c = fence();
+        c.env("XDG_RUNTIME_DIR", self.dir.path());
+        c
+    }
+
+    fn sessions(&self) -> Vec<Value> {
+        let out = self.fence().args(["sessions", "--json"]).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+fn question(id: u64, level: &str, subject: &str) -> Value {
+    json!({
+        "type": "question", "id": id, "session": "scripted", "level": level,
+        "rule": "git.push-main", "description": "pushes to the main branch",
+        "event": "exec", "subject": subject, "pid": 4242, "process": "git",
+        "always_offered": level == "yellow",
+        "asked_at_ms": now_ms(), "deadline_ms": now_ms() + 120_000,
+    })
+}
+
+/// A scripted session: sends its hello and questions to each client, records what the
+/// clients send, accepts each answer once (then `resolved`), refuses Always on red.
+struct ScriptedSession {
+    received: Arc<Mutex<Vec<Value>>>,
+}
+
+impl ScriptedSession {
+    fn start(runtime: &Runtime, id: &str, version: u32, questions: Vec<Value>) -> ScriptedSession {
+        let listener = UnixListener::bind(runtime.sockets().join(format!("{id}.sock"))).unwrap();
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let answered = Arc::new(Mutex::new(Vec::<u64>::new()));
+        let hello = json!({
+            "type": "hello", "version": version, "session": id, "fence_pid": 1,
+            "worktree": "/work/tree", "command": ["sh", "-c", "git push origin main"],
+            "started_at_ms": now_ms(), "ask_timeout_s": 120,
+        });
+        let (rec, ans) = (received.clone(), answered.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let (hello, questions, rec, ans) =
+                    (hello.clone(), questions.clone(), rec.clone(), ans.clone());
+                std::thread::spawn(move || serve(stream, hello, questions, rec, ans));
+            }
+        });
+        ScriptedSession { received }
+    }
+
+    /// Waits for a client message of type `ty` and returns it.
+    fn wait_for(&self, ty: &str) -> Value {
+        let deadline = Instant::now() + SOON;
+        loop {
+            if let Some(m) = self
+                .received
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|m| m["type"] == ty)
+            {
+                return m.clone();
+            }
+            assert!(Instant::now() < deadline, "no {ty} from the client");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn answers(&self) -> Vec<Value> {
+        let got = self.received.lock().unwrap();
+        got.iter()
+            .filter(|m| m["type"] == "answer")
+            .cloned()
+            .collect()
+    }
+}
+
+fn serve(
+    stream: UnixStream,
+    hello: Value,
+    questions: Vec<Value>,
+    received: Arc<Mutex<Vec<Value>>>,
+    answered: Arc<Mutex<Vec<u64>>>,
+) {
+    let mut out = stream.try_clone().unwrap();
+    let mut send = |v: &Value| writeln!(out, "{v}").is_ok();
+    send(&hello);
+    let mut lines = BufReader::new(stream).lines();
+    let Some(Ok(first)) = lines.next() else {
+        return;
+    };
+    received
+        .lock()
+        .unwrap()
+        .push(serde_json::from_str(&first).unwrap());
+    let open: Vec<&Value> = {
+        let done = answered.lock().unwrap();
+        questions
+            .iter()
+            .filter(|q| !done.contains(&q["id"].as_u64().unwrap()))
+            .collect()
+    };
+    for q in &open {
+        send(q);
+    }
+    send(&json!({"type": "synced", "pending": open.len()}));
+    for line in lines.map_while(Result::ok) {
+        let m: Value = serde_json::from_str(&line).unwrap();
+        received.lock().unwrap().push(m.clone());
+        let id = m["id"].as_u64().unwrap();
+        let q = questions.iter().find(|q| q["id"] == id).unwrap();
+        if m["answer"] == "always" && q["level"] == "red" {
+            send(&json!({"type": "error", "id": id,
+                "message": "refused: a red question never offers Always: answer yes or no"}));
+            continue;
+        }
+        let mut done = answered.lock().unwrap();
+        if done.contains(&id) {
+            send(
+                &json!({"type": "error", "id": id, "message": format!("question {id} was already answered")}),
+            );
+            continue;
+        }
+        done.push(id);
+        send(&json!({"type": "accepted", "id": id}));
+        send(
+            &json!({"type": "resolved", "id": id, "answer": m["answer"], "by": "test", "reason": m["reason"]}),
+        );
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn sessions_lists_live_sessions_and_removes_dead_sockets() {
+    let rt = Runtime::new();
+    let _s = ScriptedSession::start(
+        &rt,
+        "alpha",
+        1,
+        vec![
+            question(1, "red", "git push origin main"),
+            question(2, "yellow", "npm install -g serve"),
+        ],
+    );
+    let dead = rt.sockets().join("dead.sock");
+    drop(UnixListener::bind(&dead).unwrap());
+    let rows = rt.sessions();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["session"], "alpha");
+    assert_eq!(rows[0]["pending"], 2);
+    assert_eq!(
+        rows[0]["command"],
+        json!(["sh", "-c", "git push origin main"])
+    );
+    assert_eq!(rows[0]["worktree"], "/work/tree");
+    assert!(!dead.exists(), "a socket nobody listens on is removed");
+    let out = rt.fence().arg("sessions").output().unwrap();
+    assert!(out.status.success());
+    let text = stdout(&out);
+    assert!(text.starts_with("SESSION\tPID\tPENDING"), "{text}");
+    assert!(text.contains("alpha\t1\t2\t"), "{text}");
+}
+
+#[test]
+fn sessions_without_any_and_in_a_shared_directory() {
+    let rt = Runtime::new();
+    let out = rt.fence().arg("sessions").output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "no fence sessions are running\n");
+    std::fs::set_permissions(rt.sockets(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = rt.fence().arg("sessions").output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr(&out).contains("its mode is 0755, not 0700"),
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_session_of_another_protocol_version_is_reported() {
+    let rt = Runtime::new();
+    let _s = ScriptedSession::start(&rt, "future", 2, vec![]);
+    let out = rt.fence().args(["sessions", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr(&out).contains("speaks protocol version 2 (this fence speaks 1)"),
+        "{out:?}"
+    );
+}
+
+/// Runs `fence approvals --once ARGS` with `input` on stdin.
+fn once(rt: &Runtime, args: &[&str], input: &str) -> Output {
+    let mut child = rt
+        .fence()
+        .args(["approvals", "--once", "--wait", "20"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn once_reads_a_no_and_its_reason_from_stdin() {
+    let rt = Runtime::new();
+    let s = ScriptedSession::start(
+        &rt,
+        "beta",
+        1,
+        vec![question(7, "yellow", "npm install -g serve")],
+    );
+    let out = once(&rt, &[], "no install it locally\n");
+    assert!(out.status.success(), "{out:?}");
+    let text = stdout(&out);
+    assert!(text.contains("question 7 of session scripted"), "{text}");
+    assert!(
+        text.contains("YELLOW git.push-main: pushes to the main branch"),
+        "{text}"
+    );
+    assert!(text.contains("exec: npm install -g serve"), "{text}");
+    assert!(
+        text.contains("answer: yes, always or no [reason]"),
+        "{text}"
+    );
+    let hello = s.wait_for("hello");
+    assert_eq!(hello["version"], 1);
+    assert_eq!(
+        s.answers(),
+        vec![json!({"type": "answer", "id": 7, "answer": "no", "reason": "install it locally"})]
+    );
+}
+
+#[test]
+fn once_with_flags_prints_json_and_sends_the_answer() {
+    let rt = Runtime::new();
+    let s = ScriptedSession::start(
+        &rt,
+        "gamma",
+        1,
+        vec![question(3, "red", "git push origin main")],
+    );
+    let out = once(&rt, &["--json", "--answer", "yes"], "");
+    assert!(out.status.success(), "{out:?}");
+    let printed: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(printed["question"]["id"], 3);
+    assert_eq!(printed["question"]["level"], "red");
+    assert_eq!(printed["session"]["session"], "gamma");
+    assert_eq!(
+        s.answers(),
+        vec![json!({"type": "answer", "id": 3, "answer": "yes"})]
+    );
+}
+
+#[test]
+fn once_fails_when_the_session_refuses_the_answer() {
+    let rt = Runtime::new();
+    let _s = ScriptedSession::start(
+        &rt,
+        "delta",
+        1,
+        vec![question(4, "red", "git push origin main")],
+    );
+    let out = once(&rt, &[], "always\n");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr(&out).contains("a red question never offers Always"),
+        "{out:?}"
+    );
+    let out = once(&rt, &[], "perhaps\n");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(stderr(&out).contains("is not an answer"), "{out:?}");
+}
+
+#[test]
+fn once_gives_up_when_no_question_comes() {
+    let rt = Runtime::new();
+    let out = rt
+        .fence()
+        .args(["approvals", "--once", "--wait", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stderr(&out).contains("no question arrived within 1 s"),
+        "{out:?}"
+    );
+    let out = rt
+        .fence()
+        .args(["approvals", "--reason", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64), "{out:?}");
+}
+
+/// A tmux server of its own, running one command in a 120x40 window.
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    fn start(test: &str, command: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            support::skip(test, "tmux is not installed");
+            return None;
+        }
+        let name = format!("fence-{test}-{}", std::process::id());
+        let status = Command::new("tmux")
+            .args([
+                "-L",
+                &name,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                "120",
+                "-y",
+                "40",
+            ])
+            .arg(command)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        Some(Tmux { name })
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.name, "capture-pane", "-p", "-t", "t"])
+            .output()
+            .unwrap();
+        stdout(&out)
+    }
+
+    /// Waits until the screen shows all of `texts`; returns the screen.
+    fn wait_for(&self, texts: &[&str]) -> String {
+        let deadline = Instant::now() + SOON;
+        loop {
+            let screen = self.screen();
+            if texts.iter().all(|t| screen.contains(t)) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "never showed {texts:?}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let status = Command::new("tmux")
+            .args(["-L", &self.name, "send-keys", "-t", "t"])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.name, "kill-server"])
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+fn shell_quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+#[test]
+fn the_terminal_ui_shows_cards_and_answers_them() {
+    let rt = Runtime::new();
+    let s = ScriptedSession::start(
+        &rt,
+        "ui",
+        1,
+        vec![
+            question(1, "red", "git push origin main \\x1b[2J"),
+            question(2, "yellow", "npm install -g serve"),
+        ],
+    );
+    let command = format!(
+        "env XDG_RUNTIME_DIR={} {} approvals",
+        shell_quote(rt.dir.path()),
+        shell_quote(support::fence_binary())
+    );
+    let Some(tmux) = Tmux::start("ui", &command) else {
+        return;
+    };
+    // Both cards, the escaped subject, a countdown; a red card offers no Always.
+    let screen = tmux.wait_for(&[
+        "RED git.push-main",
+        "YELLOW git.push-main",
+        "exec: git push origin main \\x1b[2J",
+        "time left: 1m ",
+        "process: git (pid 4242)",
+    ]);
+    assert!(screen.contains("y yes  n no"), "{screen}");
+    assert!(!screen.contains("a always"), "{screen}");
+    // y on the selected (first, red) card.
+    tmux.keys(&["y"]);
+    tmux.wait_for(&["Approved: git push origin main \\x1b[2J (by test)"]);
+    // The yellow card is left and selected: Always is offered; n + a reason denies it.
+    tmux.wait_for(&["a always"]);
+    tmux.keys(&["n"]);
+    tmux.wait_for(&["No, reason:"]);
+    tmux.keys(&["-l", "use a local install"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for(&[
+        "Denied: npm install -g serve (by test): use a local install",
+        "no question is pending",
+    ]);
+    assert_eq!(
+        s.answers(),
+        vec![
+            json!({"type": "answer", "id": 1, "answer": "yes"}),
+            json!({"type": "answer", "id": 2, "answer": "no", "reason": "use a local install"}),
+        ]
+    );
+    tmux.keys(&["q"]);
+}
+
+// ---- The whole path: `fence run --approver socket` holding a question. ----
+
+/// Whether this build's `fence run` takes `--approver` (the gate wired into the
+/// notification loop); prints a loud skip reason when not.
+fn run_asks(test: &str) -> bool {
+    if !support::kernel_ready(test) || !support::python_ready(test) {
+        return false;
+    }
+    let help = fence().args(["run", "--help"]).output().unwrap();
+    let ok = stdout(&help).contains("--approver");
+    if !ok {
+        support::skip(
+            test,
+            "this fence run has no --approver (the gate is not wired into it)",
+        );
+    }
+    ok
+}
+
+/// `fence run --approver socket` of `sh -c 'git push origin main; echo status $?'` in a
+/// fresh git worktree; returns the child and the worktree.
+fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
+    let worktree = tempfile::tempdir().unwrap();
+    let git = Command::new("git")
+        .arg("init")
+        .arg("-q")
+        .arg(worktree.path())
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let child = rt
+        .fence()
+        .arg("run")
+        .arg("--worktree")
+        .arg(worktree.path())
+        .args(["--approver", "socket", "--ask-timeout", "60", "--"])
+        .args(["sh", "-c", "git push origin main; echo \"status $?\""])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    (child, worktree)
+}
+
+/// Waits until the session lists `n` pending questions; returns the sessions.
+fn wait_pending(rt: &Runtime, n: u64) -> Vec<Value> {
+    let deadline = Instant::now() + SOON;
+    loop {
+        let rows = rt.sessions();
+        if rows.len() == 1 && rows[0]["pending"] == n {
+            return rows;
+        }
+        assert!(Instant::now() < deadline, "never {n} pending: {rows:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn run_yes_lets_the_command_go_on_and_no_tells_it_why() {
+    if !run_asks("run_yes_lets_the_command_go_on_and_no_tells_it_why") {
+        return;
+    }
+    let rt = Runtime::new();
+    let (run, _w) = waiting_run(&rt);
+    wait_pending(&rt, 1);
+    let out = once(&rt, &["--answer", "yes"], "");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains("exec: git push origin main"),
+        "{out:?}"
+    );
+    let done = run.wait_with_output().unwrap();
+    // git ran (and failed for want of a remote), rather than being refused (126).
+    assert!(!stdout(&done).contains("status 126"), "{done:?}");
+    assert!(stdout(&done).contains("status "), "{done:?}");
+
+    let (run, _w) = waiting_run(&rt);
+    wait_pending(&rt, 1);
+    let out = once(&rt, &["--answer", "no", "--reason", "push to a branch"], "");
+    assert!(out.status.success(), "{out:?}");
+    let done = run.wait_with_output().unwrap();
+    assert!(stdout(&done).contains("status 126"), "{done:?}");
+    assert!(stderr(&done).contains("push to a branch"), "{done:?}");
+}
+
+const ANSWER_YES: &str = r#"
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect(sys.argv[1])
+except OSError as e:
+    print("connect failed:", e); sys.exit(3)
+s.settimeout(5)
+f = s.makefile("rw")
+f.write(json.dumps({"type": "hello", "version": 1, "client": "inside"}) + "\n")
+for i in range(1, 4):
+    f.write(json.dumps({"type": "answer", "id": i, "answer": "yes"}) + "\n")
+f.flush()
+try:
+    for line in f:
+        print(line.strip())
+except OSError as e:
+    print("read failed:", e)
+"#;
+
+#[test]
+fn run_sandboxed_processes_cannot_answer() {
+    if !run_asks("run_sandboxed_processes_cannot_answer") {
+        return;
+    }
+    let rt = Runtime::new();
+    let (run, _w) = waiting_run(&rt);
+    let rows = wait_pending(&rt, 1);
+    let socket = rt
+        .sockets()
+        .join(format!("{}.sock", rows[0]["session"].as_str().unwrap()));
+    // Another session, given the socket directory, and without it.
+    let other = tempfile::tempdir().unwrap();
+    for extra in [
+        vec![],
+        vec![
+            "--allow-write".to_string(),
+            rt.sockets().display().to_string(),
+        ],
+    ] {
+        let out = fence()
+            .arg("run")
+            .arg("--worktree")
+            .arg(other.path())
+            .args(&extra)
+            .args(["--", support::PYTHON, "-c", ANSWER_YES])
+            .arg(&socket)
+            .output()
+            .unwrap();
+        assert!(!stdout(&out).contains("accepted"), "{out:?}");
+        // From outside: the question is still there.
+        wait_pending(&rt, 1);
+    }
+    let out = once(&rt, &["--answer", "no"], "");
+    assert!(out.status.success(), "{out:?}");
+    let done = run.wait_with_output().unwrap();
+    assert!(stdout(&done).contains("status 126"), "{done:?}");
+}
+
+#[test]
+fn run_the_terminal_ui_answers_a_waiting_command() {
+    if !run_asks("run_the_terminal_ui_answers_a_waiting_command") {
+        return;
+    }
+    let rt = Runtime::new();
+    let command = format!(
+        "env XDG_RUNTIME_DIR={} {} approvals",
+        shell_quote(rt.dir.path()),
+        shell_quote(support::fence_binary())
+    );
+    let Some(tmux) = Tmux::start("run-ui", &command) else {
+        return;
+    };
+    let (run, _w) = waiting_run(&rt);
+    tmux.wait_for(&["RED", "exec: git push origin main", "time left: "]);
+    tmux.keys(&["y"]);
+    let done = run.wait_with_output().unwrap();
+    assert!(!stdout(&done).contains("status 126"), "{done:?}");
+    tmux.wait_for(&["Approved: git push origin main"]);
+
+    let (run, _w) = waiting_run(&rt);
+    tmux.wait_for(&["exec: git push origin main", "time left: "]);
+    tmux.keys(&["n"]);
+    tmux.keys(&["-l", "not on main"]);
+    tmux.keys(&["Enter"]);
+    let done = run.wait_with_output().unwrap();
+    assert!(stdout(&done).contains("status 126"), "{done:?}");
+    assert!(stderr(&done).contains("not on main"), "{done:?}");
+    tmux.keys(&["q"]);
+}

@@ -651,6 +651,11 @@ impl Walker<'_> {
             self.check_path_args(args, &[]);
             return true;
         }
+        if matches!(name, "gpg" | "gpg2")
+            && has(&["--export-secret-keys", "--export-secret-subkeys"])
+        {
+            self.note_secret("gpg --export-secret-keys (the private keyring)");
+        }
         let outputs: &[&str] = match name {
             "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" | "tcc" | "ld" | "ld.lld"
             | "ld.gold" | "ld.bfd" | "lld" | "as" | "nasm" | "yasm" | "zig" | "shuf" | "gpg"

@@ -2921,13 +2921,9 @@ impl Walker<'_> {
 /// cache): a write to a system root whatever their arguments say, except
 /// for the forms that only show it. Returns the reason.
 fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
-    let words: Vec<&str> = args.iter().skip(1).map(|a| a.text.as_str()).collect();
-    let has = |flags: &[&str]| words.iter().any(|w| flags.contains(w));
-    let first = words
-        .iter()
-        .find(|w| !w.starts_with('-'))
-        .copied()
-        .unwrap_or("");
+    let words = || args.iter().skip(1).map(|a| a.text.as_str());
+    let has = |flags: &[&str]| words().any(|w| flags.contains(&w));
+    let first = || words().find(|w| !w.starts_with('-')).unwrap_or("");
     let what = match name {
         "useradd" | "userdel" | "usermod" | "groupadd" | "groupdel" | "groupmod" | "adduser"
         | "deluser" | "addgroup" | "delgroup" | "chpasswd" | "chgpasswd" | "newusers"
@@ -2947,8 +2943,8 @@ fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
             "rewrites system configuration under /etc"
         }
         "hostnamectl" | "timedatectl" | "localectl"
-            if first.starts_with("set-")
-                || (name == "hostnamectl" && first == "hostname" && words.len() > 1) =>
+            if first().starts_with("set-")
+                || (name == "hostnamectl" && first() == "hostname" && args.len() > 2) =>
         {
             "changes system settings under /etc"
         }

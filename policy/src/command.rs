@@ -454,6 +454,20 @@ impl Walker<'_> {
                     self.shell_string(&s, inv);
                 }
             }
+            "alias" => {
+                // `alias x='rm -rf /'`: what the alias runs is judged where it
+                // is defined (a shell that expands aliases runs it by name).
+                for a in args.iter().skip(1) {
+                    if let Some((_, value)) = a.text.split_once('=') {
+                        let v = Arg {
+                            text: value.to_string(),
+                            known: a.known,
+                            ..Arg::default()
+                        };
+                        self.shell_string(&v, inv);
+                    }
+                }
+            }
             "eval" => {
                 self.find(
                     RuleId::DynamicProgram,
@@ -580,7 +594,11 @@ impl Walker<'_> {
             );
             return self.check_path_args(args, &[]);
         }
-        if DISK_PROGRAMS.contains(&name) || name.starts_with("mkfs") {
+        if let Some(what) = disk_or_network_change(name, args) {
+            self.find(what.0, what.1);
+            return self.check_path_args(args, &[]);
+        }
+        if DISK_PROGRAMS.contains(&name) || name.starts_with("mkfs") || name.starts_with("fsck.") {
             self.find(
                 RuleId::DiskTools,
                 format!("{name} rewrites disks or filesystems"),
@@ -2913,6 +2931,122 @@ impl Walker<'_> {
             });
             self.check_write_target(&a, true, what);
         }
+    }
+}
+
+/// Programs that change disks or the network configuration only in some
+/// of their forms (`cryptsetup luksFormat`, `tc qdisc add`, `nmcli con up`).
+fn disk_or_network_change(name: &str, args: &[Arg]) -> Option<(RuleId, String)> {
+    let words = || args.iter().skip(1).map(|a| a.text.as_str());
+    let has = |flags: &[&str]| words().any(|w| flags.contains(&w));
+    let operands = || words().filter(|w| !w.starts_with('-'));
+    let disk = |what: &str| Some((RuleId::DiskTools, format!("{name} {what}")));
+    let net = |what: &str| Some((RuleId::NetFirewall, format!("{name} {what}")));
+    match name {
+        "cryptsetup"
+            if operands().any(|w| {
+                matches!(
+                    w,
+                    "luksFormat" | "format" | "erase" | "luksErase" | "reencrypt" | "repair"
+                )
+            }) =>
+        {
+            disk("rewrites a block device")
+        }
+        "hdparm"
+            if words().any(|w| {
+                w.starts_with("--security-erase")
+                    || matches!(
+                        w,
+                        "--trim-sector-ranges" | "--write-sector" | "--make-bad-sector"
+                    )
+            }) =>
+        {
+            disk("erases or rewrites a disk")
+        }
+        "nvme" if operands().any(|w| matches!(w, "format" | "sanitize")) => disk("erases a disk"),
+        "badblocks" if has(&["-w", "-n"]) => disk("rewrites a disk"),
+        "zpool"
+            if operands().next().is_some_and(|w| {
+                matches!(
+                    w,
+                    "create" | "destroy" | "labelclear" | "add" | "attach" | "replace"
+                )
+            }) =>
+        {
+            disk("changes a storage pool")
+        }
+        "tc" if operands()
+            .any(|w| matches!(w, "add" | "del" | "delete" | "change" | "replace")) =>
+        {
+            net("changes traffic control")
+        }
+        "nmcli"
+            if operands().any(|w| {
+                matches!(
+                    w,
+                    "up" | "down"
+                        | "add"
+                        | "delete"
+                        | "modify"
+                        | "connect"
+                        | "disconnect"
+                        | "on"
+                        | "off"
+                        | "reload"
+                        | "set"
+                        | "import"
+                )
+            }) =>
+        {
+            net("changes network configuration")
+        }
+        "ethtool"
+            if words().any(|w| {
+                matches!(
+                    w,
+                    "-s" | "--change"
+                        | "-K"
+                        | "--features"
+                        | "--offload"
+                        | "-A"
+                        | "--pause"
+                        | "-C"
+                        | "--coalesce"
+                        | "-G"
+                        | "--set-ring"
+                        | "-L"
+                        | "--set-channels"
+                        | "-E"
+                        | "--change-eeprom"
+                        | "-f"
+                        | "--flash"
+                        | "-r"
+                        | "--negotiate"
+                )
+            }) =>
+        {
+            net("changes a network device")
+        }
+        "brctl" | "bridge" | "iw" | "resolvectl"
+            if operands().any(|w| {
+                w.starts_with("add")
+                    || w.starts_with("del")
+                    || matches!(
+                        w,
+                        "set" | "dns" | "domain" | "revert" | "connect" | "disconnect"
+                    )
+            }) =>
+        {
+            net("changes network configuration")
+        }
+        "wg" if operands()
+            .next()
+            .is_some_and(|w| matches!(w, "set" | "setconf" | "addconf" | "syncconf")) =>
+        {
+            net("changes a WireGuard interface")
+        }
+        _ => None,
     }
 }
 

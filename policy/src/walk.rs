@@ -423,6 +423,12 @@ impl<'a> Walker<'a> {
     /// text of the line, the command that runs it. `None` when there is no
     /// position to go by (the caller renders the syntax tree instead).
     fn written(&self, bounds: Option<Bounds>) -> Option<String> {
+        self.written_after(bounds, None)
+    }
+
+    /// [`Walker::written`], taking in `keyword` when it is written just
+    /// before (the parser starts a function at its name, after `function`).
+    fn written_after(&self, bounds: Option<Bounds>, keyword: Option<&str>) -> Option<String> {
         let src = self.sources.last()?;
         if !src.verbatim {
             return src.stand_in.clone();
@@ -437,6 +443,14 @@ impl<'a> Walker<'a> {
         // substitution at its `(`: take in the operator (and a descriptor
         // number) written before them.
         let b = text.as_bytes();
+        if let Some(kw) = keyword {
+            let before = text[..s].trim_end_matches([' ', '\t']);
+            if let Some(head) = before.strip_suffix(kw)
+                && (head.is_empty() || head.ends_with([' ', '\t', '\n', ';', '(', '{', '&', '|']))
+            {
+                return Some(text[head.len()..e].to_string());
+            }
+        }
         let mut t = s;
         while t > 0 && matches!(b[t - 1], b' ' | b'\t') {
             t -= 1;
@@ -670,7 +684,7 @@ impl<'a> Walker<'a> {
                 f.body.0.location().as_ref().map(span_bounds),
                 f.body.1.as_ref().and_then(redirects_bounds),
             );
-            w.written(join_bounds(word_bounds(&f.fname), body))
+            w.written_after(join_bounds(word_bounds(&f.fname), body), Some("function"))
                 .unwrap_or_else(|| f.to_string())
         };
         if calls_itself_in_background(&name, &f.body.0) {

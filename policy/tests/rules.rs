@@ -3594,3 +3594,69 @@ fn parts_are_sliced_from_the_line_as_written() {
     }
     assert!(bad.is_empty(), "\n  {}", bad.join("\n  "));
 }
+
+#[test]
+fn network_configuration_and_disk_rewrites_in_other_tools_are_refused() {
+    const NET: Want = refused("net.firewall");
+    const DISK: Want = refused("disk.tools");
+    check(
+        &classifier(),
+        &[
+            ("tc qdisc add dev eth0 root netem delay 100ms", NET),
+            ("nmcli con up x", NET),
+            ("nmcli connection modify x ipv4.dns 1.1.1.1", NET),
+            ("ethtool -s eth0 speed 10", NET),
+            ("resolvectl dns eth0 1.1.1.1", NET),
+            ("wg set wg0 peer x allowed-ips 0.0.0.0/0", NET),
+            ("wg-quick up wg0", NET),
+            ("ebtables -F", NET),
+            ("netplan apply", NET),
+            ("cryptsetup luksFormat /dev/sdb", DISK),
+            ("hdparm --security-erase x /dev/sda", DISK),
+            ("nvme format /dev/nvme0n1", DISK),
+            ("fsck.ext4 /dev/sda1", DISK),
+            ("tune2fs -O ^has_journal /dev/sda1", DISK),
+            ("mdadm --create /dev/md0 --level=1 /dev/sda /dev/sdb", DISK),
+            ("lvremove -f vg/lv", DISK),
+            ("zpool destroy tank", DISK),
+            ("badblocks -w /dev/sdb", DISK),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("tc qdisc show", yellow("default.unknown")),
+            ("nmcli dev status", yellow("default.unknown")),
+            ("ethtool eth0", yellow("default.unknown")),
+            ("cryptsetup status x", yellow("default.unknown")),
+            ("wg show", yellow("default.unknown")),
+        ],
+    );
+}
+
+#[test]
+fn an_alias_is_judged_by_what_it_runs() {
+    check(
+        &classifier(),
+        &[
+            ("alias x='rm -rf /'; x", refused("fs.delete-outside")),
+            ("alias p='git push origin main'", refused("git.push-main")),
+            ("alias ll='ls -la'", yellow("default.unknown")),
+        ],
+    );
+    check_parts(
+        &classifier(),
+        &[
+            (
+                "function x { x | x & }; x",
+                &["function x { x | x & }"],
+                "shell.fork-bomb",
+            ),
+            (
+                "function  y() { y|y& }; y",
+                &["function  y() { y|y& }"],
+                "shell.fork-bomb",
+            ),
+        ],
+    );
+}

@@ -638,6 +638,7 @@ impl Walker<'_> {
             "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel"
             | "rustfmt" | "prettier" | "black" | "gofmt" | "eslint" => {
                 self.cur_writes = true;
+                self.install_destination(name, args);
                 self.check_path_args(args, &[]);
             }
             _ => {
@@ -776,6 +777,37 @@ impl Walker<'_> {
         self.write_option_values(name, args, outputs);
         self.check_path_args(args, &targets);
         true
+    }
+
+    /// Where a build's install step writes: `make install PREFIX=/usr`,
+    /// `make install DESTDIR=/`, `cmake --install . --prefix /usr`,
+    /// `meson install --destdir /`.
+    fn install_destination(&mut self, name: &str, args: &[Arg]) {
+        let installs = args.iter().skip(1).any(|a| {
+            a.text == "install" || a.text.starts_with("install-") || a.text == "--install"
+        });
+        if !installs {
+            return;
+        }
+        for a in args.iter().skip(1) {
+            if let Some((var, value)) = a.text.split_once('=')
+                && !var.starts_with('-')
+                && (var.eq_ignore_ascii_case("prefix")
+                    || var.eq_ignore_ascii_case("destdir")
+                    || var.ends_with("DIR")
+                    || var.ends_with("dir"))
+                && !value.is_empty()
+            {
+                let v = self.expand_tilde(Arg {
+                    text: value.to_string(),
+                    known: a.known,
+                    home_based: value.starts_with('~'),
+                    ..Arg::default()
+                });
+                self.check_write_target(&v, true, &format!("{name} install"));
+            }
+        }
+        self.write_option_values(name, args, &["--prefix", "--destdir"]);
     }
 
     /// Judges as writes the values of `outputs` (`-o FILE`, `-oFILE`,
@@ -1427,25 +1459,23 @@ impl Walker<'_> {
                 }
             }
         }
-        if name == "perl"
+        if matches!(name, "perl" | "ruby")
             && args.iter().skip(1).any(|a| {
                 a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('i')
             })
         {
-            // In-place edit: every operand after the program is written.
+            // In-place edit: every operand after the program (the `-e` text
+            // or the script) is written.
             let targets: Vec<Arg> = args
                 .iter()
                 .skip(1)
                 .filter(|a| !a.text.starts_with('-'))
-                .skip(usize::from(
-                    !args
-                        .iter()
-                        .any(|a| a.text.starts_with('-') && a.text.contains('e')),
-                ))
+                .skip(1)
                 .cloned()
                 .collect();
-            for t in targets.iter().skip(1) {
-                self.check_write_target(t, true, "perl -i");
+            let what = format!("{name} -i");
+            for t in &targets {
+                self.check_write_target(t, true, &what);
             }
         }
         if matches!(name, "bun" | "deno") {
@@ -1487,7 +1517,26 @@ impl Walker<'_> {
             Some(s) if args[s].text == "-" || args[s].text == "/dev/stdin" => {
                 self.stdin_program(name, inv)
             }
-            Some(_) => {
+            Some(s) => {
+                // `python setup.py install` outside a virtualenv installs
+                // into the system's Python, like `pip install`.
+                if is_python(name)
+                    && program_name(&args[s].text) == "setup.py"
+                    && args[s + 1..]
+                        .iter()
+                        .any(|a| matches!(a.text.as_str(), "install" | "develop"))
+                    && !self.state.venv
+                    && !args[s + 1..].iter().any(|a| {
+                        a.text.starts_with("--prefix")
+                            || a.text.starts_with("--root")
+                            || a.text.starts_with("--home")
+                    })
+                {
+                    self.find(
+                        RuleId::PkgGlobal,
+                        "setup.py install outside a virtualenv changes the system's Python",
+                    );
+                }
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
             }

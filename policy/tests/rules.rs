@@ -3660,3 +3660,37 @@ fn an_alias_is_judged_by_what_it_runs() {
         ],
     );
 }
+
+#[test]
+fn in_place_editors_and_install_steps_write_where_they_say() {
+    const SYS: Want = refused("sys.root-write");
+    check(
+        &classifier(),
+        &[
+            ("ruby -i -pe 'x' /etc/x", SYS),
+            ("perl -i script.pl /etc/x", SYS),
+            ("make install PREFIX=/usr", SYS),
+            ("make install-bin BINDIR=/usr/local/bin", SYS),
+            ("cmake --install . --prefix /usr", SYS),
+            ("python3 setup.py install", red("pkg.global-install")),
+            ("make install DESTDIR=/", red("fence.path-outside")),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("perl -pi -e 's/a/b/' x.txt", yellow("fs.write-inside")),
+            ("make install PREFIX=./dist", yellow("fs.write-inside")),
+            ("make PREFIX=/usr", yellow("default.unknown")),
+            ("python3 setup.py build", yellow("default.unknown")),
+        ],
+    );
+    let venv = classifier_with(|s| {
+        s.env
+            .insert("VIRTUAL_ENV".into(), "/work/repo/.venv".into());
+    });
+    check(
+        &venv,
+        &[("python3 setup.py install", yellow("default.unknown"))],
+    );
+}

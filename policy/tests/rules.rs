@@ -3694,3 +3694,24 @@ fn in_place_editors_and_install_steps_write_where_they_say() {
         &[("python3 setup.py install", yellow("default.unknown"))],
     );
 }
+
+#[test]
+fn plan_mode_denies_the_other_writers_too() {
+    check_actions(
+        &in_mode(Mode::Plan),
+        &[
+            ("gzip notes.txt", Action::Deny),
+            ("vim notes.txt", Action::Deny),
+            ("awk -i inplace '{print}' notes.txt", Action::Deny),
+            ("gcc -o app main.c", Action::Deny),
+            (
+                "cat <<'EOF' | apply_patch\n*** Begin Patch\n*** Update File: src/a.rs\n@@\n-a\n+b\n*** End Patch\nEOF",
+                Action::Deny,
+            ),
+            ("patch -p1 -d src < fix.patch", Action::Deny),
+            ("echo build | xargs rm -rf", Action::Deny),
+            ("awk -F: '{print $1}' x.txt", Action::Ask),
+            ("gzip -t x.gz", Action::Ask),
+        ],
+    );
+}

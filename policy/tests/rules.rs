@@ -3715,3 +3715,28 @@ fn plan_mode_denies_the_other_writers_too() {
         ],
     );
 }
+
+#[test]
+fn a_literal_here_document_in_a_substitution_is_known_text() {
+    check(
+        &classifier(),
+        &[
+            (
+                "apply_patch \"$(cat <<'EOF'\n*** Begin Patch\n*** Add File: /usr/bin/x\n+x\n*** End Patch\nEOF\n)\"",
+                refused("sys.root-write"),
+            ),
+            (
+                "apply_patch \"$(cat <<'EOF'\n*** Begin Patch\n*** Add File: src/x\n+x\n*** End Patch\nEOF\n)\"",
+                yellow("fs.write-inside"),
+            ),
+            (
+                "rm -rf \"$(cat <<'EOF'\n/\nEOF\n)\"",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "git commit -m \"$(cat <<'EOF'\nfix: x\nEOF\n)\"",
+                yellow("default.unknown"),
+            ),
+        ],
+    );
+}

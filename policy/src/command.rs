@@ -1869,7 +1869,16 @@ impl Walker<'_> {
         let force = p.has('f', "force");
         self.cur_writes = true;
         if p.operands.is_empty() {
-            self.find(RuleId::RmFile, format!("{name} deletes files"));
+            // `rm -rf` with its targets still to come (from `xargs`, or
+            // typed without them) is the recursive, forced delete all the same.
+            if recursive && force {
+                self.find(
+                    RuleId::RmRecursive,
+                    format!("{name} deletes recursively and by force"),
+                );
+            } else {
+                self.find(RuleId::RmFile, format!("{name} deletes files"));
+            }
             return;
         }
         for &i in &p.operands {

@@ -3740,3 +3740,15 @@ fn a_literal_here_document_in_a_substitution_is_known_text() {
         ],
     );
 }
+
+#[test]
+fn recursive_forced_rm_is_red_even_before_its_targets() {
+    check(
+        &classifier(),
+        &[
+            ("rm -rf", red("fs.rm-recursive")),
+            ("rm -r -f", red("fs.rm-recursive")),
+            ("rm -f", yellow("fs.rm")),
+        ],
+    );
+}

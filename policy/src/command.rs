@@ -786,6 +786,29 @@ impl Walker<'_> {
         let installs = args.iter().skip(1).any(|a| {
             a.text == "install" || a.text.starts_with("install-") || a.text == "--install"
         });
+        // A build writes where it runs: `make -C DIR`, or a `cd` out of the
+        // worktree before it.
+        if matches!(name, "make" | "ninja" | "meson" | "cmake") {
+            let p = opts::parse(
+                args,
+                1,
+                &OptSpec {
+                    short_arg: "CfIjloW",
+                    long_arg: &["directory", "file", "makefile", "include-dir"],
+                    permute: true,
+                },
+            );
+            if let Some(d) = p.value_of('C', "directory").cloned() {
+                self.check_write_target(&d, true, name);
+            } else if self
+                .state
+                .cwd
+                .as_ref()
+                .is_some_and(|c| !c.starts_with(&self.cls.worktree))
+            {
+                self.check_write_target(&Arg::literal("."), true, name);
+            }
+        }
         if !installs {
             return;
         }
@@ -1804,9 +1827,15 @@ impl Walker<'_> {
         }
         if self.cur_writes {
             // A subcommand that writes writes in the repository it runs in:
-            // `git -C /etc init` writes /etc like any other writer.
+            // `git -C /etc init`, `cd /etc && git commit` write /etc like any
+            // other writer.
             let mut dirs: Vec<Arg> = Vec::new();
-            if !g.dirs.is_empty() {
+            let cwd_outside = self
+                .state
+                .cwd
+                .as_ref()
+                .is_some_and(|c| !c.starts_with(&self.cls.worktree));
+            if !g.dirs.is_empty() || cwd_outside {
                 dirs.push(match &self.state.cwd {
                     Some(c) => Arg::literal(c.display().to_string()),
                     None => Arg::unknown(),
@@ -2840,6 +2869,13 @@ impl Walker<'_> {
             self.check_write_target(&f, true, "patch");
         }
         self.patch_from_stdin(inv, "patch");
+        let text_known = inv.io.heredoc.is_some()
+            || inv.io.herestring.as_ref().is_some_and(|h| h.known)
+            || inv.io.piped.is_some();
+        if !text_known && p.operands.is_empty() {
+            // Files the patch names are not known: it writes where it runs.
+            self.check_write_target(&Arg::literal("."), true, "patch");
+        }
         self.state.cwd = saved_cwd;
         self.check_path_args(args, &p.operands);
     }

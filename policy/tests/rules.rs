@@ -3752,3 +3752,37 @@ fn recursive_forced_rm_is_red_even_before_its_targets() {
         ],
     );
 }
+
+#[test]
+fn writers_that_write_where_they_run_follow_cd() {
+    const SYS: Want = refused("sys.root-write");
+    check(
+        &classifier(),
+        &[
+            ("(cd /etc && git init)", SYS),
+            ("cd /etc && git commit -am x", SYS),
+            (
+                "cd /usr/local/src && git clone https://x.example/r.git",
+                SYS,
+            ),
+            ("cd /etc && patch -p1 < x.patch", SYS),
+            ("cd /usr && make install", SYS),
+            ("make -C /usr/src/x install", SYS),
+            ("cd /etc && tar xf ~/a.tar", SYS),
+            ("cd /etc && unzip ~/a.zip", SYS),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("git init", yellow("fs.write-inside")),
+            (
+                "git clone https://x.example/r.git",
+                yellow("fs.write-inside"),
+            ),
+            ("make -C build", yellow("fs.write-inside")),
+            ("patch -p1 < x.patch", yellow("fs.write-inside")),
+            ("cd /tmp/x && git commit -m x", red("fence.cd-outside")),
+        ],
+    );
+}

@@ -701,15 +701,17 @@ impl Walker<'_> {
             First,
             Second,
         }
-        let stdout_only = has(&[
-            "-c",
-            "--stdout",
-            "--to-stdout",
-            "-t",
-            "--test",
-            "-l",
-            "--list",
-        ]);
+        let stdout_only = || {
+            has(&[
+                "-c",
+                "--stdout",
+                "--to-stdout",
+                "-t",
+                "--test",
+                "-l",
+                "--list",
+            ])
+        };
         let ops = match name {
             "ed" | "red" | "ex" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "pico" | "micro"
             | "joe" | "kak" | "hx" | "mcedit"
@@ -719,7 +721,7 @@ impl Walker<'_> {
             }
             "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma"
             | "zstd" | "unzstd" | "compress" | "uncompress" | "lzip" | "pigz" | "pbzip2"
-                if !stdout_only && !has(&["-o", "--output"]) =>
+                if !stdout_only() && !has(&["-o", "--output"]) =>
             {
                 Ops::All
             }

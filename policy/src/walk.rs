@@ -112,6 +112,8 @@ pub struct Walker<'a> {
     /// says it (`cat <<EOF`, `echo WORDS`): the next element of a pipeline
     /// reads it.
     stdout_text: Option<String>,
+    /// The command being walked writes into a pipe (so `stdout_text` matters).
+    stdout_piped: bool,
 }
 
 /// One source the walker parses: the line, or a line nested in it.
@@ -300,6 +302,7 @@ impl<'a> Walker<'a> {
             sources: Vec::new(),
             cmd_text: None,
             stdout_text: None,
+            stdout_piped: false,
         }
     }
 
@@ -391,12 +394,16 @@ impl<'a> Walker<'a> {
                 Source::new(src, verbatim, stand_in)
             }
         };
-        let whole = match (source.verbatim, &source.stand_in) {
+        let whole = |source: &Source| match (source.verbatim, &source.stand_in) {
             (false, Some(s)) => s.clone(),
             _ => src.to_string(),
         };
         if self.depth >= MAX_DEPTH {
-            self.line_part(&whole, RuleId::TooComplex, "nested too deeply to judge");
+            self.line_part(
+                &whole(&source),
+                RuleId::TooComplex,
+                "nested too deeply to judge",
+            );
             return;
         }
         if src.trim().is_empty() {
@@ -406,7 +413,8 @@ impl<'a> Walker<'a> {
         self.sources.push(source);
         match parse::parse(src) {
             ParseOutcome::Error(e) => {
-                self.line_part(&whole, RuleId::ParseError, format!("cannot parse: {e}"))
+                let text = self.sources.last().map(whole).unwrap_or_default();
+                self.line_part(&text, RuleId::ParseError, format!("cannot parse: {e}"))
             }
             ParseOutcome::Program(p) => {
                 for list in &p.complete_commands {
@@ -498,6 +506,7 @@ impl<'a> Walker<'a> {
                 ..CmdIo::default()
             };
             self.stdout_text = None;
+            self.stdout_piped = i + 1 < p.seq.len();
             self.walk_command(cmd, &io);
             piped = match cmd {
                 ast::Command::Simple(_) => self.stdout_text.take(),
@@ -733,13 +742,17 @@ impl<'a> Walker<'a> {
         let text = self
             .written(simple_bounds(sc))
             .unwrap_or_else(|| sc.to_string());
-        let outer = self.cmd_text.replace(text.clone());
-        self.walk_simple_as(sc, io, text);
-        self.cmd_text = outer;
+        let outer = self.cmd_text.replace(text);
+        let push = self.walk_simple_in(sc, io);
+        let text = std::mem::replace(&mut self.cmd_text, outer);
+        if push {
+            self.push_part(text.unwrap_or_default());
+        }
     }
 
-    /// Walks a simple command whose part is named `text`.
-    fn walk_simple_as(&mut self, sc: &ast::SimpleCommand, io: &CmdIo, text: String) {
+    /// Walks a simple command (its text as written is in `cmd_text`);
+    /// returns whether it is a part of its own.
+    fn walk_simple_in(&mut self, sc: &ast::SimpleCommand, io: &CmdIo) -> bool {
         let mut noticed = Noticed::default();
         let mut args: Vec<Arg> = Vec::new();
         let mut assignments: Vec<(String, Arg)> = Vec::new();
@@ -839,10 +852,7 @@ impl<'a> Walker<'a> {
                     .vars
                     .insert(name.clone(), value.known.then(|| value.text.clone()));
             }
-            if !self.cur.is_empty() {
-                self.push_part(text);
-            }
-            return;
+            return !self.cur.is_empty();
         }
         for (name, _) in &assignments {
             if is_control_variable(name) {
@@ -871,8 +881,12 @@ impl<'a> Walker<'a> {
         if let Some(v) = saved_vars {
             self.state.vars = v;
         }
-        self.stdout_text = literal_output(&args, &io);
-        self.push_part(text);
+        self.stdout_text = if std::mem::take(&mut self.stdout_piped) {
+            literal_output(&args, &io)
+        } else {
+            None
+        };
+        true
     }
 
     fn push_word(&mut self, raw: &str, args: &mut Vec<Arg>, noticed: &mut Noticed) {

@@ -790,7 +790,7 @@ impl Walker<'_> {
         });
         // A build writes where it runs: `make -C DIR`, or a `cd` out of the
         // worktree before it.
-        if matches!(name, "make" | "ninja" | "meson" | "cmake") {
+        if matches!(name, "make" | "ninja" | "meson") {
             let p = opts::parse(
                 args,
                 1,

@@ -3781,6 +3781,10 @@ fn writers_that_write_where_they_run_follow_cd() {
                 yellow("fs.write-inside"),
             ),
             ("make -C build", yellow("fs.write-inside")),
+            (
+                "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release",
+                yellow("default.unknown"),
+            ),
             ("patch -p1 < x.patch", yellow("fs.write-inside")),
             ("cd /tmp/x && git commit -m x", red("fence.cd-outside")),
         ],

@@ -3790,3 +3790,32 @@ fn writers_that_write_where_they_run_follow_cd() {
         ],
     );
 }
+
+#[test]
+fn exec_context_refuses_the_other_system_root_writers_and_runs_the_rest() {
+    check_exec(
+        &classifier(),
+        &[
+            (
+                &["gcc", "-o", "/usr/bin/x", "x.c"],
+                Action::Deny,
+                "sys.root-write",
+            ),
+            (
+                &["git", "-C", "/etc", "init"],
+                Action::Deny,
+                "sys.root-write",
+            ),
+            (&["ldconfig"], Action::Deny, "sys.root-write"),
+            (
+                &["awk", "BEGIN{system(\"rm -rf /\")}"],
+                Action::Deny,
+                "fs.delete-outside",
+            ),
+            (&["gcc", "-o", "app", "main.c"], Action::Allow, ""),
+            (&["gzip", "notes.txt"], Action::Allow, ""),
+            (&["git", "init"], Action::Allow, ""),
+            (&["ldconfig", "-p"], Action::Allow, ""),
+        ],
+    );
+}

@@ -670,6 +670,33 @@ impl Walker<'_> {
             self.check_path_args(args, &[]);
             return true;
         }
+        if let Some(dest) = copy_destination(name, args) {
+            // `aws s3 cp s3://b/x /etc/x`, `kubectl cp pod:/x /etc/x`.
+            self.cur_writes = true;
+            let a = args[dest].clone();
+            self.check_write_target(&a, true, name);
+            self.check_path_args(args, &[dest]);
+            return true;
+        }
+        if name == "socat" {
+            // `OPEN:/etc/x,creat`: an address that is a file socat writes.
+            for a in args.iter().skip(1) {
+                let upper = a.text.to_ascii_uppercase();
+                for kind in ["OPEN:", "CREATE:", "CREAT:", "GOPEN:"] {
+                    if let Some(rest) = upper.strip_prefix(kind) {
+                        let path = &a.text[a.text.len() - rest.len()..];
+                        let path = path.split(',').next().unwrap_or("");
+                        let t = self.expand_tilde(Arg {
+                            text: path.to_string(),
+                            known: a.known,
+                            home_based: path.starts_with('~'),
+                            ..Arg::default()
+                        });
+                        self.check_write_target(&t, true, "socat");
+                    }
+                }
+            }
+        }
         if matches!(name, "gpg" | "gpg2")
             && has(&["--export-secret-keys", "--export-secret-subkeys"])
         {
@@ -687,6 +714,8 @@ impl Walker<'_> {
             "cpio" => &["-D", "--directory"],
             "7z" | "7za" | "7zr" => &["-o"],
             "mktemp" => &["-p", "--tmpdir"],
+            "aria2c" => &["-d", "--dir", "-o", "--out"],
+            "ftp" | "tftp" => &["-o"],
             "javac" => &["-d"],
             "esbuild" => &["--outfile", "--outdir"],
             "ssh-keygen" if !has(&["-l", "-y", "-F", "-R", "-B", "-Y", "-L"]) => &["-f"],
@@ -2794,6 +2823,10 @@ impl Walker<'_> {
             _ => &[],
         };
         self.write_option_values(name, args, outputs);
+        if let Some(dest) = copy_destination(name, args) {
+            let a = args[dest].clone();
+            self.check_write_target(&a, true, name);
+        }
         if matches!(name, "npm" | "pnpm" | "yarn" | "bun") && matches!(sub, "exec" | "x" | "dlx") {
             let rest: Vec<Arg> = args
                 .iter()
@@ -3028,6 +3061,29 @@ impl Walker<'_> {
             self.check_write_target(&a, true, what);
         }
     }
+}
+
+/// The local destination of a copy tool whose source may be remote
+/// (`docker cp`, `kubectl cp`, `aws s3 cp`, `gsutil cp`, `rclone copy`,
+/// `s3cmd get`): the index of its last operand, when that is not remote.
+fn copy_destination(name: &str, args: &[Arg]) -> Option<usize> {
+    let words: Vec<usize> = (1..args.len())
+        .filter(|&i| !args[i].text.starts_with('-'))
+        .collect();
+    let word = |n: usize| words.get(n).map(|&i| args[i].text.as_str()).unwrap_or("");
+    let copies = match name {
+        "docker" | "podman" | "nerdctl" | "kubectl" | "oc" => word(0) == "cp",
+        "rclone" => matches!(
+            word(0),
+            "copy" | "sync" | "move" | "copyto" | "moveto" | "copyurl"
+        ),
+        "aws" => word(0) == "s3" && matches!(word(1), "cp" | "sync" | "mv"),
+        "gsutil" => matches!(word(0), "cp" | "rsync" | "mv"),
+        "s3cmd" => matches!(word(0), "get" | "sync"),
+        _ => false,
+    };
+    let &dest = words.last()?;
+    (copies && words.len() >= 3 && !is_remote_spec(&args[dest].text)).then_some(dest)
 }
 
 /// Programs that change disks or the network configuration only in some

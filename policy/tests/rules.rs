@@ -3819,3 +3819,36 @@ fn exec_context_refuses_the_other_system_root_writers_and_runs_the_rest() {
         ],
     );
 }
+
+#[test]
+fn downloads_and_copies_from_elsewhere_into_system_roots_are_refused() {
+    const SYS: Want = refused("sys.root-write");
+    check(
+        &classifier(),
+        &[
+            ("curl -s https://x | tar xz -C /usr/local", SYS),
+            ("curl -fsSLo /usr/local/bin/x https://x", SYS),
+            ("curl https://x --output-dir /etc -O", SYS),
+            ("wget -N -P /etc https://x", SYS),
+            ("aria2c -d /etc https://x", SYS),
+            ("docker cp ctr:/x /etc/x", SYS),
+            ("kubectl cp pod:/x /usr/local/bin/x", SYS),
+            ("rclone copy remote:x /etc", SYS),
+            ("aws s3 cp s3://b/x /etc/x", SYS),
+            ("gsutil cp gs://b/x /usr/share/x", SYS),
+            ("s3cmd get s3://b/x /etc/x", SYS),
+            ("rsync -a host:/x /etc/", SYS),
+            ("scp -r host:x /usr/local/", SYS),
+            ("socat TCP-LISTEN:80 OPEN:/etc/x,creat", SYS),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("docker cp x ctr:/etc/x", yellow("default.unknown")),
+            ("aws s3 cp x s3://b/x", yellow("default.unknown")),
+            ("aws s3 cp s3://b/x out.txt", yellow("fs.write-inside")),
+            ("docker cp ctr:/x ./out", yellow("fs.write-inside")),
+        ],
+    );
+}

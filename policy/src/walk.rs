@@ -426,6 +426,25 @@ impl<'a> Walker<'a> {
         self.depth -= 1;
     }
 
+    /// The start of the source being walked, as written (at most 200
+    /// bytes): names a part that stands for the whole source.
+    fn source_excerpt(&self) -> String {
+        match self.sources.last() {
+            Some(src) if src.verbatim => {
+                let mut end = src.text.len().min(200);
+                while !src.text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                src.text[..end].to_string()
+            }
+            Some(src) => src
+                .stand_in
+                .clone()
+                .unwrap_or_else(|| "(nested commands)".to_string()),
+            None => "(nested commands)".to_string(),
+        }
+    }
+
     /// The text at `bounds` (character positions from the parser) as
     /// written in the source being walked; for a nested source that is not
     /// text of the line, the command that runs it. `None` when there is no
@@ -522,8 +541,9 @@ impl<'a> Walker<'a> {
     fn enter(&mut self) -> bool {
         self.commands += 1;
         if self.depth >= MAX_DEPTH || self.commands > MAX_COMMANDS {
+            let text = self.source_excerpt();
             self.line_part(
-                "(nested commands)",
+                &text,
                 RuleId::TooComplex,
                 "too many or too deeply nested commands to judge",
             );

@@ -3852,3 +3852,20 @@ fn downloads_and_copies_from_elsewhere_into_system_roots_are_refused() {
         ],
     );
 }
+
+#[test]
+fn a_line_too_complex_to_judge_is_named_by_its_own_text() {
+    let c = classifier();
+    for line in [
+        "ls; ".repeat(20_001),
+        format!("{}ls{}", "( ".repeat(70), " )".repeat(70)),
+    ] {
+        let v = c.classify_line(&line, Path::new(WT));
+        assert_eq!(v.rule, "shell.too-complex", "{}", show(&v));
+        assert!(
+            !v.part.is_empty() && line.contains(&v.part),
+            "the part {:?} is not text of the line",
+            v.part
+        );
+    }
+}

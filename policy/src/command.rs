@@ -1910,6 +1910,38 @@ impl Walker<'_> {
         if words.len() >= 2 && words[0] == "pr" && (words[1] == "create" || words[1] == "new") {
             self.find(RuleId::GhPrCreate, "gh pr create opens a pull request");
         }
+        // `gh api -X POST repos/o/r/pulls`: the same pull request by the API
+        // (fields given with -f/-F make the request a POST).
+        if words.first() == Some(&"api") {
+            let method = args.iter().enumerate().skip(1).find_map(|(i, a)| {
+                if a.text == "-X" || a.text == "--method" {
+                    args.get(i + 1).map(|m| m.text.to_ascii_uppercase())
+                } else {
+                    a.text
+                        .strip_prefix("--method=")
+                        .or_else(|| a.text.strip_prefix("-X").filter(|m| !m.is_empty()))
+                        .map(str::to_ascii_uppercase)
+                }
+            });
+            let fields = args.iter().any(|a| {
+                matches!(
+                    a.text.as_str(),
+                    "-f" | "-F" | "--field" | "--raw-field" | "--input"
+                ) || a.text.starts_with("--field=")
+                    || a.text.starts_with("--raw-field=")
+            });
+            let post = method.as_deref().map_or(fields, |m| m == "POST");
+            let pulls = words.iter().skip(1).any(|w| {
+                let w = w.trim_start_matches('/').trim_end_matches('/');
+                w.starts_with("repos/") && w.ends_with("/pulls")
+            });
+            if post && pulls {
+                self.find(
+                    RuleId::GhPrCreate,
+                    "gh api POST …/pulls opens a pull request",
+                );
+            }
+        }
         self.cur_network = false;
         self.check_path_args(args, &[]);
     }

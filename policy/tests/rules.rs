@@ -3869,3 +3869,19 @@ fn a_line_too_complex_to_judge_is_named_by_its_own_text() {
         );
     }
 }
+
+#[test]
+fn a_pull_request_opened_through_the_api_is_gh_pr_create() {
+    check(
+        &classifier(),
+        &[
+            ("gh api -X POST repos/x/y/pulls", red("gh.pr-create")),
+            (
+                "gh api repos/x/y/pulls -f title=x -f head=a -f base=main",
+                red("gh.pr-create"),
+            ),
+            ("gh api --method=POST /repos/x/y/pulls", red("gh.pr-create")),
+            ("gh api repos/x/y/pulls", yellow("default.unknown")),
+        ],
+    );
+}

@@ -301,6 +301,23 @@ impl Walker<'_> {
         }
     }
 
+    /// Notes the credential files named in text fed to another program on
+    /// its stdin (`sftp host <<< "put ~/.ssh/id_rsa"`): each of its words.
+    pub fn note_secret_words(&mut self, text: &str) {
+        if self.secret_read.is_some() || !text.contains([' ', '\n', '\t']) {
+            return;
+        }
+        for w in text.split_whitespace().take(64) {
+            let a = self.expand_tilde(Arg {
+                text: w.to_string(),
+                known: true,
+                home_based: w.starts_with('~'),
+                ..Arg::default()
+            });
+            self.note_secret_in(&a);
+        }
+    }
+
     /// Notes a word that names a credential file, wherever it appears.
     pub fn note_secret_in(&mut self, a: &Arg) {
         if self.secret_read.is_some() || a.text.is_empty() || a.text.len() > 4096 {
@@ -314,6 +331,7 @@ impl Walker<'_> {
         let mut candidates: Vec<&str> = vec![t];
         candidates.extend(t.split_once('=').map(|x| x.1));
         candidates.extend(t.split_once('@').map(|x| x.1));
+
         for c in candidates {
             if !(c.starts_with('/') || c.starts_with('~') || c.starts_with('.')) {
                 continue;

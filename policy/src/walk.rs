@@ -527,6 +527,7 @@ impl<'a> Walker<'a> {
             self.stdout_text = None;
             self.stdout_piped = i + 1 < p.seq.len();
             self.walk_command(cmd, &io);
+            self.stdout_piped = false;
             piped = match cmd {
                 ast::Command::Simple(_) => self.stdout_text.take(),
                 _ => None,
@@ -763,7 +764,9 @@ impl<'a> Walker<'a> {
             .written(simple_bounds(sc))
             .unwrap_or_else(|| sc.to_string());
         let outer = self.cmd_text.replace(text);
-        let push = self.walk_simple_in(sc, io);
+        // Taken now: the substitutions walked inside set it for their own.
+        let piped_out = std::mem::take(&mut self.stdout_piped);
+        let push = self.walk_simple_in(sc, io, piped_out);
         let text = std::mem::replace(&mut self.cmd_text, outer);
         if push {
             self.push_part(text.unwrap_or_default());
@@ -772,7 +775,7 @@ impl<'a> Walker<'a> {
 
     /// Walks a simple command (its text as written is in `cmd_text`);
     /// returns whether it is a part of its own.
-    fn walk_simple_in(&mut self, sc: &ast::SimpleCommand, io: &CmdIo) -> bool {
+    fn walk_simple_in(&mut self, sc: &ast::SimpleCommand, io: &CmdIo, piped_out: bool) -> bool {
         let mut noticed = Noticed::default();
         let mut args: Vec<Arg> = Vec::new();
         let mut assignments: Vec<(String, Arg)> = Vec::new();
@@ -850,6 +853,16 @@ impl<'a> Walker<'a> {
         for a in &args {
             self.note_secret_in(a);
         }
+        if piped_out
+            && args
+                .first()
+                .is_some_and(|a| matches!(a.text.as_str(), "echo" | "printf"))
+        {
+            // Words echoed into a pipe are another program's input.
+            for a in args.iter().skip(1).filter(|a| a.known) {
+                self.note_secret_words(&a.text);
+            }
+        }
         let subs_network = self.walk_noticed(noticed);
 
         // Here-documents and here-strings feed stdin; other redirections are
@@ -901,7 +914,7 @@ impl<'a> Walker<'a> {
         if let Some(v) = saved_vars {
             self.state.vars = v;
         }
-        self.stdout_text = if std::mem::take(&mut self.stdout_piped) {
+        self.stdout_text = if piped_out {
             literal_output(&args, &io)
         } else {
             None
@@ -1018,6 +1031,9 @@ impl<'a> Walker<'a> {
                     let a = word::eval_word(&w.value, self, &mut noticed);
                     self.walk_noticed(noticed);
                     self.note_secret_in(&a);
+                    if a.known {
+                        self.note_secret_words(&a.text);
+                    }
                     io.herestring = Some(a);
                 }
             }

@@ -653,11 +653,23 @@ impl Walker<'_> {
                 }
                 self.check_path_args(args, &[]);
             }
-            "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel"
-            | "rustfmt" | "prettier" | "black" | "gofmt" | "eslint" => {
+            "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel" => {
                 self.cur_writes = true;
                 self.install_destination(name, args);
+                if name == "cmake" {
+                    // `cmake -B DIR` makes the build tree there.
+                    self.write_option_values(name, args, &["-B"]);
+                }
                 self.check_path_args(args, &[]);
+            }
+            "rustfmt" | "prettier" | "black" | "gofmt" | "eslint" | "isort" | "clang-format"
+            | "shfmt" | "autopep8" | "yapf" => {
+                // Formatters: builds for plan mode, and in place they write
+                // the files they are given.
+                self.cur_writes = true;
+                if !self.other_writer(name, args) {
+                    self.check_path_args(args, &[]);
+                }
             }
             _ => {
                 if !self.other_writer(name, args) {
@@ -696,6 +708,25 @@ impl Walker<'_> {
             self.check_path_args(args, &[dest]);
             return true;
         }
+        if name == "protoc" {
+            // `--go_out=DIR`, `--python_out=opts:DIR`.
+            for a in args.iter().skip(1) {
+                if let Some((flag, value)) = a.text.split_once('=')
+                    && flag.starts_with("--")
+                    && flag.ends_with("_out")
+                {
+                    let dir = value.rsplit(':').next().unwrap_or(value);
+                    let t = self.expand_tilde(Arg {
+                        text: dir.to_string(),
+                        known: a.known,
+                        home_based: dir.starts_with('~'),
+                        ..Arg::default()
+                    });
+                    self.cur_writes = true;
+                    self.check_write_target(&t, true, "protoc");
+                }
+            }
+        }
         if name == "socat" {
             // `OPEN:/etc/x,creat`: an address that is a file socat writes.
             for a in args.iter().skip(1) {
@@ -733,6 +764,7 @@ impl Walker<'_> {
             "7z" | "7za" | "7zr" => &["-o"],
             "mktemp" => &["-p", "--tmpdir"],
             "aria2c" => &["-d", "--dir", "-o", "--out"],
+            "webpack" => &["-o", "--output-path"],
             "ftp" | "tftp" => &["-o"],
             "javac" => &["-d"],
             "esbuild" => &["--outfile", "--outdir"],
@@ -744,10 +776,20 @@ impl Walker<'_> {
         enum Ops {
             None,
             All,
+            AllButFirst,
             Last,
             First,
             Second,
         }
+        let first_op = || {
+            args.iter()
+                .skip(1)
+                .find(|a| !a.text.starts_with('-'))
+                .map(|a| a.text.as_str())
+                .unwrap_or("")
+        };
+        let first_op_is = |words: &[&str]| words.contains(&first_op());
+        let first_op_has = |letters: &[char]| first_op().contains(letters);
         let stdout_only = || {
             has(&[
                 "-c",
@@ -776,6 +818,18 @@ impl Walker<'_> {
             "strip" if !short_flag('o') => Ops::All,
             "objcopy" if !short_flag('o') => Ops::Last,
             "uniq" | "xxd" | "split" | "lz4" => Ops::Second,
+            "rustfmt" if !has(&["--check"]) => Ops::All,
+            "black" | "isort" if !has(&["--check", "--diff", "-c"]) => Ops::All,
+            "prettier" if has(&["--write", "-w"]) => Ops::All,
+            "gofmt" if has(&["-w"]) => Ops::All,
+            "shfmt" if has(&["-w", "--write"]) => Ops::All,
+            "clang-format" if has(&["-i"]) => Ops::All,
+            "autopep8" | "yapf" if has(&["-i", "--in-place"]) => Ops::All,
+            "eslint" if has(&["--fix"]) => Ops::All,
+            "yq" if has(&["-i", "--inplace"]) => Ops::AllButFirst,
+            "7z" | "7za" | "7zr" if first_op_is(&["a", "u", "d", "rn"]) => Ops::Second,
+            "ar" if first_op_has(&['r', 'q', 'd', 'm']) => Ops::Second,
+            "convert" | "magick" | "ffmpeg" | "sox" => Ops::Last,
             "zip" if !has(&["-sf", "--show-files", "-T", "--test"]) => Ops::First,
             "mount" if !has(&["-l", "--list"]) => Ops::Last,
             "setcap" => Ops::Last,
@@ -807,7 +861,14 @@ impl Walker<'_> {
         let mut targets: Vec<usize> = match ops {
             Ops::None => Vec::new(),
             Ops::All => p.operands.clone(),
-            Ops::Last if p.operands.len() >= 2 || !matches!(name, "scp" | "sftp" | "mount") => {
+            Ops::AllButFirst => p.operands.iter().skip(1).copied().collect(),
+            Ops::Last
+                if p.operands.len() >= 2
+                    || !matches!(
+                        name,
+                        "scp" | "sftp" | "mount" | "convert" | "magick" | "ffmpeg" | "sox"
+                    ) =>
+            {
                 p.operands.last().copied().into_iter().collect()
             }
             Ops::Last => Vec::new(),
@@ -2860,7 +2921,11 @@ impl Walker<'_> {
         let outputs: &[&str] = match name {
             "go" => &["-o"],
             "cargo" => &["--target-dir", "--out-dir", "--artifact-dir", "--root"],
-            "npm" | "pnpm" | "yarn" | "bun" => &["--prefix", "--modules-folder"],
+            "npm" | "pnpm" | "yarn" | "bun" => {
+                &["--prefix", "--modules-folder", "--pack-destination"]
+            }
+            "docker" | "podman" if matches!(sub, "save" | "export") => &["-o", "--output"],
+            "helm" => &["-d", "--destination"],
             "deno" => &["--output", "-o"],
             "uv" | "poetry" => &[
                 "--target",
@@ -3285,6 +3350,17 @@ fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
             "changes system settings under /etc"
         }
         "insmod" | "rmmod" | "depmod" => "changes the running kernel's modules",
+        "certbot"
+            if !matches!(first(), "certificates" | "plugins" | "show_account")
+                && !has(&["--help", "-h", "--version", "--dry-run"]) =>
+        {
+            "writes certificates and configuration under /etc/letsencrypt"
+        }
+        "update-rc.d" | "a2enmod" | "a2dismod" | "a2ensite" | "a2dissite" | "a2enconf"
+        | "a2disconf" | "dpkg-reconfigure" => "changes system configuration under /etc",
+        "chkconfig" if args.len() > 1 && !has(&["--list"]) => {
+            "changes system configuration under /etc"
+        }
         "modprobe" if !has(&["-n", "--dry-run", "-c", "--showconfig", "--show-depends"]) => {
             "changes the running kernel's modules"
         }

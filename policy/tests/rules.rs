@@ -3783,7 +3783,7 @@ fn writers_that_write_where_they_run_follow_cd() {
             ("make -C build", yellow("fs.write-inside")),
             (
                 "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release",
-                yellow("default.unknown"),
+                yellow("fs.write-inside"),
             ),
             ("patch -p1 < x.patch", yellow("fs.write-inside")),
             ("cd /tmp/x && git commit -m x", red("fence.cd-outside")),
@@ -3908,6 +3908,51 @@ fn credentials_named_in_text_fed_to_a_network_program_are_exfiltration() {
             ("ssh host \"ls ~/.ssh\"", yellow("default.unknown")),
             ("sftp host <<< \"put ./x\"", yellow("default.unknown")),
             ("echo \"see ~/.ssh/config\"", yellow("default.unknown")),
+        ],
+    );
+}
+
+#[test]
+fn formatters_archivers_and_converters_write_where_they_are_told() {
+    const SYS: Want = refused("sys.root-write");
+    check(
+        &classifier(),
+        &[
+            ("prettier --write /etc/x.json", SYS),
+            ("gofmt -w /usr/lib/go/src/x.go", SYS),
+            ("clang-format -i /usr/include/x.h", SYS),
+            ("black /usr/lib/python3/x.py", SYS),
+            ("rustfmt /usr/src/x.rs", SYS),
+            ("eslint --fix /etc/x.js", SYS),
+            ("yq -i '.a = 1' /etc/x.yaml", SYS),
+            ("7z a /etc/x.7z src", SYS),
+            ("ar rcs /usr/lib/libx.a x.o", SYS),
+            ("convert in.png /usr/share/x.png", SYS),
+            ("ffmpeg -i in.mp4 /usr/share/out.mp4", SYS),
+            ("docker save -o /etc/x.tar img", SYS),
+            ("helm package chart -d /etc", SYS),
+            ("npm pack --pack-destination /etc", SYS),
+            ("webpack --output-path /usr/share/x", SYS),
+            ("protoc --go_out=/usr/lib/go x.proto", SYS),
+            ("protoc --python_out=opts:/etc x.proto", SYS),
+            ("cmake -B /usr/build -S .", SYS),
+            ("certbot certonly -d x.example", SYS),
+            ("update-rc.d x defaults", SYS),
+            ("a2enmod rewrite", SYS),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("prettier --check src", yellow("default.unknown")),
+            ("prettier /etc/x.json", red("fence.path-outside")),
+            ("gofmt -l .", yellow("default.unknown")),
+            ("black --check .", yellow("default.unknown")),
+            ("black src", yellow("fs.write-inside")),
+            ("prettier --write src", yellow("fs.write-inside")),
+            ("yq '.a' /etc/x.yaml", red("fence.path-outside")),
+            ("certbot certificates", yellow("default.unknown")),
+            ("chkconfig --list", yellow("default.unknown")),
         ],
     );
 }

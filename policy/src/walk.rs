@@ -1067,6 +1067,24 @@ fn literal_output(args: &[Arg], io: &CmdIo) -> Option<String> {
                 out
             })
         }
+        "printf" => {
+            let format = args.get(1).filter(|a| a.known && !a.glob)?;
+            let rest = &args[2..];
+            if !rest.iter().all(|a| a.known && !a.glob) {
+                return None;
+            }
+            let f = format.text.replace("\\n", "\n");
+            match f.as_str() {
+                "%s\n" | "%s " | "%s" | "%s\0" => Some(
+                    rest.iter()
+                        .map(|a| a.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                _ if rest.is_empty() && !f.contains(['%', '\\']) => Some(f),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

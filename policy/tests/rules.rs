@@ -3466,6 +3466,16 @@ fn a_patch_or_words_piped_in_as_text_are_judged_like_arguments() {
                 refused("fs.delete-outside"),
             ),
             ("echo build dist | xargs rm -rf", red("fs.rm-recursive")),
+            ("printf '/\\n' | xargs rm -rf", refused("fs.delete-outside")),
+            (
+                "printf '%s\\n' build ~ | xargs rm -rf",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "printf '%s\\n' build | xargs rm -rf",
+                red("fs.rm-recursive"),
+            ),
+            ("printf 'x %d' 3 | xargs rm -rf", red("fs.rm-recursive")),
             // What a pipe carries is unknown otherwise: still red.
             ("echo \"$P\" | apply_patch", red("fence.path-outside")),
             ("find . | xargs -0 rm -rf", red("fs.rm-recursive")),

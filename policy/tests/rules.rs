@@ -3966,3 +3966,21 @@ fn formatters_archivers_and_converters_write_where_they_are_told() {
         ],
     );
 }
+
+#[test]
+fn every_part_of_the_benchmark_corpus_is_text_of_its_line() {
+    let c = classifier();
+    let mut bad = Vec::new();
+    for line in include_str!("../benches/corpus.txt")
+        .lines()
+        .filter(|l| !l.is_empty())
+    {
+        let v = c.classify_line(line, Path::new(WT));
+        for p in &v.parts {
+            if !line.contains(&p.part) {
+                bad.push(format!("{line:?}: part {:?}", p.part));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "\n  {}", bad.join("\n  "));
+}

@@ -387,7 +387,9 @@ impl<'a> Walker<'a> {
                     && parent.text.len() <= parse::INLINE_BYTES
                     && parent.text.contains(src);
                 let stand_in = if parent.verbatim {
-                    self.cmd_text.clone()
+                    self.cmd_text
+                        .clone()
+                        .or_else(|| Some(self.source_excerpt()))
                 } else {
                     parent.stand_in.clone()
                 };
@@ -581,7 +583,12 @@ impl<'a> Walker<'a> {
             ast::Command::ExtendedTest(t, redirects) => {
                 let mut noticed = Noticed::default();
                 self.eval_test(&t.expr, &mut noticed);
+                // What names the commands of its substitutions when their
+                // text is not text of the line.
+                let text = self.written(Some(span_bounds(&t.loc)));
+                let outer = std::mem::replace(&mut self.cmd_text, text);
                 self.walk_noticed(noticed);
+                self.cmd_text = outer;
                 if let Some(r) = redirects {
                     let text = self
                         .written(join_bounds(Some(span_bounds(&t.loc)), redirects_bounds(r)))

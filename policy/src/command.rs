@@ -444,7 +444,17 @@ impl Walker<'_> {
                 self.simple_wrapper(args, inv, depth, "ioe", &["input", "output", "error"], 0)
             }
             "chrt" => self.simple_wrapper(args, inv, depth, "T", &["sched-runtime"], 1),
-            "valgrind" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            "valgrind" => {
+                let outputs: Vec<&str> = args
+                    .iter()
+                    .skip(1)
+                    .take_while(|a| a.text.starts_with('-'))
+                    .filter_map(|a| a.text.split_once('=').map(|x| x.0))
+                    .filter(|o| o.ends_with("-file"))
+                    .collect();
+                self.write_option_values(name, args, &outputs);
+                self.simple_wrapper(args, inv, depth, "", &[], 0)
+            }
             "time" => self.time_wrapper(args, inv, depth),
             "command" => self.command_wrapper(args, inv, depth),
             "exec" => self.simple_wrapper(args, inv, depth, "a", &[], 0),
@@ -765,6 +775,9 @@ impl Walker<'_> {
             "mktemp" => &["-p", "--tmpdir"],
             "aria2c" => &["-d", "--dir", "-o", "--out"],
             "webpack" => &["-o", "--output-path"],
+            "perf" => &["-o", "--output"],
+            "tcpdump" | "tshark" | "dumpcap" => &["-w"],
+            "history" => &["-w", "-a"],
             "ftp" | "tftp" => &["-o"],
             "javac" => &["-d"],
             "esbuild" => &["--outfile", "--outdir"],

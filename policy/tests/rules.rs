@@ -3984,3 +3984,38 @@ fn every_part_of_the_benchmark_corpus_is_text_of_its_line() {
     }
     assert!(bad.is_empty(), "\n  {}", bad.join("\n  "));
 }
+
+#[test]
+fn tracers_and_recorders_write_their_output_files() {
+    const SYS: Want = refused("sys.root-write");
+    check(
+        &classifier(),
+        &[
+            ("find . -fprint /etc/x", SYS),
+            ("script -c ls /etc/x", SYS),
+            ("strace -o /etc/x ls", SYS),
+            ("/usr/bin/time -o /etc/x ls", SYS),
+            ("valgrind --log-file=/etc/x ./a.out", SYS),
+            ("perf record -o /etc/x ls", SYS),
+            ("tcpdump -w /etc/x", SYS),
+            ("history -w /etc/x", SYS),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            (
+                "valgrind --log-file=vg.log ./a.out",
+                yellow("fs.write-inside"),
+            ),
+            (
+                "valgrind --log-file=/tmp/vg.log ./a.out",
+                red("fence.path-outside"),
+            ),
+            (
+                "valgrind --leak-check=full ./a.out",
+                yellow("default.unknown"),
+            ),
+        ],
+    );
+}

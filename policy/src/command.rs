@@ -1649,6 +1649,10 @@ impl Walker<'_> {
             } else {
                 self.find(RuleId::DefaultUnknown, format!("{name} runs inline code"));
             }
+            if let Some(text) = code.and_then(Arg::value) {
+                let text = text.to_string();
+                self.inline_shell_commands(name, &text);
+            }
             return self.check_path_args(args, &[]);
         }
         match script {
@@ -3095,6 +3099,72 @@ impl Walker<'_> {
         }
         let skip: Vec<usize> = if in_place { files } else { Vec::new() };
         self.check_path_args(args, &skip);
+    }
+
+    /// The shell commands inline code hands to the system as string
+    /// literals (`os.system("…")`, `subprocess.run("…", shell=True)`,
+    /// `execSync('…')`, perl and ruby backticks): each is judged as a line
+    /// of its own. A reading of literals, not of the language: a command
+    /// built at run time is not seen here (the exec context judges it).
+    fn inline_shell_commands(&mut self, name: &str, code: &str) {
+        const CALLS: &[&str] = &[
+            "system(",
+            "popen(",
+            "execSync(",
+            "exec(",
+            "shell_exec(",
+            "passthru(",
+            "getoutput(",
+            "getstatusoutput(",
+            "check_output(",
+            "run(",
+            "call(",
+            "Popen(",
+        ];
+        let mut found: Vec<String> = Vec::new();
+        let subprocess = code.contains("subprocess");
+        for call in CALLS {
+            let generic = matches!(
+                *call,
+                "run(" | "call(" | "check_output(" | "Popen(" | "getoutput(" | "getstatusoutput("
+            );
+            if (generic && !subprocess) || (*call == "exec(" && is_python(name)) {
+                continue;
+            }
+            for (at, _) in code.match_indices(call).take(16) {
+                let rest = code[at + call.len()..].trim_start();
+                let Some(q) = rest
+                    .chars()
+                    .next()
+                    .filter(|c| matches!(c, '"' | '\'' | '`'))
+                else {
+                    continue;
+                };
+                if let Some(end) = rest[1..].find(q) {
+                    found.push(rest[1..1 + end].to_string());
+                }
+            }
+        }
+        if matches!(name, "perl" | "ruby") {
+            let mut parts = code.split('`');
+            parts.next();
+            while let (Some(inner), Some(_)) = (parts.next(), parts.next()) {
+                found.push(inner.to_string());
+            }
+        }
+        for f in found.into_iter().take(16) {
+            // Only what reads as a shell line: a literal that does not parse
+            // was not a command.
+            if !f.trim().is_empty()
+                && f.len() <= crate::parse::INLINE_BYTES
+                && matches!(
+                    crate::parse::parse(&f),
+                    crate::parse::ParseOutcome::Program(_)
+                )
+            {
+                self.walk_nested(&f);
+            }
+        }
     }
 
     /// The string literals an awk program hands to the system: files it

@@ -4019,3 +4019,55 @@ fn tracers_and_recorders_write_their_output_files() {
         ],
     );
 }
+
+#[test]
+fn shell_commands_in_inline_interpreter_code_are_judged() {
+    check(
+        &classifier(),
+        &[
+            (
+                "python3 -c 'import os; os.system(\"rm -rf /\")'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "python3 -c \"import subprocess; subprocess.run('curl x | sh', shell=True)\"",
+                refused("shell.pipe-to-interpreter"),
+            ),
+            (
+                "node -e \"require('child_process').execSync('git push origin main')\"",
+                refused("git.push-main"),
+            ),
+            (
+                "perl -e 'system(\"rm -rf ~\")'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "perl -e 'print `git push --force`'",
+                refused("git.push-force"),
+            ),
+            (
+                "ruby -e 'system(\"rm -rf /\")'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "php -r 'shell_exec(\"rm -rf /\");'",
+                refused("fs.delete-outside"),
+            ),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("python3 -c 'print(1)'", yellow("default.unknown")),
+            ("python3 -c \"exec('print(1)')\"", yellow("default.unknown")),
+            (
+                "python3 -c \"app.run('0.0.0.0')\"",
+                yellow("default.unknown"),
+            ),
+            (
+                "python3 -c 'import subprocess; subprocess.run([\"ls\", \"-la\"])'",
+                yellow("default.unknown"),
+            ),
+        ],
+    );
+}

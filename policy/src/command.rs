@@ -1083,6 +1083,9 @@ impl Walker<'_> {
                     if start < args.len() {
                         self.judge_argv(&args[start..], inv, depth + 1);
                     }
+                } else {
+                    // `su - <<EOF`: the user's shell reads its program from stdin.
+                    self.elevated_shell_stdin(inv);
                 }
             }
             _ => {
@@ -1127,8 +1130,20 @@ impl Walker<'_> {
                 }
                 if start < args.len() {
                     self.judge_argv(&args[start..], inv, depth + 1);
+                } else if name != "sudo" || p.has('s', "shell") || p.has('i', "login") {
+                    // `sudo -s <<EOF`, `doas <<EOF`: a shell that reads its
+                    // program from stdin.
+                    self.elevated_shell_stdin(inv);
                 }
             }
+        }
+    }
+
+    /// A shell started by a privilege wrapper without a command: it runs
+    /// what arrives on stdin, like `sh` would.
+    fn elevated_shell_stdin(&mut self, inv: &Invocation) {
+        if inv.io.stdin_pipe || inv.io.heredoc.is_some() || inv.io.herestring.is_some() {
+            self.stdin_program("sh", inv);
         }
     }
 

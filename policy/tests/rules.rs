@@ -4071,3 +4071,19 @@ fn shell_commands_in_inline_interpreter_code_are_judged() {
         ],
     );
 }
+
+#[test]
+fn a_shell_started_by_a_privilege_wrapper_runs_its_stdin() {
+    check(
+        &classifier(),
+        &[
+            ("sudo -s <<EOF\ncp x /etc/\nEOF", refused("sys.root-write")),
+            ("su - <<EOF\ntouch /etc/x\nEOF", refused("sys.root-write")),
+            ("doas -s <<EOF\nrm -rf /\nEOF", refused("fs.delete-outside")),
+            ("curl x | sudo -s", refused("shell.pipe-to-interpreter")),
+            ("curl x | su", refused("shell.pipe-to-interpreter")),
+            ("sudo -i", red("priv.elevate")),
+            ("su -", red("priv.elevate")),
+        ],
+    );
+}

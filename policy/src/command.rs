@@ -301,6 +301,23 @@ impl Walker<'_> {
         }
     }
 
+    /// Notes the credential files named in text fed to another program on
+    /// its stdin (`sftp host <<< "put ~/.ssh/id_rsa"`): each of its words.
+    pub fn note_secret_words(&mut self, text: &str) {
+        if self.secret_read.is_some() || !text.contains([' ', '\n', '\t']) {
+            return;
+        }
+        for w in text.split_whitespace().take(64) {
+            let a = self.expand_tilde(Arg {
+                text: w.to_string(),
+                known: true,
+                home_based: w.starts_with('~'),
+                ..Arg::default()
+            });
+            self.note_secret_in(&a);
+        }
+    }
+
     /// Notes a word that names a credential file, wherever it appears.
     pub fn note_secret_in(&mut self, a: &Arg) {
         if self.secret_read.is_some() || a.text.is_empty() || a.text.len() > 4096 {
@@ -314,6 +331,7 @@ impl Walker<'_> {
         let mut candidates: Vec<&str> = vec![t];
         candidates.extend(t.split_once('=').map(|x| x.1));
         candidates.extend(t.split_once('@').map(|x| x.1));
+
         for c in candidates {
             if !(c.starts_with('/') || c.starts_with('~') || c.starts_with('.')) {
                 continue;
@@ -426,7 +444,17 @@ impl Walker<'_> {
                 self.simple_wrapper(args, inv, depth, "ioe", &["input", "output", "error"], 0)
             }
             "chrt" => self.simple_wrapper(args, inv, depth, "T", &["sched-runtime"], 1),
-            "valgrind" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            "valgrind" => {
+                let outputs: Vec<&str> = args
+                    .iter()
+                    .skip(1)
+                    .take_while(|a| a.text.starts_with('-'))
+                    .filter_map(|a| a.text.split_once('=').map(|x| x.0))
+                    .filter(|o| o.ends_with("-file"))
+                    .collect();
+                self.write_option_values(name, args, &outputs);
+                self.simple_wrapper(args, inv, depth, "", &[], 0)
+            }
             "time" => self.time_wrapper(args, inv, depth),
             "command" => self.command_wrapper(args, inv, depth),
             "exec" => self.simple_wrapper(args, inv, depth, "a", &[], 0),
@@ -452,6 +480,20 @@ impl Walker<'_> {
                 {
                     let s = s.clone();
                     self.shell_string(&s, inv);
+                }
+            }
+            "alias" => {
+                // `alias x='rm -rf /'`: what the alias runs is judged where it
+                // is defined (a shell that expands aliases runs it by name).
+                for a in args.iter().skip(1) {
+                    if let Some((_, value)) = a.text.split_once('=') {
+                        let v = Arg {
+                            text: value.to_string(),
+                            known: a.known,
+                            ..Arg::default()
+                        };
+                        self.shell_string(&v, inv);
+                    }
                 }
             }
             "eval" => {
@@ -580,7 +622,11 @@ impl Walker<'_> {
             );
             return self.check_path_args(args, &[]);
         }
-        if DISK_PROGRAMS.contains(&name) || name.starts_with("mkfs") {
+        if let Some(what) = disk_or_network_change(name, args) {
+            self.find(what.0, what.1);
+            return self.check_path_args(args, &[]);
+        }
+        if DISK_PROGRAMS.contains(&name) || name.starts_with("mkfs") || name.starts_with("fsck.") {
             self.find(
                 RuleId::DiskTools,
                 format!("{name} rewrites disks or filesystems"),
@@ -617,10 +663,23 @@ impl Walker<'_> {
                 }
                 self.check_path_args(args, &[]);
             }
-            "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel"
-            | "rustfmt" | "prettier" | "black" | "gofmt" | "eslint" => {
+            "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel" => {
                 self.cur_writes = true;
+                self.install_destination(name, args);
+                if name == "cmake" {
+                    // `cmake -B DIR` makes the build tree there.
+                    self.write_option_values(name, args, &["-B"]);
+                }
                 self.check_path_args(args, &[]);
+            }
+            "rustfmt" | "prettier" | "black" | "gofmt" | "eslint" | "isort" | "clang-format"
+            | "shfmt" | "autopep8" | "yapf" => {
+                // Formatters: builds for plan mode, and in place they write
+                // the files they are given.
+                self.cur_writes = true;
+                if !self.other_writer(name, args) {
+                    self.check_path_args(args, &[]);
+                }
             }
             _ => {
                 if !self.other_writer(name, args) {
@@ -651,6 +710,57 @@ impl Walker<'_> {
             self.check_path_args(args, &[]);
             return true;
         }
+        if let Some(dest) = copy_destination(name, args) {
+            // `aws s3 cp s3://b/x /etc/x`, `kubectl cp pod:/x /etc/x`.
+            self.cur_writes = true;
+            let a = args[dest].clone();
+            self.check_write_target(&a, true, name);
+            self.check_path_args(args, &[dest]);
+            return true;
+        }
+        if name == "protoc" {
+            // `--go_out=DIR`, `--python_out=opts:DIR`.
+            for a in args.iter().skip(1) {
+                if let Some((flag, value)) = a.text.split_once('=')
+                    && flag.starts_with("--")
+                    && flag.ends_with("_out")
+                {
+                    let dir = value.rsplit(':').next().unwrap_or(value);
+                    let t = self.expand_tilde(Arg {
+                        text: dir.to_string(),
+                        known: a.known,
+                        home_based: dir.starts_with('~'),
+                        ..Arg::default()
+                    });
+                    self.cur_writes = true;
+                    self.check_write_target(&t, true, "protoc");
+                }
+            }
+        }
+        if name == "socat" {
+            // `OPEN:/etc/x,creat`: an address that is a file socat writes.
+            for a in args.iter().skip(1) {
+                let upper = a.text.to_ascii_uppercase();
+                for kind in ["OPEN:", "CREATE:", "CREAT:", "GOPEN:"] {
+                    if let Some(rest) = upper.strip_prefix(kind) {
+                        let path = &a.text[a.text.len() - rest.len()..];
+                        let path = path.split(',').next().unwrap_or("");
+                        let t = self.expand_tilde(Arg {
+                            text: path.to_string(),
+                            known: a.known,
+                            home_based: path.starts_with('~'),
+                            ..Arg::default()
+                        });
+                        self.check_write_target(&t, true, "socat");
+                    }
+                }
+            }
+        }
+        if matches!(name, "gpg" | "gpg2")
+            && has(&["--export-secret-keys", "--export-secret-subkeys"])
+        {
+            self.note_secret("gpg --export-secret-keys (the private keyring)");
+        }
         let outputs: &[&str] = match name {
             "gcc" | "g++" | "cc" | "c++" | "clang" | "clang++" | "tcc" | "ld" | "ld.lld"
             | "ld.gold" | "ld.bfd" | "lld" | "as" | "nasm" | "yasm" | "zig" | "shuf" | "gpg"
@@ -663,6 +773,12 @@ impl Walker<'_> {
             "cpio" => &["-D", "--directory"],
             "7z" | "7za" | "7zr" => &["-o"],
             "mktemp" => &["-p", "--tmpdir"],
+            "aria2c" => &["-d", "--dir", "-o", "--out"],
+            "webpack" => &["-o", "--output-path"],
+            "perf" => &["-o", "--output"],
+            "tcpdump" | "tshark" | "dumpcap" => &["-w"],
+            "history" => &["-w", "-a"],
+            "ftp" | "tftp" => &["-o"],
             "javac" => &["-d"],
             "esbuild" => &["--outfile", "--outdir"],
             "ssh-keygen" if !has(&["-l", "-y", "-F", "-R", "-B", "-Y", "-L"]) => &["-f"],
@@ -673,19 +789,31 @@ impl Walker<'_> {
         enum Ops {
             None,
             All,
+            AllButFirst,
             Last,
             First,
             Second,
         }
-        let stdout_only = has(&[
-            "-c",
-            "--stdout",
-            "--to-stdout",
-            "-t",
-            "--test",
-            "-l",
-            "--list",
-        ]);
+        let first_op = || {
+            args.iter()
+                .skip(1)
+                .find(|a| !a.text.starts_with('-'))
+                .map(|a| a.text.as_str())
+                .unwrap_or("")
+        };
+        let first_op_is = |words: &[&str]| words.contains(&first_op());
+        let first_op_has = |letters: &[char]| first_op().contains(letters);
+        let stdout_only = || {
+            has(&[
+                "-c",
+                "--stdout",
+                "--to-stdout",
+                "-t",
+                "--test",
+                "-l",
+                "--list",
+            ])
+        };
         let ops = match name {
             "ed" | "red" | "ex" | "vi" | "vim" | "nvim" | "nano" | "emacs" | "pico" | "micro"
             | "joe" | "kak" | "hx" | "mcedit"
@@ -695,7 +823,7 @@ impl Walker<'_> {
             }
             "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma"
             | "zstd" | "unzstd" | "compress" | "uncompress" | "lzip" | "pigz" | "pbzip2"
-                if !stdout_only && !has(&["-o", "--output"]) =>
+                if !stdout_only() && !has(&["-o", "--output"]) =>
             {
                 Ops::All
             }
@@ -703,6 +831,18 @@ impl Walker<'_> {
             "strip" if !short_flag('o') => Ops::All,
             "objcopy" if !short_flag('o') => Ops::Last,
             "uniq" | "xxd" | "split" | "lz4" => Ops::Second,
+            "rustfmt" if !has(&["--check"]) => Ops::All,
+            "black" | "isort" if !has(&["--check", "--diff", "-c"]) => Ops::All,
+            "prettier" if has(&["--write", "-w"]) => Ops::All,
+            "gofmt" if has(&["-w"]) => Ops::All,
+            "shfmt" if has(&["-w", "--write"]) => Ops::All,
+            "clang-format" if has(&["-i"]) => Ops::All,
+            "autopep8" | "yapf" if has(&["-i", "--in-place"]) => Ops::All,
+            "eslint" if has(&["--fix"]) => Ops::All,
+            "yq" if has(&["-i", "--inplace"]) => Ops::AllButFirst,
+            "7z" | "7za" | "7zr" if first_op_is(&["a", "u", "d", "rn"]) => Ops::Second,
+            "ar" if first_op_has(&['r', 'q', 'd', 'm']) => Ops::Second,
+            "convert" | "magick" | "ffmpeg" | "sox" => Ops::Last,
             "zip" if !has(&["-sf", "--show-files", "-T", "--test"]) => Ops::First,
             "mount" if !has(&["-l", "--list"]) => Ops::Last,
             "setcap" => Ops::Last,
@@ -734,7 +874,14 @@ impl Walker<'_> {
         let mut targets: Vec<usize> = match ops {
             Ops::None => Vec::new(),
             Ops::All => p.operands.clone(),
-            Ops::Last if p.operands.len() >= 2 || !matches!(name, "scp" | "sftp" | "mount") => {
+            Ops::AllButFirst => p.operands.iter().skip(1).copied().collect(),
+            Ops::Last
+                if p.operands.len() >= 2
+                    || !matches!(
+                        name,
+                        "scp" | "sftp" | "mount" | "convert" | "magick" | "ffmpeg" | "sox"
+                    ) =>
+            {
                 p.operands.last().copied().into_iter().collect()
             }
             Ops::Last => Vec::new(),
@@ -753,6 +900,60 @@ impl Walker<'_> {
         self.write_option_values(name, args, outputs);
         self.check_path_args(args, &targets);
         true
+    }
+
+    /// Where a build's install step writes: `make install PREFIX=/usr`,
+    /// `make install DESTDIR=/`, `cmake --install . --prefix /usr`,
+    /// `meson install --destdir /`.
+    fn install_destination(&mut self, name: &str, args: &[Arg]) {
+        let installs = args.iter().skip(1).any(|a| {
+            a.text == "install" || a.text.starts_with("install-") || a.text == "--install"
+        });
+        // A build writes where it runs: `make -C DIR`, or a `cd` out of the
+        // worktree before it.
+        if matches!(name, "make" | "ninja" | "meson") {
+            let p = opts::parse(
+                args,
+                1,
+                &OptSpec {
+                    short_arg: "CfIjloW",
+                    long_arg: &["directory", "file", "makefile", "include-dir"],
+                    permute: true,
+                },
+            );
+            if let Some(d) = p.value_of('C', "directory").cloned() {
+                self.check_write_target(&d, true, name);
+            } else if self
+                .state
+                .cwd
+                .as_ref()
+                .is_some_and(|c| !c.starts_with(&self.cls.worktree))
+            {
+                self.check_write_target(&Arg::literal("."), true, name);
+            }
+        }
+        if !installs {
+            return;
+        }
+        for a in args.iter().skip(1) {
+            if let Some((var, value)) = a.text.split_once('=')
+                && !var.starts_with('-')
+                && (var.eq_ignore_ascii_case("prefix")
+                    || var.eq_ignore_ascii_case("destdir")
+                    || var.ends_with("DIR")
+                    || var.ends_with("dir"))
+                && !value.is_empty()
+            {
+                let v = self.expand_tilde(Arg {
+                    text: value.to_string(),
+                    known: a.known,
+                    home_based: value.starts_with('~'),
+                    ..Arg::default()
+                });
+                self.check_write_target(&v, true, &format!("{name} install"));
+            }
+        }
+        self.write_option_values(name, args, &["--prefix", "--destdir"]);
     }
 
     /// Judges as writes the values of `outputs` (`-o FILE`, `-oFILE`,
@@ -882,6 +1083,9 @@ impl Walker<'_> {
                     if start < args.len() {
                         self.judge_argv(&args[start..], inv, depth + 1);
                     }
+                } else {
+                    // `su - <<EOF`: the user's shell reads its program from stdin.
+                    self.elevated_shell_stdin(inv);
                 }
             }
             _ => {
@@ -926,8 +1130,20 @@ impl Walker<'_> {
                 }
                 if start < args.len() {
                     self.judge_argv(&args[start..], inv, depth + 1);
+                } else if name != "sudo" || p.has('s', "shell") || p.has('i', "login") {
+                    // `sudo -s <<EOF`, `doas <<EOF`: a shell that reads its
+                    // program from stdin.
+                    self.elevated_shell_stdin(inv);
                 }
             }
+        }
+    }
+
+    /// A shell started by a privilege wrapper without a command: it runs
+    /// what arrives on stdin, like `sh` would.
+    fn elevated_shell_stdin(&mut self, inv: &Invocation) {
+        if inv.io.stdin_pipe || inv.io.heredoc.is_some() || inv.io.herestring.is_some() {
+            self.stdin_program("sh", inv);
         }
     }
 
@@ -1404,25 +1620,23 @@ impl Walker<'_> {
                 }
             }
         }
-        if name == "perl"
+        if matches!(name, "perl" | "ruby")
             && args.iter().skip(1).any(|a| {
                 a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains('i')
             })
         {
-            // In-place edit: every operand after the program is written.
+            // In-place edit: every operand after the program (the `-e` text
+            // or the script) is written.
             let targets: Vec<Arg> = args
                 .iter()
                 .skip(1)
                 .filter(|a| !a.text.starts_with('-'))
-                .skip(usize::from(
-                    !args
-                        .iter()
-                        .any(|a| a.text.starts_with('-') && a.text.contains('e')),
-                ))
+                .skip(1)
                 .cloned()
                 .collect();
-            for t in targets.iter().skip(1) {
-                self.check_write_target(t, true, "perl -i");
+            let what = format!("{name} -i");
+            for t in &targets {
+                self.check_write_target(t, true, &what);
             }
         }
         if matches!(name, "bun" | "deno") {
@@ -1450,6 +1664,10 @@ impl Walker<'_> {
             } else {
                 self.find(RuleId::DefaultUnknown, format!("{name} runs inline code"));
             }
+            if let Some(text) = code.and_then(Arg::value) {
+                let text = text.to_string();
+                self.inline_shell_commands(name, &text);
+            }
             return self.check_path_args(args, &[]);
         }
         match script {
@@ -1464,7 +1682,26 @@ impl Walker<'_> {
             Some(s) if args[s].text == "-" || args[s].text == "/dev/stdin" => {
                 self.stdin_program(name, inv)
             }
-            Some(_) => {
+            Some(s) => {
+                // `python setup.py install` outside a virtualenv installs
+                // into the system's Python, like `pip install`.
+                if is_python(name)
+                    && program_name(&args[s].text) == "setup.py"
+                    && args[s + 1..]
+                        .iter()
+                        .any(|a| matches!(a.text.as_str(), "install" | "develop"))
+                    && !self.state.venv
+                    && !args[s + 1..].iter().any(|a| {
+                        a.text.starts_with("--prefix")
+                            || a.text.starts_with("--root")
+                            || a.text.starts_with("--home")
+                    })
+                {
+                    self.find(
+                        RuleId::PkgGlobal,
+                        "setup.py install outside a virtualenv changes the system's Python",
+                    );
+                }
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
             }
@@ -1732,9 +1969,15 @@ impl Walker<'_> {
         }
         if self.cur_writes {
             // A subcommand that writes writes in the repository it runs in:
-            // `git -C /etc init` writes /etc like any other writer.
+            // `git -C /etc init`, `cd /etc && git commit` write /etc like any
+            // other writer.
             let mut dirs: Vec<Arg> = Vec::new();
-            if !g.dirs.is_empty() {
+            let cwd_outside = self
+                .state
+                .cwd
+                .as_ref()
+                .is_some_and(|c| !c.starts_with(&self.cls.worktree));
+            if !g.dirs.is_empty() || cwd_outside {
                 dirs.push(match &self.state.cwd {
                     Some(c) => Arg::literal(c.display().to_string()),
                     None => Arg::unknown(),
@@ -1778,6 +2021,38 @@ impl Walker<'_> {
         if words.len() >= 2 && words[0] == "pr" && (words[1] == "create" || words[1] == "new") {
             self.find(RuleId::GhPrCreate, "gh pr create opens a pull request");
         }
+        // `gh api -X POST repos/o/r/pulls`: the same pull request by the API
+        // (fields given with -f/-F make the request a POST).
+        if words.first() == Some(&"api") {
+            let method = args.iter().enumerate().skip(1).find_map(|(i, a)| {
+                if a.text == "-X" || a.text == "--method" {
+                    args.get(i + 1).map(|m| m.text.to_ascii_uppercase())
+                } else {
+                    a.text
+                        .strip_prefix("--method=")
+                        .or_else(|| a.text.strip_prefix("-X").filter(|m| !m.is_empty()))
+                        .map(str::to_ascii_uppercase)
+                }
+            });
+            let fields = args.iter().any(|a| {
+                matches!(
+                    a.text.as_str(),
+                    "-f" | "-F" | "--field" | "--raw-field" | "--input"
+                ) || a.text.starts_with("--field=")
+                    || a.text.starts_with("--raw-field=")
+            });
+            let post = method.as_deref().map_or(fields, |m| m == "POST");
+            let pulls = words.iter().skip(1).any(|w| {
+                let w = w.trim_start_matches('/').trim_end_matches('/');
+                w.starts_with("repos/") && w.ends_with("/pulls")
+            });
+            if post && pulls {
+                self.find(
+                    RuleId::GhPrCreate,
+                    "gh api POST …/pulls opens a pull request",
+                );
+            }
+        }
         self.cur_network = false;
         self.check_path_args(args, &[]);
     }
@@ -1797,7 +2072,16 @@ impl Walker<'_> {
         let force = p.has('f', "force");
         self.cur_writes = true;
         if p.operands.is_empty() {
-            self.find(RuleId::RmFile, format!("{name} deletes files"));
+            // `rm -rf` with its targets still to come (from `xargs`, or
+            // typed without them) is the recursive, forced delete all the same.
+            if recursive && force {
+                self.find(
+                    RuleId::RmRecursive,
+                    format!("{name} deletes recursively and by force"),
+                );
+            } else {
+                self.find(RuleId::RmFile, format!("{name} deletes files"));
+            }
             return;
         }
         for &i in &p.operands {
@@ -2669,7 +2953,11 @@ impl Walker<'_> {
         let outputs: &[&str] = match name {
             "go" => &["-o"],
             "cargo" => &["--target-dir", "--out-dir", "--artifact-dir", "--root"],
-            "npm" | "pnpm" | "yarn" | "bun" => &["--prefix", "--modules-folder"],
+            "npm" | "pnpm" | "yarn" | "bun" => {
+                &["--prefix", "--modules-folder", "--pack-destination"]
+            }
+            "docker" | "podman" if matches!(sub, "save" | "export") => &["-o", "--output"],
+            "helm" => &["-d", "--destination"],
             "deno" => &["--output", "-o"],
             "uv" | "poetry" => &[
                 "--target",
@@ -2682,6 +2970,10 @@ impl Walker<'_> {
             _ => &[],
         };
         self.write_option_values(name, args, outputs);
+        if let Some(dest) = copy_destination(name, args) {
+            let a = args[dest].clone();
+            self.check_write_target(&a, true, name);
+        }
         if matches!(name, "npm" | "pnpm" | "yarn" | "bun") && matches!(sub, "exec" | "x" | "dlx") {
             let rest: Vec<Arg> = args
                 .iter()
@@ -2759,6 +3051,13 @@ impl Walker<'_> {
             self.check_write_target(&f, true, "patch");
         }
         self.patch_from_stdin(inv, "patch");
+        let text_known = inv.io.heredoc.is_some()
+            || inv.io.herestring.as_ref().is_some_and(|h| h.known)
+            || inv.io.piped.is_some();
+        if !text_known && p.operands.is_empty() {
+            // Files the patch names are not known: it writes where it runs.
+            self.check_write_target(&Arg::literal("."), true, "patch");
+        }
         self.state.cwd = saved_cwd;
         self.check_path_args(args, &p.operands);
     }
@@ -2815,6 +3114,72 @@ impl Walker<'_> {
         }
         let skip: Vec<usize> = if in_place { files } else { Vec::new() };
         self.check_path_args(args, &skip);
+    }
+
+    /// The shell commands inline code hands to the system as string
+    /// literals (`os.system("…")`, `subprocess.run("…", shell=True)`,
+    /// `execSync('…')`, perl and ruby backticks): each is judged as a line
+    /// of its own. A reading of literals, not of the language: a command
+    /// built at run time is not seen here (the exec context judges it).
+    fn inline_shell_commands(&mut self, name: &str, code: &str) {
+        const CALLS: &[&str] = &[
+            "system(",
+            "popen(",
+            "execSync(",
+            "exec(",
+            "shell_exec(",
+            "passthru(",
+            "getoutput(",
+            "getstatusoutput(",
+            "check_output(",
+            "run(",
+            "call(",
+            "Popen(",
+        ];
+        let mut found: Vec<String> = Vec::new();
+        let subprocess = code.contains("subprocess");
+        for call in CALLS {
+            let generic = matches!(
+                *call,
+                "run(" | "call(" | "check_output(" | "Popen(" | "getoutput(" | "getstatusoutput("
+            );
+            if (generic && !subprocess) || (*call == "exec(" && is_python(name)) {
+                continue;
+            }
+            for (at, _) in code.match_indices(call).take(16) {
+                let rest = code[at + call.len()..].trim_start();
+                let Some(q) = rest
+                    .chars()
+                    .next()
+                    .filter(|c| matches!(c, '"' | '\'' | '`'))
+                else {
+                    continue;
+                };
+                if let Some(end) = rest[1..].find(q) {
+                    found.push(rest[1..1 + end].to_string());
+                }
+            }
+        }
+        if matches!(name, "perl" | "ruby") {
+            let mut parts = code.split('`');
+            parts.next();
+            while let (Some(inner), Some(_)) = (parts.next(), parts.next()) {
+                found.push(inner.to_string());
+            }
+        }
+        for f in found.into_iter().take(16) {
+            // Only what reads as a shell line: a literal that does not parse
+            // was not a command.
+            if !f.trim().is_empty()
+                && f.len() <= crate::parse::INLINE_BYTES
+                && matches!(
+                    crate::parse::parse(&f),
+                    crate::parse::ParseOutcome::Program(_)
+                )
+            {
+                self.walk_nested(&f);
+            }
+        }
     }
 
     /// The string literals an awk program hands to the system: files it
@@ -2911,18 +3276,153 @@ impl Walker<'_> {
     }
 }
 
+/// The local destination of a copy tool whose source may be remote
+/// (`docker cp`, `kubectl cp`, `aws s3 cp`, `gsutil cp`, `rclone copy`,
+/// `s3cmd get`): the index of its last operand, when that is not remote.
+fn copy_destination(name: &str, args: &[Arg]) -> Option<usize> {
+    let words: Vec<usize> = (1..args.len())
+        .filter(|&i| !args[i].text.starts_with('-'))
+        .collect();
+    let word = |n: usize| words.get(n).map(|&i| args[i].text.as_str()).unwrap_or("");
+    let copies = match name {
+        "docker" | "podman" | "nerdctl" | "kubectl" | "oc" => word(0) == "cp",
+        "rclone" => matches!(
+            word(0),
+            "copy" | "sync" | "move" | "copyto" | "moveto" | "copyurl"
+        ),
+        "aws" => word(0) == "s3" && matches!(word(1), "cp" | "sync" | "mv"),
+        "gsutil" => matches!(word(0), "cp" | "rsync" | "mv"),
+        "s3cmd" => matches!(word(0), "get" | "sync"),
+        _ => false,
+    };
+    let &dest = words.last()?;
+    (copies && words.len() >= 3 && !is_remote_spec(&args[dest].text)).then_some(dest)
+}
+
+/// Programs that change disks or the network configuration only in some
+/// of their forms (`cryptsetup luksFormat`, `tc qdisc add`, `nmcli con up`).
+fn disk_or_network_change(name: &str, args: &[Arg]) -> Option<(RuleId, String)> {
+    let words = || args.iter().skip(1).map(|a| a.text.as_str());
+    let has = |flags: &[&str]| words().any(|w| flags.contains(&w));
+    let operands = || words().filter(|w| !w.starts_with('-'));
+    let disk = |what: &str| Some((RuleId::DiskTools, format!("{name} {what}")));
+    let net = |what: &str| Some((RuleId::NetFirewall, format!("{name} {what}")));
+    match name {
+        "cryptsetup"
+            if operands().any(|w| {
+                matches!(
+                    w,
+                    "luksFormat" | "format" | "erase" | "luksErase" | "reencrypt" | "repair"
+                )
+            }) =>
+        {
+            disk("rewrites a block device")
+        }
+        "hdparm"
+            if words().any(|w| {
+                w.starts_with("--security-erase")
+                    || matches!(
+                        w,
+                        "--trim-sector-ranges" | "--write-sector" | "--make-bad-sector"
+                    )
+            }) =>
+        {
+            disk("erases or rewrites a disk")
+        }
+        "nvme" if operands().any(|w| matches!(w, "format" | "sanitize")) => disk("erases a disk"),
+        "badblocks" if has(&["-w", "-n"]) => disk("rewrites a disk"),
+        "zpool"
+            if operands().next().is_some_and(|w| {
+                matches!(
+                    w,
+                    "create" | "destroy" | "labelclear" | "add" | "attach" | "replace"
+                )
+            }) =>
+        {
+            disk("changes a storage pool")
+        }
+        "tc" if operands()
+            .any(|w| matches!(w, "add" | "del" | "delete" | "change" | "replace")) =>
+        {
+            net("changes traffic control")
+        }
+        "nmcli"
+            if operands().any(|w| {
+                matches!(
+                    w,
+                    "up" | "down"
+                        | "add"
+                        | "delete"
+                        | "modify"
+                        | "connect"
+                        | "disconnect"
+                        | "on"
+                        | "off"
+                        | "reload"
+                        | "set"
+                        | "import"
+                )
+            }) =>
+        {
+            net("changes network configuration")
+        }
+        "ethtool"
+            if words().any(|w| {
+                matches!(
+                    w,
+                    "-s" | "--change"
+                        | "-K"
+                        | "--features"
+                        | "--offload"
+                        | "-A"
+                        | "--pause"
+                        | "-C"
+                        | "--coalesce"
+                        | "-G"
+                        | "--set-ring"
+                        | "-L"
+                        | "--set-channels"
+                        | "-E"
+                        | "--change-eeprom"
+                        | "-f"
+                        | "--flash"
+                        | "-r"
+                        | "--negotiate"
+                )
+            }) =>
+        {
+            net("changes a network device")
+        }
+        "brctl" | "bridge" | "iw" | "resolvectl"
+            if operands().any(|w| {
+                w.starts_with("add")
+                    || w.starts_with("del")
+                    || matches!(
+                        w,
+                        "set" | "dns" | "domain" | "revert" | "connect" | "disconnect"
+                    )
+            }) =>
+        {
+            net("changes network configuration")
+        }
+        "wg" if operands()
+            .next()
+            .is_some_and(|w| matches!(w, "set" | "setconf" | "addconf" | "syncconf")) =>
+        {
+            net("changes a WireGuard interface")
+        }
+        _ => None,
+    }
+}
+
 /// Programs whose effect is to rewrite the system's own configuration (the
 /// user database, sudoers, the boot loader, kernel modules, the loader
 /// cache): a write to a system root whatever their arguments say, except
 /// for the forms that only show it. Returns the reason.
 fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
-    let words: Vec<&str> = args.iter().skip(1).map(|a| a.text.as_str()).collect();
-    let has = |flags: &[&str]| words.iter().any(|w| flags.contains(w));
-    let first = words
-        .iter()
-        .find(|w| !w.starts_with('-'))
-        .copied()
-        .unwrap_or("");
+    let words = || args.iter().skip(1).map(|a| a.text.as_str());
+    let has = |flags: &[&str]| words().any(|w| flags.contains(&w));
+    let first = || words().find(|w| !w.starts_with('-')).unwrap_or("");
     let what = match name {
         "useradd" | "userdel" | "usermod" | "groupadd" | "groupdel" | "groupmod" | "adduser"
         | "deluser" | "addgroup" | "delgroup" | "chpasswd" | "chgpasswd" | "newusers"
@@ -2942,12 +3442,23 @@ fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
             "rewrites system configuration under /etc"
         }
         "hostnamectl" | "timedatectl" | "localectl"
-            if first.starts_with("set-")
-                || (name == "hostnamectl" && first == "hostname" && words.len() > 1) =>
+            if first().starts_with("set-")
+                || (name == "hostnamectl" && first() == "hostname" && args.len() > 2) =>
         {
             "changes system settings under /etc"
         }
         "insmod" | "rmmod" | "depmod" => "changes the running kernel's modules",
+        "certbot"
+            if !matches!(first(), "certificates" | "plugins" | "show_account")
+                && !has(&["--help", "-h", "--version", "--dry-run"]) =>
+        {
+            "writes certificates and configuration under /etc/letsencrypt"
+        }
+        "update-rc.d" | "a2enmod" | "a2dismod" | "a2ensite" | "a2dissite" | "a2enconf"
+        | "a2disconf" | "dpkg-reconfigure" => "changes system configuration under /etc",
+        "chkconfig" if args.len() > 1 && !has(&["--list"]) => {
+            "changes system configuration under /etc"
+        }
         "modprobe" if !has(&["-n", "--dry-run", "-c", "--showconfig", "--show-depends"]) => {
             "changes the running kernel's modules"
         }

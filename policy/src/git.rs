@@ -144,6 +144,21 @@ pub fn write_targets(sub: &str, args: &[Arg]) -> Vec<(Arg, &'static str)> {
             );
             if p.operands.len() >= 2 {
                 out.push((args[p.operands[1]].clone(), "git clone"));
+            } else if let Some(&url) = p.operands.first()
+                && args[url].known
+            {
+                // `git clone URL` clones into a directory named after it.
+                let name = args[url]
+                    .text
+                    .trim_end_matches('/')
+                    .rsplit(['/', ':'])
+                    .next()
+                    .unwrap_or("")
+                    .trim_end_matches(".git")
+                    .to_string();
+                if !name.is_empty() && name != "." && name != ".." {
+                    out.push((Arg::literal(name), "git clone"));
+                }
             }
             if let Some(d) = p.value_of('\0', "separate-git-dir") {
                 out.push((d.clone(), "git clone --separate-git-dir"));
@@ -164,8 +179,9 @@ pub fn write_targets(sub: &str, args: &[Arg]) -> Vec<(Arg, &'static str)> {
                     ],
                 ),
             );
-            if let Some(&d) = p.operands.first() {
-                out.push((args[d].clone(), "git init"));
+            match p.operands.first() {
+                Some(&d) => out.push((args[d].clone(), "git init")),
+                None => out.push((Arg::literal("."), "git init")),
             }
             if let Some(d) = p.value_of('\0', "separate-git-dir") {
                 out.push((d.clone(), "git init --separate-git-dir"));

@@ -123,6 +123,11 @@ pub const FIREWALL_PROGRAMS: &[&str] = &[
     "nft",
     "ufw",
     "firewall-cmd",
+    "ebtables",
+    "arptables",
+    "ipset",
+    "netplan",
+    "wg-quick",
 ];
 pub const DISK_PROGRAMS: &[&str] = &[
     "fdisk",
@@ -135,6 +140,21 @@ pub const DISK_PROGRAMS: &[&str] = &[
     "mke2fs",
     "mkswap",
     "blkdiscard",
+    "tune2fs",
+    "resize2fs",
+    "e2fsck",
+    "xfs_repair",
+    "mdadm",
+    "pvcreate",
+    "pvremove",
+    "vgcreate",
+    "vgremove",
+    "lvcreate",
+    "lvremove",
+    "lvresize",
+    "lvreduce",
+    "sg_format",
+    "flashrom",
 ];
 /// Programs that talk to the network, for the credential rule.
 pub const NETWORK_PROGRAMS: &[&str] = &[

@@ -112,6 +112,8 @@ pub struct Walker<'a> {
     /// says it (`cat <<EOF`, `echo WORDS`): the next element of a pipeline
     /// reads it.
     stdout_text: Option<String>,
+    /// The command being walked writes into a pipe (so `stdout_text` matters).
+    stdout_piped: bool,
 }
 
 /// One source the walker parses: the line, or a line nested in it.
@@ -300,6 +302,7 @@ impl<'a> Walker<'a> {
             sources: Vec::new(),
             cmd_text: None,
             stdout_text: None,
+            stdout_piped: false,
         }
     }
 
@@ -384,19 +387,25 @@ impl<'a> Walker<'a> {
                     && parent.text.len() <= parse::INLINE_BYTES
                     && parent.text.contains(src);
                 let stand_in = if parent.verbatim {
-                    self.cmd_text.clone()
+                    self.cmd_text
+                        .clone()
+                        .or_else(|| Some(self.source_excerpt()))
                 } else {
                     parent.stand_in.clone()
                 };
                 Source::new(src, verbatim, stand_in)
             }
         };
-        let whole = match (source.verbatim, &source.stand_in) {
+        let whole = |source: &Source| match (source.verbatim, &source.stand_in) {
             (false, Some(s)) => s.clone(),
             _ => src.to_string(),
         };
         if self.depth >= MAX_DEPTH {
-            self.line_part(&whole, RuleId::TooComplex, "nested too deeply to judge");
+            self.line_part(
+                &whole(&source),
+                RuleId::TooComplex,
+                "nested too deeply to judge",
+            );
             return;
         }
         if src.trim().is_empty() {
@@ -406,7 +415,8 @@ impl<'a> Walker<'a> {
         self.sources.push(source);
         match parse::parse(src) {
             ParseOutcome::Error(e) => {
-                self.line_part(&whole, RuleId::ParseError, format!("cannot parse: {e}"))
+                let text = self.sources.last().map(whole).unwrap_or_default();
+                self.line_part(&text, RuleId::ParseError, format!("cannot parse: {e}"))
             }
             ParseOutcome::Program(p) => {
                 for list in &p.complete_commands {
@@ -418,11 +428,36 @@ impl<'a> Walker<'a> {
         self.depth -= 1;
     }
 
+    /// The start of the source being walked, as written (at most 200
+    /// bytes): names a part that stands for the whole source.
+    fn source_excerpt(&self) -> String {
+        match self.sources.last() {
+            Some(src) if src.verbatim => {
+                let mut end = src.text.len().min(200);
+                while !src.text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                src.text[..end].to_string()
+            }
+            Some(src) => src
+                .stand_in
+                .clone()
+                .unwrap_or_else(|| "(nested commands)".to_string()),
+            None => "(nested commands)".to_string(),
+        }
+    }
+
     /// The text at `bounds` (character positions from the parser) as
     /// written in the source being walked; for a nested source that is not
     /// text of the line, the command that runs it. `None` when there is no
     /// position to go by (the caller renders the syntax tree instead).
     fn written(&self, bounds: Option<Bounds>) -> Option<String> {
+        self.written_after(bounds, None)
+    }
+
+    /// [`Walker::written`], taking in `keyword` when it is written just
+    /// before (the parser starts a function at its name, after `function`).
+    fn written_after(&self, bounds: Option<Bounds>, keyword: Option<&str>) -> Option<String> {
         let src = self.sources.last()?;
         if !src.verbatim {
             return src.stand_in.clone();
@@ -437,6 +472,14 @@ impl<'a> Walker<'a> {
         // substitution at its `(`: take in the operator (and a descriptor
         // number) written before them.
         let b = text.as_bytes();
+        if let Some(kw) = keyword {
+            let before = text[..s].trim_end_matches([' ', '\t']);
+            if let Some(head) = before.strip_suffix(kw)
+                && (head.is_empty() || head.ends_with([' ', '\t', '\n', ';', '(', '{', '&', '|']))
+            {
+                return Some(text[head.len()..e].to_string());
+            }
+        }
         let mut t = s;
         while t > 0 && matches!(b[t - 1], b' ' | b'\t') {
             t -= 1;
@@ -484,7 +527,9 @@ impl<'a> Walker<'a> {
                 ..CmdIo::default()
             };
             self.stdout_text = None;
+            self.stdout_piped = i + 1 < p.seq.len();
             self.walk_command(cmd, &io);
+            self.stdout_piped = false;
             piped = match cmd {
                 ast::Command::Simple(_) => self.stdout_text.take(),
                 _ => None,
@@ -499,8 +544,9 @@ impl<'a> Walker<'a> {
     fn enter(&mut self) -> bool {
         self.commands += 1;
         if self.depth >= MAX_DEPTH || self.commands > MAX_COMMANDS {
+            let text = self.source_excerpt();
             self.line_part(
-                "(nested commands)",
+                &text,
                 RuleId::TooComplex,
                 "too many or too deeply nested commands to judge",
             );
@@ -537,7 +583,12 @@ impl<'a> Walker<'a> {
             ast::Command::ExtendedTest(t, redirects) => {
                 let mut noticed = Noticed::default();
                 self.eval_test(&t.expr, &mut noticed);
+                // What names the commands of its substitutions when their
+                // text is not text of the line.
+                let text = self.written(Some(span_bounds(&t.loc)));
+                let outer = std::mem::replace(&mut self.cmd_text, text);
                 self.walk_noticed(noticed);
+                self.cmd_text = outer;
                 if let Some(r) = redirects {
                     let text = self
                         .written(join_bounds(Some(span_bounds(&t.loc)), redirects_bounds(r)))
@@ -670,7 +721,7 @@ impl<'a> Walker<'a> {
                 f.body.0.location().as_ref().map(span_bounds),
                 f.body.1.as_ref().and_then(redirects_bounds),
             );
-            w.written(join_bounds(word_bounds(&f.fname), body))
+            w.written_after(join_bounds(word_bounds(&f.fname), body), Some("function"))
                 .unwrap_or_else(|| f.to_string())
         };
         if calls_itself_in_background(&name, &f.body.0) {
@@ -719,13 +770,19 @@ impl<'a> Walker<'a> {
         let text = self
             .written(simple_bounds(sc))
             .unwrap_or_else(|| sc.to_string());
-        let outer = self.cmd_text.replace(text.clone());
-        self.walk_simple_as(sc, io, text);
-        self.cmd_text = outer;
+        let outer = self.cmd_text.replace(text);
+        // Taken now: the substitutions walked inside set it for their own.
+        let piped_out = std::mem::take(&mut self.stdout_piped);
+        let push = self.walk_simple_in(sc, io, piped_out);
+        let text = std::mem::replace(&mut self.cmd_text, outer);
+        if push {
+            self.push_part(text.unwrap_or_default());
+        }
     }
 
-    /// Walks a simple command whose part is named `text`.
-    fn walk_simple_as(&mut self, sc: &ast::SimpleCommand, io: &CmdIo, text: String) {
+    /// Walks a simple command (its text as written is in `cmd_text`);
+    /// returns whether it is a part of its own.
+    fn walk_simple_in(&mut self, sc: &ast::SimpleCommand, io: &CmdIo, piped_out: bool) -> bool {
         let mut noticed = Noticed::default();
         let mut args: Vec<Arg> = Vec::new();
         let mut assignments: Vec<(String, Arg)> = Vec::new();
@@ -803,6 +860,16 @@ impl<'a> Walker<'a> {
         for a in &args {
             self.note_secret_in(a);
         }
+        if piped_out
+            && args
+                .first()
+                .is_some_and(|a| matches!(a.text.as_str(), "echo" | "printf"))
+        {
+            // Words echoed into a pipe are another program's input.
+            for a in args.iter().skip(1).filter(|a| a.known) {
+                self.note_secret_words(&a.text);
+            }
+        }
         let subs_network = self.walk_noticed(noticed);
 
         // Here-documents and here-strings feed stdin; other redirections are
@@ -825,10 +892,7 @@ impl<'a> Walker<'a> {
                     .vars
                     .insert(name.clone(), value.known.then(|| value.text.clone()));
             }
-            if !self.cur.is_empty() {
-                self.push_part(text);
-            }
-            return;
+            return !self.cur.is_empty();
         }
         for (name, _) in &assignments {
             if is_control_variable(name) {
@@ -857,8 +921,12 @@ impl<'a> Walker<'a> {
         if let Some(v) = saved_vars {
             self.state.vars = v;
         }
-        self.stdout_text = literal_output(&args, &io);
-        self.push_part(text);
+        self.stdout_text = if piped_out {
+            literal_output(&args, &io)
+        } else {
+            None
+        };
+        true
     }
 
     fn push_word(&mut self, raw: &str, args: &mut Vec<Arg>, noticed: &mut Noticed) {
@@ -970,6 +1038,9 @@ impl<'a> Walker<'a> {
                     let a = word::eval_word(&w.value, self, &mut noticed);
                     self.walk_noticed(noticed);
                     self.note_secret_in(&a);
+                    if a.known {
+                        self.note_secret_words(&a.text);
+                    }
                     io.herestring = Some(a);
                 }
             }
@@ -1002,6 +1073,24 @@ fn literal_output(args: &[Arg], io: &CmdIo) -> Option<String> {
                 out.push('\n');
                 out
             })
+        }
+        "printf" => {
+            let format = args.get(1).filter(|a| a.known && !a.glob)?;
+            let rest = &args[2..];
+            if !rest.iter().all(|a| a.known && !a.glob) {
+                return None;
+            }
+            let f = format.text.replace("\\n", "\n");
+            match f.as_str() {
+                "%s\n" | "%s " | "%s" | "%s\0" => Some(
+                    rest.iter()
+                        .map(|a| a.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                ),
+                _ if rest.is_empty() && !f.contains(['%', '\\']) => Some(f),
+                _ => None,
+            }
         }
         _ => None,
     }

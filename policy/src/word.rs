@@ -206,10 +206,46 @@ fn eval_pieces(
 /// The output of a command substitution whose value the line already
 /// tells: `$(pwd)` is the current directory (`rm -rf "$(pwd)"` deletes it).
 fn known_output(src: &str, scope: &dyn Scope) -> Option<String> {
-    match src.split_whitespace().collect::<Vec<_>>().as_slice() {
-        ["pwd"] | ["pwd", "-L" | "-P"] => scope.cwd(),
+    let t = src.trim();
+    if t.starts_with("cat") && t.contains("<<") {
+        return heredoc_of_cat(src);
+    }
+    let mut words = t.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some("pwd"), None | Some("-L" | "-P"), None) => scope.cwd(),
         _ => None,
     }
+}
+
+/// The output of `$(cat <<'EOF' … EOF)`: the here-document's body, when it
+/// is taken literally (a quoted delimiter), without its final newlines as a
+/// substitution drops them.
+fn heredoc_of_cat(src: &str) -> Option<String> {
+    use brush_parser::ast;
+    let crate::parse::ParseOutcome::Program(p) = crate::parse::parse(src) else {
+        return None;
+    };
+    let [list] = p.complete_commands.as_slice() else {
+        return None;
+    };
+    let [ast::CompoundListItem(and_or, _)] = list.0.as_slice() else {
+        return None;
+    };
+    if !and_or.additional.is_empty() {
+        return None;
+    }
+    let [ast::Command::Simple(sc)] = and_or.first.seq.as_slice() else {
+        return None;
+    };
+    if sc.prefix.is_some() || sc.word_or_name.as_ref().map(|w| w.value.as_str()) != Some("cat") {
+        return None;
+    }
+    let [ast::CommandPrefixOrSuffixItem::IoRedirect(ast::IoRedirect::HereDocument(None, doc))] =
+        sc.suffix.as_ref()?.0.as_slice()
+    else {
+        return None;
+    };
+    (!doc.requires_expansion).then(|| doc.doc.value.trim_end_matches('\n').to_string())
 }
 
 fn push_unknown(arg: &mut Arg) {

@@ -319,6 +319,16 @@ fn run_str(line: &str, mode: usize) -> Result<Option<Verdict>, TestCaseError> {
         Err(e) => return Err(TestCaseError::fail(format!("{e}\nline: {line:?}"))),
     };
     check_invariants(&v, MODES[mode]).map_err(TestCaseError::fail)?;
+    // Parts are named by the text of the line as written (a line with NUL
+    // bytes is judged without them).
+    if !line.contains('\0')
+        && let Some(p) = v.parts.iter().find(|p| !line.contains(&p.part))
+    {
+        return Err(TestCaseError::fail(format!(
+            "the part {:?} is not text of the line {line:?}",
+            p.part
+        )));
+    }
     if line.contains('\0') && v.level != Level::Red {
         return Err(TestCaseError::fail(format!(
             "a line with NUL bytes is not red: {v:#?}"

@@ -145,6 +145,10 @@ struct AlwaysKey {
     subject: Subject,
 }
 
+/// Most questions pending at once; more are denied at once (each waits on a thread, and a
+/// sandbox must not be able to exhaust the supervisor's threads by asking).
+pub const MAX_PENDING: usize = 128;
+
 /// How long a refusal stays fresh for the thread that got it: a shell searching `PATH`
 /// execs the same argv under each directory's name, and a person is asked once.
 const REPEAT_WINDOW: Duration = Duration::from_secs(2);
@@ -237,9 +241,14 @@ impl Gate {
         self.log.is_some()
     }
 
-    /// Whether a question is answered at once (nobody to ask): no thread is needed.
+    /// Whether a question is answered at once (nobody to ask, the session ending, too many
+    /// questions pending): no thread is needed.
     pub fn answers_at_once(&self) -> bool {
-        self.approver.answers_at_once() || self.closed.load(Ordering::Relaxed)
+        self.approver.answers_at_once() || self.closed.load(Ordering::Relaxed) || self.saturated()
+    }
+
+    fn saturated(&self) -> bool {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).len() >= MAX_PENDING
     }
 
     /// The session-start line of the audit log.
@@ -308,6 +317,14 @@ impl Gate {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
             match pending.get(&key) {
                 Some(s) => (s.clone(), false),
+                None if pending.len() >= MAX_PENDING => {
+                    drop(pending);
+                    let answer = Answer::Unanswered {
+                        why: format!("more than {MAX_PENDING} questions pending"),
+                    };
+                    self.finish(req, None, &answer, false);
+                    return answer;
+                }
                 None => {
                     let s = Arc::new(Slot::default());
                     pending.insert(key.clone(), s.clone());
@@ -526,6 +543,7 @@ impl Gate {
             return;
         }
         self.approver.close();
+        self.transcript.close();
         if let Some(log) = &self.log {
             let mut m = Map::new();
             m.insert("session".into(), self.session.id.clone().into());

@@ -9,6 +9,9 @@
 //! a test run) gets the line like any other output; a pipe or file always gets it.
 
 use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
 
 use crate::escape::for_terminal;
 
@@ -22,9 +25,12 @@ pub enum TranscriptTarget {
     LogOnly,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// Lines are handed to a writer thread: a stderr nobody reads (a full pipe) must not stall
+/// the notification loop.
 pub struct Transcript {
     target: TranscriptTarget,
+    lines: Mutex<Option<Sender<String>>>,
+    written: Mutex<Option<Receiver<()>>>,
 }
 
 /// The four kinds of line.
@@ -38,7 +44,32 @@ pub enum Outcome<'a> {
 
 impl Transcript {
     pub fn new(target: TranscriptTarget) -> Transcript {
-        Transcript { target }
+        let (lines, written) = if target == TranscriptTarget::Stderr {
+            let (tx, rx) = mpsc::channel::<String>();
+            let (done_tx, done_rx) = mpsc::channel::<()>();
+            let spawned = std::thread::Builder::new()
+                .name("fence-transcript".into())
+                .spawn(move || {
+                    for line in rx {
+                        if !program_owns_terminal() {
+                            let mut err = std::io::stderr().lock();
+                            let _ = writeln!(err, "fence: {line}");
+                        }
+                    }
+                    let _ = done_tx.send(());
+                });
+            match spawned {
+                Ok(_) => (Some(tx), Some(done_rx)),
+                Err(_) => (None, None),
+            }
+        } else {
+            (None, None)
+        };
+        Transcript {
+            target,
+            lines: Mutex::new(lines),
+            written: Mutex::new(written),
+        }
     }
 
     /// The line for `subject` (already escaped), without a newline.
@@ -54,11 +85,33 @@ impl Transcript {
         }
     }
 
-    /// Shows `line` on fence's stderr where that is allowed.
+    /// Shows `line` on fence's stderr where that is allowed (written by the transcript's
+    /// thread; this never waits on stderr).
     pub fn show(&self, line: &str) {
-        if self.target == TranscriptTarget::Stderr && !program_owns_terminal() {
-            let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "fence: {line}");
+        if self.target != TranscriptTarget::Stderr {
+            return;
+        }
+        if let Some(tx) = self
+            .lines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            let _ = tx.send(line.to_string());
+        }
+    }
+
+    /// Writes out the lines still queued (waiting at most a second for a stderr that does
+    /// not drain); later lines are dropped.
+    pub fn close(&self) {
+        drop(self.lines.lock().unwrap_or_else(|e| e.into_inner()).take());
+        if let Some(done) = self
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            let _ = done.recv_timeout(Duration::from_secs(1));
         }
     }
 }

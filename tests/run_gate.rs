@@ -396,6 +396,38 @@ fn a_stream_of_sigwinch_gets_one_question_and_one_answer(w: &World) {
     assert_eq!(q[0]["answer"], "yes");
 }
 
+fn paths_that_are_not_utf8_are_logged_escaped_and_flagged(w: &World) {
+    if !python_ready("paths_that_are_not_utf8_are_logged_escaped_and_flagged") {
+        return;
+    }
+    let outside = w.outside.display().to_string();
+    w.write(
+        "bytes.py",
+        &format!(
+            "try:\n    open(b'{outside}/caf\\xe9\\x1b[2J.txt', 'w')\nexcept OSError as e:\n    print('refused', e.errno)\n"
+        ),
+    );
+    let (out, log) = run_logged(w, &["--approver", "deny"], &[PYTHON, "bytes.py"]);
+    assert!(stdout(&out).contains("refused 13"), "{}", stderr(&out));
+    let expected = format!("{outside}/caf\\xe9\x1b[2J.txt");
+    let line = log
+        .iter()
+        .find(|l| l["event"] == "write" && l["path"].as_str() == Some(expected.as_str()))
+        .unwrap_or_else(|| panic!("no write line for {expected:?}: {log:?}"));
+    assert_eq!(line["lossy"], true);
+    assert_eq!(line["answer"], "none");
+    // On the terminal side, the escape sequence is shown escaped.
+    assert!(
+        stderr(&out).contains("caf\\xe9\\x1b[2J.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains('\x1b'),
+        "a raw escape reached fence's stderr"
+    );
+}
+
 /// The host pid of the python process whose argv holds `token`.
 fn python_pid(token: &str) -> Option<i32> {
     for e in std::fs::read_dir("/proc").ok()?.flatten() {
@@ -421,6 +453,7 @@ both_ways!(
     a_protected_path_needs_a_yes,
     always_covers_the_exact_argv_only,
     a_stream_of_sigwinch_gets_one_question_and_one_answer,
+    paths_that_are_not_utf8_are_logged_escaped_and_flagged,
 );
 
 fn root_world(test: &str) -> Option<World> {

@@ -100,6 +100,9 @@ pub fn run(args: RunArgs) -> i32 {
 }
 
 fn run_session(args: RunArgs) -> Result<i32, String> {
+    // First, while fence is still single-threaded: every thread started later (the gate's
+    // writers included) inherits the mask.
+    let forwarded = block_forwarded_signals();
     let abi = shim::landlock_abi();
     let missing = preflight::missing_features(abi);
     if !missing.is_empty() {
@@ -173,7 +176,6 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             None
         }
     };
-    let forwarded = block_forwarded_signals();
     let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
     let join_failed = std::cell::Cell::new(false);
     let started = spawn::start_shim(&theirs, &|pid| match &cgroup {

@@ -439,9 +439,7 @@ impl Gate {
                 reason: reason.as_deref(),
             },
             Answer::TimedOut => Outcome::TimedOut,
-            Answer::Unanswered { why } => Outcome::Denied {
-                reason: Some(why.as_str()),
-            },
+            Answer::Unanswered { why } => Outcome::Unanswered { why: why.as_str() },
         };
         let line = Transcript::line(&shown, &outcome);
         // An event Always already covers runs without a card; it is not news to a person.

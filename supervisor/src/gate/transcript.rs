@@ -37,9 +37,18 @@ pub struct Transcript {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome<'a> {
     Approved,
-    Denied { reason: Option<&'a str> },
+    /// A person said No (with a reason, or not).
+    Denied {
+        reason: Option<&'a str>,
+    },
+    /// Nobody could be asked (`why`: no approver, the session ending…).
+    Unanswered {
+        why: &'a str,
+    },
     TimedOut,
-    Blocked { rule: &'a str },
+    Blocked {
+        rule: &'a str,
+    },
 }
 
 impl Transcript {
@@ -80,6 +89,7 @@ impl Transcript {
             Outcome::Denied {
                 reason: Some(reason),
             } => format!("Denied: {subject} (reason: {})", for_terminal(reason)),
+            Outcome::Unanswered { why } => format!("Denied: {subject} ({why})"),
             Outcome::TimedOut => format!("Denied (timed out): {subject}"),
             Outcome::Blocked { rule } => format!("Blocked: {subject} (rule {rule})"),
         }

@@ -564,7 +564,8 @@ pub fn check(
                 return Outcome::failed(event, libc::EPERM);
             }
             match metadata::perform_on_fd(fence, mem, caller, *fd, op) {
-                Ok(response) => Outcome {
+                Ok((response, object)) if !object.is_empty() => allowed(event, object, response),
+                Ok((response, _)) => Outcome {
                     subject: None,
                     ..allowed(event, Vec::new(), response)
                 },

@@ -787,6 +787,35 @@ mod tests {
     }
 
     #[test]
+    fn questions_beyond_the_bound_are_denied_at_once() {
+        let fake = Fake::new(vec![], Duration::from_millis(1500));
+        let g = Arc::new(gate(fake.clone()));
+        let waiting: Vec<_> = (0..MAX_PENDING as i32)
+            .map(|tid| {
+                let g = g.clone();
+                std::thread::spawn(move || g.ask(&exec(&["make"], Level::Yellow, tid)))
+            })
+            .collect();
+        let start = Instant::now();
+        while g.pending.lock().unwrap().len() < MAX_PENDING {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "questions never pending"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(g.answers_at_once());
+        let asked = Instant::now();
+        let a = g.ask(&exec(&["make"], Level::Yellow, 10_000));
+        assert!(matches!(a, Answer::Unanswered { .. }), "{a:?}");
+        assert!(asked.elapsed() < Duration::from_millis(500));
+        for w in waiting {
+            assert!(!w.join().unwrap().allows());
+        }
+        assert_eq!(fake.asked.load(Ordering::SeqCst), MAX_PENDING);
+    }
+
+    #[test]
     fn a_no_carries_its_reason_and_denies() {
         let fake = Fake::new(
             vec![Answer::No {

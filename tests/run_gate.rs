@@ -396,6 +396,70 @@ fn a_stream_of_sigwinch_gets_one_question_and_one_answer(w: &World) {
     assert_eq!(q[0]["answer"], "yes");
 }
 
+fn paths_that_are_not_utf8_are_logged_escaped_and_flagged(w: &World) {
+    if !python_ready("paths_that_are_not_utf8_are_logged_escaped_and_flagged") {
+        return;
+    }
+    let outside = w.outside.display().to_string();
+    w.write(
+        "bytes.py",
+        &format!(
+            "try:\n    open(b'{outside}/caf\\xe9\\x1b[2J.txt', 'w')\nexcept OSError as e:\n    print('refused', e.errno)\n"
+        ),
+    );
+    let (out, log) = run_logged(w, &["--approver", "deny"], &[PYTHON, "bytes.py"]);
+    assert!(stdout(&out).contains("refused 13"), "{}", stderr(&out));
+    let expected = format!("{outside}/caf\\xe9\x1b[2J.txt");
+    let line = log
+        .iter()
+        .find(|l| l["event"] == "write" && l["path"].as_str() == Some(expected.as_str()))
+        .unwrap_or_else(|| panic!("no write line for {expected:?}: {log:?}"));
+    assert_eq!(line["lossy"], true);
+    assert_eq!(line["answer"], "none");
+    // On the terminal side, the escape sequence is shown escaped.
+    assert!(
+        stderr(&out).contains("caf\\xe9\\x1b[2J.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains('\x1b'),
+        "a raw escape reached fence's stderr"
+    );
+}
+
+fn an_approved_write_lands_where_the_question_said_whatever_the_process_changes(w: &World) {
+    let test = "an_approved_write_lands_where_the_question_said_whatever_the_process_changes";
+    if !python_ready(test) {
+        return;
+    }
+    let shown = w.outside.join("shown.txt");
+    let swapped = w.outside.join("other.txt");
+    // Thread A opens `shown`; while its question waits, the main thread rewrites the path
+    // buffer to `swapped` (same length).
+    w.write(
+        "swap.py",
+        &format!(
+            "import ctypes, os, threading, time\nlibc = ctypes.CDLL(None, use_errno=True)\nbuf = ctypes.create_string_buffer(b'{a}')\nres = []\ndef opener():\n    res.append(libc.open(buf, os.O_WRONLY | os.O_CREAT, 0o644))\nt = threading.Thread(target=opener)\nt.start()\ntime.sleep(0.4)\nctypes.memmove(buf, b'{b}', len(b'{b}'))\nt.join()\nfd = res[0]\nprint('fd', fd)\nif fd >= 0:\n    os.write(fd, b'data')\n",
+            a = shown.display(),
+            b = swapped.display()
+        ),
+    );
+    assert_eq!(shown.as_os_str().len(), swapped.as_os_str().len());
+    let approver = script(w, "after 1000 yes\n");
+    let (out, log) = run_logged(w, &["--approver", &approver], &[PYTHON, "swap.py"]);
+    let err = stderr(&out);
+    assert_eq!(
+        std::fs::read_to_string(&shown).unwrap_or_default(),
+        "data",
+        "{} {err}",
+        stdout(&out)
+    );
+    assert!(!swapped.exists(), "the write followed the swapped buffer");
+    let q = questions(&log, shown.to_str().unwrap());
+    assert_eq!(q.len(), 1, "{log:?}");
+}
+
 /// The host pid of the python process whose argv holds `token`.
 fn python_pid(token: &str) -> Option<i32> {
     for e in std::fs::read_dir("/proc").ok()?.flatten() {
@@ -421,6 +485,8 @@ both_ways!(
     a_protected_path_needs_a_yes,
     always_covers_the_exact_argv_only,
     a_stream_of_sigwinch_gets_one_question_and_one_answer,
+    paths_that_are_not_utf8_are_logged_escaped_and_flagged,
+    an_approved_write_lands_where_the_question_said_whatever_the_process_changes,
 );
 
 fn root_world(test: &str) -> Option<World> {

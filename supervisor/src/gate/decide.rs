@@ -145,6 +145,10 @@ struct AlwaysKey {
     subject: Subject,
 }
 
+/// Most questions pending at once; more are denied at once (each waits on a thread, and a
+/// sandbox must not be able to exhaust the supervisor's threads by asking).
+pub const MAX_PENDING: usize = 128;
+
 /// How long a refusal stays fresh for the thread that got it: a shell searching `PATH`
 /// execs the same argv under each directory's name, and a person is asked once.
 const REPEAT_WINDOW: Duration = Duration::from_secs(2);
@@ -237,9 +241,14 @@ impl Gate {
         self.log.is_some()
     }
 
-    /// Whether a question is answered at once (nobody to ask): no thread is needed.
+    /// Whether a question is answered at once (nobody to ask, the session ending, too many
+    /// questions pending): no thread is needed.
     pub fn answers_at_once(&self) -> bool {
-        self.approver.answers_at_once() || self.closed.load(Ordering::Relaxed)
+        self.approver.answers_at_once() || self.closed.load(Ordering::Relaxed) || self.saturated()
+    }
+
+    fn saturated(&self) -> bool {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).len() >= MAX_PENDING
     }
 
     /// The session-start line of the audit log.
@@ -308,6 +317,14 @@ impl Gate {
             let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
             match pending.get(&key) {
                 Some(s) => (s.clone(), false),
+                None if pending.len() >= MAX_PENDING => {
+                    drop(pending);
+                    let answer = Answer::Unanswered {
+                        why: format!("more than {MAX_PENDING} questions pending"),
+                    };
+                    self.finish(req, None, &answer, false);
+                    return answer;
+                }
                 None => {
                     let s = Arc::new(Slot::default());
                     pending.insert(key.clone(), s.clone());
@@ -422,9 +439,7 @@ impl Gate {
                 reason: reason.as_deref(),
             },
             Answer::TimedOut => Outcome::TimedOut,
-            Answer::Unanswered { why } => Outcome::Denied {
-                reason: Some(why.as_str()),
-            },
+            Answer::Unanswered { why } => Outcome::Unanswered { why: why.as_str() },
         };
         let line = Transcript::line(&shown, &outcome);
         // An event Always already covers runs without a card; it is not news to a person.
@@ -526,6 +541,7 @@ impl Gate {
             return;
         }
         self.approver.close();
+        self.transcript.close();
         if let Some(log) = &self.log {
             let mut m = Map::new();
             m.insert("session".into(), self.session.id.clone().into());
@@ -768,6 +784,35 @@ mod tests {
                 .allows()
         );
         assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn questions_beyond_the_bound_are_denied_at_once() {
+        let fake = Fake::new(vec![], Duration::from_millis(1500));
+        let g = Arc::new(gate(fake.clone()));
+        let waiting: Vec<_> = (0..MAX_PENDING as i32)
+            .map(|tid| {
+                let g = g.clone();
+                std::thread::spawn(move || g.ask(&exec(&["make"], Level::Yellow, tid)))
+            })
+            .collect();
+        let start = Instant::now();
+        while g.pending.lock().unwrap().len() < MAX_PENDING {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "questions never pending"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(g.answers_at_once());
+        let asked = Instant::now();
+        let a = g.ask(&exec(&["make"], Level::Yellow, 10_000));
+        assert!(matches!(a, Answer::Unanswered { .. }), "{a:?}");
+        assert!(asked.elapsed() < Duration::from_millis(500));
+        for w in waiting {
+            assert!(!w.join().unwrap().allows());
+        }
+        assert_eq!(fake.asked.load(Ordering::SeqCst), MAX_PENDING);
     }
 
     #[test]

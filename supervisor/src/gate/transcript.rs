@@ -9,6 +9,9 @@
 //! a test run) gets the line like any other output; a pipe or file always gets it.
 
 use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::time::Duration;
 
 use crate::escape::for_terminal;
 
@@ -22,23 +25,60 @@ pub enum TranscriptTarget {
     LogOnly,
 }
 
-#[derive(Debug, Clone, Copy)]
+/// Lines are handed to a writer thread: a stderr nobody reads (a full pipe) must not stall
+/// the notification loop.
 pub struct Transcript {
     target: TranscriptTarget,
+    lines: Mutex<Option<Sender<String>>>,
+    written: Mutex<Option<Receiver<()>>>,
 }
 
 /// The four kinds of line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Outcome<'a> {
     Approved,
-    Denied { reason: Option<&'a str> },
+    /// A person said No (with a reason, or not).
+    Denied {
+        reason: Option<&'a str>,
+    },
+    /// Nobody could be asked (`why`: no approver, the session ending…).
+    Unanswered {
+        why: &'a str,
+    },
     TimedOut,
-    Blocked { rule: &'a str },
+    Blocked {
+        rule: &'a str,
+    },
 }
 
 impl Transcript {
     pub fn new(target: TranscriptTarget) -> Transcript {
-        Transcript { target }
+        let (lines, written) = if target == TranscriptTarget::Stderr {
+            let (tx, rx) = mpsc::channel::<String>();
+            let (done_tx, done_rx) = mpsc::channel::<()>();
+            let spawned = std::thread::Builder::new()
+                .name("fence-transcript".into())
+                .spawn(move || {
+                    for line in rx {
+                        if !program_owns_terminal() {
+                            let mut err = std::io::stderr().lock();
+                            let _ = writeln!(err, "fence: {line}");
+                        }
+                    }
+                    let _ = done_tx.send(());
+                });
+            match spawned {
+                Ok(_) => (Some(tx), Some(done_rx)),
+                Err(_) => (None, None),
+            }
+        } else {
+            (None, None)
+        };
+        Transcript {
+            target,
+            lines: Mutex::new(lines),
+            written: Mutex::new(written),
+        }
     }
 
     /// The line for `subject` (already escaped), without a newline.
@@ -49,16 +89,39 @@ impl Transcript {
             Outcome::Denied {
                 reason: Some(reason),
             } => format!("Denied: {subject} (reason: {})", for_terminal(reason)),
+            Outcome::Unanswered { why } => format!("Denied: {subject} ({why})"),
             Outcome::TimedOut => format!("Denied (timed out): {subject}"),
             Outcome::Blocked { rule } => format!("Blocked: {subject} (rule {rule})"),
         }
     }
 
-    /// Shows `line` on fence's stderr where that is allowed.
+    /// Shows `line` on fence's stderr where that is allowed (written by the transcript's
+    /// thread; this never waits on stderr).
     pub fn show(&self, line: &str) {
-        if self.target == TranscriptTarget::Stderr && !program_owns_terminal() {
-            let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "fence: {line}");
+        if self.target != TranscriptTarget::Stderr {
+            return;
+        }
+        if let Some(tx) = self
+            .lines
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            let _ = tx.send(line.to_string());
+        }
+    }
+
+    /// Writes out the lines still queued (waiting at most a second for a stderr that does
+    /// not drain); later lines are dropped.
+    pub fn close(&self) {
+        drop(self.lines.lock().unwrap_or_else(|e| e.into_inner()).take());
+        if let Some(done) = self
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            let _ = done.recv_timeout(Duration::from_secs(1));
         }
     }
 }

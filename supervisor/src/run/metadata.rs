@@ -265,10 +265,10 @@ pub fn perform_on_fd(
     caller: Caller,
     fd: i32,
     op: &MetadataOp,
-) -> Result<Response, (Vec<u8>, OwnedFd)> {
+) -> Result<(Response, Vec<u8>), (Vec<u8>, OwnedFd)> {
     let copy = match pidfd::open(caller).and_then(|p| pidfd::get_fd(&p, fd)) {
         Ok(c) => c,
-        Err(_) => return Ok(Response::Error(libc::EBADF)),
+        Err(_) => return Ok((Response::Error(libc::EBADF), Vec::new())),
     };
     let link =
         std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd())).unwrap_or_default();
@@ -281,9 +281,10 @@ pub fn perform_on_fd(
     }
     let creds = match TargetCredentials::of_thread(caller.tid) {
         Ok(c) => c,
-        Err(_) => return Ok(Response::Error(libc::EPERM)),
+        Err(_) => return Ok((Response::Error(libc::EPERM), bytes.to_vec())),
     };
-    Ok(apply_on_fetched(mem, &creds, copy, op))
+    let object = bytes.to_vec();
+    Ok((apply_on_fetched(mem, &creds, copy, op), object))
 }
 
 /// Applies `op` to `object` (a descriptor the supervisor holds) with `creds`.

@@ -100,6 +100,9 @@ pub fn run(args: RunArgs) -> i32 {
 }
 
 fn run_session(args: RunArgs) -> Result<i32, String> {
+    // First, while fence is still single-threaded: every thread started later (the gate's
+    // writers included) inherits the mask.
+    let forwarded = block_forwarded_signals();
     let abi = shim::landlock_abi();
     let missing = preflight::missing_features(abi);
     if !missing.is_empty() {
@@ -124,9 +127,11 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         args.force_worktree,
     )
     .map_err(|e| format!("{e:#}"))?;
+    let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
+    let (policy, mode) = exec_policy(&worktree, &tmp.path, args.mode)?;
     let gate = approval::start_gate(&approval::GateSettings {
         approver: args.approver.as_ref(),
-        mode: args.mode.unwrap_or_default(),
+        mode,
         ask_timeout: args.ask_timeout,
         log: args.log.as_deref(),
         worktree: &worktree,
@@ -134,8 +139,6 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     })?;
     let gate_guard = GateGuard(gate.clone());
     gate.log_session_start(abi, &missing);
-    let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
-    let policy = exec_policy(&worktree, &tmp.path, args.mode)?;
     let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
@@ -173,7 +176,6 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             None
         }
     };
-    let forwarded = block_forwarded_signals();
     let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
     let join_failed = std::cell::Cell::new(false);
     let started = spawn::start_shim(&theirs, &|pid| match &cgroup {
@@ -333,12 +335,13 @@ impl Drop for GateGuard {
     }
 }
 
-/// The policy crate's classifier for this session, in exec context.
+/// The policy crate's classifier for this session, in exec context, and the mode in force
+/// (`--mode`, else the config's, never looser than the config's minimum).
 fn exec_policy(
     worktree: &Path,
     tmpdir: &Path,
     mode: Option<policy::Mode>,
-) -> Result<Arc<dyn exec_check::ExecPolicy>, String> {
+) -> Result<(Arc<dyn exec_check::ExecPolicy>, policy::Mode), String> {
     let mut loaded =
         crate::session::load(worktree.to_path_buf(), mode, None).map_err(|e| format!("{e:#}"))?;
     for w in &loaded.warnings {
@@ -348,8 +351,9 @@ fn exec_policy(
         );
     }
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
+    let mode = loaded.settings.mode;
     let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
-    Ok(Arc::new(classifier))
+    Ok((Arc::new(classifier), mode))
 }
 
 fn canonical_all(paths: &[PathBuf], flag: &str) -> Result<Vec<PathBuf>, String> {

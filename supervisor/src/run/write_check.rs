@@ -298,8 +298,8 @@ fn allowed(event: EventKind, object: Vec<u8>, response: Response) -> Outcome {
         subject: Some(Subject::Path(object)),
         allowed: true,
         level: "green",
-        rule: String::new(),
-        why: String::new(),
+        rule: "fence.write-inside".into(),
+        why: "inside the fence".into(),
         response,
         reason: None,
         ask: None,
@@ -564,7 +564,8 @@ pub fn check(
                 return Outcome::failed(event, libc::EPERM);
             }
             match metadata::perform_on_fd(fence, mem, caller, *fd, op) {
-                Ok(response) => Outcome {
+                Ok((response, object)) if !object.is_empty() => allowed(event, object, response),
+                Ok((response, _)) => Outcome {
                     subject: None,
                     ..allowed(event, Vec::new(), response)
                 },

@@ -512,8 +512,9 @@ fn run_asks(test: &str) -> bool {
     ok
 }
 
-/// `fence run --approver socket` of `sh -c 'git push origin main; echo status $?'` in a
-/// fresh git worktree; returns the child and the worktree.
+/// `fence run --approver socket` of a script that runs `git push origin main` (a red exec
+/// rule that asks) and prints git's status, in a fresh git worktree. The push is in a
+/// script so that the only question is the push's own exec.
 fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
     let worktree = tempfile::tempdir().unwrap();
     let git = Command::new("git")
@@ -523,13 +524,21 @@ fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
         .status()
         .unwrap();
     assert!(git.success());
+    let script = worktree.path().join("push.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ngit push origin main\necho \"status $?\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let child = rt
         .fence()
         .arg("run")
         .arg("--worktree")
         .arg(worktree.path())
         .args(["--approver", "socket", "--ask-timeout", "60", "--"])
-        .args(["sh", "-c", "git push origin main; echo \"status $?\""])
+        .arg(&script)
+        .current_dir(worktree.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -516,6 +516,11 @@ fn run_asks(test: &str) -> bool {
 /// rule that asks) and prints git's status, in a fresh git worktree. The push is in a
 /// script so that the only question is the push's own exec.
 fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
+    waiting_run_after(rt, "")
+}
+
+/// As [`waiting_run`], with `prelude` (shell lines) run first in the script.
+fn waiting_run_after(rt: &Runtime, prelude: &str) -> (std::process::Child, tempfile::TempDir) {
     let worktree = tempfile::tempdir().unwrap();
     let git = Command::new("git")
         .arg("init")
@@ -527,9 +532,10 @@ fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
     let script = worktree.path().join("push.sh");
     std::fs::write(
         &script,
-        "#!/bin/sh\ngit push origin main\necho \"status $?\"\n",
+        format!("#!/bin/sh\n{prelude}\ngit push origin main\necho \"status $?\"\n"),
     )
     .unwrap();
+    std::fs::write(worktree.path().join("answer.py"), ANSWER_YES).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let child = rt
         .fence()
@@ -588,24 +594,31 @@ fn run_yes_lets_the_command_go_on_and_no_tells_it_why() {
     assert!(stderr(&done).contains("push to a branch"), "{done:?}");
 }
 
+/// Connects to the socket (or to every socket in the directory) given as argv[1] and
+/// answers Yes to the first questions; prints what it gets back.
 const ANSWER_YES: &str = r#"
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-try:
-    s.connect(sys.argv[1])
-except OSError as e:
-    print("connect failed:", e); sys.exit(3)
-s.settimeout(5)
-f = s.makefile("rw")
-f.write(json.dumps({"type": "hello", "version": 1, "client": "inside"}) + "\n")
-for i in range(1, 4):
-    f.write(json.dumps({"type": "answer", "id": i, "answer": "yes"}) + "\n")
-f.flush()
-try:
-    for line in f:
-        print(line.strip())
-except OSError as e:
-    print("read failed:", e)
+import glob, json, socket, sys
+target = sys.argv[1]
+paths = [target] if target.endswith(".sock") else glob.glob(target + "/*.sock")
+print("sockets:", paths)
+for path in paths:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+    except OSError as e:
+        print("connect failed:", e)
+        continue
+    s.settimeout(5)
+    f = s.makefile("rw")
+    f.write(json.dumps({"type": "hello", "version": 1, "client": "inside"}) + "\n")
+    for i in range(1, 4):
+        f.write(json.dumps({"type": "answer", "id": i, "answer": "yes"}) + "\n")
+    f.flush()
+    try:
+        for line in f:
+            print(line.strip())
+    except OSError as e:
+        print("read failed:", e)
 "#;
 
 #[test]
@@ -614,12 +627,18 @@ fn run_sandboxed_processes_cannot_answer() {
         return;
     }
     let rt = Runtime::new();
-    let (run, _w) = waiting_run(&rt);
+    // A process of this session tries first, while the push waits.
+    let prelude = format!(
+        "{} answer.py {} > answer.out 2>&1 &\nsleep 1",
+        support::PYTHON,
+        rt.sockets().display()
+    );
+    let (run, w) = waiting_run_after(&rt, &prelude);
     let rows = wait_pending(&rt, 1);
     let socket = rt
         .sockets()
         .join(format!("{}.sock", rows[0]["session"].as_str().unwrap()));
-    // Another session, given the socket directory, and without it.
+    // Then another session, without and with the socket directory opened to it.
     let other = tempfile::tempdir().unwrap();
     for extra in [
         vec![],
@@ -633,18 +652,23 @@ fn run_sandboxed_processes_cannot_answer() {
             .arg("--worktree")
             .arg(other.path())
             .args(&extra)
-            .args(["--", support::PYTHON, "-c", ANSWER_YES])
+            .arg("--")
+            .arg(support::PYTHON)
+            .arg(w.path().join("answer.py"))
             .arg(&socket)
             .output()
             .unwrap();
         assert!(!stdout(&out).contains("accepted"), "{out:?}");
-        // From outside: the question is still there.
-        wait_pending(&rt, 1);
     }
+    // From outside: the question is still there, and nobody answered it.
+    std::thread::sleep(Duration::from_secs(1));
+    wait_pending(&rt, 1);
     let out = once(&rt, &["--answer", "no"], "");
     assert!(out.status.success(), "{out:?}");
     let done = run.wait_with_output().unwrap();
     assert!(stdout(&done).contains("status 126"), "{done:?}");
+    let inside = std::fs::read_to_string(w.path().join("answer.out")).unwrap_or_default();
+    assert!(!inside.contains("accepted"), "{inside}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 mod approvals;
 mod check;
 mod escape;
-// The question side is wired into `fence run` separately; until then parts are unused.
+// Wired into `fence run` and `fence approvals` next; the interface comes first.
 #[allow(dead_code)]
 mod gate;
 mod rules_cmd;

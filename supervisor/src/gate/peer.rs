@@ -354,10 +354,11 @@ mod tests {
     /// its shim either way.
     #[test]
     fn processes_of_a_real_sandbox_are_refused() {
-        if !crate::gate::sandbox_available("processes_of_a_real_sandbox_are_refused") {
+        if !crate::gate::test_support::sandbox_available("processes_of_a_real_sandbox_are_refused")
+        {
             return;
         }
-        let fence = crate::gate::built_fence();
+        let fence = crate::gate::test_support::built_fence();
         let worktree = tempfile::tempdir().unwrap();
         for no_namespaces in [false, true] {
             let mut run = std::process::Command::new(&fence);

@@ -1219,10 +1219,10 @@ mod tests {
     /// check refuses it. Either way the question stays pending, as seen from outside.
     #[test]
     fn a_sandboxed_process_cannot_answer() {
-        if !crate::gate::sandbox_available("a_sandboxed_process_cannot_answer") {
+        if !crate::gate::test_support::sandbox_available("a_sandboxed_process_cannot_answer") {
             return;
         }
-        let fence = crate::gate::built_fence();
+        let fence = crate::gate::test_support::built_fence();
         let f = fixture();
         let asked = ask(&f, question(11, Level::Red), Duration::from_secs(60));
         wait_pending(&f, 1);

@@ -199,7 +199,7 @@ impl Shared {
             return;
         };
         let reason = match &answer {
-            Answer::No { reason } => reason.as_deref().map(escape::if_unsafe),
+            Answer::No { reason } => reason.clone(),
             _ => None,
         };
         self.broadcast(&ServerMessage::Resolved {
@@ -251,7 +251,10 @@ impl Shared {
             AnswerWord::Yes => Answer::Yes,
             AnswerWord::Always => Answer::Always,
             AnswerWord::No => Answer::No {
-                reason: reason.filter(|r| !r.trim().is_empty()),
+                // Shown to the program and on terminals: nothing in it may act on one.
+                reason: reason
+                    .filter(|r| !r.trim().is_empty())
+                    .map(|r| escape::if_unsafe(&r)),
             },
         };
         self.decide(&mut st, id, answer, by);
@@ -908,16 +911,18 @@ mod tests {
         let asked = ask(&f, question(5, Level::Yellow), SOON);
         a.next_of("question");
         b.next_of("question");
-        a.send(r#"{"type":"answer","id":5,"answer":"no","reason":"push to a branch instead"}"#);
+        a.send(
+            r#"{"type":"answer","id":5,"answer":"no","reason":"push to a branch instead\u001b[2J"}"#,
+        );
         assert_eq!(
             asked.join().unwrap(),
             Answer::No {
-                reason: Some("push to a branch instead".into())
+                reason: Some("push to a branch instead\\x1b[2J".into())
             }
         );
         let seen = b.next_of("resolved");
         assert_eq!(seen["answer"], "no");
-        assert_eq!(seen["reason"], "push to a branch instead");
+        assert_eq!(seen["reason"], "push to a branch instead\\x1b[2J");
         assert_eq!(seen["by"], "test #1");
     }
 

@@ -4,7 +4,7 @@
 //! Two kinds of tests: the clients against a scripted session (a socket in a private
 //! XDG_RUNTIME_DIR speaking the protocol of docs/approvals.md, which records what the
 //! client answers), and the whole path against `fence run --approver socket`, where a
-//! command waits on a red exec rule (`git push origin main`).
+//! command waits on a red exec rule that asks (`git reset --hard`).
 
 mod support;
 
@@ -512,9 +512,10 @@ fn run_asks(test: &str) -> bool {
     ok
 }
 
-/// `fence run --approver socket` of a script that runs `git push origin main` (a red exec
-/// rule that asks) and prints git's status, in a fresh git worktree. The push is in a
-/// script so that the only question is the push's own exec.
+/// `fence run --approver socket` of a script that runs `git reset --hard` (a red exec
+/// rule that asks) and prints git's status, in a fresh git worktree. git is run by its
+/// full path (no search along PATH, one exec) from a script (the script's own exec asks
+/// nothing), so that the only question is git's exec.
 fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
     waiting_run_after(rt, "")
 }
@@ -532,7 +533,9 @@ fn waiting_run_after(rt: &Runtime, prelude: &str) -> (std::process::Child, tempf
     let script = worktree.path().join("push.sh");
     std::fs::write(
         &script,
-        format!("#!/bin/sh\n{prelude}\ngit push origin main\necho \"status $?\"\n"),
+        format!(
+            "#!/bin/sh\n{prelude}\ngit=$(command -v git)\n\"$git\" reset --hard\necho \"status $?\"\n"
+        ),
     )
     .unwrap();
     std::fs::write(worktree.path().join("answer.py"), ANSWER_YES).unwrap();
@@ -576,10 +579,7 @@ fn run_yes_lets_the_command_go_on_and_no_tells_it_why() {
     wait_pending(&rt, 1);
     let out = once(&rt, &["--answer", "yes"], "");
     assert!(out.status.success(), "{out:?}");
-    assert!(
-        stdout(&out).contains("exec: git push origin main"),
-        "{out:?}"
-    );
+    assert!(stdout(&out).contains("git reset --hard"), "{out:?}");
     let done = run.wait_with_output().unwrap();
     // git ran (and failed for want of a remote), rather than being refused (126).
     assert!(!stdout(&done).contains("status 126"), "{done:?}");
@@ -667,7 +667,12 @@ fn run_sandboxed_processes_cannot_answer() {
     assert!(out.status.success(), "{out:?}");
     let done = run.wait_with_output().unwrap();
     assert!(stdout(&done).contains("status 126"), "{done:?}");
+    // The session's own process did try, and got nowhere.
     let inside = std::fs::read_to_string(w.path().join("answer.out")).unwrap_or_default();
+    assert!(
+        inside.contains("connect failed") || inside.contains("refused:"),
+        "{inside}"
+    );
     assert!(!inside.contains("accepted"), "{inside}");
 }
 
@@ -686,14 +691,14 @@ fn run_the_terminal_ui_answers_a_waiting_command() {
         return;
     };
     let (run, _w) = waiting_run(&rt);
-    tmux.wait_for(&["RED", "exec: git push origin main", "time left: "]);
+    tmux.wait_for(&["RED", "git reset --hard", "time left: "]);
     tmux.keys(&["y"]);
     let done = run.wait_with_output().unwrap();
     assert!(!stdout(&done).contains("status 126"), "{done:?}");
-    tmux.wait_for(&["Approved: git push origin main"]);
+    tmux.wait_for(&["git reset --hard (by fence approvals"]);
 
     let (run, _w) = waiting_run(&rt);
-    tmux.wait_for(&["exec: git push origin main", "time left: "]);
+    tmux.wait_for(&["git reset --hard", "time left: "]);
     tmux.keys(&["n"]);
     tmux.keys(&["-l", "not on main"]);
     tmux.keys(&["Enter"]);

@@ -992,6 +992,37 @@ mod tests {
         assert_eq!(answer, expected);
     }
 
+    /// A call re-issued after a signal asks again with the same id: it attaches to the
+    /// pending question (one card, one answer for both).
+    #[test]
+    fn the_same_question_asked_twice_is_one_card() {
+        let f = fixture();
+        let (mut c, _) = Client::connect(&f);
+        let first = ask(&f, question(12, Level::Yellow), SOON);
+        c.next_of("question");
+        let again = ask(&f, question(12, Level::Yellow), SOON);
+        let deadline = Instant::now() + SOON;
+        while f.approver.shared.lock().pending.get(&12).map(|p| p.waiters) != Some(2) {
+            assert!(Instant::now() < deadline, "the second ask never attached");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let (_, snapshot) = Client::connect(&f);
+        assert_eq!(snapshot.len(), 1);
+        c.answer(12, "yes");
+        assert_eq!(first.join().unwrap(), Answer::Yes);
+        assert_eq!(again.join().unwrap(), Answer::Yes);
+        // One card was shown: no second question reached the client.
+        loop {
+            let m = c.next();
+            assert_ne!(m["type"], "question", "{m}");
+            if m["type"] == "resolved" {
+                assert_eq!(m["id"], 12);
+                break;
+            }
+        }
+        wait_pending(&f, 0);
+    }
+
     #[test]
     fn a_client_gone_mid_answer_answers_nothing() {
         let f = fixture();

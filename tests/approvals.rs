@@ -85,7 +85,8 @@ impl ScriptedSession {
         let received = Arc::new(Mutex::new(Vec::new()));
         let answered = Arc::new(Mutex::new(Vec::<u64>::new()));
         let hello = json!({
-            "type": "hello", "version": version, "session": id, "fence_pid": 1,
+            "type": "hello", "version": version, "session": id,
+            "fence_pid": std::process::id(),
             "worktree": "/work/tree", "command": ["sh", "-c", "git push origin main"],
             "started_at_ms": now_ms(), "ask_timeout_s": 120,
         });
@@ -217,7 +218,10 @@ fn sessions_lists_live_sessions_and_removes_dead_sockets() {
     assert!(out.status.success());
     let text = stdout(&out);
     assert!(text.starts_with("SESSION\tPID\tPENDING"), "{text}");
-    assert!(text.contains("alpha\t1\t2\t"), "{text}");
+    assert!(
+        text.contains(&format!("alpha\t{}\t2\t", std::process::id())),
+        "{text}"
+    );
 }
 
 #[test]
@@ -245,6 +249,80 @@ fn a_session_of_another_protocol_version_is_reported() {
         stderr(&out).contains("speaks protocol version 2 (this fence speaks 1)"),
         "{out:?}"
     );
+}
+
+/// A listener inside a sandbox (allowed to write the socket directory, here inside its
+/// worktree) that plays a session is refused by the clients: they check who listens.
+#[test]
+fn a_session_socket_served_from_inside_a_sandbox_is_refused() {
+    let test = "a_session_socket_served_from_inside_a_sandbox_is_refused";
+    if !support::kernel_ready(test) || !support::python_ready(test) {
+        return;
+    }
+    let worktree = tempfile::tempdir().unwrap();
+    let rt = worktree.path().join("rt");
+    let sockets = rt.join("fence");
+    std::fs::create_dir_all(&sockets).unwrap();
+    std::fs::set_permissions(&sockets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let fake = r#"
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1] + ".new")
+s.listen()
+os.rename(sys.argv[1] + ".new", sys.argv[1])
+now = int(time.time() * 1000)
+while True:
+    c, _ = s.accept()
+    f = c.makefile("rw")
+    f.write(json.dumps({"type": "hello", "version": 1, "session": "fake", "fence_pid": os.getpid(),
+        "worktree": "/", "command": ["x"], "started_at_ms": now, "ask_timeout_s": 60}) + "\n")
+    f.write(json.dumps({"type": "question", "id": 1, "session": "fake", "level": "yellow",
+        "rule": "fake.rule", "description": "a question made up inside", "event": "exec",
+        "subject": "made up", "pid": 1, "process": "x", "always_offered": True,
+        "asked_at_ms": now, "deadline_ms": now + 60000}) + "\n")
+    f.write(json.dumps({"type": "synced", "pending": 1}) + "\n")
+    f.flush()
+"#;
+    let socket = sockets.join("fake.sock");
+    let mut inside = fence()
+        .arg("run")
+        .arg("--worktree")
+        .arg(worktree.path())
+        .args(["--", support::PYTHON, "-c", fake])
+        .arg(&socket)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + SOON;
+    while !socket.exists() {
+        if Instant::now() > deadline || inside.try_wait().unwrap().is_some() {
+            let _ = inside.kill();
+            let out = inside.wait_with_output().unwrap();
+            panic!("the sandboxed listener never came up: {out:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sessions = fence()
+        .env("XDG_RUNTIME_DIR", &rt)
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let answered = fence()
+        .env("XDG_RUNTIME_DIR", &rt)
+        .args(["approvals", "--once", "--wait", "2", "--answer", "yes"])
+        .output()
+        .unwrap();
+    let _ = inside.kill();
+    let _ = inside.wait();
+    assert_eq!(sessions.status.code(), Some(1), "{sessions:?}");
+    assert!(
+        stderr(&sessions).contains("refusing this session socket: peer process"),
+        "{sessions:?}"
+    );
+    assert_eq!(stdout(&sessions).trim(), "[]", "{sessions:?}");
+    assert_eq!(answered.status.code(), Some(1), "{answered:?}");
+    assert!(!stdout(&answered).contains("made up"), "{answered:?}");
 }
 
 /// Runs `fence approvals --once ARGS` with `input` on stdin.

@@ -585,7 +585,7 @@ async fn send_error(write: &mut OwnedWriteHalf, message: String, id: Option<u64>
 }
 
 async fn connection(stream: UnixStream, shared: Arc<Shared>, number: u64) {
-    if let Err(why) = peer::check(stream.as_raw_fd()) {
+    if let Err(why) = peer::check(stream.as_raw_fd(), peer::Role::Client) {
         let (_, mut write) = stream.into_split();
         let _ = send_error(&mut write, format!("refused: {why}"), None).await;
         return;

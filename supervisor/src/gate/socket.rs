@@ -397,8 +397,13 @@ impl Approver for SocketApprover {
             st = shared.lock();
         }
         loop {
-            let decided = st.pending.get(&id).and_then(|p| p.answer.clone());
-            if let Some(answer) = decided {
+            let Some(pending) = st.pending.get(&id) else {
+                // Cannot happen while we are counted among its waiters; never spin on it.
+                return Answer::Unanswered {
+                    why: "the question was withdrawn".into(),
+                };
+            };
+            if let Some(answer) = pending.answer.clone() {
                 if let Some(p) = st.pending.get_mut(&id) {
                     p.waiters -= 1;
                     if p.waiters == 0 {

@@ -4,7 +4,7 @@
 //! Two kinds of tests: the clients against a scripted session (a socket in a private
 //! XDG_RUNTIME_DIR speaking the protocol of docs/approvals.md, which records what the
 //! client answers), and the whole path against `fence run --approver socket`, where a
-//! command waits on a red exec rule (`git push origin main`).
+//! command waits on a red exec rule that asks (`git reset --hard`).
 
 mod support;
 
@@ -85,7 +85,8 @@ impl ScriptedSession {
         let received = Arc::new(Mutex::new(Vec::new()));
         let answered = Arc::new(Mutex::new(Vec::<u64>::new()));
         let hello = json!({
-            "type": "hello", "version": version, "session": id, "fence_pid": 1,
+            "type": "hello", "version": version, "session": id,
+            "fence_pid": std::process::id(),
             "worktree": "/work/tree", "command": ["sh", "-c", "git push origin main"],
             "started_at_ms": now_ms(), "ask_timeout_s": 120,
         });
@@ -217,7 +218,10 @@ fn sessions_lists_live_sessions_and_removes_dead_sockets() {
     assert!(out.status.success());
     let text = stdout(&out);
     assert!(text.starts_with("SESSION\tPID\tPENDING"), "{text}");
-    assert!(text.contains("alpha\t1\t2\t"), "{text}");
+    assert!(
+        text.contains(&format!("alpha\t{}\t2\t", std::process::id())),
+        "{text}"
+    );
 }
 
 #[test]
@@ -245,6 +249,80 @@ fn a_session_of_another_protocol_version_is_reported() {
         stderr(&out).contains("speaks protocol version 2 (this fence speaks 1)"),
         "{out:?}"
     );
+}
+
+/// A listener inside a sandbox (allowed to write the socket directory, here inside its
+/// worktree) that plays a session is refused by the clients: they check who listens.
+#[test]
+fn a_session_socket_served_from_inside_a_sandbox_is_refused() {
+    let test = "a_session_socket_served_from_inside_a_sandbox_is_refused";
+    if !support::kernel_ready(test) || !support::python_ready(test) {
+        return;
+    }
+    let worktree = tempfile::tempdir().unwrap();
+    let rt = worktree.path().join("rt");
+    let sockets = rt.join("fence");
+    std::fs::create_dir_all(&sockets).unwrap();
+    std::fs::set_permissions(&sockets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let fake = r#"
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1] + ".new")
+s.listen()
+os.rename(sys.argv[1] + ".new", sys.argv[1])
+now = int(time.time() * 1000)
+while True:
+    c, _ = s.accept()
+    f = c.makefile("rw")
+    f.write(json.dumps({"type": "hello", "version": 1, "session": "fake", "fence_pid": os.getpid(),
+        "worktree": "/", "command": ["x"], "started_at_ms": now, "ask_timeout_s": 60}) + "\n")
+    f.write(json.dumps({"type": "question", "id": 1, "session": "fake", "level": "yellow",
+        "rule": "fake.rule", "description": "a question made up inside", "event": "exec",
+        "subject": "made up", "pid": 1, "process": "x", "always_offered": True,
+        "asked_at_ms": now, "deadline_ms": now + 60000}) + "\n")
+    f.write(json.dumps({"type": "synced", "pending": 1}) + "\n")
+    f.flush()
+"#;
+    let socket = sockets.join("fake.sock");
+    let mut inside = fence()
+        .arg("run")
+        .arg("--worktree")
+        .arg(worktree.path())
+        .args(["--", support::PYTHON, "-c", fake])
+        .arg(&socket)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + SOON;
+    while !socket.exists() {
+        if Instant::now() > deadline || inside.try_wait().unwrap().is_some() {
+            let _ = inside.kill();
+            let out = inside.wait_with_output().unwrap();
+            panic!("the sandboxed listener never came up: {out:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sessions = fence()
+        .env("XDG_RUNTIME_DIR", &rt)
+        .args(["sessions", "--json"])
+        .output()
+        .unwrap();
+    let answered = fence()
+        .env("XDG_RUNTIME_DIR", &rt)
+        .args(["approvals", "--once", "--wait", "2", "--answer", "yes"])
+        .output()
+        .unwrap();
+    let _ = inside.kill();
+    let _ = inside.wait();
+    assert_eq!(sessions.status.code(), Some(1), "{sessions:?}");
+    assert!(
+        stderr(&sessions).contains("refusing this session socket: peer process"),
+        "{sessions:?}"
+    );
+    assert_eq!(stdout(&sessions).trim(), "[]", "{sessions:?}");
+    assert_eq!(answered.status.code(), Some(1), "{answered:?}");
+    assert!(!stdout(&answered).contains("made up"), "{answered:?}");
 }
 
 /// Runs `fence approvals --once ARGS` with `input` on stdin.
@@ -512,9 +590,16 @@ fn run_asks(test: &str) -> bool {
     ok
 }
 
-/// `fence run --approver socket` of `sh -c 'git push origin main; echo status $?'` in a
-/// fresh git worktree; returns the child and the worktree.
+/// `fence run --approver socket` of a script that runs `git reset --hard` (a red exec
+/// rule that asks) and prints git's status, in a fresh git worktree. git is run by its
+/// full path (no search along PATH, one exec) from a script (the script's own exec asks
+/// nothing), so that the only question is git's exec.
 fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
+    waiting_run_after(rt, "")
+}
+
+/// As [`waiting_run`], with `prelude` (shell lines) run first in the script.
+fn waiting_run_after(rt: &Runtime, prelude: &str) -> (std::process::Child, tempfile::TempDir) {
     let worktree = tempfile::tempdir().unwrap();
     let git = Command::new("git")
         .arg("init")
@@ -523,13 +608,24 @@ fn waiting_run(rt: &Runtime) -> (std::process::Child, tempfile::TempDir) {
         .status()
         .unwrap();
     assert!(git.success());
+    let script = worktree.path().join("push.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\n{prelude}\ngit=$(command -v git)\n\"$git\" reset --hard\necho \"status $?\"\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(worktree.path().join("answer.py"), ANSWER_YES).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     let child = rt
         .fence()
         .arg("run")
         .arg("--worktree")
         .arg(worktree.path())
         .args(["--approver", "socket", "--ask-timeout", "60", "--"])
-        .args(["sh", "-c", "git push origin main; echo \"status $?\""])
+        .arg(&script)
+        .current_dir(worktree.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -561,10 +657,7 @@ fn run_yes_lets_the_command_go_on_and_no_tells_it_why() {
     wait_pending(&rt, 1);
     let out = once(&rt, &["--answer", "yes"], "");
     assert!(out.status.success(), "{out:?}");
-    assert!(
-        stdout(&out).contains("exec: git push origin main"),
-        "{out:?}"
-    );
+    assert!(stdout(&out).contains("git reset --hard"), "{out:?}");
     let done = run.wait_with_output().unwrap();
     // git ran (and failed for want of a remote), rather than being refused (126).
     assert!(!stdout(&done).contains("status 126"), "{done:?}");
@@ -579,24 +672,31 @@ fn run_yes_lets_the_command_go_on_and_no_tells_it_why() {
     assert!(stderr(&done).contains("push to a branch"), "{done:?}");
 }
 
+/// Connects to the socket (or to every socket in the directory) given as argv[1] and
+/// answers Yes to the first questions; prints what it gets back.
 const ANSWER_YES: &str = r#"
-import json, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-try:
-    s.connect(sys.argv[1])
-except OSError as e:
-    print("connect failed:", e); sys.exit(3)
-s.settimeout(5)
-f = s.makefile("rw")
-f.write(json.dumps({"type": "hello", "version": 1, "client": "inside"}) + "\n")
-for i in range(1, 4):
-    f.write(json.dumps({"type": "answer", "id": i, "answer": "yes"}) + "\n")
-f.flush()
-try:
-    for line in f:
-        print(line.strip())
-except OSError as e:
-    print("read failed:", e)
+import glob, json, socket, sys
+target = sys.argv[1]
+paths = [target] if target.endswith(".sock") else glob.glob(target + "/*.sock")
+print("sockets:", paths)
+for path in paths:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(path)
+    except OSError as e:
+        print("connect failed:", e)
+        continue
+    s.settimeout(5)
+    f = s.makefile("rw")
+    f.write(json.dumps({"type": "hello", "version": 1, "client": "inside"}) + "\n")
+    for i in range(1, 4):
+        f.write(json.dumps({"type": "answer", "id": i, "answer": "yes"}) + "\n")
+    f.flush()
+    try:
+        for line in f:
+            print(line.strip())
+    except OSError as e:
+        print("read failed:", e)
 "#;
 
 #[test]
@@ -605,12 +705,18 @@ fn run_sandboxed_processes_cannot_answer() {
         return;
     }
     let rt = Runtime::new();
-    let (run, _w) = waiting_run(&rt);
+    // A process of this session tries first, while the push waits.
+    let prelude = format!(
+        "{} answer.py {} > answer.out 2>&1 &\nsleep 1",
+        support::PYTHON,
+        rt.sockets().display()
+    );
+    let (run, w) = waiting_run_after(&rt, &prelude);
     let rows = wait_pending(&rt, 1);
     let socket = rt
         .sockets()
         .join(format!("{}.sock", rows[0]["session"].as_str().unwrap()));
-    // Another session, given the socket directory, and without it.
+    // Then another session, without and with the socket directory opened to it.
     let other = tempfile::tempdir().unwrap();
     for extra in [
         vec![],
@@ -624,18 +730,28 @@ fn run_sandboxed_processes_cannot_answer() {
             .arg("--worktree")
             .arg(other.path())
             .args(&extra)
-            .args(["--", support::PYTHON, "-c", ANSWER_YES])
+            .arg("--")
+            .arg(support::PYTHON)
+            .arg(w.path().join("answer.py"))
             .arg(&socket)
             .output()
             .unwrap();
         assert!(!stdout(&out).contains("accepted"), "{out:?}");
-        // From outside: the question is still there.
-        wait_pending(&rt, 1);
     }
+    // From outside: the question is still there, and nobody answered it.
+    std::thread::sleep(Duration::from_secs(1));
+    wait_pending(&rt, 1);
     let out = once(&rt, &["--answer", "no"], "");
     assert!(out.status.success(), "{out:?}");
     let done = run.wait_with_output().unwrap();
     assert!(stdout(&done).contains("status 126"), "{done:?}");
+    // The session's own process did try, and got nowhere.
+    let inside = std::fs::read_to_string(w.path().join("answer.out")).unwrap_or_default();
+    assert!(
+        inside.contains("connect failed") || inside.contains("refused:"),
+        "{inside}"
+    );
+    assert!(!inside.contains("accepted"), "{inside}");
 }
 
 #[test]
@@ -653,14 +769,14 @@ fn run_the_terminal_ui_answers_a_waiting_command() {
         return;
     };
     let (run, _w) = waiting_run(&rt);
-    tmux.wait_for(&["RED", "exec: git push origin main", "time left: "]);
+    tmux.wait_for(&["RED", "git reset --hard", "time left: "]);
     tmux.keys(&["y"]);
     let done = run.wait_with_output().unwrap();
     assert!(!stdout(&done).contains("status 126"), "{done:?}");
-    tmux.wait_for(&["Approved: git push origin main"]);
+    tmux.wait_for(&["git reset --hard (by fence approvals"]);
 
     let (run, _w) = waiting_run(&rt);
-    tmux.wait_for(&["exec: git push origin main", "time left: "]);
+    tmux.wait_for(&["git reset --hard", "time left: "]);
     tmux.keys(&["n"]);
     tmux.keys(&["-l", "not on main"]);
     tmux.keys(&["Enter"]);

@@ -247,12 +247,17 @@ impl App {
     }
 
     fn draw(&self, frame: &mut Frame) {
-        let session_rows = (self.sessions.len().max(1) as u16 + 2).min(8);
+        // The cards come first: the other panes get a quarter of the screen at most.
+        let room = frame.area().height.saturating_sub(2) / 4;
+        let session_rows = (self.sessions.len().max(1) as u16 + 2)
+            .min(8)
+            .min(room.max(3));
+        let log_rows = (LOG_LINES as u16 + 2).min(room.max(3));
         let [title, sessions, cards, log, keys] = Layout::vertical([
             Constraint::Length(1),
             Constraint::Length(session_rows),
             Constraint::Min(5),
-            Constraint::Length(LOG_LINES as u16 + 2),
+            Constraint::Length(log_rows),
             Constraint::Length(1),
         ])
         .areas(frame.area());
@@ -372,18 +377,27 @@ impl App {
         } else {
             Style::new()
         };
+        // What must stay visible on a small screen comes first: the title (level, rule,
+        // countdown), then the process; the subject wraps last and is shown whole when
+        // the card has the room.
         let title = Line::from(vec![
             Span::raw(if selected { " ▶ " } else { " " }),
             Span::styled(level_word(q.level), level_style),
             Span::raw(format!(
-                " {} · session {} · #{} ",
+                " {} · time left: {} · #{} · session {} ",
                 escape::if_unsafe(&q.rule),
-                self.session_name(&card.socket),
-                q.id
+                time_left(q.deadline_ms),
+                q.id,
+                self.session_name(&card.socket)
             )),
         ]);
         let lines = vec![
             Line::raw(escape::if_unsafe(&q.description)),
+            Line::raw(format!(
+                "process: {} (pid {})",
+                escape::if_unsafe(&q.process),
+                q.pid
+            )),
             Line::from(vec![
                 Span::styled(
                     format!("{}: ", event_word(q)),
@@ -391,12 +405,6 @@ impl App {
                 ),
                 Span::raw(escape::if_unsafe(&q.subject)),
             ]),
-            Line::raw(format!(
-                "process: {} (pid {})",
-                escape::if_unsafe(&q.process),
-                q.pid
-            )),
-            Line::raw(format!("time left: {}", time_left(q.deadline_ms))),
         ];
         frame.render_widget(
             Paragraph::new(lines).wrap(Wrap { trim: false }).block(
@@ -421,7 +429,6 @@ fn card_height(card: &Card, width: usize) -> u16 {
     let subject = event_word(q).len() + 2 + escape::if_unsafe(&q.subject).chars().count();
     let body = rows(&escape::if_unsafe(&q.description))
         + subject.div_ceil(width).max(1)
-        + rows(&format!("process: {} (pid {})", q.process, q.pid))
-        + 1;
+        + rows(&format!("process: {} (pid {})", q.process, q.pid));
     u16::try_from(body + 2).unwrap_or(u16::MAX)
 }

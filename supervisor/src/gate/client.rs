@@ -2,13 +2,14 @@
 //! finding the sessions' sockets, the handshake, reading and answering.
 
 use std::io::{BufRead, BufReader, Read as _, Write as _};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::PROTOCOL_VERSION;
 use super::protocol::{self, AnswerWord, ClientMessage, MAX_LINE, ServerHello, ServerMessage};
 use super::socket::{private_dir, socket_dir};
+use super::{PROTOCOL_VERSION, peer};
 
 /// The sockets of the sessions in the socket directory (none when it does not exist).
 /// The directory is verified first: a socket in a directory someone else controls could
@@ -66,6 +67,10 @@ pub fn connect(path: &Path, client: &str, timeout: Duration) -> Result<Link, Con
         Err(e) => return Err(ConnectError::Failed(format!("{}: {e}", path.display()))),
     };
     let fail = |what: String| ConnectError::Failed(format!("{}: {what}", path.display()));
+    // Who listens must be a session's supervisor, not something inside a sandbox that
+    // replaced the socket (possible only where a sandbox may write the directory).
+    let server = peer::check(stream.as_raw_fd(), peer::Role::Session)
+        .map_err(|why| fail(format!("refusing this session socket: {why}")))?;
     stream
         .set_read_timeout(Some(timeout))
         .map_err(|e| fail(e.to_string()))?;
@@ -74,7 +79,15 @@ pub fn connect(path: &Path, client: &str, timeout: Duration) -> Result<Link, Con
         reader: BufReader::new(stream),
     };
     let hello = match link_reader.read() {
-        Ok(Some(ServerMessage::Hello(h))) if h.version == PROTOCOL_VERSION => h,
+        Ok(Some(ServerMessage::Hello(h))) if h.version == PROTOCOL_VERSION => {
+            if i64::from(h.fence_pid) != i64::from(server) {
+                return Err(fail(format!(
+                    "refusing this session socket: it says fence pid {}, but process {server} listens",
+                    h.fence_pid
+                )));
+            }
+            h
+        }
         Ok(Some(ServerMessage::Hello(h))) => {
             return Err(fail(format!(
                 "the session speaks protocol version {} (this fence speaks {PROTOCOL_VERSION})",

@@ -25,6 +25,8 @@ pub mod peer;
 pub mod protocol;
 pub mod scripted;
 pub mod socket;
+#[cfg(test)]
+mod test_support;
 pub mod transcript;
 
 /// What a session tells the clients that connect to its socket (`fence sessions`,
@@ -200,36 +202,6 @@ pub fn epoch_ms(at: Instant) -> u64 {
         wall.saturating_sub(now - at)
     };
     u64::try_from(wall_at.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// The `fence` binary built beside the unit-test binary (`cargo test` builds it for the
-/// integration tests), for tests that need a real sandbox.
-#[cfg(test)]
-pub fn built_fence() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let fence = exe
-        .parent()
-        .and_then(std::path::Path::parent)
-        .unwrap()
-        .join("fence");
-    assert!(
-        fence.exists(),
-        "{} is missing: build it first (cargo build -p fence)",
-        fence.display()
-    );
-    fence
-}
-
-/// Whether this kernel can run `fence run`; prints a loud skip reason when not.
-#[cfg(test)]
-pub fn sandbox_available(test: &str) -> bool {
-    let seccomp = std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
-        .is_ok_and(|a| a.contains("user_notif"));
-    let ok = shim::landlock_abi() >= 3 && seccomp;
-    if !ok {
-        eprintln!("SKIPPED {test}: no Landlock ABI 3 or no seccomp user notification");
-    }
-    ok
 }
 
 #[cfg(test)]

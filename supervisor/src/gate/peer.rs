@@ -97,8 +97,21 @@ fn pidfd_alive(pidfd: &OwnedFd) -> bool {
     ret == 0
 }
 
-/// Checks the peer of the connected socket `fd`; `Err` says why it is refused.
-pub fn check(fd: RawFd) -> Result<(), String> {
+/// Which end of the connection is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The session checks a client: nothing of a sandbox, nor a session supervisor
+    /// (which connects only on its sandbox's behalf).
+    Client,
+    /// A client checks the session it reached: nothing of a sandbox (a sandbox allowed to
+    /// write in the socket directory could replace a socket with its own listener); the
+    /// session supervisor itself is expected.
+    Session,
+}
+
+/// Checks the peer of the connected socket `fd`; `Err` says why it is refused. Returns
+/// the peer's pid.
+pub fn check(fd: RawFd, role: Role) -> Result<libc::pid_t, String> {
     let cred = credentials(fd).map_err(|e| format!("cannot read the peer's credentials: {e}"))?;
     // Taken before /proc is read: if the peer is still alive after the reads, its pid
     // was not reused in between and the reads were of the peer.
@@ -107,21 +120,21 @@ pub fn check(fd: RawFd) -> Result<(), String> {
     let own_uid = unsafe { libc::geteuid() };
     if cred.uid != own_uid && cred.uid != 0 {
         return Err(format!(
-            "peer runs as uid {}, this session as uid {own_uid}",
+            "peer runs as uid {}, we run as uid {own_uid}",
             cred.uid
         ));
     }
-    check_process(cred.pid, Path::new("/proc"))?;
+    check_process(cred.pid, Path::new("/proc"), role)?;
     if let Some(pidfd) = pidfd
         && !pidfd_alive(&pidfd)
     {
         return Err(format!("peer process {} is gone", cred.pid));
     }
-    Ok(())
+    Ok(cred.pid)
 }
 
 /// The sandbox-membership tests on process `pid`, reading the proc filesystem at `proc`.
-fn check_process(pid: libc::pid_t, proc: &Path) -> Result<(), String> {
+fn check_process(pid: libc::pid_t, proc: &Path, role: Role) -> Result<(), String> {
     if pid <= 0 {
         return Err("the peer's pid is not visible here: it runs in another pid namespace".into());
     }
@@ -144,7 +157,7 @@ fn check_process(pid: libc::pid_t, proc: &Path) -> Result<(), String> {
     // An ancestor that exits during the walk re-parents its children: walk again.
     let mut last = String::new();
     for _ in 0..3 {
-        match shim_ancestor(pid, proc) {
+        match shim_ancestor(pid, proc, role) {
             Ok(None) => return Ok(()),
             Ok(Some((fence, what))) => {
                 return Err(format!(
@@ -167,10 +180,12 @@ fn session_cgroup(text: &str) -> Option<&str> {
         })
 }
 
-/// The pid of the first fence shim or `fence run` supervisor among `pid` and its ancestors.
+/// The pid of the first fence shim (or, checking a client, `fence run` supervisor) among
+/// `pid` and its ancestors.
 fn shim_ancestor(
     pid: libc::pid_t,
     proc: &Path,
+    role: Role,
 ) -> Result<Option<(libc::pid_t, &'static str)>, String> {
     let mut current = pid;
     for _ in 0..MAX_DEPTH {
@@ -182,7 +197,7 @@ fn shim_ancestor(
         if is_shim(&cmdline) {
             return Ok(Some((current, "the first process of a sandbox")));
         }
-        if is_fence_run(&cmdline, current, proc) {
+        if role == Role::Client && is_fence_run(&cmdline, current, proc) {
             return Ok(Some((
                 current,
                 "a session supervisor: it performs the connections of its sandbox",
@@ -277,12 +292,14 @@ mod tests {
     #[test]
     fn this_process_is_an_acceptable_peer() {
         // The test runner is outside every sandbox: all three tests pass on it.
-        check_process(std::process::id() as libc::pid_t, Path::new("/proc")).unwrap();
+        for role in [Role::Client, Role::Session] {
+            check_process(std::process::id() as libc::pid_t, Path::new("/proc"), role).unwrap();
+        }
     }
 
     #[test]
     fn a_pid_from_another_namespace_is_refused() {
-        let err = check_process(0, Path::new("/proc")).unwrap_err();
+        let err = check_process(0, Path::new("/proc"), Role::Session).unwrap_err();
         assert!(err.contains("another pid namespace"), "{err}");
     }
 
@@ -315,7 +332,7 @@ mod tests {
             );
             std::thread::sleep(std::time::Duration::from_millis(10));
         };
-        let verdict = check_process(child, Path::new("/proc"));
+        let verdict = check_process(child, Path::new("/proc"), Role::Session);
         // SAFETY: kill has no memory preconditions.
         unsafe { libc::kill(child, libc::SIGKILL) };
         let _ = shim.kill();
@@ -354,10 +371,11 @@ mod tests {
     /// its shim either way.
     #[test]
     fn processes_of_a_real_sandbox_are_refused() {
-        if !crate::gate::sandbox_available("processes_of_a_real_sandbox_are_refused") {
+        if !crate::gate::test_support::sandbox_available("processes_of_a_real_sandbox_are_refused")
+        {
             return;
         }
-        let fence = crate::gate::built_fence();
+        let fence = crate::gate::test_support::built_fence();
         let worktree = tempfile::tempdir().unwrap();
         for no_namespaces in [false, true] {
             let mut run = std::process::Command::new(&fence);
@@ -380,8 +398,19 @@ mod tests {
                 assert!(std::time::Instant::now() < deadline, "the target never ran");
                 std::thread::sleep(std::time::Duration::from_millis(10));
             }
-            let verdict = check_process(target, Path::new("/proc"));
-            let ancestry = shim_ancestor(target, Path::new("/proc"));
+            let verdict = check_process(target, Path::new("/proc"), Role::Session);
+            let ancestry = shim_ancestor(target, Path::new("/proc"), Role::Session);
+            // The supervisor is a fine session and no client.
+            let as_session = check_process(
+                supervisor.id() as libc::pid_t,
+                Path::new("/proc"),
+                Role::Session,
+            );
+            let as_client = check_process(
+                supervisor.id() as libc::pid_t,
+                Path::new("/proc"),
+                Role::Client,
+            );
             let _ = supervisor.kill();
             let _ = supervisor.wait();
             let err = verdict.unwrap_err();
@@ -394,6 +423,9 @@ mod tests {
                 assert!(err.contains("another pid namespace"), "{err}");
             }
             assert_eq!(ancestry.unwrap().map(|(pid, _)| pid), Some(shim), "{err}");
+            as_session.unwrap();
+            let err = as_client.unwrap_err();
+            assert!(err.contains("a session supervisor"), "{err}");
         }
     }
 }

@@ -199,7 +199,7 @@ impl Shared {
             return;
         };
         let reason = match &answer {
-            Answer::No { reason } => reason.as_deref().map(escape::if_unsafe),
+            Answer::No { reason } => reason.clone(),
             _ => None,
         };
         self.broadcast(&ServerMessage::Resolved {
@@ -251,7 +251,10 @@ impl Shared {
             AnswerWord::Yes => Answer::Yes,
             AnswerWord::Always => Answer::Always,
             AnswerWord::No => Answer::No {
-                reason: reason.filter(|r| !r.trim().is_empty()),
+                // Shown to the program and on terminals: nothing in it may act on one.
+                reason: reason
+                    .filter(|r| !r.trim().is_empty())
+                    .map(|r| escape::if_unsafe(&r)),
             },
         };
         self.decide(&mut st, id, answer, by);
@@ -394,8 +397,13 @@ impl Approver for SocketApprover {
             st = shared.lock();
         }
         loop {
-            let decided = st.pending.get(&id).and_then(|p| p.answer.clone());
-            if let Some(answer) = decided {
+            let Some(pending) = st.pending.get(&id) else {
+                // Cannot happen while we are counted among its waiters; never spin on it.
+                return Answer::Unanswered {
+                    why: "the question was withdrawn".into(),
+                };
+            };
+            if let Some(answer) = pending.answer.clone() {
                 if let Some(p) = st.pending.get_mut(&id) {
                     p.waiters -= 1;
                     if p.waiters == 0 {
@@ -582,7 +590,7 @@ async fn send_error(write: &mut OwnedWriteHalf, message: String, id: Option<u64>
 }
 
 async fn connection(stream: UnixStream, shared: Arc<Shared>, number: u64) {
-    if let Err(why) = peer::check(stream.as_raw_fd()) {
+    if let Err(why) = peer::check(stream.as_raw_fd(), peer::Role::Client) {
         let (_, mut write) = stream.into_split();
         let _ = send_error(&mut write, format!("refused: {why}"), None).await;
         return;
@@ -908,16 +916,18 @@ mod tests {
         let asked = ask(&f, question(5, Level::Yellow), SOON);
         a.next_of("question");
         b.next_of("question");
-        a.send(r#"{"type":"answer","id":5,"answer":"no","reason":"push to a branch instead"}"#);
+        a.send(
+            r#"{"type":"answer","id":5,"answer":"no","reason":"push to a branch instead\u001b[2J"}"#,
+        );
         assert_eq!(
             asked.join().unwrap(),
             Answer::No {
-                reason: Some("push to a branch instead".into())
+                reason: Some("push to a branch instead\\x1b[2J".into())
             }
         );
         let seen = b.next_of("resolved");
         assert_eq!(seen["answer"], "no");
-        assert_eq!(seen["reason"], "push to a branch instead");
+        assert_eq!(seen["reason"], "push to a branch instead\\x1b[2J");
         assert_eq!(seen["by"], "test #1");
     }
 
@@ -985,6 +995,37 @@ mod tests {
             Answer::No { reason: None }
         };
         assert_eq!(answer, expected);
+    }
+
+    /// A call re-issued after a signal asks again with the same id: it attaches to the
+    /// pending question (one card, one answer for both).
+    #[test]
+    fn the_same_question_asked_twice_is_one_card() {
+        let f = fixture();
+        let (mut c, _) = Client::connect(&f);
+        let first = ask(&f, question(12, Level::Yellow), SOON);
+        c.next_of("question");
+        let again = ask(&f, question(12, Level::Yellow), SOON);
+        let deadline = Instant::now() + SOON;
+        while f.approver.shared.lock().pending.get(&12).map(|p| p.waiters) != Some(2) {
+            assert!(Instant::now() < deadline, "the second ask never attached");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let (_, snapshot) = Client::connect(&f);
+        assert_eq!(snapshot.len(), 1);
+        c.answer(12, "yes");
+        assert_eq!(first.join().unwrap(), Answer::Yes);
+        assert_eq!(again.join().unwrap(), Answer::Yes);
+        // One card was shown: no second question reached the client.
+        loop {
+            let m = c.next();
+            assert_ne!(m["type"], "question", "{m}");
+            if m["type"] == "resolved" {
+                assert_eq!(m["id"], 12);
+                break;
+            }
+        }
+        wait_pending(&f, 0);
     }
 
     #[test]
@@ -1219,10 +1260,10 @@ mod tests {
     /// check refuses it. Either way the question stays pending, as seen from outside.
     #[test]
     fn a_sandboxed_process_cannot_answer() {
-        if !crate::gate::sandbox_available("a_sandboxed_process_cannot_answer") {
+        if !crate::gate::test_support::sandbox_available("a_sandboxed_process_cannot_answer") {
             return;
         }
-        let fence = crate::gate::built_fence();
+        let fence = crate::gate::test_support::built_fence();
         let f = fixture();
         let asked = ask(&f, question(11, Level::Red), Duration::from_secs(60));
         wait_pending(&f, 1);

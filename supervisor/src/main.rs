@@ -2,6 +2,7 @@
 //! and output; the policy lives in the `policy` crate.
 
 mod check;
+mod doctor;
 mod escape;
 // Wired into `fence run` and `fence approvals` next; the interface comes first.
 #[allow(dead_code)]
@@ -42,6 +43,8 @@ enum Command {
     Rules(RulesArgs),
     /// Run a command inside the fence: the kernel confines its whole process tree.
     Run(run::RunArgs),
+    /// What this kernel offers fence, and what `fence run` can and cannot enforce here.
+    Doctor(doctor::DoctorArgs),
     /// The sandbox's first process (started by `fence run`, not by hand).
     #[command(name = "__shim", hide = true)]
     Shim,
@@ -117,6 +120,7 @@ fn main() -> ExitCode {
         Command::Check(a) => check::run(a),
         Command::Rules(a) => rules_cmd::run(a),
         Command::Run(a) => return ExitCode::from(run::run(a) as u8),
+        Command::Doctor(a) => return ExitCode::from(doctor::run(a)),
         Command::Shim => {
             return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);
         }

@@ -12,13 +12,14 @@ mod net_check;
 mod notify_loop;
 mod path_resolve;
 mod pidfd;
-mod preflight;
+pub mod preflight;
 mod prepare;
 mod spawn;
 mod target_memory;
 mod write_check;
 
 use std::ffi::OsString;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -65,6 +66,18 @@ pub struct RunArgs {
     #[arg(long = "tmp-size", value_name = "SIZE", default_value = "1G",
           value_parser = limits::parse_size)]
     pub tmp_size: u64,
+    /// Keep descriptor N (> 2) open in the command. Landlock checks opens, not descriptors
+    /// already held: whatever N reaches, outside the worktree too, stays reachable.
+    #[arg(long = "pass-fd", value_name = "N", value_parser = preflight::parse_pass_fd)]
+    pub pass_fd: Vec<i32>,
+    /// The worktree is read-only too: writes only in the session TMPDIR, --allow-write
+    /// paths and the short device list (the closest to plan mode under `fence run`).
+    #[arg(long)]
+    pub read_only_worktree: bool,
+    /// Do not notify write-class calls: Landlock and the read-only mount view alone bound
+    /// them (faster; blocked writes get no reason). Needs a mount namespace.
+    #[arg(long)]
+    pub no_write_watch: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -82,7 +95,17 @@ pub fn run(args: RunArgs) -> i32 {
 }
 
 fn run_session(args: RunArgs) -> Result<i32, String> {
-    let abi = shim::landlock_abi();
+    // First, before fence opens descriptors of its own.
+    preflight::check_pass_fds(&args.pass_fd)?;
+    let kernel_abi = shim::landlock_abi();
+    let abi_cap = preflight::landlock_abi_cap()?;
+    let abi = shim::landlock_fence::effective_abi(kernel_abi, abi_cap);
+    if let Some(cap) = abi_cap.filter(|_| abi < kernel_abi) {
+        eprintln!(
+            "fence: Landlock ABI capped at {cap} by {} (the kernel has ABI {kernel_abi}); what ABI {abi} lacks is compensated or refused",
+            preflight::ABI_CAP_VAR
+        );
+    }
     let missing = preflight::missing_features(abi);
     if !missing.is_empty() {
         if !args.allow_degraded {
@@ -92,7 +115,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             ));
         }
         eprintln!(
-            "fence: running degraded, the fence is advisory: missing {}",
+            "fence: running degraded: missing {}; outside a read-only mount view the file fence is advisory (a userspace check can be raced)",
             missing.join(" and ")
         );
     }
@@ -113,7 +136,10 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
 
-    let mut writable = vec![worktree.clone(), tmp.path.clone()];
+    let mut writable = vec![tmp.path.clone()];
+    if !args.read_only_worktree {
+        writable.insert(0, worktree.clone());
+    }
     writable.extend(allow_write.iter().cloned());
     if Path::new("/dev/shm").is_dir() {
         writable.push(PathBuf::from("/dev/shm"));
@@ -145,6 +171,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             None
         }
     };
+    let pass_fds = prepare_pass_fds(&args.pass_fd)?;
     let forwarded = block_forwarded_signals();
     let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
     let join_failed = std::cell::Cell::new(false);
@@ -176,7 +203,37 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         );
     }
     if !shim_process.namespaces.mount {
+        if args.no_write_watch {
+            kill_and_reap(shim_process.pid);
+            return Err(
+                "--no-write-watch needs a mount namespace (its read-only view bounds metadata changes and keeps protected paths read-only), and none could be made here"
+                    .into(),
+            );
+        }
         eprintln!("fence: no mount namespace: the session TMPDIR's size is not limited");
+    }
+    let cgroup_kill = cgroup
+        .as_ref()
+        .map(|cg| cg.dir.join("cgroup.kill"))
+        .filter(|k| k.exists());
+    let death = if shim_process.namespaces.pid {
+        preflight::DeathMechanism::PidNamespace
+    } else if cgroup_kill.is_some() {
+        preflight::DeathMechanism::CgroupKill
+    } else {
+        preflight::DeathMechanism::ParentDeathSignal
+    };
+    // The strongest mechanism goes without saying; a weaker one is named on start.
+    if let Some(gap) = death.what_could_outlive() {
+        eprintln!(
+            "fence: if fence dies, the sandbox is ended by {}; {gap}",
+            death.describe()
+        );
+    }
+    if args.no_write_watch {
+        eprintln!(
+            "fence: --no-write-watch: writes are bounded by Landlock and the read-only mount view alone; blocked writes get no reason, and protected paths that do not exist yet (such as .envrc) can be created"
+        );
     }
     spawn_signal_forwarder(forwarded, shim_process.pid);
 
@@ -202,13 +259,22 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         allow_degraded: args.allow_degraded,
         nproc_limit: cgroup.is_none().then_some(args.max_procs),
         tmp_size: shim_process.namespaces.mount.then_some(args.tmp_size),
+        landlock_abi_max: abi_cap,
+        read_only_worktree: args.read_only_worktree,
+        no_write_watch: args.no_write_watch,
+        pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
+        cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
     };
+    drop(pass_fds);
     let fence = Arc::new(Fence {
         worktree,
         writable,
         devices,
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
+        read_only_worktree: args.read_only_worktree,
+        // Set from the ABI the shim reports; until then the safe side.
+        landlock_truncate: false,
     });
     let counters = Arc::new(Counters::default());
     if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
@@ -221,13 +287,23 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         match ours.recv::<FromShim>() {
             Ok(Some((
                 FromShim::Confined {
-                    degraded, listener, ..
+                    landlock_abi,
+                    compensations,
+                    degraded,
+                    listener,
                 },
                 fd,
             ))) => {
                 for d in &degraded {
                     eprintln!("fence: running degraded: {d}");
                 }
+                for c in &compensations {
+                    eprintln!("fence: Landlock ABI {landlock_abi}: {c}");
+                }
+                let fence = Arc::new(Fence {
+                    landlock_truncate: landlock_abi >= 3,
+                    ..(*fence).clone()
+                });
                 match (listener, fd) {
                     (true, Some(fd)) => {
                         let listener = Listener::new(fd);
@@ -289,6 +365,47 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     drop(cgroup);
     drop(tmp);
     Ok(failure.unwrap_or(status))
+}
+
+/// Readies the `--pass-fd` descriptors to be inherited by the shim: each loses
+/// close-on-exec; one numbered like the shim's channel (3) is duplicated above all of
+/// them, since the channel takes its number in the shim. Returns what the shim is told,
+/// with the duplicates (kept open until the shim has started).
+fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>, String> {
+    let above = fds.iter().copied().max().unwrap_or(2) + 1;
+    let mut out = Vec::new();
+    for &fd in fds {
+        let fail = |e: std::io::Error| format!("--pass-fd {fd}: {e}");
+        if fd == shim::SHIM_CHANNEL_FD {
+            // SAFETY: F_DUPFD on a descriptor checked open; the result is ours.
+            let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD, above) };
+            if dup < 0 {
+                return Err(fail(std::io::Error::last_os_error()));
+            }
+            // SAFETY: a fresh descriptor that we now own (not close-on-exec: F_DUPFD).
+            let owned = unsafe { OwnedFd::from_raw_fd(dup) };
+            out.push((
+                shim::PassFd {
+                    target: fd,
+                    inherited: dup,
+                },
+                Some(owned),
+            ));
+        } else {
+            // SAFETY: F_SETFD with a flag value on a descriptor checked open.
+            if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } < 0 {
+                return Err(fail(std::io::Error::last_os_error()));
+            }
+            out.push((
+                shim::PassFd {
+                    target: fd,
+                    inherited: fd,
+                },
+                None,
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// The policy crate's classifier for this session, in exec context.

@@ -1,17 +1,39 @@
-//! The kernel features `fence run` needs, checked before anything starts.
+//! The kernel features `fence run` needs, checked before anything starts, and the
+//! run-time knobs that shape what the shim asks of the kernel.
+
+use std::os::fd::RawFd;
+
+/// Environment variable that caps the Landlock ABI fence asks for (a testing knob: it can
+/// only lower the ABI, and what the lower ABI lacks is compensated or refused exactly as
+/// on a kernel that has only that ABI).
+pub const ABI_CAP_VAR: &str = "FENCE_LANDLOCK_ABI_MAX";
+
+/// Reads [`ABI_CAP_VAR`]: `None` when unset, an error naming the variable when it is not a
+/// whole number ≥ 0.
+pub fn landlock_abi_cap() -> Result<Option<i32>, String> {
+    match std::env::var_os(ABI_CAP_VAR) {
+        None => Ok(None),
+        Some(v) => parse_abi_cap(&v.to_string_lossy()).map(Some),
+    }
+}
+
+fn parse_abi_cap(text: &str) -> Result<i32, String> {
+    text.trim()
+        .parse::<i32>()
+        .ok()
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| format!("{ABI_CAP_VAR}={text:?} is not a Landlock ABI number (0, 1, 2, …)"))
+}
 
 /// Missing features, each with the kernel that brings it. Empty when all are present.
+/// `landlock_abi` is the ABI fence would use (after any cap).
 pub fn missing_features(landlock_abi: i32) -> Vec<String> {
     let mut missing = Vec::new();
     if landlock_abi <= 0 {
         missing.push(
-            "Landlock (Linux 5.13 or later with Landlock enabled: lsm=...,landlock)".to_string(),
+            "Landlock (Linux 5.13 or later with Landlock enabled at boot: lsm=...,landlock)"
+                .to_string(),
         );
-    } else if landlock_abi < shim::landlock_fence::MIN_LANDLOCK_ABI {
-        missing.push(format!(
-            "Landlock ABI {} (this kernel has ABI {landlock_abi}; ABI 3 needs Linux 6.2)",
-            shim::landlock_fence::MIN_LANDLOCK_ABI
-        ));
     }
     if !seccomp_user_notification() {
         missing.push(
@@ -23,8 +45,99 @@ pub fn missing_features(landlock_abi: i32) -> Vec<String> {
 }
 
 /// Whether the kernel offers `SECCOMP_RET_USER_NOTIF`.
-fn seccomp_user_notification() -> bool {
+pub fn seccomp_user_notification() -> bool {
     std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
         .map(|a| a.split_whitespace().any(|w| w == "user_notif"))
         .unwrap_or(false)
+}
+
+/// Parses one `--pass-fd` value: a descriptor number above 2 (0, 1 and 2 always pass).
+pub fn parse_pass_fd(text: &str) -> Result<RawFd, String> {
+    match text.trim().parse::<RawFd>() {
+        Ok(n) if n > 2 => Ok(n),
+        Ok(_) => Err(format!(
+            "--pass-fd {text}: descriptors 0, 1 and 2 are always passed; give one above 2"
+        )),
+        Err(_) => Err(format!("--pass-fd {text:?} is not a descriptor number")),
+    }
+}
+
+/// Checks that every descriptor to pass is open in fence.
+pub fn check_pass_fds(fds: &[RawFd]) -> Result<(), String> {
+    for &fd in fds {
+        // SAFETY: F_GETFD only reads the descriptor's flags.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+            return Err(format!(
+                "--pass-fd {fd}: descriptor {fd} is not open in fence ({})",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// How the sandbox dies if fence dies, strongest first (SPEC §3 "Fail closed").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeathMechanism {
+    /// The shim is pid 1 of the sandbox's pid namespace: when it dies, the kernel kills
+    /// every process in the namespace.
+    PidNamespace,
+    /// The shim, told by its parent-death signal, writes `cgroup.kill` of the session
+    /// cgroup: the kernel kills every process in it at once.
+    CgroupKill,
+    /// The shim gets a parent-death signal (from the supervisor thread that lives as long
+    /// as the session) and kills its descendants one by one.
+    ParentDeathSignal,
+}
+
+impl DeathMechanism {
+    pub fn describe(self) -> &'static str {
+        match self {
+            DeathMechanism::PidNamespace => {
+                "pid namespace (its init dies with fence, and the kernel kills every process in it)"
+            }
+            DeathMechanism::CgroupKill => {
+                "cgroup.kill (the sandbox's init, told by a parent-death signal, kills the session cgroup at once)"
+            }
+            DeathMechanism::ParentDeathSignal => {
+                "parent-death signal to the sandbox's init, which then kills its descendants one by one"
+            }
+        }
+    }
+
+    /// What could outlive fence for a moment, or `None` for the pid namespace.
+    pub fn what_could_outlive(self) -> Option<&'static str> {
+        match self {
+            DeathMechanism::PidNamespace => None,
+            DeathMechanism::CgroupKill => Some(
+                "until the init's kill lands, running processes keep going (CPU loops, writes on descriptors already open inside the worktree); notified calls fail at once",
+            ),
+            DeathMechanism::ParentDeathSignal => Some(
+                "until the init has walked the tree, running processes keep going (CPU loops, writes on descriptors already open inside the worktree) and may fork; notified calls fail at once",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abi_cap_and_pass_fd_values_are_checked() {
+        assert_eq!(parse_abi_cap("2"), Ok(2));
+        assert_eq!(parse_abi_cap("0"), Ok(0));
+        assert!(parse_abi_cap("-1").is_err());
+        assert!(parse_abi_cap("six").is_err());
+        assert_eq!(parse_pass_fd("3"), Ok(3));
+        assert!(parse_pass_fd("2").unwrap_err().contains("above 2"));
+        assert!(parse_pass_fd("x").is_err());
+        assert!(check_pass_fds(&[999_999]).unwrap_err().contains("not open"));
+    }
+
+    #[test]
+    fn missing_landlock_names_the_kernel_that_has_it() {
+        let missing = missing_features(0);
+        assert!(missing[0].contains("Linux 5.13"), "{missing:?}");
+    }
 }

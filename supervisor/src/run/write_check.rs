@@ -63,6 +63,8 @@ pub enum FsCall {
     MetadataPath { path: PathArg, op: MetadataOp },
     /// A metadata change on a descriptor.
     MetadataFd { fd: i32, op: MetadataOp },
+    /// `truncate(2)`: bounded by Landlock from ABI 3, else performed by the supervisor.
+    Truncate { path: PathArg, length: u64 },
 }
 
 const AT_EMPTY_PATH: u64 = libc::AT_EMPTY_PATH as u64;
@@ -141,7 +143,10 @@ pub fn decode(n: &Notification) -> Option<FsCall> {
         #[cfg(target_arch = "x86_64")]
         libc::SYS_mknod => bounded("mknod", vec![PathArg::cwd(a[0], false)]),
         libc::SYS_mknodat => bounded("mknod", vec![PathArg::at(a[0], a[1], false)]),
-        libc::SYS_truncate => bounded("truncate", vec![PathArg::cwd(a[0], true)]),
+        libc::SYS_truncate => Some(FsCall::Truncate {
+            path: PathArg::cwd(a[0], true),
+            length: a[1],
+        }),
 
         #[cfg(target_arch = "x86_64")]
         libc::SYS_chmod => Some(FsCall::MetadataPath {
@@ -342,17 +347,13 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                 match resolve_arg(mem, caller, arg) {
                     Err(e) => return Decision::error(errno_of(&e)),
                     Ok((_, Resolution::Path(p))) if !fence.allows_write(&p) => {
-                        let what = if *op == "open" || *op == "creat" {
-                            "write outside the worktree".to_string()
+                        let op = if *op == "open" || *op == "creat" {
+                            "write"
                         } else {
-                            format!("{op} outside the worktree")
+                            op
                         };
-                        return Decision::deny(
-                            libc::EACCES,
-                            &what,
-                            p.as_os_str().as_bytes(),
-                            "fence.write-outside",
-                        );
+                        let (what, rule) = fence.refusal(&p, op);
+                        return Decision::deny(libc::EACCES, &what, p.as_os_str().as_bytes(), rule);
                     }
                     Ok((_, Resolution::Path(p)))
                         if fence.is_protected(&p, matches!(*op, "rename" | "unlink")) =>
@@ -440,12 +441,22 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                 );
             }
             let Some(root) = fence.root_of(&target).map(PathBuf::from) else {
-                return Decision::deny(
-                    libc::EPERM,
-                    "metadata change outside the worktree",
-                    &shown(&raw, &Resolution::Path(target)),
-                    "fence.metadata-outside",
-                );
+                let (what, rule) = if matches!(op, MetadataOp::Truncate { .. }) {
+                    fence.refusal(&target, "truncate")
+                } else if fence.in_read_only_worktree(&target) {
+                    fence.refusal(&target, "metadata change")
+                } else {
+                    (
+                        "metadata change outside the worktree".to_string(),
+                        "fence.metadata-outside",
+                    )
+                };
+                let errno = if matches!(op, MetadataOp::Truncate { .. }) {
+                    libc::EACCES
+                } else {
+                    libc::EPERM
+                };
+                return Decision::deny(errno, &what, &shown(&raw, &Resolution::Path(target)), rule);
             };
             if fence.read_only_view {
                 return Decision::cont();
@@ -457,6 +468,27 @@ pub fn check(fence: &Fence, mem: &TargetMemory<'_>, caller: Caller, call: &FsCal
                 reason: None,
             }
         }
+        // Landlock from ABI 3 bounds truncate like any write; below it a path swapped after
+        // the check would truncate whatever it then names, so the supervisor performs it.
+        FsCall::Truncate { path, .. } if fence.landlock_truncate => check(
+            fence,
+            mem,
+            caller,
+            &FsCall::Bounded {
+                op: "truncate",
+                paths: vec![*path],
+                link_source: None,
+            },
+        ),
+        FsCall::Truncate { path, length } => check(
+            fence,
+            mem,
+            caller,
+            &FsCall::MetadataPath {
+                path: *path,
+                op: MetadataOp::Truncate { length: *length },
+            },
+        ),
         FsCall::MetadataFd { fd, op } => {
             if *op == MetadataOp::Unsupported {
                 return Decision::error(libc::EPERM);

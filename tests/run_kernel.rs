@@ -306,22 +306,21 @@ fn without_landlock_fence_refuses_and_degraded_says_so(w: &World) {
     assert!(!marker.exists());
 
     let victim = w.write_outside("victim.txt", "original");
-    let out = run_capped(
-        w,
-        "0",
-        &["--allow-degraded"],
-        &[
-            "/bin/sh",
-            "-c",
-            &format!("echo x > {}; touch ran", victim.display()),
-        ],
+    w.write("inside.txt", "0123456789");
+    // Without Landlock (and, without namespaces, without a read-only view) fence performs
+    // truncate(2) itself on the file it checked.
+    let script = format!(
+        "echo x > {v}; python3 -c 'import os; os.truncate(\"{v}\", 0)'; python3 -c 'import os; os.truncate(\"inside.txt\", 3)'; touch ran",
+        v = victim.display()
     );
+    let out = run_capped(w, "0", &["--allow-degraded"], &["/bin/sh", "-c", &script]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(marker.exists(), "degraded run did not run");
     assert!(err.contains("advisory"), "degraded start not said: {err}");
     // The supervisor's check (and the read-only view, where there is one) still refuses.
     assert_unchanged(&victim, "original");
+    assert_unchanged(&w.worktree.join("inside.txt"), "012");
 }
 
 fn read_only_worktree_refuses_writes_there_with_a_reason(w: &World) {
@@ -454,6 +453,83 @@ fn pass_fd_keeps_only_the_named_descriptor(w: &World) {
     );
 }
 
+/// At ABI 2 (no Landlock truncate right) a thread swapping the path between a file inside
+/// and one outside during 10,000 `truncate` calls and `O_RDONLY|O_TRUNC` opens never
+/// truncates the outside file.
+fn truncate_race_at_abi_2_never_truncates_outside(w: &World) {
+    let test = "truncate_race_at_abi_2_never_truncates_outside";
+    if w.who == Who::UnprivilegedWithoutNamespaces {
+        refused_below_abi_6_without_namespaces(w, "2");
+        return;
+    }
+    if Command::new("cc").arg("--version").output().is_err() {
+        support::skip(test, "no C compiler (cc)");
+        return;
+    }
+    let victim = w.write_outside("victim.txt", "original");
+    let inside = w.write("ok.txt", "inside");
+    let src = format!(
+        r#"#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static char path[4096];
+static const char *in = "{inside}", *out = "{outside}";
+static volatile int stop;
+static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
+static void *swap(void *arg) {{
+    (void)arg;
+    while (!stop) {{ strcpy(path, out); spin(); strcpy(path, in); spin(); }}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t;
+    int ok = 0, refused = 0;
+    strcpy(path, in);
+    pthread_create(&t, 0, swap, 0);
+    for (int i = 0; i < 10000; i++) {{
+        if (truncate(path, 0) == 0) ok++; else refused++;
+        int fd = open(path, O_RDONLY | O_TRUNC);
+        if (fd >= 0) close(fd);
+    }}
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d\n", ok, refused);
+    return 0;
+}}
+"#,
+        inside = inside.display(),
+        outside = victim.display()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("race.c"), src).unwrap();
+    let bin = w.worktree.join("race");
+    let cc = Command::new("cc")
+        .args(["-O2", "-pthread", "-o"])
+        .arg(&bin)
+        .arg(dir.path().join("race.c"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    w.own(&bin);
+    let out = run_capped(w, "2", &["--quiet-blocks"], &[bin.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_unchanged(&victim, "original");
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        counts.len() == 2 && counts[0] > 0 && counts[1] > 0,
+        "race not exercised: {counts:?}"
+    );
+}
+
 both_ways!(
     doctor_inside_fence_sees_the_outer_listener,
     fence_inside_fence_exits_125_and_the_outer_session_goes_on,
@@ -464,4 +540,5 @@ both_ways!(
     read_only_worktree_refuses_writes_there_with_a_reason,
     no_write_watch_keeps_the_fence_without_reasons,
     pass_fd_keeps_only_the_named_descriptor,
+    truncate_race_at_abi_2_never_truncates_outside,
 );

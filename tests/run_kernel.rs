@@ -530,6 +530,53 @@ int main(void) {{
     );
 }
 
+/// An abstract unix socket of the host is out of reach: the sandbox's own network
+/// namespace has its own abstract names, and without one fence refuses the connect
+/// (it performs connects from outside Landlock's domain, where the scope does not apply).
+fn host_abstract_unix_socket_is_unreachable(w: &World) {
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!(
+        "fence-it-abstract-{}",
+        std::process::id() as u64 * 1000 + w.who as u64
+    );
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let dgram = std::os::unix::net::UnixDatagram::bind_addr(
+        &std::os::unix::net::SocketAddr::from_abstract_name(format!("{name}-d").as_bytes())
+            .unwrap(),
+    )
+    .unwrap();
+    dgram.set_nonblocking(true).unwrap();
+    let out = w.python(&format!(
+        r#"import socket
+for kind, name in [(socket.SOCK_STREAM, {n:?}), (socket.SOCK_DGRAM, {d:?})]:
+    s = socket.socket(socket.AF_UNIX, kind)
+    try:
+        if kind == socket.SOCK_STREAM:
+            s.connect("\0" + name); s.send(b"x")
+        else:
+            s.sendto(b"x", "\0" + name)
+        print("reached", name)
+    except OSError as e:
+        print("refused", e.errno)
+"#,
+        n = name,
+        d = format!("{name}-d")
+    ));
+    assert!(
+        listener.accept().is_err(),
+        "the host's abstract listener got a connection: {}",
+        stdout(&out)
+    );
+    let mut buf = [0u8; 8];
+    assert!(
+        dgram.recv(&mut buf).is_err(),
+        "the host's abstract datagram socket got a message: {}",
+        stdout(&out)
+    );
+}
+
 both_ways!(
     doctor_inside_fence_sees_the_outer_listener,
     fence_inside_fence_exits_125_and_the_outer_session_goes_on,
@@ -541,4 +588,5 @@ both_ways!(
     no_write_watch_keeps_the_fence_without_reasons,
     pass_fd_keeps_only_the_named_descriptor,
     truncate_race_at_abi_2_never_truncates_outside,
+    host_abstract_unix_socket_is_unreachable,
 );

@@ -273,6 +273,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,
+        own_network: shim_process.namespaces.net,
         // Set from the ABI the shim reports; until then the safe side.
         landlock_truncate: false,
     });

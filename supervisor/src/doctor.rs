@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::run::limits::SessionCgroup;
-use crate::run::preflight::{self, DeathMechanism};
+use crate::run::preflight::{self, DeathMechanism, SeccompProbe, in_child, probe_seccomp};
 
 /// `fence doctor` flags.
 #[derive(Debug, clap::Args)]
@@ -595,85 +595,6 @@ fn landlock_version() -> (i32, Option<i32>) {
     }
 }
 
-/// What a throw-away child found when it installed a notifying filter.
-#[derive(Debug, Clone, Copy)]
-struct SeccompProbe {
-    /// A listener could be created.
-    listener: bool,
-    /// EBUSY: an outer filter already has a listener.
-    busy: bool,
-    wait_killable: bool,
-    sync_wake_up: bool,
-}
-
-/// Forks a child that sets no_new_privs, installs an allow-everything filter with a new
-/// listener (with the killable-wait flag, then without), asks for synchronous wake-ups,
-/// and reports through its exit status. The child makes raw system calls only.
-fn probe_seccomp() -> io::Result<SeccompProbe> {
-    const LISTENER: i32 = 1;
-    const BUSY: i32 = 2;
-    const KILLABLE: i32 = 4;
-    const SYNC: i32 = 8;
-    const WAIT_KILLABLE_RECV: libc::c_ulong = 1 << 5;
-    let allow = [libc::sock_filter {
-        code: 0x06, // BPF_RET | BPF_K
-        jt: 0,
-        jf: 0,
-        k: libc::SECCOMP_RET_ALLOW,
-    }];
-    let prog = libc::sock_fprog {
-        len: 1,
-        filter: allow.as_ptr() as *mut libc::sock_filter,
-    };
-    let status = in_child(|| {
-        let install = |flags: libc::c_ulong| {
-            // SAFETY: `prog` points at `allow`, valid for the call.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_seccomp,
-                    libc::SECCOMP_SET_MODE_FILTER,
-                    flags,
-                    &prog as *const libc::sock_fprog,
-                )
-            }
-        };
-        let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(0);
-        // SAFETY: prctl with plain integers.
-        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } < 0 {
-            return 0;
-        }
-        let mut bits = 0;
-        let mut fd = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | WAIT_KILLABLE_RECV);
-        if fd >= 0 {
-            bits |= KILLABLE;
-        } else if errno() == libc::EINVAL {
-            fd = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER);
-        }
-        if fd < 0 {
-            return if errno() == libc::EBUSY { BUSY } else { 0 };
-        }
-        bits |= LISTENER;
-        // SAFETY: SET_FLAGS takes the flag by value on the listener just made.
-        if unsafe {
-            libc::ioctl(
-                fd as i32,
-                libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS as _,
-                1u64, // SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
-            )
-        } == 0
-        {
-            bits |= SYNC;
-        }
-        bits
-    })?;
-    Ok(SeccompProbe {
-        listener: status & LISTENER != 0,
-        busy: status & BUSY != 0,
-        wait_killable: status & KILLABLE != 0,
-        sync_wake_up: status & SYNC != 0,
-    })
-}
-
 /// Whether `pidfd_open` takes `PIDFD_THREAD` (which shares its value with O_EXCL).
 fn probe_pidfd_thread() -> io::Result<bool> {
     const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
@@ -738,32 +659,6 @@ fn probe_namespaces() -> Result<shim::Namespaces, String> {
         "cannot be made: unshare failed with {}{restriction}",
         io::Error::from_raw_os_error(status)
     ))
-}
-
-/// Runs `f` in a forked child and returns its exit status. `f` must make raw system
-/// calls only (fence doctor is single-threaded, so the child inherits no held locks, but
-/// it exits with `_exit` and never returns into Rust's runtime).
-fn in_child(f: impl FnOnce() -> i32) -> io::Result<i32> {
-    // SAFETY: fork in a single-threaded process; the child only calls `f` and `_exit`.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if pid == 0 {
-        let code = f();
-        // SAFETY: leaving the child without running the parent's exit handlers.
-        unsafe { libc::_exit(code) };
-    }
-    let mut status = 0;
-    // SAFETY: waiting for our own child with a valid out-pointer.
-    if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if libc::WIFEXITED(status) {
-        Ok(libc::WEXITSTATUS(status))
-    } else {
-        Err(io::Error::other("probe child was killed"))
-    }
 }
 
 #[cfg(test)]

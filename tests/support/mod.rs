@@ -71,9 +71,18 @@ pub fn skip(test: &str, reason: &str) {
     }
 }
 
+/// The Landlock ABI `fence run` uses in these tests: the kernel's, lowered by
+/// `FENCE_LANDLOCK_ABI_MAX` when the test run sets it.
+pub fn effective_landlock_abi() -> i32 {
+    let cap = std::env::var("FENCE_LANDLOCK_ABI_MAX")
+        .ok()
+        .and_then(|v| v.trim().parse().ok());
+    shim::landlock_fence::effective_abi(shim::landlock_abi(), cap)
+}
+
 /// Whether this kernel has what `fence run` needs; prints a skip reason if not.
 pub fn kernel_ready(test: &str) -> bool {
-    let abi = shim::landlock_abi();
+    let abi = effective_landlock_abi();
     let notif = std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
         .map(|a| a.contains("user_notif"))
         .unwrap_or(false);
@@ -137,7 +146,7 @@ impl World {
         }
         // Below ABI 6 fence needs pid and network namespaces for signals and abstract
         // sockets, and refuses without them (run_kernel tests that refusal).
-        if who == Who::UnprivilegedWithoutNamespaces && shim::landlock_abi() < 6 {
+        if who == Who::UnprivilegedWithoutNamespaces && effective_landlock_abi() < 6 {
             skip(
                 test,
                 "Landlock ABI below 6 without namespaces: fence run refuses (tested in run_kernel)",
@@ -226,6 +235,10 @@ impl World {
         }
         if self.who == Who::UnprivilegedWithoutNamespaces {
             cmd.env("FENCE_NO_NAMESPACES", "1");
+        }
+        // `FENCE_LANDLOCK_ABI_MAX=N cargo test …` runs every test at Landlock ABI N.
+        if let Some(cap) = std::env::var_os("FENCE_LANDLOCK_ABI_MAX") {
+            cmd.env("FENCE_LANDLOCK_ABI_MAX", cap);
         }
         cmd
     }

@@ -106,6 +106,16 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             preflight::ABI_CAP_VAR
         );
     }
+    // Before any thread exists: the probe forks.
+    if preflight::seccomp_user_notification()
+        && !args.allow_degraded
+        && preflight::outer_seccomp_listener()
+    {
+        return Err(
+            "fence cannot run inside another seccomp-notify sandbox (the kernel refuses a second listener: EBUSY)"
+                .into(),
+        );
+    }
     let missing = preflight::missing_features(abi);
     if !missing.is_empty() {
         if !args.allow_degraded {

@@ -1,6 +1,7 @@
 //! The kernel features `fence run` needs, checked before anything starts, and the
 //! run-time knobs that shape what the shim asks of the kernel.
 
+use std::io;
 use std::os::fd::RawFd;
 
 /// Environment variable that caps the Landlock ABI fence asks for (a testing knob: it can
@@ -49,6 +50,125 @@ pub fn seccomp_user_notification() -> bool {
     std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
         .map(|a| a.split_whitespace().any(|w| w == "user_notif"))
         .unwrap_or(false)
+}
+
+/// Whether this process already runs under a seccomp filter with a listener (inside
+/// another fence, syd, some container runtimes): the kernel then refuses fence its own
+/// (EBUSY). Probed in a forked child only when `/proc/self/status` shows filters at all.
+/// Call while single-threaded.
+pub fn outer_seccomp_listener() -> bool {
+    let filters = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("Seccomp_filters:"))
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .unwrap_or(0);
+    filters > 0 && probe_seccomp().is_ok_and(|p| p.busy)
+}
+
+/// What a throw-away child found when it installed a notifying filter.
+#[derive(Debug, Clone, Copy)]
+pub struct SeccompProbe {
+    /// A listener could be created.
+    pub listener: bool,
+    /// EBUSY: an outer filter already has a listener.
+    pub busy: bool,
+    pub wait_killable: bool,
+    pub sync_wake_up: bool,
+}
+
+/// Forks a child that sets no_new_privs, installs an allow-everything filter with a new
+/// listener (with the killable-wait flag, then without), asks for synchronous wake-ups,
+/// and reports through its exit status. The child makes raw system calls only.
+pub fn probe_seccomp() -> io::Result<SeccompProbe> {
+    const LISTENER: i32 = 1;
+    const BUSY: i32 = 2;
+    const KILLABLE: i32 = 4;
+    const SYNC: i32 = 8;
+    const WAIT_KILLABLE_RECV: libc::c_ulong = 1 << 5;
+    let allow = [libc::sock_filter {
+        code: 0x06, // BPF_RET | BPF_K
+        jt: 0,
+        jf: 0,
+        k: libc::SECCOMP_RET_ALLOW,
+    }];
+    let prog = libc::sock_fprog {
+        len: 1,
+        filter: allow.as_ptr() as *mut libc::sock_filter,
+    };
+    let status = in_child(|| {
+        let install = |flags: libc::c_ulong| {
+            // SAFETY: `prog` points at `allow`, valid for the call.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_seccomp,
+                    libc::SECCOMP_SET_MODE_FILTER,
+                    flags,
+                    &prog as *const libc::sock_fprog,
+                )
+            }
+        };
+        let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(0);
+        // SAFETY: prctl with plain integers.
+        if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } < 0 {
+            return 0;
+        }
+        let mut bits = 0;
+        let mut fd = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | WAIT_KILLABLE_RECV);
+        if fd >= 0 {
+            bits |= KILLABLE;
+        } else if errno() == libc::EINVAL {
+            fd = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER);
+        }
+        if fd < 0 {
+            return if errno() == libc::EBUSY { BUSY } else { 0 };
+        }
+        bits |= LISTENER;
+        // SAFETY: SET_FLAGS takes the flag by value on the listener just made.
+        if unsafe {
+            libc::ioctl(
+                fd as i32,
+                libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS as _,
+                1u64, // SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+            )
+        } == 0
+        {
+            bits |= SYNC;
+        }
+        bits
+    })?;
+    Ok(SeccompProbe {
+        listener: status & LISTENER != 0,
+        busy: status & BUSY != 0,
+        wait_killable: status & KILLABLE != 0,
+        sync_wake_up: status & SYNC != 0,
+    })
+}
+
+/// Runs `f` in a forked child and returns its exit status. `f` must make raw system
+/// calls only (call it while the process is single-threaded, so the child inherits no held locks, but
+/// it exits with `_exit` and never returns into Rust's runtime).
+pub fn in_child(f: impl FnOnce() -> i32) -> io::Result<i32> {
+    // SAFETY: fork in a single-threaded process; the child only calls `f` and `_exit`.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        let code = f();
+        // SAFETY: leaving the child without running the parent's exit handlers.
+        unsafe { libc::_exit(code) };
+    }
+    let mut status = 0;
+    // SAFETY: waiting for our own child with a valid out-pointer.
+    if unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if libc::WIFEXITED(status) {
+        Ok(libc::WEXITSTATUS(status))
+    } else {
+        Err(io::Error::other("probe child was killed"))
+    }
 }
 
 /// Parses one `--pass-fd` value: a descriptor number above 2 (0, 1 and 2 always pass).

@@ -263,6 +263,42 @@ fn refused_below_abi_6_without_namespaces(w: &World, cap: &str) {
         stderr(&out)
     );
     assert!(!marker.exists(), "the command ran");
+
+    // --allow-degraded keeps the file fence of that ABI and says what is missing. Reads are
+    // not notified: only Landlock keeps the secret unreadable here.
+    let victim = w.write_outside(&format!("victim-{cap}.txt"), "original");
+    std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
+    let key = w.home.join(".ssh/id_ed25519");
+    std::fs::write(&key, "PRIVATE-KEY-MATERIAL").unwrap();
+    w.own(&w.home.join(".ssh"));
+    w.own(&key);
+    let out = run_capped(
+        w,
+        cap,
+        &["--allow-degraded"],
+        &[
+            "/bin/sh",
+            "-c",
+            &format!(
+                "echo x > {}; cat {}; touch {}",
+                victim.display(),
+                key.display(),
+                marker.display()
+            ),
+        ],
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(marker.exists(), "the degraded run did not run");
+    assert_unchanged(&victim, "original");
+    assert!(
+        !stdout(&out).contains("PRIVATE-KEY-MATERIAL"),
+        "the degraded run dropped Landlock: secret read"
+    );
+    assert!(
+        err.contains("running degraded") && err.contains("ABI 6, Linux 6.12"),
+        "{err}"
+    );
 }
 
 fn at_abi_1_renames_across_directories_fail_but_work_within_one(w: &World) {

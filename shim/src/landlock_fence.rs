@@ -160,6 +160,8 @@ pub struct FencePlan {
     pub scopes: bool,
     /// What stands in for the rights this ABI lacks.
     pub compensations: Vec<Compensation>,
+    /// With `--allow-degraded`: what this ABI lacks and nothing here stands in for.
+    pub uncompensated: Vec<String>,
 }
 
 impl FencePlan {
@@ -229,7 +231,25 @@ const DEVICES_RO: [&str; 2] = ["/dev/random", "/dev/urandom"];
 pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFenceError> {
     let abi = effective_abi(kernel_abi, spec.landlock_abi_max);
     let ns = spec.namespaces;
-    let compensations = compensations(abi, ns, spec.no_write_watch)?;
+    let mut uncompensated = Vec::new();
+    let compensations = match compensations(abi, ns, spec.no_write_watch) {
+        Ok(list) => list,
+        // --allow-degraded: keep the file fence this ABI has, and say what is missing. The
+        // seccomp guards of every compensation still apply.
+        Err(e @ (LandlockFenceError::NoScopes(_) | LandlockFenceError::TruncateUnbounded(_)))
+            if spec.allow_degraded =>
+        {
+            uncompensated.push(e.to_string());
+            let all_namespaces = crate::channel::Namespaces {
+                user: ns.user,
+                pid: true,
+                mount: true,
+                net: true,
+            };
+            compensations(abi, all_namespaces, false)?
+        }
+        Err(e) => return Err(e),
+    };
     let scopes = abi >= 6;
 
     // /dev is denied as a whole; the short device list is granted back below.
@@ -255,6 +275,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         deny_tcp: !ns.net && abi >= 4,
         scopes,
         compensations,
+        uncompensated,
         ..FencePlan::default()
     };
     for w in &writable {
@@ -613,6 +634,20 @@ mod tests {
             };
             assert!(matches!(plan(&s, 7), Err(LandlockFenceError::NoScopes(_))));
         }
+    }
+
+    #[test]
+    fn degraded_below_abi_6_without_namespaces_keeps_the_file_fence() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(dir.path(), &[]);
+        s.landlock_abi_max = Some(2);
+        s.allow_degraded = true;
+        let p = plan(&s, 7).unwrap();
+        assert_eq!(p.abi, 2);
+        assert!(p.read_write.contains(&dir.path().join("wt")));
+        assert!(p.needs_truncate_guard() && p.needs_group_kill_guard());
+        assert_eq!(p.uncompensated.len(), 1);
+        assert!(p.uncompensated[0].contains("ABI 6, Linux 6.12"));
     }
 
     #[test]

@@ -82,7 +82,10 @@ fn confine_and_exec_inner(
     // the plan refuses.
     // The plan reads directories while we still may; it grants nothing by itself.
     let plan = match landlock_fence::plan(spec, sys::landlock_abi_version()) {
-        Ok(plan) => Some(plan),
+        Ok(plan) => {
+            degraded.extend(plan.uncompensated.iter().cloned());
+            Some(plan)
+        }
         Err(e) if spec.allow_degraded => {
             degraded.push(format!("file fence: {e}"));
             None

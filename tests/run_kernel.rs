@@ -613,6 +613,22 @@ for kind, name in [(socket.SOCK_STREAM, {n:?}), (socket.SOCK_DGRAM, {d:?})]:
     );
 }
 
+/// The start banner names how the sandbox ends if fence dies, when that is weaker than
+/// the pid namespace, and says nothing otherwise.
+fn start_banner_names_a_weaker_death_mechanism(w: &World) {
+    let out = w.run(&["/bin/true"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    if w.who == Who::UnprivilegedWithoutNamespaces {
+        assert!(
+            err.contains("no pid namespace") && err.contains("if fence dies"),
+            "{err}"
+        );
+    } else {
+        assert!(!err.contains("if fence dies"), "{err}");
+    }
+}
+
 both_ways!(
     doctor_inside_fence_sees_the_outer_listener,
     fence_inside_fence_exits_125_and_the_outer_session_goes_on,
@@ -625,4 +641,5 @@ both_ways!(
     pass_fd_keeps_only_the_named_descriptor,
     truncate_race_at_abi_2_never_truncates_outside,
     host_abstract_unix_socket_is_unreachable,
+    start_banner_names_a_weaker_death_mechanism,
 );

@@ -234,11 +234,8 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         preflight::DeathMechanism::ParentDeathSignal
     };
     // The strongest mechanism goes without saying; a weaker one is named on start.
-    if let Some(gap) = death.what_could_outlive() {
-        eprintln!(
-            "fence: if fence dies, the sandbox is ended by {}; {gap}",
-            death.describe()
-        );
+    if let Some(line) = death.banner() {
+        eprintln!("fence: {line}");
     }
     if args.no_write_watch {
         eprintln!(

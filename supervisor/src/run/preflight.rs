@@ -225,6 +225,20 @@ impl DeathMechanism {
         }
     }
 
+    /// The start banner's line, or `None` for the pid namespace (the strongest goes
+    /// without saying).
+    pub fn banner(self) -> Option<&'static str> {
+        match self {
+            DeathMechanism::PidNamespace => None,
+            DeathMechanism::CgroupKill => Some(
+                "no pid namespace: if fence dies, its init kills the session cgroup (cgroup.kill); running processes go on until then",
+            ),
+            DeathMechanism::ParentDeathSignal => Some(
+                "no pid namespace nor cgroup.kill: if fence dies, its init kills the sandbox one process at a time (parent-death signal); running processes go on until then",
+            ),
+        }
+    }
+
     /// What could outlive fence for a moment, or `None` for the pid namespace.
     pub fn what_could_outlive(self) -> Option<&'static str> {
         match self {

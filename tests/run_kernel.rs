@@ -422,8 +422,25 @@ fn no_write_watch_keeps_the_fence_without_reasons(w: &World) {
     assert_unchanged(&config, "[core]\n");
     assert_unchanged(&w.worktree.join("inside.txt"), "inside\n");
     assert!(
-        !err.contains("fence: blocked"),
+        !err.contains("fence: blocked write"),
         "writes were notified under --no-write-watch: {err}"
+    );
+
+    // Metadata stays notified: through a descriptor from outside (or its /proc/self/fd
+    // link) it reaches a mount the read-only view does not cover.
+    let held = w.write_outside("held.txt", "");
+    let mode = std::fs::metadata(&held).unwrap().mode();
+    let out = with_fd_3(
+        w,
+        &["--no-write-watch", "--pass-fd", "3"],
+        "chmod 777 /proc/self/fd/3; python3 -c 'import os; os.fchmod(3, 0o777)'",
+        &held,
+    );
+    assert_eq!(
+        std::fs::metadata(&held).unwrap().mode(),
+        mode,
+        "mode of an outside file changed through a held descriptor: {}",
+        stderr(&out)
     );
 }
 

@@ -52,10 +52,6 @@ pub enum LandlockFenceError {
     )]
     NoScopes(i32),
     #[error(
-        "Landlock ABI {0} does not govern truncate (ABI 3, Linux 6.2) and --no-write-watch leaves no notified check for it; the read-only mount view that would bound it needs a mount namespace"
-    )]
-    TruncateUnbounded(i32),
-    #[error(
         "writable path {writable} lies inside the unreadable path {denied}: the fence cannot express this"
     )]
     WritableInsideDenied { writable: PathBuf, denied: PathBuf },
@@ -182,7 +178,6 @@ impl FencePlan {
 pub fn compensations(
     abi: i32,
     ns: crate::channel::Namespaces,
-    no_write_watch: bool,
 ) -> Result<Vec<Compensation>, LandlockFenceError> {
     if abi <= 0 {
         return Err(LandlockFenceError::Unsupported);
@@ -192,10 +187,7 @@ pub fn compensations(
         out.push(Compensation::NoReparenting);
     }
     if abi < 3 {
-        // With --no-write-watch nothing is notified: only the read-only view bounds it.
-        if no_write_watch && !ns.mount {
-            return Err(LandlockFenceError::TruncateUnbounded(abi));
-        }
+        // truncate(2) stays notified even under --no-write-watch.
         out.push(Compensation::Truncate);
     }
     if abi < 4 {
@@ -232,13 +224,11 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     let abi = effective_abi(kernel_abi, spec.landlock_abi_max);
     let ns = spec.namespaces;
     let mut uncompensated = Vec::new();
-    let compensations = match compensations(abi, ns, spec.no_write_watch) {
+    let compensations = match compensations(abi, ns) {
         Ok(list) => list,
         // --allow-degraded: keep the file fence this ABI has, and say what is missing. The
         // seccomp guards of every compensation still apply.
-        Err(e @ (LandlockFenceError::NoScopes(_) | LandlockFenceError::TruncateUnbounded(_)))
-            if spec.allow_degraded =>
-        {
+        Err(e @ LandlockFenceError::NoScopes(_)) if spec.allow_degraded => {
             uncompensated.push(e.to_string());
             let all_namespaces = crate::channel::Namespaces {
                 user: ns.user,
@@ -246,7 +236,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
                 mount: true,
                 net: true,
             };
-            compensations(abi, all_namespaces, false)?
+            compensations(abi, all_namespaces)?
         }
         Err(e) => return Err(e),
     };
@@ -648,24 +638,6 @@ mod tests {
         assert!(p.needs_truncate_guard() && p.needs_group_kill_guard());
         assert_eq!(p.uncompensated.len(), 1);
         assert!(p.uncompensated[0].contains("ABI 6, Linux 6.12"));
-    }
-
-    #[test]
-    fn no_write_watch_below_abi_3_needs_the_read_only_view() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = spec(dir.path(), &[]);
-        s.no_write_watch = true;
-        s.landlock_abi_max = Some(2);
-        s.namespaces = Namespaces {
-            mount: false,
-            ..ALL_NAMESPACES
-        };
-        assert!(matches!(
-            plan(&s, 7),
-            Err(LandlockFenceError::TruncateUnbounded(2))
-        ));
-        s.namespaces = ALL_NAMESPACES;
-        assert!(plan(&s, 7).unwrap().needs_truncate_guard());
     }
 
     #[test]

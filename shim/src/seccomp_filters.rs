@@ -178,13 +178,13 @@ fn truncating_read_opens() -> BTreeMap<i64, Vec<SeccompRule>> {
 }
 
 /// The program whose matching calls are sent to the supervisor. With `watch_writes`
-/// false (`--no-write-watch`) only exec and the network calls are notified: Landlock and
-/// the read-only mount view alone bound writes, which then get no blocked reason.
+/// false (`--no-write-watch`) the writes Landlock bounds go straight to the kernel, with
+/// no blocked reason ([`LANDLOCK_BOUNDED_WRITES`]).
 pub fn notification_program(watch_writes: bool) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
     let mut calls = notified_calls();
     if !watch_writes {
-        calls.retain(|nr, _| NOT_WRITE_CLASS.contains(nr));
+        calls.retain(|nr, _| !LANDLOCK_BOUNDED_WRITES.contains(nr));
     }
     let program = compile(calls, SeccompAction::Trace(NOTIFY_MARK), arch)?;
     let mut program = to_libc(program);
@@ -389,12 +389,44 @@ fn socket_family_rules(families: SocketFamilies) -> BTreeMap<i64, Vec<SeccompRul
     .collect()
 }
 
-/// The notified calls that stay notified under `--no-write-watch`.
-const NOT_WRITE_CLASS: [i64; 4] = [
-    libc::SYS_execve,
-    libc::SYS_execveat,
-    libc::SYS_connect,
-    libc::SYS_sendto,
+/// The notified calls `--no-write-watch` stops notifying: the writes Landlock bounds
+/// (opens for writing, creates, renames, links, unlinks, mkdir, rmdir, symlink, mknod).
+/// Metadata calls and `truncate` stay notified: Landlock does not govern them (truncate
+/// below ABI 3), and through a descriptor inherited from outside, or its
+/// `/proc/self/fd/N` link, they reach a mount the read-only view does not cover. They are
+/// rare, so keeping them costs nothing measurable.
+#[cfg(target_arch = "x86_64")]
+const LANDLOCK_BOUNDED_WRITES: [i64; 18] = [
+    libc::SYS_open,
+    libc::SYS_creat,
+    libc::SYS_rename,
+    libc::SYS_link,
+    libc::SYS_unlink,
+    libc::SYS_mkdir,
+    libc::SYS_rmdir,
+    libc::SYS_symlink,
+    libc::SYS_mknod,
+    libc::SYS_openat,
+    libc::SYS_openat2,
+    libc::SYS_renameat,
+    libc::SYS_renameat2,
+    libc::SYS_linkat,
+    libc::SYS_unlinkat,
+    libc::SYS_mkdirat,
+    libc::SYS_symlinkat,
+    libc::SYS_mknodat,
+];
+#[cfg(not(target_arch = "x86_64"))]
+const LANDLOCK_BOUNDED_WRITES: [i64; 9] = [
+    libc::SYS_openat,
+    libc::SYS_openat2,
+    libc::SYS_renameat,
+    libc::SYS_renameat2,
+    libc::SYS_linkat,
+    libc::SYS_unlinkat,
+    libc::SYS_mkdirat,
+    libc::SYS_symlinkat,
+    libc::SYS_mknodat,
 ];
 
 /// Calls sent to the supervisor. `sendmsg` is not among them: its address lives in memory
@@ -732,19 +764,30 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn without_write_watch_only_exec_and_network_calls_are_notified() {
+    fn without_write_watch_landlock_bounded_writes_are_not_notified() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         let p = notification_program(false).unwrap();
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         let notif = libc::SECCOMP_RET_USER_NOTIF;
-        assert_eq!(call(libc::SYS_execve, [0; 6]), notif);
-        assert_eq!(call(libc::SYS_connect, [0; 6]), notif);
+        for nr in [
+            libc::SYS_execve,
+            libc::SYS_connect,
+            libc::SYS_fchmodat,
+            libc::SYS_fchmod,
+            libc::SYS_fchown,
+            libc::SYS_utimensat,
+            libc::SYS_fsetxattr,
+            libc::SYS_truncate,
+        ] {
+            assert_eq!(call(nr, [0; 6]), notif, "syscall {nr}");
+        }
         for nr in [
             libc::SYS_unlinkat,
             libc::SYS_renameat2,
-            libc::SYS_fchmodat,
-            libc::SYS_truncate,
+            libc::SYS_mkdirat,
             libc::SYS_openat2,
+            libc::SYS_mknodat,
+            libc::SYS_creat,
         ] {
             assert_eq!(call(nr, [0; 6]), libc::SECCOMP_RET_ALLOW, "syscall {nr}");
         }

@@ -251,7 +251,7 @@ impl Report {
         };
         let ns = self.namespaces.clone().unwrap_or_default();
         let abi = shim::landlock_fence::effective_abi(self.landlock_abi, None);
-        match shim::landlock_fence::compensations(abi, ns, false) {
+        match shim::landlock_fence::compensations(abi, ns) {
             Ok(list) => {
                 self.enforced.push(format!(
                     "file fence by Landlock ABI {abi} (race-free; stays if fence dies)"

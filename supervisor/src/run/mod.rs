@@ -239,7 +239,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     }
     if args.no_write_watch {
         eprintln!(
-            "fence: --no-write-watch: writes are bounded by Landlock and the read-only mount view alone; blocked writes get no reason, and protected paths that do not exist yet (such as .envrc) can be created"
+            "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, and protected paths that do not exist yet (such as .envrc) can be created"
         );
     }
     spawn_signal_forwarder(forwarded, shim_process.pid);

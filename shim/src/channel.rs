@@ -65,8 +65,8 @@ pub struct SandboxSpec {
     /// `--read-only-worktree`: the worktree is not writable (TMPDIR and devices stay so).
     #[serde(default)]
     pub read_only_worktree: bool,
-    /// `--no-write-watch`: write-class calls are not notified; Landlock and the read-only
-    /// mount view alone bound them.
+    /// `--no-write-watch`: the writes Landlock bounds are not notified (metadata calls and
+    /// `truncate` still are).
     #[serde(default)]
     pub no_write_watch: bool,
     /// `--pass-fd`: descriptors that stay open in the target.

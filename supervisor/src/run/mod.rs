@@ -74,8 +74,8 @@ pub struct RunArgs {
     /// paths and the short device list (the closest to plan mode under `fence run`).
     #[arg(long)]
     pub read_only_worktree: bool,
-    /// Do not notify write-class calls: Landlock and the read-only mount view alone bound
-    /// them (faster; blocked writes get no reason). Needs a mount namespace.
+    /// Do not notify the writes Landlock bounds (opens for writing, creates, renames,
+    /// unlinks…): faster, and blocked writes get no reason. Needs a mount namespace.
     #[arg(long)]
     pub no_write_watch: bool,
     /// The command and its arguments.

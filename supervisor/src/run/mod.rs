@@ -380,9 +380,12 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
 /// them, since the channel takes its number in the shim. Returns what the shim is told,
 /// with the duplicates (kept open until the shim has started).
 fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>, String> {
-    let above = fds.iter().copied().max().unwrap_or(2) + 1;
+    let mut fds = fds.to_vec();
+    fds.sort_unstable();
+    fds.dedup();
+    let above = fds.last().copied().unwrap_or(2) + 1;
     let mut out = Vec::new();
-    for &fd in fds {
+    for fd in fds {
         let fail = |e: std::io::Error| format!("--pass-fd {fd}: {e}");
         if fd == shim::SHIM_CHANNEL_FD {
             // SAFETY: F_DUPFD on a descriptor checked open; the result is ours.

@@ -153,6 +153,12 @@ impl World {
             );
             return None;
         }
+        World::new_on_any_kernel(test, who)
+    }
+
+    /// A world for tests of how fence treats the kernel it finds (refusals included):
+    /// no check of Landlock or of the ABI, only of what the test itself needs.
+    pub fn new_on_any_kernel(test: &str, who: Who) -> Option<World> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             skip(
@@ -316,6 +322,44 @@ macro_rules! both_ways {
                 #[test]
                 fn $name() {
                     if let Some(w) = $crate::support::World::new(concat!("without_namespaces::", stringify!($name)), $crate::support::Who::UnprivilegedWithoutNamespaces) {
+                        super::$name(&w);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+/// As [`both_ways!`], with worlds made by [`World::new_on_any_kernel`]: for tests that
+/// check how fence treats the kernel it finds, refusals included.
+#[macro_export]
+macro_rules! both_ways_on_any_kernel {
+    ($($name:ident),* $(,)?) => {
+        mod any_kernel_as_root {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(w) = $crate::support::World::new_on_any_kernel(concat!("any_kernel_as_root::", stringify!($name)), $crate::support::Who::Root) {
+                        super::$name(&w);
+                    }
+                }
+            )*
+        }
+        mod any_kernel_as_unprivileged_user {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(w) = $crate::support::World::new_on_any_kernel(concat!("any_kernel_as_unprivileged_user::", stringify!($name)), $crate::support::Who::Unprivileged) {
+                        super::$name(&w);
+                    }
+                }
+            )*
+        }
+        mod any_kernel_without_namespaces {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(w) = $crate::support::World::new_on_any_kernel(concat!("any_kernel_without_namespaces::", stringify!($name)), $crate::support::Who::UnprivilegedWithoutNamespaces) {
                         super::$name(&w);
                     }
                 }

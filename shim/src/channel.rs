@@ -100,7 +100,7 @@ pub enum FromShim {
     Confined {
         /// The Landlock ABI the ruleset was built for (the kernel's, or lower when capped).
         landlock_abi: i32,
-        /// What fence does instead of what that ABI lacks (one line each).
+        /// What fence does instead of what that ABI lacks (a few words each).
         #[serde(default)]
         compensations: Vec<String>,
         /// What runs weaker than the policy (only with `--allow-degraded`).

@@ -122,6 +122,24 @@ impl Compensation {
     }
 }
 
+impl Compensation {
+    /// A few words for the start banner, which keeps to one line.
+    pub fn short(self) -> &'static str {
+        match self {
+            Compensation::NoReparenting => "no REFER: renames across directories fail",
+            Compensation::Truncate => "no TRUNCATE: fence performs truncate",
+            Compensation::TcpBySocketFilter => "no TCP rules: socket filter",
+            Compensation::DeviceIoctlBySeccomp => "no IOCTL_DEV: device list and seccomp",
+            Compensation::SignalsByPidNamespace => {
+                "no signal scope: pid namespace, kill(0) refused"
+            }
+            Compensation::AbstractUnixByNetNamespace => {
+                "no abstract-socket scope: network namespace"
+            }
+        }
+    }
+}
+
 /// The Landlock ABI fence builds its ruleset for: the kernel's, lowered to `cap` when one
 /// is given (a cap never raises it), and never above [`NEWEST_USED_ABI`].
 pub fn effective_abi(kernel_abi: i32, cap: Option<i32>) -> i32 {

@@ -138,7 +138,7 @@ fn confine_and_exec_inner(
     let compensations = plan
         .iter()
         .filter(|_| landlock_abi > 0)
-        .flat_map(|p| p.compensations.iter().map(|c| c.describe().to_string()))
+        .flat_map(|p| p.compensations.iter().map(|c| c.short().to_string()))
         .collect();
     channel
         .send(

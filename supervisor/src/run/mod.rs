@@ -305,8 +305,12 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                 for d in &degraded {
                     eprintln!("fence: running degraded: {d}");
                 }
-                for c in &compensations {
-                    eprintln!("fence: Landlock ABI {landlock_abi}: {c}");
+                if !compensations.is_empty() {
+                    eprintln!(
+                        "fence: Landlock ABI {landlock_abi} (Linux {}), compensated: {}",
+                        shim::landlock_fence::kernel_for_abi(landlock_abi),
+                        compensations.join("; ")
+                    );
                 }
                 let fence = Arc::new(Fence {
                     landlock_truncate: landlock_abi >= 3,

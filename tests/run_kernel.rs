@@ -36,7 +36,9 @@ fn run_capped(w: &World, cap: &str, flags: &[&str], command: &[&str]) -> Output 
 
 fn doctor(extra_env: &[(&str, &str)]) -> (Output, serde_json::Value) {
     let mut cmd = Command::new(support::fence_binary());
-    cmd.args(["doctor", "--json"]);
+    cmd.args(["doctor", "--json"])
+        .env_remove("FENCE_LANDLOCK_ABI_MAX")
+        .env_remove("FENCE_NO_NAMESPACES");
     for (k, v) in extra_env {
         cmd.env(k, v);
     }
@@ -127,6 +129,45 @@ fn doctor_without_namespaces_names_the_weaker_death_mechanism() {
             "{report}"
         );
     }
+}
+
+#[test]
+fn doctor_judges_an_older_abi_as_fence_run_would() {
+    if shim::landlock_abi() < 3 {
+        support::skip(
+            "doctor_judges_an_older_abi_as_fence_run_would",
+            "Landlock ABI below 3 here: no cap lowers it to 2",
+        );
+        return;
+    }
+    let (out, none) = doctor(&[("FENCE_LANDLOCK_ABI_MAX", "0")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(none["verdict"], "refuse");
+    assert_eq!(none["landlock"]["abi_used"], 0);
+    assert!(
+        none["not_enforced"].to_string().contains("Linux 5.13"),
+        "{none}"
+    );
+
+    let (_, two) = doctor(&[("FENCE_LANDLOCK_ABI_MAX", "2")]);
+    assert_eq!(two["landlock"]["abi_used"], 2);
+    let enforced = two["enforced"].to_string();
+    if two["namespaces"]["pid"] == true {
+        assert!(enforced.contains("no Landlock truncate right"), "{two}");
+        assert_ne!(two["verdict"], "refuse", "{two}");
+    }
+    let (out, bare) = doctor(&[
+        ("FENCE_LANDLOCK_ABI_MAX", "2"),
+        ("FENCE_NO_NAMESPACES", "1"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(bare["verdict"], "refuse");
+    assert!(
+        bare["not_enforced"]
+            .to_string()
+            .contains("ABI 6, Linux 6.12"),
+        "{bare}"
+    );
 }
 
 fn doctor_inside_fence_sees_the_outer_listener(w: &World) {

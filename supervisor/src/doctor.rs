@@ -141,6 +141,8 @@ struct Report {
     kernel: String,
     version: (u32, u32),
     landlock_abi: i32,
+    /// `FENCE_LANDLOCK_ABI_MAX`, judged as `fence run` would use it.
+    abi_cap: Option<i32>,
     landlock_errno: Option<i32>,
     landlock_in_lsm: Option<bool>,
     seccomp_notif: bool,
@@ -221,6 +223,7 @@ impl Report {
             kernel,
             version,
             landlock_abi,
+            abi_cap: preflight::landlock_abi_cap().ok().flatten(),
             landlock_errno,
             landlock_in_lsm,
             seccomp_notif,
@@ -250,7 +253,7 @@ impl Report {
             }
         };
         let ns = self.namespaces.clone().unwrap_or_default();
-        let abi = shim::landlock_fence::effective_abi(self.landlock_abi, None);
+        let abi = self.abi_used();
         match shim::landlock_fence::compensations(abi, ns) {
             Ok(list) => {
                 self.enforced.push(format!(
@@ -266,7 +269,7 @@ impl Report {
                 worse(Verdict::Refuse);
             }
         }
-        if self.landlock_abi > 0 && self.landlock_abi < 9 {
+        if abi > 0 && abi < 9 {
             self.enforced.push(format!(
                 "pathname unix sockets: checked by fence, which performs the connect itself (Landlock scopes them from ABI 9, Linux {})",
                 shim::landlock_fence::kernel_for_abi(9)
@@ -375,6 +378,11 @@ impl Report {
         self.verdict = verdict;
     }
 
+    /// The ABI `fence run` would build for: the kernel's, lowered by the cap.
+    fn abi_used(&self) -> i32 {
+        shim::landlock_fence::effective_abi(self.landlock_abi, self.abi_cap)
+    }
+
     fn to_json(&self) -> serde_json::Value {
         let probe = self.probe.as_ref();
         let by_probe = |f: fn(&SeccompProbe) -> bool, needs: &'static str| {
@@ -388,7 +396,8 @@ impl Report {
             "kernel": self.kernel,
             "landlock": {
                 "abi": self.landlock_abi,
-                "abi_used": shim::landlock_fence::effective_abi(self.landlock_abi, None),
+                "abi_used": self.abi_used(),
+                "abi_cap": self.abi_cap,
                 "in_lsm_list": self.landlock_in_lsm,
                 "errno": self.landlock_errno,
             },
@@ -442,7 +451,14 @@ impl Report {
         line(
             "Landlock",
             if self.landlock_abi > 0 {
-                format!("ABI {} ({lsm})", self.landlock_abi)
+                let cap = match self.abi_cap {
+                    Some(_) if self.abi_used() < self.landlock_abi => format!(
+                        "; fence run uses ABI {} (FENCE_LANDLOCK_ABI_MAX)",
+                        self.abi_used()
+                    ),
+                    _ => String::new(),
+                };
+                format!("ABI {} ({lsm}){cap}", self.landlock_abi)
             } else {
                 format!(
                     "absent ({}; {lsm})",

@@ -346,7 +346,13 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                 },
                 _,
             ))) => {
-                eprintln!("fence: cannot start the sandbox ({stage}): {message}");
+                // What the kernel lacks can be run without on purpose; say how.
+                let hint = if stage == "landlock" && !args.allow_degraded {
+                    " (--allow-degraded runs with what this kernel has, and says so)"
+                } else {
+                    ""
+                };
+                eprintln!("fence: cannot start the sandbox ({stage}): {message}{hint}");
                 failure = Some(exit_code);
             }
             Ok(Some((

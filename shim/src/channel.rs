@@ -57,6 +57,33 @@ pub struct SandboxSpec {
     /// Size in bytes of the tmpfs mounted on `tmpdir` (with a mount namespace).
     #[serde(default)]
     pub tmp_size: Option<u64>,
+    /// Highest Landlock ABI to use (`FENCE_LANDLOCK_ABI_MAX`, a testing knob): it can only
+    /// lower the ABI, and what the lower ABI lacks is compensated or refused as on a kernel
+    /// that has only that ABI.
+    #[serde(default)]
+    pub landlock_abi_max: Option<i32>,
+    /// `--read-only-worktree`: the worktree is not writable (TMPDIR and devices stay so).
+    #[serde(default)]
+    pub read_only_worktree: bool,
+    /// `--no-write-watch`: the writes Landlock bounds are not notified (metadata calls and
+    /// `truncate` still are).
+    #[serde(default)]
+    pub no_write_watch: bool,
+    /// `--pass-fd`: descriptors that stay open in the target.
+    #[serde(default)]
+    pub pass_fds: Vec<PassFd>,
+    /// The session cgroup's `cgroup.kill`, written by the init when fence dies without a
+    /// pid namespace to take the sandbox with it.
+    #[serde(default)]
+    pub cgroup_kill: Option<OsString>,
+}
+
+/// A descriptor passed to the target with `--pass-fd`: the shim inherits it as `inherited`
+/// (moved when its number collides with the channel's) and the target gets it as `target`.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct PassFd {
+    pub target: RawFd,
+    pub inherited: RawFd,
 }
 
 /// Messages from the supervisor to the shim.
@@ -71,7 +98,11 @@ pub enum FromShim {
     /// The target is confined; the seccomp listener is attached (when there is one). The
     /// next thing the target does is `execve`.
     Confined {
+        /// The Landlock ABI the ruleset was built for (the kernel's, or lower when capped).
         landlock_abi: i32,
+        /// What fence does instead of what that ABI lacks (a few words each).
+        #[serde(default)]
+        compensations: Vec<String>,
         /// What runs weaker than the policy (only with `--allow-degraded`).
         degraded: Vec<String>,
         /// Whether a listener descriptor is attached.
@@ -273,6 +304,7 @@ mod tests {
         let file = std::fs::File::open("/dev/null").unwrap();
         let msg = FromShim::Confined {
             landlock_abi: 7,
+            compensations: vec![],
             degraded: vec![],
             listener: true,
         };

@@ -70,7 +70,12 @@ fn run(channel: Channel) -> i32 {
         }
         target => {
             drop(channel);
-            supervise(target, &forwarded, spec.namespaces.pid)
+            supervise(
+                target,
+                &forwarded,
+                spec.namespaces.pid,
+                spec.cgroup_kill.as_deref(),
+            )
         }
     }
 }
@@ -89,7 +94,10 @@ fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
 fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
     let ns = spec.namespaces;
     if ns.mount {
-        let mut writable: Vec<&OsStr> = vec![spec.worktree.as_os_str(), spec.tmpdir.as_os_str()];
+        let mut writable: Vec<&OsStr> = vec![spec.tmpdir.as_os_str()];
+        if !spec.read_only_worktree {
+            writable.push(spec.worktree.as_os_str());
+        }
         writable.extend(spec.allow_write.iter().map(|p| p.as_os_str()));
         if Path::new("/dev/shm").is_dir() {
             writable.push(OsStr::new("/dev/shm"));
@@ -135,7 +143,12 @@ fn block_forwarded_signals() -> libc::sigset_t {
 
 /// Waits for signals: reaps children, forwards user-sent signals to the target, and
 /// returns the target's status (128+N for a signal) once it has exited.
-fn supervise(target: libc::pid_t, set: &libc::sigset_t, in_pid_namespace: bool) -> i32 {
+fn supervise(
+    target: libc::pid_t,
+    set: &libc::sigset_t,
+    in_pid_namespace: bool,
+    cgroup_kill: Option<&OsStr>,
+) -> i32 {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
     loop {
@@ -150,6 +163,11 @@ fn supervise(target: libc::pid_t, set: &libc::sigset_t, in_pid_namespace: bool) 
         // signal): kill the whole tree, since no kernel mechanism will.
         // SAFETY: getppid has no preconditions.
         if !in_pid_namespace && unsafe { libc::getppid() } != parent {
+            // cgroup.kill takes every process of the session at once, this one included;
+            // where it cannot be written, walk the tree.
+            if let Some(kill) = cgroup_kill {
+                let _ = std::fs::write(kill, "1");
+            }
             kill_descendants();
             return 128 + libc::SIGKILL;
         }

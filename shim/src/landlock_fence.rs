@@ -18,22 +18,37 @@ use landlock::{
 
 use crate::channel::SandboxSpec;
 
-/// Oldest Landlock ABI that can express fence's file policy: ABI 3 governs `truncate`;
-/// below it a truncate of a file outside the fence is not stopped by the kernel.
-pub const MIN_LANDLOCK_ABI: i32 = 3;
+/// Oldest Landlock ABI fence runs on. What ABIs 1 to 5 lack is compensated by other
+/// mechanisms ([`Compensation`]); what cannot be compensated on a given host is refused
+/// ([`LandlockFenceError::NoScopes`]).
+pub const MIN_LANDLOCK_ABI: i32 = 1;
+
+/// Newest Landlock ABI whose rights fence uses; a newer kernel is asked for this one.
+pub const NEWEST_USED_ABI: i32 = 7;
+
+/// The Linux release that brought Landlock ABI `abi`.
+pub fn kernel_for_abi(abi: i32) -> &'static str {
+    match abi {
+        ..=1 => "5.13",
+        2 => "5.19",
+        3 => "6.2",
+        4 => "6.7",
+        5 => "6.10",
+        6 => "6.12",
+        7 => "6.15",
+        8 => "7.0",
+        _ => "7.1",
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum LandlockFenceError {
     #[error(
-        "Landlock is not available in this kernel (needs Linux 5.13 with Landlock enabled at boot: lsm=landlock)"
+        "Landlock is not available in this kernel (the file fence needs Linux 5.13 or later with Landlock enabled at boot: lsm=...,landlock)"
     )]
     Unsupported,
     #[error(
-        "Landlock ABI {0} cannot express the file fence: ABI {MIN_LANDLOCK_ABI} (Linux 6.2) is needed to govern truncate"
-    )]
-    AbiTooOld(i32),
-    #[error(
-        "Landlock ABI {0} has no signal or abstract-socket scope (ABI 6, Linux 6.12) and no pid and network namespace could be made to confine them"
+        "Landlock ABI {0} has no signal or abstract-unix-socket scope (ABI 6, Linux 6.12), and no pid and network namespace could be made to stand in for them"
     )]
     NoScopes(i32),
     #[error(
@@ -52,9 +67,94 @@ pub enum LandlockFenceError {
     NotFullyEnforced(RulesetStatus),
 }
 
+/// What stands in for a Landlock right the ABI in use does not have. Each is a kernel
+/// mechanism or a race-free supervisor action, never a check the target can race.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compensation {
+    /// ABI 1 has no `REFER` right: Landlock refuses every rename or link across
+    /// directories (EXDEV), inside the worktree too. Stricter, so nothing escapes; tools
+    /// that move files between directories fall back to copying or fail.
+    NoReparenting,
+    /// ABI < 3 does not govern truncation. `truncate(2)` is notified and performed by the
+    /// supervisor on the object it checked (or bounded by the read-only mount view);
+    /// `O_TRUNC` with `O_RDONLY` and `openat2` (whose flags BPF cannot see) are refused by
+    /// seccomp; `ftruncate` needs a descriptor opened for writing, which Landlock granted
+    /// only inside.
+    Truncate,
+    /// ABI < 4 has no TCP rules: the seccomp socket filter refuses `AF_INET`/`AF_INET6`
+    /// outright, or the sandbox's network namespace has nothing but its own loopback.
+    TcpBySocketFilter,
+    /// ABI < 5 does not govern device ioctls: the devices reachable are the short list,
+    /// capabilities are dropped (the state-changing ioctls of `/dev/random` need
+    /// CAP_SYS_ADMIN), and seccomp refuses `TIOCSTI` and `TIOCLINUX`.
+    DeviceIoctlBySeccomp,
+    /// ABI < 6 has no signal scope: the pid namespace keeps other processes unnameable, and
+    /// seccomp refuses `kill(0, …)`, whose process group is shared with fence.
+    SignalsByPidNamespace,
+    /// ABI < 6 has no abstract-unix-socket scope: the sandbox's network namespace has its
+    /// own abstract socket table.
+    AbstractUnixByNetNamespace,
+}
+
+impl Compensation {
+    /// One line for the start banner and `fence doctor`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Compensation::NoReparenting => {
+                "no Landlock REFER right (ABI 2, Linux 5.19): renames and links across directories fail with EXDEV, inside the worktree too"
+            }
+            Compensation::Truncate => {
+                "no Landlock truncate right (ABI 3, Linux 6.2): truncate(2) is performed by fence on the checked file, O_RDONLY|O_TRUNC and openat2 are refused"
+            }
+            Compensation::TcpBySocketFilter => {
+                "no Landlock TCP rules (ABI 4, Linux 6.7): network stays denied by the seccomp socket filter or the network namespace"
+            }
+            Compensation::DeviceIoctlBySeccomp => {
+                "no Landlock device-ioctl right (ABI 5, Linux 6.10): only the short device list is reachable; TIOCSTI and TIOCLINUX are refused by seccomp"
+            }
+            Compensation::SignalsByPidNamespace => {
+                "no Landlock signal scope (ABI 6, Linux 6.12): the pid namespace confines signals; kill(0, …) is refused by seccomp"
+            }
+            Compensation::AbstractUnixByNetNamespace => {
+                "no Landlock abstract-socket scope (ABI 6, Linux 6.12): the network namespace confines abstract unix sockets"
+            }
+        }
+    }
+}
+
+impl Compensation {
+    /// A few words for the start banner, which keeps to one line.
+    pub fn short(self) -> &'static str {
+        match self {
+            Compensation::NoReparenting => "no REFER: renames across directories fail",
+            Compensation::Truncate => "no TRUNCATE: fence performs truncate",
+            Compensation::TcpBySocketFilter => "no TCP rules: socket filter",
+            Compensation::DeviceIoctlBySeccomp => "no IOCTL_DEV: device list and seccomp",
+            Compensation::SignalsByPidNamespace => {
+                "no signal scope: pid namespace, kill(0) refused"
+            }
+            Compensation::AbstractUnixByNetNamespace => {
+                "no abstract-socket scope: network namespace"
+            }
+        }
+    }
+}
+
+/// The Landlock ABI fence builds its ruleset for: the kernel's, lowered to `cap` when one
+/// is given (a cap never raises it), and never above [`NEWEST_USED_ABI`].
+pub fn effective_abi(kernel_abi: i32, cap: Option<i32>) -> i32 {
+    let abi = kernel_abi.clamp(0, NEWEST_USED_ABI);
+    match cap {
+        Some(c) => abi.min(c.max(0)),
+        None => abi,
+    }
+}
+
 /// What the sandbox may touch, in Landlock terms.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct FencePlan {
+    /// The ABI the ruleset is built for.
+    pub abi: i32,
     /// Granted read and execute beneath.
     pub read: Vec<PathBuf>,
     /// Granted only `ReadDir` beneath: ancestors of denied paths, so listing works.
@@ -72,6 +172,56 @@ pub struct FencePlan {
     pub deny_tcp: bool,
     /// Scope abstract unix sockets and signals to the sandbox.
     pub scopes: bool,
+    /// What stands in for the rights this ABI lacks.
+    pub compensations: Vec<Compensation>,
+    /// With `--allow-degraded`: what this ABI lacks and nothing here stands in for.
+    pub uncompensated: Vec<String>,
+}
+
+impl FencePlan {
+    /// Whether seccomp must refuse the truncating opens Landlock cannot see (ABI < 3).
+    pub fn needs_truncate_guard(&self) -> bool {
+        self.compensations.contains(&Compensation::Truncate)
+    }
+
+    /// Whether seccomp must refuse `kill(0, …)` (no signal scope).
+    pub fn needs_group_kill_guard(&self) -> bool {
+        self.compensations
+            .contains(&Compensation::SignalsByPidNamespace)
+    }
+}
+
+/// The compensations fence applies at Landlock ABI `abi` with namespaces `ns`, or the
+/// reason it cannot run there. Pure: the table of what each ABI lacks.
+pub fn compensations(
+    abi: i32,
+    ns: crate::channel::Namespaces,
+) -> Result<Vec<Compensation>, LandlockFenceError> {
+    if abi <= 0 {
+        return Err(LandlockFenceError::Unsupported);
+    }
+    let mut out = Vec::new();
+    if abi < 2 {
+        out.push(Compensation::NoReparenting);
+    }
+    if abi < 3 {
+        // truncate(2) stays notified even under --no-write-watch.
+        out.push(Compensation::Truncate);
+    }
+    if abi < 4 {
+        out.push(Compensation::TcpBySocketFilter);
+    }
+    if abi < 5 {
+        out.push(Compensation::DeviceIoctlBySeccomp);
+    }
+    if abi < 6 {
+        if !(ns.pid && ns.net) {
+            return Err(LandlockFenceError::NoScopes(abi));
+        }
+        out.push(Compensation::SignalsByPidNamespace);
+        out.push(Compensation::AbstractUnixByNetNamespace);
+    }
+    Ok(out)
 }
 
 /// Devices every session may read and write (SPEC §2).
@@ -86,19 +236,29 @@ const DEVICES_RW: [&str; 6] = [
 /// Devices every session may read.
 const DEVICES_RO: [&str; 2] = ["/dev/random", "/dev/urandom"];
 
-/// Works out the plan for `spec` on a kernel with Landlock ABI `abi`.
-pub fn plan(spec: &SandboxSpec, abi: i32) -> Result<FencePlan, LandlockFenceError> {
-    if abi <= 0 {
-        return Err(LandlockFenceError::Unsupported);
-    }
-    if abi < MIN_LANDLOCK_ABI {
-        return Err(LandlockFenceError::AbiTooOld(abi));
-    }
+/// Works out the plan for `spec` on a kernel with Landlock ABI `kernel_abi`, capped by
+/// `spec.landlock_abi_max`.
+pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFenceError> {
+    let abi = effective_abi(kernel_abi, spec.landlock_abi_max);
     let ns = spec.namespaces;
+    let mut uncompensated = Vec::new();
+    let compensations = match compensations(abi, ns) {
+        Ok(list) => list,
+        // --allow-degraded: keep the file fence this ABI has, and say what is missing. The
+        // seccomp guards of every compensation still apply.
+        Err(e @ LandlockFenceError::NoScopes(_)) if spec.allow_degraded => {
+            uncompensated.push(e.to_string());
+            let all_namespaces = crate::channel::Namespaces {
+                user: ns.user,
+                pid: true,
+                mount: true,
+                net: true,
+            };
+            compensations(abi, all_namespaces)?
+        }
+        Err(e) => return Err(e),
+    };
     let scopes = abi >= 6;
-    if !(scopes || (ns.pid && ns.net)) {
-        return Err(LandlockFenceError::NoScopes(abi));
-    }
 
     // /dev is denied as a whole; the short device list is granted back below.
     let mut denied: Vec<PathBuf> = spec.deny_read.iter().map(PathBuf::from).collect();
@@ -111,13 +271,19 @@ pub fn plan(spec: &SandboxSpec, abi: i32) -> Result<FencePlan, LandlockFenceErro
         denied.clone()
     };
 
-    let mut writable: Vec<PathBuf> =
-        vec![PathBuf::from(&spec.worktree), PathBuf::from(&spec.tmpdir)];
+    // --read-only-worktree: the worktree keeps only the read rights every path has.
+    let mut writable: Vec<PathBuf> = vec![PathBuf::from(&spec.tmpdir)];
+    if !spec.read_only_worktree {
+        writable.insert(0, PathBuf::from(&spec.worktree));
+    }
     writable.extend(spec.allow_write.iter().map(PathBuf::from));
 
     let mut plan = FencePlan {
+        abi,
         deny_tcp: !ns.net && abi >= 4,
         scopes,
+        compensations,
+        uncompensated,
         ..FencePlan::default()
     };
     for w in &writable {
@@ -204,11 +370,16 @@ fn grant_read_except(
     Ok(())
 }
 
+/// The filesystem rights the ruleset for `plan` handles: every right of its ABI.
+pub fn handled_fs_access(plan: &FencePlan) -> BitFlags<AccessFs> {
+    AccessFs::from_all(ABI::from(plan.abi))
+}
+
 /// Creates the ruleset for `plan` and restricts the calling thread with it. Every
 /// requested right must be enforced (hard requirement): a partial result is an error.
-pub fn restrict_self(plan: &FencePlan, abi_version: i32) -> Result<(), LandlockFenceError> {
-    let abi = ABI::from(abi_version);
-    let all = AccessFs::from_all(abi);
+pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
+    let abi = ABI::from(plan.abi);
+    let all = handled_fs_access(plan);
     let read = AccessFs::from_read(abi);
     let write = AccessFs::from_write(abi);
     let rs_err = |e: landlock::RulesetError| LandlockFenceError::Ruleset(e.to_string());
@@ -294,8 +465,20 @@ mod tests {
             allow_degraded: false,
             nproc_limit: None,
             tmp_size: None,
+            landlock_abi_max: None,
+            read_only_worktree: false,
+            no_write_watch: false,
+            pass_fds: vec![],
+            cgroup_kill: None,
         }
     }
+
+    const ALL_NAMESPACES: Namespaces = Namespaces {
+        user: false,
+        pid: true,
+        mount: true,
+        net: true,
+    };
 
     #[test]
     fn siblings_of_a_denied_path_are_granted_but_not_the_path() {
@@ -324,20 +507,166 @@ mod tests {
     }
 
     #[test]
-    fn old_abi_and_missing_landlock_are_refused() {
+    fn missing_landlock_is_refused_at_any_cap() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(matches!(
-            plan(&spec(dir.path(), &[]), 0),
-            Err(LandlockFenceError::Unsupported)
-        ));
-        assert!(matches!(
-            plan(&spec(dir.path(), &[]), 2),
-            Err(LandlockFenceError::AbiTooOld(2))
-        ));
-        assert!(matches!(
-            plan(&spec(dir.path(), &[]), 5),
-            Err(LandlockFenceError::NoScopes(5))
-        ));
+        let mut s = spec(dir.path(), &[]);
+        s.namespaces = ALL_NAMESPACES;
+        assert!(matches!(plan(&s, 0), Err(LandlockFenceError::Unsupported)));
+        s.landlock_abi_max = Some(0);
+        assert!(matches!(plan(&s, 7), Err(LandlockFenceError::Unsupported)));
+    }
+
+    #[test]
+    fn a_cap_only_lowers_the_abi() {
+        assert_eq!(effective_abi(7, Some(2)), 2);
+        assert_eq!(effective_abi(2, Some(5)), 2);
+        assert_eq!(effective_abi(11, None), NEWEST_USED_ABI);
+        assert_eq!(effective_abi(0, Some(3)), 0);
+        assert_eq!(effective_abi(6, Some(-4)), 0);
+    }
+
+    /// The plan at ABI `abi` (capped from the newest) with every namespace.
+    fn plan_at(abi: i32) -> FencePlan {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(dir.path(), &[]);
+        s.namespaces = ALL_NAMESPACES;
+        s.landlock_abi_max = Some(abi);
+        plan(&s, NEWEST_USED_ABI).unwrap()
+    }
+
+    #[test]
+    fn abi_1_lacks_refer_and_truncate_and_compensates_everything_else() {
+        let p = plan_at(1);
+        assert_eq!(p.abi, 1);
+        let handled = handled_fs_access(&p);
+        assert!(handled.contains(AccessFs::WriteFile | AccessFs::MakeReg | AccessFs::RemoveFile));
+        assert!(!handled.contains(AccessFs::Refer));
+        assert!(!handled.contains(AccessFs::Truncate));
+        assert_eq!(
+            p.compensations,
+            vec![
+                Compensation::NoReparenting,
+                Compensation::Truncate,
+                Compensation::TcpBySocketFilter,
+                Compensation::DeviceIoctlBySeccomp,
+                Compensation::SignalsByPidNamespace,
+                Compensation::AbstractUnixByNetNamespace,
+            ]
+        );
+        assert!(p.needs_truncate_guard() && p.needs_group_kill_guard());
+        assert!(!p.scopes && !p.deny_tcp);
+    }
+
+    #[test]
+    fn abi_2_has_refer_but_truncate_is_compensated() {
+        let p = plan_at(2);
+        let handled = handled_fs_access(&p);
+        assert!(handled.contains(AccessFs::Refer));
+        assert!(!handled.contains(AccessFs::Truncate));
+        assert!(!p.compensations.contains(&Compensation::NoReparenting));
+        assert!(p.needs_truncate_guard());
+        assert!(p.compensations.contains(&Compensation::TcpBySocketFilter));
+    }
+
+    #[test]
+    fn abi_3_governs_truncate() {
+        let p = plan_at(3);
+        assert!(handled_fs_access(&p).contains(AccessFs::Truncate));
+        assert!(!p.needs_truncate_guard());
+        assert_eq!(
+            p.compensations,
+            vec![
+                Compensation::TcpBySocketFilter,
+                Compensation::DeviceIoctlBySeccomp,
+                Compensation::SignalsByPidNamespace,
+                Compensation::AbstractUnixByNetNamespace,
+            ]
+        );
+    }
+
+    #[test]
+    fn abi_4_has_tcp_rules_used_only_without_a_network_namespace() {
+        let p = plan_at(4);
+        assert!(!p.compensations.contains(&Compensation::TcpBySocketFilter));
+        // The sandbox's own network namespace already holds nothing but its loopback.
+        assert!(!p.deny_tcp);
+        assert!(!handled_fs_access(&p).contains(AccessFs::IoctlDev));
+        assert!(p.needs_group_kill_guard());
+    }
+
+    #[test]
+    fn abi_5_governs_device_ioctls() {
+        let p = plan_at(5);
+        assert!(handled_fs_access(&p).contains(AccessFs::IoctlDev));
+        assert_eq!(
+            p.compensations,
+            vec![
+                Compensation::SignalsByPidNamespace,
+                Compensation::AbstractUnixByNetNamespace,
+            ]
+        );
+    }
+
+    #[test]
+    fn abi_6_and_7_scope_signals_and_abstract_sockets_and_need_no_namespace() {
+        for abi in [6, 7] {
+            let p = plan_at(abi);
+            assert!(p.scopes, "ABI {abi}");
+            assert!(
+                p.compensations.is_empty(),
+                "ABI {abi}: {:?}",
+                p.compensations
+            );
+            assert!(!p.needs_group_kill_guard());
+            let dir = tempfile::tempdir().unwrap();
+            let mut s = spec(dir.path(), &[]);
+            s.landlock_abi_max = Some(abi);
+            let bare = plan(&s, NEWEST_USED_ABI).unwrap();
+            assert!(bare.scopes && bare.deny_tcp, "ABI {abi} without namespaces");
+        }
+    }
+
+    #[test]
+    fn below_abi_6_without_pid_and_network_namespaces_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for abi in 1..=5 {
+            let mut s = spec(dir.path(), &[]);
+            s.landlock_abi_max = Some(abi);
+            assert!(
+                matches!(plan(&s, 7), Err(LandlockFenceError::NoScopes(a)) if a == abi),
+                "ABI {abi}"
+            );
+            s.namespaces = Namespaces {
+                net: false,
+                ..ALL_NAMESPACES
+            };
+            assert!(matches!(plan(&s, 7), Err(LandlockFenceError::NoScopes(_))));
+        }
+    }
+
+    #[test]
+    fn degraded_below_abi_6_without_namespaces_keeps_the_file_fence() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(dir.path(), &[]);
+        s.landlock_abi_max = Some(2);
+        s.allow_degraded = true;
+        let p = plan(&s, 7).unwrap();
+        assert_eq!(p.abi, 2);
+        assert!(p.read_write.contains(&dir.path().join("wt")));
+        assert!(p.needs_truncate_guard() && p.needs_group_kill_guard());
+        assert_eq!(p.uncompensated.len(), 1);
+        assert!(p.uncompensated[0].contains("ABI 6, Linux 6.12"));
+    }
+
+    #[test]
+    fn read_only_worktree_grants_no_write_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(dir.path(), &[]);
+        s.read_only_worktree = true;
+        let p = plan(&s, 7).unwrap();
+        let wt = dir.path().join("wt");
+        assert!(!p.read_write.contains(&wt) && !p.write_only.contains(&wt));
+        assert!(p.read_write.contains(&dir.path().join("tmp")));
     }
 
     #[test]
@@ -348,5 +677,23 @@ mod tests {
             plan(&s, 7),
             Err(LandlockFenceError::WritableInsideDenied { .. })
         ));
+    }
+
+    #[test]
+    fn every_compensation_names_the_abi_and_kernel_it_stands_in_for() {
+        for (c, abi) in [
+            (Compensation::NoReparenting, 2),
+            (Compensation::Truncate, 3),
+            (Compensation::TcpBySocketFilter, 4),
+            (Compensation::DeviceIoctlBySeccomp, 5),
+            (Compensation::SignalsByPidNamespace, 6),
+            (Compensation::AbstractUnixByNetNamespace, 6),
+        ] {
+            let text = c.describe();
+            assert!(
+                text.contains(&format!("ABI {abi}, Linux {}", kernel_for_abi(abi))),
+                "{text}"
+            );
+        }
     }
 }

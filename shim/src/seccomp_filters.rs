@@ -72,26 +72,65 @@ pub enum SocketFamilies {
     UnixAndInet,
 }
 
+/// What the static program refuses besides the fixed deny list: the stand-ins for Landlock
+/// rights an older ABI lacks ([`crate::landlock_fence::Compensation`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StaticGuards {
+    /// Landlock below ABI 3 does not govern truncation: refuse `open`/`openat` with
+    /// `O_TRUNC` and `O_RDONLY` (Landlock checks only read access for it, yet the file is
+    /// truncated) and `openat2`, whose flags live in memory a racing thread can change
+    /// between the supervisor's check and the kernel's.
+    pub truncating_opens: bool,
+    /// No Landlock signal scope: refuse `kill(0, …)`. The sandbox shares fence's process
+    /// group, which a pid namespace does not hide from a group signal.
+    pub group_kill: bool,
+}
+
 /// The static programs, in installation order.
-pub fn static_program(families: SocketFamilies) -> Result<Vec<libc::sock_filter>, FilterError> {
+pub fn static_program(
+    families: SocketFamilies,
+    guards: StaticGuards,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
+    let mut eperm = denied_with_eperm();
+    if guards.group_kill {
+        // kill's pid is an int: compare the low 32 bits.
+        eperm.insert(
+            libc::SYS_kill,
+            vec![rule(vec![cond(0, Len::Dword, Op::Eq, 0)])],
+        );
+    }
     let deny = to_libc(compile(
-        denied_with_eperm(),
+        eperm,
         SeccompAction::Errno(libc::EPERM as u32),
         arch,
     )?);
+    let mut enosys: BTreeMap<i64, Vec<SeccompRule>> =
+        [(libc::SYS_clone3, vec![])].into_iter().collect();
+    if guards.truncating_opens {
+        enosys.insert(libc::SYS_openat2, vec![]);
+    }
     let clone3 = to_libc(compile(
-        [(libc::SYS_clone3, vec![])].into_iter().collect(),
+        enosys,
         SeccompAction::Errno(libc::ENOSYS as u32),
         arch,
     )?);
+    let mut programs = vec![deny, clone3];
+    if guards.truncating_opens {
+        programs.push(to_libc(compile(
+            truncating_read_opens(),
+            SeccompAction::Errno(libc::EACCES as u32),
+            arch,
+        )?));
+    }
     let sockets = to_libc(compile(
         socket_family_rules(families),
         SeccompAction::Errno(libc::EAFNOSUPPORT as u32),
         arch,
     )?);
+    programs.push(sockets);
     let mut program = architecture_guard();
-    program.extend(chain(vec![deny, clone3, sockets]));
+    program.extend(chain(programs));
     if program.len() > BPF_MAX_LEN {
         return Err(FilterError::Build(format!(
             "static program of {} instructions",
@@ -121,10 +160,33 @@ fn chain(programs: Vec<Vec<libc::sock_filter>>) -> Vec<libc::sock_filter> {
     out
 }
 
-/// The program whose matching calls are sent to the supervisor.
-pub fn notification_program() -> Result<Vec<libc::sock_filter>, FilterError> {
+/// `open`/`openat` whose flags carry `O_TRUNC` with the `O_RDONLY` access mode.
+fn truncating_read_opens() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mask = (libc::O_ACCMODE | libc::O_TRUNC) as u64;
+    let value = (libc::O_RDONLY | libc::O_TRUNC) as u64;
+    let mut rules = BTreeMap::new();
+    rules.insert(
+        libc::SYS_openat,
+        vec![rule(vec![cond(2, Len::Dword, Op::MaskedEq(mask), value)])],
+    );
+    #[cfg(target_arch = "x86_64")]
+    rules.insert(
+        libc::SYS_open,
+        vec![rule(vec![cond(1, Len::Dword, Op::MaskedEq(mask), value)])],
+    );
+    rules
+}
+
+/// The program whose matching calls are sent to the supervisor. With `watch_writes`
+/// false (`--no-write-watch`) the writes Landlock bounds go straight to the kernel, with
+/// no blocked reason ([`LANDLOCK_BOUNDED_WRITES`]).
+pub fn notification_program(watch_writes: bool) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
-    let program = compile(notified_calls(), SeccompAction::Trace(NOTIFY_MARK), arch)?;
+    let mut calls = notified_calls();
+    if !watch_writes {
+        calls.retain(|nr, _| !LANDLOCK_BOUNDED_WRITES.contains(nr));
+    }
+    let program = compile(calls, SeccompAction::Trace(NOTIFY_MARK), arch)?;
     let mut program = to_libc(program);
     let placeholder = libc::SECCOMP_RET_TRACE | NOTIFY_MARK;
     let mut patched = 0;
@@ -327,6 +389,46 @@ fn socket_family_rules(families: SocketFamilies) -> BTreeMap<i64, Vec<SeccompRul
     .collect()
 }
 
+/// The notified calls `--no-write-watch` stops notifying: the writes Landlock bounds
+/// (opens for writing, creates, renames, links, unlinks, mkdir, rmdir, symlink, mknod).
+/// Metadata calls and `truncate` stay notified: Landlock does not govern them (truncate
+/// below ABI 3), and through a descriptor inherited from outside, or its
+/// `/proc/self/fd/N` link, they reach a mount the read-only view does not cover. They are
+/// rare, so keeping them costs nothing measurable.
+#[cfg(target_arch = "x86_64")]
+const LANDLOCK_BOUNDED_WRITES: [i64; 18] = [
+    libc::SYS_open,
+    libc::SYS_creat,
+    libc::SYS_rename,
+    libc::SYS_link,
+    libc::SYS_unlink,
+    libc::SYS_mkdir,
+    libc::SYS_rmdir,
+    libc::SYS_symlink,
+    libc::SYS_mknod,
+    libc::SYS_openat,
+    libc::SYS_openat2,
+    libc::SYS_renameat,
+    libc::SYS_renameat2,
+    libc::SYS_linkat,
+    libc::SYS_unlinkat,
+    libc::SYS_mkdirat,
+    libc::SYS_symlinkat,
+    libc::SYS_mknodat,
+];
+#[cfg(not(target_arch = "x86_64"))]
+const LANDLOCK_BOUNDED_WRITES: [i64; 9] = [
+    libc::SYS_openat,
+    libc::SYS_openat2,
+    libc::SYS_renameat,
+    libc::SYS_renameat2,
+    libc::SYS_linkat,
+    libc::SYS_unlinkat,
+    libc::SYS_mkdirat,
+    libc::SYS_symlinkat,
+    libc::SYS_mknodat,
+];
+
 /// Calls sent to the supervisor. `sendmsg` is not among them: its address lives in memory
 /// BPF cannot read, and the shim hands the listener over with `sendmsg` after this program
 /// is installed — a notified hand-off would wait forever for a supervisor that does not yet
@@ -436,7 +538,7 @@ mod tests {
 
     #[test]
     fn notification_program_returns_user_notif_and_never_trace() {
-        let program = notification_program().unwrap();
+        let program = notification_program(true).unwrap();
         let rets: Vec<u32> = program
             .iter()
             .filter(|i| i.code == BPF_RET | BPF_K)
@@ -493,7 +595,7 @@ mod tests {
     fn static_program_answers_like_the_deny_list() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         const I386: u32 = 3 | 0x4000_0000;
-        let p = static_program(SocketFamilies::UnixOnly).unwrap();
+        let p = static_program(SocketFamilies::UnixOnly, StaticGuards::default()).unwrap();
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
@@ -539,7 +641,7 @@ mod tests {
             libc::SECCOMP_RET_KILL_PROCESS
         );
         assert_eq!(run(&p, I386, 20, [0; 6]), libc::SECCOMP_RET_KILL_PROCESS);
-        let inet = static_program(SocketFamilies::UnixAndInet).unwrap();
+        let inet = static_program(SocketFamilies::UnixAndInet, StaticGuards::default()).unwrap();
         assert_eq!(
             run(
                 &inet,
@@ -564,7 +666,7 @@ mod tests {
     #[test]
     fn notification_program_sends_writes_and_execs_but_not_reads() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
-        let p = notification_program().unwrap();
+        let p = notification_program(true).unwrap();
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         let notif = libc::SECCOMP_RET_USER_NOTIF;
         assert_eq!(call(libc::SYS_execve, [0; 6]), notif);
@@ -590,6 +692,107 @@ mod tests {
         assert_eq!(call(libc::SYS_sendto, [3, 0, 1, 0, 0x1000, 16]), notif);
         assert_eq!(
             call(libc::SYS_sendmsg, [3, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn below_abi_3_truncating_read_opens_and_openat2_are_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let guarded = static_program(
+            SocketFamilies::UnixOnly,
+            StaticGuards {
+                truncating_opens: true,
+                group_kill: false,
+            },
+        )
+        .unwrap();
+        let plain = static_program(SocketFamilies::UnixOnly, StaticGuards::default()).unwrap();
+        let rdonly_trunc = (libc::O_RDONLY | libc::O_TRUNC) as u64;
+        let wronly_trunc = (libc::O_WRONLY | libc::O_TRUNC) as u64;
+        let openat = |p: &[libc::sock_filter], flags: u64| {
+            run(p, X86_64, libc::SYS_openat as u32, [0, 0, flags, 0, 0, 0])
+        };
+        assert_eq!(openat(&guarded, rdonly_trunc), errno(libc::EACCES));
+        assert_eq!(
+            run(
+                &guarded,
+                X86_64,
+                libc::SYS_open as u32,
+                [0, rdonly_trunc, 0, 0, 0, 0]
+            ),
+            errno(libc::EACCES)
+        );
+        // A write-mode truncating open is Landlock's (write right) and the supervisor's.
+        assert_eq!(openat(&guarded, wronly_trunc), libc::SECCOMP_RET_ALLOW);
+        assert_eq!(
+            openat(&guarded, libc::O_RDONLY as u64),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            run(&guarded, X86_64, libc::SYS_openat2 as u32, [0; 6]),
+            errno(libc::ENOSYS)
+        );
+        assert_eq!(openat(&plain, rdonly_trunc), libc::SECCOMP_RET_ALLOW);
+        assert_eq!(
+            run(&plain, X86_64, libc::SYS_openat2 as u32, [0; 6]),
+            libc::SECCOMP_RET_ALLOW
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_signal_scope_kill_of_the_process_group_is_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let p = static_program(
+            SocketFamilies::UnixOnly,
+            StaticGuards {
+                truncating_opens: false,
+                group_kill: true,
+            },
+        )
+        .unwrap();
+        let kill = |pid: u64| run(&p, X86_64, libc::SYS_kill as u32, [pid, 9, 0, 0, 0, 0]);
+        assert_eq!(kill(0), libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);
+        // The upper half of an int argument is ignored by the kernel.
+        assert_eq!(kill(1 << 32), libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);
+        assert_eq!(kill(42), libc::SECCOMP_RET_ALLOW);
+        assert_eq!(kill((-42i64) as u64), libc::SECCOMP_RET_ALLOW);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_write_watch_landlock_bounded_writes_are_not_notified() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let p = notification_program(false).unwrap();
+        let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+        let notif = libc::SECCOMP_RET_USER_NOTIF;
+        for nr in [
+            libc::SYS_execve,
+            libc::SYS_connect,
+            libc::SYS_fchmodat,
+            libc::SYS_fchmod,
+            libc::SYS_fchown,
+            libc::SYS_utimensat,
+            libc::SYS_fsetxattr,
+            libc::SYS_truncate,
+        ] {
+            assert_eq!(call(nr, [0; 6]), notif, "syscall {nr}");
+        }
+        for nr in [
+            libc::SYS_unlinkat,
+            libc::SYS_renameat2,
+            libc::SYS_mkdirat,
+            libc::SYS_openat2,
+            libc::SYS_mknodat,
+            libc::SYS_creat,
+        ] {
+            assert_eq!(call(nr, [0; 6]), libc::SECCOMP_RET_ALLOW, "syscall {nr}");
+        }
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, libc::O_WRONLY as u64, 0, 0, 0]),
             libc::SECCOMP_RET_ALLOW
         );
     }

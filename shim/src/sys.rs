@@ -63,6 +63,38 @@ pub fn cloexec_from(first: u32) -> io::Result<()> {
     }
 }
 
+/// A close-on-exec duplicate of `fd` numbered `min` or above.
+pub fn dup_cloexec_above(fd: std::os::fd::BorrowedFd<'_>, min: RawFd) -> io::Result<OwnedFd> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we borrow; the result is a fresh descriptor.
+    let ret = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, min) };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor that we now own.
+    Ok(unsafe { OwnedFd::from_raw_fd(ret) })
+}
+
+/// `dup2(from, to)`: `to` then refers to `from`'s open file (and is not close-on-exec).
+pub fn dup2(from: RawFd, to: RawFd) -> io::Result<()> {
+    // SAFETY: dup2 takes descriptor numbers; whatever `to` was is closed by the kernel.
+    if unsafe { libc::dup2(from, to) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Clears close-on-exec on `fd`, so the target inherits it.
+pub fn keep_across_exec(fd: RawFd) -> io::Result<()> {
+    // SAFETY: F_SETFD with a flag value; no memory is passed.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 /// Landlock ABI version of the running kernel; 0 when Landlock is missing or disabled.
 pub fn landlock_abi_version() -> i32 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;

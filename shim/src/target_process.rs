@@ -13,7 +13,7 @@ use caps::{CapSet, Capability};
 
 use crate::channel::{Channel, FromShim, SandboxSpec};
 use crate::landlock_fence;
-use crate::seccomp_filters::{self, SocketFamilies};
+use crate::seccomp_filters::{self, SocketFamilies, StaticGuards};
 use crate::sys;
 
 /// A step that failed, and the exit status the shim leaves with.
@@ -77,10 +77,15 @@ fn confine_and_exec_inner(
     })?;
 
     let mut degraded = Vec::new();
-    let abi = sys::landlock_abi_version();
+    // The ABI fence builds for: the kernel's, or lower under FENCE_LANDLOCK_ABI_MAX; what
+    // that ABI lacks is compensated below (seccomp guards, namespaces, the supervisor) or
+    // the plan refuses.
     // The plan reads directories while we still may; it grants nothing by itself.
-    let plan = match landlock_fence::plan(spec, abi) {
-        Ok(plan) => Some(plan),
+    let plan = match landlock_fence::plan(spec, sys::landlock_abi_version()) {
+        Ok(plan) => {
+            degraded.extend(plan.uncompensated.iter().cloned());
+            Some(plan)
+        }
         Err(e) if spec.allow_degraded => {
             degraded.push(format!("file fence: {e}"));
             None
@@ -96,9 +101,10 @@ fn confine_and_exec_inner(
     // an uid-0 exec cannot refill the permitted set we just emptied.
     sys::set_no_new_privs().map_err(|e| StageFailure::setup("no_new_privs", e))?;
 
+    let mut landlock_abi = 0;
     if let Some(plan) = &plan {
-        match landlock_fence::restrict_self(plan, abi) {
-            Ok(()) => {}
+        match landlock_fence::restrict_self(plan) {
+            Ok(()) => landlock_abi = plan.abi,
             Err(e) if spec.allow_degraded => degraded.push(format!("file fence: {e}")),
             Err(e) => return Err(StageFailure::setup("landlock", e)),
         }
@@ -110,18 +116,35 @@ fn confine_and_exec_inner(
     } else {
         SocketFamilies::UnixOnly
     };
-    let deny_list =
-        seccomp_filters::static_program(families).map_err(|e| StageFailure::setup("seccomp", e))?;
+    // Without a Landlock ruleset (degraded) both guards apply: they cost nothing.
+    let guards = match plan.as_ref().filter(|_| landlock_abi > 0) {
+        Some(plan) => StaticGuards {
+            truncating_opens: plan.needs_truncate_guard(),
+            group_kill: plan.needs_group_kill_guard(),
+        },
+        None => StaticGuards {
+            truncating_opens: true,
+            group_kill: true,
+        },
+    };
+    let deny_list = seccomp_filters::static_program(families, guards)
+        .map_err(|e| StageFailure::setup("seccomp", e))?;
     sys::seccomp_set_mode_filter(&deny_list, 0).map_err(|e| StageFailure::setup("seccomp", e))?;
 
     let listener = install_notification_filter(spec, &mut degraded)?;
 
     // Hand the listener over. `sendmsg` is not notified, so this cannot wait on a
     // supervisor that does not yet hold the listener.
+    let compensations = plan
+        .iter()
+        .filter(|_| landlock_abi > 0)
+        .flat_map(|p| p.compensations.iter().map(|c| c.short().to_string()))
+        .collect();
     channel
         .send(
             &FromShim::Confined {
-                landlock_abi: abi,
+                landlock_abi,
+                compensations,
                 degraded,
                 listener: listener.is_some(),
             },
@@ -142,9 +165,37 @@ fn confine_and_exec_inner(
     let program_c = CString::new(program.as_os_str().as_bytes())
         .map_err(|_| StageFailure::setup("exec", "NUL in program path"))?;
 
+    // --pass-fd: the channel moves out of the way of a passed descriptor's number first.
+    let moved_channel;
+    let channel = if spec
+        .pass_fds
+        .iter()
+        .any(|p| p.target == channel.as_raw_fd())
+    {
+        let above = spec.pass_fds.iter().map(|p| p.target).max().unwrap_or(2) + 1;
+        moved_channel = Channel::from_owned_fd(
+            sys::dup_cloexec_above(channel.as_fd(), above)
+                .map_err(|e| StageFailure::setup("pass descriptors", e))?,
+        );
+        &moved_channel
+    } else {
+        channel
+    };
+    for pass in &spec.pass_fds {
+        if pass.inherited != pass.target {
+            sys::dup2(pass.inherited, pass.target)
+                .map_err(|e| StageFailure::setup("pass descriptors", e))?;
+        }
+    }
     // Every descriptor above 2 closes at exec (the channel included, which stays usable to
     // report an exec failure): Landlock checks opens, not descriptors already held.
     sys::cloexec_from(3).map_err(|e| StageFailure::setup("close descriptors", e))?;
+    // Except those passed on purpose (`--pass-fd`): the target keeps whatever access they
+    // carry, outside the worktree too — Landlock checks opens, not descriptors held.
+    for pass in &spec.pass_fds {
+        sys::keep_across_exec(pass.target)
+            .map_err(|e| StageFailure::setup("pass descriptors", e))?;
+    }
 
     let err = nix::unistd::execve(&program_c, &argv, &envp).unwrap_err();
     let exit_code = if err == nix::errno::Errno::ENOENT {
@@ -173,8 +224,8 @@ fn install_notification_filter(
     spec: &SandboxSpec,
     degraded: &mut Vec<String>,
 ) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
-    let program =
-        seccomp_filters::notification_program().map_err(|e| StageFailure::setup("seccomp", e))?;
+    let program = seccomp_filters::notification_program(!spec.no_write_watch)
+        .map_err(|e| StageFailure::setup("seccomp", e))?;
     let flags =
         libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
     let result = match sys::seccomp_set_mode_filter(&program, flags) {

@@ -3,6 +3,7 @@
 
 mod approvals;
 mod check;
+mod doctor;
 mod escape;
 mod gate;
 mod rules_cmd;
@@ -45,6 +46,8 @@ enum Command {
     Approvals(approvals::ApprovalsArgs),
     /// List the running sessions.
     Sessions(approvals::SessionsArgs),
+    /// What this kernel offers fence, and what `fence run` can and cannot enforce here.
+    Doctor(doctor::DoctorArgs),
     /// The sandbox's first process (started by `fence run`, not by hand).
     #[command(name = "__shim", hide = true)]
     Shim,
@@ -122,6 +125,7 @@ fn main() -> ExitCode {
         Command::Approvals(a) => approvals::run(a),
         Command::Sessions(a) => approvals::sessions(a),
         Command::Run(a) => return ExitCode::from(run::run(a) as u8),
+        Command::Doctor(a) => return ExitCode::from(doctor::run(a)),
         Command::Shim => {
             return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);
         }

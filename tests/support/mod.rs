@@ -71,14 +71,26 @@ pub fn skip(test: &str, reason: &str) {
     }
 }
 
+/// The Landlock ABI `fence run` uses in these tests: the kernel's, lowered by
+/// `FENCE_LANDLOCK_ABI_MAX` when the test run sets it.
+pub fn effective_landlock_abi() -> i32 {
+    let cap = std::env::var("FENCE_LANDLOCK_ABI_MAX")
+        .ok()
+        .and_then(|v| v.trim().parse().ok());
+    shim::landlock_fence::effective_abi(shim::landlock_abi(), cap)
+}
+
 /// Whether this kernel has what `fence run` needs; prints a skip reason if not.
 pub fn kernel_ready(test: &str) -> bool {
-    let abi = shim::landlock_abi();
+    let abi = effective_landlock_abi();
     let notif = std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
         .map(|a| a.contains("user_notif"))
         .unwrap_or(false);
-    if abi < 3 {
-        skip(test, &format!("Landlock ABI {abi} < 3 on this kernel"));
+    if abi < 1 {
+        skip(
+            test,
+            "no Landlock on this kernel (fence run refuses; see run_kernel)",
+        );
         return false;
     }
     if !notif {
@@ -132,6 +144,21 @@ impl World {
         if !kernel_ready(test) {
             return None;
         }
+        // Below ABI 6 fence needs pid and network namespaces for signals and abstract
+        // sockets, and refuses without them (run_kernel tests that refusal).
+        if who == Who::UnprivilegedWithoutNamespaces && effective_landlock_abi() < 6 {
+            skip(
+                test,
+                "Landlock ABI below 6 without namespaces: fence run refuses (tested in run_kernel)",
+            );
+            return None;
+        }
+        World::new_on_any_kernel(test, who)
+    }
+
+    /// A world for tests of how fence treats the kernel it finds (refusals included):
+    /// no check of Landlock or of the ABI, only of what the test itself needs.
+    pub fn new_on_any_kernel(test: &str, who: Who) -> Option<World> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             skip(
@@ -215,6 +242,10 @@ impl World {
         if self.who == Who::UnprivilegedWithoutNamespaces {
             cmd.env("FENCE_NO_NAMESPACES", "1");
         }
+        // `FENCE_LANDLOCK_ABI_MAX=N cargo test …` runs every test at Landlock ABI N.
+        if let Some(cap) = std::env::var_os("FENCE_LANDLOCK_ABI_MAX") {
+            cmd.env("FENCE_LANDLOCK_ABI_MAX", cap);
+        }
         cmd
     }
 
@@ -291,6 +322,44 @@ macro_rules! both_ways {
                 #[test]
                 fn $name() {
                     if let Some(w) = $crate::support::World::new(concat!("without_namespaces::", stringify!($name)), $crate::support::Who::UnprivilegedWithoutNamespaces) {
+                        super::$name(&w);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+/// As [`both_ways!`], with worlds made by [`World::new_on_any_kernel`]: for tests that
+/// check how fence treats the kernel it finds, refusals included.
+#[macro_export]
+macro_rules! both_ways_on_any_kernel {
+    ($($name:ident),* $(,)?) => {
+        mod any_kernel_as_root {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(w) = $crate::support::World::new_on_any_kernel(concat!("any_kernel_as_root::", stringify!($name)), $crate::support::Who::Root) {
+                        super::$name(&w);
+                    }
+                }
+            )*
+        }
+        mod any_kernel_as_unprivileged_user {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(w) = $crate::support::World::new_on_any_kernel(concat!("any_kernel_as_unprivileged_user::", stringify!($name)), $crate::support::Who::Unprivileged) {
+                        super::$name(&w);
+                    }
+                }
+            )*
+        }
+        mod any_kernel_without_namespaces {
+            $(
+                #[test]
+                fn $name() {
+                    if let Some(w) = $crate::support::World::new_on_any_kernel(concat!("any_kernel_without_namespaces::", stringify!($name)), $crate::support::Who::UnprivilegedWithoutNamespaces) {
                         super::$name(&w);
                     }
                 }

@@ -15,6 +15,14 @@ pub struct Fence {
     pub read_only_view: bool,
     /// Do not write blocked reasons to the processes' stderr.
     pub quiet_blocks: bool,
+    /// `--read-only-worktree`: the worktree is not among the writable roots.
+    pub read_only_worktree: bool,
+    /// The sandbox has its own network namespace, so its abstract unix sockets are its own:
+    /// a connect fence performs on the target's socket looks names up there.
+    pub own_network: bool,
+    /// Landlock governs truncation (ABI 3): a `truncate` inside the fence may be answered
+    /// `CONTINUE`. Below it the supervisor performs the call on the checked file.
+    pub landlock_truncate: bool,
 }
 
 impl Fence {
@@ -36,6 +44,26 @@ impl Fence {
         shim::protected_paths::is_protected(rel) || (removal && rel == Path::new(".git"))
     }
 
+    /// Whether `path` lies in the worktree made read-only by `--read-only-worktree`.
+    pub fn in_read_only_worktree(&self, path: &Path) -> bool {
+        self.read_only_worktree && path.starts_with(&self.worktree) && self.root_of(path).is_none()
+    }
+
+    /// Why a write on `path` outside the fence is refused: what to tell, and the rule.
+    pub fn refusal(&self, path: &Path, what: &str) -> (String, &'static str) {
+        if self.in_read_only_worktree(path) {
+            (
+                format!("{what} in the read-only worktree"),
+                "fence.read-only-worktree",
+            )
+        } else {
+            (
+                format!("{what} outside the worktree"),
+                "fence.write-outside",
+            )
+        }
+    }
+
     /// Whether a write on `path` (absolute, resolved) stays inside the fence.
     pub fn allows_write(&self, path: &Path) -> bool {
         self.root_of(path).is_some() || self.devices.iter().any(|d| d == path)
@@ -54,11 +82,42 @@ mod tests {
             devices: vec!["/dev/null".into()],
             read_only_view: true,
             quiet_blocks: false,
+            read_only_worktree: false,
+            own_network: true,
+            landlock_truncate: true,
         };
         assert!(fence.allows_write(Path::new("/w/repo/src/main.rs")));
         assert!(fence.allows_write(Path::new("/dev/null")));
         assert!(!fence.allows_write(Path::new("/w/repo2/x")));
         assert!(!fence.allows_write(Path::new("/dev/sda")));
         assert!(!fence.allows_write(Path::new("/etc/hosts")));
+    }
+
+    #[test]
+    fn a_read_only_worktree_refuses_with_its_own_rule() {
+        let fence = Fence {
+            worktree: "/w/repo".into(),
+            writable: vec!["/tmp/fence-1".into()],
+            devices: vec![],
+            read_only_view: true,
+            quiet_blocks: false,
+            read_only_worktree: true,
+            own_network: true,
+            landlock_truncate: true,
+        };
+        assert!(!fence.allows_write(Path::new("/w/repo/a")));
+        let (what, rule) = fence.refusal(Path::new("/w/repo/a"), "write");
+        assert_eq!(
+            (what.as_str(), rule),
+            (
+                "write in the read-only worktree",
+                "fence.read-only-worktree"
+            )
+        );
+        let (what, rule) = fence.refusal(Path::new("/etc/a"), "write");
+        assert_eq!(
+            (what.as_str(), rule),
+            ("write outside the worktree", "fence.write-outside")
+        );
     }
 }

@@ -49,6 +49,10 @@ pub enum MetadataOp {
     RemoveXattr {
         name_addr: u64,
     },
+    /// `truncate(2)` below Landlock ABI 3, which does not govern it.
+    Truncate {
+        length: u64,
+    },
     /// A call whose arguments fence does not read (`setxattrat`, `removexattrat`).
     Unsupported,
 }
@@ -61,6 +65,7 @@ enum Prepared {
     Times(Option<[libc::timespec; 2]>),
     SetXattr(CString, Vec<u8>, i32),
     RemoveXattr(CString),
+    Truncate(libc::off_t),
 }
 
 fn memory_errno(e: MemoryError) -> i32 {
@@ -124,6 +129,9 @@ fn prepare(mem: &TargetMemory<'_>, op: &MetadataOp) -> Result<Prepared, i32> {
             let name = mem.c_string(name_addr, 255).map_err(memory_errno)?;
             Prepared::RemoveXattr(CString::new(name).map_err(|_| libc::EINVAL)?)
         }
+        MetadataOp::Truncate { length } => {
+            Prepared::Truncate(libc::off_t::try_from(length).map_err(|_| libc::EINVAL)?)
+        }
         MetadataOp::Unsupported => return Err(libc::EPERM),
     })
 }
@@ -166,6 +174,9 @@ fn apply(fd: &OwnedFd, op: &Prepared) -> i32 {
                 *flags,
             ),
             Prepared::RemoveXattr(name) => libc::removexattr(link.as_ptr(), name.as_ptr()),
+            // truncate(2) through the magic link reaches the checked object, with the
+            // permission check of the target's credentials.
+            Prepared::Truncate(length) => libc::truncate(link.as_ptr(), *length),
         }
     };
     if ret < 0 { last_errno() } else { 0 }

@@ -14,7 +14,7 @@ mod net_check;
 mod notify_loop;
 mod path_resolve;
 mod pidfd;
-mod preflight;
+pub mod preflight;
 mod prepare;
 mod question;
 mod spawn;
@@ -22,6 +22,7 @@ mod target_memory;
 mod write_check;
 
 use std::ffi::OsString;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -83,6 +84,18 @@ pub struct RunArgs {
     /// Append a JSON Lines audit log of every decision to FILE (created mode 0600).
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+    /// Keep descriptor N (> 2) open in the command. Landlock checks opens, not descriptors
+    /// already held: whatever N reaches, outside the worktree too, stays reachable.
+    #[arg(long = "pass-fd", value_name = "N", value_parser = preflight::parse_pass_fd)]
+    pub pass_fd: Vec<i32>,
+    /// The worktree is read-only too: writes only in the session TMPDIR, --allow-write
+    /// paths and the short device list (the closest to plan mode under `fence run`).
+    #[arg(long)]
+    pub read_only_worktree: bool,
+    /// Do not notify the writes Landlock bounds (opens for writing, creates, renames,
+    /// unlinks…): faster, and blocked writes get no reason. Needs a mount namespace.
+    #[arg(long)]
+    pub no_write_watch: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -103,7 +116,27 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     // First, while fence is still single-threaded: every thread started later (the gate's
     // writers included) inherits the mask.
     let forwarded = block_forwarded_signals();
-    let abi = shim::landlock_abi();
+    // First, before fence opens descriptors of its own.
+    preflight::check_pass_fds(&args.pass_fd)?;
+    let kernel_abi = shim::landlock_abi();
+    let abi_cap = preflight::landlock_abi_cap()?;
+    let abi = shim::landlock_fence::effective_abi(kernel_abi, abi_cap);
+    if let Some(cap) = abi_cap.filter(|_| abi < kernel_abi) {
+        eprintln!(
+            "fence: Landlock ABI capped at {cap} by {} (the kernel has ABI {kernel_abi}); what ABI {abi} lacks is compensated or refused",
+            preflight::ABI_CAP_VAR
+        );
+    }
+    // Before any thread exists: the probe forks.
+    if preflight::seccomp_user_notification()
+        && !args.allow_degraded
+        && preflight::outer_seccomp_listener()
+    {
+        return Err(
+            "fence cannot run inside another seccomp-notify sandbox (the kernel refuses a second listener: EBUSY)"
+                .into(),
+        );
+    }
     let missing = preflight::missing_features(abi);
     if !missing.is_empty() {
         if !args.allow_degraded {
@@ -113,7 +146,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             ));
         }
         eprintln!(
-            "fence: running degraded, the fence is advisory: missing {}",
+            "fence: running degraded: missing {}; outside a read-only mount view the file fence is advisory (a userspace check can be raced)",
             missing.join(" and ")
         );
     }
@@ -144,7 +177,10 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
 
-    let mut writable = vec![worktree.clone(), tmp.path.clone()];
+    let mut writable = vec![tmp.path.clone()];
+    if !args.read_only_worktree {
+        writable.insert(0, worktree.clone());
+    }
     writable.extend(allow_write.iter().cloned());
     if Path::new("/dev/shm").is_dir() {
         writable.push(PathBuf::from("/dev/shm"));
@@ -176,6 +212,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
             None
         }
     };
+    let pass_fds = prepare_pass_fds(&args.pass_fd)?;
     let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
     let join_failed = std::cell::Cell::new(false);
     let started = spawn::start_shim(&theirs, &|pid| match &cgroup {
@@ -206,7 +243,34 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         );
     }
     if !shim_process.namespaces.mount {
+        if args.no_write_watch {
+            kill_and_reap(shim_process.pid);
+            return Err(
+                "--no-write-watch needs a mount namespace (its read-only view bounds metadata changes and keeps protected paths read-only), and none could be made here"
+                    .into(),
+            );
+        }
         eprintln!("fence: no mount namespace: the session TMPDIR's size is not limited");
+    }
+    let cgroup_kill = cgroup
+        .as_ref()
+        .map(|cg| cg.dir.join("cgroup.kill"))
+        .filter(|k| k.exists());
+    let death = if shim_process.namespaces.pid {
+        preflight::DeathMechanism::PidNamespace
+    } else if cgroup_kill.is_some() {
+        preflight::DeathMechanism::CgroupKill
+    } else {
+        preflight::DeathMechanism::ParentDeathSignal
+    };
+    // The strongest mechanism goes without saying; a weaker one is named on start.
+    if let Some(line) = death.banner() {
+        eprintln!("fence: {line}");
+    }
+    if args.no_write_watch {
+        eprintln!(
+            "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, and protected paths that do not exist yet (such as .envrc) can be created"
+        );
     }
     spawn_signal_forwarder(forwarded, shim_process.pid);
 
@@ -232,13 +296,23 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         allow_degraded: args.allow_degraded,
         nproc_limit: cgroup.is_none().then_some(args.max_procs),
         tmp_size: shim_process.namespaces.mount.then_some(args.tmp_size),
+        landlock_abi_max: abi_cap,
+        read_only_worktree: args.read_only_worktree,
+        no_write_watch: args.no_write_watch,
+        pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
+        cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
     };
+    drop(pass_fds);
     let fence = Arc::new(Fence {
         worktree,
         writable,
         devices,
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
+        read_only_worktree: args.read_only_worktree,
+        own_network: shim_process.namespaces.net,
+        // Set from the ABI the shim reports; until then the safe side.
+        landlock_truncate: false,
     });
     let counters = Arc::new(Counters::default());
     if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
@@ -251,13 +325,27 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         match ours.recv::<FromShim>() {
             Ok(Some((
                 FromShim::Confined {
-                    degraded, listener, ..
+                    landlock_abi,
+                    compensations,
+                    degraded,
+                    listener,
                 },
                 fd,
             ))) => {
                 for d in &degraded {
                     eprintln!("fence: running degraded: {d}");
                 }
+                if !compensations.is_empty() {
+                    eprintln!(
+                        "fence: Landlock ABI {landlock_abi} (Linux {}), compensated: {}",
+                        shim::landlock_fence::kernel_for_abi(landlock_abi),
+                        compensations.join("; ")
+                    );
+                }
+                let fence = Arc::new(Fence {
+                    landlock_truncate: landlock_abi >= 3,
+                    ..(*fence).clone()
+                });
                 match (listener, fd) {
                     (true, Some(fd)) => {
                         let listener = Listener::new(fd);
@@ -289,7 +377,13 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                 },
                 _,
             ))) => {
-                eprintln!("fence: cannot start the sandbox ({stage}): {message}");
+                // What the kernel lacks can be run without on purpose; say how.
+                let hint = if stage == "landlock" && !args.allow_degraded {
+                    " (--allow-degraded runs with what this kernel has, and says so)"
+                } else {
+                    ""
+                };
+                eprintln!("fence: cannot start the sandbox ({stage}): {message}{hint}");
                 failure = Some(exit_code);
             }
             Ok(Some((
@@ -333,6 +427,50 @@ impl Drop for GateGuard {
     fn drop(&mut self) {
         self.0.close(None);
     }
+}
+
+/// Readies the `--pass-fd` descriptors to be inherited by the shim: each loses
+/// close-on-exec; one numbered like the shim's channel (3) is duplicated above all of
+/// them, since the channel takes its number in the shim. Returns what the shim is told,
+/// with the duplicates (kept open until the shim has started).
+fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>, String> {
+    let mut fds = fds.to_vec();
+    fds.sort_unstable();
+    fds.dedup();
+    let above = fds.last().copied().unwrap_or(2) + 1;
+    let mut out = Vec::new();
+    for fd in fds {
+        let fail = |e: std::io::Error| format!("--pass-fd {fd}: {e}");
+        if fd == shim::SHIM_CHANNEL_FD {
+            // SAFETY: F_DUPFD on a descriptor checked open; the result is ours.
+            let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD, above) };
+            if dup < 0 {
+                return Err(fail(std::io::Error::last_os_error()));
+            }
+            // SAFETY: a fresh descriptor that we now own (not close-on-exec: F_DUPFD).
+            let owned = unsafe { OwnedFd::from_raw_fd(dup) };
+            out.push((
+                shim::PassFd {
+                    target: fd,
+                    inherited: dup,
+                },
+                Some(owned),
+            ));
+        } else {
+            // SAFETY: F_SETFD with a flag value on a descriptor checked open.
+            if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } < 0 {
+                return Err(fail(std::io::Error::last_os_error()));
+            }
+            out.push((
+                shim::PassFd {
+                    target: fd,
+                    inherited: fd,
+                },
+                None,
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// The policy crate's classifier for this session, in exec context, and the mode in force

@@ -117,6 +117,26 @@ fn decide(
         Ok(b) => b,
         Err(_) => return (Response::Error(libc::EFAULT), None),
     };
+    // Security boundary: fence performs the connect from outside the sandbox's Landlock
+    // domain, so Landlock's abstract-socket scope does not apply to it. Only in the
+    // sandbox's own network namespace (where the target's socket looks names up) are the
+    // abstract sockets the sandbox's own; without one they are the host's.
+    if is_abstract_unix(&address) && !fence.own_network {
+        return (
+            Response::Error(libc::EACCES),
+            Some(BlockedReason {
+                what:
+                    "connection to an abstract unix socket (no network namespace to confine them)"
+                        .into(),
+                object: address[2..]
+                    .iter()
+                    .map(|&b| if b == 0 { b'@' } else { b })
+                    .collect(),
+                rule: "fence.unix-abstract".into(),
+                answer: None,
+            }),
+        );
+    }
     if let Some(path) = unix_socket_path(&address) {
         match path_resolve::resolve(caller, Base::Cwd, path, true) {
             Resolution::Path(p) if fence.root_of(&p).is_some() => {}
@@ -200,6 +220,13 @@ fn decide(
     }
 }
 
+/// Whether `address` is an abstract `AF_UNIX` address (a name starting with a NUL byte).
+fn is_abstract_unix(address: &[u8]) -> bool {
+    address.len() > 2
+        && u16::from_ne_bytes([address[0], address[1]]) == libc::AF_UNIX as u16
+        && address[2] == 0
+}
+
 /// The path of a pathname `AF_UNIX` address; `None` for abstract, unnamed and other
 /// families (abstract sockets are confined by Landlock's scope or the network namespace).
 fn unix_socket_path(address: &[u8]) -> Option<&[u8]> {
@@ -227,5 +254,8 @@ mod tests {
         assert_eq!(unix_socket_path(&abs), None);
         let inet = (libc::AF_INET as u16).to_ne_bytes().to_vec();
         assert_eq!(unix_socket_path(&inet), None);
+        assert!(is_abstract_unix(&abs));
+        assert!(!is_abstract_unix(&a));
+        assert!(!is_abstract_unix(&inet));
     }
 }

@@ -71,6 +71,8 @@ pub enum FsCall {
     MetadataPath { path: PathArg, op: MetadataOp },
     /// A metadata change on a descriptor.
     MetadataFd { fd: i32, op: MetadataOp },
+    /// `truncate(2)`: bounded by Landlock from ABI 3, else performed by the supervisor.
+    Truncate { path: PathArg, length: u64 },
 }
 
 const AT_EMPTY_PATH: u64 = libc::AT_EMPTY_PATH as u64;
@@ -149,7 +151,10 @@ pub fn decode(n: &Notification) -> Option<FsCall> {
         #[cfg(target_arch = "x86_64")]
         libc::SYS_mknod => bounded("mknod", vec![PathArg::cwd(a[0], false)]),
         libc::SYS_mknodat => bounded("mknod", vec![PathArg::at(a[0], a[1], false)]),
-        libc::SYS_truncate => bounded("truncate", vec![PathArg::cwd(a[0], true)]),
+        libc::SYS_truncate => Some(FsCall::Truncate {
+            path: PathArg::cwd(a[0], true),
+            length: a[1],
+        }),
 
         #[cfg(target_arch = "x86_64")]
         libc::SYS_chmod => Some(FsCall::MetadataPath {
@@ -414,24 +419,21 @@ pub fn check(
                 }
             };
             if let Some(p) = resolved.iter().find(|p| !fence.allows_write(p)) {
-                let what = match (*op, resolved.as_slice()) {
-                    ("open" | "creat", _) => "write outside the worktree".to_string(),
-                    // Both ends of a rename are shown: the person approves the move whole.
-                    (_, [from, to]) => format!(
-                        "{op} outside the worktree ({} -> {})",
+                let verb = if *op == "open" || *op == "creat" {
+                    "write"
+                } else {
+                    op
+                };
+                let (mut what, rule) = fence.refusal(p, verb);
+                // Both ends of a rename are shown: the person approves the move whole.
+                if let [from, to] = resolved.as_slice() {
+                    what = format!(
+                        "{what} ({} -> {})",
                         bytes_for_terminal(from.as_os_str().as_bytes()),
                         bytes_for_terminal(to.as_os_str().as_bytes())
-                    ),
-                    _ => format!("{op} outside the worktree"),
-                };
-                return asked(
-                    event,
-                    libc::EACCES,
-                    &what,
-                    p,
-                    "fence.write-outside",
-                    perform(),
-                );
+                    );
+                }
+                return asked(event, libc::EACCES, &what, p, rule, perform());
             }
             if let Some(src) = source.as_ref().filter(|p| !fence.allows_write(p)) {
                 return asked(
@@ -541,14 +543,22 @@ pub fn check(
                 );
             }
             let Some(root) = fence.root_of(&target).map(PathBuf::from) else {
-                return asked(
-                    event,
-                    libc::EPERM,
-                    "metadata change outside the worktree",
-                    &target,
-                    "fence.metadata-outside",
-                    on_yes(),
-                );
+                let (what, rule) = if matches!(op, MetadataOp::Truncate { .. }) {
+                    fence.refusal(&target, "truncate")
+                } else if fence.in_read_only_worktree(&target) {
+                    fence.refusal(&target, "metadata change")
+                } else {
+                    (
+                        "metadata change outside the worktree".to_string(),
+                        "fence.metadata-outside",
+                    )
+                };
+                let errno = if matches!(op, MetadataOp::Truncate { .. }) {
+                    libc::EACCES
+                } else {
+                    libc::EPERM
+                };
+                return asked(event, errno, &what, &target, rule, on_yes());
             };
             let object = target.as_os_str().as_bytes().to_vec();
             if fence.read_only_view {
@@ -558,6 +568,29 @@ pub fn check(
                 metadata::perform_on_path(mem, caller, &root, &target, path.follow_last, op);
             allowed(event, object, response)
         }
+        // Landlock from ABI 3 bounds truncate like any write; below it a path swapped after
+        // the check would truncate whatever it then names, so the supervisor performs it.
+        FsCall::Truncate { path, .. } if fence.landlock_truncate => check(
+            fence,
+            mem,
+            caller,
+            n,
+            &FsCall::Bounded {
+                op: "truncate",
+                paths: vec![*path],
+                link_source: None,
+            },
+        ),
+        FsCall::Truncate { path, length } => check(
+            fence,
+            mem,
+            caller,
+            n,
+            &FsCall::MetadataPath {
+                path: *path,
+                op: MetadataOp::Truncate { length: *length },
+            },
+        ),
         FsCall::MetadataFd { fd, op } => {
             let event = EventKind::Metadata;
             if *op == MetadataOp::Unsupported {

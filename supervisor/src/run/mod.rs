@@ -7,6 +7,7 @@ pub mod exec_check;
 mod fence;
 pub mod limits;
 mod listener;
+mod loopback_table;
 mod metadata;
 mod net_check;
 mod notify_loop;
@@ -50,6 +51,10 @@ pub struct RunArgs {
     /// Pass the variable NAME even though it looks like a credential.
     #[arg(long = "env", value_name = "NAME")]
     pub env: Vec<String>,
+    /// Allow connections to the pathname unix socket PATH outside the worktree (the server
+    /// sees fence's credentials as the peer: fence makes the connection).
+    #[arg(long = "allow-unix", value_name = "PATH")]
+    pub allow_unix: Vec<PathBuf>,
     /// Do not write blocked reasons to the sandboxed processes' stderr.
     #[arg(long)]
     pub quiet_blocks: bool,
@@ -109,6 +114,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
     let policy = exec_policy(&worktree, &tmp.path)?;
     let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
+    let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
@@ -221,7 +227,10 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         match ours.recv::<FromShim>() {
             Ok(Some((
                 FromShim::Confined {
-                    degraded, listener, ..
+                    degraded,
+                    listener,
+                    loopback_table,
+                    ..
                 },
                 fd,
             ))) => {
@@ -232,9 +241,14 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                     (true, Some(fd)) => {
                         let listener = Listener::new(fd);
                         listener.enable_sync_wake_up();
+                        let net = net_check::NetFence {
+                            loopback: loopback_table.then(Default::default),
+                            allow_unix: allow_unix.clone(),
+                        };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
                             fence: fence.clone(),
+                            net: Arc::new(net),
                             policy: policy.clone(),
                             counters: counters.clone(),
                         };

@@ -3,7 +3,7 @@
 //!
 //! One receiving thread handles exec and filesystem calls inline: their checks read a few
 //! bytes and /proc entries and never wait on another process, and with synchronous
-//! wake-ups one thread is faster than several. Calls that may block (connect, sendto) get
+//! wake-ups one thread is faster than several. Network calls (connect, sendto, bind, listen) get
 //! a thread of their own, so no process ever waits on another's call.
 
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use super::blocked_reason;
 use super::exec_check::{self, ExecPolicy};
 use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
-use super::net_check;
+use super::net_check::{self, NetFence};
 use super::path_resolve::Caller;
 use super::target_memory::TargetMemory;
 use super::write_check;
@@ -28,6 +28,7 @@ pub struct Counters {
 pub struct Supervision {
     pub listener: Arc<Listener>,
     pub fence: Arc<Fence>,
+    pub net: Arc<NetFence>,
     pub policy: Arc<dyn ExecPolicy>,
     pub counters: Arc<Counters>,
 }
@@ -55,8 +56,21 @@ fn run(s: Supervision) {
 fn handle(s: &Supervision, n: Notification) {
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::new(n.tid);
-    if n.nr == libc::SYS_connect || n.nr == libc::SYS_sendto {
-        net_check::spawn(s.listener.clone(), s.fence.clone(), caller, n);
+    if [
+        libc::SYS_connect,
+        libc::SYS_sendto,
+        libc::SYS_bind,
+        libc::SYS_listen,
+    ]
+    .contains(&n.nr)
+    {
+        net_check::spawn(
+            s.listener.clone(),
+            s.fence.clone(),
+            s.net.clone(),
+            caller,
+            n,
+        );
         return;
     }
     let mem = TargetMemory::new(&s.listener, &n);

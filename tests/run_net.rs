@@ -1,0 +1,461 @@
+//! `fence run` network tests (SPEC §4): loopback servers of the sandbox work, host services
+//! on loopback, unix sockets outside and other socket types do not. Each claim is checked
+//! from outside: the host's listener accepted nothing and received no byte. Each test runs
+//! as root, as an unprivileged user, and without namespaces (the loopback table).
+
+mod support;
+
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use support::{World, python_ready, stderr, stdout};
+
+/// A listener of the host (outside the sandbox) on `addr`, non-blocking.
+fn host_listener(addr: &str) -> Option<(TcpListener, u16)> {
+    let l = TcpListener::bind(addr).ok()?;
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    Some((l, port))
+}
+
+/// Connections the host listener accepted, and the bytes they carried.
+fn accepted(l: &TcpListener) -> (usize, usize) {
+    let (mut count, mut bytes) = (0, 0);
+    while let Ok((mut c, _)) = l.accept() {
+        count += 1;
+        c.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let mut buf = Vec::new();
+        let _ = c.read_to_end(&mut buf);
+        bytes += buf.len();
+    }
+    (count, bytes)
+}
+
+fn loopback_http_server_inside_is_reachable_with_curl(w: &World) {
+    if !python_ready("loopback_http_server_inside_is_reachable_with_curl") {
+        return;
+    }
+    if !Path::new("/usr/bin/curl").exists() {
+        support::skip(
+            "loopback_http_server_inside_is_reachable_with_curl",
+            "/usr/bin/curl is missing",
+        );
+        return;
+    }
+    w.write("index.html", "hello from inside\n");
+    // One server bound to 127.0.0.1, one to the default (the wildcard, which fence binds
+    // on loopback when the sandbox shares the host's network), both asked with curl.
+    w.write(
+        "serve.sh",
+        r#"set -e
+start() {
+    python3 -u -m http.server "$@" > "$log" 2>&1 &
+    for _ in $(seq 100); do
+        port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$log" | head -1)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+}
+log=a.log start 0 --bind 127.0.0.1
+curl -sS --max-time 10 "http://127.0.0.1:$port/index.html"
+log=b.log start 0
+curl -sS --max-time 10 "http://localhost:$port/index.html"
+kill $(jobs -p)
+"#,
+    );
+    let out = w.run(&["bash", "serve.sh"]);
+    assert_eq!(
+        stdout(&out),
+        "hello from inside\nhello from inside\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn host_services_on_loopback_receive_nothing(w: &World) {
+    let (v4, p4) = host_listener("127.0.0.1:0").unwrap();
+    let v6 = host_listener("[::1]:0");
+    let p6 = v6.as_ref().map(|(_, p)| *p).unwrap_or(9);
+    let out = w.python(&format!(
+        r#"import socket
+for fam, addr in [(socket.AF_INET, ('127.0.0.1', {p4})), (socket.AF_INET, ('0.0.0.0', {p4})),
+                  (socket.AF_INET6, ('::ffff:127.0.0.1', {p4})), (socket.AF_INET6, ('::1', {p6})),
+                  (socket.AF_INET6, ('::', {p6}))]:
+    s = socket.socket(fam)
+    s.settimeout(2)
+    try:
+        s.connect(addr)
+        s.send(b'hello')
+        print('connected', addr)
+    except OSError as e:
+        print('refused', addr, e.errno)
+"#
+    ));
+    assert_eq!(
+        accepted(&v4),
+        (0, 0),
+        "the host's 127.0.0.1 listener was reached: {}",
+        stdout(&out)
+    );
+    if let Some((l, _)) = v6 {
+        assert_eq!(accepted(&l), (0, 0), "the host's ::1 listener was reached");
+    }
+    assert!(
+        !stdout(&out).contains("connected"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert!(
+            stderr(&out).contains("(rule fence.net-host-loopback)"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Listening TCP sockets of the host's network namespace on `port`, as `/proc/net/tcp`
+/// lists their local address (hex, as the kernel prints it).
+fn host_listeners_on(port: u16) -> Vec<String> {
+    let mut found = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() > 3 && f[3] == "0A" && f[1].ends_with(&format!(":{port:04X}")) {
+                found.push(f[1].split(':').next().unwrap().to_string());
+            }
+        }
+    }
+    found
+}
+
+fn servers_inside_listen_on_loopback_only(w: &World) {
+    // Wildcard binds and a listen without bind; the host's socket table is read while the
+    // servers are up. With a network namespace they are not in the host's table at all.
+    w.write(
+        "probe.py",
+        r#"import socket, time
+wild = socket.socket(); wild.bind(('0.0.0.0', 0)); wild.listen()
+wild6 = socket.socket(socket.AF_INET6); wild6.bind(('::', 0)); wild6.listen()
+unbound = socket.socket(); unbound.listen()
+print(wild.getsockname()[1], wild6.getsockname()[1], unbound.getsockname()[1], flush=True)
+time.sleep(3)
+"#,
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), support::PYTHON.as_ref(), "probe.py".as_ref()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    {
+        use std::io::BufRead;
+        let mut r = std::io::BufReader::new(child.stdout.as_mut().unwrap());
+        r.read_line(&mut line).unwrap();
+    }
+    let ports: Vec<u16> = line
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let loopback4 = format!("{:08X}", u32::from_ne_bytes([127, 0, 0, 1]));
+    let loopback6 = format!("{:024X}{:08X}", 0, u32::from_ne_bytes([0, 0, 0, 1]));
+    let mut seen = Vec::new();
+    for &port in &ports {
+        seen.extend(host_listeners_on(port).into_iter().map(|a| (port, a)));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        ports.len(),
+        3,
+        "no ports from the sandbox: {line:?} {}",
+        stderr(&out)
+    );
+    for (port, addr) in &seen {
+        assert!(
+            *addr == loopback4 || *addr == loopback6,
+            "a sandbox server listens on {addr} (port {port}) in the host's network"
+        );
+    }
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert_eq!(
+            seen.len(),
+            3,
+            "servers not found in the host's table: {seen:?}"
+        );
+    }
+}
+
+fn socket_types_other_than_tcp_streams_are_refused(w: &World) {
+    let out = w.python(
+        r#"import socket
+for name, args in [('udp', (socket.AF_INET, socket.SOCK_DGRAM, 0)),
+                   ('udp6', (socket.AF_INET6, socket.SOCK_DGRAM, 0)),
+                   ('icmp', (socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)),
+                   ('raw', (socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)),
+                   ('mptcp', (socket.AF_INET, socket.SOCK_STREAM, 262)),
+                   ('sctp', (socket.AF_INET6, socket.SOCK_STREAM, 132)),
+                   ('packet', (socket.AF_PACKET, socket.SOCK_RAW, 0)),
+                   ('netlink', (socket.AF_NETLINK, socket.SOCK_RAW, 0)),
+                   ('unix_dgram', (socket.AF_UNIX, socket.SOCK_DGRAM, 0))]:
+    try:
+        socket.socket(*args)
+        print(name, 'created')
+    except OSError as e:
+        print(name, e.errno)
+try:
+    socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    print('dgram_pair created')
+except OSError as e:
+    print('dgram_pair', e.errno)
+socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+print('tcp created')
+"#,
+    );
+    let text = stdout(&out);
+    for expected in [
+        "udp 13",
+        "udp6 13",
+        "icmp 93",
+        "raw 13",
+        "mptcp 93",
+        "sctp 93",
+        "packet 97",
+        "netlink 97",
+        "unix_dgram 13",
+        "dgram_pair 13",
+        "tcp created",
+    ] {
+        assert!(
+            text.lines().any(|l| l == expected),
+            "missing {expected:?} in\n{text}\n{}",
+            stderr(&out)
+        );
+    }
+}
+
+fn tcp_fast_open_to_a_host_listener_gets_nothing_through(w: &World) {
+    let (l, port) = host_listener("127.0.0.1:0").unwrap();
+    let out = w.python(&format!(
+        r#"import socket
+s = socket.socket()
+try:
+    s.sendto(b'hello', socket.MSG_FASTOPEN, ('127.0.0.1', {port}))
+    print('sent')
+except OSError as e:
+    print('refused', e.errno)
+"#
+    ));
+    assert_eq!(accepted(&l), (0, 0), "{}", stdout(&out));
+    assert_eq!(stdout(&out), "refused 95\n", "{}", stderr(&out));
+}
+
+fn datagrams_to_an_outside_unix_socket_get_nothing_through(w: &World) {
+    let path = w.outside.join("dgram.sock");
+    let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    w.own(&path);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    sock.set_nonblocking(true).unwrap();
+    // sendto and sendmsg with the outside address, from a new datagram socket and from
+    // one end of a datagram socketpair (which may also name another destination).
+    let out = w.python(&format!(
+        r#"import socket
+p = {p:?}
+def attempt(name, f):
+    try:
+        f()
+        print(name, 'sent')
+    except OSError as e:
+        print(name, e.errno)
+attempt('sendto', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'a', p))
+attempt('sendmsg', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([b'b'], [], 0, p))
+attempt('pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendmsg([b'c'], [], 0, p))
+attempt('stream', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).sendmsg([b'd'], [], 0, p))
+"#,
+        p = path.display().to_string()
+    ));
+    let mut buf = [0u8; 16];
+    assert!(
+        sock.recv(&mut buf).is_err(),
+        "a datagram reached the outside socket: {}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("sent"), "{}", stdout(&out));
+}
+
+fn allow_unix_opens_one_outside_socket(w: &World) {
+    let path = w.outside.join("agent.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    w.own(&path);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let other = w.outside.join("other.sock");
+    let other_listener = std::os::unix::net::UnixListener::bind(&other).unwrap();
+    w.own(&other);
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o777)).unwrap();
+    other_listener.set_nonblocking(true).unwrap();
+    let reader = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        let mut text = String::new();
+        c.read_to_string(&mut text).unwrap();
+        text
+    });
+    // Reached through a symlink made in the worktree: the socket, not the name, is checked.
+    std::os::unix::fs::symlink(&path, w.worktree.join("agent-link")).unwrap();
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket
+s = socket.socket(socket.AF_UNIX)
+s.connect('agent-link')
+s.sendall(b'hello agent')
+s.close()
+t = socket.socket(socket.AF_UNIX)
+try:
+    t.connect({o:?})
+    t.send(b'x')
+    print('other connected')
+except OSError as e:
+    print('other refused', e.errno)
+"#,
+            o = other.display().to_string()
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-unix".as_ref(),
+            path.as_os_str(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(reader.join().unwrap(), "hello agent");
+    assert!(
+        other_listener.accept().is_err(),
+        "a socket not allowed was reached"
+    );
+    assert_eq!(stdout(&out), "other refused 13\n", "{}", stderr(&out));
+}
+
+fn a_thread_swapping_the_sockaddr_never_reaches_a_host_port(w: &World) {
+    let test = "a_thread_swapping_the_sockaddr_never_reaches_a_host_port";
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no C compiler (cc)");
+        return;
+    }
+    let (host, host_port) = host_listener("127.0.0.1:0").unwrap();
+    let src = format!(
+        r#"#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static struct sockaddr_in addr;
+static volatile int stop;
+static unsigned short own, host = {host_port};
+static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
+static void *swap(void *arg) {{
+    (void)arg;
+    while (!stop) {{ addr.sin_port = htons(host); spin(); addr.sin_port = htons(own); spin(); }}
+    return 0;
+}}
+static void *drain(void *arg) {{
+    int srv = *(int *)arg;
+    for (;;) {{ int c = accept(srv, 0, 0); if (c >= 0) close(c); }}
+    return 0;
+}}
+int main(void) {{
+    int srv = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {{ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }};
+    socklen_t len = sizeof a;
+    if (bind(srv, (struct sockaddr *)&a, sizeof a) || listen(srv, 128) || getsockname(srv, (struct sockaddr *)&a, &len)) {{ perror("server"); return 2; }}
+    own = ntohs(a.sin_port);
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(own);
+    pthread_t t, d;
+    pthread_create(&d, 0, drain, &srv);
+    pthread_create(&t, 0, swap, 0);
+    int ok = 0, refused = 0;
+    for (int i = 0; i < 10000; i++) {{
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        if (connect(s, (struct sockaddr *)&addr, sizeof addr) == 0) {{ write(s, "x", 1); ok++; }} else refused++;
+        close(s);
+    }}
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d\n", ok, refused);
+    return 0;
+}}
+"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("race.c"), src).unwrap();
+    let bin = w.worktree.join("race");
+    let cc = std::process::Command::new("cc")
+        .args(["-O2", "-pthread", "-o"])
+        .arg(&bin)
+        .arg(dir.path().join("race.c"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    w.own(&bin);
+    let out = w
+        .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        accepted(&host),
+        (0, 0),
+        "a swapped sockaddr reached the host's port"
+    );
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        counts.len() == 2 && counts[0] > 0 && counts[1] > 0,
+        "race not exercised: {counts:?}"
+    );
+}
+
+/// A host listener that can be reached at all from this test (a sanity check of the
+/// helpers: an open listener counts a connection).
+#[test]
+fn host_listener_helper_counts_connections() {
+    let (l, port) = host_listener("127.0.0.1:0").unwrap();
+    let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    std::io::Write::write_all(&mut c, b"abc").unwrap();
+    drop(c);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(accepted(&l), (1, 3));
+}
+
+both_ways!(
+    loopback_http_server_inside_is_reachable_with_curl,
+    host_services_on_loopback_receive_nothing,
+    servers_inside_listen_on_loopback_only,
+    socket_types_other_than_tcp_streams_are_refused,
+    tcp_fast_open_to_a_host_listener_gets_nothing_through,
+    datagrams_to_an_outside_unix_socket_get_nothing_through,
+    allow_unix_opens_one_outside_socket,
+    a_thread_swapping_the_sockaddr_never_reaches_a_host_port,
+);

@@ -347,20 +347,44 @@ except OSError as e:
 
 fn a_thread_swapping_the_sockaddr_never_reaches_a_host_port(w: &World) {
     let test = "a_thread_swapping_the_sockaddr_never_reaches_a_host_port";
+    let (host, host_port) = host_listener("127.0.0.1:0").unwrap();
+    let Some((ok, refused)) = race_connects(w, test, host_port, None) else {
+        return;
+    };
+    assert_eq!(
+        accepted(&host),
+        (0, 0),
+        "a swapped sockaddr reached the host's port"
+    );
+    // Both outcomes must have happened, or the race was not exercised.
+    assert!(ok > 0 && refused > 0, "race not exercised: {ok} {refused}");
+}
+
+/// Runs, under fence with `--allow-net 127.0.0.1:ALLOWED` when given, a program whose
+/// thread flips a sockaddr between ALLOWED (else a server of its own) and `forbidden`
+/// while the main thread connects 10,000 times. Returns (connected, refused), or `None`
+/// (with a printed reason) without a C compiler.
+fn race_connects(
+    w: &World,
+    test: &str,
+    forbidden: u16,
+    allowed: Option<u16>,
+) -> Option<(u32, u32)> {
     if std::process::Command::new("cc")
         .arg("--version")
         .output()
         .is_err()
     {
         support::skip(test, "no C compiler (cc)");
-        return;
+        return None;
     }
-    let (host, host_port) = host_listener("127.0.0.1:0").unwrap();
+    let host_port = forbidden;
     let src = format!(
         r#"#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <unistd.h>
 static struct sockaddr_in addr;
@@ -377,17 +401,22 @@ static void *drain(void *arg) {{
     for (;;) {{ int c = accept(srv, 0, 0); if (c >= 0) close(c); }}
     return 0;
 }}
-int main(void) {{
-    int srv = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {{ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }};
-    socklen_t len = sizeof a;
-    if (bind(srv, (struct sockaddr *)&a, sizeof a) || listen(srv, 128) || getsockname(srv, (struct sockaddr *)&a, &len)) {{ perror("server"); return 2; }}
-    own = ntohs(a.sin_port);
+int main(int argc, char **argv) {{
+    static int srv;
+    pthread_t t, d;
+    if (argc > 1) {{
+        own = atoi(argv[1]);
+    }} else {{
+        srv = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {{ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }};
+        socklen_t len = sizeof a;
+        if (bind(srv, (struct sockaddr *)&a, sizeof a) || listen(srv, 128) || getsockname(srv, (struct sockaddr *)&a, &len)) {{ perror("server"); return 2; }}
+        own = ntohs(a.sin_port);
+        pthread_create(&d, 0, drain, &srv);
+    }}
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     addr.sin_port = htons(own);
-    pthread_t t, d;
-    pthread_create(&d, 0, drain, &srv);
     pthread_create(&t, 0, swap, 0);
     int ok = 0, refused = 0;
     for (int i = 0; i < 10000; i++) {{
@@ -417,24 +446,166 @@ int main(void) {{
         String::from_utf8_lossy(&cc.stderr)
     );
     w.own(&bin);
-    let out = w
-        .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
-        .output()
-        .unwrap();
+    let allow = allowed.map(|p| format!("127.0.0.1:{p}"));
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--quiet-blocks".as_ref()];
+    if let Some(a) = &allow {
+        args.push("--allow-net".as_ref());
+        args.push(a.as_ref());
+    }
+    args.push("--".as_ref());
+    args.push(bin.as_os_str());
+    let port_arg = allowed.map(|p| p.to_string());
+    if let Some(p) = &port_arg {
+        args.push(p.as_ref());
+    }
+    let out = w.fence(&args).output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(
-        accepted(&host),
-        (0, 0),
-        "a swapped sockaddr reached the host's port"
-    );
     let counts: Vec<u32> = stdout(&out)
         .split_whitespace()
         .filter_map(|n| n.parse().ok())
         .collect();
-    assert!(
-        counts.len() == 2 && counts[0] > 0 && counts[1] > 0,
-        "race not exercised: {counts:?}"
+    assert_eq!(counts.len(), 2, "{}", stdout(&out));
+    Some((counts[0], counts[1]))
+}
+
+fn allow_net_opens_exactly_the_allowed_ports(w: &World) {
+    let (a, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (b, pb) = host_listener("127.0.0.1:0").unwrap();
+    let v6 = host_listener("[::1]:0").zip(host_listener("[::1]:0"));
+    let (pc, pd) = v6
+        .as_ref()
+        .map(|((_, c), (_, d))| (*c, *d))
+        .unwrap_or((9, 9));
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket
+for fam, addr in [(socket.AF_INET, ('127.0.0.1', {pa})), (socket.AF_INET, ('127.0.0.1', {pb})),
+                  (socket.AF_INET6, ('::1', {pc})), (socket.AF_INET6, ('::1', {pd}))]:
+    s = socket.socket(fam)
+    s.settimeout(3)
+    try:
+        s.connect(addr)
+        s.sendall(b'hello')
+        s.close()
+        print('connected', addr[1])
+    except OSError as e:
+        print('refused', addr[1], e.errno)
+"#
+        ),
     );
+    let allow_a = format!("127.0.0.1:{pa}-{pa}");
+    let allow_c = format!("[::1]:{pc}");
+    let out = w
+        .fence(&[
+            "--allow-net".as_ref(),
+            allow_a.as_ref(),
+            "--allow-net".as_ref(),
+            allow_c.as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(accepted(&a), (1, 5), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(accepted(&b), (0, 0), "a port not allowed was reached");
+    if let Some(((c, _), (d, _))) = v6 {
+        assert_eq!(accepted(&c), (1, 5), "{}{}", stdout(&out), stderr(&out));
+        assert_eq!(accepted(&d), (0, 0), "an IPv6 port not allowed was reached");
+    }
+}
+
+fn allowed_names_resolve_in_the_supervisor_and_never_to_loopback(w: &World) {
+    let (a, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (b, pb) = host_listener("127.0.0.1:0").unwrap();
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket
+for port in ({pa}, {pb}):
+    try:
+        s = socket.create_connection(('127.0.0.1', port), timeout=3)
+        s.sendall(b'hello')
+        s.close()
+        print('connected', port)
+    except OSError as e:
+        print('refused', port, e.errno)
+"#
+        ),
+    );
+    // api.test is mapped with --resolve (an address given so counts as allowed by IP).
+    let api = format!("api.test:{pa}");
+    let out = w
+        .fence(&[
+            "--allow-net".as_ref(),
+            api.as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(accepted(&a), (1, 5), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(accepted(&b), (0, 0), "a port not allowed was reached");
+    // localhost resolves to 127.0.0.1 through the system resolver: a name may not lead
+    // there unless the address is allowed by IP.
+    let local = format!("localhost:{pa}");
+    let out = w
+        .fence(&[
+            "--allow-net".as_ref(),
+            local.as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(accepted(&a), (0, 0), "a name led to the host's loopback");
+    assert!(
+        stderr(&out).contains(&format!("--allow-net {local}: resolves to 127.0.0.1")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one(
+    w: &World,
+) {
+    let test =
+        "a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one";
+    let (allowed, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (forbidden, pf) = host_listener("127.0.0.1:0").unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let drained = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut n = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match allowed.accept() {
+                    Ok(_) => n += 1,
+                    Err(_) => std::thread::sleep(Duration::from_millis(1)),
+                }
+            }
+            n + accepted(&allowed).0
+        })
+    };
+    let result = race_connects(w, test, pf, Some(pa));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reached_allowed = drained.join().unwrap();
+    let Some((ok, refused)) = result else {
+        return;
+    };
+    assert_eq!(
+        accepted(&forbidden),
+        (0, 0),
+        "a swapped sockaddr reached the forbidden port"
+    );
+    assert!(ok > 0 && refused > 0, "race not exercised: {ok} {refused}");
+    assert_eq!(reached_allowed, ok as usize);
 }
 
 /// A host listener that can be reached at all from this test (a sanity check of the
@@ -458,4 +629,7 @@ both_ways!(
     datagrams_to_an_outside_unix_socket_get_nothing_through,
     allow_unix_opens_one_outside_socket,
     a_thread_swapping_the_sockaddr_never_reaches_a_host_port,
+    allow_net_opens_exactly_the_allowed_ports,
+    allowed_names_resolve_in_the_supervisor_and_never_to_loopback,
+    a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one,
 );

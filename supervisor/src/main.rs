@@ -6,6 +6,7 @@ mod escape;
 // Wired into `fence run` and `fence approvals` next; the interface comes first.
 #[allow(dead_code)]
 mod gate;
+mod net;
 mod rules_cmd;
 mod run;
 mod session;

@@ -55,6 +55,13 @@ pub struct RunArgs {
     /// sees fence's credentials as the peer: fence makes the connection).
     #[arg(long = "allow-unix", value_name = "PATH")]
     pub allow_unix: Vec<PathBuf>,
+    /// Allow direct connections to HOST:PORT (IPv4, [IPv6] or a name; PORT may be a range
+    /// such as 8000-8010). Names resolve once, at start.
+    #[arg(long = "allow-net", value_name = "HOST:PORT", value_parser = parse_net_rule)]
+    pub allow_net: Vec<crate::net::allow::NetRule>,
+    /// Resolve HOST to IP instead of asking DNS (for --allow-net); IP counts as allowed by IP.
+    #[arg(long = "resolve", value_name = "HOST:IP", value_parser = parse_resolve)]
+    pub resolve: Vec<(String, std::net::IpAddr)>,
     /// Do not write blocked reasons to the sandboxed processes' stderr.
     #[arg(long)]
     pub quiet_blocks: bool,
@@ -115,6 +122,14 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     let policy = exec_policy(&worktree, &tmp.path)?;
     let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
+    let (allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
+        &args.allow_net,
+        &args.resolve,
+        &crate::net::allow::system_resolve,
+    );
+    for w in &net_warnings {
+        eprintln!("fence: {}", crate::escape::for_terminal(w));
+    }
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
@@ -244,6 +259,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                         let net = net_check::NetFence {
                             loopback: loopback_table.then(Default::default),
                             allow_unix: allow_unix.clone(),
+                            allowed: allowed_net.clone(),
                         };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
@@ -318,6 +334,14 @@ fn exec_policy(worktree: &Path, tmpdir: &Path) -> Result<Arc<dyn exec_check::Exe
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
     Ok(Arc::new(classifier))
+}
+
+fn parse_net_rule(text: &str) -> Result<crate::net::allow::NetRule, String> {
+    crate::net::allow::parse_rule(text).map_err(|e| e.to_string())
+}
+
+fn parse_resolve(text: &str) -> Result<(String, std::net::IpAddr), String> {
+    crate::net::allow::parse_resolve(text).map_err(|e| e.to_string())
 }
 
 fn canonical_all(paths: &[PathBuf], flag: &str) -> Result<Vec<PathBuf>, String> {

@@ -38,6 +38,7 @@ use super::loopback_table::{self, LoopbackTable};
 use super::path_resolve::{self, Base, Caller, Resolution};
 use super::pidfd;
 use super::target_memory::TargetMemory;
+use crate::net::allow::AllowedDestinations;
 
 /// Largest datagram performed for the target.
 const MAX_DATAGRAM: u64 = 1 << 20;
@@ -52,6 +53,8 @@ pub struct NetFence {
     /// Pathname unix sockets outside the writable roots opened on purpose (`--allow-unix`,
     /// canonical).
     pub allow_unix: Vec<PathBuf>,
+    /// Destinations outside loopback reachable directly (`--allow-net`, names resolved).
+    pub allowed: AllowedDestinations,
 }
 
 /// One decision on a network call: what was asked, where to, under which rule. This is
@@ -63,8 +66,8 @@ pub struct ConnectionDecision {
     pub call: &'static str,
     /// The destination (or local address) as shown to a person.
     pub destination: String,
-    /// The rule that decided.
-    pub rule: &'static str,
+    /// The rule that decided (a fence rule id, or the `--allow-net` rule as written).
+    pub rule: String,
     pub allowed: bool,
     /// Thread id of the caller.
     pub pid: libc::pid_t,
@@ -75,7 +78,7 @@ impl ConnectionDecision {
         (!self.allowed).then(|| BlockedReason {
             what: what.into(),
             object: self.destination.clone().into_bytes(),
-            rule: self.rule.into(),
+            rule: self.rule.clone(),
         })
     }
 }
@@ -90,7 +93,7 @@ pub fn spawn(
 ) {
     std::thread::spawn(move || {
         let mem = TargetMemory::new(&listener, &n);
-        let outcome = decide(&fence, &net, &mem, caller, &n);
+        let outcome = decide(&listener, &fence, &net, &mem, caller, &n);
         if let Some(reason) = outcome.reason.filter(|_| !fence.quiet_blocks) {
             blocked_reason::tell(caller, &reason);
         }
@@ -187,6 +190,7 @@ fn parse_address(bytes: &[u8]) -> Option<Address> {
 
 /// Decides one network call and performs it when allowed.
 fn decide(
+    listener: &Listener,
     fence: &Fence,
     net: &NetFence,
     mem: &TargetMemory<'_>,
@@ -213,7 +217,7 @@ fn decide(
     };
     match n.nr {
         libc::SYS_bind => bind(net, caller, fd, address, bytes),
-        libc::SYS_connect => connect(fence, net, caller, fd, address, bytes),
+        libc::SYS_connect => connect(listener, n.id, fence, net, caller, fd, address, bytes),
         libc::SYS_sendto => {
             if a[2] > MAX_DATAGRAM {
                 return Outcome::error(libc::EMSGSIZE);
@@ -242,19 +246,22 @@ fn decision(
     call: &'static str,
     caller: Caller,
     destination: String,
-    rule: &'static str,
+    rule: &str,
     allowed: bool,
 ) -> ConnectionDecision {
     ConnectionDecision {
         call,
         destination,
-        rule,
+        rule: rule.to_string(),
         allowed,
         pid: caller.tid,
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn connect(
+    listener: &Listener,
+    id: u64,
     fence: &Fence,
     net: &NetFence,
     caller: Caller,
@@ -273,15 +280,18 @@ fn connect(
                 unsafe { libc::connect(socket.as_raw_fd(), sa, salen) as isize }
             })
         }
-        Address::Inet(addr) => connect_inet(net, caller, fd, addr, bytes),
+        Address::Inet(addr) => connect_inet(listener, id, net, caller, fd, addr, bytes),
         Address::UnixOther | Address::Unspecified => perform_connect(caller, fd, bytes),
         Address::Other(_) => Outcome::error(libc::EAFNOSUPPORT),
     }
 }
 
-/// A connect to an inet address: loopback only (the one place a rule for other
-/// destinations plugs in).
+/// A connect to an inet address: a destination an `--allow-net` rule covers (loopback
+/// included: a rule for 127.0.0.1:5432 opens the host's service), else loopback (the
+/// sandbox's own servers), else an unknown destination.
 fn connect_inet(
+    listener: &Listener,
+    id: u64,
     net: &NetFence,
     caller: Caller,
     fd: i32,
@@ -289,15 +299,12 @@ fn connect_inet(
     bytes: Vec<u8>,
 ) -> Outcome {
     let dest = loopback_table::connect_destination(addr);
+    if let Some(rule) = net.allowed.rule_for(dest) {
+        let d = decision("connect", caller, dest.to_string(), rule, true);
+        return connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
+    }
     if !loopback_table::is_loopback(dest.ip()) {
-        let d = decision(
-            "connect",
-            caller,
-            dest.to_string(),
-            "fence.net-outside",
-            false,
-        );
-        return Outcome::refused(libc::EACCES, "network connection", d);
+        return unknown_destination(caller, dest);
     }
     let Some(table) = &net.loopback else {
         // The sandbox's own network namespace: its loopback holds nothing of the host's.
@@ -383,6 +390,115 @@ fn connect_inet(
         // listener was ours when the connect was made.
         Err(e) => Outcome::from_result(Err(e)).with_decision(d),
     }
+}
+
+/// A destination no rule covers. This is where the gate's question (host, port, process)
+/// goes when a person can answer; with nobody to ask it is denied (SPEC §4), never
+/// auto-approved.
+fn unknown_destination(caller: Caller, dest: SocketAddr) -> Outcome {
+    let d = decision(
+        "connect",
+        caller,
+        dest.to_string(),
+        "fence.net-outside",
+        false,
+    );
+    Outcome::refused(libc::EACCES, "network connection", d)
+}
+
+/// Carries out a connect that a rule allows. Without a network namespace the target's own
+/// socket is connected (Landlock binds the target, not the supervisor). With one, the
+/// target's socket lives in the sandbox's namespace, which has no route out: the supervisor
+/// makes a socket of the same family in its own namespace, connects it, and installs it at
+/// the target's descriptor number (`SECCOMP_ADDFD_FLAG_SETFD`, as `dup2` would), keeping
+/// the descriptor's close-on-exec and non-blocking flags. Socket options the target set
+/// before the connect are not carried over.
+fn connect_allowed(
+    listener: &Listener,
+    id: u64,
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    bytes: Vec<u8>,
+) -> Outcome {
+    if net.loopback.is_some() {
+        return perform_connect(caller, fd, bytes);
+    }
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    let domain = match socket_domain(&socket) {
+        Ok(d) => d,
+        Err(e) => return Outcome::from_result(Err(e)),
+    };
+    // SAFETY: F_GETFL on our own descriptor of the target's open file.
+    let status = unsafe { libc::fcntl(socket.as_raw_fd(), libc::F_GETFL) };
+    let nonblocking = status >= 0 && status & libc::O_NONBLOCK != 0;
+    let cloexec = descriptor_is_cloexec(caller, fd);
+    let connected = act_as(&creds, move || {
+        // SAFETY: socket() with values read from the target's socket; owned below.
+        let raw = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor, owned from here on.
+        let fresh = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: `bytes` holds the checked sockaddr.
+        let ret = unsafe {
+            libc::connect(
+                fresh.as_raw_fd(),
+                bytes.as_ptr() as *const libc::sockaddr,
+                bytes.len() as libc::socklen_t,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(fresh)
+    });
+    let fresh = match connected {
+        Ok(f) => f,
+        Err(e) => return Outcome::from_result(Err(e)),
+    };
+    if nonblocking {
+        // SAFETY: F_SETFL on our own fresh descriptor.
+        unsafe { libc::fcntl(fresh.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+    }
+    match listener.install_fd_at(id, std::os::fd::AsFd::as_fd(&fresh), fd, cloexec) {
+        Ok(()) => Outcome::from_result(Ok(0)),
+        Err(e) => Outcome::from_result(Err(e)),
+    }
+}
+
+fn socket_domain(socket: &OwnedFd) -> io::Result<libc::c_int> {
+    let mut domain: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt into a c_int with its size.
+    let ret = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_DOMAIN,
+            &mut domain as *mut libc::c_int as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(domain)
+}
+
+/// Whether the target's descriptor `fd` is close-on-exec (`flags:` of its fdinfo, octal).
+fn descriptor_is_cloexec(caller: Caller, fd: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/fdinfo/{fd}", caller.tid))
+        .ok()
+        .and_then(|info| {
+            let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            i64::from_str_radix(flags.trim(), 8).ok()
+        })
+        .is_some_and(|flags| flags & libc::O_CLOEXEC as i64 != 0)
 }
 
 /// Performs `connect(fd, bytes)` on the target's socket with its credentials.

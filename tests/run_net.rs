@@ -608,6 +608,276 @@ fn a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_f
     assert_eq!(reached_allowed, ok as usize);
 }
 
+/// A plain HTTP server of the host on 127.0.0.1 answering every request with `body`; it
+/// records how many connections it accepted and the bytes it received.
+struct HostServer {
+    port: u16,
+    seen: std::sync::Arc<std::sync::Mutex<(usize, Vec<u8>)>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl HostServer {
+    fn start(body: &'static str) -> HostServer {
+        use std::sync::atomic::Ordering;
+        let (l, port) = host_listener("127.0.0.1:0").unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new((0usize, Vec::new())));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (seen2, stop2) = (seen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop2.load(Ordering::Relaxed) {
+                let Ok((mut c, _)) = l.accept() else {
+                    std::thread::sleep(Duration::from_millis(2));
+                    continue;
+                };
+                c.set_nonblocking(false).unwrap();
+                c.set_read_timeout(Some(Duration::from_millis(500)))
+                    .unwrap();
+                let mut buf = vec![0u8; 65536];
+                let n = c.read(&mut buf).unwrap_or(0);
+                {
+                    let mut s = seen2.lock().unwrap();
+                    s.0 += 1;
+                    s.1.extend_from_slice(&buf[..n]);
+                }
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = std::io::Write::write_all(&mut c, reply.as_bytes());
+            }
+        });
+        HostServer { port, seen, stop }
+    }
+
+    fn accepted(&self) -> usize {
+        self.seen.lock().unwrap().0
+    }
+
+    fn received(&self) -> Vec<u8> {
+        self.seen.lock().unwrap().1.clone()
+    }
+}
+
+impl Drop for HostServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+fn proxy_lets_allowed_names_through_and_refuses_others(w: &World) {
+    let server = HostServer::start("hello proxy\n");
+    let port = server.port;
+    w.write(
+        "fetch.sh",
+        &format!(
+            "curl -sS --max-time 10 http://api.test:{port}/\ncurl -sS --max-time 10 -o /dev/null -w '%{{http_code}}\\n' http://other.test:{port}/\n"
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "fetch.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "hello proxy\n403\n", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("blocked proxy request GET other.test:"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        server.accepted(),
+        1,
+        "the server saw more than the allowed request"
+    );
+    let got = String::from_utf8_lossy(&server.received()).into_owned();
+    assert!(got.starts_with("GET / HTTP/1.1\r\n"), "{got}");
+    assert!(
+        !got.to_ascii_lowercase().contains("proxy-authorization"),
+        "the proxy credentials went upstream: {got}"
+    );
+}
+
+fn proxy_refuses_a_name_that_resolves_to_loopback(w: &World) {
+    let server = HostServer::start("secret\n");
+    let port = server.port;
+    w.write(
+        "fetch.sh",
+        &format!(
+            "curl -sS --max-time 10 --noproxy '' -x \"$HTTP_PROXY\" -o /dev/null -w '%{{http_code}}\\n' http://localhost:{port}/\n"
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "localhost".as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "fetch.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "403\n", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(rule fence.net-internal)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        server.accepted(),
+        0,
+        "a name led the proxy to the host's loopback"
+    );
+}
+
+fn proxy_checks_the_tls_server_name_before_connecting(w: &World) {
+    let server = HostServer::start("");
+    let port = server.port;
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import base64, os, socket, urllib.parse
+u = urllib.parse.urlsplit(os.environ['HTTPS_PROXY'])
+auth = base64.b64encode(f'{{u.username}}:{{u.password}}'.encode()).decode()
+def hello(sni):
+    ext = b''
+    if sni:
+        name = sni.encode()
+        entry = b'\x00' + len(name).to_bytes(2, 'big') + name
+        lst = len(entry).to_bytes(2, 'big') + entry
+        ext += b'\x00\x00' + len(lst).to_bytes(2, 'big') + lst
+    body = b'\x03\x03' + b'\x00' * 32 + b'\x00' + b'\x00\x02\x13\x01' + b'\x01\x00' + len(ext).to_bytes(2, 'big') + ext
+    return b'\x01' + len(body).to_bytes(3, 'big') + body
+def records(hs, split):
+    parts = [hs[:split], hs[split:]] if split else [hs]
+    return b''.join(b'\x16\x03\x01' + len(p).to_bytes(2, 'big') + p for p in parts)
+for name, data in [('mismatch', records(hello('evil.test'), 0)),
+                   ('missing', records(hello(None), 0)),
+                   ('plain', b'GET / HTTP/1.1\r\nHost: api.test\r\n\r\n'),
+                   ('match', records(hello('api.test'), 20))]:
+    s = socket.create_connection((u.hostname, u.port), timeout=10)
+    s.sendall(f'CONNECT api.test:{port} HTTP/1.1\r\nHost: api.test:{port}\r\nProxy-Authorization: Basic {{auth}}\r\n\r\n'.encode())
+    reply = b''
+    while b'\r\n\r\n' not in reply:
+        chunk = s.recv(1024)
+        if not chunk:
+            break
+        reply += chunk
+    s.sendall(data)
+    try:
+        rest = s.recv(1024)
+    except OSError:
+        rest = b''
+    print(name, reply.split(b' ')[1].decode(), len(data), flush=True)
+    s.close()
+"#
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let matched_len: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("match 200 "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}\n{}", stderr(&out)));
+    for refused in ["mismatch", "missing", "plain"] {
+        assert!(text.contains(&format!("{refused} 200 ")), "{text}");
+    }
+    assert_eq!(
+        server.accepted(),
+        1,
+        "the destination was contacted for a refused ClientHello\n{}",
+        stderr(&out)
+    );
+    assert_eq!(server.received().len(), matched_len);
+    for reason in [
+        "differs from the CONNECT host",
+        "names no server",
+        "does not start with a TLS ClientHello",
+    ] {
+        assert!(stderr(&out).contains(reason), "{reason}: {}", stderr(&out));
+    }
+}
+
+fn another_sessions_proxy_refuses_this_sandbox(w: &World) {
+    let server = HostServer::start("hello\n");
+    let port = server.port;
+    // Session 1 exposes its proxy's address (not its password) and stays up.
+    w.write(
+        "first.py",
+        "import os, sys, time, urllib.parse\nu = urllib.parse.urlsplit(os.environ['HTTP_PROXY'])\nprint(u.port, flush=True)\ntime.sleep(6)\n",
+    );
+    let mut first = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "first.py".as_ref(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    {
+        use std::io::BufRead;
+        std::io::BufReader::new(first.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+    }
+    let first_port: u16 = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
+    // Session 2 may connect to that port directly, and uses its own credentials there.
+    w.write(
+        "second.sh",
+        &format!(
+            "curl -sS --max-time 10 --noproxy '' -x \"${{HTTP_PROXY%:*}}:{first_port}\" -o /dev/null -w '%{{http_code}}\\n' http://api.test:{port}/\n"
+        ),
+    );
+    let direct = format!("127.0.0.1:{first_port}");
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--allow-net".as_ref(),
+            direct.as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "second.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let _ = first.kill();
+    let _ = first.wait();
+    assert_eq!(stdout(&out), "407\n", "{}", stderr(&out));
+    assert_eq!(
+        server.accepted(),
+        0,
+        "another session's proxy served this sandbox"
+    );
+}
+
 /// A host listener that can be reached at all from this test (a sanity check of the
 /// helpers: an open listener counts a connection).
 #[test]
@@ -632,4 +902,8 @@ both_ways!(
     allow_net_opens_exactly_the_allowed_ports,
     allowed_names_resolve_in_the_supervisor_and_never_to_loopback,
     a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one,
+    proxy_lets_allowed_names_through_and_refuses_others,
+    proxy_refuses_a_name_that_resolves_to_loopback,
+    proxy_checks_the_tls_server_name_before_connecting,
+    another_sessions_proxy_refuses_this_sandbox,
 );

@@ -206,6 +206,15 @@ impl AllowedDestinations {
         (AllowedDestinations { allowed }, warnings)
     }
 
+    /// Allows `dest` under `rule` (the session's own proxy).
+    pub fn add(&mut self, dest: SocketAddr, rule: &str) {
+        self.allowed.push(Allowed {
+            ip: dest.ip().to_canonical(),
+            ports: dest.port()..=dest.port(),
+            rule: rule.into(),
+        });
+    }
+
     /// The rule that allows a connection to `dest`, if any.
     pub fn rule_for(&self, dest: SocketAddr) -> Option<&str> {
         let ip = dest.ip().to_canonical();

@@ -62,6 +62,10 @@ pub struct RunArgs {
     /// Resolve HOST to IP instead of asking DNS (for --allow-net); IP counts as allowed by IP.
     #[arg(long = "resolve", value_name = "HOST:IP", value_parser = parse_resolve)]
     pub resolve: Vec<(String, std::net::IpAddr)>,
+    /// Allow NAME (`example.com`, `*.example.com` for its subdomains, `:PORT` for one port)
+    /// through fence's proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY are set for the command).
+    #[arg(long = "allow-domain", value_name = "NAME[:PORT]", value_parser = parse_domain_rule)]
+    pub allow_domain: Vec<crate::net::proxy::DomainRule>,
     /// Do not write blocked reasons to the sandboxed processes' stderr.
     #[arg(long)]
     pub quiet_blocks: bool,
@@ -122,7 +126,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     let policy = exec_policy(&worktree, &tmp.path)?;
     let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
-    let (allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
+    let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
         &args.allow_net,
         &args.resolve,
         &crate::net::allow::system_resolve,
@@ -130,6 +134,13 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     for w in &net_warnings {
         eprintln!("fence: {}", crate::escape::for_terminal(w));
     }
+    let proxy = if args.allow_domain.is_empty() {
+        None
+    } else {
+        let proxy = start_proxy(&args).map_err(|e| format!("starting the domain proxy: {e}"))?;
+        allowed_net.add(proxy.addr, "fence.proxy");
+        Some(proxy)
+    };
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
@@ -203,7 +214,10 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
 
     let spec = SandboxSpec {
         argv: args.command.clone(),
-        env: prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+        env: with_proxy_variables(
+            prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+            proxy.as_ref(),
+        ),
         cwd: cwd.clone().into_os_string(),
         worktree: worktree.clone().into_os_string(),
         tmpdir: tmp.path.clone().into_os_string(),
@@ -334,6 +348,70 @@ fn exec_policy(worktree: &Path, tmpdir: &Path) -> Result<Arc<dyn exec_check::Exe
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
     Ok(Arc::new(classifier))
+}
+
+fn parse_domain_rule(text: &str) -> Result<crate::net::proxy::DomainRule, String> {
+    crate::net::proxy::parse_domain_rule(text).map_err(|e| e.to_string())
+}
+
+/// Starts the session's domain proxy; its refusals are written to fence's stderr.
+fn start_proxy(args: &RunArgs) -> std::io::Result<crate::net::proxy::Proxy> {
+    use crate::net::allow::Host;
+    let allowed_by_ip = args
+        .allow_net
+        .iter()
+        .filter_map(|r| match r.host {
+            Host::Ip(ip) => Some(ip.to_canonical()),
+            Host::Name(_) => None,
+        })
+        .chain(args.resolve.iter().map(|(_, ip)| ip.to_canonical()))
+        .collect();
+    let policy = crate::net::proxy::ProxyPolicy {
+        rules: args.allow_domain.clone(),
+        resolve: args.resolve.clone(),
+        allowed_by_ip,
+    };
+    crate::net::proxy::start(policy, std::sync::Arc::new(report_proxy_event))
+}
+
+/// The one place proxy decisions leave the proxy: refusals as a transcript line.
+fn report_proxy_event(event: crate::net::proxy::ProxyEvent) {
+    if !event.allowed {
+        eprintln!(
+            "fence: blocked proxy request {} {}:{}: {} (rule {})",
+            crate::escape::for_terminal(&event.method),
+            crate::escape::for_terminal(&event.host),
+            event.port,
+            event.reason.as_deref().unwrap_or("refused"),
+            event.rule
+        );
+    }
+}
+
+/// The proxy variables, upper and lower case, replacing any the environment had.
+fn with_proxy_variables(
+    mut env: Vec<(OsString, OsString)>,
+    proxy: Option<&crate::net::proxy::Proxy>,
+) -> Vec<(OsString, OsString)> {
+    let Some(proxy) = proxy else {
+        return env;
+    };
+    const NAMES: [&str; 4] = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"];
+    env.retain(|(k, _)| {
+        !NAMES
+            .iter()
+            .any(|n| k.to_string_lossy().eq_ignore_ascii_case(n))
+    });
+    for name in NAMES {
+        let value = if name == "NO_PROXY" {
+            "localhost,127.0.0.1,::1".to_string()
+        } else {
+            proxy.url.clone()
+        };
+        env.push((name.into(), value.clone().into()));
+        env.push((name.to_ascii_lowercase().into(), value.into()));
+    }
+    env
 }
 
 fn parse_net_rule(text: &str) -> Result<crate::net::allow::NetRule, String> {

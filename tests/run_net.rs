@@ -878,6 +878,23 @@ fn another_sessions_proxy_refuses_this_sandbox(w: &World) {
     );
 }
 
+fn abstract_unix_sockets_of_the_host_are_unreachable(w: &World) {
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("fence-test-abstract-{}-{:?}", std::process::id(), w.who);
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let out = w.python(&format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect('\\0{name}')\n    s.send(b'hello')\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\n"
+    ));
+    assert!(
+        listener.accept().is_err(),
+        "a host abstract socket was reached: {}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).starts_with("refused"), "{}", stderr(&out));
+}
+
 /// A host listener that can be reached at all from this test (a sanity check of the
 /// helpers: an open listener counts a connection).
 #[test]
@@ -906,4 +923,5 @@ both_ways!(
     proxy_refuses_a_name_that_resolves_to_loopback,
     proxy_checks_the_tls_server_name_before_connecting,
     another_sessions_proxy_refuses_this_sandbox,
+    abstract_unix_sockets_of_the_host_are_unreachable,
 );

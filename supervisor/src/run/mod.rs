@@ -271,6 +271,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                         let listener = Listener::new(fd);
                         listener.enable_sync_wake_up();
                         let net = net_check::NetFence {
+                            own_netns: shim_process.namespaces.net,
                             loopback: loopback_table.then(Default::default),
                             allow_unix: allow_unix.clone(),
                             allowed: allowed_net.clone(),

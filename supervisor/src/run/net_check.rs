@@ -47,6 +47,9 @@ const SOCKADDR_MAX: u64 = std::mem::size_of::<libc::sockaddr_storage>() as u64;
 /// The session's network policy as the supervisor checks it.
 #[derive(Debug, Default)]
 pub struct NetFence {
+    /// The sandbox has its own network namespace (its abstract unix names and loopback are
+    /// its own).
+    pub own_netns: bool,
     /// Without a network namespace: the sockets the sandbox bound on the host's loopback.
     /// `None` when the sandbox has its own network namespace (its loopback is its own).
     pub loopback: Option<LoopbackTable>,
@@ -281,6 +284,7 @@ fn connect(
             })
         }
         Address::Inet(addr) => connect_inet(listener, id, net, caller, fd, addr, bytes),
+        Address::UnixOther if !net.own_netns => abstract_outside_netns(caller),
         Address::UnixOther | Address::Unspecified => perform_connect(caller, fd, bytes),
         Address::Other(_) => Outcome::error(libc::EAFNOSUPPORT),
     }
@@ -392,6 +396,25 @@ fn connect_inet(
     }
 }
 
+/// An abstract unix address without a network namespace. Abstract names are per network
+/// namespace; without one of its own the sandbox shares the host's, where Landlock's scope
+/// confines the target's own connects — but a connect the supervisor performed would not be
+/// scoped, and could reach any host service listening on an abstract name. Refused.
+fn abstract_outside_netns(caller: Caller) -> Outcome {
+    let d = decision(
+        "connect",
+        caller,
+        "abstract unix address".into(),
+        "fence.unix-abstract",
+        false,
+    );
+    Outcome::refused(
+        libc::EACCES,
+        "abstract unix socket without a network namespace",
+        d,
+    )
+}
+
 /// A destination no rule covers. This is where the gate's question (host, port, process)
 /// goes when a person can answer; with nobody to ask it is denied (SPEC §4), never
 /// auto-approved.
@@ -421,7 +444,7 @@ fn connect_allowed(
     fd: i32,
     bytes: Vec<u8>,
 ) -> Outcome {
-    if net.loopback.is_some() {
+    if !net.own_netns {
         return perform_connect(caller, fd, bytes);
     }
     let (socket, creds) = match target_socket(caller, fd) {
@@ -653,6 +676,7 @@ fn sendto(
         // Inet sockets are TCP only (the static filter), which ignores the address of a
         // connected socket and refuses to send on an unconnected one (MSG_FASTOPEN, the
         // exception, is refused by the static filter).
+        Address::UnixOther if !net.own_netns => abstract_outside_netns(caller),
         Address::Inet(_) | Address::UnixOther | Address::Unspecified => {
             Outcome::from_result(act_as(&creds, move || {
                 let ret = send(

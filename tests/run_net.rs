@@ -895,6 +895,47 @@ fn abstract_unix_sockets_of_the_host_are_unreachable(w: &World) {
     assert!(stdout(&out).starts_with("refused"), "{}", stderr(&out));
 }
 
+fn network_config_of_the_user_allows_and_of_the_worktree_does_not(w: &World) {
+    let (a, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (b, pb) = host_listener("127.0.0.1:0").unwrap();
+    let dir = w.home.join(".config/fence");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!("[network]\nallow_net = [\"127.0.0.1:{pa}\"]\n"),
+    )
+    .unwrap();
+    for d in [w.home.join(".config"), dir.clone(), dir.join("config.toml")] {
+        w.own(&d);
+    }
+    w.write(
+        ".fence.toml",
+        &format!("[network]\nallow_net = [\"127.0.0.1:{pb}\"]\n"),
+    );
+    let out = w.python(&format!(
+        r#"import socket
+for port in ({pa}, {pb}):
+    try:
+        s = socket.create_connection(('127.0.0.1', port), timeout=3)
+        s.sendall(b'hello')
+        s.close()
+    except OSError as e:
+        print('refused', port, e.errno)
+"#
+    ));
+    assert_eq!(accepted(&a), (1, 5), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        accepted(&b),
+        (0, 0),
+        "a worktree config widened the network fence"
+    );
+    assert!(
+        stderr(&out).contains("may only tighten"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A host listener that can be reached at all from this test (a sanity check of the
 /// helpers: an open listener counts a connection).
 #[test]
@@ -924,4 +965,5 @@ both_ways!(
     proxy_checks_the_tls_server_name_before_connecting,
     another_sessions_proxy_refuses_this_sandbox,
     abstract_unix_sockets_of_the_host_are_unreachable,
+    network_config_of_the_user_allows_and_of_the_worktree_does_not,
 );

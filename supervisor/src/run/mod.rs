@@ -97,7 +97,7 @@ pub fn run(args: RunArgs) -> i32 {
     }
 }
 
-fn run_session(args: RunArgs) -> Result<i32, String> {
+fn run_session(mut args: RunArgs) -> Result<i32, String> {
     let abi = shim::landlock_abi();
     let missing = preflight::missing_features(abi);
     if !missing.is_empty() {
@@ -123,7 +123,8 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     )
     .map_err(|e| format!("{e:#}"))?;
     let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
-    let policy = exec_policy(&worktree, &tmp.path)?;
+    let (policy, network) = exec_policy(&worktree, &tmp.path)?;
+    add_network_config(&mut args, &network);
     let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
@@ -337,7 +338,16 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
 }
 
 /// The policy crate's classifier for this session, in exec context.
-fn exec_policy(worktree: &Path, tmpdir: &Path) -> Result<Arc<dyn exec_check::ExecPolicy>, String> {
+fn exec_policy(
+    worktree: &Path,
+    tmpdir: &Path,
+) -> Result<
+    (
+        Arc<dyn exec_check::ExecPolicy>,
+        policy::config::NetworkConfig,
+    ),
+    String,
+> {
     let mut loaded =
         crate::session::load(worktree.to_path_buf(), None, None).map_err(|e| format!("{e:#}"))?;
     for w in &loaded.warnings {
@@ -348,7 +358,42 @@ fn exec_policy(worktree: &Path, tmpdir: &Path) -> Result<Arc<dyn exec_check::Exe
     }
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
-    Ok(Arc::new(classifier))
+    Ok((Arc::new(classifier), loaded.network))
+}
+
+/// Adds the config's `[network]` entries to the flags' own. An entry that does not parse is
+/// skipped with a warning (it allows nothing).
+fn add_network_config(args: &mut RunArgs, network: &policy::config::NetworkConfig) {
+    let warn = |key: &str, e: String| {
+        eprintln!(
+            "fence: warning: config network.{key}: {} (skipped)",
+            crate::escape::for_terminal(&e)
+        );
+    };
+    for text in &network.allow_net {
+        match parse_net_rule(text) {
+            Ok(r) => args.allow_net.push(r),
+            Err(e) => warn("allow_net", e),
+        }
+    }
+    for text in &network.allow_domain {
+        match parse_domain_rule(text) {
+            Ok(r) => args.allow_domain.push(r),
+            Err(e) => warn("allow_domain", e),
+        }
+    }
+    for text in &network.resolve {
+        match parse_resolve(text) {
+            Ok(r) => args.resolve.push(r),
+            Err(e) => warn("resolve", e),
+        }
+    }
+    for path in &network.allow_unix {
+        match Path::new(path).canonicalize() {
+            Ok(p) => args.allow_unix.push(p),
+            Err(e) => warn("allow_unix", format!("{path}: {e}")),
+        }
+    }
 }
 
 fn parse_domain_rule(text: &str) -> Result<crate::net::proxy::DomainRule, String> {

@@ -353,10 +353,13 @@ fn connect_inet(
                 bytes.len() as libc::socklen_t,
             )
         };
-        if ret < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok((0, socket))
+        // A non-blocking socket answers EINPROGRESS, but on loopback the SYN has reached
+        // its listener during the call: it is checked after it all the same.
+        let err = io::Error::last_os_error();
+        match ret {
+            0 => Ok((Ok(0), socket)),
+            _ if err.raw_os_error() == Some(libc::EINPROGRESS) => Ok((Err(err), socket)),
+            _ => Err(err),
         }
     });
     let d = decision(
@@ -372,7 +375,7 @@ fn connect_inet(
             // ours after took this connection (a port has one listener at a time, and a
             // socket does not come back once closed).
             if table.reaches_only_ours(dest) {
-                Outcome::from_result(Ok(v)).with_decision(d)
+                Outcome::from_result(v).with_decision(d)
             } else {
                 // SAFETY: shutdown on our own descriptor of the target's socket.
                 unsafe { libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR) };
@@ -390,8 +393,6 @@ fn connect_inet(
                 )
             }
         }
-        // EINPROGRESS (a non-blocking socket) included: the caller polls as usual; the
-        // listener was ours when the connect was made.
         Err(e) => Outcome::from_result(Err(e)).with_decision(d),
     }
 }

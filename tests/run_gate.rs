@@ -477,6 +477,66 @@ fn python_pid(token: &str) -> Option<i32> {
     None
 }
 
+/// Every connect decision reaches the audit log through the gate: an allowed destination
+/// (`--allow-net`) with its rule, and a destination no rule covers refused with
+/// `fence.net-outside`. The host's listener saw exactly the allowed connection.
+fn connect_decisions_are_in_the_audit_log(w: &World) {
+    if !python_ready("connect_decisions_are_in_the_audit_log") {
+        return;
+    }
+    let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    host.set_nonblocking(true).unwrap();
+    let port = host.local_addr().unwrap().port();
+    w.write(
+        "connects.py",
+        &format!(
+            r#"import socket
+for addr in [('127.0.0.1', {port}), ('192.0.2.1', 80)]:
+    s = socket.socket()
+    s.settimeout(5)
+    try:
+        s.connect(addr)
+        print('connected', addr[0])
+    except OSError as e:
+        print('refused', addr[0], e.errno)
+"#
+        ),
+    );
+    let rule = format!("127.0.0.1:{port}");
+    let (out, log) = run_logged(
+        w,
+        &["--approver", "deny", "--allow-net", &rule],
+        &[PYTHON, "connects.py"],
+    );
+    assert_eq!(
+        stdout(&out),
+        "connected 127.0.0.1\nrefused 192.0.2.1 13\n",
+        "{}",
+        stderr(&out)
+    );
+    let mut accepted = 0;
+    while host.accept().is_ok() {
+        accepted += 1;
+    }
+    assert_eq!(accepted, 1, "the host listener's connections");
+    let line = |addr: &str| {
+        log.iter()
+            .find(|l| l["event"] == "connect" && l["addr"].as_str() == Some(addr))
+            .unwrap_or_else(|| panic!("no connect line for {addr}: {log:?}"))
+    };
+    let allowed = line(&rule);
+    assert_eq!(allowed["action"], "allow");
+    assert_eq!(allowed["rule"], rule.as_str());
+    let refused = line("192.0.2.1:80");
+    assert_eq!(refused["action"], "deny");
+    assert_eq!(refused["rule"], "fence.net-outside");
+    assert!(
+        stderr(&out).contains("(rule fence.net-outside)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 both_ways!(
     exec_ask_rules_are_refused_when_nobody_answers,
     mode_auto_runs_askable_exec_rules_but_never_writes_outside,
@@ -487,6 +547,7 @@ both_ways!(
     a_stream_of_sigwinch_gets_one_question_and_one_answer,
     paths_that_are_not_utf8_are_logged_escaped_and_flagged,
     an_approved_write_lands_where_the_question_said_whatever_the_process_changes,
+    connect_decisions_are_in_the_audit_log,
 );
 
 fn root_world(test: &str) -> Option<World> {

@@ -70,6 +70,19 @@ pub struct Config {
     pub warnings: Vec<Warning>,
     /// Strictest mode asked for by a restricted file (applies over the CLI).
     pub min_mode: Option<Mode>,
+    /// The `[network]` table (SPEC §4), as written; `fence run` parses the entries.
+    pub network: NetworkConfig,
+}
+
+/// `[network]`: what `fence run` may reach beyond its own loopback, as its flags of the
+/// same names take it. Only the user's config (or `--config`) may set it: a file inside
+/// the worktree may not widen the fence.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NetworkConfig {
+    pub allow_net: Vec<String>,
+    pub allow_domain: Vec<String>,
+    pub allow_unix: Vec<String>,
+    pub resolve: Vec<String>,
 }
 
 impl Config {
@@ -158,6 +171,31 @@ impl Config {
                         }
                     }
                     None => warn(self, "rules must be an array of [[rules]] tables".into()),
+                },
+                "network" => match value.as_table() {
+                    Some(_) if src.restricted => warn(
+                        self,
+                        "[network] would widen the network fence; a config inside the worktree may only tighten it".into(),
+                    ),
+                    Some(t) => {
+                        for (k, v) in t {
+                            let list = match k.as_str() {
+                                "allow_net" => &mut self.network.allow_net,
+                                "allow_domain" => &mut self.network.allow_domain,
+                                "allow_unix" => &mut self.network.allow_unix,
+                                "resolve" => &mut self.network.resolve,
+                                other => {
+                                    warn(self, format!("unknown key `network.{other}`"));
+                                    continue;
+                                }
+                            };
+                            match string_list(v) {
+                                Some(items) => list.extend(items),
+                                None => warn(self, format!("network.{k} must be a list of strings")),
+                            }
+                        }
+                    }
+                    None => warn(self, "[network] must be a table".into()),
                 },
                 other => warn(self, format!("unknown key `{other}`")),
             }
@@ -355,6 +393,24 @@ mod tests {
         )
         .unwrap();
         (table, cfg)
+    }
+
+    #[test]
+    fn network_keys_come_from_the_user_config_only() {
+        let text = "[network]\nallow_net = [\"10.0.0.5:5432\"]\nallow_domain = [\"*.example.com\"]\nallow_unix = [\"/run/agent.sock\"]\nresolve = [\"api.test:127.0.0.1\"]\nbogus = 1\n";
+        let (_, c) = load(text, false);
+        assert_eq!(c.network.allow_net, ["10.0.0.5:5432"]);
+        assert_eq!(c.network.allow_domain, ["*.example.com"]);
+        assert_eq!(c.network.allow_unix, ["/run/agent.sock"]);
+        assert_eq!(c.network.resolve, ["api.test:127.0.0.1"]);
+        assert!(c.warnings.iter().any(|w| w.what.contains("network.bogus")));
+        let (_, c) = load(text, true);
+        assert_eq!(c.network, NetworkConfig::default());
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.what.contains("may only tighten"))
+        );
     }
 
     #[test]

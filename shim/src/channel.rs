@@ -107,6 +107,11 @@ pub enum FromShim {
         degraded: Vec<String>,
         /// Whether a listener descriptor is attached.
         listener: bool,
+        /// Inet sockets are allowed without a network namespace (Landlock refuses the
+        /// target's own TCP binds and connects): `bind` and `listen` are notified, and the
+        /// supervisor keeps the table of loopback sockets the sandbox bound (SPEC §4).
+        #[serde(default)]
+        loopback_table: bool,
     },
     /// A confinement step failed; nothing was executed.
     SetupFailed {
@@ -307,6 +312,7 @@ mod tests {
             compensations: vec![],
             degraded: vec![],
             listener: true,
+            loopback_table: false,
         };
         a.send(&msg, Some(file.as_fd())).unwrap();
         let (got, fd): (FromShim, _) = b.recv().unwrap().unwrap();

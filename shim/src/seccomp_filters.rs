@@ -68,7 +68,9 @@ pub enum SocketFamilies {
     /// `AF_UNIX` only: no network at all.
     UnixOnly,
     /// `AF_UNIX`, `AF_INET`, `AF_INET6`: used when the sandbox has its own network
-    /// namespace, whose only interface is its own loopback.
+    /// namespace (whose only interface is its own loopback), or when Landlock refuses
+    /// every TCP bind and connect the target makes itself, so that only those the
+    /// supervisor performs happen.
     UnixAndInet,
 }
 
@@ -85,6 +87,13 @@ pub struct StaticGuards {
     /// group, which a pid namespace does not hide from a group signal.
     pub group_kill: bool,
 }
+
+/// `MSG_FASTOPEN`: a TCP connect carried by `sendto`/`sendmsg`, which no connect hook of
+/// Landlock sees and no `connect` notification reports.
+const MSG_FASTOPEN: u64 = 0x2000_0000;
+/// The socket type is the low four bits of `socket`'s second argument (the rest are
+/// `SOCK_NONBLOCK` and `SOCK_CLOEXEC`).
+const SOCK_TYPE_MASK: u64 = 0xf;
 
 /// The static programs, in installation order.
 pub fn static_program(
@@ -129,6 +138,21 @@ pub fn static_program(
         arch,
     )?);
     programs.push(sockets);
+    programs.push(to_libc(compile(
+        inet_protocol_rules(),
+        SeccompAction::Errno(libc::EPROTONOSUPPORT as u32),
+        arch,
+    )?));
+    programs.push(to_libc(compile(
+        socket_type_rules(),
+        SeccompAction::Errno(libc::EACCES as u32),
+        arch,
+    )?));
+    programs.push(to_libc(compile(
+        fastopen_rules(),
+        SeccompAction::Errno(libc::EOPNOTSUPP as u32),
+        arch,
+    )?));
     let mut program = architecture_guard();
     program.extend(chain(programs));
     if program.len() > BPF_MAX_LEN {
@@ -180,11 +204,22 @@ fn truncating_read_opens() -> BTreeMap<i64, Vec<SeccompRule>> {
 /// The program whose matching calls are sent to the supervisor. With `watch_writes`
 /// false (`--no-write-watch`) the writes Landlock bounds go straight to the kernel, with
 /// no blocked reason ([`LANDLOCK_BOUNDED_WRITES`]).
-pub fn notification_program(watch_writes: bool) -> Result<Vec<libc::sock_filter>, FilterError> {
+///
+/// With `loopback_table`, `bind` and `listen` are notified too: the sandbox has no network
+/// namespace, and the supervisor performs every inet bind (on loopback only) and listen,
+/// recording the sockets it bound (SPEC §4).
+pub fn notification_program(
+    watch_writes: bool,
+    loopback_table: bool,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
     let mut calls = notified_calls();
     if !watch_writes {
         calls.retain(|nr, _| !LANDLOCK_BOUNDED_WRITES.contains(nr));
+    }
+    if loopback_table {
+        calls.insert(libc::SYS_bind, Vec::new());
+        calls.insert(libc::SYS_listen, Vec::new());
     }
     let program = compile(calls, SeccompAction::Trace(NOTIFY_MARK), arch)?;
     let mut program = to_libc(program);
@@ -429,10 +464,81 @@ const LANDLOCK_BOUNDED_WRITES: [i64; 9] = [
     libc::SYS_mknodat,
 ];
 
-/// Calls sent to the supervisor. `sendmsg` is not among them: its address lives in memory
-/// BPF cannot read, and the shim hands the listener over with `sendmsg` after this program
-/// is installed — a notified hand-off would wait forever for a supervisor that does not yet
-/// hold the listener.
+/// Inet sockets only with protocol 0 or TCP: `IPPROTO_MPTCP` and SCTP get
+/// EPROTONOSUPPORT (programs then fall back to TCP), since Landlock's TCP rules and the
+/// supervisor's checks are written for TCP.
+fn inet_protocol_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let rules = [libc::AF_INET, libc::AF_INET6]
+        .into_iter()
+        .map(|family| {
+            rule(vec![
+                cond(0, Len::Dword, Op::Eq, family as u64),
+                cond(2, Len::Dword, Op::Ne, 0),
+                cond(2, Len::Dword, Op::Ne, libc::IPPROTO_TCP as u64),
+            ])
+        })
+        .collect();
+    [(libc::SYS_socket, rules)].into_iter().collect()
+}
+
+/// Socket types refused with EACCES:
+/// - inet sockets other than `SOCK_STREAM` (UDP, ICMP, raw, packet-type): a datagram
+///   names its destination in every call, where no connect check sees it;
+/// - `AF_UNIX` `SOCK_DGRAM`, from `socket` and `socketpair`: a datagram socket, connected
+///   or not, can send to any pathname socket named in `sendmsg`'s message header, which
+///   lives in memory that BPF cannot read (stream and seqpacket sockets refuse a name
+///   there). Below Landlock ABI 9 nothing else would keep a datagram from an ssh-agent or
+///   `/dev/log`-like socket outside the worktree; refusing the socket type costs no
+///   notification on the `sendmsg` path that every stream socket also uses.
+fn socket_type_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut socket: Vec<SeccompRule> = Vec::new();
+    for family in [libc::AF_INET, libc::AF_INET6] {
+        for kind in (0..=SOCK_TYPE_MASK).filter(|&t| t != libc::SOCK_STREAM as u64) {
+            socket.push(rule(vec![
+                cond(0, Len::Dword, Op::Eq, family as u64),
+                cond(1, Len::Dword, Op::MaskedEq(SOCK_TYPE_MASK), kind),
+            ]));
+        }
+    }
+    let unix_dgram = || {
+        rule(vec![
+            cond(0, Len::Dword, Op::Eq, libc::AF_UNIX as u64),
+            cond(
+                1,
+                Len::Dword,
+                Op::MaskedEq(SOCK_TYPE_MASK),
+                libc::SOCK_DGRAM as u64,
+            ),
+        ])
+    };
+    socket.push(unix_dgram());
+    [
+        (libc::SYS_socket, socket),
+        (libc::SYS_socketpair, vec![unix_dgram()]),
+    ]
+    .into_iter()
+    .collect()
+}
+
+/// `MSG_FASTOPEN` on `sendto`, `sendmsg` and `sendmmsg` (the flags are a register
+/// argument in each): refused with EOPNOTSUPP, and programs fall back to `connect`.
+fn fastopen_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+    [
+        (libc::SYS_sendto, 3),
+        (libc::SYS_sendmsg, 2),
+        (libc::SYS_sendmmsg, 3),
+    ]
+    .into_iter()
+    .map(|(nr, arg)| (nr, any_flag(arg, &[MSG_FASTOPEN])))
+    .collect()
+}
+
+/// Calls sent to the supervisor. `sendmsg` and `sendmmsg` are not among them: their
+/// address lives in memory BPF cannot read, so each call would need a notification (and
+/// the shim hands the listener over with `sendmsg` after this program is installed). An
+/// address there matters only on a datagram socket: inet datagram and unix datagram
+/// sockets are refused by the static program ([`socket_type_rules`]), TCP ignores the
+/// address of a connected socket, and unix stream and seqpacket sockets refuse one.
 pub fn notified_calls() -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = [
         libc::SYS_execve,
@@ -487,7 +593,9 @@ pub fn notified_calls() -> BTreeMap<i64, Vec<SeccompRule>> {
     #[cfg(target_arch = "x86_64")]
     rules.insert(libc::SYS_open, any_flag(1, &WRITE_OPEN_FLAGS));
     rules.insert(libc::SYS_openat, any_flag(2, &WRITE_OPEN_FLAGS));
-    // sendto with a destination address (argument 4 non-null) can reach a unix socket by path.
+    // sendto with a destination address (argument 4 non-null): performed by the supervisor
+    // with the address it checked (defence in depth: the datagram sockets that would use
+    // the address are refused by the static program).
     rules.insert(
         libc::SYS_sendto,
         vec![rule(vec![cond(4, Len::Qword, Op::Ne, 0)])],
@@ -538,7 +646,7 @@ mod tests {
 
     #[test]
     fn notification_program_returns_user_notif_and_never_trace() {
-        let program = notification_program(true).unwrap();
+        let program = notification_program(true, false).unwrap();
         let rets: Vec<u32> = program
             .iter()
             .filter(|i| i.code == BPF_RET | BPF_K)
@@ -664,9 +772,102 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
+    fn inet_is_tcp_stream_only_and_unix_datagrams_are_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let p = static_program(SocketFamilies::UnixAndInet, StaticGuards::default()).unwrap();
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let socket = |family: i32, kind: i32, proto: i32| {
+            run(
+                &p,
+                X86_64,
+                libc::SYS_socket as u32,
+                [family as u64, kind as u64, proto as u64, 0, 0, 0],
+            )
+        };
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let stream = libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK;
+        assert_eq!(socket(libc::AF_INET, stream, 0), allow);
+        assert_eq!(socket(libc::AF_INET6, stream, libc::IPPROTO_TCP), allow);
+        assert_eq!(socket(libc::AF_UNIX, stream, 0), allow);
+        assert_eq!(socket(libc::AF_UNIX, libc::SOCK_SEQPACKET, 0), allow);
+        assert_eq!(
+            socket(libc::AF_INET, libc::SOCK_STREAM, libc::IPPROTO_MPTCP),
+            errno(libc::EPROTONOSUPPORT)
+        );
+        assert_eq!(
+            socket(libc::AF_INET6, libc::SOCK_STREAM, libc::IPPROTO_SCTP),
+            errno(libc::EPROTONOSUPPORT)
+        );
+        for kind in [libc::SOCK_DGRAM, libc::SOCK_RAW, libc::SOCK_SEQPACKET, 10] {
+            assert_eq!(socket(libc::AF_INET, kind, 0), errno(libc::EACCES));
+            assert_eq!(
+                socket(libc::AF_INET6, kind | libc::SOCK_CLOEXEC, 0),
+                errno(libc::EACCES)
+            );
+        }
+        assert_eq!(
+            socket(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0),
+            errno(libc::EACCES)
+        );
+        assert_eq!(
+            run(
+                &p,
+                X86_64,
+                libc::SYS_socketpair as u32,
+                [libc::AF_UNIX as u64, libc::SOCK_DGRAM as u64, 0, 0, 0, 0]
+            ),
+            errno(libc::EACCES)
+        );
+        assert_eq!(
+            socket(libc::AF_PACKET, libc::SOCK_RAW, 0),
+            errno(libc::EAFNOSUPPORT)
+        );
+        assert_eq!(
+            socket(libc::AF_NETLINK, libc::SOCK_RAW, 0),
+            errno(libc::EAFNOSUPPORT)
+        );
+        let fastopen = libc::MSG_FASTOPEN as u64 | libc::MSG_NOSIGNAL as u64;
+        let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+        assert_eq!(
+            call(libc::SYS_sendto, [3, 0, 1, fastopen, 0x1000, 16]),
+            errno(libc::EOPNOTSUPP)
+        );
+        assert_eq!(
+            call(libc::SYS_sendmsg, [3, 0x1000, fastopen, 0, 0, 0]),
+            errno(libc::EOPNOTSUPP)
+        );
+        assert_eq!(
+            call(libc::SYS_sendmmsg, [3, 0x1000, 1, fastopen, 0, 0]),
+            errno(libc::EOPNOTSUPP)
+        );
+        assert_eq!(
+            call(
+                libc::SYS_sendmsg,
+                [3, 0x1000, libc::MSG_NOSIGNAL as u64, 0, 0, 0]
+            ),
+            allow
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn bind_and_listen_are_notified_only_for_the_loopback_table() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        for (table, expected) in [
+            (false, libc::SECCOMP_RET_ALLOW),
+            (true, libc::SECCOMP_RET_USER_NOTIF),
+        ] {
+            let p = notification_program(true, table).unwrap();
+            assert_eq!(run(&p, X86_64, libc::SYS_bind as u32, [0; 6]), expected);
+            assert_eq!(run(&p, X86_64, libc::SYS_listen as u32, [0; 6]), expected);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
     fn notification_program_sends_writes_and_execs_but_not_reads() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
-        let p = notification_program(true).unwrap();
+        let p = notification_program(true, false).unwrap();
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         let notif = libc::SECCOMP_RET_USER_NOTIF;
         assert_eq!(call(libc::SYS_execve, [0; 6]), notif);
@@ -766,7 +967,7 @@ mod tests {
     #[test]
     fn without_write_watch_landlock_bounded_writes_are_not_notified() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
-        let p = notification_program(false).unwrap();
+        let p = notification_program(false, false).unwrap();
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         let notif = libc::SECCOMP_RET_USER_NOTIF;
         for nr in [

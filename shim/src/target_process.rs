@@ -102,16 +102,25 @@ fn confine_and_exec_inner(
     sys::set_no_new_privs().map_err(|e| StageFailure::setup("no_new_privs", e))?;
 
     let mut landlock_abi = 0;
+    let mut tcp_fenced = false;
     if let Some(plan) = &plan {
         match landlock_fence::restrict_self(plan) {
-            Ok(()) => landlock_abi = plan.abi,
+            Ok(()) => {
+                landlock_abi = plan.abi;
+                tcp_fenced = plan.deny_tcp;
+            }
             Err(e) if spec.allow_degraded => degraded.push(format!("file fence: {e}")),
             Err(e) => return Err(StageFailure::setup("landlock", e)),
         }
     }
 
     // The static filters go first: nothing they refuse is ever worth a notification.
-    let families = if spec.namespaces.net {
+    // Inet sockets exist only where something bounds them: the sandbox's own network
+    // namespace, or Landlock refusing every TCP bind and connect of the target itself (the
+    // supervisor then performs those it allows, on loopback, from the loopback table).
+    // Otherwise (Landlock below ABI 4 without a network namespace) there is no network.
+    let loopback_table = !spec.namespaces.net && tcp_fenced;
+    let families = if spec.namespaces.net || loopback_table {
         SocketFamilies::UnixAndInet
     } else {
         SocketFamilies::UnixOnly
@@ -131,7 +140,7 @@ fn confine_and_exec_inner(
         .map_err(|e| StageFailure::setup("seccomp", e))?;
     sys::seccomp_set_mode_filter(&deny_list, 0).map_err(|e| StageFailure::setup("seccomp", e))?;
 
-    let listener = install_notification_filter(spec, &mut degraded)?;
+    let listener = install_notification_filter(spec, loopback_table, &mut degraded)?;
 
     // Hand the listener over. `sendmsg` is not notified, so this cannot wait on a
     // supervisor that does not yet hold the listener.
@@ -147,6 +156,7 @@ fn confine_and_exec_inner(
                 compensations,
                 degraded,
                 listener: listener.is_some(),
+                loopback_table,
             },
             listener.as_ref().map(|fd| fd.as_fd()),
         )
@@ -222,9 +232,10 @@ fn confine_and_exec_inner(
 /// sandbox the kernel refuses a second listener (EBUSY): fence cannot run there.
 fn install_notification_filter(
     spec: &SandboxSpec,
+    loopback_table: bool,
     degraded: &mut Vec<String>,
 ) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
-    let program = seccomp_filters::notification_program(!spec.no_write_watch)
+    let program = seccomp_filters::notification_program(!spec.no_write_watch, loopback_table)
         .map_err(|e| StageFailure::setup("seccomp", e))?;
     let flags =
         libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;

@@ -6,6 +6,7 @@ mod check;
 mod doctor;
 mod escape;
 mod gate;
+mod net;
 mod rules_cmd;
 mod run;
 mod session;
@@ -41,7 +42,7 @@ enum Command {
     /// Print the rule table in force (built-in rules and config).
     Rules(RulesArgs),
     /// Run a command inside the fence: the kernel confines its whole process tree.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Answer the questions of running sessions (a terminal UI; --once for scripts).
     Approvals(approvals::ApprovalsArgs),
     /// List the running sessions.
@@ -124,7 +125,7 @@ fn main() -> ExitCode {
         Command::Rules(a) => rules_cmd::run(a),
         Command::Approvals(a) => approvals::run(a),
         Command::Sessions(a) => approvals::sessions(a),
-        Command::Run(a) => return ExitCode::from(run::run(a) as u8),
+        Command::Run(a) => return ExitCode::from(run::run(*a) as u8),
         Command::Doctor(a) => return ExitCode::from(doctor::run(a)),
         Command::Shim => {
             return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);

@@ -143,6 +143,8 @@ pub fn config_sources(
 pub struct Loaded {
     pub settings: Settings,
     pub warnings: Vec<config::Warning>,
+    /// The config's `[network]` table, for `fence run`.
+    pub network: config::NetworkConfig,
 }
 
 /// Builds the policy settings for `worktree`, reading the config files.
@@ -183,6 +185,7 @@ pub fn load(
     Ok(Loaded {
         settings,
         warnings: cfg.warnings,
+        network: cfg.network,
     })
 }
 

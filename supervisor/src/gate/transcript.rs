@@ -61,8 +61,10 @@ impl Transcript {
                 .spawn(move || {
                     for line in rx {
                         if !program_owns_terminal() {
+                            // One write: the sandbox's processes share this stderr, and
+                            // a line written in pieces interleaves with theirs.
                             let mut err = std::io::stderr().lock();
-                            let _ = writeln!(err, "fence: {line}");
+                            let _ = err.write_all(format!("fence: {line}\n").as_bytes());
                         }
                     }
                     let _ = done_tx.send(());

@@ -17,9 +17,6 @@ pub struct Fence {
     pub quiet_blocks: bool,
     /// `--read-only-worktree`: the worktree is not among the writable roots.
     pub read_only_worktree: bool,
-    /// The sandbox has its own network namespace, so its abstract unix sockets are its own:
-    /// a connect fence performs on the target's socket looks names up there.
-    pub own_network: bool,
     /// Landlock governs truncation (ABI 3): a `truncate` inside the fence may be answered
     /// `CONTINUE`. Below it the supervisor performs the call on the checked file.
     pub landlock_truncate: bool,
@@ -83,7 +80,6 @@ mod tests {
             read_only_view: true,
             quiet_blocks: false,
             read_only_worktree: false,
-            own_network: true,
             landlock_truncate: true,
         };
         assert!(fence.allows_write(Path::new("/w/repo/src/main.rs")));
@@ -102,7 +98,6 @@ mod tests {
             read_only_view: true,
             quiet_blocks: false,
             read_only_worktree: true,
-            own_network: true,
             landlock_truncate: true,
         };
         assert!(!fence.allows_write(Path::new("/w/repo/a")));

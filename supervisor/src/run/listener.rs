@@ -2,7 +2,7 @@
 //! that issues `SECCOMP_IOCTL_NOTIF_*` requests.
 
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 
 /// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (Linux 6.6): the kernel wakes the supervisor on the
 /// target's CPU, which makes a notification about ten times cheaper.
@@ -119,6 +119,36 @@ impl Listener {
         } else {
             Ok(ret)
         }
+    }
+
+    /// Installs `src` (a descriptor of ours) in the caller's descriptor table at number
+    /// `at`, replacing what was there, as `dup2` would (`SECCOMP_ADDFD_FLAG_SETFD`, 5.9).
+    pub fn install_fd_at(
+        &self,
+        id: u64,
+        src: BorrowedFd<'_>,
+        at: i32,
+        cloexec: bool,
+    ) -> io::Result<()> {
+        // SAFETY: seccomp_notif_addfd is plain data.
+        let mut addfd: libc::seccomp_notif_addfd = unsafe { std::mem::zeroed() };
+        addfd.id = id;
+        addfd.flags = libc::SECCOMP_ADDFD_FLAG_SETFD as u32;
+        addfd.srcfd = src.as_raw_fd() as u32;
+        addfd.newfd = at as u32;
+        addfd.newfd_flags = if cloexec { libc::O_CLOEXEC as u32 } else { 0 };
+        // SAFETY: ADDFD reads one seccomp_notif_addfd from a valid pointer.
+        let ret = unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_ADDFD as _,
+                &addfd,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
     }
 
     /// Answers a notification. An error means the caller is gone, which needs no action.

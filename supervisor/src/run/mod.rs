@@ -9,6 +9,7 @@ pub mod exec_check;
 mod fence;
 pub mod limits;
 mod listener;
+mod loopback_table;
 mod metadata;
 mod net_check;
 mod notify_loop;
@@ -54,6 +55,21 @@ pub struct RunArgs {
     /// Pass the variable NAME even though it looks like a credential.
     #[arg(long = "env", value_name = "NAME")]
     pub env: Vec<String>,
+    /// Allow connections to the pathname unix socket PATH outside the worktree (the server
+    /// sees fence's credentials as the peer: fence makes the connection).
+    #[arg(long = "allow-unix", value_name = "PATH")]
+    pub allow_unix: Vec<PathBuf>,
+    /// Allow direct connections to HOST:PORT (IPv4, [IPv6] or a name; PORT may be a range
+    /// such as 8000-8010). Names resolve once, at start.
+    #[arg(long = "allow-net", value_name = "HOST:PORT", value_parser = parse_net_rule)]
+    pub allow_net: Vec<crate::net::allow::NetRule>,
+    /// Resolve HOST to IP instead of asking DNS (for --allow-net); IP counts as allowed by IP.
+    #[arg(long = "resolve", value_name = "HOST:IP", value_parser = parse_resolve)]
+    pub resolve: Vec<(String, std::net::IpAddr)>,
+    /// Allow NAME (`example.com`, `*.example.com` for its subdomains, `:PORT` for one port)
+    /// through fence's proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY are set for the command).
+    #[arg(long = "allow-domain", value_name = "NAME[:PORT]", value_parser = parse_domain_rule)]
+    pub allow_domain: Vec<crate::net::proxy::DomainRule>,
     /// Do not write blocked reasons to the sandboxed processes' stderr.
     #[arg(long)]
     pub quiet_blocks: bool,
@@ -112,7 +128,7 @@ pub fn run(args: RunArgs) -> i32 {
     }
 }
 
-fn run_session(args: RunArgs) -> Result<i32, String> {
+fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // First, while fence is still single-threaded: every thread started later (the gate's
     // writers included) inherits the mask.
     let forwarded = block_forwarded_signals();
@@ -161,7 +177,8 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     )
     .map_err(|e| format!("{e:#}"))?;
     let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
-    let (policy, mode) = exec_policy(&worktree, &tmp.path, args.mode)?;
+    let (policy, mode, network) = exec_policy(&worktree, &tmp.path, args.mode)?;
+    add_network_config(&mut args, &network);
     let gate = approval::start_gate(&approval::GateSettings {
         approver: args.approver.as_ref(),
         mode,
@@ -173,6 +190,22 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     let gate_guard = GateGuard(gate.clone());
     gate.log_session_start(abi, &missing);
     let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
+    let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
+    let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
+        &args.allow_net,
+        &args.resolve,
+        &crate::net::allow::system_resolve,
+    );
+    for w in &net_warnings {
+        eprintln!("fence: {}", crate::escape::for_terminal(w));
+    }
+    let proxy = if args.allow_domain.is_empty() {
+        None
+    } else {
+        let proxy = start_proxy(&args).map_err(|e| format!("starting the domain proxy: {e}"))?;
+        allowed_net.add(proxy.addr, "fence.proxy");
+        Some(proxy)
+    };
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
@@ -276,7 +309,10 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
 
     let spec = SandboxSpec {
         argv: args.command.clone(),
-        env: prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+        env: with_proxy_variables(
+            prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+            proxy.as_ref(),
+        ),
         cwd: cwd.clone().into_os_string(),
         worktree: worktree.clone().into_os_string(),
         tmpdir: tmp.path.clone().into_os_string(),
@@ -310,7 +346,6 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,
-        own_network: shim_process.namespaces.net,
         // Set from the ABI the shim reports; until then the safe side.
         landlock_truncate: false,
     });
@@ -329,6 +364,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                     compensations,
                     degraded,
                     listener,
+                    loopback_table,
                 },
                 fd,
             ))) => {
@@ -350,9 +386,16 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
                     (true, Some(fd)) => {
                         let listener = Listener::new(fd);
                         listener.enable_sync_wake_up();
+                        let net = net_check::NetFence {
+                            own_netns: shim_process.namespaces.net,
+                            loopback: loopback_table.then(Default::default),
+                            allow_unix: allow_unix.clone(),
+                            allowed: allowed_net.clone(),
+                        };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
                             fence: fence.clone(),
+                            net: Arc::new(net),
                             policy: policy.clone(),
                             gate: gate.clone(),
                             counters: counters.clone(),
@@ -474,12 +517,20 @@ fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>,
 }
 
 /// The policy crate's classifier for this session, in exec context, and the mode in force
-/// (`--mode`, else the config's, never looser than the config's minimum).
+/// (`--mode`, else the config's, never looser than the config's minimum), and the
+/// config's `[network]` table.
 fn exec_policy(
     worktree: &Path,
     tmpdir: &Path,
     mode: Option<policy::Mode>,
-) -> Result<(Arc<dyn exec_check::ExecPolicy>, policy::Mode), String> {
+) -> Result<
+    (
+        Arc<dyn exec_check::ExecPolicy>,
+        policy::Mode,
+        policy::config::NetworkConfig,
+    ),
+    String,
+> {
     let mut loaded =
         crate::session::load(worktree.to_path_buf(), mode, None).map_err(|e| format!("{e:#}"))?;
     for w in &loaded.warnings {
@@ -491,7 +542,114 @@ fn exec_policy(
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let mode = loaded.settings.mode;
     let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
-    Ok((Arc::new(classifier), mode))
+    Ok((Arc::new(classifier), mode, loaded.network))
+}
+
+/// Adds the config's `[network]` entries to the flags' own. An entry that does not parse is
+/// skipped with a warning (it allows nothing).
+fn add_network_config(args: &mut RunArgs, network: &policy::config::NetworkConfig) {
+    let warn = |key: &str, e: String| {
+        eprintln!(
+            "fence: warning: config network.{key}: {} (skipped)",
+            crate::escape::for_terminal(&e)
+        );
+    };
+    for text in &network.allow_net {
+        match parse_net_rule(text) {
+            Ok(r) => args.allow_net.push(r),
+            Err(e) => warn("allow_net", e),
+        }
+    }
+    for text in &network.allow_domain {
+        match parse_domain_rule(text) {
+            Ok(r) => args.allow_domain.push(r),
+            Err(e) => warn("allow_domain", e),
+        }
+    }
+    for text in &network.resolve {
+        match parse_resolve(text) {
+            Ok(r) => args.resolve.push(r),
+            Err(e) => warn("resolve", e),
+        }
+    }
+    for path in &network.allow_unix {
+        match Path::new(path).canonicalize() {
+            Ok(p) => args.allow_unix.push(p),
+            Err(e) => warn("allow_unix", format!("{path}: {e}")),
+        }
+    }
+}
+
+fn parse_domain_rule(text: &str) -> Result<crate::net::proxy::DomainRule, String> {
+    crate::net::proxy::parse_domain_rule(text).map_err(|e| e.to_string())
+}
+
+/// Starts the session's domain proxy; its refusals are written to fence's stderr.
+fn start_proxy(args: &RunArgs) -> std::io::Result<crate::net::proxy::Proxy> {
+    use crate::net::allow::Host;
+    let allowed_by_ip = args
+        .allow_net
+        .iter()
+        .filter_map(|r| match r.host {
+            Host::Ip(ip) => Some(ip.to_canonical()),
+            Host::Name(_) => None,
+        })
+        .chain(args.resolve.iter().map(|(_, ip)| ip.to_canonical()))
+        .collect();
+    let policy = crate::net::proxy::ProxyPolicy {
+        rules: args.allow_domain.clone(),
+        resolve: args.resolve.clone(),
+        allowed_by_ip,
+    };
+    crate::net::proxy::start(policy, std::sync::Arc::new(report_proxy_event))
+}
+
+/// The one place proxy decisions leave the proxy: refusals as a transcript line.
+fn report_proxy_event(event: crate::net::proxy::ProxyEvent) {
+    if !event.allowed {
+        eprintln!(
+            "fence: blocked proxy request {} {}:{}: {} (rule {})",
+            crate::escape::for_terminal(&event.method),
+            crate::escape::for_terminal(&event.host),
+            event.port,
+            event.reason.as_deref().unwrap_or("refused"),
+            event.rule
+        );
+    }
+}
+
+/// The proxy variables, upper and lower case, replacing any the environment had.
+fn with_proxy_variables(
+    mut env: Vec<(OsString, OsString)>,
+    proxy: Option<&crate::net::proxy::Proxy>,
+) -> Vec<(OsString, OsString)> {
+    let Some(proxy) = proxy else {
+        return env;
+    };
+    const NAMES: [&str; 4] = ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"];
+    env.retain(|(k, _)| {
+        !NAMES
+            .iter()
+            .any(|n| k.to_string_lossy().eq_ignore_ascii_case(n))
+    });
+    for name in NAMES {
+        let value = if name == "NO_PROXY" {
+            "localhost,127.0.0.1,::1".to_string()
+        } else {
+            proxy.url.clone()
+        };
+        env.push((name.into(), value.clone().into()));
+        env.push((name.to_ascii_lowercase().into(), value.into()));
+    }
+    env
+}
+
+fn parse_net_rule(text: &str) -> Result<crate::net::allow::NetRule, String> {
+    crate::net::allow::parse_rule(text).map_err(|e| e.to_string())
+}
+
+fn parse_resolve(text: &str) -> Result<(String, std::net::IpAddr), String> {
+    crate::net::allow::parse_resolve(text).map_err(|e| e.to_string())
 }
 
 fn canonical_all(paths: &[PathBuf], flag: &str) -> Result<Vec<PathBuf>, String> {

@@ -1,13 +1,33 @@
-//! `connect` and addressed `sendto`: the supervisor performs them itself on the target's
-//! socket (fetched with `pidfd_getfd`) with the address it checked, so a later change of
-//! the target's memory or descriptor table cannot redirect them. A pathname unix socket
-//! outside the fence (`/var/run/docker.sock`, an ssh-agent socket) is refused.
+//! The network fence of `fence run` (SPEC §4): `connect`, addressed `sendto`, and — without
+//! a network namespace — `bind` and `listen`.
+//!
+//! Security boundary: every one of these calls that is allowed is performed by the
+//! supervisor itself, on the target's socket fetched with `pidfd_getfd`, with the address
+//! it read and checked, from a thread holding the target's credentials ([`act_as`]); a
+//! later change of the target's memory or descriptor table cannot redirect it. The only
+//! `CONTINUE` is a pathname or abstract unix `bind`, which Landlock bounds either way (the
+//! socket file is a file creation; a swap to an inet address meets Landlock's refusal of
+//! every TCP bind of the target).
+//!
+//! - Unix sockets: a pathname socket outside the writable roots is refused unless allowed
+//!   with `--allow-unix`. The path is opened (`O_PATH`, with the target's credentials) and
+//!   the object actually opened is checked and connected to through `/proc/self/fd/N`, so
+//!   a symlink swapped between check and connect changes nothing.
+//! - Inet: only loopback. With a network namespace it is the sandbox's own; without one the
+//!   [`LoopbackTable`] decides (a connect reaches only sockets the sandbox bound), every
+//!   inet bind is made on loopback (a wildcard becomes 127.0.0.1 or ::1, so a server in the
+//!   sandbox is never reachable from the network), and `listen` on an unbound socket binds
+//!   it to loopback first (the kernel would bind the wildcard).
 //!
 //! These calls may block (a connect to a busy listener), so each runs on its own thread
 //! and answers the notification from there; the loop never waits on it.
 
-use std::os::fd::AsRawFd;
+use std::ffi::CString;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,21 +35,106 @@ use super::acting::{TargetCredentials, act_as};
 use super::blocked_reason::{self, BlockedReason};
 use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
+use super::loopback_table::{self, LoopbackTable};
 use super::path_resolve::{self, Base, Caller, Resolution};
 use super::pidfd;
 use super::question::process_info;
 use super::target_memory::TargetMemory;
 use crate::gate::EventKind;
 use crate::gate::decide::{Gate, Record, Subject};
+use crate::net::allow::AllowedDestinations;
 
 /// Largest datagram performed for the target.
 const MAX_DATAGRAM: u64 = 1 << 20;
 const SOCKADDR_MAX: u64 = std::mem::size_of::<libc::sockaddr_storage>() as u64;
 
-/// Handles one `connect` or `sendto` on a new thread.
+/// The session's network policy as the supervisor checks it.
+#[derive(Debug, Default)]
+pub struct NetFence {
+    /// The sandbox has its own network namespace (its abstract unix names and loopback are
+    /// its own).
+    pub own_netns: bool,
+    /// Without a network namespace: the sockets the sandbox bound on the host's loopback.
+    /// `None` when the sandbox has its own network namespace (its loopback is its own).
+    pub loopback: Option<LoopbackTable>,
+    /// Pathname unix sockets outside the writable roots opened on purpose (`--allow-unix`,
+    /// canonical).
+    pub allow_unix: Vec<PathBuf>,
+    /// Destinations outside loopback reachable directly (`--allow-net`, names resolved).
+    pub allowed: AllowedDestinations,
+}
+
+/// One decision on a network call: what was asked, where to, under which rule. This is
+/// the record of a connection decision (for the transcript and the audit log); a refused
+/// one also becomes the blocked reason on the process's stderr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionDecision {
+    /// `connect`, `bind`, `listen`, `sendto`.
+    pub call: &'static str,
+    /// The destination (or local address) as shown to a person.
+    pub destination: String,
+    /// The rule that decided (a fence rule id, or the `--allow-net` rule as written).
+    pub rule: String,
+    pub allowed: bool,
+    /// Thread id of the caller.
+    pub pid: libc::pid_t,
+}
+
+impl ConnectionDecision {
+    fn blocked_reason(&self, what: &str) -> Option<BlockedReason> {
+        (!self.allowed).then(|| BlockedReason {
+            what: what.into(),
+            object: self.destination.clone().into_bytes(),
+            rule: self.rule.clone(),
+            answer: None,
+        })
+    }
+
+    /// The kind of event and its subject, as the gate's log and transcript show them.
+    fn event(&self) -> (EventKind, Subject) {
+        let event = match self.call {
+            "bind" | "listen" => EventKind::Bind,
+            _ if self.rule.starts_with("fence.unix") || self.rule == "fence.allow-unix" => {
+                EventKind::Unix
+            }
+            _ => EventKind::Connect,
+        };
+        let subject = if event == EventKind::Unix && self.destination.starts_with('/') {
+            Subject::Path(self.destination.clone().into_bytes())
+        } else {
+            Subject::Addr(self.destination.clone())
+        };
+        (event, subject)
+    }
+
+    /// Records the decision with the gate: a refusal as a transcript line, and every
+    /// decision in the audit log when there is one.
+    fn record(&self, gate: &Gate, reason: Option<&BlockedReason>, received: Instant) {
+        if !gate.logging() && self.allowed {
+            return;
+        }
+        let (event, subject) = self.event();
+        let caller = Caller::new(self.pid);
+        let process = gate.logging().then(|| process_info(caller));
+        gate.record(&Record {
+            event,
+            subject: &subject,
+            process: process.as_ref(),
+            level: if self.allowed { "green" } else { "red" },
+            action: if self.allowed { "allow" } else { "deny" },
+            rule: &self.rule,
+            reason: reason.map_or("", |r| r.what.as_str()),
+            tid: self.pid,
+            received,
+        });
+    }
+}
+
+/// Handles one network call on a new thread.
 pub fn spawn(
     listener: Arc<Listener>,
     fence: Arc<Fence>,
+    net: Arc<NetFence>,
     gate: Arc<Gate>,
     caller: Caller,
     n: Notification,
@@ -37,207 +142,810 @@ pub fn spawn(
     let received = Instant::now();
     std::thread::spawn(move || {
         let mem = TargetMemory::new(&listener, &n);
-        let (response, reason) = decide(&fence, &mem, caller, &n);
-        if gate.logging() || reason.is_some() {
-            let (event, subject) = address_of(&mem, &n);
-            let process = gate.logging().then(|| process_info(caller));
-            let allowed = reason.is_none() && response != Response::Error(libc::EACCES);
-            gate.record(&Record {
-                event,
-                subject: &subject,
-                process: process.as_ref(),
-                level: if allowed { "green" } else { "red" },
-                action: if allowed { "allow" } else { "deny" },
-                rule: reason.as_ref().map_or("", |r| r.rule.as_str()),
-                reason: reason.as_ref().map_or("", |r| r.what.as_str()),
-                tid: n.tid,
-                received,
-            });
+        let outcome = decide(&listener, &fence, &net, &mem, caller, &n);
+        if let Some(d) = &outcome.decision {
+            d.record(&gate, outcome.reason.as_ref(), received);
         }
-        if let Some(reason) = reason.filter(|_| !fence.quiet_blocks) {
+        if let Some(reason) = outcome.reason.filter(|_| !fence.quiet_blocks) {
             blocked_reason::tell(caller, &reason);
         }
-        listener.respond(n.id, response);
+        listener.respond(n.id, outcome.response);
     });
 }
 
-/// The destination of a `connect`/`sendto` for the log: a unix socket's path, else the
-/// address as `host:port` (IPv6 in brackets).
-fn address_of(mem: &TargetMemory<'_>, n: &Notification) -> (EventKind, Subject) {
-    let (addr, len) = if n.nr == libc::SYS_connect {
-        (n.args[1], n.args[2])
-    } else {
-        (n.args[4], n.args[5])
-    };
-    let bytes = mem
-        .bytes(addr, len.min(SOCKADDR_MAX) as usize)
-        .unwrap_or_default();
-    if let Some(path) = unix_socket_path(&bytes) {
-        return (EventKind::Unix, Subject::Path(path.to_vec()));
-    }
-    let family = bytes
-        .get(..2)
-        .map(|b| u16::from_ne_bytes([b[0], b[1]]) as i32);
-    let text = match family {
-        Some(libc::AF_INET) if bytes.len() >= 8 => {
-            let port = u16::from_be_bytes([bytes[2], bytes[3]]);
-            let ip = std::net::Ipv4Addr::new(bytes[4], bytes[5], bytes[6], bytes[7]);
-            format!("{ip}:{port}")
-        }
-        Some(libc::AF_INET6) if bytes.len() >= 24 => {
-            let port = u16::from_be_bytes([bytes[2], bytes[3]]);
-            let mut octets = [0u8; 16];
-            octets.copy_from_slice(&bytes[8..24]);
-            format!("[{}]:{port}", std::net::Ipv6Addr::from(octets))
-        }
-        Some(libc::AF_UNIX) => "unix:abstract-or-unnamed".to_string(),
-        Some(f) => format!("family {f}"),
-        None => String::new(),
-    };
-    (EventKind::Connect, Subject::Addr(text))
+/// What the supervisor answers, why, and the decision record when a destination was
+/// judged.
+#[derive(Debug)]
+pub struct Outcome {
+    pub response: Response,
+    pub reason: Option<BlockedReason>,
+    pub decision: Option<ConnectionDecision>,
 }
 
+impl Outcome {
+    fn error(errno: i32) -> Outcome {
+        Outcome {
+            response: Response::Error(errno),
+            reason: None,
+            decision: None,
+        }
+    }
+
+    fn from_result(result: io::Result<i64>) -> Outcome {
+        match result {
+            Ok(v) => Outcome {
+                response: Response::Value(v),
+                reason: None,
+                decision: None,
+            },
+            Err(e) => Outcome::error(e.raw_os_error().unwrap_or(libc::EPERM)),
+        }
+    }
+
+    fn refused(errno: i32, what: &str, decision: ConnectionDecision) -> Outcome {
+        Outcome {
+            response: Response::Error(errno),
+            reason: decision.blocked_reason(what),
+            decision: Some(decision),
+        }
+    }
+
+    fn with_decision(mut self, decision: ConnectionDecision) -> Outcome {
+        self.decision = Some(decision);
+        self
+    }
+}
+
+/// A socket address read from the target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Address {
+    /// A pathname unix socket (without the trailing NULs).
+    UnixPath(Vec<u8>),
+    /// An abstract or unnamed unix address (abstract sockets are confined by Landlock's
+    /// scope or the network namespace).
+    UnixOther,
+    Inet(SocketAddr),
+    /// `AF_UNSPEC`: on `connect`, dissolves an association.
+    Unspecified,
+    Other(u16),
+}
+
+fn parse_address(bytes: &[u8]) -> Option<Address> {
+    if bytes.len() < 2 {
+        return None;
+    }
+    let family = u16::from_ne_bytes([bytes[0], bytes[1]]) as i32;
+    let port = || u16::from_be_bytes([bytes[2], bytes[3]]);
+    Some(match family {
+        libc::AF_UNIX => match bytes.get(2) {
+            Some(&b) if b != 0 => {
+                let path = &bytes[2..];
+                Address::UnixPath(path.split(|&b| b == 0).next().unwrap_or(path).to_vec())
+            }
+            _ => Address::UnixOther,
+        },
+        // The kernel refuses shorter addresses (EINVAL) for these families.
+        libc::AF_INET if bytes.len() >= 16 => {
+            let ip = Ipv4Addr::new(bytes[4], bytes[5], bytes[6], bytes[7]);
+            Address::Inet(SocketAddr::new(IpAddr::V4(ip), port()))
+        }
+        libc::AF_INET6 if bytes.len() >= 24 => {
+            let mut b = [0u8; 16];
+            b.copy_from_slice(&bytes[8..24]);
+            Address::Inet(SocketAddr::new(IpAddr::V6(Ipv6Addr::from(b)), port()))
+        }
+        libc::AF_INET | libc::AF_INET6 => return None,
+        libc::AF_UNSPEC => Address::Unspecified,
+        other => Address::Other(other as u16),
+    })
+}
+
+/// Decides one network call and performs it when allowed.
 fn decide(
+    listener: &Listener,
     fence: &Fence,
+    net: &NetFence,
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &Notification,
-) -> (Response, Option<BlockedReason>) {
+) -> Outcome {
     let a = n.args;
-    let is_connect = n.nr == libc::SYS_connect;
-    let (fd, addr, len) = if is_connect {
-        (a[0] as i32, a[1], a[2])
-    } else {
-        (a[0] as i32, a[4], a[5])
+    let fd = a[0] as i32;
+    if n.nr == libc::SYS_listen {
+        return listen(net, caller, fd, a[1] as i32);
+    }
+    let (addr, len) = match n.nr {
+        libc::SYS_sendto => (a[4], a[5]),
+        _ => (a[1], a[2]),
     };
     if len > SOCKADDR_MAX {
-        return (Response::Error(libc::EINVAL), None);
+        return Outcome::error(libc::EINVAL);
     }
-    let address = match mem.bytes(addr, len as usize) {
-        Ok(b) => b,
-        Err(_) => return (Response::Error(libc::EFAULT), None),
+    let Ok(bytes) = mem.bytes(addr, len as usize) else {
+        return Outcome::error(libc::EFAULT);
     };
-    // Security boundary: fence performs the connect from outside the sandbox's Landlock
-    // domain, so Landlock's abstract-socket scope does not apply to it. Only in the
-    // sandbox's own network namespace (where the target's socket looks names up) are the
-    // abstract sockets the sandbox's own; without one they are the host's.
-    if is_abstract_unix(&address) && !fence.own_network {
-        return (
-            Response::Error(libc::EACCES),
-            Some(BlockedReason {
-                what:
-                    "connection to an abstract unix socket (no network namespace to confine them)"
-                        .into(),
-                object: address[2..]
-                    .iter()
-                    .map(|&b| if b == 0 { b'@' } else { b })
-                    .collect(),
-                rule: "fence.unix-abstract".into(),
-                answer: None,
-            }),
+    let Some(address) = parse_address(&bytes) else {
+        return Outcome::error(libc::EINVAL);
+    };
+    match n.nr {
+        libc::SYS_bind => bind(net, caller, fd, address, bytes),
+        libc::SYS_connect => connect(listener, n.id, fence, net, caller, fd, address, bytes),
+        libc::SYS_sendto => {
+            if a[2] > MAX_DATAGRAM {
+                return Outcome::error(libc::EMSGSIZE);
+            }
+            let Ok(data) = mem.bytes(a[1], a[2] as usize) else {
+                return Outcome::error(libc::EFAULT);
+            };
+            sendto(fence, net, caller, fd, address, bytes, data, a[3] as i32)
+        }
+        // A call the filter sends but no check here owns: refuse.
+        _ => Outcome::error(libc::EPERM),
+    }
+}
+
+/// The target's socket `fd` and the credentials to act with.
+/// The error is the errno to answer.
+fn target_socket(caller: Caller, fd: i32) -> Result<(OwnedFd, TargetCredentials), i32> {
+    let socket = pidfd::open(caller)
+        .and_then(|p| pidfd::get_fd(&p, fd))
+        .map_err(|_| libc::EBADF)?;
+    let creds = TargetCredentials::of_thread(caller.tid).map_err(|_| libc::EPERM)?;
+    Ok((socket, creds))
+}
+
+fn decision(
+    call: &'static str,
+    caller: Caller,
+    destination: String,
+    rule: &str,
+    allowed: bool,
+) -> ConnectionDecision {
+    ConnectionDecision {
+        call,
+        destination,
+        rule: rule.to_string(),
+        allowed,
+        pid: caller.tid,
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn connect(
+    listener: &Listener,
+    id: u64,
+    fence: &Fence,
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    address: Address,
+    bytes: Vec<u8>,
+) -> Outcome {
+    match address {
+        Address::UnixPath(path) => {
+            let (socket, creds) = match target_socket(caller, fd) {
+                Ok(s) => s,
+                Err(errno) => return Outcome::error(errno),
+            };
+            unix_to_path(fence, net, caller, &creds, &path, move |sa, salen| {
+                // SAFETY: `sa` points at `salen` valid bytes of a sockaddr_un.
+                unsafe { libc::connect(socket.as_raw_fd(), sa, salen) as isize }
+            })
+        }
+        Address::Inet(addr) => connect_inet(listener, id, net, caller, fd, addr, bytes),
+        Address::UnixOther if !net.own_netns => abstract_outside_netns(caller),
+        Address::UnixOther | Address::Unspecified => perform_connect(caller, fd, bytes),
+        Address::Other(_) => Outcome::error(libc::EAFNOSUPPORT),
+    }
+}
+
+/// A connect to an inet address: a destination an `--allow-net` rule covers (loopback
+/// included: a rule for 127.0.0.1:5432 opens the host's service), else loopback (the
+/// sandbox's own servers), else an unknown destination.
+fn connect_inet(
+    listener: &Listener,
+    id: u64,
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    addr: SocketAddr,
+    bytes: Vec<u8>,
+) -> Outcome {
+    let dest = loopback_table::connect_destination(addr);
+    if let Some(rule) = net.allowed.rule_for(dest) {
+        let d = decision("connect", caller, dest.to_string(), rule, true);
+        return connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
+    }
+    if !loopback_table::is_loopback(dest.ip()) {
+        return unknown_destination(caller, dest);
+    }
+    let Some(table) = &net.loopback else {
+        // The sandbox's own network namespace: its loopback holds nothing of the host's.
+        let d = decision(
+            "connect",
+            caller,
+            dest.to_string(),
+            "fence.net-loopback",
+            true,
+        );
+        return perform_connect(caller, fd, bytes).with_decision(d);
+    };
+    if !table.reaches_only_ours(dest) {
+        if !LoopbackTable::anything_listens(dest) {
+            // Nothing there: refused as the kernel would (a test suite polling for its
+            // server to come up sees the usual answer), nothing to report.
+            return Outcome::error(libc::ECONNREFUSED);
+        }
+        let d = decision(
+            "connect",
+            caller,
+            dest.to_string(),
+            "fence.net-host-loopback",
+            false,
+        );
+        return Outcome::refused(
+            libc::ECONNREFUSED,
+            "connection to a host service on loopback",
+            d,
         );
     }
-    if let Some(path) = unix_socket_path(&address) {
-        match path_resolve::resolve(caller, Base::Cwd, path, true) {
-            Resolution::Path(p) if fence.root_of(&p).is_some() => {}
-            // Nothing there: the connect fails as it would anyway (glibc probes for nscd
-            // on every user lookup; that is no reason to shout).
-            Resolution::Path(p) if !p.exists() => return (Response::Error(libc::ENOENT), None),
-            Resolution::Path(p) => {
-                return (
-                    Response::Error(libc::EACCES),
-                    Some(BlockedReason {
-                        what: "connection to a unix socket outside the worktree".into(),
-                        object: p.as_os_str().as_bytes().to_vec(),
-                        rule: "fence.unix-outside".into(),
-                        answer: None,
-                    }),
-                );
-            }
-            Resolution::Unresolvable(_) => {
-                return (
-                    Response::Error(libc::EACCES),
-                    Some(BlockedReason {
-                        what: "connection to a unix socket fence cannot resolve".into(),
-                        object: path.to_vec(),
-                        rule: "fence.unix-outside".into(),
-                        answer: None,
-                    }),
-                );
-            }
-        }
-    }
-    let data = if is_connect {
-        Vec::new()
-    } else {
-        if a[2] > MAX_DATAGRAM {
-            return (Response::Error(libc::EMSGSIZE), None);
-        }
-        match mem.bytes(a[1], a[2] as usize) {
-            Ok(d) => d,
-            Err(_) => return (Response::Error(libc::EFAULT), None),
-        }
-    };
-    let flags = a[3] as i32;
-    let socket = match pidfd::open(caller).and_then(|p| pidfd::get_fd(&p, fd)) {
+    let (socket, creds) = match target_socket(caller, fd) {
         Ok(s) => s,
-        Err(_) => return (Response::Error(libc::EBADF), None),
-    };
-    let Ok(creds) = TargetCredentials::of_thread(caller.tid) else {
-        return (Response::Error(libc::EPERM), None);
+        Err(errno) => return Outcome::error(errno),
     };
     let result = act_as(&creds, move || {
-        let sa = address.as_ptr() as *const libc::sockaddr;
-        let salen = address.len() as libc::socklen_t;
-        // SAFETY: `address` holds `salen` bytes read from the target; the kernel validates
-        // the sockaddr. `data` is valid for its length. `socket` is our descriptor.
+        // SAFETY: `bytes` holds the checked sockaddr; `socket` is our descriptor.
         let ret = unsafe {
-            if is_connect {
-                libc::connect(socket.as_raw_fd(), sa, salen) as isize
-            } else {
-                libc::sendto(
-                    socket.as_raw_fd(),
-                    data.as_ptr() as *const libc::c_void,
-                    data.len(),
-                    flags | libc::MSG_NOSIGNAL,
-                    sa,
-                    salen,
-                )
-            }
+            libc::connect(
+                socket.as_raw_fd(),
+                bytes.as_ptr() as *const libc::sockaddr,
+                bytes.len() as libc::socklen_t,
+            )
         };
-        if ret < 0 {
-            Err(std::io::Error::last_os_error())
-        } else {
-            Ok(ret as i64)
+        // A non-blocking socket answers EINPROGRESS, but on loopback the SYN has reached
+        // its listener during the call: it is checked after it all the same.
+        let err = io::Error::last_os_error();
+        match ret {
+            0 => Ok((Ok(0), socket)),
+            _ if err.raw_os_error() == Some(libc::EINPROGRESS) => Ok((Err(err), socket)),
+            _ => Err(err),
         }
     });
+    let d = decision(
+        "connect",
+        caller,
+        dest.to_string(),
+        "fence.net-loopback",
+        true,
+    );
     match result {
-        Ok(v) => (Response::Value(v), None),
-        Err(e) => (
-            Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
-            None,
-        ),
+        Ok((v, socket)) => {
+            // Checked again after the connect: the listener that was ours before and is
+            // ours after took this connection (a port has one listener at a time, and a
+            // socket does not come back once closed).
+            if table.reaches_only_ours(dest) {
+                Outcome::from_result(v).with_decision(d)
+            } else {
+                // SAFETY: shutdown on our own descriptor of the target's socket.
+                unsafe { libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR) };
+                let d = decision(
+                    "connect",
+                    caller,
+                    dest.to_string(),
+                    "fence.net-host-loopback",
+                    false,
+                );
+                Outcome::refused(
+                    libc::ECONNREFUSED,
+                    "connection to a host service on loopback",
+                    d,
+                )
+            }
+        }
+        Err(e) => Outcome::from_result(Err(e)).with_decision(d),
     }
 }
 
-/// Whether `address` is an abstract `AF_UNIX` address (a name starting with a NUL byte).
-fn is_abstract_unix(address: &[u8]) -> bool {
-    address.len() > 2
-        && u16::from_ne_bytes([address[0], address[1]]) == libc::AF_UNIX as u16
-        && address[2] == 0
+/// An abstract unix address without a network namespace. Abstract names are per network
+/// namespace; without one of its own the sandbox shares the host's, where Landlock's scope
+/// confines the target's own connects — but a connect the supervisor performed would not be
+/// scoped, and could reach any host service listening on an abstract name. Refused.
+fn abstract_outside_netns(caller: Caller) -> Outcome {
+    let d = decision(
+        "connect",
+        caller,
+        "abstract unix address".into(),
+        "fence.unix-abstract",
+        false,
+    );
+    Outcome::refused(
+        libc::EACCES,
+        "abstract unix socket without a network namespace",
+        d,
+    )
 }
 
-/// The path of a pathname `AF_UNIX` address; `None` for abstract, unnamed and other
-/// families (abstract sockets are confined by Landlock's scope or the network namespace).
-fn unix_socket_path(address: &[u8]) -> Option<&[u8]> {
-    if address.len() <= 2 || u16::from_ne_bytes([address[0], address[1]]) != libc::AF_UNIX as u16 {
-        return None;
+/// A destination no rule covers. This is where the gate's question (host, port, process)
+/// goes when a person can answer; with nobody to ask it is denied (SPEC §4), never
+/// auto-approved.
+fn unknown_destination(caller: Caller, dest: SocketAddr) -> Outcome {
+    let d = decision(
+        "connect",
+        caller,
+        dest.to_string(),
+        "fence.net-outside",
+        false,
+    );
+    Outcome::refused(libc::EACCES, "network connection", d)
+}
+
+/// Carries out a connect that a rule allows. Without a network namespace the target's own
+/// socket is connected (Landlock binds the target, not the supervisor). With one, the
+/// target's socket lives in the sandbox's namespace, which has no route out: the supervisor
+/// makes a socket of the same family in its own namespace, connects it, and installs it at
+/// the target's descriptor number (`SECCOMP_ADDFD_FLAG_SETFD`, as `dup2` would), keeping
+/// the descriptor's close-on-exec and non-blocking flags. Socket options the target set
+/// before the connect are not carried over.
+fn connect_allowed(
+    listener: &Listener,
+    id: u64,
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    bytes: Vec<u8>,
+) -> Outcome {
+    if !net.own_netns {
+        return perform_connect(caller, fd, bytes);
     }
-    let path = &address[2..];
-    if path[0] == 0 {
-        return None;
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    let domain = match socket_domain(&socket) {
+        Ok(d) => d,
+        Err(e) => return Outcome::from_result(Err(e)),
+    };
+    // SAFETY: F_GETFL on our own descriptor of the target's open file.
+    let status = unsafe { libc::fcntl(socket.as_raw_fd(), libc::F_GETFL) };
+    let nonblocking = status >= 0 && status & libc::O_NONBLOCK != 0;
+    let cloexec = descriptor_is_cloexec(caller, fd);
+    let connected = act_as(&creds, move || {
+        // SAFETY: socket() with values read from the target's socket; owned below.
+        let raw = unsafe { libc::socket(domain, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor, owned from here on.
+        let fresh = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: `bytes` holds the checked sockaddr.
+        let ret = unsafe {
+            libc::connect(
+                fresh.as_raw_fd(),
+                bytes.as_ptr() as *const libc::sockaddr,
+                bytes.len() as libc::socklen_t,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(fresh)
+    });
+    let fresh = match connected {
+        Ok(f) => f,
+        Err(e) => return Outcome::from_result(Err(e)),
+    };
+    if nonblocking {
+        // SAFETY: F_SETFL on our own fresh descriptor.
+        unsafe { libc::fcntl(fresh.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
     }
-    Some(path.split(|&b| b == 0).next().unwrap_or(path))
+    match listener.install_fd_at(id, std::os::fd::AsFd::as_fd(&fresh), fd, cloexec) {
+        Ok(()) => Outcome::from_result(Ok(0)),
+        Err(e) => Outcome::from_result(Err(e)),
+    }
+}
+
+fn socket_domain(socket: &OwnedFd) -> io::Result<libc::c_int> {
+    let mut domain: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt into a c_int with its size.
+    let ret = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_DOMAIN,
+            &mut domain as *mut libc::c_int as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(domain)
+}
+
+/// Whether the target's descriptor `fd` is close-on-exec (`flags:` of its fdinfo, octal).
+fn descriptor_is_cloexec(caller: Caller, fd: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{}/fdinfo/{fd}", caller.tid))
+        .ok()
+        .and_then(|info| {
+            let flags = info.lines().find_map(|l| l.strip_prefix("flags:"))?;
+            i64::from_str_radix(flags.trim(), 8).ok()
+        })
+        .is_some_and(|flags| flags & libc::O_CLOEXEC as i64 != 0)
+}
+
+/// Performs `connect(fd, bytes)` on the target's socket with its credentials.
+fn perform_connect(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    Outcome::from_result(act_as(&creds, move || {
+        // SAFETY: `bytes` holds the checked sockaddr; `socket` is our descriptor.
+        let ret = unsafe {
+            libc::connect(
+                socket.as_raw_fd(),
+                bytes.as_ptr() as *const libc::sockaddr,
+                bytes.len() as libc::socklen_t,
+            )
+        };
+        if ret < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(0)
+        }
+    }))
+}
+
+/// Reaches the pathname unix socket `path` (as the target named it) with `op`, given the
+/// address of exactly the socket file that was checked: the path is opened `O_PATH` with
+/// the target's credentials (so its directory permissions are the target's), the object
+/// opened is located through `/proc/self/fd/N` and checked, and `op` gets
+/// `/proc/self/fd/N` as the address, which the kernel follows to that same object.
+fn unix_to_path(
+    fence: &Fence,
+    net: &NetFence,
+    caller: Caller,
+    creds: &TargetCredentials,
+    path: &[u8],
+    op: impl FnOnce(*const libc::sockaddr, libc::socklen_t) -> isize + Send + 'static,
+) -> Outcome {
+    let resolved = match path_resolve::resolve(caller, Base::Cwd, path, true) {
+        Resolution::Path(p) => p,
+        Resolution::Unresolvable(_) => {
+            let d = decision(
+                "connect",
+                caller,
+                String::from_utf8_lossy(path).into_owned(),
+                "fence.unix-outside",
+                false,
+            );
+            return Outcome::refused(
+                libc::EACCES,
+                "connection to a unix socket fence cannot resolve",
+                d,
+            );
+        }
+    };
+    let writable = fence.writable.clone();
+    let allowed = net.allow_unix.clone();
+    let result = act_as(creds, move || {
+        let c = CString::new(resolved.as_os_str().as_bytes())
+            .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        // SAFETY: a valid C string; the descriptor returned is owned below.
+        let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor, owned from here on.
+        let object = unsafe { OwnedFd::from_raw_fd(raw) };
+        let proc_path = format!("/proc/self/fd/{raw}");
+        let real = std::fs::read_link(&proc_path)?;
+        let inside = writable.iter().any(|r| real.starts_with(r));
+        let rule = if inside {
+            "fence.unix-inside"
+        } else if allowed.contains(&real) {
+            "fence.allow-unix"
+        } else {
+            return Ok((Err(real), "fence.unix-outside"));
+        };
+        let sun = sockaddr_un(proc_path.as_bytes())?;
+        let ret = op(
+            &sun as *const libc::sockaddr_un as *const libc::sockaddr,
+            std::mem::size_of::<libc::sockaddr_un>() as libc::socklen_t,
+        );
+        drop(object);
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok((Ok((ret as i64, real)), rule))
+    });
+    match result {
+        Ok((Ok((v, real)), rule)) => {
+            let d = decision("connect", caller, real.display().to_string(), rule, true);
+            Outcome::from_result(Ok(v)).with_decision(d)
+        }
+        Ok((Err(real), rule)) => {
+            let d = decision("connect", caller, real.display().to_string(), rule, false);
+            Outcome::refused(
+                libc::EACCES,
+                "connection to a unix socket outside the worktree",
+                d,
+            )
+        }
+        // Nothing there (glibc probes for nscd on every user lookup; no reason to shout),
+        // or the connect itself failed: the kernel's answer.
+        Err(e) => Outcome::from_result(Err(e)),
+    }
+}
+
+fn sockaddr_un(path: &[u8]) -> io::Result<libc::sockaddr_un> {
+    // SAFETY: sockaddr_un is plain data; all zeroes is a valid (empty) value.
+    let mut sun: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    if path.len() >= sun.sun_path.len() {
+        return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG));
+    }
+    sun.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    for (d, s) in sun.sun_path.iter_mut().zip(path) {
+        *d = *s as libc::c_char;
+    }
+    Ok(sun)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn sendto(
+    fence: &Fence,
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    address: Address,
+    bytes: Vec<u8>,
+    data: Vec<u8>,
+    flags: i32,
+) -> Outcome {
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    let flags = flags | libc::MSG_NOSIGNAL;
+    let send = move |sa: *const libc::sockaddr, salen: libc::socklen_t| {
+        // SAFETY: `data` is valid for its length; `sa` for `salen` bytes.
+        unsafe {
+            libc::sendto(
+                socket.as_raw_fd(),
+                data.as_ptr() as *const libc::c_void,
+                data.len(),
+                flags,
+                sa,
+                salen,
+            )
+        }
+    };
+    match address {
+        Address::UnixPath(path) => unix_to_path(fence, net, caller, &creds, &path, send),
+        // Inet sockets are TCP only (the static filter), which ignores the address of a
+        // connected socket and refuses to send on an unconnected one (MSG_FASTOPEN, the
+        // exception, is refused by the static filter).
+        Address::UnixOther if !net.own_netns => abstract_outside_netns(caller),
+        Address::Inet(_) | Address::UnixOther | Address::Unspecified => {
+            Outcome::from_result(act_as(&creds, move || {
+                let ret = send(
+                    bytes.as_ptr() as *const libc::sockaddr,
+                    bytes.len() as libc::socklen_t,
+                );
+                if ret < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(ret as i64)
+                }
+            }))
+        }
+        Address::Other(_) => Outcome::error(libc::EAFNOSUPPORT),
+    }
+}
+
+/// `bind` without a network namespace (it is notified only then).
+fn bind(net: &NetFence, caller: Caller, fd: i32, address: Address, mut bytes: Vec<u8>) -> Outcome {
+    let addr = match address {
+        // Bounded by Landlock whatever the target swaps in (see the module doc).
+        Address::UnixPath(_) | Address::UnixOther => {
+            return Outcome {
+                response: Response::Continue,
+                reason: None,
+                decision: None,
+            };
+        }
+        Address::Inet(addr) => addr,
+        // AF_UNSPEC with INADDR_ANY binds an inet socket to the wildcard: refused, as is
+        // any other family.
+        Address::Unspecified | Address::Other(_) => return Outcome::error(libc::EAFNOSUPPORT),
+    };
+    let Some(table) = &net.loopback else {
+        return Outcome::error(libc::EPERM);
+    };
+    let ip = addr.ip().to_canonical();
+    if ip.is_unspecified() {
+        // A wildcard bind becomes a loopback bind: a server in the sandbox is reachable
+        // from the host's loopback, never from the network.
+        rewrite_to_loopback(&mut bytes);
+    } else if !ip.is_loopback() {
+        let d = decision("bind", caller, addr.to_string(), "fence.net-bind", false);
+        return Outcome::refused(libc::EADDRNOTAVAIL, "bind outside loopback", d);
+    }
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    let result = act_as(&creds, move || {
+        // A host listener of the same user sharing the port through SO_REUSEPORT would
+        // take connections meant for ours; the connect check refuses that case anyway.
+        set_reuseport_off(&socket);
+        // SAFETY: `bytes` holds the checked (possibly rewritten) sockaddr.
+        let ret = unsafe {
+            libc::bind(
+                socket.as_raw_fd(),
+                bytes.as_ptr() as *const libc::sockaddr,
+                bytes.len() as libc::socklen_t,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        socket_inode(&socket)
+    });
+    match result {
+        Ok(inode) => {
+            table.record(inode);
+            Outcome::from_result(Ok(0))
+        }
+        Err(e) => Outcome::from_result(Err(e)),
+    }
+}
+
+/// Makes an unspecified inet address in `bytes` (IPv4, IPv6, or v4-mapped) the loopback
+/// address of the same kind.
+fn rewrite_to_loopback(bytes: &mut [u8]) {
+    let family = u16::from_ne_bytes([bytes[0], bytes[1]]) as i32;
+    if family == libc::AF_INET {
+        bytes[4..8].copy_from_slice(&Ipv4Addr::LOCALHOST.octets());
+    } else if bytes[8..20] == Ipv4Addr::UNSPECIFIED.to_ipv6_mapped().octets()[..12] {
+        bytes[20..24].copy_from_slice(&Ipv4Addr::LOCALHOST.octets());
+    } else {
+        bytes[8..24].copy_from_slice(&Ipv6Addr::LOCALHOST.octets());
+    }
+}
+
+/// `listen` without a network namespace: an unbound inet socket is first bound to
+/// loopback (the kernel would bind the wildcard), a bound one must be on loopback.
+fn listen(net: &NetFence, caller: Caller, fd: i32, backlog: i32) -> Outcome {
+    let Some(table) = &net.loopback else {
+        return Outcome::error(libc::EPERM);
+    };
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    let local = match local_address(&socket) {
+        Ok(a) => a,
+        Err(e) => return Outcome::from_result(Err(e)),
+    };
+    if let Some(addr) = local {
+        if addr.port() == 0 {
+            let mut bytes = inet_sockaddr(addr);
+            rewrite_to_loopback(&mut bytes);
+            let result = act_as(&creds, move || {
+                set_reuseport_off(&socket);
+                // SAFETY: a loopback sockaddr of the socket's own family.
+                let ret = unsafe {
+                    libc::bind(
+                        socket.as_raw_fd(),
+                        bytes.as_ptr() as *const libc::sockaddr,
+                        bytes.len() as libc::socklen_t,
+                    )
+                };
+                if ret < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(socket)
+            });
+            let socket = match result {
+                Ok(s) => s,
+                Err(e) => return Outcome::from_result(Err(e)),
+            };
+            return finish_listen(table, socket, backlog);
+        }
+        if !addr.ip().to_canonical().is_loopback() {
+            let d = decision("listen", caller, addr.to_string(), "fence.net-bind", false);
+            return Outcome::refused(libc::EADDRNOTAVAIL, "listen outside loopback", d);
+        }
+    }
+    finish_listen(table, socket, backlog)
+}
+
+fn finish_listen(table: &LoopbackTable, socket: OwnedFd, backlog: i32) -> Outcome {
+    // SAFETY: listen on our own descriptor of the target's socket.
+    if unsafe { libc::listen(socket.as_raw_fd(), backlog) } < 0 {
+        return Outcome::from_result(Err(io::Error::last_os_error()));
+    }
+    if let Ok(Some(_)) = local_address(&socket)
+        && let Ok(inode) = socket_inode(&socket)
+    {
+        table.record(inode);
+    }
+    Outcome::from_result(Ok(0))
+}
+
+fn set_reuseport_off(socket: &OwnedFd) {
+    let off: libc::c_int = 0;
+    // SAFETY: setsockopt with a valid int option value. Failure (not an inet socket)
+    // changes nothing.
+    unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_REUSEPORT,
+            &off as *const libc::c_int as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+}
+
+/// The inode of a socket (as `/proc/net/tcp` lists it).
+fn socket_inode(socket: &OwnedFd) -> io::Result<u64> {
+    // SAFETY: fstat into a zeroed stat buffer on our own descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(socket.as_raw_fd(), &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st.st_ino)
+}
+
+/// The local inet address of a socket; `None` for other families.
+fn local_address(socket: &OwnedFd) -> io::Result<Option<SocketAddr>> {
+    // SAFETY: getsockname into a zeroed sockaddr_storage with its size.
+    let mut ss: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    let ret = unsafe {
+        libc::getsockname(
+            socket.as_raw_fd(),
+            &mut ss as *mut libc::sockaddr_storage as *mut libc::sockaddr,
+            &mut len,
+        )
+    };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: the kernel wrote `len` bytes of a sockaddr into `ss`.
+    let bytes = unsafe {
+        std::slice::from_raw_parts(
+            &ss as *const libc::sockaddr_storage as *const u8,
+            len as usize,
+        )
+    };
+    Ok(match parse_address(bytes) {
+        Some(Address::Inet(a)) => Some(a),
+        _ => None,
+    })
+}
+
+/// The sockaddr bytes of `addr` (`sockaddr_in` or `sockaddr_in6`).
+fn inet_sockaddr(addr: SocketAddr) -> Vec<u8> {
+    match addr {
+        SocketAddr::V4(a) => {
+            let mut b = vec![0u8; std::mem::size_of::<libc::sockaddr_in>()];
+            b[..2].copy_from_slice(&(libc::AF_INET as u16).to_ne_bytes());
+            b[2..4].copy_from_slice(&a.port().to_be_bytes());
+            b[4..8].copy_from_slice(&a.ip().octets());
+            b
+        }
+        SocketAddr::V6(a) => {
+            let mut b = vec![0u8; std::mem::size_of::<libc::sockaddr_in6>()];
+            b[..2].copy_from_slice(&(libc::AF_INET6 as u16).to_ne_bytes());
+            b[2..4].copy_from_slice(&a.port().to_be_bytes());
+            b[8..24].copy_from_slice(&a.ip().octets());
+            b
+        }
+    }
 }
 
 #[cfg(test)]
@@ -245,17 +953,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_pathname_unix_addresses_have_a_path() {
+    fn addresses_are_read_by_family() {
         let mut a = (libc::AF_UNIX as u16).to_ne_bytes().to_vec();
         a.extend_from_slice(b"/run/docker.sock\0\0\0");
-        assert_eq!(unix_socket_path(&a), Some(&b"/run/docker.sock"[..]));
+        assert_eq!(
+            parse_address(&a),
+            Some(Address::UnixPath(b"/run/docker.sock".to_vec()))
+        );
         let mut abs = (libc::AF_UNIX as u16).to_ne_bytes().to_vec();
         abs.extend_from_slice(b"\0abstract");
-        assert_eq!(unix_socket_path(&abs), None);
-        let inet = (libc::AF_INET as u16).to_ne_bytes().to_vec();
-        assert_eq!(unix_socket_path(&inet), None);
-        assert!(is_abstract_unix(&abs));
-        assert!(!is_abstract_unix(&a));
-        assert!(!is_abstract_unix(&inet));
+        assert_eq!(parse_address(&abs), Some(Address::UnixOther));
+        let v4 = inet_sockaddr("127.0.0.1:8080".parse().unwrap());
+        assert_eq!(
+            parse_address(&v4),
+            Some(Address::Inet("127.0.0.1:8080".parse().unwrap()))
+        );
+        let v6 = inet_sockaddr("[::1]:443".parse().unwrap());
+        assert_eq!(
+            parse_address(&v6),
+            Some(Address::Inet("[::1]:443".parse().unwrap()))
+        );
+        assert_eq!(parse_address(&v6[..20]), None, "a short inet6 address");
+        let unspec = (libc::AF_UNSPEC as u16).to_ne_bytes().to_vec();
+        assert_eq!(parse_address(&unspec), Some(Address::Unspecified));
+    }
+
+    #[test]
+    fn wildcard_binds_become_loopback_binds() {
+        for (from, to) in [
+            ("0.0.0.0:80", "127.0.0.1:80"),
+            ("[::]:80", "[::1]:80"),
+            ("[::ffff:0.0.0.0]:80", "[::ffff:127.0.0.1]:80"),
+        ] {
+            let mut b = inet_sockaddr(from.parse().unwrap());
+            rewrite_to_loopback(&mut b);
+            assert_eq!(parse_address(&b), Some(Address::Inet(to.parse().unwrap())));
+        }
     }
 }

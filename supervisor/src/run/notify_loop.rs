@@ -3,8 +3,8 @@
 //! One receiving thread judges exec and filesystem calls inline: their checks read a few
 //! bytes and /proc entries and never wait on another process, and with synchronous
 //! wake-ups one thread is faster than several. A call the policy asks about is handed to a
-//! thread of its own while its question waits ([`super::question::settle`]), and calls
-//! that may block (connect, sendto) get one too, so no process ever waits on another's
+//! thread of its own while its question waits ([`super::question::settle`]), and network
+//! calls (connect, sendto, bind, listen) get one too, so no process ever waits on another's
 //! call or question.
 
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::exec_check::{self, ExecPolicy};
 use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
-use super::net_check;
+use super::net_check::{self, NetFence};
 use super::path_resolve::Caller;
 use super::question::{self, Outcome, Settle};
 use super::target_memory::TargetMemory;
@@ -32,6 +32,7 @@ pub struct Counters {
 pub struct Supervision {
     pub listener: Arc<Listener>,
     pub fence: Arc<Fence>,
+    pub net: Arc<NetFence>,
     pub policy: Arc<dyn ExecPolicy>,
     pub gate: Arc<Gate>,
     pub counters: Arc<Counters>,
@@ -66,10 +67,18 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
     let received = Instant::now();
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::new(n.tid);
-    if n.nr == libc::SYS_connect || n.nr == libc::SYS_sendto {
+    if [
+        libc::SYS_connect,
+        libc::SYS_sendto,
+        libc::SYS_bind,
+        libc::SYS_listen,
+    ]
+    .contains(&n.nr)
+    {
         net_check::spawn(
             s.listener.clone(),
             s.fence.clone(),
+            s.net.clone(),
             s.gate.clone(),
             caller,
             n,

@@ -1,0 +1,826 @@
+//! The domain proxy (SPEC §4): `--allow-domain` rules are enforced by an HTTP proxy inside
+//! the supervisor, on a loopback port, which the sandbox reaches through `HTTP_PROXY` and
+//! friends. It handles `CONNECT` (any TCP, checked as TLS) and plain HTTP requests in
+//! absolute form, and accepts only requests carrying this session's credentials (a random
+//! password in the proxy URL), so another sandbox cannot use it.
+//!
+//! Security boundary, in order: the credentials; the requested host against the domain
+//! rules; name resolution here, in the supervisor, with loopback/private/link-local/metadata
+//! results dropped unless that address is allowed by IP; for `CONNECT`, the ClientHello's
+//! server name (reassembled across TLS records) must equal the requested host — a missing
+//! name, an encrypted ClientHello (ECH) or a stream that is not TLS is refused — and only then
+//! is the upstream connection made. This stops a name mismatch, not fronting inside TLS:
+//! allowing a shared CDN name allows whatever it fronts. For plain HTTP, a `Host` header
+//! naming another host than the request line is refused.
+//!
+//! The HTTP head is parsed with `httparse`, the ClientHello with `tls-parser`.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use super::allow::{RuleError, is_internal};
+
+/// Longest request head or ClientHello read before the connection is refused.
+const MAX_HEAD: usize = 64 * 1024;
+/// How long a client may take to send its request head or ClientHello.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// Most bytes moved by one `splice` of a tunnel.
+const COPY_BUFFER: usize = 1 << 20;
+/// The TLS extension number of `encrypted_client_hello`.
+const ECH_EXTENSION: u16 = 0xfe0d;
+
+/// One `--allow-domain` rule: `example.com` (that name), `*.example.com` (its subdomains,
+/// not the apex), with `:PORT` for one port (without: any port).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainRule {
+    pub pattern: DomainPattern,
+    pub port: Option<u16>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DomainPattern {
+    Exact(String),
+    Subdomains(String),
+}
+
+pub fn parse_domain_rule(text: &str) -> Result<DomainRule, RuleError> {
+    let (name, port) = match text.rsplit_once(':') {
+        Some((n, p)) => (
+            n,
+            Some(
+                p.parse::<u16>()
+                    .ok()
+                    .filter(|&p| p != 0)
+                    .ok_or_else(|| RuleError::Port(text.into()))?,
+            ),
+        ),
+        None => (text, None),
+    };
+    let (wild, name) = match name.strip_prefix("*.") {
+        Some(rest) => (true, rest),
+        None => (false, name),
+    };
+    let name = normalise_host(name).ok_or_else(|| RuleError::Host(text.into()))?;
+    if name.parse::<IpAddr>().is_ok() {
+        return Err(RuleError::Host(text.into()));
+    }
+    Ok(DomainRule {
+        pattern: if wild {
+            DomainPattern::Subdomains(name)
+        } else {
+            DomainPattern::Exact(name)
+        },
+        port,
+        text: text.into(),
+    })
+}
+
+/// Lower case without a trailing dot, if it is a valid host name.
+fn normalise_host(host: &str) -> Option<String> {
+    let name = host.trim_end_matches('.').to_ascii_lowercase();
+    let label_ok = |l: &str| {
+        !l.is_empty()
+            && l.len() <= 63
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    (!name.is_empty() && name.len() <= 253 && name.split('.').all(label_ok)).then_some(name)
+}
+
+impl DomainRule {
+    pub fn covers(&self, host: &str, port: u16) -> bool {
+        if self.port.is_some_and(|p| p != port) {
+            return false;
+        }
+        match &self.pattern {
+            DomainPattern::Exact(n) => host == n,
+            DomainPattern::Subdomains(n) => host
+                .strip_suffix(n.as_str())
+                .is_some_and(|head| head.len() > 1 && head.ends_with('.')),
+        }
+    }
+}
+
+/// What the proxy allows and how it resolves names.
+#[derive(Debug, Clone, Default)]
+pub struct ProxyPolicy {
+    pub rules: Vec<DomainRule>,
+    /// `--resolve` mappings, used instead of DNS.
+    pub resolve: Vec<(String, IpAddr)>,
+    /// Addresses allowed by IP (`--allow-net` rules naming one, `--resolve` addresses): a
+    /// name may resolve to these even in the internal ranges.
+    pub allowed_by_ip: Vec<IpAddr>,
+}
+
+/// One decision of the proxy, and for an allowed connection the bytes it carried, when it
+/// closes: the record of a proxied connection for the transcript and the audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyEvent {
+    /// `CONNECT` or the HTTP method.
+    pub method: String,
+    pub host: String,
+    pub port: u16,
+    pub allowed: bool,
+    /// The domain rule that allowed it, or the fence rule that refused it.
+    pub rule: String,
+    /// Why it was refused.
+    pub reason: Option<String>,
+    /// Bytes from the sandbox to the destination, and back.
+    pub bytes_up: u64,
+    pub bytes_down: u64,
+}
+
+/// A running proxy.
+#[derive(Debug, Clone)]
+pub struct Proxy {
+    pub addr: SocketAddr,
+    /// `http://fence:PASSWORD@127.0.0.1:PORT`, the value of the proxy variables.
+    pub url: String,
+}
+
+pub type EventSink = Arc<dyn Fn(ProxyEvent) + Send + Sync>;
+
+/// Starts the proxy on a loopback port, on its own thread with its own runtime; it runs as
+/// long as the supervisor. `on_event` receives every decision.
+pub fn start(policy: ProxyPolicy, on_event: EventSink) -> std::io::Result<Proxy> {
+    let std_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    std_listener.set_nonblocking(true)?;
+    let addr = std_listener.local_addr()?;
+    let password = random_token()?;
+    let expected = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("fence:{password}"))
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("fence-proxy")
+        .enable_io()
+        .enable_time()
+        .build()?;
+    let shared = Arc::new(Shared {
+        policy,
+        expected_auth: expected,
+        on_event,
+    });
+    std::thread::Builder::new()
+        .name("fence-proxy".into())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let Ok(listener) = TcpListener::from_std(std_listener) else {
+                    return;
+                };
+                loop {
+                    let Ok((conn, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let shared = shared.clone();
+                    tokio::spawn(async move { serve(&shared, conn).await });
+                }
+            })
+        })?;
+    Ok(Proxy {
+        addr,
+        url: format!("http://fence:{password}@{addr}"),
+    })
+}
+
+fn random_token() -> std::io::Result<String> {
+    let mut bytes = [0u8; 16];
+    std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+struct Shared {
+    policy: ProxyPolicy,
+    expected_auth: String,
+    on_event: EventSink,
+}
+
+/// The request head as the proxy needs it.
+#[derive(Debug)]
+struct Head {
+    method: String,
+    /// Host and port asked for.
+    host: String,
+    port: u16,
+    /// For plain HTTP: the head to send upstream (origin-form request line, without the
+    /// proxy's headers).
+    upstream_head: Option<Vec<u8>>,
+    authorized: bool,
+    /// A `Host` header naming another host than the request line.
+    host_mismatch: bool,
+}
+
+enum Refusal {
+    Status(u16, &'static str),
+}
+
+async fn serve(shared: &Shared, mut client: TcpStream) {
+    let _ = client.set_nodelay(true);
+    let Ok(Ok((head, leftover))) =
+        tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client, &shared.expected_auth)).await
+    else {
+        let _ = respond(&mut client, 400, "Bad Request").await;
+        return;
+    };
+    let head = match head {
+        Ok(h) => h,
+        Err(Refusal::Status(code, text)) => {
+            let _ = respond(&mut client, code, text).await;
+            return;
+        }
+    };
+    let event = |allowed: bool, rule: &str, reason: Option<&str>| ProxyEvent {
+        method: head.method.clone(),
+        host: head.host.clone(),
+        port: head.port,
+        allowed,
+        rule: rule.to_string(),
+        reason: reason.map(str::to_string),
+        bytes_up: 0,
+        bytes_down: 0,
+    };
+    if !head.authorized {
+        (shared.on_event)(event(
+            false,
+            "fence.proxy-auth",
+            Some("no or wrong proxy credentials"),
+        ));
+        let _ = client
+            .write_all(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"fence\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            .await;
+        return;
+    }
+    let Some(rule) = shared
+        .policy
+        .rules
+        .iter()
+        .find(|r| r.covers(&head.host, head.port))
+    else {
+        // Where the gate's question for an unknown domain belongs; nobody to ask: refused.
+        (shared.on_event)(event(
+            false,
+            "fence.net-domain",
+            Some("no --allow-domain rule covers it"),
+        ));
+        let _ = respond(
+            &mut client,
+            403,
+            "Forbidden by fence: no rule allows this host",
+        )
+        .await;
+        return;
+    };
+    if head.host_mismatch {
+        (shared.on_event)(event(
+            false,
+            "fence.proxy-host",
+            Some("Host header names another host"),
+        ));
+        let _ = respond(&mut client, 403, "Forbidden by fence: Host header mismatch").await;
+        return;
+    }
+    let addrs = resolve(&shared.policy, &head.host, head.port).await;
+    if addrs.is_empty() {
+        (shared.on_event)(event(
+            false,
+            "fence.net-internal",
+            Some("resolves to no address outside loopback, private and link-local ranges"),
+        ));
+        let _ = respond(
+            &mut client,
+            403,
+            "Forbidden by fence: the name resolves to an internal address",
+        )
+        .await;
+        return;
+    }
+
+    let mut first_bytes = leftover;
+    if head.upstream_head.is_none() {
+        // CONNECT: the tunnel is granted, then the ClientHello is read and checked before
+        // anything is sent to the destination.
+        if client
+            .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            .await
+            .is_err()
+        {
+            return;
+        }
+        let hello = tokio::time::timeout(
+            HEAD_TIMEOUT,
+            read_client_hello(&mut client, &mut first_bytes),
+        )
+        .await
+        .unwrap_or(HelloCheck::NotTls);
+        let refusal = match hello {
+            HelloCheck::Sni(name) if name == head.host => None,
+            HelloCheck::Sni(_) => Some("the TLS server name differs from the CONNECT host"),
+            HelloCheck::NoSni => Some("the TLS ClientHello names no server"),
+            HelloCheck::Encrypted => Some("the TLS ClientHello is encrypted (ECH)"),
+            HelloCheck::NotTls | HelloCheck::NeedMore => {
+                Some("the tunnel does not start with a TLS ClientHello")
+            }
+        };
+        if let Some(reason) = refusal {
+            (shared.on_event)(event(false, "fence.proxy-sni", Some(reason)));
+            return;
+        }
+    }
+    let Ok(mut upstream) = TcpStream::connect(&addrs[..]).await else {
+        (shared.on_event)(event(
+            false,
+            &rule.text,
+            Some("the destination refused or is unreachable"),
+        ));
+        if head.upstream_head.is_some() {
+            let _ = respond(&mut client, 502, "Bad Gateway").await;
+        }
+        return;
+    };
+    let _ = upstream.set_nodelay(true);
+    let mut up = 0u64;
+    if let Some(h) = &head.upstream_head {
+        if upstream.write_all(h).await.is_err() {
+            return;
+        }
+        up += h.len() as u64;
+    }
+    if upstream.write_all(&first_bytes).await.is_err() {
+        return;
+    }
+    up += first_bytes.len() as u64;
+    let (Ok(client), Ok(upstream)) = (client.into_std(), upstream.into_std()) else {
+        return;
+    };
+    let (a, b) = tokio::task::spawn_blocking(move || tunnel(client, upstream))
+        .await
+        .unwrap_or((0, 0));
+    let mut done = event(true, &rule.text, None);
+    done.bytes_up = up + a;
+    done.bytes_down = b;
+    (shared.on_event)(done);
+}
+
+/// Copies both ways until both sides are done, with `splice(2)` through a pipe: the bytes
+/// never enter user space. Returns the bytes copied up and down.
+fn tunnel(client: std::net::TcpStream, upstream: std::net::TcpStream) -> (u64, u64) {
+    let _ = client.set_nonblocking(false);
+    let _ = upstream.set_nonblocking(false);
+    let (Ok(client2), Ok(upstream2)) = (client.try_clone(), upstream.try_clone()) else {
+        return (0, 0);
+    };
+    let down = std::thread::spawn(move || splice_all(&upstream2, &client2));
+    let up = splice_all(&client, &upstream);
+    (up, down.join().unwrap_or(0))
+}
+
+/// Moves bytes from `from` to `to` until end of file or an error, then shuts down the
+/// writing side of `to` (so its peer sees the end) and the reading side of `from`.
+fn splice_all(from: &std::net::TcpStream, to: &std::net::TcpStream) -> u64 {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into a valid array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return 0;
+    }
+    // SAFETY: fresh descriptors, owned (and closed) from here on.
+    let (pipe_r, pipe_w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // A larger pipe moves more per call (64 KiB by default); a refusal leaves the default.
+    // SAFETY: F_SETPIPE_SZ on our own pipe.
+    unsafe {
+        libc::fcntl(
+            pipe_w.as_raw_fd(),
+            libc::F_SETPIPE_SZ,
+            COPY_BUFFER as libc::c_int,
+        )
+    };
+    let splice = |a: i32, b: i32, len: usize| loop {
+        // SAFETY: splice between descriptors we hold, without offsets (sockets and a pipe).
+        let n = unsafe {
+            libc::splice(
+                a,
+                std::ptr::null_mut(),
+                b,
+                std::ptr::null_mut(),
+                len,
+                libc::SPLICE_F_MOVE,
+            )
+        };
+        if n < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        return n;
+    };
+    let mut total = 0u64;
+    'copy: loop {
+        let n = splice(from.as_raw_fd(), pipe_w.as_raw_fd(), COPY_BUFFER);
+        if n <= 0 {
+            break;
+        }
+        let mut left = n as usize;
+        while left > 0 {
+            let m = splice(pipe_r.as_raw_fd(), to.as_raw_fd(), left);
+            if m <= 0 {
+                break 'copy;
+            }
+            left -= m as usize;
+            total += m as u64;
+        }
+    }
+    let _ = to.shutdown(std::net::Shutdown::Write);
+    let _ = from.shutdown(std::net::Shutdown::Read);
+    total
+}
+
+async fn respond(client: &mut TcpStream, code: u16, text: &str) -> std::io::Result<()> {
+    let body = format!("{text}\n");
+    let msg = format!(
+        "HTTP/1.1 {code} {text}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    client.write_all(msg.as_bytes()).await
+}
+
+/// Reads and parses the request head. Returns it and the bytes that followed it.
+async fn read_head(
+    client: &mut TcpStream,
+    expected_auth: &str,
+) -> std::io::Result<(Result<Head, Refusal>, Vec<u8>)> {
+    let mut buf = Vec::with_capacity(4096);
+    loop {
+        let mut chunk = [0u8; 4096];
+        let n = client.read(&mut chunk).await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let mut headers = [httparse::EMPTY_HEADER; 96];
+        let mut req = httparse::Request::new(&mut headers);
+        match req.parse(&buf) {
+            Ok(httparse::Status::Complete(len)) => {
+                let head = parse_request(&req, expected_auth);
+                return Ok((head, buf[len..].to_vec()));
+            }
+            Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => continue,
+            Ok(httparse::Status::Partial) => {
+                return Ok((
+                    Err(Refusal::Status(431, "Request Header Fields Too Large")),
+                    Vec::new(),
+                ));
+            }
+            Err(_) => return Ok((Err(Refusal::Status(400, "Bad Request")), Vec::new())),
+        }
+    }
+}
+
+/// Splits `host:port` (`[v6]:port`); `default_port` when there is none.
+fn split_authority(authority: &str, default_port: Option<u16>) -> Option<(String, u16)> {
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (h, after) = rest.split_once(']')?;
+        match after.strip_prefix(':') {
+            Some(p) => (h.to_string(), p.parse().ok()?),
+            None if after.is_empty() => (h.to_string(), default_port?),
+            None => return None,
+        }
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), p.parse().ok()?),
+            None => (authority.to_string(), default_port?),
+        }
+    };
+    let host = match host.parse::<IpAddr>() {
+        Ok(ip) => ip.to_string(),
+        Err(_) => normalise_host(&host)?,
+    };
+    Some((host, port))
+}
+
+fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result<Head, Refusal> {
+    let bad = || Refusal::Status(400, "Bad Request");
+    let method = req.method.ok_or_else(bad)?.to_string();
+    let target = req.path.ok_or_else(bad)?;
+    let header = |name: &str| {
+        req.headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value)
+    };
+    let authorized = header("proxy-authorization").is_some_and(|v| v == expected_auth.as_bytes());
+    if method == "CONNECT" {
+        let (host, port) = split_authority(target, None).ok_or_else(bad)?;
+        return Ok(Head {
+            method,
+            host,
+            port,
+            upstream_head: None,
+            authorized,
+            host_mismatch: false,
+        });
+    }
+    let rest = target.strip_prefix("http://").ok_or(Refusal::Status(
+        400,
+        "Bad Request: only http:// URLs and CONNECT",
+    ))?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    if authority.contains('@') {
+        return Err(bad());
+    }
+    let (host, port) = split_authority(authority, Some(80)).ok_or_else(bad)?;
+    let host_mismatch = header("host")
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .is_some_and(|v| {
+            split_authority(v, Some(port)).is_none_or(|(h, p)| h != host || p != port)
+        });
+    let mut upstream =
+        format!("{method} {path} HTTP/1.{}\r\n", req.version.unwrap_or(1)).into_bytes();
+    for h in req.headers.iter() {
+        if h.name.eq_ignore_ascii_case("proxy-authorization")
+            || h.name.eq_ignore_ascii_case("proxy-connection")
+        {
+            continue;
+        }
+        upstream.extend_from_slice(h.name.as_bytes());
+        upstream.extend_from_slice(b": ");
+        upstream.extend_from_slice(h.value);
+        upstream.extend_from_slice(b"\r\n");
+    }
+    upstream.extend_from_slice(b"\r\n");
+    Ok(Head {
+        method,
+        host,
+        port,
+        upstream_head: Some(upstream),
+        authorized,
+        host_mismatch,
+    })
+}
+
+/// The addresses `host` may be reached at: `--resolve` first, else the system resolver;
+/// internal addresses only when allowed by IP.
+async fn resolve(policy: &ProxyPolicy, host: &str, port: u16) -> Vec<SocketAddr> {
+    let forced: Vec<IpAddr> = policy
+        .resolve
+        .iter()
+        .filter(|(n, _)| n == host)
+        .map(|(_, ip)| *ip)
+        .collect();
+    let ips: Vec<IpAddr> = if !forced.is_empty() {
+        forced
+    } else {
+        match tokio::net::lookup_host((host, port)).await {
+            Ok(found) => found.map(|a| a.ip()).collect(),
+            Err(_) => Vec::new(),
+        }
+    };
+    ips.into_iter()
+        .map(|ip| ip.to_canonical())
+        .filter(|ip| !is_internal(*ip) || policy.allowed_by_ip.contains(ip))
+        .map(|ip| SocketAddr::new(ip, port))
+        .collect()
+}
+
+/// What the start of a tunnel says about its TLS server name.
+#[derive(Debug, PartialEq, Eq)]
+enum HelloCheck {
+    NeedMore,
+    NotTls,
+    Sni(String),
+    NoSni,
+    Encrypted,
+}
+
+/// Reads from `client` into `buf` until the ClientHello can be judged.
+async fn read_client_hello(client: &mut TcpStream, buf: &mut Vec<u8>) -> HelloCheck {
+    loop {
+        match check_client_hello(buf) {
+            HelloCheck::NeedMore if buf.len() < MAX_HEAD => {}
+            HelloCheck::NeedMore => return HelloCheck::NotTls,
+            verdict => return verdict,
+        }
+        let mut chunk = [0u8; 4096];
+        match client.read(&mut chunk).await {
+            Ok(0) | Err(_) => return HelloCheck::NotTls,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// Judges the ClientHello at the start of `data`, reassembling its handshake message across
+/// TLS records.
+fn check_client_hello(data: &[u8]) -> HelloCheck {
+    use tls_parser::{TlsExtension, TlsMessage, TlsMessageHandshake};
+    const HANDSHAKE: u8 = 22;
+    const SNI_HOST_NAME: u8 = 0;
+    let mut rest = data;
+    let mut handshake = Vec::new();
+    let message = loop {
+        if rest.is_empty() {
+            return HelloCheck::NeedMore;
+        }
+        if rest[0] != HANDSHAKE {
+            return HelloCheck::NotTls;
+        }
+        match tls_parser::parse_tls_raw_record(rest) {
+            Ok((after, record)) => {
+                if record.hdr.record_type.0 != HANDSHAKE {
+                    return HelloCheck::NotTls;
+                }
+                handshake.extend_from_slice(record.data);
+                rest = after;
+            }
+            Err(tls_parser::nom::Err::Incomplete(_)) => return HelloCheck::NeedMore,
+            Err(_) => return HelloCheck::NotTls,
+        }
+        if handshake.len() >= 4 {
+            let len =
+                4 + u32::from_be_bytes([0, handshake[1], handshake[2], handshake[3]]) as usize;
+            if len > MAX_HEAD {
+                return HelloCheck::NotTls;
+            }
+            if handshake.len() >= len {
+                break handshake[..len].to_vec();
+            }
+        }
+    };
+    let Ok((_, TlsMessage::Handshake(TlsMessageHandshake::ClientHello(hello)))) =
+        tls_parser::parse_tls_message_handshake(&message)
+    else {
+        return HelloCheck::NotTls;
+    };
+    let Some(ext) = hello.ext else {
+        return HelloCheck::NoSni;
+    };
+    let Ok((_, extensions)) = tls_parser::parse_tls_client_hello_extensions(ext) else {
+        return HelloCheck::NotTls;
+    };
+    if extensions
+        .iter()
+        .any(|e| matches!(e, TlsExtension::Unknown(t, _) if t.0 == ECH_EXTENSION))
+    {
+        return HelloCheck::Encrypted;
+    }
+    let names: Vec<&[u8]> = extensions
+        .iter()
+        .filter_map(|e| match e {
+            TlsExtension::SNI(list) => Some(list),
+            _ => None,
+        })
+        .flatten()
+        .filter(|(kind, _)| kind.0 == SNI_HOST_NAME)
+        .map(|(_, name)| *name)
+        .collect();
+    match names.as_slice() {
+        [] => HelloCheck::NoSni,
+        [one] => match std::str::from_utf8(one).ok().and_then(normalise_host) {
+            Some(name) => HelloCheck::Sni(name),
+            None => HelloCheck::NotTls,
+        },
+        // More than one name: which one the server uses is its choice.
+        _ => HelloCheck::NotTls,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client_hello(extensions: &[u8]) -> Vec<u8> {
+        let mut body = vec![3, 3];
+        body.extend_from_slice(&[0; 32]);
+        body.extend_from_slice(&[0, 0, 2, 0x13, 0x01, 1, 0]);
+        body.extend_from_slice(&(extensions.len() as u16).to_be_bytes());
+        body.extend_from_slice(extensions);
+        let mut hs = vec![1];
+        hs.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+        hs.extend_from_slice(&body);
+        hs
+    }
+
+    fn sni(name: &str) -> Vec<u8> {
+        let mut entry = vec![0];
+        entry.extend_from_slice(&(name.len() as u16).to_be_bytes());
+        entry.extend_from_slice(name.as_bytes());
+        let mut list = (entry.len() as u16).to_be_bytes().to_vec();
+        list.extend_from_slice(&entry);
+        let mut ext = vec![0, 0];
+        ext.extend_from_slice(&(list.len() as u16).to_be_bytes());
+        ext.extend_from_slice(&list);
+        ext
+    }
+
+    fn records(hs: &[u8], sizes: &[usize]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut rest = hs;
+        for &n in sizes.iter().chain(std::iter::once(&usize::MAX)) {
+            let (part, after) = rest.split_at(n.min(rest.len()));
+            if part.is_empty() {
+                break;
+            }
+            out.extend_from_slice(&[22, 3, 1]);
+            out.extend_from_slice(&(part.len() as u16).to_be_bytes());
+            out.extend_from_slice(part);
+            rest = after;
+        }
+        out
+    }
+
+    #[test]
+    fn the_server_name_is_read_across_records() {
+        let hs = client_hello(&sni("API.test"));
+        let whole = records(&hs, &[]);
+        assert_eq!(
+            check_client_hello(&whole),
+            HelloCheck::Sni("api.test".into())
+        );
+        let split = records(&hs, &[3, 10, 7]);
+        assert_eq!(
+            check_client_hello(&split),
+            HelloCheck::Sni("api.test".into())
+        );
+        assert_eq!(
+            check_client_hello(&split[..split.len() - 2]),
+            HelloCheck::NeedMore
+        );
+        assert_eq!(check_client_hello(&[]), HelloCheck::NeedMore);
+    }
+
+    #[test]
+    fn missing_encrypted_and_non_tls_hellos_are_told_apart() {
+        assert_eq!(
+            check_client_hello(&records(&client_hello(&[]), &[])),
+            HelloCheck::NoSni
+        );
+        let mut ech = sni("public.test");
+        ech.extend_from_slice(&[0xfe, 0x0d, 0, 2, 0, 0]);
+        assert_eq!(
+            check_client_hello(&records(&client_hello(&ech), &[])),
+            HelloCheck::Encrypted
+        );
+        assert_eq!(
+            check_client_hello(b"GET / HTTP/1.1\r\n\r\n"),
+            HelloCheck::NotTls
+        );
+        // An application-data record first is not a ClientHello.
+        assert_eq!(check_client_hello(&[23, 3, 3, 0, 1, 0]), HelloCheck::NotTls);
+    }
+
+    #[test]
+    fn domain_rules_cover_a_name_its_subdomains_and_ports() {
+        let exact = parse_domain_rule("Example.com").unwrap();
+        assert!(exact.covers("example.com", 443));
+        assert!(!exact.covers("api.example.com", 443));
+        let sub = parse_domain_rule("*.example.com:443").unwrap();
+        assert!(sub.covers("api.example.com", 443));
+        assert!(
+            !sub.covers("example.com", 443),
+            "the apex is not a subdomain"
+        );
+        assert!(!sub.covers("api.example.com", 80));
+        assert!(!sub.covers("evilexample.com", 443));
+        for bad in ["", "*.", "1.2.3.4", "a b.com", "x.com:0", "x.com:http"] {
+            assert!(parse_domain_rule(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    fn head(raw: &str) -> Result<Head, Refusal> {
+        let mut headers = [httparse::EMPTY_HEADER; 16];
+        let mut req = httparse::Request::new(&mut headers);
+        assert!(req.parse(raw.as_bytes()).unwrap().is_complete());
+        parse_request(&req, "Basic good")
+    }
+
+    #[test]
+    fn requests_are_read_with_their_credentials_and_host() {
+        let h = head("CONNECT api.test:443 HTTP/1.1\r\nProxy-Authorization: Basic good\r\n\r\n")
+            .ok()
+            .unwrap();
+        assert_eq!(
+            (h.host.as_str(), h.port, h.authorized),
+            ("api.test", 443, true)
+        );
+        assert!(h.upstream_head.is_none());
+        let h = head("GET http://api.test/x?y HTTP/1.1\r\nHost: api.test\r\nProxy-Authorization: Basic bad\r\n\r\n")
+            .ok()
+            .unwrap();
+        assert_eq!((h.port, h.authorized, h.host_mismatch), (80, false, false));
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(up, "GET /x?y HTTP/1.1\r\nHost: api.test\r\n\r\n");
+        let h = head("GET http://api.test/ HTTP/1.1\r\nHost: internal.test\r\n\r\n")
+            .ok()
+            .unwrap();
+        assert!(h.host_mismatch);
+        assert!(head("GET https://api.test/ HTTP/1.1\r\n\r\n").is_err());
+        assert!(head("GET http://user@api.test/ HTTP/1.1\r\n\r\n").is_err());
+    }
+}

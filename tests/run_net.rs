@@ -1,0 +1,969 @@
+//! `fence run` network tests (SPEC §4): loopback servers of the sandbox work, host services
+//! on loopback, unix sockets outside and other socket types do not. Each claim is checked
+//! from outside: the host's listener accepted nothing and received no byte. Each test runs
+//! as root, as an unprivileged user, and without namespaces (the loopback table).
+
+mod support;
+
+use std::io::Read;
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use support::{World, python_ready, stderr, stdout};
+
+/// A listener of the host (outside the sandbox) on `addr`, non-blocking.
+fn host_listener(addr: &str) -> Option<(TcpListener, u16)> {
+    let l = TcpListener::bind(addr).ok()?;
+    l.set_nonblocking(true).unwrap();
+    let port = l.local_addr().unwrap().port();
+    Some((l, port))
+}
+
+/// Connections the host listener accepted, and the bytes they carried.
+fn accepted(l: &TcpListener) -> (usize, usize) {
+    let (mut count, mut bytes) = (0, 0);
+    while let Ok((mut c, _)) = l.accept() {
+        count += 1;
+        c.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let mut buf = Vec::new();
+        let _ = c.read_to_end(&mut buf);
+        bytes += buf.len();
+    }
+    (count, bytes)
+}
+
+fn loopback_http_server_inside_is_reachable_with_curl(w: &World) {
+    if !python_ready("loopback_http_server_inside_is_reachable_with_curl") {
+        return;
+    }
+    if !Path::new("/usr/bin/curl").exists() {
+        support::skip(
+            "loopback_http_server_inside_is_reachable_with_curl",
+            "/usr/bin/curl is missing",
+        );
+        return;
+    }
+    w.write("index.html", "hello from inside\n");
+    // One server bound to 127.0.0.1, one to the default (the wildcard, which fence binds
+    // on loopback when the sandbox shares the host's network), both asked with curl.
+    w.write(
+        "serve.sh",
+        r#"set -e
+start() {
+    python3 -u -m http.server "$@" > "$log" 2>&1 &
+    for _ in $(seq 100); do
+        port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$log" | head -1)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+}
+log=a.log start 0 --bind 127.0.0.1
+curl -sS --max-time 10 "http://127.0.0.1:$port/index.html"
+log=b.log start 0
+curl -sS --max-time 10 "http://localhost:$port/index.html"
+kill $(jobs -p)
+"#,
+    );
+    let out = w.run(&["bash", "serve.sh"]);
+    assert_eq!(
+        stdout(&out),
+        "hello from inside\nhello from inside\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn host_services_on_loopback_receive_nothing(w: &World) {
+    let (v4, p4) = host_listener("127.0.0.1:0").unwrap();
+    let v6 = host_listener("[::1]:0");
+    let p6 = v6.as_ref().map(|(_, p)| *p).unwrap_or(9);
+    let out = w.python(&format!(
+        r#"import socket
+for fam, addr in [(socket.AF_INET, ('127.0.0.1', {p4})), (socket.AF_INET, ('0.0.0.0', {p4})),
+                  (socket.AF_INET6, ('::ffff:127.0.0.1', {p4})), (socket.AF_INET6, ('::1', {p6})),
+                  (socket.AF_INET6, ('::', {p6}))]:
+    s = socket.socket(fam)
+    s.settimeout(2)
+    try:
+        s.connect(addr)
+        s.send(b'hello')
+        print('connected', addr)
+    except OSError as e:
+        print('refused', addr, e.errno)
+"#
+    ));
+    assert_eq!(
+        accepted(&v4),
+        (0, 0),
+        "the host's 127.0.0.1 listener was reached: {}",
+        stdout(&out)
+    );
+    if let Some((l, _)) = v6 {
+        assert_eq!(accepted(&l), (0, 0), "the host's ::1 listener was reached");
+    }
+    assert!(
+        !stdout(&out).contains("connected"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert!(
+            stderr(&out).contains("(rule fence.net-host-loopback)"),
+            "{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// Listening TCP sockets of the host's network namespace on `port`, as `/proc/net/tcp`
+/// lists their local address (hex, as the kernel prints it).
+fn host_listeners_on(port: u16) -> Vec<String> {
+    let mut found = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() > 3 && f[3] == "0A" && f[1].ends_with(&format!(":{port:04X}")) {
+                found.push(f[1].split(':').next().unwrap().to_string());
+            }
+        }
+    }
+    found
+}
+
+fn servers_inside_listen_on_loopback_only(w: &World) {
+    // Wildcard binds and a listen without bind; the host's socket table is read while the
+    // servers are up. With a network namespace they are not in the host's table at all.
+    w.write(
+        "probe.py",
+        r#"import socket, time
+wild = socket.socket(); wild.bind(('0.0.0.0', 0)); wild.listen()
+wild6 = socket.socket(socket.AF_INET6); wild6.bind(('::', 0)); wild6.listen()
+unbound = socket.socket(); unbound.listen()
+print(wild.getsockname()[1], wild6.getsockname()[1], unbound.getsockname()[1], flush=True)
+time.sleep(3)
+"#,
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), support::PYTHON.as_ref(), "probe.py".as_ref()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    {
+        use std::io::BufRead;
+        let mut r = std::io::BufReader::new(child.stdout.as_mut().unwrap());
+        r.read_line(&mut line).unwrap();
+    }
+    let ports: Vec<u16> = line
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    let loopback4 = format!("{:08X}", u32::from_ne_bytes([127, 0, 0, 1]));
+    let loopback6 = format!("{:024X}{:08X}", 0, u32::from_ne_bytes([0, 0, 0, 1]));
+    let mut seen = Vec::new();
+    for &port in &ports {
+        seen.extend(host_listeners_on(port).into_iter().map(|a| (port, a)));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        ports.len(),
+        3,
+        "no ports from the sandbox: {line:?} {}",
+        stderr(&out)
+    );
+    for (port, addr) in &seen {
+        assert!(
+            *addr == loopback4 || *addr == loopback6,
+            "a sandbox server listens on {addr} (port {port}) in the host's network"
+        );
+    }
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert_eq!(
+            seen.len(),
+            3,
+            "servers not found in the host's table: {seen:?}"
+        );
+    }
+}
+
+fn socket_types_other_than_tcp_streams_are_refused(w: &World) {
+    let out = w.python(
+        r#"import socket
+for name, args in [('udp', (socket.AF_INET, socket.SOCK_DGRAM, 0)),
+                   ('udp6', (socket.AF_INET6, socket.SOCK_DGRAM, 0)),
+                   ('icmp', (socket.AF_INET, socket.SOCK_DGRAM, socket.IPPROTO_ICMP)),
+                   ('raw', (socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_TCP)),
+                   ('mptcp', (socket.AF_INET, socket.SOCK_STREAM, 262)),
+                   ('sctp', (socket.AF_INET6, socket.SOCK_STREAM, 132)),
+                   ('packet', (socket.AF_PACKET, socket.SOCK_RAW, 0)),
+                   ('netlink', (socket.AF_NETLINK, socket.SOCK_RAW, 0)),
+                   ('unix_dgram', (socket.AF_UNIX, socket.SOCK_DGRAM, 0))]:
+    try:
+        socket.socket(*args)
+        print(name, 'created')
+    except OSError as e:
+        print(name, e.errno)
+try:
+    socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    print('dgram_pair created')
+except OSError as e:
+    print('dgram_pair', e.errno)
+socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+print('tcp created')
+"#,
+    );
+    let text = stdout(&out);
+    for expected in [
+        "udp 13",
+        "udp6 13",
+        "icmp 93",
+        "raw 13",
+        "mptcp 93",
+        "sctp 93",
+        "packet 97",
+        "netlink 97",
+        "unix_dgram 13",
+        "dgram_pair 13",
+        "tcp created",
+    ] {
+        assert!(
+            text.lines().any(|l| l == expected),
+            "missing {expected:?} in\n{text}\n{}",
+            stderr(&out)
+        );
+    }
+}
+
+fn tcp_fast_open_to_a_host_listener_gets_nothing_through(w: &World) {
+    let (l, port) = host_listener("127.0.0.1:0").unwrap();
+    let out = w.python(&format!(
+        r#"import socket
+s = socket.socket()
+try:
+    s.sendto(b'hello', socket.MSG_FASTOPEN, ('127.0.0.1', {port}))
+    print('sent')
+except OSError as e:
+    print('refused', e.errno)
+"#
+    ));
+    assert_eq!(accepted(&l), (0, 0), "{}", stdout(&out));
+    assert_eq!(stdout(&out), "refused 95\n", "{}", stderr(&out));
+}
+
+fn datagrams_to_an_outside_unix_socket_get_nothing_through(w: &World) {
+    let path = w.outside.join("dgram.sock");
+    let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    w.own(&path);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    sock.set_nonblocking(true).unwrap();
+    // sendto and sendmsg with the outside address, from a new datagram socket and from
+    // one end of a datagram socketpair (which may also name another destination).
+    let out = w.python(&format!(
+        r#"import socket
+p = {p:?}
+def attempt(name, f):
+    try:
+        f()
+        print(name, 'sent')
+    except OSError as e:
+        print(name, e.errno)
+attempt('sendto', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'a', p))
+attempt('sendmsg', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([b'b'], [], 0, p))
+attempt('pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendmsg([b'c'], [], 0, p))
+attempt('stream', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).sendmsg([b'd'], [], 0, p))
+"#,
+        p = path.display().to_string()
+    ));
+    let mut buf = [0u8; 16];
+    assert!(
+        sock.recv(&mut buf).is_err(),
+        "a datagram reached the outside socket: {}",
+        stdout(&out)
+    );
+    assert!(!stdout(&out).contains("sent"), "{}", stdout(&out));
+}
+
+fn allow_unix_opens_one_outside_socket(w: &World) {
+    let path = w.outside.join("agent.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    w.own(&path);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let other = w.outside.join("other.sock");
+    let other_listener = std::os::unix::net::UnixListener::bind(&other).unwrap();
+    w.own(&other);
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o777)).unwrap();
+    other_listener.set_nonblocking(true).unwrap();
+    let reader = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        let mut text = String::new();
+        c.read_to_string(&mut text).unwrap();
+        text
+    });
+    // Reached through a symlink made in the worktree: the socket, not the name, is checked.
+    std::os::unix::fs::symlink(&path, w.worktree.join("agent-link")).unwrap();
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket
+s = socket.socket(socket.AF_UNIX)
+s.connect('agent-link')
+s.sendall(b'hello agent')
+s.close()
+t = socket.socket(socket.AF_UNIX)
+try:
+    t.connect({o:?})
+    t.send(b'x')
+    print('other connected')
+except OSError as e:
+    print('other refused', e.errno)
+"#,
+            o = other.display().to_string()
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-unix".as_ref(),
+            path.as_os_str(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(reader.join().unwrap(), "hello agent");
+    assert!(
+        other_listener.accept().is_err(),
+        "a socket not allowed was reached"
+    );
+    assert_eq!(stdout(&out), "other refused 13\n", "{}", stderr(&out));
+}
+
+fn a_thread_swapping_the_sockaddr_never_reaches_a_host_port(w: &World) {
+    let test = "a_thread_swapping_the_sockaddr_never_reaches_a_host_port";
+    let (host, host_port) = host_listener("127.0.0.1:0").unwrap();
+    let Some((ok, refused)) = race_connects(w, test, host_port, None) else {
+        return;
+    };
+    assert_eq!(
+        accepted(&host),
+        (0, 0),
+        "a swapped sockaddr reached the host's port"
+    );
+    // Both outcomes must have happened, or the race was not exercised.
+    assert!(ok > 0 && refused > 0, "race not exercised: {ok} {refused}");
+}
+
+/// Runs, under fence with `--allow-net 127.0.0.1:ALLOWED` when given, a program whose
+/// thread flips a sockaddr between ALLOWED (else a server of its own) and `forbidden`
+/// while the main thread connects 10,000 times. Returns (connected, refused), or `None`
+/// (with a printed reason) without a C compiler.
+fn race_connects(
+    w: &World,
+    test: &str,
+    forbidden: u16,
+    allowed: Option<u16>,
+) -> Option<(u32, u32)> {
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no C compiler (cc)");
+        return None;
+    }
+    let host_port = forbidden;
+    let src = format!(
+        r#"#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static struct sockaddr_in addr;
+static volatile int stop;
+static unsigned short own, host = {host_port};
+static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
+static void *swap(void *arg) {{
+    (void)arg;
+    while (!stop) {{ addr.sin_port = htons(host); spin(); addr.sin_port = htons(own); spin(); }}
+    return 0;
+}}
+static void *drain(void *arg) {{
+    int srv = *(int *)arg;
+    for (;;) {{ int c = accept(srv, 0, 0); if (c >= 0) close(c); }}
+    return 0;
+}}
+int main(int argc, char **argv) {{
+    static int srv;
+    pthread_t t, d;
+    if (argc > 1) {{
+        own = atoi(argv[1]);
+    }} else {{
+        srv = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {{ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }};
+        socklen_t len = sizeof a;
+        if (bind(srv, (struct sockaddr *)&a, sizeof a) || listen(srv, 128) || getsockname(srv, (struct sockaddr *)&a, &len)) {{ perror("server"); return 2; }}
+        own = ntohs(a.sin_port);
+        pthread_create(&d, 0, drain, &srv);
+    }}
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(own);
+    pthread_create(&t, 0, swap, 0);
+    int ok = 0, refused = 0;
+    for (int i = 0; i < 10000; i++) {{
+        int s = socket(AF_INET, SOCK_STREAM, 0);
+        if (connect(s, (struct sockaddr *)&addr, sizeof addr) == 0) {{ write(s, "x", 1); ok++; }} else refused++;
+        close(s);
+    }}
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d\n", ok, refused);
+    return 0;
+}}
+"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("race.c"), src).unwrap();
+    let bin = w.worktree.join("race");
+    let cc = std::process::Command::new("cc")
+        .args(["-O2", "-pthread", "-o"])
+        .arg(&bin)
+        .arg(dir.path().join("race.c"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    w.own(&bin);
+    let allow = allowed.map(|p| format!("127.0.0.1:{p}"));
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--quiet-blocks".as_ref()];
+    if let Some(a) = &allow {
+        args.push("--allow-net".as_ref());
+        args.push(a.as_ref());
+    }
+    args.push("--".as_ref());
+    args.push(bin.as_os_str());
+    let port_arg = allowed.map(|p| p.to_string());
+    if let Some(p) = &port_arg {
+        args.push(p.as_ref());
+    }
+    let out = w.fence(&args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(counts.len(), 2, "{}", stdout(&out));
+    Some((counts[0], counts[1]))
+}
+
+fn allow_net_opens_exactly_the_allowed_ports(w: &World) {
+    let (a, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (b, pb) = host_listener("127.0.0.1:0").unwrap();
+    let v6 = host_listener("[::1]:0").zip(host_listener("[::1]:0"));
+    let (pc, pd) = v6
+        .as_ref()
+        .map(|((_, c), (_, d))| (*c, *d))
+        .unwrap_or((9, 9));
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket
+for fam, addr in [(socket.AF_INET, ('127.0.0.1', {pa})), (socket.AF_INET, ('127.0.0.1', {pb})),
+                  (socket.AF_INET6, ('::1', {pc})), (socket.AF_INET6, ('::1', {pd}))]:
+    s = socket.socket(fam)
+    s.settimeout(3)
+    try:
+        s.connect(addr)
+        s.sendall(b'hello')
+        s.close()
+        print('connected', addr[1])
+    except OSError as e:
+        print('refused', addr[1], e.errno)
+"#
+        ),
+    );
+    let allow_a = format!("127.0.0.1:{pa}-{pa}");
+    let allow_c = format!("[::1]:{pc}");
+    let out = w
+        .fence(&[
+            "--allow-net".as_ref(),
+            allow_a.as_ref(),
+            "--allow-net".as_ref(),
+            allow_c.as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(accepted(&a), (1, 5), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(accepted(&b), (0, 0), "a port not allowed was reached");
+    if let Some(((c, _), (d, _))) = v6 {
+        assert_eq!(accepted(&c), (1, 5), "{}{}", stdout(&out), stderr(&out));
+        assert_eq!(accepted(&d), (0, 0), "an IPv6 port not allowed was reached");
+    }
+}
+
+fn allowed_names_resolve_in_the_supervisor_and_never_to_loopback(w: &World) {
+    let (a, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (b, pb) = host_listener("127.0.0.1:0").unwrap();
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket
+for port in ({pa}, {pb}):
+    try:
+        s = socket.create_connection(('127.0.0.1', port), timeout=3)
+        s.sendall(b'hello')
+        s.close()
+        print('connected', port)
+    except OSError as e:
+        print('refused', port, e.errno)
+"#
+        ),
+    );
+    // api.test is mapped with --resolve (an address given so counts as allowed by IP).
+    let api = format!("api.test:{pa}");
+    let out = w
+        .fence(&[
+            "--allow-net".as_ref(),
+            api.as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(accepted(&a), (1, 5), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(accepted(&b), (0, 0), "a port not allowed was reached");
+    // localhost resolves to 127.0.0.1 through the system resolver: a name may not lead
+    // there unless the address is allowed by IP.
+    let local = format!("localhost:{pa}");
+    let out = w
+        .fence(&[
+            "--allow-net".as_ref(),
+            local.as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(accepted(&a), (0, 0), "a name led to the host's loopback");
+    assert!(
+        stderr(&out).contains(&format!("--allow-net {local}: resolves to 127.0.0.1")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one(
+    w: &World,
+) {
+    let test =
+        "a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one";
+    let (allowed, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (forbidden, pf) = host_listener("127.0.0.1:0").unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let drained = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut n = 0usize;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match allowed.accept() {
+                    Ok(_) => n += 1,
+                    Err(_) => std::thread::sleep(Duration::from_millis(1)),
+                }
+            }
+            n + accepted(&allowed).0
+        })
+    };
+    let result = race_connects(w, test, pf, Some(pa));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reached_allowed = drained.join().unwrap();
+    let Some((ok, refused)) = result else {
+        return;
+    };
+    assert_eq!(
+        accepted(&forbidden),
+        (0, 0),
+        "a swapped sockaddr reached the forbidden port"
+    );
+    assert!(ok > 0 && refused > 0, "race not exercised: {ok} {refused}");
+    assert_eq!(reached_allowed, ok as usize);
+}
+
+/// A plain HTTP server of the host on 127.0.0.1 answering every request with `body`; it
+/// records how many connections it accepted and the bytes it received.
+struct HostServer {
+    port: u16,
+    seen: std::sync::Arc<std::sync::Mutex<(usize, Vec<u8>)>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl HostServer {
+    fn start(body: &'static str) -> HostServer {
+        use std::sync::atomic::Ordering;
+        let (l, port) = host_listener("127.0.0.1:0").unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new((0usize, Vec::new())));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (seen2, stop2) = (seen.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !stop2.load(Ordering::Relaxed) {
+                let Ok((mut c, _)) = l.accept() else {
+                    std::thread::sleep(Duration::from_millis(2));
+                    continue;
+                };
+                c.set_nonblocking(false).unwrap();
+                c.set_read_timeout(Some(Duration::from_millis(500)))
+                    .unwrap();
+                let mut buf = vec![0u8; 65536];
+                let n = c.read(&mut buf).unwrap_or(0);
+                {
+                    let mut s = seen2.lock().unwrap();
+                    s.0 += 1;
+                    s.1.extend_from_slice(&buf[..n]);
+                }
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = std::io::Write::write_all(&mut c, reply.as_bytes());
+            }
+        });
+        HostServer { port, seen, stop }
+    }
+
+    fn accepted(&self) -> usize {
+        self.seen.lock().unwrap().0
+    }
+
+    fn received(&self) -> Vec<u8> {
+        self.seen.lock().unwrap().1.clone()
+    }
+}
+
+impl Drop for HostServer {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+fn proxy_lets_allowed_names_through_and_refuses_others(w: &World) {
+    let server = HostServer::start("hello proxy\n");
+    let port = server.port;
+    w.write(
+        "fetch.sh",
+        &format!(
+            "curl -sS --max-time 10 http://api.test:{port}/\ncurl -sS --max-time 10 -o /dev/null -w '%{{http_code}}\\n' http://other.test:{port}/\n"
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "fetch.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "hello proxy\n403\n", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("blocked proxy request GET other.test:"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        server.accepted(),
+        1,
+        "the server saw more than the allowed request"
+    );
+    let got = String::from_utf8_lossy(&server.received()).into_owned();
+    assert!(got.starts_with("GET / HTTP/1.1\r\n"), "{got}");
+    assert!(
+        !got.to_ascii_lowercase().contains("proxy-authorization"),
+        "the proxy credentials went upstream: {got}"
+    );
+}
+
+fn proxy_refuses_a_name_that_resolves_to_loopback(w: &World) {
+    let server = HostServer::start("secret\n");
+    let port = server.port;
+    w.write(
+        "fetch.sh",
+        &format!(
+            "curl -sS --max-time 10 --noproxy '' -x \"$HTTP_PROXY\" -o /dev/null -w '%{{http_code}}\\n' http://localhost:{port}/\n"
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "localhost".as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "fetch.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "403\n", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(rule fence.net-internal)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        server.accepted(),
+        0,
+        "a name led the proxy to the host's loopback"
+    );
+}
+
+fn proxy_checks_the_tls_server_name_before_connecting(w: &World) {
+    let server = HostServer::start("");
+    let port = server.port;
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import base64, os, socket, urllib.parse
+u = urllib.parse.urlsplit(os.environ['HTTPS_PROXY'])
+auth = base64.b64encode(f'{{u.username}}:{{u.password}}'.encode()).decode()
+def hello(sni):
+    ext = b''
+    if sni:
+        name = sni.encode()
+        entry = b'\x00' + len(name).to_bytes(2, 'big') + name
+        lst = len(entry).to_bytes(2, 'big') + entry
+        ext += b'\x00\x00' + len(lst).to_bytes(2, 'big') + lst
+    body = b'\x03\x03' + b'\x00' * 32 + b'\x00' + b'\x00\x02\x13\x01' + b'\x01\x00' + len(ext).to_bytes(2, 'big') + ext
+    return b'\x01' + len(body).to_bytes(3, 'big') + body
+def records(hs, split):
+    parts = [hs[:split], hs[split:]] if split else [hs]
+    return b''.join(b'\x16\x03\x01' + len(p).to_bytes(2, 'big') + p for p in parts)
+for name, data in [('mismatch', records(hello('evil.test'), 0)),
+                   ('missing', records(hello(None), 0)),
+                   ('plain', b'GET / HTTP/1.1\r\nHost: api.test\r\n\r\n'),
+                   ('match', records(hello('api.test'), 20))]:
+    s = socket.create_connection((u.hostname, u.port), timeout=10)
+    s.sendall(f'CONNECT api.test:{port} HTTP/1.1\r\nHost: api.test:{port}\r\nProxy-Authorization: Basic {{auth}}\r\n\r\n'.encode())
+    reply = b''
+    while b'\r\n\r\n' not in reply:
+        chunk = s.recv(1024)
+        if not chunk:
+            break
+        reply += chunk
+    s.sendall(data)
+    try:
+        rest = s.recv(1024)
+    except OSError:
+        rest = b''
+    print(name, reply.split(b' ')[1].decode(), len(data), flush=True)
+    s.close()
+"#
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    let matched_len: usize = text
+        .lines()
+        .find_map(|l| l.strip_prefix("match 200 "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{text}\n{}", stderr(&out)));
+    for refused in ["mismatch", "missing", "plain"] {
+        assert!(text.contains(&format!("{refused} 200 ")), "{text}");
+    }
+    assert_eq!(
+        server.accepted(),
+        1,
+        "the destination was contacted for a refused ClientHello\n{}",
+        stderr(&out)
+    );
+    assert_eq!(server.received().len(), matched_len);
+    for reason in [
+        "differs from the CONNECT host",
+        "names no server",
+        "does not start with a TLS ClientHello",
+    ] {
+        assert!(stderr(&out).contains(reason), "{reason}: {}", stderr(&out));
+    }
+}
+
+fn another_sessions_proxy_refuses_this_sandbox(w: &World) {
+    let server = HostServer::start("hello\n");
+    let port = server.port;
+    // Session 1 exposes its proxy's address (not its password) and stays up.
+    w.write(
+        "first.py",
+        "import os, sys, time, urllib.parse\nu = urllib.parse.urlsplit(os.environ['HTTP_PROXY'])\nprint(u.port, flush=True)\ntime.sleep(6)\n",
+    );
+    let mut first = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "first.py".as_ref(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    {
+        use std::io::BufRead;
+        std::io::BufReader::new(first.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+    }
+    let first_port: u16 = line.trim().parse().unwrap_or_else(|_| panic!("{line:?}"));
+    // Session 2 may connect to that port directly, and uses its own credentials there.
+    w.write(
+        "second.sh",
+        &format!(
+            "curl -sS --max-time 10 --noproxy '' -x \"${{HTTP_PROXY%:*}}:{first_port}\" -o /dev/null -w '%{{http_code}}\\n' http://api.test:{port}/\n"
+        ),
+    );
+    let direct = format!("127.0.0.1:{first_port}");
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--allow-net".as_ref(),
+            direct.as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "second.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let _ = first.kill();
+    let _ = first.wait();
+    assert_eq!(stdout(&out), "407\n", "{}", stderr(&out));
+    assert_eq!(
+        server.accepted(),
+        0,
+        "another session's proxy served this sandbox"
+    );
+}
+
+fn abstract_unix_sockets_of_the_host_are_unreachable(w: &World) {
+    use std::os::linux::net::SocketAddrExt;
+    let name = format!("fence-test-abstract-{}-{:?}", std::process::id(), w.who);
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let out = w.python(&format!(
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect('\\0{name}')\n    s.send(b'hello')\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\n"
+    ));
+    assert!(
+        listener.accept().is_err(),
+        "a host abstract socket was reached: {}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).starts_with("refused"), "{}", stderr(&out));
+}
+
+fn network_config_of_the_user_allows_and_of_the_worktree_does_not(w: &World) {
+    let (a, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (b, pb) = host_listener("127.0.0.1:0").unwrap();
+    let dir = w.home.join(".config/fence");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("config.toml"),
+        format!("[network]\nallow_net = [\"127.0.0.1:{pa}\"]\n"),
+    )
+    .unwrap();
+    for d in [w.home.join(".config"), dir.clone(), dir.join("config.toml")] {
+        w.own(&d);
+    }
+    w.write(
+        ".fence.toml",
+        &format!("[network]\nallow_net = [\"127.0.0.1:{pb}\"]\n"),
+    );
+    let out = w.python(&format!(
+        r#"import socket
+for port in ({pa}, {pb}):
+    try:
+        s = socket.create_connection(('127.0.0.1', port), timeout=3)
+        s.sendall(b'hello')
+        s.close()
+    except OSError as e:
+        print('refused', port, e.errno)
+"#
+    ));
+    assert_eq!(accepted(&a), (1, 5), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        accepted(&b),
+        (0, 0),
+        "a worktree config widened the network fence"
+    );
+    assert!(
+        stderr(&out).contains("may only tighten"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// A host listener that can be reached at all from this test (a sanity check of the
+/// helpers: an open listener counts a connection).
+#[test]
+fn host_listener_helper_counts_connections() {
+    let (l, port) = host_listener("127.0.0.1:0").unwrap();
+    let mut c = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    std::io::Write::write_all(&mut c, b"abc").unwrap();
+    drop(c);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(accepted(&l), (1, 3));
+}
+
+both_ways!(
+    loopback_http_server_inside_is_reachable_with_curl,
+    host_services_on_loopback_receive_nothing,
+    servers_inside_listen_on_loopback_only,
+    socket_types_other_than_tcp_streams_are_refused,
+    tcp_fast_open_to_a_host_listener_gets_nothing_through,
+    datagrams_to_an_outside_unix_socket_get_nothing_through,
+    allow_unix_opens_one_outside_socket,
+    a_thread_swapping_the_sockaddr_never_reaches_a_host_port,
+    allow_net_opens_exactly_the_allowed_ports,
+    allowed_names_resolve_in_the_supervisor_and_never_to_loopback,
+    a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one,
+    proxy_lets_allowed_names_through_and_refuses_others,
+    proxy_refuses_a_name_that_resolves_to_loopback,
+    proxy_checks_the_tls_server_name_before_connecting,
+    another_sessions_proxy_refuses_this_sandbox,
+    abstract_unix_sockets_of_the_host_are_unreachable,
+    network_config_of_the_user_allows_and_of_the_worktree_does_not,
+);

@@ -5,6 +5,7 @@ mod acting;
 mod blocked_reason;
 pub mod exec_check;
 mod fence;
+mod git_head;
 pub mod limits;
 mod listener;
 mod metadata;

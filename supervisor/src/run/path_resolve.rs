@@ -69,20 +69,40 @@ impl Base {
 
 /// Resolves `path` for `caller`. An empty path (with `AT_EMPTY_PATH`) names the base itself.
 pub fn resolve(caller: Caller, base: Base, path: &[u8], follow_last: bool) -> Resolution {
+    resolve_with_cwd(caller, base, path, follow_last, None)
+}
+
+/// [`resolve`], with the caller's cwd when it was already read for something else (as
+/// `/proc/<tid>/cwd` names it; a cwd that is not a usable absolute path is read again).
+pub fn resolve_with_cwd(
+    caller: Caller,
+    base: Base,
+    path: &[u8],
+    follow_last: bool,
+    cwd: Option<&Path>,
+) -> Resolution {
     let start = if path.first() == Some(&b'/') {
         PathBuf::from("/")
     } else {
-        let link = match base {
-            Base::Cwd => format!("/proc/{}/cwd", caller.tid),
-            Base::Fd(fd) => format!("/proc/{}/fd/{fd}", caller.tid),
+        let link = match (base, cwd) {
+            (Base::Cwd, Some(known)) if usable_base(known) => {
+                return walk(caller, known.to_path_buf(), path, follow_last);
+            }
+            (Base::Cwd, _) => format!("/proc/{}/cwd", caller.tid),
+            (Base::Fd(fd), _) => format!("/proc/{}/fd/{fd}", caller.tid),
         };
         match std::fs::read_link(&link) {
-            Ok(p) if p.is_absolute() && !p.as_os_str().as_bytes().ends_with(b" (deleted)") => p,
+            Ok(p) if usable_base(&p) => p,
             Ok(p) => return Resolution::Unresolvable(format!("base is {}", p.display())),
             Err(e) => return Resolution::Unresolvable(format!("{link}: {e}")),
         }
     };
     walk(caller, start, path, follow_last)
+}
+
+/// A directory a relative path can start from: absolute, and not a removed directory.
+fn usable_base(p: &Path) -> bool {
+    p.is_absolute() && !p.as_os_str().as_bytes().ends_with(b" (deleted)")
 }
 
 fn components(bytes: &[u8]) -> Vec<OsString> {

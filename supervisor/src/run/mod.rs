@@ -147,28 +147,57 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         }
     };
     let forwarded = block_forwarded_signals();
-    let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-    let join_failed = std::cell::Cell::new(false);
-    let started = spawn::start_shim(&theirs, &|pid| match &cgroup {
-        Some(cg) => cg.add(pid).map_err(|e| {
-            join_failed.set(true);
-            std::io::Error::new(e.kind(), format!("joining {}: {e}", cg.dir.display()))
-        }),
-        None => Ok(()),
-    });
-    let shim_process = match started {
-        Ok(shim) => shim,
-        // A cgroup we could make but not join (no write access to the common ancestor):
-        // the shim was killed before it ran anything; start again under RLIMIT_NPROC.
-        Err(e) if join_failed.get() => {
-            cgroup = None;
-            nproc_note(&format!("cannot use the session cgroup ({e})"));
-            spawn::start_shim(&theirs, &|_| Ok(()))
-                .map_err(|e| format!("starting the sandbox: {e}"))?
+    let start = |nproc_limit: Option<u64>| -> Result<(spawn::ShimProcess, Channel), String> {
+        let (ours, theirs) =
+            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
+        let shim = spawn::start_shim(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
+        let spec = SandboxSpec {
+            argv: args.command.clone(),
+            env: prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+            cwd: cwd.clone().into_os_string(),
+            worktree: worktree.clone().into_os_string(),
+            tmpdir: tmp.path.clone().into_os_string(),
+            allow_write: allow_write
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+            deny_read: deny_read
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+            session_tty: session_tty.clone().map(PathBuf::into_os_string),
+            namespaces: shim.namespaces,
+            // SAFETY: getuid/getgid have no preconditions.
+            uid: unsafe { libc::getuid() },
+            gid: unsafe { libc::getgid() },
+            allow_degraded: args.allow_degraded,
+            nproc_limit,
+            tmp_size: shim.namespaces.mount.then_some(args.tmp_size),
+        };
+        if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
+            kill_and_reap(shim.pid);
+            return Err(format!("sending the sandbox spec: {e}"));
         }
-        Err(e) => return Err(format!("starting the sandbox: {e}")),
+        Ok((shim, ours))
     };
-    drop(theirs);
+    let (mut shim_process, mut ours) = start(cgroup.is_none().then_some(args.max_procs))?;
+    // The shim is moved into the session cgroup while it prepares its namespaces (the move
+    // can take milliseconds: it waits for an RCU grace period); it forks nothing before
+    // `Proceed`, so every process of the sandbox is counted from the first. A cgroup we
+    // could make but not join (no write access to the common ancestor): the shim is killed
+    // before it ran anything, and the session starts again under RLIMIT_NPROC.
+    if let Some(Err(e)) = cgroup.as_ref().map(|cg| {
+        cg.add(shim_process.pid)
+            .map_err(|e| format!("joining {}: {e}", cg.dir.display()))
+    }) {
+        kill_and_reap(shim_process.pid);
+        cgroup = None;
+        nproc_note(&format!("cannot use the session cgroup ({e})"));
+        (shim_process, ours) = start(Some(args.max_procs))?;
+    }
+    // A failed send means the shim is gone: its report, or the end of the channel, comes
+    // through the loop below.
+    let _ = ours.send(&ToShim::Proceed, None);
     if let Some(cg) = &cgroup {
         eprintln!(
             "fence: at most {} processes (cgroup pids.max, {})",
@@ -181,29 +210,6 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     }
     spawn_signal_forwarder(forwarded, shim_process.pid);
 
-    let spec = SandboxSpec {
-        argv: args.command.clone(),
-        env: prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
-        cwd: cwd.clone().into_os_string(),
-        worktree: worktree.clone().into_os_string(),
-        tmpdir: tmp.path.clone().into_os_string(),
-        allow_write: allow_write
-            .iter()
-            .map(|p| p.clone().into_os_string())
-            .collect(),
-        deny_read: deny_read
-            .iter()
-            .map(|p| p.clone().into_os_string())
-            .collect(),
-        session_tty: session_tty.map(PathBuf::into_os_string),
-        namespaces: shim_process.namespaces,
-        // SAFETY: getuid/getgid have no preconditions.
-        uid: unsafe { libc::getuid() },
-        gid: unsafe { libc::getgid() },
-        allow_degraded: args.allow_degraded,
-        nproc_limit: cgroup.is_none().then_some(args.max_procs),
-        tmp_size: shim_process.namespaces.mount.then_some(args.tmp_size),
-    };
     let fence = Arc::new(Fence {
         worktree,
         writable,
@@ -212,10 +218,6 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
         quiet_blocks: args.quiet_blocks,
     });
     let counters = Arc::new(Counters::default());
-    if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
-        kill_and_reap(shim_process.pid);
-        return Err(format!("sending the sandbox spec: {e}"));
-    }
 
     let mut failure: Option<i32> = None;
     loop {

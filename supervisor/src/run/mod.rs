@@ -210,6 +210,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     }
     spawn_signal_forwarder(forwarded, shim_process.pid);
 
+    path_resolve::settle_roots(&writable);
     let fence = Arc::new(Fence {
         worktree,
         writable,

@@ -10,6 +10,7 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Most symlinks followed in one resolution (the kernel's limit).
 const MAX_SYMLINKS: usize = 40;
@@ -113,6 +114,36 @@ fn components(bytes: &[u8]) -> Vec<OsString> {
         .collect()
 }
 
+/// The session's writable roots whose recorded path is canonical (see [`settle_roots`]).
+static SETTLED_ROOTS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+/// Records the session's writable roots (the worktree, the session TMPDIR, `--allow-write`
+/// paths), keeping those whose path is canonical. Their ancestors, and they themselves,
+/// are directories without symlinks for the whole session: changing one would take a
+/// write in its parent, which is outside every writable root (Landlock refuses it, and in
+/// the mount view the roots are mount points). The walk then need not `lstat` them on
+/// every call, which for an absolute path inside the worktree is most of its cost. Set
+/// once per process; later calls are ignored.
+pub fn settle_roots(roots: &[PathBuf]) {
+    let canonical = roots
+        .iter()
+        .filter(|r| std::fs::canonicalize(r).is_ok_and(|c| c == **r))
+        .cloned()
+        .collect();
+    let _ = SETTLED_ROOTS.set(canonical);
+}
+
+/// Whether `dir` is a settled root or an ancestor of one.
+fn settled(dir: &Path) -> bool {
+    SETTLED_ROOTS
+        .get()
+        .is_some_and(|roots| under_or_at(roots, dir))
+}
+
+fn under_or_at(roots: &[PathBuf], dir: &Path) -> bool {
+    roots.iter().any(|r| r.starts_with(dir))
+}
+
 fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resolution {
     let mut resolved = start;
     let mut pending: Vec<OsString> = components(path);
@@ -151,6 +182,12 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             }
         }
         let candidate = resolved.join(&name);
+        // A last component that is not followed names the entry itself whether it
+        // exists or not: nothing to look up. Nor in the settled roots' own paths.
+        if (is_last && !follow_last) || settled(&candidate) {
+            resolved = candidate;
+            continue;
+        }
         match std::fs::symlink_metadata(&candidate) {
             Ok(meta) if meta.file_type().is_symlink() && (!is_last || follow_last) => {
                 links += 1;
@@ -254,6 +291,48 @@ mod tests {
             resolve(me(), Base::Cwd, b"/proc/1/root/etc/hosts", true),
             Resolution::Unresolvable(_)
         ));
+    }
+
+    #[test]
+    fn only_a_root_and_its_ancestors_are_settled() {
+        let roots = vec![
+            PathBuf::from("/var/tmp/w/repo"),
+            PathBuf::from("/tmp/fence-1"),
+        ];
+        for dir in [
+            "/var",
+            "/var/tmp",
+            "/var/tmp/w/repo",
+            "/tmp",
+            "/tmp/fence-1",
+        ] {
+            assert!(under_or_at(&roots, Path::new(dir)), "{dir}");
+        }
+        for dir in [
+            "/var/tmp/w/repo/src",
+            "/var/tmp/w/repo2",
+            "/etc",
+            "/tmp/fence-12",
+        ] {
+            assert!(!under_or_at(&roots, Path::new(dir)), "{dir}");
+        }
+    }
+
+    #[test]
+    fn an_unfollowed_last_component_is_the_entry_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("link")).unwrap();
+        let p = root.join("link").into_os_string().into_vec();
+        assert_eq!(
+            resolve(me(), Base::Cwd, &p, false),
+            Resolution::Path(root.join("link"))
+        );
+        let missing = root.join("missing/x").into_os_string().into_vec();
+        assert_eq!(
+            resolve(me(), Base::Cwd, &missing, false),
+            Resolution::Path(root.join("missing/x"))
+        );
     }
 
     #[test]

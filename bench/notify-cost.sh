@@ -23,3 +23,20 @@ echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "open(O_WRONLY)+close, bare:        $bare us"
 echo "open(O_WRONLY)+close, fence run:   $fenced us"
 echo "added per notified call:           $(echo "$fenced $bare" | awk '{printf "%.2f", $1-$2}') us"
+# CPU time (user + system of both sides, fence's threads included) per call: what the
+# call costs the machine, and its wall time on an idle one (target and supervisor run in
+# turn); less disturbed than wall time by other work.
+if [ -x /usr/bin/time ]; then
+    cpu() { /usr/bin/time -f '%U %S' "$@" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}'; }
+    : >bare-cpu.txt
+    : >fenced-cpu.txt
+    for i in 1 2 3 4 5; do
+        cpu ./notify_cost 100000 >>bare-cpu.txt
+        cpu "$fence" run --quiet-blocks --worktree "$work" -- ./notify_cost 100000 >>fenced-cpu.txt
+    done
+    bare_cpu=$(median <bare-cpu.txt)
+    fenced_cpu=$(median <fenced-cpu.txt)
+    echo "CPU time per call, bare:           $(echo "$bare_cpu" | awk '{printf "%.2f", $1 * 10}') us"
+    echo "CPU time per call, fence run:      $(echo "$fenced_cpu" | awk '{printf "%.2f", $1 * 10}') us"
+    echo "CPU time added per notified call:  $(echo "$fenced_cpu $bare_cpu" | awk '{printf "%.2f", ($1 - $2) * 10}') us"
+fi

@@ -185,7 +185,7 @@ fn run_session(args: RunArgs) -> Result<i32, String> {
     // can take milliseconds: it waits for an RCU grace period); it forks nothing before
     // `Proceed`, so every process of the sandbox is counted from the first. A cgroup we
     // could make but not join (no write access to the common ancestor): the shim is killed
-    // before it ran anything, and the session starts again under RLIMIT_NPROC.
+    // before it forked anything, and the session starts again under RLIMIT_NPROC.
     if let Some(Err(e)) = cgroup.as_ref().map(|cg| {
         cg.add(shim_process.pid)
             .map_err(|e| format!("joining {}: {e}", cg.dir.display()))

@@ -140,8 +140,16 @@ fn settled(dir: &Path) -> bool {
         .is_some_and(|roots| under_or_at(roots, dir))
 }
 
+/// Whether `dir` is one of `roots` or an ancestor of one. Both sides are normalized
+/// absolute paths (the walk builds `dir` from `/` one plain name at a time; the roots are
+/// canonical), so a byte prefix ending at a `/` is a component prefix, and cheaper to test
+/// on every step of every walk than `Path::starts_with`.
 fn under_or_at(roots: &[PathBuf], dir: &Path) -> bool {
-    roots.iter().any(|r| r.starts_with(dir))
+    let d = dir.as_os_str().as_bytes();
+    roots.iter().any(|r| {
+        let r = r.as_os_str().as_bytes();
+        r.starts_with(d) && (r.len() == d.len() || d.ends_with(b"/") || r[d.len()] == b'/')
+    })
 }
 
 fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resolution {
@@ -313,6 +321,9 @@ mod tests {
             "/var/tmp/w/repo2",
             "/etc",
             "/tmp/fence-12",
+            "/tmp/fence",
+            "/var/tmp/w/rep",
+            "/va",
         ] {
             assert!(!under_or_at(&roots, Path::new(dir)), "{dir}");
         }

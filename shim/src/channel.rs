@@ -89,7 +89,12 @@ pub struct PassFd {
 /// Messages from the supervisor to the shim.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToShim {
+    /// What to build and run; the shim prepares its namespaces on receipt.
     Start(Box<SandboxSpec>),
+    /// The shim is where it must be (in the session cgroup, when there is one): it may
+    /// fork the target. Nothing is forked before it, so that no process of the sandbox
+    /// escapes the process-count limit.
+    Proceed,
 }
 
 /// Messages from the shim to the supervisor.

@@ -37,6 +37,15 @@ pub fn run_from_inherited_channel() -> i32 {
 fn run(channel: Channel) -> i32 {
     let spec = match channel.recv::<ToShim>() {
         Ok(Some((ToShim::Start(spec), _))) => spec,
+        Ok(Some((other, _))) => {
+            report(
+                &channel,
+                "channel",
+                &format!("expected Start, got {other:?}"),
+                125,
+            );
+            return 125;
+        }
         Ok(None) => return 125,
         Err(e) => {
             report(&channel, "channel", &e.to_string(), 125);
@@ -46,6 +55,25 @@ fn run(channel: Channel) -> i32 {
     if let Err(message) = prepare_namespaces(&spec) {
         report(&channel, "namespaces", &message, 125);
         return 125;
+    }
+    // The supervisor moves this process into the session cgroup meanwhile; wait for its
+    // word before forking anything.
+    match channel.recv::<ToShim>() {
+        Ok(Some((ToShim::Proceed, _))) => {}
+        Ok(Some((other, _))) => {
+            report(
+                &channel,
+                "channel",
+                &format!("expected Proceed, got {other:?}"),
+                125,
+            );
+            return 125;
+        }
+        Ok(None) => return 125,
+        Err(e) => {
+            report(&channel, "channel", &e.to_string(), 125);
+            return 125;
+        }
     }
     let forwarded = block_forwarded_signals();
     // SAFETY: the shim is single-threaded, so the child may run arbitrary code after fork.

@@ -61,7 +61,7 @@ fn git_top(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The git directory of a worktree: `.git`, or where a `.git` file points.
-fn git_dir(worktree: &Path) -> Option<PathBuf> {
+pub fn git_dir(worktree: &Path) -> Option<PathBuf> {
     let dot = worktree.join(".git");
     if dot.is_dir() {
         return Some(dot);

@@ -150,15 +150,15 @@ fn read_request(
     };
     let raw_path = mem.c_string(path_addr, PATH_MAX)?;
     let argv = mem.string_array(argv_addr)?;
+    let cwd = std::fs::read_link(format!("/proc/{}/cwd", caller.tid)).unwrap_or_default();
     let program = if raw_path.is_empty() && !empty_is_base {
         PathBuf::new()
     } else {
-        match path_resolve::resolve(caller, base, &raw_path, true) {
+        match path_resolve::resolve_with_cwd(caller, base, &raw_path, true, Some(&cwd)) {
             Resolution::Path(p) => p,
             Resolution::Unresolvable(_) => PathBuf::from(OsStr::from_bytes(&raw_path)),
         }
     };
-    let cwd = std::fs::read_link(format!("/proc/{}/cwd", caller.tid)).unwrap_or_default();
     Ok(ExecRequest {
         argv: argv
             .iter()
@@ -167,7 +167,7 @@ fn read_request(
         raw_argv: argv,
         program,
         cwd,
-        current_branch: crate::session::current_branch(worktree),
+        current_branch: super::git_head::current_branch(worktree),
     })
 }
 

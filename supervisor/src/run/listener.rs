@@ -82,6 +82,20 @@ impl Listener {
         }))
     }
 
+    /// Whether no process is left that can notify: every task that had the filter has
+    /// exited. From then on `receive` fails at once (ENOENT) instead of blocking, so the
+    /// loop must stop rather than spin.
+    pub fn hung_up(&self) -> bool {
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: poll of one valid pollfd, without waiting.
+        let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
+        ready == 1 && pfd.revents & libc::POLLHUP != 0 && pfd.revents & libc::POLLIN == 0
+    }
+
     /// Whether the notification is still pending: the caller is alive and blocked in that
     /// very call. Checked after every read of the target's memory or /proc entries, since
     /// a tid can be reused once its thread is gone.

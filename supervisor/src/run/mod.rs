@@ -7,6 +7,7 @@ mod approved;
 mod blocked_reason;
 pub mod exec_check;
 mod fence;
+mod git_head;
 pub mod limits;
 mod listener;
 mod loopback_table;
@@ -246,28 +247,71 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
     };
     let pass_fds = prepare_pass_fds(&args.pass_fd)?;
-    let (ours, theirs) = Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-    let join_failed = std::cell::Cell::new(false);
-    let started = spawn::start_shim(&theirs, &|pid| match &cgroup {
-        Some(cg) => cg.add(pid).map_err(|e| {
-            join_failed.set(true);
-            std::io::Error::new(e.kind(), format!("joining {}: {e}", cg.dir.display()))
-        }),
-        None => Ok(()),
-    });
-    let shim_process = match started {
-        Ok(shim) => shim,
-        // A cgroup we could make but not join (no write access to the common ancestor):
-        // the shim was killed before it ran anything; start again under RLIMIT_NPROC.
-        Err(e) if join_failed.get() => {
-            cgroup = None;
-            nproc_note(&format!("cannot use the session cgroup ({e})"));
-            spawn::start_shim(&theirs, &|_| Ok(()))
-                .map_err(|e| format!("starting the sandbox: {e}"))?
-        }
-        Err(e) => return Err(format!("starting the sandbox: {e}")),
-    };
-    drop(theirs);
+    // Starts the shim and sends it the spec; `cgroup` is the session cgroup it will join
+    // (or none: the process limit is then RLIMIT_NPROC in the target).
+    let start =
+        |cgroup: Option<&limits::SessionCgroup>| -> Result<(spawn::ShimProcess, Channel), String> {
+            let (ours, theirs) =
+                Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
+            let shim =
+                spawn::start_shim(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
+            let cgroup_kill = cgroup
+                .map(|cg| cg.dir.join("cgroup.kill"))
+                .filter(|k| k.exists());
+            let spec = SandboxSpec {
+                argv: args.command.clone(),
+                env: with_proxy_variables(
+                    prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+                    proxy.as_ref(),
+                ),
+                cwd: cwd.clone().into_os_string(),
+                worktree: worktree.clone().into_os_string(),
+                tmpdir: tmp.path.clone().into_os_string(),
+                allow_write: allow_write
+                    .iter()
+                    .map(|p| p.clone().into_os_string())
+                    .collect(),
+                deny_read: deny_read
+                    .iter()
+                    .map(|p| p.clone().into_os_string())
+                    .collect(),
+                session_tty: session_tty.clone().map(PathBuf::into_os_string),
+                namespaces: shim.namespaces,
+                // SAFETY: getuid/getgid have no preconditions.
+                uid: unsafe { libc::getuid() },
+                gid: unsafe { libc::getgid() },
+                allow_degraded: args.allow_degraded,
+                nproc_limit: cgroup.is_none().then_some(args.max_procs),
+                tmp_size: shim.namespaces.mount.then_some(args.tmp_size),
+                landlock_abi_max: abi_cap,
+                read_only_worktree: args.read_only_worktree,
+                no_write_watch: args.no_write_watch,
+                pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
+                cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
+            };
+            if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
+                kill_and_reap(shim.pid);
+                return Err(format!("sending the sandbox spec: {e}"));
+            }
+            Ok((shim, ours))
+        };
+    let (mut shim_process, mut ours) = start(cgroup.as_ref())?;
+    // The shim is moved into the session cgroup while it prepares its namespaces (the move
+    // can take milliseconds: it waits for an RCU grace period); it forks nothing before
+    // `Proceed`, so every process of the sandbox is counted from the first. A cgroup we
+    // could make but not join (no write access to the common ancestor): the shim is killed
+    // before it forked anything, and the session starts again under RLIMIT_NPROC.
+    if let Some(Err(e)) = cgroup.as_ref().map(|cg| {
+        cg.add(shim_process.pid)
+            .map_err(|e| format!("joining {}: {e}", cg.dir.display()))
+    }) {
+        kill_and_reap(shim_process.pid);
+        cgroup = None;
+        nproc_note(&format!("cannot use the session cgroup ({e})"));
+        (shim_process, ours) = start(None)?;
+    }
+    // The shim has started: the duplicates kept for it can go.
+    drop(pass_fds);
     if let Some(cg) = &cgroup {
         eprintln!(
             "fence: at most {} processes (cgroup pids.max, {})",
@@ -285,6 +329,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
         eprintln!("fence: no mount namespace: the session TMPDIR's size is not limited");
     }
+    // A failed send means the shim is gone: its report, or the end of the channel, comes
+    // through the loop below.
+    let _ = ours.send(&ToShim::Proceed, None);
     let cgroup_kill = cgroup
         .as_ref()
         .map(|cg| cg.dir.join("cgroup.kill"))
@@ -307,38 +354,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }
     spawn_signal_forwarder(forwarded, shim_process.pid);
 
-    let spec = SandboxSpec {
-        argv: args.command.clone(),
-        env: with_proxy_variables(
-            prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
-            proxy.as_ref(),
-        ),
-        cwd: cwd.clone().into_os_string(),
-        worktree: worktree.clone().into_os_string(),
-        tmpdir: tmp.path.clone().into_os_string(),
-        allow_write: allow_write
-            .iter()
-            .map(|p| p.clone().into_os_string())
-            .collect(),
-        deny_read: deny_read
-            .iter()
-            .map(|p| p.clone().into_os_string())
-            .collect(),
-        session_tty: session_tty.map(PathBuf::into_os_string),
-        namespaces: shim_process.namespaces,
-        // SAFETY: getuid/getgid have no preconditions.
-        uid: unsafe { libc::getuid() },
-        gid: unsafe { libc::getgid() },
-        allow_degraded: args.allow_degraded,
-        nproc_limit: cgroup.is_none().then_some(args.max_procs),
-        tmp_size: shim_process.namespaces.mount.then_some(args.tmp_size),
-        landlock_abi_max: abi_cap,
-        read_only_worktree: args.read_only_worktree,
-        no_write_watch: args.no_write_watch,
-        pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
-        cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
-    };
-    drop(pass_fds);
+    path_resolve::settle_roots(&writable);
     let fence = Arc::new(Fence {
         worktree,
         writable,
@@ -350,10 +366,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         landlock_truncate: false,
     });
     let counters = Arc::new(Counters::default());
-    if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
-        kill_and_reap(shim_process.pid);
-        return Err(format!("sending the sandbox spec: {e}"));
-    }
 
     let mut failure: Option<i32> = None;
     loop {

@@ -55,6 +55,8 @@ fn run(s: Supervision) {
     loop {
         match s.listener.receive() {
             Ok(Some(n)) => handle(&s, &settle, n),
+            // A caller gone before its call was received, or the end of the sandbox.
+            Ok(None) if s.listener.hung_up() => return,
             Ok(None) => continue,
             // The listener is unusable: every later notified call fails with ENOSYS in the
             // target (the kernel's answer once no listener is left), which is closed.

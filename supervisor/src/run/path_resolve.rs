@@ -10,6 +10,7 @@
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
+use std::sync::OnceLock;
 
 /// Most symlinks followed in one resolution (the kernel's limit).
 const MAX_SYMLINKS: usize = 40;
@@ -69,20 +70,40 @@ impl Base {
 
 /// Resolves `path` for `caller`. An empty path (with `AT_EMPTY_PATH`) names the base itself.
 pub fn resolve(caller: Caller, base: Base, path: &[u8], follow_last: bool) -> Resolution {
+    resolve_with_cwd(caller, base, path, follow_last, None)
+}
+
+/// [`resolve`], with the caller's cwd when it was already read for something else (as
+/// `/proc/<tid>/cwd` names it; a cwd that is not a usable absolute path is read again).
+pub fn resolve_with_cwd(
+    caller: Caller,
+    base: Base,
+    path: &[u8],
+    follow_last: bool,
+    cwd: Option<&Path>,
+) -> Resolution {
     let start = if path.first() == Some(&b'/') {
         PathBuf::from("/")
     } else {
-        let link = match base {
-            Base::Cwd => format!("/proc/{}/cwd", caller.tid),
-            Base::Fd(fd) => format!("/proc/{}/fd/{fd}", caller.tid),
+        let link = match (base, cwd) {
+            (Base::Cwd, Some(known)) if usable_base(known) => {
+                return walk(caller, known.to_path_buf(), path, follow_last);
+            }
+            (Base::Cwd, _) => format!("/proc/{}/cwd", caller.tid),
+            (Base::Fd(fd), _) => format!("/proc/{}/fd/{fd}", caller.tid),
         };
         match std::fs::read_link(&link) {
-            Ok(p) if p.is_absolute() && !p.as_os_str().as_bytes().ends_with(b" (deleted)") => p,
+            Ok(p) if usable_base(&p) => p,
             Ok(p) => return Resolution::Unresolvable(format!("base is {}", p.display())),
             Err(e) => return Resolution::Unresolvable(format!("{link}: {e}")),
         }
     };
     walk(caller, start, path, follow_last)
+}
+
+/// A directory a relative path can start from: absolute, and not a removed directory.
+fn usable_base(p: &Path) -> bool {
+    p.is_absolute() && !p.as_os_str().as_bytes().ends_with(b" (deleted)")
 }
 
 fn components(bytes: &[u8]) -> Vec<OsString> {
@@ -91,6 +112,44 @@ fn components(bytes: &[u8]) -> Vec<OsString> {
         .filter(|c| !c.is_empty() && *c != b".")
         .map(|c| OsString::from_vec(c.to_vec()))
         .collect()
+}
+
+/// The session's writable roots whose recorded path is canonical (see [`settle_roots`]).
+static SETTLED_ROOTS: OnceLock<Vec<PathBuf>> = OnceLock::new();
+
+/// Records the session's writable roots (the worktree, the session TMPDIR, `--allow-write`
+/// paths), keeping those whose path is canonical. Their ancestors, and they themselves,
+/// are directories without symlinks for the whole session: changing one would take a
+/// write in its parent, which is outside every writable root (Landlock refuses it, and in
+/// the mount view the roots are mount points). The walk then need not `lstat` them on
+/// every call, which for an absolute path inside the worktree is most of its cost. Set
+/// once per process; later calls are ignored.
+pub fn settle_roots(roots: &[PathBuf]) {
+    let canonical = roots
+        .iter()
+        .filter(|r| std::fs::canonicalize(r).is_ok_and(|c| c == **r))
+        .cloned()
+        .collect();
+    let _ = SETTLED_ROOTS.set(canonical);
+}
+
+/// Whether `dir` is a settled root or an ancestor of one.
+fn settled(dir: &Path) -> bool {
+    SETTLED_ROOTS
+        .get()
+        .is_some_and(|roots| under_or_at(roots, dir))
+}
+
+/// Whether `dir` is one of `roots` or an ancestor of one. Both sides are normalized
+/// absolute paths (the walk builds `dir` from `/` one plain name at a time; the roots are
+/// canonical), so a byte prefix ending at a `/` is a component prefix, and cheaper to test
+/// on every step of every walk than `Path::starts_with`.
+fn under_or_at(roots: &[PathBuf], dir: &Path) -> bool {
+    let d = dir.as_os_str().as_bytes();
+    roots.iter().any(|r| {
+        let r = r.as_os_str().as_bytes();
+        r.starts_with(d) && (r.len() == d.len() || d.ends_with(b"/") || r[d.len()] == b'/')
+    })
 }
 
 fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resolution {
@@ -131,6 +190,12 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             }
         }
         let candidate = resolved.join(&name);
+        // A last component that is not followed names the entry itself whether it
+        // exists or not: nothing to look up. Nor in the settled roots' own paths.
+        if (is_last && !follow_last) || settled(&candidate) {
+            resolved = candidate;
+            continue;
+        }
         match std::fs::symlink_metadata(&candidate) {
             Ok(meta) if meta.file_type().is_symlink() && (!is_last || follow_last) => {
                 links += 1;
@@ -234,6 +299,51 @@ mod tests {
             resolve(me(), Base::Cwd, b"/proc/1/root/etc/hosts", true),
             Resolution::Unresolvable(_)
         ));
+    }
+
+    #[test]
+    fn only_a_root_and_its_ancestors_are_settled() {
+        let roots = vec![
+            PathBuf::from("/var/tmp/w/repo"),
+            PathBuf::from("/tmp/fence-1"),
+        ];
+        for dir in [
+            "/var",
+            "/var/tmp",
+            "/var/tmp/w/repo",
+            "/tmp",
+            "/tmp/fence-1",
+        ] {
+            assert!(under_or_at(&roots, Path::new(dir)), "{dir}");
+        }
+        for dir in [
+            "/var/tmp/w/repo/src",
+            "/var/tmp/w/repo2",
+            "/etc",
+            "/tmp/fence-12",
+            "/tmp/fence",
+            "/var/tmp/w/rep",
+            "/va",
+        ] {
+            assert!(!under_or_at(&roots, Path::new(dir)), "{dir}");
+        }
+    }
+
+    #[test]
+    fn an_unfollowed_last_component_is_the_entry_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("link")).unwrap();
+        let p = root.join("link").into_os_string().into_vec();
+        assert_eq!(
+            resolve(me(), Base::Cwd, &p, false),
+            Resolution::Path(root.join("link"))
+        );
+        let missing = root.join("missing/x").into_os_string().into_vec();
+        assert_eq!(
+            resolve(me(), Base::Cwd, &missing, false),
+            Resolution::Path(root.join("missing/x"))
+        );
     }
 
     #[test]

@@ -20,16 +20,11 @@ pub struct ShimProcess {
 }
 
 /// Starts `fence __shim` with `channel` as descriptor 3, in new namespaces when it can.
-/// `before_exec` runs with the child's pid while the child still waits to exec (it moves
-/// the child into the session's cgroup); when it fails the child is killed.
-pub fn start_shim(
-    channel: &Channel,
-    before_exec: &dyn Fn(libc::pid_t) -> io::Result<()>,
-) -> io::Result<ShimProcess> {
+pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
     // FENCE_NO_NAMESPACES=1 runs the fence as on a host where namespaces cannot be made
     // (diagnostics, and the tests of that mode).
     if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1") {
-        return plain(channel, before_exec);
+        return plain(channel);
     }
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -45,11 +40,7 @@ pub fn start_shim(
             // files: fall back to no namespaces rather than run like that.
             if wanted.user && map_own_ids(pid).is_err() {
                 kill_and_reap(pid);
-                return plain(channel, before_exec);
-            }
-            if let Err(e) = before_exec(pid) {
-                kill_and_reap(pid);
-                return Err(e);
+                return plain(channel);
             }
             go.release()?;
             Ok(ShimProcess {
@@ -57,19 +48,12 @@ pub fn start_shim(
                 namespaces: wanted,
             })
         }
-        Err(_) => plain(channel, before_exec),
+        Err(_) => plain(channel),
     }
 }
 
-fn plain(
-    channel: &Channel,
-    before_exec: &dyn Fn(libc::pid_t) -> io::Result<()>,
-) -> io::Result<ShimProcess> {
+fn plain(channel: &Channel) -> io::Result<ShimProcess> {
     let (pid, go) = clone_shim(channel, Namespaces::default())?;
-    if let Err(e) = before_exec(pid) {
-        kill_and_reap(pid);
-        return Err(e);
-    }
     go.release()?;
     Ok(ShimProcess {
         pid,

@@ -76,7 +76,7 @@ impl<'a> TargetMemory<'a> {
             // Read at most to the end of the page, so an unmapped next page cannot fail a
             // short string that ends before it; and start small: most paths are short, and
             // the copy is part of every notification's cost.
-            let to_page_end = 4096 - (cursor as usize % 4096);
+            let to_page_end = PAGE - (cursor as usize % PAGE);
             let want = if out.is_empty() {
                 to_page_end.min(256)
             } else {
@@ -106,33 +106,155 @@ impl<'a> TargetMemory<'a> {
 
     /// Reads a NULL-terminated array of string pointers (argv), bounded by
     /// [`MAX_ARGS`] and [`MAX_ARGV_BYTES`].
+    ///
+    /// Each read of another process's memory is a system call of a few microseconds, and an
+    /// exec waits for all of them: the pointer array is read a page-bounded block at a
+    /// time, and the first bytes of every string in one vectored read; only strings longer
+    /// than that first block are finished one by one.
     pub fn string_array(&self, addr: u64) -> Result<Vec<Vec<u8>>, MemoryError> {
-        let mut out = Vec::new();
         if addr == 0 {
-            return self.checked(out);
+            return self.checked(Vec::new());
         }
+        let pointers = self.pointer_array(addr)?;
+        let mut out = Vec::with_capacity(pointers.len());
         let mut total = 0;
-        for i in 0..MAX_ARGS {
-            let mut ptr = [0u8; 8];
-            let n = read_raw(self.notif.tid, addr + (i * 8) as u64, &mut ptr)?;
-            if n != 8 {
+        for batch in pointers.chunks(STRINGS_PER_READ) {
+            for s in self.string_batch(batch)? {
+                total += s.len() + 1;
+                if total > MAX_ARGV_BYTES {
+                    return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
+                }
+                out.push(s);
+            }
+        }
+        self.checked(out)
+    }
+
+    /// The non-NULL pointers of a NULL-terminated pointer array.
+    fn pointer_array(&self, addr: u64) -> Result<Vec<u64>, MemoryError> {
+        let mut pointers = Vec::new();
+        let mut cursor = addr;
+        let mut block = [0u8; POINTER_BLOCK];
+        loop {
+            // Up to the end of the page, so an unmapped next page cannot fail an array
+            // that ends before it.
+            let to_page_end = PAGE - (cursor as usize % PAGE);
+            // A misaligned pointer that straddles the page end is read whole.
+            let want = if to_page_end < 8 {
+                8
+            } else {
+                to_page_end.min(POINTER_BLOCK)
+            };
+            let n = read_raw(self.notif.tid, cursor, &mut block[..want])?;
+            if n < 8 {
                 return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(
                     libc::EFAULT,
                 )));
             }
-            let p = u64::from_ne_bytes(ptr);
-            if p == 0 {
-                return self.checked(out);
+            for word in block[..n - n % 8].chunks_exact(8) {
+                let p = u64::from_ne_bytes(word.try_into().unwrap_or([0; 8]));
+                if p == 0 {
+                    return Ok(pointers);
+                }
+                if pointers.len() == MAX_ARGS {
+                    return Err(MemoryError::TooLong(MAX_ARGS));
+                }
+                pointers.push(p);
             }
-            let s = self.c_string_unchecked(p, MAX_ARGV_BYTES)?;
-            total += s.len() + 1;
-            if total > MAX_ARGV_BYTES {
-                return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
-            }
-            out.push(s);
+            cursor += (n - n % 8) as u64;
         }
-        Err(MemoryError::TooLong(MAX_ARGS))
     }
+
+    /// Reads the strings at `pointers`: one vectored read of each string's first bytes
+    /// (up to its page end), then the rest of any string not finished there.
+    fn string_batch(&self, pointers: &[u64]) -> Result<Vec<Vec<u8>>, MemoryError> {
+        let lens: Vec<usize> = pointers
+            .iter()
+            .map(|&p| (PAGE - (p as usize % PAGE)).min(FIRST_READ))
+            .collect();
+        let mut buf = vec![0u8; lens.iter().sum()];
+        let mut local = Vec::with_capacity(pointers.len());
+        let mut remote = Vec::with_capacity(pointers.len());
+        let mut rest = buf.as_mut_slice();
+        for (&p, &len) in pointers.iter().zip(&lens) {
+            let (head, tail) = rest.split_at_mut(len);
+            local.push(libc::iovec {
+                iov_base: head.as_mut_ptr() as *mut libc::c_void,
+                iov_len: len,
+            });
+            remote.push(libc::iovec {
+                iov_base: p as *mut libc::c_void,
+                iov_len: len,
+            });
+            rest = tail;
+        }
+        // A fault stops the vectored read at the first unreadable string: the bytes
+        // before it are whole blocks, and the strings from there on are read one by one
+        // (which reports the fault if it is real).
+        let got = read_vectored(self.notif.tid, &local, &remote)?;
+        let mut out = Vec::with_capacity(pointers.len());
+        let mut offset = 0;
+        for (&p, &len) in pointers.iter().zip(&lens) {
+            let block = &buf[offset..offset + len];
+            let whole = offset + len <= got;
+            offset += len;
+            match block.iter().position(|&b| b == 0) {
+                Some(nul) if whole => out.push(block[..nul].to_vec()),
+                _ if whole => {
+                    let mut s = block.to_vec();
+                    s.extend(self.c_string_unchecked(p + len as u64, MAX_ARGV_BYTES)?);
+                    if s.len() > MAX_ARGV_BYTES {
+                        return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
+                    }
+                    out.push(s);
+                }
+                _ => out.push(self.c_string_unchecked(p, MAX_ARGV_BYTES)?),
+            }
+        }
+        Ok(out)
+    }
+}
+
+const PAGE: usize = 4096;
+/// Pointers read per system call (a page-bounded block of 64 pointers).
+const POINTER_BLOCK: usize = 512;
+/// First bytes read of each argv string in the vectored read.
+const FIRST_READ: usize = 256;
+/// Strings per vectored read (well under IOV_MAX).
+const STRINGS_PER_READ: usize = 64;
+
+/// One vectored `process_vm_readv`: `local[i]` receives `remote[i]`; returns the bytes
+/// read, which stop at the first remote range that cannot be read.
+fn read_vectored(
+    tid: libc::pid_t,
+    local: &[libc::iovec],
+    remote: &[libc::iovec],
+) -> Result<usize, MemoryError> {
+    if local.is_empty() {
+        return Ok(0);
+    }
+    // SAFETY: every `local` entry describes a distinct writable range of a live buffer of
+    // the caller, for its length; `remote` is only read by the kernel in the other
+    // process, with its own fault handling.
+    let n = unsafe {
+        libc::process_vm_readv(
+            tid,
+            local.as_ptr(),
+            local.len() as libc::c_ulong,
+            remote.as_ptr(),
+            remote.len() as libc::c_ulong,
+            0,
+        )
+    };
+    if n < 0 {
+        let err = io::Error::last_os_error();
+        // EFAULT on the very first range: let the one-by-one reads report it.
+        if err.raw_os_error() == Some(libc::EFAULT) {
+            return Ok(0);
+        }
+        return Err(MemoryError::Unreadable(err));
+    }
+    Ok(n as usize)
 }
 
 /// One `process_vm_readv` of up to `buf.len()` bytes.
@@ -152,5 +274,104 @@ fn read_raw(tid: libc::pid_t, addr: u64, buf: &mut [u8]) -> Result<usize, Memory
         Err(MemoryError::Unreadable(io::Error::last_os_error()))
     } else {
         Ok(n as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::OwnedFd;
+
+    /// Reads of this very process: `process_vm_readv` on oneself needs no privilege. The
+    /// listener is any descriptor: these reads never ask it about validity.
+    fn with_own_memory<T>(f: impl FnOnce(&TargetMemory<'_>) -> T) -> T {
+        let fd: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
+        let listener = Listener::new(fd);
+        let notif = Notification {
+            id: 0,
+            tid: std::process::id() as libc::pid_t,
+            nr: 0,
+            args: [0; 6],
+        };
+        f(&TargetMemory::new(&listener, &notif))
+    }
+
+    fn pointers_of(strings: &[&[u8]]) -> Vec<u64> {
+        let mut v: Vec<u64> = strings.iter().map(|s| s.as_ptr() as u64).collect();
+        v.push(0);
+        v
+    }
+
+    #[test]
+    fn argv_of_short_and_long_strings_reads_back_whole() {
+        let long: Vec<u8> = (0..3000)
+            .map(|i| b'a' + (i % 26) as u8)
+            .chain([0])
+            .collect();
+        let strings: Vec<&[u8]> = vec![b"sh\0", b"-c\0", &long, b"\0", b"last\0"];
+        let array = pointers_of(&strings);
+        let got = with_own_memory(|m| {
+            let ptrs = m.pointer_array(array.as_ptr() as u64).unwrap();
+            m.string_batch(&ptrs).unwrap()
+        });
+        let want: Vec<Vec<u8>> = strings.iter().map(|s| s[..s.len() - 1].to_vec()).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn more_pointers_than_one_block_are_all_read() {
+        let owned: Vec<Vec<u8>> = (0..300).map(|i| format!("arg{i}\0").into_bytes()).collect();
+        let strings: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let array = pointers_of(&strings);
+        let got = with_own_memory(|m| {
+            let ptrs = m.pointer_array(array.as_ptr() as u64).unwrap();
+            assert_eq!(ptrs.len(), 300);
+            ptrs.chunks(STRINGS_PER_READ)
+                .flat_map(|c| m.string_batch(c).unwrap())
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(got.len(), 300);
+        assert_eq!(got[299], b"arg299");
+    }
+
+    /// A string that ends exactly at the end of a mapping, with nothing mapped after it,
+    /// and one that runs into the unmapped page.
+    #[test]
+    fn strings_at_the_edge_of_a_mapping() {
+        // SAFETY: a fresh anonymous mapping of two pages; the second is unmapped again so
+        // that the first ends at a hole. Only this test uses it.
+        let base = unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                2 * PAGE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            libc::munmap((p as *mut u8).add(PAGE) as *mut libc::c_void, PAGE);
+            p as *mut u8
+        };
+        // SAFETY: writes inside the first (still mapped) page.
+        let page = unsafe { std::slice::from_raw_parts_mut(base, PAGE) };
+        page.fill(b'x');
+        page[PAGE - 1] = 0; // "xxx…x\0" ending at the page end
+        page[PAGE - 10..PAGE - 1].copy_from_slice(b"edge-word");
+        let ends_at_edge = base as u64 + (PAGE - 10) as u64;
+        let ok = with_own_memory(|m| m.string_batch(&[ends_at_edge]).unwrap());
+        assert_eq!(ok, vec![b"edge-word".to_vec()]);
+
+        page[PAGE - 1] = b'y'; // now no NUL before the hole
+        let runs_off = with_own_memory(|m| m.string_batch(&[ends_at_edge]));
+        assert!(matches!(runs_off, Err(MemoryError::Unreadable(_))));
+        // SAFETY: unmapping the page this test mapped.
+        unsafe { libc::munmap(base as *mut libc::c_void, PAGE) };
+    }
+
+    #[test]
+    fn an_unreadable_pointer_array_is_an_error() {
+        let got = with_own_memory(|m| m.pointer_array(8));
+        assert!(matches!(got, Err(MemoryError::Unreadable(_))));
     }
 }

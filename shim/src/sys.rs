@@ -95,9 +95,21 @@ pub fn set_parent_death_signal(signal: libc::c_int) -> io::Result<()> {
 /// without `CAP_SYS_RESOURCE`, which the target drops). It counts every process of the
 /// real uid on the machine, and the kernel does not apply it to uid 0.
 pub fn set_nproc_limit(limit: u64) -> io::Result<()> {
+    // An unprivileged process cannot raise its hard limit, and the kernel's default for
+    // RLIMIT_NPROC scales with memory (about 3,800 with 1 GiB): a limit above the current
+    // hard one is clamped to it, which binds at least as tightly as the one asked for.
+    let mut current = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a valid, writable rlimit structure.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut current) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let limit = (limit as libc::rlim_t).min(current.rlim_max);
     let rlim = libc::rlimit {
-        rlim_cur: limit as libc::rlim_t,
-        rlim_max: limit as libc::rlim_t,
+        rlim_cur: limit,
+        rlim_max: limit,
     };
     // SAFETY: a valid rlimit structure.
     if unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &rlim) } < 0 {

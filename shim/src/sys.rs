@@ -56,11 +56,54 @@ pub fn cloexec_from(first: u32) -> io::Result<()> {
             libc::CLOSE_RANGE_CLOEXEC,
         )
     };
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
+    if ret == 0 {
+        return Ok(());
     }
+    let err = io::Error::last_os_error();
+    match err.raw_os_error() {
+        // close_range came in Linux 5.9, its CLOEXEC flag in 5.11: mark each descriptor.
+        Some(libc::ENOSYS) | Some(libc::EINVAL) => cloexec_each_from(first),
+        _ => Err(err),
+    }
+}
+
+/// `cloexec_from` for kernels before 5.11: every open descriptor from `first` on, as
+/// /proc/self/fd lists them (collected before any is touched), else every number below
+/// the descriptor limit.
+fn cloexec_each_from(first: u32) -> io::Result<()> {
+    let listed: Option<Vec<libc::c_int>> = std::fs::read_dir("/proc/self/fd").ok().map(|dir| {
+        dir.flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .collect()
+    });
+    let fds: Vec<libc::c_int> = match listed {
+        Some(fds) => fds,
+        None => {
+            let mut lim = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            // SAFETY: a valid, writable rlimit structure.
+            if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } < 0 {
+                return Err(io::Error::last_os_error());
+            }
+            let max = libc::c_int::try_from(lim.rlim_cur).unwrap_or(libc::c_int::MAX);
+            (0..max).collect()
+        }
+    };
+    let first = libc::c_int::try_from(first).unwrap_or(libc::c_int::MAX);
+    for fd in fds.into_iter().filter(|&fd| fd >= first) {
+        // SAFETY: fcntl on a descriptor number only reads and sets its flags.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+        if flags < 0 {
+            continue; // not open (the directory listing's own descriptor, now closed)
+        }
+        // SAFETY: as above.
+        if unsafe { libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// A close-on-exec duplicate of `fd` numbered `min` or above.
@@ -127,9 +170,21 @@ pub fn set_parent_death_signal(signal: libc::c_int) -> io::Result<()> {
 /// without `CAP_SYS_RESOURCE`, which the target drops). It counts every process of the
 /// real uid on the machine, and the kernel does not apply it to uid 0.
 pub fn set_nproc_limit(limit: u64) -> io::Result<()> {
+    // An unprivileged process cannot raise its hard limit, and the kernel's default for
+    // RLIMIT_NPROC scales with memory (about 3,800 with 1 GiB): a limit above the current
+    // hard one is clamped to it, which binds at least as tightly as the one asked for.
+    let mut current = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: a valid, writable rlimit structure.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NPROC, &mut current) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let limit = (limit as libc::rlim_t).min(current.rlim_max);
     let rlim = libc::rlimit {
-        rlim_cur: limit as libc::rlim_t,
-        rlim_max: limit as libc::rlim_t,
+        rlim_cur: limit,
+        rlim_max: limit,
     };
     // SAFETY: a valid rlimit structure.
     if unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &rlim) } < 0 {
@@ -222,4 +277,29 @@ pub fn bring_loopback_up() -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn cloexec_each_from_marks_open_descriptors_from_first_on() {
+        let low = std::fs::File::open("/dev/null").unwrap();
+        let high = std::fs::File::open("/dev/null").unwrap();
+        let (low, high) = (low.as_raw_fd(), high.as_raw_fd());
+        let clear = |fd| {
+            // SAFETY: flags of a descriptor this test owns.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
+        };
+        let cloexec = |fd| {
+            // SAFETY: as above.
+            unsafe { libc::fcntl(fd, libc::F_GETFD) & libc::FD_CLOEXEC != 0 }
+        };
+        clear(low);
+        clear(high);
+        super::cloexec_each_from(high as u32).unwrap();
+        assert!(!cloexec(low), "a descriptor below `first` was marked");
+        assert!(cloexec(high), "a descriptor from `first` on was not marked");
+    }
 }

@@ -26,6 +26,11 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
     if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1") {
         return plain(channel);
     }
+    // The read-only mount view is made with mount_setattr (Linux 5.12): on older kernels
+    // the sandbox runs as where namespaces cannot be made.
+    if !kernel_has_mount_setattr() {
+        return plain(channel);
+    }
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let wanted = Namespaces {
@@ -59,6 +64,23 @@ fn plain(channel: &Channel) -> io::Result<ShimProcess> {
         pid,
         namespaces: Namespaces::default(),
     })
+}
+
+/// Whether the kernel has mount_setattr: a call with an invalid descriptor fails with
+/// EBADF (or EINVAL) where it exists and with ENOSYS where it does not.
+fn kernel_has_mount_setattr() -> bool {
+    // SAFETY: an invalid descriptor and a null attribute: the kernel changes nothing.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            -1,
+            std::ptr::null::<libc::c_char>(),
+            0,
+            std::ptr::null::<libc::c_void>(),
+            0,
+        )
+    };
+    !(ret < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ENOSYS))
 }
 
 fn kill_and_reap(pid: libc::pid_t) {
@@ -175,4 +197,20 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<(libc::pid_t, Go)
     }
     drop(wait_end);
     Ok((pid as libc::pid_t, Go(go_end)))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn mount_setattr_is_found_from_linux_5_12_on() {
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+        let mut parts = release.split(|c: char| !c.is_ascii_digit());
+        let major: u32 = parts.next().unwrap().parse().unwrap();
+        let minor: u32 = parts.next().unwrap().parse().unwrap();
+        assert_eq!(
+            super::kernel_has_mount_setattr(),
+            (major, minor) >= (5, 12),
+            "Linux {release}"
+        );
+    }
 }

@@ -136,7 +136,7 @@ fn confine_and_exec_inner(
             group_kill: true,
         },
     };
-    let deny_list = seccomp_filters::static_program(families, guards)
+    let deny_list = seccomp_filters::static_program(families, guards, spec.allow_dns)
         .map_err(|e| StageFailure::setup("seccomp", e))?;
     sys::seccomp_set_mode_filter(&deny_list, 0).map_err(|e| StageFailure::setup("seccomp", e))?;
 
@@ -235,8 +235,9 @@ fn install_notification_filter(
     loopback_table: bool,
     degraded: &mut Vec<String>,
 ) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
-    let program = seccomp_filters::notification_program(!spec.no_write_watch, loopback_table)
-        .map_err(|e| StageFailure::setup("seccomp", e))?;
+    let program =
+        seccomp_filters::notification_program(!spec.no_write_watch, loopback_table, spec.allow_dns)
+            .map_err(|e| StageFailure::setup("seccomp", e))?;
     let flags =
         libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
     let result = match sys::seccomp_set_mode_filter(&program, flags) {

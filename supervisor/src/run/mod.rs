@@ -5,6 +5,7 @@ mod acting;
 mod approval;
 mod approved;
 mod blocked_reason;
+mod dns_call;
 pub mod exec_check;
 mod fence;
 mod git_head;
@@ -71,6 +72,10 @@ pub struct RunArgs {
     /// through fence's proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY are set for the command).
     #[arg(long = "allow-domain", value_name = "NAME[:PORT]", value_parser = parse_domain_rule)]
     pub allow_domain: Vec<crate::net::proxy::DomainRule>,
+    /// Let DNS through to the system resolvers (the nameservers of /etc/resolv.conf, port
+    /// 53) and nothing else: UDP through fence's relay, TCP to those resolvers on port 53.
+    #[arg(long)]
+    pub allow_dns: bool,
     /// Do not write blocked reasons to the sandboxed processes' stderr.
     #[arg(long)]
     pub quiet_blocks: bool,
@@ -200,6 +205,15 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     for w in &net_warnings {
         eprintln!("fence: {}", crate::escape::for_terminal(w));
     }
+    let dns = if args.allow_dns {
+        let relay = dns_relay()?;
+        for &resolver in relay.resolvers() {
+            allowed_net.add(resolver, "fence.allow-dns");
+        }
+        Some(Arc::new(relay))
+    } else {
+        None
+    };
     let proxy = if args.allow_domain.is_empty() {
         None
     } else {
@@ -288,6 +302,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 no_write_watch: args.no_write_watch,
                 pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
                 cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
+                allow_dns: args.allow_dns,
             };
             if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
                 kill_and_reap(shim.pid);
@@ -403,6 +418,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             loopback: loopback_table.then(Default::default),
                             allow_unix: allow_unix.clone(),
                             allowed: allowed_net.clone(),
+                            dns: dns.clone(),
                         };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
@@ -584,12 +600,34 @@ fn add_network_config(args: &mut RunArgs, network: &policy::config::NetworkConfi
             Err(e) => warn("resolve", e),
         }
     }
+    args.allow_dns |= network.allow_dns;
     for path in &network.allow_unix {
         match Path::new(path).canonicalize() {
             Ok(p) => args.allow_unix.push(p),
             Err(e) => warn("allow_unix", format!("{path}: {e}")),
         }
     }
+}
+
+/// The relay of `--allow-dns`, to the nameservers of /etc/resolv.conf (read once, now).
+/// None there: refused rather than guessed.
+fn dns_relay() -> Result<crate::net::dns::DnsRelay, String> {
+    const RESOLV_CONF: &str = "/etc/resolv.conf";
+    let text = std::fs::read_to_string(RESOLV_CONF)
+        .map_err(|e| format!("--allow-dns: cannot read {RESOLV_CONF}: {e}"))?;
+    let (resolvers, warnings) = crate::net::dns::parse_resolv_conf(&text);
+    for w in &warnings {
+        eprintln!(
+            "fence: --allow-dns: {RESOLV_CONF}: {}",
+            crate::escape::for_terminal(w)
+        );
+    }
+    if resolvers.is_empty() {
+        return Err(format!(
+            "--allow-dns: {RESOLV_CONF} names no usable nameserver, so there is no system resolver to let DNS through to"
+        ));
+    }
+    Ok(crate::net::dns::DnsRelay::new(&resolvers))
 }
 
 fn parse_domain_rule(text: &str) -> Result<crate::net::proxy::DomainRule, String> {

@@ -33,6 +33,7 @@ use std::time::Instant;
 
 use super::acting::{TargetCredentials, act_as};
 use super::blocked_reason::{self, BlockedReason};
+use super::dns_call::{self, DnsAnswer, DnsDestination};
 use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
 use super::loopback_table::{self, LoopbackTable};
@@ -43,6 +44,7 @@ use super::target_memory::TargetMemory;
 use crate::gate::EventKind;
 use crate::gate::decide::{Gate, Record, Subject};
 use crate::net::allow::AllowedDestinations;
+use crate::net::dns::DnsRelay;
 
 /// Largest datagram performed for the target.
 const MAX_DATAGRAM: u64 = 1 << 20;
@@ -62,6 +64,8 @@ pub struct NetFence {
     pub allow_unix: Vec<PathBuf>,
     /// Destinations outside loopback reachable directly (`--allow-net`, names resolved).
     pub allowed: AllowedDestinations,
+    /// `--allow-dns`: the relay behind the sandbox's datagram sockets ([`dns_call`]).
+    pub dns: Option<Arc<DnsRelay>>,
 }
 
 /// One decision on a network call: what was asked, where to, under which rule. This is
@@ -267,6 +271,11 @@ fn decide(
     let Some(address) = parse_address(&bytes) else {
         return Outcome::error(libc::EINVAL);
     };
+    if let Some(relay) = &net.dns
+        && let Some(outcome) = dns_socket_call(relay, net, mem, caller, n, &address)
+    {
+        return outcome;
+    }
     match n.nr {
         libc::SYS_bind => bind(net, caller, fd, address, bytes),
         libc::SYS_connect => connect(listener, n.id, fence, net, caller, fd, address, bytes),
@@ -282,6 +291,67 @@ fn decide(
         // A call the filter sends but no check here owns: refuse.
         _ => Outcome::error(libc::EPERM),
     }
+}
+
+/// `--allow-dns`: a `connect`, addressed `sendto` or `bind` on one of the relay's
+/// stand-ins is answered from the relay ([`dns_call::on_stand_in`]); `None` for any other
+/// socket, except a `bind` in the sandbox's own network namespace (notified only for the
+/// stand-ins' sake), which goes to the kernel as it would without `--allow-dns`.
+fn dns_socket_call(
+    relay: &DnsRelay,
+    net: &NetFence,
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    n: &Notification,
+    address: &Address,
+) -> Option<Outcome> {
+    let Some((_, socket)) = dns_call::stand_in_of(relay, caller, n.args[0] as i32) else {
+        return (n.nr == libc::SYS_bind && net.loopback.is_none()).then_some(Outcome {
+            response: Response::Continue,
+            reason: None,
+            decision: None,
+        });
+    };
+    let data = if n.nr == libc::SYS_sendto {
+        if n.args[2] > MAX_DATAGRAM {
+            return Some(Outcome::error(libc::EMSGSIZE));
+        }
+        match mem.bytes(n.args[1], n.args[2] as usize) {
+            Ok(d) => Some(d),
+            Err(_) => return Some(Outcome::error(libc::EFAULT)),
+        }
+    } else {
+        None
+    };
+    let destination = match address {
+        Address::Inet(a) => DnsDestination::Inet(*a),
+        Address::Unspecified => DnsDestination::Unspecified,
+        _ => DnsDestination::Other,
+    };
+    let call = if n.nr == libc::SYS_sendto {
+        "sendto"
+    } else {
+        "connect"
+    };
+    Some(
+        match dns_call::on_stand_in(relay, &socket, n.nr, destination, data.as_deref()) {
+            DnsAnswer::Done(v) => {
+                let outcome = Outcome::from_result(Ok(v));
+                match destination {
+                    DnsDestination::Inet(a) if n.nr != libc::SYS_bind => outcome.with_decision(
+                        decision(call, caller, a.to_string(), "fence.allow-dns", true),
+                    ),
+                    _ => outcome,
+                }
+            }
+            DnsAnswer::Error(errno) => Outcome::error(errno),
+            DnsAnswer::Refused { destination, why } => Outcome::refused(
+                libc::EACCES,
+                why,
+                decision(call, caller, destination, "fence.dns-outside", false),
+            ),
+        },
+    )
 }
 
 /// The target's socket `fd` and the credentials to act with.

@@ -258,6 +258,39 @@ fn read_vectored(
 }
 
 /// One `process_vm_readv` of up to `buf.len()` bytes.
+impl TargetMemory<'_> {
+    /// Writes `bytes` at `addr` in the caller's memory (what a call the supervisor performs
+    /// returns there, such as received data). The call is checked pending before and after:
+    /// a tid is trusted only while its call waits. The page protections of the target hold
+    /// (`process_vm_writev`, not `/proc/PID/mem`).
+    pub fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), MemoryError> {
+        self.checked(())?;
+        let mut done = 0;
+        while done < bytes.len() {
+            let local = libc::iovec {
+                iov_base: bytes[done..].as_ptr() as *mut libc::c_void,
+                iov_len: bytes.len() - done,
+            };
+            let remote = libc::iovec {
+                iov_base: (addr + done as u64) as *mut libc::c_void,
+                iov_len: bytes.len() - done,
+            };
+            // SAFETY: `local` describes readable bytes of ours (the kernel only reads them);
+            // `remote` is written by the kernel in the other process, with its own checks.
+            let n = unsafe { libc::process_vm_writev(self.notif.tid, &local, 1, &remote, 1, 0) };
+            if n <= 0 {
+                return Err(MemoryError::Unreadable(if n < 0 {
+                    io::Error::last_os_error()
+                } else {
+                    io::Error::from_raw_os_error(libc::EFAULT)
+                }));
+            }
+            done += n as usize;
+        }
+        self.checked(())
+    }
+}
+
 fn read_raw(tid: libc::pid_t, addr: u64, buf: &mut [u8]) -> Result<usize, MemoryError> {
     let local = libc::iovec {
         iov_base: buf.as_mut_ptr() as *mut libc::c_void,

@@ -240,27 +240,19 @@ impl DnsRelay {
             let end = fds[0].revents;
             let closed = end & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0;
             if end & libc::POLLIN != 0 {
-                // SAFETY: recv into our buffer with its length, on our descriptor.
-                let n = unsafe {
-                    libc::recv(
-                        socket.relay_end.as_raw_fd(),
-                        buf.as_mut_ptr() as *mut libc::c_void,
-                        buf.len(),
-                        libc::MSG_DONTWAIT,
-                    )
+                let Ok(peer) = socket.peer.lock() else {
+                    return;
                 };
+                let n = socket.take_datagram(&mut buf);
                 // Once closed, a read finds what is left and then nothing (poll reports
                 // the closed end as readable too).
-                if n <= 0 && closed {
+                if n.is_none() && closed {
                     return;
                 }
-                if n > 0 && (n as usize) <= MAX_DATAGRAM {
-                    let peer = socket.peer.lock().ok().and_then(|p| *p);
-                    // Without a resolver connected, a datagram has no destination: dropped,
-                    // as a datagram is that no one can receive.
-                    if let Some(dest) = peer {
-                        let _ = self.send(socket, dest, &buf[..n as usize]);
-                    }
+                // Without a resolver connected, a datagram has no destination: dropped, as
+                // a datagram is that no one can receive.
+                if let (Some(n), Some(dest)) = (n, *peer) {
+                    let _ = self.send(socket, dest, &buf[..n]);
                 }
             } else if closed {
                 return;
@@ -297,10 +289,40 @@ impl DnsRelay {
 }
 
 impl DnsSocket {
-    /// Records the resolver the sandbox connected the socket to (`None`: dissolved).
-    pub fn connect(&self, peer: Option<SocketAddr>) {
-        if let Ok(mut p) = self.peer.lock() {
-            *p = peer;
+    /// Records the resolver the sandbox connected the socket to (`None`: dissolved). The
+    /// datagrams the sandbox sent before go where they were sent: to the resolver connected
+    /// then, or nowhere (the relay thread takes datagrams under the same lock).
+    pub fn connect(&self, relay: &DnsRelay, peer: Option<SocketAddr>) {
+        let Ok(mut p) = self.peer.lock() else {
+            return;
+        };
+        let mut buf = vec![0u8; MAX_DATAGRAM + 1];
+        while let Some(n) = self.take_datagram(&mut buf) {
+            if let Some(dest) = *p {
+                let _ = relay.send(self, dest, &buf[..n]);
+            }
+        }
+        *p = peer;
+    }
+
+    /// The next datagram the sandbox sent, if one is queued (a larger one than the relay
+    /// carries is taken and dropped).
+    fn take_datagram(&self, buf: &mut [u8]) -> Option<usize> {
+        loop {
+            // SAFETY: recv into our buffer with its length, on our descriptor.
+            let n = unsafe {
+                libc::recv(
+                    self.relay_end.as_raw_fd(),
+                    buf.as_mut_ptr() as *mut libc::c_void,
+                    buf.len(),
+                    libc::MSG_DONTWAIT,
+                )
+            };
+            match n {
+                n if n > 0 && (n as usize) <= MAX_DATAGRAM => return Some(n as usize),
+                n if n > 0 => continue,
+                _ => return None,
+            }
         }
     }
 

@@ -105,7 +105,7 @@ pub fn on_stand_in(
     let addr = match destination {
         DnsDestination::Inet(a) if matches_family(socket.family, a) => a,
         DnsDestination::Unspecified if nr == libc::SYS_connect => {
-            socket.connect(None);
+            socket.connect(relay, None);
             return DnsAnswer::Done(0);
         }
         _ => return DnsAnswer::Error(libc::EAFNOSUPPORT),
@@ -114,7 +114,7 @@ pub fn on_stand_in(
         // The local address of a stand-in is immaterial (musl binds the wildcard first).
         libc::SYS_bind => DnsAnswer::Done(0),
         libc::SYS_connect if relay.is_resolver(addr) => {
-            socket.connect(Some(addr));
+            socket.connect(relay, Some(addr));
             DnsAnswer::Done(0)
         }
         libc::SYS_sendto if relay.is_resolver(addr) => {

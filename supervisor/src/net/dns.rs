@@ -82,6 +82,13 @@ pub struct DnsRelay {
     sockets: Mutex<HashMap<u64, Arc<DnsSocket>>>,
 }
 
+/// The relay's own UDP sockets for one stand-in.
+#[derive(Debug)]
+pub struct Upstreams {
+    v4: Option<UdpSocket>,
+    v6: Option<UdpSocket>,
+}
+
 /// One stand-in for an inet datagram socket of the sandbox.
 #[derive(Debug)]
 pub struct DnsSocket {
@@ -120,10 +127,36 @@ impl DnsRelay {
         self.resolvers.contains(&addr)
     }
 
-    /// Makes a stand-in for an inet datagram socket of `family` and starts its relay
-    /// thread. Returns the sandbox's end (non-blocking when asked; the caller installs it in
-    /// the target).
-    pub fn open_socket(self: &Arc<Self>, family: i32, nonblocking: bool) -> io::Result<OwnedFd> {
+    /// The UDP sockets a stand-in's queries leave from, one per family of the resolvers.
+    /// Made on a thread holding the sandbox's credentials (`run::acting`), so that the
+    /// sockets are owned by the sandbox's user (as a firewall's owner match sees them).
+    pub fn upstream_sockets(&self) -> io::Result<Upstreams> {
+        let upstream = |v6: bool| -> io::Result<Option<UdpSocket>> {
+            if !self.resolvers.iter().any(|r| r.is_ipv6() == v6) {
+                return Ok(None);
+            }
+            let any: SocketAddr = if v6 { "[::]:0" } else { "0.0.0.0:0" }
+                .parse()
+                .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+            let s = UdpSocket::bind(any)?;
+            s.set_nonblocking(true)?;
+            Ok(Some(s))
+        };
+        Ok(Upstreams {
+            v4: upstream(false)?,
+            v6: upstream(true)?,
+        })
+    }
+
+    /// Makes a stand-in for an inet datagram socket of `family`, sending through
+    /// `upstreams`, and starts its relay thread. Returns the sandbox's end (non-blocking
+    /// when asked; the caller installs it in the target).
+    pub fn open_socket(
+        self: &Arc<Self>,
+        family: i32,
+        nonblocking: bool,
+        upstreams: Upstreams,
+    ) -> io::Result<OwnedFd> {
         if self.sockets.lock().map(|s| s.len()).unwrap_or(MAX_SOCKETS) >= MAX_SOCKETS {
             return Err(io::Error::from_raw_os_error(libc::EMFILE));
         }
@@ -147,22 +180,11 @@ impl DnsRelay {
         if nonblocking {
             set_nonblocking(&sandbox_end)?;
         }
-        let upstream = |v6: bool| -> io::Result<Option<UdpSocket>> {
-            if !self.resolvers.iter().any(|r| r.is_ipv6() == v6) {
-                return Ok(None);
-            }
-            let any: SocketAddr = if v6 { "[::]:0" } else { "0.0.0.0:0" }
-                .parse()
-                .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
-            let s = UdpSocket::bind(any)?;
-            s.set_nonblocking(true)?;
-            Ok(Some(s))
-        };
         let socket = Arc::new(DnsSocket {
             family,
             relay_end,
-            upstream_v4: upstream(false)?,
-            upstream_v6: upstream(true)?,
+            upstream_v4: upstreams.v4,
+            upstream_v6: upstreams.v6,
             peer: Mutex::new(None),
             answers: Mutex::new(VecDeque::new()),
         });
@@ -433,7 +455,8 @@ mod tests {
     #[test]
     fn a_stand_in_reaches_only_its_relay_and_is_known_by_its_object() {
         let relay = Arc::new(DnsRelay::new(&["127.0.0.1".parse().unwrap()]));
-        let end = relay.open_socket(libc::AF_INET, true).unwrap();
+        let up = relay.upstream_sockets().unwrap();
+        let end = relay.open_socket(libc::AF_INET, true, up).unwrap();
         let found = relay.stand_in(&end).expect("the stand-in is known");
         assert_eq!(found.family, libc::AF_INET);
         let other: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();

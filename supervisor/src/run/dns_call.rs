@@ -22,6 +22,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::acting::{TargetCredentials, act_as};
 use super::listener::{Listener, Notification, Response};
 use super::path_resolve::Caller;
 use super::pidfd;
@@ -51,7 +52,15 @@ pub fn socket(listener: &Listener, relay: &Arc<DnsRelay>, n: &Notification) -> R
     if protocol != 0 && protocol != libc::IPPROTO_UDP {
         return Response::Error(libc::EPROTONOSUPPORT);
     }
-    let end = match relay.open_socket(family, kind & libc::SOCK_NONBLOCK != 0) {
+    let upstreams = TargetCredentials::of_thread(n.tid).and_then(|creds| {
+        let relay = relay.clone();
+        act_as(&creds, move || relay.upstream_sockets())
+    });
+    let upstreams = match upstreams {
+        Ok(u) => u,
+        Err(e) => return Response::Error(e.raw_os_error().unwrap_or(libc::ENOMEM)),
+    };
+    let end = match relay.open_socket(family, kind & libc::SOCK_NONBLOCK != 0, upstreams) {
         Ok(end) => end,
         Err(e) => return Response::Error(e.raw_os_error().unwrap_or(libc::ENOMEM)),
     };
@@ -321,7 +330,8 @@ mod tests {
     #[test]
     fn calls_on_a_stand_in_reach_only_the_system_resolvers() {
         let relay = Arc::new(DnsRelay::new(&["127.0.0.1".parse().unwrap()]));
-        let end = relay.open_socket(libc::AF_INET, true).unwrap();
+        let up = relay.upstream_sockets().unwrap();
+        let end = relay.open_socket(libc::AF_INET, true, up).unwrap();
         let s = relay.stand_in(&end).unwrap();
         let resolver = DnsDestination::Inet("127.0.0.1:53".parse().unwrap());
         let elsewhere = DnsDestination::Inet("127.0.0.1:5353".parse().unwrap());

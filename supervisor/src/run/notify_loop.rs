@@ -71,11 +71,14 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::new(n.tid);
     if let Some(relay) = &s.net.dns {
-        // `--allow-dns`: datagram sockets are the relay's stand-ins; a receive that reports
-        // a source may wait, so it runs on a thread of its own.
+        // `--allow-dns`: datagram sockets are the relay's stand-ins, made on a thread of
+        // their own (the relay's sockets are made with the target's credentials); a receive
+        // that reports a source may wait, so it runs on a thread of its own too.
         if n.nr == libc::SYS_socket {
-            s.listener
-                .respond(n.id, dns_call::socket(&s.listener, relay, &n));
+            let (listener, relay) = (s.listener.clone(), relay.clone());
+            std::thread::spawn(move || {
+                listener.respond(n.id, dns_call::socket(&listener, &relay, &n));
+            });
             return;
         }
         if n.nr == libc::SYS_setsockopt {

@@ -173,39 +173,48 @@ pub fn recvfrom(listener: Arc<Listener>, relay: &Arc<DnsRelay>, caller: Caller, 
         listener.respond(n.id, Response::Continue);
         return;
     };
+    // An answer already waiting (resolvers poll before they receive) is taken here; only a
+    // receive that would wait gets a thread of its own.
+    if let Some(response) = receive(&listener, relay, &n, &socket, &stand_in, false) {
+        listener.respond(n.id, response);
+        return;
+    }
     let relay = relay.clone();
     std::thread::spawn(move || {
-        let response = receive(&listener, &relay, &n, &socket, &stand_in);
-        listener.respond(n.id, response);
+        if let Some(response) = receive(&listener, &relay, &n, &socket, &stand_in, true) {
+            listener.respond(n.id, response);
+        }
     });
 }
 
 /// Receives one datagram from the stand-in and writes it, its source (the resolver it came
 /// from) and the source's length into the caller, as `recvfrom` does. Waits as the socket
 /// would: not at all when non-blocking (`O_NONBLOCK`, `MSG_DONTWAIT`), up to `SO_RCVTIMEO`
-/// when set, and never past the caller's own end.
+/// when set, and never past the caller's own end. With `may_wait` false, `None` when the
+/// call would wait (nothing was taken or written).
 fn receive(
     listener: &Listener,
     relay: &DnsRelay,
     n: &Notification,
     socket: &OwnedFd,
     stand_in: &DnsSocket,
-) -> Response {
+    may_wait: bool,
+) -> Option<Response> {
     let [_, buf, len, flags, addr, addrlen] = n.args;
     let flags = flags as i32;
     if flags & libc::MSG_ERRQUEUE != 0 {
-        return Response::Error(libc::EAGAIN);
+        return Some(Response::Error(libc::EAGAIN));
     }
     if flags & libc::MSG_OOB != 0 {
-        return Response::Error(libc::EOPNOTSUPP);
+        return Some(Response::Error(libc::EOPNOTSUPP));
     }
     let mem = TargetMemory::new(listener, n);
     let room = match mem.bytes(addrlen, 4) {
         Ok(b) => i32::from_ne_bytes([b[0], b[1], b[2], b[3]]),
-        Err(_) => return Response::Error(libc::EFAULT),
+        Err(_) => return Some(Response::Error(libc::EFAULT)),
     };
     if room < 0 {
-        return Response::Error(libc::EINVAL);
+        return Some(Response::Error(libc::EINVAL));
     }
     // SAFETY: F_GETFL on our descriptor of the target's open file (its status flags).
     let status = unsafe { libc::fcntl(socket.as_raw_fd(), libc::F_GETFL) };
@@ -230,13 +239,16 @@ fn receive(
             .raw_os_error()
             .unwrap_or(libc::EIO);
         if err != libc::EAGAIN || nonblocking {
-            return Response::Error(err);
+            return Some(Response::Error(err));
+        }
+        if !may_wait {
+            return None;
         }
         let mut slice = WAIT_SLICE;
         if let Some(d) = deadline {
             let left = d.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Response::Error(libc::EAGAIN);
+                return Some(Response::Error(libc::EAGAIN));
             }
             slice = slice.min(left);
         }
@@ -248,12 +260,12 @@ fn receive(
         // SAFETY: poll of one valid pollfd.
         unsafe { libc::poll(&mut pfd, 1, slice.as_millis() as libc::c_int) };
         if !listener.is_valid(n.id) {
-            return Response::Error(libc::EINTR);
+            return Some(Response::Error(libc::EINTR));
         }
     };
     let copied = got.min(data.len());
     let Some(&fallback) = relay.resolvers().first() else {
-        return Response::Error(libc::EIO);
+        return Some(Response::Error(libc::EIO));
     };
     let source = sockaddr_of(
         stand_in.family,
@@ -263,10 +275,10 @@ fn receive(
         .write(buf, &data[..copied])
         .and_then(|()| mem.write(addr, &source[..source.len().min(room as usize)]))
         .and_then(|()| mem.write(addrlen, &(source.len() as u32).to_ne_bytes()));
-    match written {
+    Some(match written {
         Ok(()) => Response::Value(got as i64),
         Err(_) => Response::Error(libc::EFAULT),
-    }
+    })
 }
 
 /// `SO_RCVTIMEO` of the socket; `None` when unset.

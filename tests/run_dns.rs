@@ -426,7 +426,55 @@ for port in (53, {other_port}):
     );
 }
 
+fn recvfrom_reports_the_resolver_and_waits_as_a_socket_would(w: &World) {
+    if !python_ready("recvfrom_reports_the_resolver_and_waits_as_a_socket_would") {
+        return;
+    }
+    let (stub, conf) = stub_resolver(w);
+    let resolver = stub.addr.ip().to_string();
+    w.write(
+        "recv.py",
+        &format!(
+            r#"import socket, struct, threading, time
+{PY_QUERY}
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.connect(('{resolver}', 53))
+try:
+    s.recvfrom(512, socket.MSG_DONTWAIT)
+except OSError as e:
+    print('empty dontwait', e.errno)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack('ll', 0, 200000))
+t = time.monotonic()
+try:
+    s.recvfrom(512)
+except OSError as e:
+    print('empty timeout', e.errno, time.monotonic() - t >= 0.15)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, struct.pack('ll', 0, 0))
+# The answer arrives while the receive waits.
+threading.Timer(0.3, lambda: s.send(query('late.fence-dns.test'))).start()
+data, source = s.recvfrom(512)
+print('answer', data[-4:] == bytes([192, 0, 2, 7]), source)
+s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s6.sendto(query('six.fence-dns.test'), ('::ffff:{resolver}', 53))
+data, source = s6.recvfrom(512)
+print('answer6', data[-4:] == bytes([192, 0, 2, 7]), source[:2])
+"#
+        ),
+    );
+    let out = run_with(w, &conf, &["--allow-dns"], &[support::PYTHON, "recv.py"]);
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "empty dontwait 11\nempty timeout 11 True\nanswer True ('{resolver}', 53)\nanswer6 True ('::ffff:{resolver}', 53)\n"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stub.count(), 2);
+}
+
 both_ways!(
+    recvfrom_reports_the_resolver_and_waits_as_a_socket_would,
     tcp_reaches_the_resolver_on_port_53_only,
     getent_and_getaddrinfo_resolve_through_the_relay,
     without_allow_dns_nothing_reaches_the_resolver,

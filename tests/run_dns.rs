@@ -473,7 +473,31 @@ print('answer6', data[-4:] == bytes([192, 0, 2, 7]), source[:2])
     assert_eq!(stub.count(), 2);
 }
 
+fn allow_dns_in_the_users_config_and_not_in_the_worktrees(w: &World) {
+    let (stub, conf) = stub_resolver(w);
+    w.write(".fence.toml", "[network]\nallow_dns = true\n");
+    let out = run_with(w, &conf, &[], &["getent", "hosts", "fence-dns.test"]);
+    assert!(!out.status.success(), "a worktree config allowed DNS");
+    assert!(
+        stderr(&out).contains("may only tighten"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stub.count(), 0);
+    let dir = w.home.join(".config/fence");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.toml"), "[network]\nallow_dns = true\n").unwrap();
+    for d in [w.home.join(".config"), dir.clone(), dir.join("config.toml")] {
+        w.own(&d);
+    }
+    let out = run_with(w, &conf, &[], &["getent", "hosts", "fence-dns.test"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("192.0.2.7"), "{}", stdout(&out));
+    assert!(stub.count() >= 1);
+}
+
 both_ways!(
+    allow_dns_in_the_users_config_and_not_in_the_worktrees,
     recvfrom_reports_the_resolver_and_waits_as_a_socket_would,
     tcp_reaches_the_resolver_on_port_53_only,
     getent_and_getaddrinfo_resolve_through_the_relay,

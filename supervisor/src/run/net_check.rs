@@ -7,7 +7,8 @@
 //! later change of the target's memory or descriptor table cannot redirect it. The only
 //! `CONTINUE` is a pathname or abstract unix `bind`, which Landlock bounds either way (the
 //! socket file is a file creation; a swap to an inet address meets Landlock's refusal of
-//! every TCP bind of the target).
+//! every TCP bind of the target), and, under `--allow-dns`, a `bind` in the sandbox's own
+//! network namespace, which is notified only for the DNS stand-ins' sake ([`dns_call`]).
 //!
 //! - Unix sockets: a pathname socket outside the writable roots is refused unless allowed
 //!   with `--allow-unix`. The path is opened (`O_PATH`, with the target's credentials) and

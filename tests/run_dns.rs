@@ -496,7 +496,61 @@ fn allow_dns_in_the_users_config_and_not_in_the_worktrees(w: &World) {
     assert!(stub.count() >= 1);
 }
 
+/// musl's resolver takes another road than glibc's: one unconnected socket bound to the
+/// wildcard, `sendto` each nameserver, `recvfrom` comparing the source with its list, and
+/// an IPv6 socket with v4-mapped addresses when a nameserver is IPv6.
+fn musl_getaddrinfo_resolves_through_the_relay(w: &World) {
+    let test = "musl_getaddrinfo_resolves_through_the_relay";
+    if Command::new("musl-gcc").arg("--version").output().is_err() {
+        support::skip(test, "no musl-gcc (Debian: musl-tools)");
+        return;
+    }
+    let (stub, conf) = stub_resolver(w);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("gai.c"),
+        r#"#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    struct addrinfo hints = {0}, *res;
+    hints.ai_family = AF_INET;
+    int rc = getaddrinfo(argv[1], "80", &hints, &res);
+    if (rc) { printf("error %s\n", gai_strerror(rc)); return 1; }
+    char buf[64];
+    inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, buf, sizeof buf);
+    printf("%s\n", buf);
+    return 0;
+}
+"#,
+    )
+    .unwrap();
+    let bin = w.worktree.join("gai-musl");
+    let cc = Command::new("musl-gcc")
+        .args(["-static", "-O2", "-o"])
+        .arg(&bin)
+        .arg(dir.path().join("gai.c"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    w.own(&bin);
+    let bin = bin.to_str().unwrap();
+    let out = run_with(w, &conf, &["--allow-dns"], &[bin, "musl.fence-dns.test"]);
+    assert_eq!(stdout(&out), "192.0.2.7\n", "{}", stderr(&out));
+    // With an IPv6 nameserver too (nothing answers there), musl uses one IPv6 socket.
+    let ip = stub.addr.ip();
+    std::fs::write(&conf, format!("nameserver {ip}\nnameserver ::1\n")).unwrap();
+    let out = run_with(w, &conf, &["--allow-dns"], &[bin, "musl6.fence-dns.test"]);
+    assert_eq!(stdout(&out), "192.0.2.7\n", "{}", stderr(&out));
+    assert!(stub.count() >= 2);
+}
+
 both_ways!(
+    musl_getaddrinfo_resolves_through_the_relay,
     allow_dns_in_the_users_config_and_not_in_the_worktrees,
     recvfrom_reports_the_resolver_and_waits_as_a_socket_would,
     tcp_reaches_the_resolver_on_port_53_only,

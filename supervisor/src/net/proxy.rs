@@ -13,6 +13,11 @@
 //! allowing a shared CDN name allows whatever it fronts. For plain HTTP, a `Host` header
 //! naming another host than the request line is refused.
 //!
+//! A host no rule covers is asked about through the gate when the session has someone to
+//! ask ([`ProxyHooks::ask`]): the question runs on tokio's blocking pool, so the proxy's
+//! other connections go on while it waits. A Yes lets the request through the same checks
+//! as an allowed one (name resolution, the TLS server name); a No is a 403 with the answer.
+//!
 //! The HTTP head is parsed with `httparse`, the ClientHello with `tls-parser`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -135,6 +140,43 @@ pub struct ProxyEvent {
     /// Bytes from the sandbox to the destination, and back.
     pub bytes_up: u64,
     pub bytes_down: u64,
+    /// The client process (fence's pid), when it was looked up and found.
+    pub client_pid: Option<i32>,
+}
+
+/// A request for a host no `--allow-domain` rule covers, as the gate is asked about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownHost {
+    pub method: String,
+    pub host: String,
+    pub port: u16,
+    /// The address `--resolve` maps the host to, if any (nothing is resolved before the
+    /// answer: a name asked about must not reach a DNS server before a person allowed it).
+    pub address: Option<IpAddr>,
+    /// The client process, when it could be found.
+    pub client_pid: Option<i32>,
+}
+
+/// The gate's answer about an [`UnknownHost`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostVerdict {
+    Allowed,
+    /// Refused, and why (the answer's text).
+    Refused(String),
+}
+
+pub type AskSink = Arc<dyn Fn(&UnknownHost) -> HostVerdict + Send + Sync>;
+
+/// Where the proxy's decisions go.
+#[derive(Clone)]
+pub struct ProxyHooks {
+    /// Receives every decision, and every allowed connection when it closes.
+    pub on_event: EventSink,
+    /// Asks about hosts no rule covers; `None`: refused without a question.
+    pub ask: Option<AskSink>,
+    /// Look up the client process of every connection (for the log), not only of those
+    /// asked about.
+    pub identify_clients: bool,
 }
 
 /// A running proxy.
@@ -148,8 +190,8 @@ pub struct Proxy {
 pub type EventSink = Arc<dyn Fn(ProxyEvent) + Send + Sync>;
 
 /// Starts the proxy on a loopback port, on its own thread with its own runtime; it runs as
-/// long as the supervisor. `on_event` receives every decision.
-pub fn start(policy: ProxyPolicy, on_event: EventSink) -> std::io::Result<Proxy> {
+/// long as the supervisor. `hooks.on_event` receives every decision.
+pub fn start(policy: ProxyPolicy, hooks: ProxyHooks) -> std::io::Result<Proxy> {
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     std_listener.set_nonblocking(true)?;
     let addr = std_listener.local_addr()?;
@@ -167,7 +209,9 @@ pub fn start(policy: ProxyPolicy, on_event: EventSink) -> std::io::Result<Proxy>
     let shared = Arc::new(Shared {
         policy,
         expected_auth: expected,
-        on_event,
+        on_event: hooks.on_event,
+        ask: hooks.ask,
+        identify_clients: hooks.identify_clients,
     });
     std::thread::Builder::new()
         .name("fence-proxy".into())
@@ -201,6 +245,18 @@ struct Shared {
     policy: ProxyPolicy,
     expected_auth: String,
     on_event: EventSink,
+    ask: Option<AskSink>,
+    identify_clients: bool,
+}
+
+/// The process at the other end of a proxy connection (a `/proc` scan: on the blocking
+/// pool).
+async fn client_process(client: &TcpStream) -> Option<i32> {
+    let (peer, local) = (client.peer_addr().ok()?, client.local_addr().ok()?);
+    tokio::task::spawn_blocking(move || super::peer_process::owner_of_connection(peer, local))
+        .await
+        .ok()
+        .flatten()
 }
 
 /// The request head as the proxy needs it.
@@ -237,6 +293,11 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
             return;
         }
     };
+    let client_pid = if shared.identify_clients && head.authorized {
+        client_process(&client).await
+    } else {
+        None
+    };
     let event = |allowed: bool, rule: &str, reason: Option<&str>| ProxyEvent {
         method: head.method.clone(),
         host: head.host.clone(),
@@ -246,6 +307,7 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
         reason: reason.map(str::to_string),
         bytes_up: 0,
         bytes_down: 0,
+        client_pid,
     };
     if !head.authorized {
         (shared.on_event)(event(
@@ -258,26 +320,6 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
             .await;
         return;
     }
-    let Some(rule) = shared
-        .policy
-        .rules
-        .iter()
-        .find(|r| r.covers(&head.host, head.port))
-    else {
-        // Where the gate's question for an unknown domain belongs; nobody to ask: refused.
-        (shared.on_event)(event(
-            false,
-            "fence.net-domain",
-            Some("no --allow-domain rule covers it"),
-        ));
-        let _ = respond(
-            &mut client,
-            403,
-            "Forbidden by fence: no rule allows this host",
-        )
-        .await;
-        return;
-    };
     if head.host_mismatch {
         (shared.on_event)(event(
             false,
@@ -287,6 +329,61 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
         let _ = respond(&mut client, 403, "Forbidden by fence: Host header mismatch").await;
         return;
     }
+    let rule = match shared
+        .policy
+        .rules
+        .iter()
+        .find(|r| r.covers(&head.host, head.port))
+    {
+        Some(rule) => rule.text.clone(),
+        None => {
+            let refusal = match &shared.ask {
+                // Nobody to ask: refused.
+                None => "no --allow-domain rule covers it".to_string(),
+                Some(ask) => {
+                    let question = UnknownHost {
+                        method: head.method.clone(),
+                        host: head.host.clone(),
+                        port: head.port,
+                        address: shared
+                            .policy
+                            .resolve
+                            .iter()
+                            .find(|(n, _)| *n == head.host)
+                            .map(|(_, ip)| *ip),
+                        client_pid: match client_pid {
+                            Some(pid) => Some(pid),
+                            None => client_process(&client).await,
+                        },
+                    };
+                    let ask = ask.clone();
+                    // The question waits on the blocking pool: the proxy's other
+                    // connections are served meanwhile.
+                    let verdict = tokio::task::spawn_blocking(move || ask(&question))
+                        .await
+                        .unwrap_or_else(|_| HostVerdict::Refused("the question failed".into()));
+                    match verdict {
+                        HostVerdict::Allowed => String::new(),
+                        HostVerdict::Refused(why) => why,
+                    }
+                }
+            };
+            if !refusal.is_empty() {
+                if shared.ask.is_none() {
+                    (shared.on_event)(event(false, "fence.net-domain", Some(&refusal)));
+                }
+                let _ = respond_with_reason(
+                    &mut client,
+                    403,
+                    "Forbidden",
+                    &format!("Forbidden by fence: no rule allows this host: {refusal}"),
+                )
+                .await;
+                return;
+            }
+            "fence.net-domain".to_string()
+        }
+    };
     let addrs = resolve(&shared.policy, &head.host, head.port).await;
     if addrs.is_empty() {
         (shared.on_event)(event(
@@ -337,7 +434,7 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
     let Ok(mut upstream) = TcpStream::connect(&addrs[..]).await else {
         (shared.on_event)(event(
             false,
-            &rule.text,
+            &rule,
             Some("the destination refused or is unreachable"),
         ));
         if head.upstream_head.is_some() {
@@ -363,7 +460,7 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
     let (a, b) = tokio::task::spawn_blocking(move || tunnel(client, upstream))
         .await
         .unwrap_or((0, 0));
-    let mut done = event(true, &rule.text, None);
+    let mut done = event(true, &rule, None);
     done.bytes_up = up + a;
     done.bytes_down = b;
     (shared.on_event)(done);
@@ -438,6 +535,22 @@ fn splice_all(from: &std::net::TcpStream, to: &std::net::TcpStream) -> u64 {
     let _ = to.shutdown(std::net::Shutdown::Write);
     let _ = from.shutdown(std::net::Shutdown::Read);
     total
+}
+
+/// A refusal whose body carries a reason that may come from a person: the status line
+/// stays fixed, and the body is one line without control characters.
+async fn respond_with_reason(
+    client: &mut TcpStream,
+    code: u16,
+    status: &str,
+    body: &str,
+) -> std::io::Result<()> {
+    let body = format!("{}\n", crate::escape::for_terminal(body));
+    let msg = format!(
+        "HTTP/1.1 {code} {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    client.write_all(msg.as_bytes()).await
 }
 
 async fn respond(client: &mut TcpStream, code: u16, text: &str) -> std::io::Result<()> {

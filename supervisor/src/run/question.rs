@@ -143,6 +143,7 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         description: ask.description,
         why,
         subject,
+        destination: None,
         process: process_info(caller),
         call: CallKey {
             tid: n.tid,

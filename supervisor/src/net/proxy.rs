@@ -29,6 +29,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::allow::{RuleError, is_internal};
+use crate::gate::decide::ProcessInfo;
 
 /// Longest request head or ClientHello read before the connection is refused.
 const MAX_HEAD: usize = 64 * 1024;
@@ -140,8 +141,8 @@ pub struct ProxyEvent {
     /// Bytes from the sandbox to the destination, and back.
     pub bytes_up: u64,
     pub bytes_down: u64,
-    /// The client process (fence's pid), when it was looked up and found.
-    pub client_pid: Option<i32>,
+    /// The client process, when it was looked up and found.
+    pub client: Option<ProcessInfo>,
 }
 
 /// A request for a host no `--allow-domain` rule covers, as the gate is asked about it.
@@ -154,7 +155,7 @@ pub struct UnknownHost {
     /// answer: a name asked about must not reach a DNS server before a person allowed it).
     pub address: Option<IpAddr>,
     /// The client process, when it could be found.
-    pub client_pid: Option<i32>,
+    pub client: Option<ProcessInfo>,
 }
 
 /// The gate's answer about an [`UnknownHost`].
@@ -166,6 +167,9 @@ pub enum HostVerdict {
 }
 
 pub type AskSink = Arc<dyn Fn(&UnknownHost) -> HostVerdict + Send + Sync>;
+/// Names the process holding the client end of a proxy connection (its peer address, the
+/// proxy's address); called on the blocking pool.
+pub type IdentifySink = Arc<dyn Fn(SocketAddr, SocketAddr) -> Option<ProcessInfo> + Send + Sync>;
 
 /// Where the proxy's decisions go.
 #[derive(Clone)]
@@ -174,9 +178,10 @@ pub struct ProxyHooks {
     pub on_event: EventSink,
     /// Asks about hosts no rule covers; `None`: refused without a question.
     pub ask: Option<AskSink>,
-    /// Look up the client process of every connection (for the log), not only of those
-    /// asked about.
-    pub identify_clients: bool,
+    /// Finds the client process of a connection asked about, and of every connection when
+    /// `identify_all` (for the log).
+    pub identify: Option<IdentifySink>,
+    pub identify_all: bool,
 }
 
 /// A running proxy.
@@ -211,7 +216,8 @@ pub fn start(policy: ProxyPolicy, hooks: ProxyHooks) -> std::io::Result<Proxy> {
         expected_auth: expected,
         on_event: hooks.on_event,
         ask: hooks.ask,
-        identify_clients: hooks.identify_clients,
+        identify: hooks.identify,
+        identify_all: hooks.identify_all,
     });
     std::thread::Builder::new()
         .name("fence-proxy".into())
@@ -246,14 +252,16 @@ struct Shared {
     expected_auth: String,
     on_event: EventSink,
     ask: Option<AskSink>,
-    identify_clients: bool,
+    identify: Option<IdentifySink>,
+    identify_all: bool,
 }
 
 /// The process at the other end of a proxy connection (a `/proc` scan: on the blocking
 /// pool).
-async fn client_process(client: &TcpStream) -> Option<i32> {
+async fn client_process(shared: &Shared, client: &TcpStream) -> Option<ProcessInfo> {
+    let identify = shared.identify.clone()?;
     let (peer, local) = (client.peer_addr().ok()?, client.local_addr().ok()?);
-    tokio::task::spawn_blocking(move || super::peer_process::owner_of_connection(peer, local))
+    tokio::task::spawn_blocking(move || identify(peer, local))
         .await
         .ok()
         .flatten()
@@ -293,8 +301,8 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
             return;
         }
     };
-    let client_pid = if shared.identify_clients && head.authorized {
-        client_process(&client).await
+    let client_process_info = if shared.identify_all && head.authorized {
+        client_process(shared, &client).await
     } else {
         None
     };
@@ -307,7 +315,7 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
         reason: reason.map(str::to_string),
         bytes_up: 0,
         bytes_down: 0,
-        client_pid,
+        client: client_process_info.clone(),
     };
     if !head.authorized {
         (shared.on_event)(event(
@@ -351,9 +359,9 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
                             .iter()
                             .find(|(n, _)| *n == head.host)
                             .map(|(_, ip)| *ip),
-                        client_pid: match client_pid {
-                            Some(pid) => Some(pid),
-                            None => client_process(&client).await,
+                        client: match &client_process_info {
+                            Some(p) => Some(p.clone()),
+                            None => client_process(shared, &client).await,
                         },
                     };
                     let ask = ask.clone();

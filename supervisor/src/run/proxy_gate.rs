@@ -14,6 +14,7 @@ use super::path_resolve::Caller;
 use super::question::process_info;
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Destination, EventKind, Level, Route};
+use crate::net::peer_process::owner_of_connection;
 use crate::net::proxy::{HostVerdict, ProxyEvent, ProxyHooks, UnknownHost};
 
 /// What the rule of a proxied question says.
@@ -27,13 +28,16 @@ pub fn hooks(gate: Arc<Gate>, quiet_blocks: bool) -> ProxyHooks {
     ProxyHooks {
         on_event: Arc::new(move |event| record(&gate, &event)),
         ask: Some(Arc::new(move |host| ask(&asking, host, quiet_blocks))),
-        identify_clients: logging,
+        identify: Some(Arc::new(|peer, proxy| {
+            owner_of_connection(peer, proxy).map(|pid| process_info(Caller::new(pid)))
+        })),
+        identify_all: logging,
     }
 }
 
-fn client(pid: Option<i32>) -> ProcessInfo {
-    match pid {
-        Some(pid) => process_info(Caller::new(pid)),
+fn client(found: Option<&ProcessInfo>) -> ProcessInfo {
+    match found {
+        Some(p) => p.clone(),
         // The proxy's peer could not be traced to a process (gone, or not readable).
         None => ProcessInfo {
             pid: 0,
@@ -61,10 +65,10 @@ fn ask(gate: &Gate, host: &UnknownHost, quiet_blocks: bool) -> HostVerdict {
             address: host.address.map(|ip| ip.to_string()),
             route: Route::Proxy,
         }),
-        process: client(host.client_pid),
+        process: client(host.client.as_ref()),
         // Not a system call: requests of one process for one host share a question.
         call: CallKey {
-            tid: host.client_pid.unwrap_or(0),
+            tid: host.client.as_ref().map_or(0, |p| p.pid),
             nr: -1,
             args: [0; 6],
         },
@@ -75,9 +79,9 @@ fn ask(gate: &Gate, host: &UnknownHost, quiet_blocks: bool) -> HostVerdict {
         return HostVerdict::Allowed;
     }
     let text = answer_text(&answer);
-    if let Some(pid) = host.client_pid.filter(|_| !quiet_blocks) {
+    if let Some(p) = host.client.as_ref().filter(|_| !quiet_blocks) {
         blocked_reason::tell(
-            Caller::new(pid),
+            Caller::new(p.pid),
             &BlockedReason {
                 what: WHAT.into(),
                 object: authority.into_bytes(),
@@ -102,7 +106,7 @@ fn authority(host: &str, port: u16) -> String {
 /// route, the method and, for a connection that closed, the bytes up and down).
 fn record(gate: &Gate, event: &ProxyEvent) {
     let subject = Subject::Addr(authority(&event.host, event.port));
-    let process = gate.logging().then(|| client(event.client_pid));
+    let process = gate.logging().then(|| client(event.client.as_ref()));
     let reason = event
         .reason
         .as_deref()
@@ -124,7 +128,7 @@ fn record(gate: &Gate, event: &ProxyEvent) {
             action: if event.allowed { "allow" } else { "deny" },
             rule: &event.rule,
             reason: &reason,
-            tid: event.client_pid.unwrap_or(0),
+            tid: event.client.as_ref().map_or(0, |p| p.pid),
             received: Instant::now(),
         },
         extra,

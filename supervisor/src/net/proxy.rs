@@ -143,6 +143,8 @@ pub struct ProxyEvent {
     pub bytes_down: u64,
     /// The client process, when it was looked up and found.
     pub client: Option<ProcessInfo>,
+    /// The proxy connection's number (counted from 1 since the proxy started).
+    pub connection: u64,
 }
 
 /// A request for a host no `--allow-domain` rule covers, as the gate is asked about it.
@@ -226,12 +228,14 @@ pub fn start(policy: ProxyPolicy, hooks: ProxyHooks) -> std::io::Result<Proxy> {
                 let Ok(listener) = TcpListener::from_std(std_listener) else {
                     return;
                 };
+                let mut number = 0u64;
                 loop {
                     let Ok((conn, _)) = listener.accept().await else {
                         continue;
                     };
+                    number += 1;
                     let shared = shared.clone();
-                    tokio::spawn(async move { serve(&shared, conn).await });
+                    tokio::spawn(async move { serve(&shared, conn, number).await });
                 }
             })
         })?;
@@ -286,7 +290,7 @@ enum Refusal {
     Status(u16, &'static str),
 }
 
-async fn serve(shared: &Shared, mut client: TcpStream) {
+async fn serve(shared: &Shared, mut client: TcpStream, connection: u64) {
     let _ = client.set_nodelay(true);
     let Ok(Ok((head, leftover))) =
         tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client, &shared.expected_auth)).await
@@ -316,6 +320,7 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
         bytes_up: 0,
         bytes_down: 0,
         client: client_process_info.clone(),
+        connection,
     };
     if !head.authorized {
         (shared.on_event)(event(

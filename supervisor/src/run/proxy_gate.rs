@@ -115,6 +115,7 @@ fn record(gate: &Gate, event: &ProxyEvent) {
     let mut extra = Map::new();
     extra.insert("route".into(), "proxy".into());
     extra.insert("method".into(), Value::from(event.method.as_str()));
+    extra.insert("connection".into(), event.connection.into());
     if event.allowed {
         extra.insert("bytes_up".into(), event.bytes_up.into());
         extra.insert("bytes_down".into(), event.bytes_down.into());
@@ -128,7 +129,9 @@ fn record(gate: &Gate, event: &ProxyEvent) {
             action: if event.allowed { "allow" } else { "deny" },
             rule: &event.rule,
             reason: &reason,
-            tid: event.client.as_ref().map_or(0, |p| p.pid),
+            // Each proxy connection is a decision of its own: no refusal of another
+            // connection hides its line (the gate shows a thread's repeated refusal once).
+            tid: -i32::try_from(event.connection % i32::MAX as u64).unwrap_or(1),
             received: Instant::now(),
         },
         extra,

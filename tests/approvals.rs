@@ -1008,3 +1008,99 @@ mod unprivileged {
         unprivileged_sessions_refuse_other_users_and_their_own_sandbox,
     );
 }
+
+/// A connect to a host service on loopback (asked without a network namespace) waits for
+/// `fence approvals`: the card names the destination, the port, the route and the process;
+/// Always lets the same `host:port` through again without a second question.
+#[test]
+fn run_a_connection_question_shows_its_destination_and_always_covers_it() {
+    let test = "run_a_connection_question_shows_its_destination_and_always_covers_it";
+    if !run_asks(test) {
+        return;
+    }
+    let rt = Runtime::new();
+    let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    host.set_nonblocking(true).unwrap();
+    let port = host.local_addr().unwrap().port();
+    let worktree = tempfile::tempdir().unwrap();
+    std::fs::write(
+        worktree.path().join("probe.py"),
+        format!(
+            "import socket\nfor i in range(2):\n    s = socket.create_connection(('127.0.0.1', {port}), timeout=60)\n    s.sendall(b'hello')\n    s.close()\n    print('connected')\n"
+        ),
+    )
+    .unwrap();
+    let run = rt
+        .fence()
+        .arg("run")
+        .arg("--worktree")
+        .arg(worktree.path())
+        .args(["--approver", "socket", "--ask-timeout", "60", "--"])
+        .arg(support::PYTHON)
+        .arg("probe.py")
+        .env("FENCE_NO_NAMESPACES", "1")
+        .current_dir(worktree.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_pending(&rt, 1);
+    let out = once(&rt, &["--json", "--answer", "always"], "");
+    assert!(out.status.success(), "{out:?}");
+    let printed: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let q = &printed["question"];
+    assert_eq!(q["event"], "connect", "{q}");
+    assert_eq!(q["rule"], "fence.net-host-loopback");
+    assert_eq!(q["level"], "yellow");
+    assert_eq!(q["always_offered"], true);
+    assert_eq!(q["process"], "python3");
+    assert_eq!(
+        q["subject"],
+        format!("connection to a host service on loopback: 127.0.0.1:{port}")
+    );
+    assert_eq!(
+        q["destination"],
+        json!({"host": "127.0.0.1", "port": port, "route": "direct"})
+    );
+    let done = run.wait_with_output().unwrap();
+    assert_eq!(stdout(&done), "connected\nconnected\n", "{done:?}");
+    let mut accepted = 0;
+    let deadline = Instant::now() + SOON;
+    while accepted < 2 && Instant::now() < deadline {
+        match host.accept() {
+            Ok(_) => accepted += 1,
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    assert_eq!(accepted, 2, "the host listener's connections");
+    // The text form of the card.
+    let run = rt
+        .fence()
+        .arg("run")
+        .arg("--worktree")
+        .arg(worktree.path())
+        .args(["--approver", "socket", "--ask-timeout", "60", "--"])
+        .arg(support::PYTHON)
+        .arg("probe.py")
+        .env("FENCE_NO_NAMESPACES", "1")
+        .current_dir(worktree.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_pending(&rt, 1);
+    let out = once(&rt, &["--answer", "no", "--reason", "not the database"], "");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains(&format!("  destination: 127.0.0.1 port {port}, direct\n")),
+        "{out:?}"
+    );
+    let done = run.wait_with_output().unwrap();
+    assert!(
+        stderr(&done).contains("denied: not the database"),
+        "{done:?}"
+    );
+    assert!(!stdout(&done).contains("connected"), "{done:?}");
+}

@@ -511,7 +511,40 @@ fn a_pending_question_does_not_hold_up_other_proxied_requests(w: &World) {
     assert_eq!(server.received().len(), 2);
 }
 
+fn metadata_addresses_are_refused_without_a_question(w: &World) {
+    let test = "metadata_addresses_are_refused_without_a_question";
+    if !python_ready(test) {
+        return;
+    }
+    w.write("probe.py", PROBE);
+    // A Yes is ready, and must not be used: nothing is asked.
+    let approver = script(w, "yes\n");
+    let (out, log) = run_logged(
+        w,
+        &["--approver", &approver],
+        &[PYTHON, "probe.py", "169.254.169.254:80"],
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        stdout(&out),
+        format!("refused 169.254.169.254:80 {}\n", libc::EACCES),
+        "{err}"
+    );
+    assert!(
+        err.contains("Blocked: connection to a link-local or cloud metadata address: 169.254.169.254:80 (rule fence.net-metadata)"),
+        "{err}"
+    );
+    assert!(asked(&log, "169.254.169.254:80").is_empty(), "{log:?}");
+    let line = log
+        .iter()
+        .find(|l| l["addr"] == "169.254.169.254:80")
+        .unwrap_or_else(|| panic!("{log:?}"));
+    assert_eq!(line["action"], "deny");
+    assert_eq!(line["route"], "direct");
+}
+
 both_ways!(
+    metadata_addresses_are_refused_without_a_question,
     a_direct_connect_approved_with_yes_reaches_its_destination,
     a_direct_connect_denied_with_no_receives_nothing_and_says_why,
     a_direct_connect_nobody_answers_in_time_is_denied,

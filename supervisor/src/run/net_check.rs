@@ -38,10 +38,10 @@ use super::listener::{Listener, Notification, Response};
 use super::loopback_table::{self, LoopbackTable};
 use super::path_resolve::{self, Base, Caller, Resolution};
 use super::pidfd;
-use super::question::process_info;
+use super::question::{answer_text, process_info};
 use super::target_memory::TargetMemory;
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
-use crate::gate::{Answer, Destination, EventKind, Level, Route};
+use crate::gate::{Destination, EventKind, Level, Route};
 use crate::net::allow::AllowedDestinations;
 
 /// Largest datagram performed for the target.
@@ -594,17 +594,6 @@ fn unknown_destination(
     }
 }
 
-/// How a refused question was answered, for the process's stderr.
-pub fn answer_text(answer: &Answer) -> String {
-    match answer {
-        Answer::No { reason: Some(text) } => format!("denied: {text}"),
-        Answer::No { reason: None } => "denied".into(),
-        Answer::TimedOut => "no answer in time".into(),
-        Answer::Unanswered { why } => why.clone(),
-        Answer::Yes | Answer::Always => String::new(),
-    }
-}
-
 /// Carries out a connect that a rule allows. Without a network namespace the target's own
 /// socket is connected (Landlock binds the target, not the supervisor). With one, the
 /// target's socket lives in the sandbox's namespace, which has no route out: the supervisor
@@ -1102,6 +1091,28 @@ mod tests {
         assert_eq!(parse_address(&v6[..20]), None, "a short inet6 address");
         let unspec = (libc::AF_UNSPEC as u16).to_ne_bytes().to_vec();
         assert_eq!(parse_address(&unspec), Some(Address::Unspecified));
+    }
+
+    #[test]
+    fn link_local_and_metadata_addresses_are_never_asked_about() {
+        for ip in [
+            "169.254.169.254",
+            "169.254.0.1",
+            "fe80::1",
+            "fd00:ec2::254",
+            "::ffff:169.254.169.254",
+        ] {
+            assert!(is_metadata_or_link_local(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in [
+            "203.0.113.7",
+            "10.0.0.1",
+            "fd00::2",
+            "2001:db8::1",
+            "127.0.0.1",
+        ] {
+            assert!(!is_metadata_or_link_local(ip.parse().unwrap()), "{ip}");
+        }
     }
 
     #[test]

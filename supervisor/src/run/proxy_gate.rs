@@ -9,9 +9,8 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 
 use super::blocked_reason::{self, BlockedReason};
-use super::net_check::answer_text;
 use super::path_resolve::Caller;
-use super::question::process_info;
+use super::question::{answer_text, process_info};
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Destination, EventKind, Level, Route};
 use crate::net::peer_process::owner_of_connection;

@@ -1009,16 +1009,9 @@ mod unprivileged {
     );
 }
 
-/// A connect to a host service on loopback (asked without a network namespace) waits for
-/// `fence approvals`: the card names the destination, the port, the route and the process;
-/// Always lets the same `host:port` through again without a second question.
-#[test]
-fn run_a_connection_question_shows_its_destination_and_always_covers_it() {
-    let test = "run_a_connection_question_shows_its_destination_and_always_covers_it";
-    if !run_asks(test) {
-        return;
-    }
-    let rt = Runtime::new();
+/// A host listener on 127.0.0.1 (non-blocking), its port, and a worktree whose `probe.py`
+/// connects to it twice, sending `hello` and printing `connected` each time.
+fn connect_probe() -> (std::net::TcpListener, u16, tempfile::TempDir) {
     let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     host.set_nonblocking(true).unwrap();
     let port = host.local_addr().unwrap().port();
@@ -1030,21 +1023,53 @@ fn run_a_connection_question_shows_its_destination_and_always_covers_it() {
         ),
     )
     .unwrap();
-    let run = rt
-        .fence()
+    (host, port, worktree)
+}
+
+/// `fence run --approver socket` of `probe.py`, without namespaces (so a port of the host's
+/// loopback is a host service, asked about).
+fn connecting_run(rt: &Runtime, worktree: &Path) -> std::process::Child {
+    rt.fence()
         .arg("run")
         .arg("--worktree")
-        .arg(worktree.path())
+        .arg(worktree)
         .args(["--approver", "socket", "--ask-timeout", "60", "--"])
         .arg(support::PYTHON)
         .arg("probe.py")
         .env("FENCE_NO_NAMESPACES", "1")
-        .current_dir(worktree.path())
+        .current_dir(worktree)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// Connections the host listener accepts within [`SOON`], up to `want`.
+fn accepted(host: &std::net::TcpListener, want: usize) -> usize {
+    let mut n = 0;
+    let deadline = Instant::now() + SOON;
+    while n < want && Instant::now() < deadline {
+        match host.accept() {
+            Ok(_) => n += 1,
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    n
+}
+
+/// A connect to a host service on loopback (asked without a network namespace) waits for
+/// `fence approvals`: the card names the destination, the port, the route and the process;
+/// Always lets the same `host:port` through again without a second question.
+#[test]
+fn run_a_connection_question_shows_its_destination_and_always_covers_it() {
+    let test = "run_a_connection_question_shows_its_destination_and_always_covers_it";
+    if !run_asks(test) {
+        return;
+    }
+    let rt = Runtime::new();
+    let (host, port, worktree) = connect_probe();
+    let run = connecting_run(&rt, worktree.path());
     wait_pending(&rt, 1);
     let out = once(&rt, &["--json", "--answer", "always"], "");
     assert!(out.status.success(), "{out:?}");
@@ -1065,31 +1090,9 @@ fn run_a_connection_question_shows_its_destination_and_always_covers_it() {
     );
     let done = run.wait_with_output().unwrap();
     assert_eq!(stdout(&done), "connected\nconnected\n", "{done:?}");
-    let mut accepted = 0;
-    let deadline = Instant::now() + SOON;
-    while accepted < 2 && Instant::now() < deadline {
-        match host.accept() {
-            Ok(_) => accepted += 1,
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
-        }
-    }
-    assert_eq!(accepted, 2, "the host listener's connections");
+    assert_eq!(accepted(&host, 2), 2, "the host listener's connections");
     // The text form of the card.
-    let run = rt
-        .fence()
-        .arg("run")
-        .arg("--worktree")
-        .arg(worktree.path())
-        .args(["--approver", "socket", "--ask-timeout", "60", "--"])
-        .arg(support::PYTHON)
-        .arg("probe.py")
-        .env("FENCE_NO_NAMESPACES", "1")
-        .current_dir(worktree.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let run = connecting_run(&rt, worktree.path());
     wait_pending(&rt, 1);
     let out = once(&rt, &["--answer", "no", "--reason", "not the database"], "");
     assert!(out.status.success(), "{out:?}");
@@ -1103,4 +1106,35 @@ fn run_a_connection_question_shows_its_destination_and_always_covers_it() {
         "{done:?}"
     );
     assert!(!stdout(&done).contains("connected"), "{done:?}");
+}
+
+#[test]
+fn run_the_terminal_ui_shows_a_connection_card_and_takes_always() {
+    if !run_asks("run_the_terminal_ui_shows_a_connection_card_and_takes_always") {
+        return;
+    }
+    let rt = Runtime::new();
+    let command = format!(
+        "env XDG_RUNTIME_DIR={} {} approvals",
+        shell_quote(rt.dir.path()),
+        shell_quote(support::fence_binary())
+    );
+    let Some(tmux) = Tmux::start("net-ui", &command) else {
+        return;
+    };
+    let (host, port, worktree) = connect_probe();
+    let run = connecting_run(&rt, worktree.path());
+    let destination = format!("destination: 127.0.0.1 port {port}, direct");
+    tmux.wait_for(&[
+        "YELLOW",
+        "fence.net-host-loopback",
+        "process: python3",
+        &destination,
+        "time left: ",
+    ]);
+    tmux.keys(&["a"]);
+    let done = run.wait_with_output().unwrap();
+    assert_eq!(stdout(&done), "connected\nconnected\n", "{done:?}");
+    assert_eq!(accepted(&host, 2), 2, "the host listener's connections");
+    tmux.keys(&["q"]);
 }

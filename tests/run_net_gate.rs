@@ -543,8 +543,23 @@ fn metadata_addresses_are_refused_without_a_question(w: &World) {
     assert_eq!(line["route"], "direct");
 }
 
+/// `--mode auto` runs askable exec rules without a question, never a connection: the
+/// question is still put (here answered No) and nothing reaches the server.
+fn mode_auto_still_asks_about_a_destination_no_rule_covers(w: &World) {
+    let test = "mode_auto_still_asks_about_a_destination_no_rule_covers";
+    let Some(r) = direct_connect(w, test, "no\n", &["--mode", "auto"]) else {
+        return;
+    };
+    assert!(r.got_a.is_empty() && r.got_b.is_empty(), "auto-approved");
+    assert!(!stdout(&r.out).contains("connected"), "{}", stdout(&r.out));
+    let q = asked(&r.log, &r.a);
+    assert!(q[0]["question"].is_u64(), "{:?}", r.log);
+    assert_eq!(q[0]["answer"], "no");
+}
+
 both_ways!(
     metadata_addresses_are_refused_without_a_question,
+    mode_auto_still_asks_about_a_destination_no_rule_covers,
     a_direct_connect_approved_with_yes_reaches_its_destination,
     a_direct_connect_denied_with_no_receives_nothing_and_says_why,
     a_direct_connect_nobody_answers_in_time_is_denied,

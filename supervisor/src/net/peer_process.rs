@@ -2,7 +2,11 @@
 //! proxy, the sandboxed client of a proxy connection, so that a question and the log can
 //! name it.
 //!
-//! The client's socket is found in the kernel's TCP tables (`/proc/net/tcp`, `tcp6`) by its
+//! The first answer comes from [`ProxyClients`]: every connect of the sandbox to the proxy
+//! is performed by the supervisor (run/net_check.rs), which records the connecting thread
+//! under the local port the connection got. Only when that port is not there (a connection
+//! that did not come from a notified connect) is the client looked for the slow way:
+//! the client's socket is found in the kernel's TCP tables (`/proc/net/tcp`, `tcp6`) by its
 //! ports — local port the proxy connection's peer port, remote port the proxy's — and its
 //! inode is then looked for among the descriptors of every process fence may read
 //! (`/proc/PID/fd`). This is information for a person, not a security boundary: the proxy
@@ -10,7 +14,43 @@
 //! when a question is asked or the audit log is on. Two fixed-format text tables need no
 //! crate.
 
+use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::Mutex;
+
+/// Most connections remembered; beyond, the oldest half is forgotten (their clients are
+/// then looked for in `/proc`).
+const MAX_REMEMBERED: usize = 4096;
+
+/// The threads that connected to the proxy, by the local port of their connection.
+#[derive(Debug, Default)]
+pub struct ProxyClients {
+    by_port: Mutex<Remembered>,
+}
+
+/// A counter of recorded connections, and for each port the number of its latest record
+/// and the thread.
+type Remembered = (u64, HashMap<u16, (u64, i32)>);
+
+impl ProxyClients {
+    /// Thread `tid` connected to the proxy from local port `port`.
+    pub fn record(&self, port: u16, tid: i32) {
+        let mut guard = self.by_port.lock().unwrap_or_else(|e| e.into_inner());
+        let (counter, map) = &mut *guard;
+        *counter += 1;
+        if map.len() >= MAX_REMEMBERED {
+            let cut = *counter - (MAX_REMEMBERED as u64) / 2;
+            map.retain(|_, (n, _)| *n >= cut);
+        }
+        map.insert(port, (*counter, tid));
+    }
+
+    /// The thread that connected from `port`, if recorded.
+    pub fn get(&self, port: u16) -> Option<i32> {
+        let guard = self.by_port.lock().unwrap_or_else(|e| e.into_inner());
+        guard.1.get(&port).map(|(_, tid)| *tid)
+    }
+}
 
 /// The pid (in fence's pid namespace) of a process holding the socket whose local end is
 /// `client` and whose remote end is `server`; `None` when none can be found (gone, or not
@@ -78,6 +118,26 @@ mod tests {
             None,
             "a listener is no client"
         );
+    }
+
+    #[test]
+    fn proxy_clients_remember_the_latest_connections() {
+        let clients = ProxyClients::default();
+        clients.record(40000, 7);
+        clients.record(40000, 8);
+        assert_eq!(
+            clients.get(40000),
+            Some(8),
+            "a port reused by a later connection"
+        );
+        for port in 0..(MAX_REMEMBERED as u16 + 10) {
+            clients.record(port, i32::from(port));
+        }
+        assert_eq!(
+            clients.get(MAX_REMEMBERED as u16 + 9),
+            Some(i32::from(MAX_REMEMBERED as u16 + 9))
+        );
+        assert_eq!(clients.get(0), None, "the oldest were forgotten");
     }
 
     #[test]

@@ -22,6 +22,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine;
@@ -192,6 +193,36 @@ pub struct Proxy {
     pub addr: SocketAddr,
     /// `http://fence:PASSWORD@127.0.0.1:PORT`, the value of the proxy variables.
     pub url: String,
+    /// Connections being served.
+    open: Arc<AtomicUsize>,
+}
+
+impl Proxy {
+    /// Waits (at most `limit`) until no connection is being served: at the end of the
+    /// session the sandbox's connections close, and their last events (the bytes of a
+    /// tunnel) reach the log before it is closed.
+    pub fn wait_idle(&self, limit: Duration) {
+        let until = std::time::Instant::now() + limit;
+        while self.open.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Counts a connection as open while it lives.
+struct Serving(Arc<AtomicUsize>);
+
+impl Serving {
+    fn new(open: &Arc<AtomicUsize>) -> Serving {
+        open.fetch_add(1, Ordering::SeqCst);
+        Serving(open.clone())
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 pub type EventSink = Arc<dyn Fn(ProxyEvent) + Send + Sync>;
@@ -221,6 +252,8 @@ pub fn start(policy: ProxyPolicy, hooks: ProxyHooks) -> std::io::Result<Proxy> {
         identify: hooks.identify,
         identify_all: hooks.identify_all,
     });
+    let open = Arc::new(AtomicUsize::new(0));
+    let open_in_loop = open.clone();
     std::thread::Builder::new()
         .name("fence-proxy".into())
         .spawn(move || {
@@ -235,13 +268,18 @@ pub fn start(policy: ProxyPolicy, hooks: ProxyHooks) -> std::io::Result<Proxy> {
                     };
                     number += 1;
                     let shared = shared.clone();
-                    tokio::spawn(async move { serve(&shared, conn, number).await });
+                    let serving = Serving::new(&open_in_loop);
+                    tokio::spawn(async move {
+                        serve(&shared, conn, number).await;
+                        drop(serving);
+                    });
                 }
             })
         })?;
     Ok(Proxy {
         addr,
         url: format!("http://fence:{password}@{addr}"),
+        open,
     })
 }
 

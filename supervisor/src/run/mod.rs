@@ -201,10 +201,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     for w in &net_warnings {
         eprintln!("fence: {}", crate::escape::for_terminal(w));
     }
+    let proxy_clients = std::sync::Arc::new(crate::net::peer_process::ProxyClients::default());
     let proxy = if args.allow_domain.is_empty() {
         None
     } else {
-        let proxy = start_proxy(&args, gate.clone())
+        let proxy = start_proxy(&args, gate.clone(), proxy_clients.clone())
             .map_err(|e| format!("starting the domain proxy: {e}"))?;
         allowed_net.add(proxy.addr, "fence.proxy");
         Some(proxy)
@@ -406,6 +407,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             allow_unix: allow_unix.clone(),
                             allowed: allowed_net.clone(),
                             names: args.resolve.clone(),
+                            proxy_clients: proxy_clients.clone(),
                         };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
@@ -470,6 +472,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
 
     let status = wait_for(shim_process.pid);
     let code = failure.unwrap_or(status);
+    // The sandbox's proxied connections close with it; their last lines go to the log.
+    if let Some(p) = &proxy {
+        p.wait_idle(std::time::Duration::from_millis(500));
+    }
     gate.close(Some(code));
     drop(gate_guard);
     drop(cgroup);
@@ -603,6 +609,7 @@ fn parse_domain_rule(text: &str) -> Result<crate::net::proxy::DomainRule, String
 fn start_proxy(
     args: &RunArgs,
     gate: std::sync::Arc<crate::gate::decide::Gate>,
+    clients: std::sync::Arc<crate::net::peer_process::ProxyClients>,
 ) -> std::io::Result<crate::net::proxy::Proxy> {
     use crate::net::allow::Host;
     let allowed_by_ip = args
@@ -619,7 +626,7 @@ fn start_proxy(
         resolve: args.resolve.clone(),
         allowed_by_ip,
     };
-    crate::net::proxy::start(policy, proxy_gate::hooks(gate, args.quiet_blocks))
+    crate::net::proxy::start(policy, proxy_gate::hooks(gate, clients, args.quiet_blocks))
 }
 
 /// The proxy variables, upper and lower case, replacing any the environment had.

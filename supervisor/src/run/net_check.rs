@@ -43,6 +43,7 @@ use super::target_memory::TargetMemory;
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Destination, EventKind, Level, Route};
 use crate::net::allow::AllowedDestinations;
+use crate::net::peer_process::ProxyClients;
 
 /// Largest datagram performed for the target.
 const MAX_DATAGRAM: u64 = 1 << 20;
@@ -64,6 +65,8 @@ pub struct NetFence {
     pub allowed: AllowedDestinations,
     /// `--resolve` mappings: the name shown beside an address in a question.
     pub names: Vec<(String, IpAddr)>,
+    /// Who connected to the domain proxy, by local port (the proxy names its clients).
+    pub proxy_clients: Arc<ProxyClients>,
 }
 
 /// One decision on a network call: what was asked, where to, under which rule. This is
@@ -370,7 +373,11 @@ fn connect_inet(
     let dest = loopback_table::connect_destination(addr);
     if let Some(rule) = net.allowed.rule_for(dest) {
         let d = decision("connect", caller, dest.to_string(), rule, true);
-        return connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
+        let outcome = connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
+        if rule == PROXY_RULE {
+            remember_proxy_client(net, caller, fd);
+        }
+        return outcome;
     }
     if !loopback_table::is_loopback(dest.ip()) {
         if is_metadata_or_link_local(dest.ip()) {
@@ -482,6 +489,20 @@ fn abstract_outside_netns(caller: Caller) -> Outcome {
         "abstract unix socket without a network namespace",
         d,
     )
+}
+
+/// The rule under which the sandbox reaches the session's domain proxy (run/mod.rs).
+const PROXY_RULE: &str = "fence.proxy";
+
+/// Records which thread connected to the proxy, under the local port its connection got
+/// (read back from the target's descriptor: the port is bound during the connect, also a
+/// non-blocking one). Information for the proxy's questions and log, not a boundary.
+fn remember_proxy_client(net: &NetFence, caller: Caller, fd: i32) {
+    if let Ok((socket, _)) = target_socket(caller, fd)
+        && let Ok(Some(local)) = local_address(&socket)
+    {
+        net.proxy_clients.record(local.port(), caller.tid);
+    }
 }
 
 /// A kind of destination no rule covers: the rule a question about it names, what it is,

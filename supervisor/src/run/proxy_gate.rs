@@ -13,22 +13,25 @@ use super::path_resolve::Caller;
 use super::question::{answer_text, process_info};
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Destination, EventKind, Level, Route};
-use crate::net::peer_process::owner_of_connection;
+use crate::net::peer_process::{ProxyClients, owner_of_connection};
 use crate::net::proxy::{HostVerdict, ProxyEvent, ProxyHooks, UnknownHost};
 
 /// What the rule of a proxied question says.
 const RULE: &str = "fence.net-domain";
 const WHAT: &str = "proxied connection to a host no --allow-domain rule covers";
 
-/// The hooks the session's proxy runs with.
-pub fn hooks(gate: Arc<Gate>, quiet_blocks: bool) -> ProxyHooks {
+/// The hooks the session's proxy runs with; `clients` is filled by the connect check.
+pub fn hooks(gate: Arc<Gate>, clients: Arc<ProxyClients>, quiet_blocks: bool) -> ProxyHooks {
     let asking = gate.clone();
     let logging = gate.logging();
     ProxyHooks {
         on_event: Arc::new(move |event| record(&gate, &event)),
         ask: Some(Arc::new(move |host| ask(&asking, host, quiet_blocks))),
-        identify: Some(Arc::new(|peer, proxy| {
-            owner_of_connection(peer, proxy).map(|pid| process_info(Caller::new(pid)))
+        identify: Some(Arc::new(move |peer, proxy| {
+            clients
+                .get(peer.port())
+                .or_else(|| owner_of_connection(peer, proxy))
+                .map(|pid| process_info(Caller::new(pid)))
         })),
         identify_all: logging,
     }

@@ -298,8 +298,8 @@ struct Shared {
     identify_all: bool,
 }
 
-/// The process at the other end of a proxy connection (a `/proc` scan: on the blocking
-/// pool).
+/// The process at the other end of a proxy connection (the identify hook runs on the
+/// blocking pool: it may walk `/proc`).
 async fn client_process(shared: &Shared, client: &TcpStream) -> Option<ProcessInfo> {
     let identify = shared.identify.clone()?;
     let (peer, local) = (client.peer_addr().ok()?, client.local_addr().ok()?);
@@ -307,6 +307,32 @@ async fn client_process(shared: &Shared, client: &TcpStream) -> Option<ProcessIn
         .await
         .ok()
         .flatten()
+}
+
+/// Puts a request for a host no rule covers to the gate. The question waits on the
+/// blocking pool: the proxy's other connections are served meanwhile.
+async fn ask_about(
+    shared: &Shared,
+    ask: &AskSink,
+    head: &Head,
+    client: Option<ProcessInfo>,
+) -> HostVerdict {
+    let question = UnknownHost {
+        method: head.method.clone(),
+        host: head.host.clone(),
+        port: head.port,
+        address: shared
+            .policy
+            .resolve
+            .iter()
+            .find(|(n, _)| *n == head.host)
+            .map(|(_, ip)| *ip),
+        client,
+    };
+    let ask = ask.clone();
+    tokio::task::spawn_blocking(move || ask(&question))
+        .await
+        .unwrap_or_else(|_| HostVerdict::Refused("the question failed".into()))
 }
 
 /// The request head as the proxy needs it.
@@ -388,38 +414,19 @@ async fn serve(shared: &Shared, mut client: TcpStream, connection: u64) {
     {
         Some(rule) => rule.text.clone(),
         None => {
-            let refusal = match &shared.ask {
+            let verdict = match &shared.ask {
                 // Nobody to ask: refused.
-                None => "no --allow-domain rule covers it".to_string(),
+                None => HostVerdict::Refused("no --allow-domain rule covers it".into()),
                 Some(ask) => {
-                    let question = UnknownHost {
-                        method: head.method.clone(),
-                        host: head.host.clone(),
-                        port: head.port,
-                        address: shared
-                            .policy
-                            .resolve
-                            .iter()
-                            .find(|(n, _)| *n == head.host)
-                            .map(|(_, ip)| *ip),
-                        client: match &client_process_info {
-                            Some(p) => Some(p.clone()),
-                            None => client_process(shared, &client).await,
-                        },
+                    let client_found = match &client_process_info {
+                        Some(p) => Some(p.clone()),
+                        None => client_process(shared, &client).await,
                     };
-                    let ask = ask.clone();
-                    // The question waits on the blocking pool: the proxy's other
-                    // connections are served meanwhile.
-                    let verdict = tokio::task::spawn_blocking(move || ask(&question))
-                        .await
-                        .unwrap_or_else(|_| HostVerdict::Refused("the question failed".into()));
-                    match verdict {
-                        HostVerdict::Allowed => String::new(),
-                        HostVerdict::Refused(why) => why,
-                    }
+                    ask_about(shared, ask, &head, client_found).await
                 }
             };
-            if !refusal.is_empty() {
+            if let HostVerdict::Refused(refusal) = verdict {
+                // An asked question is logged by the gate; a refusal without one here.
                 if shared.ask.is_none() {
                     (shared.on_event)(event(false, "fence.net-domain", Some(&refusal)));
                 }

@@ -13,11 +13,14 @@
 //!   with `--allow-unix`. The path is opened (`O_PATH`, with the target's credentials) and
 //!   the object actually opened is checked and connected to through `/proc/self/fd/N`, so
 //!   a symlink swapped between check and connect changes nothing.
-//! - Inet: only loopback. With a network namespace it is the sandbox's own; without one the
+//! - Inet: destinations an `--allow-net` rule covers (the domain proxy's among them), and
+//!   loopback. With a network namespace loopback is the sandbox's own; without one the
 //!   [`LoopbackTable`] decides (a connect reaches only sockets the sandbox bound), every
 //!   inet bind is made on loopback (a wildcard becomes 127.0.0.1 or ::1, so a server in the
 //!   sandbox is never reachable from the network), and `listen` on an unbound socket binds
-//!   it to loopback first (the kernel would bind the wildcard).
+//!   it to loopback first (the kernel would bind the wildcard). Any other destination is a
+//!   question through the gate ([`unknown_destination`]), except link-local and metadata
+//!   addresses, which are refused unasked.
 //!
 //! These calls may block (a connect to a busy listener), so each runs on its own thread
 //! and answers the notification from there; the loop never waits on it.

@@ -3,4 +3,5 @@
 //! themselves are in `run::net_check`), and the proxy that enforces `--allow-domain`.
 
 pub mod allow;
+pub mod peer_process;
 pub mod proxy;

@@ -687,7 +687,9 @@ fn proxy_lets_allowed_names_through_and_refuses_others(w: &World) {
         .unwrap();
     assert_eq!(stdout(&out), "hello proxy\n403\n", "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("blocked proxy request GET other.test:"),
+        stderr(&out).contains(
+            "Denied: proxied connection to a host no --allow-domain rule covers: other.test:"
+        ),
         "{}",
         stderr(&out)
     );

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 
 use super::log::{self, AuditLog};
 use super::transcript::{Outcome, Transcript};
-use super::{Answer, Approver, EventKind, Level, Question, SessionInfo, epoch_ms};
+use super::{Answer, Approver, Destination, EventKind, Level, Question, SessionInfo, epoch_ms};
 use crate::escape::{bytes_for_terminal, for_terminal};
 
 /// The asking process as fence sees it.
@@ -105,6 +105,8 @@ pub struct Request {
     /// Why the policy asks (the log's `rule_reason`).
     pub why: String,
     pub subject: Subject,
+    /// For a connection: where to (escaped when it is put to a person).
+    pub destination: Option<Destination>,
     pub process: ProcessInfo,
     pub call: CallKey,
     /// When the notification arrived (for `latency_us`).
@@ -393,6 +395,13 @@ impl Gate {
                 Subject::Argv(a) => Some(a.iter().map(|w| bytes_for_terminal(w)).collect()),
                 _ => None,
             },
+            destination: req.destination.as_ref().map(|d| Destination {
+                host: for_terminal(&d.host),
+                port: d.port,
+                name: d.name.as_deref().map(for_terminal),
+                address: d.address.as_deref().map(for_terminal),
+                route: d.route,
+            }),
             pid: req.process.pid,
             sandbox_pid: req.process.sandbox_pid,
             process: for_terminal(&req.process.name),
@@ -466,6 +475,18 @@ impl Gate {
         m.insert("reason".into(), reason.into());
         m.insert("rule_reason".into(), req.why.clone().into());
         m.insert("answer".into(), answer.log_word().into());
+        if let Some(d) = &req.destination {
+            m.insert(
+                "route".into(),
+                serde_json::to_value(d.route).unwrap_or(Value::Null),
+            );
+            if let Some(name) = &d.name {
+                m.insert("name".into(), name.clone().into());
+            }
+            if let Some(address) = &d.address {
+                m.insert("address".into(), address.clone().into());
+            }
+        }
         if let Some(id) = id {
             m.insert("question".into(), id.into());
         }
@@ -476,6 +497,12 @@ impl Gate {
 
     /// Logs a decision made without a question; a refusal also gets a `Blocked:` line.
     pub fn record(&self, r: &Record<'_>) {
+        self.record_with(r, Map::new());
+    }
+
+    /// As [`Gate::record`], with more fields for the log line (a proxied connection's
+    /// route and bytes).
+    pub fn record_with(&self, r: &Record<'_>, extra: Map<String, Value>) {
         let line = (r.action == "deny").then(|| {
             let shown = match r.event {
                 EventKind::Exec => r.subject.shown(),
@@ -505,6 +532,7 @@ impl Gate {
         if let Some(line) = line {
             m.insert("transcript".into(), line.into());
         }
+        m.extend(extra);
         log.write(m);
     }
 
@@ -522,6 +550,9 @@ impl Gate {
                 "sandbox_pid".into(),
                 p.sandbox_pid.map_or(Value::Null, Value::from),
             );
+            if !p.name.is_empty() {
+                m.insert("process".into(), log::text(p.name.as_bytes()).0.into());
+            }
         }
         m.insert(
             "event".into(),
@@ -631,6 +662,7 @@ mod tests {
             description: "a rule".into(),
             why: "asked".into(),
             subject: Subject::Argv(argv.iter().map(|a| a.as_bytes().to_vec()).collect()),
+            destination: None,
             process: ProcessInfo::default(),
             call: CallKey {
                 tid,
@@ -685,6 +717,7 @@ mod tests {
         let write = |p: &str| Request {
             event: EventKind::Write,
             subject: Subject::Path(p.as_bytes().to_vec()),
+            destination: None,
             ..exec(&[], Level::Yellow, 1)
         };
         assert!(g.ask(&write("/tmp/a")).allows());

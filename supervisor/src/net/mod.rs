@@ -4,4 +4,5 @@
 
 pub mod allow;
 pub mod dns;
+pub mod peer_process;
 pub mod proxy;

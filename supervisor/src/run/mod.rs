@@ -19,6 +19,7 @@ mod path_resolve;
 mod pidfd;
 pub mod preflight;
 mod prepare;
+mod proxy_gate;
 mod question;
 mod spawn;
 mod target_memory;
@@ -214,10 +215,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     } else {
         None
     };
+    let proxy_clients = std::sync::Arc::new(crate::net::peer_process::ProxyClients::default());
     let proxy = if args.allow_domain.is_empty() {
         None
     } else {
-        let proxy = start_proxy(&args).map_err(|e| format!("starting the domain proxy: {e}"))?;
+        let proxy = start_proxy(&args, gate.clone(), proxy_clients.clone())
+            .map_err(|e| format!("starting the domain proxy: {e}"))?;
         allowed_net.add(proxy.addr, "fence.proxy");
         Some(proxy)
     };
@@ -419,6 +422,8 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             allow_unix: allow_unix.clone(),
                             allowed: allowed_net.clone(),
                             dns: dns.clone(),
+                            names: args.resolve.clone(),
+                            proxy_clients: proxy_clients.clone(),
                         };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
@@ -483,6 +488,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
 
     let status = wait_for(shim_process.pid);
     let code = failure.unwrap_or(status);
+    // The sandbox's proxied connections close with it; their last lines go to the log.
+    if let Some(p) = &proxy {
+        p.wait_idle(std::time::Duration::from_millis(500));
+    }
     gate.close(Some(code));
     drop(gate_guard);
     drop(cgroup);
@@ -634,8 +643,12 @@ fn parse_domain_rule(text: &str) -> Result<crate::net::proxy::DomainRule, String
     crate::net::proxy::parse_domain_rule(text).map_err(|e| e.to_string())
 }
 
-/// Starts the session's domain proxy; its refusals are written to fence's stderr.
-fn start_proxy(args: &RunArgs) -> std::io::Result<crate::net::proxy::Proxy> {
+/// Starts the session's domain proxy; its questions and decisions go through the gate.
+fn start_proxy(
+    args: &RunArgs,
+    gate: std::sync::Arc<crate::gate::decide::Gate>,
+    clients: std::sync::Arc<crate::net::peer_process::ProxyClients>,
+) -> std::io::Result<crate::net::proxy::Proxy> {
     use crate::net::allow::Host;
     let allowed_by_ip = args
         .allow_net
@@ -651,21 +664,7 @@ fn start_proxy(args: &RunArgs) -> std::io::Result<crate::net::proxy::Proxy> {
         resolve: args.resolve.clone(),
         allowed_by_ip,
     };
-    crate::net::proxy::start(policy, std::sync::Arc::new(report_proxy_event))
-}
-
-/// The one place proxy decisions leave the proxy: refusals as a transcript line.
-fn report_proxy_event(event: crate::net::proxy::ProxyEvent) {
-    if !event.allowed {
-        eprintln!(
-            "fence: blocked proxy request {} {}:{}: {} (rule {})",
-            crate::escape::for_terminal(&event.method),
-            crate::escape::for_terminal(&event.host),
-            event.port,
-            event.reason.as_deref().unwrap_or("refused"),
-            event.rule
-        );
-    }
+    crate::net::proxy::start(policy, proxy_gate::hooks(gate, clients, args.quiet_blocks))
 }
 
 /// The proxy variables, upper and lower case, replacing any the environment had.

@@ -229,7 +229,8 @@ fn confine_and_exec_inner(
 }
 
 /// Installs the notification program with a new listener. Inside another seccomp-notify
-/// sandbox the kernel refuses a second listener (EBUSY): fence cannot run there.
+/// sandbox the kernel refuses a second listener (EBUSY): fence cannot run there, even with
+/// --allow-degraded. With --allow-dns a missing listener is refused too (see below).
 fn install_notification_filter(
     spec: &SandboxSpec,
     loopback_table: bool,
@@ -250,16 +251,27 @@ fn install_notification_filter(
     };
     match result {
         Ok(fd) => Ok(fd),
+        // SPEC §3: inside another seccomp-notify sandbox fence refuses, degraded or not.
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(StageFailure::setup(
+            "seccomp",
+            "fence cannot run inside another seccomp-notify sandbox (the kernel refused a second listener: EBUSY)",
+        )),
+        // Security boundary: with --allow-dns the static program lets inet datagram sockets
+        // through because their creation is notified and rewritten into a stand-in; without
+        // the notification program they would be real sockets on the host's network.
+        Err(e) if spec.allow_dns => Err(StageFailure::setup(
+            "seccomp",
+            format!(
+                "--allow-dns needs seccomp user notification, which is not available ({e}); \
+                 run without --allow-dns"
+            ),
+        )),
         Err(e) if spec.allow_degraded => {
             degraded.push(format!(
                 "no seccomp user notification ({e}): exec and write checks are off"
             ));
             Ok(None)
         }
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(StageFailure::setup(
-            "seccomp",
-            "fence cannot run inside another seccomp-notify sandbox (the kernel refused a second listener: EBUSY)",
-        )),
         Err(e) => Err(StageFailure::setup(
             "seccomp",
             format!(

@@ -438,7 +438,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             return Err(format!("starting the notification loop: {e}"));
                         }
                     }
-                    (false, _) if args.allow_degraded => {}
+                    // Without the listener, --allow-dns would leave real inet datagram
+                    // sockets in the sandbox: refused (security boundary).
+                    (false, _) if args.allow_degraded && !args.allow_dns => {}
                     _ => {
                         kill_and_reap(shim_process.pid);
                         return Err("the sandbox did not hand over its seccomp listener".into());

@@ -69,7 +69,7 @@ fn run(s: Supervision) {
 fn handle(s: &Supervision, settle: &Settle, n: Notification) {
     let received = Instant::now();
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
-    let caller = Caller::new(n.tid);
+    let caller = Caller::of_call(&s.listener, n.tid, n.id);
     if let Some(relay) = &s.net.dns {
         // `--allow-dns`: datagram sockets are the relay's stand-ins, made on a thread of
         // their own (the relay's sockets are made with the target's credentials); a receive

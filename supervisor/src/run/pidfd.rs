@@ -11,7 +11,23 @@ const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
 
 /// A pidfd for the caller's thread where the kernel allows it (6.9), else for its thread
 /// group (whose descriptor table is the same unless the thread unshared it).
+///
+/// Security boundary: for a caller blocked in a notified call, the call's id is checked
+/// *after* the pidfd is open. A tid can be reused once its thread is gone; a valid id
+/// means the thread was alive and blocked in that call while the pidfd was opened, so the
+/// pidfd names it, and everything done through it (`pidfd_getfd`) reaches that process and
+/// no later holder of the number.
 pub fn open(caller: Caller) -> io::Result<OwnedFd> {
+    let pidfd = open_unchecked(caller)?;
+    if let Some((listener, id)) = caller.call
+        && !super::listener::id_valid(listener, id)
+    {
+        return Err(io::Error::from_raw_os_error(libc::ESRCH));
+    }
+    Ok(pidfd)
+}
+
+fn open_unchecked(caller: Caller) -> io::Result<OwnedFd> {
     // SAFETY: pidfd_open takes a pid and flags by value.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, caller.tid, PIDFD_THREAD) };
     let fd = if fd >= 0 {

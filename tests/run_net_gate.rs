@@ -494,6 +494,52 @@ fn always_covers_the_exact_host_and_port_through_the_proxy(w: &World) {
     assert_eq!(qb[0]["answer"], "no");
 }
 
+fn always_through_the_proxy_never_approves_a_direct_connect(w: &World) {
+    let test = "always_through_the_proxy_never_approves_a_direct_connect";
+    if !curl_ready(test) || !python_ready(test) {
+        return;
+    }
+    let Some((ip, rule)) = direct_destination(w, test) else {
+        return;
+    };
+    let server = Server::start(ip);
+    let a = server.addr.to_string();
+    w.write("probe.py", PROBE);
+    // The same host:port, first through the proxy (Always), then on the sandbox's own
+    // socket (No): the second must be asked, and nothing it sends may arrive.
+    let text = format!(
+        "curl -sS --noproxy '' --max-time 60 -o /dev/null -w '%{{http_code}}\\n' http://{a}/\n{PYTHON} probe.py {a}\n"
+    );
+    let (out, log) = proxied(w, "always\nno\n", &[], &text);
+    let err = stderr(&out);
+    assert!(
+        stdout(&out).ends_with(&format!(
+            "refused {a} {}\n",
+            if rule == "fence.net-host-loopback" {
+                libc::ECONNREFUSED
+            } else {
+                libc::EACCES
+            }
+        )),
+        "{}\n{err}",
+        stdout(&out)
+    );
+    assert!(
+        !server.received().iter().any(|r| r.starts_with(b"hello")),
+        "the direct connect reached the server: {:?}",
+        server.received()
+    );
+    let q = asked(&log, &a);
+    assert_eq!(q.len(), 2, "{log:?}");
+    assert_eq!(q[0]["answer"], "always");
+    assert!(
+        q[1]["question"].is_u64(),
+        "the direct connect was not asked: {}",
+        q[1]
+    );
+    assert_eq!(q[1]["answer"], "no");
+}
+
 fn a_pending_question_does_not_hold_up_other_proxied_requests(w: &World) {
     let test = "a_pending_question_does_not_hold_up_other_proxied_requests";
     if !curl_ready(test) {
@@ -568,5 +614,6 @@ both_ways!(
     a_proxied_request_denied_with_no_gets_a_403_with_the_reason,
     a_proxied_request_nobody_answers_in_time_is_refused,
     always_covers_the_exact_host_and_port_through_the_proxy,
+    always_through_the_proxy_never_approves_a_direct_connect,
     a_pending_question_does_not_hold_up_other_proxied_requests,
 );

@@ -17,7 +17,9 @@ use serde_json::{Map, Value};
 
 use super::log::{self, AuditLog};
 use super::transcript::{Outcome, Transcript};
-use super::{Answer, Approver, Destination, EventKind, Level, Question, SessionInfo, epoch_ms};
+use super::{
+    Answer, Approver, Destination, EventKind, Level, Question, Route, SessionInfo, epoch_ms,
+};
 use crate::escape::{bytes_for_terminal, for_terminal};
 
 /// The asking process as fence sees it.
@@ -141,10 +143,15 @@ pub struct Record<'a> {
     pub received: Instant,
 }
 
+/// What an Always covers: the event, the exact subject and, for a connection, the route.
+/// Security boundary: an Always for `host:port` through the proxy (whose checks — name
+/// resolution, internal addresses, TLS name — still apply) never approves the sandbox's
+/// own raw socket to that address, nor the other way round.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct AlwaysKey {
     event: EventKind,
     subject: Subject,
+    route: Option<Route>,
 }
 
 /// Most questions pending at once; more are denied at once (each waits on a thread, and a
@@ -288,6 +295,7 @@ impl Gate {
         let always_key = AlwaysKey {
             event: req.event,
             subject: req.subject.clone(),
+            route: req.destination.as_ref().map(|d| d.route),
         };
         if req.level == Level::Yellow
             && self
@@ -725,6 +733,54 @@ mod tests {
         assert!(!g.ask(&write("/tmp/a/")).allows());
         assert!(!g.ask(&write("/tmp/ab")).allows());
         assert_eq!(fake.asked.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn always_on_one_route_never_approves_the_other() {
+        let fake = Fake::new(vec![Answer::Always, Answer::Always], Duration::ZERO);
+        let g = gate(fake.clone());
+        let connect = |route: Route, tid: i32| Request {
+            event: EventKind::Connect,
+            subject: Subject::Addr("203.0.113.7:443".into()),
+            destination: Some(Destination {
+                host: "203.0.113.7".into(),
+                port: 443,
+                name: None,
+                address: None,
+                route,
+            }),
+            ..exec(&[], Level::Yellow, tid)
+        };
+        assert_eq!(g.ask(&connect(Route::Proxy, 1)), Answer::Always);
+        assert!(g.ask(&connect(Route::Proxy, 2)).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 1);
+        // The same host:port on the sandbox's own socket is a question of its own.
+        assert_eq!(g.ask(&connect(Route::Direct, 3)), Answer::Always);
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
+        assert!(g.ask(&connect(Route::Direct, 4)).allows());
+        assert!(g.ask(&connect(Route::Proxy, 5)).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn always_given_through_the_proxy_leaves_a_direct_connect_asked() {
+        let fake = Fake::new(vec![Answer::Always], Duration::ZERO);
+        let g = gate(fake.clone());
+        let connect = |route: Route| Request {
+            event: EventKind::Connect,
+            subject: Subject::Addr("203.0.113.7:443".into()),
+            destination: Some(Destination {
+                host: "203.0.113.7".into(),
+                port: 443,
+                name: None,
+                address: None,
+                route,
+            }),
+            ..exec(&[], Level::Yellow, 1)
+        };
+        assert!(g.ask(&connect(Route::Proxy)).allows());
+        assert!(!g.ask(&connect(Route::Direct)).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
     }
 
     #[test]

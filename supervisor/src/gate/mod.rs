@@ -128,7 +128,7 @@ pub struct Destination {
 }
 
 /// How a connection would go: the process's own socket, or through fence's domain proxy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Route {
     Direct,

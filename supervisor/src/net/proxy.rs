@@ -685,6 +685,19 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
             .map(|h| h.value)
     };
     let authorized = header("proxy-authorization").is_some_and(|v| v == expected_auth.as_bytes());
+    // Security boundary: one Host only (RFC 9112 §3.2). With two, the check below would
+    // read the first while an upstream server may route on the second.
+    let hosts = req
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("host"))
+        .count();
+    if hosts > 1 {
+        return Err(Refusal::Status(
+            400,
+            "Bad Request: more than one Host header",
+        ));
+    }
     if method == "CONNECT" {
         let (host, port) = split_authority(target, None).ok_or_else(bad)?;
         return Ok(Head {
@@ -713,11 +726,26 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
         .is_some_and(|v| {
             split_authority(v, Some(port)).is_none_or(|(h, p)| h != host || p != port)
         });
-    let mut upstream =
-        format!("{method} {path} HTTP/1.{}\r\n", req.version.unwrap_or(1)).into_bytes();
+    // The Host sent upstream is the authority that was checked, never the client's bytes.
+    let checked_host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.clone()
+    };
+    let checked_authority = if port == 80 {
+        checked_host
+    } else {
+        format!("{checked_host}:{port}")
+    };
+    let mut upstream = format!(
+        "{method} {path} HTTP/1.{}\r\nHost: {checked_authority}\r\n",
+        req.version.unwrap_or(1)
+    )
+    .into_bytes();
     for h in req.headers.iter() {
         if h.name.eq_ignore_ascii_case("proxy-authorization")
             || h.name.eq_ignore_ascii_case("proxy-connection")
+            || h.name.eq_ignore_ascii_case("host")
         {
             continue;
         }
@@ -972,6 +1000,20 @@ mod tests {
     }
 
     #[test]
+    fn a_request_with_two_host_headers_is_refused() {
+        for raw in [
+            "GET http://api.test/ HTTP/1.1\r\nHost: api.test\r\nHost: internal.test\r\n\r\n",
+            "GET http://api.test/ HTTP/1.1\r\nHost: api.test\r\nhost: api.test\r\n\r\n",
+            "CONNECT api.test:443 HTTP/1.1\r\nHost: api.test\r\nHOST: evil.test\r\n\r\n",
+        ] {
+            match head(raw) {
+                Err(Refusal::Status(code, _)) => assert_eq!(code, 400, "{raw:?}"),
+                Ok(h) => panic!("accepted {raw:?}: {h:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn requests_are_read_with_their_credentials_and_host() {
         let h = head("CONNECT api.test:443 HTTP/1.1\r\nProxy-Authorization: Basic good\r\n\r\n")
             .ok()
@@ -992,6 +1034,21 @@ mod tests {
             .unwrap();
         assert!(h.host_mismatch);
         assert!(head("GET https://api.test/ HTTP/1.1\r\n\r\n").is_err());
+        // The checked authority is what goes upstream as Host, normalised, port kept.
+        let h = head(
+            "GET http://API.test:8080/ HTTP/1.1\r\nAccept: */*\r\nHost: api.test:8080\r\n\r\n",
+        )
+        .ok()
+        .unwrap();
+        assert!(!h.host_mismatch);
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(
+            up,
+            "GET / HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\n\r\n"
+        );
+        let h = head("GET http://[::1]:81/ HTTP/1.0\r\n\r\n").ok().unwrap();
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(up, "GET / HTTP/1.0\r\nHost: [::1]:81\r\n\r\n");
         assert!(head("GET http://user@api.test/ HTTP/1.1\r\n\r\n").is_err());
     }
 }

@@ -188,7 +188,7 @@ impl DnsRelay {
             peer: Mutex::new(None),
             answers: Mutex::new(VecDeque::new()),
         });
-        let key = inode(&sandbox_end)?;
+        let key = cookie(&sandbox_end)?;
         if let Ok(mut s) = self.sockets.lock() {
             s.insert(key, socket.clone());
         }
@@ -206,10 +206,10 @@ impl DnsRelay {
 
     /// The stand-in `socket` is (a descriptor fetched from the target), if it is one.
     pub fn stand_in(&self, socket: &OwnedFd) -> Option<Arc<DnsSocket>> {
-        let key = inode(socket).ok()?;
+        let key = cookie(socket).ok()?;
         let found = self.sockets.lock().ok()?.get(&key).cloned()?;
-        // The inode is the identity; the type confirms it cheaply (a stand-in is the only
-        // seqpacket socket an inet call can name here).
+        // The socket cookie is the identity; the type confirms it cheaply (a stand-in is
+        // the only seqpacket socket an inet call can name here).
         (socket_type(socket) == Some(libc::SOCK_SEQPACKET)).then_some(found)
     }
 
@@ -374,13 +374,33 @@ fn set_nonblocking(fd: &OwnedFd) -> io::Result<()> {
     Ok(())
 }
 
-fn inode(fd: &OwnedFd) -> io::Result<u64> {
-    // SAFETY: fstat into a zeroed stat buffer on our own descriptor.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } < 0 {
+/// `SO_COOKIE` (Linux 4.13; the asm-generic number, which x86, arm, riscv and powerpc
+/// share). Neither libc nor nix names it for these targets.
+const SO_COOKIE: libc::c_int = 57;
+
+/// The socket's cookie: a 64-bit number the kernel gives each socket once and never hands
+/// out again, unlike an inode number, which a later socket can get once this one is gone.
+/// Security boundary: it is the stand-in's identity (what [`DnsRelay::stand_in`] trusts).
+fn cookie(fd: &OwnedFd) -> io::Result<u64> {
+    let mut value: u64 = 0;
+    let mut len = std::mem::size_of::<u64>() as libc::socklen_t;
+    // SAFETY: getsockopt into a u64 with its size, on our own descriptor.
+    let ret = unsafe {
+        libc::getsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_COOKIE,
+            (&mut value as *mut u64).cast(),
+            &mut len,
+        )
+    };
+    if ret < 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(st.st_ino)
+    if len as usize != std::mem::size_of::<u64>() {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    Ok(value)
 }
 
 fn socket_type(fd: &OwnedFd) -> Option<i32> {
@@ -461,6 +481,23 @@ mod tests {
         assert_eq!(found.family, libc::AF_INET);
         let other: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
         assert!(relay.stand_in(&other).is_none());
+        // A duplicate is the same socket; another seqpacket socket is not a stand-in.
+        assert!(relay.stand_in(&end.try_clone().unwrap()).is_some());
+        let mut fds = [0; 2];
+        // SAFETY: socketpair writes two descriptors into `fds`.
+        let ret =
+            unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET, 0, fds.as_mut_ptr()) };
+        assert_eq!(ret, 0);
+        // SAFETY: two fresh descriptors, owned from here on.
+        let pair = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        assert!(relay.stand_in(&pair.0).is_none());
+        assert!(relay.stand_in(&pair.1).is_none());
+        assert_ne!(cookie(&pair.0).unwrap(), cookie(&pair.1).unwrap());
+        assert_ne!(cookie(&pair.0).unwrap(), cookie(&end).unwrap());
+        assert_eq!(
+            cookie(&end).unwrap(),
+            cookie(&end.try_clone().unwrap()).unwrap()
+        );
         // A datagram to somewhere else is refused before anything is sent.
         assert_eq!(
             relay

@@ -26,7 +26,7 @@ use super::acting::{TargetCredentials, act_as};
 use super::listener::{Listener, Notification, Response};
 use super::path_resolve::Caller;
 use super::pidfd;
-use super::target_memory::TargetMemory;
+use super::target_memory::{MemoryError, TargetMemory};
 use crate::net::dns::{DnsRelay, DnsSocket};
 
 /// Largest receive performed for the target (the largest UDP payload, and more than any
@@ -221,7 +221,10 @@ fn receive(
     let nonblocking = flags & libc::MSG_DONTWAIT != 0 || status & libc::O_NONBLOCK != 0;
     let deadline = receive_timeout(socket).map(|t| Instant::now() + t);
     let mut data = vec![0u8; (len as usize).min(MAX_RECEIVE)];
-    let kept = flags & (libc::MSG_PEEK | libc::MSG_TRUNC);
+    let kept = flags & libc::MSG_TRUNC;
+    // The datagram is only peeked at here, and taken off the queue once it has been
+    // written into the caller and the call is known to be still pending: a caller gone
+    // meanwhile (its thread killed) leaves it for whoever shares the socket.
     let got = loop {
         // SAFETY: recv into our buffer with its length, on our descriptor.
         let got = unsafe {
@@ -229,7 +232,7 @@ fn receive(
                 socket.as_raw_fd(),
                 data.as_mut_ptr() as *mut libc::c_void,
                 data.len(),
-                kept | libc::MSG_DONTWAIT,
+                kept | libc::MSG_PEEK | libc::MSG_DONTWAIT,
             )
         };
         if got >= 0 {
@@ -275,10 +278,28 @@ fn receive(
         .write(buf, &data[..copied])
         .and_then(|()| mem.write(addr, &source[..source.len().min(room as usize)]))
         .and_then(|()| mem.write(addrlen, &(source.len() as u32).to_ne_bytes()));
-    Some(match written {
-        Ok(()) => Response::Value(got as i64),
-        Err(_) => Response::Error(libc::EFAULT),
-    })
+    match written {
+        Ok(()) => {}
+        Err(MemoryError::Stale) => return Some(Response::Error(libc::EINTR)),
+        Err(_) => return Some(Response::Error(libc::EFAULT)),
+    }
+    if flags & libc::MSG_PEEK == 0 {
+        // Takes the datagram peeked at. Another thread of the target reading the same
+        // socket (with `recv` or `read`, which are not notified) between the peek and this
+        // could make this take the next one instead; two readers of one datagram socket
+        // race for its datagrams without fence too.
+        let mut discard = [0u8; 1];
+        // SAFETY: recv into a one-byte buffer of ours; a seqpacket record is taken whole.
+        unsafe {
+            libc::recv(
+                socket.as_raw_fd(),
+                discard.as_mut_ptr() as *mut libc::c_void,
+                discard.len(),
+                libc::MSG_DONTWAIT,
+            )
+        };
+    }
+    Some(Response::Value(got as i64))
 }
 
 /// `SO_RCVTIMEO` of the socket; `None` when unset.

@@ -62,7 +62,8 @@ pub struct NetFence {
     /// its own).
     pub own_netns: bool,
     /// Without a network namespace: the sockets the sandbox bound on the host's loopback.
-    /// `None` when the sandbox has its own network namespace (its loopback is its own).
+    /// `None` when the sandbox has its own network namespace (its loopback is its own), and
+    /// without one below Landlock ABI 4 (no inet stream sockets, so nothing to listen on).
     pub loopback: Option<LoopbackTable>,
     /// Pathname unix sockets outside the writable roots opened on purpose (`--allow-unix`,
     /// canonical).
@@ -321,8 +322,12 @@ fn decide(call: &Call<'_>, fence: &Fence, net: &NetFence, mem: &TargetMemory<'_>
 
 /// `--allow-dns`: a `connect`, addressed `sendto` or `bind` on one of the relay's
 /// stand-ins is answered from the relay ([`dns_call::on_stand_in`]); `None` for any other
-/// socket, except a `bind` in the sandbox's own network namespace (notified only for the
-/// stand-ins' sake), which goes to the kernel as it would without `--allow-dns`.
+/// socket, except a `bind` where there is no loopback table (`net.loopback` is `None`):
+/// there `bind` is notified only for the stand-ins' sake and goes to the kernel as it
+/// would without `--allow-dns`. That is the sandbox's own network namespace, and also no
+/// network namespace below Landlock ABI 4, where the static filter refuses inet stream
+/// sockets and every inet datagram socket is a stand-in, so the only other inet sockets
+/// are descriptors inherited from outside — which `bind` reaches without the flag too.
 fn dns_socket_call(
     relay: &DnsRelay,
     net: &NetFence,

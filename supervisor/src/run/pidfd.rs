@@ -53,3 +53,31 @@ pub fn get_fd(pidfd: &OwnedFd, target_fd: i32) -> io::Result<OwnedFd> {
     // SAFETY: a fresh descriptor returned by the kernel, owned from here on.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pidfd_for_a_call_no_longer_pending_is_refused() {
+        let me = std::process::id() as libc::pid_t;
+        // A thread known by its id only: opened as asked.
+        let pidfd = open(Caller::new(me)).unwrap();
+        let file = std::fs::File::open("/proc/self/stat").unwrap();
+        let copy = std::fs::File::from(get_fd(&pidfd, file.as_raw_fd()).unwrap());
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(
+            copy.metadata().unwrap().ino(),
+            file.metadata().unwrap().ino()
+        );
+        // For a notified call, the id is checked after the pidfd is made: a descriptor
+        // that answers no ID_VALID (here /dev/null) stands for a call gone, and nothing is
+        // handed out.
+        let not_a_listener = std::fs::File::open("/dev/null").unwrap();
+        let caller = Caller {
+            tid: me,
+            call: Some((not_a_listener.as_raw_fd(), 7)),
+        };
+        assert_eq!(open(caller).unwrap_err().raw_os_error(), Some(libc::ESRCH));
+    }
+}

@@ -53,6 +53,10 @@ pub fn socket(listener: &Listener, relay: &Arc<DnsRelay>, n: &Notification) -> R
         return Response::Error(libc::EPROTONOSUPPORT);
     }
     let upstreams = TargetCredentials::of_thread(n.tid).and_then(|creds| {
+        // The credentials were read by tid: trusted only while the call still waits.
+        if !listener.is_valid(n.id) {
+            return Err(io::Error::from_raw_os_error(libc::EPERM));
+        }
         let relay = relay.clone();
         act_as(&creds, move || relay.upstream_sockets())
     });

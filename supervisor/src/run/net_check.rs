@@ -392,6 +392,10 @@ fn target_socket(caller: Caller, fd: i32) -> Result<(OwnedFd, TargetCredentials)
         .and_then(|p| pidfd::get_fd(&p, fd))
         .map_err(|_| libc::EBADF)?;
     let creds = TargetCredentials::of_thread(caller.tid).map_err(|_| libc::EPERM)?;
+    // The credentials were read by tid: trusted only while the call still waits.
+    if !caller.still_pending() {
+        return Err(libc::EPERM);
+    }
     Ok((socket, creds))
 }
 

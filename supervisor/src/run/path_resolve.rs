@@ -49,6 +49,13 @@ impl Caller {
         }
     }
 
+    /// Whether the caller's notified call is still pending (always true for a thread known
+    /// by its id only). What was read from `/proc/TID` before a `true` was the caller's.
+    pub fn still_pending(&self) -> bool {
+        self.call
+            .is_none_or(|(listener, id)| super::listener::id_valid(listener, id))
+    }
+
     /// The thread group (process) of the caller, read from /proc only when needed: the
     /// status file costs more than the rest of a typical check.
     pub fn tgid(&self) -> Option<libc::pid_t> {

@@ -191,9 +191,9 @@ pub fn fenced_program(
         let programs = groups
             .iter()
             .filter_map(|(rules, on_match)| {
-                rules
-                    .get(&nr)
-                    .map(|r| compile_group([(nr, r.clone())].into(), *on_match, arch))
+                rules.get(&nr).map(|r| {
+                    compile_group([(nr, r.clone())].into(), *on_match, arch).map(without_arch_check)
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let nr = u32::try_from(nr).map_err(|_| FilterError::Build(format!("call {nr}")))?;
@@ -230,6 +230,30 @@ fn search(leaves: &[(u32, Vec<libc::sock_filter>)]) -> Vec<libc::sock_filter> {
             out.extend(search(above));
             out
         }
+    }
+}
+
+/// seccompiler opens each program with its architecture check (load the architecture,
+/// compare, kill on a mismatch). Inside [`fenced_program`] the architecture guard at the
+/// top has already decided that, so each call's program drops its copy: its jumps are all
+/// forward and relative, so nothing points into the three instructions removed. A program
+/// that does not open that way is kept whole.
+fn without_arch_check(program: Vec<libc::sock_filter>) -> Vec<libc::sock_filter> {
+    let opens_with_check = matches!(
+        program.as_slice(),
+        [load, cmp, kill, ..]
+            if load.code == BPF_LD | BPF_W | BPF_ABS
+                && load.k == 4
+                && cmp.code == BPF_JMP | BPF_JEQ | BPF_K
+                && cmp.jt == 1
+                && cmp.jf == 0
+                && kill.code == BPF_RET | BPF_K
+                && kill.k == libc::SECCOMP_RET_KILL_PROCESS
+    );
+    if opens_with_check {
+        program[3..].to_vec()
+    } else {
+        program
     }
 }
 

@@ -11,6 +11,7 @@ mod support;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
@@ -783,5 +784,357 @@ fn run_the_terminal_ui_answers_a_waiting_command() {
     let done = run.wait_with_output().unwrap();
     assert!(stdout(&done).contains("status 126"), "{done:?}");
     assert!(stderr(&done).contains("not on main"), "{done:?}");
+    tmux.keys(&["q"]);
+}
+
+// ---- The unprivileged path: the socket under /tmp/fence-$UID, a client of the same user. ----
+
+/// The unprivileged sessions of these tests share `/tmp/fence-$UID` (no private runtime
+/// directory: that default is what they test); one at a time, so that `--once` finds the
+/// test's own question.
+static UNPRIVILEGED: Mutex<()> = Mutex::new(());
+
+/// `fence run --approver socket` as the unprivileged user (no `XDG_RUNTIME_DIR`), of a
+/// script that runs `git reset --hard` (asked) in the world's worktree, a git repository.
+fn unprivileged_waiting_run(w: &support::World) -> std::process::Child {
+    let git = w
+        .command_as_runner("git")
+        .args(["init", "-q", "."])
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let script = w.write(
+        "push.sh",
+        "#!/bin/sh\ngit=$(command -v git)\n\"$git\" reset --hard\necho \"status $?\"\n",
+    );
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.write("answer.py", ANSWER_YES);
+    w.fence(&[
+        "--approver".as_ref(),
+        "socket".as_ref(),
+        "--ask-timeout".as_ref(),
+        "60".as_ref(),
+        "--".as_ref(),
+        script.as_os_str(),
+    ])
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+/// `fence ARGS` as the world's user, in its plain environment (no `XDG_RUNTIME_DIR`).
+fn as_runner(w: &support::World, args: &[&str]) -> Output {
+    w.command_as_runner(support::fence_binary().to_str().unwrap())
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Waits until the session of this world's worktree lists `n` pending questions; returns
+/// its row.
+fn wait_pending_of(w: &support::World, n: u64) -> Value {
+    let deadline = Instant::now() + SOON;
+    loop {
+        let out = as_runner(w, &["sessions", "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+        if let Some(row) = rows
+            .iter()
+            .find(|r| r["worktree"].as_str() == w.worktree.to_str())
+            .filter(|r| r["pending"] == n)
+        {
+            return row.clone();
+        }
+        assert!(Instant::now() < deadline, "never {n} pending: {rows:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn uid_of(w: &support::World) -> u32 {
+    let out = w.command_as_runner("id").arg("-u").output().unwrap();
+    stdout(&out).trim().parse().unwrap()
+}
+
+fn unprivileged_yes_runs_and_no_tells_why_through_the_users_socket(w: &support::World) {
+    let _one = UNPRIVILEGED.lock().unwrap_or_else(|e| e.into_inner());
+    let uid = uid_of(w);
+    let run = unprivileged_waiting_run(w);
+    let row = wait_pending_of(w, 1);
+    let session = row["session"].as_str().unwrap().to_string();
+    // The socket is the user's, in the user's private directory under /tmp.
+    let dir = PathBuf::from(format!("/tmp/fence-{uid}"));
+    let meta = std::fs::symlink_metadata(&dir).unwrap();
+    assert!(meta.is_dir());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o700);
+    assert_eq!(std::os::unix::fs::MetadataExt::uid(&meta), uid);
+    let sock = std::fs::metadata(dir.join(format!("{session}.sock"))).unwrap();
+    assert_eq!(sock.permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::os::unix::fs::MetadataExt::uid(&sock), uid);
+
+    let out = as_runner(
+        w,
+        &[
+            "approvals",
+            "--once",
+            "--wait",
+            "20",
+            "--json",
+            "--answer",
+            "yes",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let q: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        q["session"]["session"],
+        session.as_str(),
+        "another session's question: {q}"
+    );
+    let done = run.wait_with_output().unwrap();
+    assert!(!stdout(&done).contains("status 126"), "{done:?}");
+    assert!(stdout(&done).contains("status "), "{done:?}");
+
+    let run = unprivileged_waiting_run(w);
+    wait_pending_of(w, 1);
+    let out = as_runner(
+        w,
+        &[
+            "approvals",
+            "--once",
+            "--wait",
+            "20",
+            "--answer",
+            "no",
+            "--reason",
+            "not as this user",
+        ],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let done = run.wait_with_output().unwrap();
+    assert!(stdout(&done).contains("status 126"), "{done:?}");
+    assert!(stderr(&done).contains("not as this user"), "{done:?}");
+}
+
+fn unprivileged_sessions_refuse_other_users_and_their_own_sandbox(w: &support::World) {
+    let _one = UNPRIVILEGED.lock().unwrap_or_else(|e| e.into_inner());
+    let uid = uid_of(w);
+    let run = unprivileged_waiting_run(w);
+    let row = wait_pending_of(w, 1);
+    let socket = format!("/tmp/fence-{uid}/{}.sock", row["session"].as_str().unwrap());
+    // Another user (nobody) with the protocol client, aimed at the socket itself.
+    let other = Command::new(support::PYTHON)
+        .arg(w.worktree.join("answer.py"))
+        .arg(&socket)
+        .uid(65534)
+        .gid(65534)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(!stdout(&other).contains("accepted"), "{other:?}");
+    assert!(
+        stdout(&other).contains("connect failed"),
+        "another user reached the socket: {other:?}"
+    );
+    // And `fence approvals --once` as that user sees no question of this one.
+    let once_other = Command::new(support::fence_binary())
+        .args(["approvals", "--once", "--wait", "2", "--answer", "yes"])
+        .uid(65534)
+        .gid(65534)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(!once_other.status.success(), "{once_other:?}");
+    let _ = std::fs::remove_dir("/tmp/fence-65534");
+    // A sandbox of the same user, in a session of its own, cannot answer either.
+    let out = w
+        .fence(&[
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "answer.py".as_ref(),
+            socket.as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!stdout(&out).contains("accepted"), "{out:?}");
+    // From outside: still pending, and nobody answered it.
+    std::thread::sleep(Duration::from_millis(500));
+    wait_pending_of(w, 1);
+    let out = as_runner(
+        w,
+        &["approvals", "--once", "--wait", "20", "--answer", "no"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let done = run.wait_with_output().unwrap();
+    assert!(stdout(&done).contains("status 126"), "{done:?}");
+}
+
+mod unprivileged {
+    use super::support::{Who, World};
+
+    macro_rules! unprivileged_ways {
+        ($($name:ident),* $(,)?) => {
+            mod as_unprivileged_user {
+                $(
+                    #[test]
+                    fn $name() {
+                        let test = concat!("unprivileged::as_unprivileged_user::", stringify!($name));
+                        if super::super::run_asks(test)
+                            && let Some(w) = super::World::new(test, super::Who::Unprivileged)
+                        {
+                            super::super::$name(&w);
+                        }
+                    }
+                )*
+            }
+            mod without_namespaces {
+                $(
+                    #[test]
+                    fn $name() {
+                        let test = concat!("unprivileged::without_namespaces::", stringify!($name));
+                        if super::super::run_asks(test)
+                            && let Some(w) = super::World::new(test, super::Who::UnprivilegedWithoutNamespaces)
+                        {
+                            super::super::$name(&w);
+                        }
+                    }
+                )*
+            }
+        };
+    }
+
+    unprivileged_ways!(
+        unprivileged_yes_runs_and_no_tells_why_through_the_users_socket,
+        unprivileged_sessions_refuse_other_users_and_their_own_sandbox,
+    );
+}
+
+/// A host listener on 127.0.0.1 (non-blocking), its port, and a worktree whose `probe.py`
+/// connects to it twice, sending `hello` and printing `connected` each time.
+fn connect_probe() -> (std::net::TcpListener, u16, tempfile::TempDir) {
+    let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    host.set_nonblocking(true).unwrap();
+    let port = host.local_addr().unwrap().port();
+    let worktree = tempfile::tempdir().unwrap();
+    std::fs::write(
+        worktree.path().join("probe.py"),
+        format!(
+            "import socket\nfor i in range(2):\n    s = socket.create_connection(('127.0.0.1', {port}), timeout=60)\n    s.sendall(b'hello')\n    s.close()\n    print('connected')\n"
+        ),
+    )
+    .unwrap();
+    (host, port, worktree)
+}
+
+/// `fence run --approver socket` of `probe.py`, without namespaces (so a port of the host's
+/// loopback is a host service, asked about).
+fn connecting_run(rt: &Runtime, worktree: &Path) -> std::process::Child {
+    rt.fence()
+        .arg("run")
+        .arg("--worktree")
+        .arg(worktree)
+        .args(["--approver", "socket", "--ask-timeout", "60", "--"])
+        .arg(support::PYTHON)
+        .arg("probe.py")
+        .env("FENCE_NO_NAMESPACES", "1")
+        .current_dir(worktree)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Connections the host listener accepts within [`SOON`], up to `want`.
+fn accepted(host: &std::net::TcpListener, want: usize) -> usize {
+    let mut n = 0;
+    let deadline = Instant::now() + SOON;
+    while n < want && Instant::now() < deadline {
+        match host.accept() {
+            Ok(_) => n += 1,
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    }
+    n
+}
+
+/// A connect to a host service on loopback (asked without a network namespace) waits for
+/// `fence approvals`: the card names the destination, the port, the route and the process;
+/// Always lets the same `host:port` through again without a second question.
+#[test]
+fn run_a_connection_question_shows_its_destination_and_always_covers_it() {
+    let test = "run_a_connection_question_shows_its_destination_and_always_covers_it";
+    if !run_asks(test) {
+        return;
+    }
+    let rt = Runtime::new();
+    let (host, port, worktree) = connect_probe();
+    let run = connecting_run(&rt, worktree.path());
+    wait_pending(&rt, 1);
+    let out = once(&rt, &["--json", "--answer", "always"], "");
+    assert!(out.status.success(), "{out:?}");
+    let printed: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let q = &printed["question"];
+    assert_eq!(q["event"], "connect", "{q}");
+    assert_eq!(q["rule"], "fence.net-host-loopback");
+    assert_eq!(q["level"], "yellow");
+    assert_eq!(q["always_offered"], true);
+    assert_eq!(q["process"], "python3");
+    assert_eq!(
+        q["subject"],
+        format!("connection to a host service on loopback: 127.0.0.1:{port}")
+    );
+    assert_eq!(
+        q["destination"],
+        json!({"host": "127.0.0.1", "port": port, "route": "direct"})
+    );
+    let done = run.wait_with_output().unwrap();
+    assert_eq!(stdout(&done), "connected\nconnected\n", "{done:?}");
+    assert_eq!(accepted(&host, 2), 2, "the host listener's connections");
+    // The text form of the card.
+    let run = connecting_run(&rt, worktree.path());
+    wait_pending(&rt, 1);
+    let out = once(&rt, &["--answer", "no", "--reason", "not the database"], "");
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out).contains(&format!("  destination: 127.0.0.1 port {port}, direct\n")),
+        "{out:?}"
+    );
+    let done = run.wait_with_output().unwrap();
+    assert!(
+        stderr(&done).contains("denied: not the database"),
+        "{done:?}"
+    );
+    assert!(!stdout(&done).contains("connected"), "{done:?}");
+}
+
+#[test]
+fn run_the_terminal_ui_shows_a_connection_card_and_takes_always() {
+    if !run_asks("run_the_terminal_ui_shows_a_connection_card_and_takes_always") {
+        return;
+    }
+    let rt = Runtime::new();
+    let command = format!(
+        "env XDG_RUNTIME_DIR={} {} approvals",
+        shell_quote(rt.dir.path()),
+        shell_quote(support::fence_binary())
+    );
+    let Some(tmux) = Tmux::start("net-ui", &command) else {
+        return;
+    };
+    let (host, port, worktree) = connect_probe();
+    let run = connecting_run(&rt, worktree.path());
+    let destination = format!("destination: 127.0.0.1 port {port}, direct");
+    tmux.wait_for(&[
+        "YELLOW",
+        "fence.net-host-loopback",
+        "process: python3",
+        &destination,
+        "time left: ",
+    ]);
+    tmux.keys(&["a"]);
+    let done = run.wait_with_output().unwrap();
+    assert_eq!(stdout(&done), "connected\nconnected\n", "{done:?}");
+    assert_eq!(accepted(&host, 2), 2, "the host listener's connections");
     tmux.keys(&["q"]);
 }

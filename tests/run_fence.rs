@@ -838,6 +838,25 @@ fn fence_inside_fence_refuses_to_start(w: &World) {
         stderr(&out)
     );
     assert!(!marker.exists());
+    // SPEC §3: EBUSY refuses even when degraded running is allowed, and --allow-dns (whose
+    // datagram sockets pass the static filter only because their creation is notified)
+    // never runs without the listener.
+    for extra in [
+        &["--allow-degraded"][..],
+        &["--allow-degraded", "--allow-dns"][..],
+    ] {
+        let mut args = vec![support::fence_binary().to_str().unwrap(), "run"];
+        args.extend_from_slice(extra);
+        args.extend(["--", "/usr/bin/touch", marker.to_str().unwrap()]);
+        let out = w.run(&args);
+        assert_eq!(out.status.code(), Some(125), "{extra:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("cannot run inside another seccomp-notify sandbox"),
+            "{extra:?}: {}",
+            stderr(&out)
+        );
+        assert!(!marker.exists(), "{extra:?}");
+    }
 }
 
 fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {

@@ -687,7 +687,9 @@ fn proxy_lets_allowed_names_through_and_refuses_others(w: &World) {
         .unwrap();
     assert_eq!(stdout(&out), "hello proxy\n403\n", "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("blocked proxy request GET other.test:"),
+        stderr(&out).contains(
+            "Denied: proxied connection to a host no --allow-domain rule covers: other.test:"
+        ),
         "{}",
         stderr(&out)
     );
@@ -814,6 +816,61 @@ for name, data in [('mismatch', records(hello('evil.test'), 0)),
     ] {
         assert!(stderr(&out).contains(reason), "{reason}: {}", stderr(&out));
     }
+}
+
+fn proxy_refuses_two_host_headers_and_forwards_the_checked_host(w: &World) {
+    let server = HostServer::start("hello\n");
+    let port = server.port;
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import base64, os, socket, urllib.parse
+u = urllib.parse.urlsplit(os.environ['HTTP_PROXY'])
+auth = base64.b64encode(f'{{u.username}}:{{u.password}}'.encode()).decode()
+for name, extra in [('two', 'Host: api.test:{port}\r\nHost: internal.test\r\n'),
+                    ('one', 'Host: api.test:{port}\r\n')]:
+    s = socket.create_connection((u.hostname, u.port), timeout=10)
+    s.sendall(f'GET http://api.test:{port}/ HTTP/1.1\r\n{{extra}}Proxy-Authorization: Basic {{auth}}\r\nConnection: close\r\n\r\n'.encode())
+    reply = b''
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        reply += chunk
+    print(name, reply.split(b' ')[1].decode(), flush=True)
+    s.close()
+"#
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "two 400\none 200\n", "{}", stderr(&out));
+    assert_eq!(
+        server.accepted(),
+        1,
+        "the request with two Host headers went on"
+    );
+    let received = String::from_utf8_lossy(&server.received()).into_owned();
+    assert_eq!(
+        received.matches("Host:").count() + received.matches("host:").count(),
+        1,
+        "{received}"
+    );
+    assert!(
+        received.contains(&format!("\r\nHost: api.test:{port}\r\n")),
+        "{received}"
+    );
+    assert!(!received.contains("internal.test"), "{received}");
 }
 
 fn another_sessions_proxy_refuses_this_sandbox(w: &World) {
@@ -963,6 +1020,7 @@ both_ways!(
     proxy_lets_allowed_names_through_and_refuses_others,
     proxy_refuses_a_name_that_resolves_to_loopback,
     proxy_checks_the_tls_server_name_before_connecting,
+    proxy_refuses_two_host_headers_and_forwards_the_checked_host,
     another_sessions_proxy_refuses_this_sandbox,
     abstract_unix_sockets_of_the_host_are_unreachable,
     network_config_of_the_user_allows_and_of_the_worktree_does_not,

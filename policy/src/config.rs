@@ -83,6 +83,8 @@ pub struct NetworkConfig {
     pub allow_domain: Vec<String>,
     pub allow_unix: Vec<String>,
     pub resolve: Vec<String>,
+    /// `allow_dns = true`: as `--allow-dns`.
+    pub allow_dns: bool,
 }
 
 impl Config {
@@ -179,6 +181,13 @@ impl Config {
                     ),
                     Some(t) => {
                         for (k, v) in t {
+                            if k == "allow_dns" {
+                                match v.as_bool() {
+                                    Some(b) => self.network.allow_dns |= b,
+                                    None => warn(self, "network.allow_dns must be true or false".into()),
+                                }
+                                continue;
+                            }
                             let list = match k.as_str() {
                                 "allow_net" => &mut self.network.allow_net,
                                 "allow_domain" => &mut self.network.allow_domain,
@@ -397,12 +406,13 @@ mod tests {
 
     #[test]
     fn network_keys_come_from_the_user_config_only() {
-        let text = "[network]\nallow_net = [\"10.0.0.5:5432\"]\nallow_domain = [\"*.example.com\"]\nallow_unix = [\"/run/agent.sock\"]\nresolve = [\"api.test:127.0.0.1\"]\nbogus = 1\n";
+        let text = "[network]\nallow_dns = true\nallow_net = [\"10.0.0.5:5432\"]\nallow_domain = [\"*.example.com\"]\nallow_unix = [\"/run/agent.sock\"]\nresolve = [\"api.test:127.0.0.1\"]\nbogus = 1\n";
         let (_, c) = load(text, false);
         assert_eq!(c.network.allow_net, ["10.0.0.5:5432"]);
         assert_eq!(c.network.allow_domain, ["*.example.com"]);
         assert_eq!(c.network.allow_unix, ["/run/agent.sock"]);
         assert_eq!(c.network.resolve, ["api.test:127.0.0.1"]);
+        assert!(c.network.allow_dns);
         assert!(c.warnings.iter().any(|w| w.what.contains("network.bogus")));
         let (_, c) = load(text, true);
         assert_eq!(c.network, NetworkConfig::default());

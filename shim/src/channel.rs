@@ -76,6 +76,10 @@ pub struct SandboxSpec {
     /// pid namespace to take the sandbox with it.
     #[serde(default)]
     pub cgroup_kill: Option<OsString>,
+    /// `--allow-dns`: inet datagram sockets are notified (the supervisor answers with a
+    /// stand-in that reaches only its DNS relay), as are `bind` and addressed `recvfrom`.
+    #[serde(default)]
+    pub allow_dns: bool,
 }
 
 /// A descriptor passed to the target with `--pass-fd`: the shim inherits it as `inherited`

@@ -470,6 +470,7 @@ mod tests {
             no_write_watch: false,
             pass_fds: vec![],
             cgroup_kill: None,
+            allow_dns: false,
         }
     }
 

@@ -109,7 +109,11 @@ enum OnMatch {
 type Group = (BTreeMap<i64, Vec<SeccompRule>>, OnMatch);
 
 /// The groups of the static part, in order.
-fn static_groups(families: SocketFamilies, guards: StaticGuards) -> Vec<Group> {
+///
+/// With `dns` (`--allow-dns`), inet `SOCK_DGRAM` sockets with protocol 0 or UDP pass (even
+/// where inet sockets are otherwise refused): the notified calls send their creation to
+/// the supervisor, which never gives the sandbox a real UDP socket ([`notified_table`]).
+fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> Vec<Group> {
     let mut eperm = denied_with_eperm();
     if guards.group_kill {
         // kill's pid is an int: compare the low 32 bits.
@@ -129,24 +133,28 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards) -> Vec<Group> {
         groups.push((truncating_read_opens(), OnMatch::Errno(libc::EACCES)));
     }
     groups.push((
-        socket_family_rules(families),
+        socket_family_rules(families, dns),
         OnMatch::Errno(libc::EAFNOSUPPORT),
     ));
-    groups.push((inet_protocol_rules(), OnMatch::Errno(libc::EPROTONOSUPPORT)));
-    groups.push((socket_type_rules(), OnMatch::Errno(libc::EACCES)));
+    groups.push((
+        inet_protocol_rules(dns),
+        OnMatch::Errno(libc::EPROTONOSUPPORT),
+    ));
+    groups.push((socket_type_rules(dns), OnMatch::Errno(libc::EACCES)));
     groups.push((fastopen_rules(), OnMatch::Errno(libc::EOPNOTSUPP)));
     groups
 }
 
 /// The static part alone, as one program: installed by itself only when there is no
-/// listener (`--allow-degraded` without user notification); otherwise
-/// [`fenced_program`] carries it.
+/// listener (`--allow-degraded` without user notification, never with `--allow-dns`);
+/// otherwise [`fenced_program`] carries it.
 pub fn static_program(
     families: SocketFamilies,
     guards: StaticGuards,
+    dns: bool,
 ) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
-    let programs = static_groups(families, guards)
+    let programs = static_groups(families, guards, dns)
         .into_iter()
         .map(|(rules, on_match)| compile_group(rules, on_match, arch))
         .collect::<Result<Vec<_>, _>>()?;
@@ -173,11 +181,12 @@ pub fn fenced_program(
     guards: StaticGuards,
     watch_writes: bool,
     loopback_table: bool,
+    dns: bool,
 ) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
-    let mut groups = static_groups(families, guards);
+    let mut groups = static_groups(families, guards, dns);
     groups.push((
-        notified_table(watch_writes, loopback_table),
+        notified_table(watch_writes, loopback_table, dns),
         OnMatch::Notify,
     ));
     let mut numbers: Vec<i64> = groups
@@ -343,25 +352,54 @@ fn truncating_read_opens() -> BTreeMap<i64, Vec<SeccompRule>> {
 /// With `loopback_table`, `bind` and `listen` are notified too: the sandbox has no network
 /// namespace, and the supervisor performs every inet bind (on loopback only) and listen,
 /// recording the sockets it bound (SPEC §4).
+///
+/// With `dns` (`--allow-dns`): `socket` for an inet datagram socket (the supervisor answers
+/// with its own stand-in, see `fence::run::dns_call`), `recvfrom` with a source-address
+/// argument (a resolver checks where an answer came from, which the stand-in must report),
+/// `bind` (a resolver may bind its socket to the wildcard first) and `setsockopt` at the IP
+/// levels.
 pub fn notification_program(
     watch_writes: bool,
     loopback_table: bool,
+    dns: bool,
 ) -> Result<Vec<libc::sock_filter>, FilterError> {
     compile_group(
-        notified_table(watch_writes, loopback_table),
+        notified_table(watch_writes, loopback_table, dns),
         OnMatch::Notify,
         target_arch()?,
     )
 }
 
-fn notified_table(watch_writes: bool, loopback_table: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
+fn notified_table(
+    watch_writes: bool,
+    loopback_table: bool,
+    dns: bool,
+) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut calls = notified_calls();
     if !watch_writes {
         calls.retain(|nr, _| !LANDLOCK_BOUNDED_WRITES.contains(nr));
     }
-    if loopback_table {
+    if loopback_table || dns {
         calls.insert(libc::SYS_bind, Vec::new());
+    }
+    if loopback_table {
         calls.insert(libc::SYS_listen, Vec::new());
+    }
+    if dns {
+        calls.insert(libc::SYS_socket, inet_datagram_sockets());
+        calls.insert(
+            libc::SYS_recvfrom,
+            vec![rule(vec![cond(4, Len::Qword, Op::Ne, 0)])],
+        );
+        // IP-level options (glibc's resolver gives up when IP_RECVERR fails, musl sets
+        // IPV6_V6ONLY): a stand-in accepts them without effect.
+        calls.insert(
+            libc::SYS_setsockopt,
+            [libc::SOL_IP, libc::SOL_IPV6]
+                .into_iter()
+                .map(|level| rule(vec![cond(1, Len::Dword, Op::Eq, level as u64)]))
+                .collect(),
+        );
     }
     calls
 }
@@ -531,14 +569,47 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
     rules
 }
 
-fn socket_family_rules(families: SocketFamilies) -> BTreeMap<i64, Vec<SeccompRule>> {
-    let mut socket = vec![cond(0, Len::Dword, Op::Ne, libc::AF_UNIX as u64)];
-    if families == SocketFamilies::UnixAndInet {
-        socket.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET as u64));
-        socket.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET6 as u64));
+/// `socket` calls creating an inet datagram socket (any protocol: the static program has
+/// already refused those other than 0 and UDP).
+fn inet_datagram_sockets() -> Vec<SeccompRule> {
+    [libc::AF_INET, libc::AF_INET6]
+        .into_iter()
+        .map(|family| {
+            rule(vec![
+                cond(0, Len::Dword, Op::Eq, family as u64),
+                cond(
+                    1,
+                    Len::Dword,
+                    Op::MaskedEq(SOCK_TYPE_MASK),
+                    libc::SOCK_DGRAM as u64,
+                ),
+            ])
+        })
+        .collect()
+}
+
+/// Families refused with EAFNOSUPPORT. With `dns` and no inet otherwise, inet sockets of
+/// the datagram type alone pass (to be notified).
+fn socket_family_rules(families: SocketFamilies, dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut family = vec![cond(0, Len::Dword, Op::Ne, libc::AF_UNIX as u64)];
+    let mut socket = Vec::new();
+    if families == SocketFamilies::UnixAndInet || dns {
+        family.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET as u64));
+        family.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET6 as u64));
     }
+    if families == SocketFamilies::UnixOnly && dns {
+        for f in [libc::AF_INET, libc::AF_INET6] {
+            for kind in (0..=SOCK_TYPE_MASK).filter(|&t| t != libc::SOCK_DGRAM as u64) {
+                socket.push(rule(vec![
+                    cond(0, Len::Dword, Op::Eq, f as u64),
+                    cond(1, Len::Dword, Op::MaskedEq(SOCK_TYPE_MASK), kind),
+                ]));
+            }
+        }
+    }
+    socket.push(rule(family));
     [
-        (libc::SYS_socket, vec![rule(socket)]),
+        (libc::SYS_socket, socket),
         (
             libc::SYS_socketpair,
             vec![rule(vec![cond(
@@ -596,15 +667,20 @@ const LANDLOCK_BOUNDED_WRITES: [i64; 9] = [
 /// Inet sockets only with protocol 0 or TCP: `IPPROTO_MPTCP` and SCTP get
 /// EPROTONOSUPPORT (programs then fall back to TCP), since Landlock's TCP rules and the
 /// supervisor's checks are written for TCP.
-fn inet_protocol_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+/// With `dns`, UDP too (for the datagram sockets the supervisor stands in for).
+fn inet_protocol_rules(dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
     let rules = [libc::AF_INET, libc::AF_INET6]
         .into_iter()
         .map(|family| {
-            rule(vec![
+            let mut conds = vec![
                 cond(0, Len::Dword, Op::Eq, family as u64),
                 cond(2, Len::Dword, Op::Ne, 0),
                 cond(2, Len::Dword, Op::Ne, libc::IPPROTO_TCP as u64),
-            ])
+            ];
+            if dns {
+                conds.push(cond(2, Len::Dword, Op::Ne, libc::IPPROTO_UDP as u64));
+            }
+            rule(conds)
         })
         .collect();
     [(libc::SYS_socket, rules)].into_iter().collect()
@@ -619,10 +695,14 @@ fn inet_protocol_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
 ///   there). Below Landlock ABI 9 nothing else would keep a datagram from an ssh-agent or
 ///   `/dev/log`-like socket outside the worktree; refusing the socket type costs no
 ///   notification on the `sendmsg` path that every stream socket also uses.
-fn socket_type_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+///
+/// With `dns`, inet `SOCK_DGRAM` passes: its creation is notified, and the supervisor
+/// answers with a unix `SOCK_SEQPACKET` stand-in whose other end only it holds.
+fn socket_type_rules(dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut socket: Vec<SeccompRule> = Vec::new();
+    let passes = |t: u64| t == libc::SOCK_STREAM as u64 || (dns && t == libc::SOCK_DGRAM as u64);
     for family in [libc::AF_INET, libc::AF_INET6] {
-        for kind in (0..=SOCK_TYPE_MASK).filter(|&t| t != libc::SOCK_STREAM as u64) {
+        for kind in (0..=SOCK_TYPE_MASK).filter(|&t| !passes(t)) {
             socket.push(rule(vec![
                 cond(0, Len::Dword, Op::Eq, family as u64),
                 cond(1, Len::Dword, Op::MaskedEq(SOCK_TYPE_MASK), kind),
@@ -775,7 +855,7 @@ mod tests {
 
     #[test]
     fn notification_program_returns_user_notif_and_never_trace() {
-        let program = notification_program(true, false).unwrap();
+        let program = notification_program(true, false, false).unwrap();
         let rets: Vec<u32> = program
             .iter()
             .filter(|i| i.code == BPF_RET | BPF_K)
@@ -843,7 +923,7 @@ mod tests {
     fn static_program_answers_like_the_deny_list() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         const I386: u32 = 3 | 0x4000_0000;
-        let p = static_program(SocketFamilies::UnixOnly, StaticGuards::default()).unwrap();
+        let p = static_program(SocketFamilies::UnixOnly, StaticGuards::default(), false).unwrap();
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
@@ -889,7 +969,8 @@ mod tests {
             libc::SECCOMP_RET_KILL_PROCESS
         );
         assert_eq!(run(&p, I386, 20, [0; 6]), libc::SECCOMP_RET_KILL_PROCESS);
-        let inet = static_program(SocketFamilies::UnixAndInet, StaticGuards::default()).unwrap();
+        let inet =
+            static_program(SocketFamilies::UnixAndInet, StaticGuards::default(), false).unwrap();
         assert_eq!(
             run(
                 &inet,
@@ -914,7 +995,8 @@ mod tests {
     #[test]
     fn inet_is_tcp_stream_only_and_unix_datagrams_are_refused() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
-        let p = static_program(SocketFamilies::UnixAndInet, StaticGuards::default()).unwrap();
+        let p =
+            static_program(SocketFamilies::UnixAndInet, StaticGuards::default(), false).unwrap();
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
         let socket = |family: i32, kind: i32, proto: i32| {
             run(
@@ -991,13 +1073,112 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
+    fn with_allow_dns_inet_datagram_sockets_are_notified_and_nothing_else_widens() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let notif = libc::SECCOMP_RET_USER_NOTIF;
+        let dgram = (libc::SOCK_DGRAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK) as u64;
+        let stream = libc::SOCK_STREAM as u64;
+        for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
+            let p = static_program(families, StaticGuards::default(), true).unwrap();
+            let socket = |family: i32, kind: u64, proto: i32| {
+                run(
+                    &p,
+                    X86_64,
+                    libc::SYS_socket as u32,
+                    [family as u64, kind, proto as u64, 0, 0, 0],
+                )
+            };
+            for family in [libc::AF_INET, libc::AF_INET6] {
+                assert_eq!(socket(family, dgram, 0), allow);
+                assert_eq!(socket(family, dgram, libc::IPPROTO_UDP), allow);
+                assert_eq!(
+                    socket(family, dgram, libc::IPPROTO_ICMP),
+                    errno(libc::EPROTONOSUPPORT)
+                );
+                assert_eq!(
+                    socket(family, dgram, libc::IPPROTO_UDPLITE),
+                    errno(libc::EPROTONOSUPPORT)
+                );
+                let raw = socket(family, libc::SOCK_RAW as u64, 0);
+                assert_ne!(raw, allow, "raw sockets stay refused");
+                let expected_stream = if families == SocketFamilies::UnixOnly {
+                    errno(libc::EAFNOSUPPORT)
+                } else {
+                    allow
+                };
+                assert_eq!(socket(family, stream, 0), expected_stream);
+            }
+            assert_eq!(
+                socket(libc::AF_UNIX, libc::SOCK_DGRAM as u64, 0),
+                errno(libc::EACCES)
+            );
+            assert_eq!(
+                socket(libc::AF_NETLINK, libc::SOCK_DGRAM as u64, 0),
+                errno(libc::EAFNOSUPPORT)
+            );
+        }
+        let without =
+            static_program(SocketFamilies::UnixAndInet, StaticGuards::default(), false).unwrap();
+        assert_eq!(
+            run(
+                &without,
+                X86_64,
+                libc::SYS_socket as u32,
+                [libc::AF_INET as u64, dgram, 0, 0, 0, 0]
+            ),
+            errno(libc::EACCES)
+        );
+        let n = notification_program(true, false, true).unwrap();
+        let call = |nr: i64, args: [u64; 6]| run(&n, X86_64, nr as u32, args);
+        assert_eq!(
+            call(libc::SYS_socket, [libc::AF_INET6 as u64, dgram, 0, 0, 0, 0]),
+            notif
+        );
+        assert_eq!(
+            call(libc::SYS_socket, [libc::AF_INET as u64, stream, 0, 0, 0, 0]),
+            allow
+        );
+        assert_eq!(
+            call(libc::SYS_socket, [libc::AF_UNIX as u64, dgram, 0, 0, 0, 0]),
+            allow
+        );
+        assert_eq!(
+            call(libc::SYS_recvfrom, [3, 0, 1, 0, 0x1000, 0x2000]),
+            notif
+        );
+        assert_eq!(call(libc::SYS_recvfrom, [3, 0, 1, 0, 0, 0]), allow);
+        assert_eq!(call(libc::SYS_bind, [0; 6]), notif);
+        assert_eq!(call(libc::SYS_listen, [0; 6]), allow);
+        let (sol_ip, recverr) = (libc::SOL_IP as u64, libc::IP_RECVERR as u64);
+        assert_eq!(
+            call(libc::SYS_setsockopt, [3, sol_ip, recverr, 0, 4, 0]),
+            notif
+        );
+        let sol_tcp = libc::SOL_TCP as u64;
+        assert_eq!(call(libc::SYS_setsockopt, [3, sol_tcp, 1, 0, 4, 0]), allow);
+        let plain = notification_program(true, false, false).unwrap();
+        assert_eq!(
+            run(
+                &plain,
+                X86_64,
+                libc::SYS_recvfrom as u32,
+                [3, 0, 1, 0, 0x1000, 0x2000]
+            ),
+            allow
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
     fn bind_and_listen_are_notified_only_for_the_loopback_table() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         for (table, expected) in [
             (false, libc::SECCOMP_RET_ALLOW),
             (true, libc::SECCOMP_RET_USER_NOTIF),
         ] {
-            let p = notification_program(true, table).unwrap();
+            let p = notification_program(true, table, false).unwrap();
             assert_eq!(run(&p, X86_64, libc::SYS_bind as u32, [0; 6]), expected);
             assert_eq!(run(&p, X86_64, libc::SYS_listen as u32, [0; 6]), expected);
         }
@@ -1007,7 +1188,7 @@ mod tests {
     #[test]
     fn notification_program_sends_writes_and_execs_but_not_reads() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
-        let p = notification_program(true, false).unwrap();
+        let p = notification_program(true, false, false).unwrap();
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         let notif = libc::SECCOMP_RET_USER_NOTIF;
         assert_eq!(call(libc::SYS_execve, [0; 6]), notif);
@@ -1048,9 +1229,11 @@ mod tests {
                 truncating_opens: true,
                 group_kill: false,
             },
+            false,
         )
         .unwrap();
-        let plain = static_program(SocketFamilies::UnixOnly, StaticGuards::default()).unwrap();
+        let plain =
+            static_program(SocketFamilies::UnixOnly, StaticGuards::default(), false).unwrap();
         let rdonly_trunc = (libc::O_RDONLY | libc::O_TRUNC) as u64;
         let wronly_trunc = (libc::O_WRONLY | libc::O_TRUNC) as u64;
         let openat = |p: &[libc::sock_filter], flags: u64| {
@@ -1093,6 +1276,7 @@ mod tests {
                 truncating_opens: false,
                 group_kill: true,
             },
+            false,
         )
         .unwrap();
         let kill = |pid: u64| run(&p, X86_64, libc::SYS_kill as u32, [pid, 9, 0, 0, 0, 0]);
@@ -1107,7 +1291,7 @@ mod tests {
     #[test]
     fn without_write_watch_landlock_bounded_writes_are_not_notified() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
-        let p = notification_program(false, false).unwrap();
+        let p = notification_program(false, false, false).unwrap();
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         let notif = libc::SECCOMP_RET_USER_NOTIF;
         for nr in [
@@ -1197,6 +1381,18 @@ mod tests {
                 arg_sets.push([a, b, a, b, b, 0]);
             }
         }
+        // --allow-dns: inet datagram sockets (protocol 0 or UDP, with and without
+        // SOCK_NONBLOCK/SOCK_CLOEXEC), IP-level socket options, receives with an address.
+        for family in [libc::AF_INET, libc::AF_INET6, libc::AF_UNIX] {
+            for ty in [2u64, 2 | 0o4000, 2 | 0o2000000, 1, 3] {
+                for proto in [0u64, libc::IPPROTO_UDP as u64, libc::IPPROTO_TCP as u64] {
+                    arg_sets.push([family as u64, ty, proto, 0, 0, 0]);
+                }
+            }
+        }
+        for level in [libc::SOL_IP, libc::SOL_IPV6, libc::SOL_SOCKET, libc::SOL_TCP] {
+            arg_sets.push([3, level as u64, 1, 0x1000, 4, 0]);
+        }
         for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
             for (truncating_opens, group_kill) in
                 [(false, false), (true, false), (false, true), (true, true)]
@@ -1205,19 +1401,26 @@ mod tests {
                     truncating_opens,
                     group_kill,
                 };
-                for (watch_writes, loopback_table) in
-                    [(true, false), (false, false), (true, true), (false, true)]
-                {
+                for (watch_writes, loopback_table, dns) in [
+                    (true, false, false),
+                    (false, false, false),
+                    (true, true, false),
+                    (false, true, false),
+                    (true, false, true),
+                    (true, true, true),
+                    (false, true, true),
+                ] {
                     let one =
-                        fenced_program(families, guards, watch_writes, loopback_table).unwrap();
-                    let st = static_program(families, guards).unwrap();
-                    let nt = notification_program(watch_writes, loopback_table).unwrap();
+                        fenced_program(families, guards, watch_writes, loopback_table, dns)
+                            .unwrap();
+                    let st = static_program(families, guards, dns).unwrap();
+                    let nt = notification_program(watch_writes, loopback_table, dns).unwrap();
                     for nr in (0..480u32).chain([X32_SYSCALL_BIT | 1, X32_SYSCALL_BIT | 257]) {
                         // A call no rule names reads no argument: one set is enough.
-                        let named = static_groups(families, guards)
+                        let named = static_groups(families, guards, dns)
                             .iter()
                             .any(|(rules, _)| rules.contains_key(&i64::from(nr)))
-                            || notified_table(watch_writes, loopback_table)
+                            || notified_table(watch_writes, loopback_table, dns)
                                 .contains_key(&i64::from(nr));
                         let sets = if named { &arg_sets[..] } else { &arg_sets[..1] };
                         for args in sets {
@@ -1227,7 +1430,7 @@ mod tests {
                                 run(&one, X86_64, nr, *args),
                                 expected,
                                 "call {nr} args {args:x?} ({families:?}, {guards:?}, \
-                                 watch {watch_writes}, table {loopback_table})"
+                                 watch {watch_writes}, table {loopback_table}, dns {dns})"
                             );
                         }
                     }
@@ -1246,10 +1449,12 @@ mod tests {
             StaticGuards::default(),
             true,
             false,
+            false,
         )
         .unwrap();
-        let st = static_program(SocketFamilies::UnixAndInet, StaticGuards::default()).unwrap();
-        let nt = notification_program(true, false).unwrap();
+        let st =
+            static_program(SocketFamilies::UnixAndInet, StaticGuards::default(), false).unwrap();
+        let nt = notification_program(true, false, false).unwrap();
         let read_only_open = [0, 0, libc::O_RDONLY as u64 | 0o2000000, 0, 0, 0];
         let nr = libc::SYS_openat as u32;
         let (answer, steps) = run_counted(&one, X86_64, nr, read_only_open);

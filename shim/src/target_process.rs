@@ -226,8 +226,9 @@ fn confine_and_exec_inner(
 
 /// Installs the one seccomp program (static part and notified calls) with a new listener.
 /// Inside another seccomp-notify sandbox the kernel refuses a second listener (EBUSY):
-/// fence cannot run there. With `--allow-degraded` and no user notification, the static
-/// part is installed alone.
+/// fence cannot run there, even with --allow-degraded. With --allow-dns a missing listener
+/// is refused too (see below). With `--allow-degraded` and no user notification, the
+/// static part is installed alone.
 fn install_seccomp_filter(
     spec: &SandboxSpec,
     families: SocketFamilies,
@@ -236,7 +237,13 @@ fn install_seccomp_filter(
     degraded: &mut Vec<String>,
 ) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
     let program =
-        seccomp_filters::fenced_program(families, guards, !spec.no_write_watch, loopback_table)
+        seccomp_filters::fenced_program(
+            families,
+            guards,
+            !spec.no_write_watch,
+            loopback_table,
+            spec.allow_dns,
+        )
             .map_err(|e| StageFailure::setup("seccomp", e))?;
     let flags =
         libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
@@ -250,20 +257,31 @@ fn install_seccomp_filter(
     };
     match result {
         Ok(fd) => Ok(fd),
+        // SPEC §3: inside another seccomp-notify sandbox fence refuses, degraded or not.
+        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(StageFailure::setup(
+            "seccomp",
+            "fence cannot run inside another seccomp-notify sandbox (the kernel refused a second listener: EBUSY)",
+        )),
+        // Security boundary: with --allow-dns the static program lets inet datagram sockets
+        // through because their creation is notified and rewritten into a stand-in; without
+        // the notification program they would be real sockets on the host's network.
+        Err(e) if spec.allow_dns => Err(StageFailure::setup(
+            "seccomp",
+            format!(
+                "--allow-dns needs seccomp user notification, which is not available ({e}); \
+                 run without --allow-dns"
+            ),
+        )),
         Err(e) if spec.allow_degraded => {
             degraded.push(format!(
                 "no seccomp user notification ({e}): exec and write checks are off"
             ));
-            let deny_list = seccomp_filters::static_program(families, guards)
+            let deny_list = seccomp_filters::static_program(families, guards, spec.allow_dns)
                 .map_err(|e| StageFailure::setup("seccomp", e))?;
             sys::seccomp_set_mode_filter(&deny_list, 0)
                 .map_err(|e| StageFailure::setup("seccomp", e))?;
             Ok(None)
         }
-        Err(e) if e.raw_os_error() == Some(libc::EBUSY) => Err(StageFailure::setup(
-            "seccomp",
-            "fence cannot run inside another seccomp-notify sandbox (the kernel refused a second listener: EBUSY)",
-        )),
         Err(e) => Err(StageFailure::setup(
             "seccomp",
             format!(

@@ -27,8 +27,10 @@ pub const EXIT_USAGE: u8 = 64;
     name = "fence",
     version,
     about = "A sandbox supervisor for coding agents and CI jobs",
-    long_about = "fence classifies shell lines the way agent approval systems do \
-                  (fence check) and lists the rules it applies (fence rules)."
+    long_about = "fence runs a command line under Landlock and seccomp user notification \
+                  (fence run): every exec, write outside the worktree and connection of the \
+                  whole process tree reaches a policy and, when it asks, a person \
+                  (fence approvals). fence check classifies a shell line with the same rules."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -269,6 +269,13 @@ fn print_question(hello: &ServerHello, q: &Question, json: bool) {
             q.description
         );
         let _ = writeln!(out, "  {}: {}", event_word(q), q.subject);
+        if let Some(d) = &q.destination {
+            let _ = writeln!(
+                out,
+                "  destination: {}",
+                crate::escape::if_unsafe(&d.shown())
+            );
+        }
         let _ = writeln!(out, "  process: {} (pid {})", q.process, q.pid);
         let _ = writeln!(out, "  time left: {}", time_left(q.deadline_ms));
         let words = if q.always_offered {

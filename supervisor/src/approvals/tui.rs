@@ -391,7 +391,7 @@ impl App {
                 self.session_name(&card.socket)
             )),
         ]);
-        let lines = vec![
+        let mut lines = vec![
             Line::raw(escape::if_unsafe(&q.description)),
             Line::raw(format!(
                 "process: {} (pid {})",
@@ -406,6 +406,12 @@ impl App {
                 Span::raw(escape::if_unsafe(&q.subject)),
             ]),
         ];
+        if let Some(d) = &q.destination {
+            lines.push(Line::raw(format!(
+                "destination: {}",
+                escape::if_unsafe(&d.shown())
+            )));
+        }
         frame.render_widget(
             Paragraph::new(lines).wrap(Wrap { trim: false }).block(
                 Block::default()
@@ -429,6 +435,9 @@ fn card_height(card: &Card, width: usize) -> u16 {
     let subject = event_word(q).len() + 2 + escape::if_unsafe(&q.subject).chars().count();
     let body = rows(&escape::if_unsafe(&q.description))
         + subject.div_ceil(width).max(1)
-        + rows(&format!("process: {} (pid {})", q.process, q.pid));
+        + rows(&format!("process: {} (pid {})", q.process, q.pid))
+        + q.destination
+            .as_ref()
+            .map_or(0, |d| rows(&format!("destination: {}", d.shown())));
     u16::try_from(body + 2).unwrap_or(u16::MAX)
 }

@@ -17,7 +17,9 @@ use serde_json::{Map, Value};
 
 use super::log::{self, AuditLog};
 use super::transcript::{Outcome, Transcript};
-use super::{Answer, Approver, EventKind, Level, Question, SessionInfo, epoch_ms};
+use super::{
+    Answer, Approver, Destination, EventKind, Level, Question, Route, SessionInfo, epoch_ms,
+};
 use crate::escape::{bytes_for_terminal, for_terminal};
 
 /// The asking process as fence sees it.
@@ -105,6 +107,8 @@ pub struct Request {
     /// Why the policy asks (the log's `rule_reason`).
     pub why: String,
     pub subject: Subject,
+    /// For a connection: where to (escaped when it is put to a person).
+    pub destination: Option<Destination>,
     pub process: ProcessInfo,
     pub call: CallKey,
     /// When the notification arrived (for `latency_us`).
@@ -139,10 +143,15 @@ pub struct Record<'a> {
     pub received: Instant,
 }
 
+/// What an Always covers: the event, the exact subject and, for a connection, the route.
+/// Security boundary: an Always for `host:port` through the proxy (whose checks — name
+/// resolution, internal addresses, TLS name — still apply) never approves the sandbox's
+/// own raw socket to that address, nor the other way round.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct AlwaysKey {
     event: EventKind,
     subject: Subject,
+    route: Option<Route>,
 }
 
 /// Most questions pending at once; more are denied at once (each waits on a thread, and a
@@ -286,6 +295,7 @@ impl Gate {
         let always_key = AlwaysKey {
             event: req.event,
             subject: req.subject.clone(),
+            route: req.destination.as_ref().map(|d| d.route),
         };
         if req.level == Level::Yellow
             && self
@@ -393,6 +403,13 @@ impl Gate {
                 Subject::Argv(a) => Some(a.iter().map(|w| bytes_for_terminal(w)).collect()),
                 _ => None,
             },
+            destination: req.destination.as_ref().map(|d| Destination {
+                host: for_terminal(&d.host),
+                port: d.port,
+                name: d.name.as_deref().map(for_terminal),
+                address: d.address.as_deref().map(for_terminal),
+                route: d.route,
+            }),
             pid: req.process.pid,
             sandbox_pid: req.process.sandbox_pid,
             process: for_terminal(&req.process.name),
@@ -466,6 +483,18 @@ impl Gate {
         m.insert("reason".into(), reason.into());
         m.insert("rule_reason".into(), req.why.clone().into());
         m.insert("answer".into(), answer.log_word().into());
+        if let Some(d) = &req.destination {
+            m.insert(
+                "route".into(),
+                serde_json::to_value(d.route).unwrap_or(Value::Null),
+            );
+            if let Some(name) = &d.name {
+                m.insert("name".into(), name.clone().into());
+            }
+            if let Some(address) = &d.address {
+                m.insert("address".into(), address.clone().into());
+            }
+        }
         if let Some(id) = id {
             m.insert("question".into(), id.into());
         }
@@ -476,6 +505,12 @@ impl Gate {
 
     /// Logs a decision made without a question; a refusal also gets a `Blocked:` line.
     pub fn record(&self, r: &Record<'_>) {
+        self.record_with(r, Map::new());
+    }
+
+    /// As [`Gate::record`], with more fields for the log line (a proxied connection's
+    /// route and bytes).
+    pub fn record_with(&self, r: &Record<'_>, extra: Map<String, Value>) {
         let line = (r.action == "deny").then(|| {
             let shown = match r.event {
                 EventKind::Exec => r.subject.shown(),
@@ -505,6 +540,7 @@ impl Gate {
         if let Some(line) = line {
             m.insert("transcript".into(), line.into());
         }
+        m.extend(extra);
         log.write(m);
     }
 
@@ -522,6 +558,9 @@ impl Gate {
                 "sandbox_pid".into(),
                 p.sandbox_pid.map_or(Value::Null, Value::from),
             );
+            if !p.name.is_empty() {
+                m.insert("process".into(), log::text(p.name.as_bytes()).0.into());
+            }
         }
         m.insert(
             "event".into(),
@@ -631,6 +670,7 @@ mod tests {
             description: "a rule".into(),
             why: "asked".into(),
             subject: Subject::Argv(argv.iter().map(|a| a.as_bytes().to_vec()).collect()),
+            destination: None,
             process: ProcessInfo::default(),
             call: CallKey {
                 tid,
@@ -685,6 +725,7 @@ mod tests {
         let write = |p: &str| Request {
             event: EventKind::Write,
             subject: Subject::Path(p.as_bytes().to_vec()),
+            destination: None,
             ..exec(&[], Level::Yellow, 1)
         };
         assert!(g.ask(&write("/tmp/a")).allows());
@@ -692,6 +733,54 @@ mod tests {
         assert!(!g.ask(&write("/tmp/a/")).allows());
         assert!(!g.ask(&write("/tmp/ab")).allows());
         assert_eq!(fake.asked.load(Ordering::SeqCst), 3);
+    }
+
+    #[test]
+    fn always_on_one_route_never_approves_the_other() {
+        let fake = Fake::new(vec![Answer::Always, Answer::Always], Duration::ZERO);
+        let g = gate(fake.clone());
+        let connect = |route: Route, tid: i32| Request {
+            event: EventKind::Connect,
+            subject: Subject::Addr("203.0.113.7:443".into()),
+            destination: Some(Destination {
+                host: "203.0.113.7".into(),
+                port: 443,
+                name: None,
+                address: None,
+                route,
+            }),
+            ..exec(&[], Level::Yellow, tid)
+        };
+        assert_eq!(g.ask(&connect(Route::Proxy, 1)), Answer::Always);
+        assert!(g.ask(&connect(Route::Proxy, 2)).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 1);
+        // The same host:port on the sandbox's own socket is a question of its own.
+        assert_eq!(g.ask(&connect(Route::Direct, 3)), Answer::Always);
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
+        assert!(g.ask(&connect(Route::Direct, 4)).allows());
+        assert!(g.ask(&connect(Route::Proxy, 5)).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn always_given_through_the_proxy_leaves_a_direct_connect_asked() {
+        let fake = Fake::new(vec![Answer::Always], Duration::ZERO);
+        let g = gate(fake.clone());
+        let connect = |route: Route| Request {
+            event: EventKind::Connect,
+            subject: Subject::Addr("203.0.113.7:443".into()),
+            destination: Some(Destination {
+                host: "203.0.113.7".into(),
+                port: 443,
+                name: None,
+                address: None,
+                route,
+            }),
+            ..exec(&[], Level::Yellow, 1)
+        };
+        assert!(g.ask(&connect(Route::Proxy)).allows());
+        assert!(!g.ask(&connect(Route::Direct)).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
     }
 
     #[test]

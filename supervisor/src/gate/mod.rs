@@ -95,6 +95,9 @@ pub struct Question {
     /// For an exec: each argument, escaped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub argv: Option<Vec<String>>,
+    /// For a connection: where to, and by which route.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<Destination>,
     /// The asking process as fence sees it, and as the sandbox sees it (pid namespace).
     pub pid: i32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +110,47 @@ pub struct Question {
     /// epoch (clients show the time left from these).
     pub asked_at_ms: u64,
     pub deadline_ms: u64,
+}
+
+/// The destination of a connection a question is about. `host` is as the process gave it:
+/// the IP address of a direct connect, the name of a request to the domain proxy; `name`
+/// is the name fence knows for a direct connect's address (from `--resolve`), `address`
+/// the address `--resolve` maps a proxied name to. Escaped, shown whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Destination {
+    pub host: String,
+    pub port: u16,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    pub route: Route,
+}
+
+/// How a connection would go: the process's own socket, or through fence's domain proxy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    Direct,
+    Proxy,
+}
+
+impl Destination {
+    /// One line for a card: `203.0.113.5 port 443 (api.example.com), direct`.
+    pub fn shown(&self) -> String {
+        let mut s = format!("{} port {}", self.host, self.port);
+        if let Some(n) = &self.name {
+            s.push_str(&format!(" ({n})"));
+        }
+        if let Some(a) = &self.address {
+            s.push_str(&format!(" (resolves to {a})"));
+        }
+        s.push_str(match self.route {
+            Route::Direct => ", direct",
+            Route::Proxy => ", through fence's proxy",
+        });
+        s
+    }
 }
 
 /// A person's (or the approver's) answer.
@@ -218,6 +262,7 @@ mod tests {
             event: EventKind::Exec,
             subject: "git reset --hard".into(),
             argv: Some(vec!["git".into(), "reset".into(), "--hard".into()]),
+            destination: None,
             pid: 10,
             sandbox_pid: Some(3),
             process: "bash".into(),
@@ -242,6 +287,28 @@ mod tests {
         assert!(text.contains("\"event\":\"exec\""), "{text}");
         let back: Question = serde_json::from_str(&text).unwrap();
         assert_eq!(back, q);
+    }
+
+    #[test]
+    fn a_connection_question_carries_its_destination() {
+        let mut q = question();
+        q.event = EventKind::Connect;
+        q.argv = None;
+        q.destination = Some(Destination {
+            host: "api.test".into(),
+            port: 8080,
+            name: None,
+            address: Some("127.0.0.1".into()),
+            route: Route::Proxy,
+        });
+        let text = serde_json::to_string(&q).unwrap();
+        assert!(text.contains("\"route\":\"proxy\""), "{text}");
+        let back: Question = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, q);
+        assert_eq!(
+            q.destination.unwrap().shown(),
+            "api.test port 8080 (resolves to 127.0.0.1), through fence's proxy"
+        );
     }
 
     #[test]

@@ -510,6 +510,11 @@ fn shown_safely(q: &Question) -> Question {
             *w = escape::if_unsafe(w);
         }
     }
+    if let Some(d) = &mut q.destination {
+        d.host = escape::if_unsafe(&d.host);
+        d.name = d.name.as_deref().map(escape::if_unsafe);
+        d.address = d.address.as_deref().map(escape::if_unsafe);
+    }
     q
 }
 
@@ -758,6 +763,7 @@ mod tests {
                 "origin".into(),
                 "main".into(),
             ]),
+            destination: None,
             pid: 4242,
             sandbox_pid: Some(7),
             process: "git".into(),

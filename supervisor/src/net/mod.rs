@@ -3,4 +3,6 @@
 //! themselves are in `run::net_check`), and the proxy that enforces `--allow-domain`.
 
 pub mod allow;
+pub mod dns;
+pub mod peer_process;
 pub mod proxy;

@@ -13,10 +13,16 @@
 //! allowing a shared CDN name allows whatever it fronts. For plain HTTP, a `Host` header
 //! naming another host than the request line is refused.
 //!
+//! A host no rule covers is asked about through the gate when the session has someone to
+//! ask ([`ProxyHooks::ask`]): the question runs on tokio's blocking pool, so the proxy's
+//! other connections go on while it waits. A Yes lets the request through the same checks
+//! as an allowed one (name resolution, the TLS server name); a No is a 403 with the answer.
+//!
 //! The HTTP head is parsed with `httparse`, the ClientHello with `tls-parser`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use base64::Engine;
@@ -24,6 +30,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::allow::{RuleError, is_internal};
+use crate::gate::decide::ProcessInfo;
 
 /// Longest request head or ClientHello read before the connection is refused.
 const MAX_HEAD: usize = 64 * 1024;
@@ -135,6 +142,49 @@ pub struct ProxyEvent {
     /// Bytes from the sandbox to the destination, and back.
     pub bytes_up: u64,
     pub bytes_down: u64,
+    /// The client process, when it was looked up and found.
+    pub client: Option<ProcessInfo>,
+    /// The proxy connection's number (counted from 1 since the proxy started).
+    pub connection: u64,
+}
+
+/// A request for a host no `--allow-domain` rule covers, as the gate is asked about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownHost {
+    pub method: String,
+    pub host: String,
+    pub port: u16,
+    /// The address `--resolve` maps the host to, if any (nothing is resolved before the
+    /// answer: a name asked about must not reach a DNS server before a person allowed it).
+    pub address: Option<IpAddr>,
+    /// The client process, when it could be found.
+    pub client: Option<ProcessInfo>,
+}
+
+/// The gate's answer about an [`UnknownHost`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostVerdict {
+    Allowed,
+    /// Refused, and why (the answer's text).
+    Refused(String),
+}
+
+pub type AskSink = Arc<dyn Fn(&UnknownHost) -> HostVerdict + Send + Sync>;
+/// Names the process holding the client end of a proxy connection (its peer address, the
+/// proxy's address); called on the blocking pool.
+pub type IdentifySink = Arc<dyn Fn(SocketAddr, SocketAddr) -> Option<ProcessInfo> + Send + Sync>;
+
+/// Where the proxy's decisions go.
+#[derive(Clone)]
+pub struct ProxyHooks {
+    /// Receives every decision, and every allowed connection when it closes.
+    pub on_event: EventSink,
+    /// Asks about hosts no rule covers; `None`: refused without a question.
+    pub ask: Option<AskSink>,
+    /// Finds the client process of a connection asked about, and of every connection when
+    /// `identify_all` (for the log).
+    pub identify: Option<IdentifySink>,
+    pub identify_all: bool,
 }
 
 /// A running proxy.
@@ -143,13 +193,43 @@ pub struct Proxy {
     pub addr: SocketAddr,
     /// `http://fence:PASSWORD@127.0.0.1:PORT`, the value of the proxy variables.
     pub url: String,
+    /// Connections being served.
+    open: Arc<AtomicUsize>,
+}
+
+impl Proxy {
+    /// Waits (at most `limit`) until no connection is being served: at the end of the
+    /// session the sandbox's connections close, and their last events (the bytes of a
+    /// tunnel) reach the log before it is closed.
+    pub fn wait_idle(&self, limit: Duration) {
+        let until = std::time::Instant::now() + limit;
+        while self.open.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Counts a connection as open while it lives.
+struct Serving(Arc<AtomicUsize>);
+
+impl Serving {
+    fn new(open: &Arc<AtomicUsize>) -> Serving {
+        open.fetch_add(1, Ordering::SeqCst);
+        Serving(open.clone())
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 pub type EventSink = Arc<dyn Fn(ProxyEvent) + Send + Sync>;
 
 /// Starts the proxy on a loopback port, on its own thread with its own runtime; it runs as
-/// long as the supervisor. `on_event` receives every decision.
-pub fn start(policy: ProxyPolicy, on_event: EventSink) -> std::io::Result<Proxy> {
+/// long as the supervisor. `hooks.on_event` receives every decision.
+pub fn start(policy: ProxyPolicy, hooks: ProxyHooks) -> std::io::Result<Proxy> {
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     std_listener.set_nonblocking(true)?;
     let addr = std_listener.local_addr()?;
@@ -167,8 +247,13 @@ pub fn start(policy: ProxyPolicy, on_event: EventSink) -> std::io::Result<Proxy>
     let shared = Arc::new(Shared {
         policy,
         expected_auth: expected,
-        on_event,
+        on_event: hooks.on_event,
+        ask: hooks.ask,
+        identify: hooks.identify,
+        identify_all: hooks.identify_all,
     });
+    let open = Arc::new(AtomicUsize::new(0));
+    let open_in_loop = open.clone();
     std::thread::Builder::new()
         .name("fence-proxy".into())
         .spawn(move || {
@@ -176,18 +261,25 @@ pub fn start(policy: ProxyPolicy, on_event: EventSink) -> std::io::Result<Proxy>
                 let Ok(listener) = TcpListener::from_std(std_listener) else {
                     return;
                 };
+                let mut number = 0u64;
                 loop {
                     let Ok((conn, _)) = listener.accept().await else {
                         continue;
                     };
+                    number += 1;
                     let shared = shared.clone();
-                    tokio::spawn(async move { serve(&shared, conn).await });
+                    let serving = Serving::new(&open_in_loop);
+                    tokio::spawn(async move {
+                        serve(&shared, conn, number).await;
+                        drop(serving);
+                    });
                 }
             })
         })?;
     Ok(Proxy {
         addr,
         url: format!("http://fence:{password}@{addr}"),
+        open,
     })
 }
 
@@ -201,6 +293,46 @@ struct Shared {
     policy: ProxyPolicy,
     expected_auth: String,
     on_event: EventSink,
+    ask: Option<AskSink>,
+    identify: Option<IdentifySink>,
+    identify_all: bool,
+}
+
+/// The process at the other end of a proxy connection (the identify hook runs on the
+/// blocking pool: it may walk `/proc`).
+async fn client_process(shared: &Shared, client: &TcpStream) -> Option<ProcessInfo> {
+    let identify = shared.identify.clone()?;
+    let (peer, local) = (client.peer_addr().ok()?, client.local_addr().ok()?);
+    tokio::task::spawn_blocking(move || identify(peer, local))
+        .await
+        .ok()
+        .flatten()
+}
+
+/// Puts a request for a host no rule covers to the gate. The question waits on the
+/// blocking pool: the proxy's other connections are served meanwhile.
+async fn ask_about(
+    shared: &Shared,
+    ask: &AskSink,
+    head: &Head,
+    client: Option<ProcessInfo>,
+) -> HostVerdict {
+    let question = UnknownHost {
+        method: head.method.clone(),
+        host: head.host.clone(),
+        port: head.port,
+        address: shared
+            .policy
+            .resolve
+            .iter()
+            .find(|(n, _)| *n == head.host)
+            .map(|(_, ip)| *ip),
+        client,
+    };
+    let ask = ask.clone();
+    tokio::task::spawn_blocking(move || ask(&question))
+        .await
+        .unwrap_or_else(|_| HostVerdict::Refused("the question failed".into()))
 }
 
 /// The request head as the proxy needs it.
@@ -222,7 +354,7 @@ enum Refusal {
     Status(u16, &'static str),
 }
 
-async fn serve(shared: &Shared, mut client: TcpStream) {
+async fn serve(shared: &Shared, mut client: TcpStream, connection: u64) {
     let _ = client.set_nodelay(true);
     let Ok(Ok((head, leftover))) =
         tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client, &shared.expected_auth)).await
@@ -237,6 +369,11 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
             return;
         }
     };
+    let client_process_info = if shared.identify_all && head.authorized {
+        client_process(shared, &client).await
+    } else {
+        None
+    };
     let event = |allowed: bool, rule: &str, reason: Option<&str>| ProxyEvent {
         method: head.method.clone(),
         host: head.host.clone(),
@@ -246,6 +383,8 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
         reason: reason.map(str::to_string),
         bytes_up: 0,
         bytes_down: 0,
+        client: client_process_info.clone(),
+        connection,
     };
     if !head.authorized {
         (shared.on_event)(event(
@@ -258,26 +397,6 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
             .await;
         return;
     }
-    let Some(rule) = shared
-        .policy
-        .rules
-        .iter()
-        .find(|r| r.covers(&head.host, head.port))
-    else {
-        // Where the gate's question for an unknown domain belongs; nobody to ask: refused.
-        (shared.on_event)(event(
-            false,
-            "fence.net-domain",
-            Some("no --allow-domain rule covers it"),
-        ));
-        let _ = respond(
-            &mut client,
-            403,
-            "Forbidden by fence: no rule allows this host",
-        )
-        .await;
-        return;
-    };
     if head.host_mismatch {
         (shared.on_event)(event(
             false,
@@ -287,6 +406,42 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
         let _ = respond(&mut client, 403, "Forbidden by fence: Host header mismatch").await;
         return;
     }
+    let rule = match shared
+        .policy
+        .rules
+        .iter()
+        .find(|r| r.covers(&head.host, head.port))
+    {
+        Some(rule) => rule.text.clone(),
+        None => {
+            let verdict = match &shared.ask {
+                // Nobody to ask: refused.
+                None => HostVerdict::Refused("no --allow-domain rule covers it".into()),
+                Some(ask) => {
+                    let client_found = match &client_process_info {
+                        Some(p) => Some(p.clone()),
+                        None => client_process(shared, &client).await,
+                    };
+                    ask_about(shared, ask, &head, client_found).await
+                }
+            };
+            if let HostVerdict::Refused(refusal) = verdict {
+                // An asked question is logged by the gate; a refusal without one here.
+                if shared.ask.is_none() {
+                    (shared.on_event)(event(false, "fence.net-domain", Some(&refusal)));
+                }
+                let _ = respond_with_reason(
+                    &mut client,
+                    403,
+                    "Forbidden",
+                    &format!("Forbidden by fence: no rule allows this host: {refusal}"),
+                )
+                .await;
+                return;
+            }
+            "fence.net-domain".to_string()
+        }
+    };
     let addrs = resolve(&shared.policy, &head.host, head.port).await;
     if addrs.is_empty() {
         (shared.on_event)(event(
@@ -337,7 +492,7 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
     let Ok(mut upstream) = TcpStream::connect(&addrs[..]).await else {
         (shared.on_event)(event(
             false,
-            &rule.text,
+            &rule,
             Some("the destination refused or is unreachable"),
         ));
         if head.upstream_head.is_some() {
@@ -363,7 +518,7 @@ async fn serve(shared: &Shared, mut client: TcpStream) {
     let (a, b) = tokio::task::spawn_blocking(move || tunnel(client, upstream))
         .await
         .unwrap_or((0, 0));
-    let mut done = event(true, &rule.text, None);
+    let mut done = event(true, &rule, None);
     done.bytes_up = up + a;
     done.bytes_down = b;
     (shared.on_event)(done);
@@ -440,6 +595,22 @@ fn splice_all(from: &std::net::TcpStream, to: &std::net::TcpStream) -> u64 {
     total
 }
 
+/// A refusal whose body carries a reason that may come from a person: the status line
+/// stays fixed, and the body is one line without control characters.
+async fn respond_with_reason(
+    client: &mut TcpStream,
+    code: u16,
+    status: &str,
+    body: &str,
+) -> std::io::Result<()> {
+    let body = format!("{}\n", crate::escape::for_terminal(body));
+    let msg = format!(
+        "HTTP/1.1 {code} {status}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    client.write_all(msg.as_bytes()).await
+}
+
 async fn respond(client: &mut TcpStream, code: u16, text: &str) -> std::io::Result<()> {
     let body = format!("{text}\n");
     let msg = format!(
@@ -514,6 +685,19 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
             .map(|h| h.value)
     };
     let authorized = header("proxy-authorization").is_some_and(|v| v == expected_auth.as_bytes());
+    // Security boundary: one Host only (RFC 9112 §3.2). With two, the check below would
+    // read the first while an upstream server may route on the second.
+    let hosts = req
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("host"))
+        .count();
+    if hosts > 1 {
+        return Err(Refusal::Status(
+            400,
+            "Bad Request: more than one Host header",
+        ));
+    }
     if method == "CONNECT" {
         let (host, port) = split_authority(target, None).ok_or_else(bad)?;
         return Ok(Head {
@@ -542,11 +726,26 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
         .is_some_and(|v| {
             split_authority(v, Some(port)).is_none_or(|(h, p)| h != host || p != port)
         });
-    let mut upstream =
-        format!("{method} {path} HTTP/1.{}\r\n", req.version.unwrap_or(1)).into_bytes();
+    // The Host sent upstream is the authority that was checked, never the client's bytes.
+    let checked_host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.clone()
+    };
+    let checked_authority = if port == 80 {
+        checked_host
+    } else {
+        format!("{checked_host}:{port}")
+    };
+    let mut upstream = format!(
+        "{method} {path} HTTP/1.{}\r\nHost: {checked_authority}\r\n",
+        req.version.unwrap_or(1)
+    )
+    .into_bytes();
     for h in req.headers.iter() {
         if h.name.eq_ignore_ascii_case("proxy-authorization")
             || h.name.eq_ignore_ascii_case("proxy-connection")
+            || h.name.eq_ignore_ascii_case("host")
         {
             continue;
         }
@@ -801,6 +1000,20 @@ mod tests {
     }
 
     #[test]
+    fn a_request_with_two_host_headers_is_refused() {
+        for raw in [
+            "GET http://api.test/ HTTP/1.1\r\nHost: api.test\r\nHost: internal.test\r\n\r\n",
+            "GET http://api.test/ HTTP/1.1\r\nHost: api.test\r\nhost: api.test\r\n\r\n",
+            "CONNECT api.test:443 HTTP/1.1\r\nHost: api.test\r\nHOST: evil.test\r\n\r\n",
+        ] {
+            match head(raw) {
+                Err(Refusal::Status(code, _)) => assert_eq!(code, 400, "{raw:?}"),
+                Ok(h) => panic!("accepted {raw:?}: {h:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn requests_are_read_with_their_credentials_and_host() {
         let h = head("CONNECT api.test:443 HTTP/1.1\r\nProxy-Authorization: Basic good\r\n\r\n")
             .ok()
@@ -821,6 +1034,21 @@ mod tests {
             .unwrap();
         assert!(h.host_mismatch);
         assert!(head("GET https://api.test/ HTTP/1.1\r\n\r\n").is_err());
+        // The checked authority is what goes upstream as Host, normalised, port kept.
+        let h = head(
+            "GET http://API.test:8080/ HTTP/1.1\r\nAccept: */*\r\nHost: api.test:8080\r\n\r\n",
+        )
+        .ok()
+        .unwrap();
+        assert!(!h.host_mismatch);
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(
+            up,
+            "GET / HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\n\r\n"
+        );
+        let h = head("GET http://[::1]:81/ HTTP/1.0\r\n\r\n").ok().unwrap();
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(up, "GET / HTTP/1.0\r\nHost: [::1]:81\r\n\r\n");
         assert!(head("GET http://user@api.test/ HTTP/1.1\r\n\r\n").is_err());
     }
 }

@@ -195,6 +195,10 @@ pub fn perform(listener: &Listener, n: &Notification, caller: Caller, op: Operat
         return Response::Error(libc::EPERM);
     };
     let umask = umask_of(caller.tid).unwrap_or(0o022);
+    // Credentials and umask were read by tid: trusted only while the call still waits.
+    if !listener.is_valid(n.id) {
+        return Response::Error(libc::EPERM);
+    }
     match op {
         Operation::Open { path, flags, mode } => {
             let cloexec = flags & libc::O_CLOEXEC != 0;

@@ -2,7 +2,7 @@
 //! that issues `SECCOMP_IOCTL_NOTIF_*` requests.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 /// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (Linux 6.6): the kernel wakes the supervisor on the
 /// target's CPU, which makes a notification about ten times cheaper.
@@ -100,14 +100,12 @@ impl Listener {
     /// very call. Checked after every read of the target's memory or /proc entries, since
     /// a tid can be reused once its thread is gone.
     pub fn is_valid(&self, id: u64) -> bool {
-        // SAFETY: ID_VALID reads one u64 through a valid pointer.
-        unsafe {
-            libc::ioctl(
-                self.fd.as_raw_fd(),
-                libc::SECCOMP_IOCTL_NOTIF_ID_VALID as _,
-                &id,
-            ) == 0
-        }
+        id_valid(self.fd.as_raw_fd(), id)
+    }
+
+    /// The listener's descriptor number, for [`id_valid`] where only a number can be kept.
+    pub fn raw_fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
     }
 
     /// Installs a duplicate of `file` in the caller's descriptor table and answers the call
@@ -188,4 +186,11 @@ impl Listener {
             )
         };
     }
+}
+
+/// `SECCOMP_IOCTL_NOTIF_ID_VALID` on the listener descriptor `listener`: whether
+/// notification `id` is still pending (its thread alive and blocked in that call).
+pub fn id_valid(listener: RawFd, id: u64) -> bool {
+    // SAFETY: ID_VALID reads one u64 through a valid pointer.
+    unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID as _, &id) == 0 }
 }

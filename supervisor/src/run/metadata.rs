@@ -205,9 +205,10 @@ pub fn perform_on_path(
         Ok(p) => p,
         Err(errno) => return Response::Error(errno),
     };
+    // The credentials are read by tid: trusted only while the call still waits.
     let creds = match TargetCredentials::of_thread(caller.tid) {
-        Ok(c) => c,
-        Err(_) => return Response::Error(libc::EPERM),
+        Ok(c) if caller.still_pending() => c,
+        _ => return Response::Error(libc::EPERM),
     };
     let rel = target
         .strip_prefix(root)
@@ -291,8 +292,8 @@ pub fn perform_on_fd(
         return Err((bytes.to_vec(), copy));
     }
     let creds = match TargetCredentials::of_thread(caller.tid) {
-        Ok(c) => c,
-        Err(_) => return Ok((Response::Error(libc::EPERM), bytes.to_vec())),
+        Ok(c) if caller.still_pending() => c,
+        _ => return Ok((Response::Error(libc::EPERM), bytes.to_vec())),
     };
     let object = bytes.to_vec();
     Ok((apply_on_fetched(mem, &creds, copy, op), object))

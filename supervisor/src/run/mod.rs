@@ -5,6 +5,7 @@ mod acting;
 mod approval;
 mod approved;
 mod blocked_reason;
+mod dns_call;
 pub mod exec_check;
 mod fence;
 mod git_head;
@@ -18,6 +19,7 @@ mod path_resolve;
 mod pidfd;
 pub mod preflight;
 mod prepare;
+mod proxy_gate;
 mod question;
 mod spawn;
 mod target_memory;
@@ -71,6 +73,10 @@ pub struct RunArgs {
     /// through fence's proxy (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY are set for the command).
     #[arg(long = "allow-domain", value_name = "NAME[:PORT]", value_parser = parse_domain_rule)]
     pub allow_domain: Vec<crate::net::proxy::DomainRule>,
+    /// Let DNS through to the system resolvers (the nameservers of /etc/resolv.conf, port
+    /// 53) and nothing else: UDP through fence's relay, TCP to those resolvers on port 53.
+    #[arg(long)]
+    pub allow_dns: bool,
     /// Do not write blocked reasons to the sandboxed processes' stderr.
     #[arg(long)]
     pub quiet_blocks: bool,
@@ -200,10 +206,21 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     for w in &net_warnings {
         eprintln!("fence: {}", crate::escape::for_terminal(w));
     }
+    let dns = if args.allow_dns {
+        let relay = dns_relay()?;
+        for &resolver in relay.resolvers() {
+            allowed_net.add(resolver, "fence.allow-dns");
+        }
+        Some(Arc::new(relay))
+    } else {
+        None
+    };
+    let proxy_clients = std::sync::Arc::new(crate::net::peer_process::ProxyClients::default());
     let proxy = if args.allow_domain.is_empty() {
         None
     } else {
-        let proxy = start_proxy(&args).map_err(|e| format!("starting the domain proxy: {e}"))?;
+        let proxy = start_proxy(&args, gate.clone(), proxy_clients.clone())
+            .map_err(|e| format!("starting the domain proxy: {e}"))?;
         allowed_net.add(proxy.addr, "fence.proxy");
         Some(proxy)
     };
@@ -288,6 +305,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 no_write_watch: args.no_write_watch,
                 pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
                 cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
+                allow_dns: args.allow_dns,
             };
             if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
                 kill_and_reap(shim.pid);
@@ -403,6 +421,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             loopback: loopback_table.then(Default::default),
                             allow_unix: allow_unix.clone(),
                             allowed: allowed_net.clone(),
+                            dns: dns.clone(),
+                            names: args.resolve.clone(),
+                            proxy_clients: proxy_clients.clone(),
                         };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
@@ -417,7 +438,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             return Err(format!("starting the notification loop: {e}"));
                         }
                     }
-                    (false, _) if args.allow_degraded => {}
+                    // Without the listener, --allow-dns would leave real inet datagram
+                    // sockets in the sandbox: refused (security boundary).
+                    (false, _) if args.allow_degraded && !args.allow_dns => {}
                     _ => {
                         kill_and_reap(shim_process.pid);
                         return Err("the sandbox did not hand over its seccomp listener".into());
@@ -467,6 +490,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
 
     let status = wait_for(shim_process.pid);
     let code = failure.unwrap_or(status);
+    // The sandbox's proxied connections close with it; their last lines go to the log.
+    if let Some(p) = &proxy {
+        p.wait_idle(std::time::Duration::from_millis(500));
+    }
     gate.close(Some(code));
     drop(gate_guard);
     drop(cgroup);
@@ -584,6 +611,7 @@ fn add_network_config(args: &mut RunArgs, network: &policy::config::NetworkConfi
             Err(e) => warn("resolve", e),
         }
     }
+    args.allow_dns |= network.allow_dns;
     for path in &network.allow_unix {
         match Path::new(path).canonicalize() {
             Ok(p) => args.allow_unix.push(p),
@@ -592,12 +620,37 @@ fn add_network_config(args: &mut RunArgs, network: &policy::config::NetworkConfi
     }
 }
 
+/// The relay of `--allow-dns`, to the nameservers of /etc/resolv.conf (read once, now).
+/// None there: refused rather than guessed.
+fn dns_relay() -> Result<crate::net::dns::DnsRelay, String> {
+    const RESOLV_CONF: &str = "/etc/resolv.conf";
+    let text = std::fs::read_to_string(RESOLV_CONF)
+        .map_err(|e| format!("--allow-dns: cannot read {RESOLV_CONF}: {e}"))?;
+    let (resolvers, warnings) = crate::net::dns::parse_resolv_conf(&text);
+    for w in &warnings {
+        eprintln!(
+            "fence: --allow-dns: {RESOLV_CONF}: {}",
+            crate::escape::for_terminal(w)
+        );
+    }
+    if resolvers.is_empty() {
+        return Err(format!(
+            "--allow-dns: {RESOLV_CONF} names no usable nameserver, so there is no system resolver to let DNS through to"
+        ));
+    }
+    Ok(crate::net::dns::DnsRelay::new(&resolvers))
+}
+
 fn parse_domain_rule(text: &str) -> Result<crate::net::proxy::DomainRule, String> {
     crate::net::proxy::parse_domain_rule(text).map_err(|e| e.to_string())
 }
 
-/// Starts the session's domain proxy; its refusals are written to fence's stderr.
-fn start_proxy(args: &RunArgs) -> std::io::Result<crate::net::proxy::Proxy> {
+/// Starts the session's domain proxy; its questions and decisions go through the gate.
+fn start_proxy(
+    args: &RunArgs,
+    gate: std::sync::Arc<crate::gate::decide::Gate>,
+    clients: std::sync::Arc<crate::net::peer_process::ProxyClients>,
+) -> std::io::Result<crate::net::proxy::Proxy> {
     use crate::net::allow::Host;
     let allowed_by_ip = args
         .allow_net
@@ -613,21 +666,7 @@ fn start_proxy(args: &RunArgs) -> std::io::Result<crate::net::proxy::Proxy> {
         resolve: args.resolve.clone(),
         allowed_by_ip,
     };
-    crate::net::proxy::start(policy, std::sync::Arc::new(report_proxy_event))
-}
-
-/// The one place proxy decisions leave the proxy: refusals as a transcript line.
-fn report_proxy_event(event: crate::net::proxy::ProxyEvent) {
-    if !event.allowed {
-        eprintln!(
-            "fence: blocked proxy request {} {}:{}: {} (rule {})",
-            crate::escape::for_terminal(&event.method),
-            crate::escape::for_terminal(&event.host),
-            event.port,
-            event.reason.as_deref().unwrap_or("refused"),
-            event.rule
-        );
-    }
+    crate::net::proxy::start(policy, proxy_gate::hooks(gate, clients, args.quiet_blocks))
 }
 
 /// The proxy variables, upper and lower case, replacing any the environment had.

@@ -7,17 +7,21 @@
 //! later change of the target's memory or descriptor table cannot redirect it. The only
 //! `CONTINUE` is a pathname or abstract unix `bind`, which Landlock bounds either way (the
 //! socket file is a file creation; a swap to an inet address meets Landlock's refusal of
-//! every TCP bind of the target).
+//! every TCP bind of the target), and, under `--allow-dns`, a `bind` in the sandbox's own
+//! network namespace, which is notified only for the DNS stand-ins' sake ([`dns_call`]).
 //!
 //! - Unix sockets: a pathname socket outside the writable roots is refused unless allowed
 //!   with `--allow-unix`. The path is opened (`O_PATH`, with the target's credentials) and
 //!   the object actually opened is checked and connected to through `/proc/self/fd/N`, so
 //!   a symlink swapped between check and connect changes nothing.
-//! - Inet: only loopback. With a network namespace it is the sandbox's own; without one the
+//! - Inet: destinations an `--allow-net` rule covers (the domain proxy's among them), and
+//!   loopback. With a network namespace loopback is the sandbox's own; without one the
 //!   [`LoopbackTable`] decides (a connect reaches only sockets the sandbox bound), every
 //!   inet bind is made on loopback (a wildcard becomes 127.0.0.1 or ::1, so a server in the
 //!   sandbox is never reachable from the network), and `listen` on an unbound socket binds
-//!   it to loopback first (the kernel would bind the wildcard).
+//!   it to loopback first (the kernel would bind the wildcard). Any other destination is a
+//!   question through the gate ([`unknown_destination`]), except link-local and metadata
+//!   addresses, which are refused unasked.
 //!
 //! These calls may block (a connect to a busy listener), so each runs on its own thread
 //! and answers the notification from there; the loop never waits on it.
@@ -33,16 +37,19 @@ use std::time::Instant;
 
 use super::acting::{TargetCredentials, act_as};
 use super::blocked_reason::{self, BlockedReason};
+use super::dns_call::{self, DnsAnswer, DnsDestination};
 use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
 use super::loopback_table::{self, LoopbackTable};
 use super::path_resolve::{self, Base, Caller, Resolution};
 use super::pidfd;
-use super::question::process_info;
+use super::question::{answer_text, process_info};
 use super::target_memory::TargetMemory;
-use crate::gate::EventKind;
-use crate::gate::decide::{Gate, Record, Subject};
+use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
+use crate::gate::{Destination, EventKind, Level, Route};
 use crate::net::allow::AllowedDestinations;
+use crate::net::dns::DnsRelay;
+use crate::net::peer_process::ProxyClients;
 
 /// Largest datagram performed for the target.
 const MAX_DATAGRAM: u64 = 1 << 20;
@@ -55,13 +62,20 @@ pub struct NetFence {
     /// its own).
     pub own_netns: bool,
     /// Without a network namespace: the sockets the sandbox bound on the host's loopback.
-    /// `None` when the sandbox has its own network namespace (its loopback is its own).
+    /// `None` when the sandbox has its own network namespace (its loopback is its own), and
+    /// without one below Landlock ABI 4 (no inet stream sockets, so nothing to listen on).
     pub loopback: Option<LoopbackTable>,
     /// Pathname unix sockets outside the writable roots opened on purpose (`--allow-unix`,
     /// canonical).
     pub allow_unix: Vec<PathBuf>,
     /// Destinations outside loopback reachable directly (`--allow-net`, names resolved).
     pub allowed: AllowedDestinations,
+    /// `--allow-dns`: the relay behind the sandbox's datagram sockets ([`dns_call`]).
+    pub dns: Option<Arc<DnsRelay>>,
+    /// `--resolve` mappings: the name shown beside an address in a question.
+    pub names: Vec<(String, IpAddr)>,
+    /// Who connected to the domain proxy, by local port (the proxy names its clients).
+    pub proxy_clients: Arc<ProxyClients>,
 }
 
 /// One decision on a network call: what was asked, where to, under which rule. This is
@@ -116,17 +130,24 @@ impl ConnectionDecision {
         let (event, subject) = self.event();
         let caller = Caller::new(self.pid);
         let process = gate.logging().then(|| process_info(caller));
-        gate.record(&Record {
-            event,
-            subject: &subject,
-            process: process.as_ref(),
-            level: if self.allowed { "green" } else { "red" },
-            action: if self.allowed { "allow" } else { "deny" },
-            rule: &self.rule,
-            reason: reason.map_or("", |r| r.what.as_str()),
-            tid: self.pid,
-            received,
-        });
+        let mut extra = serde_json::Map::new();
+        if event == EventKind::Connect {
+            extra.insert("route".into(), "direct".into());
+        }
+        gate.record_with(
+            &Record {
+                event,
+                subject: &subject,
+                process: process.as_ref(),
+                level: if self.allowed { "green" } else { "red" },
+                action: if self.allowed { "allow" } else { "deny" },
+                rule: &self.rule,
+                reason: reason.map_or("", |r| r.what.as_str()),
+                tid: self.pid,
+                received,
+            },
+            extra,
+        );
     }
 }
 
@@ -142,7 +163,14 @@ pub fn spawn(
     let received = Instant::now();
     std::thread::spawn(move || {
         let mem = TargetMemory::new(&listener, &n);
-        let outcome = decide(&listener, &fence, &net, &mem, caller, &n);
+        let call = Call {
+            listener: &listener,
+            gate: &gate,
+            n: &n,
+            caller,
+            received,
+        };
+        let outcome = decide(&call, &fence, &net, &mem);
         if let Some(d) = &outcome.decision {
             d.record(&gate, outcome.reason.as_ref(), received);
         }
@@ -240,15 +268,18 @@ fn parse_address(bytes: &[u8]) -> Option<Address> {
     })
 }
 
-/// Decides one network call and performs it when allowed.
-fn decide(
-    listener: &Listener,
-    fence: &Fence,
-    net: &NetFence,
-    mem: &TargetMemory<'_>,
+/// The notified call being decided, and where its questions go.
+struct Call<'a> {
+    listener: &'a Listener,
+    gate: &'a Gate,
+    n: &'a Notification,
     caller: Caller,
-    n: &Notification,
-) -> Outcome {
+    received: Instant,
+}
+
+/// Decides one network call and performs it when allowed.
+fn decide(call: &Call<'_>, fence: &Fence, net: &NetFence, mem: &TargetMemory<'_>) -> Outcome {
+    let (n, caller) = (call.n, call.caller);
     let a = n.args;
     let fd = a[0] as i32;
     if n.nr == libc::SYS_listen {
@@ -267,9 +298,14 @@ fn decide(
     let Some(address) = parse_address(&bytes) else {
         return Outcome::error(libc::EINVAL);
     };
+    if let Some(relay) = &net.dns
+        && let Some(outcome) = dns_socket_call(relay, net, mem, caller, n, &address)
+    {
+        return outcome;
+    }
     match n.nr {
         libc::SYS_bind => bind(net, caller, fd, address, bytes),
-        libc::SYS_connect => connect(listener, n.id, fence, net, caller, fd, address, bytes),
+        libc::SYS_connect => connect(call, fence, net, fd, address, bytes),
         libc::SYS_sendto => {
             if a[2] > MAX_DATAGRAM {
                 return Outcome::error(libc::EMSGSIZE);
@@ -284,6 +320,71 @@ fn decide(
     }
 }
 
+/// `--allow-dns`: a `connect`, addressed `sendto` or `bind` on one of the relay's
+/// stand-ins is answered from the relay ([`dns_call::on_stand_in`]); `None` for any other
+/// socket, except a `bind` where there is no loopback table (`net.loopback` is `None`):
+/// there `bind` is notified only for the stand-ins' sake and goes to the kernel as it
+/// would without `--allow-dns`. That is the sandbox's own network namespace, and also no
+/// network namespace below Landlock ABI 4, where the static filter refuses inet stream
+/// sockets and every inet datagram socket is a stand-in, so the only other inet sockets
+/// are descriptors inherited from outside — which `bind` reaches without the flag too.
+fn dns_socket_call(
+    relay: &DnsRelay,
+    net: &NetFence,
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    n: &Notification,
+    address: &Address,
+) -> Option<Outcome> {
+    let Some((_, socket)) = dns_call::stand_in_of(relay, caller, n.args[0] as i32) else {
+        return (n.nr == libc::SYS_bind && net.loopback.is_none()).then_some(Outcome {
+            response: Response::Continue,
+            reason: None,
+            decision: None,
+        });
+    };
+    let data = if n.nr == libc::SYS_sendto {
+        if n.args[2] > MAX_DATAGRAM {
+            return Some(Outcome::error(libc::EMSGSIZE));
+        }
+        match mem.bytes(n.args[1], n.args[2] as usize) {
+            Ok(d) => Some(d),
+            Err(_) => return Some(Outcome::error(libc::EFAULT)),
+        }
+    } else {
+        None
+    };
+    let destination = match address {
+        Address::Inet(a) => DnsDestination::Inet(*a),
+        Address::Unspecified => DnsDestination::Unspecified,
+        _ => DnsDestination::Other,
+    };
+    let call = if n.nr == libc::SYS_sendto {
+        "sendto"
+    } else {
+        "connect"
+    };
+    Some(
+        match dns_call::on_stand_in(relay, &socket, n.nr, destination, data.as_deref()) {
+            DnsAnswer::Done(v) => {
+                let outcome = Outcome::from_result(Ok(v));
+                match destination {
+                    DnsDestination::Inet(a) if n.nr != libc::SYS_bind => outcome.with_decision(
+                        decision(call, caller, a.to_string(), "fence.allow-dns", true),
+                    ),
+                    _ => outcome,
+                }
+            }
+            DnsAnswer::Error(errno) => Outcome::error(errno),
+            DnsAnswer::Refused { destination, why } => Outcome::refused(
+                libc::EACCES,
+                why,
+                decision(call, caller, destination, "fence.dns-outside", false),
+            ),
+        },
+    )
+}
+
 /// The target's socket `fd` and the credentials to act with.
 /// The error is the errno to answer.
 fn target_socket(caller: Caller, fd: i32) -> Result<(OwnedFd, TargetCredentials), i32> {
@@ -291,6 +392,10 @@ fn target_socket(caller: Caller, fd: i32) -> Result<(OwnedFd, TargetCredentials)
         .and_then(|p| pidfd::get_fd(&p, fd))
         .map_err(|_| libc::EBADF)?;
     let creds = TargetCredentials::of_thread(caller.tid).map_err(|_| libc::EPERM)?;
+    // The credentials were read by tid: trusted only while the call still waits.
+    if !caller.still_pending() {
+        return Err(libc::EPERM);
+    }
     Ok((socket, creds))
 }
 
@@ -310,17 +415,15 @@ fn decision(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn connect(
-    listener: &Listener,
-    id: u64,
+    call: &Call<'_>,
     fence: &Fence,
     net: &NetFence,
-    caller: Caller,
     fd: i32,
     address: Address,
     bytes: Vec<u8>,
 ) -> Outcome {
+    let caller = call.caller;
     match address {
         Address::UnixPath(path) => {
             let (socket, creds) = match target_socket(caller, fd) {
@@ -332,7 +435,7 @@ fn connect(
                 unsafe { libc::connect(socket.as_raw_fd(), sa, salen) as isize }
             })
         }
-        Address::Inet(addr) => connect_inet(listener, id, net, caller, fd, addr, bytes),
+        Address::Inet(addr) => connect_inet(call, net, fd, addr, bytes),
         Address::UnixOther if !net.own_netns => abstract_outside_netns(caller),
         Address::UnixOther | Address::Unspecified => perform_connect(caller, fd, bytes),
         Address::Other(_) => Outcome::error(libc::EAFNOSUPPORT),
@@ -343,21 +446,38 @@ fn connect(
 /// included: a rule for 127.0.0.1:5432 opens the host's service), else loopback (the
 /// sandbox's own servers), else an unknown destination.
 fn connect_inet(
-    listener: &Listener,
-    id: u64,
+    call: &Call<'_>,
     net: &NetFence,
-    caller: Caller,
     fd: i32,
     addr: SocketAddr,
     bytes: Vec<u8>,
 ) -> Outcome {
+    let (listener, id, caller) = (call.listener, call.n.id, call.caller);
     let dest = loopback_table::connect_destination(addr);
     if let Some(rule) = net.allowed.rule_for(dest) {
         let d = decision("connect", caller, dest.to_string(), rule, true);
-        return connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
+        let outcome = connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
+        if rule == PROXY_RULE {
+            remember_proxy_client(net, caller, fd);
+        }
+        return outcome;
     }
     if !loopback_table::is_loopback(dest.ip()) {
-        return unknown_destination(caller, dest);
+        if is_metadata_or_link_local(dest.ip()) {
+            let d = decision(
+                "connect",
+                caller,
+                dest.to_string(),
+                "fence.net-metadata",
+                false,
+            );
+            return Outcome::refused(
+                libc::EACCES,
+                "connection to a link-local or cloud metadata address",
+                d,
+            );
+        }
+        return unknown_destination(call, net, fd, dest, bytes, &UNKNOWN_OUTSIDE);
     }
     let Some(table) = &net.loopback else {
         // The sandbox's own network namespace: its loopback holds nothing of the host's.
@@ -376,18 +496,7 @@ fn connect_inet(
             // server to come up sees the usual answer), nothing to report.
             return Outcome::error(libc::ECONNREFUSED);
         }
-        let d = decision(
-            "connect",
-            caller,
-            dest.to_string(),
-            "fence.net-host-loopback",
-            false,
-        );
-        return Outcome::refused(
-            libc::ECONNREFUSED,
-            "connection to a host service on loopback",
-            d,
-        );
+        return unknown_destination(call, net, fd, dest, bytes, &UNKNOWN_HOST_LOOPBACK);
     }
     let (socket, creds) = match target_socket(caller, fd) {
         Ok(s) => s,
@@ -465,18 +574,128 @@ fn abstract_outside_netns(caller: Caller) -> Outcome {
     )
 }
 
-/// A destination no rule covers. This is where the gate's question (host, port, process)
-/// goes when a person can answer; with nobody to ask it is denied (SPEC §4), never
-/// auto-approved.
-fn unknown_destination(caller: Caller, dest: SocketAddr) -> Outcome {
-    let d = decision(
-        "connect",
-        caller,
-        dest.to_string(),
-        "fence.net-outside",
-        false,
-    );
-    Outcome::refused(libc::EACCES, "network connection", d)
+/// The rule under which the sandbox reaches the session's domain proxy (run/mod.rs).
+const PROXY_RULE: &str = "fence.proxy";
+
+/// Records which thread connected to the proxy, under the local port its connection got
+/// (read back from the target's descriptor: the port is bound during the connect, also a
+/// non-blocking one). Information for the proxy's questions and log, not a boundary.
+fn remember_proxy_client(net: &NetFence, caller: Caller, fd: i32) {
+    if let Ok((socket, _)) = target_socket(caller, fd)
+        && let Ok(Some(local)) = local_address(&socket)
+    {
+        net.proxy_clients.record(local.port(), caller.tid);
+    }
+}
+
+/// A kind of destination no rule covers: the rule a question about it names, what it is,
+/// and the error a refusal answers.
+struct Unknown {
+    rule: &'static str,
+    what: &'static str,
+    errno: i32,
+}
+
+const UNKNOWN_OUTSIDE: Unknown = Unknown {
+    rule: "fence.net-outside",
+    what: "connection to a destination no rule allows",
+    errno: libc::EACCES,
+};
+
+/// Without a network namespace: a port of the host's loopback on which something of the
+/// host's listens (a database, a development server, a local API).
+const UNKNOWN_HOST_LOOPBACK: Unknown = Unknown {
+    rule: "fence.net-host-loopback",
+    what: "connection to a host service on loopback",
+    errno: libc::ECONNREFUSED,
+};
+
+/// Link-local addresses (169.254/16, fe80::/10) and the cloud metadata services there and
+/// at fd00:ec2::254: they hand out machine credentials to whoever asks, which a person
+/// cannot judge from an address. Refused without a question; an `--allow-net` rule naming
+/// one still opens it on purpose.
+fn is_metadata_or_link_local(ip: IpAddr) -> bool {
+    match ip.to_canonical() {
+        IpAddr::V4(v4) => v4.is_link_local(),
+        IpAddr::V6(v6) => {
+            (v6.segments()[0] & 0xffc0) == 0xfe80
+                || v6 == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)
+        }
+    }
+}
+
+/// A destination no rule covers (SPEC §4): asked through the gate — the question shows
+/// the address, the name `--resolve` gives it, the port and the process — and refused
+/// unless a person answers Yes or Always (Always: this exact `host:port`, this session).
+/// Nobody to ask (`--approver deny`), No, or no answer in time: refused, with the answer on
+/// the process's stderr. `--mode auto` answers nothing here: the gate never auto-approves.
+///
+/// Security boundary: on Yes the supervisor connects the target's socket itself, to the
+/// address it read and showed (`bytes`), as for an allowed destination; never `CONTINUE`.
+fn unknown_destination(
+    call: &Call<'_>,
+    net: &NetFence,
+    fd: i32,
+    dest: SocketAddr,
+    bytes: Vec<u8>,
+    kind: &Unknown,
+) -> Outcome {
+    let (gate, caller, n) = (call.gate, call.caller, call.n);
+    let ip = dest.ip().to_canonical();
+    let name = net
+        .names
+        .iter()
+        .find(|(_, a)| a.to_canonical() == ip)
+        .map(|(name, _)| name.clone());
+    let process = if gate.answers_at_once() && !gate.logging() {
+        ProcessInfo {
+            pid: caller.tid,
+            ..ProcessInfo::default()
+        }
+    } else {
+        process_info(caller)
+    };
+    let request = Request {
+        event: EventKind::Connect,
+        level: Level::Yellow,
+        rule: kind.rule.into(),
+        description: kind.what.into(),
+        why: "no --allow-net or --allow-domain rule covers this destination".into(),
+        subject: Subject::Addr(dest.to_string()),
+        destination: Some(Destination {
+            host: ip.to_string(),
+            port: dest.port(),
+            name,
+            address: None,
+            route: Route::Direct,
+        }),
+        process,
+        call: CallKey {
+            tid: n.tid,
+            nr: n.nr,
+            args: n.args,
+        },
+        received: call.received,
+    };
+    let answer = gate.ask(&request);
+    if answer.allows() {
+        // The call may have gone (killed) while it waited: nothing to carry out then.
+        if !call.listener.is_valid(n.id) {
+            return Outcome::error(libc::EINTR);
+        }
+        return connect_allowed(call.listener, n.id, net, caller, fd, bytes);
+    }
+    // The gate has logged the question and its answer; the reason goes to the process.
+    Outcome {
+        response: Response::Error(kind.errno),
+        reason: Some(BlockedReason {
+            what: kind.what.into(),
+            object: dest.to_string().into_bytes(),
+            rule: kind.rule.into(),
+            answer: Some(answer_text(&answer)),
+        }),
+        decision: None,
+    }
 }
 
 /// Carries out a connect that a rule allows. Without a network namespace the target's own
@@ -976,6 +1195,28 @@ mod tests {
         assert_eq!(parse_address(&v6[..20]), None, "a short inet6 address");
         let unspec = (libc::AF_UNSPEC as u16).to_ne_bytes().to_vec();
         assert_eq!(parse_address(&unspec), Some(Address::Unspecified));
+    }
+
+    #[test]
+    fn link_local_and_metadata_addresses_are_never_asked_about() {
+        for ip in [
+            "169.254.169.254",
+            "169.254.0.1",
+            "fe80::1",
+            "fd00:ec2::254",
+            "::ffff:169.254.169.254",
+        ] {
+            assert!(is_metadata_or_link_local(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in [
+            "203.0.113.7",
+            "10.0.0.1",
+            "fd00::2",
+            "2001:db8::1",
+            "127.0.0.1",
+        ] {
+            assert!(!is_metadata_or_link_local(ip.parse().unwrap()), "{ip}");
+        }
     }
 
     #[test]

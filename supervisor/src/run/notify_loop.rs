@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use super::dns_call;
 use super::exec_check::{self, ExecPolicy};
 use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
@@ -68,7 +69,28 @@ fn run(s: Supervision) {
 fn handle(s: &Supervision, settle: &Settle, n: Notification) {
     let received = Instant::now();
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
-    let caller = Caller::new(n.tid);
+    let caller = Caller::of_call(&s.listener, n.tid, n.id);
+    if let Some(relay) = &s.net.dns {
+        // `--allow-dns`: datagram sockets are the relay's stand-ins, made on a thread of
+        // their own (the relay's sockets are made with the target's credentials); a receive
+        // that reports a source may wait, so it runs on a thread of its own too.
+        if n.nr == libc::SYS_socket {
+            let (listener, relay) = (s.listener.clone(), relay.clone());
+            std::thread::spawn(move || {
+                listener.respond(n.id, dns_call::socket(&listener, &relay, &n));
+            });
+            return;
+        }
+        if n.nr == libc::SYS_setsockopt {
+            s.listener
+                .respond(n.id, dns_call::setsockopt(relay, caller, &n));
+            return;
+        }
+        if n.nr == libc::SYS_recvfrom {
+            dns_call::recvfrom(s.listener.clone(), relay, caller, n);
+            return;
+        }
+    }
     if [
         libc::SYS_connect,
         libc::SYS_sendto,

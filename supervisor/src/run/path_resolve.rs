@@ -29,11 +29,31 @@ pub enum Resolution {
 #[derive(Debug, Clone, Copy)]
 pub struct Caller {
     pub tid: libc::pid_t,
+    /// The pending notification the thread is blocked in (listener descriptor, id), when
+    /// it is one: a pidfd opened for `tid` is trusted only once that id is still valid
+    /// afterwards (see [`super::pidfd::open`]). The listener outlives every handler.
+    pub call: Option<(std::os::fd::RawFd, u64)>,
 }
 
 impl Caller {
+    /// A thread known by its id only (not blocked in a notified call).
     pub fn new(tid: libc::pid_t) -> Caller {
-        Caller { tid }
+        Caller { tid, call: None }
+    }
+
+    /// The thread that made the notified call `id` on `listener`.
+    pub fn of_call(listener: &super::listener::Listener, tid: libc::pid_t, id: u64) -> Caller {
+        Caller {
+            tid,
+            call: Some((listener.raw_fd(), id)),
+        }
+    }
+
+    /// Whether the caller's notified call is still pending (always true for a thread known
+    /// by its id only). What was read from `/proc/TID` before a `true` was the caller's.
+    pub fn still_pending(&self) -> bool {
+        self.call
+            .is_none_or(|(listener, id)| super::listener::id_valid(listener, id))
     }
 
     /// The thread group (process) of the caller, read from /proc only when needed: the

@@ -143,6 +143,7 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         description: ask.description,
         why,
         subject,
+        destination: None,
         process: process_info(caller),
         call: CallKey {
             tid: n.tid,
@@ -165,17 +166,22 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         return;
     }
     let reason = reason.map(|mut r| {
-        r.answer = Some(match &answer {
-            Answer::No { reason: Some(text) } => format!("denied: {text}"),
-            Answer::No { reason: None } => "denied".into(),
-            Answer::TimedOut => "no answer in time".into(),
-            Answer::Unanswered { why } => why.clone(),
-            Answer::Yes | Answer::Always => String::new(),
-        });
+        r.answer = Some(answer_text(&answer));
         r
     });
     tell(s, caller, reason.as_ref());
     s.listener.respond(n.id, response);
+}
+
+/// How a refused question was answered, as the process's stderr line ends.
+pub fn answer_text(answer: &Answer) -> String {
+    match answer {
+        Answer::No { reason: Some(text) } => format!("denied: {text}"),
+        Answer::No { reason: None } => "denied".into(),
+        Answer::TimedOut => "no answer in time".into(),
+        Answer::Unanswered { why } => why.clone(),
+        Answer::Yes | Answer::Always => String::new(),
+    }
 }
 
 fn tell(s: &Settle, caller: Caller, reason: Option<&BlockedReason>) {

@@ -258,6 +258,73 @@ fn read_vectored(
 }
 
 /// One `process_vm_readv` of up to `buf.len()` bytes.
+impl TargetMemory<'_> {
+    /// Writes `bytes` at `addr` in the caller's memory (what a call the supervisor performs
+    /// returns there, such as received data).
+    ///
+    /// Security boundary: the write goes through `/proc/TID/mem` opened *before* the call
+    /// is checked pending. The open file holds the address space it was opened on, so once
+    /// the check passes the write reaches the caller's memory even if its thread dies and
+    /// the tid is reused at once (`process_vm_writev` names a tid at the moment of the
+    /// write, which could then be another process). Writes through that file ignore page
+    /// protections, so the whole range must lie in mappings the target has writable, read
+    /// from its maps under the same check. A thread of the target changing a protection
+    /// after that check only lets fence write into memory of the target's own that the
+    /// target could have made writable itself: nothing outside the sandbox changes.
+    pub fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), MemoryError> {
+        use std::os::unix::fs::FileExt;
+        let tid = self.notif.tid;
+        let mem = std::fs::OpenOptions::new()
+            .write(true)
+            .open(format!("/proc/{tid}/mem"))
+            .map_err(MemoryError::Unreadable)?;
+        let maps = std::fs::read_to_string(format!("/proc/{tid}/maps"))
+            .map_err(MemoryError::Unreadable)?;
+        self.checked(())?;
+        if !range_writable(&maps, addr, bytes.len() as u64) {
+            return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(
+                libc::EFAULT,
+            )));
+        }
+        mem.write_all_at(bytes, addr)
+            .map_err(MemoryError::Unreadable)?;
+        self.checked(())
+    }
+}
+
+/// Whether `[addr, addr + len)` is covered, without a gap, by mappings with the `w`
+/// permission in `maps` (the text of `/proc/PID/maps`, ordered by address).
+fn range_writable(maps: &str, addr: u64, len: u64) -> bool {
+    let Some(end) = addr.checked_add(len) else {
+        return false;
+    };
+    let mut at = addr;
+    for line in maps.lines() {
+        if at >= end {
+            break;
+        }
+        let mut fields = line.split_ascii_whitespace();
+        let (Some(range), Some(perms)) = (fields.next(), fields.next()) else {
+            return false;
+        };
+        let Some((from, to)) = range.split_once('-') else {
+            return false;
+        };
+        let (Ok(from), Ok(to)) = (u64::from_str_radix(from, 16), u64::from_str_radix(to, 16))
+        else {
+            return false;
+        };
+        if to <= at {
+            continue;
+        }
+        if from > at || perms.as_bytes().get(1) != Some(&b'w') {
+            return false;
+        }
+        at = to;
+    }
+    at >= end
+}
+
 fn read_raw(tid: libc::pid_t, addr: u64, buf: &mut [u8]) -> Result<usize, MemoryError> {
     let local = libc::iovec {
         iov_base: buf.as_mut_ptr() as *mut libc::c_void,
@@ -280,6 +347,34 @@ fn read_raw(tid: libc::pid_t, addr: u64, buf: &mut [u8]) -> Result<usize, Memory
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_write_range_must_lie_in_writable_mappings_without_gaps() {
+        let maps = "1000-2000 rw-p 00000000 00:00 0\n\
+                    2000-3000 rw-p 00000000 00:00 0\n\
+                    3000-4000 r--p 00000000 00:00 0\n\
+                    5000-6000 rw-s 00000000 00:00 0 /dev/shm/x\n";
+        assert!(range_writable(maps, 0x1000, 0x10));
+        assert!(
+            range_writable(maps, 0x1ff0, 0x20),
+            "across two writable mappings"
+        );
+        assert!(range_writable(maps, 0x5000, 0x1000));
+        assert!(range_writable(maps, 0x1000, 0));
+        assert!(
+            !range_writable(maps, 0x2ff0, 0x20),
+            "into a read-only mapping"
+        );
+        assert!(!range_writable(maps, 0x3000, 1), "read-only");
+        assert!(!range_writable(maps, 0x4ff0, 0x20), "starts in a gap");
+        assert!(
+            !range_writable(maps, 0x5ff0, 0x20),
+            "runs past the last mapping"
+        );
+        assert!(!range_writable(maps, 0x500, 1), "below every mapping");
+        assert!(!range_writable(maps, u64::MAX, 2), "wraps around");
+        assert!(!range_writable("garbage\n", 0x1000, 1));
+    }
     use std::os::fd::OwnedFd;
 
     /// Reads of this very process: `process_vm_readv` on oneself needs no privilege. The

@@ -5,12 +5,14 @@
 //! part whose calls go to the supervisor (exec, connect, writes).
 //!
 //! seccompiler builds the rule chains. It has no `SECCOMP_RET_USER_NOTIF` action, so the
-//! notification program is built with `SeccompAction::Trace(NOTIFY_MARK)` as a placeholder
+//! notification rules are built with `SeccompAction::Trace(NOTIFY_MARK)` as a placeholder
 //! and every `ret TRACE|NOTIFY_MARK` instruction is then patched to `ret USER_NOTIF`
-//! ([`notification_program`]). It has no `SECCOMP_FILTER_FLAG_NEW_LISTENER` either, so
-//! programs are installed with the raw `seccomp(2)` call ([`crate::sys`]). Different error
-//! numbers need different programs (seccompiler has one match action per filter), so the
-//! static part is three programs chained into one ([`chain`]).
+//! ([`compile_group`]). It has no `SECCOMP_FILTER_FLAG_NEW_LISTENER` either, so programs
+//! are installed with the raw `seccomp(2)` call ([`crate::sys`]). Different error numbers
+//! need different programs (seccompiler has one match action per filter), so each group of
+//! rules is its own program and they are chained ([`chain`]). Both parts go into one
+//! filter, [`fenced_program`], behind a binary search on the call number (seccompiler's
+//! own dispatch is a linear scan).
 
 use std::collections::BTreeMap;
 
@@ -95,18 +97,23 @@ const MSG_FASTOPEN: u64 = 0x2000_0000;
 /// `SOCK_NONBLOCK` and `SOCK_CLOEXEC`).
 const SOCK_TYPE_MASK: u64 = 0xf;
 
-/// The static programs, in installation order.
+/// What a group of rules does to a call that matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnMatch {
+    Errno(i32),
+    Notify,
+}
+
+/// One rule table and its answer; a call is judged by the groups in order, and the first
+/// that matches answers.
+type Group = (BTreeMap<i64, Vec<SeccompRule>>, OnMatch);
+
+/// The groups of the static part, in order.
 ///
 /// With `dns` (`--allow-dns`), inet `SOCK_DGRAM` sockets with protocol 0 or UDP pass (even
-/// where inet sockets are otherwise refused): the notification program sends their
-/// creation to the supervisor, which never gives the sandbox a real UDP socket
-/// ([`notification_program`]).
-pub fn static_program(
-    families: SocketFamilies,
-    guards: StaticGuards,
-    dns: bool,
-) -> Result<Vec<libc::sock_filter>, FilterError> {
-    let arch = target_arch()?;
+/// where inet sockets are otherwise refused): the notified calls send their creation to
+/// the supervisor, which never gives the sandbox a real UDP socket ([`notified_table`]).
+fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> Vec<Group> {
     let mut eperm = denied_with_eperm();
     if guards.group_kill {
         // kill's pid is an int: compare the low 32 bits.
@@ -115,57 +122,188 @@ pub fn static_program(
             vec![rule(vec![cond(0, Len::Dword, Op::Eq, 0)])],
         );
     }
-    let deny = to_libc(compile(
-        eperm,
-        SeccompAction::Errno(libc::EPERM as u32),
-        arch,
-    )?);
+    let mut groups = vec![(eperm, OnMatch::Errno(libc::EPERM))];
     let mut enosys: BTreeMap<i64, Vec<SeccompRule>> =
         [(libc::SYS_clone3, vec![])].into_iter().collect();
     if guards.truncating_opens {
         enosys.insert(libc::SYS_openat2, vec![]);
     }
-    let clone3 = to_libc(compile(
-        enosys,
-        SeccompAction::Errno(libc::ENOSYS as u32),
-        arch,
-    )?);
-    let mut programs = vec![deny, clone3];
+    groups.push((enosys, OnMatch::Errno(libc::ENOSYS)));
     if guards.truncating_opens {
-        programs.push(to_libc(compile(
-            truncating_read_opens(),
-            SeccompAction::Errno(libc::EACCES as u32),
-            arch,
-        )?));
+        groups.push((truncating_read_opens(), OnMatch::Errno(libc::EACCES)));
     }
-    let sockets = to_libc(compile(
+    groups.push((
         socket_family_rules(families, dns),
-        SeccompAction::Errno(libc::EAFNOSUPPORT as u32),
-        arch,
-    )?);
-    programs.push(sockets);
-    programs.push(to_libc(compile(
+        OnMatch::Errno(libc::EAFNOSUPPORT),
+    ));
+    groups.push((
         inet_protocol_rules(dns),
-        SeccompAction::Errno(libc::EPROTONOSUPPORT as u32),
-        arch,
-    )?));
-    programs.push(to_libc(compile(
-        socket_type_rules(dns),
-        SeccompAction::Errno(libc::EACCES as u32),
-        arch,
-    )?));
-    programs.push(to_libc(compile(
-        fastopen_rules(),
-        SeccompAction::Errno(libc::EOPNOTSUPP as u32),
-        arch,
-    )?));
+        OnMatch::Errno(libc::EPROTONOSUPPORT),
+    ));
+    groups.push((socket_type_rules(dns), OnMatch::Errno(libc::EACCES)));
+    groups.push((fastopen_rules(), OnMatch::Errno(libc::EOPNOTSUPP)));
+    groups
+}
+
+/// The static part alone, as one program: installed by itself only when there is no
+/// listener (`--allow-degraded` without user notification, never with `--allow-dns`);
+/// otherwise [`fenced_program`] carries it.
+pub fn static_program(
+    families: SocketFamilies,
+    guards: StaticGuards,
+    dns: bool,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
+    let arch = target_arch()?;
+    let programs = static_groups(families, guards, dns)
+        .into_iter()
+        .map(|(rules, on_match)| compile_group(rules, on_match, arch))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut program = architecture_guard();
     program.extend(chain(programs));
+    checked_len(program, "static")
+}
+
+/// The one program the target runs under: the static part, then the notified calls, in a
+/// single filter installed with the listener.
+///
+/// seccompiler compares the call number with each of its system calls in turn, so a call
+/// that has rules (every `openat`, `ioctl`, `clone`, `socket`…) used to run through some
+/// 260 instructions of the static and notification programs before its own rules. Here a
+/// binary search on the call number (about 7 comparisons) leads to that call's own rules,
+/// which are seccompiler's programs for that one call, chained in the order of the groups
+/// ([`chain`]). The answer is the one the two stacked filters gave: the static part's
+/// refusals come first (an `ERRNO` of an older filter also beat `USER_NOTIF` of a newer
+/// one), and a call no group names is allowed without running any rule. The kernel's
+/// per-filter cache of always-allowed calls (Linux 5.11) skips the program for calls
+/// without rules, as before: the search reads only the call number and the architecture.
+pub fn fenced_program(
+    families: SocketFamilies,
+    guards: StaticGuards,
+    watch_writes: bool,
+    loopback_table: bool,
+    dns: bool,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
+    let arch = target_arch()?;
+    let mut groups = static_groups(families, guards, dns);
+    groups.push((
+        notified_table(watch_writes, loopback_table, dns),
+        OnMatch::Notify,
+    ));
+    let mut numbers: Vec<i64> = groups
+        .iter()
+        .flat_map(|(rules, _)| rules.keys().copied())
+        .collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let mut leaves = Vec::with_capacity(numbers.len());
+    for nr in numbers {
+        let programs = groups
+            .iter()
+            .filter_map(|(rules, on_match)| {
+                rules.get(&nr).map(|r| {
+                    compile_group([(nr, r.clone())].into(), *on_match, arch).map(without_arch_check)
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let nr = u32::try_from(nr).map_err(|_| FilterError::Build(format!("call {nr}")))?;
+        leaves.push((nr, chain(programs)));
+    }
+    let mut program = architecture_guard();
+    program.push(stmt(BPF_LD | BPF_W | BPF_ABS, 0)); // seccomp_data.nr
+    program.extend(search(&leaves));
+    checked_len(program, "seccomp")
+}
+
+/// A binary search on the call number in the accumulator: each call of `leaves` (sorted,
+/// distinct) reaches its own instructions; any other call is allowed.
+fn search(leaves: &[(u32, Vec<libc::sock_filter>)]) -> Vec<libc::sock_filter> {
+    match leaves {
+        [] => vec![stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_ALLOW)],
+        [(nr, body)] => {
+            let mut out = vec![
+                jump(BPF_JMP | BPF_JEQ | BPF_K, *nr, 1, 0),
+                stmt(BPF_RET | BPF_K, libc::SECCOMP_RET_ALLOW),
+            ];
+            out.extend_from_slice(body);
+            out
+        }
+        _ => {
+            let (below, above) = leaves.split_at(leaves.len() / 2);
+            let below = search(below);
+            // nr >= the first of `above`: over the jump into the lower half's code.
+            let mut out = vec![
+                jump(BPF_JMP | BPF_JGE | BPF_K, above[0].0, 0, 1),
+                stmt(BPF_JMP | BPF_JA, below.len() as u32),
+            ];
+            out.extend(below);
+            out.extend(search(above));
+            out
+        }
+    }
+}
+
+/// seccompiler opens each program with its architecture check (load the architecture,
+/// compare, kill on a mismatch). Inside [`fenced_program`] the architecture guard at the
+/// top has already decided that, so each call's program drops its copy: its jumps are all
+/// forward and relative, so nothing points into the three instructions removed. A program
+/// that does not open that way is kept whole.
+fn without_arch_check(program: Vec<libc::sock_filter>) -> Vec<libc::sock_filter> {
+    let opens_with_check = matches!(
+        program.as_slice(),
+        [load, cmp, kill, ..]
+            if load.code == BPF_LD | BPF_W | BPF_ABS
+                && load.k == 4
+                && cmp.code == BPF_JMP | BPF_JEQ | BPF_K
+                && cmp.jt == 1
+                && cmp.jf == 0
+                && kill.code == BPF_RET | BPF_K
+                && kill.k == libc::SECCOMP_RET_KILL_PROCESS
+    );
+    if opens_with_check {
+        program[3..].to_vec()
+    } else {
+        program
+    }
+}
+
+fn checked_len(
+    program: Vec<libc::sock_filter>,
+    what: &str,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
     if program.len() > BPF_MAX_LEN {
         return Err(FilterError::Build(format!(
-            "static program of {} instructions",
+            "{what} program of {} instructions",
             program.len()
         )));
+    }
+    Ok(program)
+}
+
+/// seccompiler's program for one group. It has no `SECCOMP_RET_USER_NOTIF` action: a
+/// notifying group is built with the `Trace(NOTIFY_MARK)` placeholder, whose returns are
+/// then patched.
+fn compile_group(
+    rules: BTreeMap<i64, Vec<SeccompRule>>,
+    on_match: OnMatch,
+    arch: TargetArch,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
+    let action = match on_match {
+        OnMatch::Errno(e) => SeccompAction::Errno(e as u32),
+        OnMatch::Notify => SeccompAction::Trace(NOTIFY_MARK),
+    };
+    let mut program = to_libc(compile(rules, action, arch)?);
+    if on_match == OnMatch::Notify {
+        let placeholder = libc::SECCOMP_RET_TRACE | NOTIFY_MARK;
+        let mut patched = 0;
+        for insn in &mut program {
+            if insn.code == (BPF_RET | BPF_K) && insn.k == placeholder {
+                insn.k = libc::SECCOMP_RET_USER_NOTIF;
+                patched += 1;
+            }
+        }
+        if patched == 0 {
+            return Err(FilterError::Build("no notification return to patch".into()));
+        }
     }
     Ok(program)
 }
@@ -225,7 +363,18 @@ pub fn notification_program(
     loopback_table: bool,
     dns: bool,
 ) -> Result<Vec<libc::sock_filter>, FilterError> {
-    let arch = target_arch()?;
+    compile_group(
+        notified_table(watch_writes, loopback_table, dns),
+        OnMatch::Notify,
+        target_arch()?,
+    )
+}
+
+fn notified_table(
+    watch_writes: bool,
+    loopback_table: bool,
+    dns: bool,
+) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut calls = notified_calls();
     if !watch_writes {
         calls.retain(|nr, _| !LANDLOCK_BOUNDED_WRITES.contains(nr));
@@ -252,20 +401,7 @@ pub fn notification_program(
                 .collect(),
         );
     }
-    let program = compile(calls, SeccompAction::Trace(NOTIFY_MARK), arch)?;
-    let mut program = to_libc(program);
-    let placeholder = libc::SECCOMP_RET_TRACE | NOTIFY_MARK;
-    let mut patched = 0;
-    for insn in &mut program {
-        if insn.code == (BPF_RET | BPF_K) && insn.k == placeholder {
-            insn.k = libc::SECCOMP_RET_USER_NOTIF;
-            patched += 1;
-        }
-    }
-    if patched == 0 {
-        return Err(FilterError::Build("no notification return to patch".into()));
-    }
-    Ok(program)
+    calls
 }
 
 const BPF_LD: u16 = 0x00;
@@ -735,6 +871,16 @@ mod tests {
     /// A small classic-BPF interpreter for seccomp programs: enough to run ours on a
     /// `seccomp_data` and see the kernel's answer.
     fn run(program: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+        run_counted(program, arch, nr, args).0
+    }
+
+    /// [`run`], also returning how many instructions the call ran through.
+    fn run_counted(
+        program: &[libc::sock_filter],
+        arch: u32,
+        nr: u32,
+        args: [u64; 6],
+    ) -> (u32, usize) {
         let word = |off: u32| -> u32 {
             match off {
                 0 => nr,
@@ -750,12 +896,13 @@ mod tests {
                 _ => panic!("load at {off}"),
             }
         };
-        let (mut acc, mut pc) = (0u32, 0usize);
+        let (mut acc, mut pc, mut steps) = (0u32, 0usize, 0usize);
         loop {
             let i = &program[pc];
+            steps += 1;
             match i.code {
                 c if c == BPF_LD | BPF_W | BPF_ABS => acc = word(i.k),
-                c if c == BPF_RET | BPF_K => return i.k,
+                c if c == BPF_RET | BPF_K => return (i.k, steps),
                 c if c == BPF_JMP | BPF_JA => pc += i.k as usize,
                 c if c == BPF_JMP | BPF_JEQ | BPF_K => {
                     pc += if acc == i.k { i.jt } else { i.jf } as usize
@@ -1173,5 +1320,159 @@ mod tests {
             call(libc::SYS_openat, [0, 0, libc::O_WRONLY as u64, 0, 0, 0]),
             libc::SECCOMP_RET_ALLOW
         );
+    }
+
+    /// The answer of the two programs stacked as separate filters, the static one installed
+    /// first: the kernel takes the action of highest precedence (the lowest as a signed
+    /// value), the newer filter's on a tie.
+    fn stacked(static_answer: u32, notify_answer: u32) -> u32 {
+        let action = |k: u32| (k & 0xffff_0000) as i32;
+        if action(static_answer) < action(notify_answer) {
+            static_answer
+        } else {
+            notify_answer
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn one_filter_answers_like_the_stacked_static_and_notification_programs() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        const I386: u32 = 3 | 0x4000_0000;
+        // Argument values that exercise every rule: flags of open, clone and unshare,
+        // families, types and protocols of socket, ioctl requests, personalities, pids,
+        // send flags, a non-null sendto address, upper halves set.
+        let values: Vec<u64> = [
+            0u64,
+            1,
+            2,
+            3,
+            5,
+            6,
+            10,
+            16,
+            42,
+            0o100,
+            0o1000,
+            0o2000,
+            0o1001,
+            0o20000000,
+            0o20200000,
+            0x11,
+            libc::TIOCSTI,
+            libc::TIOCLINUX,
+            libc::IPPROTO_TCP as u64,
+            libc::IPPROTO_MPTCP as u64,
+            libc::CLONE_NEWNS as u64,
+            libc::CLONE_NEWUSER as u64 | 0x11,
+            libc::CLONE_NEWNET as u64,
+            libc::CLONE_NEWTIME as u64,
+            MSG_FASTOPEN,
+            0xffff_ffff,
+            1 << 32,
+            (1 << 32) | libc::TIOCSTI,
+            u64::MAX,
+        ]
+        .to_vec();
+        let mut arg_sets = Vec::new();
+        for &a in &values {
+            for &b in &values {
+                arg_sets.push([a, b, b, a, 0, 0]);
+                arg_sets.push([a, b, a, b, b, 0]);
+            }
+        }
+        // --allow-dns: inet datagram sockets (protocol 0 or UDP, with and without
+        // SOCK_NONBLOCK/SOCK_CLOEXEC), IP-level socket options, receives with an address.
+        for family in [libc::AF_INET, libc::AF_INET6, libc::AF_UNIX] {
+            for ty in [2u64, 2 | 0o4000, 2 | 0o2000000, 1, 3] {
+                for proto in [0u64, libc::IPPROTO_UDP as u64, libc::IPPROTO_TCP as u64] {
+                    arg_sets.push([family as u64, ty, proto, 0, 0, 0]);
+                }
+            }
+        }
+        for level in [libc::SOL_IP, libc::SOL_IPV6, libc::SOL_SOCKET, libc::SOL_TCP] {
+            arg_sets.push([3, level as u64, 1, 0x1000, 4, 0]);
+        }
+        for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
+            for (truncating_opens, group_kill) in
+                [(false, false), (true, false), (false, true), (true, true)]
+            {
+                let guards = StaticGuards {
+                    truncating_opens,
+                    group_kill,
+                };
+                for (watch_writes, loopback_table, dns) in [
+                    (true, false, false),
+                    (false, false, false),
+                    (true, true, false),
+                    (false, true, false),
+                    (true, false, true),
+                    (true, true, true),
+                    (false, true, true),
+                ] {
+                    let one =
+                        fenced_program(families, guards, watch_writes, loopback_table, dns)
+                            .unwrap();
+                    let st = static_program(families, guards, dns).unwrap();
+                    let nt = notification_program(watch_writes, loopback_table, dns).unwrap();
+                    for nr in (0..480u32).chain([X32_SYSCALL_BIT | 1, X32_SYSCALL_BIT | 257]) {
+                        // A call no rule names reads no argument: one set is enough.
+                        let named = static_groups(families, guards, dns)
+                            .iter()
+                            .any(|(rules, _)| rules.contains_key(&i64::from(nr)))
+                            || notified_table(watch_writes, loopback_table, dns)
+                                .contains_key(&i64::from(nr));
+                        let sets = if named { &arg_sets[..] } else { &arg_sets[..1] };
+                        for args in sets {
+                            let expected =
+                                stacked(run(&st, X86_64, nr, *args), run(&nt, X86_64, nr, *args));
+                            assert_eq!(
+                                run(&one, X86_64, nr, *args),
+                                expected,
+                                "call {nr} args {args:x?} ({families:?}, {guards:?}, \
+                                 watch {watch_writes}, table {loopback_table}, dns {dns})"
+                            );
+                        }
+                    }
+                    assert_eq!(run(&one, I386, 5, [0; 6]), libc::SECCOMP_RET_KILL_PROCESS);
+                }
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn calls_with_rules_run_a_short_path() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let one = fenced_program(
+            SocketFamilies::UnixAndInet,
+            StaticGuards::default(),
+            true,
+            false,
+            false,
+        )
+        .unwrap();
+        let st =
+            static_program(SocketFamilies::UnixAndInet, StaticGuards::default(), false).unwrap();
+        let nt = notification_program(true, false, false).unwrap();
+        let read_only_open = [0, 0, libc::O_RDONLY as u64 | 0o2000000, 0, 0, 0];
+        let nr = libc::SYS_openat as u32;
+        let (answer, steps) = run_counted(&one, X86_64, nr, read_only_open);
+        assert_eq!(answer, libc::SECCOMP_RET_ALLOW);
+        let before = run_counted(&st, X86_64, nr, read_only_open).1
+            + run_counted(&nt, X86_64, nr, read_only_open).1;
+        assert!(
+            steps * 4 < before,
+            "read-only openat: {steps} instructions, {before} in two linear programs"
+        );
+        for (nr, args) in [
+            (libc::SYS_ioctl, [1, libc::TCGETS, 0, 0, 0, 0]),
+            (libc::SYS_clone, [0x11, 0, 0, 0, 0, 0]),
+            (libc::SYS_kill, [42, 15, 0, 0, 0, 0]),
+        ] {
+            let (answer, steps) = run_counted(&one, X86_64, nr as u32, args);
+            assert_eq!(answer, libc::SECCOMP_RET_ALLOW, "call {nr}");
+            assert!(steps < 60, "call {nr}: {steps} instructions");
+        }
     }
 }

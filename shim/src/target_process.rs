@@ -114,7 +114,7 @@ fn confine_and_exec_inner(
         }
     }
 
-    // The static filters go first: nothing they refuse is ever worth a notification.
+    // The static part goes first: nothing it refuses is ever worth a notification.
     // Inet sockets exist only where something bounds them: the sandbox's own network
     // namespace, or Landlock refusing every TCP bind and connect of the target itself (the
     // supervisor then performs those it allows, on loopback, from the loopback table).
@@ -136,11 +136,7 @@ fn confine_and_exec_inner(
             group_kill: true,
         },
     };
-    let deny_list = seccomp_filters::static_program(families, guards, spec.allow_dns)
-        .map_err(|e| StageFailure::setup("seccomp", e))?;
-    sys::seccomp_set_mode_filter(&deny_list, 0).map_err(|e| StageFailure::setup("seccomp", e))?;
-
-    let listener = install_notification_filter(spec, loopback_table, &mut degraded)?;
+    let listener = install_seccomp_filter(spec, families, guards, loopback_table, &mut degraded)?;
 
     // Hand the listener over. `sendmsg` is not notified, so this cannot wait on a
     // supervisor that does not yet hold the listener.
@@ -228,16 +224,26 @@ fn confine_and_exec_inner(
     })
 }
 
-/// Installs the notification program with a new listener. Inside another seccomp-notify
-/// sandbox the kernel refuses a second listener (EBUSY): fence cannot run there, even with
-/// --allow-degraded. With --allow-dns a missing listener is refused too (see below).
-fn install_notification_filter(
+/// Installs the one seccomp program (static part and notified calls) with a new listener.
+/// Inside another seccomp-notify sandbox the kernel refuses a second listener (EBUSY):
+/// fence cannot run there, even with --allow-degraded. With --allow-dns a missing listener
+/// is refused too (see below). With `--allow-degraded` and no user notification, the
+/// static part is installed alone.
+fn install_seccomp_filter(
     spec: &SandboxSpec,
+    families: SocketFamilies,
+    guards: StaticGuards,
     loopback_table: bool,
     degraded: &mut Vec<String>,
 ) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
     let program =
-        seccomp_filters::notification_program(!spec.no_write_watch, loopback_table, spec.allow_dns)
+        seccomp_filters::fenced_program(
+            families,
+            guards,
+            !spec.no_write_watch,
+            loopback_table,
+            spec.allow_dns,
+        )
             .map_err(|e| StageFailure::setup("seccomp", e))?;
     let flags =
         libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
@@ -270,6 +276,10 @@ fn install_notification_filter(
             degraded.push(format!(
                 "no seccomp user notification ({e}): exec and write checks are off"
             ));
+            let deny_list = seccomp_filters::static_program(families, guards, spec.allow_dns)
+                .map_err(|e| StageFailure::setup("seccomp", e))?;
+            sys::seccomp_set_mode_filter(&deny_list, 0)
+                .map_err(|e| StageFailure::setup("seccomp", e))?;
             Ok(None)
         }
         Err(e) => Err(StageFailure::setup(

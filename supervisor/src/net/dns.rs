@@ -204,6 +204,19 @@ impl DnsRelay {
         Ok(sandbox_end)
     }
 
+    /// Waits, at most `limit`, until every stand-in's relay thread has ended: at the end of
+    /// the session the sandbox's ends are closed, and each thread first carries out the
+    /// datagrams still queued on its end (a process that sent a query and exited at once
+    /// has it sent, as the kernel would have sent a real socket's), then ends.
+    pub fn wait_idle(&self, limit: std::time::Duration) {
+        let deadline = std::time::Instant::now() + limit;
+        while self.sockets.lock().map(|s| !s.is_empty()).unwrap_or(false)
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
     /// The stand-in `socket` is (a descriptor fetched from the target), if it is one.
     pub fn stand_in(&self, socket: &OwnedFd) -> Option<Arc<DnsSocket>> {
         let key = cookie(socket).ok()?;

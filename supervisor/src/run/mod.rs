@@ -494,6 +494,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     if let Some(p) = &proxy {
         p.wait_idle(std::time::Duration::from_millis(500));
     }
+    // Queries the sandbox sent just before it ended still go out (see `wait_idle`).
+    if let Some(d) = &dns {
+        d.wait_idle(std::time::Duration::from_millis(500));
+    }
     gate.close(Some(code));
     drop(gate_guard);
     drop(cgroup);

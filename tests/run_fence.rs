@@ -554,13 +554,16 @@ fn a_thread_swapping_the_path_never_writes_outside(w: &World) {
     race_opens(
         w,
         &outside,
+        &w.worktree.join("ok.txt"),
         "a_thread_swapping_the_path_never_writes_outside",
     );
 }
 
-/// Opens a path 10,000 times while another thread swaps it between a file inside the
-/// worktree and `target`; `target` must never be written.
-fn race_opens(w: &World, target: &Path, test: &str) {
+/// Opens a path 10,000 times while another thread swaps it between `inside` (a file the
+/// sandbox may write) and `target`; `target` must never be written. When the two paths
+/// have the same length the swap writes only the bytes that differ (one byte: the kernel
+/// and fence never read a torn mixture of the two), else the whole string.
+fn race_opens(w: &World, target: &Path, inside: &Path, test: &str) {
     if !python_ready(test) {
         return;
     }
@@ -573,7 +576,7 @@ fn race_opens(w: &World, target: &Path, test: &str) {
         return;
     }
     let outside = target.to_path_buf();
-    let inside = w.worktree.join("ok.txt");
+    let inside = inside.to_path_buf();
     let src = format!(
         r#"#include <fcntl.h>
 #include <pthread.h>
@@ -584,9 +587,14 @@ static char path[4096];
 static const char *in = "{inside}", *out = "{outside}";
 static volatile int stop;
 static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
+static void put(const char *s) {{
+    if (strlen(in) != strlen(out)) {{ strcpy(path, s); return; }}
+    for (size_t i = 0; in[i]; i++)
+        if (in[i] != out[i]) ((volatile char *)path)[i] = s[i];
+}}
 static void *swap(void *arg) {{
     (void)arg;
-    while (!stop) {{ strcpy(path, out); spin(); strcpy(path, in); spin(); }}
+    while (!stop) {{ put(out); spin(); put(in); spin(); }}
     return 0;
 }}
 int main(void) {{
@@ -708,19 +716,56 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+/// With a mount view the existing hooks directory is a read-only mount; without one the
+/// supervisor carries every write inside the fence out itself from the path it checked.
+/// The swap flips one byte: `.git/hookz/pre-commit` (writable) and `.git/hooks/pre-commit`.
 fn a_thread_swapping_to_a_git_hook_never_writes_it(w: &World) {
-    if w.who == support::Who::UnprivilegedWithoutNamespaces {
-        // Without a mount view the protected paths rest on the supervisor's check, which a
-        // racing thread can pass (docs/run.md); nothing here to prove.
+    git_init(w);
+    let hook = w.worktree.join(".git/hooks/pre-commit");
+    let decoy_dir = w.worktree.join(".git/hookz");
+    std::fs::create_dir_all(&decoy_dir).unwrap();
+    w.own(&decoy_dir);
+    race_opens(
+        w,
+        &hook,
+        &decoy_dir.join("pre-commit"),
+        "a_thread_swapping_to_a_git_hook_never_writes_it",
+    );
+}
+
+/// A protected path that does not exist yet is created only by the supervisor's own hand
+/// when there is no mount view; here `.envrc` against `.envrx`.
+fn a_thread_swapping_to_a_missing_envrc_never_creates_it(w: &World) {
+    if w.who != support::Who::UnprivilegedWithoutNamespaces {
+        // With a mount view only the protected paths that exist are read-only mounts; a
+        // missing one rests on the check (docs/run.md, known gaps).
         support::skip(
-            "a_thread_swapping_to_a_git_hook_never_writes_it",
-            "needs a mount namespace",
+            "a_thread_swapping_to_a_missing_envrc_never_creates_it",
+            "a missing protected path is race-free only without a mount view",
         );
         return;
     }
+    race_opens(
+        w,
+        &w.worktree.join(".envrc"),
+        &w.worktree.join(".envrx"),
+        "a_thread_swapping_to_a_missing_envrc_never_creates_it",
+    );
+}
+
+/// A hardlink is another name for the same file: linking a protected file is refused, and
+/// the file stays unchanged (without a mount view nothing else would stop the write).
+fn a_hardlink_to_a_protected_file_is_refused(w: &World) {
     git_init(w);
-    let hook = w.worktree.join(".git/hooks/pre-commit");
-    race_opens(w, &hook, "a_thread_swapping_to_a_git_hook_never_writes_it");
+    let config_path = w.worktree.join(".git/config");
+    let config = std::fs::read_to_string(&config_path).unwrap();
+    w.write(
+        "s.sh",
+        "ln .git/config cfg; echo '[core] hooksPath = /tmp/evil' >> cfg; ln -s .git/config sym && ln -L sym cfg2; echo x >> cfg2\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_unchanged(&config_path, &config);
+    assert!(stderr(&out).contains("protected path"), "{}", stderr(&out));
 }
 
 fn int80_and_x32_calls_kill_the_process(w: &World) {
@@ -1327,6 +1372,8 @@ both_ways!(
     builds_and_git_inside_run_as_usual,
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
+    a_thread_swapping_to_a_missing_envrc_never_creates_it,
+    a_hardlink_to_a_protected_file_is_refused,
     a_thread_swapping_to_a_git_hook_never_writes_it,
     int80_and_x32_calls_kill_the_process,
     first_exec_refused_by_policy_exits_126_and_does_nothing,

@@ -68,6 +68,15 @@ pub fn resolve(fs: &dyn FsView, cwd: &Path, path: &Path, follow_final: bool) -> 
         let candidate = current.join(&name);
         let is_final = pending.is_empty();
         let follow = !is_final || follow_final || trailing_slash;
+        // The standard streams and descriptor links name the descriptors of the process
+        // that will run the line, not of the one judging it: kept as written.
+        let into_own_fds = (candidate == Path::new("/proc/self")
+            || candidate == Path::new("/proc/thread-self"))
+            && pending.last().is_some_and(|next| next == "fd");
+        if into_own_fds || is_descriptor_path(&candidate) {
+            current = candidate;
+            continue;
+        }
         if follow
             && hops < MAX_SYMLINK_HOPS
             && let Ok(target) = fs.read_link(&candidate)
@@ -82,6 +91,17 @@ pub fn resolve(fs: &dyn FsView, cwd: &Path, path: &Path, follow_final: bool) -> 
         current = candidate;
     }
     current
+}
+
+/// `/dev/stdin`, `/dev/stdout`, `/dev/stderr`, `/dev/fd` and `/proc/self/fd` (with what
+/// lies beneath the last two): links to the running process's own descriptors.
+fn is_descriptor_path(path: &Path) -> bool {
+    ["/dev/stdin", "/dev/stdout", "/dev/stderr"]
+        .iter()
+        .any(|f| path == Path::new(f))
+        || ["/dev/fd", "/proc/self/fd", "/proc/thread-self/fd"]
+            .iter()
+            .any(|d| path.starts_with(d))
 }
 
 /// Pushes the components of `path` onto `pending` so that popping yields them
@@ -238,6 +258,32 @@ mod tests {
             resolve(&fs, Path::new("/wt"), Path::new("l/"), false),
             PathBuf::from("/")
         );
+    }
+
+    #[test]
+    fn descriptor_links_are_not_followed_into_the_judging_process() {
+        // On a real system /dev/stderr leads to /proc/self/fd/2 and on to whatever the
+        // judging process's stderr is (a pipe, a file): the line's own stderr is meant.
+        let fs = FakeFs(HashMap::from([
+            (
+                PathBuf::from("/dev/stderr"),
+                PathBuf::from("/proc/self/fd/2"),
+            ),
+            (PathBuf::from("/dev/fd"), PathBuf::from("/proc/self/fd")),
+            (PathBuf::from("/proc/self"), PathBuf::from("4242")),
+            (PathBuf::from("/proc/4242/fd/2"), PathBuf::from("pipe:[1]")),
+        ]));
+        for (written, kept) in [
+            ("/dev/stderr", "/dev/stderr"),
+            ("/dev/fd/2", "/dev/fd/2"),
+            ("/proc/self/fd/2", "/proc/self/fd/2"),
+        ] {
+            let r = resolve(&fs, Path::new("/wt"), Path::new(written), true);
+            assert_eq!(r, PathBuf::from(kept));
+            assert!(is_harmless_device(&r), "{written}");
+        }
+        let real = resolve(&RealFs, Path::new("/"), Path::new("/dev/stdout"), true);
+        assert_eq!(real, PathBuf::from("/dev/stdout"));
     }
 
     #[test]

@@ -60,6 +60,13 @@ pub enum Operation {
         mode: u32,
         dev: u64,
     },
+    /// An open through the caller's own descriptor link (`/proc/<tgid>/fd/N`) of an object
+    /// without a path: reopened from that link and kept only if it is a pipe or a socket
+    /// (a descriptor swapped in since, naming a file, is refused).
+    Reopen {
+        link: PathBuf,
+        flags: i32,
+    },
     /// A metadata change on a path (its last component followed or not).
     Metadata {
         path: PathBuf,
@@ -188,6 +195,28 @@ pub fn operation_for(
     Some(op)
 }
 
+/// The reopen of an object behind the caller's descriptor link `link`, for an open call
+/// (`open`, `creat`, `openat`, `openat2`); `None` for any other call.
+pub fn reopen_for(n: &Notification, mem: &TargetMemory<'_>, link: &Path) -> Option<Operation> {
+    let a = n.args;
+    let flags = match n.nr {
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_open => a[1] as i32,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_creat => libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC,
+        libc::SYS_openat => a[2] as i32,
+        libc::SYS_openat2 => {
+            let how = mem.bytes(a[2], 8).ok()?;
+            u64::from_ne_bytes(how.try_into().ok()?) as i32
+        }
+        _ => return None,
+    };
+    Some(Operation::Reopen {
+        link: link.to_path_buf(),
+        flags,
+    })
+}
+
 /// Carries out `op` for the caller of `n` and returns the answer to send (or
 /// [`Response::Sent`] when ADDFD already answered).
 pub fn perform(listener: &Listener, n: &Notification, caller: Caller, op: Operation) -> Response {
@@ -205,6 +234,19 @@ pub fn perform(listener: &Listener, n: &Notification, caller: Caller, op: Operat
             let opened = act_as(&creds, move || {
                 own_umask(umask)?;
                 open_checked(&path, flags | libc::O_CLOEXEC, mode)
+            });
+            match opened {
+                Ok(file) => match listener.add_fd_and_answer(n.id, &file, cloexec) {
+                    Ok(_) => Response::Sent,
+                    Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
+                },
+                Err(e) => errno_response(e),
+            }
+        }
+        Operation::Reopen { link, flags } => {
+            let cloexec = flags & libc::O_CLOEXEC != 0;
+            let opened = act_as(&creds, move || {
+                reopen_checked(&link, flags | libc::O_CLOEXEC)
             });
             match opened {
                 Ok(file) => match listener.add_fd_and_answer(n.id, &file, cloexec) {
@@ -284,7 +326,10 @@ fn perform_path_call(op: Operation) -> io::Result<()> {
                 let (d, name) = parent_of(&path)?;
                 libc::mknodat(d.as_raw_fd(), name.as_ptr(), mode, dev)
             }
-            Operation::Open { .. } | Operation::Metadata { .. } | Operation::MetadataFd { .. } => {
+            Operation::Open { .. }
+            | Operation::Reopen { .. }
+            | Operation::Metadata { .. }
+            | Operation::MetadataFd { .. } => {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }
         }
@@ -293,6 +338,32 @@ fn perform_path_call(op: Operation) -> io::Result<()> {
         Err(io::Error::last_os_error())
     } else {
         Ok(())
+    }
+}
+
+/// Opens the object behind a descriptor link of the target (the kernel follows the magic
+/// link, as it would have for the target) and keeps it only when it is a pipe or a socket:
+/// whatever descriptor the target put at that number since the check, a file or a
+/// directory reached this way is refused (EACCES), since its path was never checked.
+fn reopen_checked(link: &Path, flags: i32) -> io::Result<OwnedFd> {
+    let c = CString::new(link.as_os_str().as_bytes())?;
+    // Creating or truncating make no sense on a pipe; O_NOFOLLOW would refuse the link.
+    let flags = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_TRUNC | libc::O_NOFOLLOW);
+    // SAFETY: open of a NUL-terminated path; the result is checked below.
+    let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC | libc::O_NOCTTY) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor that we now own.
+    let file = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: fstat fills a zeroed stat buffer for our descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    match st.st_mode & libc::S_IFMT {
+        libc::S_IFIFO | libc::S_IFSOCK => Ok(file),
+        _ => Err(io::Error::from_raw_os_error(libc::EACCES)),
     }
 }
 

@@ -92,6 +92,7 @@ pub fn check(
             response: Response::Continue,
             reason: None,
             ask: None,
+            perform: None,
         };
     }
     let object = if verdict.part.is_empty() {
@@ -128,6 +129,7 @@ pub fn check(
             answer: None,
         }),
         ask,
+        perform: None,
     }
 }
 
@@ -156,7 +158,9 @@ fn read_request(
     } else {
         match path_resolve::resolve_with_cwd(caller, base, &raw_path, true, Some(&cwd)) {
             Resolution::Path(p) => p,
-            Resolution::Unresolvable(_) => PathBuf::from(OsStr::from_bytes(&raw_path)),
+            Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
+                PathBuf::from(OsStr::from_bytes(&raw_path))
+            }
         }
     };
     Ok(ExecRequest {

@@ -13,6 +13,10 @@ pub struct Fence {
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
     /// a metadata change there fails with EROFS whatever path the target swaps in.
     pub read_only_view: bool,
+    /// The protected paths that exist are read-only mounts (mount namespace): a write
+    /// inside the fence may be answered `CONTINUE`. Without them the supervisor carries out
+    /// every write inside itself, from the path it checked.
+    pub protected_by_mounts: bool,
     /// Do not write blocked reasons to the processes' stderr.
     pub quiet_blocks: bool,
     /// `--read-only-worktree`: the worktree is not among the writable roots.
@@ -78,6 +82,7 @@ mod tests {
             writable: vec!["/w/repo".into(), "/tmp/fence-1".into()],
             devices: vec!["/dev/null".into()],
             read_only_view: true,
+            protected_by_mounts: true,
             quiet_blocks: false,
             read_only_worktree: false,
             landlock_truncate: true,
@@ -96,6 +101,7 @@ mod tests {
             writable: vec!["/tmp/fence-1".into()],
             devices: vec![],
             read_only_view: true,
+            protected_by_mounts: true,
             quiet_blocks: false,
             read_only_worktree: true,
             landlock_truncate: true,

@@ -831,7 +831,7 @@ fn unix_to_path(
 ) -> Outcome {
     let resolved = match path_resolve::resolve(caller, Base::Cwd, path, true) {
         Resolution::Path(p) => p,
-        Resolution::Unresolvable(_) => {
+        Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
             let d = decision(
                 "connect",
                 caller,

@@ -23,6 +23,9 @@ pub enum Resolution {
     /// The path cannot be told from outside: a pipe or socket behind a `/proc` link, a
     /// process other than the caller under `/proc`, a loop, an unreadable directory.
     Unresolvable(String),
+    /// The caller's own descriptor link (`/proc/<tgid>/fd/N`, also under `task/<tid>/`)
+    /// to an object without a path (a pipe, a socket): what the kernel would reopen.
+    Descriptor(PathBuf),
 }
 
 /// The calling thread, as the resolver needs it.
@@ -230,6 +233,9 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
                 };
                 if candidate.starts_with("/proc") && !target.is_absolute() {
                     // A /proc magic link to something without a path (pipe:[…], socket:[…]).
+                    if is_descriptor_link(&candidate) {
+                        return Resolution::Descriptor(candidate);
+                    }
                     if is_magic_link(&candidate) {
                         return Resolution::Unresolvable(format!(
                             "{} is {}",
@@ -254,6 +260,15 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
         }
     }
     Resolution::Path(resolved)
+}
+
+/// `/proc/<pid>/fd/N` (also under `task/<tid>/`).
+fn is_descriptor_link(path: &Path) -> bool {
+    let mut parts = path.components().rev();
+    let number = parts
+        .next()
+        .is_some_and(|c| c.as_os_str().as_bytes().iter().all(u8::is_ascii_digit));
+    number && parts.next().is_some_and(|c| c.as_os_str() == "fd")
 }
 
 /// `/proc/<pid>/{cwd,root,exe}` and `/proc/<pid>/fd/N` (also under `task/<tid>/`).

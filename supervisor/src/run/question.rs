@@ -29,6 +29,10 @@ pub struct Outcome {
     pub response: Response,
     pub reason: Option<BlockedReason>,
     pub ask: Option<Ask>,
+    /// An allowed call the supervisor carries out itself from the checked values instead of
+    /// answering `CONTINUE` (see `write_check`: a path the target could swap after the
+    /// check must not reach a protected path); `response` is then unused.
+    pub perform: Option<Operation>,
 }
 
 impl Outcome {
@@ -44,6 +48,7 @@ impl Outcome {
             response: Response::Error(errno),
             reason: None,
             ask: None,
+            perform: None,
         }
     }
 }
@@ -76,7 +81,9 @@ pub struct Settle {
 /// Answers `n` according to `outcome`: inline, unless a question has to wait for a person,
 /// which then waits on a thread of its own.
 pub fn settle(s: &Settle, n: Notification, caller: Caller, outcome: Outcome, received: Instant) {
-    if outcome.ask.is_none() || s.gate.answers_at_once() {
+    // A call the supervisor carries out may wait (a FIFO opened for writing waits for its
+    // reader): it runs on a thread of its own, as a question does.
+    if outcome.perform.is_none() && (outcome.ask.is_none() || s.gate.answers_at_once()) {
         finish(s, &n, caller, outcome, received);
         return;
     }
@@ -107,6 +114,7 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         response,
         reason,
         ask,
+        perform,
     } = outcome;
     let Some(ask) = ask else {
         if let Some(subject) = &subject
@@ -129,6 +137,10 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
             });
         }
         tell(s, caller, reason.as_ref());
+        let response = match perform {
+            Some(op) => approved::perform(&s.listener, n, caller, op),
+            None => response,
+        };
         s.listener.respond(n.id, response);
         return;
     };

@@ -292,7 +292,7 @@ fn resolve_arg(
 fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
     match resolution {
         Resolution::Path(p) => p.as_os_str().as_bytes().to_vec(),
-        Resolution::Unresolvable(_) => raw.to_vec(),
+        Resolution::Unresolvable(_) | Resolution::Descriptor(_) => raw.to_vec(),
     }
 }
 
@@ -308,6 +308,7 @@ fn allowed(event: EventKind, object: Vec<u8>, response: Response) -> Outcome {
         response,
         reason: None,
         ask: None,
+        perform: None,
     }
 }
 
@@ -328,6 +329,7 @@ fn refused(event: EventKind, errno: i32, what: &str, object: &[u8], rule: &str) 
             answer: None,
         }),
         ask: None,
+        perform: None,
     }
 }
 
@@ -395,6 +397,7 @@ pub fn check(
             }
             let mut resolved: Vec<PathBuf> = Vec::with_capacity(paths.len());
             let mut first_shown: Vec<u8> = Vec::new();
+            let mut descriptor: Option<PathBuf> = None;
             for arg in paths {
                 match resolve_arg(mem, caller, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
@@ -404,8 +407,13 @@ pub fn check(
                         }
                         match resolution {
                             Resolution::Path(p) => resolved.push(p),
-                            // A pipe behind /proc/self/fd, another process's /proc: Landlock
-                            // decides.
+                            // A pipe behind /proc/self/fd: Landlock decides, or with no mount
+                            // view the supervisor reopens it (below).
+                            Resolution::Descriptor(link) => {
+                                unresolvable = true;
+                                descriptor = Some(link);
+                            }
+                            // Another process's /proc, a loop: Landlock decides.
                             Resolution::Unresolvable(_) => unresolvable = true,
                         }
                     }
@@ -456,7 +464,47 @@ pub fn check(
                     perform(),
                 );
             }
-            allowed(event, first_shown, Response::Continue)
+            // A hardlink to a protected file is another name to write it by.
+            if let Some(src) = source.as_ref().filter(|p| fence.is_protected(p, false)) {
+                return asked(
+                    event,
+                    libc::EACCES,
+                    "hardlink to a protected path",
+                    src,
+                    "fence.protected-path",
+                    perform(),
+                );
+            }
+            if fence.protected_by_mounts {
+                // Security boundary: the protected paths are read-only mounts, so a path the
+                // target swaps in after this check reaches at most what Landlock allows and
+                // the mounts leave writable.
+                return allowed(event, first_shown, Response::Continue);
+            }
+            // Security boundary: without a mount view, Landlock lets the whole worktree be
+            // written, protected paths included, and a `CONTINUE` would let the kernel read a
+            // path the target swapped after this check. So the supervisor carries the call
+            // out itself from the path it checked (race-free, [`super::approved`]).
+            let operation = match (&descriptor, unresolvable) {
+                (None, false) => perform(),
+                (Some(link), true) if paths.len() == 1 && link_source.is_none() => {
+                    approved::reopen_for(n, mem, link)
+                }
+                _ => None,
+            };
+            match operation {
+                Some(op) => Outcome {
+                    perform: Some(op),
+                    ..allowed(event, first_shown, Response::Error(libc::EACCES))
+                },
+                None => refused(
+                    event,
+                    libc::EACCES,
+                    "write through a path fence cannot resolve (no mount namespace to bound it)",
+                    &first_shown,
+                    "fence.unresolvable-path",
+                ),
+            }
         }
         FsCall::OpenHow {
             path,
@@ -515,7 +563,7 @@ pub fn check(
             }
             let target = match resolution {
                 Resolution::Path(p) => p,
-                Resolution::Unresolvable(_) => {
+                Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
                     return refused(
                         event,
                         libc::EPERM,

@@ -195,6 +195,9 @@ impl HookInput {
         if !cwd.is_absolute() {
             bail!("`cwd` is not an absolute path: {}", cwd.display());
         }
+        if !cwd.is_dir() {
+            bail!("`cwd` is not a directory: {}", cwd.display());
+        }
         let name = string_field(obj, "tool_name")?;
         if name.is_empty() {
             bail!("`tool_name` is empty");

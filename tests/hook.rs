@@ -590,6 +590,32 @@ fn modes_change_the_answers_but_never_the_absolute_refusals() {
             ),
         ],
     );
+    // Claude Code in plan mode: fence's plan mode for the turn; the agent's
+    // other modes loosen nothing.
+    let in_mode = |mode: &str, tool: &str, input: Value| {
+        let mut body = e.claude_input(&e.worktree, tool, input);
+        body["permission_mode"] = json!(mode);
+        let mut c = e.fence(&["hook", "claude-code", "--mode", "auto"]);
+        c.env("CLAUDE_PROJECT_DIR", &e.worktree);
+        e.run(c, body.to_string().as_bytes()).claude()
+    };
+    let (d, r) = in_mode(
+        "plan",
+        "Write",
+        json!({"file_path": "src/a.rs", "content": "x"}),
+    );
+    assert_eq!(d, "deny", "{r}");
+    assert!(r.contains("plan.write-effect"), "{r}");
+    let (d, r) = in_mode("plan", "Bash", json!({"command": "cargo test"}));
+    assert_eq!(d, "allow", "{r}");
+    let (d, r) = in_mode(
+        "bypassPermissions",
+        "Bash",
+        json!({"command": "git push origin main"}),
+    );
+    assert_eq!(d, "deny", "{r}");
+    let (d, r) = in_mode("acceptEdits", "Bash", json!({"command": "cargo build"}));
+    assert_eq!(d, "allow", "{r}");
     // The mode comes from the config, as for `fence check`.
     let cfg = e.home.join(".config/fence/config.toml");
     std::fs::create_dir_all(cfg.parent().unwrap()).unwrap();
@@ -703,6 +729,11 @@ fn bad_input_is_refused_with_exit_2_and_a_reason() {
             "other event",
             with("hook_event_name", json!("PostToolUse")),
             "PostToolUse",
+        ),
+        (
+            "permission_mode a number",
+            with("permission_mode", json!(1)),
+            "permission_mode",
         ),
         (
             "Bash without command",

@@ -162,7 +162,13 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
         home.as_deref(),
         a.force_worktree,
     )?;
-    let loaded = session::load(worktree, a.mode, a.config.as_deref())?;
+    // Plan mode is the strictest: taking it from the agent can only tighten.
+    let mode = if call.agent_plans {
+        Some(Mode::Plan)
+    } else {
+        a.mode
+    };
+    let loaded = session::load(worktree, mode, a.config.as_deref())?;
     for w in &loaded.warnings {
         eprintln!("fence: warning: {}", if_unsafe(&w.to_string()));
     }
@@ -174,6 +180,9 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
 struct HookInput {
     cwd: PathBuf,
     tool: ToolCall,
+    /// The agent says it is in plan mode (Claude Code's and Codex's
+    /// `permission_mode`): fence's plan mode applies for the turn.
+    agent_plans: bool,
 }
 
 impl HookInput {
@@ -208,7 +217,16 @@ impl HookInput {
             .as_object()
             .ok_or_else(|| anyhow!("the field `tool_input` is not an object"))?;
         let tool = tool_call(agent, name, input)?;
-        Ok(HookInput { cwd, tool })
+        let agent_plans = match obj.get("permission_mode") {
+            None | Some(Value::Null) => false,
+            Some(Value::String(m)) => m == "plan",
+            Some(_) => bail!("the field `permission_mode` is not a string"),
+        };
+        Ok(HookInput {
+            cwd,
+            tool,
+            agent_plans,
+        })
     }
 }
 

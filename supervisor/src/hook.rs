@@ -103,7 +103,8 @@ impl Agent {
     }
 }
 
-/// What fence answers: the decision, its reason, and the exit status.
+/// What fence answers: the JSON on stdout (none where the protocol takes
+/// silence for "go on"), and the exit status.
 struct Answer {
     stdout: Option<Value>,
     exit: u8,
@@ -150,18 +151,25 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
     let call = HookInput::parse(agent, &input)?;
     let env = session::environment();
     let home = env.get("HOME").map(PathBuf::from);
-    let project_dir = a.worktree.clone().or_else(|| {
-        agent
+    let (project_dir, source) = match &a.worktree {
+        Some(dir) => (Some(dir.clone()), "--worktree".to_string()),
+        None => agent
             .project_dir_vars()
             .iter()
-            .find_map(|v| env.get(*v).filter(|d| !d.is_empty()).map(PathBuf::from))
-    });
+            .find_map(|v| {
+                env.get(*v)
+                    .filter(|d| !d.is_empty())
+                    .map(|d| (Some(PathBuf::from(d)), format!("${v}")))
+            })
+            .unwrap_or((None, "the call's cwd".to_string())),
+    };
     let worktree = session::find_worktree(
         project_dir.as_deref(),
         &call.cwd,
         home.as_deref(),
         a.force_worktree,
-    )?;
+    )
+    .with_context(|| format!("no worktree from {source}"))?;
     // Plan mode is the strictest: taking it from the agent can only tighten.
     let mode = if call.agent_plans {
         Some(Mode::Plan)

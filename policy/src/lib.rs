@@ -25,6 +25,7 @@ mod parse;
 mod patch;
 pub mod path;
 pub mod rules;
+mod tool;
 mod verdict;
 mod walk;
 mod word;
@@ -37,6 +38,7 @@ pub use config::{Config, ConfigError, ConfigSource, Warning};
 pub use level::{Action, Context, Contexts, Level, Mode};
 pub use path::{FsView, LexicalFs, RealFs};
 pub use rules::{Rule, RuleId, RuleTable};
+pub use tool::{ToolCall, ToolKind};
 pub use verdict::{PartVerdict, Verdict};
 
 use walk::Walker;
@@ -220,6 +222,23 @@ impl Classifier {
         })
     }
 
+    /// Whether `dir` (resolved) is a secret path or holds one below it: a
+    /// tool that reads every file under `dir` reads the secret too.
+    pub fn holds_secret(&self, dir: &Path) -> bool {
+        self.is_secret(dir)
+            || self.secrets.iter().any(|s| match s {
+                Secret::Tree(t) => t.starts_with(dir),
+                Secret::Pattern(pat) => {
+                    // The directory the pattern cannot leave.
+                    let fixed: PathBuf = Path::new(pat.as_str())
+                        .components()
+                        .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[']))
+                        .collect();
+                    fixed.starts_with(dir)
+                }
+            })
+    }
+
     /// Classifies a shell line proposed in `cwd` (SPEC §2, line context).
     pub fn classify_line(&self, line: &str, cwd: &Path) -> Verdict {
         let cwd = path::resolve(self.fs.as_ref(), Path::new("/"), cwd, true);
@@ -389,11 +408,11 @@ impl Classifier {
             None,
         );
         w.judge_patch(patch, "patch");
-        w.cur.retain(|f| f.rule != RuleId::WriteInside as usize);
+        tool::as_tool_edit(&mut w);
         if w.cur.is_empty() {
             w.find(
                 RuleId::ToolEditInside,
-                "the patch writes only inside the worktree",
+                "the patch writes only where the session may write",
             );
         }
         w.push_part("apply_patch".to_string());

@@ -57,10 +57,19 @@ fn action_in(rule: &Rule, mode: Mode) -> Action {
         rule.origin,
         Origin::Builtin(RuleId::ParseError | RuleId::TooComplex | RuleId::InvalidInput)
     );
+    // What the kernel fence decides under `fence run` — a write outside the
+    // worktree, the network, a protected path, a credential — is never
+    // auto-approved (SPEC §2, Modes): an agent tool reaching for one is asked.
+    let kernel_decided = matches!(
+        rule.origin,
+        Origin::Builtin(
+            RuleId::ToolWriteOutside | RuleId::ToolWeb | RuleId::ProtectedPath | RuleId::SecretRead
+        )
+    );
     match (mode, rule.action) {
         // Auto-approve answers what would be asked; a rule set to deny stays
         // denied, and absolute refusals never reach here.
-        (Mode::Auto, Action::Ask) if !unjudged => Action::Allow,
+        (Mode::Auto, Action::Ask) if !unjudged && !kernel_decided => Action::Allow,
         (_, a) => a,
     }
 }

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use policy::config::{Config, ConfigSource};
 use policy::{
-    Action, Classifier, ExecEvent, Level, LexicalFs, Mode, RealFs, RuleTable, Settings, Verdict,
+    Action, Classifier, ExecEvent, Level, LexicalFs, Mode, RealFs, RuleTable, Settings, ToolCall,
+    ToolKind, Verdict,
 };
 
 /// The worktree of most tests; `LexicalFs` means nothing here touches disk.
@@ -4086,4 +4087,166 @@ fn a_shell_started_by_a_privilege_wrapper_runs_its_stdin() {
             ("su -", red("priv.elevate")),
         ],
     );
+}
+
+// ---------------------------------------------------------------------------
+// Agent tool calls (SPEC §6)
+// ---------------------------------------------------------------------------
+
+fn tool(name: &str, kind: ToolKind, paths: &[&str]) -> ToolCall {
+    let mut call = ToolCall::new(name, kind);
+    call.paths = paths.iter().map(|p| p.to_string()).collect();
+    call
+}
+
+#[test]
+fn agent_tools_get_their_levels() {
+    let c = classifier();
+    let cwd = Path::new(WT);
+    let mut glob = tool("Glob", ToolKind::ListTree, &[]);
+    glob.patterns = vec!["/home/dev/.ssh/*".into()];
+    let mut bash = tool("Bash", ToolKind::Shell, &[]);
+    bash.text = Some("git push origin main".into());
+    let rows: Vec<(ToolCall, Level, Action, &str)> = vec![
+        (
+            tool("Read", ToolKind::ReadFile, &["src/a.rs"]),
+            Level::Green,
+            Action::Allow,
+            "tool.read",
+        ),
+        (
+            tool("Read", ToolKind::ReadFile, &["/etc/hosts"]),
+            Level::Green,
+            Action::Allow,
+            "tool.read",
+        ),
+        (
+            tool("Read", ToolKind::ReadFile, &["~/.aws/credentials"]),
+            Level::Red,
+            Action::Ask,
+            "fence.secret-read",
+        ),
+        (
+            tool("Read", ToolKind::ReadFile, &["../../../etc/shadow"]),
+            Level::Red,
+            Action::Ask,
+            "fence.secret-read",
+        ),
+        (
+            tool("Read", ToolKind::ReadFile, &[]),
+            Level::Red,
+            Action::Ask,
+            "shell.invalid-input",
+        ),
+        (
+            tool("Grep", ToolKind::SearchTree, &["/home"]),
+            Level::Red,
+            Action::Ask,
+            "fence.secret-read",
+        ),
+        (
+            tool("Grep", ToolKind::SearchTree, &[]),
+            Level::Green,
+            Action::Allow,
+            "tool.read",
+        ),
+        (
+            tool("LS", ToolKind::ListTree, &["/home/dev"]),
+            Level::Green,
+            Action::Allow,
+            "tool.read",
+        ),
+        (glob, Level::Red, Action::Ask, "fence.secret-read"),
+        (
+            tool("Write", ToolKind::Edit, &["src/new.rs"]),
+            Level::Green,
+            Action::Allow,
+            "tool.edit-inside",
+        ),
+        (
+            tool("Write", ToolKind::Edit, &["/tmp/x"]),
+            Level::Red,
+            Action::Ask,
+            "tool.write-outside",
+        ),
+        (
+            tool("Edit", ToolKind::Edit, &[".claude/settings.json"]),
+            Level::Red,
+            Action::Ask,
+            "fence.protected-path",
+        ),
+        (
+            tool("Write", ToolKind::Edit, &["/usr/bin/ls"]),
+            Level::Red,
+            Action::Deny,
+            "sys.root-write",
+        ),
+        (
+            tool("Write", ToolKind::Edit, &[]),
+            Level::Red,
+            Action::Ask,
+            "shell.invalid-input",
+        ),
+        (
+            tool("WebFetch", ToolKind::Web, &[]),
+            Level::Red,
+            Action::Ask,
+            "tool.web",
+        ),
+        (
+            tool("mcp__x__y", ToolKind::Mcp, &[]),
+            Level::Yellow,
+            Action::Ask,
+            "tool.mcp",
+        ),
+        (
+            tool("Frob", ToolKind::Unknown, &[]),
+            Level::Yellow,
+            Action::Ask,
+            "tool.unknown",
+        ),
+        (
+            tool("TodoWrite", ToolKind::Bookkeeping, &[]),
+            Level::Green,
+            Action::Allow,
+            "tool.read",
+        ),
+        (bash, Level::Red, Action::Deny, "git.push-main"),
+    ];
+    let mut bad = Vec::new();
+    for (call, level, action, rule) in rows {
+        let v = c.classify_tool(&call, cwd);
+        if (v.level, v.action, v.rule.as_str()) != (level, action, rule) {
+            bad.push(format!(
+                "{call:?}: want {level} {action} {rule}, got {}",
+                show(&v)
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "\n  {}", bad.join("\n  "));
+}
+
+#[test]
+fn kernel_decided_events_are_never_auto_approved() {
+    let c = in_mode(Mode::Auto);
+    check_actions(
+        &c,
+        &[
+            ("echo x > .envrc", Action::Ask),
+            ("cp hook .git/hooks/pre-commit", Action::Ask),
+            ("cargo build", Action::Allow),
+        ],
+    );
+    let cwd = Path::new(WT);
+    for call in [
+        tool("WebSearch", ToolKind::Web, &[]),
+        tool("Write", ToolKind::Edit, &["/tmp/x"]),
+        tool("Edit", ToolKind::Edit, &[".mcp.json"]),
+        tool("Read", ToolKind::ReadFile, &["~/.ssh/id_ed25519"]),
+    ] {
+        let v = c.classify_tool(&call, cwd);
+        assert_eq!(v.action, Action::Ask, "{call:?}: {}", show(&v));
+    }
+    let v = c.classify_tool(&tool("mcp__x__y", ToolKind::Mcp, &[]), cwd);
+    assert_eq!(v.action, Action::Allow, "{}", show(&v));
 }

@@ -6,6 +6,7 @@ mod check;
 mod doctor;
 mod escape;
 mod gate;
+mod hook;
 mod net;
 mod rules_cmd;
 mod run;
@@ -51,6 +52,9 @@ enum Command {
     Sessions(approvals::SessionsArgs),
     /// What this kernel offers fence, and what `fence run` can and cannot enforce here.
     Doctor(doctor::DoctorArgs),
+    /// An agent's pre-tool hook: one tool call as JSON on stdin, the decision on stdout
+    /// (claude-code, codex, gemini).
+    Hook(hook::HookArgs),
     /// The sandbox's first process (started by `fence run`, not by hand).
     #[command(name = "__shim", hide = true)]
     Shim,
@@ -100,7 +104,7 @@ pub struct RulesArgs {
     force_worktree: bool,
 }
 
-fn parse_mode(s: &str) -> Result<Mode, String> {
+pub(crate) fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse()
 }
 
@@ -116,6 +120,9 @@ fn main() -> ExitCode {
                 _ if std::env::args_os().nth(1).is_some_and(|a| a == "run") => {
                     run::EXIT_FENCE_FAILED as u8
                 }
+                // An agent reads 64 as "the hook failed, go on": a hook that
+                // cannot read its flags blocks instead.
+                _ if std::env::args_os().nth(1).is_some_and(|a| a == "hook") => hook::EXIT_BLOCK,
                 _ => EXIT_USAGE,
             };
             let _ = e.print();
@@ -129,6 +136,7 @@ fn main() -> ExitCode {
         Command::Sessions(a) => approvals::sessions(a),
         Command::Run(a) => return ExitCode::from(run::run(*a) as u8),
         Command::Doctor(a) => return ExitCode::from(doctor::run(a)),
+        Command::Hook(a) => return ExitCode::from(hook::run(a)),
         Command::Shim => {
             return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);
         }

@@ -1,0 +1,279 @@
+//! Agent tool calls (SPEC §6): the per-tool levels the agent hooks apply.
+//!
+//! A hook says what kind of tool was called and which paths it names; the
+//! verdict comes from the same rule table, path resolution and secret paths
+//! as a shell line. A shell tool is judged as a line, a patch tool by the
+//! paths its file lines touch, an edit tool by where its file lands (green
+//! inside the worktree, red outside, protected paths red), a reading tool is
+//! green unless it reads a credential.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::level::Context;
+use crate::rules::RuleId;
+use crate::verdict::{self, Verdict};
+use crate::walk::Walker;
+use crate::word::Arg;
+use crate::{Classifier, path};
+
+/// What a tool does, as far as the policy is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Runs a shell line (`Bash`, `run_shell_command`): judged as a line.
+    Shell,
+    /// Applies a patch (Codex `apply_patch`): judged by the paths it touches.
+    Patch,
+    /// Reads the files it names (`Read`, `NotebookRead`, `read_file`).
+    ReadFile,
+    /// Reads the contents of every file below the directories it names
+    /// (`Grep`, `read_many_files`).
+    SearchTree,
+    /// Lists names below the directories it names (`LS`, `Glob`).
+    ListTree,
+    /// Creates, overwrites or edits the files it names (`Write`, `Edit`,
+    /// `MultiEdit`, `NotebookEdit`, `write_file`, `replace`).
+    Edit,
+    /// Reaches the network (`WebFetch`, `WebSearch`).
+    Web,
+    /// The agent's own bookkeeping, touching no file of the worktree
+    /// (`TodoRead`, `TodoWrite`).
+    Bookkeeping,
+    /// A tool of an MCP server (`mcp__server__tool`).
+    Mcp,
+    /// A tool fence does not know.
+    Unknown,
+}
+
+/// One tool call an agent proposes.
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    /// The tool's name as the agent gave it.
+    pub name: String,
+    pub kind: ToolKind,
+    /// The paths the call names, as given (relative ones against the cwd,
+    /// `~` against the home directory).
+    pub paths: Vec<String>,
+    /// Glob patterns the call names, taken below each of `paths` (or the
+    /// cwd when it names none).
+    pub patterns: Vec<String>,
+    /// The shell line (`Shell`) or the patch text (`Patch`).
+    pub text: Option<String>,
+}
+
+impl ToolCall {
+    pub fn new(name: impl Into<String>, kind: ToolKind) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            kind,
+            paths: Vec::new(),
+            patterns: Vec::new(),
+            text: None,
+        }
+    }
+}
+
+impl Classifier {
+    /// Classifies one agent tool call proposed in `cwd` (SPEC §6).
+    pub fn classify_tool(&self, call: &ToolCall, cwd: &Path) -> Verdict {
+        let cwd = path::resolve(self.fs.as_ref(), Path::new("/"), cwd, true);
+        let name = call.name.as_str();
+        let single =
+            |id: RuleId, reason: String| verdict::single(self, Context::Line, name, id, reason);
+        match call.kind {
+            ToolKind::Shell => match &call.text {
+                Some(line) => self.classify_line(line, &cwd),
+                None => single(RuleId::InvalidInput, format!("{name} names no command")),
+            },
+            ToolKind::Patch => match &call.text {
+                Some(patch) => self.classify_patch(patch, &cwd),
+                None => single(RuleId::InvalidInput, format!("{name} carries no patch")),
+            },
+            ToolKind::Web => single(RuleId::ToolWeb, format!("{name} reaches the network")),
+            ToolKind::Mcp => single(
+                RuleId::ToolMcp,
+                format!("{name} is a tool of an MCP server: ask"),
+            ),
+            ToolKind::Unknown => single(
+                RuleId::ToolUnknown,
+                format!("fence does not know the tool {name}: ask"),
+            ),
+            ToolKind::Bookkeeping => single(
+                RuleId::ToolRead,
+                format!("{name} keeps the agent's own to-do list"),
+            ),
+            ToolKind::ReadFile | ToolKind::SearchTree | ToolKind::ListTree => {
+                self.classify_tool_read(call, &cwd)
+            }
+            ToolKind::Edit => self.classify_tool_edit(call, &cwd),
+        }
+    }
+
+    /// A reading tool: green, except where it reads a credential (the same
+    /// secret paths that make `cat ~/.ssh/id_rsa` red).
+    fn classify_tool_read(&self, call: &ToolCall, cwd: &Path) -> Verdict {
+        let name = call.name.as_str();
+        if call.kind == ToolKind::ReadFile && call.paths.is_empty() {
+            return verdict::single(
+                self,
+                Context::Line,
+                name,
+                RuleId::InvalidInput,
+                format!("{name} names no file to read"),
+            );
+        }
+        let mut w = Walker::new(self, &self.settings, Context::Line, Some(cwd.into()), None);
+        for (shown, target) in self.tool_targets(call, cwd) {
+            if self.is_secret(&target) {
+                w.find(
+                    RuleId::SecretRead,
+                    format!("{name} reads a credential: {}", target.display()),
+                );
+            } else if call.kind == ToolKind::SearchTree && self.holds_secret(&target) {
+                // A search reads every file below its root.
+                w.find(
+                    RuleId::SecretRead,
+                    format!(
+                        "{name} searches {}, which holds a credential",
+                        target.display()
+                    ),
+                );
+            } else {
+                w.find(
+                    RuleId::ToolRead,
+                    format!("{name} reads {}", target.display()),
+                );
+            }
+            w.push_part(format!("{name} {shown}"));
+        }
+        verdict::assemble(self, Context::Line, name, w)
+    }
+
+    /// An edit tool: each file it names is judged as a write (the path fence,
+    /// protected paths, system roots), and as a read when it is a credential.
+    fn classify_tool_edit(&self, call: &ToolCall, cwd: &Path) -> Verdict {
+        let name = call.name.as_str();
+        if call.paths.is_empty() {
+            return verdict::single(
+                self,
+                Context::Line,
+                name,
+                RuleId::InvalidInput,
+                format!("{name} names no file to write"),
+            );
+        }
+        let mut w = Walker::new(self, &self.settings, Context::Line, Some(cwd.into()), None);
+        for raw in &call.paths {
+            let text = self.expand_home(raw);
+            let arg = Arg {
+                home_based: raw.starts_with('~'),
+                ..Arg::literal(text.clone())
+            };
+            w.check_write_target(&arg, true, name);
+            let target = path::resolve(self.fs.as_ref(), cwd, Path::new(&text), true);
+            if self.is_secret(&target) {
+                w.find(
+                    RuleId::SecretRead,
+                    format!("{name} edits a credential: {}", target.display()),
+                );
+            }
+            as_tool_edit(&mut w);
+            if w.cur.is_empty() {
+                // The session's temp directory or a configured exception.
+                w.find(
+                    RuleId::ToolEditInside,
+                    format!(
+                        "{name} writes {}, which the session may write",
+                        target.display()
+                    ),
+                );
+            }
+            w.push_part(format!("{name} {raw}"));
+        }
+        verdict::assemble(self, Context::Line, name, w)
+    }
+
+    /// Every place a reading tool reaches, as (shown, resolved): each path it
+    /// names (or the cwd), and below each the fixed part of each pattern.
+    fn tool_targets(&self, call: &ToolCall, cwd: &Path) -> Vec<(String, PathBuf)> {
+        let fs = self.fs.as_ref();
+        let roots: Vec<(String, PathBuf)> = if call.paths.is_empty() {
+            vec![(".".to_string(), cwd.to_path_buf())]
+        } else {
+            call.paths
+                .iter()
+                .map(|p| {
+                    let target = path::resolve(fs, cwd, Path::new(&self.expand_home(p)), true);
+                    (p.clone(), target)
+                })
+                .collect()
+        };
+        let mut out = roots.clone();
+        for pattern in &call.patterns {
+            let fixed = fixed_prefix(&self.expand_home(pattern));
+            if fixed.as_os_str().is_empty() {
+                continue;
+            }
+            for (shown, root) in &roots {
+                let target = path::resolve(fs, root, &fixed, true);
+                out.push((format!("{shown} {pattern}"), target));
+            }
+        }
+        out
+    }
+
+    /// `~` and `~/…` against the home directory; anything else as it is.
+    fn expand_home(&self, p: &str) -> String {
+        match (&self.home, p.strip_prefix('~')) {
+            (Some(home), Some(rest)) if rest.is_empty() || rest.starts_with('/') => {
+                format!("{}{rest}", home.display())
+            }
+            _ => p.to_string(),
+        }
+    }
+}
+
+/// An edit tool's findings in the words of the tool rules: a write inside the
+/// worktree is `tool.edit-inside` (green), one that leaves it is
+/// `tool.write-outside` (red); refusals (system roots, block devices) and
+/// protected paths keep their own rules.
+pub(crate) fn as_tool_edit(w: &mut Walker<'_>) {
+    for f in &mut w.cur {
+        if f.rule == RuleId::WriteInside as usize {
+            f.rule = RuleId::ToolEditInside as usize;
+        } else if f.rule == RuleId::PathOutside as usize {
+            f.rule = RuleId::ToolWriteOutside as usize;
+        }
+    }
+}
+
+/// The components of a glob pattern before the first one that holds a glob
+/// character: the directory the pattern cannot leave.
+fn fixed_prefix(pattern: &str) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in Path::new(pattern).components() {
+        if let Component::Normal(n) = c
+            && n.to_string_lossy().contains(['*', '?', '[', '{'])
+        {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_prefix_stops_at_the_first_glob() {
+        assert_eq!(fixed_prefix("**/*.rs"), PathBuf::new());
+        assert_eq!(fixed_prefix("src/**/*.rs"), PathBuf::from("src"));
+        assert_eq!(
+            fixed_prefix("/home/u/.ssh/id_*"),
+            PathBuf::from("/home/u/.ssh")
+        );
+        assert_eq!(fixed_prefix("../../etc/{a,b}"), PathBuf::from("../../etc"));
+        assert_eq!(fixed_prefix("a/b"), PathBuf::from("a/b"));
+    }
+}

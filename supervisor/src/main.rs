@@ -7,6 +7,7 @@ mod doctor;
 mod escape;
 mod gate;
 mod net;
+mod profiles_cmd;
 mod rules_cmd;
 mod run;
 mod session;
@@ -51,6 +52,9 @@ enum Command {
     Sessions(approvals::SessionsArgs),
     /// What this kernel offers fence, and what `fence run` can and cannot enforce here.
     Doctor(doctor::DoctorArgs),
+    /// List the profiles of `fence run --profile`: what each makes writable, keeps
+    /// protected, lets through the proxy and passes.
+    Profiles(ProfilesArgs),
     /// The sandbox's first process (started by `fence run`, not by hand).
     #[command(name = "__shim", hide = true)]
     Shim,
@@ -100,6 +104,13 @@ pub struct RulesArgs {
     force_worktree: bool,
 }
 
+#[derive(Args, Debug)]
+pub struct ProfilesArgs {
+    /// Print JSON (one array of profile records).
+    #[arg(long)]
+    json: bool,
+}
+
 fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse()
 }
@@ -125,6 +136,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Rules(a) => rules_cmd::run(a),
+        Command::Profiles(a) => profiles_cmd::run(a),
         Command::Approvals(a) => approvals::run(a),
         Command::Sessions(a) => approvals::sessions(a),
         Command::Run(a) => return ExitCode::from(run::run(*a) as u8),

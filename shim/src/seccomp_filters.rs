@@ -1390,7 +1390,12 @@ mod tests {
                 }
             }
         }
-        for level in [libc::SOL_IP, libc::SOL_IPV6, libc::SOL_SOCKET, libc::SOL_TCP] {
+        for level in [
+            libc::SOL_IP,
+            libc::SOL_IPV6,
+            libc::SOL_SOCKET,
+            libc::SOL_TCP,
+        ] {
             arg_sets.push([3, level as u64, 1, 0x1000, 4, 0]);
         }
         for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
@@ -1410,9 +1415,8 @@ mod tests {
                     (true, true, true),
                     (false, true, true),
                 ] {
-                    let one =
-                        fenced_program(families, guards, watch_writes, loopback_table, dns)
-                            .unwrap();
+                    let one = fenced_program(families, guards, watch_writes, loopback_table, dns)
+                        .unwrap();
                     let st = static_program(families, guards, dns).unwrap();
                     let nt = notification_program(watch_writes, loopback_table, dns).unwrap();
                     for nr in (0..480u32).chain([X32_SYSCALL_BIT | 1, X32_SYSCALL_BIT | 257]) {

@@ -54,7 +54,11 @@ fn print_table() {
         println!("{}  {}", p.name, p.description);
         let mut writable = in_home(p.folders, true);
         writable.extend(in_home(p.files, false));
-        row("writable", writable, "nothing beyond the worktree and TMPDIR");
+        row(
+            "writable",
+            writable,
+            "nothing beyond the worktree and TMPDIR",
+        );
         row("protected", in_home(p.protected, false), "-");
         row(
             "domains",

@@ -32,7 +32,10 @@ impl ProfileGrants {
     /// Resolves `profile` against `home`: creates its missing folders (mode 0700), finds its
     /// files, and refuses a folder or file whose real path would open the home directory or
     /// an ancestor of it (a symlink such as `~/.claude -> ~`).
-    pub fn resolve(profile: &'static Profile, home: Option<&Path>) -> Result<ProfileGrants, String> {
+    pub fn resolve(
+        profile: &'static Profile,
+        home: Option<&Path>,
+    ) -> Result<ProfileGrants, String> {
         let needs_home = !(profile.folders.is_empty() && profile.files.is_empty());
         let home = match home.filter(|h| h.is_absolute()) {
             Some(h) => Some(h.canonicalize().map_err(|e| {
@@ -78,7 +81,9 @@ impl ProfileGrants {
             if !real.is_dir() {
                 return Err(fail(rel, &"not a directory"));
             }
-            grants.writable.push(checked_below_home(&real, &home).map_err(|e| fail(rel, &e))?);
+            grants
+                .writable
+                .push(checked_below_home(&real, &home).map_err(|e| fail(rel, &e))?);
         }
         for rel in profile.files {
             let path = home.join(rel);
@@ -104,7 +109,9 @@ impl ProfileGrants {
             else {
                 return Err(fail(rel, &"protects nothing the profile opens"));
             };
-            let rest = Path::new(rel).strip_prefix(folder).unwrap_or(Path::new(rel));
+            let rest = Path::new(rel)
+                .strip_prefix(folder)
+                .unwrap_or(Path::new(rel));
             grants.protected.push(real.join(rest));
         }
         Ok(grants)
@@ -231,7 +238,10 @@ mod tests {
         let g = ProfileGrants::resolve(profile("claude"), Some(&h)).unwrap();
         assert_eq!(g.writable, [h.join(".claude")]);
         assert_eq!(g.absent, [h.join(".claude.json")]);
-        assert!(g.banner().contains("absent, so not writable: ~/.claude.json"));
+        assert!(
+            g.banner()
+                .contains("absent, so not writable: ~/.claude.json")
+        );
     }
 
     #[test]

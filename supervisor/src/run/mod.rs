@@ -189,7 +189,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     )
     .map_err(|e| format!("{e:#}"))?;
     let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
-    let (policy, mode, network, config_profile) = exec_policy(&worktree, &tmp.path, args.mode)?;
+    let SessionPolicy {
+        policy,
+        mode,
+        network,
+        profile: config_profile,
+    } = exec_policy(&worktree, &tmp.path, args.mode)?;
     add_network_config(&mut args, &network);
     let profile = match args.profile.or(config_profile) {
         Some(p) => {
@@ -583,22 +588,24 @@ fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>,
     Ok(out)
 }
 
-/// The policy crate's classifier for this session, in exec context, and the mode in force
-/// (`--mode`, else the config's, never looser than the config's minimum), the config's
-/// `[network]` table and the profile the user's config names.
+/// What the config files give a session.
+struct SessionPolicy {
+    /// The policy crate's classifier, in exec context.
+    policy: Arc<dyn exec_check::ExecPolicy>,
+    /// `--mode`, else the config's, never looser than the config's minimum.
+    mode: policy::Mode,
+    /// The config's `[network]` table.
+    network: policy::config::NetworkConfig,
+    /// The profile the user's config names.
+    profile: Option<&'static policy::profile::Profile>,
+}
+
+/// Reads the config files for `worktree` and builds the session's policy.
 fn exec_policy(
     worktree: &Path,
     tmpdir: &Path,
     mode: Option<policy::Mode>,
-) -> Result<
-    (
-        Arc<dyn exec_check::ExecPolicy>,
-        policy::Mode,
-        policy::config::NetworkConfig,
-        Option<&'static policy::profile::Profile>,
-    ),
-    String,
-> {
+) -> Result<SessionPolicy, String> {
     let mut loaded =
         crate::session::load(worktree.to_path_buf(), mode, None).map_err(|e| format!("{e:#}"))?;
     for w in &loaded.warnings {
@@ -610,7 +617,12 @@ fn exec_policy(
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let mode = loaded.settings.mode;
     let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
-    Ok((Arc::new(classifier), mode, loaded.network, loaded.profile))
+    Ok(SessionPolicy {
+        policy: Arc::new(classifier),
+        mode,
+        network: loaded.network,
+        profile: loaded.profile,
+    })
 }
 
 /// Adds the config's `[network]` entries to the flags' own. An entry that does not parse is

@@ -127,10 +127,10 @@ impl ProfileGrants {
         args.env
             .extend(self.profile.env.iter().map(|v| v.to_string()));
         if args.approver.is_none() {
-            args.approver = match self.profile.approver {
-                Some(DefaultApprover::Deny) => Some(super::approval::ApproverChoice::Deny),
-                None => None,
-            };
+            args.approver = self
+                .profile
+                .approver
+                .map(|DefaultApprover::Deny| super::approval::ApproverChoice::Deny);
         }
         Ok(())
     }
@@ -265,6 +265,37 @@ mod tests {
         let g = ProfileGrants::resolve(profile("gemini"), Some(&h)).unwrap();
         assert_eq!(g.writable, [h.join("elsewhere")]);
         assert!(g.protected.contains(&h.join("elsewhere/settings.json")));
+    }
+
+    fn run_args(flags: &[&str]) -> super::super::RunArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            run: super::super::RunArgs,
+        }
+        let argv = ["fence"].iter().chain(flags).chain(&["--", "true"]);
+        <Cli as clap::Parser>::try_parse_from(argv).unwrap().run
+    }
+
+    #[test]
+    fn a_profile_adds_to_the_flags_and_the_flags_still_apply() {
+        use super::super::approval::ApproverChoice;
+        let home = tempfile::tempdir().unwrap();
+        let g = ProfileGrants::resolve(profile("gemini"), Some(home.path())).unwrap();
+        let mut args = run_args(&["--allow-domain", "example.com", "--env", "MY_TOKEN"]);
+        g.apply_to(&mut args).unwrap();
+        assert_eq!(args.allow_domain.len(), 4);
+        assert_eq!(args.env, ["MY_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY"]);
+        assert_eq!(args.approver, None);
+
+        let ci = ProfileGrants::resolve(profile("ci"), None).unwrap();
+        let mut args = run_args(&[]);
+        ci.apply_to(&mut args).unwrap();
+        assert_eq!(args.approver, Some(ApproverChoice::Deny));
+        assert!(args.allow_domain.is_empty() && args.env.is_empty());
+        let mut args = run_args(&["--approver", "socket"]);
+        ci.apply_to(&mut args).unwrap();
+        assert_eq!(args.approver, Some(ApproverChoice::Socket));
     }
 
     #[test]

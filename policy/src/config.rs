@@ -5,6 +5,7 @@
 //! mode = "default"                 # default | auto | plan | ask-all
 //! deny_read = ["~/.config/vault"]  # more secret paths
 //! exceptions = ["/opt/sdk"]        # paths the line context treats as inside
+//! profile = "claude"               # fence run's profile when --profile is not given
 //!
 //! [actions]                        # change a built-in rule's action
 //! "git.reset-hard" = "deny"
@@ -72,6 +73,9 @@ pub struct Config {
     pub min_mode: Option<Mode>,
     /// The `[network]` table (SPEC §4), as written; `fence run` parses the entries.
     pub network: NetworkConfig,
+    /// `profile = "NAME"`: the profile `fence run` applies when `--profile` is not given.
+    /// Only the user's config (or `--config`) may name one: a profile widens the fence.
+    pub profile: Option<&'static crate::profile::Profile>,
 }
 
 /// `[network]`: what `fence run` may reach beyond its own loopback, as its flags of the
@@ -136,6 +140,17 @@ impl Config {
                     Some(Ok(m)) => self.mode = Some(m),
                     Some(Err(e)) => warn(self, format!("mode: {e}")),
                     None => warn(self, "mode must be a string".into()),
+                },
+                "profile" => match value.as_str() {
+                    Some(_) if src.restricted => warn(
+                        self,
+                        "profile would widen the fence (folders, domains, variables); a config inside the worktree may only tighten it".into(),
+                    ),
+                    Some(name) => match crate::profile::lookup(name) {
+                        Ok(p) => self.profile = Some(p),
+                        Err(e) => warn(self, format!("profile: {e}")),
+                    },
+                    None => warn(self, "profile must be a string".into()),
                 },
                 "deny_read" => match string_list(value) {
                     Some(list) => self.deny_read.extend(list),
@@ -420,6 +435,27 @@ mod tests {
             c.warnings
                 .iter()
                 .any(|w| w.what.contains("may only tighten"))
+        );
+    }
+
+    #[test]
+    fn a_profile_comes_from_the_user_config_only() {
+        let (_, c) = load("profile = \"claude\"\n", false);
+        assert_eq!(c.profile.map(|p| p.name), Some("claude"));
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let (_, c) = load("profile = \"claude\"\n", true);
+        assert_eq!(c.profile, None);
+        assert!(
+            c.warnings[0].what.contains("may only tighten"),
+            "{:?}",
+            c.warnings
+        );
+        let (_, c) = load("profile = \"vim\"\n", false);
+        assert_eq!(c.profile, None);
+        assert!(
+            c.warnings[0].what.contains("known profiles: claude, codex"),
+            "{:?}",
+            c.warnings
         );
     }
 

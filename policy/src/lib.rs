@@ -24,6 +24,7 @@ mod opts;
 mod parse;
 mod patch;
 pub mod path;
+pub mod profile;
 pub mod rules;
 mod tool;
 mod verdict;

@@ -80,6 +80,10 @@ pub struct SandboxSpec {
     /// stand-in that reaches only its DNS relay), as are `bind` and addressed `recvfrom`.
     #[serde(default)]
     pub allow_dns: bool,
+    /// Protected paths outside the worktree (a profile's own settings files inside the
+    /// folder it makes writable; absolute, resolved): read-only binds in a mount namespace.
+    #[serde(default)]
+    pub protected: Vec<OsString>,
 }
 
 /// A descriptor passed to the target with `--pass-fd`: the shim inherits it as `inherited`

@@ -132,7 +132,8 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
         }
         let hidden: Vec<&OsStr> = spec.deny_read.iter().map(|p| p.as_os_str()).collect();
         let worktree = Path::new(&spec.worktree);
-        let protected_paths = protected_paths::existing(worktree);
+        let mut protected_paths = protected_paths::existing(worktree);
+        protected_paths.extend(protected_paths::existing_of(&spec.protected));
         let protected: Vec<&OsStr> = protected_paths.iter().map(|p| p.as_os_str()).collect();
         let dot_git = worktree.join(".git");
         let pinned: Vec<&OsStr> = if dot_git.is_dir() && !dot_git.is_symlink() {

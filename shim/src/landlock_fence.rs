@@ -471,6 +471,7 @@ mod tests {
             pass_fds: vec![],
             cgroup_kill: None,
             allow_dns: false,
+            protected: vec![],
         }
     }
 

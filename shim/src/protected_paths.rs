@@ -57,6 +57,22 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Those of `paths` (absolute: a profile's protected settings) that exist and are not
+/// symlinks, to be made read-only. A symlink is left alone: a write through it lands on its
+/// target, which the fence judges on its own, and the link itself is refused by the
+/// supervisor's check.
+pub fn existing_of(paths: &[std::ffi::OsString]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| {
+            p.is_absolute()
+                && p.symlink_metadata()
+                    .is_ok_and(|m| !m.file_type().is_symlink())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

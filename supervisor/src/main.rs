@@ -8,6 +8,7 @@ mod escape;
 mod gate;
 mod hook;
 mod net;
+mod profiles_cmd;
 mod rules_cmd;
 mod run;
 mod session;
@@ -55,6 +56,9 @@ enum Command {
     /// An agent's pre-tool hook: one tool call as JSON on stdin, the decision on stdout
     /// (claude-code, codex, gemini).
     Hook(hook::HookArgs),
+    /// List the profiles of `fence run --profile`: what each makes writable, keeps
+    /// protected, lets through the proxy and passes.
+    Profiles(ProfilesArgs),
     /// The sandbox's first process (started by `fence run`, not by hand).
     #[command(name = "__shim", hide = true)]
     Shim,
@@ -104,6 +108,13 @@ pub struct RulesArgs {
     force_worktree: bool,
 }
 
+#[derive(Args, Debug)]
+pub struct ProfilesArgs {
+    /// Print JSON (one array of profile records).
+    #[arg(long)]
+    json: bool,
+}
+
 pub(crate) fn parse_mode(s: &str) -> Result<Mode, String> {
     s.parse()
 }
@@ -132,6 +143,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Rules(a) => rules_cmd::run(a),
+        Command::Profiles(a) => profiles_cmd::run(a),
         Command::Approvals(a) => approvals::run(a),
         Command::Sessions(a) => approvals::sessions(a),
         Command::Run(a) => return ExitCode::from(run::run(*a) as u8),

@@ -145,6 +145,8 @@ pub struct Loaded {
     pub warnings: Vec<config::Warning>,
     /// The config's `[network]` table, for `fence run`.
     pub network: config::NetworkConfig,
+    /// The profile the user's config names, for `fence run`.
+    pub profile: Option<&'static policy::profile::Profile>,
 }
 
 /// Builds the policy settings for `worktree`, reading the config files.
@@ -186,6 +188,7 @@ pub fn load(
         settings,
         warnings: cfg.warnings,
         network: cfg.network,
+        profile: cfg.profile,
     })
 }
 

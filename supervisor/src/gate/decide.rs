@@ -261,7 +261,7 @@ impl Gate {
     }
 
     /// The session-start line of the audit log.
-    pub fn log_session_start(&self, landlock_abi: i32, degraded: &[String]) {
+    pub fn log_session_start(&self, landlock_abi: i32, degraded: &[String], profile: Option<&str>) {
         let Some(log) = &self.log else { return };
         let mut m = Map::new();
         m.insert("session".into(), self.session.id.clone().into());
@@ -282,6 +282,7 @@ impl Gate {
         );
         m.insert("landlock_abi".into(), landlock_abi.into());
         m.insert("degraded".into(), degraded.to_vec().into());
+        m.insert("profile".into(), profile.into());
         log.write(m);
     }
 

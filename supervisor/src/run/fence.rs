@@ -10,6 +10,9 @@ pub struct Fence {
     pub writable: Vec<PathBuf>,
     /// Devices writable by exact path.
     pub devices: Vec<PathBuf>,
+    /// Protected paths outside the worktree, each with everything beneath it: a profile's
+    /// own settings files inside the folder it makes writable (absolute, resolved).
+    pub protected: Vec<PathBuf>,
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
     /// a metadata change there fails with EROFS whatever path the target swaps in.
     pub read_only_view: bool,
@@ -36,9 +39,17 @@ impl Fence {
     }
 
     /// Whether `path` is a protected path of the worktree (git hooks and config, editor and
-    /// agent settings…), which stays read-only. `removal` adds `.git` itself: renaming or
+    /// agent settings…) or of the session's profile, which stays read-only. `removal` adds
+    /// `.git` itself, and every folder above a profile's protected path: renaming or
     /// removing it would let a forged one take its place.
     pub fn is_protected(&self, path: &Path, removal: bool) -> bool {
+        if self
+            .protected
+            .iter()
+            .any(|p| path.starts_with(p) || (removal && p.starts_with(path)))
+        {
+            return true;
+        }
         let Ok(rel) = path.strip_prefix(&self.worktree) else {
             return false;
         };
@@ -81,6 +92,7 @@ mod tests {
             worktree: "/w/repo".into(),
             writable: vec!["/w/repo".into(), "/tmp/fence-1".into()],
             devices: vec!["/dev/null".into()],
+            protected: vec![],
             read_only_view: true,
             protected_by_mounts: true,
             quiet_blocks: false,
@@ -95,11 +107,39 @@ mod tests {
     }
 
     #[test]
+    fn a_profiles_settings_file_is_protected_inside_its_writable_folder() {
+        let fence = Fence {
+            worktree: "/w/repo".into(),
+            writable: vec!["/w/repo".into(), "/home/u/.codex".into()],
+            devices: vec![],
+            protected: vec![
+                "/home/u/.codex/config.toml".into(),
+                "/home/u/.codex/rules".into(),
+            ],
+            read_only_view: false,
+            quiet_blocks: false,
+            read_only_worktree: false,
+            landlock_truncate: true,
+        };
+        assert!(fence.allows_write(Path::new("/home/u/.codex/history.jsonl")));
+        assert!(!fence.is_protected(Path::new("/home/u/.codex/history.jsonl"), true));
+        assert!(fence.is_protected(Path::new("/home/u/.codex/config.toml"), false));
+        assert!(fence.is_protected(Path::new("/home/u/.codex/rules/default.rules"), false));
+        assert!(!fence.is_protected(Path::new("/home/u/.codex/config.toml.bak"), false));
+        // Renaming a folder above a protected path away would let a forged one replace it.
+        assert!(fence.is_protected(Path::new("/home/u/.codex"), true));
+        assert!(!fence.is_protected(Path::new("/home/u/.codex"), false));
+        // The worktree's own protected paths still hold.
+        assert!(fence.is_protected(Path::new("/w/repo/.git/config"), false));
+    }
+
+    #[test]
     fn a_read_only_worktree_refuses_with_its_own_rule() {
         let fence = Fence {
             worktree: "/w/repo".into(),
             writable: vec!["/tmp/fence-1".into()],
             devices: vec![],
+            protected: vec![],
             read_only_view: true,
             protected_by_mounts: true,
             quiet_blocks: false,

@@ -19,6 +19,7 @@ mod path_resolve;
 mod pidfd;
 pub mod preflight;
 mod prepare;
+pub mod profile_grants;
 mod proxy_gate;
 mod question;
 mod spawn;
@@ -55,6 +56,10 @@ pub struct RunArgs {
     /// Also make PATH unreadable.
     #[arg(long = "deny-read", value_name = "PATH")]
     pub deny_read: Vec<PathBuf>,
+    /// Add a profile's grants: claude, codex, gemini, aider or ci (`fence profiles` lists
+    /// what each opens). Replaces the config's `profile`; the other flags still apply.
+    #[arg(long, value_name = "NAME", value_parser = profile_grants::parse_profile)]
+    pub profile: Option<&'static policy::profile::Profile>,
     /// Pass the variable NAME even though it looks like a credential.
     #[arg(long = "env", value_name = "NAME")]
     pub env: Vec<String>,
@@ -184,8 +189,26 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     )
     .map_err(|e| format!("{e:#}"))?;
     let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
-    let (policy, mode, network) = exec_policy(&worktree, &tmp.path, args.mode)?;
+    let SessionPolicy {
+        policy,
+        mode,
+        network,
+        profile: config_profile,
+    } = exec_policy(&worktree, &tmp.path, args.mode)?;
     add_network_config(&mut args, &network);
+    let profile = match args.profile.or(config_profile) {
+        Some(p) => {
+            let grants = profile_grants::ProfileGrants::resolve(p, home.as_deref())?;
+            grants.apply_to(&mut args)?;
+            eprintln!("{}", grants.banner());
+            Some(grants)
+        }
+        None => None,
+    };
+    let (profile_writable, profile_protected) = profile
+        .as_ref()
+        .map(|g| (g.writable.clone(), g.protected.clone()))
+        .unwrap_or_default();
     let gate = approval::start_gate(&approval::GateSettings {
         approver: args.approver.as_ref(),
         mode,
@@ -195,8 +218,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         command: &args.command,
     })?;
     let gate_guard = GateGuard(gate.clone());
-    gate.log_session_start(abi, &missing);
-    let allow_write = canonical_all(&args.allow_write, "--allow-write")?;
+    gate.log_session_start(abi, &missing, profile.as_ref().map(|g| g.profile.name));
+    let mut allow_write = canonical_all(&args.allow_write, "--allow-write")?;
+    allow_write.extend(profile_writable);
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
         &args.allow_net,
@@ -306,6 +330,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
                 cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
                 allow_dns: args.allow_dns,
+                protected: profile_protected
+                    .iter()
+                    .map(|p| p.clone().into_os_string())
+                    .collect(),
             };
             if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
                 kill_and_reap(shim.pid);
@@ -377,6 +405,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         worktree,
         writable,
         devices,
+        protected: profile_protected.clone(),
         read_only_view: shim_process.namespaces.mount,
         protected_by_mounts: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
@@ -560,21 +589,24 @@ fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>,
     Ok(out)
 }
 
-/// The policy crate's classifier for this session, in exec context, and the mode in force
-/// (`--mode`, else the config's, never looser than the config's minimum), and the
-/// config's `[network]` table.
+/// What the config files give a session.
+struct SessionPolicy {
+    /// The policy crate's classifier, in exec context.
+    policy: Arc<dyn exec_check::ExecPolicy>,
+    /// `--mode`, else the config's, never looser than the config's minimum.
+    mode: policy::Mode,
+    /// The config's `[network]` table.
+    network: policy::config::NetworkConfig,
+    /// The profile the user's config names.
+    profile: Option<&'static policy::profile::Profile>,
+}
+
+/// Reads the config files for `worktree` and builds the session's policy.
 fn exec_policy(
     worktree: &Path,
     tmpdir: &Path,
     mode: Option<policy::Mode>,
-) -> Result<
-    (
-        Arc<dyn exec_check::ExecPolicy>,
-        policy::Mode,
-        policy::config::NetworkConfig,
-    ),
-    String,
-> {
+) -> Result<SessionPolicy, String> {
     let mut loaded =
         crate::session::load(worktree.to_path_buf(), mode, None).map_err(|e| format!("{e:#}"))?;
     for w in &loaded.warnings {
@@ -586,7 +618,12 @@ fn exec_policy(
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let mode = loaded.settings.mode;
     let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
-    Ok((Arc::new(classifier), mode, loaded.network))
+    Ok(SessionPolicy {
+        policy: Arc::new(classifier),
+        mode,
+        network: loaded.network,
+        profile: loaded.profile,
+    })
 }
 
 /// Adds the config's `[network]` entries to the flags' own. An entry that does not parse is

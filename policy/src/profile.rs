@@ -1,0 +1,239 @@
+//! Profiles (SPEC §6): what one agent, or a CI step, needs beyond the default fence, as
+//! data. `fence run --profile NAME` (or `profile = "NAME"` in the user's config) adds a
+//! profile's grants to what the flags and the config give; `fence profiles` lists them.
+//!
+//! A profile names, relative to the home directory, the agent's settings folders (made
+//! writable, created when missing) and files it rewrites (made writable when they exist);
+//! the files inside those folders that hold the agent's own permissions, hooks and trust
+//! decisions, which stay protected (a write there is a protected-path event: asked, never
+//! silent); the API domains it reaches through fence's proxy; and the variables it may
+//! receive despite the credential scrub (its own API key).
+
+use serde::Serialize;
+
+/// Who answers a profile's questions unless `--approver` says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DefaultApprover {
+    /// Nobody: every question is No (a CI job has no one to ask).
+    Deny,
+}
+
+/// One profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Folders under the home directory made writable (created, mode 0700, when missing).
+    pub folders: &'static [&'static str],
+    /// Files under the home directory made writable when they exist.
+    pub files: &'static [&'static str],
+    /// Paths under the home directory that stay protected, with everything beneath them,
+    /// although a folder above them is writable.
+    pub protected: &'static [&'static str],
+    /// Domains reached through the proxy, as `--allow-domain` takes them.
+    pub domains: &'static [&'static str],
+    /// Variables passed although they look like credentials, as `--env` takes them.
+    pub env: &'static [&'static str],
+    /// Who answers questions when `--approver` is not given.
+    pub approver: Option<DefaultApprover>,
+    /// What the profile deliberately leaves out, for the listing.
+    pub notes: &'static str,
+}
+
+/// The built-in profiles.
+pub const PROFILES: &[Profile] = &[
+    Profile {
+        name: "claude",
+        description: "Claude Code",
+        folders: &[".claude"],
+        files: &[".claude.json"],
+        protected: &[".claude/settings.json", ".claude/settings.local.json"],
+        domains: &["api.anthropic.com:443", "platform.claude.com:443"],
+        env: &["ANTHROPIC_API_KEY"],
+        approver: None,
+        notes: "platform.claude.com refreshes a claude.ai sign-in; sign in outside fence. \
+                Telemetry and error reporting (statsig, sentry) are not allowed.",
+    },
+    Profile {
+        name: "codex",
+        description: "OpenAI Codex CLI",
+        folders: &[".codex"],
+        files: &[],
+        protected: &[".codex/config.toml", ".codex/rules"],
+        domains: &[
+            "api.openai.com:443",
+            "chatgpt.com:443",
+            "auth.openai.com:443",
+        ],
+        env: &["OPENAI_API_KEY", "CODEX_API_KEY"],
+        approver: None,
+        notes: "chatgpt.com and auth.openai.com serve a ChatGPT sign-in; sign in outside fence. \
+                A CODEX_HOME other than ~/.codex is not covered.",
+    },
+    Profile {
+        name: "gemini",
+        description: "Gemini CLI",
+        folders: &[".gemini"],
+        files: &[],
+        protected: &[
+            ".gemini/settings.json",
+            ".gemini/trustedFolders.json",
+            ".gemini/policies",
+            ".gemini/.env",
+        ],
+        domains: &[
+            "generativelanguage.googleapis.com:443",
+            "cloudcode-pa.googleapis.com:443",
+            "oauth2.googleapis.com:443",
+        ],
+        env: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
+        approver: None,
+        notes: "cloudcode-pa and oauth2.googleapis.com serve a Google sign-in; sign in outside \
+                fence. Vertex AI needs its regional endpoint added with --allow-domain.",
+    },
+    Profile {
+        name: "aider",
+        description: "Aider (with OpenAI or Anthropic models)",
+        folders: &[".aider"],
+        files: &[],
+        protected: &[".aider/oauth-keys.env"],
+        domains: &["api.openai.com:443", "api.anthropic.com:443"],
+        env: &["OPENAI_API_KEY", "ANTHROPIC_API_KEY"],
+        approver: None,
+        notes: "Its config files in the home directory (~/.aider.conf.yml, ~/.env) stay \
+                read-only; its histories live in the worktree. Other model providers need \
+                their domain and key added with --allow-domain and --env. No update check \
+                (pypi.org) and no model list download.",
+    },
+    Profile {
+        name: "ci",
+        description: "a CI job step",
+        folders: &[],
+        files: &[],
+        protected: &[],
+        domains: &[],
+        env: &[],
+        approver: Some(DefaultApprover::Deny),
+        notes: "Nobody is asked: every question is answered No, even on a terminal. No \
+                network: package registries are not allowed by the profile; name them \
+                with --allow-domain (e.g. crates.io, static.crates.io, registry.npmjs.org, \
+                pypi.org, files.pythonhosted.org) or fetch dependencies before the fenced step.",
+    },
+];
+
+/// The profile called `name`.
+pub fn find(name: &str) -> Option<&'static Profile> {
+    PROFILES.iter().find(|p| p.name == name)
+}
+
+/// The profile called `name`, or an error naming the known ones.
+pub fn lookup(name: &str) -> Result<&'static Profile, UnknownProfile> {
+    find(name).ok_or_else(|| UnknownProfile(name.to_string()))
+}
+
+/// The known profile names, comma-separated.
+pub fn known_names() -> String {
+    PROFILES
+        .iter()
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A profile name that is not one of [`PROFILES`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown profile `{0}` (known profiles: {known})", known = known_names())]
+pub struct UnknownProfile(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Component, Path};
+
+    fn plain_relative(p: &str) -> bool {
+        !p.is_empty()
+            && Path::new(p)
+                .components()
+                .all(|c| matches!(c, Component::Normal(_)))
+    }
+
+    #[test]
+    fn every_path_is_relative_to_home_and_stays_below_it() {
+        for p in PROFILES {
+            for path in p.folders.iter().chain(p.files).chain(p.protected) {
+                assert!(plain_relative(path), "{}: {path}", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn protected_paths_lie_inside_a_writable_folder_of_the_same_profile() {
+        for p in PROFILES {
+            for prot in p.protected {
+                assert!(
+                    p.folders
+                        .iter()
+                        .any(|f| Path::new(prot).starts_with(f) && Path::new(prot) != Path::new(f)),
+                    "{}: {prot} protects nothing writable",
+                    p.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn agent_profiles_keep_their_own_settings_protected() {
+        for (name, settings) in [
+            ("claude", ".claude/settings.json"),
+            ("codex", ".codex/config.toml"),
+            ("gemini", ".gemini/settings.json"),
+        ] {
+            assert!(find(name).unwrap().protected.contains(&settings), "{name}");
+        }
+    }
+
+    #[test]
+    fn domains_carry_the_https_port_and_no_wildcard() {
+        for p in PROFILES {
+            for d in p.domains {
+                assert!(d.ends_with(":443") && !d.contains('*'), "{}: {d}", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn passed_variables_are_api_keys_only() {
+        for p in PROFILES {
+            for v in p.env {
+                assert!(v.ends_with("_API_KEY"), "{}: {v}", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn ci_opens_nothing_and_asks_nobody() {
+        let ci = find("ci").unwrap();
+        assert!(ci.folders.is_empty() && ci.files.is_empty());
+        assert!(ci.domains.is_empty() && ci.env.is_empty());
+        assert_eq!(ci.approver, Some(DefaultApprover::Deny));
+    }
+
+    #[test]
+    fn unknown_names_are_refused_naming_the_known_ones() {
+        let e = lookup("vim").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "unknown profile `vim` (known profiles: claude, codex, gemini, aider, ci)"
+        );
+        assert_eq!(lookup("claude").unwrap().name, "claude");
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<_> = PROFILES.iter().map(|p| p.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PROFILES.len());
+    }
+}

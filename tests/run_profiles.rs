@@ -1,0 +1,502 @@
+//! Profiles (SPEC §6): `fence run --profile NAME` opens the agent's own folder and keeps
+//! its settings file protected, passes its API key and nothing else, lets its API domains
+//! through the proxy; a worktree config cannot name one; `fence profiles` lists them.
+//! Each effect is checked from outside the sandbox: the file on disk, the listener's count.
+
+mod support;
+
+use std::ffi::OsStr;
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use support::{World, skip, stderr, stdout};
+
+/// Creates `rel` under the world's home with `text`, owned by whoever runs fence.
+fn home_file(w: &World, rel: &str, text: &str) -> std::path::PathBuf {
+    let p = w.home.join(rel);
+    if let Some(dir) = p.parent()
+        && !dir.exists()
+    {
+        std::fs::create_dir_all(dir).unwrap();
+        w.own(dir);
+    }
+    std::fs::write(&p, text).unwrap();
+    w.own(&p);
+    p
+}
+
+fn fence_with(w: &World, flags: &[&str], script: &str) -> std::process::Output {
+    w.write("s.sh", script);
+    let mut args: Vec<&OsStr> = flags.iter().map(OsStr::new).collect();
+    args.extend(["--", "/bin/sh", "s.sh"].map(OsStr::new));
+    w.fence(&args).output().expect("running fence")
+}
+
+fn read(p: &Path) -> Option<String> {
+    std::fs::read_to_string(p).ok()
+}
+
+fn claude_profile_opens_its_folder_and_nothing_else_in_home(w: &World) {
+    // No ~/.claude yet: the profile creates it.
+    let out = fence_with(
+        w,
+        &["--profile", "claude"],
+        "echo note > \"$HOME/.claude/x\"\n\
+         echo '{\"hooks\":1}' > \"$HOME/.claude/settings.json\"\n\
+         echo out > \"$HOME/elsewhere\"\n\
+         echo out > \"$HOME/.claude-other\"\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        read(&w.home.join(".claude/x")).as_deref(),
+        Some("note\n"),
+        "{err}"
+    );
+    assert!(
+        !w.home.join(".claude/settings.json").exists(),
+        "the agent created its own settings file: {err}"
+    );
+    assert!(!w.home.join("elsewhere").exists(), "{err}");
+    assert!(!w.home.join(".claude-other").exists(), "{err}");
+    assert!(
+        err.contains("blocked write to a protected path:")
+            && err.contains(".claude/settings.json (rule fence.protected-path)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("(rule fence.write-outside)") && err.contains("/elsewhere"),
+        "{err}"
+    );
+    assert!(
+        err.contains("fence: profile claude (Claude Code): writable ~/.claude; protected ~/.claude/settings.json, ~/.claude/settings.local.json"),
+        "{err}"
+    );
+    assert!(
+        err.contains("absent, so not writable: ~/.claude.json"),
+        "{err}"
+    );
+}
+
+fn claude_settings_stay_unchanged_while_its_state_file_is_written(w: &World) {
+    let settings = home_file(w, ".claude/settings.json", "{\"permissions\":{}}\n");
+    let state = home_file(w, ".claude.json", "{}\n");
+    let out = fence_with(
+        w,
+        &["--profile", "claude"],
+        "echo '{\"hooks\":\"evil\"}' > \"$HOME/.claude/settings.json\"\n\
+         echo '{\"hooks\":\"evil\"}' >> \"$HOME/.claude/settings.json\"\n\
+         mv \"$HOME/.claude/settings.json\" \"$HOME/.claude/old.json\"\n\
+         rm -f \"$HOME/.claude/settings.json\"\n\
+         echo '{\"numStartups\":2}' > \"$HOME/.claude.json\"\n\
+         echo cache > \"$HOME/.claude/todo.json\"\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        read(&settings).as_deref(),
+        Some("{\"permissions\":{}}\n"),
+        "the settings file changed: {err}"
+    );
+    assert!(!w.home.join(".claude/old.json").exists(), "{err}");
+    assert_eq!(
+        read(&state).as_deref(),
+        Some("{\"numStartups\":2}\n"),
+        "{err}"
+    );
+    assert_eq!(
+        read(&w.home.join(".claude/todo.json")).as_deref(),
+        Some("cache\n"),
+        "{err}"
+    );
+    assert!(err.contains("(rule fence.protected-path)"), "{err}");
+    assert!(err.contains("writable ~/.claude, ~/.claude.json;"), "{err}");
+}
+
+fn without_a_profile_the_agent_folder_stays_closed(w: &World) {
+    let folder = w.home.join(".claude");
+    std::fs::create_dir(&folder).unwrap();
+    w.own(&folder);
+    let out = fence_with(w, &[], "echo note > \"$HOME/.claude/x\"\n");
+    assert!(!folder.join("x").exists(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(rule fence.write-outside)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+fn the_profiles_api_key_passes_and_other_credentials_do_not(w: &World) {
+    let log = w.outside.join("audit.jsonl");
+    let env_of = |flags: &[&str]| {
+        let mut args: Vec<&OsStr> = flags.iter().map(OsStr::new).collect();
+        args.extend(["--", "/usr/bin/env"].map(OsStr::new));
+        let out = w
+            .fence(&args)
+            .env("ANTHROPIC_API_KEY", "sk-ant-own")
+            .env("OPENAI_API_KEY", "sk-openai-other")
+            .env("AWS_SECRET_ACCESS_KEY", "aws-secret")
+            .env("GITHUB_TOKEN", "ghp-secret")
+            .output()
+            .unwrap();
+        (stdout(&out), stderr(&out))
+    };
+    let log_flag = log.to_str().unwrap();
+    let (with, err) = env_of(&["--profile", "claude", "--log", log_flag]);
+    assert!(with.contains("ANTHROPIC_API_KEY=sk-ant-own"), "{with}{err}");
+    for secret in ["sk-openai-other", "aws-secret", "ghp-secret"] {
+        assert!(!with.contains(secret), "{secret} reached the child: {with}");
+    }
+    assert!(err.contains("passes ANTHROPIC_API_KEY"), "{err}");
+    let (without, err) = env_of(&[]);
+    for secret in ["sk-ant-own", "sk-openai-other", "aws-secret", "ghp-secret"] {
+        assert!(
+            !without.contains(secret),
+            "{secret} reached the child without a profile: {without}{err}"
+        );
+    }
+    let start = read(&log).unwrap_or_default();
+    let first: serde_json::Value =
+        serde_json::from_str(start.lines().next().unwrap_or("{}")).unwrap();
+    assert_eq!(first["event"], "session-start", "{start}");
+    assert_eq!(first["profile"], "claude", "{start}");
+}
+
+/// Serialises the tests that bind the host's port 443.
+static PORT_443: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn the_profiles_domains_go_through_the_proxy_and_others_are_refused(w: &World) {
+    let test = "the_profiles_domains_go_through_the_proxy_and_others_are_refused";
+    let _guard = PORT_443.lock().unwrap_or_else(|e| e.into_inner());
+    // The profile allows api.anthropic.com on port 443 only: a loopback server on 443 of the
+    // host stands in for it, reached through the proxy by --resolve (loopback only).
+    let listener = match TcpListener::bind("127.0.0.1:443") {
+        Ok(l) => l,
+        Err(e) => {
+            skip(test, &format!("cannot listen on 127.0.0.1:443: {e}"));
+            return;
+        }
+    };
+    listener.set_nonblocking(true).unwrap();
+    let decoy = TcpListener::bind("127.0.0.1:0").unwrap();
+    decoy.set_nonblocking(true).unwrap();
+    let decoy_port = decoy.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let until = std::time::Instant::now() + Duration::from_secs(20);
+        while std::time::Instant::now() < until {
+            match listener.accept() {
+                Ok((mut c, _)) => {
+                    c.set_nonblocking(false).unwrap();
+                    c.set_read_timeout(Some(Duration::from_millis(500)))
+                        .unwrap();
+                    let mut buf = vec![0u8; 4096];
+                    let n = c.read(&mut buf).unwrap_or(0);
+                    seen.push(String::from_utf8_lossy(&buf[..n]).into_owned());
+                    let _ = std::io::Write::write_all(
+                        &mut c,
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n",
+                    );
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(5)),
+            }
+            if seen.len() > 1 {
+                break;
+            }
+        }
+        seen
+    });
+    let out = fence_with(
+        w,
+        &[
+            "--profile",
+            "claude",
+            "--resolve",
+            "api.anthropic.com:127.0.0.1",
+            "--resolve",
+            "example.test:127.0.0.1",
+        ],
+        &format!(
+            "[ -n \"$HTTPS_PROXY\" ] && [ \"$HTTPS_PROXY\" = \"$https_proxy\" ] && echo proxy-set\n\
+             curl -sS --max-time 10 http://api.anthropic.com:443/v1/messages\n\
+             curl -sS --max-time 10 -o /dev/null -w '%{{http_code}}\\n' http://example.test:443/\n\
+             curl -sS --max-time 10 -o /dev/null -w '%{{http_code}}\\n' http://api.anthropic.com:{decoy_port}/\n"
+        ),
+    );
+    // Stop the server early: the allowed request has come or never will.
+    let _ = std::net::TcpStream::connect("127.0.0.1:443");
+    let seen = server.join().unwrap();
+    let err = stderr(&out);
+    assert_eq!(stdout(&out), "proxy-set\nok\n403\n403\n", "{err}");
+    let real: Vec<_> = seen.iter().filter(|s| !s.is_empty()).collect();
+    assert_eq!(real.len(), 1, "the server saw {seen:?}");
+    assert!(
+        real[0].starts_with("GET /v1/messages HTTP/1.1\r\n")
+            && real[0]
+                .to_ascii_lowercase()
+                .contains("host: api.anthropic.com"),
+        "{real:?}"
+    );
+    assert!(
+        decoy.accept().is_err(),
+        "a port the profile does not allow was reached"
+    );
+    assert!(
+        err.contains("domains api.anthropic.com:443, platform.claude.com:443 through the proxy"),
+        "{err}"
+    );
+    assert!(err.contains("example.test:443"), "{err}");
+}
+
+fn a_profile_in_the_user_config_applies_and_in_the_worktree_config_does_not(w: &World) {
+    // Named by the worktree's own config: refused, nothing opened.
+    w.write(".fence.toml", "profile = \"claude\"\n");
+    let out = fence_with(
+        w,
+        &[],
+        "mkdir -p \"$HOME/.claude\" && echo x > \"$HOME/.claude/x\"\n",
+    );
+    let err = stderr(&out);
+    assert!(!w.home.join(".claude").exists(), "{err}");
+    assert!(
+        err.contains(".fence.toml: profile would widen the fence")
+            && err.contains("may only tighten it (skipped)"),
+        "{err}"
+    );
+    assert!(!err.contains("fence: profile claude"), "{err}");
+    std::fs::remove_file(w.worktree.join(".fence.toml")).unwrap();
+    // Named by the user's config: applied.
+    home_file(w, ".config/fence/config.toml", "profile = \"claude\"\n");
+    let out = fence_with(w, &[], "echo x > \"$HOME/.claude/x\"\n");
+    let err = stderr(&out);
+    assert_eq!(
+        read(&w.home.join(".claude/x")).as_deref(),
+        Some("x\n"),
+        "{err}"
+    );
+    assert!(err.contains("fence: profile claude"), "{err}");
+    // The flag replaces the config's profile.
+    let out = fence_with(
+        w,
+        &["--profile", "codex"],
+        "echo y > \"$HOME/.claude/y\"; echo y > \"$HOME/.codex/y\"\n",
+    );
+    let err = stderr(&out);
+    assert!(!w.home.join(".claude/y").exists(), "{err}");
+    assert_eq!(
+        read(&w.home.join(".codex/y")).as_deref(),
+        Some("y\n"),
+        "{err}"
+    );
+}
+
+fn the_ci_profile_opens_nothing(w: &World) {
+    let out = fence_with(
+        w,
+        &["--profile", "ci"],
+        "echo $HTTPS_PROXY; echo x > \"$HOME/x\"; echo in > inside\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(stdout(&out), "\n", "{err}");
+    assert!(!w.home.join("x").exists(), "{err}");
+    assert_eq!(read(&w.worktree.join("inside")).as_deref(), Some("in\n"));
+    assert!(
+        err.contains("fence: profile ci (a CI job step): no domains; questions answered No"),
+        "{err}"
+    );
+}
+
+fn a_thread_swapping_to_the_settings_file_never_writes_it(w: &World) {
+    let test = "a_thread_swapping_to_the_settings_file_never_writes_it";
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        // Without a mount view a protected path rests on the supervisor's check, which a
+        // racing thread can pass (docs/run.md), as for the worktree's own protected paths.
+        skip(test, "needs a mount namespace");
+        return;
+    }
+    if Command::new("cc").arg("--version").output().is_err() {
+        skip(test, "no C compiler (cc)");
+        return;
+    }
+    let settings = home_file(w, ".claude/settings.json", "{}\n");
+    // A writable name of the same length that differs in one byte: each flip is one store,
+    // so every path the kernel reads is one of the two, never a torn mix.
+    let ok = w.home.join(".claude/settingz.json");
+    let flip = ok.as_os_str().len() - ".json".len() - 1;
+    let src = format!(
+        r#"#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static char path[4096] = "{ok}";
+static volatile int stop;
+static void spin(void) {{ for (volatile int i = 0; i < 200; i++) {{}} }}
+static void *swap(void *arg) {{
+    (void)arg;
+    while (!stop) {{
+        ((volatile char *)path)[{flip}] = 's'; spin();
+        ((volatile char *)path)[{flip}] = 'z'; spin();
+    }}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t;
+    int ok = 0, refused = 0;
+    pthread_create(&t, 0, swap, 0);
+    for (int i = 0; i < 10000; i++) {{
+        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {{ write(fd, "x", 1); close(fd); ok++; }} else refused++;
+    }}
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d\n", ok, refused);
+    return 0;
+}}
+"#,
+        ok = ok.display(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("race.c"), src).unwrap();
+    let bin = w.worktree.join("race");
+    let cc = Command::new("cc")
+        .args(["-O2", "-pthread", "-o"])
+        .arg(&bin)
+        .arg(dir.path().join("race.c"))
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    w.own(&bin);
+    let out = w
+        .fence(&["--profile", "claude", "--quiet-blocks", "--"].map(OsStr::new))
+        .arg(&bin)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        read(&settings).as_deref(),
+        Some("{}\n"),
+        "a swapped path wrote the protected settings file"
+    );
+    // The race did run: the writable name got writes and the protected one was refused.
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        matches!(counts[..], [ok, refused] if ok > 0 && refused > 0),
+        "{}",
+        stdout(&out)
+    );
+}
+
+both_ways!(
+    a_thread_swapping_to_the_settings_file_never_writes_it,
+    claude_profile_opens_its_folder_and_nothing_else_in_home,
+    claude_settings_stay_unchanged_while_its_state_file_is_written,
+    without_a_profile_the_agent_folder_stays_closed,
+    the_profiles_api_key_passes_and_other_credentials_do_not,
+    the_profiles_domains_go_through_the_proxy_and_others_are_refused,
+    a_profile_in_the_user_config_applies_and_in_the_worktree_config_does_not,
+    the_ci_profile_opens_nothing,
+);
+
+fn fence() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fence"))
+}
+
+#[test]
+fn an_unknown_profile_is_a_usage_error_naming_the_known_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("ran");
+    let out = fence()
+        .args(["run", "--profile", "vim", "--", "touch"])
+        .arg(&marker)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("unknown profile `vim` (known profiles: claude, codex, gemini, aider, ci)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists());
+}
+
+#[test]
+fn fence_profiles_json_is_a_stable_list() {
+    let out = fence().args(["profiles", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<_> = list.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["claude", "codex", "gemini", "aider", "ci"]);
+    let claude = &list[0];
+    assert_eq!(
+        claude["writable_folders"],
+        serde_json::json!(["~/.claude/"])
+    );
+    assert_eq!(
+        claude["writable_files"],
+        serde_json::json!(["~/.claude.json"])
+    );
+    assert_eq!(
+        claude["protected"],
+        serde_json::json!(["~/.claude/settings.json", "~/.claude/settings.local.json"])
+    );
+    assert_eq!(
+        claude["domains"],
+        serde_json::json!(["api.anthropic.com:443", "platform.claude.com:443"])
+    );
+    assert_eq!(claude["env"], serde_json::json!(["ANTHROPIC_API_KEY"]));
+    assert_eq!(claude["approver"], serde_json::Value::Null);
+    assert_eq!(list[4]["approver"], "deny");
+    assert_eq!(list[4]["domains"], serde_json::json!([]));
+    for p in &list {
+        let mut keys: Vec<_> = p.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "approver",
+                "description",
+                "domains",
+                "env",
+                "name",
+                "notes",
+                "protected",
+                "writable_files",
+                "writable_folders"
+            ]
+        );
+    }
+}
+
+#[test]
+fn fence_profiles_prints_a_readable_table() {
+    let out = fence().arg("profiles").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for line in [
+        "claude  Claude Code",
+        "  writable   ~/.claude/  ~/.claude.json",
+        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json",
+        "  domains    api.anthropic.com:443  platform.claude.com:443",
+        "  passes     ANTHROPIC_API_KEY",
+        "codex  OpenAI Codex CLI",
+        "  protected  ~/.codex/config.toml  ~/.codex/rules",
+        "ci  a CI job step",
+        "  domains    none",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing {line:?} in:\n{text}"
+        );
+    }
+}

@@ -117,6 +117,7 @@ mod tests {
                 "/home/u/.codex/rules".into(),
             ],
             read_only_view: false,
+            protected_by_mounts: false,
             quiet_blocks: false,
             read_only_worktree: false,
             landlock_truncate: true,

@@ -1,6 +1,17 @@
 //! `fence`: the command-line face of fence. Thin: argument parsing, wiring
 //! and output; the policy lives in the `policy` crate.
 
+/// `eprintln!` for every module below: fence's messages are written to stderr, and a
+/// stderr that went away (`fence run … 2>&1 | head -1`) is not a reason to panic — above
+/// all in `fence run`, whose supervisor must go on serving its sandbox. std's macro
+/// panics on a failed write; this one drops the message.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod approvals;
 mod check;
 mod doctor;
@@ -140,6 +151,22 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    if matches!(
+        cli.command,
+        Command::Check(_)
+            | Command::Rules(_)
+            | Command::Profiles(_)
+            | Command::Sessions(_)
+            | Command::Doctor(_)
+    ) {
+        // These print and exit: a reader that goes away (`fence rules | head`) ends them
+        // as it ends any filter, instead of a write error. `fence run` keeps SIGPIPE
+        // ignored: its supervisor must outlive a closed terminal or pipe.
+        // SAFETY: signal() with SIG_DFL on a valid signal number, before any thread exists.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let result = match cli.command {
         Command::Check(a) => check::run(a),
         Command::Rules(a) => rules_cmd::run(a),

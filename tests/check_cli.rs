@@ -326,3 +326,31 @@ fn human_output_escapes_what_it_shows() {
     assert!(!s.contains('\u{202e}'), "{s}");
     assert!(s.contains("\\x1b"), "{s}");
 }
+
+/// A reader that has gone away (`fence rules | head -1` once head exits) ends the printing
+/// commands as it ends any filter: by SIGPIPE, never by a panic. The pipe's read end is
+/// closed before fence starts, so its first write fails.
+#[test]
+fn a_reader_that_goes_away_ends_the_output_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    let env = Env::new();
+    for args in [&["rules"][..], &["profiles"][..], &["rules", "--json"][..]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = env
+            .fence()
+            .args(args)
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.signal(),
+            Some(libc::SIGPIPE),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

@@ -126,11 +126,30 @@ impl Listener {
                 &addfd,
             )
         };
-        if ret < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(ret)
+        if ret >= 0 {
+            return Ok(ret);
         }
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() != Some(libc::EINVAL) {
+            return Err(err);
+        }
+        // Before 5.14 the kernel does not know the flag: install, then answer with the
+        // number. The caller waits throughout, so nothing of it runs in between; should the
+        // call go away meanwhile, the descriptor stays in a table about to be torn down.
+        addfd.flags = 0;
+        // SAFETY: as above.
+        let ret = unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_ADDFD as _,
+                &addfd,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        self.respond(id, Response::Value(i64::from(ret)));
+        Ok(ret)
     }
 
     /// Installs `src` (a descriptor of ours) in the caller's descriptor table at number

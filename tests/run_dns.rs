@@ -350,21 +350,7 @@ int main(void) {{
         g_port = good.port(),
         b_port = bad.port(),
     );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("race.c"), src).unwrap();
-    let bin = w.worktree.join("race");
-    let cc = Command::new("cc")
-        .args(["-O2", "-pthread", "-o"])
-        .arg(&bin)
-        .arg(dir.path().join("race.c"))
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    w.own(&bin);
+    let bin = w.compile_c("race", &src);
     let out = run_with(
         w,
         &conf,

@@ -615,21 +615,7 @@ int main(void) {{
         inside = inside.display(),
         outside = outside.display()
     );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("race.c"), src).unwrap();
-    let bin = w.worktree.join("race");
-    let cc = std::process::Command::new("cc")
-        .args(["-O2", "-pthread", "-o"])
-        .arg(&bin)
-        .arg(dir.path().join("race.c"))
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    w.own(&bin);
+    let bin = w.compile_c("race", &src);
     let out = w
         .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
         .output()
@@ -1078,21 +1064,7 @@ int main(void) {{
         victim = victim.display(),
         inside = inside.display()
     );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("swap.c"), src).unwrap();
-    let bin = w.worktree.join("swap");
-    let cc = std::process::Command::new("cc")
-        .args(["-O2", "-pthread", "-o"])
-        .arg(&bin)
-        .arg(dir.path().join("swap.c"))
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    w.own(&bin);
+    let bin = w.compile_c("swap", &src);
     let out = w
         .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
         .output()

@@ -431,21 +431,7 @@ int main(int argc, char **argv) {{
 }}
 "#
     );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("race.c"), src).unwrap();
-    let bin = w.worktree.join("race");
-    let cc = std::process::Command::new("cc")
-        .args(["-O2", "-pthread", "-o"])
-        .arg(&bin)
-        .arg(dir.path().join("race.c"))
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    w.own(&bin);
+    let bin = w.compile_c("race", &src);
     let allow = allowed.map(|p| format!("127.0.0.1:{p}"));
     let mut args: Vec<&std::ffi::OsStr> = vec!["--quiet-blocks".as_ref()];
     if let Some(a) = &allow {

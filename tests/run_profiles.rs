@@ -357,21 +357,7 @@ int main(void) {{
 "#,
         ok = ok.display(),
     );
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("race.c"), src).unwrap();
-    let bin = w.worktree.join("race");
-    let cc = Command::new("cc")
-        .args(["-O2", "-pthread", "-o"])
-        .arg(&bin)
-        .arg(dir.path().join("race.c"))
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    w.own(&bin);
+    let bin = w.compile_c("race", &src);
     let out = w
         .fence(&["--profile", "claude", "--quiet-blocks", "--"].map(OsStr::new))
         .arg(&bin)

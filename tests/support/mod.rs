@@ -220,6 +220,29 @@ impl World {
         p
     }
 
+    /// Compiles the C program `src` (`cc -O2 -pthread`) into the worktree as `name`,
+    /// owned by the world's user; panics with the compiler's message when it fails.
+    #[allow(dead_code)]
+    pub fn compile_c(&self, name: &str, src: &str) -> PathBuf {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join(format!("{name}.c"));
+        std::fs::write(&source, src).unwrap();
+        let bin = self.worktree.join(name);
+        let cc = Command::new("cc")
+            .args(["-O2", "-pthread", "-o"])
+            .arg(&bin)
+            .arg(&source)
+            .output()
+            .unwrap();
+        assert!(
+            cc.status.success(),
+            "{}",
+            String::from_utf8_lossy(&cc.stderr)
+        );
+        self.own(&bin);
+        bin
+    }
+
     pub fn own(&self, p: &Path) {
         if let Some((uid, gid)) = self.ids {
             std::os::unix::fs::lchown(p, Some(uid), Some(gid)).unwrap();

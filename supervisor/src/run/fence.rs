@@ -14,12 +14,11 @@ pub struct Fence {
     /// own settings files inside the folder it makes writable (absolute, resolved).
     pub protected: Vec<PathBuf>,
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
-    /// a metadata change there fails with EROFS whatever path the target swaps in.
-    pub read_only_view: bool,
-    /// The protected paths that exist are read-only mounts (mount namespace): a write
-    /// inside the fence may be answered `CONTINUE`. Without them the supervisor carries out
+    /// a metadata change there fails with EROFS whatever path the target swaps in. The
+    /// same view makes the protected paths that exist read-only mounts, so a write inside
+    /// the fence may then be answered `CONTINUE`; without it the supervisor carries out
     /// every write inside itself, from the path it checked.
-    pub protected_by_mounts: bool,
+    pub read_only_view: bool,
     /// Do not write blocked reasons to the processes' stderr.
     pub quiet_blocks: bool,
     /// `--read-only-worktree`: the worktree is not among the writable roots.
@@ -94,7 +93,6 @@ mod tests {
             devices: vec!["/dev/null".into()],
             protected: vec![],
             read_only_view: true,
-            protected_by_mounts: true,
             quiet_blocks: false,
             read_only_worktree: false,
             landlock_truncate: true,
@@ -117,7 +115,6 @@ mod tests {
                 "/home/u/.codex/rules".into(),
             ],
             read_only_view: false,
-            protected_by_mounts: false,
             quiet_blocks: false,
             read_only_worktree: false,
             landlock_truncate: true,
@@ -142,7 +139,6 @@ mod tests {
             devices: vec![],
             protected: vec![],
             read_only_view: true,
-            protected_by_mounts: true,
             quiet_blocks: false,
             read_only_worktree: true,
             landlock_truncate: true,

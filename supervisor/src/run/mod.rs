@@ -407,7 +407,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         devices,
         protected: profile_protected.clone(),
         read_only_view: shim_process.namespaces.mount,
-        protected_by_mounts: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,
         // Set from the ABI the shim reports; until then the safe side.

@@ -475,7 +475,7 @@ pub fn check(
                     perform(),
                 );
             }
-            if fence.protected_by_mounts {
+            if fence.read_only_view {
                 // Security boundary: the protected paths are read-only mounts, so a path the
                 // target swaps in after this check reaches at most what Landlock allows and
                 // the mounts leave writable.

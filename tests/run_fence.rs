@@ -6,6 +6,7 @@
 mod support;
 
 use std::ffi::OsStr;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Stdio;
@@ -708,6 +709,139 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+fn inode_flags(path: &Path) -> Option<libc::c_long> {
+    let f = std::fs::File::open(path).ok()?;
+    let mut flags: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one long through a valid pointer.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_6601, &mut flags) };
+    (r == 0).then_some(flags)
+}
+
+fn inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor(w: &World) {
+    let test = "inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor";
+    let victim = w.write_outside("victim.txt", "original");
+    let Some(before) = inode_flags(&victim) else {
+        support::skip(
+            test,
+            "the file system under /tmp has no inode flags (FS_IOC_GETFLAGS)",
+        );
+        return;
+    };
+    let v = victim.display().to_string();
+    // chattr +dA on a descriptor opened for reading (FS_IOC_SETFLAGS), the same through
+    // FS_IOC_FSSETXATTR, and file_setattr(2) by path (469).
+    let out = w.python(&format!(
+        r#"import os, fcntl, struct, ctypes
+v = {v:?}
+fd = os.open(v, os.O_RDONLY)
+flags = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, bytes(8)))[0]
+fsx = bytearray(fcntl.ioctl(fd, 0x801c581f, bytes(28)))
+fsx[0:4] = struct.pack("I", struct.unpack("I", fsx[0:4])[0] | 0x80000 | 0x40)
+# no-dump and no-atime, as flags and as extended flags
+for req, arg in [(0x40086602, struct.pack("l", flags | 0x40 | 0x80)), (0x401c5820, bytes(fsx))]:
+    try:
+        fcntl.ioctl(fd, req, arg)
+        print("ioctl", hex(req), "passed")
+    except OSError as e:
+        print("ioctl", hex(req), e.errno)
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack("IIIII", 0x80000, 0, 0, 0, 0))
+print("file_setattr", libc.syscall(469, -100, v.encode(), attr, 20, 0), ctypes.get_errno())
+"#
+    ));
+    assert_eq!(
+        inode_flags(&victim),
+        Some(before),
+        "inode flags changed outside: {}",
+        stdout(&out)
+    );
+}
+
+fn a_hardlink_to_a_protected_file_gives_no_write_access(w: &World) {
+    git_init(w);
+    let config_path = w.worktree.join(".git/config");
+    let config = std::fs::read_to_string(&config_path).unwrap();
+    let hook = w.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+    w.write(
+        "s.sh",
+        "ln .git/config c && echo '[core]' >> c && echo ' fsmonitor = evil' >> c\nln .git/hooks/pre-commit h && echo evil >> h\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_unchanged(&config_path, &config);
+    assert_unchanged(&hook, "#!/bin/sh\nexit 0\n");
+    assert!(
+        !w.worktree.join("c").exists() && !w.worktree.join("h").exists(),
+        "a second name for a protected file was made: {}",
+        stderr(&out)
+    );
+}
+
+fn a_folder_of_settings_cannot_be_swapped_for_a_forged_one(w: &World) {
+    git_init(w);
+    std::fs::create_dir(w.worktree.join(".claude")).unwrap();
+    w.own(&w.worktree.join(".claude"));
+    let settings = w.write(".claude/settings.json", "{}\n");
+    std::fs::create_dir_all(w.worktree.join(".git/modules/lib/hooks")).unwrap();
+    let sub_config = w.worktree.join(".git/modules/lib/config");
+    std::fs::write(&sub_config, "[core]\n").unwrap();
+    chown_tree(w, &w.worktree.join(".git"));
+    // Rename .claude away and a forged folder into its place; the same with a symlink; then
+    // a submodule's git directory: its config, a hook, and the directory itself.
+    w.write(
+        "s.sh",
+        "mkdir y && echo forged > y/settings.json\n\
+         mv .claude .claude-old; mv y .claude; ln -s y .claude\n\
+         python3 -c 'import os; os.rename(\"y\", \".claude\")'\n\
+         echo ' fsmonitor = evil' >> .git/modules/lib/config\n\
+         echo evil > .git/modules/lib/hooks/post-checkout\n\
+         mkdir -p m/hooks && echo evil > m/hooks/post-checkout && echo '[core]' > m/config\n\
+         mv .git/modules/lib .git/modules/lib-old; mv m .git/modules/lib; mv m .git/modules/other\n\
+         exit 0\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert_unchanged(&settings, "{}\n");
+    assert!(!w.worktree.join(".claude-old").exists(), "{err}");
+    assert!(
+        !w.worktree.join(".claude").is_symlink(),
+        ".claude became a symlink: {err}"
+    );
+    assert_unchanged(&sub_config, "[core]\n");
+    assert!(
+        !w.worktree
+            .join(".git/modules/lib/hooks/post-checkout")
+            .exists(),
+        "{err}"
+    );
+    assert!(!w.worktree.join(".git/modules/lib-old").exists(), "{err}");
+    assert!(!w.worktree.join(".git/modules/other").exists(), "{err}");
+    assert!(err.contains("rule fence.protected-path"), "{err}");
+}
+
+fn a_missing_settings_folder_or_git_cannot_be_linked_into_place(w: &World) {
+    // No .git and no .claude at start: neither may appear as a symlink, a renamed folder or
+    // a `.git` file naming another git directory (git would run that directory's hooks).
+    w.write(
+        "s.sh",
+        "mkdir -p y/hooks && echo forged > y/settings.json && echo '[core]' > y/config && echo evil > y/hooks/pre-commit\n\
+         ln -s y .claude; ln -s y .git\n\
+         echo 'gitdir: y' > .git\n\
+         mv y .git; mv y .claude\n\
+         exit 0\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert!(
+        std::fs::symlink_metadata(w.worktree.join(".git")).is_err(),
+        "a .git appeared: {err}"
+    );
+    assert!(
+        std::fs::symlink_metadata(w.worktree.join(".claude")).is_err(),
+        "a .claude appeared: {err}"
+    );
+    assert!(err.contains("rule fence.protected-path"), "{err}");
+}
+
 fn a_thread_swapping_to_a_git_hook_never_writes_it(w: &World) {
     if w.who == support::Who::UnprivilegedWithoutNamespaces {
         // Without a mount view the protected paths rest on the supervisor's check, which a
@@ -1328,6 +1462,10 @@ both_ways!(
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
     a_thread_swapping_to_a_git_hook_never_writes_it,
+    a_hardlink_to_a_protected_file_gives_no_write_access,
+    a_folder_of_settings_cannot_be_swapped_for_a_forged_one,
+    a_missing_settings_folder_or_git_cannot_be_linked_into_place,
+    inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor,
     int80_and_x32_calls_kill_the_process,
     first_exec_refused_by_policy_exits_126_and_does_nothing,
     udp_and_ipv6_to_the_host_loopback_get_nothing_through,

@@ -134,12 +134,8 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
         let worktree = Path::new(&spec.worktree);
         let protected_paths = protected_paths::existing(worktree);
         let protected: Vec<&OsStr> = protected_paths.iter().map(|p| p.as_os_str()).collect();
-        let dot_git = worktree.join(".git");
-        let pinned: Vec<&OsStr> = if dot_git.is_dir() && !dot_git.is_symlink() {
-            vec![dot_git.as_os_str()]
-        } else {
-            vec![]
-        };
+        let pinned_paths = protected_paths::pinned(worktree);
+        let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
         mount_view::apply(&writable, &protected, &pinned, &hidden, ns.pid, sized_tmp)
             .map_err(|e| e.to_string())?;

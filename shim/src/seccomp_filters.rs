@@ -31,6 +31,19 @@ const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 const SYS_SETXATTRAT: i64 = 463;
 const SYS_REMOVEXATTRAT: i64 = 466;
 const SYS_OPEN_TREE_ATTR: i64 = 467;
+const SYS_FILE_SETATTR: i64 = 469;
+
+/// ioctl requests that change an inode's flags or extended attributes (`chattr`: no-dump,
+/// no-atime, project id…) on a descriptor opened for reading only: metadata that neither
+/// Landlock nor the notified metadata calls see (FS_IOC_SETFLAGS, its 32-bit twin,
+/// FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and its 32-bit twin).
+pub const INODE_FLAG_IOCTLS: [u64; 5] = [
+    0x4008_6602,
+    0x4004_6602,
+    0x401c_5820,
+    0x4008_7602,
+    0x4004_7602,
+];
 
 /// Namespace flags that `clone` must not carry (CLONE_NEWTIME shares its bit with the
 /// exit-signal byte of `clone`, so it is checked on `unshare` only).
@@ -540,6 +553,8 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_iopl,
         #[cfg(target_arch = "x86_64")]
         libc::SYS_ioperm,
+        // file_setattr (6.17): FS_IOC_FSSETXATTR by path.
+        SYS_FILE_SETATTR,
     ]
     .into_iter()
     .map(|nr| (nr, Vec::new()))
@@ -551,6 +566,7 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_ioctl,
         [libc::TIOCSTI, libc::TIOCLINUX]
             .into_iter()
+            .chain(INODE_FLAG_IOCTLS)
             .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
             .collect(),
     );
@@ -827,6 +843,7 @@ mod tests {
             libc::SYS_mount,
             libc::SYS_setns,
             libc::SYS_bpf,
+            SYS_FILE_SETATTR,
         ] {
             assert!(
                 table.get(&nr).is_some_and(|r| r.is_empty()),
@@ -1361,6 +1378,8 @@ mod tests {
             0x11,
             libc::TIOCSTI,
             libc::TIOCLINUX,
+            0x4008_6602,
+            0x401c_5820,
             libc::IPPROTO_TCP as u64,
             libc::IPPROTO_MPTCP as u64,
             libc::CLONE_NEWNS as u64,
@@ -1390,7 +1409,12 @@ mod tests {
                 }
             }
         }
-        for level in [libc::SOL_IP, libc::SOL_IPV6, libc::SOL_SOCKET, libc::SOL_TCP] {
+        for level in [
+            libc::SOL_IP,
+            libc::SOL_IPV6,
+            libc::SOL_SOCKET,
+            libc::SOL_TCP,
+        ] {
             arg_sets.push([3, level as u64, 1, 0x1000, 4, 0]);
         }
         for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
@@ -1410,9 +1434,8 @@ mod tests {
                     (true, true, true),
                     (false, true, true),
                 ] {
-                    let one =
-                        fenced_program(families, guards, watch_writes, loopback_table, dns)
-                            .unwrap();
+                    let one = fenced_program(families, guards, watch_writes, loopback_table, dns)
+                        .unwrap();
                     let st = static_program(families, guards, dns).unwrap();
                     let nt = notification_program(watch_writes, loopback_table, dns).unwrap();
                     for nr in (0..480u32).chain([X32_SYSCALL_BIT | 1, X32_SYSCALL_BIT | 257]) {

@@ -236,15 +236,14 @@ fn install_seccomp_filter(
     loopback_table: bool,
     degraded: &mut Vec<String>,
 ) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
-    let program =
-        seccomp_filters::fenced_program(
-            families,
-            guards,
-            !spec.no_write_watch,
-            loopback_table,
-            spec.allow_dns,
-        )
-            .map_err(|e| StageFailure::setup("seccomp", e))?;
+    let program = seccomp_filters::fenced_program(
+        families,
+        guards,
+        !spec.no_write_watch,
+        loopback_table,
+        spec.allow_dns,
+    )
+    .map_err(|e| StageFailure::setup("seccomp", e))?;
     let flags =
         libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
     let result = match sys::seccomp_set_mode_filter(&program, flags) {

@@ -32,13 +32,15 @@ impl Fence {
     }
 
     /// Whether `path` is a protected path of the worktree (git hooks and config, editor and
-    /// agent settings…), which stays read-only. `removal` adds `.git` itself: renaming or
-    /// removing it would let a forged one take its place.
-    pub fn is_protected(&self, path: &Path, removal: bool) -> bool {
+    /// agent settings…), which stays read-only. `names_entry`: the call creates, replaces, moves or removes the directory entry
+    /// itself (every write but `mkdir`); then a directory that holds protected paths
+    /// (`.git`, `.claude`, a submodule's git directory) counts as protected too.
+    pub fn is_protected(&self, path: &Path, names_entry: bool) -> bool {
         let Ok(rel) = path.strip_prefix(&self.worktree) else {
             return false;
         };
-        shim::protected_paths::is_protected(rel) || (removal && rel == Path::new(".git"))
+        shim::protected_paths::is_protected(rel)
+            || (names_entry && shim::protected_paths::holds_protected(rel))
     }
 
     /// Whether `path` lies in the worktree made read-only by `--read-only-worktree`.

@@ -435,6 +435,18 @@ pub fn check(
                 }
                 return asked(event, libc::EACCES, &what, p, rule, perform());
             }
+            // A hardlink to a protected file is a second, unprotected name for it (without
+            // a mount view nothing else stops the writes through it).
+            if let Some(src) = source.as_ref().filter(|p| fence.is_protected(p, false)) {
+                return asked(
+                    event,
+                    libc::EACCES,
+                    "hardlink to a protected path",
+                    src,
+                    "fence.protected-path",
+                    perform(),
+                );
+            }
             if let Some(src) = source.as_ref().filter(|p| !fence.allows_write(p)) {
                 return asked(
                     event,
@@ -445,8 +457,8 @@ pub fn check(
                     perform(),
                 );
             }
-            let removal = matches!(*op, "rename" | "unlink");
-            if let Some(p) = resolved.iter().find(|p| fence.is_protected(p, removal)) {
+            let names_entry = *op != "mkdir";
+            if let Some(p) = resolved.iter().find(|p| fence.is_protected(p, names_entry)) {
                 return asked(
                     event,
                     libc::EACCES,

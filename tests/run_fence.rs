@@ -402,6 +402,53 @@ fn secrets_under_home_are_unreadable(w: &World) {
     );
 }
 
+fn a_secret_made_during_the_session_stays_unreadable(w: &World) {
+    // None of these exists when the session starts; they appear while it runs (a login in
+    // another terminal), and the sandbox, waiting for them, tries to read them.
+    w.write(
+        "s.sh",
+        &format!(
+            "while [ ! -e go ]; do sleep 0.05; done\n\
+             cat {h}/.netrc {h}/.config/gh/hosts.yml {h}/.docker/config.json {h}/.cargo/credentials.toml\n\
+             echo read-done > done\n",
+            h = w.home.display()
+        ),
+    );
+    let child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let the sandbox start before the secrets appear.
+    std::thread::sleep(Duration::from_millis(700));
+    for (rel, text) in [
+        (".netrc", "machine x login u password NETRC-SECRET\n"),
+        (".config/gh/hosts.yml", "oauth_token: GH-SECRET\n"),
+        (".docker/config.json", "{\"auths\": \"DOCKER-SECRET\"}\n"),
+        (".cargo/credentials.toml", "token = \"CARGO-SECRET\"\n"),
+    ] {
+        let p = w.home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::set_permissions(p.parent().unwrap(), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not run to its end: {}",
+        stderr(&out)
+    );
+    assert!(
+        !text.contains("SECRET"),
+        "a secret made later leaked: {text}"
+    );
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let out = w
         .fence(&[
@@ -1450,6 +1497,7 @@ both_ways!(
     fence_sigkill_leaves_nothing_running,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
+    a_secret_made_during_the_session_stays_unreadable,
     credentials_are_scrubbed_from_the_environment,
     session_tmpdir_is_writable_and_removed,
     unix_socket_outside_is_unreachable,

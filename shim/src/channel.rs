@@ -42,6 +42,12 @@ pub struct SandboxSpec {
     pub allow_write: Vec<OsString>,
     /// Paths that must be unreadable (canonical, existing ones only).
     pub deny_read: Vec<OsString>,
+    /// Paths that must be unreadable but do not exist at start (their nearest existing
+    /// ancestor canonical): nothing can be mounted over them, so Landlock leaves them out
+    /// of its read grants in every mode, and one made later (a login during the session)
+    /// stays unreadable.
+    #[serde(default)]
+    pub deny_read_missing: Vec<OsString>,
     /// The terminal the session runs on (`/dev/pts/N`), writable when present.
     pub session_tty: Option<OsString>,
     pub namespaces: Namespaces,

@@ -1170,6 +1170,93 @@ fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
     );
 }
 
+/// The nice value (field 19) of `pid`, read from outside.
+fn nice_of(pid: u32) -> i64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    after.split_whitespace().nth(16).unwrap().parse().unwrap()
+}
+
+fn the_sandbox_cannot_limit_or_renice_processes_outside(w: &World) {
+    // A process of the same user outside the sandbox, and fence itself: RLIMIT_CPU set on
+    // a process kills it once it has used that much CPU, so a limit is as good as a signal.
+    let mut victim = w.command_as_runner("/bin/sleep").arg("60").spawn().unwrap();
+    let v = victim.id();
+    let limits_before = std::fs::read_to_string(format!("/proc/{v}/limits")).unwrap();
+    let nice_before = nice_of(v);
+    w.write(
+        "probe.py",
+        r#"import os, resource, sys
+while not os.path.exists("fence.pid"):
+    pass
+pids = [int(sys.argv[1]), int(open("fence.pid").read())]
+for pid in pids:
+    for lim in (resource.RLIMIT_CPU, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE):
+        try:
+            resource.prlimit(pid, lim, (1, 1))
+        except OSError as e:
+            print("prlimit", pid, e.errno)
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+    except OSError as e:
+        print("setpriority", pid, e.errno)
+try:
+    os.setpriority(os.PRIO_USER, 0, 19)
+except OSError as e:
+    print("PRIO_USER", e.errno)
+open("done", "w").write("done\n")
+while not os.path.exists("end"):
+    pass
+"#,
+    );
+    let child = w
+        .fence(&[
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "probe.py".as_ref(),
+            v.to_string().as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let fence_pid = child.id();
+    let fence_limits = std::fs::read_to_string(format!("/proc/{fence_pid}/limits")).unwrap();
+    let fence_nice = nice_of(fence_pid);
+    w.write("fence.pid", &format!("{fence_pid}\n"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !w.worktree.join("done").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let fence_limits_after = std::fs::read_to_string(format!("/proc/{fence_pid}/limits"));
+    let fence_nice_after = nice_of(fence_pid);
+    w.write("end", "");
+    let out = child.wait_with_output().unwrap();
+    let limits_after = std::fs::read_to_string(format!("/proc/{v}/limits")).unwrap();
+    let nice_after = nice_of(v);
+    let _ = victim.kill();
+    let _ = victim.wait();
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not finish: {}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        limits_after,
+        limits_before,
+        "limits of a process outside changed: {}",
+        stdout(&out)
+    );
+    assert_eq!(nice_after, nice_before, "a process outside was reniced");
+    assert_eq!(
+        fence_limits_after.unwrap(),
+        fence_limits,
+        "fence's own limits changed"
+    );
+    assert_eq!(fence_nice_after, fence_nice, "fence was reniced");
+}
+
 fn a_symlink_swapped_during_chmod_never_changes_an_outside_file(w: &World) {
     let test = "a_symlink_swapped_during_chmod_never_changes_an_outside_file";
     if std::process::Command::new("cc")
@@ -1520,6 +1607,7 @@ both_ways!(
     fence_inside_fence_refuses_to_start,
     an_interactive_shell_in_tmux_behaves_as_without_fence,
     the_sandbox_cannot_signal_or_trace_fence,
+    the_sandbox_cannot_limit_or_renice_processes_outside,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,

@@ -570,6 +570,33 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
             .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
             .collect(),
     );
+    // Limits and priorities of other processes: Landlock's scopes do not cover them, and
+    // without a pid namespace every process of the user is in reach. RLIMIT_CPU set on
+    // another process kills it (SIGXCPU, then SIGKILL), RLIMIT_FSIZE makes its writes fail;
+    // PRIO_USER renices all of the user's processes. The calling process's own (pid or
+    // who 0, as setrlimit, nice and ionice use them) stay settable.
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            cond(0, Len::Dword, Op::Ne, 0),
+            cond(2, Len::Qword, Op::Ne, 0),
+        ])],
+    );
+    rules.insert(
+        libc::SYS_setpriority,
+        vec![
+            rule(vec![cond(0, Len::Dword, Op::Ne, libc::PRIO_PROCESS as u64)]),
+            rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
+        ],
+    );
+    rules.insert(
+        libc::SYS_ioprio_set,
+        vec![
+            // IOPRIO_WHO_PROCESS
+            rule(vec![cond(0, Len::Dword, Op::Ne, 1)]),
+            rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
+        ],
+    );
     rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
     let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
     unshare_flags.push(libc::CLONE_NEWTIME as u64);
@@ -946,6 +973,49 @@ mod tests {
         assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
         assert_eq!(call(libc::SYS_io_uring_setup, [0; 6]), errno(libc::EPERM));
         assert_eq!(call(libc::SYS_ptrace, [0; 6]), errno(libc::EPERM));
+        // Own limits and priorities pass; another process's, or the whole user's, do not.
+        let limit = 0x7fff_0000;
+        assert_eq!(
+            call(libc::SYS_prlimit64, [0, 0, limit, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_prlimit64, [42, 0, 0, limit, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_prlimit64, [42, 0, limit, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_setpriority, [0, 0, 10, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_setpriority, [0, 42, 10, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_setpriority, [2, 0, 10, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_ioprio_set, [1, 0, 0x6000, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_ioprio_set, [3, 0, 0x6000, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_ioprio_set, [1, 42, 0x6000, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, 0x4008_6602, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(call(SYS_FILE_SETATTR, [0; 6]), errno(libc::EPERM));
         assert_eq!(call(libc::SYS_clone3, [0; 6]), errno(libc::ENOSYS));
         assert_eq!(
             call(libc::SYS_socket, [libc::AF_INET as u64, 1, 0, 0, 0, 0]),

@@ -1170,6 +1170,94 @@ fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
     );
 }
 
+fn system_v_ipc_and_message_queues_of_the_host_are_unreachable(w: &World) {
+    // Objects of the host's IPC namespace, owned by whoever runs fence: a shared memory
+    // segment with a known content, a semaphore set, a POSIX message queue. They outlive
+    // the helper that makes them.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let key = (std::process::id() << 8) ^ nanos ^ (w.who as u32);
+    let key = (key & 0x3fff_ffff) as i32 + 1;
+    let mq = format!("/fence-it-{key}");
+    let make = w
+        .command_as_runner(PYTHON)
+        .args([
+            "-c",
+            r#"import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+key = int(sys.argv[1])
+shm = libc.shmget(key, 4096, 0o1000 | 0o600)
+ctypes.memmove(libc.shmat(shm, None, 0), b"HOST-DATA\0", 10)
+sem = libc.semget(key, 1, 0o1000 | 0o600)
+mq = libc.mq_open(sys.argv[2].encode(), os.O_CREAT | os.O_RDWR, 0o600, None)
+print(shm, sem, mq)
+"#,
+            &key.to_string(),
+            &mq,
+        ])
+        .output()
+        .unwrap();
+    let ids: Vec<i32> = stdout(&make)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        ids.len() == 3 && ids.iter().all(|&i| i >= 0),
+        "making the host's objects: {} {}",
+        stdout(&make),
+        stderr(&make)
+    );
+    let (shm, sem) = (ids[0], ids[1]);
+    let out = w.python(&format!(
+        r#"import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+for shm in (libc.shmget({key}, 0, 0), {shm}):
+    a = libc.shmat(shm, None, 0)
+    if a is not None and a != 2**64 - 1:
+        ctypes.memmove(a, b"SANDBOXED\0", 10)
+        print("wrote into the host's segment")
+print("semctl", libc.semctl({sem}, 0, 0), ctypes.get_errno())
+print("mq_unlink", libc.mq_unlink({mq:?}.encode()), ctypes.get_errno())
+"#
+    ));
+    // From outside: the segment's content, the semaphore and the queue are all still there.
+    // SAFETY: shmat of an id this test made; the mapping is read and detached here.
+    let content = unsafe {
+        let a = libc::shmat(shm, std::ptr::null(), libc::SHM_RDONLY);
+        assert_ne!(a as isize, -1, "the segment is gone");
+        let text = std::ffi::CStr::from_ptr(a as *const libc::c_char)
+            .to_string_lossy()
+            .into_owned();
+        libc::shmdt(a);
+        text
+    };
+    // SAFETY: IPC_STAT with a null buffer is not used; GETVAL (12) reads one value.
+    let sem_alive = unsafe { libc::semctl(sem, 0, 12) } >= 0;
+    let c_mq = std::ffi::CString::new(mq.clone()).unwrap();
+    // SAFETY: mq_open with a NUL-terminated name; the descriptor is closed at once.
+    let mqd = unsafe { libc::mq_open(c_mq.as_ptr(), libc::O_RDONLY) };
+    // SAFETY: cleanup of the objects this test made.
+    unsafe {
+        if mqd >= 0 {
+            libc::mq_close(mqd);
+        }
+        libc::mq_unlink(c_mq.as_ptr());
+        libc::shmctl(shm, libc::IPC_RMID, std::ptr::null_mut());
+        libc::semctl(sem, 0, libc::IPC_RMID);
+    }
+    let report = format!("{} {}", stdout(&out), stderr(&out));
+    assert_eq!(
+        content, "HOST-DATA",
+        "the host's segment was written: {report}"
+    );
+    assert!(sem_alive, "the host's semaphore was removed: {report}");
+    assert!(mqd >= 0, "the host's message queue was removed: {report}");
+}
+
 /// The nice value (field 19) of `pid`, read from outside.
 fn nice_of(pid: u32) -> i64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -1608,6 +1696,7 @@ both_ways!(
     an_interactive_shell_in_tmux_behaves_as_without_fence,
     the_sandbox_cannot_signal_or_trace_fence,
     the_sandbox_cannot_limit_or_renice_processes_outside,
+    system_v_ipc_and_message_queues_of_the_host_are_unreachable,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,

@@ -23,6 +23,9 @@ pub struct Namespaces {
     pub pid: bool,
     pub mount: bool,
     pub net: bool,
+    /// An IPC namespace: System V IPC objects and POSIX message queues of its own.
+    #[serde(default)]
+    pub ipc: bool,
 }
 
 /// Everything the shim needs to confine the target and exec it.

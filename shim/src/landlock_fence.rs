@@ -253,6 +253,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
                 pid: true,
                 mount: true,
                 net: true,
+                ipc: true,
             };
             compensations(abi, all_namespaces)?
         }
@@ -489,6 +490,7 @@ mod tests {
         pid: true,
         mount: true,
         net: true,
+        ipc: true,
     };
 
     #[test]

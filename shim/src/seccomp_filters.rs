@@ -101,7 +101,35 @@ pub struct StaticGuards {
     /// No Landlock signal scope: refuse `kill(0, …)`. The sandbox shares fence's process
     /// group, which a pid namespace does not hide from a group signal.
     pub group_kill: bool,
+    /// No IPC namespace of its own: refuse System V shared memory, message queues and
+    /// semaphores and POSIX message queues, which would be the host's. Their objects are
+    /// named by key or by id (small, guessable integers), not by paths Landlock sees: a
+    /// process of the same user could write into another program's shared memory, read its
+    /// messages or remove its semaphores.
+    pub host_ipc: bool,
 }
+
+/// The System V IPC and POSIX message queue calls refused without an IPC namespace
+/// (`shmdt` only detaches what the process already has).
+const HOST_IPC_CALLS: [i64; 17] = [
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semctl,
+    libc::SYS_semtimedop,
+    libc::SYS_mq_open,
+    libc::SYS_mq_unlink,
+    libc::SYS_mq_timedsend,
+    libc::SYS_mq_timedreceive,
+    libc::SYS_mq_notify,
+    libc::SYS_mq_getsetattr,
+];
 
 /// `MSG_FASTOPEN`: a TCP connect carried by `sendto`/`sendmsg`, which no connect hook of
 /// Landlock sees and no `connect` notification reports.
@@ -134,6 +162,11 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
             libc::SYS_kill,
             vec![rule(vec![cond(0, Len::Dword, Op::Eq, 0)])],
         );
+    }
+    if guards.host_ipc {
+        for nr in HOST_IPC_CALLS {
+            eperm.insert(nr, Vec::new());
+        }
     }
     let mut groups = vec![(eperm, OnMatch::Errno(libc::EPERM))];
     let mut enosys: BTreeMap<i64, Vec<SeccompRule>> =
@@ -1315,6 +1348,7 @@ mod tests {
             StaticGuards {
                 truncating_opens: true,
                 group_kill: false,
+                host_ipc: false,
             },
             false,
         )
@@ -1362,6 +1396,7 @@ mod tests {
             StaticGuards {
                 truncating_opens: false,
                 group_kill: true,
+                host_ipc: true,
             },
             false,
         )
@@ -1372,6 +1407,29 @@ mod tests {
         assert_eq!(kill(1 << 32), libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);
         assert_eq!(kill(42), libc::SECCOMP_RET_ALLOW);
         assert_eq!(kill((-42i64) as u64), libc::SECCOMP_RET_ALLOW);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_an_ipc_namespace_system_v_ipc_and_message_queues_are_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        for host_ipc in [false, true] {
+            let guards = StaticGuards {
+                host_ipc,
+                ..StaticGuards::default()
+            };
+            let p = static_program(SocketFamilies::UnixOnly, guards, false).unwrap();
+            for nr in HOST_IPC_CALLS {
+                let answer = run(&p, X86_64, nr as u32, [1, 0, 0, 0, 0, 0]);
+                if host_ipc {
+                    assert_eq!(answer, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32, "{nr}");
+                } else {
+                    assert_eq!(answer, libc::SECCOMP_RET_ALLOW, "{nr}");
+                }
+            }
+            let shmdt = run(&p, X86_64, libc::SYS_shmdt as u32, [0; 6]);
+            assert_eq!(shmdt, libc::SECCOMP_RET_ALLOW);
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -1494,6 +1552,7 @@ mod tests {
                 let guards = StaticGuards {
                     truncating_opens,
                     group_kill,
+                    host_ipc: group_kill,
                 };
                 for (watch_writes, loopback_table, dns) in [
                     (true, false, false),

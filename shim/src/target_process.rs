@@ -130,10 +130,12 @@ fn confine_and_exec_inner(
         Some(plan) => StaticGuards {
             truncating_opens: plan.needs_truncate_guard(),
             group_kill: plan.needs_group_kill_guard(),
+            host_ipc: !spec.namespaces.ipc,
         },
         None => StaticGuards {
             truncating_opens: true,
             group_kill: true,
+            host_ipc: !spec.namespaces.ipc,
         },
     };
     let listener = install_seccomp_filter(spec, families, guards, loopback_table, &mut degraded)?;

@@ -1258,6 +1258,46 @@ print("mq_unlink", libc.mq_unlink({mq:?}.encode()), ctypes.get_errno())
     assert!(mqd >= 0, "the host's message queue was removed: {report}");
 }
 
+fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
+    let test = "the_hosts_posix_shared_memory_is_out_of_reach";
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        // /dev/shm is on the device list (SPEC §2); without a mount namespace it can only
+        // be the host's.
+        support::skip(
+            test,
+            "without a mount namespace /dev/shm is the host's (docs/run.md)",
+        );
+        return;
+    }
+    if !Path::new("/dev/shm").is_dir() {
+        support::skip(test, "no /dev/shm on this host");
+        return;
+    }
+    let name = format!("fence-it-{}-{}", std::process::id(), w.who as u32);
+    let host = Path::new("/dev/shm").join(&name);
+    std::fs::write(&host, "HOST-OBJECT").unwrap();
+    w.own(&host);
+    let created = Path::new("/dev/shm").join(format!("{name}-new"));
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        &format!(
+            "cat {h}; echo SANDBOX > {h}; echo new > {c}; ls /dev/shm > /dev/null && echo listed",
+            h = host.display(),
+            c = created.display()
+        ),
+    ]);
+    let text = std::fs::read_to_string(&host).unwrap();
+    let leaked = stdout(&out).contains("HOST-OBJECT");
+    let made = created.exists();
+    let _ = std::fs::remove_file(&host);
+    let _ = std::fs::remove_file(&created);
+    assert!(stdout(&out).contains("listed"), "{}", stderr(&out));
+    assert_eq!(text, "HOST-OBJECT", "the host's object was written");
+    assert!(!leaked, "the host's object was read");
+    assert!(!made, "an object appeared in the host's /dev/shm");
+}
+
 /// The nice value (field 19) of `pid`, read from outside.
 fn nice_of(pid: u32) -> i64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -1697,6 +1737,7 @@ both_ways!(
     the_sandbox_cannot_signal_or_trace_fence,
     the_sandbox_cannot_limit_or_renice_processes_outside,
     system_v_ipc_and_message_queues_of_the_host_are_unreachable,
+    the_hosts_posix_shared_memory_is_out_of_reach,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,

@@ -621,6 +621,7 @@ fn race_opens(w: &World, target: &Path, test: &str) {
         return;
     }
     let outside = target.to_path_buf();
+    let before = std::fs::read(&outside).ok();
     let inside = w.worktree.join("ok.txt");
     let src = format!(
         r#"#include <fcntl.h>
@@ -676,8 +677,9 @@ int main(void) {{
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        !outside.exists(),
-        "a swapped path got a write outside the worktree"
+        std::fs::read(&outside).ok() == before,
+        "a swapped path got a write to {}",
+        outside.display()
     );
     let counts: Vec<u32> = stdout(&out)
         .split_whitespace()
@@ -762,6 +764,74 @@ fn inode_flags(path: &Path) -> Option<libc::c_long> {
     // SAFETY: FS_IOC_GETFLAGS writes one long through a valid pointer.
     let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_6601, &mut flags) };
     (r == 0).then_some(flags)
+}
+
+fn a_git_file_cannot_be_pointed_at_another_git_directory(w: &World) {
+    // A linked worktree's `.git` is a file naming its git directory; a forged one beside it
+    // would bring its own hooks.
+    let real = format!("gitdir: {}\n", w.outside.join("real.git").display());
+    let git = w.write(".git", &real);
+    w.write(
+        "s.sh",
+        "mkdir -p forged/hooks && echo evil > forged/hooks/pre-commit\n\
+         echo 'gitdir: forged' > .git; echo 'gitdir: forged' > g; mv g .git; rm -f .git\n\
+         exit 0\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_unchanged(&git, &real);
+    assert!(
+        stderr(&out).contains("rule fence.protected-path"),
+        "{}",
+        stderr(&out)
+    );
+    // With a mount view the file is a read-only bind: a thread swapping a checked path to
+    // it between the check and the kernel's open writes nothing either.
+    if w.who != support::Who::UnprivilegedWithoutNamespaces {
+        race_opens(
+            w,
+            &git,
+            "a_git_file_cannot_be_pointed_at_another_git_directory",
+        );
+    }
+}
+
+fn no_set_id_program_can_be_left_in_the_worktree(w: &World) {
+    // A setuid program left behind runs with its owner's rights (root's, when fence runs as
+    // root) for whoever starts it after the session.
+    let tool = w.write("tool", "#!/bin/sh\nexit 0\n");
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = w.python(
+        r#"import os, ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, f):
+    try:
+        f()
+        print(name, "passed")
+    except OSError as e:
+        print(name, e.errno)
+attempt("chmod u+s", lambda: os.chmod("tool", 0o4755))
+attempt("chmod g+s", lambda: os.chmod("tool", 0o2755))
+fd = os.open("tool", os.O_RDONLY)
+attempt("fchmod", lambda: os.fchmod(fd, 0o6755))
+attempt("open O_CREAT", lambda: os.open("created", os.O_CREAT | os.O_WRONLY, 0o4755))
+attempt("mknod", lambda: os.mknod("made", 0o100000 | 0o4755))
+how = struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, 0o2755, 0)
+print("openat2", libc.syscall(437, -100, b"created2", how, 24), ctypes.get_errno())
+attempt("chmod 750", lambda: os.chmod("tool", 0o750))
+"#,
+    );
+    let report = format!("{}{}", stdout(&out), stderr(&out));
+    for name in ["tool", "created", "made", "created2"] {
+        let p = w.worktree.join(name);
+        if let Ok(meta) = std::fs::metadata(&p) {
+            assert_eq!(meta.mode() & 0o6000, 0, "{name} has a set-id bit: {report}");
+        }
+    }
+    assert_eq!(
+        std::fs::metadata(&tool).unwrap().mode() & 0o7777,
+        0o750,
+        "an ordinary chmod failed: {report}"
+    );
 }
 
 fn inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor(w: &World) {
@@ -1728,6 +1798,8 @@ both_ways!(
     a_hardlink_to_a_protected_file_gives_no_write_access,
     a_folder_of_settings_cannot_be_swapped_for_a_forged_one,
     a_missing_settings_folder_or_git_cannot_be_linked_into_place,
+    a_git_file_cannot_be_pointed_at_another_git_directory,
+    no_set_id_program_can_be_left_in_the_worktree,
     inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor,
     int80_and_x32_calls_kill_the_process,
     first_exec_refused_by_policy_exits_126_and_does_nothing,

@@ -103,6 +103,15 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
             }
         }
     }
+    // A `.git` file (a linked worktree's or a submodule's) names the git directory whose
+    // hooks and config git uses: rewritten, it would name a forged one.
+    let dot_git = worktree.join(".git");
+    if dot_git
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_file())
+    {
+        out.push(dot_git);
+    }
     for module in submodule_git_dirs(worktree) {
         for name in ["config", "hooks"] {
             let p = module.join(name);

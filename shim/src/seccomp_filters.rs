@@ -630,6 +630,29 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
             rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
         ],
     );
+    // Set-user-ID and set-group-ID bits, on files created or by chmod: a setuid program left
+    // in the worktree outlives the sandbox, and runs with its owner's rights for whoever
+    // starts it (root's, when fence runs as root). The mode is a register of each call, so
+    // this holds whatever the path or a racing thread does.
+    for (nr, mode_arg, created_by) in setid_mode_calls() {
+        let mut list = Vec::new();
+        for bit in [libc::S_ISUID as u64, libc::S_ISGID as u64] {
+            let mode = cond(mode_arg, Len::Dword, Op::MaskedEq(bit), bit);
+            match created_by {
+                // open/openat: the mode counts only with O_CREAT or O_TMPFILE.
+                Some(flags_arg) => {
+                    for flag in [libc::O_CREAT as u64, libc::O_TMPFILE as u64] {
+                        list.push(rule(vec![
+                            cond(flags_arg, Len::Dword, Op::MaskedEq(flag), flag),
+                            mode.clone(),
+                        ]));
+                    }
+                }
+                None => list.push(rule(vec![mode])),
+            }
+        }
+        rules.entry(nr).or_default().extend(list);
+    }
     rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
     let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
     unshare_flags.push(libc::CLONE_NEWTIME as u64);
@@ -643,6 +666,26 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         ])],
     );
     rules
+}
+
+/// Calls that take a file mode: (number, index of the mode argument, index of the flags
+/// argument when the mode applies only to a file the call creates).
+fn setid_mode_calls() -> Vec<(i64, u8, Option<u8>)> {
+    let mut calls = vec![
+        (libc::SYS_openat, 3, Some(2)),
+        (libc::SYS_mknodat, 2, None),
+        (libc::SYS_fchmod, 1, None),
+        (libc::SYS_fchmodat, 2, None),
+        (libc::SYS_fchmodat2, 2, None),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        (libc::SYS_open, 2, Some(1)),
+        (libc::SYS_creat, 1, None),
+        (libc::SYS_mknod, 1, None),
+        (libc::SYS_chmod, 1, None),
+    ]);
+    calls
 }
 
 /// `socket` calls creating an inet datagram socket (any protocol: the static program has
@@ -1049,6 +1092,45 @@ mod tests {
             errno(libc::EPERM)
         );
         assert_eq!(call(SYS_FILE_SETATTR, [0; 6]), errno(libc::EPERM));
+        // Set-id bits: refused on chmod and on files created; a plain mode and an open
+        // without O_CREAT (whose mode register is unused) pass.
+        let creat = libc::O_CREAT as u64 | libc::O_WRONLY as u64;
+        assert_eq!(
+            call(libc::SYS_fchmodat, [0, 0, 0o4755, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_fchmod, [3, 0o2755, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_chmod, [0, 0o6755, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_fchmodat, [0, 0, 0o755, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, creat, 0o4755, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_open, [0, creat, 0o2755, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_creat, [0, 0o4700, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_mknodat, [0, 0, 0o104755, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, 0, 0o4755, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
         assert_eq!(call(libc::SYS_clone3, [0; 6]), errno(libc::ENOSYS));
         assert_eq!(
             call(libc::SYS_socket, [libc::AF_INET as u64, 1, 0, 0, 0, 0]),

@@ -483,6 +483,20 @@ pub fn check(
                 Ok(b) => u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])),
                 Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
             };
+            // The mode (set-id bits are refused as the static filter refuses them for
+            // open and openat; here a racing thread could still change it after this read,
+            // see docs/run.md).
+            let creates = flags & libc::O_CREAT as u64 != 0
+                || flags & libc::O_TMPFILE as u64 == libc::O_TMPFILE as u64;
+            if creates && *size >= 16 {
+                let mode = match mem.bytes(*how_addr + 8, 8) {
+                    Ok(b) => u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])),
+                    Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
+                };
+                if mode & (libc::S_ISUID | libc::S_ISGID) as u64 != 0 {
+                    return Outcome::failed(EventKind::Write, libc::EPERM);
+                }
+            }
             let writes = shim::seccomp_filters::WRITE_OPEN_FLAGS
                 .iter()
                 .any(|f| flags & f != 0);

@@ -1368,6 +1368,82 @@ fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
     assert!(!made, "an object appeared in the host's /dev/shm");
 }
 
+fn abstract_unix_names_of_the_host_cannot_be_taken(w: &World) {
+    // A server under an abstract name of the host's network namespace gets the connections
+    // of host programs that expect their own service there. The sandbox binds one name
+    // plainly, and another while a thread flips the address between a path in the worktree
+    // and the abstract name; every socket it bound stays open until the test has looked.
+    let key = format!("fence-it-{}-{}", std::process::id(), w.who as u32);
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket, ctypes, threading, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+keep = []
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.bind(b"\0{key}-plain"); s.listen(5); keep.append(s)
+except OSError as e:
+    print("plain", e.errno)
+path = b"\x01\x00race.sock\0"
+name = b"\x01\x00\0{key}-race\0"
+buf = ctypes.create_string_buffer(110)
+ctypes.memmove(buf, path, len(path))
+stop = []
+def flip():
+    while not stop:
+        ctypes.memmove(buf, name, len(name)); ctypes.memmove(buf, path, len(path))
+t = threading.Thread(target=flip); t.start()
+for i in range(300):
+    r = socket.socket(socket.AF_UNIX)
+    if libc.bind(r.fileno(), buf, 2 + len("race.sock")) == 0:
+        keep.append(r)
+        if os.path.exists("race.sock"):
+            os.unlink("race.sock")
+stop.append(1); t.join()
+open("ready", "w").write("ready\n")
+while not os.path.exists("end"):
+    time.sleep(0.02)
+"#
+        ),
+    );
+    let mut child = w
+        .fence(&[
+            "--quiet-blocks".as_ref(),
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !w.worktree.join("ready").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ready = w.worktree.join("ready").exists();
+    // From the host: the host's abstract names, and a connect to the plain one.
+    let table = std::fs::read_to_string("/proc/net/unix").unwrap();
+    let plain = std::os::unix::net::UnixStream::connect_addr(
+        &<std::os::unix::net::SocketAddr as std::os::linux::net::SocketAddrExt>::from_abstract_name(
+            format!("{key}-plain").as_bytes(),
+        )
+        .unwrap(),
+    );
+    w.write("end", "");
+    let _ = child.wait();
+    assert!(ready, "the probe did not get through its binds");
+    assert!(
+        plain.is_err(),
+        "the host reached a server the sandbox put under its name"
+    );
+    assert!(
+        !table.contains(&format!("@{key}")),
+        "the sandbox took an abstract name of the host"
+    );
+}
+
 /// The nice value (field 19) of `pid`, read from outside.
 fn nice_of(pid: u32) -> i64 {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
@@ -1810,6 +1886,7 @@ both_ways!(
     the_sandbox_cannot_limit_or_renice_processes_outside,
     system_v_ipc_and_message_queues_of_the_host_are_unreachable,
     the_hosts_posix_shared_memory_is_out_of_reach,
+    abstract_unix_names_of_the_host_cannot_be_taken,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,

@@ -32,9 +32,10 @@ impl Fence {
     }
 
     /// Whether `path` is a protected path of the worktree (git hooks and config, editor and
-    /// agent settings…), which stays read-only. `names_entry`: the call creates, replaces, moves or removes the directory entry
-    /// itself (every write but `mkdir`); then a directory that holds protected paths
-    /// (`.git`, `.claude`, a submodule's git directory) counts as protected too.
+    /// agent settings…), which stays read-only. `names_entry`: the call creates, replaces,
+    /// moves or removes the directory entry itself (every write but `mkdir`); then a
+    /// directory that holds protected paths (`.git`, `.claude`, a submodule's git
+    /// directory) counts as protected too.
     pub fn is_protected(&self, path: &Path, names_entry: bool) -> bool {
         let Ok(rel) = path.strip_prefix(&self.worktree) else {
             return false;

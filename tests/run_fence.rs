@@ -1903,3 +1903,25 @@ fn python_probe_interpreter_is_present_or_skipped_loudly() {
         );
     }
 }
+
+/// KNOWN HOLE, not fixed: without a mount namespace (`FENCE_NO_NAMESPACES=1`, or user
+/// namespaces restricted) the protected paths rest on the supervisor's path check alone.
+/// A write to an ordinary file in the worktree is answered `CONTINUE`, and Landlock, which
+/// grants the whole worktree, cannot tell `.git/hooks/pre-commit` from `ok.txt`: a thread
+/// that swaps the path buffer from `ok.txt` to the hook between the supervisor's read and
+/// the kernel's re-read writes the hook (within a few thousand tries on this machine). The
+/// same holds for rename, link, symlink and unlink targets. Closing it means the supervisor
+/// performing every write inside the worktree itself from the checked path (as it does for
+/// approved writes outside, `approved.rs`) instead of answering `CONTINUE`, at the cost of
+/// an acting thread per write-open. docs/run.md "Known gaps" lists it.
+#[test]
+#[ignore = "known hole without a mount namespace: protected paths rest on a racy check"]
+fn without_namespaces_a_thread_swapping_to_a_git_hook_never_writes_it() {
+    let test = "without_namespaces_a_thread_swapping_to_a_git_hook_never_writes_it";
+    let Some(w) = World::new(test, support::Who::UnprivilegedWithoutNamespaces) else {
+        return;
+    };
+    git_init(&w);
+    let hook = w.worktree.join(".git/hooks/pre-commit");
+    race_opens(&w, &hook, test);
+}

@@ -107,6 +107,13 @@ pub struct StaticGuards {
     /// process of the same user could write into another program's shared memory, read its
     /// messages or remove its semaphores.
     pub host_ipc: bool,
+    /// No pid namespace: the user's processes outside the sandbox can be named by pid, so
+    /// setting another process's limits or priorities is refused ([`other_process_rules`]).
+    pub host_pids: bool,
+    /// Opens are not notified (`--no-write-watch`): refuse a set-id mode on a creating
+    /// `open`/`openat` here ([`setid_open_calls`]); when they are notified the supervisor
+    /// refuses it from the same register.
+    pub setid_opens: bool,
 }
 
 /// The System V IPC and POSIX message queue calls refused without an IPC namespace
@@ -162,6 +169,12 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
             libc::SYS_kill,
             vec![rule(vec![cond(0, Len::Dword, Op::Eq, 0)])],
         );
+    }
+    if guards.host_pids {
+        eperm.extend(other_process_rules());
+    }
+    if guards.setid_opens {
+        add_setid_rules(&mut eperm, &setid_open_calls());
     }
     if guards.host_ipc {
         for nr in HOST_IPC_CALLS {
@@ -603,11 +616,34 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
             .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
             .collect(),
     );
-    // Limits and priorities of other processes: Landlock's scopes do not cover them, and
-    // without a pid namespace every process of the user is in reach. RLIMIT_CPU set on
-    // another process kills it (SIGXCPU, then SIGKILL), RLIMIT_FSIZE makes its writes fail;
-    // PRIO_USER renices all of the user's processes. The calling process's own (pid or
-    // who 0, as setrlimit, nice and ionice use them) stay settable.
+    // Set-user-ID and set-group-ID bits, on files created or by chmod: a setuid program left
+    // in the worktree outlives the sandbox, and runs with its owner's rights for whoever
+    // starts it (root's, when fence runs as root). The mode is a register of each call, so
+    // this holds whatever the path or a racing thread does. `open`/`openat` are left to the
+    // supervisor, which is sent every creating open ([`StaticGuards::setid_opens`]).
+    add_setid_rules(&mut rules, &setid_mode_calls());
+    rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
+    let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
+    unshare_flags.push(libc::CLONE_NEWTIME as u64);
+    rules.insert(libc::SYS_unshare, any_flag(0, &unshare_flags));
+    // personality: only the query (0xffffffff) and PER_LINUX pass.
+    rules.insert(
+        libc::SYS_personality,
+        vec![rule(vec![
+            cond(0, Len::Dword, Op::Ne, 0xffff_ffff),
+            cond(0, Len::Dword, Op::Ne, 0),
+        ])],
+    );
+    rules
+}
+
+/// Limits and priorities of other processes, refused where the user's processes outside
+/// the sandbox are in reach (no pid namespace): Landlock's scopes do not cover them.
+/// RLIMIT_CPU set on another process kills it (SIGXCPU, then SIGKILL), RLIMIT_FSIZE makes
+/// its writes fail; PRIO_USER renices all of the user's processes. The calling process's
+/// own (pid or who 0, as setrlimit, nice and ionice use them) stay settable.
+fn other_process_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut rules = BTreeMap::new();
     rules.insert(
         libc::SYS_prlimit64,
         vec![rule(vec![
@@ -625,16 +661,18 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
     rules.insert(
         libc::SYS_ioprio_set,
         vec![
-            // IOPRIO_WHO_PROCESS
+            // which: IOPRIO_WHO_PROCESS
             rule(vec![cond(0, Len::Dword, Op::Ne, 1)]),
             rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
         ],
     );
-    // Set-user-ID and set-group-ID bits, on files created or by chmod: a setuid program left
-    // in the worktree outlives the sandbox, and runs with its owner's rights for whoever
-    // starts it (root's, when fence runs as root). The mode is a register of each call, so
-    // this holds whatever the path or a racing thread does.
-    for (nr, mode_arg, created_by) in setid_mode_calls() {
+    rules
+}
+
+/// Adds to `rules` the refusal of a set-id mode for each of `calls` (see
+/// [`setid_mode_calls`]).
+fn add_setid_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>, calls: &[(i64, u8, Option<u8>)]) {
+    for &(nr, mode_arg, created_by) in calls {
         let mut list = Vec::new();
         for bit in [libc::S_ISUID as u64, libc::S_ISGID as u64] {
             let mode = cond(mode_arg, Len::Dword, Op::MaskedEq(bit), bit);
@@ -653,26 +691,22 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         }
         rules.entry(nr).or_default().extend(list);
     }
-    rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
-    let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
-    unshare_flags.push(libc::CLONE_NEWTIME as u64);
-    rules.insert(libc::SYS_unshare, any_flag(0, &unshare_flags));
-    // personality: only the query (0xffffffff) and PER_LINUX pass.
-    rules.insert(
-        libc::SYS_personality,
-        vec![rule(vec![
-            cond(0, Len::Dword, Op::Ne, 0xffff_ffff),
-            cond(0, Len::Dword, Op::Ne, 0),
-        ])],
-    );
-    rules
+}
+
+/// `open` and `openat` with O_CREAT or O_TMPFILE and a set-id mode: refused here only where
+/// they are not notified (`--no-write-watch`); every read-only open would otherwise pay for
+/// these rules.
+fn setid_open_calls() -> Vec<(i64, u8, Option<u8>)> {
+    let mut calls = vec![(libc::SYS_openat, 3, Some(2))];
+    #[cfg(target_arch = "x86_64")]
+    calls.push((libc::SYS_open, 2, Some(1)));
+    calls
 }
 
 /// Calls that take a file mode: (number, index of the mode argument, index of the flags
 /// argument when the mode applies only to a file the call creates).
 fn setid_mode_calls() -> Vec<(i64, u8, Option<u8>)> {
     let mut calls = vec![
-        (libc::SYS_openat, 3, Some(2)),
         (libc::SYS_mknodat, 2, None),
         (libc::SYS_fchmod, 1, None),
         (libc::SYS_fchmodat, 2, None),
@@ -680,7 +714,6 @@ fn setid_mode_calls() -> Vec<(i64, u8, Option<u8>)> {
     ];
     #[cfg(target_arch = "x86_64")]
     calls.extend([
-        (libc::SYS_open, 2, Some(1)),
         (libc::SYS_creat, 1, None),
         (libc::SYS_mknod, 1, None),
         (libc::SYS_chmod, 1, None),
@@ -1049,49 +1082,6 @@ mod tests {
         assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
         assert_eq!(call(libc::SYS_io_uring_setup, [0; 6]), errno(libc::EPERM));
         assert_eq!(call(libc::SYS_ptrace, [0; 6]), errno(libc::EPERM));
-        // Own limits and priorities pass; another process's, or the whole user's, do not.
-        let limit = 0x7fff_0000;
-        assert_eq!(
-            call(libc::SYS_prlimit64, [0, 0, limit, 0, 0, 0]),
-            libc::SECCOMP_RET_ALLOW
-        );
-        assert_eq!(
-            call(libc::SYS_prlimit64, [42, 0, 0, limit, 0, 0]),
-            libc::SECCOMP_RET_ALLOW
-        );
-        assert_eq!(
-            call(libc::SYS_prlimit64, [42, 0, limit, 0, 0, 0]),
-            errno(libc::EPERM)
-        );
-        assert_eq!(
-            call(libc::SYS_setpriority, [0, 0, 10, 0, 0, 0]),
-            libc::SECCOMP_RET_ALLOW
-        );
-        assert_eq!(
-            call(libc::SYS_setpriority, [0, 42, 10, 0, 0, 0]),
-            errno(libc::EPERM)
-        );
-        assert_eq!(
-            call(libc::SYS_setpriority, [2, 0, 10, 0, 0, 0]),
-            errno(libc::EPERM)
-        );
-        assert_eq!(
-            call(libc::SYS_ioprio_set, [1, 0, 0x6000, 0, 0, 0]),
-            libc::SECCOMP_RET_ALLOW
-        );
-        assert_eq!(
-            call(libc::SYS_ioprio_set, [3, 0, 0x6000, 0, 0, 0]),
-            errno(libc::EPERM)
-        );
-        assert_eq!(
-            call(libc::SYS_ioprio_set, [1, 42, 0x6000, 0, 0, 0]),
-            errno(libc::EPERM)
-        );
-        assert_eq!(
-            call(libc::SYS_ioctl, [0, 0x4008_6602, 0, 0, 0, 0]),
-            errno(libc::EPERM)
-        );
-        assert_eq!(call(SYS_FILE_SETATTR, [0; 6]), errno(libc::EPERM));
         // Set-id bits: refused on chmod and on files created; a plain mode and an open
         // without O_CREAT (whose mode register is unused) pass.
         let creat = libc::O_CREAT as u64 | libc::O_WRONLY as u64;
@@ -1111,13 +1101,11 @@ mod tests {
             call(libc::SYS_fchmodat, [0, 0, 0o755, 0, 0, 0]),
             libc::SECCOMP_RET_ALLOW
         );
+        // open/openat with a set-id mode: the supervisor's (they are notified), unless
+        // opens are not (`setid_opens`).
         assert_eq!(
             call(libc::SYS_openat, [0, 0, creat, 0o4755, 0, 0]),
-            errno(libc::EPERM)
-        );
-        assert_eq!(
-            call(libc::SYS_open, [0, creat, 0o2755, 0, 0, 0]),
-            errno(libc::EPERM)
+            libc::SECCOMP_RET_ALLOW
         );
         assert_eq!(
             call(libc::SYS_creat, [0, 0o4700, 0, 0, 0, 0]),
@@ -1431,6 +1419,8 @@ mod tests {
                 truncating_opens: true,
                 group_kill: false,
                 host_ipc: false,
+                host_pids: false,
+                setid_opens: false,
             },
             false,
         )
@@ -1479,6 +1469,8 @@ mod tests {
                 truncating_opens: false,
                 group_kill: true,
                 host_ipc: true,
+                host_pids: true,
+                setid_opens: true,
             },
             false,
         )
@@ -1489,6 +1481,59 @@ mod tests {
         assert_eq!(kill(1 << 32), libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);
         assert_eq!(kill(42), libc::SECCOMP_RET_ALLOW);
         assert_eq!(kill((-42i64) as u64), libc::SECCOMP_RET_ALLOW);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_a_pid_namespace_other_processes_limits_and_priorities_are_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let limit = 0x7fff_0000;
+        for host_pids in [false, true] {
+            let guards = StaticGuards {
+                host_pids,
+                ..StaticGuards::default()
+            };
+            let p = static_program(SocketFamilies::UnixOnly, guards, false).unwrap();
+            let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+            let other = if host_pids { eperm } else { allow };
+            // Own limits and priorities pass; another process's, or the whole user's, only
+            // where a pid namespace confines them.
+            assert_eq!(call(libc::SYS_prlimit64, [0, 0, limit, 0, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_prlimit64, [42, 0, 0, limit, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_prlimit64, [42, 0, limit, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_setpriority, [0, 0, 10, 0, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_setpriority, [0, 42, 10, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_setpriority, [2, 0, 10, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_ioprio_set, [1, 0, 0x6000, 0, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_ioprio_set, [3, 0, 0x6000, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_ioprio_set, [1, 42, 0x6000, 0, 0, 0]), other);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_write_watch_set_id_creating_opens_are_refused_here() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let creat = libc::O_CREAT as u64 | libc::O_WRONLY as u64;
+        let tmpfile = libc::O_TMPFILE as u64 | libc::O_RDWR as u64;
+        for setid_opens in [false, true] {
+            let guards = StaticGuards {
+                setid_opens,
+                ..StaticGuards::default()
+            };
+            let p = static_program(SocketFamilies::UnixOnly, guards, false).unwrap();
+            let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+            let setid = if setid_opens { eperm } else { allow };
+            assert_eq!(call(libc::SYS_openat, [0, 0, creat, 0o4755, 0, 0]), setid);
+            assert_eq!(call(libc::SYS_openat, [0, 0, tmpfile, 0o2700, 0, 0]), setid);
+            assert_eq!(call(libc::SYS_open, [0, creat, 0o2755, 0, 0, 0]), setid);
+            assert_eq!(call(libc::SYS_openat, [0, 0, creat, 0o755, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_openat, [0, 0, 0, 0o4755, 0, 0]), allow);
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -1635,6 +1680,8 @@ mod tests {
                     truncating_opens,
                     group_kill,
                     host_ipc: group_kill,
+                    host_pids: truncating_opens,
+                    setid_opens: group_kill,
                 };
                 for (watch_writes, loopback_table, dns) in [
                     (true, false, false),

@@ -61,6 +61,9 @@ pub enum FsCall {
         paths: Vec<PathArg>,
         link_source: Option<PathArg>,
     },
+    /// An `open`/`openat` creating a file with a set-user-ID or set-group-ID bit (the mode
+    /// is a register: refused from the value the kernel will use).
+    SetIdCreate { path: PathArg },
     /// `openat2`: the flags live in memory.
     OpenHow {
         path: PathArg,
@@ -99,7 +102,19 @@ pub fn decode(n: &Notification) -> Option<FsCall> {
         p.empty_is_base = flags & AT_EMPTY_PATH != 0;
         p
     };
+    let setid_create = |flags: u64, mode: u64| {
+        let creates = flags & libc::O_CREAT as u64 != 0
+            || flags & libc::O_TMPFILE as u64 == libc::O_TMPFILE as u64;
+        creates && mode & (libc::S_ISUID | libc::S_ISGID) as u64 != 0
+    };
     match n.nr {
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_open if setid_create(a[1], a[2]) => Some(FsCall::SetIdCreate {
+            path: PathArg::cwd(a[0], open_follows(a[1])),
+        }),
+        libc::SYS_openat if setid_create(a[2], a[3]) => Some(FsCall::SetIdCreate {
+            path: PathArg::at(a[0], a[1], open_follows(a[2])),
+        }),
         #[cfg(target_arch = "x86_64")]
         libc::SYS_open => bounded("open", vec![PathArg::cwd(a[0], open_follows(a[1]))]),
         #[cfg(target_arch = "x86_64")]
@@ -377,6 +392,19 @@ pub fn check(
     call: &FsCall,
 ) -> Outcome {
     match call {
+        FsCall::SetIdCreate { path } => {
+            let raw = match resolve_arg(mem, caller, path) {
+                Ok((raw, resolution)) => shown(&raw, &resolution),
+                Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
+            };
+            refused(
+                EventKind::Write,
+                libc::EPERM,
+                "file created with a set-user-ID or set-group-ID bit",
+                &raw,
+                "fence.setid",
+            )
+        }
         FsCall::Bounded {
             op,
             paths,
@@ -494,7 +522,7 @@ pub fn check(
                     Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
                 };
                 if mode & (libc::S_ISUID | libc::S_ISGID) as u64 != 0 {
-                    return Outcome::failed(EventKind::Write, libc::EPERM);
+                    return check(fence, mem, caller, n, &FsCall::SetIdCreate { path: *path });
                 }
             }
             let writes = shim::seccomp_filters::WRITE_OPEN_FLAGS

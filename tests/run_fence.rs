@@ -6,6 +6,7 @@
 mod support;
 
 use std::ffi::OsStr;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Stdio;
@@ -401,6 +402,53 @@ fn secrets_under_home_are_unreadable(w: &World) {
     );
 }
 
+fn a_secret_made_during_the_session_stays_unreadable(w: &World) {
+    // None of these exists when the session starts; they appear while it runs (a login in
+    // another terminal), and the sandbox, waiting for them, tries to read them.
+    w.write(
+        "s.sh",
+        &format!(
+            "while [ ! -e go ]; do sleep 0.05; done\n\
+             cat {h}/.netrc {h}/.config/gh/hosts.yml {h}/.docker/config.json {h}/.cargo/credentials.toml\n\
+             echo read-done > done\n",
+            h = w.home.display()
+        ),
+    );
+    let child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let the sandbox start before the secrets appear.
+    std::thread::sleep(Duration::from_millis(700));
+    for (rel, text) in [
+        (".netrc", "machine x login u password NETRC-SECRET\n"),
+        (".config/gh/hosts.yml", "oauth_token: GH-SECRET\n"),
+        (".docker/config.json", "{\"auths\": \"DOCKER-SECRET\"}\n"),
+        (".cargo/credentials.toml", "token = \"CARGO-SECRET\"\n"),
+    ] {
+        let p = w.home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::set_permissions(p.parent().unwrap(), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not run to its end: {}",
+        stderr(&out)
+    );
+    assert!(
+        !text.contains("SECRET"),
+        "a secret made later leaked: {text}"
+    );
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let out = w
         .fence(&[
@@ -576,6 +624,7 @@ fn race_opens(w: &World, target: &Path, inside: &Path, test: &str) {
         return;
     }
     let outside = target.to_path_buf();
+    let before = std::fs::read(&outside).ok();
     let inside = inside.to_path_buf();
     let src = format!(
         r#"#include <fcntl.h>
@@ -622,8 +671,9 @@ int main(void) {{
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        !outside.exists(),
-        "a swapped path got a write outside the worktree"
+        std::fs::read(&outside).ok() == before,
+        "a swapped path got a write to {}",
+        outside.display()
     );
     let counts: Vec<u32> = stdout(&out)
         .split_whitespace()
@@ -700,6 +750,189 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
         "git commit did not work: {}",
         stderr(&out)
     );
+}
+
+fn inode_flags(path: &Path) -> Option<libc::c_long> {
+    let f = std::fs::File::open(path).ok()?;
+    let mut flags: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETFLAGS writes one long through a valid pointer.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_6601, &mut flags) };
+    (r == 0).then_some(flags)
+}
+
+fn a_git_file_cannot_be_pointed_at_another_git_directory(w: &World) {
+    // A linked worktree's `.git` is a file naming its git directory; a forged one beside it
+    // would bring its own hooks.
+    let real = format!("gitdir: {}\n", w.outside.join("real.git").display());
+    let git = w.write(".git", &real);
+    w.write(
+        "s.sh",
+        "mkdir -p forged/hooks && echo evil > forged/hooks/pre-commit\n\
+         echo 'gitdir: forged' > .git; echo 'gitdir: forged' > g; mv g .git; rm -f .git\n\
+         exit 0\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_unchanged(&git, &real);
+    assert!(
+        stderr(&out).contains("rule fence.protected-path"),
+        "{}",
+        stderr(&out)
+    );
+    // With a mount view the file is a read-only bind: a thread swapping a checked path to
+    // it between the check and the kernel's open writes nothing either.
+    if w.who != support::Who::UnprivilegedWithoutNamespaces {
+        race_opens(
+            w,
+            &git,
+            &w.worktree.join(".gix"),
+            "a_git_file_cannot_be_pointed_at_another_git_directory",
+        );
+    }
+}
+
+fn no_set_id_program_can_be_left_in_the_worktree(w: &World) {
+    // A setuid program left behind runs with its owner's rights (root's, when fence runs as
+    // root) for whoever starts it after the session.
+    let tool = w.write("tool", "#!/bin/sh\nexit 0\n");
+    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = w.python(
+        r#"import os, ctypes, struct
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(name, f):
+    try:
+        f()
+        print(name, "passed")
+    except OSError as e:
+        print(name, e.errno)
+attempt("chmod u+s", lambda: os.chmod("tool", 0o4755))
+attempt("chmod g+s", lambda: os.chmod("tool", 0o2755))
+fd = os.open("tool", os.O_RDONLY)
+attempt("fchmod", lambda: os.fchmod(fd, 0o6755))
+attempt("open O_CREAT", lambda: os.open("created", os.O_CREAT | os.O_WRONLY, 0o4755))
+attempt("mknod", lambda: os.mknod("made", 0o100000 | 0o4755))
+how = struct.pack("QQQ", os.O_CREAT | os.O_WRONLY, 0o2755, 0)
+print("openat2", libc.syscall(437, -100, b"created2", how, 24), ctypes.get_errno())
+attempt("chmod 750", lambda: os.chmod("tool", 0o750))
+"#,
+    );
+    let report = format!("{}{}", stdout(&out), stderr(&out));
+    for name in ["tool", "created", "made", "created2"] {
+        let p = w.worktree.join(name);
+        if let Ok(meta) = std::fs::metadata(&p) {
+            assert_eq!(meta.mode() & 0o6000, 0, "{name} has a set-id bit: {report}");
+        }
+    }
+    assert_eq!(
+        std::fs::metadata(&tool).unwrap().mode() & 0o7777,
+        0o750,
+        "an ordinary chmod failed: {report}"
+    );
+}
+
+fn inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor(w: &World) {
+    let test = "inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor";
+    let victim = w.write_outside("victim.txt", "original");
+    let Some(before) = inode_flags(&victim) else {
+        support::skip(
+            test,
+            "the file system under /tmp has no inode flags (FS_IOC_GETFLAGS)",
+        );
+        return;
+    };
+    let v = victim.display().to_string();
+    // chattr +dA on a descriptor opened for reading (FS_IOC_SETFLAGS), the same through
+    // FS_IOC_FSSETXATTR, and file_setattr(2) by path (469).
+    let out = w.python(&format!(
+        r#"import os, fcntl, struct, ctypes
+v = {v:?}
+fd = os.open(v, os.O_RDONLY)
+flags = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, bytes(8)))[0]
+fsx = bytearray(fcntl.ioctl(fd, 0x801c581f, bytes(28)))
+fsx[0:4] = struct.pack("I", struct.unpack("I", fsx[0:4])[0] | 0x80000 | 0x40)
+# no-dump and no-atime, as flags and as extended flags
+for req, arg in [(0x40086602, struct.pack("l", flags | 0x40 | 0x80)), (0x401c5820, bytes(fsx))]:
+    try:
+        fcntl.ioctl(fd, req, arg)
+        print("ioctl", hex(req), "passed")
+    except OSError as e:
+        print("ioctl", hex(req), e.errno)
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack("IIIII", 0x80000, 0, 0, 0, 0))
+print("file_setattr", libc.syscall(469, -100, v.encode(), attr, 20, 0), ctypes.get_errno())
+"#
+    ));
+    assert_eq!(
+        inode_flags(&victim),
+        Some(before),
+        "inode flags changed outside: {}",
+        stdout(&out)
+    );
+}
+
+fn a_folder_of_settings_cannot_be_swapped_for_a_forged_one(w: &World) {
+    git_init(w);
+    std::fs::create_dir(w.worktree.join(".claude")).unwrap();
+    w.own(&w.worktree.join(".claude"));
+    let settings = w.write(".claude/settings.json", "{}\n");
+    std::fs::create_dir_all(w.worktree.join(".git/modules/lib/hooks")).unwrap();
+    let sub_config = w.worktree.join(".git/modules/lib/config");
+    std::fs::write(&sub_config, "[core]\n").unwrap();
+    chown_tree(w, &w.worktree.join(".git"));
+    // Rename .claude away and a forged folder into its place; the same with a symlink; then
+    // a submodule's git directory: its config, a hook, and the directory itself.
+    w.write(
+        "s.sh",
+        "mkdir y && echo forged > y/settings.json\n\
+         mv .claude .claude-old; mv y .claude; ln -s y .claude\n\
+         python3 -c 'import os; os.rename(\"y\", \".claude\")'\n\
+         echo ' fsmonitor = evil' >> .git/modules/lib/config\n\
+         echo evil > .git/modules/lib/hooks/post-checkout\n\
+         mkdir -p m/hooks && echo evil > m/hooks/post-checkout && echo '[core]' > m/config\n\
+         mv .git/modules/lib .git/modules/lib-old; mv m .git/modules/lib; mv m .git/modules/other\n\
+         exit 0\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert_unchanged(&settings, "{}\n");
+    assert!(!w.worktree.join(".claude-old").exists(), "{err}");
+    assert!(
+        !w.worktree.join(".claude").is_symlink(),
+        ".claude became a symlink: {err}"
+    );
+    assert_unchanged(&sub_config, "[core]\n");
+    assert!(
+        !w.worktree
+            .join(".git/modules/lib/hooks/post-checkout")
+            .exists(),
+        "{err}"
+    );
+    assert!(!w.worktree.join(".git/modules/lib-old").exists(), "{err}");
+    assert!(!w.worktree.join(".git/modules/other").exists(), "{err}");
+    assert!(err.contains("rule fence.protected-path"), "{err}");
+}
+
+fn a_missing_settings_folder_or_git_cannot_be_linked_into_place(w: &World) {
+    // No .git and no .claude at start: neither may appear as a symlink, a renamed folder or
+    // a `.git` file naming another git directory (git would run that directory's hooks).
+    w.write(
+        "s.sh",
+        "mkdir -p y/hooks && echo forged > y/settings.json && echo '[core]' > y/config && echo evil > y/hooks/pre-commit\n\
+         ln -s y .claude; ln -s y .git\n\
+         echo 'gitdir: y' > .git\n\
+         mv y .git; mv y .claude\n\
+         exit 0\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert!(
+        std::fs::symlink_metadata(w.worktree.join(".git")).is_err(),
+        "a .git appeared: {err}"
+    );
+    assert!(
+        std::fs::symlink_metadata(w.worktree.join(".claude")).is_err(),
+        "a .claude appeared: {err}"
+    );
+    assert!(err.contains("rule fence.protected-path"), "{err}");
 }
 
 /// With a mount view the existing hooks directory is a read-only mount; without one the
@@ -1020,6 +1253,297 @@ fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
     );
 }
 
+fn system_v_ipc_and_message_queues_of_the_host_are_unreachable(w: &World) {
+    // Objects of the host's IPC namespace, owned by whoever runs fence: a shared memory
+    // segment with a known content, a semaphore set, a POSIX message queue. They outlive
+    // the helper that makes them.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let key = (std::process::id() << 8) ^ nanos ^ (w.who as u32);
+    let key = (key & 0x3fff_ffff) as i32 + 1;
+    let mq = format!("/fence-it-{key}");
+    let make = w
+        .command_as_runner(PYTHON)
+        .args([
+            "-c",
+            r#"import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+key = int(sys.argv[1])
+shm = libc.shmget(key, 4096, 0o1000 | 0o600)
+ctypes.memmove(libc.shmat(shm, None, 0), b"HOST-DATA\0", 10)
+sem = libc.semget(key, 1, 0o1000 | 0o600)
+mq = libc.mq_open(sys.argv[2].encode(), os.O_CREAT | os.O_RDWR, 0o600, None)
+print(shm, sem, mq)
+"#,
+            &key.to_string(),
+            &mq,
+        ])
+        .output()
+        .unwrap();
+    let ids: Vec<i32> = stdout(&make)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        ids.len() == 3 && ids.iter().all(|&i| i >= 0),
+        "making the host's objects: {} {}",
+        stdout(&make),
+        stderr(&make)
+    );
+    let (shm, sem) = (ids[0], ids[1]);
+    let out = w.python(&format!(
+        r#"import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+for shm in (libc.shmget({key}, 0, 0), {shm}):
+    a = libc.shmat(shm, None, 0)
+    if a is not None and a != 2**64 - 1:
+        ctypes.memmove(a, b"SANDBOXED\0", 10)
+        print("wrote into the host's segment")
+print("semctl", libc.semctl({sem}, 0, 0), ctypes.get_errno())
+print("mq_unlink", libc.mq_unlink({mq:?}.encode()), ctypes.get_errno())
+"#
+    ));
+    // From outside: the segment's content, the semaphore and the queue are all still there.
+    // SAFETY: shmat of an id this test made; the mapping is read and detached here.
+    let content = unsafe {
+        let a = libc::shmat(shm, std::ptr::null(), libc::SHM_RDONLY);
+        assert_ne!(a as isize, -1, "the segment is gone");
+        let text = std::ffi::CStr::from_ptr(a as *const libc::c_char)
+            .to_string_lossy()
+            .into_owned();
+        libc::shmdt(a);
+        text
+    };
+    // SAFETY: IPC_STAT with a null buffer is not used; GETVAL (12) reads one value.
+    let sem_alive = unsafe { libc::semctl(sem, 0, 12) } >= 0;
+    let c_mq = std::ffi::CString::new(mq.clone()).unwrap();
+    // SAFETY: mq_open with a NUL-terminated name; the descriptor is closed at once.
+    let mqd = unsafe { libc::mq_open(c_mq.as_ptr(), libc::O_RDONLY) };
+    // SAFETY: cleanup of the objects this test made.
+    unsafe {
+        if mqd >= 0 {
+            libc::mq_close(mqd);
+        }
+        libc::mq_unlink(c_mq.as_ptr());
+        libc::shmctl(shm, libc::IPC_RMID, std::ptr::null_mut());
+        libc::semctl(sem, 0, libc::IPC_RMID);
+    }
+    let report = format!("{} {}", stdout(&out), stderr(&out));
+    assert_eq!(
+        content, "HOST-DATA",
+        "the host's segment was written: {report}"
+    );
+    assert!(sem_alive, "the host's semaphore was removed: {report}");
+    assert!(mqd >= 0, "the host's message queue was removed: {report}");
+}
+
+fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
+    let test = "the_hosts_posix_shared_memory_is_out_of_reach";
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        // /dev/shm is on the device list (SPEC §2); without a mount namespace it can only
+        // be the host's.
+        support::skip(
+            test,
+            "without a mount namespace /dev/shm is the host's (docs/run.md)",
+        );
+        return;
+    }
+    if !Path::new("/dev/shm").is_dir() {
+        support::skip(test, "no /dev/shm on this host");
+        return;
+    }
+    let name = format!("fence-it-{}-{}", std::process::id(), w.who as u32);
+    let host = Path::new("/dev/shm").join(&name);
+    std::fs::write(&host, "HOST-OBJECT").unwrap();
+    w.own(&host);
+    let created = Path::new("/dev/shm").join(format!("{name}-new"));
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        &format!(
+            "cat {h}; echo SANDBOX > {h}; echo new > {c}; ls /dev/shm > /dev/null && echo listed",
+            h = host.display(),
+            c = created.display()
+        ),
+    ]);
+    let text = std::fs::read_to_string(&host).unwrap();
+    let leaked = stdout(&out).contains("HOST-OBJECT");
+    let made = created.exists();
+    let _ = std::fs::remove_file(&host);
+    let _ = std::fs::remove_file(&created);
+    assert!(stdout(&out).contains("listed"), "{}", stderr(&out));
+    assert_eq!(text, "HOST-OBJECT", "the host's object was written");
+    assert!(!leaked, "the host's object was read");
+    assert!(!made, "an object appeared in the host's /dev/shm");
+}
+
+fn abstract_unix_names_of_the_host_cannot_be_taken(w: &World) {
+    // A server under an abstract name of the host's network namespace gets the connections
+    // of host programs that expect their own service there. The sandbox binds one name
+    // plainly, and another while a thread flips the address between a path in the worktree
+    // and the abstract name; every socket it bound stays open until the test has looked.
+    let key = format!("fence-it-{}-{}", std::process::id(), w.who as u32);
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket, ctypes, threading, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+keep = []
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.bind(b"\0{key}-plain"); s.listen(5); keep.append(s)
+except OSError as e:
+    print("plain", e.errno)
+path = b"\x01\x00race.sock\0"
+name = b"\x01\x00\0{key}-race\0"
+buf = ctypes.create_string_buffer(110)
+ctypes.memmove(buf, path, len(path))
+stop = []
+def flip():
+    while not stop:
+        ctypes.memmove(buf, name, len(name)); ctypes.memmove(buf, path, len(path))
+t = threading.Thread(target=flip); t.start()
+for i in range(300):
+    r = socket.socket(socket.AF_UNIX)
+    if libc.bind(r.fileno(), buf, 2 + len("race.sock")) == 0:
+        keep.append(r)
+        if os.path.exists("race.sock"):
+            os.unlink("race.sock")
+stop.append(1); t.join()
+open("ready", "w").write("ready\n")
+while not os.path.exists("end"):
+    time.sleep(0.02)
+"#
+        ),
+    );
+    let mut child = w
+        .fence(&[
+            "--quiet-blocks".as_ref(),
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !w.worktree.join("ready").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ready = w.worktree.join("ready").exists();
+    // From the host: the host's abstract names, and a connect to the plain one.
+    let table = std::fs::read_to_string("/proc/net/unix").unwrap();
+    let plain = std::os::unix::net::UnixStream::connect_addr(
+        &<std::os::unix::net::SocketAddr as std::os::linux::net::SocketAddrExt>::from_abstract_name(
+            format!("{key}-plain").as_bytes(),
+        )
+        .unwrap(),
+    );
+    w.write("end", "");
+    let _ = child.wait();
+    assert!(ready, "the probe did not get through its binds");
+    assert!(
+        plain.is_err(),
+        "the host reached a server the sandbox put under its name"
+    );
+    assert!(
+        !table.contains(&format!("@{key}")),
+        "the sandbox took an abstract name of the host"
+    );
+}
+
+/// The nice value (field 19) of `pid`, read from outside.
+fn nice_of(pid: u32) -> i64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    after.split_whitespace().nth(16).unwrap().parse().unwrap()
+}
+
+fn the_sandbox_cannot_limit_or_renice_processes_outside(w: &World) {
+    // A process of the same user outside the sandbox, and fence itself: RLIMIT_CPU set on
+    // a process kills it once it has used that much CPU, so a limit is as good as a signal.
+    let mut victim = w.command_as_runner("/bin/sleep").arg("60").spawn().unwrap();
+    let v = victim.id();
+    let limits_before = std::fs::read_to_string(format!("/proc/{v}/limits")).unwrap();
+    let nice_before = nice_of(v);
+    w.write(
+        "probe.py",
+        r#"import os, resource, sys
+while not os.path.exists("fence.pid"):
+    pass
+pids = [int(sys.argv[1]), int(open("fence.pid").read())]
+for pid in pids:
+    for lim in (resource.RLIMIT_CPU, resource.RLIMIT_FSIZE, resource.RLIMIT_NOFILE):
+        try:
+            resource.prlimit(pid, lim, (1, 1))
+        except OSError as e:
+            print("prlimit", pid, e.errno)
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, 19)
+    except OSError as e:
+        print("setpriority", pid, e.errno)
+try:
+    os.setpriority(os.PRIO_USER, 0, 19)
+except OSError as e:
+    print("PRIO_USER", e.errno)
+open("done", "w").write("done\n")
+while not os.path.exists("end"):
+    pass
+"#,
+    );
+    let child = w
+        .fence(&[
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "probe.py".as_ref(),
+            v.to_string().as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let fence_pid = child.id();
+    let fence_limits = std::fs::read_to_string(format!("/proc/{fence_pid}/limits")).unwrap();
+    let fence_nice = nice_of(fence_pid);
+    w.write("fence.pid", &format!("{fence_pid}\n"));
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !w.worktree.join("done").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let fence_limits_after = std::fs::read_to_string(format!("/proc/{fence_pid}/limits"));
+    let fence_nice_after = nice_of(fence_pid);
+    w.write("end", "");
+    let out = child.wait_with_output().unwrap();
+    let limits_after = std::fs::read_to_string(format!("/proc/{v}/limits")).unwrap();
+    let nice_after = nice_of(v);
+    let _ = victim.kill();
+    let _ = victim.wait();
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not finish: {}",
+        stderr(&out)
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        limits_after,
+        limits_before,
+        "limits of a process outside changed: {}",
+        stdout(&out)
+    );
+    assert_eq!(nice_after, nice_before, "a process outside was reniced");
+    assert_eq!(
+        fence_limits_after.unwrap(),
+        fence_limits,
+        "fence's own limits changed"
+    );
+    assert_eq!(fence_nice_after, fence_nice, "fence was reniced");
+}
+
 fn a_symlink_swapped_during_chmod_never_changes_an_outside_file(w: &World) {
     let test = "a_symlink_swapped_during_chmod_never_changes_an_outside_file";
     if std::process::Command::new("cc")
@@ -1333,6 +1857,7 @@ both_ways!(
     fence_sigkill_leaves_nothing_running,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
+    a_secret_made_during_the_session_stays_unreadable,
     credentials_are_scrubbed_from_the_environment,
     session_tmpdir_is_writable_and_removed,
     unix_socket_outside_is_unreachable,
@@ -1347,12 +1872,21 @@ both_ways!(
     a_thread_swapping_to_a_missing_envrc_never_creates_it,
     a_hardlink_to_a_protected_file_is_refused,
     a_thread_swapping_to_a_git_hook_never_writes_it,
+    a_folder_of_settings_cannot_be_swapped_for_a_forged_one,
+    a_missing_settings_folder_or_git_cannot_be_linked_into_place,
+    a_git_file_cannot_be_pointed_at_another_git_directory,
+    no_set_id_program_can_be_left_in_the_worktree,
+    inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor,
     int80_and_x32_calls_kill_the_process,
     first_exec_refused_by_policy_exits_126_and_does_nothing,
     udp_and_ipv6_to_the_host_loopback_get_nothing_through,
     fence_inside_fence_refuses_to_start,
     an_interactive_shell_in_tmux_behaves_as_without_fence,
     the_sandbox_cannot_signal_or_trace_fence,
+    the_sandbox_cannot_limit_or_renice_processes_outside,
+    system_v_ipc_and_message_queues_of_the_host_are_unreachable,
+    the_hosts_posix_shared_memory_is_out_of_reach,
+    abstract_unix_names_of_the_host_cannot_be_taken,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,

@@ -23,6 +23,9 @@ pub struct Namespaces {
     pub pid: bool,
     pub mount: bool,
     pub net: bool,
+    /// An IPC namespace: System V IPC objects and POSIX message queues of its own.
+    #[serde(default)]
+    pub ipc: bool,
 }
 
 /// Everything the shim needs to confine the target and exec it.
@@ -42,6 +45,12 @@ pub struct SandboxSpec {
     pub allow_write: Vec<OsString>,
     /// Paths that must be unreadable (canonical, existing ones only).
     pub deny_read: Vec<OsString>,
+    /// Paths that must be unreadable but do not exist at start (their nearest existing
+    /// ancestor canonical): nothing can be mounted over them, so Landlock leaves them out
+    /// of its read grants in every mode, and one made later (a login during the session)
+    /// stays unreadable.
+    #[serde(default)]
+    pub deny_read_missing: Vec<OsString>,
     /// The terminal the session runs on (`/dev/pts/N`), writable when present.
     pub session_tty: Option<OsString>,
     pub namespaces: Namespaces,

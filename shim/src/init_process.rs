@@ -127,23 +127,22 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
             writable.push(spec.worktree.as_os_str());
         }
         writable.extend(spec.allow_write.iter().map(|p| p.as_os_str()));
-        if Path::new("/dev/shm").is_dir() {
-            writable.push(OsStr::new("/dev/shm"));
-        }
+        let shm = Path::new("/dev/shm")
+            .is_dir()
+            .then_some(OsStr::new("/dev/shm"));
+        writable.extend(shm);
         let hidden: Vec<&OsStr> = spec.deny_read.iter().map(|p| p.as_os_str()).collect();
         let worktree = Path::new(&spec.worktree);
         let mut protected_paths = protected_paths::existing(worktree);
         protected_paths.extend(protected_paths::existing_of(&spec.protected));
         let protected: Vec<&OsStr> = protected_paths.iter().map(|p| p.as_os_str()).collect();
-        let dot_git = worktree.join(".git");
-        let pinned: Vec<&OsStr> = if dot_git.is_dir() && !dot_git.is_symlink() {
-            vec![dot_git.as_os_str()]
-        } else {
-            vec![]
-        };
+        let pinned_paths = protected_paths::pinned(worktree);
+        let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
-        mount_view::apply(&writable, &protected, &pinned, &hidden, ns.pid, sized_tmp)
-            .map_err(|e| e.to_string())?;
+        mount_view::apply(
+            &writable, &protected, &pinned, &hidden, ns.pid, sized_tmp, shm,
+        )
+        .map_err(|e| e.to_string())?;
     }
     if ns.net {
         sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;

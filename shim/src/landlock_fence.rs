@@ -253,6 +253,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
                 pid: true,
                 mount: true,
                 net: true,
+                ipc: true,
             };
             compensations(abi, all_namespaces)?
         }
@@ -265,7 +266,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     denied.push(PathBuf::from("/dev"));
     // In a mount namespace the init has covered the unreadable paths with empty mounts:
     // Landlock then needs to carve out only /dev (they still count for the check below).
-    let carved: Vec<PathBuf> = if ns.mount {
+    let mut carved: Vec<PathBuf> = if ns.mount {
         vec![PathBuf::from("/dev")]
     } else {
         denied.clone()
@@ -277,6 +278,15 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         writable.insert(0, PathBuf::from(&spec.worktree));
     }
     writable.extend(spec.allow_write.iter().map(PathBuf::from));
+    // Secret paths missing at start, in every mode: no mount can cover what does not exist,
+    // and a grant of their parent would open one made later. One inside a writable root
+    // is left to that root (the sandbox could make it there itself).
+    carved.extend(
+        spec.deny_read_missing
+            .iter()
+            .map(PathBuf::from)
+            .filter(|m| !writable.iter().any(|w| m.starts_with(w))),
+    );
 
     let mut plan = FencePlan {
         abi,
@@ -377,6 +387,31 @@ pub fn handled_fs_access(plan: &FencePlan) -> BitFlags<AccessFs> {
 
 /// Creates the ruleset for `plan` and restricts the calling thread with it. Every
 /// requested right must be enforced (hard requirement): a partial result is an error.
+/// Confines the calling *thread* (Landlock applies to the thread that restricts itself and
+/// what it later creates) so that it can make unix socket files only beneath `roots`. The
+/// supervisor binds a sandboxed process's socket from such a thread: the kernel, not a
+/// check the process could race, then decides where the socket file lands.
+pub fn restrict_thread_to_sockets_beneath(roots: &[PathBuf]) -> Result<(), LandlockFenceError> {
+    let rs_err = |e: landlock::RulesetError| LandlockFenceError::Ruleset(e.to_string());
+    let mut created = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::MakeSock)
+        .map_err(rs_err)?
+        .create()
+        .map_err(rs_err)?;
+    for root in roots {
+        let Ok(fd) = PathFd::new(root) else {
+            // Gone: no grant, the safe side.
+            continue;
+        };
+        created = created
+            .add_rule(PathBeneath::new(fd, AccessFs::MakeSock))
+            .map_err(rs_err)?;
+    }
+    created.restrict_self().map_err(rs_err)?;
+    Ok(())
+}
+
 pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
     let abi = ABI::from(plan.abi);
     let all = handled_fs_access(plan);
@@ -458,6 +493,7 @@ mod tests {
             tmpdir: root.join("tmp").into(),
             allow_write: vec![],
             deny_read: deny.iter().map(|p| p.as_os_str().to_owned()).collect(),
+            deny_read_missing: vec![],
             session_tty: None,
             namespaces: Namespaces::default(),
             uid: 0,
@@ -480,7 +516,30 @@ mod tests {
         pid: true,
         mount: true,
         net: true,
+        ipc: true,
     };
+
+    #[test]
+    fn a_missing_secret_is_left_out_in_a_mount_namespace_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join("src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("wt")).unwrap();
+        let netrc = home.join(".netrc");
+        let mut s = spec(dir.path(), &[]);
+        s.namespaces = ALL_NAMESPACES;
+        s.deny_read_missing = vec![netrc.clone().into(), dir.path().join("wt/.netrc").into()];
+        let plan = plan(&s, 7).unwrap();
+        assert!(plan.read.contains(&home.join("src")));
+        assert!(
+            !plan.read.iter().any(|p| netrc.starts_with(p)),
+            "a grant covers the missing {}",
+            netrc.display()
+        );
+        assert!(plan.list_only.contains(&home));
+        // One inside a writable root is that root's: the worktree stays readable whole.
+        assert!(plan.read_write.contains(&dir.path().join("wt")));
+    }
 
     #[test]
     fn siblings_of_a_denied_path_are_granted_but_not_the_path() {

@@ -38,6 +38,8 @@ pub enum MountViewError {
         size: u64,
         source: io::Error,
     },
+    #[error("mounting a private tmpfs on {path} failed: {source}")]
+    PrivateShm { path: PathBuf, source: io::Error },
     #[error("path {0:?} contains a NUL byte")]
     Nul(PathBuf),
 }
@@ -51,7 +53,9 @@ fn cstring(path: &OsStr) -> Result<CString, MountViewError> {
 /// points; mounts a `/proc` that shows only the sandbox's pid
 /// namespace when `new_proc`, and covers each of `hidden` with an empty read-only object.
 /// `sized_tmp` (the session TMPDIR and a size in bytes) gets an empty tmpfs of that size,
-/// private to the sandbox, before anything else (SPEC §3 "Limits").
+/// private to the sandbox, before anything else (SPEC §3 "Limits"); `private_shm` (a
+/// shared-memory directory such as `/dev/shm`, among `writable`) gets an empty tmpfs of its
+/// own, so the sandbox neither sees nor writes the host's POSIX shared memory objects.
 pub fn apply(
     writable: &[&OsStr],
     protected: &[&OsStr],
@@ -59,6 +63,7 @@ pub fn apply(
     hidden: &[&OsStr],
     new_proc: bool,
     sized_tmp: Option<(&OsStr, u64)>,
+    private_shm: Option<&OsStr>,
 ) -> Result<(), MountViewError> {
     let root = cstring(OsStr::new("/"))?;
     // Private propagation: nothing done here may propagate back to the host's mounts.
@@ -79,6 +84,12 @@ pub fn apply(
         mount_sized_tmp(path, size).map_err(|source| MountViewError::SizedTmp {
             path: PathBuf::from(path),
             size,
+            source,
+        })?;
+    }
+    if let Some(path) = private_shm {
+        mount_tmpfs(path, "mode=1777").map_err(|source| MountViewError::PrivateShm {
+            path: PathBuf::from(path),
             source,
         })?;
     }
@@ -237,8 +248,12 @@ fn hide(path: &OsStr) -> io::Result<()> {
 /// the shim's ids (root of the sandbox's user namespace, which is the caller's uid outside),
 /// and lives only as long as the mount namespace: the host's directory stays empty.
 fn mount_sized_tmp(path: &OsStr, size: u64) -> io::Result<()> {
+    mount_tmpfs(path, &format!("mode=0700,size={size}"))
+}
+
+fn mount_tmpfs(path: &OsStr, options: &str) -> io::Result<()> {
     let target = CString::new(path.as_bytes()).map_err(io::Error::other)?;
-    let options = CString::new(format!("mode=0700,size={size}")).map_err(io::Error::other)?;
+    let options = CString::new(options).map_err(io::Error::other)?;
     // SAFETY: NUL-terminated strings; tmpfs takes its options as a C string.
     let ret = unsafe {
         libc::mount(

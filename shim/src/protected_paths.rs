@@ -24,6 +24,55 @@ pub fn is_protected(rel: &Path) -> bool {
     PROTECTED_TREES.iter().any(|t| rel.starts_with(t))
         || PROTECTED_FILES.iter().any(|f| rel == Path::new(f))
         || is_agent_settings(rel)
+        || is_submodule_config_or_hook(rel)
+}
+
+/// Whether `rel` is a directory that holds protected paths without being protected itself
+/// (`.git`, `.claude`, `.git/modules` and a submodule's git directory beneath it). Its own
+/// directory entry must not be created, replaced, moved or removed (rename, symlink, link,
+/// a `.git` file naming another git directory): a directory renamed or linked into place
+/// would bring forged hooks, config or settings along without any write to their paths.
+/// Creating it empty (`mkdir`) is harmless: what is then made inside is checked by path.
+pub fn holds_protected(rel: &Path) -> bool {
+    if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+        return false;
+    }
+    if rel == Path::new(".git") || rel == Path::new(".claude") {
+        return true;
+    }
+    // .git/modules, .git/modules/NAME, .git/modules/NAME/modules, …
+    let Ok(below) = rel.strip_prefix(".git") else {
+        return false;
+    };
+    let parts: Vec<_> = below.components().collect();
+    !parts.is_empty()
+        && parts
+            .iter()
+            .enumerate()
+            .all(|(i, c)| i % 2 == 1 || c.as_os_str() == "modules")
+}
+
+/// A submodule's git directory (`.git/modules/NAME`, nested ones included) is a git
+/// directory of its own: git runs its hooks and its `core.fsmonitor`, `core.hooksPath`… from
+/// its config when it works in the submodule (`git status` in the superproject does).
+fn is_submodule_config_or_hook(rel: &Path) -> bool {
+    let Ok(below) = rel.strip_prefix(".git") else {
+        return false;
+    };
+    let parts: Vec<_> = below.components().map(|c| c.as_os_str()).collect();
+    // modules NAME [modules NAME]… then config, or hooks and anything beneath.
+    let mut rest = parts.as_slice();
+    while let [modules, _name, tail @ ..] = rest {
+        if *modules != "modules" {
+            return false;
+        }
+        match tail {
+            [config] if *config == "config" => return true,
+            [hooks, ..] if *hooks == "hooks" => return true,
+            _ => rest = tail,
+        }
+    }
+    false
 }
 
 /// `.claude/settings*.json`.
@@ -51,6 +100,70 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
             let rel = Path::new(".claude").join(e.file_name());
             if is_agent_settings(&rel) && e.file_type().is_ok_and(|t| !t.is_symlink()) {
                 out.push(worktree.join(rel));
+            }
+        }
+    }
+    // A `.git` file (a linked worktree's or a submodule's) names the git directory whose
+    // hooks and config git uses: rewritten, it would name a forged one.
+    let dot_git = worktree.join(".git");
+    if dot_git
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_file())
+    {
+        out.push(dot_git);
+    }
+    for module in submodule_git_dirs(worktree) {
+        for name in ["config", "hooks"] {
+            let p = module.join(name);
+            if p.symlink_metadata()
+                .is_ok_and(|m| !m.file_type().is_symlink())
+            {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// The directories that hold protected paths and exist (not as symlinks) in `worktree`, to
+/// be pinned as mount points: the kernel refuses to rename or remove a mount point, while
+/// a directory that merely contains read-only binds can be renamed away whole.
+pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = [".git", ".claude", ".git/modules"]
+        .iter()
+        .map(|rel| worktree.join(rel))
+        .filter(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_dir()))
+        .collect();
+    for module in submodule_git_dirs(worktree) {
+        out.push(module.clone());
+        let nested = module.join("modules");
+        if nested
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_dir())
+        {
+            out.push(nested);
+        }
+    }
+    out
+}
+
+/// Submodule git directories under `.git/modules`, nested ones included (real directories
+/// only; at most a few levels deep).
+fn submodule_git_dirs(worktree: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(worktree.join(".git/modules"), 0)];
+    while let Some((modules, depth)) = stack.pop() {
+        if depth > 8 {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&modules) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                let dir = e.path();
+                stack.push((dir.join("modules"), depth + 1));
+                out.push(dir);
             }
         }
     }
@@ -96,8 +209,49 @@ mod tests {
             "src/config",
             ".claude/notes.md",
             "a/.envrc",
+            ".git/modules/lib/index",
+            ".git/modules/lib/objects/ab/cd",
+            ".git/modules/config",
+            ".git/modules/hooks",
         ] {
             assert!(!is_protected(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_submodules_config_and_hooks_are_protected() {
+        for p in [
+            ".git/modules/lib/config",
+            ".git/modules/lib/hooks",
+            ".git/modules/lib/hooks/post-checkout",
+            ".git/modules/lib/modules/inner/config",
+            ".git/modules/lib/modules/inner/hooks/pre-commit",
+        ] {
+            assert!(is_protected(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn directories_holding_protected_paths_are_known_but_not_their_other_content() {
+        for p in [
+            ".git",
+            ".claude",
+            ".git/modules",
+            ".git/modules/lib",
+            ".git/modules/lib/modules",
+            ".git/modules/lib/modules/inner",
+        ] {
+            assert!(holds_protected(Path::new(p)), "{p}");
+        }
+        for p in [
+            "src",
+            ".git/objects",
+            ".git/modules/lib/objects",
+            ".claude/notes.md",
+            "a/.git",
+            ".git/../x",
+        ] {
+            assert!(!holds_protected(Path::new(p)), "{p}");
         }
     }
 }

@@ -31,6 +31,19 @@ const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 const SYS_SETXATTRAT: i64 = 463;
 const SYS_REMOVEXATTRAT: i64 = 466;
 const SYS_OPEN_TREE_ATTR: i64 = 467;
+const SYS_FILE_SETATTR: i64 = 469;
+
+/// ioctl requests that change an inode's flags or extended attributes (`chattr`: no-dump,
+/// no-atime, project id…) on a descriptor opened for reading only: metadata that neither
+/// Landlock nor the notified metadata calls see (FS_IOC_SETFLAGS, its 32-bit twin,
+/// FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and its 32-bit twin).
+pub const INODE_FLAG_IOCTLS: [u64; 5] = [
+    0x4008_6602,
+    0x4004_6602,
+    0x401c_5820,
+    0x4008_7602,
+    0x4004_7602,
+];
 
 /// Namespace flags that `clone` must not carry (CLONE_NEWTIME shares its bit with the
 /// exit-signal byte of `clone`, so it is checked on `unshare` only).
@@ -88,7 +101,42 @@ pub struct StaticGuards {
     /// No Landlock signal scope: refuse `kill(0, …)`. The sandbox shares fence's process
     /// group, which a pid namespace does not hide from a group signal.
     pub group_kill: bool,
+    /// No IPC namespace of its own: refuse System V shared memory, message queues and
+    /// semaphores and POSIX message queues, which would be the host's. Their objects are
+    /// named by key or by id (small, guessable integers), not by paths Landlock sees: a
+    /// process of the same user could write into another program's shared memory, read its
+    /// messages or remove its semaphores.
+    pub host_ipc: bool,
+    /// No pid namespace: the user's processes outside the sandbox can be named by pid, so
+    /// setting another process's limits or priorities is refused ([`other_process_rules`]).
+    pub host_pids: bool,
+    /// Opens are not notified (`--no-write-watch`): refuse a set-id mode on a creating
+    /// `open`/`openat` here ([`setid_open_calls`]); when they are notified the supervisor
+    /// refuses it from the same register.
+    pub setid_opens: bool,
 }
+
+/// The System V IPC and POSIX message queue calls refused without an IPC namespace
+/// (`shmdt` only detaches what the process already has).
+const HOST_IPC_CALLS: [i64; 17] = [
+    libc::SYS_shmget,
+    libc::SYS_shmat,
+    libc::SYS_shmctl,
+    libc::SYS_msgget,
+    libc::SYS_msgsnd,
+    libc::SYS_msgrcv,
+    libc::SYS_msgctl,
+    libc::SYS_semget,
+    libc::SYS_semop,
+    libc::SYS_semctl,
+    libc::SYS_semtimedop,
+    libc::SYS_mq_open,
+    libc::SYS_mq_unlink,
+    libc::SYS_mq_timedsend,
+    libc::SYS_mq_timedreceive,
+    libc::SYS_mq_notify,
+    libc::SYS_mq_getsetattr,
+];
 
 /// `MSG_FASTOPEN`: a TCP connect carried by `sendto`/`sendmsg`, which no connect hook of
 /// Landlock sees and no `connect` notification reports.
@@ -121,6 +169,17 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
             libc::SYS_kill,
             vec![rule(vec![cond(0, Len::Dword, Op::Eq, 0)])],
         );
+    }
+    if guards.host_pids {
+        eperm.extend(other_process_rules());
+    }
+    if guards.setid_opens {
+        add_setid_rules(&mut eperm, &setid_open_calls());
+    }
+    if guards.host_ipc {
+        for nr in HOST_IPC_CALLS {
+            eperm.insert(nr, Vec::new());
+        }
     }
     let mut groups = vec![(eperm, OnMatch::Errno(libc::EPERM))];
     let mut enosys: BTreeMap<i64, Vec<SeccompRule>> =
@@ -540,6 +599,8 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_iopl,
         #[cfg(target_arch = "x86_64")]
         libc::SYS_ioperm,
+        // file_setattr (6.17): FS_IOC_FSSETXATTR by path.
+        SYS_FILE_SETATTR,
     ]
     .into_iter()
     .map(|nr| (nr, Vec::new()))
@@ -551,9 +612,16 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_ioctl,
         [libc::TIOCSTI, libc::TIOCLINUX]
             .into_iter()
+            .chain(INODE_FLAG_IOCTLS)
             .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
             .collect(),
     );
+    // Set-user-ID and set-group-ID bits, on files created or by chmod: a setuid program left
+    // in the worktree outlives the sandbox, and runs with its owner's rights for whoever
+    // starts it (root's, when fence runs as root). The mode is a register of each call, so
+    // this holds whatever the path or a racing thread does. `open`/`openat` are left to the
+    // supervisor, which is sent every creating open ([`StaticGuards::setid_opens`]).
+    add_setid_rules(&mut rules, &setid_mode_calls());
     rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
     let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
     unshare_flags.push(libc::CLONE_NEWTIME as u64);
@@ -567,6 +635,90 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         ])],
     );
     rules
+}
+
+/// Limits and priorities of other processes, refused where the user's processes outside
+/// the sandbox are in reach (no pid namespace): Landlock's scopes do not cover them.
+/// RLIMIT_CPU set on another process kills it (SIGXCPU, then SIGKILL), RLIMIT_FSIZE makes
+/// its writes fail; PRIO_USER renices all of the user's processes. The calling process's
+/// own (pid or who 0, as setrlimit, nice and ionice use them) stay settable.
+fn other_process_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut rules = BTreeMap::new();
+    rules.insert(
+        libc::SYS_prlimit64,
+        vec![rule(vec![
+            cond(0, Len::Dword, Op::Ne, 0),
+            cond(2, Len::Qword, Op::Ne, 0),
+        ])],
+    );
+    rules.insert(
+        libc::SYS_setpriority,
+        vec![
+            rule(vec![cond(0, Len::Dword, Op::Ne, libc::PRIO_PROCESS as u64)]),
+            rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
+        ],
+    );
+    rules.insert(
+        libc::SYS_ioprio_set,
+        vec![
+            // which: IOPRIO_WHO_PROCESS
+            rule(vec![cond(0, Len::Dword, Op::Ne, 1)]),
+            rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
+        ],
+    );
+    rules
+}
+
+/// Adds to `rules` the refusal of a set-id mode for each of `calls` (see
+/// [`setid_mode_calls`]).
+fn add_setid_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>, calls: &[(i64, u8, Option<u8>)]) {
+    for &(nr, mode_arg, created_by) in calls {
+        let mut list = Vec::new();
+        for bit in [libc::S_ISUID as u64, libc::S_ISGID as u64] {
+            let mode = cond(mode_arg, Len::Dword, Op::MaskedEq(bit), bit);
+            match created_by {
+                // open/openat: the mode counts only with O_CREAT or O_TMPFILE.
+                Some(flags_arg) => {
+                    for flag in [libc::O_CREAT as u64, libc::O_TMPFILE as u64] {
+                        list.push(rule(vec![
+                            cond(flags_arg, Len::Dword, Op::MaskedEq(flag), flag),
+                            mode.clone(),
+                        ]));
+                    }
+                }
+                None => list.push(rule(vec![mode])),
+            }
+        }
+        rules.entry(nr).or_default().extend(list);
+    }
+}
+
+/// `open` and `openat` with O_CREAT or O_TMPFILE and a set-id mode: refused here only where
+/// they are not notified (`--no-write-watch`); every read-only open would otherwise pay for
+/// these rules.
+fn setid_open_calls() -> Vec<(i64, u8, Option<u8>)> {
+    let mut calls = vec![(libc::SYS_openat, 3, Some(2))];
+    #[cfg(target_arch = "x86_64")]
+    calls.push((libc::SYS_open, 2, Some(1)));
+    calls
+}
+
+/// Calls that take a file mode: (number, index of the mode argument, index of the flags
+/// argument when the mode applies only to a file the call creates).
+fn setid_mode_calls() -> Vec<(i64, u8, Option<u8>)> {
+    let mut calls = vec![
+        (libc::SYS_mknodat, 2, None),
+        (libc::SYS_fchmod, 1, None),
+        (libc::SYS_fchmodat, 2, None),
+        (libc::SYS_fchmodat2, 2, None),
+    ];
+    #[cfg(target_arch = "x86_64")]
+    calls.extend([
+        (libc::SYS_creat, 1, None),
+        (libc::SYS_mknod, 1, None),
+        (libc::SYS_chmod, 1, None),
+    ]);
+    calls
 }
 
 /// `socket` calls creating an inet datagram socket (any protocol: the static program has
@@ -827,6 +979,7 @@ mod tests {
             libc::SYS_mount,
             libc::SYS_setns,
             libc::SYS_bpf,
+            SYS_FILE_SETATTR,
         ] {
             assert!(
                 table.get(&nr).is_some_and(|r| r.is_empty()),
@@ -929,6 +1082,43 @@ mod tests {
         assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
         assert_eq!(call(libc::SYS_io_uring_setup, [0; 6]), errno(libc::EPERM));
         assert_eq!(call(libc::SYS_ptrace, [0; 6]), errno(libc::EPERM));
+        // Set-id bits: refused on chmod and on files created; a plain mode and an open
+        // without O_CREAT (whose mode register is unused) pass.
+        let creat = libc::O_CREAT as u64 | libc::O_WRONLY as u64;
+        assert_eq!(
+            call(libc::SYS_fchmodat, [0, 0, 0o4755, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_fchmod, [3, 0o2755, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_chmod, [0, 0o6755, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_fchmodat, [0, 0, 0o755, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        // open/openat with a set-id mode: the supervisor's (they are notified), unless
+        // opens are not (`setid_opens`).
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, creat, 0o4755, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_creat, [0, 0o4700, 0, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_mknodat, [0, 0, 0o104755, 0, 0, 0]),
+            errno(libc::EPERM)
+        );
+        assert_eq!(
+            call(libc::SYS_openat, [0, 0, 0, 0o4755, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
         assert_eq!(call(libc::SYS_clone3, [0; 6]), errno(libc::ENOSYS));
         assert_eq!(
             call(libc::SYS_socket, [libc::AF_INET as u64, 1, 0, 0, 0, 0]),
@@ -1228,6 +1418,9 @@ mod tests {
             StaticGuards {
                 truncating_opens: true,
                 group_kill: false,
+                host_ipc: false,
+                host_pids: false,
+                setid_opens: false,
             },
             false,
         )
@@ -1275,6 +1468,9 @@ mod tests {
             StaticGuards {
                 truncating_opens: false,
                 group_kill: true,
+                host_ipc: true,
+                host_pids: true,
+                setid_opens: true,
             },
             false,
         )
@@ -1285,6 +1481,82 @@ mod tests {
         assert_eq!(kill(1 << 32), libc::SECCOMP_RET_ERRNO | libc::EPERM as u32);
         assert_eq!(kill(42), libc::SECCOMP_RET_ALLOW);
         assert_eq!(kill((-42i64) as u64), libc::SECCOMP_RET_ALLOW);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_a_pid_namespace_other_processes_limits_and_priorities_are_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let limit = 0x7fff_0000;
+        for host_pids in [false, true] {
+            let guards = StaticGuards {
+                host_pids,
+                ..StaticGuards::default()
+            };
+            let p = static_program(SocketFamilies::UnixOnly, guards, false).unwrap();
+            let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+            let other = if host_pids { eperm } else { allow };
+            // Own limits and priorities pass; another process's, or the whole user's, only
+            // where a pid namespace confines them.
+            assert_eq!(call(libc::SYS_prlimit64, [0, 0, limit, 0, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_prlimit64, [42, 0, 0, limit, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_prlimit64, [42, 0, limit, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_setpriority, [0, 0, 10, 0, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_setpriority, [0, 42, 10, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_setpriority, [2, 0, 10, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_ioprio_set, [1, 0, 0x6000, 0, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_ioprio_set, [3, 0, 0x6000, 0, 0, 0]), other);
+            assert_eq!(call(libc::SYS_ioprio_set, [1, 42, 0x6000, 0, 0, 0]), other);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_write_watch_set_id_creating_opens_are_refused_here() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let creat = libc::O_CREAT as u64 | libc::O_WRONLY as u64;
+        let tmpfile = libc::O_TMPFILE as u64 | libc::O_RDWR as u64;
+        for setid_opens in [false, true] {
+            let guards = StaticGuards {
+                setid_opens,
+                ..StaticGuards::default()
+            };
+            let p = static_program(SocketFamilies::UnixOnly, guards, false).unwrap();
+            let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+            let setid = if setid_opens { eperm } else { allow };
+            assert_eq!(call(libc::SYS_openat, [0, 0, creat, 0o4755, 0, 0]), setid);
+            assert_eq!(call(libc::SYS_openat, [0, 0, tmpfile, 0o2700, 0, 0]), setid);
+            assert_eq!(call(libc::SYS_open, [0, creat, 0o2755, 0, 0, 0]), setid);
+            assert_eq!(call(libc::SYS_openat, [0, 0, creat, 0o755, 0, 0]), allow);
+            assert_eq!(call(libc::SYS_openat, [0, 0, 0, 0o4755, 0, 0]), allow);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn without_an_ipc_namespace_system_v_ipc_and_message_queues_are_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        for host_ipc in [false, true] {
+            let guards = StaticGuards {
+                host_ipc,
+                ..StaticGuards::default()
+            };
+            let p = static_program(SocketFamilies::UnixOnly, guards, false).unwrap();
+            for nr in HOST_IPC_CALLS {
+                let answer = run(&p, X86_64, nr as u32, [1, 0, 0, 0, 0, 0]);
+                if host_ipc {
+                    assert_eq!(answer, libc::SECCOMP_RET_ERRNO | libc::EPERM as u32, "{nr}");
+                } else {
+                    assert_eq!(answer, libc::SECCOMP_RET_ALLOW, "{nr}");
+                }
+            }
+            let shmdt = run(&p, X86_64, libc::SYS_shmdt as u32, [0; 6]);
+            assert_eq!(shmdt, libc::SECCOMP_RET_ALLOW);
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -1361,6 +1633,8 @@ mod tests {
             0x11,
             libc::TIOCSTI,
             libc::TIOCLINUX,
+            0x4008_6602,
+            0x401c_5820,
             libc::IPPROTO_TCP as u64,
             libc::IPPROTO_MPTCP as u64,
             libc::CLONE_NEWNS as u64,
@@ -1405,6 +1679,9 @@ mod tests {
                 let guards = StaticGuards {
                     truncating_opens,
                     group_kill,
+                    host_ipc: group_kill,
+                    host_pids: truncating_opens,
+                    setid_opens: group_kill,
                 };
                 for (watch_writes, loopback_table, dns) in [
                     (true, false, false),

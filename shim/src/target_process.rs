@@ -130,10 +130,16 @@ fn confine_and_exec_inner(
         Some(plan) => StaticGuards {
             truncating_opens: plan.needs_truncate_guard(),
             group_kill: plan.needs_group_kill_guard(),
+            host_ipc: !spec.namespaces.ipc,
+            host_pids: !spec.namespaces.pid,
+            setid_opens: spec.no_write_watch,
         },
         None => StaticGuards {
             truncating_opens: true,
             group_kill: true,
+            host_ipc: !spec.namespaces.ipc,
+            host_pids: !spec.namespaces.pid,
+            setid_opens: spec.no_write_watch,
         },
     };
     let listener = install_seccomp_filter(spec, families, guards, loopback_table, &mut degraded)?;

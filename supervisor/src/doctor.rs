@@ -648,8 +648,10 @@ fn probe_namespaces() -> Result<shim::Namespaces, String> {
         pid: true,
         mount: true,
         net: true,
+        ipc: true,
     };
-    let mut flags = libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWNET;
+    let mut flags =
+        libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC;
     if wanted.user {
         flags |= libc::CLONE_NEWUSER;
     }

@@ -414,7 +414,7 @@ fn parent_of(path: &Path) -> io::Result<(OwnedFd, CString)> {
 }
 
 /// The target's umask, from `/proc/<tid>/status`.
-fn umask_of(tid: libc::pid_t) -> Option<u32> {
+pub(super) fn umask_of(tid: libc::pid_t) -> Option<u32> {
     let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
     let v = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
     u32::from_str_radix(v.trim(), 8).ok()
@@ -422,7 +422,7 @@ fn umask_of(tid: libc::pid_t) -> Option<u32> {
 
 /// Gives this (acting) thread a filesystem context of its own and the target's umask, so a
 /// created file gets the mode the target's own call would have given it.
-fn own_umask(umask: u32) -> io::Result<()> {
+pub(super) fn own_umask(umask: u32) -> io::Result<()> {
     // SAFETY: unshare(CLONE_FS) copies this thread's fs context (cwd, root, umask); it
     // touches no other thread of the supervisor.
     if unsafe { libc::unshare(libc::CLONE_FS) } != 0 {

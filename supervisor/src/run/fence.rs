@@ -38,21 +38,24 @@ impl Fence {
     }
 
     /// Whether `path` is a protected path of the worktree (git hooks and config, editor and
-    /// agent settings…) or of the session's profile, which stays read-only. `removal` adds
-    /// `.git` itself, and every folder above a profile's protected path: renaming or
-    /// removing it would let a forged one take its place.
-    pub fn is_protected(&self, path: &Path, removal: bool) -> bool {
+    /// agent settings…) or of the session's profile, which stays read-only. `names_entry`:
+    /// the call creates, replaces, moves or removes the directory entry itself (every write
+    /// but `mkdir`); then a folder that holds protected paths (`.git`, `.claude`, a
+    /// submodule's git directory, every folder above a profile's protected path) counts as
+    /// protected too: renaming or replacing it would let a forged one take its place.
+    pub fn is_protected(&self, path: &Path, names_entry: bool) -> bool {
         if self
             .protected
             .iter()
-            .any(|p| path.starts_with(p) || (removal && p.starts_with(path)))
+            .any(|p| path.starts_with(p) || (names_entry && p.starts_with(path)))
         {
             return true;
         }
         let Ok(rel) = path.strip_prefix(&self.worktree) else {
             return false;
         };
-        shim::protected_paths::is_protected(rel) || (removal && rel == Path::new(".git"))
+        shim::protected_paths::is_protected(rel)
+            || (names_entry && shim::protected_paths::holds_protected(rel))
     }
 
     /// Whether `path` lies in the worktree made read-only by `--read-only-worktree`.

@@ -222,7 +222,7 @@ pub fn perform_on_path(
 }
 
 /// `openat2(root, rel, O_PATH, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`.
-fn open_beneath(root: &Path, rel: &Path, follow_last: bool) -> io::Result<OwnedFd> {
+pub(super) fn open_beneath(root: &Path, rel: &Path, follow_last: bool) -> io::Result<OwnedFd> {
     let root_c = CString::new(root.as_os_str().as_bytes())?;
     // SAFETY: a NUL-terminated path; the result is checked and owned below.
     let rootfd = unsafe {

@@ -250,6 +250,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     };
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
+    let deny_read_missing = prepare::missing_denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
 
     let mut writable = vec![tmp.path.clone()];
@@ -313,6 +314,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     .map(|p| p.clone().into_os_string())
                     .collect(),
                 deny_read: deny_read
+                    .iter()
+                    .map(|p| p.clone().into_os_string())
+                    .collect(),
+                deny_read_missing: deny_read_missing
                     .iter()
                     .map(|p| p.clone().into_os_string())
                     .collect(),

@@ -304,7 +304,7 @@ fn decide(call: &Call<'_>, fence: &Fence, net: &NetFence, mem: &TargetMemory<'_>
         return outcome;
     }
     match n.nr {
-        libc::SYS_bind => bind(net, caller, fd, address, bytes),
+        libc::SYS_bind => bind(fence, net, caller, fd, address, bytes),
         libc::SYS_connect => connect(call, fence, net, fd, address, bytes),
         libc::SYS_sendto => {
             if a[2] > MAX_DATAGRAM {
@@ -964,9 +964,42 @@ fn sendto(
 }
 
 /// `bind` without a network namespace (it is notified only then).
-fn bind(net: &NetFence, caller: Caller, fd: i32, address: Address, mut bytes: Vec<u8>) -> Outcome {
+fn bind(
+    fence: &Fence,
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    address: Address,
+    mut bytes: Vec<u8>,
+) -> Outcome {
     let addr = match address {
-        // Bounded by Landlock whatever the target swaps in (see the module doc).
+        // Without a network namespace the abstract names are the host's: a name bound here
+        // would take the connections of host programs that expect their own service under
+        // it. A pathname bind is then performed here, from the checked path, so that a
+        // racing thread cannot turn it into an abstract one after the check.
+        Address::UnixPath(path) if net.loopback.is_some() => {
+            return bind_unix_path(fence, caller, fd, bytes, &path);
+        }
+        Address::UnixOther if net.loopback.is_some() => {
+            // sa_family alone: autobind, a random abstract name of the kernel's choosing.
+            if bytes.len() <= 2 {
+                return perform_bind(caller, fd, bytes);
+            }
+            let d = decision(
+                "bind",
+                caller,
+                "abstract unix address".to_string(),
+                "fence.unix-abstract",
+                false,
+            );
+            return Outcome::refused(
+                libc::EACCES,
+                "abstract unix socket without a network namespace",
+                d,
+            );
+        }
+        // Bounded by Landlock whatever the target swaps in (see the module doc), and the
+        // abstract names are the sandbox's own network namespace's.
         Address::UnixPath(_) | Address::UnixOther => {
             return Outcome {
                 response: Response::Continue,
@@ -1019,6 +1052,96 @@ fn bind(net: &NetFence, caller: Caller, fd: i32, address: Address, mut bytes: Ve
         }
         Err(e) => Outcome::from_result(Err(e)),
     }
+}
+
+/// Binds the target's socket as given (`bytes` already checked), with its credentials.
+fn perform_bind(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    Outcome::from_result(act_as(&creds, move || {
+        // SAFETY: `bytes` holds a sockaddr of its length.
+        let ret = unsafe {
+            libc::bind(
+                socket.as_raw_fd(),
+                bytes.as_ptr() as *const libc::sockaddr,
+                bytes.len() as libc::socklen_t,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(0)
+    }))
+}
+
+/// A pathname unix bind without a network namespace, performed here on the target's
+/// socket with the address the check read (a racing thread cannot turn it into an abstract
+/// name afterwards). The path is resolved for the reason line and the protected-path check;
+/// the bind itself runs on a thread with the target's credentials, umask and cwd that
+/// Landlock confines to making socket files beneath the writable roots, so a symlink
+/// swapped in since the check leads nowhere outside.
+fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, bytes: Vec<u8>, path: &[u8]) -> Outcome {
+    let resolved = match path_resolve::resolve(caller, Base::Cwd, path, false) {
+        Resolution::Path(p) => p,
+        // A socket file is never made through a descriptor link or an unresolvable path.
+        Resolution::Descriptor(_) | Resolution::Unresolvable(_) => {
+            return Outcome::error(libc::EACCES);
+        }
+    };
+    let shown = resolved.display().to_string();
+    if fence.root_of(&resolved).is_none() {
+        let d = decision("bind", caller, shown, "fence.write-outside", false);
+        return Outcome::refused(libc::EACCES, "unix socket outside the worktree", d);
+    }
+    if fence.is_protected(&resolved, true) {
+        let d = decision("bind", caller, shown, "fence.protected-path", false);
+        return Outcome::refused(libc::EACCES, "unix socket on a protected path", d);
+    }
+    let umask = super::approved::umask_of(caller.tid).unwrap_or(0o022);
+    let Ok(cwd_path) = CString::new(format!("/proc/{}/cwd", caller.tid)) else {
+        return Outcome::error(libc::EACCES);
+    };
+    // SAFETY: a NUL-terminated path; the descriptor is owned below.
+    let cwd = unsafe {
+        libc::open(
+            cwd_path.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if cwd < 0 {
+        return Outcome::error(libc::EACCES);
+    }
+    // SAFETY: a fresh descriptor, owned from here on.
+    let cwd = unsafe { OwnedFd::from_raw_fd(cwd) };
+    // Socket, credentials, umask and cwd were taken by tid: trusted only while the call waits.
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Outcome::error(errno),
+    };
+    let roots = fence.writable.clone();
+    Outcome::from_result(act_as(&creds, move || {
+        super::approved::own_umask(umask)?;
+        shim::landlock_fence::restrict_thread_to_sockets_beneath(&roots)
+            .map_err(|_| io::Error::from_raw_os_error(libc::EACCES))?;
+        // SAFETY: fchdir on a directory descriptor we own; this thread has its own fs context.
+        if unsafe { libc::fchdir(cwd.as_raw_fd()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `bytes` holds the sockaddr the check read, of its length.
+        let ret = unsafe {
+            libc::bind(
+                socket.as_raw_fd(),
+                bytes.as_ptr() as *const libc::sockaddr,
+                bytes.len() as libc::socklen_t,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(0)
+    }))
 }
 
 /// Makes an unspecified inet address in `bytes` (IPv4, IPv6, or v4-mapped) the loopback

@@ -138,6 +138,40 @@ pub fn sandbox_environment(
 
 /// The unreadable paths (SPEC §2), canonical and existing, plus `extra` (`--deny-read`).
 pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = secret_candidates(home, extra)
+        .iter()
+        .filter_map(|p| p.canonicalize().ok())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The unreadable paths that do not exist yet, each as its nearest existing ancestor
+/// (canonical) joined with the missing rest: a secret made during the session (a login in
+/// another terminal) must be as unreadable as one that was there at start.
+pub fn missing_denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = secret_candidates(home, extra)
+        .iter()
+        .filter(|p| p.symlink_metadata().is_err())
+        .filter_map(|p| {
+            let mut rest: Vec<&OsStr> = Vec::new();
+            let mut ancestor = p.as_path();
+            loop {
+                if let Ok(canonical) = ancestor.canonicalize() {
+                    return Some(rest.iter().rev().fold(canonical, |acc, c| acc.join(c)));
+                }
+                rest.push(ancestor.file_name()?);
+                ancestor = ancestor.parent()?;
+            }
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Some(home) = home {
         for rel in [
@@ -159,6 +193,9 @@ pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
         candidates.extend(entries_matching(&home.join(".cargo"), |n| {
             n.starts_with(b"credentials")
         }));
+        // The names cargo writes, for when none exists yet.
+        candidates.push(home.join(".cargo/credentials"));
+        candidates.push(home.join(".cargo/credentials.toml"));
     }
     candidates.extend(
         [
@@ -182,13 +219,7 @@ pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
         candidates.push(PathBuf::from("/root"));
     }
     candidates.extend(extra.iter().cloned());
-    let mut out: Vec<PathBuf> = candidates
-        .iter()
-        .filter_map(|p| p.canonicalize().ok())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
+    candidates
 }
 
 fn entries_matching(dir: &Path, keep: impl Fn(&[u8]) -> bool) -> Vec<PathBuf> {

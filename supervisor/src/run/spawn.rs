@@ -38,6 +38,7 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
         pid: true,
         mount: true,
         net: true,
+        ipc: true,
     };
     match clone_shim(channel, wanted) {
         Ok((pid, go)) => {
@@ -157,6 +158,9 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<(libc::pid_t, Go)
     }
     if ns.net {
         flags |= libc::CLONE_NEWNET as libc::c_ulong;
+    }
+    if ns.ipc {
+        flags |= libc::CLONE_NEWIPC as libc::c_ulong;
     }
     // SAFETY: clone without CLONE_VM and with a null stack behaves like fork: the child gets
     // a copy of the address space and continues here with return value 0.

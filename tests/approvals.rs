@@ -398,6 +398,36 @@ fn once_with_flags_prints_json_and_sends_the_answer() {
 }
 
 #[test]
+fn once_with_a_session_answers_only_that_sessions_question() {
+    let rt = Runtime::new();
+    let a = ScriptedSession::start(&rt, "alpha", 1, vec![question(1, "yellow", "make deploy")]);
+    let b = ScriptedSession::start(
+        &rt,
+        "beta",
+        1,
+        vec![question(2, "red", "git push origin main")],
+    );
+    let out = once(&rt, &["--json", "--session", "beta", "--answer", "no"], "");
+    assert!(out.status.success(), "{out:?}");
+    let printed: Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(printed["session"]["session"], "beta");
+    assert_eq!(
+        b.answers(),
+        vec![json!({"type": "answer", "id": 2, "answer": "no"})]
+    );
+    assert!(a.answers().is_empty(), "{:?}", a.answers());
+    // A session with no such id: nothing is answered, and --wait ends it.
+    let out = rt
+        .fence()
+        .args(["approvals", "--once", "--wait", "1", "--session", "gamma"])
+        .args(["--answer", "yes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(a.answers().is_empty(), "{:?}", a.answers());
+}
+
+#[test]
 fn once_fails_when_the_session_refuses_the_answer() {
     let rt = Runtime::new();
     let _s = ScriptedSession::start(
@@ -877,6 +907,8 @@ fn unprivileged_yes_runs_and_no_tells_why_through_the_users_socket(w: &support::
         &[
             "approvals",
             "--once",
+            "--session",
+            &session,
             "--wait",
             "20",
             "--json",
@@ -896,12 +928,14 @@ fn unprivileged_yes_runs_and_no_tells_why_through_the_users_socket(w: &support::
     assert!(stdout(&done).contains("status "), "{done:?}");
 
     let run = unprivileged_waiting_run(w);
-    wait_pending_of(w, 1);
+    let row = wait_pending_of(w, 1);
     let out = as_runner(
         w,
         &[
             "approvals",
             "--once",
+            "--session",
+            row["session"].as_str().unwrap(),
             "--wait",
             "20",
             "--answer",
@@ -959,10 +993,19 @@ fn unprivileged_sessions_refuse_other_users_and_their_own_sandbox(w: &support::W
     assert!(!stdout(&out).contains("accepted"), "{out:?}");
     // From outside: still pending, and nobody answered it.
     std::thread::sleep(Duration::from_millis(500));
-    wait_pending_of(w, 1);
+    let row = wait_pending_of(w, 1);
     let out = as_runner(
         w,
-        &["approvals", "--once", "--wait", "20", "--answer", "no"],
+        &[
+            "approvals",
+            "--once",
+            "--session",
+            row["session"].as_str().unwrap(),
+            "--wait",
+            "20",
+            "--answer",
+            "no",
+        ],
     );
     assert!(out.status.success(), "{out:?}");
     let done = run.wait_with_output().unwrap();

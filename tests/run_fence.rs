@@ -1431,8 +1431,12 @@ while not os.path.exists("end"):
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !w.worktree.join("ready").exists() && Instant::now() < deadline {
+    // 300 binds performed by fence: seconds here, minutes on an emulated CPU (vm-tests).
+    let deadline = Instant::now() + Duration::from_secs(240);
+    while !w.worktree.join("ready").exists()
+        && Instant::now() < deadline
+        && child.try_wait().unwrap().is_none()
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
     let ready = w.worktree.join("ready").exists();

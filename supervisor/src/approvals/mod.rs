@@ -39,6 +39,10 @@ pub struct ApprovalsArgs {
     /// With --once: give up (exit 1) when no question arrives within SECS seconds.
     #[arg(long, requires = "once", value_name = "SECS")]
     wait: Option<u64>,
+    /// With --once: answer only a question of this session (its id, as `fence sessions`
+    /// lists it); questions of other sessions are left pending.
+    #[arg(long, requires = "once", value_name = "ID")]
+    session: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -331,7 +335,13 @@ fn once(args: &ApprovalsArgs) -> Result<(), String> {
             Ok(Update::Message {
                 socket,
                 message: ServerMessage::Question(q),
-            }) => break (socket, q),
+            }) if args
+                .session
+                .as_ref()
+                .is_none_or(|want| hellos.get(&socket).is_some_and(|h| &h.session == want)) =>
+            {
+                break (socket, q);
+            }
             Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return Err("lost the sessions".into()),
         }

@@ -1381,6 +1381,51 @@ fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
     assert!(!made, "an object appeared in the host's /dev/shm");
 }
 
+/// A worktree under `/dev/shm` (a RAM-backed checkout) stays the host's and writable
+/// while the rest of `/dev/shm` is the sandbox's own.
+fn a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private(w: &World) {
+    let test = "a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private";
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        support::skip(
+            test,
+            "without a mount namespace /dev/shm is the host's (docs/run.md)",
+        );
+        return;
+    }
+    if !Path::new("/dev/shm").is_dir() {
+        support::skip(test, "no /dev/shm on this host");
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("fence-it-shm-")
+        .tempdir_in("/dev/shm")
+        .unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    w.own(dir.path());
+    w.own(&repo);
+    let host = dir.path().join("beside");
+    std::fs::write(&host, "HOST").unwrap();
+    let out = w
+        .fence(&[
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "-c".as_ref(),
+            "echo made > made.txt && cat ../beside; echo sandbox > ../beside; ls /dev/shm".as_ref(),
+        ])
+        .current_dir(&repo)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(repo.join("made.txt")).unwrap(),
+        "made\n",
+        "the write in the worktree did not reach the host"
+    );
+    assert_unchanged(&host, "HOST");
+    assert!(!stdout(&out).contains("HOST"), "{}", stdout(&out));
+}
+
 fn abstract_unix_names_of_the_host_cannot_be_taken(w: &World) {
     // A server under an abstract name of the host's network namespace gets the connections
     // of host programs that expect their own service there. The sandbox binds one name
@@ -1890,6 +1935,7 @@ both_ways!(
     the_sandbox_cannot_limit_or_renice_processes_outside,
     system_v_ipc_and_message_queues_of_the_host_are_unreachable,
     the_hosts_posix_shared_memory_is_out_of_reach,
+    a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private,
     abstract_unix_names_of_the_host_cannot_be_taken,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,

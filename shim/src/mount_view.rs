@@ -11,8 +11,9 @@
 
 use std::ffi::{CString, OsStr};
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::sys;
 
@@ -80,16 +81,18 @@ pub fn apply(
     if ret < 0 {
         return Err(MountViewError::Private(io::Error::last_os_error()));
     }
+    // The private /dev/shm first: a session TMPDIR below it then gets its sized tmpfs on
+    // the path carried over, not on one the new tmpfs covers.
+    if let Some(path) = private_shm {
+        mount_private_shm(path, writable).map_err(|source| MountViewError::PrivateShm {
+            path: PathBuf::from(path),
+            source,
+        })?;
+    }
     if let Some((path, size)) = sized_tmp {
         mount_sized_tmp(path, size).map_err(|source| MountViewError::SizedTmp {
             path: PathBuf::from(path),
             size,
-            source,
-        })?;
-    }
-    if let Some(path) = private_shm {
-        mount_tmpfs(path, "mode=1777").map_err(|source| MountViewError::PrivateShm {
-            path: PathBuf::from(path),
             source,
         })?;
     }
@@ -247,6 +250,65 @@ fn hide(path: &OsStr) -> io::Result<()> {
 /// Mounts an empty tmpfs of `size` bytes, mode 0700, on the session TMPDIR. It is owned by
 /// the shim's ids (root of the sandbox's user namespace, which is the caller's uid outside),
 /// and lives only as long as the mount namespace: the host's directory stays empty.
+/// An empty tmpfs of its own on `shm`. Writable paths below it (a worktree or an
+/// `--allow-write` folder under `/dev/shm`) are opened before the tmpfs covers them and
+/// bound back at the same path on it, so they stay the host's while the rest of `shm` is
+/// private.
+fn mount_private_shm(shm: &OsStr, writable: &[&OsStr]) -> io::Result<()> {
+    let shm_path = Path::new(shm);
+    let mut below: Vec<&Path> = writable
+        .iter()
+        .map(Path::new)
+        .filter(|p| *p != shm_path && p.starts_with(shm_path))
+        .collect();
+    // Parents first: a nested path is then found inside its parent's bind.
+    below.sort_by_key(|p| p.as_os_str().len());
+    let mut kept = Vec::new();
+    for path in below {
+        let c = CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+        // SAFETY: a NUL-terminated path; the descriptor is owned below.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor, owned from here on.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))?.is_dir();
+        kept.push((path, c, fd, is_dir));
+    }
+    mount_tmpfs(shm, "mode=1777")?;
+    for (path, target, fd, is_dir) in kept {
+        if is_dir {
+            std::fs::create_dir_all(path)?;
+        } else {
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)?;
+        }
+        let source =
+            CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
+        // SAFETY: NUL-terminated strings; the other pointers are null as allowed for MS_BIND.
+        let ret = unsafe {
+            libc::mount(
+                source.as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 fn mount_sized_tmp(path: &OsStr, size: u64) -> io::Result<()> {
     mount_tmpfs(path, &format!("mode=0700,size={size}"))
 }

@@ -353,6 +353,32 @@ impl Walker<'_> {
         }
     }
 
+    /// Notes a folder argument read whole (an archiver's, a recursive copy's or
+    /// search's) that is a secret path or holds one below it (`~`, `~/.config`).
+    pub fn note_secret_holder(&mut self, a: &Arg) {
+        if self.secret_read.is_some() || !a.known || a.text.is_empty() || a.text.len() > 4096 {
+            return;
+        }
+        let t = a.text.as_str();
+        if t.starts_with('-') && !t.contains('=') {
+            return;
+        }
+        let t = t.split_once('=').map_or(t, |x| x.1);
+        let t = match (t.strip_prefix('~'), &self.cls.home) {
+            (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
+                format!("{}{rest}", h.display())
+            }
+            _ => t.to_string(),
+        };
+        let Some(cwd) = self.state.cwd.clone() else {
+            return;
+        };
+        let p = path::normalize(&cwd, Path::new(&t));
+        if self.cls.holds_secret(&p) {
+            self.note_secret(&format!("{} (holds credentials)", p.display()));
+        }
+    }
+
     /// Judges one command: `args[0]` is the program as written.
     pub fn judge_argv(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         if depth > MAX_WRAPPERS {

@@ -747,6 +747,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         C::BOTH,
         &[
             "secret paths",
+            "a folder holding one, read whole (tar, zip, rsync, cp -r, grep -r…)",
             "printenv",
             "env",
             "$*TOKEN*",

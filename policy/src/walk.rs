@@ -860,6 +860,13 @@ impl<'a> Walker<'a> {
         for a in &args {
             self.note_secret_in(a);
         }
+        if reads_trees(&args) {
+            // `tar czf - ~ | nc …`, `rsync -a ~/ host:`: a folder that holds a secret
+            // path, read whole, reads the secret.
+            for a in args.iter().skip(1) {
+                self.note_secret_holder(a);
+            }
+        }
         if piped_out
             && args
                 .first()
@@ -1103,6 +1110,32 @@ enum Item<'x> {
 
 /// Variables whose value is a credential (SPEC §2: names containing TOKEN,
 /// SECRET or PASSWORD, or ending in KEY).
+/// Whether the command reads whole folder trees given as arguments: archivers, copiers
+/// and recursive searches (by program name, wrappers already peeled by the caller's
+/// argv; `cp` and `grep` only with a recursive flag).
+fn reads_trees(args: &[Arg]) -> bool {
+    let Some(program) = args.first().filter(|a| a.known) else {
+        return false;
+    };
+    let name = program.text.rsplit('/').next().unwrap_or_default();
+    let flag = |short: &[char], long: &[&str]| {
+        args.iter().skip(1).filter(|a| a.known).any(|a| {
+            let t = a.text.as_str();
+            long.contains(&t)
+                || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains(short))
+        })
+    };
+    match name {
+        "tar" | "bsdtar" | "zip" | "7z" | "7za" | "rar" | "cpio" | "pax" | "rsync" | "rclone"
+        | "rg" | "ag" | "restic" | "borg" => true,
+        "cp" | "scp" => flag(&['r', 'R', 'a'], &["--recursive", "--archive"]),
+        "grep" | "egrep" | "fgrep" => {
+            flag(&['r', 'R'], &["--recursive", "--dereference-recursive"])
+        }
+        _ => false,
+    }
+}
+
 pub fn is_secret_variable(name: &str) -> bool {
     let n = name.to_ascii_uppercase();
     n.contains("TOKEN")

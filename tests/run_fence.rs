@@ -7,6 +7,7 @@ mod support;
 
 use std::ffi::OsStr;
 use std::os::fd::AsRawFd;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Stdio;
@@ -1184,9 +1185,28 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
     ]);
     wait_for(&|| w.worktree.join("size").exists());
     let screen = stdout(&tmux(&["capture-pane", "-p"]));
+    let fences = fence_processes_in(&w.worktree);
+    assert!(!fences.is_empty(), "no fence process found for the session");
+    // On exit the shell writes its history to $HOME, outside the worktree: a question
+    // (or a refusal where nobody can be asked). Then the terminal goes away.
     tmux(&["send-keys", "exit", "Enter"]);
     pause();
     tmux(&["kill-server"]);
+    // A hung-up terminal closes the questions: fence ends with its shell instead of
+    // waiting out the ask timeout (120 s) with a question nobody can see.
+    wait_for(&|| {
+        fences
+            .iter()
+            .all(|p| !Path::new(&format!("/proc/{p}")).exists())
+    });
+    let left: Vec<_> = fences
+        .iter()
+        .filter(|p| Path::new(&format!("/proc/{p}")).exists())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "fence still runs after its terminal hung up: {left:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(w.worktree.join("after-ctrl-c")).unwrap_or_default(),
         "status=130\n",
@@ -1197,6 +1217,26 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
         "30 100\n",
         "{screen}"
     );
+}
+
+/// The `fence run` processes whose working directory is `worktree`.
+fn fence_processes_in(worktree: &Path) -> Vec<String> {
+    let fence = support::fence_binary();
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|p| {
+            std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c == worktree)
+                && std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| {
+                    c.split(|b| *b == 0)
+                        .next()
+                        .is_some_and(|a| Path::new(OsStr::from_bytes(a)) == fence)
+                })
+        })
+        .collect()
 }
 
 /// Whether a process named `name` runs whose parent is the shell with pid `shell` as

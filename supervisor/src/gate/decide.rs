@@ -221,6 +221,8 @@ pub struct Gate {
     recent: Mutex<HashMap<RecentKey, (Option<Answer>, Instant)>>,
     next_id: AtomicU64,
     closed: AtomicBool,
+    /// fence's terminal hung up: no question is put to anyone any more.
+    hung_up: AtomicBool,
 }
 
 impl Gate {
@@ -242,6 +244,7 @@ impl Gate {
             recent: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             closed: AtomicBool::new(false),
+            hung_up: AtomicBool::new(false),
         }
     }
 
@@ -387,6 +390,11 @@ impl Gate {
     /// Puts the question to the approver on a thread of its own, so that an approver that
     /// does not return in time cannot hold the caller past the deadline.
     fn put(&self, req: &Request, id: u64, deadline: Instant) -> Answer {
+        if self.hung_up.load(Ordering::Relaxed) {
+            return Answer::Unanswered {
+                why: "fence's terminal hung up".into(),
+            };
+        }
         if self.closed.load(Ordering::Relaxed) {
             return Answer::Unanswered {
                 why: "the session is ending".into(),
@@ -573,6 +581,17 @@ impl Gate {
             m.insert("lossy".into(), true.into());
         }
         m
+    }
+
+    /// fence's terminal hung up (the kernel's SIGHUP: a closed terminal window, a dropped
+    /// SSH connection): whoever started the session is gone, so pending questions are
+    /// denied and later ones are not asked (fail closed, and no sandbox kept waiting for
+    /// an answer until the ask timeout). The session itself goes on to its end.
+    pub fn terminal_hung_up(&self) {
+        if self.hung_up.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        self.approver.close();
     }
 
     /// The session ends: pending and later questions are denied, the log is written out.

@@ -403,7 +403,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, and protected paths that do not exist yet (such as .envrc) can be created"
         );
     }
-    spawn_signal_forwarder(forwarded, shim_process.pid);
+    spawn_signal_forwarder(forwarded, shim_process.pid, gate.clone());
 
     path_resolve::settle_roots(&writable);
     let fence = Arc::new(Fence {
@@ -786,6 +786,43 @@ fn kill_and_reap(pid: libc::pid_t) {
     }
 }
 
+/// When fence's standard descriptors include a terminal, a thread waits for it to hang
+/// up (a closed terminal window, a dropped SSH connection, a killed tmux pane) and then
+/// closes the gate's questions ([`crate::gate::decide::Gate::terminal_hung_up`]). It
+/// watches the terminal rather than SIGHUP: an interactive shell in the sandbox makes its
+/// own process group the terminal's foreground one, and the kernel's SIGHUP then goes to
+/// that group and the session leader, which fence need not be.
+fn watch_terminal_hangup(gate: Arc<crate::gate::decide::Gate>) {
+    let mut fds: Vec<libc::pollfd> = (0..3)
+        // SAFETY: isatty on fence's own standard descriptors.
+        .filter(|&fd| unsafe { libc::isatty(fd) } == 1)
+        .map(|fd| libc::pollfd {
+            fd,
+            events: 0,
+            revents: 0,
+        })
+        .collect();
+    if fds.is_empty() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("fence-tty".into())
+        .spawn(move || {
+            loop {
+                // With no events asked, poll returns only on POLLHUP, POLLERR or POLLNVAL.
+                // SAFETY: a valid array of pollfds of its length.
+                let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
+                if n > 0 {
+                    gate.terminal_hung_up();
+                    return;
+                }
+                if n < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+                    return;
+                }
+            }
+        });
+}
+
 const FORWARDED: [libc::c_int; 8] = [
     libc::SIGHUP,
     libc::SIGINT,
@@ -813,8 +850,14 @@ fn block_forwarded_signals() -> libc::sigset_t {
 }
 
 /// Forwards signals sent to fence by a process (`kill`) to the sandbox's init. Signals the
-/// terminal sends (Ctrl-C) reach the sandbox directly: it shares fence's process group.
-fn spawn_signal_forwarder(set: libc::sigset_t, init: libc::pid_t) {
+/// terminal sends (Ctrl-C) reach the sandbox directly: it shares fence's process group. A
+/// hangup of the terminal closes the gate's questions ([`watch_terminal_hangup`]).
+fn spawn_signal_forwarder(
+    set: libc::sigset_t,
+    init: libc::pid_t,
+    gate: Arc<crate::gate::decide::Gate>,
+) {
+    watch_terminal_hangup(gate);
     std::thread::spawn(move || {
         loop {
             // SAFETY: siginfo_t is plain data.

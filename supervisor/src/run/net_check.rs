@@ -1032,17 +1032,8 @@ fn bind(
         // A host listener of the same user sharing the port through SO_REUSEPORT would
         // take connections meant for ours; the connect check refuses that case anyway.
         set_reuseport_off(&socket);
-        // SAFETY: `bytes` holds the checked (possibly rewritten) sockaddr.
-        let ret = unsafe {
-            libc::bind(
-                socket.as_raw_fd(),
-                bytes.as_ptr() as *const libc::sockaddr,
-                bytes.len() as libc::socklen_t,
-            )
-        };
-        if ret < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        // `bytes` holds the checked (possibly rewritten) sockaddr.
+        bind_socket(&socket, &bytes)?;
         socket_inode(&socket)
     });
     match result {
@@ -1061,17 +1052,7 @@ fn perform_bind(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
         Err(errno) => return Outcome::error(errno),
     };
     Outcome::from_result(act_as(&creds, move || {
-        // SAFETY: `bytes` holds a sockaddr of its length.
-        let ret = unsafe {
-            libc::bind(
-                socket.as_raw_fd(),
-                bytes.as_ptr() as *const libc::sockaddr,
-                bytes.len() as libc::socklen_t,
-            )
-        };
-        if ret < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        bind_socket(&socket, &bytes)?;
         Ok(0)
     }))
 }
@@ -1129,19 +1110,27 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, bytes: Vec<u8>, path: 
         if unsafe { libc::fchdir(cwd.as_raw_fd()) } != 0 {
             return Err(io::Error::last_os_error());
         }
-        // SAFETY: `bytes` holds the sockaddr the check read, of its length.
-        let ret = unsafe {
-            libc::bind(
-                socket.as_raw_fd(),
-                bytes.as_ptr() as *const libc::sockaddr,
-                bytes.len() as libc::socklen_t,
-            )
-        };
-        if ret < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        // `bytes` holds the sockaddr the check read, of its length.
+        bind_socket(&socket, &bytes)?;
         Ok(0)
     }))
+}
+
+/// `bind(2)` of `socket` to `bytes`, a sockaddr of its length.
+fn bind_socket(socket: &OwnedFd, bytes: &[u8]) -> io::Result<()> {
+    // SAFETY: `bytes` holds a sockaddr of its length; `socket` is our descriptor.
+    let ret = unsafe {
+        libc::bind(
+            socket.as_raw_fd(),
+            bytes.as_ptr() as *const libc::sockaddr,
+            bytes.len() as libc::socklen_t,
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }
 
 /// Makes an unspecified inet address in `bytes` (IPv4, IPv6, or v4-mapped) the loopback
@@ -1177,17 +1166,8 @@ fn listen(net: &NetFence, caller: Caller, fd: i32, backlog: i32) -> Outcome {
             rewrite_to_loopback(&mut bytes);
             let result = act_as(&creds, move || {
                 set_reuseport_off(&socket);
-                // SAFETY: a loopback sockaddr of the socket's own family.
-                let ret = unsafe {
-                    libc::bind(
-                        socket.as_raw_fd(),
-                        bytes.as_ptr() as *const libc::sockaddr,
-                        bytes.len() as libc::socklen_t,
-                    )
-                };
-                if ret < 0 {
-                    return Err(io::Error::last_os_error());
-                }
+                // A loopback sockaddr of the socket's own family.
+                bind_socket(&socket, &bytes)?;
                 Ok(socket)
             });
             let socket = match result {

@@ -1014,21 +1014,7 @@ int main(int argc, char **argv) {
     return 0;
 }
 "#;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("abi.c"), src).unwrap();
-    let bin = w.worktree.join("abi");
-    let cc = std::process::Command::new("cc")
-        .arg("-o")
-        .arg(&bin)
-        .arg(dir.path().join("abi.c"))
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    w.own(&bin);
+    let bin = w.compile_c("abi", src);
     for mode in ["int80", "x32"] {
         let marker = w.worktree.join(format!("{mode}.out"));
         let out = w.run(&[bin.to_str().unwrap(), mode, marker.to_str().unwrap()]);
@@ -1381,8 +1367,8 @@ print("mq_unlink", libc.mq_unlink({mq:?}.encode()), ctypes.get_errno())
     assert!(mqd >= 0, "the host's message queue was removed: {report}");
 }
 
-fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
-    let test = "the_hosts_posix_shared_memory_is_out_of_reach";
+/// Whether `w`'s sandbox gets a private `/dev/shm` (skipping `test` loudly if not).
+fn private_shm_ready(w: &World, test: &str) -> bool {
     if w.who == support::Who::UnprivilegedWithoutNamespaces {
         // /dev/shm is on the device list (SPEC §2); without a mount namespace it can only
         // be the host's.
@@ -1390,10 +1376,17 @@ fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
             test,
             "without a mount namespace /dev/shm is the host's (docs/run.md)",
         );
-        return;
+        return false;
     }
     if !Path::new("/dev/shm").is_dir() {
         support::skip(test, "no /dev/shm on this host");
+        return false;
+    }
+    true
+}
+
+fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
+    if !private_shm_ready(w, "the_hosts_posix_shared_memory_is_out_of_reach") {
         return;
     }
     let name = format!("fence-it-{}-{}", std::process::id(), w.who as u32);
@@ -1424,16 +1417,10 @@ fn the_hosts_posix_shared_memory_is_out_of_reach(w: &World) {
 /// A worktree under `/dev/shm` (a RAM-backed checkout) stays the host's and writable
 /// while the rest of `/dev/shm` is the sandbox's own.
 fn a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private(w: &World) {
-    let test = "a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private";
-    if w.who == support::Who::UnprivilegedWithoutNamespaces {
-        support::skip(
-            test,
-            "without a mount namespace /dev/shm is the host's (docs/run.md)",
-        );
-        return;
-    }
-    if !Path::new("/dev/shm").is_dir() {
-        support::skip(test, "no /dev/shm on this host");
+    if !private_shm_ready(
+        w,
+        "a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private",
+    ) {
         return;
     }
     let dir = tempfile::Builder::new()

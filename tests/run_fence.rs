@@ -1759,13 +1759,15 @@ fn machine_process_count() -> usize {
         .count()
 }
 
-fn a_fork_bomb_is_contained(w: &World) {
-    if !support::python_ready("a_fork_bomb_is_contained") {
-        return;
-    }
+/// What a fork bomb under `--max-procs max` did: how many children it made, the errno that
+/// stopped it, fence's stderr. Asserts the effects that hold whatever the mechanism: fork
+/// failed with EAGAIN below `max`, the machine's process count stayed bounded while it
+/// ran, and the sandbox's processes were gone soon after.
+fn run_fork_bomb(w: &World, max: usize) -> (usize, String) {
     // A runaway spawner, bounded by itself at 2000 so that a broken limit cannot hurt the
-    // machine: it first tries to leave its cgroup for any other it can name, then each
-    // child sleeps, the parent forks until fork fails, then exits.
+    // machine: it first tries to leave its cgroup for any other it can name and to raise
+    // its pid namespace's pid_max, then each child sleeps, the parent forks until fork
+    // fails, then exits.
     w.write(
         "bomb.py",
         "import os, time, errno, glob\n\
@@ -1774,6 +1776,10 @@ fn a_fork_bomb_is_contained(w: &World) {
          \x20       open(p, 'w').write('0')\n\
          \x20   except OSError:\n\
          \x20       pass\n\
+         try:\n\
+         \x20   open('/proc/sys/kernel/pid_max', 'w').write('4194304')\n\
+         except OSError:\n\
+         \x20   pass\n\
          made, err = 0, None\n\
          for i in range(2000):\n\
          \x20   try:\n\
@@ -1791,7 +1797,7 @@ fn a_fork_bomb_is_contained(w: &World) {
     let mut child = w
         .fence(&[
             OsStr::new("--max-procs"),
-            OsStr::new("64"),
+            OsStr::new(&max.to_string()),
             OsStr::new("--"),
             OsStr::new(PYTHON),
             OsStr::new("bomb.py"),
@@ -1819,11 +1825,11 @@ fn a_fork_bomb_is_contained(w: &World) {
     assert_eq!(status.code(), Some(0), "{err}");
     let mut fields = text.split_whitespace();
     let made: usize = fields.next().and_then(|n| n.parse().ok()).expect(&err);
-    assert!(made < 64, "{made} children under --max-procs 64; {err}");
+    assert!(made < max, "{made} children under --max-procs {max}; {err}");
     assert_eq!(fields.next(), Some("EAGAIN"), "{text} {err}");
     // Generous: other tests run alongside; without the limit this would be ~2000.
     assert!(
-        peak < baseline + 600,
+        peak < baseline + max + 500,
         "machine went from {baseline} to {peak} processes"
     );
     let deadline = Instant::now() + Duration::from_secs(15);
@@ -1838,10 +1844,56 @@ fn a_fork_bomb_is_contained(w: &World) {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    (made, err)
+}
+
+/// The running kernel's `major.minor`.
+fn kernel_version() -> (u32, u32) {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+    let mut parts = release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+fn a_fork_bomb_is_contained(w: &World) {
+    if !support::python_ready("a_fork_bomb_is_contained") {
+        return;
+    }
+    // Below the kernel's smallest pid_max (301): a session cgroup, or RLIMIT_NPROC.
+    let (_, err) = run_fork_bomb(w, 64);
     if w.who == support::Who::Root {
         assert!(err.contains("cgroup pids.max"), "{err}");
     } else {
         assert!(err.contains("RLIMIT_NPROC"), "{err}");
+    }
+}
+
+fn a_fork_bomb_meets_its_pid_namespaces_own_limit(w: &World) {
+    if !support::python_ready("a_fork_bomb_meets_its_pid_namespaces_own_limit") {
+        return;
+    }
+    let host_pid_max = std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap();
+    let (_, err) = run_fork_bomb(w, 400);
+    // The machine's pid_max is not the sandbox's to change.
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap(),
+        host_pid_max
+    );
+    let own_pid_namespace =
+        w.who != support::Who::UnprivilegedWithoutNamespaces && !err.contains("no mount namespace");
+    if kernel_version() >= (6, 14) && own_pid_namespace {
+        // Linux 6.14 keeps pid_max per pid namespace: no cgroup, no RLIMIT_NPROC.
+        assert!(
+            !err.contains("cgroup pids.max") && !err.contains("RLIMIT_NPROC"),
+            "{err}"
+        );
+    } else {
+        assert!(
+            err.contains("cgroup pids.max") || err.contains("RLIMIT_NPROC"),
+            "{err}"
+        );
     }
 }
 
@@ -1967,6 +2019,7 @@ both_ways!(
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
+    a_fork_bomb_meets_its_pid_namespaces_own_limit,
     writing_past_the_tmpdir_size_fails_inside_only,
 );
 

@@ -63,6 +63,10 @@ pub struct SandboxSpec {
     /// `RLIMIT_NPROC` for the target, when no cgroup limits the sandbox's process count.
     #[serde(default)]
     pub nproc_limit: Option<u64>,
+    /// `kernel.pid_max` of the sandbox's pid namespace (Linux 6.14 keeps one per
+    /// namespace), set by the shim as its pid 1: the process-count limit without a cgroup.
+    #[serde(default)]
+    pub pid_max: Option<u64>,
     /// Size in bytes of the tmpfs mounted on `tmpdir` (with a mount namespace).
     #[serde(default)]
     pub tmp_size: Option<u64>,

@@ -121,6 +121,14 @@ fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
 
 fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
     let ns = spec.namespaces;
+    if let Some(pid_max) = spec.pid_max {
+        // Outside a pid namespace of our own this would be the machine's limit: refuse.
+        if !ns.pid || std::process::id() != 1 {
+            return Err("a pid_max process limit needs the sandbox's own pid namespace".into());
+        }
+        sys::set_pid_namespace_max(pid_max)
+            .map_err(|e| format!("process limit (pid_max {pid_max}): {e}"))?;
+    }
     if ns.mount {
         let mut writable: Vec<&OsStr> = vec![spec.tmpdir.as_os_str()];
         if !spec.read_only_worktree {

@@ -500,6 +500,7 @@ mod tests {
             gid: 0,
             allow_degraded: false,
             nproc_limit: None,
+            pid_max: None,
             tmp_size: None,
             landlock_abi_max: None,
             read_only_worktree: false,

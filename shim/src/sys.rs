@@ -194,6 +194,24 @@ pub fn set_nproc_limit(limit: u64) -> io::Result<()> {
     }
 }
 
+/// Sets `kernel.pid_max` of the caller's pid namespace to `pid_max` and reads it back.
+/// Only for pid 1 of a pid namespace of its own on Linux 6.14 or later, where the value
+/// belongs to that namespace (older kernels have one machine-wide value: the supervisor
+/// never asks there, and the caller checks it runs in a namespace of its own). The target
+/// drops every capability afterwards, so nothing in the sandbox can raise it again.
+pub fn set_pid_namespace_max(pid_max: u64) -> io::Result<()> {
+    const PATH: &str = "/proc/sys/kernel/pid_max";
+    std::fs::write(PATH, pid_max.to_string())?;
+    let now = std::fs::read_to_string(PATH)?;
+    if now.trim() != pid_max.to_string() {
+        return Err(io::Error::other(format!(
+            "{PATH} reads {} after writing {pid_max}",
+            now.trim()
+        )));
+    }
+    Ok(())
+}
+
 pub fn set_no_new_privs() -> io::Result<()> {
     // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integers.
     let ret = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };

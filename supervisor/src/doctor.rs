@@ -330,7 +330,14 @@ impl Report {
             }
             Err(e) => self.not_enforced.push(format!("no namespaces: {e}")),
         }
+        let pid_max = crate::run::limits::pid_namespace_max(
+            crate::run::limits::DEFAULT_MAX_PROCS,
+            self.version,
+        );
         match &self.cgroup {
+            _ if ns.pid && pid_max.is_some() => self.enforced.push(
+                "process-count limit by the sandbox's own pid namespace (pid_max, Linux 6.14; a --max-procs below 300 takes a session cgroup)".into(),
+            ),
             Ok(_) => self
                 .enforced
                 .push("process-count limit by a session cgroup (pids.max)".into()),
@@ -581,15 +588,7 @@ impl Report {
     }
 }
 
-/// `major.minor` of a kernel release string ("6.18.0-1-amd64" → (6, 18)).
-fn parse_version(release: &str) -> (u32, u32) {
-    let mut parts = release
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|p| !p.is_empty());
-    let major = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    (major, minor)
-}
+use crate::run::limits::parse_kernel_version as parse_version;
 
 /// The Landlock version syscall: the ABI, or the errno that says why there is none
 /// (ENOSYS: not built in; EOPNOTSUPP: disabled at boot).

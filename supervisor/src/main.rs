@@ -131,6 +131,11 @@ pub(crate) fn parse_mode(s: &str) -> Result<Mode, String> {
 }
 
 fn main() -> ExitCode {
+    // The shim (`fence __shim`, started by `fence run` with an empty environment) skips the
+    // command-line parser: building it is a noticeable part of the sandbox's start.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "__shim") && std::env::args_os().len() == 2 {
+        return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -1,12 +1,19 @@
 //! The session's resource limits (SPEC §3 "Limits"): a process-count limit, so that a fork
 //! bomb hurts the sandbox and not the machine, and the size of the session's TMPDIR.
 //!
-//! Process count: a per-session cgroup with `pids.max` where one can be made (cgroup v2
-//! with the pids controller delegated, or a cgroup v1 pids hierarchy we may write); the
-//! shim is moved into it before it execs, so every process of the sandbox is counted.
-//! Else the target gets `RLIMIT_NPROC`, which counts the user's processes machine-wide and
-//! does not bind uid 0. The TMPDIR size is a tmpfs mounted by the shim in its mount
-//! namespace ([`shim::mount_view`]).
+//! Process count, the first of these that applies:
+//! - the sandbox's own pid namespace with its own `kernel.pid_max` (Linux 6.14 keeps one
+//!   per pid namespace): a pid below it is needed for every task, so at most `pid_max - 1`
+//!   tasks exist in the sandbox at once. Costs nothing at start;
+//! - a per-session cgroup with `pids.max` where one can be made (cgroup v2 with the pids
+//!   controller delegated, or a cgroup v1 pids hierarchy we may write); the shim is moved
+//!   into it before it forks, so every process of the sandbox is counted. The move waits
+//!   for an RCU grace period (milliseconds), which the shim's own setup overlaps;
+//! - else the target gets `RLIMIT_NPROC`, which counts the user's processes machine-wide
+//!   and does not bind uid 0.
+//!
+//! The TMPDIR size is a tmpfs mounted by the shim in its mount namespace
+//! ([`shim::mount_view`]).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -51,6 +58,44 @@ pub fn parse_max_procs(text: &str) -> Result<u64, String> {
     }
 }
 
+/// Smallest `pid_max` the kernel accepts (`RESERVED_PIDS + 1`).
+const PID_MAX_MIN: u64 = 301;
+
+/// Largest `pid_max` the kernel accepts on 64-bit (`PID_MAX_LIMIT`).
+const PID_MAX_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The `pid_max` that holds a pid namespace of its own to `max` tasks, when the running
+/// kernel keeps `pid_max` per pid namespace (Linux 6.14). `None` on older kernels — where
+/// the same write would change the machine's limit, so it must never be made — and for a
+/// `max` outside the range the kernel accepts (a `--max-procs` below 300 is a session
+/// cgroup's job). The shim writes it as pid 1 of the namespace: the value belongs to the
+/// writer's pid namespace, and a namespace nested below it is bounded by it too.
+///
+/// Pids are handed out in turn and, once they wrap, from 300 up: after more than
+/// `max` tasks were made in one session the limit can be up to 299 lower, never higher.
+pub fn pid_namespace_max(max: u64, kernel: (u32, u32)) -> Option<u64> {
+    let pid_max = max.checked_add(1)?;
+    (kernel >= (6, 14) && (PID_MAX_MIN..=PID_MAX_LIMIT).contains(&pid_max)).then_some(pid_max)
+}
+
+/// `major.minor` of a kernel release string ("6.18.0-1-amd64" → (6, 18)); (0, 0) when it
+/// cannot be read, which no feature check accepts.
+pub fn parse_kernel_version(release: &str) -> (u32, u32) {
+    let mut parts = release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty());
+    let major = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    (major, minor)
+}
+
+/// The running kernel's `major.minor`.
+pub fn kernel_version() -> (u32, u32) {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|r| parse_kernel_version(&r))
+        .unwrap_or((0, 0))
+}
+
 /// Session cgroups are named `fence-<fence pid>-<nanoseconds>`.
 const SESSION_CGROUP_PREFIX: &str = "fence-";
 
@@ -65,6 +110,26 @@ pub fn is_session_cgroup_name(name: &str) -> bool {
                 && pid.bytes().all(|b| b.is_ascii_digit())
                 && nanos.bytes().all(|b| b.is_ascii_digit())
         })
+}
+
+/// How a session's process count is limited (the module comment says which applies).
+#[derive(Debug)]
+pub enum ProcessLimit {
+    /// `kernel.pid_max` of the sandbox's own pid namespace, set by the shim.
+    PidNamespace(u64),
+    /// A session cgroup's `pids.max`.
+    Cgroup(SessionCgroup),
+    /// `RLIMIT_NPROC` in the target.
+    Rlimit,
+}
+
+impl ProcessLimit {
+    pub fn cgroup(&self) -> Option<&SessionCgroup> {
+        match self {
+            ProcessLimit::Cgroup(cg) => Some(cg),
+            _ => None,
+        }
+    }
 }
 
 /// A session's own pids cgroup; killed and removed when dropped.
@@ -271,6 +336,32 @@ fn unescape(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pid_max_is_asked_only_of_kernels_that_keep_one_per_pid_namespace() {
+        assert_eq!(pid_namespace_max(4096, (6, 14)), Some(4097));
+        assert_eq!(pid_namespace_max(4096, (7, 0)), Some(4097));
+        // Older kernels have one machine-wide pid_max: never written.
+        assert_eq!(pid_namespace_max(4096, (6, 13)), None);
+        assert_eq!(pid_namespace_max(4096, (5, 10)), None);
+        assert_eq!(pid_namespace_max(4096, (0, 0)), None);
+        // The kernel's range: 301 ..= 4 Mi.
+        assert_eq!(pid_namespace_max(299, (6, 18)), None);
+        assert_eq!(pid_namespace_max(300, (6, 18)), Some(301));
+        assert_eq!(
+            pid_namespace_max(4 * 1024 * 1024 - 1, (6, 18)),
+            Some(4 * 1024 * 1024)
+        );
+        assert_eq!(pid_namespace_max(4 * 1024 * 1024, (6, 18)), None);
+        assert_eq!(pid_namespace_max(u64::MAX, (6, 18)), None);
+    }
+
+    #[test]
+    fn kernel_versions_parse() {
+        assert_eq!(parse_kernel_version("6.18.0-1-cloud-amd64\n"), (6, 18));
+        assert_eq!(parse_kernel_version("6.14"), (6, 14));
+        assert_eq!(parse_kernel_version("garbage"), (0, 0));
+    }
 
     #[test]
     fn sizes_parse() {

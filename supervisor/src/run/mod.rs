@@ -179,6 +179,18 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         );
     }
 
+    // The shim starts now, so that its exec (a few milliseconds: the fence binary is loaded
+    // again) overlaps the session's preparation; it waits for its spec. The descriptors
+    // passed with --pass-fd must be in place first: the shim inherits them at clone.
+    let pass_fds = prepare_pass_fds(&args.pass_fd)?;
+    let spawn_shim = || -> Result<(spawn::ShimProcess, Channel), String> {
+        let (ours, theirs) =
+            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
+        let shim = spawn::start_shim(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
+        Ok((shim, ours))
+    };
+    let mut early_shim = WaitingShim(Some(spawn_shim()?));
+
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let worktree = crate::session::find_worktree(
@@ -273,97 +285,105 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     .collect();
     devices.extend(session_tty.iter().cloned());
 
-    // The process-count limit: a session cgroup where one can be made, else RLIMIT_NPROC
-    // in the target. Dropped (killed, removed) after the shim was reaped.
+    // The process-count limit (run/limits.rs): the pid namespace's own pid_max where the
+    // kernel keeps one per namespace, else a session cgroup where one can be made, else
+    // RLIMIT_NPROC in the target. A cgroup is dropped (killed, removed) after the shim was
+    // reaped.
     let nproc_note = |why: &str| {
         eprintln!(
             "fence: {why}; using RLIMIT_NPROC={}, which counts all of this user's processes and does not bind uid 0",
             args.max_procs
         );
     };
-    let mut cgroup = match limits::SessionCgroup::create(args.max_procs) {
-        Ok(cg) => Some(cg),
-        Err(e) => {
-            nproc_note(&format!("no cgroup for the process limit ({e})"));
-            None
-        }
-    };
-    let pass_fds = prepare_pass_fds(&args.pass_fd)?;
-    // Starts the shim and sends it the spec; `cgroup` is the session cgroup it will join
-    // (or none: the process limit is then RLIMIT_NPROC in the target).
-    let start =
-        |cgroup: Option<&limits::SessionCgroup>| -> Result<(spawn::ShimProcess, Channel), String> {
-            let (ours, theirs) =
-                Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-            let shim =
-                spawn::start_shim(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
-            let cgroup_kill = cgroup
-                .map(|cg| cg.dir.join("cgroup.kill"))
-                .filter(|k| k.exists());
-            let spec = SandboxSpec {
-                argv: args.command.clone(),
-                env: with_proxy_variables(
-                    prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
-                    proxy.as_ref(),
-                ),
-                cwd: cwd.clone().into_os_string(),
-                worktree: worktree.clone().into_os_string(),
-                tmpdir: tmp.path.clone().into_os_string(),
-                allow_write: allow_write
-                    .iter()
-                    .map(|p| p.clone().into_os_string())
-                    .collect(),
-                deny_read: deny_read
-                    .iter()
-                    .map(|p| p.clone().into_os_string())
-                    .collect(),
-                deny_read_missing: deny_read_missing
-                    .iter()
-                    .map(|p| p.clone().into_os_string())
-                    .collect(),
-                session_tty: session_tty.clone().map(PathBuf::into_os_string),
-                namespaces: shim.namespaces,
-                // SAFETY: getuid/getgid have no preconditions.
-                uid: unsafe { libc::getuid() },
-                gid: unsafe { libc::getgid() },
-                allow_degraded: args.allow_degraded,
-                nproc_limit: cgroup.is_none().then_some(args.max_procs),
-                tmp_size: shim.namespaces.mount.then_some(args.tmp_size),
-                landlock_abi_max: abi_cap,
-                read_only_worktree: args.read_only_worktree,
-                no_write_watch: args.no_write_watch,
-                pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
-                cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
-                allow_dns: args.allow_dns,
-                protected: profile_protected
-                    .iter()
-                    .map(|p| p.clone().into_os_string())
-                    .collect(),
-            };
-            if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
-                kill_and_reap(shim.pid);
-                return Err(format!("sending the sandbox spec: {e}"));
-            }
-            Ok((shim, ours))
+    let pid_namespace_max = limits::pid_namespace_max(args.max_procs, limits::kernel_version());
+    // Hands a started shim its spec, after choosing the process limit (a cgroup only when
+    // `cgroup_allowed`).
+    let start = |cgroup_allowed: bool,
+                 (shim, ours): (spawn::ShimProcess, Channel)|
+     -> Result<(spawn::ShimProcess, Channel, limits::ProcessLimit), String> {
+        let limit = match pid_namespace_max.filter(|_| shim.namespaces.pid) {
+            Some(pid_max) => limits::ProcessLimit::PidNamespace(pid_max),
+            None if cgroup_allowed => match limits::SessionCgroup::create(args.max_procs) {
+                Ok(cg) => limits::ProcessLimit::Cgroup(cg),
+                Err(e) => {
+                    nproc_note(&format!("no cgroup for the process limit ({e})"));
+                    limits::ProcessLimit::Rlimit
+                }
+            },
+            None => limits::ProcessLimit::Rlimit,
         };
-    let (mut shim_process, mut ours) = start(cgroup.as_ref())?;
+        let cgroup_kill = limit
+            .cgroup()
+            .map(|cg| cg.dir.join("cgroup.kill"))
+            .filter(|k| k.exists());
+        let spec = SandboxSpec {
+            argv: args.command.clone(),
+            env: with_proxy_variables(
+                prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+                proxy.as_ref(),
+            ),
+            cwd: cwd.clone().into_os_string(),
+            worktree: worktree.clone().into_os_string(),
+            tmpdir: tmp.path.clone().into_os_string(),
+            allow_write: allow_write
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+            deny_read: deny_read
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+            deny_read_missing: deny_read_missing
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+            session_tty: session_tty.clone().map(PathBuf::into_os_string),
+            namespaces: shim.namespaces,
+            // SAFETY: getuid/getgid have no preconditions.
+            uid: unsafe { libc::getuid() },
+            gid: unsafe { libc::getgid() },
+            allow_degraded: args.allow_degraded,
+            nproc_limit: matches!(limit, limits::ProcessLimit::Rlimit).then_some(args.max_procs),
+            pid_max: match limit {
+                limits::ProcessLimit::PidNamespace(pid_max) => Some(pid_max),
+                _ => None,
+            },
+            tmp_size: shim.namespaces.mount.then_some(args.tmp_size),
+            landlock_abi_max: abi_cap,
+            read_only_worktree: args.read_only_worktree,
+            no_write_watch: args.no_write_watch,
+            pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
+            cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
+            allow_dns: args.allow_dns,
+            protected: profile_protected
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+        };
+        if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
+            kill_and_reap(shim.pid);
+            return Err(format!("sending the sandbox spec: {e}"));
+        }
+        Ok((shim, ours, limit))
+    };
+    let first = early_shim.0.take().ok_or("the shim was not started")?;
+    let (mut shim_process, mut ours, mut limit) = start(true, first)?;
     // The shim is moved into the session cgroup while it prepares its namespaces (the move
     // can take milliseconds: it waits for an RCU grace period); it forks nothing before
     // `Proceed`, so every process of the sandbox is counted from the first. A cgroup we
     // could make but not join (no write access to the common ancestor): the shim is killed
     // before it forked anything, and the session starts again under RLIMIT_NPROC.
-    if let Some(Err(e)) = cgroup.as_ref().map(|cg| {
+    if let Some(Err(e)) = limit.cgroup().map(|cg| {
         cg.add(shim_process.pid)
             .map_err(|e| format!("joining {}: {e}", cg.dir.display()))
     }) {
         kill_and_reap(shim_process.pid);
-        cgroup = None;
         nproc_note(&format!("cannot use the session cgroup ({e})"));
-        (shim_process, ours) = start(None)?;
+        (shim_process, ours, limit) = start(false, spawn_shim()?)?;
     }
     // The shim has started: the duplicates kept for it can go.
     drop(pass_fds);
-    if let Some(cg) = &cgroup {
+    if let Some(cg) = limit.cgroup() {
         eprintln!(
             "fence: at most {} processes (cgroup pids.max, {})",
             args.max_procs,
@@ -383,8 +403,8 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // A failed send means the shim is gone: its report, or the end of the channel, comes
     // through the loop below.
     let _ = ours.send(&ToShim::Proceed, None);
-    let cgroup_kill = cgroup
-        .as_ref()
+    let cgroup_kill = limit
+        .cgroup()
         .map(|cg| cg.dir.join("cgroup.kill"))
         .filter(|k| k.exists());
     let death = if shim_process.namespaces.pid {
@@ -534,7 +554,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }
     gate.close(Some(code));
     drop(gate_guard);
-    drop(cgroup);
+    drop(limit);
     drop(tmp);
     Ok(code)
 }
@@ -553,6 +573,18 @@ impl Drop for GateGuard {
 /// close-on-exec; one numbered like the shim's channel (3) is duplicated above all of
 /// them, since the channel takes its number in the shim. Returns what the shim is told,
 /// with the duplicates (kept open until the shim has started).
+/// A shim started ahead of its spec: killed and reaped if the session's preparation fails
+/// before the spec is sent (it would otherwise wait for a spec until the channel closes).
+struct WaitingShim(Option<(spawn::ShimProcess, Channel)>);
+
+impl Drop for WaitingShim {
+    fn drop(&mut self) {
+        if let Some((shim, _)) = self.0.take() {
+            kill_and_reap(shim.pid);
+        }
+    }
+}
+
 fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>, String> {
     let mut fds = fds.to_vec();
     fds.sort_unstable();

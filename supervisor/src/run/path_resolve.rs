@@ -219,18 +219,15 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             resolved = candidate;
             continue;
         }
-        match std::fs::symlink_metadata(&candidate) {
-            Ok(meta) if meta.file_type().is_symlink() && (!is_last || follow_last) => {
+        // One readlink answers what an lstat and then a readlink would: the link's target,
+        // EINVAL for an entry that is not a symlink, ENOENT for a missing one (and costs
+        // less than the lstat alone: no attributes are gathered).
+        match std::fs::read_link(&candidate) {
+            Ok(target) => {
                 links += 1;
                 if links > MAX_SYMLINKS {
                     return Resolution::Unresolvable("too many symlinks".into());
                 }
-                let target = match std::fs::read_link(&candidate) {
-                    Ok(t) => t,
-                    Err(e) => {
-                        return Resolution::Unresolvable(format!("{}: {e}", candidate.display()));
-                    }
-                };
                 if candidate.starts_with("/proc") && !target.is_absolute() {
                     // A /proc magic link to something without a path (pipe:[…], socket:[…]).
                     if is_descriptor_link(&candidate) {
@@ -251,7 +248,7 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
                 more.reverse();
                 pending.extend(more);
             }
-            Ok(_) => resolved = candidate,
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => resolved = candidate,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 missing = true;
                 resolved = candidate;

@@ -528,6 +528,16 @@ fn host_loopback_listener_is_unreachable(w: &World) {
 }
 
 fn git_push_to_main_from_a_script_is_refused(w: &World) {
+    push_from_a_script_is_refused(w, "git push origin main\n");
+}
+
+/// A bare `git push` is judged by the worktree's current branch (main here), which the
+/// exec check reads from HEAD for git commands.
+fn a_bare_git_push_on_main_from_a_script_is_refused(w: &World) {
+    push_from_a_script_is_refused(w, "git push\n");
+}
+
+fn push_from_a_script_is_refused(w: &World, script: &str) {
     let remote = w.outside.join("remote.git");
     let git = |dir: &Path, args: &[&str]| {
         let out = std::process::Command::new("git")
@@ -564,14 +574,16 @@ fn git_push_to_main_from_a_script_is_refused(w: &World) {
     );
     chown_tree(w, &w.worktree);
     chown_tree(w, &remote);
-    w.write("push.sh", "git push origin main\n");
+    w.write("push.sh", script);
     let out = w.run(&["/bin/sh", "push.sh"]);
     let refs = std::fs::read_dir(remote.join("refs/heads"))
         .unwrap()
         .count();
     assert_eq!(refs, 0, "the push reached the remote");
+    // Refused as a push to main (absolute), not only as a push (which --approver deny
+    // refuses too): the branch reached the policy.
     assert!(
-        stderr(&out).contains("fence: blocked command"),
+        stderr(&out).contains("fence: blocked command") && stderr(&out).contains("git.push-main"),
         "{}",
         stderr(&out)
     );
@@ -1992,6 +2004,7 @@ both_ways!(
     unix_socket_inside_the_worktree_works,
     host_loopback_listener_is_unreachable,
     git_push_to_main_from_a_script_is_refused,
+    a_bare_git_push_on_main_from_a_script_is_refused,
     rm_rf_home_from_a_script_is_refused,
     a_thread_swapping_the_path_never_writes_outside,
     builds_and_git_inside_run_as_usual,

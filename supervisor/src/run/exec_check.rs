@@ -163,6 +163,14 @@ fn read_request(
             }
         }
     };
+    // Only a git command is judged by the branch (pushing to it), and a git command, run
+    // directly or in a shell line, names git in its argv or program path: other execs
+    // (most of a build) skip the `statx` of HEAD.
+    let current_branch = if mentions_git(&argv, &program) {
+        super::git_head::current_branch(worktree)
+    } else {
+        None
+    };
     Ok(ExecRequest {
         argv: argv
             .iter()
@@ -171,8 +179,15 @@ fn read_request(
         raw_argv: argv,
         program,
         cwd,
-        current_branch: super::git_head::current_branch(worktree),
+        current_branch,
     })
+}
+
+/// Whether the program path or an argument contains `git` (`git`, `/usr/bin/git`,
+/// `git-receive-pack`, `sh -c "… git push"`).
+fn mentions_git(argv: &[Vec<u8>], program: &Path) -> bool {
+    let has = |bytes: &[u8]| bytes.windows(3).any(|w| w == b"git");
+    has(program.as_os_str().as_bytes()) || argv.iter().any(|a| has(a))
 }
 
 impl ExecPolicy for policy::Classifier {
@@ -197,6 +212,37 @@ impl ExecPolicy for policy::Classifier {
             rule: verdict.rule,
             reason: verdict.reason,
             part: verdict.part,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(items: &[&str]) -> Vec<Vec<u8>> {
+        items.iter().map(|a| a.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn git_commands_direct_or_in_a_shell_line_carry_the_branch() {
+        for (args, program) in [
+            (&["git", "push"][..], "/usr/bin/git"),
+            (&["push", "origin"][..], "/usr/lib/git-core/git-push"),
+            (
+                &["sh", "-c", "make && git push origin HEAD"][..],
+                "/usr/bin/sh",
+            ),
+            (&["xargs", "git", "push"][..], "/usr/bin/xargs"),
+        ] {
+            assert!(mentions_git(&argv(args), Path::new(program)), "{args:?}");
+        }
+        for (args, program) in [
+            (&["true"][..], "/usr/bin/true"),
+            (&["cc", "-c", "a.c"][..], "/usr/bin/cc"),
+            (&["sh", "-c", "make -j2"][..], "/usr/bin/sh"),
+        ] {
+            assert!(!mentions_git(&argv(args), Path::new(program)), "{args:?}");
         }
     }
 }

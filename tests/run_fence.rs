@@ -1776,6 +1776,12 @@ fn machine_process_count() -> usize {
 /// failed with EAGAIN below `max`, the machine's process count stayed bounded while it
 /// ran, and the sandbox's processes were gone soon after.
 fn run_fork_bomb(w: &World, max: usize) -> (usize, String) {
+    run_fork_bomb_with(w, max, false)
+}
+
+/// [`run_fork_bomb`]; with `read_only_proc_sys`, fence runs in a mount namespace of its own
+/// where `/proc/sys` is a read-only bind (as some containers have it).
+fn run_fork_bomb_with(w: &World, max: usize, read_only_proc_sys: bool) -> (usize, String) {
     // A runaway spawner, bounded by itself at 2000 so that a broken limit cannot hurt the
     // machine: it first tries to leave its cgroup for any other it can name and to raise
     // its pid namespace's pid_max, then each child sleeps, the parent forks until fork
@@ -1806,14 +1812,38 @@ fn run_fork_bomb(w: &World, max: usize) -> (usize, String) {
          print(made, errno.errorcode.get(err, err), flush=True)\n",
     );
     let baseline = machine_process_count();
-    let mut child = w
-        .fence(&[
-            OsStr::new("--max-procs"),
-            OsStr::new(&max.to_string()),
-            OsStr::new("--"),
-            OsStr::new(PYTHON),
-            OsStr::new("bomb.py"),
-        ])
+    let mut command = w.fence(&[
+        OsStr::new("--max-procs"),
+        OsStr::new(&max.to_string()),
+        OsStr::new("--"),
+        OsStr::new(PYTHON),
+        OsStr::new("bomb.py"),
+    ]);
+    if read_only_proc_sys {
+        let mut wrapped = std::process::Command::new("unshare");
+        wrapped
+            .args([
+                "--mount",
+                "--propagation",
+                "private",
+                "/bin/sh",
+                "-c",
+                "mount -o bind,ro /proc/sys /proc/sys && exec \"$0\" \"$@\"",
+            ])
+            .arg(command.get_program())
+            .args(command.get_args());
+        if let Some(dir) = command.get_current_dir() {
+            wrapped.current_dir(dir);
+        }
+        for (k, v) in command.get_envs() {
+            match v {
+                Some(v) => wrapped.env(k, v),
+                None => wrapped.env_remove(k),
+            };
+        }
+        command = wrapped;
+    }
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -1907,6 +1937,32 @@ fn a_fork_bomb_meets_its_pid_namespaces_own_limit(w: &World) {
             "{err}"
         );
     }
+}
+
+/// Where the sandbox's pid_max cannot be set (a read-only /proc/sys), the session starts
+/// again with the next limit instead of failing or running without one.
+fn a_read_only_proc_sys_falls_back_to_another_process_limit(w: &World) {
+    let test = "a_read_only_proc_sys_falls_back_to_another_process_limit";
+    if !support::python_ready(test) {
+        return;
+    }
+    if w.who != support::Who::Root {
+        // Making the read-only bind takes root; the fallback is the same code for everyone.
+        support::skip(test, "needs root to bind /proc/sys read-only");
+        return;
+    }
+    if kernel_version() < (6, 14) {
+        support::skip(test, "no per-namespace pid_max before Linux 6.14");
+        return;
+    }
+    let host_pid_max = std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap();
+    let (_, err) = run_fork_bomb_with(w, 400, true);
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/pid_max").unwrap(),
+        host_pid_max
+    );
+    assert!(err.contains("pid_max could not be set"), "{err}");
+    assert!(err.contains("cgroup pids.max"), "{err}");
 }
 
 fn writing_past_the_tmpdir_size_fails_inside_only(w: &World) {
@@ -2033,6 +2089,7 @@ both_ways!(
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
     a_fork_bomb_meets_its_pid_namespaces_own_limit,
+    a_read_only_proc_sys_falls_back_to_another_process_limit,
     writing_past_the_tmpdir_size_fails_inside_only,
 );
 

@@ -139,6 +139,10 @@ pub enum FromShim {
         #[serde(default)]
         loopback_table: bool,
     },
+    /// The shim set the pid namespace's `pid_max` (sent only when the spec asked for it),
+    /// before it forked anything; a failure to set it comes as `SetupFailed` with the stage
+    /// [`PID_MAX_STAGE`], after which the supervisor starts a new shim with another limit.
+    PidMaxSet,
     /// A confinement step failed; nothing was executed.
     SetupFailed {
         stage: String,
@@ -152,6 +156,10 @@ pub enum FromShim {
         exit_code: i32,
     },
 }
+
+/// The `SetupFailed` stage of a `pid_max` that could not be set (a read-only `/proc/sys`,
+/// a security module): the session falls back to a cgroup or `RLIMIT_NPROC`.
+pub const PID_MAX_STAGE: &str = "pid_max";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChannelError {

@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::Path;
 
-use crate::channel::{Channel, FromShim, SHIM_CHANNEL_FD, SandboxSpec, ToShim};
+use crate::channel::{Channel, FromShim, PID_MAX_STAGE, SHIM_CHANNEL_FD, SandboxSpec, ToShim};
 use crate::{mount_view, protected_paths, sys, target_process};
 
 /// Signals the init forwards to the target when someone sent them (not the terminal:
@@ -52,6 +52,30 @@ fn run(channel: Channel) -> i32 {
             return 125;
         }
     };
+    if let Some(pid_max) = spec.pid_max {
+        // Before anything is forked, so that every process of the sandbox is counted.
+        // Outside a pid namespace of our own this would be the machine's limit: refused.
+        let set = if !spec.namespaces.pid || std::process::id() != 1 {
+            Err("it needs the sandbox's own pid namespace".to_string())
+        } else {
+            sys::set_pid_namespace_max(pid_max).map_err(|e| e.to_string())
+        };
+        let sent = match set {
+            Ok(()) => channel.send(&FromShim::PidMaxSet, None),
+            Err(message) => {
+                report(
+                    &channel,
+                    PID_MAX_STAGE,
+                    &format!("setting pid_max to {pid_max}: {message}"),
+                    125,
+                );
+                return 125;
+            }
+        };
+        if sent.is_err() {
+            return 125;
+        }
+    }
     if let Err(message) = prepare_namespaces(&spec) {
         report(&channel, "namespaces", &message, 125);
         return 125;
@@ -121,14 +145,6 @@ fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
 
 fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
     let ns = spec.namespaces;
-    if let Some(pid_max) = spec.pid_max {
-        // Outside a pid namespace of our own this would be the machine's limit: refuse.
-        if !ns.pid || std::process::id() != 1 {
-            return Err("a pid_max process limit needs the sandbox's own pid namespace".into());
-        }
-        sys::set_pid_namespace_max(pid_max)
-            .map_err(|e| format!("process limit (pid_max {pid_max}): {e}"))?;
-    }
     if ns.mount {
         let mut writable: Vec<&OsStr> = vec![spec.tmpdir.as_os_str()];
         if !spec.read_only_worktree {

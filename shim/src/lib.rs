@@ -18,7 +18,9 @@ pub mod seccomp_filters;
 mod sys;
 pub mod target_process;
 
-pub use channel::{Channel, FromShim, Namespaces, PassFd, SHIM_CHANNEL_FD, SandboxSpec, ToShim};
+pub use channel::{
+    Channel, FromShim, Namespaces, PID_MAX_STAGE, PassFd, SHIM_CHANNEL_FD, SandboxSpec, ToShim,
+};
 
 /// Landlock ABI of the running kernel (0 when Landlock is missing or disabled).
 pub fn landlock_abi() -> i32 {

@@ -299,9 +299,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // Hands a started shim its spec, after choosing the process limit (a cgroup only when
     // `cgroup_allowed`).
     let start = |cgroup_allowed: bool,
+                 pid_max_allowed: bool,
                  (shim, ours): (spawn::ShimProcess, Channel)|
      -> Result<(spawn::ShimProcess, Channel, limits::ProcessLimit), String> {
-        let limit = match pid_namespace_max.filter(|_| shim.namespaces.pid) {
+        let limit = match pid_namespace_max.filter(|_| shim.namespaces.pid && pid_max_allowed) {
             Some(pid_max) => limits::ProcessLimit::PidNamespace(pid_max),
             None if cgroup_allowed => match limits::SessionCgroup::create(args.max_procs) {
                 Ok(cg) => limits::ProcessLimit::Cgroup(cg),
@@ -367,7 +368,26 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         Ok((shim, ours, limit))
     };
     let first = early_shim.0.take().ok_or("the shim was not started")?;
-    let (mut shim_process, mut ours, mut limit) = start(true, first)?;
+    let (mut shim_process, mut ours, mut limit) = start(true, true, first)?;
+    // The shim says whether it could set pid_max before it forks anything; where it could
+    // not (a read-only /proc/sys, a security module), it is killed and the session starts
+    // again with a cgroup or RLIMIT_NPROC. Any other first message is handled below.
+    let mut first_message = None;
+    if matches!(limit, limits::ProcessLimit::PidNamespace(_)) {
+        match ours.recv::<FromShim>() {
+            Ok(Some((FromShim::PidMaxSet, _))) => {}
+            Ok(Some((FromShim::SetupFailed { stage, message, .. }, _)))
+                if stage == shim::PID_MAX_STAGE =>
+            {
+                kill_and_reap(shim_process.pid);
+                eprintln!(
+                    "fence: the sandbox's own pid_max could not be set ({message}); the process limit falls back to a cgroup or RLIMIT_NPROC"
+                );
+                (shim_process, ours, limit) = start(true, false, spawn_shim()?)?;
+            }
+            other => first_message = Some(other),
+        }
+    }
     // The shim is moved into the session cgroup while it prepares its namespaces (the move
     // can take milliseconds: it waits for an RCU grace period); it forks nothing before
     // `Proceed`, so every process of the sandbox is counted from the first. A cgroup we
@@ -379,7 +399,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }) {
         kill_and_reap(shim_process.pid);
         nproc_note(&format!("cannot use the session cgroup ({e})"));
-        (shim_process, ours, limit) = start(false, spawn_shim()?)?;
+        (shim_process, ours, limit) = start(false, false, spawn_shim()?)?;
     }
     // The shim has started: the duplicates kept for it can go.
     drop(pass_fds);
@@ -441,7 +461,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
 
     let mut failure: Option<i32> = None;
     loop {
-        match ours.recv::<FromShim>() {
+        let message = match first_message.take() {
+            Some(m) => m,
+            None => ours.recv::<FromShim>(),
+        };
+        match message {
             Ok(Some((
                 FromShim::Confined {
                     landlock_abi,
@@ -533,6 +557,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     ))
                 );
                 failure = Some(exit_code);
+            }
+            // Only ever the first message, and only when asked for: a protocol error.
+            Ok(Some((FromShim::PidMaxSet, _))) => {
+                kill_and_reap(shim_process.pid);
+                return Err("shim channel: an unexpected pid_max report".into());
             }
             Ok(None) => break,
             Err(e) => {

@@ -88,8 +88,9 @@ pub struct RunArgs {
     /// Run with what the kernel offers even when it is weaker than the policy.
     #[arg(long)]
     pub allow_degraded: bool,
-    /// Most processes the sandbox may have at once (cgroup `pids.max`; else RLIMIT_NPROC,
-    /// which counts all of the user's processes and does not bind root).
+    /// Most processes the sandbox may have at once (its pid namespace's own pid_max on
+    /// Linux 6.14+; else cgroup `pids.max`; else RLIMIT_NPROC, which counts all of the
+    /// user's processes and does not bind root).
     #[arg(long = "max-procs", value_name = "N", default_value_t = limits::DEFAULT_MAX_PROCS,
           value_parser = limits::parse_max_procs)]
     pub max_procs: u64,

@@ -9,6 +9,7 @@
 //! refuses writes to these paths with a reason, which covers creating one that does not
 //! exist yet — a check that, unlike the mounts, a racing thread could slip past.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them.
@@ -16,8 +17,19 @@ const PROTECTED_TREES: [&str; 3] = [".git/hooks", ".vscode", ".idea"];
 /// Relative paths protected exactly.
 const PROTECTED_FILES: [&str; 4] = [".git/config", ".gitmodules", ".envrc", ".mcp.json"];
 
+/// Every protected path, and every directory that holds one, lies below a dot-named entry
+/// of the worktree (`.git`, `.claude`, `.vscode`, `.envrc`…): a relative path whose first
+/// byte is not a dot is neither, and is answered without walking its components (this
+/// runs on every notified write).
+fn below_a_dot_entry(rel: &Path) -> bool {
+    rel.as_os_str().as_bytes().first() == Some(&b'.')
+}
+
 /// Whether `rel` (relative to the worktree) is a protected path.
 pub fn is_protected(rel: &Path) -> bool {
+    if !below_a_dot_entry(rel) {
+        return false;
+    }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
     }
@@ -34,6 +46,9 @@ pub fn is_protected(rel: &Path) -> bool {
 /// would bring forged hooks, config or settings along without any write to their paths.
 /// Creating it empty (`mkdir`) is harmless: what is then made inside is checked by path.
 pub fn holds_protected(rel: &Path) -> bool {
+    if !below_a_dot_entry(rel) {
+        return false;
+    }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
     }

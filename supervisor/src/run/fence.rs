@@ -33,7 +33,7 @@ impl Fence {
     pub fn root_of(&self, path: &Path) -> Option<&Path> {
         self.writable
             .iter()
-            .find(|r| path.starts_with(r))
+            .find(|r| byte_prefix_at_boundary(path, r) || path.starts_with(r))
             .map(|r| r.as_path())
     }
 
@@ -84,9 +84,69 @@ impl Fence {
     }
 }
 
+/// A fast, sufficient test for `path.starts_with(root)` (component-wise), for a `root`
+/// without `.` or empty components and without a trailing slash (the writable roots are
+/// canonical): `root`'s bytes followed by the end of `path` or a slash. Splitting the same
+/// bytes at the same slashes gives the same components, so a `true` here is a `true` of
+/// `Path::starts_with`; a `false` is not conclusive (`/w//repo/x`), and the callers then
+/// ask `Path::starts_with`. On every notified write, most paths are inside a root.
+fn byte_prefix_at_boundary(path: &Path, root: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    r.len() > 1
+        && !r.ends_with(b"/")
+        && p.starts_with(r)
+        && (p.len() == r.len() || p[r.len()] == b'/')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_byte_prefix_never_says_inside_where_components_say_outside() {
+        let roots = ["/w/repo", "/tmp/fence-1", "/home/u/.codex", "/dev/shm"];
+        let paths = [
+            "/w/repo",
+            "/w/repo/",
+            "/w/repo/a/b",
+            "/w/repo2",
+            "/w/repo2/x",
+            "/w/rep",
+            "/w/repo/../etc/passwd",
+            "/w//repo/x",
+            "/w/./repo/x",
+            "/tmp/fence-1x/y",
+            "/tmp/fence-1/y",
+            "/home/u/.codex/config.toml",
+            "/home/u/.codexx",
+            "/dev/shm/x",
+            "/dev/sh",
+            "/",
+            "",
+            "w/repo/x",
+        ];
+        for r in roots {
+            for p in paths {
+                let (root, path) = (Path::new(r), Path::new(p));
+                if byte_prefix_at_boundary(path, root) {
+                    assert!(path.starts_with(root), "{p} under {r}");
+                }
+                assert_eq!(
+                    byte_prefix_at_boundary(path, root) || path.starts_with(root),
+                    path.starts_with(root),
+                    "{p} under {r}"
+                );
+            }
+        }
+        // The root itself never takes the fast path: "/" and trailing slashes are left to
+        // Path::starts_with.
+        assert!(!byte_prefix_at_boundary(Path::new("/x"), Path::new("/")));
+        assert!(!byte_prefix_at_boundary(
+            Path::new("/w/repo/x"),
+            Path::new("/w/repo/")
+        ));
+    }
 
     #[test]
     fn worktree_children_are_inside_and_siblings_are_not() {

@@ -192,7 +192,9 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             resolved.push(&name);
             continue;
         }
-        if resolved == Path::new("/proc") {
+        // `resolved` is built from "/" one plain name at a time: its bytes are its
+        // normal form, cheaper to compare than its components.
+        if resolved.as_os_str().as_bytes() == b"/proc" {
             let Some(tgid) = caller.tgid() else {
                 return Resolution::Unresolvable("caller is gone".into());
             };

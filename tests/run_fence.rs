@@ -1217,15 +1217,20 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
     );
 }
 
-/// The `fence run` processes whose working directory is `worktree`.
-fn fence_processes_in(worktree: &Path) -> Vec<String> {
-    let fence = support::fence_binary();
+/// The pids /proc lists (the host's pid namespace).
+fn process_ids() -> impl Iterator<Item = String> {
     std::fs::read_dir("/proc")
         .into_iter()
         .flatten()
         .flatten()
         .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The `fence run` processes whose working directory is `worktree`.
+fn fence_processes_in(worktree: &Path) -> Vec<String> {
+    let fence = support::fence_binary();
+    process_ids()
         .filter(|p| {
             std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c == worktree)
                 && std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| {
@@ -1256,17 +1261,11 @@ fn descendants_of_shell_named(shell: &str, name: &str) -> bool {
         let line = status.lines().find_map(|l| l.strip_prefix("NSpid:"))?;
         line.split_whitespace().last().map(str::to_string)
     };
-    std::fs::read_dir("/proc")
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|p| p.bytes().all(|b| b.is_ascii_digit()))
-        .any(|pid| {
-            parent_of(&pid).is_some_and(|(comm, ppid)| {
-                comm == name && inner_pid(&ppid).is_some_and(|inner| inner == shell)
-            })
+    process_ids().any(|pid| {
+        parent_of(&pid).is_some_and(|(comm, ppid)| {
+            comm == name && inner_pid(&ppid).is_some_and(|inner| inner == shell)
         })
+    })
 }
 
 fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
@@ -1764,11 +1763,7 @@ fn inet_sock_diag_works() -> bool {
 
 /// Processes on the machine, as /proc lists them (the host's pid namespace).
 fn machine_process_count() -> usize {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
-        .count()
+    process_ids().count()
 }
 
 /// What a fork bomb under `--max-procs max` did: how many children it made, the errno that

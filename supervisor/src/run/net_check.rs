@@ -503,21 +503,12 @@ fn connect_inet(
         Err(errno) => return Outcome::error(errno),
     };
     let result = act_as(&creds, move || {
-        // SAFETY: `bytes` holds the checked sockaddr; `socket` is our descriptor.
-        let ret = unsafe {
-            libc::connect(
-                socket.as_raw_fd(),
-                bytes.as_ptr() as *const libc::sockaddr,
-                bytes.len() as libc::socklen_t,
-            )
-        };
         // A non-blocking socket answers EINPROGRESS, but on loopback the SYN has reached
         // its listener during the call: it is checked after it all the same.
-        let err = io::Error::last_os_error();
-        match ret {
-            0 => Ok((Ok(0), socket)),
-            _ if err.raw_os_error() == Some(libc::EINPROGRESS) => Ok((Err(err), socket)),
-            _ => Err(err),
+        match connect_socket(&socket, &bytes) {
+            Ok(()) => Ok((Ok(0), socket)),
+            Err(err) if err.raw_os_error() == Some(libc::EINPROGRESS) => Ok((Err(err), socket)),
+            Err(err) => Err(err),
         }
     });
     let d = decision(
@@ -736,17 +727,7 @@ fn connect_allowed(
         }
         // SAFETY: a fresh descriptor, owned from here on.
         let fresh = unsafe { OwnedFd::from_raw_fd(raw) };
-        // SAFETY: `bytes` holds the checked sockaddr.
-        let ret = unsafe {
-            libc::connect(
-                fresh.as_raw_fd(),
-                bytes.as_ptr() as *const libc::sockaddr,
-                bytes.len() as libc::socklen_t,
-            )
-        };
-        if ret < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        connect_socket(&fresh, &bytes)?;
         Ok(fresh)
     });
     let fresh = match connected {
@@ -800,19 +781,7 @@ fn perform_connect(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
         Err(errno) => return Outcome::error(errno),
     };
     Outcome::from_result(act_as(&creds, move || {
-        // SAFETY: `bytes` holds the checked sockaddr; `socket` is our descriptor.
-        let ret = unsafe {
-            libc::connect(
-                socket.as_raw_fd(),
-                bytes.as_ptr() as *const libc::sockaddr,
-                bytes.len() as libc::socklen_t,
-            )
-        };
-        if ret < 0 {
-            Err(io::Error::last_os_error())
-        } else {
-            Ok(0)
-        }
+        connect_socket(&socket, &bytes).map(|()| 0)
     }))
 }
 
@@ -1118,9 +1087,25 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, bytes: Vec<u8>, path: 
 
 /// `bind(2)` of `socket` to `bytes`, a sockaddr of its length.
 fn bind_socket(socket: &OwnedFd, bytes: &[u8]) -> io::Result<()> {
+    sockaddr_call(libc::bind, socket, bytes)
+}
+
+/// `connect(2)` of `socket` to `bytes`, a sockaddr of its length (EINPROGRESS of a
+/// non-blocking socket is an error the caller may accept).
+fn connect_socket(socket: &OwnedFd, bytes: &[u8]) -> io::Result<()> {
+    sockaddr_call(libc::connect, socket, bytes)
+}
+
+/// `bind` and `connect` take the same arguments: a descriptor and a sockaddr with its
+/// length.
+fn sockaddr_call(
+    call: unsafe extern "C" fn(libc::c_int, *const libc::sockaddr, libc::socklen_t) -> libc::c_int,
+    socket: &OwnedFd,
+    bytes: &[u8],
+) -> io::Result<()> {
     // SAFETY: `bytes` holds a sockaddr of its length; `socket` is our descriptor.
     let ret = unsafe {
-        libc::bind(
+        call(
             socket.as_raw_fd(),
             bytes.as_ptr() as *const libc::sockaddr,
             bytes.len() as libc::socklen_t,

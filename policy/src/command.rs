@@ -14,7 +14,7 @@ use crate::rules::{
     DISK_PROGRAMS, FETCH_PROGRAMS, FIREWALL_PROGRAMS, INTERPRETERS, KILL_PROGRAMS,
     NETWORK_PROGRAMS, PERM_PROGRAMS, READ_PROGRAMS, RuleId, SERVICE_PROGRAMS, SHELLS,
 };
-use crate::walk::{CmdIo, Walker};
+use crate::walk::{CmdIo, Cwd, Walker};
 use crate::word::{Arg, UNKNOWN};
 
 /// How many wrappers may be stacked (`sudo env nice timeout …`) before the
@@ -97,10 +97,13 @@ impl Walker<'_> {
         }
         let text = deglob(text);
         let p = Path::new(text.as_ref());
-        let cwd = match (&self.state.cwd, p.is_absolute()) {
-            (_, true) => PathBuf::from("/"),
-            (Some(c), false) => c.clone(),
-            (None, false) => return Loc::Unknown,
+        let cwd = if p.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            match self.cwd_path() {
+                Some(c) => c,
+                None => return Loc::Unknown,
+            }
         };
         let resolved = path::resolve(self.cls.fs.as_ref(), &cwd, p, follow_final);
         self.locate(resolved)
@@ -191,7 +194,12 @@ impl Walker<'_> {
                 && a.text.len() < 4096
             {
                 // A relative word that names a symlink inside the worktree
-                // pointing outside leaves it just as `../` would.
+                // pointing outside leaves it just as `../` would. (Only that rule
+                // comes of it: where it decides nothing, as at exec, nothing is
+                // resolved.)
+                if !self.judges(RuleId::PathOutside) {
+                    continue;
+                }
                 if let Loc::Outside(p) = self.resolve_arg(a, true)
                     && !path::is_exception(&p, &[])
                     && !self.is_allowed_outside(&p)
@@ -342,8 +350,13 @@ impl Walker<'_> {
                 }
                 _ => c.to_string(),
             };
-            let Some(cwd) = self.state.cwd.clone() else {
-                continue;
+            let cwd = if c.starts_with('/') {
+                PathBuf::from("/")
+            } else {
+                match self.cwd_path() {
+                    Some(cwd) => cwd,
+                    None => continue,
+                }
             };
             let p = path::normalize(&cwd, Path::new(&c));
             if self.cls.is_secret(&p) {
@@ -370,8 +383,13 @@ impl Walker<'_> {
             }
             _ => t.to_string(),
         };
-        let Some(cwd) = self.state.cwd.clone() else {
-            return;
+        let cwd = if t.starts_with('/') {
+            PathBuf::from("/")
+        } else {
+            match self.cwd_path() {
+                Some(cwd) => cwd,
+                None => return,
+            }
         };
         let p = path::normalize(&cwd, Path::new(&t));
         if self.cls.holds_secret(&p) {
@@ -446,7 +464,7 @@ impl Walker<'_> {
             if self.functions_changing_dir.contains(name) {
                 // Where it leaves the shell is not followed: later relative
                 // paths cannot be placed.
-                self.state.cwd = None;
+                self.state.cwd = Cwd::Unknown;
             }
             return;
         }
@@ -950,9 +968,7 @@ impl Walker<'_> {
             if let Some(d) = p.value_of('C', "directory").cloned() {
                 self.check_write_target(&d, true, name);
             } else if self
-                .state
-                .cwd
-                .as_ref()
+                .cwd_path()
                 .is_some_and(|c| !c.starts_with(&self.cls.worktree))
             {
                 self.check_write_target(&Arg::literal("."), true, name);
@@ -1190,8 +1206,8 @@ impl Walker<'_> {
         let saved_cwd = self.state.cwd.clone();
         if let Some(dir) = p.value_of('C', "chdir").cloned() {
             self.state.cwd = match self.resolve_arg(&dir, true) {
-                Loc::Inside { path, .. } | Loc::Outside(path) => Some(path),
-                Loc::Unknown => None,
+                Loc::Inside { path, .. } | Loc::Outside(path) => Cwd::At(path),
+                Loc::Unknown => Cwd::Unknown,
             };
         }
         if let Some(s) = p.value_of('S', "split-string").cloned() {
@@ -1775,7 +1791,10 @@ impl Walker<'_> {
         let target = p.operands.first().map(|&i| args[i].clone());
         let old = self.state.cwd.clone();
         let new = match (name, &target) {
-            ("popd", _) => self.state.dir_stack.pop().unwrap_or(None),
+            ("popd", _) => {
+                let top = self.state.dir_stack.pop().unwrap_or(Cwd::Unknown);
+                self.known(&top)
+            }
             (_, None) if name == "pushd" => None,
             (_, None) => self.cls.home.clone(),
             (_, Some(t)) if t.text == "-" => None,
@@ -1802,7 +1821,7 @@ impl Walker<'_> {
                 format!("{name}: the directory cannot be worked out before running"),
             ),
         }
-        self.state.cwd = new;
+        self.state.cwd = new.into();
     }
 
     // --- git and gh -----------------------------------------------------
@@ -1828,14 +1847,14 @@ impl Walker<'_> {
                     if path != self.cls.worktree {
                         other_repo = true;
                     }
-                    self.state.cwd = Some(path);
+                    self.state.cwd = Cwd::At(path);
                 }
                 Loc::Outside(p) => {
                     self.find(
                         RuleId::PathOutside,
                         format!("git -C leaves the worktree: {}", p.display()),
                     );
-                    self.state.cwd = Some(p);
+                    self.state.cwd = Cwd::At(p);
                     other_repo = true;
                 }
                 Loc::Unknown => {
@@ -1846,7 +1865,7 @@ impl Walker<'_> {
                             display_arg(d)
                         ),
                     );
-                    self.state.cwd = None;
+                    self.state.cwd = Cwd::Unknown;
                     other_repo = true;
                 }
             }
@@ -1998,13 +2017,12 @@ impl Walker<'_> {
             // `git -C /etc init`, `cd /etc && git commit` write /etc like any
             // other writer.
             let mut dirs: Vec<Arg> = Vec::new();
-            let cwd_outside = self
-                .state
-                .cwd
+            let cwd = self.cwd_path();
+            let cwd_outside = cwd
                 .as_ref()
                 .is_some_and(|c| !c.starts_with(&self.cls.worktree));
             if !g.dirs.is_empty() || cwd_outside {
-                dirs.push(match &self.state.cwd {
+                dirs.push(match &cwd {
                     Some(c) => Arg::literal(c.display().to_string()),
                     None => Arg::unknown(),
                 });
@@ -3067,9 +3085,9 @@ impl Walker<'_> {
             let d = self.expand_tilde(d);
             self.check_write_target(&d, true, "patch -d");
             self.state.cwd = match self.resolve_arg(&d, true) {
-                Loc::Inside { path, .. } => Some(path),
-                Loc::Outside(p) => Some(p),
-                Loc::Unknown => None,
+                Loc::Inside { path, .. } => Cwd::At(path),
+                Loc::Outside(p) => Cwd::At(p),
+                Loc::Unknown => Cwd::Unknown,
             };
         }
         if let Some(&f) = p.operands.first() {

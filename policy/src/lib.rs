@@ -142,9 +142,19 @@ pub struct ExecEvent<'a> {
     /// The resolved program path.
     pub program: &'a Path,
     /// The process's working directory.
-    pub cwd: &'a Path,
+    pub cwd: ExecCwd<'a>,
     /// The current branch of the worktree, read at exec time.
     pub current_branch: Option<&'a str>,
+}
+
+/// An exec's working directory: known, or read from the process only if the judgement
+/// needs it (most do not: `cc -c x.c`, `/bin/true`; and reading another process's costs a
+/// /proc lookup, more than the rest of the judgement).
+#[derive(Clone, Copy)]
+pub enum ExecCwd<'a> {
+    Known(&'a Path),
+    /// Returns `None` when the directory cannot be read: relative paths are then unknown.
+    Read(&'a (dyn Fn() -> Option<PathBuf> + Sync)),
 }
 
 impl Classifier {
@@ -349,13 +359,18 @@ impl Classifier {
         let cls = self.clone();
         let argv = ev.argv.to_vec();
         let program = ev.program.to_path_buf();
-        let cwd = ev.cwd.to_path_buf();
+        // The judgement moves to a thread of its own: it takes the directory with it.
+        let cwd = match ev.cwd {
+            ExecCwd::Known(p) => Some(p.to_path_buf()),
+            ExecCwd::Read(read) => read(),
+        };
         let branch = ev.current_branch.map(str::to_string);
         parse::run_bounded(bound, len, move || {
+            let known = move || cwd.clone();
             cls.exec_verdict(&ExecEvent {
                 argv: &argv,
                 program: &program,
-                cwd: &cwd,
+                cwd: ExecCwd::Read(&known),
                 current_branch: branch.as_deref(),
             })
         })
@@ -365,13 +380,11 @@ impl Classifier {
     fn exec_verdict(&self, ev: &ExecEvent<'_>) -> Verdict {
         let text = ev.argv.join(" ");
         let branch = ev.current_branch.map(str::to_string);
-        let mut w = Walker::new(
-            self,
-            &self.settings,
-            Context::Exec,
-            Some(ev.cwd.to_path_buf()),
-            Some(branch),
-        );
+        let w = Walker::new(self, &self.settings, Context::Exec, None, Some(branch));
+        let mut w = match ev.cwd {
+            ExecCwd::Known(p) => w.with_cwd(p.to_path_buf()),
+            ExecCwd::Read(read) => w.with_process_cwd(read),
+        };
         let mut args: Vec<word::Arg> = ev.argv.iter().map(word::Arg::literal).collect();
         if args.is_empty() {
             args.push(word::Arg::literal(ev.program.display().to_string()));

@@ -9,6 +9,7 @@
 //! run (`sh -c`, `su -c`, `watch`, `trap`, `find -exec`, `xargs`, …), which
 //! the command analysis parses again through [`Walker::walk_nested`].
 
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -41,11 +42,29 @@ pub struct Part {
     pub findings: Vec<Finding>,
 }
 
+/// The working directory as the walk knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cwd {
+    At(PathBuf),
+    /// A `cd` went somewhere that cannot be worked out.
+    Unknown,
+    /// Where the judged process is, read when first needed ([`Walker::with_process_cwd`]).
+    Process,
+}
+
+impl From<Option<PathBuf>> for Cwd {
+    fn from(p: Option<PathBuf>) -> Cwd {
+        p.map_or(Cwd::Unknown, Cwd::At)
+    }
+}
+
+/// Reads the judged process's working directory (`None` when it cannot be read).
+pub type CwdReader<'a> = &'a (dyn Fn() -> Option<PathBuf> + Sync);
+
 /// What the shell will know while the line runs, as far as the line tells.
 #[derive(Debug, Clone)]
 pub struct State {
-    /// `None` once a `cd` went somewhere that cannot be worked out.
-    pub cwd: Option<PathBuf>,
+    pub cwd: Cwd,
     /// Variables assigned in the line: `None` when the value is not known.
     pub vars: HashMap<String, Option<String>>,
     /// The current git branch: `None` when it cannot be known.
@@ -53,7 +72,7 @@ pub struct State {
     /// A virtualenv is active (from the environment or `source …/bin/activate`).
     pub venv: bool,
     /// `pushd` stack.
-    pub dir_stack: Vec<Option<PathBuf>>,
+    pub dir_stack: Vec<Cwd>,
 }
 
 /// How a simple command is connected to what is around it.
@@ -114,6 +133,11 @@ pub struct Walker<'a> {
     stdout_text: Option<String>,
     /// The command being walked writes into a pipe (so `stdout_text` matters).
     stdout_piped: bool,
+    /// Reads [`Cwd::Process`], and what it read. Most execs are judged without their
+    /// working directory (`cc -c x.c`, `/bin/true`), and reading another process's is a
+    /// /proc lookup that costs more than the rest of the judgement.
+    process_cwd: Option<CwdReader<'a>>,
+    process_cwd_read: OnceCell<Option<PathBuf>>,
 }
 
 /// One source the walker parses: the line, or a line nested in it.
@@ -229,7 +253,7 @@ impl Scope for Walker<'_> {
         }
     }
     fn cwd(&self) -> Option<String> {
-        self.state.cwd.as_ref().map(|c| c.display().to_string())
+        self.cwd_path().map(|c| c.display().to_string())
     }
 }
 
@@ -279,7 +303,7 @@ impl<'a> Walker<'a> {
             req,
             ctx,
             state: State {
-                cwd,
+                cwd: cwd.into(),
                 vars: HashMap::new(),
                 branch: branch.unwrap_or_else(|| req.current_branch.clone()),
                 venv,
@@ -303,7 +327,50 @@ impl<'a> Walker<'a> {
             cmd_text: None,
             stdout_text: None,
             stdout_piped: false,
+            process_cwd: None,
+            process_cwd_read: OnceCell::new(),
         }
+    }
+
+    /// Starts the walk in the judged process's working directory, read by `read` the
+    /// first time the judgement needs it (and at most once).
+    pub fn with_process_cwd(mut self, read: CwdReader<'a>) -> Self {
+        self.state.cwd = Cwd::Process;
+        self.process_cwd = Some(read);
+        self
+    }
+
+    /// Starts the walk in `cwd`.
+    pub fn with_cwd(mut self, cwd: PathBuf) -> Self {
+        self.state.cwd = Cwd::At(cwd);
+        self
+    }
+
+    /// The working directory, when it is known.
+    pub fn cwd_path(&self) -> Option<PathBuf> {
+        self.known(&self.state.cwd)
+    }
+
+    /// `cwd` as a path, when it is known ([`Cwd::Process`] is read here).
+    pub fn known(&self, cwd: &Cwd) -> Option<PathBuf> {
+        match cwd {
+            Cwd::At(p) => Some(p.clone()),
+            Cwd::Unknown => None,
+            Cwd::Process => self
+                .process_cwd_read
+                .get_or_init(|| self.process_cwd.and_then(|read| read()))
+                .clone(),
+        }
+    }
+
+    /// Whether rule `id` can decide anything in this walk's context: a finding of a rule
+    /// the context does not judge is dropped, so work that could only find it is skipped.
+    pub fn judges(&self, id: RuleId) -> bool {
+        self.cls
+            .table()
+            .rules
+            .get(id as usize)
+            .is_none_or(|r| r.contexts.contains(self.ctx))
     }
 
     /// Records that rule `id` applies to the command being judged.

@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use policy::config::{Config, ConfigSource};
 use policy::{
-    Action, Classifier, ExecEvent, Level, LexicalFs, Mode, RealFs, RuleTable, Settings, ToolCall,
-    ToolKind, Verdict,
+    Action, Classifier, ExecCwd, ExecEvent, Level, LexicalFs, Mode, RealFs, RuleTable, Settings,
+    ToolCall, ToolKind, Verdict,
 };
 
 /// The worktree of most tests; `LexicalFs` means nothing here touches disk.
@@ -264,14 +264,26 @@ fn check_parts(c: &Classifier, rows: &[(&str, &[&str], &str)]) {
     );
 }
 
+/// Judges an exec twice: with its working directory known, and read only when the
+/// judgement asks for it (as `fence run` judges); both must agree.
 fn exec_event(c: &Classifier, argv: &[&str], program: &str, branch: Option<&str>) -> Verdict {
     let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-    c.classify_exec(&ExecEvent {
-        argv: &argv,
-        program: Path::new(program),
-        cwd: Path::new(WT),
-        current_branch: branch,
-    })
+    let judge = |cwd: ExecCwd<'_>| {
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new(program),
+            cwd,
+            current_branch: branch,
+        })
+    };
+    let known = judge(ExecCwd::Known(Path::new(WT)));
+    let read = || Some(PathBuf::from(WT));
+    let lazy = judge(ExecCwd::Read(&read));
+    assert_eq!(
+        known, lazy,
+        "exec {argv:?}: a cwd read when needed judges differently"
+    );
+    lazy
 }
 
 /// Judges an execve of `argv` (program `/usr/bin/argv[0]`) on branch `feature`.
@@ -4290,4 +4302,43 @@ fn kernel_decided_events_are_never_auto_approved() {
     }
     let v = c.classify_tool(&tool("mcp__x__y", ToolKind::Mcp, &[]), cwd);
     assert_eq!(v.action, Action::Allow, "{}", show(&v));
+}
+
+#[test]
+fn an_exec_reads_its_working_directory_once_and_only_when_the_judgement_needs_it() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let c = classifier();
+    let reads_for = |argv: &[&str]| {
+        let reads = AtomicUsize::new(0);
+        let read = || {
+            reads.fetch_add(1, Ordering::SeqCst);
+            Some(PathBuf::from(WT))
+        };
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/x"),
+            cwd: ExecCwd::Read(&read),
+            current_branch: Some("feature"),
+        });
+        reads.load(Ordering::SeqCst)
+    };
+    // Most execs of a build name no path the policy places.
+    for argv in [
+        &["/bin/true"][..],
+        &["cc", "-c", "x.c"],
+        &["ls", "/usr/share"],
+        &["cat", "/etc/hostname"],
+    ] {
+        assert_eq!(reads_for(argv), 0, "{argv:?} read the cwd");
+    }
+    // Those that do read it once, however often they ask.
+    for argv in [
+        &["make"][..],
+        &["rm", "-rf", "../elsewhere"],
+        &["git", "-C", "sub", "commit", "-m", "x"],
+        &["sh", "-c", "cd sub && cat ./a ./b && pwd"],
+    ] {
+        assert_eq!(reads_for(argv), 1, "{argv:?}");
+    }
 }

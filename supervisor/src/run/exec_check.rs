@@ -7,6 +7,7 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::blocked_reason::BlockedReason;
 use super::listener::{Notification, Response};
@@ -24,8 +25,38 @@ pub struct ExecRequest {
     pub raw_argv: Vec<Vec<u8>>,
     /// The program as the kernel will find it (resolved through symlinks when possible).
     pub program: PathBuf,
-    pub cwd: PathBuf,
+    pub cwd: ProcessCwd,
     pub current_branch: Option<String>,
+}
+
+/// The exec's working directory, read from `/proc/<tid>/cwd` the first time something asks
+/// (the policy rarely does for the execs of a build, and the first lookup of a new
+/// process's /proc entry costs ~20 µs here, more than the rest of the exec check).
+#[derive(Debug, Clone)]
+pub struct ProcessCwd {
+    tid: libc::pid_t,
+    read: OnceLock<Option<PathBuf>>,
+}
+
+impl ProcessCwd {
+    pub fn of(tid: libc::pid_t) -> ProcessCwd {
+        ProcessCwd {
+            tid,
+            read: OnceLock::new(),
+        }
+    }
+
+    /// The directory; `None` when it cannot be read or is not a usable path (the process
+    /// is gone, or its directory was removed): relative paths are then unknown to the policy.
+    pub fn get(&self) -> Option<PathBuf> {
+        self.read
+            .get_or_init(|| {
+                std::fs::read_link(format!("/proc/{}/cwd", self.tid))
+                    .ok()
+                    .filter(|p| path_resolve::usable_base(p))
+            })
+            .clone()
+    }
 }
 
 /// The policy's answer for one exec.
@@ -152,11 +183,15 @@ fn read_request(
     };
     let raw_path = mem.c_string(path_addr, PATH_MAX)?;
     let argv = mem.string_array(argv_addr)?;
-    let cwd = std::fs::read_link(format!("/proc/{}/cwd", caller.tid)).unwrap_or_default();
+    let cwd = ProcessCwd::of(caller.tid);
     let program = if raw_path.is_empty() && !empty_is_base {
         PathBuf::new()
     } else {
-        match path_resolve::resolve_with_cwd(caller, base, &raw_path, true, Some(&cwd)) {
+        // A relative program path starts from the cwd: read it now, once for both.
+        let known = (raw_path.first() != Some(&b'/') && matches!(base, Base::Cwd))
+            .then(|| cwd.get())
+            .flatten();
+        match path_resolve::resolve_with_cwd(caller, base, &raw_path, true, known.as_deref()) {
             Resolution::Path(p) => p,
             Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
                 PathBuf::from(OsStr::from_bytes(&raw_path))
@@ -194,10 +229,11 @@ impl ExecPolicy for policy::Classifier {
     /// Exec context of the policy crate, in the session's mode (`--mode auto` turns the
     /// askable exec rules into Allow; `ask-all` asks about programs no rule matches).
     fn judge(&self, request: &ExecRequest) -> ExecJudgement {
+        let read_cwd = || request.cwd.get();
         let verdict = self.classify_exec(&policy::ExecEvent {
             argv: &request.argv,
             program: &request.program,
-            cwd: &request.cwd,
+            cwd: policy::ExecCwd::Read(&read_cwd),
             current_branch: request.current_branch.as_deref(),
         });
         let description = self

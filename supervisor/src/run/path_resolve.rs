@@ -125,7 +125,7 @@ pub fn resolve_with_cwd(
 }
 
 /// A directory a relative path can start from: absolute, and not a removed directory.
-fn usable_base(p: &Path) -> bool {
+pub fn usable_base(p: &Path) -> bool {
     p.is_absolute() && !p.as_os_str().as_bytes().ends_with(b" (deleted)")
 }
 

@@ -1551,6 +1551,48 @@ fn nice_of(pid: u32) -> i64 {
     after.split_whitespace().nth(16).unwrap().parse().unwrap()
 }
 
+/// The scheduling policy (field 41 of /proc/PID/stat) of `pid`, read from outside.
+fn policy_of(pid: i32) -> Option<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 2..];
+    after.split_whitespace().nth(38)?.parse().ok()
+}
+
+fn the_command_runs_under_sched_batch_unless_normal_scheduling_is_asked(w: &World) {
+    for (flags, want) in [
+        (&[][..], libc::SCHED_BATCH),
+        (&["--normal-scheduling"][..], libc::SCHED_OTHER),
+    ] {
+        let mut args: Vec<&OsStr> = flags.iter().map(OsStr::new).collect();
+        args.extend(["--", "/bin/sleep", "30"].map(OsStr::new));
+        let mut child = w.fence(&args).stderr(Stdio::piped()).spawn().unwrap();
+        let fence_pid = child.id() as i32;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let sleeper = loop {
+            let found = descendants_of(fence_pid).into_iter().find(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c == "sleep\n")
+            });
+            if found.is_some() || Instant::now() > deadline {
+                break found;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let policy = sleeper.and_then(policy_of);
+        let nice = sleeper.map(|p| nice_of(p as u32));
+        let fence_nice = nice_of(fence_pid as u32);
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        let sleeper = sleeper
+            .unwrap_or_else(|| panic!("the sandboxed sleep never appeared: {}", stderr(&out)));
+        assert_eq!(
+            policy,
+            Some(i64::from(want)),
+            "fence run {flags:?}: scheduling policy of the command (pid {sleeper})"
+        );
+        assert_eq!(nice, Some(fence_nice), "the nice value is fence's own");
+    }
+}
+
 fn the_sandbox_cannot_limit_or_renice_processes_outside(w: &World) {
     // A process of the same user outside the sandbox, and fence itself: RLIMIT_CPU set on
     // a process kills it once it has used that much CPU, so a limit is as good as a signal.
@@ -2076,6 +2118,7 @@ both_ways!(
     an_interactive_shell_in_tmux_behaves_as_without_fence,
     the_sandbox_cannot_signal_or_trace_fence,
     the_sandbox_cannot_limit_or_renice_processes_outside,
+    the_command_runs_under_sched_batch_unless_normal_scheduling_is_asked,
     system_v_ipc_and_message_queues_of_the_host_are_unreachable,
     the_hosts_posix_shared_memory_is_out_of_reach,
     a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private,

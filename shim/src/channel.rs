@@ -82,6 +82,9 @@ pub struct SandboxSpec {
     /// `truncate` still are).
     #[serde(default)]
     pub no_write_watch: bool,
+    /// The target runs under SCHED_BATCH (`--normal-scheduling` turns it off).
+    #[serde(default)]
+    pub batch_scheduling: bool,
     /// `--pass-fd`: descriptors that stay open in the target.
     #[serde(default)]
     pub pass_fds: Vec<PassFd>,

@@ -505,6 +505,7 @@ mod tests {
             landlock_abi_max: None,
             read_only_worktree: false,
             no_write_watch: false,
+            batch_scheduling: false,
             pass_fds: vec![],
             cgroup_kill: None,
             allow_dns: false,

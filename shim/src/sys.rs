@@ -212,6 +212,19 @@ pub fn set_pid_namespace_max(pid_max: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// Switches the calling process to SCHED_BATCH (priority 0, its nice value kept).
+pub fn set_batch_scheduling() -> io::Result<()> {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: `param` is a valid sched_param for the duration of the call; pid 0 is the
+    // calling thread.
+    let ret = unsafe { libc::sched_setscheduler(0, libc::SCHED_BATCH, &param) };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 pub fn set_no_new_privs() -> io::Result<()> {
     // SAFETY: PR_SET_NO_NEW_PRIVS takes plain integers.
     let ret = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };

@@ -209,6 +209,18 @@ fn confine_and_exec_inner(
             .map_err(|e| StageFailure::setup("pass descriptors", e))?;
     }
 
+    if spec.batch_scheduling {
+        // Scheduling, not confinement. Under SCHED_BATCH a process that wakes does not
+        // preempt the one running on its CPU. The supervisor wakes a caller on its own
+        // CPU when it answers (the synchronous wake-up that makes a notification cheap);
+        // under the normal policy the caller then preempts the supervisor before it is
+        // back waiting for the next call, and the idle CPU pulls the supervisor away, to
+        // be pulled back at the next call. CPU shares and nice values are unchanged, and
+        // the command may switch back with sched_setscheduler. Children inherit it.
+        // Refused (a container's seccomp profile), the normal policy stays: slower,
+        // not weaker.
+        let _ = sys::set_batch_scheduling();
+    }
     let err = nix::unistd::execve(&program_c, &argv, &envp).unwrap_err();
     let exit_code = if err == nix::errno::Errno::ENOENT {
         127

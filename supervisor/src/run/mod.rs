@@ -125,6 +125,12 @@ pub struct RunArgs {
     /// unlinks…): faster, and blocked writes get no reason. Needs a mount namespace.
     #[arg(long)]
     pub no_write_watch: bool,
+    /// Run the command under the normal scheduling policy instead of SCHED_BATCH. Batch
+    /// gives the same CPU share; a sandboxed process that wakes just does not preempt the
+    /// running one — fence's supervisor answering its call included, which saves each
+    /// notified exec a context switch and often a move to another CPU.
+    #[arg(long)]
+    pub normal_scheduling: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -354,6 +360,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             landlock_abi_max: abi_cap,
             read_only_worktree: args.read_only_worktree,
             no_write_watch: args.no_write_watch,
+            batch_scheduling: !args.normal_scheduling,
             pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
             cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
             allow_dns: args.allow_dns,

@@ -5,7 +5,6 @@
 //! file, network and signal fences.
 
 use std::ffi::OsStr;
-use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -88,7 +87,7 @@ pub fn check(
     caller: Caller,
     n: &Notification,
 ) -> Outcome {
-    let (request, missing) = match read_request(worktree, mem, caller, n) {
+    let request = match read_request(worktree, mem, caller, n) {
         Ok(r) => r,
         Err(e) => {
             // Unreadable or oversized arguments: refuse (fail closed).
@@ -102,7 +101,10 @@ pub fn check(
     };
     // A shell searching PATH execs every candidate: one that does not exist fails with
     // ENOENT as the kernel would fail it, without a judgement, a question or a line.
-    if missing {
+    if request.program.is_absolute()
+        && std::fs::symlink_metadata(&request.program)
+            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
         return Outcome::failed(EventKind::Exec, libc::ENOENT);
     }
     let verdict = policy.judge(&request);
@@ -167,7 +169,7 @@ fn read_request(
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &Notification,
-) -> Result<(ExecRequest, bool), MemoryError> {
+) -> Result<ExecRequest, MemoryError> {
     let a = n.args;
     let (base, path_addr, argv_addr, empty_is_base) = if n.nr == libc::SYS_execveat {
         (
@@ -182,13 +184,8 @@ fn read_request(
     let raw_path = mem.c_string(path_addr, PATH_MAX)?;
     let argv = mem.string_array(argv_addr)?;
     let cwd = ProcessCwd::of(caller.tid);
-    // Whether the program is known to exist (`None`: not looked at yet).
-    let mut exists = None;
     let program = if raw_path.is_empty() && !empty_is_base {
         PathBuf::new()
-    } else if let Some(found) = kernel_resolve(&raw_path) {
-        exists = Some(found.is_some());
-        found.unwrap_or_else(|| PathBuf::from(OsStr::from_bytes(&raw_path)))
     } else {
         // A relative program path starts from the cwd: read it now, once for both.
         let known = (raw_path.first() != Some(&b'/') && matches!(base, Base::Cwd))
@@ -209,15 +206,7 @@ fn read_request(
     } else {
         None
     };
-    let missing = match exists {
-        Some(exists) => !exists,
-        None => {
-            program.is_absolute()
-                && std::fs::symlink_metadata(&program)
-                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-        }
-    };
-    let request = ExecRequest {
+    Ok(ExecRequest {
         argv: argv
             .iter()
             .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -226,36 +215,7 @@ fn read_request(
         program,
         cwd,
         current_branch,
-    };
-    Ok((request, missing))
-}
-
-/// The program an absolute exec path names, found by the kernel's own path walk: one
-/// `openat2` and one readlink of the descriptor, where the component-by-component walk
-/// takes a readlink per component (`/bin/true` is four). `Some(None)`: nothing is there
-/// (ENOENT, as the exec will fail). `None` leaves it to that walk: a path that starts in
-/// /proc or crosses a magic link (the supervisor's /proc/self is not the caller's), an
-/// answer under /proc, any other error. Policy input, not a boundary: the exec runs
-/// whatever the path names when the kernel performs it.
-fn kernel_resolve(path: &[u8]) -> Option<Option<PathBuf>> {
-    use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
-    if path.first() != Some(&b'/') || path.starts_with(b"/proc/") || path == b"/proc" {
-        return None;
-    }
-    let how = OpenHow::new()
-        .flags(OFlag::O_PATH | OFlag::O_CLOEXEC)
-        .resolve(ResolveFlag::RESOLVE_NO_MAGICLINKS);
-    let fd = match nix::fcntl::openat2(nix::fcntl::AT_FDCWD, OsStr::from_bytes(path), how) {
-        Ok(fd) => fd,
-        Err(nix::errno::Errno::ENOENT) => return Some(None),
-        Err(_) => return None,
-    };
-    let found = std::fs::read_link(format!("/proc/self/fd/{}", fd.as_raw_fd())).ok()?;
-    let bytes = found.as_os_str().as_bytes();
-    if !found.is_absolute() || bytes.starts_with(b"/proc/") || bytes.ends_with(b" (deleted)") {
-        return None;
-    }
-    Some(Some(found))
+    })
 }
 
 /// Whether the program path or an argument contains `git` (`git`, `/usr/bin/git`,
@@ -298,51 +258,6 @@ mod tests {
 
     fn argv(items: &[&str]) -> Vec<Vec<u8>> {
         items.iter().map(|a| a.as_bytes().to_vec()).collect()
-    }
-
-    #[test]
-    fn the_kernels_walk_finds_programs_and_leaves_proc_and_errors_to_the_component_walk() {
-        use std::os::unix::ffi::OsStringExt;
-        use std::os::unix::fs::symlink;
-        let dir = tempfile::tempdir().unwrap();
-        let d = std::fs::canonicalize(dir.path()).unwrap();
-        std::fs::write(d.join("prog"), "#!/bin/sh\n").unwrap();
-        symlink(d.join("prog"), d.join("link")).unwrap();
-        symlink("prog", d.join("relative-link")).unwrap();
-        std::fs::create_dir(d.join("sub")).unwrap();
-        symlink("..", d.join("sub/up")).unwrap();
-        symlink(d.join("gone"), d.join("dangling")).unwrap();
-        symlink("/proc/self/exe", d.join("to-proc-exe")).unwrap();
-        symlink("/proc/self/status", d.join("to-proc-file")).unwrap();
-        let path = |name: &str| d.join(name).into_os_string().into_vec();
-        // Found, through any symlinks: the path the component walk finds too.
-        let prog = Some(Some(d.join("prog")));
-        for name in [
-            "prog",
-            "link",
-            "relative-link",
-            "sub/up/prog",
-            "sub/../prog",
-        ] {
-            assert_eq!(kernel_resolve(&path(name)), prog, "{name}");
-        }
-        let sh = std::fs::canonicalize("/bin/sh").unwrap();
-        assert_eq!(kernel_resolve(b"/bin/sh"), Some(Some(sh)));
-        // Missing: the exec fails with ENOENT.
-        assert_eq!(kernel_resolve(&path("gone")), Some(None));
-        assert_eq!(kernel_resolve(&path("dangling")), Some(None));
-        // Left to the component walk: relative paths, /proc (the supervisor's own
-        // /proc/self is not the caller's), magic links, other errors.
-        for p in [
-            b"prog".to_vec(),
-            b"/proc/self/exe".to_vec(),
-            b"/proc".to_vec(),
-            path("to-proc-exe"),
-            path("to-proc-file"),
-            path("prog/x"),
-        ] {
-            assert_eq!(kernel_resolve(&p), None, "{}", String::from_utf8_lossy(&p));
-        }
     }
 
     #[test]

@@ -7,11 +7,10 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use super::blocked_reason::BlockedReason;
 use super::listener::{Notification, Response};
-use super::path_resolve::{self, Base, Caller, Resolution};
+use super::path_resolve::{self, Base, Caller, ProcessCwd, Resolution};
 use super::question::{Ask, OnYes, Outcome};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
 use crate::gate::decide::Subject;
@@ -27,36 +26,6 @@ pub struct ExecRequest {
     pub program: PathBuf,
     pub cwd: ProcessCwd,
     pub current_branch: Option<String>,
-}
-
-/// The exec's working directory, read from `/proc/<tid>/cwd` the first time something asks
-/// (the policy rarely does for the execs of a build, and the first lookup of a new
-/// process's /proc entry costs ~20 µs here, more than the rest of the exec check).
-#[derive(Debug, Clone)]
-pub struct ProcessCwd {
-    tid: libc::pid_t,
-    read: OnceLock<Option<PathBuf>>,
-}
-
-impl ProcessCwd {
-    pub fn of(tid: libc::pid_t) -> ProcessCwd {
-        ProcessCwd {
-            tid,
-            read: OnceLock::new(),
-        }
-    }
-
-    /// The directory; `None` when it cannot be read or is not a usable path (the process
-    /// is gone, or its directory was removed): relative paths are then unknown to the policy.
-    pub fn get(&self) -> Option<PathBuf> {
-        self.read
-            .get_or_init(|| {
-                std::fs::read_link(format!("/proc/{}/cwd", self.tid))
-                    .ok()
-                    .filter(|p| path_resolve::usable_base(p))
-            })
-            .clone()
-    }
 }
 
 /// The policy's answer for one exec.

@@ -21,7 +21,7 @@ use super::blocked_reason::BlockedReason;
 use super::fence::Fence;
 use super::listener::{Notification, Response};
 use super::metadata::{self, MetadataOp};
-use super::path_resolve::{self, Base, Caller, Resolution};
+use super::path_resolve::{self, Base, Caller, ProcessCwd, Resolution};
 use super::question::{Ask, OnYes, Outcome};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
 use crate::escape::bytes_for_terminal;
@@ -293,13 +293,16 @@ fn errno_of(e: &MemoryError) -> i32 {
 fn resolve_arg(
     mem: &TargetMemory<'_>,
     caller: Caller,
+    cwd: &ProcessCwd,
     arg: &PathArg,
 ) -> Result<(Vec<u8>, Resolution), MemoryError> {
     let raw = mem.c_string(arg.addr, PATH_MAX)?;
     let resolution = if raw.is_empty() && !arg.empty_is_base {
         Resolution::Unresolvable("empty path".into())
     } else {
-        path_resolve::resolve(caller, arg.base, &raw, arg.follow_last)
+        let relative = raw.first() != Some(&b'/') && matches!(arg.base, Base::Cwd);
+        let known = relative.then(|| cwd.get()).flatten();
+        path_resolve::resolve_with_cwd(caller, arg.base, &raw, arg.follow_last, known.as_deref())
     };
     Ok((raw, resolution))
 }
@@ -393,9 +396,10 @@ pub fn check(
     n: &Notification,
     call: &FsCall,
 ) -> Outcome {
+    let cwd = ProcessCwd::of(caller.tid);
     match call {
         FsCall::SetIdCreate { path } => {
-            let raw = match resolve_arg(mem, caller, path) {
+            let raw = match resolve_arg(mem, caller, &cwd, path) {
                 Ok((raw, resolution)) => shown(&raw, &resolution),
                 Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
             };
@@ -416,7 +420,7 @@ pub fn check(
             let mut source: Option<PathBuf> = None;
             let mut unresolvable = false;
             if let Some(arg) = link_source {
-                match resolve_arg(mem, caller, arg) {
+                match resolve_arg(mem, caller, &cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
                     Ok((_, Resolution::Path(p))) => source = Some(p),
                     // Not resolvable from outside: Landlock's REFER right bounds it.
@@ -427,7 +431,7 @@ pub fn check(
             let mut first_shown: Vec<u8> = Vec::new();
             let mut descriptor: Option<PathBuf> = None;
             for arg in paths {
-                match resolve_arg(mem, caller, arg) {
+                match resolve_arg(mem, caller, &cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
                     Ok((raw, resolution)) => {
                         if first_shown.is_empty() {
@@ -591,7 +595,7 @@ pub fn check(
         }
         FsCall::MetadataPath { path, op } => {
             let event = EventKind::Metadata;
-            let (raw, resolution) = match resolve_arg(mem, caller, path) {
+            let (raw, resolution) = match resolve_arg(mem, caller, &cwd, path) {
                 Ok(r) => r,
                 Err(e) => return Outcome::failed(event, errno_of(&e)),
             };

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::blocked_reason::BlockedReason;
 use super::listener::{Notification, Response};
-use super::path_resolve::{self, Base, Caller, ProcessCwd, Resolution};
+use super::path_resolve::{self, Base, Caller, Found, ProcessCwd, Resolution};
 use super::question::{Ask, OnYes, Outcome};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
 use crate::gate::decide::Subject;
@@ -56,7 +56,7 @@ pub fn check(
     caller: Caller,
     n: &Notification,
 ) -> Outcome {
-    let request = match read_request(worktree, mem, caller, n) {
+    let (request, found) = match read_request(worktree, mem, caller, n) {
         Ok(r) => r,
         Err(e) => {
             // Unreadable or oversized arguments: refuse (fail closed).
@@ -70,10 +70,17 @@ pub fn check(
     };
     // A shell searching PATH execs every candidate: one that does not exist fails with
     // ENOENT as the kernel would fail it, without a judgement, a question or a line.
-    if request.program.is_absolute()
-        && std::fs::symlink_metadata(&request.program)
-            .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-    {
+    // (The walk's lookup of the last component usually says; `lstat` when it did not look.)
+    let missing = match found {
+        Found::Missing => true,
+        Found::Exists => false,
+        Found::NotLooked => {
+            request.program.is_absolute()
+                && std::fs::symlink_metadata(&request.program)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        }
+    };
+    if missing {
         return Outcome::failed(EventKind::Exec, libc::ENOENT);
     }
     let verdict = policy.judge(&request);
@@ -138,7 +145,7 @@ fn read_request(
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &Notification,
-) -> Result<ExecRequest, MemoryError> {
+) -> Result<(ExecRequest, Found), MemoryError> {
     let a = n.args;
     let (base, path_addr, argv_addr, empty_is_base) = if n.nr == libc::SYS_execveat {
         (
@@ -153,6 +160,7 @@ fn read_request(
     let raw_path = mem.c_string(path_addr, PATH_MAX)?;
     let argv = mem.string_array(argv_addr)?;
     let cwd = ProcessCwd::of(caller.tid);
+    let mut found = Found::NotLooked;
     let program = if raw_path.is_empty() && !empty_is_base {
         PathBuf::new()
     } else {
@@ -160,8 +168,13 @@ fn read_request(
         let known = (raw_path.first() != Some(&b'/') && matches!(base, Base::Cwd))
             .then(|| cwd.get())
             .flatten();
-        match path_resolve::resolve_with_cwd(caller, base, &raw_path, true, known.as_deref()) {
-            Resolution::Path(p) => p,
+        let (resolution, looked) =
+            path_resolve::resolve_found(caller, base, &raw_path, true, known.as_deref());
+        match resolution {
+            Resolution::Path(p) => {
+                found = looked;
+                p
+            }
             Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
                 PathBuf::from(OsStr::from_bytes(&raw_path))
             }
@@ -175,7 +188,7 @@ fn read_request(
     } else {
         None
     };
-    Ok(ExecRequest {
+    let request = ExecRequest {
         argv: argv
             .iter()
             .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -184,7 +197,8 @@ fn read_request(
         program,
         cwd,
         current_branch,
-    })
+    };
+    Ok((request, found))
 }
 
 /// Whether the program path or an argument contains `git` (`git`, `/usr/bin/git`,

@@ -136,6 +136,29 @@ pub fn resolve_with_cwd(
     follow_last: bool,
     cwd: Option<&Path>,
 ) -> Resolution {
+    resolve_found(caller, base, path, follow_last, cwd).0
+}
+
+/// Whether what a resolved path names was there when the walk looked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    Exists,
+    Missing,
+    /// The walk did not look it up (a settled root, `..` last, /proc/self, an unfollowed
+    /// last component, an unresolvable path).
+    NotLooked,
+}
+
+/// [`resolve_with_cwd`], and whether the walk found the path's target: the lookup of the
+/// last component already says it, where the exec check would otherwise `lstat` the result.
+pub fn resolve_found(
+    caller: Caller,
+    base: Base,
+    path: &[u8],
+    follow_last: bool,
+    cwd: Option<&Path>,
+) -> (Resolution, Found) {
+    let unresolvable = |why: String| (Resolution::Unresolvable(why), Found::NotLooked);
     let start = if path.first() == Some(&b'/') {
         PathBuf::from("/")
     } else {
@@ -148,8 +171,8 @@ pub fn resolve_with_cwd(
         };
         match std::fs::read_link(&link) {
             Ok(p) if usable_base(&p) => p,
-            Ok(p) => return Resolution::Unresolvable(format!("base is {}", p.display())),
-            Err(e) => return Resolution::Unresolvable(format!("{link}: {e}")),
+            Ok(p) => return unresolvable(format!("base is {}", p.display())),
+            Err(e) => return unresolvable(format!("{link}: {e}")),
         }
     };
     walk(caller, start, path, follow_last)
@@ -206,16 +229,24 @@ fn under_or_at(roots: &[PathBuf], dir: &Path) -> bool {
     })
 }
 
-fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resolution {
+fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> (Resolution, Found) {
+    let unresolvable = |why: String| (Resolution::Unresolvable(why), Found::NotLooked);
     let mut resolved = start;
     let mut pending: Vec<OsString> = components(path);
     pending.reverse(); // a stack: the next component is at the end
     let mut links = 0;
     let mut missing = false;
+    // What the lookup of the latest component said.
+    let mut found = Found::NotLooked;
     while let Some(name) = pending.pop() {
         let is_last = pending.is_empty();
         if name == ".." {
             resolved.pop();
+            found = if missing {
+                Found::Missing
+            } else {
+                Found::NotLooked
+            };
             continue;
         }
         if missing {
@@ -223,11 +254,12 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             resolved.push(&name);
             continue;
         }
+        found = Found::NotLooked;
         // `resolved` is built from "/" one plain name at a time: its bytes are its
         // normal form, cheaper to compare than its components.
         if resolved.as_os_str().as_bytes() == b"/proc" {
             let Some(tgid) = caller.tgid() else {
-                return Resolution::Unresolvable("caller is gone".into());
+                return unresolvable("caller is gone".into());
             };
             if name == "self" {
                 resolved.push(tgid.to_string());
@@ -239,7 +271,7 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             }
             let own = name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) == Some(tgid);
             if !own {
-                return Resolution::Unresolvable(format!(
+                return unresolvable(format!(
                     "/proc/{} is not the caller",
                     name.to_string_lossy()
                 ));
@@ -259,15 +291,15 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
             Ok(target) => {
                 links += 1;
                 if links > MAX_SYMLINKS {
-                    return Resolution::Unresolvable("too many symlinks".into());
+                    return unresolvable("too many symlinks".into());
                 }
                 if candidate.starts_with("/proc") && !target.is_absolute() {
                     // A /proc magic link to something without a path (pipe:[…], socket:[…]).
                     if is_descriptor_link(&candidate) {
-                        return Resolution::Descriptor(candidate);
+                        return (Resolution::Descriptor(candidate), Found::NotLooked);
                     }
                     if is_magic_link(&candidate) {
-                        return Resolution::Unresolvable(format!(
+                        return unresolvable(format!(
                             "{} is {}",
                             candidate.display(),
                             target.display()
@@ -281,15 +313,19 @@ fn walk(caller: Caller, start: PathBuf, path: &[u8], follow_last: bool) -> Resol
                 more.reverse();
                 pending.extend(more);
             }
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => resolved = candidate,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                missing = true;
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                found = Found::Exists;
                 resolved = candidate;
             }
-            Err(e) => return Resolution::Unresolvable(format!("{}: {e}", candidate.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                missing = true;
+                found = Found::Missing;
+                resolved = candidate;
+            }
+            Err(e) => return unresolvable(format!("{}: {e}", candidate.display())),
         }
     }
-    Resolution::Path(resolved)
+    (Resolution::Path(resolved), found)
 }
 
 /// `/proc/<pid>/fd/N` (also under `task/<tid>/`).
@@ -409,6 +445,39 @@ mod tests {
             resolve(me(), Base::Cwd, &missing, false),
             Resolution::Path(root.join("missing/x"))
         );
+    }
+
+    #[test]
+    fn the_walk_says_whether_it_found_the_target() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir(root.join("d")).unwrap();
+        std::fs::write(root.join("d/prog"), "").unwrap();
+        symlink("d/prog", root.join("link")).unwrap();
+        symlink("d/gone", root.join("dangling")).unwrap();
+        let found = |rel: &str, follow: bool| {
+            let p = root.join(rel).into_os_string().into_vec();
+            resolve_found(me(), Base::Cwd, &p, follow, None).1
+        };
+        assert_eq!(found("d/prog", true), Found::Exists);
+        assert_eq!(found("link", true), Found::Exists);
+        assert_eq!(found("d/gone", true), Found::Missing);
+        assert_eq!(found("dangling", true), Found::Missing);
+        assert_eq!(found("nodir/prog", true), Found::Missing);
+        assert_eq!(found("nodir/../d/prog", true), Found::Missing);
+        assert_eq!(found("d/..", true), Found::NotLooked);
+        assert_eq!(found("d/prog", false), Found::NotLooked);
+        // What the walk says agrees with lstat wherever it looked.
+        for rel in ["d/prog", "link", "d/gone", "dangling", "d", "d/prog/x"] {
+            let looked = found(rel, true);
+            let exists = std::fs::metadata(root.join(rel)).is_ok();
+            match looked {
+                Found::Exists => assert!(exists, "{rel}"),
+                Found::Missing => assert!(!exists, "{rel}"),
+                Found::NotLooked => {}
+            }
+        }
     }
 
     #[test]

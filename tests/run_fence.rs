@@ -1600,6 +1600,7 @@ fn the_sandbox_cannot_limit_or_renice_processes_outside(w: &World) {
     let v = victim.id();
     let limits_before = std::fs::read_to_string(format!("/proc/{v}/limits")).unwrap();
     let nice_before = nice_of(v);
+    let policy_before = policy_of(v as i32);
     w.write(
         "probe.py",
         r#"import os, resource, sys
@@ -1616,6 +1617,10 @@ for pid in pids:
         os.setpriority(os.PRIO_PROCESS, pid, 19)
     except OSError as e:
         print("setpriority", pid, e.errno)
+    try:
+        os.sched_setscheduler(pid, os.SCHED_IDLE, os.sched_param(0))
+    except OSError as e:
+        print("sched_setscheduler", pid, e.errno)
 try:
     os.setpriority(os.PRIO_USER, 0, 19)
 except OSError as e:
@@ -1639,6 +1644,7 @@ while not os.path.exists("end"):
     let fence_pid = child.id();
     let fence_limits = std::fs::read_to_string(format!("/proc/{fence_pid}/limits")).unwrap();
     let fence_nice = nice_of(fence_pid);
+    let fence_policy = policy_of(fence_pid as i32);
     w.write("fence.pid", &format!("{fence_pid}\n"));
     let deadline = Instant::now() + Duration::from_secs(20);
     while !w.worktree.join("done").exists() && Instant::now() < deadline {
@@ -1646,10 +1652,12 @@ while not os.path.exists("end"):
     }
     let fence_limits_after = std::fs::read_to_string(format!("/proc/{fence_pid}/limits"));
     let fence_nice_after = nice_of(fence_pid);
+    let fence_policy_after = policy_of(fence_pid as i32);
     w.write("end", "");
     let out = child.wait_with_output().unwrap();
     let limits_after = std::fs::read_to_string(format!("/proc/{v}/limits")).unwrap();
     let nice_after = nice_of(v);
+    let policy_after = policy_of(v as i32);
     let _ = victim.kill();
     let _ = victim.wait();
     assert!(
@@ -1671,6 +1679,14 @@ while not os.path.exists("end"):
         "fence's own limits changed"
     );
     assert_eq!(fence_nice_after, fence_nice, "fence was reniced");
+    assert_eq!(
+        policy_after, policy_before,
+        "the scheduling policy of a process outside changed"
+    );
+    assert_eq!(
+        fence_policy_after, fence_policy,
+        "fence's scheduling policy changed"
+    );
 }
 
 fn a_symlink_swapped_during_chmod_never_changes_an_outside_file(w: &World) {

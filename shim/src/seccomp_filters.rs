@@ -640,8 +640,10 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
 /// Limits and priorities of other processes, refused where the user's processes outside
 /// the sandbox are in reach (no pid namespace): Landlock's scopes do not cover them.
 /// RLIMIT_CPU set on another process kills it (SIGXCPU, then SIGKILL), RLIMIT_FSIZE makes
-/// its writes fail; PRIO_USER renices all of the user's processes. The calling process's
-/// own (pid or who 0, as setrlimit, nice and ionice use them) stay settable.
+/// its writes fail; PRIO_USER renices all of the user's processes; SCHED_IDLE set on a
+/// process starves it as surely as a nice of 19. The calling thread's own (pid or who 0, as
+/// setrlimit, nice, ionice and chrt use them) stay settable. CPU affinity stays open: thread
+/// pools pin their own threads by thread id, and a pinned process still runs.
 fn other_process_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut rules = BTreeMap::new();
     rules.insert(
@@ -666,6 +668,13 @@ fn other_process_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
             rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
         ],
     );
+    for nr in [
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setattr,
+    ] {
+        rules.insert(nr, vec![rule(vec![cond(0, Len::Dword, Op::Ne, 0)])]);
+    }
     rules
 }
 
@@ -1509,6 +1518,18 @@ mod tests {
             assert_eq!(call(libc::SYS_ioprio_set, [1, 0, 0x6000, 0, 0, 0]), allow);
             assert_eq!(call(libc::SYS_ioprio_set, [3, 0, 0x6000, 0, 0, 0]), other);
             assert_eq!(call(libc::SYS_ioprio_set, [1, 42, 0x6000, 0, 0, 0]), other);
+            for nr in [
+                libc::SYS_sched_setscheduler,
+                libc::SYS_sched_setparam,
+                libc::SYS_sched_setattr,
+            ] {
+                assert_eq!(call(nr, [0, 5, 0x1000, 0, 0, 0]), allow, "{nr}");
+                assert_eq!(call(nr, [42, 5, 0x1000, 0, 0, 0]), other, "{nr}");
+            }
+            assert_eq!(
+                call(libc::SYS_sched_setaffinity, [42, 8, 0x1000, 0, 0, 0]),
+                allow
+            );
         }
     }
 

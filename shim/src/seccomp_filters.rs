@@ -641,9 +641,13 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
 /// the sandbox are in reach (no pid namespace): Landlock's scopes do not cover them.
 /// RLIMIT_CPU set on another process kills it (SIGXCPU, then SIGKILL), RLIMIT_FSIZE makes
 /// its writes fail; PRIO_USER renices all of the user's processes; SCHED_IDLE set on a
-/// process starves it as surely as a nice of 19. The calling thread's own (pid or who 0, as
-/// setrlimit, nice, ionice and chrt use them) stay settable. CPU affinity stays open: thread
-/// pools pin their own threads by thread id, and a pinned process still runs.
+/// process starves it as surely as a nice of 19, and `sched_setattr` sets a nice value too.
+/// The calling thread's own (pid or who 0, as setrlimit, nice, ionice and chrt use them)
+/// stay settable. Threads name themselves by thread id where BPF cannot tell them from
+/// another process (`pthread_setschedparam` calls `sched_setscheduler(tid, …)`): so that
+/// call is refused only for SCHED_IDLE, and `sched_setparam` (a priority within the current
+/// policy: 0 for every policy an unprivileged process can hold) and CPU affinity (thread
+/// pools pin their own threads; a pinned process still runs) stay open.
 fn other_process_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut rules = BTreeMap::new();
     rules.insert(
@@ -668,13 +672,24 @@ fn other_process_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
             rule(vec![cond(1, Len::Dword, Op::Ne, 0)]),
         ],
     );
-    for nr in [
+    // policy: SCHED_IDLE, with or without SCHED_RESET_ON_FORK.
+    let without_reset_on_fork = !(libc::SCHED_RESET_ON_FORK as u64) & 0xffff_ffff;
+    rules.insert(
         libc::SYS_sched_setscheduler,
-        libc::SYS_sched_setparam,
+        vec![rule(vec![
+            cond(0, Len::Dword, Op::Ne, 0),
+            cond(
+                1,
+                Len::Dword,
+                Op::MaskedEq(without_reset_on_fork),
+                libc::SCHED_IDLE as u64,
+            ),
+        ])],
+    );
+    rules.insert(
         libc::SYS_sched_setattr,
-    ] {
-        rules.insert(nr, vec![rule(vec![cond(0, Len::Dword, Op::Ne, 0)])]);
-    }
+        vec![rule(vec![cond(0, Len::Dword, Op::Ne, 0)])],
+    );
     rules
 }
 
@@ -1518,14 +1533,25 @@ mod tests {
             assert_eq!(call(libc::SYS_ioprio_set, [1, 0, 0x6000, 0, 0, 0]), allow);
             assert_eq!(call(libc::SYS_ioprio_set, [3, 0, 0x6000, 0, 0, 0]), other);
             assert_eq!(call(libc::SYS_ioprio_set, [1, 42, 0x6000, 0, 0, 0]), other);
-            for nr in [
-                libc::SYS_sched_setscheduler,
-                libc::SYS_sched_setparam,
-                libc::SYS_sched_setattr,
-            ] {
-                assert_eq!(call(nr, [0, 5, 0x1000, 0, 0, 0]), allow, "{nr}");
-                assert_eq!(call(nr, [42, 5, 0x1000, 0, 0, 0]), other, "{nr}");
-            }
+            let setscheduler = |pid: u64, policy: u64| {
+                call(libc::SYS_sched_setscheduler, [pid, policy, 0x1000, 0, 0, 0])
+            };
+            let (idle, batch) = (libc::SCHED_IDLE as u64, libc::SCHED_BATCH as u64);
+            let reset = libc::SCHED_RESET_ON_FORK as u64;
+            assert_eq!(setscheduler(0, idle), allow);
+            assert_eq!(setscheduler(42, idle), other);
+            assert_eq!(setscheduler(42, idle | reset), other);
+            // A thread's own policy by its id (pthread_setschedparam).
+            assert_eq!(setscheduler(42, libc::SCHED_OTHER as u64), allow);
+            assert_eq!(setscheduler(42, batch | reset), allow);
+            assert_eq!(setscheduler(42, libc::SCHED_FIFO as u64), allow);
+            let setattr = |pid: u64| call(libc::SYS_sched_setattr, [pid, 0x1000, 0, 0, 0, 0]);
+            assert_eq!(setattr(0), allow);
+            assert_eq!(setattr(42), other);
+            assert_eq!(
+                call(libc::SYS_sched_setparam, [42, 0x1000, 0, 0, 0, 0]),
+                allow
+            );
             assert_eq!(
                 call(libc::SYS_sched_setaffinity, [42, 8, 0x1000, 0, 0, 0]),
                 allow

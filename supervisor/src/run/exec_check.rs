@@ -166,7 +166,7 @@ fn read_request(
     } else {
         // A relative program path starts from the cwd: read it now, once for both.
         let known = (raw_path.first() != Some(&b'/') && matches!(base, Base::Cwd))
-            .then(|| cwd.get())
+            .then(|| cwd.base())
             .flatten();
         let (resolution, looked) =
             path_resolve::resolve_found(caller, base, &raw_path, true, known.as_deref());

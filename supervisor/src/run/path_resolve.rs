@@ -109,16 +109,18 @@ impl ProcessCwd {
         }
     }
 
-    /// The directory; `None` when it cannot be read or is not a usable path (the process
-    /// is gone, or its directory was removed): relative paths are then unknown to the policy.
+    /// The directory as /proc names it (a removed one ends in ` (deleted)`): what the
+    /// policy places the command's relative paths against, `../../etc` from a removed
+    /// directory included. `None` when it cannot be read (the process is gone).
     pub fn get(&self) -> Option<PathBuf> {
         self.read
-            .get_or_init(|| {
-                std::fs::read_link(format!("/proc/{}/cwd", self.tid))
-                    .ok()
-                    .filter(|p| usable_base(p))
-            })
+            .get_or_init(|| std::fs::read_link(format!("/proc/{}/cwd", self.tid)).ok())
             .clone()
+    }
+
+    /// The directory when a walk can start from it: absolute, and not removed.
+    pub fn base(&self) -> Option<PathBuf> {
+        self.get().filter(|p| usable_base(p))
     }
 }
 
@@ -478,6 +480,39 @@ mod tests {
                 Found::NotLooked => {}
             }
         }
+    }
+
+    #[test]
+    fn a_removed_cwd_is_named_for_the_policy_but_no_walk_starts_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().canonicalize().unwrap().join("gone");
+        std::fs::create_dir(&gone).unwrap();
+        let mut child = std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg("cd \"$1\" && rmdir \"$1\" && echo ready && exec sleep 30")
+            .arg("sh")
+            .arg(&gone)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let cwd = ProcessCwd::of(child.id() as libc::pid_t);
+        let named = cwd.get();
+        let base = cwd.base();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(line.trim(), "ready");
+        let mut want = gone.into_os_string();
+        want.push(" (deleted)");
+        assert_eq!(named, Some(PathBuf::from(want)));
+        assert_eq!(base, None);
+        // A process that is gone: nothing to name.
+        assert_eq!(ProcessCwd::of(child.id() as libc::pid_t).get(), None);
     }
 
     #[test]

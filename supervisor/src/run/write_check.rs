@@ -301,7 +301,7 @@ fn resolve_arg(
         Resolution::Unresolvable("empty path".into())
     } else {
         let relative = raw.first() != Some(&b'/') && matches!(arg.base, Base::Cwd);
-        let known = relative.then(|| cwd.get()).flatten();
+        let known = relative.then(|| cwd.base()).flatten();
         path_resolve::resolve_with_cwd(caller, arg.base, &raw, arg.follow_last, known.as_deref())
     };
     Ok((raw, resolution))

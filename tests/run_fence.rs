@@ -1043,6 +1043,36 @@ int main(int argc, char **argv) {
     }
 }
 
+/// A program held only by a descriptor (a memfd, as runc and some runtimes re-execute
+/// themselves) runs through its `/proc/self/fd/N` link, whose path names nothing.
+fn an_in_memory_program_runs_through_its_proc_fd_link(w: &World) {
+    if !python_ready("an_in_memory_program_runs_through_its_proc_fd_link") {
+        return;
+    }
+    let out = w.python(
+        r#"import os
+fd = os.memfd_create("prog", 0)
+os.write(fd, open("/bin/true", "rb").read())
+for path in (f"/proc/self/fd/{fd}", f"/proc/{os.getpid()}/fd/{fd}"):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execv(path, ["true"])
+        except OSError as e:
+            print("exec", path, "failed:", e.errno)
+        os._exit(99)
+    _, st = os.waitpid(pid, 0)
+    print(path.replace(str(os.getpid()), "PID").replace(str(fd), "N"), os.waitstatus_to_exitcode(st))
+"#,
+    );
+    assert_eq!(
+        stdout(&out),
+        "/proc/self/fd/N 0\n/proc/PID/fd/N 0\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
 fn first_exec_refused_by_policy_exits_126_and_does_nothing(w: &World) {
     let remote = w.outside.join("remote.git");
     let out = std::process::Command::new("git")
@@ -2129,6 +2159,7 @@ both_ways!(
     inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor,
     int80_and_x32_calls_kill_the_process,
     first_exec_refused_by_policy_exits_126_and_does_nothing,
+    an_in_memory_program_runs_through_its_proc_fd_link,
     udp_and_ipv6_to_the_host_loopback_get_nothing_through,
     fence_inside_fence_refuses_to_start,
     an_interactive_shell_in_tmux_behaves_as_without_fence,

@@ -56,7 +56,7 @@ pub fn check(
     caller: Caller,
     n: &Notification,
 ) -> Outcome {
-    let (request, found) = match read_request(worktree, mem, caller, n) {
+    let (request, missing) = match read_request(worktree, mem, caller, n) {
         Ok(r) => r,
         Err(e) => {
             // Unreadable or oversized arguments: refuse (fail closed).
@@ -70,16 +70,6 @@ pub fn check(
     };
     // A shell searching PATH execs every candidate: one that does not exist fails with
     // ENOENT as the kernel would fail it, without a judgement, a question or a line.
-    // (The walk's lookup of the last component usually says; `lstat` when it did not look.)
-    let missing = match found {
-        Found::Missing => true,
-        Found::Exists => false,
-        Found::NotLooked => {
-            request.program.is_absolute()
-                && std::fs::symlink_metadata(&request.program)
-                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-        }
-    };
     if missing {
         return Outcome::failed(EventKind::Exec, libc::ENOENT);
     }
@@ -145,7 +135,7 @@ fn read_request(
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &Notification,
-) -> Result<(ExecRequest, Found), MemoryError> {
+) -> Result<(ExecRequest, bool), MemoryError> {
     let a = n.args;
     let (base, path_addr, argv_addr, empty_is_base) = if n.nr == libc::SYS_execveat {
         (
@@ -188,6 +178,21 @@ fn read_request(
     } else {
         None
     };
+    // Whether the program is known to be missing. The walk's lookup of the last component
+    // usually says; `lstat` when it did not look. Never for a program named through /proc:
+    // `/proc/self/fd/N` and `/proc/self/exe` reach a file by its descriptor, which runs
+    // although its path (a memfd's `/memfd:… (deleted)`, a replaced binary's) names
+    // nothing; the kernel answers those itself.
+    let missing = !raw_path.starts_with(b"/proc/")
+        && match found {
+            Found::Missing => true,
+            Found::Exists => false,
+            Found::NotLooked => {
+                program.is_absolute()
+                    && std::fs::symlink_metadata(&program)
+                        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            }
+        };
     let request = ExecRequest {
         argv: argv
             .iter()
@@ -198,7 +203,7 @@ fn read_request(
         cwd,
         current_branch,
     };
-    Ok((request, found))
+    Ok((request, missing))
 }
 
 /// Whether the program path or an argument contains `git` (`git`, `/usr/bin/git`,

@@ -97,13 +97,8 @@ impl Walker<'_> {
         }
         let text = deglob(text);
         let p = Path::new(text.as_ref());
-        let cwd = if p.is_absolute() {
-            PathBuf::from("/")
-        } else {
-            match self.cwd_path() {
-                Some(c) => c,
-                None => return Loc::Unknown,
-            }
+        let Some(cwd) = self.start_of(p) else {
+            return Loc::Unknown;
         };
         let resolved = path::resolve(self.cls.fs.as_ref(), &cwd, p, follow_final);
         self.locate(resolved)
@@ -350,13 +345,8 @@ impl Walker<'_> {
                 }
                 _ => c.to_string(),
             };
-            let cwd = if c.starts_with('/') {
-                PathBuf::from("/")
-            } else {
-                match self.cwd_path() {
-                    Some(cwd) => cwd,
-                    None => continue,
-                }
+            let Some(cwd) = self.start_of(Path::new(&c)) else {
+                continue;
             };
             let p = path::normalize(&cwd, Path::new(&c));
             if self.cls.is_secret(&p) {
@@ -383,13 +373,8 @@ impl Walker<'_> {
             }
             _ => t.to_string(),
         };
-        let cwd = if t.starts_with('/') {
-            PathBuf::from("/")
-        } else {
-            match self.cwd_path() {
-                Some(cwd) => cwd,
-                None => return,
-            }
+        let Some(cwd) = self.start_of(Path::new(&t)) else {
+            return;
         };
         let p = path::normalize(&cwd, Path::new(&t));
         if self.cls.holds_secret(&p) {

@@ -351,6 +351,16 @@ impl<'a> Walker<'a> {
         self.known(&self.state.cwd)
     }
 
+    /// Where `path` starts: `/` when it is absolute, else the working directory (read only
+    /// then); `None` when that is not known.
+    pub fn start_of(&self, path: &std::path::Path) -> Option<PathBuf> {
+        if path.is_absolute() {
+            Some(PathBuf::from("/"))
+        } else {
+            self.cwd_path()
+        }
+    }
+
     /// `cwd` as a path, when it is known ([`Cwd::Process`] is read here).
     pub fn known(&self, cwd: &Cwd) -> Option<PathBuf> {
         match cwd {

@@ -1,11 +1,11 @@
 #!/bin/sh
 # Measures what fence run adds per notified call (a write-flag open) and at startup.
-# Usage: bench/notify-cost.sh [path/to/fence]   (default: target/release/fence)
+# Usage: bench/notify-cost.sh [path/to/fence]   (default: target/<host tuple>/release/fence)
 # Runs in a tmpfs directory when /dev/shm exists, as the figures in the README assume.
 # Bare and fenced runs alternate, so that a change of load on a shared machine hits both.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-fence=${1:-$here/../target/release/fence}
+fence=${1:-$here/../target/$(rustc --print host-tuple)/release/fence}
 work=$(mktemp -d "${BENCH_DIR:-/dev/shm}/fence-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/notify_cost" "$here/notify_cost.c"

@@ -16,7 +16,7 @@ size_mb=${1:-1024}
 requests=${2:-200}
 
 cargo build --release -q -p fence
-fence=$PWD/target/release/fence
+fence=$PWD/target/$(rustc --print host-tuple)/release/fence
 work=$(mktemp -d /tmp/fence-bench-proxy-XXXXXX)
 trap 'kill $server 2>/dev/null || true; rm -rf "$work"' EXIT
 truncate -s "${size_mb}M" "$work/big"

@@ -105,15 +105,17 @@ fn map_own_ids(pid: libc::pid_t) -> io::Result<()> {
     Ok(())
 }
 
-/// The write end of the pipe the cloned child waits on before exec: the child must not
-/// exec before its user namespace has a mapping (an unmapped exec loses every capability).
-struct Go(OwnedFd);
+/// The write end of the pipe a cloned child in a new user namespace waits on before exec:
+/// it must not exec before its ids are mapped (an unmapped exec loses every capability).
+/// The child closes its own copy, so a supervisor that dies first ends the wait with
+/// end-of-file. Other children do not wait.
+struct Go(Option<OwnedFd>);
 
 impl Go {
     fn release(self) -> io::Result<()> {
+        let Some(fd) = self.0 else { return Ok(()) };
         // SAFETY: one byte from a valid buffer to a pipe we own.
-        if unsafe { libc::write(self.0.as_raw_fd(), b"g".as_ptr() as *const libc::c_void, 1) } != 1
-        {
+        if unsafe { libc::write(fd.as_raw_fd(), b"g".as_ptr() as *const libc::c_void, 1) } != 1 {
             return Err(io::Error::last_os_error());
         }
         Ok(())
@@ -121,16 +123,22 @@ impl Go {
 }
 
 fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<(libc::pid_t, Go)> {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two descriptors into a valid array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors are fresh and owned from here on.
-    let (wait_end, go_end) =
-        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    let wait_fd = wait_end.as_raw_fd();
-    let go_fd = go_end.as_raw_fd();
+    // Only a shim in a new user namespace waits before its exec, until its ids are mapped;
+    // the others have nothing to wait for (one pipe, one read and one wake-up fewer).
+    let pipe = if ns.user {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two descriptors into a valid array.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both descriptors are fresh and owned from here on.
+        Some(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    } else {
+        None
+    };
+    let wait_fds = pipe
+        .as_ref()
+        .map(|(wait, go)| (wait.as_raw_fd(), go.as_raw_fd()));
     // Everything the child needs is prepared before clone: after it, the child may only
     // make raw system calls (the supervisor has other threads whose locks it copies).
     let exe = CString::new("/proc/self/exe").map_err(io::Error::other)?;
@@ -185,10 +193,12 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<(libc::pid_t, Go)
             if !ns.pid && libc::getppid() != parent {
                 libc::_exit(125);
             }
-            libc::close(go_fd);
-            let mut byte = 0u8;
-            if libc::read(wait_fd, &mut byte as *mut u8 as *mut libc::c_void, 1) != 1 {
-                libc::_exit(125);
+            if let Some((wait_fd, go_fd)) = wait_fds {
+                libc::close(go_fd);
+                let mut byte = 0u8;
+                if libc::read(wait_fd, &mut byte as *mut u8 as *mut libc::c_void, 1) != 1 {
+                    libc::_exit(125);
+                }
             }
             if channel_fd == SHIM_CHANNEL_FD {
                 libc::fcntl(channel_fd, libc::F_SETFD, 0);
@@ -199,8 +209,7 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<(libc::pid_t, Go)
             libc::_exit(125);
         }
     }
-    drop(wait_end);
-    Ok((pid as libc::pid_t, Go(go_end)))
+    Ok((pid as libc::pid_t, Go(pipe.map(|(_wait, go)| go))))
 }
 
 #[cfg(test)]

@@ -207,7 +207,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         args.force_worktree,
     )
     .map_err(|e| format!("{e:#}"))?;
-    let tmp = SessionTmp::create().map_err(|e| format!("creating the session TMPDIR: {e}"))?;
+    let mount_namespace = early_shim
+        .0
+        .as_ref()
+        .is_some_and(|(shim, _)| shim.namespaces.mount);
+    let tmp = SessionTmp::create(&prepare::session_base(mount_namespace))
+        .map_err(|e| format!("creating the session TMPDIR: {e}"))?;
     let SessionPolicy {
         policy,
         mode,
@@ -268,8 +273,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         Some(proxy)
     };
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
-    let deny_read = prepare::denied_reads(home.as_deref(), &deny_extra);
-    let deny_read_missing = prepare::missing_denied_reads(home.as_deref(), &deny_extra);
+    let (deny_read, deny_read_missing) = prepare::denied_reads(home.as_deref(), &deny_extra);
     let session_tty = prepare::session_tty();
 
     let mut writable = vec![tmp.path.clone()];

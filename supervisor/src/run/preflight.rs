@@ -45,25 +45,26 @@ pub fn missing_features(landlock_abi: i32) -> Vec<String> {
     missing
 }
 
-/// Whether the kernel offers `SECCOMP_RET_USER_NOTIF`.
+/// Whether the kernel offers `SECCOMP_RET_USER_NOTIF` (read once).
 pub fn seccomp_user_notification() -> bool {
-    std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
-        .map(|a| a.split_whitespace().any(|w| w == "user_notif"))
-        .unwrap_or(false)
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/seccomp/actions_avail")
+            .map(|a| a.split_whitespace().any(|w| w == "user_notif"))
+            .unwrap_or(false)
+    })
 }
 
 /// Whether this process already runs under a seccomp filter with a listener (inside
 /// another fence, syd, some container runtimes): the kernel then refuses fence its own
-/// (EBUSY). Probed in a forked child only when `/proc/self/status` shows filters at all.
-/// Call while single-threaded.
+/// (EBUSY). Probed in a forked child only when this process runs under filters at all
+/// (PR_GET_SECCOMP says SECCOMP_MODE_FILTER; one system call, where reading
+/// `/proc/self/status` costs tens of microseconds). Call while single-threaded.
 pub fn outer_seccomp_listener() -> bool {
-    let filters = std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("Seccomp_filters:"))
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .unwrap_or(0);
-    filters > 0 && probe_seccomp().is_ok_and(|p| p.busy)
+    // SAFETY: PR_GET_SECCOMP takes no pointer; it returns the mode (a process in strict
+    // mode could not have made the calls that brought it here).
+    let mode = unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) };
+    mode == libc::SECCOMP_MODE_FILTER as i32 && probe_seccomp().is_ok_and(|p| p.busy)
 }
 
 /// What a throw-away child found when it installed a notifying filter.

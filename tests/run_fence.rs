@@ -494,6 +494,63 @@ fn credentials_are_scrubbed_from_the_environment(w: &World) {
     );
 }
 
+/// With a mount namespace the session TMPDIR is a tmpfs of the sandbox's own, mounted on a
+/// directory made in the host's /dev/shm when that is a tmpfs directory (no disk I/O to
+/// make and remove it): while the command runs, the host sees that directory empty and
+/// the file the command wrote nowhere; afterwards the directory is gone.
+fn session_tmpdir_is_a_private_mount_on_a_dev_shm_directory(w: &World) {
+    w.write(
+        "t.sh",
+        "echo \"$TMPDIR\" > tmpdir-name\nreadlink /proc/self/ns/mnt > mnt-ns\necho secret-data > \"$TMPDIR/f\"\ntouch ready\nwhile [ ! -e go ]; do sleep 0.05; done\n",
+    );
+    let child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "t.sh".as_ref()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !w.worktree.join("ready").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the command did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let tmpdir = std::fs::read_to_string(w.worktree.join("tmpdir-name")).unwrap();
+    let tmpdir = Path::new(tmpdir.trim());
+    let inside_ns = std::fs::read_to_string(w.worktree.join("mnt-ns")).unwrap();
+    let own_ns = std::fs::read_link("/proc/self/ns/mnt").unwrap();
+    let mount_namespace = inside_ns.trim() != own_ns.to_string_lossy();
+    let shm = Path::new("/dev/shm");
+    // SAFETY: statfs fills a zeroed struct from a NUL-terminated path. (f_type's type
+    // differs between architectures; the cast is needed on some.)
+    #[allow(clippy::unnecessary_cast)]
+    let shm_is_tmpfs = shm.symlink_metadata().is_ok_and(|m| m.is_dir())
+        && unsafe {
+            let mut fs: libc::statfs = std::mem::zeroed();
+            libc::statfs(c"/dev/shm".as_ptr(), &mut fs) == 0
+                && fs.f_type as i64 == libc::TMPFS_MAGIC as i64
+        };
+    if mount_namespace && shm_is_tmpfs {
+        assert_eq!(tmpdir.parent(), Some(shm), "TMPDIR {}", tmpdir.display());
+        let listed: Vec<_> = std::fs::read_dir(tmpdir).unwrap().collect();
+        assert!(
+            listed.is_empty(),
+            "the host sees the sandbox's TMPDIR: {listed:?}"
+        );
+    } else {
+        assert_ne!(tmpdir.parent(), Some(shm), "TMPDIR {}", tmpdir.display());
+        if !mount_namespace {
+            assert!(tmpdir.join("f").exists(), "no mount namespace, yet no file");
+        }
+    }
+    std::fs::write(w.worktree.join("go"), "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!tmpdir.exists(), "session TMPDIR left behind");
+}
+
 fn session_tmpdir_is_writable_and_removed(w: &World) {
     w.write(
         "s.sh",
@@ -2161,6 +2218,7 @@ both_ways!(
     a_secret_made_during_the_session_stays_unreadable,
     credentials_are_scrubbed_from_the_environment,
     session_tmpdir_is_writable_and_removed,
+    session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,
     unix_socket_inside_the_worktree_works,
     host_loopback_listener_is_unreachable,

@@ -74,9 +74,10 @@ enum Command {
     Shim,
 }
 
+// Without a final period, as clap shows the doc comments of the other subcommands.
 const RUN_ABOUT: &str =
-    "Run a command inside the fence: the kernel confines its whole process tree.";
-const HOOK_ABOUT: &str = "An agent's pre-tool hook: one tool call as JSON on stdin, the decision on stdout (claude-code, codex, gemini).";
+    "Run a command inside the fence: the kernel confines its whole process tree";
+const HOOK_ABOUT: &str = "An agent's pre-tool hook: one tool call as JSON on stdin, the decision on stdout (claude-code, codex, gemini)";
 
 /// The parser for `fence SUBCOMMAND …` with only that subcommand built, for the two that
 /// start often: `fence run` (every sandbox) and `fence hook` (every tool call of an
@@ -256,6 +257,11 @@ mod tests {
             );
         }
         assert!(single_subcommand("check").is_none());
+        // clap drops a doc comment's final period; the constants must match the others.
+        for sub in Cli::command().get_subcommands() {
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(!about.ends_with('.'), "{}: {about:?}", sub.get_name());
+        }
         for argv in [
             &[
                 "fence",

@@ -211,8 +211,14 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         .0
         .as_ref()
         .is_some_and(|(shim, _)| shim.namespaces.mount);
-    let tmp = SessionTmp::create(&prepare::session_base(mount_namespace))
-        .map_err(|e| format!("creating the session TMPDIR: {e}"))?;
+    let bases = prepare::session_bases(mount_namespace);
+    let tmp =
+        SessionTmp::create_in(&bases).map_err(|e| format!("creating the session TMPDIR: {e}"))?;
+    // A TMPDIR made in /dev/shm is only a mount point: it needs the mount namespace it was
+    // placed for. Without one it would be the TMPDIR itself, unlimited, in a directory the
+    // sandbox may write (its parent, /dev/shm), so a restarted shim (below) must have one.
+    let tmp_needs_mount_namespace =
+        bases.len() > 1 && tmp.path.parent() == Some(Path::new("/dev/shm"));
     let SessionPolicy {
         policy,
         mode,
@@ -313,6 +319,13 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                  pid_max_allowed: bool,
                  (shim, ours): (spawn::ShimProcess, Channel)|
      -> Result<(spawn::ShimProcess, Channel, limits::ProcessLimit), String> {
+        if tmp_needs_mount_namespace && !shim.namespaces.mount {
+            kill_and_reap(shim.pid);
+            return Err(format!(
+                "the sandbox was restarted without a mount namespace, which its TMPDIR {} needs",
+                tmp.path.display()
+            ));
+        }
         let limit = match pid_namespace_max.filter(|_| shim.namespaces.pid && pid_max_allowed) {
             Some(pid_max) => limits::ProcessLimit::PidNamespace(pid_max),
             None if cgroup_allowed => match limits::SessionCgroup::create(args.max_procs) {

@@ -67,14 +67,17 @@ fn remove_stale_sessions(base: &Path, uid: u32) {
 
 /// Where the session directory is made. With a mount namespace the sandbox's TMPDIR is a
 /// tmpfs the shim mounts on the directory, which is then only a mount point: it goes to
-/// `/dev/shm` when that is a tmpfs (the sandbox has a private one there and never sees
-/// the host's), since making and removing a directory on a disk file system costs disk
-/// I/O on every start — on ext4 the inode is freed, reading its bitmap, at the last close
-/// after `rmdir`: 0.1–0.5 ms here, against ~15 µs on tmpfs. Without a mount namespace the
-/// directory is the TMPDIR itself: `$TMPDIR` when set (a fence inside a fence then nests
-/// its TMPDIR in the outer one's), else /tmp.
-pub fn session_base(mount_namespace: bool) -> PathBuf {
-    if mount_namespace {
+/// `/dev/shm` when that is a tmpfs directory of its own (not a symbolic link, such as
+/// `/dev/shm -> /run/shm`: the shim covers `/dev/shm` with the sandbox's private tmpfs by
+/// that name), since making and removing a directory on a disk file system costs disk I/O
+/// on every start — on ext4 the inode is freed, reading its bitmap, at the last close
+/// after `rmdir`: 0.1–0.5 ms here, against ~15 µs on tmpfs. `$TMPDIR` is then not used.
+/// Without a mount namespace the directory is the TMPDIR itself: `$TMPDIR` when set (a
+/// fence inside a fence then nests its TMPDIR in the outer one's), else /tmp.
+pub fn session_bases(mount_namespace: bool) -> Vec<PathBuf> {
+    let shm = Path::new("/dev/shm");
+    let mut bases = Vec::new();
+    if mount_namespace && shm.symlink_metadata().is_ok_and(|m| m.is_dir()) {
         // SAFETY: statfs fills a zeroed, properly sized struct from a NUL-terminated path.
         let mut fs: libc::statfs = unsafe { std::mem::zeroed() };
         // f_type's type differs between architectures; the cast is needed on some.
@@ -82,13 +85,27 @@ pub fn session_base(mount_namespace: bool) -> PathBuf {
         let tmpfs = unsafe { libc::statfs(c"/dev/shm".as_ptr(), &mut fs) } == 0
             && fs.f_type as i64 == libc::TMPFS_MAGIC as i64;
         if tmpfs {
-            return PathBuf::from("/dev/shm");
+            bases.push(shm.to_path_buf());
         }
     }
-    std::env::temp_dir()
+    bases.push(std::env::temp_dir());
+    bases
 }
 
 impl SessionTmp {
+    /// In the first of `bases` where it can be made (see [`session_bases`]: a /dev/shm
+    /// that refuses it — full, read-only, another owner's mode — leaves /tmp).
+    pub fn create_in(bases: &[PathBuf]) -> std::io::Result<SessionTmp> {
+        let mut failure = None;
+        for base in bases {
+            match SessionTmp::create(base) {
+                Ok(tmp) => return Ok(tmp),
+                Err(e) => failure = Some(e),
+            }
+        }
+        Err(failure.unwrap_or_else(|| std::io::Error::other("no place for a session directory")))
+    }
+
     pub fn create(base: &Path) -> std::io::Result<SessionTmp> {
         // SAFETY: getuid has no preconditions.
         let uid = unsafe { libc::getuid() };

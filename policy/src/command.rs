@@ -472,7 +472,18 @@ impl Walker<'_> {
             "stdbuf" => {
                 self.simple_wrapper(args, inv, depth, "ioe", &["input", "output", "error"], 0)
             }
-            "chrt" => self.simple_wrapper(args, inv, depth, "T", &["sched-runtime"], 1),
+            // With a pid option chrt, ionice and taskset act on processes already running
+            // and run nothing (`chrt -o -p 0 $$`, `taskset -p 3 1234`, `ionice -c3 -p 1 2`);
+            // without one they run the command after their operands.
+            "chrt" => self.pid_or_command_wrapper(
+                args,
+                inv,
+                depth,
+                ("TPD", &["sched-runtime", "sched-period", "sched-deadline"]),
+                &[('p', "pid")],
+                PidMeans::NoCommand,
+                1,
+            ),
             "valgrind" => {
                 let outputs: Vec<&str> = args
                     .iter()
@@ -487,11 +498,34 @@ impl Walker<'_> {
             "time" => self.time_wrapper(args, inv, depth),
             "command" => self.command_wrapper(args, inv, depth),
             "exec" => self.simple_wrapper(args, inv, depth, "a", &[], 0),
-            "ionice" => self.pid_or_command_wrapper(args, inv, depth, "cnpPu", &['p', 'P', 'u'], 0),
-            "taskset" => self.pid_or_command_wrapper(args, inv, depth, "", &['p'], 1),
-            "strace" | "ltrace" => {
-                self.pid_or_command_wrapper(args, inv, depth, "eoOpPSsuXIbaE", &['p'], 0)
-            }
+            "ionice" => self.pid_or_command_wrapper(
+                args,
+                inv,
+                depth,
+                ("cnpPu", &["class", "classdata", "pid", "pgid", "uid"]),
+                &[('p', "pid"), ('P', "pgid"), ('u', "uid")],
+                PidMeans::NoCommand,
+                0,
+            ),
+            "taskset" => self.pid_or_command_wrapper(
+                args,
+                inv,
+                depth,
+                ("", &[]),
+                &[('p', "pid")],
+                PidMeans::NoCommand,
+                1,
+            ),
+            // strace -p PID may also start a command after it.
+            "strace" | "ltrace" => self.pid_or_command_wrapper(
+                args,
+                inv,
+                depth,
+                ("eoOpPSsuXIbaE", &["output", "pid"]),
+                &[('p', "pid")],
+                PidMeans::CommandIfNamed,
+                0,
+            ),
             "prlimit" => self.simple_wrapper(args, inv, depth, "p", &["pid"], 0),
             "flock" => self.flock_wrapper(args, inv, depth),
             "watch" => self.watch_wrapper(args, inv, depth),
@@ -1044,13 +1078,15 @@ impl Walker<'_> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn pid_or_command_wrapper(
         &mut self,
         args: &[Arg],
         inv: &Invocation,
         depth: usize,
-        short_arg: &'static str,
-        pid_opts: &[char],
+        (short_arg, long_arg): (&'static str, &'static [&'static str]),
+        pid_opts: &[(char, &str)],
+        pid_means: PidMeans,
         skip: usize,
     ) {
         let p = opts::parse(
@@ -1058,11 +1094,16 @@ impl Walker<'_> {
             1,
             &OptSpec {
                 short_arg,
-                long_arg: &["pid", "output", "class", "classdata", "pgid", "uid"],
+                long_arg,
                 permute: false,
             },
         );
-        if pid_opts.iter().any(|c| p.has(*c, "pid")) && p.first_operand + skip >= args.len() {
+        let on_pids = pid_opts.iter().any(|(short, long)| p.has(*short, long));
+        let runs_nothing = match pid_means {
+            PidMeans::NoCommand => on_pids,
+            PidMeans::CommandIfNamed => on_pids && p.first_operand + skip >= args.len(),
+        };
+        if runs_nothing {
             return self.check_path_args(args, &[]);
         }
         if let Some(o) = p.value_of('o', "output")
@@ -3550,4 +3591,14 @@ fn deglob(text: &str) -> std::borrow::Cow<'_, str> {
         })
         .collect();
     std::borrow::Cow::Owned(parts.join("/"))
+}
+
+/// What a pid option means to a tool that either acts on running processes or runs a
+/// command.
+#[derive(Debug, Clone, Copy)]
+enum PidMeans {
+    /// It acts on the processes named and runs nothing (chrt, ionice, taskset).
+    NoCommand,
+    /// It acts on them, and runs a command too when one is named (strace -p PID CMD).
+    CommandIfNamed,
 }

@@ -3140,6 +3140,37 @@ fn bug_ionice_flags_hide_the_wrapped_command() {
 }
 
 #[test]
+fn bug_a_pid_option_means_the_tool_runs_no_command() {
+    // chrt, taskset and ionice with a pid option act on processes already running: their
+    // operands are a priority, a mask and pids, not a command (`$$` is not a program).
+    const UNKNOWN: Want = yellow("default.unknown");
+    check(
+        &classifier(),
+        &[
+            ("chrt -o -p 0 $$", UNKNOWN),
+            ("chrt -p 1234", UNKNOWN),
+            ("chrt --sched-runtime 100000 -p 0 1234", UNKNOWN),
+            ("taskset -p 0x3 1234", UNKNOWN),
+            ("taskset -cp 0,1 $$", UNKNOWN),
+            ("ionice -c3 -p $$", UNKNOWN),
+            ("ionice -p 1 2 3", UNKNOWN),
+            // Without one they run what follows, which is judged.
+            ("chrt 5 rm -rf /", refused("fs.delete-outside")),
+            ("chrt -f 5 rm -rf /", refused("fs.delete-outside")),
+            (
+                "chrt --sched-runtime 100000 5 rm -rf /",
+                refused("fs.delete-outside"),
+            ),
+            ("taskset 0x3 rm -rf /", refused("fs.delete-outside")),
+            ("chrt 5 $CMD", refused("shell.dynamic-program")),
+            // strace -p PID may start a command as well.
+            ("strace -p 1234 rm -rf /", refused("fs.delete-outside")),
+            ("strace -p 1234", UNKNOWN),
+        ],
+    );
+}
+
+#[test]
 fn bug_trap_of_an_unknown_string_is_not_a_dynamic_program() {
     check(
         &classifier(),

@@ -259,13 +259,7 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
         .spawn()
         .unwrap();
     let fence_pid = child.id() as i32;
-    // Generous: under an emulated CPU (vm-tests) the tree takes seconds to start.
-    for _ in 0..1500 {
-        if w.worktree.join("started").exists() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    await_started(w, &mut child);
     let descendants = descendants_of(fence_pid);
     if descendants.len() < 4 {
         let _ = child.kill();
@@ -306,6 +300,22 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
     );
 }
 
+/// Waits for the sandboxed script to write `started` in the worktree. Generous: under an
+/// emulated CPU on a busy machine (vm-tests) a session takes seconds to start. A session
+/// that never starts fails the test (and is killed) instead of letting it look at a
+/// sandbox still being set up.
+fn await_started(w: &World, child: &mut std::process::Child) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !w.worktree.join("started").exists() {
+        if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            let _ = child.kill();
+            let status = child.wait();
+            panic!("the sandboxed script never wrote `started` (fence: {status:?})");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn alive(pid: i32) -> bool {
     // A zombie is dead too; /proc/<pid>/stat says which.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -343,12 +353,9 @@ fn no_notification_listener_reaches_the_sandbox(w: &World) {
         .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
         .spawn()
         .unwrap();
-    for _ in 0..200 {
-        if w.worktree.join("started").exists() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    // Until the target has started, the shim holds the listener it has not yet handed
+    // over; only the running sandbox is what this test is about.
+    await_started(w, &mut child);
     let tree = descendants_of(child.id() as i32);
     assert!(!tree.is_empty());
     for pid in tree {

@@ -147,8 +147,7 @@ fn read_request(
     } else {
         (Base::Cwd, a[0], a[1], false)
     };
-    let raw_path = mem.c_string(path_addr, PATH_MAX)?;
-    let argv = mem.string_array(argv_addr)?;
+    let (raw_path, argv) = mem.path_and_argv(path_addr, PATH_MAX, argv_addr)?;
     let cwd = ProcessCwd::of(caller.tid);
     let mut found = Found::NotLooked;
     let program = if raw_path.is_empty() && !empty_is_base {

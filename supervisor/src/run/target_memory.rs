@@ -104,6 +104,19 @@ impl<'a> TargetMemory<'a> {
         }
     }
 
+    /// An exec's program path and argv, with one validity check after both reads instead
+    /// of one after each (each is a system call on the listener).
+    pub fn path_and_argv(
+        &self,
+        path_addr: u64,
+        max: usize,
+        argv_addr: u64,
+    ) -> Result<(Vec<u8>, Vec<Vec<u8>>), MemoryError> {
+        let path = self.c_string_unchecked(path_addr, max)?;
+        let argv = self.string_array_unchecked(argv_addr)?;
+        self.checked((path, argv))
+    }
+
     /// Reads a NULL-terminated array of string pointers (argv), bounded by
     /// [`MAX_ARGS`] and [`MAX_ARGV_BYTES`].
     ///
@@ -111,9 +124,9 @@ impl<'a> TargetMemory<'a> {
     /// exec waits for all of them: the pointer array is read a page-bounded block at a
     /// time, and the first bytes of every string in one vectored read; only strings longer
     /// than that first block are finished one by one.
-    pub fn string_array(&self, addr: u64) -> Result<Vec<Vec<u8>>, MemoryError> {
+    fn string_array_unchecked(&self, addr: u64) -> Result<Vec<Vec<u8>>, MemoryError> {
         if addr == 0 {
-            return self.checked(Vec::new());
+            return Ok(Vec::new());
         }
         let pointers = self.pointer_array(addr)?;
         let mut out = Vec::with_capacity(pointers.len());
@@ -127,7 +140,7 @@ impl<'a> TargetMemory<'a> {
                 out.push(s);
             }
         }
-        self.checked(out)
+        Ok(out)
     }
 
     /// The non-NULL pointers of a NULL-terminated pointer array.

@@ -467,14 +467,17 @@ fn credentials_are_scrubbed_from_the_environment(w: &World) {
         ])
         .env("GITHUB_TOKEN", "ghp-secret")
         .env("MY_API_KEY", "k-secret")
+        .env("DB_PASS", "pass-secret")
+        .env("DATABASE_URL", "postgres://app:url-secret@db:5432/app")
+        .env("GIT_AUTHOR_NAME", "Kept Author")
         .env("PASSED_TOKEN", "passed-on-purpose")
         .output()
         .unwrap();
     let text = stdout(&out);
-    assert!(
-        !text.contains("ghp-secret") && !text.contains("k-secret"),
-        "{text}"
-    );
+    for secret in ["ghp-secret", "k-secret", "pass-secret", "url-secret"] {
+        assert!(!text.contains(secret), "{secret} leaked: {text}");
+    }
+    assert!(text.contains("GIT_AUTHOR_NAME=Kept Author"), "{text}");
     assert!(text.contains("PASSED_TOKEN=passed-on-purpose"), "{text}");
     // The session TMPDIR: without a mount namespace a directory in /tmp; with one, a tmpfs
     // mounted on a directory made in the host's /dev/shm where that is a tmpfs (kernels

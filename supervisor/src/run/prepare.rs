@@ -146,8 +146,13 @@ impl Drop for SessionTmp {
 }
 
 /// Whether a variable carries credentials and must not reach the sandbox unless passed
-/// with `--env` (SPEC §3).
-pub fn is_credential_variable(name: &OsStr) -> bool {
+/// with `--env` (SPEC §3). By name: SPEC §3's list (names containing TOKEN, SECRET,
+/// PASSWORD, KEY, CREDENTIAL; AWS_*, GITHUB_*, SSH_AUTH_SOCK, GPG_AGENT_INFO), and names
+/// with one of [`CREDENTIAL_WORDS`] as a whole word (`DB_PASS`, `DOCKER_AUTH_CONFIG`,
+/// `SENTRY_DSN`; a word, so that `GIT_AUTHOR_NAME` and `XAUTHORITY` stay). By value: a URL
+/// that carries a password (`postgres://user:pw@host/db` in `DATABASE_URL`, a proxy or
+/// package index with its login), whatever the variable is called.
+pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
     let upper = String::from_utf8_lossy(name.as_bytes()).to_ascii_uppercase();
     ["TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"]
         .iter()
@@ -156,6 +161,44 @@ pub fn is_credential_variable(name: &OsStr) -> bool {
         || upper.starts_with("GITHUB_")
         || upper == "SSH_AUTH_SOCK"
         || upper == "GPG_AGENT_INFO"
+        || upper == "KRB5CCNAME"
+        || upper.contains("CONNECTION_STRING")
+        || upper
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|word| CREDENTIAL_WORDS.contains(&word))
+        || has_url_password(value.as_bytes())
+}
+
+/// Words that name a credential when they stand alone in a variable's name.
+const CREDENTIAL_WORDS: [&str; 7] = [
+    "AUTH",
+    "PASS",
+    "PASSWD",
+    "PASSPHRASE",
+    "DSN",
+    "COOKIE",
+    "CONNSTR",
+];
+
+/// Whether `value` holds a URL whose authority has a user and a password
+/// (`scheme://user:password@host`), anywhere in it (lists of URLs included).
+fn has_url_password(value: &[u8]) -> bool {
+    let mut rest = value;
+    while let Some(at) = rest.windows(3).position(|w| w == b"://") {
+        let after = &rest[at + 3..];
+        let end = after
+            .iter()
+            .position(|&b| matches!(b, b'/' | b'?' | b'#' | b' ' | b',' | b';' | b'\n'))
+            .unwrap_or(after.len());
+        let authority = &after[..end];
+        if let Some(userinfo_end) = authority.iter().rposition(|&b| b == b'@')
+            && authority[..userinfo_end].contains(&b':')
+        {
+            return true;
+        }
+        rest = after;
+    }
+    false
 }
 
 /// The target's environment: ours without credentials (except those passed on purpose),
@@ -166,7 +209,7 @@ pub fn sandbox_environment(
     tmpdir: &Path,
 ) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = vars
-        .filter(|(k, _)| !is_credential_variable(k) || pass.iter().any(|p| OsStr::new(p) == k))
+        .filter(|(k, v)| !is_credential_variable(k, v) || pass.iter().any(|p| OsStr::new(p) == k))
         .filter(|(k, _)| k != "TMPDIR")
         .collect();
     env.push(("TMPDIR".into(), tmpdir.as_os_str().to_owned()));
@@ -305,6 +348,59 @@ mod tests {
             .collect();
         assert_eq!(names, ["PATH", "ANTHROPIC_API_KEY", "TMPDIR"]);
         assert_eq!(env[2].1, "/tmp/fence-1");
+    }
+
+    #[test]
+    fn credentials_are_known_by_name_words_and_by_passwords_in_urls() {
+        let gone = [
+            ("DB_PASS", "x"),
+            ("SMTP_PASSWD", "x"),
+            ("GPG_PASSPHRASE", "x"),
+            ("DOCKER_AUTH_CONFIG", "{\"auths\":{}}"),
+            ("NPM_CONFIG__AUTH", "x"),
+            ("SENTRY_DSN", "https://key@sentry.example/1"),
+            ("SESSION_COOKIE", "x"),
+            (
+                "AZURE_STORAGE_CONNECTION_STRING",
+                "AccountName=a;AccountKey=b",
+            ),
+            ("KRB5CCNAME", "FILE:/tmp/krb5cc_1000"),
+            (
+                "DATABASE_URL",
+                "postgres://app:hunter2@db.internal:5432/app",
+            ),
+            ("HTTPS_PROXY", "http://me:pw@proxy:3128"),
+            (
+                "PIP_EXTRA_INDEX_URL",
+                "https://pypi.org/simple https://u:p@pkgs.example/simple",
+            ),
+            ("REDIS", "redis://:pw@cache:6379/0"),
+        ];
+        for (name, value) in gone {
+            assert!(
+                is_credential_variable(OsStr::new(name), OsStr::new(value)),
+                "{name}={value} passes"
+            );
+        }
+        let kept = [
+            ("GIT_AUTHOR_NAME", "A"),
+            ("GIT_AUTHOR_EMAIL", "a@example.com"),
+            ("XAUTHORITY", "/run/user/1000/xauth"),
+            ("PWD", "/home/a/src"),
+            ("OLDPWD", "/home/a"),
+            ("SSH_ASKPASS", "/usr/bin/ksshaskpass"),
+            ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
+            ("PIP_INDEX_URL", "https://pypi.org/simple"),
+            ("HTTP_PROXY", "http://proxy:3128"),
+            ("GIT_URL", "ssh://git@github.com/a/b.git"),
+            ("MAILTO", "mailto:a@example.com"),
+        ];
+        for (name, value) in kept {
+            assert!(
+                !is_credential_variable(OsStr::new(name), OsStr::new(value)),
+                "{name}={value} removed"
+            );
+        }
     }
 
     #[test]

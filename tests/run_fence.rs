@@ -458,8 +458,11 @@ fn a_secret_made_during_the_session_stays_unreadable(w: &World) {
 }
 
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
+    let log = w.home.join("audit.jsonl");
     let out = w
         .fence(&[
+            "--log".as_ref(),
+            log.as_os_str(),
             "--env".as_ref(),
             "PASSED_TOKEN".as_ref(),
             "--".as_ref(),
@@ -478,6 +481,16 @@ fn credentials_are_scrubbed_from_the_environment(w: &World) {
         assert!(!text.contains(secret), "{secret} leaked: {text}");
     }
     assert!(text.contains("GIT_AUTHOR_NAME=Kept Author"), "{text}");
+    // The audit log names what was removed, never a value.
+    let start = std::fs::read_to_string(&log).unwrap_or_default();
+    let start = start.lines().next().unwrap_or_default();
+    for name in ["\"GITHUB_TOKEN\"", "\"DB_PASS\"", "\"DATABASE_URL\""] {
+        assert!(start.contains(name), "{name} not in {start}");
+    }
+    assert!(
+        !start.contains("url-secret") && !start.contains("PASSED_TOKEN"),
+        "{start}"
+    );
     assert!(text.contains("PASSED_TOKEN=passed-on-purpose"), "{text}");
     // The session TMPDIR: without a mount namespace a directory in /tmp; with one, a tmpfs
     // mounted on a directory made in the host's /dev/shm where that is a tmpfs (kernels

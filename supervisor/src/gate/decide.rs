@@ -264,7 +264,13 @@ impl Gate {
     }
 
     /// The session-start line of the audit log.
-    pub fn log_session_start(&self, landlock_abi: i32, degraded: &[String], profile: Option<&str>) {
+    pub fn log_session_start(
+        &self,
+        landlock_abi: i32,
+        degraded: &[String],
+        profile: Option<&str>,
+        env_removed: &[String],
+    ) {
         let Some(log) = &self.log else { return };
         let mut m = Map::new();
         m.insert("session".into(), self.session.id.clone().into());
@@ -286,6 +292,7 @@ impl Gate {
         m.insert("landlock_abi".into(), landlock_abi.into());
         m.insert("degraded".into(), degraded.to_vec().into());
         m.insert("profile".into(), profile.into());
+        m.insert("env_removed".into(), env_removed.to_vec().into());
         log.write(m);
     }
 

@@ -248,7 +248,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         command: &args.command,
     })?;
     let gate_guard = GateGuard(gate.clone());
-    gate.log_session_start(abi, &missing, profile.as_ref().map(|g| g.profile.name));
+    gate.log_session_start(
+        abi,
+        &missing,
+        profile.as_ref().map(|g| g.profile.name),
+        &prepare::removed_credentials(std::env::vars_os(), &args.env),
+    );
     let mut allow_write = canonical_all(&args.allow_write, "--allow-write")?;
     allow_write.extend(profile_writable);
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;

@@ -201,6 +201,20 @@ fn has_url_password(value: &[u8]) -> bool {
     false
 }
 
+/// The names of the variables [`sandbox_environment`] removes as credentials (for the audit
+/// log; never their values).
+pub fn removed_credentials(
+    vars: impl Iterator<Item = (OsString, OsString)>,
+    pass: &[String],
+) -> Vec<String> {
+    let mut names: Vec<String> = vars
+        .filter(|(k, v)| is_credential_variable(k, v) && !pass.iter().any(|p| OsStr::new(p) == k))
+        .map(|(k, _)| k.to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// The target's environment: ours without credentials (except those passed on purpose),
 /// with TMPDIR pointing at the session directory.
 pub fn sandbox_environment(
@@ -348,6 +362,16 @@ mod tests {
             .collect();
         assert_eq!(names, ["PATH", "ANTHROPIC_API_KEY", "TMPDIR"]);
         assert_eq!(env[2].1, "/tmp/fence-1");
+        let vars: Vec<(OsString, OsString)> = vec![
+            ("PATH".into(), "/bin".into()),
+            ("GITHUB_TOKEN".into(), "x".into()),
+            ("ANTHROPIC_API_KEY".into(), "k".into()),
+            ("DATABASE_URL".into(), "postgres://a:pw@db/x".into()),
+        ];
+        assert_eq!(
+            removed_credentials(vars.into_iter(), &["ANTHROPIC_API_KEY".into()]),
+            ["DATABASE_URL", "GITHUB_TOKEN"]
+        );
     }
 
     #[test]

@@ -306,8 +306,11 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
 /// sandbox still being set up.
 fn await_started(w: &World, child: &mut std::process::Child) {
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !w.worktree.join("started").exists() {
-        if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+    let started = w.worktree.join("started");
+    while !started.exists() {
+        // The script may write the file and fence exit between the two looks.
+        let ended = child.try_wait().unwrap().is_some() && !started.exists();
+        if Instant::now() > deadline || ended {
             let _ = child.kill();
             let status = child.wait();
             panic!("the sandboxed script never wrote `started` (fence: {status:?})");

@@ -315,15 +315,19 @@ fn walk_parent_at_once(start: PathBuf, path: &[u8], follow_last: bool) -> Quick 
     // meeting a symlink.
     let mut walked = start.clone();
     let mut parent = start.clone();
+    // A path that passes through /proc at any point (even one that climbs back out, as
+    // `/proc/sys/../../wt/x` does) is the walk one by one's: names there mean the caller.
+    let mut through_proc = start.starts_with("/proc");
     for name in names {
         if name == ".." {
             parent.pop();
         } else {
             parent.push(&name);
         }
+        through_proc |= parent.starts_with("/proc");
         walked.push(name);
     }
-    if parent.starts_with("/proc") || start.starts_with("/proc") {
+    if through_proc {
         return Quick::Walk(start);
     }
     let entry = parent.join(&last);
@@ -734,13 +738,32 @@ mod tests {
             seed ^= seed << 17;
             (seed % n as u64) as usize
         };
+        // `e` as the session's settled root: its parent (the tree's top) and ancestors are
+        // settled, `a/b/c` lies three unsettled directories below, so both the shortcut
+        // for a settled parent and the quick walk are exercised. (The roots are set once
+        // per process: only this test sets them, and it settles no other test's paths.)
+        settle_roots(&[root.join("e")]);
+        // Paths that detour through /proc before reaching the tree.
+        let detours = ["", "", "/proc/sys/../..", "/proc/1/../..", "/proc/self/.."];
         for _ in 0..4000 {
             let len = 1 + next(5);
             let rel: Vec<&str> = (0..len).map(|_| names[next(names.len())]).collect();
-            let path = root.join(rel.join("/")).into_os_string().into_vec();
+            let rel = rel.join("/");
+            // From `/` (absolute), or from the tree's `a/b` as a cwd (relative).
+            let (start, path) = match next(3) {
+                0 => (root.join("a/b"), rel.clone()),
+                _ => {
+                    let detour = detours[next(detours.len())];
+                    (
+                        PathBuf::from("/"),
+                        format!("{detour}{}/{rel}", root.display()),
+                    )
+                }
+            };
+            let path = path.into_bytes();
             for follow in [true, false] {
-                let quick = walk(me(), PathBuf::from("/"), &path, follow);
-                let slow = walk_one_by_one(me(), PathBuf::from("/"), &path, follow, 0);
+                let quick = walk(me(), start.clone(), &path, follow);
+                let slow = walk_one_by_one(me(), start.clone(), &path, follow, 0);
                 let same = match (&quick.0, &slow.0) {
                     // The reason text names the component each walk stopped at.
                     (Resolution::Unresolvable(_), Resolution::Unresolvable(_)) => true,
@@ -748,8 +771,9 @@ mod tests {
                 };
                 assert!(
                     same && quick.1 == slow.1,
-                    "{} (follow {follow}): quick {quick:?}, one by one {slow:?}",
-                    rel.join("/")
+                    "{} from {} (follow {follow}): quick {quick:?}, one by one {slow:?}",
+                    String::from_utf8_lossy(&path),
+                    start.display()
                 );
             }
         }

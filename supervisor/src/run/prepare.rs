@@ -147,33 +147,52 @@ impl Drop for SessionTmp {
 
 /// Whether a variable carries credentials and must not reach the sandbox unless passed
 /// with `--env` (SPEC §3). By name: SPEC §3's list (names containing TOKEN, SECRET,
-/// PASSWORD, KEY, CREDENTIAL; AWS_*, GITHUB_*, SSH_AUTH_SOCK, GPG_AGENT_INFO), and names
-/// with one of [`CREDENTIAL_WORDS`] as a whole word (`DB_PASS`, `DOCKER_AUTH_CONFIG`,
-/// `SENTRY_DSN`; a word, so that `GIT_AUTHOR_NAME` and `XAUTHORITY` stay). By value: a URL
-/// that carries a password (`postgres://user:pw@host/db` in `DATABASE_URL`, a proxy or
-/// package index with its login), whatever the variable is called.
+/// PASSWORD, KEY, CREDENTIAL; AWS_*, GITHUB_*, SSH_AUTH_SOCK, GPG_AGENT_INFO); names with
+/// one of [`CREDENTIAL_WORDS`] as a whole word (`DB_PASS`, `MYSQL_PWD`, `SENTRY_DSN`: a
+/// word, so that `GIT_AUTHOR_NAME`, `XAUTHORITY` and `PWD` itself stay); AUTH as the last
+/// word or before CONFIG or HEADER (`BASIC_AUTH`, `DOCKER_AUTH_CONFIG`, `NPM_CONFIG__AUTH`,
+/// not `AUTH_TYPE` or npm's `always_auth`); connection strings; password-manager sessions.
+/// By value: a password in a URL (`postgres://user:pw@host/db`), in a query or
+/// connection string (`?password=…`, `Server=h;Password=…`), or in a proxy's login
+/// without a scheme (`HTTPS_PROXY=user:pw@proxy:3128`), whatever the variable is called.
 pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
     let upper = String::from_utf8_lossy(name.as_bytes()).to_ascii_uppercase();
+    let words: Vec<&str> = upper
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let auth_names_a_credential = words.iter().enumerate().any(|(i, w)| {
+        *w == "AUTH"
+            && match words.get(i + 1) {
+                None => i == 0 || words[i - 1] != "ALWAYS",
+                Some(next) => matches!(*next, "CONFIG" | "HEADER"),
+            }
+    });
+    let value = value.as_bytes();
     ["TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"]
         .iter()
         .any(|w| upper.contains(w))
         || upper.starts_with("AWS_")
         || upper.starts_with("GITHUB_")
-        || upper == "SSH_AUTH_SOCK"
-        || upper == "GPG_AGENT_INFO"
-        || upper == "KRB5CCNAME"
-        || upper.contains("CONNECTION_STRING")
-        || upper
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .any(|word| CREDENTIAL_WORDS.contains(&word))
-        || has_url_password(value.as_bytes())
+        || upper.starts_with("OP_SESSION_")
+        || matches!(
+            upper.as_str(),
+            "SSH_AUTH_SOCK" | "GPG_AGENT_INFO" | "KRB5CCNAME" | "SSHPASS" | "BW_SESSION"
+        )
+        || upper.replace('_', "").contains("CONNECTIONSTRING")
+        || (words.iter().any(|w| CREDENTIAL_WORDS.contains(w))
+            && !matches!(upper.as_str(), "PWD" | "OLDPWD"))
+        || auth_names_a_credential
+        || has_url_password(value)
+        || has_password_field(value)
+        || (upper.ends_with("_PROXY") && has_bare_login(value))
 }
 
 /// Words that name a credential when they stand alone in a variable's name.
 const CREDENTIAL_WORDS: [&str; 7] = [
-    "AUTH",
     "PASS",
     "PASSWD",
+    "PWD",
     "PASSPHRASE",
     "DSN",
     "COOKIE",
@@ -181,14 +200,15 @@ const CREDENTIAL_WORDS: [&str; 7] = [
 ];
 
 /// Whether `value` holds a URL whose authority has a user and a password
-/// (`scheme://user:password@host`), anywhere in it (lists of URLs included).
+/// (`scheme://user:password@host`), anywhere in it (lists of URLs included). The authority
+/// ends at `/`, `?`, `#` or white space (RFC 3986: `,` and `;` may appear in a password).
 fn has_url_password(value: &[u8]) -> bool {
     let mut rest = value;
     while let Some(at) = rest.windows(3).position(|w| w == b"://") {
         let after = &rest[at + 3..];
         let end = after
             .iter()
-            .position(|&b| matches!(b, b'/' | b'?' | b'#' | b' ' | b',' | b';' | b'\n'))
+            .position(|&b| matches!(b, b'/' | b'?' | b'#') || b.is_ascii_whitespace())
             .unwrap_or(after.len());
         let authority = &after[..end];
         if let Some(userinfo_end) = authority.iter().rposition(|&b| b == b'@')
@@ -199,6 +219,29 @@ fn has_url_password(value: &[u8]) -> bool {
         rest = after;
     }
     false
+}
+
+/// Whether `value` has a `password=` or `pwd=` field (any case) at its start or after `;`,
+/// `&`, `?` or white space: a query string or a connection string.
+fn has_password_field(value: &[u8]) -> bool {
+    let lower = value.to_ascii_lowercase();
+    [&b"password="[..], &b"pwd="[..]].iter().any(|field| {
+        lower.windows(field.len()).enumerate().any(|(i, w)| {
+            w == *field
+                && (i == 0
+                    || matches!(lower[i - 1], b';' | b'&' | b'?')
+                    || lower[i - 1].is_ascii_whitespace())
+        })
+    })
+}
+
+/// Whether a proxy setting without a scheme carries a login (`user:pw@proxy:3128`).
+fn has_bare_login(value: &[u8]) -> bool {
+    !value.windows(3).any(|w| w == b"://")
+        && value
+            .iter()
+            .rposition(|&b| b == b'@')
+            .is_some_and(|at| value[..at].contains(&b':'))
 }
 
 /// The names of the variables [`sandbox_environment`] removes as credentials (for the audit
@@ -399,6 +442,19 @@ mod tests {
                 "https://pypi.org/simple https://u:p@pkgs.example/simple",
             ),
             ("REDIS", "redis://:pw@cache:6379/0"),
+            ("DB", "postgres://u:p;w,x@h/db"),
+            ("DB2", "postgres://u@h/db?sslmode=require&password=x"),
+            (
+                "ConnectionStrings__Default",
+                "Server=h;Database=d;Password=b",
+            ),
+            ("SQL", "Server=h;Uid=u;Pwd=b"),
+            ("HTTPS_PROXY", "user:pw@proxy:3128"),
+            ("MYSQL_PWD", "x"),
+            ("SSHPASS", "x"),
+            ("BW_SESSION", "x"),
+            ("OP_SESSION_my", "x"),
+            ("BASIC_AUTH", "u:p"),
         ];
         for (name, value) in gone {
             assert!(
@@ -418,6 +474,14 @@ mod tests {
             ("HTTP_PROXY", "http://proxy:3128"),
             ("GIT_URL", "ssh://git@github.com/a/b.git"),
             ("MAILTO", "mailto:a@example.com"),
+            ("NPM_CONFIG_AUTH_TYPE", "web"),
+            ("npm_config_always_auth", "true"),
+            ("AUTH_TYPE", "Basic"),
+            ("OS_AUTH_URL", "https://keystone.example:5000/v3"),
+            ("NPM_CONFIG_REGISTRY", "http://localhost:4873/@scope/pkg"),
+            ("NO_PROXY", "localhost,127.0.0.1,.internal"),
+            ("HTTP_PROXY", "proxy.example:3128"),
+            ("GIT_COMMITTER_EMAIL", "ci@example.com"),
         ];
         for (name, value) in kept {
             assert!(

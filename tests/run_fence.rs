@@ -520,6 +520,58 @@ fn credentials_are_scrubbed_from_the_environment(w: &World) {
     );
 }
 
+/// FIFOs and descriptor flags survive the writes the supervisor carries out (without a
+/// mount view every write inside is one): a writer waits for its reader, a reader for its
+/// writer, and while one waits the rest of the sandbox goes on (another process creates a
+/// file, which needs the supervisor too); a file opened for writing has exactly the flags
+/// asked for (O_NONBLOCK not among them), and its mode follows the caller's umask.
+fn fifos_flags_and_umask_survive_carried_out_opens(w: &World) {
+    if !python_ready("fifos_flags_and_umask_survive_carried_out_opens") {
+        return;
+    }
+    w.write(
+        "fifo.py",
+        r#"import os, fcntl, stat, time, subprocess
+os.mkfifo("p")
+os.mkfifo("q")
+# A writer that waits for its reader, while the rest of the sandbox creates a file.
+writer = subprocess.Popen(["/bin/sh", "-c", "echo through-p > p"])
+time.sleep(0.3)
+open("made-while-waiting", "w").write("x")
+with open("p") as r:
+    got_p = r.read()
+writer.wait()
+# A reader that creates-or-opens (O_CREAT) and waits for its writer.
+reader = subprocess.Popen([
+    "/usr/bin/python3", "-c",
+    "import os; fd = os.open('q', os.O_RDONLY | os.O_CREAT, 0o644); print(os.read(fd, 100).decode(), end='')",
+], stdout=subprocess.PIPE)
+time.sleep(0.3)
+with open("q", "w") as wq:
+    wq.write("through-q")
+got_q = reader.communicate()[0].decode()
+fd = os.open("f", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+nonblock = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK
+os.close(fd)
+os.umask(0o027)
+fd = os.open("g", os.O_WRONLY | os.O_CREAT, 0o666)
+os.close(fd)
+print(got_p.strip(), got_q, "nonblock=%d" % nonblock)
+"#,
+    );
+    let out = w.run(&[PYTHON, "fifo.py"]);
+    assert_eq!(
+        stdout(&out).trim(),
+        "through-p through-q nonblock=0",
+        "{}",
+        stderr(&out)
+    );
+    assert!(w.worktree.join("made-while-waiting").exists());
+    // Checked from outside: the mode the caller's umask gives.
+    let mode = std::fs::metadata(w.worktree.join("g")).unwrap().mode() & 0o777;
+    assert_eq!(mode, 0o640, "mode {mode:o}");
+}
+
 /// With a mount namespace the session TMPDIR is a tmpfs of the sandbox's own, mounted on a
 /// directory made in the host's /dev/shm when that is a tmpfs directory (no disk I/O to
 /// make and remove it): while the command runs, the host sees that directory empty and
@@ -2243,6 +2295,7 @@ both_ways!(
     secrets_under_home_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,
     credentials_are_scrubbed_from_the_environment,
+    fifos_flags_and_umask_survive_carried_out_opens,
     session_tmpdir_is_writable_and_removed,
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,

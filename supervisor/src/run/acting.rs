@@ -1,7 +1,10 @@
 //! Acting for the target with the target's credentials (SPEC §3): whatever the supervisor
 //! performs on the target's behalf — an emulated metadata change, a connect — runs on a
 //! fresh thread that has taken the target's fsuid, fsgid and groups and holds no
-//! capabilities, so the kernel's permission checks are the target's, not root's.
+//! capabilities, so the kernel's permission checks are the target's, not root's. A
+//! supervisor that holds no capability and whose own ids and groups are the target's (an
+//! unprivileged fence: the sandbox runs as its user) acts on the calling thread instead:
+//! the checks are the same, without a thread started and joined for every call.
 
 use std::io;
 
@@ -18,7 +21,18 @@ pub struct TargetCredentials {
 impl TargetCredentials {
     /// Reads the credentials of thread `tid` from /proc (ids as the supervisor sees them).
     pub fn of_thread(tid: libc::pid_t) -> io::Result<TargetCredentials> {
+        Ok(Self::and_umask_of_thread(tid)?.0)
+    }
+
+    /// [`Self::of_thread`] and the thread's umask, from one read of its status file (which
+    /// costs more than the rest of a carried-out call). `None` for a kernel that does not
+    /// show the umask (before 4.7).
+    pub fn and_umask_of_thread(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>)> {
         let status = std::fs::read_to_string(format!("/proc/{tid}/status"))?;
+        let umask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .and_then(|v| u32::from_str_radix(v.trim(), 8).ok());
         let field = |name: &str| -> Option<Vec<u32>> {
             let line = status.lines().find_map(|l| l.strip_prefix(name))?;
             line.split_whitespace().map(|v| v.parse().ok()).collect()
@@ -27,11 +41,12 @@ impl TargetCredentials {
         let uids = field("Uid:").ok_or_else(bad)?;
         let gids = field("Gid:").ok_or_else(bad)?;
         let groups = field("Groups:").unwrap_or_default();
-        Ok(TargetCredentials {
+        let creds = TargetCredentials {
             fsuid: *uids.get(3).ok_or_else(bad)?,
             fsgid: *gids.get(3).ok_or_else(bad)?,
             groups,
-        })
+        };
+        Ok((creds, umask))
     }
 }
 
@@ -42,6 +57,9 @@ pub fn act_as<T: Send + 'static>(
     creds: &TargetCredentials,
     op: impl FnOnce() -> io::Result<T> + Send + 'static,
 ) -> io::Result<T> {
+    if acts_as_itself(creds) {
+        return op();
+    }
     let creds = creds.clone();
     std::thread::spawn(move || {
         take_credentials(&creds)?;
@@ -49,6 +67,33 @@ pub fn act_as<T: Send + 'static>(
     })
     .join()
     .map_err(|_| io::Error::other("acting thread panicked"))?
+}
+
+/// Whether the supervisor's own credentials are `creds` with no capability to override
+/// them: no effective or permitted capability (read once; an unprivileged process cannot
+/// gain any), and the same fsuid, fsgid and supplementary groups (read from /proc for the
+/// calling thread the first time; the supervisor never changes its own).
+fn acts_as_itself(creds: &TargetCredentials) -> bool {
+    static OWN: std::sync::OnceLock<Option<TargetCredentials>> = std::sync::OnceLock::new();
+    let own = OWN.get_or_init(|| {
+        let none = |set| caps::read(None, set).is_ok_and(|c| c.is_empty());
+        if !(none(CapSet::Effective) && none(CapSet::Permitted)) {
+            return None;
+        }
+        // SAFETY: gettid has no preconditions.
+        TargetCredentials::of_thread(unsafe { libc::gettid() }).ok()
+    });
+    own.as_ref().is_some_and(|own| {
+        let sorted = |g: &[libc::gid_t]| {
+            let mut g = g.to_vec();
+            g.sort_unstable();
+            g.dedup();
+            g
+        };
+        own.fsuid == creds.fsuid
+            && own.fsgid == creds.fsgid
+            && sorted(&own.groups) == sorted(&creds.groups)
+    })
 }
 
 fn take_credentials(creds: &TargetCredentials) -> io::Result<()> {

@@ -80,6 +80,15 @@ pub enum Operation {
     },
 }
 
+impl Operation {
+    /// Whether carrying the call out may wait on another process: a reopen of a pipe or
+    /// FIFO through the caller's descriptor link waits for its other end. An open hands a
+    /// wait to a thread of its own ([`perform`]); every other operation returns at once.
+    pub fn may_wait(&self) -> bool {
+        matches!(self, Operation::Reopen { .. })
+    }
+}
+
 /// Builds the operation for a bounded filesystem call whose paths resolved to `paths` (in
 /// the call's order; for a link, the new name) and, for a link, `source`. `None` when the
 /// call cannot be carried out by the supervisor (it is then refused).
@@ -219,27 +228,55 @@ pub fn reopen_for(n: &Notification, mem: &TargetMemory<'_>, link: &Path) -> Opti
 
 /// Carries out `op` for the caller of `n` and returns the answer to send (or
 /// [`Response::Sent`] when ADDFD already answered).
-pub fn perform(listener: &Listener, n: &Notification, caller: Caller, op: Operation) -> Response {
-    let Ok(creds) = TargetCredentials::of_thread(caller.tid) else {
+pub fn perform(
+    listener: &std::sync::Arc<Listener>,
+    n: &Notification,
+    caller: Caller,
+    op: Operation,
+) -> Response {
+    let Ok((creds, umask)) = TargetCredentials::and_umask_of_thread(caller.tid) else {
         return Response::Error(libc::EPERM);
     };
-    let umask = umask_of(caller.tid).unwrap_or(0o022);
+    let umask = umask.unwrap_or(0o022);
     // Credentials and umask were read by tid: trusted only while the call still waits.
     if !listener.is_valid(n.id) {
         return Response::Error(libc::EPERM);
     }
     match op {
         Operation::Open { path, flags, mode } => {
-            let cloexec = flags & libc::O_CLOEXEC != 0;
-            let opened = act_as(&creds, move || {
-                own_umask(umask)?;
-                open_checked(&path, flags | libc::O_CLOEXEC, mode)
-            });
-            match opened {
-                Ok(file) => match listener.add_fd_and_answer(n.id, &file, cloexec) {
-                    Ok(_) => Response::Sent,
-                    Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
-                },
+            // Opened without waiting first (O_NONBLOCK), so that the caller's thread — the
+            // notification loop — is never held by an open: only a FIFO's (its other end
+            // missing) or a leased file's can wait, and those go to a thread of their own.
+            let asked_nonblock = flags & libc::O_NONBLOCK != 0;
+            let first = {
+                let path = path.clone();
+                act_as(&creds, move || {
+                    own_umask(umask)?;
+                    open_checked(&path, flags | libc::O_CLOEXEC | libc::O_NONBLOCK, mode)
+                })
+            };
+            let waits = match &first {
+                // A writer without a reader (ENXIO), a lease being broken (EWOULDBLOCK).
+                Err(e) => {
+                    !asked_nonblock
+                        && matches!(e.raw_os_error(), Some(libc::ENXIO | libc::EWOULDBLOCK))
+                }
+                // A reader of a FIFO waits for a writer; the non-blocking open did not.
+                Ok(file) => {
+                    !asked_nonblock && is_fifo(file) && flags & libc::O_ACCMODE == libc::O_RDONLY
+                }
+            };
+            if waits {
+                drop(first);
+                return open_on_a_thread(listener, n, creds, umask, path, flags, mode);
+            }
+            match first.and_then(|file| {
+                if !asked_nonblock {
+                    clear_nonblock(&file)?;
+                }
+                Ok(file)
+            }) {
+                Ok(file) => answer_with(listener, n, &file, flags),
                 Err(e) => errno_response(e),
             }
         }
@@ -273,6 +310,72 @@ pub fn perform(listener: &Listener, n: &Notification, caller: Caller, op: Operat
             perform_path_call(other)
         })),
     }
+}
+
+/// Sends `file` to the caller as the result of its open.
+fn answer_with(listener: &Listener, n: &Notification, file: &OwnedFd, flags: i32) -> Response {
+    match listener.add_fd_and_answer(n.id, file, flags & libc::O_CLOEXEC != 0) {
+        Ok(_) => Response::Sent,
+        Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
+    }
+}
+
+/// An open that waits (a FIFO's other end): carried out on a thread of its own, which
+/// answers when it returns; the caller answers nothing more ([`Response::Sent`]).
+fn open_on_a_thread(
+    listener: &std::sync::Arc<Listener>,
+    n: &Notification,
+    creds: TargetCredentials,
+    umask: u32,
+    path: PathBuf,
+    flags: i32,
+    mode: u32,
+) -> Response {
+    let listener = listener.clone();
+    let id = n.id;
+    let spawned = std::thread::Builder::new()
+        .name("fence-open".into())
+        .spawn(move || {
+            let opened = act_as(&creds, move || {
+                own_umask(umask)?;
+                open_checked(&path, flags | libc::O_CLOEXEC, mode)
+            });
+            let response = match opened {
+                Ok(file) => {
+                    match listener.add_fd_and_answer(id, &file, flags & libc::O_CLOEXEC != 0) {
+                        Ok(_) => return,
+                        Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
+                    }
+                }
+                Err(e) => errno_response(e),
+            };
+            listener.respond(id, response);
+        });
+    match spawned {
+        Ok(_) => Response::Sent,
+        Err(_) => Response::Error(libc::EAGAIN),
+    }
+}
+
+fn is_fifo(file: &OwnedFd) -> bool {
+    // SAFETY: fstat fills a zeroed stat buffer for our descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let ok = unsafe { libc::fstat(file.as_raw_fd(), &mut st) } == 0;
+    ok && st.st_mode & libc::S_IFMT == libc::S_IFIFO
+}
+
+/// Takes back the O_NONBLOCK the supervisor added, so the caller's descriptor has the
+/// flags it asked for.
+fn clear_nonblock(file: &OwnedFd) -> io::Result<()> {
+    let fd = file.as_raw_fd();
+    // SAFETY: F_GETFL on our own descriptor.
+    let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    // SAFETY: F_SETFL on our own descriptor with the flags it had, less O_NONBLOCK.
+    if fl < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 fn perform_path_call(op: Operation) -> io::Result<()> {
@@ -423,10 +526,18 @@ pub(super) fn umask_of(tid: libc::pid_t) -> Option<u32> {
 /// Gives this (acting) thread a filesystem context of its own and the target's umask, so a
 /// created file gets the mode the target's own call would have given it.
 pub(super) fn own_umask(umask: u32) -> io::Result<()> {
+    thread_local! {
+        /// This thread's fs context is its own already (a thread that acts inline, see
+        /// `acting`, comes here once per call).
+        static OWN_FS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
     // SAFETY: unshare(CLONE_FS) copies this thread's fs context (cwd, root, umask); it
     // touches no other thread of the supervisor.
-    if unsafe { libc::unshare(libc::CLONE_FS) } != 0 {
-        return Err(io::Error::last_os_error());
+    if !OWN_FS.get() {
+        if unsafe { libc::unshare(libc::CLONE_FS) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        OWN_FS.set(true);
     }
     // SAFETY: umask has no failure mode; after the unshare it acts on this thread only.
     unsafe { libc::umask(umask as libc::mode_t) };

@@ -81,9 +81,11 @@ pub struct Settle {
 /// Answers `n` according to `outcome`: inline, unless a question has to wait for a person,
 /// which then waits on a thread of its own.
 pub fn settle(s: &Settle, n: Notification, caller: Caller, outcome: Outcome, received: Instant) {
-    // A call the supervisor carries out may wait (a FIFO opened for writing waits for its
-    // reader): it runs on a thread of its own, as a question does.
-    if outcome.perform.is_none() && (outcome.ask.is_none() || s.gate.answers_at_once()) {
+    // A call the supervisor carries out that may wait (a FIFO opened for writing waits for
+    // its reader) runs on a thread of its own, as a question does; a rename, link, unlink,
+    // mkdir… returns at once and is carried out inline.
+    let may_wait = outcome.perform.as_ref().is_some_and(|op| op.may_wait());
+    if !may_wait && (outcome.ask.is_none() || s.gate.answers_at_once()) {
         finish(s, &n, caller, outcome, received);
         return;
     }

@@ -531,12 +531,12 @@ fn fifos_flags_and_umask_survive_carried_out_opens(w: &World) {
     }
     w.write(
         "fifo.py",
-        r#"import os, fcntl, stat, time, subprocess
+        r#"import os, errno, fcntl, time, subprocess
 os.mkfifo("p")
 os.mkfifo("q")
 # A writer that waits for its reader, while the rest of the sandbox creates a file.
 writer = subprocess.Popen(["/bin/sh", "-c", "echo through-p > p"])
-time.sleep(0.3)
+time.sleep(1)
 open("made-while-waiting", "w").write("x")
 with open("p") as r:
     got_p = r.read()
@@ -553,16 +553,29 @@ got_q = reader.communicate()[0].decode()
 fd = os.open("f", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
 nonblock = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK
 os.close(fd)
+# Flags asked for are kept: O_NONBLOCK, O_APPEND.
+fd = os.open("h", os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o666)
+asked = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK != 0
+os.close(fd)
+fd = os.open("f", os.O_WRONLY | os.O_APPEND)
+append = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND != 0
+os.close(fd)
+# A non-blocking writer of a FIFO without a reader gets ENXIO, as without fence.
+try:
+    os.open("p", os.O_WRONLY | os.O_NONBLOCK | os.O_CREAT)
+    enxio = "no-error"
+except OSError as e:
+    enxio = "enxio" if e.errno == errno.ENXIO else "errno-%d" % e.errno
 os.umask(0o027)
 fd = os.open("g", os.O_WRONLY | os.O_CREAT, 0o666)
 os.close(fd)
-print(got_p.strip(), got_q, "nonblock=%d" % nonblock)
+print(got_p.strip(), got_q, "nonblock=%d" % nonblock, asked, append, enxio)
 "#,
     );
     let out = w.run(&[PYTHON, "fifo.py"]);
     assert_eq!(
         stdout(&out).trim(),
-        "through-p through-q nonblock=0",
+        "through-p through-q nonblock=0 True True enxio",
         "{}",
         stderr(&out)
     );

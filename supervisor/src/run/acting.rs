@@ -29,6 +29,11 @@ impl TargetCredentials {
     /// show the umask (before 4.7).
     pub fn and_umask_of_thread(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>)> {
         let status = std::fs::read_to_string(format!("/proc/{tid}/status"))?;
+        Self::parse(&status, &format!("/proc/{tid}/status"))
+    }
+
+    /// Credentials and umask from a status file's text (`name` for errors).
+    fn parse(status: &str, name: &str) -> io::Result<(TargetCredentials, Option<u32>)> {
         let umask = status
             .lines()
             .find_map(|l| l.strip_prefix("Umask:"))
@@ -37,7 +42,7 @@ impl TargetCredentials {
             let line = status.lines().find_map(|l| l.strip_prefix(name))?;
             line.split_whitespace().map(|v| v.parse().ok()).collect()
         };
-        let bad = || io::Error::other(format!("unreadable credentials in /proc/{tid}/status"));
+        let bad = || io::Error::other(format!("unreadable credentials in {name}"));
         let uids = field("Uid:").ok_or_else(bad)?;
         let gids = field("Gid:").ok_or_else(bad)?;
         let groups = field("Groups:").unwrap_or_default();
@@ -80,8 +85,7 @@ fn acts_as_itself(creds: &TargetCredentials) -> bool {
         if !(none(CapSet::Effective) && none(CapSet::Permitted)) {
             return None;
         }
-        // SAFETY: gettid has no preconditions.
-        TargetCredentials::of_thread(unsafe { libc::gettid() }).ok()
+        own_credentials().ok()
     });
     own.as_ref().is_some_and(|own| {
         let sorted = |g: &[libc::gid_t]| {
@@ -94,6 +98,13 @@ fn acts_as_itself(creds: &TargetCredentials) -> bool {
             && own.fsgid == creds.fsgid
             && sorted(&own.groups) == sorted(&creds.groups)
     })
+}
+
+/// The calling thread's own credentials, from /proc/thread-self (right whichever pid
+/// namespace the mounted /proc belongs to).
+fn own_credentials() -> io::Result<TargetCredentials> {
+    let status = std::fs::read_to_string("/proc/thread-self/status")?;
+    TargetCredentials::parse(&status, "/proc/thread-self/status").map(|(c, _)| c)
 }
 
 fn take_credentials(creds: &TargetCredentials) -> io::Result<()> {

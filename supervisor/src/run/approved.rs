@@ -82,10 +82,11 @@ pub enum Operation {
 
 impl Operation {
     /// Whether carrying the call out may wait on another process: a reopen of a pipe or
-    /// FIFO through the caller's descriptor link waits for its other end. An open hands a
-    /// wait to a thread of its own ([`perform`]); every other operation returns at once.
+    /// FIFO through the caller's descriptor link waits for its other end, a truncate for a
+    /// lease on the file to be given up. An open hands a wait to a thread of its own
+    /// ([`perform`]); every other operation returns at once.
     pub fn may_wait(&self) -> bool {
-        matches!(self, Operation::Reopen { .. })
+        matches!(self, Operation::Reopen { .. } | Operation::Truncate { .. })
     }
 }
 
@@ -247,28 +248,39 @@ pub fn perform(
             // Opened without waiting first (O_NONBLOCK), so that the caller's thread — the
             // notification loop — is never held by an open: only a FIFO's (its other end
             // missing) or a leased file's can wait, and those go to a thread of their own.
-            let asked_nonblock = flags & libc::O_NONBLOCK != 0;
+            // An O_PATH open neither waits nor takes O_NONBLOCK.
+            let asked_nonblock = flags & (libc::O_NONBLOCK | libc::O_PATH) != 0;
+            let probe_flags = if asked_nonblock {
+                flags
+            } else {
+                flags | libc::O_NONBLOCK
+            };
             let first = {
                 let path = path.clone();
                 act_as(&creds, move || {
                     own_umask(umask)?;
-                    open_checked(&path, flags | libc::O_CLOEXEC | libc::O_NONBLOCK, mode)
+                    open_checked(&path, probe_flags | libc::O_CLOEXEC, mode)
                 })
             };
-            let waits = match &first {
-                // A writer without a reader (ENXIO), a lease being broken (EWOULDBLOCK).
-                Err(e) => {
-                    !asked_nonblock
-                        && matches!(e.raw_os_error(), Some(libc::ENXIO | libc::EWOULDBLOCK))
-                }
-                // A reader of a FIFO waits for a writer; the non-blocking open did not.
-                Ok(file) => {
-                    !asked_nonblock && is_fifo(file) && flags & libc::O_ACCMODE == libc::O_RDONLY
-                }
-            };
+            let waits = !asked_nonblock
+                && match &first {
+                    // A writer without a reader (ENXIO), a lease being broken (EWOULDBLOCK).
+                    Err(e) => matches!(e.raw_os_error(), Some(libc::ENXIO | libc::EWOULDBLOCK)),
+                    // A reader of a FIFO waits for a writer, which the probe did not; a
+                    // device other than the few that never wait at open (a serial line
+                    // waits for its carrier) is opened as asked.
+                    Ok(file) => match kind_of(file) {
+                        Kind::Fifo => flags & libc::O_ACCMODE == libc::O_RDONLY,
+                        Kind::Device(rdev) => !never_waits_at_open(rdev),
+                        Kind::Other => false,
+                    },
+                };
             if waits {
-                drop(first);
-                return open_on_a_thread(listener, n, creds, umask, path, flags, mode);
+                // The probe stays open until the blocking open returns: a FIFO reader that
+                // came and went would release a waiting writer into a pipe without a
+                // reader (EPIPE); one still open is what a reader waiting in open is.
+                let probe = first.ok();
+                return open_on_a_thread(listener, n, creds, umask, path, flags, mode, probe);
             }
             match first.and_then(|file| {
                 if !asked_nonblock {
@@ -322,6 +334,7 @@ fn answer_with(listener: &Listener, n: &Notification, file: &OwnedFd, flags: i32
 
 /// An open that waits (a FIFO's other end): carried out on a thread of its own, which
 /// answers when it returns; the caller answers nothing more ([`Response::Sent`]).
+#[allow(clippy::too_many_arguments)]
 fn open_on_a_thread(
     listener: &std::sync::Arc<Listener>,
     n: &Notification,
@@ -330,6 +343,7 @@ fn open_on_a_thread(
     path: PathBuf,
     flags: i32,
     mode: u32,
+    probe: Option<OwnedFd>,
 ) -> Response {
     let listener = listener.clone();
     let id = n.id;
@@ -340,6 +354,7 @@ fn open_on_a_thread(
                 own_umask(umask)?;
                 open_checked(&path, flags | libc::O_CLOEXEC, mode)
             });
+            drop(probe);
             let response = match opened {
                 Ok(file) => {
                     match listener.add_fd_and_answer(id, &file, flags & libc::O_CLOEXEC != 0) {
@@ -357,12 +372,33 @@ fn open_on_a_thread(
     }
 }
 
-fn is_fifo(file: &OwnedFd) -> bool {
+/// What an opened file is, as far as waiting at open goes.
+enum Kind {
+    Fifo,
+    Device(libc::dev_t),
+    Other,
+}
+
+fn kind_of(file: &OwnedFd) -> Kind {
     // SAFETY: fstat fills a zeroed stat buffer for our descriptor.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
-    let ok = unsafe { libc::fstat(file.as_raw_fd(), &mut st) } == 0;
-    ok && st.st_mode & libc::S_IFMT == libc::S_IFIFO
+    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
+        return Kind::Other;
+    }
+    match st.st_mode & libc::S_IFMT {
+        libc::S_IFIFO => Kind::Fifo,
+        libc::S_IFCHR | libc::S_IFBLK => Kind::Device(st.st_rdev),
+        _ => Kind::Other,
+    }
+}
+
+/// Devices whose open returns at once whatever the flags: the memory devices (/dev/null,
+/// zero, full, random, urandom: major 1), /dev/tty and /dev/ptmx (major 5) and pseudo-
+/// terminals (majors 136–143). These are most of the devices a sandbox writes.
+fn never_waits_at_open(rdev: libc::dev_t) -> bool {
+    let major = libc::major(rdev);
+    major == 1 || major == 5 || (136..=143).contains(&major)
 }
 
 /// Takes back the O_NONBLOCK the supervisor added, so the caller's descriptor has the
@@ -480,6 +516,13 @@ fn open_at_checked(dirfd: RawFd, path: &Path, flags: i32, mode: u32) -> io::Resu
     let c = CString::new(path.as_os_str().as_bytes())?;
     // SAFETY: open_how is plain data.
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    // openat2 refuses what openat ignores beside O_PATH; O_NOCTTY: a terminal opened for the
+    // target must never become the supervisor's controlling terminal.
+    let flags = if flags & libc::O_PATH != 0 {
+        flags & (libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+    } else {
+        flags | libc::O_NOCTTY
+    };
     how.flags = flags as u64;
     if flags & (libc::O_CREAT | libc::O_TMPFILE) != 0 {
         how.mode = u64::from(mode & 0o7777);

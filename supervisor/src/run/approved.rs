@@ -288,20 +288,16 @@ pub fn perform(
                 }
                 Ok(file)
             }) {
-                Ok(file) => answer_with(listener, n, &file, flags),
+                Ok(file) => answer_with(listener, n.id, &file, flags),
                 Err(e) => errno_response(e),
             }
         }
         Operation::Reopen { link, flags } => {
-            let cloexec = flags & libc::O_CLOEXEC != 0;
             let opened = act_as(&creds, move || {
                 reopen_checked(&link, flags | libc::O_CLOEXEC)
             });
             match opened {
-                Ok(file) => match listener.add_fd_and_answer(n.id, &file, cloexec) {
-                    Ok(_) => Response::Sent,
-                    Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
-                },
+                Ok(file) => answer_with(listener, n.id, &file, flags),
                 Err(e) => errno_response(e),
             }
         }
@@ -324,9 +320,10 @@ pub fn perform(
     }
 }
 
-/// Sends `file` to the caller as the result of its open.
-fn answer_with(listener: &Listener, n: &Notification, file: &OwnedFd, flags: i32) -> Response {
-    match listener.add_fd_and_answer(n.id, file, flags & libc::O_CLOEXEC != 0) {
+/// Sends `file` to the caller of call `id` as the result of its open (close-on-exec as its
+/// `flags` ask): [`Response::Sent`], or the error to answer instead.
+fn answer_with(listener: &Listener, id: u64, file: &OwnedFd, flags: i32) -> Response {
+    match listener.add_fd_and_answer(id, file, flags & libc::O_CLOEXEC != 0) {
         Ok(_) => Response::Sent,
         Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
     }
@@ -356,12 +353,7 @@ fn open_on_a_thread(
             });
             drop(probe);
             let response = match opened {
-                Ok(file) => {
-                    match listener.add_fd_and_answer(id, &file, flags & libc::O_CLOEXEC != 0) {
-                        Ok(_) => return,
-                        Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
-                    }
-                }
+                Ok(file) => answer_with(&listener, id, &file, flags),
                 Err(e) => errno_response(e),
             };
             listener.respond(id, response);

@@ -243,7 +243,8 @@ fn walk_counting(
     follow_last: bool,
     links: usize,
 ) -> (Resolution, Found) {
-    match walk_parent_at_once(start, path, follow_last) {
+    let names = components(path);
+    match walk_parent_at_once(start, &names, follow_last) {
         Quick::Done(resolution, found) => (resolution, found),
         Quick::Link {
             parent,
@@ -270,7 +271,7 @@ fn walk_counting(
                 links,
             )
         }
-        Quick::Walk(start) => walk_one_by_one(caller, start, path, follow_last, links),
+        Quick::Walk(start) => walk_one_by_one(caller, start, names, follow_last, links),
     }
 }
 
@@ -301,10 +302,9 @@ static NO_OPENAT2: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 /// the walk one component at a time ([`walk_one_by_one`]), which gives the same answers
 /// for every path; this only spares most calls the component-by-component `readlink`s
 /// (each walks the whole path again: 5 or 6 for a git object below the worktree).
-fn walk_parent_at_once(start: PathBuf, path: &[u8], follow_last: bool) -> Quick {
+fn walk_parent_at_once(start: PathBuf, names: &[OsString], follow_last: bool) -> Quick {
     use std::sync::atomic::Ordering;
-    let mut names = components(path);
-    let Some(last) = names.pop() else {
+    let Some((last, names)) = names.split_last() else {
         return Quick::Walk(start);
     };
     if last == ".." {
@@ -322,7 +322,7 @@ fn walk_parent_at_once(start: PathBuf, path: &[u8], follow_last: bool) -> Quick 
         if name == ".." {
             parent.pop();
         } else {
-            parent.push(&name);
+            parent.push(name);
         }
         through_proc |= parent.starts_with("/proc");
         walked.push(name);
@@ -330,7 +330,7 @@ fn walk_parent_at_once(start: PathBuf, path: &[u8], follow_last: bool) -> Quick 
     if through_proc {
         return Quick::Walk(start);
     }
-    let entry = parent.join(&last);
+    let entry = parent.join(last);
     // A settled root and its ancestors hold no symlink (see `settle_roots`): only the last
     // component needs a look, by its whole path, as the walk one by one would.
     let dir = if walked == parent && settled(&parent) {
@@ -341,7 +341,12 @@ fn walk_parent_at_once(start: PathBuf, path: &[u8], follow_last: bool) -> Quick 
         if NO_OPENAT2.load(Ordering::Relaxed) || unsettled_depth(&walked) < QUICK_FROM_DEPTH {
             return Quick::Walk(start);
         }
-        match open_no_symlinks(&walked) {
+        // The open the supervisor's carried-out calls use: symlinks refused on the way.
+        match super::approved::open_checked(
+            &walked,
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+        ) {
             Ok(fd) => Some(fd),
             Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
                 NO_OPENAT2.store(true, Ordering::Relaxed);
@@ -395,28 +400,19 @@ fn unsettled_depth(dir: &Path) -> usize {
     depth
 }
 
-/// Opens `dir` as an `O_PATH` directory descriptor, failing with ELOOP if any component of
-/// it is a symlink.
-fn open_no_symlinks(dir: &Path) -> std::io::Result<std::os::fd::OwnedFd> {
-    use nix::fcntl::{OFlag, OpenHow, ResolveFlag};
-    let how = OpenHow::new()
-        .flags(OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC)
-        .resolve(ResolveFlag::RESOLVE_NO_SYMLINKS);
-    Ok(nix::fcntl::openat2(nix::fcntl::AT_FDCWD, dir, how)?)
-}
-
-/// The walk one component at a time: each directory is looked up by its whole path and
-/// its symlinks followed as the kernel would.
+/// The walk one component at a time (`names`: the path's components, see [`components`]):
+/// each directory is looked up by its whole path and its symlinks followed as the kernel
+/// would.
 fn walk_one_by_one(
     caller: Caller,
     start: PathBuf,
-    path: &[u8],
+    names: Vec<OsString>,
     follow_last: bool,
     links: usize,
 ) -> (Resolution, Found) {
     let unresolvable = |why: String| (Resolution::Unresolvable(why), Found::NotLooked);
     let mut resolved = start;
-    let mut pending: Vec<OsString> = components(path);
+    let mut pending = names;
     pending.reverse(); // a stack: the next component is at the end
     let mut links = links;
     let mut missing = false;
@@ -763,7 +759,7 @@ mod tests {
             let path = path.into_bytes();
             for follow in [true, false] {
                 let quick = walk(me(), start.clone(), &path, follow);
-                let slow = walk_one_by_one(me(), start.clone(), &path, follow, 0);
+                let slow = walk_one_by_one(me(), start.clone(), components(&path), follow, 0);
                 let same = match (&quick.0, &slow.0) {
                     // The reason text names the component each walk stopped at.
                     (Resolution::Unresolvable(_), Resolution::Unresolvable(_)) => true,

@@ -682,6 +682,12 @@ fn unix_socket_inside_the_worktree_works(w: &World) {
         "import socket, os\nsrv = socket.socket(socket.AF_UNIX)\nsrv.bind('s.sock')\nsrv.listen(1)\nc = socket.socket(socket.AF_UNIX)\nc.connect('s.sock')\nc.send(b'ping')\nconn, _ = srv.accept()\nprint(conn.recv(4).decode())\n",
     );
     assert_eq!(stdout(&out), "ping\n", "{}", stderr(&out));
+    // One in the session TMPDIR, which with a mount view is a tmpfs only the sandbox sees
+    // (the supervisor connects by the path as the sandbox sees it).
+    let out = w.python(
+        "import socket, os\np = os.environ['TMPDIR'] + '/t.sock'\nsrv = socket.socket(socket.AF_UNIX)\nsrv.bind(p)\nsrv.listen(1)\nc = socket.socket(socket.AF_UNIX)\nc.connect(p)\nc.send(b'pong')\nconn, _ = srv.accept()\nprint(conn.recv(4).decode())\n",
+    );
+    assert_eq!(stdout(&out), "pong\n", "{}", stderr(&out));
 }
 
 fn host_loopback_listener_is_unreachable(w: &World) {
@@ -790,11 +796,30 @@ fn a_thread_swapping_the_path_never_writes_outside(w: &World) {
     );
 }
 
+/// The call a race loop makes on the swapped path.
+#[derive(Clone, Copy)]
+enum Raced {
+    /// `open(O_WRONLY | O_CREAT | O_APPEND)` and a write.
+    Open,
+    /// `mkdir`.
+    Mkdir,
+    /// `rename` of a fresh file onto the path.
+    Rename,
+    /// `symlink` at the path.
+    Symlink,
+}
+
 /// Opens a path 10,000 times while another thread swaps it between `inside` (a file the
 /// sandbox may write) and `target`; `target` must never be written. When the two paths
 /// have the same length the swap writes only the bytes that differ (one byte: the kernel
 /// and fence never read a torn mixture of the two), else the whole string.
 fn race_opens(w: &World, target: &Path, inside: &Path, test: &str) {
+    race_calls(w, target, inside, test, Raced::Open);
+}
+
+/// [`race_opens`] with another call: `target` must keep what it was (missing stays
+/// missing, a file keeps its bytes) whatever `call` the loop makes.
+fn race_calls(w: &World, target: &Path, inside: &Path, test: &str, call: Raced) {
     if !python_ready(test) {
         return;
     }
@@ -808,15 +833,33 @@ fn race_opens(w: &World, target: &Path, inside: &Path, test: &str) {
     }
     let outside = target.to_path_buf();
     let before = std::fs::read(&outside).ok();
+    let existed = std::fs::symlink_metadata(&outside).is_ok();
     let inside = inside.to_path_buf();
+    // A name an earlier race left there would make every call fail.
+    let _ = std::fs::remove_file(&inside);
+    let _ = std::fs::remove_dir(&inside);
+    let source = w.worktree.join("race-source");
+    // Each made name is removed by its literal (inside) path, so the next call can make it
+    // again; a name made at the target would stay and fail the test.
+    let body = match call {
+        Raced::Open => {
+            "int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);\n        if (fd >= 0) { write(fd, \"x\", 1); close(fd); ok++; } else refused++;"
+        }
+        Raced::Mkdir => "if (mkdir(path, 0755) == 0) { ok++; rmdir(in); } else refused++;",
+        Raced::Rename => {
+            "close(open(src, O_WRONLY | O_CREAT, 0644));\n        if (rename(src, path) == 0) { ok++; unlink(in); } else refused++;"
+        }
+        Raced::Symlink => "if (symlink(\"x\", path) == 0) { ok++; unlink(in); } else refused++;",
+    };
     let src = format!(
         r#"#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 static char path[4096];
-static const char *in = "{inside}", *out = "{outside}";
+static const char *in = "{inside}", *out = "{outside}", *src = "{source}";
 static volatile int stop;
 static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
 static void put(const char *s) {{
@@ -832,11 +875,11 @@ static void *swap(void *arg) {{
 int main(void) {{
     pthread_t t;
     int ok = 0, refused = 0;
+    (void)src;
     strcpy(path, in);
     pthread_create(&t, 0, swap, 0);
     for (int i = 0; i < 10000; i++) {{
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {{ write(fd, "x", 1); close(fd); ok++; }} else refused++;
+        {body}
     }}
     stop = 1;
     pthread_join(t, 0);
@@ -845,7 +888,8 @@ int main(void) {{
 }}
 "#,
         inside = inside.display(),
-        outside = outside.display()
+        outside = outside.display(),
+        source = source.display(),
     );
     let bin = w.compile_c("race", &src);
     let out = w
@@ -853,6 +897,12 @@ int main(void) {{
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::symlink_metadata(&outside).is_ok(),
+        existed,
+        "a swapped path made or removed {}",
+        outside.display()
+    );
     assert!(
         std::fs::read(&outside).ok() == before,
         "a swapped path got a write to {}",
@@ -1135,23 +1185,72 @@ fn a_thread_swapping_to_a_git_hook_never_writes_it(w: &World) {
     );
 }
 
-/// A protected path that does not exist yet is created only by the supervisor's own hand
-/// when there is no mount view; here `.envrc` against `.envrx`.
+/// A protected path that does not exist yet sits in a writable directory: every call that
+/// makes a name is carried out by the supervisor from the path it checked, in every mode.
+/// `.envrc` against `.envrx` (a file, a symlink), `.vscode` against `.vscodx` (a
+/// directory), `.mcp.json` against `.mcp.jsox` (a rename's destination).
 fn a_thread_swapping_to_a_missing_envrc_never_creates_it(w: &World) {
-    if w.who != support::Who::UnprivilegedWithoutNamespaces {
-        // With a mount view only the protected paths that exist are read-only mounts; a
-        // missing one rests on the check (docs/run.md, known gaps).
-        support::skip(
-            "a_thread_swapping_to_a_missing_envrc_never_creates_it",
-            "a missing protected path is race-free only without a mount view",
-        );
-        return;
-    }
-    race_opens(
+    let test = "a_thread_swapping_to_a_missing_envrc_never_creates_it";
+    let wt = &w.worktree;
+    race_calls(w, &wt.join(".envrc"), &wt.join(".envrx"), test, Raced::Open);
+    race_calls(
         w,
-        &w.worktree.join(".envrc"),
-        &w.worktree.join(".envrx"),
-        "a_thread_swapping_to_a_missing_envrc_never_creates_it",
+        &wt.join(".envrc"),
+        &wt.join(".envrx"),
+        test,
+        Raced::Symlink,
+    );
+    race_calls(
+        w,
+        &wt.join(".vscode"),
+        &wt.join(".vscodx"),
+        test,
+        Raced::Mkdir,
+    );
+    race_calls(
+        w,
+        &wt.join(".mcp.json"),
+        &wt.join(".mcp.jsox"),
+        test,
+        Raced::Rename,
+    );
+}
+
+/// The session TMPDIR is a tmpfs of the sandbox's own (with a mount view): a symlink made
+/// there exists only in the sandbox's view, and a write through it is judged where it
+/// lands. One to a missing protected path is refused; one to an ordinary file of the
+/// worktree works.
+fn a_symlink_in_the_session_tmpdir_is_followed_as_the_sandbox_sees_it(w: &World) {
+    let wt = w.worktree.display().to_string();
+    let out = w
+        .fence(&[
+            "--".as_ref(),
+            "sh".as_ref(),
+            "-c".as_ref(),
+            format!(
+                r#"ln -s {wt}/.envrc "$TMPDIR/e"; echo evil > "$TMPDIR/e"
+ln -s {wt} "$TMPDIR/w"; echo '{{}}' > "$TMPDIR/w/.mcp.json"; mkdir "$TMPDIR/w/.vscode"
+ln -s {wt}/plain "$TMPDIR/p"; echo fine > "$TMPDIR/p"; exit 0"#
+            )
+            .as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    for name in [".envrc", ".mcp.json", ".vscode"] {
+        assert!(
+            std::fs::symlink_metadata(w.worktree.join(name)).is_err(),
+            "{name} was made through a symlink in TMPDIR: {err}"
+        );
+    }
+    assert!(err.contains("protected path"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("plain"))
+            .ok()
+            .as_deref(),
+        Some("fine\n"),
+        "{err}"
     );
 }
 
@@ -2322,6 +2421,7 @@ both_ways!(
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,
+    a_symlink_in_the_session_tmpdir_is_followed_as_the_sandbox_sees_it,
     a_hardlink_to_a_protected_file_is_refused,
     a_thread_swapping_to_a_git_hook_never_writes_it,
     a_folder_of_settings_cannot_be_swapped_for_a_forged_one,

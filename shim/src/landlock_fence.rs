@@ -72,13 +72,15 @@ pub enum LandlockFenceError {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compensation {
     /// ABI 1 has no `REFER` right: Landlock refuses every rename or link across
-    /// directories (EXDEV), inside the worktree too. Stricter, so nothing escapes; tools
-    /// that move files between directories fall back to copying or fail.
+    /// directories (EXDEV), inside the worktree too. Stricter, so nothing escapes. The
+    /// supervisor carries renames and links out itself (as every call that makes a name)
+    /// from the paths it checked, so they work; with `--no-write-watch` they fail and
+    /// tools that move files between directories fall back to copying.
     NoReparenting,
     /// ABI < 3 does not govern truncation. `truncate(2)` is notified and performed by the
     /// supervisor on the object it checked (or bounded by the read-only mount view);
-    /// `O_TRUNC` with `O_RDONLY` and `openat2` (whose flags BPF cannot see) are refused by
-    /// seccomp; `ftruncate` needs a descriptor opened for writing, which Landlock granted
+    /// `O_TRUNC` with `O_RDONLY` is refused by seccomp (as `openat2`, whose flags BPF
+    /// cannot see, is at every ABI); `ftruncate` needs a descriptor opened for writing, which Landlock granted
     /// only inside.
     Truncate,
     /// ABI < 4 has no TCP rules: the seccomp socket filter refuses `AF_INET`/`AF_INET6`
@@ -101,10 +103,10 @@ impl Compensation {
     pub fn describe(self) -> &'static str {
         match self {
             Compensation::NoReparenting => {
-                "no Landlock REFER right (ABI 2, Linux 5.19): renames and links across directories fail with EXDEV, inside the worktree too"
+                "no Landlock REFER right (ABI 2, Linux 5.19): fence carries renames and links out itself (with --no-write-watch, those across directories fail with EXDEV)"
             }
             Compensation::Truncate => {
-                "no Landlock truncate right (ABI 3, Linux 6.2): truncate(2) is performed by fence on the checked file, O_RDONLY|O_TRUNC and openat2 are refused"
+                "no Landlock truncate right (ABI 3, Linux 6.2): truncate(2) is performed by fence on the checked file, O_RDONLY|O_TRUNC is refused"
             }
             Compensation::TcpBySocketFilter => {
                 "no Landlock TCP rules (ABI 4, Linux 6.7): network stays denied by the seccomp socket filter or the network namespace"
@@ -126,7 +128,7 @@ impl Compensation {
     /// A few words for the start banner, which keeps to one line.
     pub fn short(self) -> &'static str {
         match self {
-            Compensation::NoReparenting => "no REFER: renames across directories fail",
+            Compensation::NoReparenting => "no REFER: fence carries out renames",
             Compensation::Truncate => "no TRUNCATE: fence performs truncate",
             Compensation::TcpBySocketFilter => "no TCP rules: socket filter",
             Compensation::DeviceIoctlBySeccomp => "no IOCTL_DEV: device list and seccomp",

@@ -95,8 +95,7 @@ pub enum SocketFamilies {
 pub struct StaticGuards {
     /// Landlock below ABI 3 does not govern truncation: refuse `open`/`openat` with
     /// `O_TRUNC` and `O_RDONLY` (Landlock checks only read access for it, yet the file is
-    /// truncated) and `openat2`, whose flags live in memory a racing thread can change
-    /// between the supervisor's check and the kernel's.
+    /// truncated). `openat2` is refused at every ABI (see [`static_program`]).
     pub truncating_opens: bool,
     /// No Landlock signal scope: refuse `kill(0, …)`. The sandbox shares fence's process
     /// group, which a pid namespace does not hide from a group signal.
@@ -182,11 +181,15 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
         }
     }
     let mut groups = vec![(eperm, OnMatch::Errno(libc::EPERM))];
-    let mut enosys: BTreeMap<i64, Vec<SeccompRule>> =
-        [(libc::SYS_clone3, vec![])].into_iter().collect();
-    if guards.truncating_opens {
-        enosys.insert(libc::SYS_openat2, vec![]);
-    }
+    // clone3 keeps its flags in memory, where BPF cannot see the namespace ones. openat2
+    // keeps its flags and mode there too: a racing thread could turn a checked read into
+    // a create (of a protected name that does not exist yet) or add a set-id bit after the
+    // supervisor read them. Both are refused as a kernel without them would (ENOSYS); libc
+    // and the programs that try openat2 first fall back to clone and openat.
+    let enosys: BTreeMap<i64, Vec<SeccompRule>> =
+        [(libc::SYS_clone3, vec![]), (libc::SYS_openat2, vec![])]
+            .into_iter()
+            .collect();
     groups.push((enosys, OnMatch::Errno(libc::ENOSYS)));
     if guards.truncating_opens {
         groups.push((truncating_read_opens(), OnMatch::Errno(libc::EACCES)));
@@ -807,7 +810,7 @@ fn socket_family_rules(families: SocketFamilies, dns: bool) -> BTreeMap<i64, Vec
 /// `/proc/self/fd/N` link, they reach a mount the read-only view does not cover. They are
 /// rare, so keeping them costs nothing measurable.
 #[cfg(target_arch = "x86_64")]
-const LANDLOCK_BOUNDED_WRITES: [i64; 18] = [
+const LANDLOCK_BOUNDED_WRITES: [i64; 17] = [
     libc::SYS_open,
     libc::SYS_creat,
     libc::SYS_rename,
@@ -818,7 +821,6 @@ const LANDLOCK_BOUNDED_WRITES: [i64; 18] = [
     libc::SYS_symlink,
     libc::SYS_mknod,
     libc::SYS_openat,
-    libc::SYS_openat2,
     libc::SYS_renameat,
     libc::SYS_renameat2,
     libc::SYS_linkat,
@@ -828,9 +830,8 @@ const LANDLOCK_BOUNDED_WRITES: [i64; 18] = [
     libc::SYS_mknodat,
 ];
 #[cfg(not(target_arch = "x86_64"))]
-const LANDLOCK_BOUNDED_WRITES: [i64; 9] = [
+const LANDLOCK_BOUNDED_WRITES: [i64; 8] = [
     libc::SYS_openat,
-    libc::SYS_openat2,
     libc::SYS_renameat,
     libc::SYS_renameat2,
     libc::SYS_linkat,
@@ -929,7 +930,6 @@ pub fn notified_calls() -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_execve,
         libc::SYS_execveat,
         libc::SYS_connect,
-        libc::SYS_openat2,
         libc::SYS_renameat,
         libc::SYS_renameat2,
         libc::SYS_linkat,
@@ -1020,7 +1020,6 @@ mod tests {
             libc::SYS_execve,
             libc::SYS_execveat,
             libc::SYS_connect,
-            libc::SYS_openat2,
             libc::SYS_unlinkat,
             libc::SYS_fchmodat,
         ] {
@@ -1434,7 +1433,7 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn below_abi_3_truncating_read_opens_and_openat2_are_refused() {
+    fn below_abi_3_truncating_read_opens_are_refused_and_openat2_always() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
         let guarded = static_program(
@@ -1479,7 +1478,7 @@ mod tests {
         assert_eq!(openat(&plain, rdonly_trunc), libc::SECCOMP_RET_ALLOW);
         assert_eq!(
             run(&plain, X86_64, libc::SYS_openat2 as u32, [0; 6]),
-            libc::SECCOMP_RET_ALLOW
+            errno(libc::ENOSYS)
         );
     }
 
@@ -1629,7 +1628,6 @@ mod tests {
             libc::SYS_unlinkat,
             libc::SYS_renameat2,
             libc::SYS_mkdirat,
-            libc::SYS_openat2,
             libc::SYS_mknodat,
             libc::SYS_creat,
         ] {

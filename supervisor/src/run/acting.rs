@@ -4,7 +4,9 @@
 //! capabilities, so the kernel's permission checks are the target's, not root's. A
 //! supervisor that holds no capability and whose own ids and groups are the target's (an
 //! unprivileged fence: the sandbox runs as its user) acts on the calling thread instead:
-//! the checks are the same, without a thread started and joined for every call.
+//! the checks are the same, without a thread started and joined for every call. A
+//! privileged one whose ids and groups are the target's (a fence run as root) does the
+//! same with its effective capabilities set aside for the call.
 
 use std::io;
 
@@ -55,15 +57,24 @@ impl TargetCredentials {
     }
 }
 
-/// Runs `op` on a new thread that carries `creds` and no capabilities, and returns its
-/// result. The thread ends with the call, so the changed credentials never reach another
-/// task of the supervisor (credential system calls are per-thread at the kernel level).
+/// Runs `op` with `creds` and no capabilities, and returns its result. Where the
+/// supervisor's own ids and groups are `creds` (the sandbox runs as fence's user, root
+/// included), on the calling thread: as it is, when the supervisor holds no capability;
+/// else with its effective capabilities set aside for the call ([`SetAside`]). Otherwise
+/// on a new thread that takes `creds`: it ends with the call, so the changed credentials
+/// never reach another task of the supervisor (credential system calls are per-thread at
+/// the kernel level).
 pub fn act_as<T: Send + 'static>(
     creds: &TargetCredentials,
     op: impl FnOnce() -> io::Result<T> + Send + 'static,
 ) -> io::Result<T> {
-    if acts_as_itself(creds) {
-        return op();
+    if let Some(own) = own().filter(|own| own.is(creds)) {
+        if !own.privileged {
+            return op();
+        }
+        if let Ok(_aside) = SetAside::effective_capabilities() {
+            return op();
+        }
     }
     let creds = creds.clone();
     std::thread::spawn(move || {
@@ -74,30 +85,71 @@ pub fn act_as<T: Send + 'static>(
     .map_err(|_| io::Error::other("acting thread panicked"))?
 }
 
-/// Whether the supervisor's own credentials are `creds` with no capability to override
-/// them: no effective or permitted capability (read once; an unprivileged process cannot
-/// gain any), and the same fsuid, fsgid and supplementary groups (read from /proc for the
-/// calling thread the first time; the supervisor never changes its own).
-fn acts_as_itself(creds: &TargetCredentials) -> bool {
-    static OWN: std::sync::OnceLock<Option<TargetCredentials>> = std::sync::OnceLock::new();
-    let own = OWN.get_or_init(|| {
+/// The supervisor's own credentials, and whether it holds any capability.
+struct Own {
+    creds: TargetCredentials,
+    privileged: bool,
+}
+
+impl Own {
+    /// Whether `creds` are these: the same fsuid, fsgid and set of groups.
+    fn is(&self, creds: &TargetCredentials) -> bool {
+        self.creds.fsuid == creds.fsuid
+            && self.creds.fsgid == creds.fsgid
+            && self.creds.groups == sorted(&creds.groups)
+    }
+}
+
+fn sorted(groups: &[libc::gid_t]) -> Vec<libc::gid_t> {
+    let mut g = groups.to_vec();
+    g.sort_unstable();
+    g.dedup();
+    g
+}
+
+/// Read once, from /proc/thread-self for the ids (the supervisor never changes its own)
+/// and capget for the capabilities (an unprivileged process cannot gain any, and a
+/// privileged one only sets them aside for a call, [`SetAside`]). `None` when unreadable:
+/// every call then goes to an acting thread.
+fn own() -> Option<&'static Own> {
+    static OWN: std::sync::OnceLock<Option<Own>> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
         let none = |set| caps::read(None, set).is_ok_and(|c| c.is_empty());
-        if !(none(CapSet::Effective) && none(CapSet::Permitted)) {
-            return None;
-        }
-        own_credentials().ok()
-    });
-    own.as_ref().is_some_and(|own| {
-        let sorted = |g: &[libc::gid_t]| {
-            let mut g = g.to_vec();
-            g.sort_unstable();
-            g.dedup();
-            g
-        };
-        own.fsuid == creds.fsuid
-            && own.fsgid == creds.fsgid
-            && sorted(&own.groups) == sorted(&creds.groups)
+        let privileged = !(none(CapSet::Effective) && none(CapSet::Permitted));
+        let creds = own_credentials().ok()?;
+        Some(Own {
+            creds: TargetCredentials {
+                groups: sorted(&creds.groups),
+                ..creds
+            },
+            privileged,
+        })
     })
+    .as_ref()
+}
+
+/// The calling thread's effective capabilities, emptied for as long as this lives and
+/// restored from the permitted set when it is dropped (capset acts on the calling thread
+/// only). With the same ids and groups and no effective capability, the kernel's checks
+/// of a file call are the target's. If the restore fails, the thread stays without them
+/// and its later privileged calls fail: closed, not open.
+struct SetAside(caps::CapsHashSet);
+
+impl SetAside {
+    fn effective_capabilities() -> io::Result<SetAside> {
+        let err = |e: caps::errors::CapsError| io::Error::other(e.to_string());
+        let saved = caps::read(None, CapSet::Effective).map_err(err)?;
+        caps::clear(None, CapSet::Effective).map_err(err)?;
+        Ok(SetAside(saved))
+    }
+}
+
+impl Drop for SetAside {
+    fn drop(&mut self) {
+        if let Err(e) = caps::set(None, CapSet::Effective, &self.0) {
+            eprintln!("fence: restoring the supervisor's capabilities after a call failed: {e}");
+        }
+    }
 }
 
 /// The calling thread's own credentials, from /proc/thread-self (right whichever pid

@@ -21,6 +21,7 @@ use super::listener::{Listener, Notification, Response};
 use super::metadata::{self, MetadataOp};
 use super::path_resolve::Caller;
 use super::target_memory::{PATH_MAX, TargetMemory};
+use super::view::View;
 
 /// A call to carry out once approved, with every argument already checked.
 #[derive(Debug)]
@@ -119,15 +120,6 @@ pub fn operation_for(
             flags: a[2] as i32,
             mode: a[3] as u32,
         },
-        libc::SYS_openat2 => {
-            let how = mem.bytes(a[2], 16).ok()?;
-            let word = |i: usize| u64::from_ne_bytes(how[i..i + 8].try_into().unwrap_or([0; 8]));
-            Operation::Open {
-                path: first,
-                flags: word(0) as i32,
-                mode: word(8) as u32,
-            }
-        }
         libc::SYS_truncate => Operation::Truncate {
             path: first,
             length: a[1] as i64,
@@ -206,8 +198,8 @@ pub fn operation_for(
 }
 
 /// The reopen of an object behind the caller's descriptor link `link`, for an open call
-/// (`open`, `creat`, `openat`, `openat2`); `None` for any other call.
-pub fn reopen_for(n: &Notification, mem: &TargetMemory<'_>, link: &Path) -> Option<Operation> {
+/// (`open`, `creat`, `openat`); `None` for any other call.
+pub fn reopen_for(n: &Notification, link: &Path) -> Option<Operation> {
     let a = n.args;
     let flags = match n.nr {
         #[cfg(target_arch = "x86_64")]
@@ -215,10 +207,6 @@ pub fn reopen_for(n: &Notification, mem: &TargetMemory<'_>, link: &Path) -> Opti
         #[cfg(target_arch = "x86_64")]
         libc::SYS_creat => libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC,
         libc::SYS_openat => a[2] as i32,
-        libc::SYS_openat2 => {
-            let how = mem.bytes(a[2], 8).ok()?;
-            u64::from_ne_bytes(how.try_into().ok()?) as i32
-        }
         _ => return None,
     };
     Some(Operation::Reopen {
@@ -234,6 +222,7 @@ pub fn perform(
     n: &Notification,
     caller: Caller,
     op: Operation,
+    view: View,
 ) -> Response {
     let Ok((creds, umask)) = TargetCredentials::and_umask_of_thread(caller.tid) else {
         return Response::Error(libc::EPERM);
@@ -259,7 +248,7 @@ pub fn perform(
                 let path = path.clone();
                 act_as(&creds, move || {
                     own_umask(umask)?;
-                    open_checked(&path, probe_flags | libc::O_CLOEXEC, mode)
+                    open_checked(view, &path, probe_flags | libc::O_CLOEXEC, mode)
                 })
             };
             let waits = !asked_nonblock
@@ -280,7 +269,7 @@ pub fn perform(
                 // came and went would release a waiting writer into a pipe without a
                 // reader (EPIPE); one still open is what a reader waiting in open is.
                 let probe = first.ok();
-                return open_on_a_thread(listener, n, creds, umask, path, flags, mode, probe);
+                return open_on_a_thread(listener, n, creds, umask, view, path, flags, mode, probe);
             }
             match first.and_then(|file| {
                 if !asked_nonblock {
@@ -307,7 +296,7 @@ pub fn perform(
             op,
         } => {
             let mem = TargetMemory::new(listener, n);
-            metadata::perform_on_checked_path(&mem, &creds, &path, follow_last, &op)
+            metadata::perform_on_checked_path(&mem, &creds, view, &path, follow_last, &op)
         }
         Operation::MetadataFd { object, op } => {
             let mem = TargetMemory::new(listener, n);
@@ -315,7 +304,7 @@ pub fn perform(
         }
         other => value_response(act_as(&creds, move || {
             own_umask(umask)?;
-            perform_path_call(other)
+            perform_path_call(other, view)
         })),
     }
 }
@@ -337,6 +326,7 @@ fn open_on_a_thread(
     n: &Notification,
     creds: TargetCredentials,
     umask: u32,
+    view: View,
     path: PathBuf,
     flags: i32,
     mode: u32,
@@ -349,7 +339,7 @@ fn open_on_a_thread(
         .spawn(move || {
             let opened = act_as(&creds, move || {
                 own_umask(umask)?;
-                open_checked(&path, flags | libc::O_CLOEXEC, mode)
+                open_checked(view, &path, flags | libc::O_CLOEXEC, mode)
             });
             drop(probe);
             let response = match opened {
@@ -406,19 +396,19 @@ fn clear_nonblock(file: &OwnedFd) -> io::Result<()> {
     Ok(())
 }
 
-fn perform_path_call(op: Operation) -> io::Result<()> {
+fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
     // SAFETY (all calls below): descriptors are ours and open; names are NUL-terminated
     // CStrings that live for the call.
     let ret = unsafe {
         match op {
             Operation::Truncate { path, length } => {
-                let fd = open_checked(&path, libc::O_PATH | libc::O_CLOEXEC, 0)?;
+                let fd = open_checked(view, &path, libc::O_PATH | libc::O_CLOEXEC, 0)?;
                 let link = CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd()))?;
                 libc::truncate(link.as_ptr(), length)
             }
             Operation::Rename { from, to, flags } => {
-                let (fdir, fname) = parent_of(&from)?;
-                let (tdir, tname) = parent_of(&to)?;
+                let (fdir, fname) = parent_of(view, &from)?;
+                let (tdir, tname) = parent_of(view, &to)?;
                 libc::syscall(
                     libc::SYS_renameat2,
                     fdir.as_raw_fd(),
@@ -429,8 +419,8 @@ fn perform_path_call(op: Operation) -> io::Result<()> {
                 ) as i32
             }
             Operation::Link { from, to } => {
-                let (fdir, fname) = parent_of(&from)?;
-                let (tdir, tname) = parent_of(&to)?;
+                let (fdir, fname) = parent_of(view, &from)?;
+                let (tdir, tname) = parent_of(view, &to)?;
                 libc::linkat(
                     fdir.as_raw_fd(),
                     fname.as_ptr(),
@@ -440,21 +430,21 @@ fn perform_path_call(op: Operation) -> io::Result<()> {
                 )
             }
             Operation::Unlink { path, dir } => {
-                let (d, name) = parent_of(&path)?;
+                let (d, name) = parent_of(view, &path)?;
                 let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
                 libc::unlinkat(d.as_raw_fd(), name.as_ptr(), flags)
             }
             Operation::Mkdir { path, mode } => {
-                let (d, name) = parent_of(&path)?;
+                let (d, name) = parent_of(view, &path)?;
                 libc::mkdirat(d.as_raw_fd(), name.as_ptr(), mode)
             }
             Operation::Symlink { target, path } => {
-                let (d, name) = parent_of(&path)?;
+                let (d, name) = parent_of(view, &path)?;
                 let target = CString::new(target)?;
                 libc::symlinkat(target.as_ptr(), d.as_raw_fd(), name.as_ptr())
             }
             Operation::Mknod { path, mode, dev } => {
-                let (d, name) = parent_of(&path)?;
+                let (d, name) = parent_of(view, &path)?;
                 libc::mknodat(d.as_raw_fd(), name.as_ptr(), mode, dev)
             }
             Operation::Open { .. }
@@ -498,13 +488,20 @@ fn reopen_checked(link: &Path, flags: i32) -> io::Result<OwnedFd> {
     }
 }
 
-/// `openat2(AT_FDCWD, path, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)`: the
+/// `openat2(path, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)` in `view`: the
 /// checked, fully resolved path and nothing a symlink swapped in since could lead to.
-pub fn open_checked(path: &Path, flags: i32, mode: u32) -> io::Result<OwnedFd> {
-    open_at_checked(libc::AT_FDCWD, path, flags, mode)
+pub fn open_checked(view: View, path: &Path, flags: i32, mode: u32) -> io::Result<OwnedFd> {
+    let (dirfd, in_root) = view.base();
+    open_at_checked(dirfd, path, flags, mode, in_root)
 }
 
-fn open_at_checked(dirfd: RawFd, path: &Path, flags: i32, mode: u32) -> io::Result<OwnedFd> {
+fn open_at_checked(
+    dirfd: RawFd,
+    path: &Path,
+    flags: i32,
+    mode: u32,
+    resolve: u64,
+) -> io::Result<OwnedFd> {
     let c = CString::new(path.as_os_str().as_bytes())?;
     // SAFETY: open_how is plain data.
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
@@ -519,7 +516,7 @@ fn open_at_checked(dirfd: RawFd, path: &Path, flags: i32, mode: u32) -> io::Resu
     if flags & (libc::O_CREAT | libc::O_TMPFILE) != 0 {
         how.mode = u64::from(mode & 0o7777);
     }
-    how.resolve = libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
+    how.resolve = libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS | resolve;
     // SAFETY: a valid open_how with its size, a NUL-terminated path.
     let fd = unsafe {
         libc::syscall(
@@ -537,13 +534,15 @@ fn open_at_checked(dirfd: RawFd, path: &Path, flags: i32, mode: u32) -> io::Resu
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// The parent directory of `path` (opened as checked) and the last component's name.
-fn parent_of(path: &Path) -> io::Result<(OwnedFd, CString)> {
+/// The parent directory of `path` (opened as checked in `view`) and the last component's
+/// name.
+fn parent_of(view: View, path: &Path) -> io::Result<(OwnedFd, CString)> {
     let parent = path.parent().unwrap_or(Path::new("/"));
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
     let dir = open_checked(
+        view,
         parent,
         libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
         0,
@@ -602,6 +601,7 @@ mod tests {
         std::fs::create_dir(root.join("elsewhere")).unwrap();
         let checked = root.join("real/file");
         let fd = open_checked(
+            View::Fence,
             &checked,
             libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
             0o600,
@@ -611,6 +611,7 @@ mod tests {
         std::fs::remove_dir(root.join("real")).unwrap();
         std::os::unix::fs::symlink(root.join("elsewhere"), root.join("real")).unwrap();
         let err = open_checked(
+            View::Fence,
             &checked,
             libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
             0o600,
@@ -624,28 +625,40 @@ mod tests {
     fn path_calls_act_on_the_checked_parent() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        perform_path_call(Operation::Mkdir {
-            path: root.join("d"),
-            mode: 0o755,
-        })
+        perform_path_call(
+            Operation::Mkdir {
+                path: root.join("d"),
+                mode: 0o755,
+            },
+            View::Fence,
+        )
         .unwrap();
         std::fs::write(root.join("d/a"), "x").unwrap();
-        perform_path_call(Operation::Rename {
-            from: root.join("d/a"),
-            to: root.join("b"),
-            flags: 0,
-        })
+        perform_path_call(
+            Operation::Rename {
+                from: root.join("d/a"),
+                to: root.join("b"),
+                flags: 0,
+            },
+            View::Fence,
+        )
         .unwrap();
         assert!(root.join("b").exists());
-        perform_path_call(Operation::Unlink {
-            path: root.join("b"),
-            dir: false,
-        })
+        perform_path_call(
+            Operation::Unlink {
+                path: root.join("b"),
+                dir: false,
+            },
+            View::Fence,
+        )
         .unwrap();
-        perform_path_call(Operation::Unlink {
-            path: root.join("d"),
-            dir: true,
-        })
+        perform_path_call(
+            Operation::Unlink {
+                path: root.join("d"),
+                dir: true,
+            },
+            View::Fence,
+        )
         .unwrap();
         assert!(!root.join("d").exists());
     }

@@ -319,6 +319,7 @@ pub fn apply_on_fetched(
 pub fn perform_on_checked_path(
     mem: &TargetMemory<'_>,
     creds: &TargetCredentials,
+    view: super::view::View,
     target: &Path,
     follow_last: bool,
     op: &MetadataOp,
@@ -330,7 +331,7 @@ pub fn perform_on_checked_path(
     let target = target.to_path_buf();
     let flags = libc::O_PATH | libc::O_CLOEXEC | if follow_last { 0 } else { libc::O_NOFOLLOW };
     respond_with(act_as(creds, move || {
-        let fd = super::approved::open_checked(&target, flags, 0)?;
+        let fd = super::approved::open_checked(view, &target, flags, 0)?;
         Ok(apply(&fd, &prepared))
     }))
 }

@@ -24,6 +24,7 @@ mod proxy_gate;
 mod question;
 mod spawn;
 mod target_memory;
+mod view;
 mod write_check;
 
 use std::ffi::OsString;
@@ -520,6 +521,15 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     landlock_truncate: landlock_abi >= 3,
                     ..(*fence).clone()
                 });
+                // The sandbox's mounts are made before it reports itself confined: its
+                // root is where the supervisor looks names up and carries calls out from
+                // now on (`view`; security boundary, so a failure ends the session).
+                if shim_process.namespaces.mount
+                    && let Err(e) = view::set_sandbox_root(shim_process.pid)
+                {
+                    kill_and_reap(shim_process.pid);
+                    return Err(format!("opening the sandbox's root directory: {e}"));
+                }
                 match (listener, fd) {
                     (true, Some(fd)) => {
                         let listener = Listener::new(fd);

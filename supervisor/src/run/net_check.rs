@@ -30,7 +30,6 @@ use std::ffi::CString;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -45,6 +44,7 @@ use super::path_resolve::{self, Base, Caller, Resolution};
 use super::pidfd;
 use super::question::{answer_text, process_info};
 use super::target_memory::TargetMemory;
+use super::view::View;
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Destination, EventKind, Level, Route};
 use crate::net::allow::AllowedDestinations;
@@ -818,15 +818,15 @@ fn unix_to_path(
     let writable = fence.writable.clone();
     let allowed = net.allow_unix.clone();
     let result = act_as(creds, move || {
-        let c = CString::new(resolved.as_os_str().as_bytes())
-            .map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
-        // SAFETY: a valid C string; the descriptor returned is owned below.
-        let raw = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: a fresh descriptor, owned from here on.
-        let object = unsafe { OwnedFd::from_raw_fd(raw) };
+        // The socket as the sandbox sees it (one in its own TMPDIR exists only there), by
+        // the resolved path: a symlink swapped in since the check fails the open.
+        let object = super::approved::open_checked(
+            View::Sandbox,
+            &resolved,
+            libc::O_PATH | libc::O_CLOEXEC,
+            0,
+        )?;
+        let raw = object.as_raw_fd();
         let proc_path = format!("/proc/self/fd/{raw}");
         let real = std::fs::read_link(&proc_path)?;
         let inside = writable.iter().any(|r| real.starts_with(r));

@@ -12,6 +12,8 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
+use super::view::{self, View};
+
 /// Most symlinks followed in one resolution (the kernel's limit).
 const MAX_SYMLINKS: usize = 40;
 
@@ -343,6 +345,7 @@ fn walk_parent_at_once(start: PathBuf, names: &[OsString], follow_last: bool) ->
         }
         // The open the supervisor's carried-out calls use: symlinks refused on the way.
         match super::approved::open_checked(
+            View::Sandbox,
             &walked,
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
             0,
@@ -364,7 +367,7 @@ fn walk_parent_at_once(start: PathBuf, names: &[OsString], follow_last: bool) ->
         Some(fd) => nix::fcntl::readlinkat(fd, last.as_os_str())
             .map(PathBuf::from)
             .map_err(std::io::Error::from),
-        None => std::fs::read_link(&entry),
+        None => view::read_link(&entry),
     };
     match looked {
         Ok(target) => Quick::Link {
@@ -467,7 +470,7 @@ fn walk_one_by_one(
         // One readlink answers what an lstat and then a readlink would: the link's target,
         // EINVAL for an entry that is not a symlink, ENOENT for a missing one (and costs
         // less than the lstat alone: no attributes are gathered).
-        match std::fs::read_link(&candidate) {
+        match view::read_link(&candidate) {
             Ok(target) => {
                 links += 1;
                 if links > MAX_SYMLINKS {

@@ -9,6 +9,7 @@ use super::approved::{self, Operation};
 use super::blocked_reason::{self, BlockedReason};
 use super::listener::{Listener, Notification, Response};
 use super::path_resolve::Caller;
+use super::view::View;
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Answer, EventKind, Level};
 
@@ -140,7 +141,8 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         }
         tell(s, caller, reason.as_ref());
         let response = match perform {
-            Some(op) => approved::perform(&s.listener, n, caller, op),
+            // Carried out inside the fence: in the sandbox's view (`view`).
+            Some(op) => approved::perform(&s.listener, n, caller, op, View::Sandbox),
             None => response,
         };
         s.listener.respond(n.id, response);
@@ -174,7 +176,8 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         }
         let response = match ask.on_yes {
             OnYes::Continue => Response::Continue,
-            OnYes::Perform(op) => approved::perform(&s.listener, n, caller, op),
+            // Approved beyond the fence: the real file, in fence's view.
+            OnYes::Perform(op) => approved::perform(&s.listener, n, caller, op, View::Fence),
         };
         s.listener.respond(n.id, response);
         return;

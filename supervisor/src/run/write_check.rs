@@ -64,12 +64,6 @@ pub enum FsCall {
     /// An `open`/`openat` creating a file with a set-user-ID or set-group-ID bit (the mode
     /// is a register: refused from the value the kernel will use).
     SetIdCreate { path: PathArg },
-    /// `openat2`: the flags live in memory.
-    OpenHow {
-        path: PathArg,
-        how_addr: u64,
-        size: u64,
-    },
     /// A metadata change on a path.
     MetadataPath { path: PathArg, op: MetadataOp },
     /// A metadata change on a descriptor.
@@ -85,6 +79,35 @@ const AT_SYMLINK_FOLLOW: u64 = libc::AT_SYMLINK_FOLLOW as u64;
 fn open_follows(flags: u64) -> bool {
     let f = flags as i32;
     f & libc::O_NOFOLLOW == 0 && !(f & libc::O_CREAT != 0 && f & libc::O_EXCL != 0)
+}
+
+/// Whether call `n` makes a new name (a file, directory, node or link, or a rename's
+/// destination), judged from its number and registers (which the target cannot change
+/// after the check). An `O_TMPFILE` open makes an unnamed file.
+fn makes_a_name(n: &Notification) -> bool {
+    let creating_open = |flags: u64| {
+        let f = flags as i32;
+        f & libc::O_CREAT != 0 && f & libc::O_TMPFILE != libc::O_TMPFILE
+    };
+    match n.nr {
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_open => creating_open(n.args[1]),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_creat
+        | libc::SYS_rename
+        | libc::SYS_link
+        | libc::SYS_mkdir
+        | libc::SYS_symlink
+        | libc::SYS_mknod => true,
+        libc::SYS_openat => creating_open(n.args[2]),
+        libc::SYS_renameat
+        | libc::SYS_renameat2
+        | libc::SYS_linkat
+        | libc::SYS_mkdirat
+        | libc::SYS_symlinkat
+        | libc::SYS_mknodat => true,
+        _ => false,
+    }
 }
 
 /// Decodes a filesystem call; `None` for calls this check does not own.
@@ -120,11 +143,6 @@ pub fn decode(n: &Notification) -> Option<FsCall> {
         #[cfg(target_arch = "x86_64")]
         libc::SYS_creat => bounded("creat", vec![PathArg::cwd(a[0], true)]),
         libc::SYS_openat => bounded("open", vec![PathArg::at(a[0], a[1], open_follows(a[2]))]),
-        libc::SYS_openat2 => Some(FsCall::OpenHow {
-            path: PathArg::at(a[0], a[1], true),
-            how_addr: a[2],
-            size: a[3],
-        }),
         #[cfg(target_arch = "x86_64")]
         libc::SYS_rename => bounded(
             "rename",
@@ -508,20 +526,23 @@ pub fn check(
                     perform(),
                 );
             }
-            if fence.read_only_view {
-                // Security boundary: the protected paths are read-only mounts, so a path the
-                // target swaps in after this check reaches at most what Landlock allows and
-                // the mounts leave writable.
+            // Security boundary. With the mount view, the existing protected paths are
+            // read-only mounts, so a path the target swaps in after this check reaches at
+            // most what Landlock allows and the mounts leave writable: a write to an
+            // existing file, an unlink, a truncate may `CONTINUE`. Not a call that makes a
+            // name: a protected path that does not exist yet (`.envrc`, `.mcp.json`,
+            // `.vscode/`) lies in a writable directory, and the kernel would make whatever
+            // name the path holds by then. Those are carried out by the supervisor from the
+            // path it checked, in the sandbox's view ([`super::view`]), as every write is
+            // without a mount view, where Landlock lets the whole worktree be written,
+            // protected paths included.
+            if fence.read_only_view && !makes_a_name(n) {
                 return allowed(event, first_shown, Response::Continue);
             }
-            // Security boundary: without a mount view, Landlock lets the whole worktree be
-            // written, protected paths included, and a `CONTINUE` would let the kernel read a
-            // path the target swapped after this check. So the supervisor carries the call
-            // out itself from the path it checked (race-free, [`super::approved`]).
             let operation = match (&descriptor, unresolvable) {
                 (None, false) => perform(),
                 (Some(link), true) if paths.len() == 1 && link_source.is_none() => {
-                    approved::reopen_for(n, mem, link)
+                    approved::reopen_for(n, link)
                 }
                 _ => None,
             };
@@ -533,65 +554,15 @@ pub fn check(
                 None => refused(
                     event,
                     libc::EACCES,
-                    "write through a path fence cannot resolve (no mount namespace to bound it)",
+                    if fence.read_only_view {
+                        "new name through a path fence cannot resolve"
+                    } else {
+                        "write through a path fence cannot resolve (no mount namespace to bound it)"
+                    },
                     &first_shown,
                     "fence.unresolvable-path",
                 ),
             }
-        }
-        FsCall::OpenHow {
-            path,
-            how_addr,
-            size,
-        } => {
-            // struct open_how { u64 flags; u64 mode; u64 resolve; }: only flags matter here.
-            if *size < 8 {
-                return Outcome::failed(EventKind::Write, libc::EINVAL);
-            }
-            let flags = match mem.bytes(*how_addr, 8) {
-                Ok(b) => u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])),
-                Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
-            };
-            // The mode (set-id bits are refused as the static filter refuses them for
-            // open and openat; here a racing thread could still change it after this read,
-            // see docs/run.md).
-            let creates = flags & libc::O_CREAT as u64 != 0
-                || flags & libc::O_TMPFILE as u64 == libc::O_TMPFILE as u64;
-            if creates && *size >= 16 {
-                let mode = match mem.bytes(*how_addr + 8, 8) {
-                    Ok(b) => u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])),
-                    Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
-                };
-                if mode & (libc::S_ISUID | libc::S_ISGID) as u64 != 0 {
-                    return check(fence, mem, caller, n, &FsCall::SetIdCreate { path: *path });
-                }
-            }
-            let writes = shim::seccomp_filters::WRITE_OPEN_FLAGS
-                .iter()
-                .any(|f| flags & f != 0);
-            if !writes {
-                // A read: the kernel (Landlock) enforces reads; a later swap of the flags is
-                // bounded by Landlock as well.
-                return Outcome {
-                    subject: None,
-                    ..allowed(EventKind::Write, Vec::new(), Response::Continue)
-                };
-            }
-            let arg = PathArg {
-                follow_last: open_follows(flags),
-                ..*path
-            };
-            check(
-                fence,
-                mem,
-                caller,
-                n,
-                &FsCall::Bounded {
-                    op: "open",
-                    paths: vec![arg],
-                    link_source: None,
-                },
-            )
         }
         FsCall::MetadataPath { path, op } => {
             let event = EventKind::Metadata;

@@ -1,0 +1,107 @@
+//! Which view of the filesystem a path is looked up in: the sandbox's or fence's own.
+//!
+//! With a mount namespace the sandbox sees other mounts than fence does: its own tmpfs on
+//! the session TMPDIR and on /dev/shm, empty mounts over the unreadable paths, read-only
+//! binds on the protected paths. A symlink the sandbox makes in its TMPDIR exists only
+//! there: looked up in fence's view, `$TMPDIR/l` (a symlink to the worktree's `.envrc`)
+//! would be a missing name in TMPDIR, and a write through it would pass as one. So the
+//! resolver looks every name up beneath the sandbox's root (`/proc/<init>/root`, opened
+//! once when the sandbox is confined), and the calls the supervisor carries out inside the
+//! fence are made there too (security boundary). Names under /proc are looked up in
+//! fence's /proc, whose pids are the ones the notifications carry (see `path_resolve`).
+//! Writes a person approved beyond the fence are made in fence's view: the sandbox's is
+//! read-only there, and a person approved the real file.
+//!
+//! Without a mount namespace both views are the same, and every lookup is fence's.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The sandbox's root directory, once the sandbox has its mount view.
+static SANDBOX_ROOT: OnceLock<OwnedFd> = OnceLock::new();
+
+/// Where a path is looked up or a call carried out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The sandbox's own mounts (fence's, without a mount namespace).
+    Sandbox,
+    /// fence's mounts: for writes a person approved beyond the fence.
+    Fence,
+}
+
+impl View {
+    /// The directory an absolute path starts from, and the `openat2` resolve flag that
+    /// keeps it there (`RESOLVE_IN_ROOT`: `/`, `..` and absolute symlinks stay beneath it).
+    pub fn base(self) -> (RawFd, u64) {
+        match (self, SANDBOX_ROOT.get()) {
+            (View::Sandbox, Some(root)) => (root.as_raw_fd(), libc::RESOLVE_IN_ROOT),
+            _ => (libc::AT_FDCWD, 0),
+        }
+    }
+}
+
+/// Opens the root of the sandbox whose init is `init` (a pid in fence's namespace), once
+/// its mount view is made: every later lookup in [`View::Sandbox`] starts there. The
+/// descriptor holds the sandbox's mount tree for the whole session, even after the init
+/// is gone. Called once; a second call is an error.
+pub fn set_sandbox_root(init: libc::pid_t) -> io::Result<()> {
+    let link = CString::new(format!("/proc/{init}/root"))?;
+    // SAFETY: open of a NUL-terminated path; the result is checked below.
+    let fd = unsafe {
+        libc::open(
+            link.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor that we now own.
+    let root = unsafe { OwnedFd::from_raw_fd(fd) };
+    SANDBOX_ROOT
+        .set(root)
+        .map_err(|_| io::Error::other("the sandbox's root was already set"))
+}
+
+/// `readlink(path)` as the sandbox sees it (`path` absolute and normalized): the link's
+/// target, EINVAL for an entry that is not a symlink, ENOENT for a missing one. Paths
+/// under /proc are read in fence's /proc. The walk that calls this resolved every
+/// directory above `path` already, so the kernel meets no symlink before the last name.
+pub fn read_link(path: &Path) -> io::Result<PathBuf> {
+    let root = SANDBOX_ROOT.get();
+    match root {
+        Some(root) if !path.starts_with("/proc") => {
+            let bytes = path.as_os_str().as_bytes();
+            let relative = bytes.strip_prefix(b"/").unwrap_or(bytes);
+            if relative.is_empty() {
+                return Err(io::Error::from_raw_os_error(libc::EINVAL));
+            }
+            read_link_at(root.as_raw_fd(), relative)
+        }
+        _ => std::fs::read_link(path),
+    }
+}
+
+/// `readlinkat(dirfd, name)`.
+pub fn read_link_at(dirfd: RawFd, name: &[u8]) -> io::Result<PathBuf> {
+    let c = CString::new(name)?;
+    let mut buf = vec![0u8; libc::PATH_MAX as usize];
+    // SAFETY: a NUL-terminated name and a buffer of the length given.
+    let n = unsafe {
+        libc::readlinkat(
+            dirfd,
+            c.as_ptr(),
+            buf.as_mut_ptr().cast::<libc::c_char>(),
+            buf.len(),
+        )
+    };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    buf.truncate(n as usize);
+    Ok(PathBuf::from(std::ffi::OsString::from_vec(buf)))
+}

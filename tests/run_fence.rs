@@ -525,6 +525,47 @@ fn credentials_are_scrubbed_from_the_environment(w: &World) {
 /// writer, and while one waits the rest of the sandbox goes on (another process creates a
 /// file, which needs the supervisor too); a file opened for writing has exactly the flags
 /// asked for (O_NONBLOCK not among them), and its mode follows the caller's umask.
+/// The supervisor keeps each thread's umask between the creates it carries out; a umask
+/// changed by the process itself, by another of its threads or in a child must still give
+/// every later file and directory its mode. Modes are read from outside.
+fn umask_changes_reach_carried_out_creates(w: &World) {
+    let out = w.python(
+        r#"import os, threading
+os.umask(0o022); open("m1", "w").close()
+os.umask(0o077); open("m2", "w").close(); os.mkdir("d2")
+t = threading.Thread(target=lambda: os.umask(0o027)); t.start(); t.join()
+open("m3", "w").close(); os.mkdir("d3")
+if os.fork() == 0:
+    os.umask(0o002); open("m4", "w").close(); os._exit(0)
+os.wait()
+open("m5", "w").close()
+old = os.umask(0); os.umask(old); open("m6", "w").close()
+print("done")
+"#,
+    );
+    assert_eq!(stdout(&out), "done\n", "{}", stderr(&out));
+    let mode = |name: &str| {
+        std::fs::metadata(w.worktree.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", stderr(&out)))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let want = [
+        ("m1", 0o644),
+        ("m2", 0o600),
+        ("d2", 0o700),
+        ("m3", 0o640),
+        ("d3", 0o750),
+        ("m4", 0o664),
+        ("m5", 0o640),
+        ("m6", 0o640),
+    ];
+    for (name, expected) in want {
+        assert_eq!(mode(name), expected, "{name}: {}", stderr(&out));
+    }
+}
+
 fn fifos_flags_and_umask_survive_carried_out_opens(w: &World) {
     if !python_ready("fifos_flags_and_umask_survive_carried_out_opens") {
         return;
@@ -2408,6 +2449,7 @@ both_ways!(
     a_secret_made_during_the_session_stays_unreadable,
     credentials_are_scrubbed_from_the_environment,
     fifos_flags_and_umask_survive_carried_out_opens,
+    umask_changes_reach_carried_out_creates,
     session_tmpdir_is_writable_and_removed,
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,

@@ -20,22 +20,50 @@ pub struct TargetCredentials {
     pub groups: Vec<libc::gid_t>,
 }
 
+/// A /proc status file, read with one `read` into a page-sized buffer when it fits (the
+/// kernel writes the whole file at the first read; a read that grows its buffer as it
+/// goes, as `read_to_string` does, takes one system call per doubling and a `statx` for
+/// a size /proc does not know, on every carried-out call).
+fn read_status(name: &str) -> io::Result<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(name)?;
+    let mut buf = vec![0u8; 4096];
+    let n = file.read(&mut buf)?;
+    if n == buf.len() {
+        // A long one (thousands of groups): the rest as it comes.
+        file.read_to_end(&mut buf)?;
+    } else {
+        buf.truncate(n);
+    }
+    String::from_utf8(buf).map_err(|_| io::Error::other(format!("{name} is not text")))
+}
+
 impl TargetCredentials {
     /// Reads the credentials of thread `tid` from /proc (ids as the supervisor sees them).
     pub fn of_thread(tid: libc::pid_t) -> io::Result<TargetCredentials> {
         Ok(Self::and_umask_of_thread(tid)?.0)
     }
 
-    /// [`Self::of_thread`] and the thread's umask, from one read of its status file (which
-    /// costs more than the rest of a carried-out call). `None` for a kernel that does not
-    /// show the umask (before 4.7).
+    /// [`Self::of_thread`] and the thread's umask (`None` before Linux 4.7), kept between
+    /// calls where they cannot have changed ([`super::caller_context`]).
     pub fn and_umask_of_thread(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>)> {
-        let status = std::fs::read_to_string(format!("/proc/{tid}/status"))?;
-        Self::parse(&status, &format!("/proc/{tid}/status"))
+        super::caller_context::of_thread(tid)
     }
 
-    /// Credentials and umask from a status file's text (`name` for errors).
-    fn parse(status: &str, name: &str) -> io::Result<(TargetCredentials, Option<u32>)> {
+    /// Credentials and umask from one read of the thread's status file (which costs more
+    /// than the rest of a carried-out call), and whether its ids leave nothing to change:
+    /// real, effective, saved and filesystem uid one id, and the same for the gids.
+    pub(super) fn read_for_keeping(
+        tid: libc::pid_t,
+    ) -> io::Result<(TargetCredentials, Option<u32>, bool)> {
+        let name = format!("/proc/{tid}/status");
+        let status = read_status(&name)?;
+        Self::parse(&status, &name)
+    }
+
+    /// Credentials, umask and settledness (see [`Self::read_for_keeping`]) from a status
+    /// file's text (`name` for errors).
+    fn parse(status: &str, name: &str) -> io::Result<(TargetCredentials, Option<u32>, bool)> {
         let umask = status
             .lines()
             .find_map(|l| l.strip_prefix("Umask:"))
@@ -48,12 +76,14 @@ impl TargetCredentials {
         let uids = field("Uid:").ok_or_else(bad)?;
         let gids = field("Gid:").ok_or_else(bad)?;
         let groups = field("Groups:").unwrap_or_default();
+        let one = |ids: &[u32]| ids.len() == 4 && ids.iter().all(|&i| i == ids[0]);
+        let settled = one(&uids) && one(&gids);
         let creds = TargetCredentials {
             fsuid: *uids.get(3).ok_or_else(bad)?,
             fsgid: *gids.get(3).ok_or_else(bad)?,
             groups,
         };
-        Ok((creds, umask))
+        Ok((creds, umask, settled))
     }
 }
 
@@ -72,7 +102,11 @@ pub fn act_as<T: Send + 'static>(
         if !own.privileged {
             return op();
         }
-        if let Ok(_aside) = SetAside::effective_capabilities() {
+        if let Some(_aside) = own
+            .caps
+            .as_ref()
+            .and_then(|caps| SetAside::effective_capabilities(caps).ok())
+        {
             return op();
         }
     }
@@ -89,6 +123,8 @@ pub fn act_as<T: Send + 'static>(
 struct Own {
     creds: TargetCredentials,
     privileged: bool,
+    /// The capability sets the supervisor holds (it never changes them but for a call).
+    caps: Option<CapData>,
 }
 
 impl Own {
@@ -123,30 +159,70 @@ fn own() -> Option<&'static Own> {
                 ..creds
             },
             privileged,
+            caps: CapData::of_this_thread().ok(),
         })
     })
     .as_ref()
 }
 
 /// The calling thread's effective capabilities, emptied for as long as this lives and
-/// restored from the permitted set when it is dropped (capset acts on the calling thread
-/// only). With the same ids and groups and no effective capability, the kernel's checks
-/// of a file call are the target's. If the restore fails, the thread stays without them
-/// and its later privileged calls fail: closed, not open.
-struct SetAside(caps::CapsHashSet);
+/// restored when it is dropped (capset acts on the calling thread only; the permitted set
+/// is kept, so the restore needs no privilege). With the same ids and groups and no
+/// effective capability, the kernel's checks of a file call are the target's. If the
+/// restore fails, the thread stays without them and its later privileged calls fail:
+/// closed, not open. Raw capget/capset: the `caps` crate reads the sets again and builds
+/// hash sets on every change, which costs more than the call carried out.
+struct SetAside(CapData);
+
+/// The kernel's capability sets of one thread (`_LINUX_CAPABILITY_VERSION_3`: two words).
+#[derive(Clone, Copy)]
+struct CapData([libc::c_uint; 6]);
+
+const CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+impl CapData {
+    fn of_this_thread() -> io::Result<CapData> {
+        let mut header = [CAPABILITY_VERSION_3, 0];
+        let mut data = [0 as libc::c_uint; 6];
+        // SAFETY: capget fills two __user_cap_data_struct (3 words each) for version 3.
+        let ret =
+            unsafe { libc::syscall(libc::SYS_capget, header.as_mut_ptr(), data.as_mut_ptr()) };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(CapData(data))
+    }
+
+    fn set_on_this_thread(&self) -> io::Result<()> {
+        let mut header = [CAPABILITY_VERSION_3, 0];
+        // SAFETY: capset reads two __user_cap_data_struct for version 3; pid 0 is the
+        // calling thread.
+        let ret = unsafe { libc::syscall(libc::SYS_capset, header.as_mut_ptr(), self.0.as_ptr()) };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// These sets with the effective one emptied (words 0 and 3 of the two structs).
+    fn without_effective(self) -> CapData {
+        let mut d = self.0;
+        d[0] = 0;
+        d[3] = 0;
+        CapData(d)
+    }
+}
 
 impl SetAside {
-    fn effective_capabilities() -> io::Result<SetAside> {
-        let err = |e: caps::errors::CapsError| io::Error::other(e.to_string());
-        let saved = caps::read(None, CapSet::Effective).map_err(err)?;
-        caps::clear(None, CapSet::Effective).map_err(err)?;
-        Ok(SetAside(saved))
+    fn effective_capabilities(own: &CapData) -> io::Result<SetAside> {
+        own.without_effective().set_on_this_thread()?;
+        Ok(SetAside(*own))
     }
 }
 
 impl Drop for SetAside {
     fn drop(&mut self) {
-        if let Err(e) = caps::set(None, CapSet::Effective, &self.0) {
+        if let Err(e) = self.0.set_on_this_thread() {
             eprintln!("fence: restoring the supervisor's capabilities after a call failed: {e}");
         }
     }
@@ -156,7 +232,7 @@ impl Drop for SetAside {
 /// namespace the mounted /proc belongs to).
 fn own_credentials() -> io::Result<TargetCredentials> {
     let status = std::fs::read_to_string("/proc/thread-self/status")?;
-    TargetCredentials::parse(&status, "/proc/thread-self/status").map(|(c, _)| c)
+    TargetCredentials::parse(&status, "/proc/thread-self/status").map(|(c, _, _)| c)
 }
 
 fn take_credentials(creds: &TargetCredentials) -> io::Result<()> {

@@ -273,7 +273,7 @@ pub fn perform(
             }
             match first.and_then(|file| {
                 if !asked_nonblock {
-                    clear_nonblock(&file)?;
+                    clear_nonblock(&file, flags)?;
                 }
                 Ok(file)
             }) {
@@ -384,13 +384,12 @@ fn never_waits_at_open(rdev: libc::dev_t) -> bool {
 }
 
 /// Takes back the O_NONBLOCK the supervisor added, so the caller's descriptor has the
-/// flags it asked for.
-fn clear_nonblock(file: &OwnedFd) -> io::Result<()> {
-    let fd = file.as_raw_fd();
-    // SAFETY: F_GETFL on our own descriptor.
-    let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    // SAFETY: F_SETFL on our own descriptor with the flags it had, less O_NONBLOCK.
-    if fl < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, fl & !libc::O_NONBLOCK) } < 0 {
+/// flags it asked for: of those F_SETFL sets, the ones open honours (`open` ignores
+/// O_ASYNC, which F_SETFL would turn on), set at once with no F_GETFL first.
+fn clear_nonblock(file: &OwnedFd, flags: i32) -> io::Result<()> {
+    let settable = libc::O_APPEND | libc::O_DIRECT | libc::O_NOATIME;
+    // SAFETY: F_SETFL on our own descriptor.
+    if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFL, flags & settable) } < 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(())
@@ -564,6 +563,8 @@ pub(super) fn own_umask(umask: u32) -> io::Result<()> {
         /// This thread's fs context is its own already (a thread that acts inline, see
         /// `acting`, comes here once per call).
         static OWN_FS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        /// The umask this thread last set (most calls in a row come with the same one).
+        static SET: std::cell::Cell<Option<u32>> = const { std::cell::Cell::new(None) };
     }
     // SAFETY: unshare(CLONE_FS) copies this thread's fs context (cwd, root, umask); it
     // touches no other thread of the supervisor.
@@ -573,8 +574,11 @@ pub(super) fn own_umask(umask: u32) -> io::Result<()> {
         }
         OWN_FS.set(true);
     }
-    // SAFETY: umask has no failure mode; after the unshare it acts on this thread only.
-    unsafe { libc::umask(umask as libc::mode_t) };
+    if SET.get() != Some(umask) {
+        // SAFETY: umask has no failure mode; after the unshare it acts on this thread only.
+        unsafe { libc::umask(umask as libc::mode_t) };
+        SET.set(Some(umask));
+    }
     Ok(())
 }
 

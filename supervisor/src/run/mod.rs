@@ -5,6 +5,7 @@ mod acting;
 mod approval;
 mod approved;
 mod blocked_reason;
+mod caller_context;
 mod dns_call;
 pub mod exec_check;
 mod fence;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use super::caller_context;
 use super::dns_call;
 use super::exec_check::{self, ExecPolicy};
 use super::fence::Fence;
@@ -107,6 +108,10 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
             caller,
             n,
         );
+        return;
+    }
+    if n.nr == libc::SYS_umask {
+        caller_context::umask_called(&s.listener, &n);
         return;
     }
     let mem = TargetMemory::new(&s.listener, &n);

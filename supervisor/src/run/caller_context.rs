@@ -1,0 +1,193 @@
+//! The credentials and umask of a calling thread, kept between its calls.
+//!
+//! A call the supervisor carries out needs them: the credentials to act as the target
+//! ([`super::acting`]), the umask to give a created file the mode the target's own call
+//! would have. Both come from `/proc/<tid>/status`, whose read costs ~19 µs here (the
+//! kernel formats some fifty lines) — a third of a carried-out create. So they are kept
+//! per thread, and read again only when they may have changed:
+//!
+//! - The credentials cannot change. The sandbox holds no capability and runs with
+//!   `no_new_privs`, so `setuid`/`setresuid`/`setfsuid` can only choose among the ids it
+//!   has, `setgroups` is refused, and no exec grants set-id; new user namespaces are
+//!   refused by seccomp. They are kept only for a thread whose real, effective, saved and
+//!   filesystem uids are one id, and the same for its gids: nothing left to choose from.
+//! - The umask changes only through `umask(2)`, which is notified while writes are watched
+//!   ([`umask_called`]). Every kept umask is forgotten when one is called anywhere in the
+//!   sandbox (threads and `CLONE_FS` children share one), and none is kept while a change
+//!   is in flight: the call is let through, and the supervisor waits until the caller's
+//!   status shows the new value before it keeps umasks again. Should that not happen
+//!   (the caller stopped before its call ran), nothing is kept for the rest of the session.
+//! - A thread id can be reused once its thread is gone: each entry holds a pidfd of its
+//!   thread (`PIDFD_THREAD`, Linux 6.9), and an entry whose thread has exited is dropped.
+//!   Without `PIDFD_THREAD` nothing is kept.
+//!
+//! Callers still check that the notified call is pending after this (the thread id was
+//! the caller's when the call was made).
+
+use std::collections::HashMap;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use super::acting::TargetCredentials;
+use super::listener::{Listener, Notification, Response};
+
+/// Bumped by every umask change (when it is seen and when it has taken effect).
+static EPOCH: AtomicU64 = AtomicU64::new(0);
+/// Umask changes let through and not yet seen to take effect.
+static CHANGING: AtomicUsize = AtomicUsize::new(0);
+/// Set for good when a change could not be seen to take effect, or pidfds of threads
+/// cannot be had.
+static DISABLED: AtomicBool = AtomicBool::new(false);
+
+/// Most threads kept; beyond it, the entries of exited threads go, then all.
+const MOST_KEPT: usize = 4096;
+
+struct Entry {
+    thread: OwnedFd,
+    creds: TargetCredentials,
+    umask: u32,
+    epoch: u64,
+}
+
+fn kept() -> &'static Mutex<HashMap<libc::pid_t, Entry>> {
+    static KEPT: std::sync::OnceLock<Mutex<HashMap<libc::pid_t, Entry>>> =
+        std::sync::OnceLock::new();
+    KEPT.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The credentials and umask of thread `tid` (`None` for the umask before Linux 4.7).
+pub fn of_thread(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>)> {
+    let usable = || !DISABLED.load(Ordering::Acquire) && CHANGING.load(Ordering::Acquire) == 0;
+    let epoch = EPOCH.load(Ordering::Acquire);
+    if usable() {
+        let mut map = kept().lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(entry) = map.get(&tid) {
+            if !has_exited(&entry.thread) {
+                if entry.epoch == epoch {
+                    return Ok((entry.creds.clone(), Some(entry.umask)));
+                }
+            } else {
+                map.remove(&tid);
+            }
+        }
+    }
+    let (creds, umask, settled) = TargetCredentials::read_for_keeping(tid)?;
+    if let Some(umask) = umask
+        && settled
+        && usable()
+        && EPOCH.load(Ordering::Acquire) == epoch
+    {
+        match pidfd_of_thread(tid) {
+            Ok(thread) => keep(tid, thread, &creds, umask, epoch),
+            Err(_) => DISABLED.store(true, Ordering::Release),
+        }
+    }
+    Ok((creds, umask))
+}
+
+fn keep(tid: libc::pid_t, thread: OwnedFd, creds: &TargetCredentials, umask: u32, epoch: u64) {
+    let mut map = kept().lock().unwrap_or_else(|e| e.into_inner());
+    if map.len() >= MOST_KEPT {
+        map.retain(|_, e| !has_exited(&e.thread));
+        if map.len() >= MOST_KEPT {
+            map.clear();
+        }
+    }
+    // Read again under the lock: a change seen meanwhile leaves this value unkept.
+    if CHANGING.load(Ordering::Acquire) == 0 && EPOCH.load(Ordering::Acquire) == epoch {
+        map.insert(
+            tid,
+            Entry {
+                thread,
+                creds: creds.clone(),
+                umask,
+                epoch,
+            },
+        );
+    }
+}
+
+/// A notified `umask(2)`: every kept umask is forgotten, the call runs (`CONTINUE`), and
+/// umasks are kept again once the caller's status shows the new value (or the caller is
+/// gone). The loop that receives notifications is the one calling this, so no other
+/// umask change of the sandbox can run meanwhile.
+pub fn umask_called(listener: &Listener, n: &Notification) {
+    CHANGING.fetch_add(1, Ordering::AcqRel);
+    EPOCH.fetch_add(1, Ordering::AcqRel);
+    listener.respond(n.id, Response::Continue);
+    let wanted = (n.args[0] & 0o777) as u32;
+    let mut seen = false;
+    for _ in 0..10_000 {
+        match super::approved::umask_of(n.tid) {
+            Some(now) if now == wanted => {
+                seen = true;
+                break;
+            }
+            // Gone (or unreadable): nothing of it can be kept any more.
+            None => {
+                seen = true;
+                break;
+            }
+            Some(_) => std::thread::yield_now(),
+        }
+    }
+    if !seen {
+        DISABLED.store(true, Ordering::Release);
+    }
+    EPOCH.fetch_add(1, Ordering::AcqRel);
+    CHANGING.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// `pidfd_open(tid, PIDFD_THREAD)`: a descriptor that tells when this very thread exits.
+fn pidfd_of_thread(tid: libc::pid_t) -> io::Result<OwnedFd> {
+    const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
+    // SAFETY: pidfd_open takes a pid and flags by value; the result is checked.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, PIDFD_THREAD) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor that we now own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Whether the thread behind a pidfd has exited (its pidfd polls readable then). An
+/// error counts as exited: the entry is dropped and read again.
+fn has_exited(thread: &OwnedFd) -> bool {
+    let mut p = libc::pollfd {
+        fd: thread.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, no wait.
+    let ret = unsafe { libc::poll(&mut p, 1, 0) };
+    ret != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_thread_is_known_to_have_exited() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || {
+            // SAFETY: gettid has no preconditions.
+            tx.send(unsafe { libc::gettid() }).unwrap();
+            done_rx.recv().unwrap();
+        });
+        let tid = rx.recv().unwrap();
+        let Ok(fd) = pidfd_of_thread(tid) else {
+            eprintln!("SKIPPED: no PIDFD_THREAD (Linux 6.9) here");
+            done_tx.send(()).unwrap();
+            t.join().unwrap();
+            return;
+        };
+        assert!(!has_exited(&fd));
+        done_tx.send(()).unwrap();
+        t.join().unwrap();
+        assert!(has_exited(&fd));
+    }
+}

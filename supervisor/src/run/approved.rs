@@ -30,6 +30,8 @@ pub enum Operation {
         path: PathBuf,
         flags: i32,
         mode: u32,
+        /// The check found nothing at `path`: a create is tried as a new file first.
+        missing: bool,
     },
     Truncate {
         path: PathBuf,
@@ -108,17 +110,20 @@ pub fn operation_for(
             path: first,
             flags: a[1] as i32,
             mode: a[2] as u32,
+            missing: false,
         },
         #[cfg(target_arch = "x86_64")]
         libc::SYS_creat => Operation::Open {
             path: first,
             flags: libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC,
             mode: a[1] as u32,
+            missing: false,
         },
         libc::SYS_openat => Operation::Open {
             path: first,
             flags: a[2] as i32,
             mode: a[3] as u32,
+            missing: false,
         },
         libc::SYS_truncate => Operation::Truncate {
             path: first,
@@ -224,63 +229,46 @@ pub fn perform(
     op: Operation,
     view: View,
 ) -> Response {
-    let Ok((creds, umask)) = TargetCredentials::and_umask_of_thread(caller.tid) else {
+    let Ok((creds, umask, kept)) = super::caller_context::of_thread_kept(caller.tid) else {
         return Response::Error(libc::EPERM);
     };
     let umask = umask.unwrap_or(0o022);
-    // Credentials and umask were read by tid: trusted only while the call still waits.
-    if !listener.is_valid(n.id) {
+    // Credentials and umask just read by tid: trusted only while the call still waits.
+    if !kept && !listener.is_valid(n.id) {
         return Response::Error(libc::EPERM);
     }
     match op {
-        Operation::Open { path, flags, mode } => {
-            // Opened without waiting first (O_NONBLOCK), so that the caller's thread — the
-            // notification loop — is never held by an open: only a FIFO's (its other end
-            // missing) or a leased file's can wait, and those go to a thread of their own.
-            // An O_PATH open neither waits nor takes O_NONBLOCK.
-            let asked_nonblock = flags & (libc::O_NONBLOCK | libc::O_PATH) != 0;
-            let probe_flags = if asked_nonblock {
-                flags
-            } else {
-                flags | libc::O_NONBLOCK
-            };
-            let first = {
+        // A create of a name the check found missing is tried first as a new file
+        // (O_EXCL): one that is made is a regular file, whose open never waits, and is
+        // handed over with no more calls. One made since is opened as asked (unless the
+        // caller asked O_EXCL itself).
+        Operation::Open {
+            path,
+            flags,
+            mode,
+            missing,
+        } if flags & libc::O_CREAT != 0
+            && flags & libc::O_PATH == 0
+            && (missing || flags & libc::O_EXCL != 0) =>
+        {
+            let made = {
                 let path = path.clone();
                 act_as(&creds, move || {
                     own_umask(umask)?;
-                    open_checked(view, &path, probe_flags | libc::O_CLOEXEC, mode)
+                    open_checked(view, &path, flags | libc::O_EXCL | libc::O_CLOEXEC, mode)
                 })
             };
-            let waits = !asked_nonblock
-                && match &first {
-                    // A writer without a reader (ENXIO), a lease being broken (EWOULDBLOCK).
-                    Err(e) => matches!(e.raw_os_error(), Some(libc::ENXIO | libc::EWOULDBLOCK)),
-                    // A reader of a FIFO waits for a writer, which the probe did not; a
-                    // device other than the few that never wait at open (a serial line
-                    // waits for its carrier) is opened as asked.
-                    Ok(file) => match kind_of(file) {
-                        Kind::Fifo => flags & libc::O_ACCMODE == libc::O_RDONLY,
-                        Kind::Device(rdev) => !never_waits_at_open(rdev),
-                        Kind::Other => false,
-                    },
-                };
-            if waits {
-                // The probe stays open until the blocking open returns: a FIFO reader that
-                // came and went would release a waiting writer into a pipe without a
-                // reader (EPIPE); one still open is what a reader waiting in open is.
-                let probe = first.ok();
-                return open_on_a_thread(listener, n, creds, umask, view, path, flags, mode, probe);
-            }
-            match first.and_then(|file| {
-                if !asked_nonblock {
-                    clear_nonblock(&file, flags)?;
-                }
-                Ok(file)
-            }) {
+            match made {
                 Ok(file) => answer_with(listener, n.id, &file, flags),
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) && flags & libc::O_EXCL == 0 => {
+                    open_as_asked(listener, n, creds, umask, view, path, flags, mode)
+                }
                 Err(e) => errno_response(e),
             }
         }
+        Operation::Open {
+            path, flags, mode, ..
+        } => open_as_asked(listener, n, creds, umask, view, path, flags, mode),
         Operation::Reopen { link, flags } => {
             let opened = act_as(&creds, move || {
                 reopen_checked(&link, flags | libc::O_CLOEXEC)
@@ -306,6 +294,65 @@ pub fn perform(
             own_umask(umask)?;
             perform_path_call(other, view)
         })),
+    }
+}
+
+/// An open as the caller asked it. Made without waiting first (O_NONBLOCK), so that the
+/// caller's thread — the notification loop — is never held by an open: only a FIFO's (its
+/// other end missing) or a leased file's can wait, and those go to a thread of their own.
+/// An O_PATH open neither waits nor takes O_NONBLOCK.
+#[allow(clippy::too_many_arguments)]
+fn open_as_asked(
+    listener: &std::sync::Arc<Listener>,
+    n: &Notification,
+    creds: TargetCredentials,
+    umask: u32,
+    view: View,
+    path: PathBuf,
+    flags: i32,
+    mode: u32,
+) -> Response {
+    let asked_nonblock = flags & (libc::O_NONBLOCK | libc::O_PATH) != 0;
+    let probe_flags = if asked_nonblock {
+        flags
+    } else {
+        flags | libc::O_NONBLOCK
+    };
+    let first = {
+        let path = path.clone();
+        act_as(&creds, move || {
+            own_umask(umask)?;
+            open_checked(view, &path, probe_flags | libc::O_CLOEXEC, mode)
+        })
+    };
+    let waits = !asked_nonblock
+        && match &first {
+            // A writer without a reader (ENXIO), a lease being broken (EWOULDBLOCK).
+            Err(e) => matches!(e.raw_os_error(), Some(libc::ENXIO | libc::EWOULDBLOCK)),
+            // A reader of a FIFO waits for a writer, which the probe did not; a
+            // device other than the few that never wait at open (a serial line
+            // waits for its carrier) is opened as asked.
+            Ok(file) => match kind_of(file) {
+                Kind::Fifo => flags & libc::O_ACCMODE == libc::O_RDONLY,
+                Kind::Device(rdev) => !never_waits_at_open(rdev),
+                Kind::Other => false,
+            },
+        };
+    if waits {
+        // The probe stays open until the blocking open returns: a FIFO reader that
+        // came and went would release a waiting writer into a pipe without a
+        // reader (EPIPE); one still open is what a reader waiting in open is.
+        let probe = first.ok();
+        return open_on_a_thread(listener, n, creds, umask, view, path, flags, mode, probe);
+    }
+    match first.and_then(|file| {
+        if !asked_nonblock {
+            clear_nonblock(&file, flags)?;
+        }
+        Ok(file)
+    }) {
+        Ok(file) => answer_with(listener, n.id, &file, flags),
+        Err(e) => errno_response(e),
     }
 }
 

@@ -59,6 +59,13 @@ fn kept() -> &'static Mutex<HashMap<libc::pid_t, Entry>> {
 
 /// The credentials and umask of thread `tid` (`None` for the umask before Linux 4.7).
 pub fn of_thread(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>)> {
+    of_thread_kept(tid).map(|(creds, umask, _)| (creds, umask))
+}
+
+/// [`of_thread`], and whether the answer came from a kept entry. A kept entry's thread is
+/// alive (its pidfd says so), so `tid` still names the thread that made the caller's
+/// call: unlike values just read by `tid`, they need no check that the call is pending.
+pub fn of_thread_kept(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>, bool)> {
     let usable = || !DISABLED.load(Ordering::Acquire) && CHANGING.load(Ordering::Acquire) == 0;
     let epoch = EPOCH.load(Ordering::Acquire);
     if usable() {
@@ -66,7 +73,7 @@ pub fn of_thread(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>
         if let Some(entry) = map.get(&tid) {
             if !has_exited(&entry.thread) {
                 if entry.epoch == epoch {
-                    return Ok((entry.creds.clone(), Some(entry.umask)));
+                    return Ok((entry.creds.clone(), Some(entry.umask), true));
                 }
             } else {
                 map.remove(&tid);
@@ -84,7 +91,7 @@ pub fn of_thread(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option<u32>
             Err(_) => DISABLED.store(true, Ordering::Release),
         }
     }
-    Ok((creds, umask))
+    Ok((creds, umask, false))
 }
 
 fn keep(tid: libc::pid_t, thread: OwnedFd, creds: &TargetCredentials, umask: u32, epoch: u64) {

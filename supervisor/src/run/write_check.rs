@@ -21,7 +21,7 @@ use super::blocked_reason::BlockedReason;
 use super::fence::Fence;
 use super::listener::{Notification, Response};
 use super::metadata::{self, MetadataOp};
-use super::path_resolve::{self, Base, Caller, ProcessCwd, Resolution};
+use super::path_resolve::{self, Base, Caller, Found, ProcessCwd, Resolution};
 use super::question::{Ask, OnYes, Outcome};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
 use crate::escape::bytes_for_terminal;
@@ -314,15 +314,28 @@ fn resolve_arg(
     cwd: &ProcessCwd,
     arg: &PathArg,
 ) -> Result<(Vec<u8>, Resolution), MemoryError> {
+    resolve_arg_found(mem, caller, cwd, arg).map(|(raw, resolution, _)| (raw, resolution))
+}
+
+/// [`resolve_arg`], and whether the walk found what the path names.
+fn resolve_arg_found(
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    cwd: &ProcessCwd,
+    arg: &PathArg,
+) -> Result<(Vec<u8>, Resolution, Found), MemoryError> {
     let raw = mem.c_string(arg.addr, PATH_MAX)?;
-    let resolution = if raw.is_empty() && !arg.empty_is_base {
-        Resolution::Unresolvable("empty path".into())
+    let (resolution, found) = if raw.is_empty() && !arg.empty_is_base {
+        (
+            Resolution::Unresolvable("empty path".into()),
+            Found::NotLooked,
+        )
     } else {
         let relative = raw.first() != Some(&b'/') && matches!(arg.base, Base::Cwd);
         let known = relative.then(|| cwd.base()).flatten();
-        path_resolve::resolve_with_cwd(caller, arg.base, &raw, arg.follow_last, known.as_deref())
+        path_resolve::resolve_found(caller, arg.base, &raw, arg.follow_last, known.as_deref())
     };
-    Ok((raw, resolution))
+    Ok((raw, resolution, found))
 }
 
 fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
@@ -448,12 +461,14 @@ pub fn check(
             let mut resolved: Vec<PathBuf> = Vec::with_capacity(paths.len());
             let mut first_shown: Vec<u8> = Vec::new();
             let mut descriptor: Option<PathBuf> = None;
+            let mut first_found = Found::NotLooked;
             for arg in paths {
-                match resolve_arg(mem, caller, &cwd, arg) {
+                match resolve_arg_found(mem, caller, &cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
-                    Ok((raw, resolution)) => {
+                    Ok((raw, resolution, found)) => {
                         if first_shown.is_empty() {
                             first_shown = shown(&raw, &resolution);
+                            first_found = found;
                         }
                         match resolution {
                             Resolution::Path(p) => resolved.push(p),
@@ -540,7 +555,17 @@ pub fn check(
                 return allowed(event, first_shown, Response::Continue);
             }
             let operation = match (&descriptor, unresolvable) {
-                (None, false) => perform(),
+                (None, false) => perform().map(|op| match op {
+                    Operation::Open {
+                        path, flags, mode, ..
+                    } => Operation::Open {
+                        path,
+                        flags,
+                        mode,
+                        missing: first_found == Found::Missing,
+                    },
+                    other => other,
+                }),
                 (Some(link), true) if paths.len() == 1 && link_source.is_none() => {
                     approved::reopen_for(n, link)
                 }

@@ -566,6 +566,37 @@ print("done")
     }
 }
 
+/// A descriptor link to a file that has lost its name reads `/path (deleted)`: a create
+/// through it must not make a file of that name (nor anything else).
+fn a_descriptor_link_to_a_removed_file_makes_no_file(w: &World) {
+    let out = w.python(
+        r#"import os
+fd = os.open("gone", os.O_WRONLY | os.O_CREAT, 0o644)
+os.unlink("gone")
+try:
+    os.close(os.open("/proc/self/fd/%d" % fd, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644))
+    print("opened")
+except OSError as e:
+    print("refused", e.errno)
+"#,
+    );
+    let names: Vec<String> = std::fs::read_dir(&w.worktree)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.contains("gone")),
+        "a file was made from the link's text: {names:?} {}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).starts_with("opened") || stdout(&out).starts_with("refused"),
+        "{} {}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 fn fifos_flags_and_umask_survive_carried_out_opens(w: &World) {
     if !python_ready("fifos_flags_and_umask_survive_carried_out_opens") {
         return;
@@ -2450,6 +2481,7 @@ both_ways!(
     credentials_are_scrubbed_from_the_environment,
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,
+    a_descriptor_link_to_a_removed_file_makes_no_file,
     session_tmpdir_is_writable_and_removed,
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,

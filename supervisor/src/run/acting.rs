@@ -109,6 +109,7 @@ pub fn act_as<T: Send + 'static>(
         {
             return op();
         }
+        // (Nested inside an op already set aside, or capset refused: a thread of its own.)
     }
     let creds = creds.clone();
     std::thread::spawn(move || {
@@ -213,15 +214,26 @@ impl CapData {
     }
 }
 
+thread_local! {
+    /// This thread's capabilities are set aside now: a nested call must not restore them
+    /// when it ends, inside the outer one.
+    static ASIDE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 impl SetAside {
     fn effective_capabilities(own: &CapData) -> io::Result<SetAside> {
+        if ASIDE.get() {
+            return Err(io::Error::from_raw_os_error(libc::EBUSY));
+        }
         own.without_effective().set_on_this_thread()?;
+        ASIDE.set(true);
         Ok(SetAside(*own))
     }
 }
 
 impl Drop for SetAside {
     fn drop(&mut self) {
+        ASIDE.set(false);
         if let Err(e) = self.0.set_on_this_thread() {
             eprintln!("fence: restoring the supervisor's capabilities after a call failed: {e}");
         }

@@ -553,10 +553,28 @@ fn open_at_checked(
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
     // openat2 refuses what openat ignores beside O_PATH; O_NOCTTY: a terminal opened for the
     // target must never become the supervisor's controlling terminal.
+    // Bits open(2) ignores and openat2 refuses (EINVAL) are dropped, as open would.
+    let valid = libc::O_ACCMODE
+        | libc::O_CREAT
+        | libc::O_EXCL
+        | libc::O_NOCTTY
+        | libc::O_TRUNC
+        | libc::O_APPEND
+        | libc::O_NONBLOCK
+        | libc::O_DSYNC
+        | libc::O_SYNC
+        | libc::O_DIRECT
+        | libc::O_LARGEFILE
+        | libc::O_DIRECTORY
+        | libc::O_NOFOLLOW
+        | libc::O_NOATIME
+        | libc::O_CLOEXEC
+        | libc::O_PATH
+        | libc::O_TMPFILE;
     let flags = if flags & libc::O_PATH != 0 {
         flags & (libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
     } else {
-        flags | libc::O_NOCTTY
+        (flags & valid) | libc::O_NOCTTY
     };
     how.flags = flags as u64;
     if flags & (libc::O_CREAT | libc::O_TMPFILE) != 0 {

@@ -16,10 +16,12 @@
 //!   sandbox (threads and `CLONE_FS` children share one), and none is kept while a change
 //!   is in flight: the call is let through, and the supervisor waits until the caller's
 //!   status shows the new value before it keeps umasks again. Should that not happen
-//!   (the caller stopped before its call ran), nothing is kept for the rest of the session.
+//!   within 50 ms (the caller stopped before its call ran), nothing is kept for the rest
+//!   of the session.
 //! - A thread id can be reused once its thread is gone: each entry holds a pidfd of its
-//!   thread (`PIDFD_THREAD`, Linux 6.9), and an entry whose thread has exited is dropped.
-//!   Without `PIDFD_THREAD` nothing is kept.
+//!   thread (`PIDFD_THREAD`, Linux 6.9), opened before the status is read and found alive
+//!   after it, and an entry whose thread has exited is dropped. Without `PIDFD_THREAD`
+//!   nothing is kept; at most 256 threads are.
 //!
 //! Callers still check that the notified call is pending after this (the thread id was
 //! the caller's when the call was made).
@@ -41,8 +43,13 @@ static CHANGING: AtomicUsize = AtomicUsize::new(0);
 /// cannot be had.
 static DISABLED: AtomicBool = AtomicBool::new(false);
 
-/// Most threads kept; beyond it, the entries of exited threads go, then all.
-const MOST_KEPT: usize = 4096;
+/// Most threads kept (each holds a descriptor); beyond it, the entries of exited threads
+/// go, then all.
+const MOST_KEPT: usize = 256;
+
+/// Longest wait for a umask change to show in its caller's status before nothing is kept
+/// any more (the caller runs its call as soon as it is answered).
+const UMASK_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 struct Entry {
     thread: OwnedFd,
@@ -80,22 +87,46 @@ pub fn of_thread_kept(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option
             }
         }
     }
+    // The thread's pidfd first, then its status: a status read between the pidfd's opening
+    // and a later look that finds the thread alive is that thread's (its id was not free
+    // in between), which is what an entry must hold.
+    let thread = if usable() {
+        match pidfd_of_thread(tid) {
+            Ok(fd) => Some(fd),
+            // No PIDFD_THREAD (before Linux 6.9): nothing can be kept safely.
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) => {
+                disable();
+                None
+            }
+            // Out of descriptors, or the thread is gone: this one is not kept.
+            Err(_) => None,
+        }
+    } else {
+        None
+    };
     let (creds, umask, settled) = TargetCredentials::read_for_keeping(tid)?;
-    if let Some(umask) = umask
+    if let (Some(thread), Some(umask)) = (thread, umask)
         && settled
+        && !has_exited(&thread)
         && usable()
         && EPOCH.load(Ordering::Acquire) == epoch
     {
-        match pidfd_of_thread(tid) {
-            Ok(thread) => keep(tid, thread, &creds, umask, epoch),
-            Err(_) => DISABLED.store(true, Ordering::Release),
-        }
+        keep(tid, thread, &creds, umask, epoch);
     }
     Ok((creds, umask, false))
 }
 
+/// Nothing is kept from now on, and what was kept goes (with its descriptors).
+fn disable() {
+    DISABLED.store(true, Ordering::Release);
+    kept().lock().unwrap_or_else(|e| e.into_inner()).clear();
+}
+
 fn keep(tid: libc::pid_t, thread: OwnedFd, creds: &TargetCredentials, umask: u32, epoch: u64) {
     let mut map = kept().lock().unwrap_or_else(|e| e.into_inner());
+    if DISABLED.load(Ordering::Acquire) {
+        return;
+    }
     if map.len() >= MOST_KEPT {
         map.retain(|_, e| !has_exited(&e.thread));
         if map.len() >= MOST_KEPT {
@@ -121,12 +152,18 @@ fn keep(tid: libc::pid_t, thread: OwnedFd, creds: &TargetCredentials, umask: u32
 /// gone). The loop that receives notifications is the one calling this, so no other
 /// umask change of the sandbox can run meanwhile.
 pub fn umask_called(listener: &Listener, n: &Notification) {
+    if DISABLED.load(Ordering::Acquire) {
+        listener.respond(n.id, Response::Continue);
+        return;
+    }
     CHANGING.fetch_add(1, Ordering::AcqRel);
     EPOCH.fetch_add(1, Ordering::AcqRel);
-    listener.respond(n.id, Response::Continue);
+    // An answer that did not arrive (the call was interrupted) changed nothing.
+    let answered = listener.try_respond(n.id, Response::Continue);
     let wanted = (n.args[0] & 0o777) as u32;
-    let mut seen = false;
-    for _ in 0..10_000 {
+    let mut seen = !answered;
+    let started = std::time::Instant::now();
+    while !seen && started.elapsed() < UMASK_WAIT {
         match super::approved::umask_of(n.tid) {
             Some(now) if now == wanted => {
                 seen = true;
@@ -141,10 +178,17 @@ pub fn umask_called(listener: &Listener, n: &Notification) {
         }
     }
     if !seen {
-        DISABLED.store(true, Ordering::Release);
+        disable();
     }
     EPOCH.fetch_add(1, Ordering::AcqRel);
     CHANGING.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// An `execve` is about to run: what was kept is forgotten. A thread other than its
+/// process's leader that calls it takes the leader's id (and the leader's pidfd then tells
+/// of this thread), and may have had a filesystem context, and so a umask, of its own.
+pub fn exec_seen() {
+    EPOCH.fetch_add(1, Ordering::AcqRel);
 }
 
 /// `pidfd_open(tid, PIDFD_THREAD)`: a descriptor that tells when this very thread exits.

@@ -184,8 +184,14 @@ impl Listener {
 
     /// Answers a notification. An error means the caller is gone, which needs no action.
     pub fn respond(&self, id: u64, response: Response) {
+        self.try_respond(id, response);
+    }
+
+    /// [`Self::respond`], and whether the answer reached the call (false when the call was
+    /// gone: interrupted, or its thread killed).
+    pub fn try_respond(&self, id: u64, response: Response) -> bool {
         if response == Response::Sent {
-            return;
+            return true;
         }
         // SAFETY: seccomp_notif_resp is plain data.
         let mut resp: libc::seccomp_notif_resp = unsafe { std::mem::zeroed() };
@@ -197,13 +203,14 @@ impl Listener {
             Response::Sent => {}
         }
         // SAFETY: SEND reads one seccomp_notif_resp from a valid pointer.
-        unsafe {
+        let ret = unsafe {
             libc::ioctl(
                 self.fd.as_raw_fd(),
                 libc::SECCOMP_IOCTL_NOTIF_SEND as _,
                 &resp,
             )
         };
+        ret == 0
     }
 }
 

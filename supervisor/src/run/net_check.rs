@@ -819,13 +819,16 @@ fn unix_to_path(
     let allowed = net.allow_unix.clone();
     let result = act_as(creds, move || {
         // The socket as the sandbox sees it (one in its own TMPDIR exists only there), by
-        // the resolved path: a symlink swapped in since the check fails the open.
-        let object = super::approved::open_checked(
-            View::Sandbox,
-            &resolved,
-            libc::O_PATH | libc::O_CLOEXEC,
-            0,
-        )?;
+        // the resolved path: a symlink swapped in since the check fails the open. One
+        // opened with --allow-unix is the host's, in fence's view (its folder may be
+        // hidden from the sandbox, as ~/.gnupg is).
+        let view = if allowed.contains(&resolved) {
+            View::Fence
+        } else {
+            View::Sandbox
+        };
+        let object =
+            super::approved::open_checked(view, &resolved, libc::O_PATH | libc::O_CLOEXEC, 0)?;
         let raw = object.as_raw_fd();
         let proc_path = format!("/proc/self/fd/{raw}");
         let real = std::fs::read_link(&proc_path)?;

@@ -116,6 +116,7 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
     }
     let mem = TargetMemory::new(&s.listener, &n);
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
+        caller_context::exec_seen();
         exec_check::check(s.policy.as_ref(), &s.fence.worktree, &mem, caller, &n)
     } else if let Some(call) = write_check::decode(&n) {
         write_check::check(&s.fence, &mem, caller, &n, &call)

@@ -476,6 +476,14 @@ fn walk_one_by_one(
                 if links > MAX_SYMLINKS {
                     return unresolvable("too many symlinks".into());
                 }
+                // A descriptor link to a file that has no name any more (removed, an
+                // O_TMPFILE or memfd file) shows `/path (deleted)`: no path leads there.
+                if candidate.starts_with("/proc")
+                    && is_descriptor_link(&candidate)
+                    && target.as_os_str().as_bytes().ends_with(b" (deleted)")
+                {
+                    return (Resolution::Descriptor(candidate), Found::NotLooked);
+                }
                 if candidate.starts_with("/proc") && !target.is_absolute() {
                     // A /proc magic link to something without a path (pipe:[…], socket:[…]).
                     if is_descriptor_link(&candidate) {

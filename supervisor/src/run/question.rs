@@ -152,6 +152,7 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         s.listener.respond(n.id, response);
         return;
     };
+    let protected_path = ask.rule == "fence.protected-path";
     let request = Request {
         event,
         level: ask.level,
@@ -177,7 +178,13 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         let response = match ask.on_yes {
             OnYes::Continue => Response::Continue,
             // Approved beyond the fence: the real file, in fence's view.
-            OnYes::Perform(op) => approved::perform(&s.listener, n, caller, op, View::Fence),
+            OnYes::Perform(op) => {
+                if protected_path {
+                    // Before the write: a later one never finds it made and still bound.
+                    super::write_check::protected_path_approved();
+                }
+                approved::perform(&s.listener, n, caller, op, View::Fence)
+            }
         };
         s.listener.respond(n.id, response);
         return;

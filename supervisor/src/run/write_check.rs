@@ -81,6 +81,21 @@ fn open_follows(flags: u64) -> bool {
     f & libc::O_NOFOLLOW == 0 && !(f & libc::O_CREAT != 0 && f & libc::O_EXCL != 0)
 }
 
+/// Set once a person approved a write to a protected path in a session with a mount view:
+/// what it made has no read-only mount, so from then on every write inside the fence is
+/// carried out by the supervisor (as without a mount view), never `CONTINUE`.
+static PROTECTED_PATH_UNBOUND: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Records that a protected path was written with a person's approval.
+pub fn protected_path_approved() {
+    PROTECTED_PATH_UNBOUND.store(true, std::sync::atomic::Ordering::Release);
+}
+
+fn protected_path_unbound() -> bool {
+    PROTECTED_PATH_UNBOUND.load(std::sync::atomic::Ordering::Acquire)
+}
+
 /// Whether call `n` makes a new name (a file, directory, node or link, or a rename's
 /// destination), judged from its number and registers (which the target cannot change
 /// after the check). An `O_TMPFILE` open makes an unnamed file.
@@ -491,7 +506,17 @@ pub fn check(
                     approved::operation_for(n, mem, &resolved, source.as_deref())
                 }
             };
-            if let Some(p) = resolved.iter().find(|p| !fence.allows_write(p)) {
+            // The device list holds files to open, not names to make, move or remove: a
+            // rename, link, unlink or mkdir naming a device is outside the fence.
+            let on_object = matches!(*op, "open" | "creat" | "truncate");
+            let outside = |p: &&PathBuf| {
+                if on_object {
+                    !fence.allows_write(p)
+                } else {
+                    fence.root_of(p).is_none()
+                }
+            };
+            if let Some(p) = resolved.iter().find(outside) {
                 let verb = if *op == "open" || *op == "creat" {
                     "write"
                 } else {
@@ -551,7 +576,7 @@ pub fn check(
             // path it checked, in the sandbox's view ([`super::view`]), as every write is
             // without a mount view, where Landlock lets the whole worktree be written,
             // protected paths included.
-            if fence.read_only_view && !makes_a_name(n) {
+            if fence.read_only_view && !makes_a_name(n) && !protected_path_unbound() {
                 return allowed(event, first_shown, Response::Continue);
             }
             let operation = match (&descriptor, unresolvable) {

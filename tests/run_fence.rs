@@ -879,6 +879,8 @@ enum Raced {
     Rename,
     /// `symlink` at the path.
     Symlink,
+    /// `bind` of a unix socket to the path (the sockaddr itself is swapped).
+    Bind,
 }
 
 /// Opens a path 10,000 times while another thread swaps it between `inside` (a file the
@@ -922,15 +924,21 @@ fn race_calls(w: &World, target: &Path, inside: &Path, test: &str, call: Raced) 
             "close(open(src, O_WRONLY | O_CREAT, 0644));\n        if (rename(src, path) == 0) { ok++; unlink(in); } else refused++;"
         }
         Raced::Symlink => "if (symlink(\"x\", path) == 0) { ok++; unlink(in); } else refused++;",
+        Raced::Bind => {
+            "int s = socket(AF_UNIX, SOCK_STREAM, 0);\n        if (bind(s, (struct sockaddr *)&u.sa, sizeof u.sa) == 0) { ok++; unlink(in); } else refused++;\n        close(s);"
+        }
     };
     let src = format!(
         r#"#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
-static char path[4096];
+static union {{ struct sockaddr_un sa; char raw[4096]; }} u;
+#define path (u.sa.sun_path)
 static const char *in = "{inside}", *out = "{outside}", *src = "{source}";
 static volatile int stop;
 static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
@@ -948,6 +956,7 @@ int main(void) {{
     pthread_t t;
     int ok = 0, refused = 0;
     (void)src;
+    u.sa.sun_family = AF_UNIX;
     strcpy(path, in);
     pthread_create(&t, 0, swap, 0);
     for (int i = 0; i < 10000; i++) {{
@@ -1259,8 +1268,9 @@ fn a_thread_swapping_to_a_git_hook_never_writes_it(w: &World) {
 
 /// A protected path that does not exist yet sits in a writable directory: every call that
 /// makes a name is carried out by the supervisor from the path it checked, in every mode.
-/// `.envrc` against `.envrx` (a file, a symlink), `.vscode` against `.vscodx` (a
-/// directory), `.mcp.json` against `.mcp.jsox` (a rename's destination).
+/// `.envrc` against `.envrx` (a file, a symlink, a unix socket's `bind`), `.vscode`
+/// against `.vscodx` (a directory), `.mcp.json` against `.mcp.jsox` (a rename's
+/// destination).
 fn a_thread_swapping_to_a_missing_envrc_never_creates_it(w: &World) {
     let test = "a_thread_swapping_to_a_missing_envrc_never_creates_it";
     let wt = &w.worktree;
@@ -1286,6 +1296,7 @@ fn a_thread_swapping_to_a_missing_envrc_never_creates_it(w: &World) {
         test,
         Raced::Rename,
     );
+    race_calls(w, &wt.join(".envrc"), &wt.join(".envrx"), test, Raced::Bind);
 }
 
 /// The session TMPDIR is a tmpfs of the sandbox's own (with a mount view): a symlink made

@@ -389,31 +389,6 @@ pub fn handled_fs_access(plan: &FencePlan) -> BitFlags<AccessFs> {
 
 /// Creates the ruleset for `plan` and restricts the calling thread with it. Every
 /// requested right must be enforced (hard requirement): a partial result is an error.
-/// Confines the calling *thread* (Landlock applies to the thread that restricts itself and
-/// what it later creates) so that it can make unix socket files only beneath `roots`. The
-/// supervisor binds a sandboxed process's socket from such a thread: the kernel, not a
-/// check the process could race, then decides where the socket file lands.
-pub fn restrict_thread_to_sockets_beneath(roots: &[PathBuf]) -> Result<(), LandlockFenceError> {
-    let rs_err = |e: landlock::RulesetError| LandlockFenceError::Ruleset(e.to_string());
-    let mut created = Ruleset::default()
-        .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(AccessFs::MakeSock)
-        .map_err(rs_err)?
-        .create()
-        .map_err(rs_err)?;
-    for root in roots {
-        let Ok(fd) = PathFd::new(root) else {
-            // Gone: no grant, the safe side.
-            continue;
-        };
-        created = created
-            .add_rule(PathBeneath::new(fd, AccessFs::MakeSock))
-            .map_err(rs_err)?;
-    }
-    created.restrict_self().map_err(rs_err)?;
-    Ok(())
-}
-
 pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
     let abi = ABI::from(plan.abi);
     let all = handled_fs_access(plan);

@@ -26,10 +26,10 @@
 //! These calls may block (a connect to a busy listener), so each runs on its own thread
 //! and answers the notification from there; the loop never waits on it.
 
-use std::ffi::CString;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
@@ -337,11 +337,15 @@ fn dns_socket_call(
     address: &Address,
 ) -> Option<Outcome> {
     let Some((_, socket)) = dns_call::stand_in_of(relay, caller, n.args[0] as i32) else {
-        return (n.nr == libc::SYS_bind && net.loopback.is_none()).then_some(Outcome {
-            response: Response::Continue,
-            reason: None,
-            decision: None,
-        });
+        // A pathname bind makes a name: carried out by `bind` in every mode.
+        let names_a_file = matches!(address, Address::UnixPath(_));
+        return (n.nr == libc::SYS_bind && net.loopback.is_none() && !names_a_file).then_some(
+            Outcome {
+                response: Response::Continue,
+                reason: None,
+                decision: None,
+            },
+        );
     };
     let data = if n.nr == libc::SYS_sendto {
         if n.args[2] > MAX_DATAGRAM {
@@ -935,7 +939,11 @@ fn sendto(
     }
 }
 
-/// `bind` without a network namespace (it is notified only then).
+/// `bind`. A pathname unix bind makes a name in the filesystem, which is carried out here
+/// from the checked path in every mode (a `CONTINUE` would let the kernel read a path a
+/// racing thread swapped in since: a socket file at a missing protected name such as
+/// `.envrc`). The rest goes to the kernel in the sandbox's own network namespace; without
+/// one (the loopback table), abstract names and inet addresses are judged here.
 fn bind(
     fence: &Fence,
     net: &NetFence,
@@ -947,10 +955,10 @@ fn bind(
     let addr = match address {
         // Without a network namespace the abstract names are the host's: a name bound here
         // would take the connections of host programs that expect their own service under
-        // it. A pathname bind is then performed here, from the checked path, so that a
-        // racing thread cannot turn it into an abstract one after the check.
-        Address::UnixPath(path) if net.loopback.is_some() => {
-            return bind_unix_path(fence, caller, fd, bytes, &path);
+        // it. Performing the pathname bind also keeps a racing thread from turning it into
+        // an abstract one after the check.
+        Address::UnixPath(path) => {
+            return bind_unix_path(fence, caller, fd, &path);
         }
         Address::UnixOther if net.loopback.is_some() => {
             // sa_family alone: autobind, a random abstract name of the kernel's choosing.
@@ -970,9 +978,18 @@ fn bind(
                 d,
             );
         }
-        // Bounded by Landlock whatever the target swaps in (see the module doc), and the
-        // abstract names are the sandbox's own network namespace's.
-        Address::UnixPath(_) | Address::UnixOther => {
+        // The sandbox's own network namespace: its abstract names and its loopback are its
+        // own, and what a racing thread swaps in stays there.
+        _ if net.own_netns => {
+            return Outcome {
+                response: Response::Continue,
+                reason: None,
+                decision: None,
+            };
+        }
+        // Bounded by Landlock's abstract-socket scope (no network namespace is refused below
+        // ABI 6 unless degraded).
+        Address::UnixOther => {
             return Outcome {
                 response: Response::Continue,
                 reason: None,
@@ -1029,13 +1046,14 @@ fn perform_bind(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
     }))
 }
 
-/// A pathname unix bind without a network namespace, performed here on the target's
-/// socket with the address the check read (a racing thread cannot turn it into an abstract
-/// name afterwards). The path is resolved for the reason line and the protected-path check;
-/// the bind itself runs on a thread with the target's credentials, umask and cwd that
-/// Landlock confines to making socket files beneath the writable roots, so a symlink
-/// swapped in since the check leads nowhere outside.
-fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, bytes: Vec<u8>, path: &[u8]) -> Outcome {
+/// A pathname unix bind, performed here on the target's socket from the checked path:
+/// the parent directory is opened as checked (in the sandbox's view, refusing any symlink
+/// on the way) and made the acting thread's working directory, and the socket is bound to
+/// the last component alone, which the kernel makes in that very directory (an existing
+/// name, a symlink included, fails with EADDRINUSE). So no path swapped after the check —
+/// in memory or in the filesystem — can put the socket file anywhere else. The socket's
+/// own address (`getsockname`) is then that last component.
+fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcome {
     let resolved = match path_resolve::resolve(caller, Base::Cwd, path, false) {
         Resolution::Path(p) => p,
         // A socket file is never made through a descriptor link or an unresolvable path.
@@ -1052,38 +1070,48 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, bytes: Vec<u8>, path: 
         let d = decision("bind", caller, shown, "fence.protected-path", false);
         return Outcome::refused(libc::EACCES, "unix socket on a protected path", d);
     }
-    let umask = super::approved::umask_of(caller.tid).unwrap_or(0o022);
-    let Ok(cwd_path) = CString::new(format!("/proc/{}/cwd", caller.tid)) else {
-        return Outcome::error(libc::EACCES);
+    let (Some(parent), Some(name)) = (resolved.parent(), resolved.file_name()) else {
+        return Outcome::error(libc::EINVAL);
     };
-    // SAFETY: a NUL-terminated path; the descriptor is owned below.
-    let cwd = unsafe {
-        libc::open(
-            cwd_path.as_ptr(),
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
+    let (parent, name) = (parent.to_path_buf(), name.to_os_string());
+    let Ok(address) = sockaddr_un(name.as_bytes()) else {
+        return Outcome::error(libc::ENAMETOOLONG);
     };
-    if cwd < 0 {
-        return Outcome::error(libc::EACCES);
-    }
-    // SAFETY: a fresh descriptor, owned from here on.
-    let cwd = unsafe { OwnedFd::from_raw_fd(cwd) };
-    // Socket, credentials, umask and cwd were taken by tid: trusted only while the call waits.
+    // Socket (and credentials) were fetched by tid: trusted only while the call waits.
     let (socket, creds) = match target_socket(caller, fd) {
         Ok(s) => s,
         Err(errno) => return Outcome::error(errno),
     };
-    let roots = fence.writable.clone();
+    let umask = TargetCredentials::and_umask_of_thread(caller.tid)
+        .ok()
+        .and_then(|(_, u)| u)
+        .unwrap_or(0o022);
     Outcome::from_result(act_as(&creds, move || {
+        // Its own fs context (cwd, umask): the socket file's mode follows the umask.
         super::approved::own_umask(umask)?;
-        shim::landlock_fence::restrict_thread_to_sockets_beneath(&roots)
-            .map_err(|_| io::Error::from_raw_os_error(libc::EACCES))?;
-        // SAFETY: fchdir on a directory descriptor we own; this thread has its own fs context.
-        if unsafe { libc::fchdir(cwd.as_raw_fd()) } != 0 {
+        let dir = super::approved::open_checked(
+            View::Sandbox,
+            &parent,
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+        )?;
+        // SAFETY: fchdir on a directory descriptor we own; this thread has its own fs
+        // context (own_umask unshared it).
+        if unsafe { libc::fchdir(dir.as_raw_fd()) } != 0 {
             return Err(io::Error::last_os_error());
         }
-        // `bytes` holds the sockaddr the check read, of its length.
-        bind_socket(&socket, &bytes)?;
+        let len = std::mem::offset_of!(libc::sockaddr_un, sun_path) + name.len() + 1;
+        // SAFETY: a sockaddr_un of at least `len` bytes; `socket` is our descriptor.
+        let ret = unsafe {
+            libc::bind(
+                socket.as_raw_fd(),
+                &address as *const libc::sockaddr_un as *const libc::sockaddr,
+                len as libc::socklen_t,
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
         Ok(0)
     }))
 }

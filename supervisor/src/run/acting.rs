@@ -300,6 +300,22 @@ mod tests {
     }
 
     #[test]
+    fn capabilities_set_aside_for_a_call_come_back_after_it() {
+        let me = TargetCredentials::of_thread(std::process::id() as libc::pid_t).unwrap();
+        let before = caps::read(None, CapSet::Effective).unwrap();
+        let during = act_as(&me, || {
+            caps::read(None, CapSet::Effective).map_err(|e| io::Error::other(e.to_string()))
+        })
+        .unwrap();
+        assert!(during.is_empty());
+        assert_eq!(caps::read(None, CapSet::Effective).unwrap(), before);
+        // A failing call restores them too.
+        let failed: io::Result<()> = act_as(&me, || Err(io::Error::other("no")));
+        assert!(failed.is_err());
+        assert_eq!(caps::read(None, CapSet::Effective).unwrap(), before);
+    }
+
+    #[test]
     fn acting_thread_holds_no_capabilities() {
         let me = TargetCredentials::of_thread(std::process::id() as libc::pid_t).unwrap();
         let effective = act_as(&me, || {

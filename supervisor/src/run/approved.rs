@@ -614,13 +614,6 @@ fn parent_of(view: View, path: &Path) -> io::Result<(OwnedFd, CString)> {
     Ok((dir, CString::new(name.as_bytes())?))
 }
 
-/// The target's umask, from `/proc/<tid>/status`.
-pub(super) fn umask_of(tid: libc::pid_t) -> Option<u32> {
-    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-    let v = status.lines().find_map(|l| l.strip_prefix("Umask:"))?;
-    u32::from_str_radix(v.trim(), 8).ok()
-}
-
 /// Gives this (acting) thread a filesystem context of its own and the target's umask, so a
 /// created file gets the mode the target's own call would have given it.
 pub(super) fn own_umask(umask: u32) -> io::Result<()> {

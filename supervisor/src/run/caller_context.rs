@@ -164,7 +164,10 @@ pub fn umask_called(listener: &Listener, n: &Notification) {
     let mut seen = !answered;
     let started = std::time::Instant::now();
     while !seen && started.elapsed() < UMASK_WAIT {
-        match super::approved::umask_of(n.tid) {
+        match TargetCredentials::read_for_keeping(n.tid)
+            .ok()
+            .and_then(|(_, umask, _)| umask)
+        {
             Some(now) if now == wanted => {
                 seen = true;
                 break;

@@ -597,6 +597,28 @@ except OSError as e:
     );
 }
 
+/// A process names itself in /proc by the pid its own /proc shows (its pid namespace's):
+/// a create through `/proc/<getpid()>/fd/N` reaches the file behind that descriptor.
+fn a_write_through_the_callers_own_proc_pid_reaches_its_file(w: &World) {
+    let out = w.python(
+        r#"import os
+fd = os.open("out.txt", os.O_WRONLY | os.O_CREAT, 0o644)
+link = "/proc/%d/fd/%d" % (os.getpid(), fd)
+with open(link, "w") as f:
+    f.write("through\n")
+"#,
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("out.txt"))
+            .ok()
+            .as_deref(),
+        Some("through\n"),
+        "{} {}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 fn fifos_flags_and_umask_survive_carried_out_opens(w: &World) {
     if !python_ready("fifos_flags_and_umask_survive_carried_out_opens") {
         return;
@@ -2493,6 +2515,7 @@ both_ways!(
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,
     a_descriptor_link_to_a_removed_file_makes_no_file,
+    a_write_through_the_callers_own_proc_pid_reaches_its_file,
     session_tmpdir_is_writable_and_removed,
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,

@@ -1,7 +1,8 @@
 //! The one place that resolves a path named by a sandboxed call the way the kernel will:
 //! relative to the calling thread's cwd (`/proc/<tid>/cwd`) or to its dirfd
-//! (`/proc/<tid>/fd/N`), through `..` and symlinks, with `/proc/self` and
-//! `/proc/thread-self` meaning the caller.
+//! (`/proc/<tid>/fd/N`), through `..` and symlinks, with `/proc/self`,
+//! `/proc/thread-self` and `/proc/<its own pid>` (as its pid namespace numbers it) meaning
+//! the caller.
 //!
 //! The result describes where the call would land *now*; the caller must still check that
 //! the notification is valid afterwards, and must only `CONTINUE` where a kernel mechanism
@@ -64,13 +65,20 @@ impl Caller {
     /// The thread group (process) of the caller, read from /proc only when needed: the
     /// status file costs more than the rest of a typical check.
     pub fn tgid(&self) -> Option<libc::pid_t> {
+        self.tgids().map(|(tgid, _)| tgid)
+    }
+
+    /// The caller's process as fence's /proc numbers it, and as the caller's own does (the
+    /// innermost pid namespace's number, `NStgid`; the same without a pid namespace).
+    pub fn tgids(&self) -> Option<(libc::pid_t, libc::pid_t)> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.tid)).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("Tgid:"))?
-            .trim()
-            .parse()
-            .ok()
+        let field = |name: &str| status.lines().find_map(|l| l.strip_prefix(name));
+        let tgid: libc::pid_t = field("Tgid:")?.trim().parse().ok()?;
+        let own = field("NStgid:")
+            .and_then(|v| v.split_whitespace().last())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(tgid);
+        Some((tgid, own))
     }
 }
 
@@ -441,7 +449,7 @@ fn walk_one_by_one(
         // `resolved` is built from "/" one plain name at a time: its bytes are its
         // normal form, cheaper to compare than its components.
         if resolved.as_os_str().as_bytes() == b"/proc" {
-            let Some(tgid) = caller.tgid() else {
+            let Some((tgid, own_tgid)) = caller.tgids() else {
                 return unresolvable("caller is gone".into());
             };
             if name == "self" {
@@ -452,13 +460,17 @@ fn walk_one_by_one(
                 resolved.push(format!("{tgid}/task/{}", caller.tid));
                 continue;
             }
-            let own = name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) == Some(tgid);
+            // The caller names itself by its pid as its own /proc shows it (its pid
+            // namespace's); the walk goes on in fence's /proc, by fence's number for it.
+            let own = name.to_str().and_then(|n| n.parse::<libc::pid_t>().ok()) == Some(own_tgid);
             if !own {
                 return unresolvable(format!(
                     "/proc/{} is not the caller",
                     name.to_string_lossy()
                 ));
             }
+            resolved.push(tgid.to_string());
+            continue;
         }
         let candidate = resolved.join(&name);
         // A last component that is not followed names the entry itself whether it

@@ -1321,6 +1321,81 @@ fn a_thread_swapping_to_a_missing_envrc_never_creates_it(w: &World) {
     race_calls(w, &wt.join(".envrc"), &wt.join(".envrx"), test, Raced::Bind);
 }
 
+/// A `bind` whose address family a second thread flips between AF_INET and AF_UNIX (the
+/// path staying `.envrc`): a check that saw no pathname lets the call through, and the
+/// kernel then reads a pathname. No socket file may be made there: the sandbox is granted
+/// no socket files by Landlock while the supervisor carries pathname binds out.
+fn a_bind_whose_family_is_swapped_makes_no_socket_file(w: &World) {
+    let test = "a_bind_whose_family_is_swapped_makes_no_socket_file";
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no C compiler (cc)");
+        return;
+    }
+    let target = w.worktree.join(".envrc");
+    let src = format!(
+        r#"#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+static union {{ struct sockaddr_un sa; char raw[256]; }} u;
+static volatile int stop;
+static void spin(void) {{ for (volatile int i = 0; i < 200; i++) {{}} }}
+static void *flip(void *arg) {{
+    (void)arg;
+    while (!stop) {{ ((volatile struct sockaddr_un *)&u.sa)->sun_family = AF_INET; spin(); ((volatile struct sockaddr_un *)&u.sa)->sun_family = AF_UNIX; spin(); }}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t;
+    int made = 0, eacces = 0, other = 0;
+    u.sa.sun_family = AF_UNIX;
+    strcpy(u.sa.sun_path, "{target}");
+    pthread_create(&t, 0, flip, 0);
+    for (int i = 0; i < 10000; i++) {{
+        int s = socket(AF_UNIX, SOCK_STREAM, 0);
+        if (bind(s, (struct sockaddr *)&u.sa, sizeof u.sa) == 0) {{ made++; unlink("{target}"); }}
+        else if (errno == EACCES) eacces++; else other++;
+        close(s);
+    }}
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d %d\n", made, eacces, other);
+    return 0;
+}}
+"#,
+        target = target.display()
+    );
+    let bin = w.compile_c("famswap", &src);
+    let out = w
+        .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(&target).is_err(),
+        "a socket file was made at {}: {}",
+        target.display(),
+        stdout(&out)
+    );
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    // Both families reached the check (a pathname is refused with EACCES, an inet address
+    // on a unix socket fails otherwise), or the race was not exercised.
+    assert!(
+        counts.len() == 3 && counts[0] == 0 && counts[1] > 0 && counts[2] > 0,
+        "made, EACCES, other: {counts:?}"
+    );
+}
+
 /// The session TMPDIR is a tmpfs of the sandbox's own (with a mount view): a symlink made
 /// there exists only in the sandbox's view, and a write through it is judged where it
 /// lands. One to a missing protected path is refused; one to an ordinary file of the
@@ -2530,6 +2605,7 @@ both_ways!(
     protected_paths_stay_read_only_while_git_commit_works,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,
     a_symlink_in_the_session_tmpdir_is_followed_as_the_sandbox_sees_it,
+    a_bind_whose_family_is_swapped_makes_no_socket_file,
     a_hardlink_to_a_protected_file_is_refused,
     a_thread_swapping_to_a_git_hook_never_writes_it,
     a_folder_of_settings_cannot_be_swapped_for_a_forged_one,

@@ -172,6 +172,11 @@ pub struct FencePlan {
     pub devices_ro: Vec<PathBuf>,
     /// Handle TCP bind/connect (with no rule: all refused).
     pub deny_tcp: bool,
+    /// Grant `MakeSock` nowhere: while writes are watched the supervisor carries every
+    /// pathname unix `bind` out itself from the checked address, so a `bind` the kernel
+    /// runs for the sandbox (one whose address a racing thread changed after a check saw
+    /// no pathname in it) can make no socket file.
+    pub sockets_by_supervisor: bool,
     /// Scope abstract unix sockets and signals to the sandbox.
     pub scopes: bool,
     /// What stands in for the rights this ABI lacks.
@@ -293,6 +298,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     let mut plan = FencePlan {
         abi,
         deny_tcp: !ns.net && abi >= 4,
+        sockets_by_supervisor: !spec.no_write_watch,
         scopes,
         compensations,
         uncompensated,
@@ -387,6 +393,28 @@ pub fn handled_fs_access(plan: &FencePlan) -> BitFlags<AccessFs> {
     AccessFs::from_all(ABI::from(plan.abi))
 }
 
+/// Confines the calling *thread* (Landlock applies to the thread that restricts itself and
+/// what it later creates) so that it can make unix socket files only beneath `dir`. The
+/// supervisor binds a sandboxed process's socket from such a thread, to the directory it
+/// checked: the kernel, not a check the process could race, then keeps the socket file
+/// there whatever the filesystem holds by the time of the bind.
+pub fn restrict_thread_to_sockets_beneath(
+    dir: std::os::fd::BorrowedFd<'_>,
+) -> Result<(), LandlockFenceError> {
+    let rs_err = |e: landlock::RulesetError| LandlockFenceError::Ruleset(e.to_string());
+    Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::MakeSock)
+        .map_err(rs_err)?
+        .create()
+        .map_err(rs_err)?
+        .add_rule(PathBeneath::new(dir, AccessFs::MakeSock))
+        .map_err(rs_err)?
+        .restrict_self()
+        .map_err(rs_err)?;
+    Ok(())
+}
+
 /// Creates the ruleset for `plan` and restricts the calling thread with it. Every
 /// requested right must be enforced (hard requirement): a partial result is an error.
 pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
@@ -421,6 +449,11 @@ pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
         (&plan.devices_ro, read),
     ];
     for (paths, access) in groups {
+        let access = if plan.sockets_by_supervisor {
+            access & !AccessFs::MakeSock
+        } else {
+            access
+        };
         for path in paths {
             let fd = match PathFd::new(path) {
                 Ok(fd) => fd,

@@ -221,21 +221,16 @@ pub fn perform_on_path(
     }))
 }
 
-/// `openat2(root, rel, O_PATH, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`.
+/// `openat2(root, rel, O_PATH, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, `root` opened in
+/// the sandbox's view.
 pub(super) fn open_beneath(root: &Path, rel: &Path, follow_last: bool) -> io::Result<OwnedFd> {
-    let root_c = CString::new(root.as_os_str().as_bytes())?;
-    // SAFETY: a NUL-terminated path; the result is checked and owned below.
-    let rootfd = unsafe {
-        libc::open(
-            root_c.as_ptr(),
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if rootfd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh descriptor we own.
-    let rootfd = unsafe { OwnedFd::from_raw_fd(rootfd) };
+    // The root as the sandbox sees it (its private TMPDIR is a mount of its own).
+    let rootfd = super::approved::open_checked(
+        super::view::View::Sandbox,
+        root,
+        libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        0,
+    )?;
     let rel_c = if rel.as_os_str().is_empty() {
         CString::new(".")?
     } else {

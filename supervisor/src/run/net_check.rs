@@ -28,7 +28,7 @@
 
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -44,7 +44,7 @@ use super::path_resolve::{self, Base, Caller, Resolution};
 use super::pidfd;
 use super::question::{answer_text, process_info};
 use super::target_memory::TargetMemory;
-use super::view::View;
+use super::view::{self, View};
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Destination, EventKind, Level, Route};
 use crate::net::allow::AllowedDestinations;
@@ -1046,13 +1046,18 @@ fn perform_bind(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
     }))
 }
 
-/// A pathname unix bind, performed here on the target's socket from the checked path:
-/// the parent directory is opened as checked (in the sandbox's view, refusing any symlink
-/// on the way) and made the acting thread's working directory, and the socket is bound to
-/// the last component alone, which the kernel makes in that very directory (an existing
-/// name, a symlink included, fails with EADDRINUSE). So no path swapped after the check —
-/// in memory or in the filesystem — can put the socket file anywhere else. The socket's
-/// own address (`getsockname`) is then that last component.
+/// A pathname unix bind, performed here on the target's socket (fetched with
+/// `pidfd_getfd`) from the checked path, on a thread with the target's credentials and
+/// umask that Landlock lets make socket files only beneath the directory the check
+/// resolved (opened then in the sandbox's view, refusing any symlink on the way). So no
+/// path swapped after the check — in memory or in the filesystem — puts the socket file
+/// anywhere else. The socket is bound to the very bytes the process gave (its address,
+/// `getsockname`, is its own): a relative path from the caller's working directory, an
+/// absolute one from the root of the sandbox's view (`chroot` into it, for a supervisor
+/// allowed to), or from fence's own root where both views show the same directory. Only
+/// an absolute path into a mount the sandbox alone sees (its private TMPDIR), bound by an
+/// unprivileged fence, is bound to its last component from that directory, which then
+/// is its address.
 fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcome {
     let resolved = match path_resolve::resolve(caller, Base::Cwd, path, false) {
         Resolution::Path(p) => p,
@@ -1074,10 +1079,20 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         return Outcome::error(libc::EINVAL);
     };
     let (parent, name) = (parent.to_path_buf(), name.to_os_string());
-    let Ok(address) = sockaddr_un(name.as_bytes()) else {
+    let (Ok(original), Ok(last)) = (sockaddr_un(path), sockaddr_un(name.as_bytes())) else {
         return Outcome::error(libc::ENAMETOOLONG);
     };
-    // Socket (and credentials) were fetched by tid: trusted only while the call waits.
+    let relative = path.first() != Some(&b'/');
+    // The caller's working directory, through its /proc link (its own mount namespace's).
+    let cwd = if relative {
+        match open_cwd_of(caller.tid) {
+            Ok(dir) => Some(dir),
+            Err(_) => return Outcome::error(libc::EACCES),
+        }
+    } else {
+        None
+    };
+    // Socket, credentials and cwd were fetched by tid: trusted only while the call waits.
     let (socket, creds) = match target_socket(caller, fd) {
         Ok(s) => s,
         Err(errno) => return Outcome::error(errno),
@@ -1086,26 +1101,45 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         .ok()
         .and_then(|(_, u)| u)
         .unwrap_or(0o022);
+    // This thread is the bind's alone (net_check::spawn starts one per call): its fs
+    // context, root and Landlock domain go with it.
+    if let Err(e) = super::approved::own_umask(umask) {
+        return Outcome::from_result(Err(e));
+    }
+    let parent_dir = match super::approved::open_checked(
+        View::Sandbox,
+        &parent,
+        libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        0,
+    ) {
+        Ok(dir) => dir,
+        Err(e) => return Outcome::from_result(Err(e)),
+    };
+    // An absolute path is looked up from the root of the sandbox's view: a chroot there
+    // needs CAP_SYS_CHROOT (a fence run as root), taken before the call sets its
+    // capabilities aside.
+    let from_sandbox_root = !relative && chroot_into_sandbox_root();
+    let same_view = view::sandbox_root().is_none() || same_directory(&parent, &parent_dir);
     Outcome::from_result(act_as(&creds, move || {
-        // Its own fs context (cwd, umask): the socket file's mode follows the umask.
-        super::approved::own_umask(umask)?;
-        let dir = super::approved::open_checked(
-            View::Sandbox,
-            &parent,
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-            0,
-        )?;
-        // SAFETY: fchdir on a directory descriptor we own; this thread has its own fs
-        // context (own_umask unshared it).
-        if unsafe { libc::fchdir(dir.as_raw_fd()) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let len = std::mem::offset_of!(libc::sockaddr_un, sun_path) + name.len() + 1;
+        shim::landlock_fence::restrict_thread_to_sockets_beneath(parent_dir.as_fd())
+            .map_err(|_| io::Error::from_raw_os_error(libc::EACCES))?;
+        let address = if let Some(cwd) = &cwd {
+            fchdir(cwd)?;
+            &original
+        } else if from_sandbox_root || same_view {
+            &original
+        } else {
+            fchdir(&parent_dir)?;
+            &last
+        };
+        let len = std::mem::offset_of!(libc::sockaddr_un, sun_path)
+            + address.sun_path.iter().position(|&c| c == 0).unwrap_or(0)
+            + 1;
         // SAFETY: a sockaddr_un of at least `len` bytes; `socket` is our descriptor.
         let ret = unsafe {
             libc::bind(
                 socket.as_raw_fd(),
-                &address as *const libc::sockaddr_un as *const libc::sockaddr,
+                address as *const libc::sockaddr_un as *const libc::sockaddr,
                 len as libc::socklen_t,
             )
         };
@@ -1114,6 +1148,63 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         }
         Ok(0)
     }))
+}
+
+/// `open("/proc/<tid>/cwd", O_PATH | O_DIRECTORY)`: the thread's working directory.
+fn open_cwd_of(tid: libc::pid_t) -> io::Result<OwnedFd> {
+    let link = std::ffi::CString::new(format!("/proc/{tid}/cwd"))?;
+    // SAFETY: a NUL-terminated path; the descriptor is owned below.
+    let fd = unsafe {
+        libc::open(
+            link.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor, owned from here on.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn fchdir(dir: &OwnedFd) -> io::Result<()> {
+    // SAFETY: fchdir on a directory descriptor we own; the thread has its own fs context.
+    if unsafe { libc::fchdir(dir.as_raw_fd()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Makes the sandbox's root this thread's root (its fs context is its own already); false
+/// without a mount view or without the privilege to.
+fn chroot_into_sandbox_root() -> bool {
+    let Some(root) = view::sandbox_root() else {
+        return false;
+    };
+    let dot = c".";
+    // SAFETY: fchdir to a directory descriptor that lives for the session, then chroot of
+    // the working directory; both act on this thread's own fs context only.
+    unsafe { libc::fchdir(root.as_raw_fd()) == 0 && libc::chroot(dot.as_ptr()) == 0 }
+}
+
+/// Whether `path`, opened in fence's own view, is the directory `dir` (opened in the
+/// sandbox's): then a path bound from fence's root lands where the check resolved it.
+fn same_directory(path: &std::path::Path, dir: &OwnedFd) -> bool {
+    let Ok(here) = super::approved::open_checked(
+        View::Fence,
+        path,
+        libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        0,
+    ) else {
+        return false;
+    };
+    let id = |fd: &OwnedFd| {
+        // SAFETY: fstat fills a zeroed stat buffer for our descriptor.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+    };
+    matches!((id(&here), id(dir)), (Some(a), Some(b)) if a == b)
 }
 
 /// `bind(2)` of `socket` to `bytes`, a sockaddr of its length.

@@ -44,6 +44,12 @@ impl View {
     }
 }
 
+/// The sandbox's root directory, when it has a mount view of its own.
+pub fn sandbox_root() -> Option<std::os::fd::BorrowedFd<'static>> {
+    use std::os::fd::AsFd;
+    SANDBOX_ROOT.get().map(|fd| fd.as_fd())
+}
+
 /// Opens the root of the sandbox whose init is `init` (a pid in fence's namespace), once
 /// its mount view is made: every later lookup in [`View::Sandbox`] starts there. The
 /// descriptor holds the sandbox's mount tree for the whole session, even after the init

@@ -677,7 +677,9 @@ pub fn check(
                 return asked(event, errno, &what, &target, rule, on_yes());
             };
             let object = target.as_os_str().as_bytes().to_vec();
-            if fence.read_only_view {
+            // Bounded by the read-only mounts, unless a protected path was made with a
+            // person's approval (it has none): then carried out, as without a mount view.
+            if fence.read_only_view && !protected_path_unbound() {
                 return allowed(event, object, Response::Continue);
             }
             let response =

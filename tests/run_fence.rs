@@ -782,6 +782,11 @@ fn unix_socket_inside_the_worktree_works(w: &World) {
         "import socket, os\np = os.environ['TMPDIR'] + '/t.sock'\nsrv = socket.socket(socket.AF_UNIX)\nsrv.bind(p)\nsrv.listen(1)\nc = socket.socket(socket.AF_UNIX)\nc.connect(p)\nc.send(b'pong')\nconn, _ = srv.accept()\nprint(conn.recv(4).decode())\n",
     );
     assert_eq!(stdout(&out), "pong\n", "{}", stderr(&out));
+    // A bound socket keeps the address the process gave (the supervisor binds it).
+    let out = w.python(
+        "import socket, os\na = socket.socket(socket.AF_UNIX)\na.bind('rel.sock')\nb = socket.socket(socket.AF_UNIX)\np = os.path.join(os.getcwd(), 'abs.sock')\nb.bind(p)\nprint(a.getsockname(), b.getsockname() == p)\n",
+    );
+    assert_eq!(stdout(&out), "rel.sock True\n", "{}", stderr(&out));
 }
 
 fn host_loopback_listener_is_unreachable(w: &World) {

@@ -251,24 +251,36 @@ pub fn perform(
             && flags & libc::O_PATH == 0
             && (missing || flags & libc::O_EXCL != 0) =>
         {
-            let made = {
-                let path = path.clone();
-                act_as(&creds, move || {
-                    own_umask(umask)?;
-                    open_checked(view, &path, flags | libc::O_EXCL | libc::O_CLOEXEC, mode)
-                })
+            let open = CarriedOpen {
+                creds,
+                umask,
+                view,
+                path,
+                flags,
+                mode,
             };
-            match made {
+            match open.open_with(flags | libc::O_EXCL) {
                 Ok(file) => answer_with(listener, n.id, &file, flags),
                 Err(e) if e.raw_os_error() == Some(libc::EEXIST) && flags & libc::O_EXCL == 0 => {
-                    open_as_asked(listener, n, creds, umask, view, path, flags, mode)
+                    open_as_asked(listener, n, open)
                 }
                 Err(e) => errno_response(e),
             }
         }
         Operation::Open {
             path, flags, mode, ..
-        } => open_as_asked(listener, n, creds, umask, view, path, flags, mode),
+        } => open_as_asked(
+            listener,
+            n,
+            CarriedOpen {
+                creds,
+                umask,
+                view,
+                path,
+                flags,
+                mode,
+            },
+        ),
         Operation::Reopen { link, flags } => {
             let opened = act_as(&creds, move || {
                 reopen_checked(&link, flags | libc::O_CLOEXEC)
@@ -297,34 +309,45 @@ pub fn perform(
     }
 }
 
-/// An open as the caller asked it. Made without waiting first (O_NONBLOCK), so that the
-/// caller's thread — the notification loop — is never held by an open: only a FIFO's (its
-/// other end missing) or a leased file's can wait, and those go to a thread of their own.
-/// An O_PATH open neither waits nor takes O_NONBLOCK.
-#[allow(clippy::too_many_arguments)]
-fn open_as_asked(
-    listener: &std::sync::Arc<Listener>,
-    n: &Notification,
+/// An open to carry out for the caller: the checked path, the caller's flags and mode, and
+/// the credentials, umask and view to open it with.
+struct CarriedOpen {
     creds: TargetCredentials,
     umask: u32,
     view: View,
     path: PathBuf,
     flags: i32,
     mode: u32,
+}
+
+impl CarriedOpen {
+    /// Opens the path with `flags` (close-on-exec for the supervisor's copy), as the target.
+    fn open_with(&self, flags: i32) -> io::Result<OwnedFd> {
+        let (path, view, mode, umask) = (self.path.clone(), self.view, self.mode, self.umask);
+        act_as(&self.creds, move || {
+            own_umask(umask)?;
+            open_checked(view, &path, flags | libc::O_CLOEXEC, mode)
+        })
+    }
+}
+
+/// An open as the caller asked it. Made without waiting first (O_NONBLOCK), so that the
+/// caller's thread — the notification loop — is never held by an open: only a FIFO's (its
+/// other end missing) or a leased file's can wait, and those go to a thread of their own.
+/// An O_PATH open neither waits nor takes O_NONBLOCK.
+fn open_as_asked(
+    listener: &std::sync::Arc<Listener>,
+    n: &Notification,
+    open: CarriedOpen,
 ) -> Response {
+    let flags = open.flags;
     let asked_nonblock = flags & (libc::O_NONBLOCK | libc::O_PATH) != 0;
     let probe_flags = if asked_nonblock {
         flags
     } else {
         flags | libc::O_NONBLOCK
     };
-    let first = {
-        let path = path.clone();
-        act_as(&creds, move || {
-            own_umask(umask)?;
-            open_checked(view, &path, probe_flags | libc::O_CLOEXEC, mode)
-        })
-    };
+    let first = open.open_with(probe_flags);
     let waits = !asked_nonblock
         && match &first {
             // A writer without a reader (ENXIO), a lease being broken (EWOULDBLOCK).
@@ -343,7 +366,7 @@ fn open_as_asked(
         // came and went would release a waiting writer into a pipe without a
         // reader (EPIPE); one still open is what a reader waiting in open is.
         let probe = first.ok();
-        return open_on_a_thread(listener, n, creds, umask, view, path, flags, mode, probe);
+        return open_on_a_thread(listener, n, open, probe);
     }
     match first.and_then(|file| {
         if !asked_nonblock {
@@ -367,16 +390,10 @@ fn answer_with(listener: &Listener, id: u64, file: &OwnedFd, flags: i32) -> Resp
 
 /// An open that waits (a FIFO's other end): carried out on a thread of its own, which
 /// answers when it returns; the caller answers nothing more ([`Response::Sent`]).
-#[allow(clippy::too_many_arguments)]
 fn open_on_a_thread(
     listener: &std::sync::Arc<Listener>,
     n: &Notification,
-    creds: TargetCredentials,
-    umask: u32,
-    view: View,
-    path: PathBuf,
-    flags: i32,
-    mode: u32,
+    open: CarriedOpen,
     probe: Option<OwnedFd>,
 ) -> Response {
     let listener = listener.clone();
@@ -384,13 +401,10 @@ fn open_on_a_thread(
     let spawned = std::thread::Builder::new()
         .name("fence-open".into())
         .spawn(move || {
-            let opened = act_as(&creds, move || {
-                own_umask(umask)?;
-                open_checked(view, &path, flags | libc::O_CLOEXEC, mode)
-            });
+            let opened = open.open_with(open.flags);
             drop(probe);
             let response = match opened {
-                Ok(file) => answer_with(&listener, id, &file, flags),
+                Ok(file) => answer_with(&listener, id, &file, open.flags),
                 Err(e) => errno_response(e),
             };
             listener.respond(id, response);

@@ -1085,7 +1085,7 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
     let relative = path.first() != Some(&b'/');
     // The caller's working directory, through its /proc link (its own mount namespace's).
     let cwd = if relative {
-        match open_cwd_of(caller.tid) {
+        match view::open_directory_link(&format!("/proc/{}/cwd", caller.tid)) {
             Ok(dir) => Some(dir),
             Err(_) => return Outcome::error(libc::EACCES),
         }
@@ -1148,23 +1148,6 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         }
         Ok(0)
     }))
-}
-
-/// `open("/proc/<tid>/cwd", O_PATH | O_DIRECTORY)`: the thread's working directory.
-fn open_cwd_of(tid: libc::pid_t) -> io::Result<OwnedFd> {
-    let link = std::ffi::CString::new(format!("/proc/{tid}/cwd"))?;
-    // SAFETY: a NUL-terminated path; the descriptor is owned below.
-    let fd = unsafe {
-        libc::open(
-            link.as_ptr(),
-            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh descriptor, owned from here on.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 fn fchdir(dir: &OwnedFd) -> io::Result<()> {

@@ -55,11 +55,20 @@ pub fn sandbox_root() -> Option<std::os::fd::BorrowedFd<'static>> {
 /// descriptor holds the sandbox's mount tree for the whole session, even after the init
 /// is gone. Called once; a second call is an error.
 pub fn set_sandbox_root(init: libc::pid_t) -> io::Result<()> {
-    let link = CString::new(format!("/proc/{init}/root"))?;
+    let root = open_directory_link(&format!("/proc/{init}/root"))?;
+    SANDBOX_ROOT
+        .set(root)
+        .map_err(|_| io::Error::other("the sandbox's root was already set"))
+}
+
+/// Opens the directory a /proc magic link (`/proc/<pid>/root`, `/proc/<tid>/cwd`) leads
+/// to, as `O_PATH`: the kernel follows the link into the process's own mount namespace.
+pub fn open_directory_link(link: &str) -> io::Result<OwnedFd> {
+    let c = CString::new(link)?;
     // SAFETY: open of a NUL-terminated path; the result is checked below.
     let fd = unsafe {
         libc::open(
-            link.as_ptr(),
+            c.as_ptr(),
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
         )
     };
@@ -67,10 +76,7 @@ pub fn set_sandbox_root(init: libc::pid_t) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: a fresh descriptor that we now own.
-    let root = unsafe { OwnedFd::from_raw_fd(fd) };
-    SANDBOX_ROOT
-        .set(root)
-        .map_err(|_| io::Error::other("the sandbox's root was already set"))
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// `readlink(path)` as the sandbox sees it (`path` absolute and normalized): the link's

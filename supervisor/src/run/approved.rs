@@ -238,19 +238,12 @@ pub fn perform(
         return Response::Error(libc::EPERM);
     }
     match op {
-        // A create of a name the check found missing is tried first as a new file
-        // (O_EXCL): one that is made is a regular file, whose open never waits, and is
-        // handed over with no more calls. One made since is opened as asked (unless the
-        // caller asked O_EXCL itself).
         Operation::Open {
             path,
             flags,
             mode,
             missing,
-        } if flags & libc::O_CREAT != 0
-            && flags & libc::O_PATH == 0
-            && (missing || flags & libc::O_EXCL != 0) =>
-        {
+        } => {
             let open = CarriedOpen {
                 creds,
                 umask,
@@ -259,6 +252,16 @@ pub fn perform(
                 flags,
                 mode,
             };
+            // A create of a name the check found missing is tried first as a new file
+            // (O_EXCL): one that is made is a regular file, whose open never waits, and is
+            // handed over with no more calls. One made since is opened as asked (unless
+            // the caller asked O_EXCL itself).
+            let new_file = flags & libc::O_CREAT != 0
+                && flags & libc::O_PATH == 0
+                && (missing || flags & libc::O_EXCL != 0);
+            if !new_file {
+                return open_as_asked(listener, n, open);
+            }
             match open.open_with(flags | libc::O_EXCL) {
                 Ok(file) => answer_with(listener, n.id, &file, flags),
                 Err(e) if e.raw_os_error() == Some(libc::EEXIST) && flags & libc::O_EXCL == 0 => {
@@ -267,20 +270,6 @@ pub fn perform(
                 Err(e) => errno_response(e),
             }
         }
-        Operation::Open {
-            path, flags, mode, ..
-        } => open_as_asked(
-            listener,
-            n,
-            CarriedOpen {
-                creds,
-                umask,
-                view,
-                path,
-                flags,
-                mode,
-            },
-        ),
         Operation::Reopen { link, flags } => {
             let opened = act_as(&creds, move || {
                 reopen_checked(&link, flags | libc::O_CLOEXEC)

@@ -119,20 +119,21 @@ for fam, addr in [(socket.AF_INET, ('127.0.0.1', {p4})), (socket.AF_INET, ('0.0.
     }
 }
 
-/// Listening TCP sockets of the host's network namespace on `port`, as `/proc/net/tcp`
-/// lists their local address (hex, as the kernel prints it).
-fn host_listeners_on(port: u16) -> Vec<String> {
-    let mut found = Vec::new();
+/// The local address (hex, as the kernel prints it) of the listening TCP socket with
+/// `inode` in the host's network namespace, if that table holds it. Sockets are found by
+/// inode, not port: a port number alone may also be held, on another address or family,
+/// by another test's listener.
+fn host_listener_with_inode(inode: u64) -> Option<String> {
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         let text = std::fs::read_to_string(table).unwrap_or_default();
         for line in text.lines().skip(1) {
             let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() > 3 && f[3] == "0A" && f[1].ends_with(&format!(":{port:04X}")) {
-                found.push(f[1].split(':').next().unwrap().to_string());
+            if f.len() > 9 && f[3] == "0A" && f[9].parse() == Ok(inode) {
+                return Some(f[1].split(':').next().unwrap().to_string());
             }
         }
     }
-    found
+    None
 }
 
 fn servers_inside_listen_on_loopback_only(w: &World) {
@@ -140,11 +141,11 @@ fn servers_inside_listen_on_loopback_only(w: &World) {
     // servers are up. With a network namespace they are not in the host's table at all.
     w.write(
         "probe.py",
-        r#"import socket, time
+        r#"import os, socket, time
 wild = socket.socket(); wild.bind(('0.0.0.0', 0)); wild.listen()
 wild6 = socket.socket(socket.AF_INET6); wild6.bind(('::', 0)); wild6.listen()
 unbound = socket.socket(); unbound.listen()
-print(wild.getsockname()[1], wild6.getsockname()[1], unbound.getsockname()[1], flush=True)
+print(*(os.fstat(s.fileno()).st_ino for s in (wild, wild6, unbound)), flush=True)
 time.sleep(3)
 "#,
     );
@@ -160,34 +161,39 @@ time.sleep(3)
         let mut r = std::io::BufReader::new(child.stdout.as_mut().unwrap());
         r.read_line(&mut line).unwrap();
     }
-    let ports: Vec<u16> = line
+    let inodes: Vec<u64> = line
         .split_whitespace()
         .filter_map(|p| p.parse().ok())
         .collect();
     let loopback4 = format!("{:08X}", u32::from_ne_bytes([127, 0, 0, 1]));
     let loopback6 = format!("{:024X}{:08X}", 0, u32::from_ne_bytes([0, 0, 0, 1]));
-    let mut seen = Vec::new();
-    for &port in &ports {
-        seen.extend(host_listeners_on(port).into_iter().map(|a| (port, a)));
-    }
+    let seen: Vec<(u64, String)> = inodes
+        .iter()
+        .filter_map(|&i| host_listener_with_inode(i).map(|a| (i, a)))
+        .collect();
     let out = child.wait_with_output().unwrap();
     assert_eq!(
-        ports.len(),
+        inodes.len(),
         3,
-        "no ports from the sandbox: {line:?} {}",
+        "no sockets from the sandbox: {line:?} {}",
         stderr(&out)
     );
-    for (port, addr) in &seen {
+    for (inode, addr) in &seen {
         assert!(
             *addr == loopback4 || *addr == loopback6,
-            "a sandbox server listens on {addr} (port {port}) in the host's network"
+            "a sandbox server listens on {addr} (socket inode {inode}) in the host's network"
         );
     }
     if w.who == support::Who::UnprivilegedWithoutNamespaces {
         assert_eq!(
             seen.len(),
             3,
-            "servers not found in the host's table: {seen:?}"
+            "servers not found in the host's table: {seen:?} of {inodes:?}"
+        );
+    } else {
+        assert!(
+            seen.is_empty(),
+            "a server in the sandbox's own network namespace is in the host's: {seen:?}"
         );
     }
 }

@@ -941,7 +941,8 @@ fn race_calls(w: &World, target: &Path, inside: &Path, test: &str, call: Raced) 
     // A name an earlier race left there would make every call fail.
     let _ = std::fs::remove_file(&inside);
     let _ = std::fs::remove_dir(&inside);
-    let source = w.worktree.join("race-source");
+    // Beside the raced name: a rename inside one directory.
+    let source = inside.parent().unwrap_or(&w.worktree).join("race-source");
     // Each made name is removed by its literal (inside) path, so the next call can make it
     // again; a name made at the target would stay and fail the test.
     let body = match call {
@@ -1326,6 +1327,85 @@ fn a_thread_swapping_to_a_missing_envrc_never_creates_it(w: &World) {
         Raced::Rename,
     );
     race_calls(w, &wt.join(".envrc"), &wt.join(".envrx"), test, Raced::Bind);
+}
+
+/// A call in a directory that existed when the session started (Landlock grants it whole,
+/// and the supervisor lets name-making calls there go to the kernel) while a thread swaps
+/// its path to a protected one: `s/.envrc` against `./.envrc` (the worktree's root, where
+/// the sandbox is granted no right to make names), and without a mount view `aaaa/config`
+/// against the existing `.git/config` and a hook (no right to write there either). Nothing
+/// protected is made or written, in every mode.
+fn a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path(w: &World) {
+    let test = "a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path";
+    git_init(w);
+    w.mkdir("s");
+    w.mkdir("aaaa/hooks");
+    w.mkdir(".git/hooks");
+    let hook = w.write(".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n");
+    let wt = &w.worktree;
+    let (envrc, vscode, mcp) = (
+        wt.join("./.envrc"),
+        wt.join("./.vscode"),
+        wt.join("./.mcp.json"),
+    );
+    race_calls(w, &envrc, &wt.join("s/.envrc"), test, Raced::Open);
+    race_calls(w, &envrc, &wt.join("s/.envrc"), test, Raced::Symlink);
+    race_calls(w, &vscode, &wt.join("s/.vscode"), test, Raced::Mkdir);
+    race_calls(w, &mcp, &wt.join("s/.mcp.json"), test, Raced::Rename);
+    race_calls(
+        w,
+        &wt.join(".git/config"),
+        &wt.join("aaaa/config"),
+        test,
+        Raced::Open,
+    );
+    race_calls(
+        w,
+        &hook,
+        &wt.join("aaaa/hooks/pre-commit"),
+        test,
+        Raced::Open,
+    );
+    for made in [".envrc", ".vscode", ".mcp.json"] {
+        assert!(
+            std::fs::symlink_metadata(wt.join(made)).is_err(),
+            "{made} was made"
+        );
+    }
+}
+
+/// A directory granted whole at the start keeps its grant when moved, and one made later
+/// in its place has none: after `mv`, `rm -r` and `mkdir` of such names, files are still
+/// written in the new directories (the supervisor writes them), at the worktree's root and
+/// in a directory made during the session.
+fn a_granted_directory_moved_or_replaced_is_still_written(w: &World) {
+    w.mkdir("moved");
+    w.mkdir("kept");
+    w.write("moved/a", "1");
+    w.write("kept/b", "2");
+    w.write(
+        "s.sh",
+        "set -e\nmv moved moved2\nmkdir moved\necho a > moved/x\necho b > moved2/y\nrm -r kept\nmkdir kept\necho c > kept/z\nmkdir fresh\necho d > fresh/w\necho e > rootfile\nmkdir other && echo f > other/v && rm -r moved2 && mv other moved2 && echo g > moved2/u\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (rel, text) in [
+        ("moved/x", "a\n"),
+        ("moved2/u", "g\n"),
+        ("moved2/v", "f\n"),
+        ("kept/z", "c\n"),
+        ("fresh/w", "d\n"),
+        ("rootfile", "e\n"),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(w.worktree.join(rel))
+                .ok()
+                .as_deref(),
+            Some(text),
+            "{rel}"
+        );
+    }
+    assert!(!w.worktree.join("kept/b").exists());
 }
 
 /// A `bind` whose address family a second thread flips between AF_INET and AF_UNIX (the
@@ -2611,6 +2691,8 @@ both_ways!(
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,
+    a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path,
+    a_granted_directory_moved_or_replaced_is_still_written,
     a_symlink_in_the_session_tmpdir_is_followed_as_the_sandbox_sees_it,
     a_bind_whose_family_is_swapped_makes_no_socket_file,
     a_hardlink_to_a_protected_file_is_refused,

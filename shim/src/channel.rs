@@ -141,6 +141,10 @@ pub enum FromShim {
         /// supervisor keeps the table of loopback sockets the sandbox bound (SPEC §4).
         #[serde(default)]
         loopback_table: bool,
+        /// The directories where Landlock alone bounds the names the sandbox makes
+        /// ([`crate::landlock_fence::FencePlan::bounded`]; empty without a ruleset).
+        #[serde(default)]
+        bounded: Vec<OsString>,
     },
     /// The shim set the pid namespace's `pid_max` (sent only when the spec asked for it),
     /// before it forked anything; a failure to set it comes as `SetupFailed` with the stage
@@ -350,6 +354,7 @@ mod tests {
             degraded: vec![],
             listener: true,
             loopback_table: false,
+            bounded: vec!["/w/src".into()],
         };
         a.send(&msg, Some(file.as_fd())).unwrap();
         let (got, fd): (FromShim, _) = b.recv().unwrap().unwrap();

@@ -166,6 +166,20 @@ pub struct FencePlan {
     /// Granted write rights but not read: writable roots that contain a denied path (its
     /// readable parts come from `read`).
     pub write_only: Vec<PathBuf>,
+    /// Directories of the writable roots where a protected name may be made (see
+    /// [`Holders`]): granted every right but those in [`FencePlan::held_back`].
+    pub held: Vec<PathBuf>,
+    /// The same, in a writable root that contains a denied path (write rights only).
+    pub held_write_only: Vec<PathBuf>,
+    /// Held directories keep the rights to write, truncate and remove: with a mount view
+    /// the protected paths that exist are read-only mounts, and only names need holding.
+    pub held_keep_writes: bool,
+    /// The directories granted every right of their class (`read_write`, `write_only`)
+    /// and known to hold no protected path beneath them, where Landlock alone bounds any
+    /// name the sandbox makes; empty when this plan grants a held right somewhere above a
+    /// held directory (then nothing is bounded that way). The supervisor lets a call that
+    /// makes a name go to the kernel (`CONTINUE`) only beneath one of these.
+    pub bounded: Vec<PathBuf>,
     /// Devices granted read, write and ioctl.
     pub devices_rw: Vec<PathBuf>,
     /// Devices granted read only.
@@ -186,6 +200,26 @@ pub struct FencePlan {
 }
 
 impl FencePlan {
+    /// The rights a held directory does not get: making names, and without a mount view
+    /// also writing, truncating and removing.
+    pub fn held_back(&self) -> BitFlags<AccessFs> {
+        let make = AccessFs::MakeChar
+            | AccessFs::MakeDir
+            | AccessFs::MakeReg
+            | AccessFs::MakeSock
+            | AccessFs::MakeFifo
+            | AccessFs::MakeBlock
+            | AccessFs::MakeSym;
+        if self.held_keep_writes {
+            make
+        } else {
+            make | AccessFs::WriteFile
+                | AccessFs::Truncate
+                | AccessFs::RemoveFile
+                | AccessFs::RemoveDir
+        }
+    }
+
     /// Whether seccomp must refuse the truncating opens Landlock cannot see (ABI < 3).
     pub fn needs_truncate_guard(&self) -> bool {
         self.compensations.contains(&Compensation::Truncate)
@@ -318,12 +352,42 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
                 denied: d.clone(),
             });
         }
-        if carved.iter().any(|d| d.starts_with(w)) {
-            plan.write_only.push(w.clone());
-        } else {
-            plan.read_write.push(w.clone());
+    }
+    // While writes are watched, the supervisor carries out what a held directory does
+    // not allow; without it, every writable root is granted whole.
+    let holders = Holders {
+        worktree: PathBuf::from(&spec.worktree),
+        protected: spec.protected.iter().map(PathBuf::from).collect(),
+    };
+    let (mut held, mut whole) = (Vec::new(), Vec::new());
+    if spec.no_write_watch {
+        whole.clone_from(&writable);
+    } else {
+        let mut budget = MOST_SPLIT_RULES;
+        for w in &writable {
+            split_writable(w, &holders, &mut held, &mut whole, &mut budget);
         }
     }
+    held.sort();
+    held.dedup();
+    whole.sort();
+    whole.dedup();
+    let write_only = |p: &PathBuf| carved.iter().any(|d| d.starts_with(p));
+    for p in whole {
+        if write_only(&p) {
+            plan.write_only.push(p);
+        } else {
+            plan.read_write.push(p);
+        }
+    }
+    for p in held {
+        if write_only(&p) {
+            plan.held_write_only.push(p);
+        } else {
+            plan.held.push(p);
+        }
+    }
+    plan.held_keep_writes = ns.mount;
     grant_read_except(Path::new("/"), &carved, &mut plan)?;
 
     plan.devices_rw = DEVICES_RW
@@ -342,7 +406,102 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     if Path::new("/dev").is_dir() {
         plan.list_only.push(PathBuf::from("/dev"));
     }
+    // The whole grants bound the names made beneath them only if no rule grants a held
+    // right on a held directory: a writable device directory (/dev/shm) above the
+    // worktree would.
+    let held_dirs = || plan.held.iter().chain(&plan.held_write_only);
+    let above_a_held = plan
+        .read_write
+        .iter()
+        .chain(&plan.write_only)
+        .chain(plan.devices_rw.iter().filter(|d| d.is_dir()))
+        .any(|g| held_dirs().any(|h| h.starts_with(g)));
+    if !spec.no_write_watch && !above_a_held {
+        plan.bounded = plan
+            .read_write
+            .iter()
+            .chain(&plan.write_only)
+            .cloned()
+            .collect();
+    }
     Ok(plan)
+}
+
+/// Most directories a plan grants one by one inside held directories; beyond it the rest
+/// get no rule of their own (the supervisor carries their writes out).
+const MOST_SPLIT_RULES: usize = 4096;
+
+/// Where protected names may be made in the writable roots.
+///
+/// Landlock cannot keep one name from being made in a directory where others may be, and
+/// a protected path that does not exist yet (`.envrc`, `.vscode/`, `.git/hooks/x`) lies in
+/// a writable directory. So the directories that may hold one — the worktree's root and
+/// every directory above it inside a writable root, `.git`, `.claude`, `.git/modules` and
+/// the submodule git directories beneath, the folders above a profile's protected
+/// settings — are *held*: granted no right to make names (and, without a mount view whose
+/// read-only binds cover the protected paths that exist, none to write, truncate or
+/// remove either). Their other subdirectories are granted whole, the protected ones
+/// (`.git/hooks`, `.vscode`…) not at all. The supervisor carries out every call the held
+/// directories refuse, from the path it checked; a call it lets go to the kernel can make
+/// names only where no protected path can be, whatever path a racing thread swaps in.
+struct Holders {
+    worktree: PathBuf,
+    protected: Vec<PathBuf>,
+}
+
+impl Holders {
+    /// Whether a protected name may be made in `dir` or beneath it.
+    fn holds(&self, dir: &Path) -> bool {
+        self.worktree.starts_with(dir)
+            || dir
+                .strip_prefix(&self.worktree)
+                .is_ok_and(crate::protected_paths::holds_protected)
+            || self
+                .protected
+                .iter()
+                .any(|p| p.starts_with(dir) && p != dir)
+    }
+
+    /// Whether `dir` is itself protected (it gets no rule: the held rights above it apply).
+    fn sealed(&self, dir: &Path) -> bool {
+        dir.strip_prefix(&self.worktree).is_ok_and(|rel| {
+            !rel.as_os_str().is_empty() && crate::protected_paths::is_protected(rel)
+        }) || self.protected.iter().any(|p| dir.starts_with(p))
+    }
+}
+
+/// Sorts writable root `dir` into `held` and `whole` grants (see [`Holders`]), reading the
+/// entries of held directories. What cannot be read, symlinks, files, and directories
+/// past `budget` get no rule of their own: the held rights above them apply, and the
+/// supervisor carries out their writes.
+fn split_writable(
+    dir: &Path,
+    holders: &Holders,
+    held: &mut Vec<PathBuf>,
+    whole: &mut Vec<PathBuf>,
+    budget: &mut usize,
+) {
+    if holders.sealed(dir) {
+        return;
+    }
+    if !holders.holds(dir) {
+        whole.push(dir.to_path_buf());
+        return;
+    }
+    held.push(dir.to_path_buf());
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        if *budget == 0 {
+            return;
+        }
+        *budget -= 1;
+        split_writable(&entry.path(), holders, held, whole, budget);
+    }
 }
 
 /// Grants read beneath `path` except beneath any of `denied`: `path` itself when no denied
@@ -440,11 +599,14 @@ pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
     }
     let mut created = ruleset.create().map_err(rs_err)?;
 
-    let groups: [(&[PathBuf], BitFlags<AccessFs>); 6] = [
+    let held_back = plan.held_back();
+    let groups: [(&[PathBuf], BitFlags<AccessFs>); 8] = [
         (&plan.read, read),
         (&plan.list_only, BitFlags::from(AccessFs::ReadDir)),
         (&plan.read_write, all),
         (&plan.write_only, write),
+        (&plan.held, all & !held_back),
+        (&plan.held_write_only, write & !held_back),
         (&plan.devices_rw, all),
         (&plan.devices_ro, read),
     ];
@@ -549,8 +711,113 @@ mod tests {
             netrc.display()
         );
         assert!(plan.list_only.contains(&home));
-        // One inside a writable root is that root's: the worktree stays readable whole.
-        assert!(plan.read_write.contains(&dir.path().join("wt")));
+        // One inside a writable root is that root's: the worktree stays readable whole
+        // (held: every right but making names).
+        assert!(plan.held.contains(&dir.path().join("wt")));
+        assert!(plan.held_write_only.is_empty());
+    }
+
+    #[test]
+    fn directories_that_may_hold_protected_names_are_held_and_the_rest_granted_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().join("wt");
+        for d in [
+            "src/deep",
+            ".git/objects/ab",
+            ".git/hooks",
+            ".git/modules/sub/objects",
+            ".git/modules/sub/hooks",
+            ".claude/commands",
+            ".claude/settings.json",
+            ".vscode",
+        ] {
+            std::fs::create_dir_all(wt.join(d)).unwrap();
+        }
+        std::fs::write(wt.join("README"), "").unwrap();
+        std::os::unix::fs::symlink(wt.join("src"), wt.join("link")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        for ns in [ALL_NAMESPACES, Namespaces::default()] {
+            let mut s = spec(dir.path(), &[]);
+            s.namespaces = ns;
+            let plan = plan(&s, 7).unwrap();
+            let held: Vec<&Path> = plan.held.iter().map(|p| p.as_path()).collect();
+            let whole: Vec<&Path> = plan.read_write.iter().map(|p| p.as_path()).collect();
+            for h in ["", ".git", ".claude", ".git/modules", ".git/modules/sub"] {
+                assert!(
+                    held.contains(&wt.join(h).as_path()),
+                    "{h} not held: {held:?}"
+                );
+            }
+            for w in [
+                "src",
+                ".git/objects",
+                ".claude/commands",
+                ".git/modules/sub/objects",
+            ] {
+                assert!(
+                    whole.contains(&wt.join(w).as_path()),
+                    "{w} not granted: {whole:?}"
+                );
+            }
+            assert!(whole.contains(&dir.path().join("tmp").as_path()));
+            // Protected directories get no rule; a symlink none either.
+            for none in [
+                ".git/hooks",
+                ".vscode",
+                ".claude/settings.json",
+                ".git/modules/sub/hooks",
+                "link",
+                "src/deep",
+            ] {
+                let p = wt.join(none);
+                assert!(
+                    !held.contains(&p.as_path()) && !whole.contains(&p.as_path()),
+                    "{none}"
+                );
+            }
+            assert_eq!(plan.bounded, plan.read_write);
+            assert_eq!(plan.held_keep_writes, ns.mount);
+            let back = plan.held_back();
+            assert!(back.contains(AccessFs::MakeReg) && back.contains(AccessFs::MakeDir));
+            assert_eq!(back.contains(AccessFs::WriteFile), !ns.mount);
+            assert_eq!(back.contains(AccessFs::RemoveFile), !ns.mount);
+        }
+    }
+
+    #[test]
+    fn nothing_is_bounded_under_a_grant_above_a_held_directory_or_without_watched_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("wt/src")).unwrap();
+        let mut s = spec(dir.path(), &[]);
+        // A writable root above the worktree is held itself, down to the worktree.
+        s.allow_write = vec![dir.path().as_os_str().to_owned()];
+        let p = plan(&s, 7).unwrap();
+        assert!(p.held.contains(&dir.path().to_path_buf()));
+        assert!(p.held.contains(&dir.path().join("wt")));
+        assert!(!p.read_write.contains(&dir.path().to_path_buf()));
+        assert!(!p.bounded.is_empty());
+        // --no-write-watch: nothing carries out what a held directory refuses.
+        s.no_write_watch = true;
+        let p = plan(&s, 7).unwrap();
+        assert!(p.held.is_empty() && p.bounded.is_empty());
+        assert!(p.read_write.contains(&dir.path().join("wt")));
+    }
+
+    #[test]
+    fn a_profiles_protected_settings_hold_the_folders_above_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let codex = dir.path().join("home/.codex");
+        std::fs::create_dir_all(codex.join("sessions")).unwrap();
+        std::fs::create_dir_all(codex.join("rules")).unwrap();
+        std::fs::create_dir_all(dir.path().join("wt")).unwrap();
+        let mut s = spec(dir.path(), &[]);
+        s.allow_write = vec![codex.as_os_str().to_owned()];
+        s.protected = vec![codex.join("config.toml").into(), codex.join("rules").into()];
+        let p = plan(&s, 7).unwrap();
+        assert!(p.held.contains(&codex));
+        assert!(p.read_write.contains(&codex.join("sessions")));
+        assert!(!p.read_write.contains(&codex.join("rules")));
+        assert!(!p.held.contains(&codex.join("rules")));
     }
 
     #[test]
@@ -725,7 +992,7 @@ mod tests {
         s.allow_degraded = true;
         let p = plan(&s, 7).unwrap();
         assert_eq!(p.abi, 2);
-        assert!(p.read_write.contains(&dir.path().join("wt")));
+        assert!(p.held.contains(&dir.path().join("wt")));
         assert!(p.needs_truncate_guard() && p.needs_group_kill_guard());
         assert_eq!(p.uncompensated.len(), 1);
         assert!(p.uncompensated[0].contains("ABI 6, Linux 6.12"));

@@ -103,11 +103,17 @@ fn confine_and_exec_inner(
 
     let mut landlock_abi = 0;
     let mut tcp_fenced = false;
+    let mut bounded = Vec::new();
     if let Some(plan) = &plan {
         match landlock_fence::restrict_self(plan) {
             Ok(()) => {
                 landlock_abi = plan.abi;
                 tcp_fenced = plan.deny_tcp;
+                bounded = plan
+                    .bounded
+                    .iter()
+                    .map(|p| p.as_os_str().to_owned())
+                    .collect();
             }
             Err(e) if spec.allow_degraded => degraded.push(format!("file fence: {e}")),
             Err(e) => return Err(StageFailure::setup("landlock", e)),
@@ -159,6 +165,7 @@ fn confine_and_exec_inner(
                 degraded,
                 listener: listener.is_some(),
                 loopback_table,
+                bounded,
             },
             listener.as_ref().map(|fd| fd.as_fd()),
         )

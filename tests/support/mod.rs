@@ -211,6 +211,20 @@ impl World {
         p
     }
 
+    /// Makes directory `rel` in the worktree (and those above it), owned by the world's
+    /// user.
+    #[allow(dead_code)]
+    pub fn mkdir(&self, rel: &str) -> PathBuf {
+        let p = self.worktree.join(rel);
+        std::fs::create_dir_all(&p).unwrap();
+        let mut dir = p.as_path();
+        while dir != self.worktree {
+            self.own(dir);
+            dir = dir.parent().unwrap();
+        }
+        p
+    }
+
     /// Writes a file outside the worktree, owned by whoever runs fence (so that only the
     /// fence, not file permissions, stands between the sandbox and it).
     pub fn write_outside(&self, rel: &str, text: &str) -> PathBuf {

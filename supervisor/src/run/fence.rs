@@ -1,6 +1,8 @@
 //! The session's fence as the supervisor checks it: which paths may be written.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 /// Where the sandbox may write, and how the kernel bounds what the supervisor lets through.
 #[derive(Debug, Clone)]
@@ -26,6 +28,19 @@ pub struct Fence {
     /// Landlock governs truncation (ABI 3): a `truncate` inside the fence may be answered
     /// `CONTINUE`. Below it the supervisor performs the call on the checked file.
     pub landlock_truncate: bool,
+    /// Landlock governs moves and links across directories (ABI 2); below it the kernel
+    /// refuses them all, and the supervisor carries them out.
+    pub landlock_refer: bool,
+    /// The directories beneath which Landlock alone bounds the names the sandbox makes,
+    /// as the sandbox's ruleset grants them (`FencePlan::bounded`): no protected path can
+    /// be made there, and the directories that may hold one are granted no right to make
+    /// names. A call that makes or removes a name only beneath them may go to the kernel
+    /// (`CONTINUE`) even when a racing thread swaps its path. Security boundary: Landlock's
+    /// grants, not this list, keep the names out of the held directories; the list only
+    /// says where the kernel will agree to a call fence lets through. A directory whose
+    /// own entry a call makes or removes is forgotten (its grant went with the old
+    /// directory), so a new one made in its place is written through the supervisor.
+    pub bounded: Arc<RwLock<HashSet<PathBuf>>>,
 }
 
 impl Fence {
@@ -81,6 +96,39 @@ impl Fence {
     /// Whether a write on `path` (absolute, resolved) stays inside the fence.
     pub fn allows_write(&self, path: &Path) -> bool {
         self.root_of(path).is_some() || self.devices.iter().any(|d| d == path)
+    }
+
+    /// Whether the directory holding `path` (absolute, resolved) lies beneath a bounded
+    /// directory ([`Fence::bounded`]): a name made or removed there, or a file written
+    /// there, is bounded by Landlock whatever path a racing thread swaps in.
+    pub fn beneath_bounded(&self, path: &Path) -> bool {
+        let Some(dir) = path.parent() else {
+            return false;
+        };
+        let bounded = self.bounded.read().unwrap_or_else(|e| e.into_inner());
+        !bounded.is_empty() && dir.ancestors().any(|a| bounded.contains(a))
+    }
+
+    /// A call makes, moves or removes the entry `path`: a bounded directory at or beneath
+    /// it is forgotten. Only names outside every bounded directory can be one (bounded
+    /// directories are children of held ones).
+    pub fn forget_bounded_at(&self, path: &Path) {
+        if self.beneath_bounded(path) {
+            return;
+        }
+        let gone = |d: &PathBuf| d.starts_with(path);
+        if self
+            .bounded
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .any(gone)
+        {
+            self.bounded
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|d| !gone(d));
+        }
     }
 }
 
@@ -149,6 +197,47 @@ mod tests {
     }
 
     #[test]
+    fn bounded_directories_bound_what_lies_beneath_until_their_entry_changes() {
+        let fence = Fence {
+            worktree: "/w/repo".into(),
+            writable: vec!["/w/repo".into(), "/tmp/fence-1".into()],
+            devices: vec![],
+            protected: vec![],
+            read_only_view: true,
+            quiet_blocks: false,
+            read_only_worktree: false,
+            landlock_truncate: true,
+            landlock_refer: true,
+            bounded: Arc::new(RwLock::new(
+                ["/w/repo/src", "/w/repo/.git/objects", "/tmp/fence-1"]
+                    .into_iter()
+                    .map(PathBuf::from)
+                    .collect(),
+            )),
+        };
+        let beneath = |p: &str| fence.beneath_bounded(Path::new(p));
+        assert!(beneath("/w/repo/src/main.rs"));
+        assert!(beneath("/w/repo/src/a/b/c.rs"));
+        assert!(beneath("/w/repo/.git/objects/ab/cdef"));
+        assert!(beneath("/tmp/fence-1/cc.s"));
+        // The entries of held directories, and the bounded directories' own entries.
+        assert!(!beneath("/w/repo/.envrc"));
+        assert!(!beneath("/w/repo/src"));
+        assert!(!beneath("/w/repo/.git/config"));
+        assert!(!beneath("/w/repo/srcx/y"));
+        assert!(!beneath("/w/repo/.git/hooks/pre-commit"));
+        // A name made beneath one changes nothing; its own entry, or one above it, does.
+        fence.forget_bounded_at(Path::new("/w/repo/src/new"));
+        assert!(beneath("/w/repo/src/main.rs"));
+        fence.forget_bounded_at(Path::new("/w/repo/src"));
+        assert!(!beneath("/w/repo/src/main.rs"));
+        assert!(beneath("/w/repo/.git/objects/ab/cdef"));
+        fence.forget_bounded_at(Path::new("/w/repo/.git"));
+        assert!(!beneath("/w/repo/.git/objects/ab/cdef"));
+        assert!(beneath("/tmp/fence-1/cc.s"));
+    }
+
+    #[test]
     fn worktree_children_are_inside_and_siblings_are_not() {
         let fence = Fence {
             worktree: "/w/repo".into(),
@@ -159,6 +248,8 @@ mod tests {
             quiet_blocks: false,
             read_only_worktree: false,
             landlock_truncate: true,
+            landlock_refer: true,
+            bounded: Default::default(),
         };
         assert!(fence.allows_write(Path::new("/w/repo/src/main.rs")));
         assert!(fence.allows_write(Path::new("/dev/null")));
@@ -181,6 +272,8 @@ mod tests {
             quiet_blocks: false,
             read_only_worktree: false,
             landlock_truncate: true,
+            landlock_refer: true,
+            bounded: Default::default(),
         };
         assert!(fence.allows_write(Path::new("/home/u/.codex/history.jsonl")));
         assert!(!fence.is_protected(Path::new("/home/u/.codex/history.jsonl"), true));
@@ -205,6 +298,8 @@ mod tests {
             quiet_blocks: false,
             read_only_worktree: true,
             landlock_truncate: true,
+            landlock_refer: true,
+            bounded: Default::default(),
         };
         assert!(!fence.allows_write(Path::new("/w/repo/a")));
         let (what, rule) = fence.refusal(Path::new("/w/repo/a"), "write");

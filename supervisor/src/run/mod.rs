@@ -488,6 +488,8 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         read_only_worktree: args.read_only_worktree,
         // Set from the ABI the shim reports; until then the safe side.
         landlock_truncate: false,
+        landlock_refer: false,
+        bounded: Default::default(),
     });
     let counters = Arc::new(Counters::default());
 
@@ -505,6 +507,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     degraded,
                     listener,
                     loopback_table,
+                    bounded,
                 },
                 fd,
             ))) => {
@@ -520,6 +523,13 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 }
                 let fence = Arc::new(Fence {
                     landlock_truncate: landlock_abi >= 3,
+                    landlock_refer: landlock_abi >= 2,
+                    // What the sandbox's own ruleset bounds (nothing without one).
+                    bounded: Arc::new(std::sync::RwLock::new(if landlock_abi > 0 {
+                        bounded.into_iter().map(PathBuf::from).collect()
+                    } else {
+                        Default::default()
+                    })),
                     ..(*fence).clone()
                 });
                 // The sandbox's mounts are made before it reports itself confined: its

@@ -125,6 +125,21 @@ fn makes_a_name(n: &Notification) -> bool {
     }
 }
 
+/// Whether the kernel, given a call on `paths` (and a link's `source`), both resolved,
+/// agrees to it exactly where fence would and Landlock bounds it however its path is
+/// swapped: every name lies beneath a bounded directory ([`Fence::bounded`]), and below
+/// Landlock ABI 2 (which refuses every move or link across directories) all in one.
+fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) -> bool {
+    let all = || paths.iter().map(PathBuf::as_path).chain(source);
+    if paths.is_empty() || !all().all(|p| fence.beneath_bounded(p)) {
+        return false;
+    }
+    fence.landlock_refer || {
+        let first = paths[0].parent();
+        all().all(|p| p.parent() == first)
+    }
+}
+
 /// Decodes a filesystem call; `None` for calls this check does not own.
 pub fn decode(n: &Notification) -> Option<FsCall> {
     let a = n.args;
@@ -566,17 +581,34 @@ pub fn check(
                     perform(),
                 );
             }
-            // Security boundary. With the mount view, the existing protected paths are
-            // read-only mounts, so a path the target swaps in after this check reaches at
-            // most what Landlock allows and the mounts leave writable: a write to an
-            // existing file, an unlink, a truncate may `CONTINUE`. Not a call that makes a
-            // name: a protected path that does not exist yet (`.envrc`, `.mcp.json`,
-            // `.vscode/`) lies in a writable directory, and the kernel would make whatever
-            // name the path holds by then. Those are carried out by the supervisor from the
-            // path it checked, in the sandbox's view ([`super::view`]), as every write is
-            // without a mount view, where Landlock lets the whole worktree be written,
-            // protected paths included.
-            if fence.read_only_view && !makes_a_name(n) && !protected_path_unbound() {
+            // Security boundary. A protected path that does not exist yet (`.envrc`,
+            // `.mcp.json`, `.vscode/`) would lie in a writable directory, and the kernel
+            // makes whatever name the path holds by the time it reads it. So the sandbox's
+            // Landlock ruleset grants no right to make names in the directories that may
+            // hold a protected path (the worktree's root, `.git`, `.claude`…: "held"), and
+            // without a mount view none to write or remove there either; every other
+            // directory of a writable root is granted whole ([`Fence::bounded`]). A call
+            // whose names all lie beneath a bounded directory may `CONTINUE` in every mode:
+            // whatever path a racing thread swaps in, the kernel makes, moves or writes
+            // names only where no protected path can be. With the mount view, the existing
+            // protected paths are also read-only mounts, so a call that makes no name (a
+            // write to an existing file, an unlink) may `CONTINUE` anywhere inside. The
+            // rest — names made in a held directory or in one made during the session, and
+            // without a mount view every write there — is carried out by the supervisor
+            // from the path it checked, in the sandbox's view ([`super::view`]).
+            //
+            // A bounded directory whose own entry a call makes, moves or removes is
+            // forgotten first: its grant went with the old directory.
+            let makes_name = makes_a_name(n);
+            if !on_object || makes_name {
+                for p in &resolved {
+                    fence.forget_bounded_at(p);
+                }
+            }
+            if !protected_path_unbound()
+                && ((fence.read_only_view && !makes_name)
+                    || (!unresolvable && bounded_by_landlock(fence, &resolved, source.as_deref())))
+            {
                 return allowed(event, first_shown, Response::Continue);
             }
             let operation = match (&descriptor, unresolvable) {

@@ -1387,6 +1387,17 @@ fn a_granted_directory_moved_or_replaced_is_still_written(w: &World) {
         "s.sh",
         "set -e\nmv moved moved2\nmkdir moved\necho a > moved/x\necho b > moved2/y\nrm -r kept\nmkdir kept\necho c > kept/z\nmkdir fresh\necho d > fresh/w\necho e > rootfile\nmkdir other && echo f > other/v && rm -r moved2 && mv other moved2 && echo g > moved2/u\n",
     );
+    // A unix socket moved inside a granted directory (the sandbox may make no socket
+    // file itself; the supervisor moves it).
+    w.mkdir("socks");
+    let out = w.python(
+        "import os, socket\ns = socket.socket(socket.AF_UNIX)\ns.bind('socks/a.new')\nos.rename('socks/a.new', 'socks/a')\nprint('moved')",
+    );
+    assert!(stdout(&out).contains("moved"), "{}", stderr(&out));
+    assert!(
+        std::fs::symlink_metadata(w.worktree.join("socks/a"))
+            .is_ok_and(|m| std::os::unix::fs::FileTypeExt::is_socket(&m.file_type()))
+    );
     let out = w.run(&["/bin/sh", "s.sh"]);
     assert!(out.status.success(), "{}", stderr(&out));
     for (rel, text) in [

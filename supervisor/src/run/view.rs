@@ -98,6 +98,33 @@ pub fn read_link(path: &Path) -> io::Result<PathBuf> {
     }
 }
 
+/// Whether `path` (absolute, resolved) names a unix socket file as the sandbox sees it,
+/// its last component not followed. A hint for where a move or link is made (Landlock
+/// grants the sandbox no right to make socket files, so the supervisor moves those), not
+/// a security check: an error or a race only sends the call one way or the other.
+pub fn is_socket(path: &Path) -> bool {
+    let bytes = path.as_os_str().as_bytes();
+    let (dirfd, name) = match SANDBOX_ROOT.get() {
+        Some(root) => (root.as_raw_fd(), bytes.strip_prefix(b"/").unwrap_or(bytes)),
+        None => (libc::AT_FDCWD, bytes),
+    };
+    let Ok(c) = CString::new(if name.is_empty() { &b"."[..] } else { name }) else {
+        return false;
+    };
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a NUL-terminated name and room for one stat.
+    let ret = unsafe {
+        libc::fstatat(
+            dirfd,
+            c.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    // SAFETY: fstatat filled it when it returned 0.
+    ret == 0 && unsafe { st.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFSOCK
+}
+
 /// `readlinkat(dirfd, name)`.
 pub fn read_link_at(dirfd: RawFd, name: &[u8]) -> io::Result<PathBuf> {
     let c = CString::new(name)?;

@@ -127,17 +127,25 @@ fn makes_a_name(n: &Notification) -> bool {
 
 /// Whether the kernel, given a call on `paths` (and a link's `source`), both resolved,
 /// agrees to it exactly where fence would and Landlock bounds it however its path is
-/// swapped: every name lies beneath a bounded directory ([`Fence::bounded`]), and below
-/// Landlock ABI 2 (which refuses every move or link across directories) all in one.
+/// swapped: every name lies beneath a bounded directory ([`Fence::bounded`]), below
+/// Landlock ABI 2 (which refuses every move or link across directories) all in one, and
+/// what is moved or linked is no unix socket (the sandbox is granted no right to make
+/// socket files: the supervisor makes them).
 fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) -> bool {
     let all = || paths.iter().map(PathBuf::as_path).chain(source);
     if paths.is_empty() || !all().all(|p| fence.beneath_bounded(p)) {
         return false;
     }
-    fence.landlock_refer || {
+    let same_directory = || {
         let first = paths[0].parent();
         all().all(|p| p.parent() == first)
-    }
+    };
+    let moved = match (source, paths) {
+        (Some(source), _) => Some(source),
+        (None, [from, _]) => Some(from.as_path()),
+        _ => None,
+    };
+    (fence.landlock_refer || same_directory()) && !moved.is_some_and(super::view::is_socket)
 }
 
 /// Decodes a filesystem call; `None` for calls this check does not own.

@@ -121,6 +121,15 @@ pub enum ToShim {
     Proceed,
 }
 
+/// A directory the sandbox's ruleset grants whole, as the rule was attached: the path
+/// it was opened at and the directory's device and inode numbers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoundedDir {
+    pub path: OsString,
+    pub dev: u64,
+    pub ino: u64,
+}
+
 /// Messages from the shim to the supervisor.
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub enum FromShim {
@@ -142,9 +151,10 @@ pub enum FromShim {
         #[serde(default)]
         loopback_table: bool,
         /// The directories where Landlock alone bounds the names the sandbox makes
-        /// ([`crate::landlock_fence::FencePlan::bounded`]; empty without a ruleset).
+        /// ([`crate::landlock_fence::FencePlan::bounded`]), each with the identity of the
+        /// directory its rule was attached to; empty without a ruleset.
         #[serde(default)]
-        bounded: Vec<OsString>,
+        bounded: Vec<BoundedDir>,
     },
     /// The shim set the pid namespace's `pid_max` (sent only when the spec asked for it),
     /// before it forked anything; a failure to set it comes as `SetupFailed` with the stage
@@ -354,7 +364,11 @@ mod tests {
             degraded: vec![],
             listener: true,
             loopback_table: false,
-            bounded: vec!["/w/src".into()],
+            bounded: vec![BoundedDir {
+                path: "/w/src".into(),
+                dev: 2049,
+                ino: 12,
+            }],
         };
         a.send(&msg, Some(file.as_fd())).unwrap();
         let (got, fd): (FromShim, _) = b.recv().unwrap().unwrap();

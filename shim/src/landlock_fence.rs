@@ -16,7 +16,7 @@ use landlock::{
     Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
-use crate::channel::SandboxSpec;
+use crate::channel::{BoundedDir, SandboxSpec};
 
 /// Oldest Landlock ABI fence runs on. What ABIs 1 to 5 lack is compensated by other
 /// mechanisms ([`Compensation`]); what cannot be compensated on a given host is refused
@@ -453,9 +453,11 @@ impl Holders {
     /// Whether a protected name may be made in `dir` or beneath it.
     fn holds(&self, dir: &Path) -> bool {
         self.worktree.starts_with(dir)
-            || dir
-                .strip_prefix(&self.worktree)
-                .is_ok_and(crate::protected_paths::holds_protected)
+            || dir.strip_prefix(&self.worktree).is_ok_and(|rel| {
+                // Everything under .git/modules: a submodule's name may hold slashes, so
+                // any folder there may be a submodule's git directory.
+                crate::protected_paths::holds_protected(rel) || rel.starts_with(".git/modules")
+            })
             || self
                 .protected
                 .iter()
@@ -574,9 +576,54 @@ pub fn restrict_thread_to_sockets_beneath(
     Ok(())
 }
 
+/// Opens a directory of a writable root for its rule (`O_PATH`), refusing any symlink on
+/// the way (`openat2` with `RESOLVE_NO_SYMLINKS`): the plan sorted these directories by
+/// their names, and a directory swapped for a symlink since (by another process working
+/// in the same worktree) must not carry its grant to where the link leads. The paths
+/// are canonical (a writable root and the real directories read beneath it).
+fn open_directory_nofollow(path: &Path) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: open_how is plain data.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64;
+    how.resolve = libc::RESOLVE_NO_SYMLINKS | libc::RESOLVE_NO_MAGICLINKS;
+    // SAFETY: a valid open_how with its size, a NUL-terminated path.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            &how as *const libc::open_how,
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor we own.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// The device and inode numbers of an open directory.
+fn identity(fd: &std::os::fd::OwnedFd) -> io::Result<(u64, u64)> {
+    use std::os::fd::AsRawFd;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat of our descriptor into room for one stat.
+    if unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: filled by fstat.
+    let st = unsafe { st.assume_init() };
+    Ok((st.st_dev, st.st_ino))
+}
+
 /// Creates the ruleset for `plan` and restricts the calling thread with it. Every
 /// requested right must be enforced (hard requirement): a partial result is an error.
-pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
+/// Returns the directories granted whole that bound the names made beneath them
+/// ([`FencePlan::bounded`]), as their rules were attached.
+pub fn restrict_self(plan: &FencePlan) -> Result<Vec<BoundedDir>, LandlockFenceError> {
     let abi = ABI::from(plan.abi);
     let all = handled_fs_access(plan);
     let read = AccessFs::from_read(abi);
@@ -610,13 +657,44 @@ pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
         (&plan.devices_rw, all),
         (&plan.devices_ro, read),
     ];
-    for (paths, access) in groups {
+    let mut bounded = Vec::new();
+    for (group, (paths, access)) in groups.into_iter().enumerate() {
         let access = if plan.sockets_by_supervisor {
             access & !AccessFs::MakeSock
         } else {
             access
         };
+        // The writable directories (groups 2 to 5) were sorted by name when writes are
+        // watched: their rules are attached to what the names hold now, never through a
+        // symlink.
+        let writable = (2..=5).contains(&group) && !plan.bounded.is_empty();
         for path in paths {
+            if writable {
+                let fd = match open_directory_nofollow(path) {
+                    Ok(fd) => fd,
+                    // Gone, swapped for a symlink, or no openat2 (an outer filter): no
+                    // grant of its own, which is the safe side (the supervisor carries
+                    // out what the rights above it refuse).
+                    Err(_) => continue,
+                };
+                let id = identity(&fd);
+                created = created
+                    .add_rule(PathBeneath::new(&fd, access))
+                    .map_err(|e| LandlockFenceError::Rule {
+                        path: path.clone(),
+                        message: e.to_string(),
+                    })?;
+                if let Ok((dev, ino)) = id
+                    && plan.bounded.contains(path)
+                {
+                    bounded.push(BoundedDir {
+                        path: path.as_os_str().to_owned(),
+                        dev,
+                        ino,
+                    });
+                }
+                continue;
+            }
             let fd = match PathFd::new(path) {
                 Ok(fd) => fd,
                 // Gone since planning, or unsearchable: no grant, which is the safe side.
@@ -648,7 +726,7 @@ pub fn restrict_self(plan: &FencePlan) -> Result<(), LandlockFenceError> {
     if status.ruleset != RulesetStatus::FullyEnforced {
         return Err(LandlockFenceError::NotFullyEnforced(status.ruleset));
     }
-    Ok(())
+    Ok(bounded)
 }
 
 #[cfg(test)]
@@ -742,18 +820,20 @@ mod tests {
             let plan = plan(&s, 7).unwrap();
             let held: Vec<&Path> = plan.held.iter().map(|p| p.as_path()).collect();
             let whole: Vec<&Path> = plan.read_write.iter().map(|p| p.as_path()).collect();
-            for h in ["", ".git", ".claude", ".git/modules", ".git/modules/sub"] {
+            for h in [
+                "",
+                ".git",
+                ".claude",
+                ".git/modules",
+                ".git/modules/sub",
+                ".git/modules/sub/objects",
+            ] {
                 assert!(
                     held.contains(&wt.join(h).as_path()),
                     "{h} not held: {held:?}"
                 );
             }
-            for w in [
-                "src",
-                ".git/objects",
-                ".claude/commands",
-                ".git/modules/sub/objects",
-            ] {
+            for w in ["src", ".git/objects", ".claude/commands"] {
                 assert!(
                     whole.contains(&wt.join(w).as_path()),
                     "{w} not granted: {whole:?}"
@@ -782,6 +862,44 @@ mod tests {
             assert_eq!(back.contains(AccessFs::WriteFile), !ns.mount);
             assert_eq!(back.contains(AccessFs::RemoveFile), !ns.mount);
         }
+    }
+
+    #[test]
+    fn a_directory_swapped_for_a_symlink_after_planning_carries_no_grant() {
+        if crate::sys::landlock_abi_version() < 1 {
+            eprintln!("SKIPPED: no Landlock here");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().join("wt");
+        std::fs::create_dir_all(wt.join("lib")).unwrap();
+        std::fs::create_dir_all(wt.join("src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        let mut s = spec(dir.path(), &[]);
+        s.namespaces = ALL_NAMESPACES;
+        let plan = plan(&s, 7).unwrap();
+        assert!(plan.bounded.contains(&wt.join("lib")));
+        // Another process swaps `lib` for a symlink to the worktree's root in between.
+        std::fs::remove_dir(wt.join("lib")).unwrap();
+        std::os::unix::fs::symlink(&wt, wt.join("lib")).unwrap();
+        let envrc = wt.join(".envrc");
+        let (bounded, made) = std::thread::spawn(move || {
+            // Landlock restricts this thread only.
+            crate::sys::set_no_new_privs().unwrap();
+            let bounded = restrict_self(&plan).unwrap();
+            let made = std::fs::write(&envrc, "x").is_ok();
+            (bounded, made)
+        })
+        .join()
+        .unwrap();
+        assert!(
+            !made,
+            "the grant followed the symlink to the worktree's root"
+        );
+        assert!(!std::fs::exists(wt.join(".envrc")).unwrap());
+        let paths: Vec<PathBuf> = bounded.iter().map(|b| PathBuf::from(&b.path)).collect();
+        assert!(!paths.contains(&wt.join("lib")), "{paths:?}");
+        assert!(paths.contains(&wt.join("src")), "{paths:?}");
     }
 
     #[test]

@@ -15,7 +15,16 @@ use std::path::{Component, Path, PathBuf};
 /// Relative paths protected with everything beneath them.
 const PROTECTED_TREES: [&str; 3] = [".git/hooks", ".vscode", ".idea"];
 /// Relative paths protected exactly.
-const PROTECTED_FILES: [&str; 4] = [".git/config", ".gitmodules", ".envrc", ".mcp.json"];
+/// `.git/commondir` names the directory git takes its config and hooks from;
+/// `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
+const PROTECTED_FILES: [&str; 6] = [
+    ".git/config",
+    ".git/commondir",
+    ".git/config.worktree",
+    ".gitmodules",
+    ".envrc",
+    ".mcp.json",
+];
 
 /// Every protected path, and every directory that holds one, lies below a dot-named entry
 /// of the worktree (`.git`, `.claude`, `.vscode`, `.envrc`…): a relative path whose first
@@ -211,6 +220,8 @@ mod tests {
             ".git/hooks",
             ".git/hooks/pre-commit",
             ".git/config",
+            ".git/commondir",
+            ".git/config.worktree",
             ".envrc",
             ".vscode/settings.json",
             ".claude/settings.local.json",

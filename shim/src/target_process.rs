@@ -106,14 +106,10 @@ fn confine_and_exec_inner(
     let mut bounded = Vec::new();
     if let Some(plan) = &plan {
         match landlock_fence::restrict_self(plan) {
-            Ok(()) => {
+            Ok(attached) => {
                 landlock_abi = plan.abi;
                 tcp_fenced = plan.deny_tcp;
-                bounded = plan
-                    .bounded
-                    .iter()
-                    .map(|p| p.as_os_str().to_owned())
-                    .collect();
+                bounded = attached;
             }
             Err(e) if spec.allow_degraded => degraded.push(format!("file fence: {e}")),
             Err(e) => return Err(StageFailure::setup("landlock", e)),

@@ -1,6 +1,6 @@
 //! The session's fence as the supervisor checks it: which paths may be written.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -39,8 +39,10 @@ pub struct Fence {
     /// grants, not this list, keep the names out of the held directories; the list only
     /// says where the kernel will agree to a call fence lets through. A directory whose
     /// own entry a call makes or removes is forgotten (its grant went with the old
-    /// directory), so a new one made in its place is written through the supervisor.
-    pub bounded: Arc<RwLock<HashSet<PathBuf>>>,
+    /// directory), so a new one made in its place is written through the supervisor; so is
+    /// one whose device and inode numbers are no longer those of the directory the rule
+    /// was attached to (replaced from outside the sandbox).
+    pub bounded: Arc<RwLock<HashMap<PathBuf, (u64, u64)>>>,
 }
 
 impl Fence {
@@ -64,6 +66,12 @@ impl Fence {
             .iter()
             .any(|p| path.starts_with(p) || (names_entry && p.starts_with(path)))
         {
+            return true;
+        }
+        // The worktree itself, or a folder above it in a writable root (`--allow-write`
+        // of a parent): moved away and back, it would bring forged hooks or settings in
+        // without a write to their paths.
+        if names_entry && self.worktree.starts_with(path) {
             return true;
         }
         let Ok(rel) = path.strip_prefix(&self.worktree) else {
@@ -105,8 +113,27 @@ impl Fence {
         let Some(dir) = path.parent() else {
             return false;
         };
-        let bounded = self.bounded.read().unwrap_or_else(|e| e.into_inner());
-        !bounded.is_empty() && dir.ancestors().any(|a| bounded.contains(a))
+        let found = {
+            let bounded = self.bounded.read().unwrap_or_else(|e| e.into_inner());
+            if bounded.is_empty() {
+                return false;
+            }
+            dir.ancestors()
+                .find_map(|a| bounded.get(a).map(|id| (a.to_path_buf(), *id)))
+        };
+        let Some((granted, id)) = found else {
+            return false;
+        };
+        // Still the directory the rule was attached to? (Another process, outside the
+        // sandbox or in another one, may have replaced it; the kernel would then refuse.)
+        if super::view::identity(&granted).is_ok_and(|now| now == id) {
+            return true;
+        }
+        self.bounded
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&granted);
+        false
     }
 
     /// A call makes, moves or removes the entry `path`: a bounded directory at or beneath
@@ -121,13 +148,13 @@ impl Fence {
             .bounded
             .read()
             .unwrap_or_else(|e| e.into_inner())
-            .iter()
+            .keys()
             .any(gone)
         {
             self.bounded
                 .write()
                 .unwrap_or_else(|e| e.into_inner())
-                .retain(|d| !gone(d));
+                .retain(|d, _| !gone(d));
         }
     }
 }
@@ -198,9 +225,19 @@ mod tests {
 
     #[test]
     fn bounded_directories_bound_what_lies_beneath_until_their_entry_changes() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (w, t) = (dir.path().join("repo"), dir.path().join("tmp"));
+        for d in ["repo/src", "repo/.git/objects", "tmp", "repo/lib"] {
+            std::fs::create_dir_all(dir.path().join(d)).unwrap();
+        }
+        let id = |p: &Path| {
+            let m = std::fs::symlink_metadata(p).unwrap();
+            (m.dev(), m.ino())
+        };
         let fence = Fence {
-            worktree: "/w/repo".into(),
-            writable: vec!["/w/repo".into(), "/tmp/fence-1".into()],
+            worktree: w.clone(),
+            writable: vec![w.clone(), t.clone()],
             devices: vec![],
             protected: vec![],
             read_only_view: true,
@@ -209,32 +246,48 @@ mod tests {
             landlock_truncate: true,
             landlock_refer: true,
             bounded: Arc::new(RwLock::new(
-                ["/w/repo/src", "/w/repo/.git/objects", "/tmp/fence-1"]
-                    .into_iter()
-                    .map(PathBuf::from)
-                    .collect(),
+                [
+                    w.join("src"),
+                    w.join(".git/objects"),
+                    t.clone(),
+                    w.join("lib"),
+                ]
+                .into_iter()
+                .map(|p| {
+                    let i = id(&p);
+                    (p, i)
+                })
+                .collect(),
             )),
         };
-        let beneath = |p: &str| fence.beneath_bounded(Path::new(p));
-        assert!(beneath("/w/repo/src/main.rs"));
-        assert!(beneath("/w/repo/src/a/b/c.rs"));
-        assert!(beneath("/w/repo/.git/objects/ab/cdef"));
-        assert!(beneath("/tmp/fence-1/cc.s"));
+        let beneath = |p: &Path| fence.beneath_bounded(p);
+        assert!(beneath(&w.join("src/main.rs")));
+        assert!(beneath(&w.join("src/a/b/c.rs")));
+        assert!(beneath(&w.join(".git/objects/ab/cdef")));
+        assert!(beneath(&t.join("cc.s")));
         // The entries of held directories, and the bounded directories' own entries.
-        assert!(!beneath("/w/repo/.envrc"));
-        assert!(!beneath("/w/repo/src"));
-        assert!(!beneath("/w/repo/.git/config"));
-        assert!(!beneath("/w/repo/srcx/y"));
-        assert!(!beneath("/w/repo/.git/hooks/pre-commit"));
+        assert!(!beneath(&w.join(".envrc")));
+        assert!(!beneath(&w.join("src")));
+        assert!(!beneath(&w.join(".git/config")));
+        assert!(!beneath(&w.join("srcx/y")));
+        assert!(!beneath(&w.join(".git/hooks/pre-commit")));
         // A name made beneath one changes nothing; its own entry, or one above it, does.
-        fence.forget_bounded_at(Path::new("/w/repo/src/new"));
-        assert!(beneath("/w/repo/src/main.rs"));
-        fence.forget_bounded_at(Path::new("/w/repo/src"));
-        assert!(!beneath("/w/repo/src/main.rs"));
-        assert!(beneath("/w/repo/.git/objects/ab/cdef"));
-        fence.forget_bounded_at(Path::new("/w/repo/.git"));
-        assert!(!beneath("/w/repo/.git/objects/ab/cdef"));
-        assert!(beneath("/tmp/fence-1/cc.s"));
+        fence.forget_bounded_at(&w.join("src/new"));
+        assert!(beneath(&w.join("src/main.rs")));
+        fence.forget_bounded_at(&w.join("src"));
+        assert!(!beneath(&w.join("src/main.rs")));
+        assert!(beneath(&w.join(".git/objects/ab/cdef")));
+        fence.forget_bounded_at(&w.join(".git"));
+        assert!(!beneath(&w.join(".git/objects/ab/cdef")));
+        assert!(beneath(&t.join("cc.s")));
+        // Replaced behind fence's back: no longer the granted directory. (The ruleset holds
+        // the old directory, whose inode number is then not free for the new one: so does
+        // this descriptor here.)
+        assert!(beneath(&w.join("lib/x")));
+        let _held = std::fs::File::open(w.join("lib")).unwrap();
+        std::fs::remove_dir(w.join("lib")).unwrap();
+        std::fs::create_dir(w.join("lib")).unwrap();
+        assert!(!beneath(&w.join("lib/x")));
     }
 
     #[test]
@@ -282,6 +335,11 @@ mod tests {
         assert!(!fence.is_protected(Path::new("/home/u/.codex/config.toml.bak"), false));
         // Renaming a folder above a protected path away would let a forged one replace it.
         assert!(fence.is_protected(Path::new("/home/u/.codex"), true));
+        // So would moving the worktree, or a folder above it, away and back.
+        assert!(fence.is_protected(Path::new("/w/repo"), true));
+        assert!(fence.is_protected(Path::new("/w"), true));
+        assert!(!fence.is_protected(Path::new("/w/repo"), false));
+        assert!(!fence.is_protected(Path::new("/w/repo2"), true));
         assert!(!fence.is_protected(Path::new("/home/u/.codex"), false));
         // The worktree's own protected paths still hold.
         assert!(fence.is_protected(Path::new("/w/repo/.git/config"), false));

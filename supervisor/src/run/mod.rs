@@ -526,7 +526,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     landlock_refer: landlock_abi >= 2,
                     // What the sandbox's own ruleset bounds (nothing without one).
                     bounded: Arc::new(std::sync::RwLock::new(if landlock_abi > 0 {
-                        bounded.into_iter().map(PathBuf::from).collect()
+                        bounded
+                            .into_iter()
+                            .map(|b| (PathBuf::from(b.path), (b.dev, b.ino)))
+                            .collect()
                     } else {
                         Default::default()
                     })),

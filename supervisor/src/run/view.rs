@@ -98,19 +98,23 @@ pub fn read_link(path: &Path) -> io::Result<PathBuf> {
     }
 }
 
-/// Whether `path` (absolute, resolved) names a unix socket file as the sandbox sees it,
-/// its last component not followed. A hint for where a move or link is made (Landlock
-/// grants the sandbox no right to make socket files, so the supervisor moves those), not
-/// a security check: an error or a race only sends the call one way or the other.
-pub fn is_socket(path: &Path) -> bool {
+/// The device and inode numbers of `path` (absolute, resolved) as the sandbox sees it,
+/// its last component not followed.
+pub fn identity(path: &Path) -> io::Result<(u64, u64)> {
+    let st = stat_nofollow(path)?;
+    Ok((st.st_dev, st.st_ino))
+}
+
+/// `fstatat(path, AT_SYMLINK_NOFOLLOW)` in the sandbox's view. The directories above the
+/// last component were resolved by the caller; what it learns decides only where a call
+/// is made, never whether it is allowed.
+fn stat_nofollow(path: &Path) -> io::Result<libc::stat> {
     let bytes = path.as_os_str().as_bytes();
     let (dirfd, name) = match SANDBOX_ROOT.get() {
         Some(root) => (root.as_raw_fd(), bytes.strip_prefix(b"/").unwrap_or(bytes)),
         None => (libc::AT_FDCWD, bytes),
     };
-    let Ok(c) = CString::new(if name.is_empty() { &b"."[..] } else { name }) else {
-        return false;
-    };
+    let c = CString::new(if name.is_empty() { &b"."[..] } else { name })?;
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: a NUL-terminated name and room for one stat.
     let ret = unsafe {
@@ -121,8 +125,19 @@ pub fn is_socket(path: &Path) -> bool {
             libc::AT_SYMLINK_NOFOLLOW,
         )
     };
-    // SAFETY: fstatat filled it when it returned 0.
-    ret == 0 && unsafe { st.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFSOCK
+    if ret != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fstatat filled it.
+    Ok(unsafe { st.assume_init() })
+}
+
+/// Whether `path` (absolute, resolved) names a unix socket file as the sandbox sees it,
+/// its last component not followed. A hint for where a move or link is made (Landlock
+/// grants the sandbox no right to make socket files, so the supervisor moves those), not
+/// a security check: an error or a race only sends the call one way or the other.
+pub fn is_socket(path: &Path) -> bool {
+    stat_nofollow(path).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFSOCK)
 }
 
 /// `readlinkat(dirfd, name)`.

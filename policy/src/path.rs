@@ -188,7 +188,12 @@ pub fn is_protected(rel: &Path) -> bool {
         Some(Component::Normal(n)) => n.as_bytes(),
         _ => return false,
     };
-    if rel.starts_with(".git/hooks") || rel == Path::new(".git/config") || rel == Path::new(".git")
+    // `.git/commondir` names the directory git takes config and hooks from;
+    // `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
+    if rel.starts_with(".git/hooks")
+        || [".git/config", ".git/commondir", ".git/config.worktree", ".git"]
+            .iter()
+            .any(|p| rel == Path::new(p))
     {
         return true;
     }
@@ -321,6 +326,8 @@ mod tests {
         for p in [
             ".git/hooks/pre-commit",
             ".git/config",
+            ".git/commondir",
+            ".git/config.worktree",
             ".gitmodules",
             ".envrc",
             ".vscode/settings.json",

@@ -483,6 +483,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         &[
             ".git/hooks/",
             ".git/config",
+            ".git/commondir",
             ".gitmodules",
             ".envrc",
             ".vscode/",

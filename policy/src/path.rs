@@ -191,9 +191,14 @@ pub fn is_protected(rel: &Path) -> bool {
     // `.git/commondir` names the directory git takes config and hooks from;
     // `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
     if rel.starts_with(".git/hooks")
-        || [".git/config", ".git/commondir", ".git/config.worktree", ".git"]
-            .iter()
-            .any(|p| rel == Path::new(p))
+        || [
+            ".git/config",
+            ".git/commondir",
+            ".git/config.worktree",
+            ".git",
+        ]
+        .iter()
+        .any(|p| rel == Path::new(p))
     {
         return true;
     }

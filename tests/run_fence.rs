@@ -923,6 +923,19 @@ fn race_opens(w: &World, target: &Path, inside: &Path, test: &str) {
 /// [`race_opens`] with another call: `target` must keep what it was (missing stays
 /// missing, a file keeps its bytes) whatever `call` the loop makes.
 fn race_calls(w: &World, target: &Path, inside: &Path, test: &str, call: Raced) {
+    race_calls_after(w, target, inside, test, call, None);
+}
+
+/// [`race_calls`], the loop starting only once `late` (run outside, while the sandbox is
+/// up) has changed the worktree.
+fn race_calls_after(
+    w: &World,
+    target: &Path,
+    inside: &Path,
+    test: &str,
+    call: Raced,
+    late: Option<&dyn Fn()>,
+) {
     if !python_ready(test) {
         return;
     }
@@ -935,8 +948,8 @@ fn race_calls(w: &World, target: &Path, inside: &Path, test: &str, call: Raced) 
         return;
     }
     let outside = target.to_path_buf();
-    let before = std::fs::read(&outside).ok();
-    let existed = std::fs::symlink_metadata(&outside).is_ok();
+    let go = w.worktree.join("race-go");
+    let _ = std::fs::remove_file(&go);
     let inside = inside.to_path_buf();
     // A name an earlier race left there would make every call fail.
     let _ = std::fs::remove_file(&inside);
@@ -969,7 +982,7 @@ fn race_calls(w: &World, target: &Path, inside: &Path, test: &str, call: Raced) 
 #include <unistd.h>
 static union {{ struct sockaddr_un sa; char raw[4096]; }} u;
 #define path (u.sa.sun_path)
-static const char *in = "{inside}", *out = "{outside}", *src = "{source}";
+static const char *in = "{inside}", *out = "{outside}", *src = "{source}", *go = "{go}";
 static volatile int stop;
 static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
 static void put(const char *s) {{
@@ -987,6 +1000,7 @@ int main(void) {{
     int ok = 0, refused = 0;
     (void)src;
     u.sa.sun_family = AF_UNIX;
+    {wait}
     strcpy(path, in);
     pthread_create(&t, 0, swap, 0);
     for (int i = 0; i < 10000; i++) {{
@@ -1001,12 +1015,29 @@ int main(void) {{
         inside = inside.display(),
         outside = outside.display(),
         source = source.display(),
+        go = go.display(),
+        wait = if late.is_some() {
+            "while (access(go, F_OK) != 0) usleep(1000);"
+        } else {
+            "(void)go;"
+        },
     );
     let bin = w.compile_c("race", &src);
-    let out = w
+    let child = w
         .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    if let Some(late) = late {
+        late();
+    }
+    let before = std::fs::read(&outside).ok();
+    let existed = std::fs::symlink_metadata(&outside).is_ok();
+    if late.is_some() {
+        std::fs::write(&go, "").unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         std::fs::symlink_metadata(&outside).is_ok(),
@@ -1372,6 +1403,36 @@ fn a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path(w: 
             "{made} was made"
         );
     }
+    // `git config` on the host during the session renames a new .git/config over the old
+    // one (which leaves it without its read-only mount in the sandbox), and `.envrc` made
+    // on the host then: neither is written by a swapped path.
+    let config = wt.join(".git/config");
+    let replace_config = || {
+        let text = std::fs::read(&config).unwrap();
+        let lock = wt.join(".git/config.lock");
+        std::fs::write(&lock, text).unwrap();
+        w.own(&lock);
+        std::fs::rename(&lock, &config).unwrap();
+    };
+    race_calls_after(
+        w,
+        &config,
+        &wt.join("aaaa/config"),
+        test,
+        Raced::Open,
+        Some(&replace_config),
+    );
+    let make_envrc = || {
+        w.write(".envrc", "export A=1\n");
+    };
+    race_calls_after(
+        w,
+        &wt.join("./.envrc"),
+        &wt.join("s/.envrc"),
+        test,
+        Raced::Open,
+        Some(&make_envrc),
+    );
 }
 
 /// A directory granted whole at the start keeps its grant when moved, and one made later

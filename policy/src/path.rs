@@ -202,6 +202,13 @@ pub fn is_protected(rel: &Path) -> bool {
     {
         return true;
     }
+    // A linked worktree's `commondir` and `config.worktree`.
+    let parts: Vec<&[u8]> = rel.components().map(|c| c.as_os_str().as_bytes()).collect();
+    if let [b".git", b"worktrees", _, name] = parts.as_slice()
+        && matches!(*name, b"commondir" | b"config.worktree")
+    {
+        return true;
+    }
     if matches!(
         first,
         b".gitmodules" | b".envrc" | b".mcp.json" | b".vscode" | b".idea"
@@ -333,6 +340,7 @@ mod tests {
             ".git/config",
             ".git/commondir",
             ".git/config.worktree",
+            ".git/worktrees/w/commondir",
             ".gitmodules",
             ".envrc",
             ".vscode/settings.json",

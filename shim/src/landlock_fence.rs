@@ -171,9 +171,10 @@ pub struct FencePlan {
     pub held: Vec<PathBuf>,
     /// The same, in a writable root that contains a denied path (write rights only).
     pub held_write_only: Vec<PathBuf>,
-    /// Held directories keep the rights to write, truncate and remove: with a mount view
-    /// the protected paths that exist are read-only mounts, and only names need holding.
-    pub held_keep_writes: bool,
+    /// Held directories keep the rights to remove names: with a mount view `.git` and
+    /// `.claude` are mount points (never removed or renamed) and the protected paths that
+    /// exist are read-only mounts.
+    pub held_keep_removes: bool,
     /// The directories granted every right of their class (`read_write`, `write_only`)
     /// and known to hold no protected path beneath them, where Landlock alone bounds any
     /// name the sandbox makes; empty when this plan grants a held right somewhere above a
@@ -200,8 +201,9 @@ pub struct FencePlan {
 }
 
 impl FencePlan {
-    /// The rights a held directory does not get: making names, and without a mount view
-    /// also writing, truncating and removing.
+    /// The rights a held directory does not get: making names, writing and truncating
+    /// files (a protected file made or replaced on the host during the session has no
+    /// read-only mount), and without a mount view also removing.
     pub fn held_back(&self) -> BitFlags<AccessFs> {
         let make = AccessFs::MakeChar
             | AccessFs::MakeDir
@@ -210,13 +212,11 @@ impl FencePlan {
             | AccessFs::MakeFifo
             | AccessFs::MakeBlock
             | AccessFs::MakeSym;
-        if self.held_keep_writes {
-            make
+        let write = make | AccessFs::WriteFile | AccessFs::Truncate;
+        if self.held_keep_removes {
+            write
         } else {
-            make | AccessFs::WriteFile
-                | AccessFs::Truncate
-                | AccessFs::RemoveFile
-                | AccessFs::RemoveDir
+            write | AccessFs::RemoveFile | AccessFs::RemoveDir
         }
     }
 
@@ -387,7 +387,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
             plan.held.push(p);
         }
     }
-    plan.held_keep_writes = ns.mount;
+    plan.held_keep_removes = ns.mount;
     grant_read_except(Path::new("/"), &carved, &mut plan)?;
 
     plan.devices_rw = DEVICES_RW
@@ -455,8 +455,11 @@ impl Holders {
         self.worktree.starts_with(dir)
             || dir.strip_prefix(&self.worktree).is_ok_and(|rel| {
                 // Everything under .git/modules: a submodule's name may hold slashes, so
-                // any folder there may be a submodule's git directory.
-                crate::protected_paths::holds_protected(rel) || rel.starts_with(".git/modules")
+                // any folder there may be a submodule's git directory; and the linked
+                // worktrees' folders (their `commondir` names a git directory).
+                crate::protected_paths::holds_protected(rel)
+                    || rel.starts_with(".git/modules")
+                    || rel.starts_with(".git/worktrees")
             })
             || self
                 .protected
@@ -856,10 +859,10 @@ mod tests {
                 );
             }
             assert_eq!(plan.bounded, plan.read_write);
-            assert_eq!(plan.held_keep_writes, ns.mount);
+            assert_eq!(plan.held_keep_removes, ns.mount);
             let back = plan.held_back();
             assert!(back.contains(AccessFs::MakeReg) && back.contains(AccessFs::MakeDir));
-            assert_eq!(back.contains(AccessFs::WriteFile), !ns.mount);
+            assert!(back.contains(AccessFs::WriteFile) && back.contains(AccessFs::Truncate));
             assert_eq!(back.contains(AccessFs::RemoveFile), !ns.mount);
         }
     }

@@ -44,6 +44,7 @@ pub fn is_protected(rel: &Path) -> bool {
     }
     PROTECTED_TREES.iter().any(|t| rel.starts_with(t))
         || PROTECTED_FILES.iter().any(|f| rel == Path::new(f))
+        || is_linked_worktree_config(rel)
         || is_agent_settings(rel)
         || is_submodule_config_or_hook(rel)
 }
@@ -99,6 +100,15 @@ fn is_submodule_config_or_hook(rel: &Path) -> bool {
     false
 }
 
+/// A linked worktree's `commondir` (the git directory whose config and hooks it uses) and
+/// `config.worktree`: `.git/worktrees/NAME/commondir`.
+fn is_linked_worktree_config(rel: &Path) -> bool {
+    let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
+    matches!(parts.as_slice(), [git, worktrees, _, name]
+        if *git == ".git" && *worktrees == "worktrees"
+            && (*name == "commondir" || *name == "config.worktree"))
+}
+
 /// `.claude/settings*.json`.
 fn is_agent_settings(rel: &Path) -> bool {
     rel.parent() == Some(Path::new(".claude"))
@@ -119,6 +129,18 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
                 .is_ok_and(|m| !m.file_type().is_symlink())
         })
         .collect();
+    if let Ok(entries) = std::fs::read_dir(worktree.join(".git/worktrees")) {
+        for e in entries.flatten() {
+            for name in ["commondir", "config.worktree"] {
+                let p = e.path().join(name);
+                if p.symlink_metadata()
+                    .is_ok_and(|m| !m.file_type().is_symlink())
+                {
+                    out.push(p);
+                }
+            }
+        }
+    }
     if let Ok(entries) = std::fs::read_dir(worktree.join(".claude")) {
         for e in entries.flatten() {
             let rel = Path::new(".claude").join(e.file_name());
@@ -222,6 +244,8 @@ mod tests {
             ".git/config",
             ".git/commondir",
             ".git/config.worktree",
+            ".git/worktrees/other/commondir",
+            ".git/worktrees/other/config.worktree",
             ".envrc",
             ".vscode/settings.json",
             ".claude/settings.local.json",

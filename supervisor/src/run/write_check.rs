@@ -578,6 +578,23 @@ pub fn check(
                     perform(),
                 );
             }
+            // `mv x .`, `ln x .`: coreutils first offer the directory itself as the new
+            // name, which the kernel refuses (EEXIST for a link or with RENAME_NOREPLACE,
+            // else EBUSY), and then name the file inside it. The worktree, or a folder
+            // above it, as the destination gets that answer without a question.
+            if matches!(*op, "rename" | "link")
+                && let Some(dest) = resolved.last()
+                && fence.worktree.starts_with(dest)
+            {
+                const RENAME_NOREPLACE: u64 = 1;
+                let no_replace = n.nr == libc::SYS_renameat2 && n.args[4] & RENAME_NOREPLACE != 0;
+                let errno = if *op == "link" || no_replace {
+                    libc::EEXIST
+                } else {
+                    libc::EBUSY
+                };
+                return Outcome::failed(event, errno);
+            }
             let names_entry = *op != "mkdir";
             if let Some(p) = resolved.iter().find(|p| fence.is_protected(p, names_entry)) {
                 return asked(
@@ -593,17 +610,20 @@ pub fn check(
             // `.mcp.json`, `.vscode/`) would lie in a writable directory, and the kernel
             // makes whatever name the path holds by the time it reads it. So the sandbox's
             // Landlock ruleset grants no right to make names in the directories that may
-            // hold a protected path (the worktree's root, `.git`, `.claude`…: "held"), and
-            // without a mount view none to write or remove there either; every other
-            // directory of a writable root is granted whole ([`Fence::bounded`]). A call
-            // whose names all lie beneath a bounded directory may `CONTINUE` in every mode:
-            // whatever path a racing thread swaps in, the kernel makes, moves or writes
-            // names only where no protected path can be. With the mount view, the existing
-            // protected paths are also read-only mounts, so a call that makes no name (a
-            // write to an existing file, an unlink) may `CONTINUE` anywhere inside. The
-            // rest — names made in a held directory or in one made during the session, and
-            // without a mount view every write there — is carried out by the supervisor
-            // from the path it checked, in the sandbox's view ([`super::view`]).
+            // hold a protected path (the worktree's root, `.git`, `.claude`…: "held"), nor
+            // to write or truncate files there, and without a mount view none to remove
+            // either; every other directory of a writable root is granted whole
+            // ([`Fence::bounded`]). A call whose names all lie beneath a bounded directory
+            // may `CONTINUE` in every mode: whatever path a racing thread swaps in, the
+            // kernel makes, moves or writes names only where no protected path can be.
+            // With the mount view, the existing protected paths are also read-only mounts
+            // and `.git`, `.claude` mount points, so a call that only removes a name (an
+            // unlink, an rmdir) may `CONTINUE` anywhere inside. Files in held directories are written by the supervisor:
+            // one made or replaced on the host during the session (`git config` renames a
+            // new `.git/config` over the old one) has no read-only mount. The rest — names
+            // made in a held directory or in one made during the session, writes there —
+            // is carried out by the supervisor from the path it checked, in the sandbox's
+            // view ([`super::view`]).
             //
             // A bounded directory whose own entry a call makes, moves or removes is
             // forgotten first: its grant went with the old directory.
@@ -614,7 +634,7 @@ pub fn check(
                 }
             }
             if !protected_path_unbound()
-                && ((fence.read_only_view && !makes_name)
+                && ((fence.read_only_view && !makes_name && !on_object)
                     || (!unresolvable && bounded_by_landlock(fence, &resolved, source.as_deref())))
             {
                 return allowed(event, first_shown, Response::Continue);

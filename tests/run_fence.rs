@@ -948,8 +948,9 @@ fn race_calls_after(
         return;
     }
     let outside = target.to_path_buf();
-    let go = w.worktree.join("race-go");
+    let (go, ready) = (w.worktree.join("race-go"), w.worktree.join("race-ready"));
     let _ = std::fs::remove_file(&go);
+    let _ = std::fs::remove_file(&ready);
     let inside = inside.to_path_buf();
     // A name an earlier race left there would make every call fail.
     let _ = std::fs::remove_file(&inside);
@@ -982,7 +983,7 @@ fn race_calls_after(
 #include <unistd.h>
 static union {{ struct sockaddr_un sa; char raw[4096]; }} u;
 #define path (u.sa.sun_path)
-static const char *in = "{inside}", *out = "{outside}", *src = "{source}", *go = "{go}";
+static const char *in = "{inside}", *out = "{outside}", *src = "{source}", *go = "{go}", *ready = "{ready}";
 static volatile int stop;
 static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
 static void put(const char *s) {{
@@ -1017,10 +1018,11 @@ int main(void) {{
         source = source.display(),
         go = go.display(),
         wait = if late.is_some() {
-            "while (access(go, F_OK) != 0) usleep(1000);"
+            "close(open(ready, O_WRONLY | O_CREAT, 0644)); while (access(go, F_OK) != 0) usleep(1000);"
         } else {
-            "(void)go;"
+            "(void)go; (void)ready;"
         },
+        ready = ready.display(),
     );
     let bin = w.compile_c("race", &src);
     let child = w
@@ -1030,6 +1032,12 @@ int main(void) {{
         .spawn()
         .unwrap();
     if let Some(late) = late {
+        // Once the sandbox is up (its mounts made).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !ready.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(ready.exists(), "the race program never started");
         late();
     }
     let before = std::fs::read(&outside).ok();

@@ -1260,6 +1260,11 @@ fn a_folder_of_settings_cannot_be_swapped_for_a_forged_one(w: &World) {
     std::fs::create_dir_all(w.worktree.join(".git/modules/lib/hooks")).unwrap();
     let sub_config = w.worktree.join(".git/modules/lib/config");
     std::fs::write(&sub_config, "[core]\n").unwrap();
+    // A submodule whose name holds a slash.
+    let deep = w.worktree.join(".git/modules/third_party/dep");
+    std::fs::create_dir_all(deep.join("hooks")).unwrap();
+    std::fs::write(deep.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(deep.join("config"), "[core]\n").unwrap();
     chown_tree(w, &w.worktree.join(".git"));
     // Rename .claude away and a forged folder into its place; the same with a symlink; then
     // a submodule's git directory: its config, a hook, and the directory itself.
@@ -1270,6 +1275,8 @@ fn a_folder_of_settings_cannot_be_swapped_for_a_forged_one(w: &World) {
          python3 -c 'import os; os.rename(\"y\", \".claude\")'\n\
          echo ' fsmonitor = evil' >> .git/modules/lib/config\n\
          echo evil > .git/modules/lib/hooks/post-checkout\n\
+         echo ' fsmonitor = evil' >> .git/modules/third_party/dep/config\n\
+         echo evil > .git/modules/third_party/dep/hooks/post-checkout\n\
          mkdir -p m/hooks && echo evil > m/hooks/post-checkout && echo '[core]' > m/config\n\
          mv .git/modules/lib .git/modules/lib-old; mv m .git/modules/lib; mv m .git/modules/other\n\
          exit 0\n",
@@ -1283,6 +1290,8 @@ fn a_folder_of_settings_cannot_be_swapped_for_a_forged_one(w: &World) {
         ".claude became a symlink: {err}"
     );
     assert_unchanged(&sub_config, "[core]\n");
+    assert_unchanged(&deep.join("config"), "[core]\n");
+    assert!(!deep.join("hooks/post-checkout").exists(), "{err}");
     assert!(
         !w.worktree
             .join(".git/modules/lib/hooks/post-checkout")

@@ -81,20 +81,24 @@ pub fn holds_protected(rel: &Path) -> bool {
 /// directory of its own: git runs its hooks and its `core.fsmonitor`, `core.hooksPath`… from
 /// its config when it works in the submodule (`git status` in the superproject does).
 fn is_submodule_config_or_hook(rel: &Path) -> bool {
-    let Ok(below) = rel.strip_prefix(".git") else {
+    let Ok(below) = rel.strip_prefix(".git/modules") else {
         return false;
     };
     let parts: Vec<_> = below.components().map(|c| c.as_os_str()).collect();
-    // modules NAME [modules NAME]… then config, or hooks and anything beneath.
-    let mut rest = parts.as_slice();
-    while let [modules, _name, tail @ ..] = rest {
-        if *modules != "modules" {
+    // A submodule's name may hold slashes (`third_party/lib`), so its git directory is any
+    // folder below .git/modules: its `config` (or `commondir`, `config.worktree`), or its
+    // `hooks` and anything beneath, after at least one name. Git's own folders inside one
+    // hold no config (a branch may be called `config`).
+    for (i, part) in parts.iter().enumerate().skip(1) {
+        let part = part.to_str().unwrap_or("");
+        if matches!(part, "objects" | "refs" | "logs" | "info" | "lfs") {
             return false;
         }
-        match tail {
-            [config] if *config == "config" => return true,
-            [hooks, ..] if *hooks == "hooks" => return true,
-            _ => rest = tail,
+        if part == "hooks" {
+            return true;
+        }
+        if i + 1 == parts.len() && matches!(part, "config" | "commondir" | "config.worktree") {
+            return true;
         }
     }
     false
@@ -196,21 +200,34 @@ pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
 /// Submodule git directories under `.git/modules`, nested ones included (real directories
 /// only; at most a few levels deep).
 fn submodule_git_dirs(worktree: &Path) -> Vec<PathBuf> {
+    // Every folder in a `modules` folder counts as a git directory; one without a HEAD may
+    // also be the first part of a name with slashes (`.git/modules/third_party/lib`), so
+    // its folders count too. Git's own folders are not searched.
     let mut out = Vec::new();
     let mut stack = vec![(worktree.join(".git/modules"), 0)];
-    while let Some((modules, depth)) = stack.pop() {
+    while let Some((dir, depth)) = stack.pop() {
         if depth > 8 {
             continue;
         }
-        let Ok(entries) = std::fs::read_dir(&modules) else {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
         for e in entries.flatten() {
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                let dir = e.path();
-                stack.push((dir.join("modules"), depth + 1));
-                out.push(dir);
+            let name = e.file_name();
+            if !e.file_type().is_ok_and(|t| t.is_dir())
+                || matches!(
+                    name.to_str().unwrap_or(""),
+                    "objects" | "refs" | "logs" | "info" | "lfs" | "hooks"
+                )
+            {
+                continue;
             }
+            let sub = e.path();
+            if !sub.join("HEAD").is_file() {
+                stack.push((sub.clone(), depth + 1));
+            }
+            stack.push((sub.join("modules"), depth + 1));
+            out.push(sub);
         }
     }
     out
@@ -276,8 +293,17 @@ mod tests {
             ".git/modules/lib/hooks/post-checkout",
             ".git/modules/lib/modules/inner/config",
             ".git/modules/lib/modules/inner/hooks/pre-commit",
+            ".git/modules/third_party/lib/config",
+            ".git/modules/third_party/lib/hooks/post-checkout",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
+        }
+        for p in [
+            ".git/modules/lib/refs/heads/config",
+            ".git/modules/lib/logs/refs/heads/hooks",
+            ".git/modules/third_party/lib/objects/ab/cd",
+        ] {
+            assert!(!is_protected(Path::new(p)), "{p}");
         }
     }
 

@@ -398,6 +398,22 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     if let Some(tty) = &spec.session_tty {
         plan.devices_rw.push(PathBuf::from(tty));
     }
+    // A worktree under /dev/shm: the device folder is split as a writable root is, so
+    // that its whole grant does not reach the held folders.
+    if !spec.no_write_watch {
+        let (mut held, mut whole) = (Vec::new(), Vec::new());
+        let mut budget = MOST_SPLIT_RULES;
+        plan.devices_rw.retain(|d| {
+            if d.is_dir() && holders.holds(d) {
+                split_writable(d, &holders, &mut held, &mut whole, &mut budget);
+                false
+            } else {
+                true
+            }
+        });
+        plan.held.extend(held);
+        plan.read_write.extend(whole);
+    }
     plan.devices_ro = DEVICES_RO
         .iter()
         .map(PathBuf::from)
@@ -922,6 +938,22 @@ mod tests {
         let p = plan(&s, 7).unwrap();
         assert!(p.held.is_empty() && p.bounded.is_empty());
         assert!(p.read_write.contains(&dir.path().join("wt")));
+    }
+
+    #[test]
+    fn a_worktree_under_dev_shm_splits_the_device_folders_grant() {
+        if !Path::new("/dev/shm").is_dir() {
+            eprintln!("SKIPPED: no /dev/shm here");
+            return;
+        }
+        let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+        std::fs::create_dir_all(dir.path().join("wt/src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        let p = plan(&spec(dir.path(), &[]), 7).unwrap();
+        assert!(!p.devices_rw.contains(&PathBuf::from("/dev/shm")));
+        assert!(p.held.contains(&PathBuf::from("/dev/shm")));
+        assert!(p.held.contains(&dir.path().join("wt")));
+        assert!(p.bounded.contains(&dir.path().join("wt/src")));
     }
 
     #[test]

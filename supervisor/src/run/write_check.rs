@@ -618,12 +618,12 @@ pub fn check(
             // kernel makes, moves or writes names only where no protected path can be.
             // With the mount view, the existing protected paths are also read-only mounts
             // and `.git`, `.claude` mount points, so a call that only removes a name (an
-            // unlink, an rmdir) may `CONTINUE` anywhere inside. Files in held directories are written by the supervisor:
-            // one made or replaced on the host during the session (`git config` renames a
-            // new `.git/config` over the old one) has no read-only mount. The rest — names
-            // made in a held directory or in one made during the session, writes there —
-            // is carried out by the supervisor from the path it checked, in the sandbox's
-            // view ([`super::view`]).
+            // unlink, an rmdir) may `CONTINUE` anywhere inside. Files in held directories
+            // are written by the supervisor: one made or replaced on the host during the
+            // session (`git config` renames a new `.git/config` over the old one) has no
+            // read-only mount. The rest — names made in a held directory or in one made
+            // during the session, writes there — is carried out by the supervisor from the
+            // path it checked, in the sandbox's view ([`super::view`]).
             //
             // A bounded directory whose own entry a call makes, moves or removes is
             // forgotten first: its grant went with the old directory.

@@ -897,6 +897,18 @@ fn a_thread_swapping_the_path_never_writes_outside(w: &World) {
     );
 }
 
+/// Whether a C compiler is here; says why the test is skipped when not.
+fn cc_ready(test: &str) -> bool {
+    let here = std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !here {
+        support::skip(test, "no C compiler (cc)");
+    }
+    here
+}
+
 /// The call a race loop makes on the swapped path.
 #[derive(Clone, Copy)]
 enum Raced {
@@ -939,12 +951,7 @@ fn race_calls_after(
     if !python_ready(test) {
         return;
     }
-    if std::process::Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "no C compiler (cc)");
+    if !cc_ready(test) {
         return;
     }
     let outside = target.to_path_buf();
@@ -1503,12 +1510,7 @@ fn a_granted_directory_moved_or_replaced_is_still_written(w: &World) {
 /// no socket files by Landlock while the supervisor carries pathname binds out.
 fn a_bind_whose_family_is_swapped_makes_no_socket_file(w: &World) {
     let test = "a_bind_whose_family_is_swapped_makes_no_socket_file";
-    if std::process::Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "no C compiler (cc)");
+    if !cc_ready(test) {
         return;
     }
     let target = w.worktree.join(".envrc");
@@ -1627,12 +1629,7 @@ fn a_hardlink_to_a_protected_file_is_refused(w: &World) {
 
 fn int80_and_x32_calls_kill_the_process(w: &World) {
     let test = "int80_and_x32_calls_kill_the_process";
-    if std::process::Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "no C compiler (cc)");
+    if !cc_ready(test) {
         return;
     }
     // i386 getpid through int 0x80, and x32 getpid (39 | 0x40000000): the process must be
@@ -2346,12 +2343,7 @@ while not os.path.exists("end"):
 
 fn a_symlink_swapped_during_chmod_never_changes_an_outside_file(w: &World) {
     let test = "a_symlink_swapped_during_chmod_never_changes_an_outside_file";
-    if std::process::Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "no C compiler (cc)");
+    if !cc_ready(test) {
         return;
     }
     let victim = w.write_outside("victim.txt", "original");

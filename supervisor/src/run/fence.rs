@@ -110,18 +110,7 @@ impl Fence {
     /// directory ([`Fence::bounded`]): a name made or removed there, or a file written
     /// there, is bounded by Landlock whatever path a racing thread swaps in.
     pub fn beneath_bounded(&self, path: &Path) -> bool {
-        let Some(dir) = path.parent() else {
-            return false;
-        };
-        let found = {
-            let bounded = self.bounded.read().unwrap_or_else(|e| e.into_inner());
-            if bounded.is_empty() {
-                return false;
-            }
-            dir.ancestors()
-                .find_map(|a| bounded.get(a).map(|id| (a.to_path_buf(), *id)))
-        };
-        let Some((granted, id)) = found else {
+        let Some((granted, id)) = self.bounded_above(path) else {
             return false;
         };
         // Still the directory the rule was attached to? (Another process, outside the
@@ -136,11 +125,23 @@ impl Fence {
         false
     }
 
+    /// The bounded directory above `path`'s directory, by name, with the identity its
+    /// rule was attached to.
+    fn bounded_above(&self, path: &Path) -> Option<(PathBuf, (u64, u64))> {
+        let dir = path.parent()?;
+        let bounded = self.bounded.read().unwrap_or_else(|e| e.into_inner());
+        if bounded.is_empty() {
+            return None;
+        }
+        dir.ancestors()
+            .find_map(|a| bounded.get(a).map(|id| (a.to_path_buf(), *id)))
+    }
+
     /// A call makes, moves or removes the entry `path`: a bounded directory at or beneath
     /// it is forgotten. Only names outside every bounded directory can be one (bounded
     /// directories are children of held ones).
     pub fn forget_bounded_at(&self, path: &Path) {
-        if self.beneath_bounded(path) {
+        if self.bounded_above(path).is_some() {
             return;
         }
         let gone = |d: &PathBuf| d.starts_with(path);
@@ -223,6 +224,23 @@ mod tests {
         ));
     }
 
+    /// A fence for `worktree` writable in `writable`, with a mount view and Landlock ABI 3
+    /// or later; tests change the fields they are about.
+    fn fence(worktree: impl Into<PathBuf>, writable: &[PathBuf]) -> Fence {
+        Fence {
+            worktree: worktree.into(),
+            writable: writable.to_vec(),
+            devices: vec![],
+            protected: vec![],
+            read_only_view: true,
+            quiet_blocks: false,
+            read_only_worktree: false,
+            landlock_truncate: true,
+            landlock_refer: true,
+            bounded: Default::default(),
+        }
+    }
+
     #[test]
     fn bounded_directories_bound_what_lies_beneath_until_their_entry_changes() {
         use std::os::unix::fs::MetadataExt;
@@ -236,15 +254,6 @@ mod tests {
             (m.dev(), m.ino())
         };
         let fence = Fence {
-            worktree: w.clone(),
-            writable: vec![w.clone(), t.clone()],
-            devices: vec![],
-            protected: vec![],
-            read_only_view: true,
-            quiet_blocks: false,
-            read_only_worktree: false,
-            landlock_truncate: true,
-            landlock_refer: true,
             bounded: Arc::new(RwLock::new(
                 [
                     w.join("src"),
@@ -259,6 +268,7 @@ mod tests {
                 })
                 .collect(),
             )),
+            ..fence(&w, &[w.clone(), t.clone()])
         };
         let beneath = |p: &Path| fence.beneath_bounded(p);
         assert!(beneath(&w.join("src/main.rs")));
@@ -293,16 +303,8 @@ mod tests {
     #[test]
     fn worktree_children_are_inside_and_siblings_are_not() {
         let fence = Fence {
-            worktree: "/w/repo".into(),
-            writable: vec!["/w/repo".into(), "/tmp/fence-1".into()],
             devices: vec!["/dev/null".into()],
-            protected: vec![],
-            read_only_view: true,
-            quiet_blocks: false,
-            read_only_worktree: false,
-            landlock_truncate: true,
-            landlock_refer: true,
-            bounded: Default::default(),
+            ..fence("/w/repo", &["/w/repo".into(), "/tmp/fence-1".into()])
         };
         assert!(fence.allows_write(Path::new("/w/repo/src/main.rs")));
         assert!(fence.allows_write(Path::new("/dev/null")));
@@ -314,19 +316,12 @@ mod tests {
     #[test]
     fn a_profiles_settings_file_is_protected_inside_its_writable_folder() {
         let fence = Fence {
-            worktree: "/w/repo".into(),
-            writable: vec!["/w/repo".into(), "/home/u/.codex".into()],
-            devices: vec![],
             protected: vec![
                 "/home/u/.codex/config.toml".into(),
                 "/home/u/.codex/rules".into(),
             ],
             read_only_view: false,
-            quiet_blocks: false,
-            read_only_worktree: false,
-            landlock_truncate: true,
-            landlock_refer: true,
-            bounded: Default::default(),
+            ..fence("/w/repo", &["/w/repo".into(), "/home/u/.codex".into()])
         };
         assert!(fence.allows_write(Path::new("/home/u/.codex/history.jsonl")));
         assert!(!fence.is_protected(Path::new("/home/u/.codex/history.jsonl"), true));
@@ -348,16 +343,8 @@ mod tests {
     #[test]
     fn a_read_only_worktree_refuses_with_its_own_rule() {
         let fence = Fence {
-            worktree: "/w/repo".into(),
-            writable: vec!["/tmp/fence-1".into()],
-            devices: vec![],
-            protected: vec![],
-            read_only_view: true,
-            quiet_blocks: false,
             read_only_worktree: true,
-            landlock_truncate: true,
-            landlock_refer: true,
-            bounded: Default::default(),
+            ..fence("/w/repo", &["/tmp/fence-1".into()])
         };
         assert!(!fence.allows_write(Path::new("/w/repo/a")));
         let (what, rule) = fence.refusal(Path::new("/w/repo/a"), "write");

@@ -263,7 +263,7 @@ pub fn perform(
                 return open_as_asked(listener, n, open);
             }
             match open.open_with(flags | libc::O_EXCL) {
-                Ok(file) => answer_with(listener, n.id, &file, flags),
+                Ok(file) => answer_with(listener, n.id, n.tid, &file, flags),
                 Err(e) if e.raw_os_error() == Some(libc::EEXIST) && flags & libc::O_EXCL == 0 => {
                     open_as_asked(listener, n, open)
                 }
@@ -275,7 +275,7 @@ pub fn perform(
                 reopen_checked(&link, flags | libc::O_CLOEXEC)
             });
             match opened {
-                Ok(file) => answer_with(listener, n.id, &file, flags),
+                Ok(file) => answer_with(listener, n.id, n.tid, &file, flags),
                 Err(e) => errno_response(e),
             }
         }
@@ -363,15 +363,21 @@ fn open_as_asked(
         }
         Ok(file)
     }) {
-        Ok(file) => answer_with(listener, n.id, &file, flags),
+        Ok(file) => answer_with(listener, n.id, n.tid, &file, flags),
         Err(e) => errno_response(e),
     }
 }
 
 /// Sends `file` to the caller of call `id` as the result of its open (close-on-exec as its
 /// `flags` ask): [`Response::Sent`], or the error to answer instead.
-fn answer_with(listener: &Listener, id: u64, file: &OwnedFd, flags: i32) -> Response {
-    match listener.add_fd_and_answer(id, file, flags & libc::O_CLOEXEC != 0) {
+fn answer_with(
+    listener: &Listener,
+    id: u64,
+    tid: libc::pid_t,
+    file: &OwnedFd,
+    flags: i32,
+) -> Response {
+    match listener.add_fd_and_answer(id, tid, file, flags & libc::O_CLOEXEC != 0) {
         Ok(_) => Response::Sent,
         Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
     }
@@ -387,13 +393,14 @@ fn open_on_a_thread(
 ) -> Response {
     let listener = listener.clone();
     let id = n.id;
+    let tid = n.tid;
     let spawned = std::thread::Builder::new()
         .name("fence-open".into())
         .spawn(move || {
             let opened = open.open_with(open.flags);
             drop(probe);
             let response = match opened {
-                Ok(file) => answer_with(&listener, id, &file, open.flags),
+                Ok(file) => answer_with(&listener, id, tid, &file, open.flags),
                 Err(e) => errno_response(e),
             };
             listener.respond(id, response);

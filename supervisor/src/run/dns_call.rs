@@ -68,7 +68,7 @@ pub fn socket(listener: &Listener, relay: &Arc<DnsRelay>, n: &Notification) -> R
         Ok(end) => end,
         Err(e) => return Response::Error(e.raw_os_error().unwrap_or(libc::ENOMEM)),
     };
-    match listener.add_fd_and_answer(n.id, &end, kind & libc::SOCK_CLOEXEC != 0) {
+    match listener.add_fd_and_answer(n.id, n.tid, &end, kind & libc::SOCK_CLOEXEC != 0) {
         Ok(_) => Response::Sent,
         // Our end closes with `end`; the relay thread then ends.
         Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EMFILE)),

@@ -4,6 +4,8 @@
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
+use super::one_cpu::OneCpu;
+
 /// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (Linux 6.6): the kernel wakes the supervisor on the
 /// target's CPU, which makes a notification about ten times cheaper.
 const SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: u64 = 1;
@@ -109,35 +111,54 @@ impl Listener {
     }
 
     /// Installs a duplicate of `file` in the caller's descriptor table and answers the call
-    /// with its number, in one step (`SECCOMP_ADDFD_FLAG_SEND`, Linux 5.14): the call
-    /// returns the descriptor as an `open` would. Returns the number in the target.
-    pub fn add_fd_and_answer(&self, id: u64, file: &OwnedFd, cloexec: bool) -> io::Result<i32> {
-        // SAFETY: seccomp_notif_addfd is plain data.
-        let mut addfd: libc::seccomp_notif_addfd = unsafe { std::mem::zeroed() };
-        addfd.id = id;
-        addfd.flags = libc::SECCOMP_ADDFD_FLAG_SEND as u32;
-        addfd.srcfd = file.as_raw_fd() as u32;
-        addfd.newfd_flags = if cloexec { libc::O_CLOEXEC as u32 } else { 0 };
-        // SAFETY: ADDFD reads one seccomp_notif_addfd from a valid pointer.
-        let ret = unsafe {
-            libc::ioctl(
-                self.fd.as_raw_fd(),
-                libc::SECCOMP_IOCTL_NOTIF_ADDFD as _,
-                &addfd,
-            )
-        };
-        if ret >= 0 {
-            return Ok(ret);
+    /// with its number: the call returns the descriptor as an `open` would. Returns the
+    /// number in the target.
+    ///
+    /// The caller (`tid`) and this thread are kept on this CPU while the kernel installs
+    /// the descriptor ([`OneCpu`]); the affinities are put back while the caller still
+    /// waits, and the answer is then sent with the synchronous wake-up. Where pinning is
+    /// refused, install and answer are one step (`SECCOMP_ADDFD_FLAG_SEND`, Linux 5.14).
+    pub fn add_fd_and_answer(
+        &self,
+        id: u64,
+        tid: libc::pid_t,
+        file: &OwnedFd,
+        cloexec: bool,
+    ) -> io::Result<i32> {
+        let newfd_flags = if cloexec { libc::O_CLOEXEC as u32 } else { 0 };
+        if let Some(pinned) = OneCpu::pin(tid) {
+            let installed = self.add_fd(id, file, newfd_flags, 0);
+            drop(pinned);
+            let fd = installed?;
+            // The caller waits for this answer (WAIT_KILLABLE_RECV: only a fatal signal
+            // ends the wait, and with it the process and the table that holds the
+            // descriptor).
+            self.respond(id, Response::Value(i64::from(fd)));
+            return Ok(fd);
         }
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EINVAL) {
-            return Err(err);
+        match self.add_fd(id, file, newfd_flags, libc::SECCOMP_ADDFD_FLAG_SEND as u32) {
+            Ok(fd) => return Ok(fd),
+            Err(e) if e.raw_os_error() != Some(libc::EINVAL) => return Err(e),
+            Err(_) => {}
         }
         // Before 5.14 the kernel does not know the flag: install, then answer with the
         // number. The caller waits throughout, so nothing of it runs in between; should the
         // call go away meanwhile, the descriptor stays in a table about to be torn down.
-        addfd.flags = 0;
-        // SAFETY: as above.
+        let fd = self.add_fd(id, file, newfd_flags, 0)?;
+        self.respond(id, Response::Value(i64::from(fd)));
+        Ok(fd)
+    }
+
+    /// `SECCOMP_IOCTL_NOTIF_ADDFD` of `file` into the caller of call `id`, at the lowest
+    /// free number: the number in the caller.
+    fn add_fd(&self, id: u64, file: &OwnedFd, newfd_flags: u32, flags: u32) -> io::Result<i32> {
+        // SAFETY: seccomp_notif_addfd is plain data.
+        let mut addfd: libc::seccomp_notif_addfd = unsafe { std::mem::zeroed() };
+        addfd.id = id;
+        addfd.flags = flags;
+        addfd.srcfd = file.as_raw_fd() as u32;
+        addfd.newfd_flags = newfd_flags;
+        // SAFETY: ADDFD reads one seccomp_notif_addfd from a valid pointer.
         let ret = unsafe {
             libc::ioctl(
                 self.fd.as_raw_fd(),
@@ -148,7 +169,6 @@ impl Listener {
         if ret < 0 {
             return Err(io::Error::last_os_error());
         }
-        self.respond(id, Response::Value(i64::from(ret)));
         Ok(ret)
     }
 

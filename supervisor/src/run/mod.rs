@@ -16,6 +16,7 @@ mod loopback_table;
 mod metadata;
 mod net_check;
 mod notify_loop;
+mod one_cpu;
 mod path_resolve;
 mod pidfd;
 pub mod preflight;

@@ -897,6 +897,57 @@ fn a_thread_swapping_the_path_never_writes_outside(w: &World) {
     );
 }
 
+/// An open the supervisor carries out (a create at the worktree's root) borrows the
+/// caller's CPU affinity while the descriptor is installed; the caller finds its own mask
+/// afterwards, whatever it was (every CPU, the first, the last).
+fn carried_out_creates_leave_the_callers_cpu_affinity_as_it_was(w: &World) {
+    if !cc_ready("carried_out_creates_leave_the_callers_cpu_affinity_as_it_was") {
+        return;
+    }
+    w.compile_c(
+        "affinity",
+        r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(void) {
+    int cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t masks[3];
+    for (int m = 0; m < 3; m++) CPU_ZERO(&masks[m]);
+    for (int c = 0; c < cpus && c < CPU_SETSIZE; c++) CPU_SET(c, &masks[0]);
+    CPU_SET(0, &masks[1]);
+    CPU_SET(cpus - 1, &masks[2]);
+    int made = 0, changed = 0;
+    for (int m = 0; m < 3; m++) {
+        if (sched_setaffinity(0, sizeof masks[m], &masks[m]) != 0) { perror("setaffinity"); return 2; }
+        for (int i = 0; i < 300; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "aff-%d-%d", m, i);
+            int fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            if (fd >= 0) { made++; close(fd); unlink(name); }
+            cpu_set_t now;
+            CPU_ZERO(&now);
+            if (sched_getaffinity(0, sizeof now, &now) != 0 || !CPU_EQUAL(&now, &masks[m])) changed++;
+        }
+    }
+    printf("made %d changed %d\n", made, changed);
+    return 0;
+}
+"#,
+    );
+    let out = w.run(&["./affinity"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out).trim(),
+        "made 900 changed 0",
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Whether a C compiler is here; says why the test is skipped when not.
 fn cc_ready(test: &str) -> bool {
     let here = std::process::Command::new("cc")
@@ -2768,6 +2819,7 @@ both_ways!(
     a_bare_git_push_on_main_from_a_script_is_refused,
     rm_rf_home_from_a_script_is_refused,
     a_thread_swapping_the_path_never_writes_outside,
+    carried_out_creates_leave_the_callers_cpu_affinity_as_it_was,
     builds_and_git_inside_run_as_usual,
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,

@@ -6,6 +6,8 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 fence=${1:-$here/../target/$(rustc --print host-tuple)/release/fence}
+# The runs below start from another directory: make a relative path absolute.
+fence=$(cd "$(dirname "$fence")" && pwd)/$(basename "$fence")
 work=$(mktemp -d "${BENCH_DIR:-/dev/shm}/fence-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cc -O2 -o "$work/notify_cost" "$here/notify_cost.c"

@@ -3,6 +3,7 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::one_cpu::OneCpu;
 
@@ -23,6 +24,9 @@ pub struct Notification {
 #[derive(Debug)]
 pub struct Listener {
     fd: OwnedFd,
+    /// Synchronous wake-ups are on (Linux 6.6), and with them the killable wait the shim
+    /// asks for (5.19): see [`Listener::add_fd_and_answer`].
+    sync_wake_up: AtomicBool,
 }
 
 /// The answer to one notification.
@@ -41,19 +45,24 @@ pub enum Response {
 
 impl Listener {
     pub fn new(fd: OwnedFd) -> Listener {
-        Listener { fd }
+        Listener {
+            fd,
+            sync_wake_up: AtomicBool::new(false),
+        }
     }
 
     /// Asks the kernel for synchronous wake-ups; false when the kernel predates 6.6.
     pub fn enable_sync_wake_up(&self) -> bool {
         // SAFETY: SET_FLAGS takes the flags by value on a listener fd we own.
-        unsafe {
+        let on = unsafe {
             libc::ioctl(
                 self.fd.as_raw_fd(),
                 libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS as _,
                 SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP,
             ) == 0
-        }
+        };
+        self.sync_wake_up.store(on, Ordering::Relaxed);
+        on
     }
 
     /// Blocks until a notification arrives. `Ok(None)` when the notifying task went away
@@ -114,10 +123,15 @@ impl Listener {
     /// with its number: the call returns the descriptor as an `open` would. Returns the
     /// number in the target.
     ///
-    /// The caller (`tid`) and this thread are kept on this CPU while the kernel installs
-    /// the descriptor ([`OneCpu`]); the affinities are put back while the caller still
-    /// waits, and the answer is then sent with the synchronous wake-up. Where pinning is
-    /// refused, install and answer are one step (`SECCOMP_ADDFD_FLAG_SEND`, Linux 5.14).
+    /// With synchronous wake-ups, the caller (`tid`) and this thread are kept on this CPU
+    /// while the kernel installs the descriptor ([`OneCpu`]); the affinities are put back
+    /// while the caller still waits, and the answer is then sent with the synchronous
+    /// wake-up. Install and answer are two steps then, which is sound because the caller
+    /// cannot leave its call in between: a kernel with synchronous wake-ups (6.6) has the
+    /// killable wait (5.19) the shim asks for, so only a fatal signal ends the wait, and
+    /// with it the process and the table that holds the descriptor. Otherwise, or where
+    /// pinning is refused, install and answer are one step (`SECCOMP_ADDFD_FLAG_SEND`,
+    /// Linux 5.14).
     pub fn add_fd_and_answer(
         &self,
         id: u64,
@@ -126,13 +140,15 @@ impl Listener {
         cloexec: bool,
     ) -> io::Result<i32> {
         let newfd_flags = if cloexec { libc::O_CLOEXEC as u32 } else { 0 };
-        if let Some(pinned) = OneCpu::pin(tid) {
+        let pinned = if self.sync_wake_up.load(Ordering::Relaxed) {
+            OneCpu::pin(tid)
+        } else {
+            None
+        };
+        if let Some(pinned) = pinned {
             let installed = self.add_fd(id, file, newfd_flags, 0);
             drop(pinned);
             let fd = installed?;
-            // The caller waits for this answer (WAIT_KILLABLE_RECV: only a fatal signal
-            // ends the wait, and with it the process and the table that holds the
-            // descriptor).
             self.respond(id, Response::Value(i64::from(fd)));
             return Ok(fd);
         }

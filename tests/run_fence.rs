@@ -1193,6 +1193,104 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+/// A repository nested in the worktree runs code in the user's own git: `git status` in
+/// the worktree runs `git status`, and with it `core.fsmonitor`, in every directory the
+/// index records as a submodule, and the sandbox may add such records (`git update-index`).
+/// So no `.git` can be made below the worktree's top (by `git init`, as a file naming a
+/// forged git directory, or moved in whole from the session TMPDIR), and an existing
+/// nested repository's config stays as it was. Checked by running git outside afterwards;
+/// removing a nested repository still works.
+fn a_nested_repository_cannot_be_planted_for_the_users_git(w: &World) {
+    git_init(w);
+    let marker = w.outside.join("fsmonitor-ran");
+    let git = |dir: &Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "safe.directory=*",
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    // Two nested repositories made before the session, with a commit each.
+    for name in ["pre", "gone"] {
+        let dir = w.worktree.join(name);
+        std::fs::create_dir(&dir).unwrap();
+        git(&dir, &["init", "-q"]);
+        std::fs::write(dir.join("f"), "f\n").unwrap();
+        git(&dir, &["add", "f"]);
+        git(&dir, &["commit", "-q", "-m", "f"]);
+    }
+    chown_tree(w, &w.worktree);
+    let pre_config = std::fs::read_to_string(w.worktree.join("pre/.git/config")).unwrap();
+    let sha = git(&w.worktree.join("pre"), &["rev-parse", "HEAD"]);
+    let monitor = format!("touch {}; false", marker.display());
+    w.write(
+        "s.sh",
+        &format!(
+            r#"set +e
+g() {{ git -c safe.directory='*' "$@"; }}
+fsmonitor() {{ printf '[core]\n\tbare = false\n\tfsmonitor = {monitor}\n' >> "$1"; }}
+mkdir a && (cd a && g init -q) && fsmonitor a/.git/config
+g init -q --bare forged && fsmonitor forged/config
+mkdir b && printf 'gitdir: ../forged\n' > b/.git
+mkdir c && printf 'gitdir: ../forged\n' > c/dotgit && mv c/dotgit c/.git
+g init -q "$TMPDIR/d" && fsmonitor "$TMPDIR/d/.git/config" && mv "$TMPDIR/d" d
+fsmonitor pre/.git/config
+rm -rf gone
+for p in a b c d pre; do echo x > $p/x; g -C $p add x; g update-index --add --cacheinfo 160000,{sha},$p; done
+exit 0
+"#
+        ),
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert!(
+        stderr(&out).contains("rule fence.protected-path"),
+        "{}",
+        stderr(&out)
+    );
+    for p in ["a/.git", "b/.git", "c/.git", "d/.git"] {
+        assert!(
+            w.worktree.join(p).symlink_metadata().is_err(),
+            "{p} was made: {}",
+            stderr(&out)
+        );
+    }
+    assert_unchanged(&w.worktree.join("pre/.git/config"), &pre_config);
+    assert!(
+        !w.worktree.join("gone").exists(),
+        "a nested repository could not be removed"
+    );
+    // The user's git, outside the sandbox, runs no fsmonitor the sandbox planted: in the
+    // worktree (each recorded submodule on its own, so that one that fails does not hide
+    // the next) or in the folder itself.
+    for p in ["a", "b", "c", "d", "pre"] {
+        for (dir, pathspec) in [(w.worktree.clone(), Some(p)), (w.worktree.join(p), None)] {
+            let _ = std::process::Command::new("git")
+                .args(["-c", "safe.directory=*", "status", "--short", "--"])
+                .args(pathspec)
+                .current_dir(&dir)
+                .output();
+            assert!(
+                !marker.exists(),
+                "the user's git ran an fsmonitor planted in {p}"
+            );
+        }
+    }
+}
+
 fn inode_flags(path: &Path) -> Option<libc::c_long> {
     let f = std::fs::File::open(path).ok()?;
     let mut flags: libc::c_long = 0;
@@ -2823,6 +2921,7 @@ both_ways!(
     builds_and_git_inside_run_as_usual,
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
+    a_nested_repository_cannot_be_planted_for_the_users_git,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,
     a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path,
     a_granted_directory_moved_or_replaced_is_still_written,

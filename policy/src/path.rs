@@ -188,6 +188,50 @@ pub fn is_protected(rel: &Path) -> bool {
         Some(Component::Normal(n)) => n.as_bytes(),
         _ => return false,
     };
+    if is_nested_git_control(rel) {
+        return true;
+    }
+    if is_git_control(rel) {
+        return true;
+    }
+    if matches!(
+        first,
+        b".gitmodules" | b".envrc" | b".mcp.json" | b".vscode" | b".idea"
+    ) {
+        return true;
+    }
+    if rel.starts_with(".claude")
+        && let Some(name) = rel.file_name()
+    {
+        let n = name.as_bytes();
+        return n.starts_with(b"settings") && n.ends_with(b".json")
+            || s == b".claude"
+            || n == b"hooks";
+    }
+    false
+}
+
+/// A repository nested in the worktree: its `.git` entry (`vendor/lib/.git`) or a control
+/// file of it (`vendor/lib/.git/config`, `…/.git/hooks/…`). The worktree's own `git status`
+/// runs `git status`, and with it `core.fsmonitor`, in every directory its index records
+/// as a submodule.
+fn is_nested_git_control(rel: &Path) -> bool {
+    let parts: Vec<Component> = rel.components().collect();
+    let Some(at) = parts
+        .iter()
+        .skip(1)
+        .position(|c| c.as_os_str() == ".git")
+        .map(|i| i + 1)
+    else {
+        return false;
+    };
+    let tail: PathBuf = parts[at..].iter().collect();
+    tail == Path::new(".git") || is_git_control(&tail)
+}
+
+/// `.git/hooks/…`, `.git/config`, `.git/commondir`, `.git/config.worktree`, a linked
+/// worktree's `commondir` and `config.worktree`.
+fn is_git_control(rel: &Path) -> bool {
     // `.git/commondir` names the directory git takes config and hooks from;
     // `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
     if rel.starts_with(".git/hooks")
@@ -209,19 +253,22 @@ pub fn is_protected(rel: &Path) -> bool {
     {
         return true;
     }
-    if matches!(
-        first,
-        b".gitmodules" | b".envrc" | b".mcp.json" | b".vscode" | b".idea"
-    ) {
-        return true;
-    }
-    if rel.starts_with(".claude")
-        && let Some(name) = rel.file_name()
-    {
-        let n = name.as_bytes();
-        return n.starts_with(b"settings") && n.ends_with(b".json")
-            || s == b".claude"
-            || n == b"hooks";
+    // A submodule's git directory (`.git/modules/NAME`, whose name may hold slashes): its
+    // config and hooks, not git's own folders inside it.
+    if let [b".git", b"modules", below @ ..] = parts.as_slice() {
+        for (i, part) in below.iter().enumerate().skip(1) {
+            if matches!(*part, b"objects" | b"refs" | b"logs" | b"info" | b"lfs") {
+                return false;
+            }
+            if *part == b"hooks" {
+                return true;
+            }
+            if i + 1 == below.len()
+                && matches!(*part, b"config" | b"commondir" | b"config.worktree")
+            {
+                return true;
+            }
+        }
     }
     false
 }
@@ -348,6 +395,12 @@ mod tests {
             ".claude/settings.json",
             ".claude/settings.local.json",
             ".mcp.json",
+            ".git/modules/lib/config",
+            ".git/modules/third_party/lib/hooks/post-checkout",
+            "vendor/lib/.git",
+            "evil/.git/config",
+            "evil/.git/hooks/pre-commit",
+            "a/b/.git/commondir",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
@@ -356,6 +409,10 @@ mod tests {
             ".gitignore",
             ".git/COMMIT_EDITMSG",
             ".claude/notes.md",
+            ".git/modules/lib/refs/heads/config",
+            "evil/.git/index",
+            "evil/.gitignore",
+            "src/git/config",
         ] {
             assert!(!is_protected(Path::new(p)), "{p}");
         }

@@ -484,6 +484,8 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             ".git/hooks/",
             ".git/config",
             ".git/commondir",
+            ".git/modules/*/config",
+            "*/.git (a repository nested in the worktree), its config and hooks/",
             ".gitmodules",
             ".envrc",
             ".vscode/",

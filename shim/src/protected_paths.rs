@@ -37,16 +37,57 @@ fn below_a_dot_entry(rel: &Path) -> bool {
 /// Whether `rel` (relative to the worktree) is a protected path.
 pub fn is_protected(rel: &Path) -> bool {
     if !below_a_dot_entry(rel) {
-        return false;
+        return is_nested_git_control(rel);
     }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
     }
     PROTECTED_TREES.iter().any(|t| rel.starts_with(t))
         || PROTECTED_FILES.iter().any(|f| rel == Path::new(f))
-        || is_linked_worktree_config(rel)
+        || is_git_control(rel)
         || is_agent_settings(rel)
+        || is_nested_git_control(rel)
+}
+
+/// The files of the worktree's own git directory that make git run code or take its
+/// config from elsewhere: `.git/hooks/…`, `.git/config`, `.git/commondir`,
+/// `.git/config.worktree`, a linked worktree's and a submodule's.
+fn is_git_control(rel: &Path) -> bool {
+    rel.starts_with(".git/hooks")
+        || [".git/config", ".git/commondir", ".git/config.worktree"]
+            .iter()
+            .any(|f| rel == Path::new(f))
+        || is_linked_worktree_config(rel)
         || is_submodule_config_or_hook(rel)
+}
+
+/// A repository nested in the worktree: a `.git` entry below its top (`vendor/lib/.git`,
+/// a file naming a git directory or a directory), or one of that git directory's control
+/// files (`vendor/lib/.git/config`, `…/.git/hooks/…`). The worktree's own git runs code
+/// from them: `git status` in the worktree runs `git status` in every directory the index
+/// records as a submodule (a gitlink, which `git update-index` adds without `.gitmodules`),
+/// and with it that repository's `core.fsmonitor`. So a nested repository cannot be made,
+/// nor an existing one's config or hooks written; removing them is harmless and allowed
+/// ([`is_nested_git_control`] tells them apart from the worktree's own).
+pub fn is_nested_git_control(rel: &Path) -> bool {
+    // Most paths hold no `.git` component below the top: one byte search answers them.
+    if !rel.as_os_str().as_bytes().windows(5).any(|w| w == b"/.git") {
+        return false;
+    }
+    let parts: Vec<_> = rel.components().collect();
+    if parts.iter().any(|c| !matches!(c, Component::Normal(_))) {
+        return false;
+    }
+    let Some(at) = parts
+        .iter()
+        .skip(1)
+        .position(|c| c.as_os_str() == ".git")
+        .map(|i| i + 1)
+    else {
+        return false;
+    };
+    let tail: PathBuf = parts[at..].iter().collect();
+    tail == Path::new(".git") || is_git_control(&tail)
 }
 
 /// Whether `rel` is a directory that holds protected paths without being protected itself
@@ -281,6 +322,42 @@ mod tests {
             ".git/modules/config",
             ".git/modules/hooks",
         ] {
+            assert!(!is_protected(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_nested_repositorys_git_entry_config_and_hooks_are_protected() {
+        for p in [
+            "vendor/lib/.git",
+            "evil/.git",
+            "a/b/c/.git/config",
+            "evil/.git/hooks/pre-commit",
+            "evil/.git/hooks",
+            "evil/.git/commondir",
+            "evil/.git/config.worktree",
+            "evil/.git/worktrees/w/commondir",
+            "evil/.git/modules/inner/config",
+            ".hidden/x/.git/config",
+        ] {
+            assert!(is_protected(Path::new(p)), "{p}");
+            assert!(is_nested_git_control(Path::new(p)), "{p}");
+        }
+        for p in [
+            "evil/.git/index",
+            "evil/.git/HEAD",
+            "evil/.git/objects/ab/cd",
+            "evil/.gitignore",
+            "evil/.github/workflows/ci.yml",
+            "evil/git/config",
+            "src/.gitkeep",
+            ".git",
+            ".git/config",
+            ".git/modules/lib/config",
+        ] {
+            assert!(!is_nested_git_control(Path::new(p)), "{p}");
+        }
+        for p in ["evil/.git/index", "evil/.gitignore", "src/.gitkeep"] {
             assert!(!is_protected(Path::new(p)), "{p}");
         }
     }

@@ -81,6 +81,13 @@ impl Fence {
             || (names_entry && shim::protected_paths::holds_protected(rel))
     }
 
+    /// Whether `path` is a nested repository's `.git` entry or control file
+    /// ([`shim::protected_paths::is_nested_git_control`]): protected, but removable.
+    pub fn is_nested_git_control(&self, path: &Path) -> bool {
+        path.strip_prefix(&self.worktree)
+            .is_ok_and(shim::protected_paths::is_nested_git_control)
+    }
+
     /// Whether `path` lies in the worktree made read-only by `--read-only-worktree`.
     pub fn in_read_only_worktree(&self, path: &Path) -> bool {
         self.read_only_worktree && path.starts_with(&self.worktree) && self.root_of(path).is_none()

@@ -140,6 +140,12 @@ pub fn is_socket(path: &Path) -> bool {
     stat_nofollow(path).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFSOCK)
 }
 
+/// Whether `path` (absolute, resolved) names a directory as the sandbox sees it, its last
+/// component not followed. Policy only: the answer may be stale by the time a call acts.
+pub fn is_directory(path: &Path) -> bool {
+    stat_nofollow(path).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR)
+}
+
 /// `readlinkat(dirfd, name)`.
 pub fn read_link_at(dirfd: RawFd, name: &[u8]) -> io::Result<PathBuf> {
     let c = CString::new(name)?;

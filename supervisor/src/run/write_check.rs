@@ -578,6 +578,20 @@ pub fn check(
                     perform(),
                 );
             }
+            // A directory moved into the worktree from another writable root (the session
+            // TMPDIR, an `--allow-write` folder) would bring whatever it holds, a nested
+            // repository's `.git` among them, past the checks by name: EXDEV, as the kernel
+            // answers where the two are separate mounts, and `mv` copies instead (each name
+            // then checked). A check of what the path names now (policy, not a boundary: a
+            // racing thread can swap the source for a directory after it).
+            if *op == "rename"
+                && let [from, to] = resolved.as_slice()
+                && fence.root_of(to) == Some(fence.worktree.as_path())
+                && fence.root_of(from) != Some(fence.worktree.as_path())
+                && super::view::is_directory(from)
+            {
+                return Outcome::failed(event, libc::EXDEV);
+            }
             // `mv x .`, `ln x .`: coreutils first offer the directory itself as the new
             // name, which the kernel refuses (EEXIST for a link or with RENAME_NOREPLACE,
             // else EBUSY), and then name the file inside it. The worktree, or a folder
@@ -596,7 +610,12 @@ pub fn check(
                 return Outcome::failed(event, errno);
             }
             let names_entry = *op != "mkdir";
-            if let Some(p) = resolved.iter().find(|p| fence.is_protected(p, names_entry)) {
+            // A nested repository's `.git` and control files may be removed (harmless),
+            // never made, moved or written.
+            let removes = matches!(*op, "unlink" | "rmdir");
+            if let Some(p) = resolved.iter().find(|p| {
+                fence.is_protected(p, names_entry) && !(removes && fence.is_nested_git_control(p))
+            }) {
                 return asked(
                     event,
                     libc::EACCES,

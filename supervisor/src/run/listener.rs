@@ -126,12 +126,13 @@ impl Listener {
     /// With synchronous wake-ups, the caller (`tid`) and this thread are kept on this CPU
     /// while the kernel installs the descriptor ([`OneCpu`]); the affinities are put back
     /// while the caller still waits, and the answer is then sent with the synchronous
-    /// wake-up. Install and answer are two steps then, which is sound because the caller
-    /// cannot leave its call in between: a kernel with synchronous wake-ups (6.6) has the
-    /// killable wait (5.19) the shim asks for, so only a fatal signal ends the wait, and
-    /// with it the process and the table that holds the descriptor. Otherwise, or where
-    /// pinning is refused, install and answer are one step (`SECCOMP_ADDFD_FLAG_SEND`,
-    /// Linux 5.14).
+    /// wake-up. Install and answer are two steps then: a kernel with synchronous wake-ups
+    /// (6.6) has the killable wait (5.19) the shim asks for, so only a fatal signal, or
+    /// another thread's `execve`, ends the caller's wait in between, and an answer that
+    /// comes late finds no call (ids are never reused). The descriptor may then stay in a
+    /// table that outlives the call, as it may between the install and the return of a
+    /// one-step answer. Otherwise, or where pinning is refused, install and answer are one
+    /// step (`SECCOMP_ADDFD_FLAG_SEND`, Linux 5.14).
     pub fn add_fd_and_answer(
         &self,
         id: u64,
@@ -140,8 +141,11 @@ impl Listener {
         cloexec: bool,
     ) -> io::Result<i32> {
         let newfd_flags = if cloexec { libc::O_CLOEXEC as u32 } else { 0 };
-        let pinned = if self.sync_wake_up.load(Ordering::Relaxed) {
-            OneCpu::pin(tid)
+        // Pinned only while the call is pending before and after: a tid outlives its call
+        // and may be another process's by now, and a call still pending once the caller's
+        // affinity is set shows that the tid was the caller's all along.
+        let pinned = if self.sync_wake_up.load(Ordering::Relaxed) && self.is_valid(id) {
+            OneCpu::pin(tid).filter(|_| self.is_valid(id))
         } else {
             None
         };

@@ -70,24 +70,37 @@ fn is_git_control(rel: &Path) -> bool {
 /// nor an existing one's config or hooks written; removing them is harmless and allowed
 /// ([`is_nested_git_control`] tells them apart from the worktree's own).
 pub fn is_nested_git_control(rel: &Path) -> bool {
-    // Most paths hold no `.git` component below the top: one byte search answers them.
-    if !rel.as_os_str().as_bytes().windows(5).any(|w| w == b"/.git") {
-        return false;
-    }
-    let parts: Vec<_> = rel.components().collect();
-    if parts.iter().any(|c| !matches!(c, Component::Normal(_))) {
-        return false;
-    }
-    let Some(at) = parts
-        .iter()
-        .skip(1)
-        .position(|c| c.as_os_str() == ".git")
-        .map(|i| i + 1)
+    // This runs on every notified write: the path is read as bytes, and the components
+    // walked only for the rare `worktrees` and `modules` folders of a nested git directory.
+    let bytes = rel.as_os_str().as_bytes();
+    let Some(at) = bytes
+        .windows(5)
+        .enumerate()
+        .find(|(i, w)| *w == b"/.git" && matches!(bytes.get(i + 5), None | Some(b'/')))
+        .map(|(i, _)| i + 1)
     else {
         return false;
     };
-    let tail: PathBuf = parts[at..].iter().collect();
-    tail == Path::new(".git") || is_git_control(&tail)
+    let tail = &bytes[at..];
+    let hit = match tail.strip_prefix(b".git/") {
+        // The `.git` entry itself.
+        None => true,
+        Some(rest) => {
+            let (first, more) = match rest.iter().position(|b| *b == b'/') {
+                Some(i) => (&rest[..i], true),
+                None => (rest, false),
+            };
+            match first {
+                b"hooks" => true,
+                b"config" | b"commondir" | b"config.worktree" => !more,
+                b"worktrees" | b"modules" => {
+                    is_git_control(Path::new(std::ffi::OsStr::from_bytes(tail)))
+                }
+                _ => false,
+            }
+        }
+    };
+    hit && rel.components().all(|c| matches!(c, Component::Normal(_)))
 }
 
 /// Whether `rel` is a directory that holds protected paths without being protected itself
@@ -339,6 +352,7 @@ mod tests {
             "evil/.git/worktrees/w/commondir",
             "evil/.git/modules/inner/config",
             ".hidden/x/.git/config",
+            "a/.gitx/b/.git/config",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
             assert!(is_nested_git_control(Path::new(p)), "{p}");
@@ -351,6 +365,11 @@ mod tests {
             "evil/.github/workflows/ci.yml",
             "evil/git/config",
             "src/.gitkeep",
+            "a/.gitx/config",
+            "a/.git/configs",
+            "a/.git/config/x",
+            "a/.git/hooksx",
+            "a/.git/modules/inner/objects/config",
             ".git",
             ".git/config",
             ".git/modules/lib/config",

@@ -1201,6 +1201,10 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
 /// nested repository's config stays as it was. Checked by running git outside afterwards;
 /// removing a nested repository still works.
 fn a_nested_repository_cannot_be_planted_for_the_users_git(w: &World) {
+    if !python_ready("a_nested_repository_cannot_be_planted_for_the_users_git") {
+        return;
+    }
+    let python = PYTHON;
     git_init(w);
     let marker = w.outside.join("fsmonitor-ran");
     let git = |dir: &Path, args: &[&str]| {
@@ -1233,8 +1237,11 @@ fn a_nested_repository_cannot_be_planted_for_the_users_git(w: &World) {
         git(&dir, &["add", "f"]);
         git(&dir, &["commit", "-q", "-m", "f"]);
     }
+    // A bare repository made before the session (a test fixture, a mirror).
+    git(&w.worktree, &["init", "-q", "--bare", "fixture.git"]);
     chown_tree(w, &w.worktree);
     let pre_config = std::fs::read_to_string(w.worktree.join("pre/.git/config")).unwrap();
+    let fixture_config = std::fs::read_to_string(w.worktree.join("fixture.git/config")).unwrap();
     let sha = git(&w.worktree.join("pre"), &["rev-parse", "HEAD"]);
     let monitor = format!("touch {}; false", marker.display());
     w.write(
@@ -1242,15 +1249,19 @@ fn a_nested_repository_cannot_be_planted_for_the_users_git(w: &World) {
         &format!(
             r#"set +e
 g() {{ git -c safe.directory='*' "$@"; }}
-fsmonitor() {{ printf '[core]\n\tbare = false\n\tfsmonitor = {monitor}\n' >> "$1"; }}
+fsmonitor() {{ printf '[core]\n\tbare = false\n\tworktree = ..\n\tfsmonitor = {monitor}\n' >> "$1"; }}
 mkdir a && (cd a && g init -q) && fsmonitor a/.git/config
 g init -q --bare forged && fsmonitor forged/config
 mkdir b && printf 'gitdir: ../forged\n' > b/.git
 mkdir c && printf 'gitdir: ../forged\n' > c/dotgit && mv c/dotgit c/.git
 g init -q "$TMPDIR/d" && fsmonitor "$TMPDIR/d/.git/config" && mv "$TMPDIR/d" d
 fsmonitor pre/.git/config
+fsmonitor fixture.git/config
+mkdir -p bare/objects bare/refs && echo 'ref: refs/heads/main' > bare/HEAD && fsmonitor bare/config
+echo 'ref: refs/heads/main' > HEAD
+mkdir y && g init -q "$TMPDIR/e" && fsmonitor "$TMPDIR/e/.git/config" && {python} -c 'import ctypes, os, sys; l = ctypes.CDLL(None, use_errno=True); sys.exit(0 if l.renameat2(-100, b"y", -100, os.fsencode(sys.argv[1]), 2) == 0 else ctypes.get_errno())' "$TMPDIR/e"
 rm -rf gone
-for p in a b c d pre; do echo x > $p/x; g -C $p add x; g update-index --add --cacheinfo 160000,{sha},$p; done
+for p in a b c d y pre; do echo x > $p/x; g -C $p add x; g update-index --add --cacheinfo 160000,{sha},$p; done
 exit 0
 "#
         ),
@@ -1261,7 +1272,15 @@ exit 0
         "{}",
         stderr(&out)
     );
-    for p in ["a/.git", "b/.git", "c/.git", "d/.git"] {
+    for p in [
+        "a/.git",
+        "b/.git",
+        "c/.git",
+        "d/.git",
+        "y/.git",
+        "bare/HEAD",
+        "HEAD",
+    ] {
         assert!(
             w.worktree.join(p).symlink_metadata().is_err(),
             "{p} was made: {}",
@@ -1269,6 +1288,7 @@ exit 0
         );
     }
     assert_unchanged(&w.worktree.join("pre/.git/config"), &pre_config);
+    assert_unchanged(&w.worktree.join("fixture.git/config"), &fixture_config);
     assert!(
         !w.worktree.join("gone").exists(),
         "a nested repository could not be removed"
@@ -1276,7 +1296,17 @@ exit 0
     // The user's git, outside the sandbox, runs no fsmonitor the sandbox planted: in the
     // worktree (each recorded submodule on its own, so that one that fails does not hide
     // the next) or in the folder itself.
-    for p in ["a", "b", "c", "d", "pre"] {
+    for p in [
+        "a",
+        "b",
+        "c",
+        "d",
+        "y",
+        "pre",
+        "bare",
+        "bare/objects",
+        "fixture.git",
+    ] {
         for (dir, pathspec) in [(w.worktree.clone(), Some(p)), (w.worktree.join(p), None)] {
             let _ = std::process::Command::new("git")
                 .args(["-c", "safe.directory=*", "status", "--short", "--"])
@@ -1289,6 +1319,21 @@ exit 0
             );
         }
     }
+}
+
+/// `rmdir` of a protected folder that holds entries gets the kernel's own answer
+/// (ENOTEMPTY, which `git stash` expects of `.git`) without a question; the folder stays.
+fn rmdir_of_a_full_protected_folder_fails_as_the_kernel_would(w: &World) {
+    if !python_ready("rmdir_of_a_full_protected_folder_fails_as_the_kernel_would") {
+        return;
+    }
+    git_init(w);
+    let out = w.python(
+        "import errno, os\ntry:\n    os.rmdir('.git')\n    print('removed')\nexcept OSError as e:\n    print(errno.errorcode[e.errno])\n",
+    );
+    assert_eq!(stdout(&out).trim(), "ENOTEMPTY", "{}", stderr(&out));
+    assert!(!stderr(&out).contains("protected"), "{}", stderr(&out));
+    assert!(w.worktree.join(".git/HEAD").is_file());
 }
 
 fn inode_flags(path: &Path) -> Option<libc::c_long> {
@@ -2922,6 +2967,7 @@ both_ways!(
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
     a_nested_repository_cannot_be_planted_for_the_users_git,
+    rmdir_of_a_full_protected_folder_fails_as_the_kernel_would,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,
     a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path,
     a_granted_directory_moved_or_replaced_is_still_written,

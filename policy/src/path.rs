@@ -191,6 +191,13 @@ pub fn is_protected(rel: &Path) -> bool {
     if is_nested_git_control(rel) {
         return true;
     }
+    // A `HEAD` outside every `.git` folder makes a folder a bare repository, whose config
+    // git uses when it works there.
+    if rel.file_name().is_some_and(|n| n == "HEAD")
+        && !rel.components().any(|c| c.as_os_str() == ".git")
+    {
+        return true;
+    }
     if is_git_control(rel) {
         return true;
     }
@@ -256,10 +263,8 @@ fn is_git_control(rel: &Path) -> bool {
     // A submodule's git directory (`.git/modules/NAME`, whose name may hold slashes): its
     // config and hooks, not git's own folders inside it.
     if let [b".git", b"modules", below @ ..] = parts.as_slice() {
+        // A name may end in a word of git's own folders (`lib/info`), so none is skipped.
         for (i, part) in below.iter().enumerate().skip(1) {
-            if matches!(*part, b"objects" | b"refs" | b"logs" | b"info" | b"lfs") {
-                return false;
-            }
             if *part == b"hooks" {
                 return true;
             }
@@ -401,6 +406,9 @@ mod tests {
             "evil/.git/config",
             "evil/.git/hooks/pre-commit",
             "a/b/.git/commondir",
+            ".git/modules/lib/info/config",
+            "HEAD",
+            "forged/HEAD",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
@@ -409,8 +417,10 @@ mod tests {
             ".gitignore",
             ".git/COMMIT_EDITMSG",
             ".claude/notes.md",
-            ".git/modules/lib/refs/heads/config",
+            ".git/modules/lib/refs/heads/main",
             "evil/.git/index",
+            ".git/logs/HEAD",
+            "HEADER",
             "evil/.gitignore",
             "src/git/config",
         ] {

@@ -37,7 +37,7 @@ fn below_a_dot_entry(rel: &Path) -> bool {
 /// Whether `rel` (relative to the worktree) is a protected path.
 pub fn is_protected(rel: &Path) -> bool {
     if !below_a_dot_entry(rel) {
-        return is_nested_git_control(rel);
+        return is_nested_git_control(rel) || is_stray_head(rel);
     }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
@@ -47,6 +47,18 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_git_control(rel)
         || is_agent_settings(rel)
         || is_nested_git_control(rel)
+        || is_stray_head(rel)
+}
+
+/// A `HEAD` outside every `.git` folder: git takes a folder holding `HEAD`, `objects/` and
+/// `refs/` for a git directory (a bare repository) and uses its `config` when it works
+/// there, or in the folder its `core.worktree` names. No such folder can be made in the
+/// worktree, so none can be planted for the user's git; a `HEAD` in a `.git` folder (its
+/// own, its reflog's) is git's.
+fn is_stray_head(rel: &Path) -> bool {
+    let bytes = rel.as_os_str().as_bytes();
+    (bytes == b"HEAD" || bytes.ends_with(b"/HEAD"))
+        && !rel.components().any(|c| c.as_os_str() == ".git")
 }
 
 /// The files of the worktree's own git directory that make git run code or take its
@@ -139,15 +151,13 @@ fn is_submodule_config_or_hook(rel: &Path) -> bool {
         return false;
     };
     let parts: Vec<_> = below.components().map(|c| c.as_os_str()).collect();
-    // A submodule's name may hold slashes (`third_party/lib`), so its git directory is any
-    // folder below .git/modules: its `config` (or `commondir`, `config.worktree`), or its
-    // `hooks` and anything beneath, after at least one name. Git's own folders inside one
-    // hold no config (a branch may be called `config`).
+    // A submodule's name may hold slashes (`third_party/lib`, and `lib/info`: a name may
+    // end in a word git uses for its own folders), so its git directory is any folder
+    // below .git/modules: its `config` (or `commondir`, `config.worktree`), or its `hooks`
+    // and anything beneath, after at least one name. A branch or tag called `config` or
+    // `hooks` in a submodule is protected with them.
     for (i, part) in parts.iter().enumerate().skip(1) {
         let part = part.to_str().unwrap_or("");
-        if matches!(part, "objects" | "refs" | "logs" | "info" | "lfs") {
-            return false;
-        }
         if part == "hooks" {
             return true;
         }
@@ -266,13 +276,17 @@ fn submodule_git_dirs(worktree: &Path) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
+        // Git's own folders are skipped only inside a git directory: a submodule's name may
+        // end in one of those words (`lib/info`).
+        let in_git_dir = dir.join("HEAD").is_file();
         for e in entries.flatten() {
             let name = e.file_name();
             if !e.file_type().is_ok_and(|t| t.is_dir())
-                || matches!(
-                    name.to_str().unwrap_or(""),
-                    "objects" | "refs" | "logs" | "info" | "lfs" | "hooks"
-                )
+                || (in_git_dir
+                    && matches!(
+                        name.to_str().unwrap_or(""),
+                        "objects" | "refs" | "logs" | "info" | "lfs" | "hooks"
+                    ))
             {
                 continue;
             }
@@ -369,7 +383,6 @@ mod tests {
             "a/.git/configs",
             "a/.git/config/x",
             "a/.git/hooksx",
-            "a/.git/modules/inner/objects/config",
             ".git",
             ".git/config",
             ".git/modules/lib/config",
@@ -377,6 +390,19 @@ mod tests {
             assert!(!is_nested_git_control(Path::new(p)), "{p}");
         }
         for p in ["evil/.git/index", "evil/.gitignore", "src/.gitkeep"] {
+            assert!(!is_protected(Path::new(p)), "{p}");
+        }
+        // A bare repository cannot be made outside a `.git` folder: no `HEAD` there.
+        for p in ["HEAD", "src/HEAD", "forged/HEAD", ".hidden/HEAD"] {
+            assert!(is_protected(Path::new(p)), "{p}");
+        }
+        for p in [
+            ".git/HEAD",
+            ".git/logs/HEAD",
+            "pre/.git/logs/HEAD",
+            "src/HEADER",
+            "HEAD.md",
+        ] {
             assert!(!is_protected(Path::new(p)), "{p}");
         }
     }
@@ -391,12 +417,17 @@ mod tests {
             ".git/modules/lib/modules/inner/hooks/pre-commit",
             ".git/modules/third_party/lib/config",
             ".git/modules/third_party/lib/hooks/post-checkout",
+            // A submodule named `lib/info`: a name may end in a word of git's folders.
+            ".git/modules/lib/info/config",
+            ".git/modules/lib/objects/hooks/x",
+            // The price: a submodule's branch called `config` is protected too.
+            ".git/modules/lib/refs/heads/config",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
         for p in [
-            ".git/modules/lib/refs/heads/config",
-            ".git/modules/lib/logs/refs/heads/hooks",
+            ".git/modules/lib/refs/heads/main",
+            ".git/modules/lib/index",
             ".git/modules/third_party/lib/objects/ab/cd",
         ] {
             assert!(!is_protected(Path::new(p)), "{p}");

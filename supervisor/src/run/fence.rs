@@ -1,6 +1,7 @@
 //! The session's fence as the supervisor checks it: which paths may be written.
 
 use std::collections::HashMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
@@ -79,6 +80,7 @@ impl Fence {
         };
         shim::protected_paths::is_protected(rel)
             || (names_entry && shim::protected_paths::holds_protected(rel))
+            || in_a_git_directory(rel, path)
     }
 
     /// Whether `path` is a nested repository's `.git` entry or control file
@@ -180,6 +182,49 @@ fn byte_prefix_at_boundary(path: &Path, root: &Path) -> bool {
         && !r.ends_with(b"/")
         && p.starts_with(r)
         && (p.len() == r.len() || p[r.len()] == b'/')
+}
+
+/// Whether `path` (`rel` in the worktree) is a control file of a git directory that
+/// exists in the worktree outside `.git` folders (a bare repository: a test fixture, a
+/// mirror): its `config`, `commondir`, `config.worktree`, or its `hooks`. New ones cannot be
+/// made (no `HEAD` outside `.git` folders); an existing one's would run code in git run
+/// there by the user. The folder is taken for a git directory when it holds `HEAD`, as
+/// the sandbox sees it: one more lookup, for these names only (policy: the answer may be
+/// stale by the time the call acts).
+fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
+    // Every notified write comes here: most paths are answered from their bytes.
+    let bytes = rel.as_os_str().as_bytes();
+    let control_name = [&b"config"[..], b"commondir", b"config.worktree"]
+        .iter()
+        .any(|n| bytes.ends_with(n));
+    if !control_name && !bytes.windows(5).any(|w| w == b"hooks") {
+        return false;
+    }
+    let parts: Vec<&std::ffi::OsStr> = rel.components().map(|c| c.as_os_str()).collect();
+    if parts.iter().any(|c| *c == ".git") {
+        return false;
+    }
+    let git_dir_at = |depth: usize| {
+        let mut dir = path.to_path_buf();
+        for _ in 0..depth {
+            dir.pop();
+        }
+        super::view::identity(&dir.join("HEAD")).is_ok()
+    };
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    if matches!(
+        last.to_str(),
+        Some("config" | "commondir" | "config.worktree")
+    ) && git_dir_at(1)
+    {
+        return true;
+    }
+    // `…/hooks` or anything beneath it, in the folder above `hooks`.
+    (1..parts.len())
+        .filter(|i| parts[*i] == "hooks")
+        .any(|i| git_dir_at(parts.len() - i))
 }
 
 #[cfg(test)]

@@ -584,11 +584,17 @@ pub fn check(
             // answers where the two are separate mounts, and `mv` copies instead (each name
             // then checked). A check of what the path names now (policy, not a boundary: a
             // racing thread can swap the source for a directory after it).
+            // An exchange (`RENAME_EXCHANGE`) moves both ways: either end may come in.
+            const RENAME_EXCHANGE: u64 = 2;
+            let exchange = n.nr == libc::SYS_renameat2 && n.args[4] & RENAME_EXCHANGE != 0;
+            let moved_in = |from: &Path, to: &Path| {
+                fence.root_of(to) == Some(fence.worktree.as_path())
+                    && fence.root_of(from) != Some(fence.worktree.as_path())
+                    && super::view::is_directory(from)
+            };
             if *op == "rename"
                 && let [from, to] = resolved.as_slice()
-                && fence.root_of(to) == Some(fence.worktree.as_path())
-                && fence.root_of(from) != Some(fence.worktree.as_path())
-                && super::view::is_directory(from)
+                && (moved_in(from, to) || (exchange && moved_in(to, from)))
             {
                 return Outcome::failed(event, libc::EXDEV);
             }
@@ -613,6 +619,19 @@ pub fn check(
             // A nested repository's `.git` and control files may be removed (harmless),
             // never made, moved or written.
             let removes = matches!(*op, "unlink" | "rmdir");
+            // `rmdir` of a protected folder that holds entries fails in the kernel anyway:
+            // git (`git stash`) tries `.git` and expects ENOTEMPTY. It gets that answer, not
+            // a question.
+            let removes_dir = *op == "rmdir"
+                || (n.nr == libc::SYS_unlinkat && n.args[2] & libc::AT_REMOVEDIR as u64 != 0);
+            if removes_dir
+                && let [p] = resolved.as_slice()
+                && fence.is_protected(p, true)
+                && !fence.is_nested_git_control(p)
+                && std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_some())
+            {
+                return Outcome::failed(event, libc::ENOTEMPTY);
+            }
             if let Some(p) = resolved.iter().find(|p| {
                 fence.is_protected(p, names_entry) && !(removes && fence.is_nested_git_control(p))
             }) {

@@ -1237,8 +1237,9 @@ fn a_nested_repository_cannot_be_planted_for_the_users_git(w: &World) {
         git(&dir, &["add", "f"]);
         git(&dir, &["commit", "-q", "-m", "f"]);
     }
-    // A bare repository made before the session (a test fixture, a mirror).
+    // Bare repositories made before the session (a test fixture, a mirror).
     git(&w.worktree, &["init", "-q", "--bare", "fixture.git"]);
+    git(&w.worktree, &["init", "-q", "--bare", "gone.git"]);
     chown_tree(w, &w.worktree);
     let pre_config = std::fs::read_to_string(w.worktree.join("pre/.git/config")).unwrap();
     let fixture_config = std::fs::read_to_string(w.worktree.join("fixture.git/config")).unwrap();
@@ -1260,7 +1261,7 @@ fsmonitor fixture.git/config
 mkdir -p bare/objects bare/refs && echo 'ref: refs/heads/main' > bare/HEAD && fsmonitor bare/config
 echo 'ref: refs/heads/main' > HEAD
 mkdir y && g init -q "$TMPDIR/e" && fsmonitor "$TMPDIR/e/.git/config" && {python} -c 'import ctypes, os, sys; l = ctypes.CDLL(None, use_errno=True); sys.exit(0 if l.renameat2(-100, b"y", -100, os.fsencode(sys.argv[1]), 2) == 0 else ctypes.get_errno())' "$TMPDIR/e"
-rm -rf gone
+rm -rf gone gone.git
 for p in a b c d y pre; do echo x > $p/x; g -C $p add x; g update-index --add --cacheinfo 160000,{sha},$p; done
 exit 0
 "#
@@ -1289,10 +1290,12 @@ exit 0
     }
     assert_unchanged(&w.worktree.join("pre/.git/config"), &pre_config);
     assert_unchanged(&w.worktree.join("fixture.git/config"), &fixture_config);
-    assert!(
-        !w.worktree.join("gone").exists(),
-        "a nested repository could not be removed"
-    );
+    for p in ["gone", "gone.git"] {
+        assert!(
+            !w.worktree.join(p).exists(),
+            "a repository could not be removed: {p}"
+        );
+    }
     // The user's git, outside the sandbox, runs no fsmonitor the sandbox planted: in the
     // worktree (each recorded submodule on its own, so that one that fails does not hide
     // the next) or in the folder itself.

@@ -50,6 +50,13 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_stray_head(rel)
 }
 
+/// Whether `rel` is protected only against being made, moved or written, and may be
+/// removed: a nested repository's `.git` and control files, a `HEAD` outside `.git`
+/// folders. Removing them takes a repository away, which runs nothing.
+pub fn is_removable(rel: &Path) -> bool {
+    is_nested_git_control(rel) || is_stray_head(rel)
+}
+
 /// A `HEAD` outside every `.git` folder: git takes a folder holding `HEAD`, `objects/` and
 /// `refs/` for a git directory (a bare repository) and uses its `config` when it works
 /// there, or in the folder its `core.worktree` names. No such folder can be made in the

@@ -83,11 +83,13 @@ impl Fence {
             || in_a_git_directory(rel, path)
     }
 
-    /// Whether `path` is a nested repository's `.git` entry or control file
-    /// ([`shim::protected_paths::is_nested_git_control`]): protected, but removable.
-    pub fn is_nested_git_control(&self, path: &Path) -> bool {
-        path.strip_prefix(&self.worktree)
-            .is_ok_and(shim::protected_paths::is_nested_git_control)
+    /// Whether `path` is protected only against being made, moved or written, and may be
+    /// removed: a nested repository's `.git` and control files, a `HEAD` outside `.git`
+    /// folders, an existing bare repository's control files.
+    pub fn is_removable_protected(&self, path: &Path) -> bool {
+        path.strip_prefix(&self.worktree).is_ok_and(|rel| {
+            shim::protected_paths::is_removable(rel) || in_a_git_directory(rel, path)
+        })
     }
 
     /// Whether `path` lies in the worktree made read-only by `--read-only-worktree`.

@@ -616,8 +616,8 @@ pub fn check(
                 return Outcome::failed(event, errno);
             }
             let names_entry = *op != "mkdir";
-            // A nested repository's `.git` and control files may be removed (harmless),
-            // never made, moved or written.
+            // A nested or bare repository's `.git`, `HEAD` and control files may be removed
+            // (harmless), never made, moved or written.
             let removes = matches!(*op, "unlink" | "rmdir");
             // `rmdir` of a protected folder that holds entries fails in the kernel anyway:
             // git (`git stash`) tries `.git` and expects ENOTEMPTY. It gets that answer, not
@@ -627,13 +627,13 @@ pub fn check(
             if removes_dir
                 && let [p] = resolved.as_slice()
                 && fence.is_protected(p, true)
-                && !fence.is_nested_git_control(p)
+                && !fence.is_removable_protected(p)
                 && std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_some())
             {
                 return Outcome::failed(event, libc::ENOTEMPTY);
             }
             if let Some(p) = resolved.iter().find(|p| {
-                fence.is_protected(p, names_entry) && !(removes && fence.is_nested_git_control(p))
+                fence.is_protected(p, names_entry) && !(removes && fence.is_removable_protected(p))
             }) {
                 return asked(
                     event,

@@ -87,7 +87,7 @@ fn is_git_control(rel: &Path) -> bool {
 /// records as a submodule (a gitlink, which `git update-index` adds without `.gitmodules`),
 /// and with it that repository's `core.fsmonitor`. So a nested repository cannot be made,
 /// nor an existing one's config or hooks written; removing them is harmless and allowed
-/// ([`is_nested_git_control`] tells them apart from the worktree's own).
+/// ([`is_removable`]).
 pub fn is_nested_git_control(rel: &Path) -> bool {
     // This runs on every notified write: the path is read as bytes, and the components
     // walked only for the rare `worktrees` and `modules` folders of a nested git directory.

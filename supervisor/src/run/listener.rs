@@ -124,9 +124,9 @@ impl Listener {
     /// number in the target.
     ///
     /// With synchronous wake-ups, the caller (`tid`) and this thread are kept on this CPU
-    /// while the kernel installs the descriptor ([`OneCpu`]); the affinities are put back
-    /// while the caller still waits, and the answer is then sent with the synchronous
-    /// wake-up. Install and answer are two steps then: a kernel with synchronous wake-ups
+    /// while the kernel installs the descriptor ([`OneCpu`]); both may run anywhere again
+    /// before the answer, which is then sent with the synchronous wake-up while the caller
+    /// still waits. Install and answer are two steps then: a kernel with synchronous wake-ups
     /// (6.6) has the killable wait (5.19) the shim asks for, so only a fatal signal, or
     /// another thread's `execve`, ends the caller's wait in between, and an answer that
     /// comes late finds no call (ids are never reused). The descriptor may then stay in a

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use support::{PYTHON, World, python_ready, stderr, stdout};
+use support::{PYTHON, World, git, python_ready, stderr, stdout};
 
 fn assert_unchanged(path: &Path, text: &str) {
     assert_eq!(
@@ -816,19 +816,6 @@ fn a_bare_git_push_on_main_from_a_script_is_refused(w: &World) {
 
 fn push_from_a_script_is_refused(w: &World, script: &str) {
     let remote = w.outside.join("remote.git");
-    let git = |dir: &Path, args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(["-c", "safe.directory=*"])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
     git(&w.outside, &["init", "-q", "--bare", "remote.git"]);
     git(&w.worktree, &["init", "-q", "-b", "main"]);
     git(
@@ -1207,27 +1194,6 @@ fn a_nested_repository_cannot_be_planted_for_the_users_git(w: &World) {
     let python = PYTHON;
     git_init(w);
     let marker = w.outside.join("fsmonitor-ran");
-    let git = |dir: &Path, args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args([
-                "-c",
-                "safe.directory=*",
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-            ])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
-    };
     // Two nested repositories made before the session, with a commit each.
     for name in ["pre", "gone"] {
         let dir = w.worktree.join(name);

@@ -15,7 +15,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{PYTHON, World, python_ready, stderr, stdout};
+use support::{PYTHON, World, git, python_ready, stderr, stdout};
 
 /// Runs `fence run ARGS -- COMMAND` with `--log` and returns the output and the log lines.
 fn run_logged(w: &World, args: &[&str], command: &[&str]) -> (Output, Vec<Value>) {
@@ -52,27 +52,6 @@ fn questions<'a>(log: &'a [Value], path_or_word: &str) -> Vec<&'a Value> {
                     .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(path_or_word)))
         })
         .collect()
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args([
-            "-c",
-            "safe.directory=*",
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn chown_tree(w: &World, dir: &Path) {

@@ -27,6 +27,9 @@ pub struct Listener {
     /// Synchronous wake-ups are on (Linux 6.6), and with them the killable wait the shim
     /// asks for (5.19): see [`Listener::add_fd_and_answer`].
     sync_wake_up: AtomicBool,
+    /// Synchronous wake-ups are on right now: the notification loop turns them off for the
+    /// answer to a caller that runs on another CPU ([`Listener::set_sync`]).
+    sync_now: AtomicBool,
 }
 
 /// The answer to one notification.
@@ -48,6 +51,7 @@ impl Listener {
         Listener {
             fd,
             sync_wake_up: AtomicBool::new(false),
+            sync_now: AtomicBool::new(false),
         }
     }
 
@@ -62,7 +66,35 @@ impl Listener {
             ) == 0
         };
         self.sync_wake_up.store(on, Ordering::Relaxed);
+        self.sync_now.store(on, Ordering::Relaxed);
         on
+    }
+
+    /// Turns synchronous wake-ups on or off for what follows (a flag of the listener, so it
+    /// applies to the wake-ups of both directions: the caller's of this thread, and the
+    /// answer's of the caller). Nothing when the kernel has none. Scheduling only: every
+    /// answer is the same either way.
+    pub fn set_sync(&self, on: bool) {
+        if !self.sync_wake_up.load(Ordering::Relaxed) || self.sync_now.load(Ordering::Relaxed) == on
+        {
+            return;
+        }
+        let flags = if on {
+            SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+        } else {
+            0
+        };
+        // SAFETY: SET_FLAGS takes the flags by value on a listener fd we own.
+        if unsafe {
+            libc::ioctl(
+                self.fd.as_raw_fd(),
+                libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS as _,
+                flags,
+            )
+        } == 0
+        {
+            self.sync_now.store(on, Ordering::Relaxed);
+        }
     }
 
     /// Blocks until a notification arrives. `Ok(None)` when the notifying task went away
@@ -144,7 +176,7 @@ impl Listener {
         // Pinned only while the call is pending before and after: a tid outlives its call
         // and may be another process's by now, and a call still pending once the caller's
         // affinity is set shows that the tid was the caller's all along.
-        let pinned = if self.sync_wake_up.load(Ordering::Relaxed) && self.is_valid(id) {
+        let pinned = if self.sync_now.load(Ordering::Relaxed) && self.is_valid(id) {
             OneCpu::pin(tid).filter(|_| self.is_valid(id))
         } else {
             None

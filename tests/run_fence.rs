@@ -1180,6 +1180,85 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+/// A folder opened with `--allow-write` may be a repository of its own: its hooks, its
+/// config, `.envrc` and editor settings at its top stay protected as the worktree's do,
+/// its `.git` cannot be moved away, and the rest of it is written (`git commit` there
+/// works). Checked on disk, and by running git there afterwards.
+fn an_allow_write_repository_keeps_its_hooks_and_config(w: &World) {
+    let other = w.outside.join("other");
+    std::fs::create_dir(&other).unwrap();
+    git(&other, &["init", "-q", "-b", "work"]);
+    std::fs::write(other.join("f"), "f\n").unwrap();
+    git(&other, &["add", "f"]);
+    git(&other, &["commit", "-q", "-m", "f"]);
+    chown_tree(w, &other);
+    let config = std::fs::read_to_string(other.join(".git/config")).unwrap();
+    let o = other.display();
+    w.write(
+        "s.sh",
+        &format!(
+            r#"set +e
+O={o}
+g() {{ git -c safe.directory='*' -c user.name=t -c user.email=t@t -C "$O" "$@"; }}
+echo evil > "$O/.git/hooks/pre-commit"
+echo '[core]' >> "$O/.git/config"
+printf 'fsmonitor = evil\n' >> "$O/.git/config"
+echo 'eval evil' > "$O/.envrc"
+mkdir "$O/.vscode"
+mv "$O/.git" "$O/moved"
+mkdir "$O/sub" && mv "$O/.git" "$O/sub/g"
+echo ok > "$O/file"
+mkdir "$O/new" && echo ok > "$O/new/f"
+g add file new && g commit -q -m inside && echo committed
+"#
+        ),
+    );
+    let out = w
+        .fence(&[
+            OsStr::new("--allow-write"),
+            other.as_os_str(),
+            OsStr::new("--"),
+            OsStr::new("/bin/sh"),
+            OsStr::new("s.sh"),
+        ])
+        .output()
+        .unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(
+        !other.join(".git/hooks/pre-commit").exists(),
+        "hook written: {err}"
+    );
+    assert_unchanged(&other.join(".git/config"), &config);
+    assert!(!other.join(".envrc").exists(), "{err}");
+    assert!(!other.join(".vscode").exists(), "{err}");
+    assert!(
+        other.join(".git/HEAD").is_file(),
+        "the git directory moved: {err}"
+    );
+    assert!(
+        !other.join("moved").exists() && !other.join("sub/g").exists(),
+        "{err}"
+    );
+    assert!(
+        err.contains("rule fence.protected-path") && err.contains("other/.git/hooks/pre-commit"),
+        "{err}"
+    );
+    // The rest of the folder is written, git's own files included.
+    assert_eq!(
+        std::fs::read_to_string(other.join("file")).ok().as_deref(),
+        Some("ok\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(other.join("new/f")).ok().as_deref(),
+        Some("ok\n")
+    );
+    assert!(
+        text.contains("committed"),
+        "git commit failed inside: {err}"
+    );
+    assert_eq!(git(&other, &["log", "--format=%s"]), "inside\nf", "{err}");
+}
+
 /// A repository nested in the worktree runs code in the user's own git: `git status` in
 /// the worktree runs `git status`, and with it `core.fsmonitor`, in every directory the
 /// index records as a submodule, and the sandbox may add such records (`git update-index`).
@@ -2935,6 +3014,7 @@ both_ways!(
     builds_and_git_inside_run_as_usual,
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
+    an_allow_write_repository_keeps_its_hooks_and_config,
     a_nested_repository_cannot_be_planted_for_the_users_git,
     rmdir_of_a_full_protected_folder_fails_as_the_kernel_would,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,

@@ -160,7 +160,14 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
         let mut protected_paths = protected_paths::existing(worktree);
         protected_paths.extend(protected_paths::existing_of(&spec.protected));
         let protected: Vec<&OsStr> = protected_paths.iter().map(|p| p.as_os_str()).collect();
-        let pinned_paths = protected_paths::pinned(worktree);
+        let mut pinned_paths = protected_paths::pinned(worktree);
+        // The git and settings folders of the other writable roots too (their protected
+        // paths came in `spec.protected`).
+        for root in spec.allow_write.iter().map(Path::new) {
+            if root.is_dir() && !root.starts_with(worktree) {
+                pinned_paths.extend(protected_paths::pinned(root));
+            }
+        }
         let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
         mount_view::apply(

@@ -258,6 +258,15 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         &prepare::removed_credentials(std::env::vars_os(), &args.env),
     );
     let mut allow_write = canonical_all(&args.allow_write, "--allow-write")?;
+    // An `--allow-write` folder other than the worktree keeps the worktree's protections at
+    // its top (it may be a repository of its own, whose hooks the user's git would run).
+    // The profile's folders have their own protected settings instead.
+    let mut protected = profile_protected;
+    for root in &allow_write {
+        if root.is_dir() && !root.starts_with(&worktree) {
+            protected.extend(shim::protected_paths::of_writable_root(root));
+        }
+    }
     allow_write.extend(profile_writable);
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
@@ -389,7 +398,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
             cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
             allow_dns: args.allow_dns,
-            protected: profile_protected
+            protected: protected
                 .iter()
                 .map(|p| p.clone().into_os_string())
                 .collect(),
@@ -483,7 +492,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         worktree,
         writable,
         devices,
-        protected: profile_protected.clone(),
+        protected: protected.clone(),
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,

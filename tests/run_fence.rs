@@ -1259,6 +1259,152 @@ g add file new && g commit -q -m inside && echo committed
     assert_eq!(git(&other, &["log", "--format=%s"]), "inside\nf", "{err}");
 }
 
+/// An `--allow-write` folder gets the worktree's rules, not only a list of names: the
+/// sandbox cannot turn its top into a bare repository git prefers to a spoiled `.git`
+/// (`HEAD`, `objects/`, `refs/`, `config` with `core.worktree`; the `.git/HEAD` that makes
+/// it spoiled is git's to write), plant a nested repository
+/// recorded as a submodule, or reach the git directory a symlinked `.git` names. Checked by
+/// running git outside afterwards and looking for what its `core.fsmonitor` would leave.
+fn an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git(w: &World) {
+    let marker = w.outside.join("fsmonitor-ran");
+    let plain = w.outside.join("plain");
+    let linked = w.outside.join("linked");
+    for dir in [&plain, &linked] {
+        std::fs::create_dir(dir).unwrap();
+        git(dir, &["init", "-q", "-b", "work"]);
+        std::fs::write(dir.join("f"), "f\n").unwrap();
+        git(dir, &["add", "f"]);
+        git(dir, &["commit", "-q", "-m", "f"]);
+        std::fs::create_dir(dir.join("sub")).unwrap();
+    }
+    // A `.git` that is a symlink to the real git directory.
+    std::fs::rename(linked.join(".git"), linked.join("realgit")).unwrap();
+    std::os::unix::fs::symlink("realgit", linked.join(".git")).unwrap();
+    chown_tree(w, &plain);
+    chown_tree(w, &linked);
+    let real_config = std::fs::read_to_string(linked.join("realgit/config")).unwrap();
+    let sha = git(&plain, &["rev-parse", "HEAD"]);
+    let monitor = format!("touch {}; false", marker.display());
+    w.write(
+        "s.sh",
+        &format!(
+            r#"set +e
+g() {{ git -c safe.directory='*' -c user.name=t -c user.email=t@t "$@"; }}
+plant() {{ printf '[core]\n\tbare = false\n\tworktree = %s\n\tfsmonitor = {monitor}\n' "$2" >> "$1"; }}
+for O in {plain} {linked}; do
+  echo 'ref: refs/heads/work' > "$O/HEAD"; mkdir "$O/objects" "$O/refs"; plant "$O/config" "$O"
+  echo garbage > "$O/.git/HEAD"; rm -f "$O/.git/HEAD"
+  (cd "$O/sub" && g init -q) ; plant "$O/sub/.git/config" "$O/sub"
+  mkdir -p "$O/sub/refs" "$O/sub/objects"; echo 'ref: refs/heads/work' > "$O/sub/HEAD"; plant "$O/sub/config" "$O/sub"
+  g -C "$O" update-index --add --cacheinfo 160000,{sha},sub
+done
+plant {linked}/realgit/config {linked}
+mv {linked}/realgit {linked}/moved
+echo evil > {linked}/realgit/hooks/pre-commit
+true
+"#,
+            plain = plain.display(),
+            linked = linked.display(),
+        ),
+    );
+    let out = w
+        .fence(&[
+            OsStr::new("--allow-write"),
+            plain.as_os_str(),
+            OsStr::new("--allow-write"),
+            linked.as_os_str(),
+            OsStr::new("--"),
+            OsStr::new("/bin/sh"),
+            OsStr::new("s.sh"),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_unchanged(&linked.join("realgit/config"), &real_config);
+    assert!(!linked.join("realgit/hooks/pre-commit").exists(), "{err}");
+    assert!(!linked.join("moved").exists(), "{err}");
+    for dir in [&plain, &linked] {
+        assert!(!dir.join("HEAD").exists(), "{}: {err}", dir.display());
+        assert!(!dir.join("sub/.git").exists(), "{}: {err}", dir.display());
+        assert!(!dir.join("sub/HEAD").exists(), "{}: {err}", dir.display());
+        // The user's git, outside, in the folder and in its subfolder.
+        for at in [dir.clone(), dir.join("sub")] {
+            let _ = std::process::Command::new("git")
+                .args(["-c", "safe.directory=*", "status", "--porcelain"])
+                .current_dir(&at)
+                .output();
+        }
+    }
+    assert!(
+        !marker.exists(),
+        "the user's git ran a planted fsmonitor: {err}"
+    );
+}
+
+/// `--allow-write` of a repository's git directory lets a linked worktree commit; that git
+/// directory's hooks and config stay protected, and the worktree's `.git` file cannot be
+/// pointed elsewhere through a hardlink to it.
+fn a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks(w: &World) {
+    let main = w.outside.join("main");
+    std::fs::create_dir(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "work"]);
+    std::fs::write(main.join("f"), "f\n").unwrap();
+    git(&main, &["add", "f"]);
+    git(&main, &["commit", "-q", "-m", "f"]);
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "side",
+            w.worktree.to_str().unwrap(),
+        ],
+    );
+    chown_tree(w, &main);
+    chown_tree(w, &w.worktree);
+    let config = std::fs::read_to_string(main.join(".git/config")).unwrap();
+    let gitfile = std::fs::read_to_string(w.worktree.join(".git")).unwrap();
+    let m = main.display();
+    w.write(
+        "s.sh",
+        &format!(
+            r#"set +e
+g() {{ git -c safe.directory='*' -c user.name=t -c user.email=t@t "$@"; }}
+echo evil > {m}/.git/hooks/pre-commit
+printf '[core]\n\tfsmonitor = evil\n' >> {m}/.git/config
+ln .git link && echo 'gitdir: /nowhere' > link; rm -f link
+echo a > a.txt && g add a.txt && g commit -q -m inside && echo committed
+"#
+        ),
+    );
+    let git_dir = main.join(".git");
+    let out = w
+        .fence(&[
+            OsStr::new("--allow-write"),
+            git_dir.as_os_str(),
+            OsStr::new("--"),
+            OsStr::new("/bin/sh"),
+            OsStr::new("s.sh"),
+        ])
+        .output()
+        .unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(!main.join(".git/hooks/pre-commit").exists(), "{err}");
+    assert_unchanged(&main.join(".git/config"), &config);
+    assert_unchanged(&w.worktree.join(".git"), &gitfile);
+    assert!(
+        text.contains("committed"),
+        "git commit failed inside: {err}"
+    );
+    assert_eq!(
+        git(&main, &["log", "-1", "--format=%s", "side"]),
+        "inside",
+        "{err}"
+    );
+}
+
 /// A repository nested in the worktree runs code in the user's own git: `git status` in
 /// the worktree runs `git status`, and with it `core.fsmonitor`, in every directory the
 /// index records as a submodule, and the sandbox may add such records (`git update-index`).
@@ -3015,6 +3161,8 @@ both_ways!(
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
     an_allow_write_repository_keeps_its_hooks_and_config,
+    an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
+    a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks,
     a_nested_repository_cannot_be_planted_for_the_users_git,
     rmdir_of_a_full_protected_folder_fails_as_the_kernel_would,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,

@@ -100,6 +100,11 @@ pub struct SandboxSpec {
     /// folder it makes writable; absolute, resolved): read-only binds in a mount namespace.
     #[serde(default)]
     pub protected: Vec<OsString>,
+    /// Other folders whose paths are protected as the worktree's are (the worktree's rules,
+    /// relative to each): the `--allow-write` folders outside the worktree, or the folder
+    /// above one named `.git` (absolute, resolved).
+    #[serde(default)]
+    pub rule_bases: Vec<OsString>,
 }
 
 /// A descriptor passed to the target with `--pass-fd`: the shim inherits it as `inherited`

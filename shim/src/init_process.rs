@@ -156,18 +156,26 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
             .then_some(OsStr::new("/dev/shm"));
         writable.extend(shm);
         let hidden: Vec<&OsStr> = spec.deny_read.iter().map(|p| p.as_os_str()).collect();
-        let worktree = Path::new(&spec.worktree);
-        let mut protected_paths = protected_paths::existing(worktree);
+        // The worktree's protected paths, and those of the other folders protected as it
+        // is, relative to each.
+        let bases: Vec<&Path> = std::iter::once(&spec.worktree)
+            .chain(&spec.rule_bases)
+            .map(Path::new)
+            .collect();
+        let mut protected_paths: Vec<_> = bases
+            .iter()
+            .flat_map(|b| protected_paths::existing(b))
+            .collect();
         protected_paths.extend(protected_paths::existing_of(&spec.protected));
+        protected_paths.sort();
+        protected_paths.dedup();
         let protected: Vec<&OsStr> = protected_paths.iter().map(|p| p.as_os_str()).collect();
-        let mut pinned_paths = protected_paths::pinned(worktree);
-        // The git and settings folders of the other writable roots too (their protected
-        // paths came in `spec.protected`).
-        for root in spec.allow_write.iter().map(Path::new) {
-            if root.is_dir() && !root.starts_with(worktree) {
-                pinned_paths.extend(protected_paths::pinned(root));
-            }
-        }
+        let mut pinned_paths: Vec<_> = bases
+            .iter()
+            .flat_map(|b| protected_paths::pinned(b))
+            .collect();
+        pinned_paths.sort();
+        pinned_paths.dedup();
         let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
         mount_view::apply(

@@ -356,7 +356,10 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     // While writes are watched, the supervisor carries out what a held directory does
     // not allow; without it, every writable root is granted whole.
     let holders = Holders {
-        worktree: PathBuf::from(&spec.worktree),
+        bases: std::iter::once(&spec.worktree)
+            .chain(&spec.rule_bases)
+            .map(PathBuf::from)
+            .collect(),
         protected: spec.protected.iter().map(PathBuf::from).collect(),
     };
     let (mut held, mut whole) = (Vec::new(), Vec::new());
@@ -461,32 +464,36 @@ const MOST_SPLIT_RULES: usize = 4096;
 /// directories refuse, from the path it checked; a call it lets go to the kernel can make
 /// names only where no protected path can be, whatever path a racing thread swaps in.
 struct Holders {
-    worktree: PathBuf,
+    /// The worktree, then the other folders protected as it is (`SandboxSpec::rule_bases`).
+    bases: Vec<PathBuf>,
     protected: Vec<PathBuf>,
 }
 
 impl Holders {
     /// Whether a protected name may be made in `dir` or beneath it.
     fn holds(&self, dir: &Path) -> bool {
-        self.worktree.starts_with(dir)
-            || dir.strip_prefix(&self.worktree).is_ok_and(|rel| {
-                // Everything under .git/modules: a submodule's name may hold slashes, so
-                // any folder there may be a submodule's git directory; and the linked
-                // worktrees' folders (their `commondir` names a git directory).
-                crate::protected_paths::holds_protected(rel)
-                    || rel.starts_with(".git/modules")
-                    || rel.starts_with(".git/worktrees")
-            })
-            || self
-                .protected
-                .iter()
-                .any(|p| p.starts_with(dir) && p != dir)
+        self.bases.iter().any(|base| {
+            base.starts_with(dir)
+                || dir.strip_prefix(base).is_ok_and(|rel| {
+                    // Everything under .git/modules: a submodule's name may hold slashes,
+                    // so any folder there may be a submodule's git directory; and the
+                    // linked worktrees' folders (their `commondir` names a git directory).
+                    crate::protected_paths::holds_protected(rel)
+                        || rel.starts_with(".git/modules")
+                        || rel.starts_with(".git/worktrees")
+                })
+        }) || self
+            .protected
+            .iter()
+            .any(|p| p.starts_with(dir) && p != dir)
     }
 
     /// Whether `dir` is itself protected (it gets no rule: the held rights above it apply).
     fn sealed(&self, dir: &Path) -> bool {
-        dir.strip_prefix(&self.worktree).is_ok_and(|rel| {
-            !rel.as_os_str().is_empty() && crate::protected_paths::is_protected(rel)
+        self.bases.iter().any(|base| {
+            dir.strip_prefix(base).is_ok_and(|rel| {
+                !rel.as_os_str().is_empty() && crate::protected_paths::is_protected(rel)
+            })
         }) || self.protected.iter().any(|p| dir.starts_with(p))
     }
 }
@@ -779,6 +786,7 @@ mod tests {
             cgroup_kill: None,
             allow_dns: false,
             protected: vec![],
+            rule_bases: vec![],
         }
     }
 

@@ -308,28 +308,6 @@ fn submodule_git_dirs(worktree: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The protected paths of another writable root (an `--allow-write` folder that is not the
-/// worktree, and may be a repository of its own), each with everything beneath it: the
-/// worktree's protected names at its top (`.git/hooks`, `.git/config`, `.envrc`,
-/// `.vscode`…, `.claude`'s settings), and its git directory's submodule and linked-worktree
-/// folders whole (their config and hooks run code too). A git command the user runs there
-/// later, outside the sandbox, would run what the sandbox left in them. Repositories nested
-/// deeper in such a folder are not looked for (the worktree's rules for them need its
-/// whole tree).
-pub fn of_writable_root(root: &Path) -> Vec<PathBuf> {
-    PROTECTED_TREES
-        .iter()
-        .chain(PROTECTED_FILES.iter())
-        .chain(&[
-            ".git/modules",
-            ".git/worktrees",
-            ".claude/settings.json",
-            ".claude/settings.local.json",
-        ])
-        .map(|rel| root.join(rel))
-        .collect()
-}
-
 /// Those of `paths` (absolute: a profile's protected settings) that exist and are not
 /// symlinks, to be made read-only. A symlink is left alone: a write through it lands on its
 /// target, which the fence judges on its own, and the link itself is refused by the

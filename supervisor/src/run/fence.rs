@@ -16,6 +16,11 @@ pub struct Fence {
     /// Protected paths outside the worktree, each with everything beneath it: a profile's
     /// own settings files inside the folder it makes writable (absolute, resolved).
     pub protected: Vec<PathBuf>,
+    /// Other folders whose paths are protected as the worktree's are, by the same rules
+    /// relative to each (absolute, resolved): the `--allow-write` folders outside the
+    /// worktree (or the folder above one named `.git`). Any may be a repository of its own,
+    /// or become one, whose hooks and config the user's git runs later.
+    pub rule_bases: Vec<PathBuf>,
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
     /// a metadata change there fails with EROFS whatever path the target swaps in. The
     /// same view makes the protected paths that exist read-only mounts, so a write inside
@@ -69,26 +74,41 @@ impl Fence {
         {
             return true;
         }
-        // The worktree itself, or a folder above it in a writable root (`--allow-write`
-        // of a parent): moved away and back, it would bring forged hooks or settings in
-        // without a write to their paths.
-        if names_entry && self.worktree.starts_with(path) {
-            return true;
-        }
-        let Ok(rel) = path.strip_prefix(&self.worktree) else {
-            return false;
-        };
-        shim::protected_paths::is_protected(rel)
-            || (names_entry && shim::protected_paths::holds_protected(rel))
-            || in_a_git_directory(rel, path)
+        self.bases().any(|base| {
+            // The worktree itself, or a folder above it in a writable root (`--allow-write`
+            // of a parent): moved away and back, it would bring forged hooks or settings in
+            // without a write to their paths.
+            if names_entry && base.starts_with(path) {
+                return true;
+            }
+            let Ok(rel) = path.strip_prefix(base) else {
+                return false;
+            };
+            shim::protected_paths::is_protected(rel)
+                || (names_entry && shim::protected_paths::holds_protected(rel))
+                || in_a_git_directory(rel, path)
+                || is_git_file(rel, path)
+        })
+    }
+
+    /// Whether `path` lies in the worktree or in one of [`Fence::rule_bases`].
+    pub fn has_rule_base(&self, path: &Path) -> bool {
+        self.bases().any(|b| path.starts_with(b))
+    }
+
+    /// The worktree, then [`Fence::rule_bases`].
+    fn bases(&self) -> impl Iterator<Item = &PathBuf> {
+        std::iter::once(&self.worktree).chain(&self.rule_bases)
     }
 
     /// Whether `path` is protected only against being made, moved or written, and may be
     /// removed: a nested repository's `.git` and control files, a `HEAD` outside `.git`
     /// folders, an existing bare repository's control files.
     pub fn is_removable_protected(&self, path: &Path) -> bool {
-        path.strip_prefix(&self.worktree).is_ok_and(|rel| {
-            shim::protected_paths::is_removable(rel) || in_a_git_directory(rel, path)
+        self.bases().any(|base| {
+            path.strip_prefix(base).is_ok_and(|rel| {
+                shim::protected_paths::is_removable(rel) || in_a_git_directory(rel, path)
+            })
         })
     }
 
@@ -184,6 +204,17 @@ fn byte_prefix_at_boundary(path: &Path, root: &Path) -> bool {
         && !r.ends_with(b"/")
         && p.starts_with(r)
         && (p.len() == r.len() || p[r.len()] == b'/')
+}
+
+/// Whether `path` (`rel` in a rule base) is the base's `.git` *file* (a linked worktree's
+/// or a submodule's), which names the git directory whose hooks and config git uses: its
+/// content and metadata are protected as well as its name, so that no hardlink to it (whose
+/// content is the same file's) can point it at a forged git directory.
+fn is_git_file(rel: &Path, path: &Path) -> bool {
+    rel == Path::new(".git")
+        && path
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_file())
 }
 
 /// Whether `path` (`rel` in the worktree) is a control file of a git directory that
@@ -286,6 +317,7 @@ mod tests {
             writable: writable.to_vec(),
             devices: vec![],
             protected: vec![],
+            rule_bases: vec![],
             read_only_view: true,
             quiet_blocks: false,
             read_only_worktree: false,

@@ -258,15 +258,15 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         &prepare::removed_credentials(std::env::vars_os(), &args.env),
     );
     let mut allow_write = canonical_all(&args.allow_write, "--allow-write")?;
-    // An `--allow-write` folder other than the worktree keeps the worktree's protections at
-    // its top (it may be a repository of its own, whose hooks the user's git would run).
-    // The profile's folders have their own protected settings instead.
+    // The `--allow-write` folders outside the worktree keep its protections (a repository
+    // there runs the user's git hooks later as one in the worktree would); the profile's
+    // folders have their own protected settings instead.
+    let rule_bases = prepare::rule_bases(&worktree, &allow_write);
     let mut protected = profile_protected;
-    for root in &allow_write {
-        if root.is_dir() && !root.starts_with(&worktree) {
-            protected.extend(shim::protected_paths::of_writable_root(root));
-        }
-    }
+    let bases: Vec<&Path> = std::iter::once(worktree.as_path())
+        .chain(rule_bases.iter().map(PathBuf::as_path))
+        .collect();
+    protected.extend(prepare::git_dirs_by_other_names(&bases, &allow_write));
     allow_write.extend(profile_writable);
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
@@ -402,6 +402,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .iter()
                 .map(|p| p.clone().into_os_string())
                 .collect(),
+            rule_bases: rule_bases
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
         };
         if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
             kill_and_reap(shim.pid);
@@ -493,6 +497,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         writable,
         devices,
         protected: protected.clone(),
+        rule_bases: rule_bases.clone(),
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,

@@ -373,6 +373,71 @@ fn entries_matching(dir: &Path, keep: impl Fn(&[u8]) -> bool) -> Vec<PathBuf> {
         .collect()
 }
 
+/// The folders whose paths are protected by the worktree's rules besides the worktree
+/// (`Fence::rule_bases`): each `--allow-write` folder outside the worktree, which may be a
+/// repository or become one; for a folder named `.git` (a repository's git directory,
+/// opened so that a linked worktree can commit), the folder above it, so that its hooks
+/// and config are `.git/hooks` and `.git/config` there.
+pub fn rule_bases(worktree: &Path, allow_write: &[PathBuf]) -> Vec<PathBuf> {
+    let mut bases: Vec<PathBuf> = allow_write
+        .iter()
+        .filter(|r| r.is_dir())
+        .map(|r| match r.parent() {
+            Some(parent) if r.file_name() == Some(OsStr::new(".git")) => parent.to_path_buf(),
+            _ => r.clone(),
+        })
+        .filter(|b| !b.starts_with(worktree))
+        .collect();
+    bases.sort();
+    bases.dedup();
+    bases
+}
+
+/// Protected paths of git directories the rules by name cannot see (absolute, each with
+/// everything beneath it): the target of a base's `.git` when it is a symlink (the checks
+/// see resolved paths), and an `--allow-write` folder that is itself a git directory not
+/// named `.git` (a bare repository: `HEAD`, `objects/` and `refs/`). Their hooks, config,
+/// `commondir`, `config.worktree`, and their submodules' and linked worktrees' folders
+/// whole.
+pub fn git_dirs_by_other_names(bases: &[&Path], allow_write: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = bases
+        .iter()
+        .map(|b| b.join(".git"))
+        .filter(|g| {
+            g.symlink_metadata()
+                .is_ok_and(|m| m.file_type().is_symlink())
+        })
+        .filter_map(|g| g.canonicalize().ok())
+        .filter(|t| t.is_dir())
+        .collect();
+    dirs.extend(
+        allow_write
+            .iter()
+            .filter(|r| {
+                r.file_name() != Some(OsStr::new(".git"))
+                    && r.join("HEAD").is_file()
+                    && r.join("objects").is_dir()
+                    && r.join("refs").is_dir()
+            })
+            .cloned(),
+    );
+    dirs.sort();
+    dirs.dedup();
+    dirs.iter()
+        .flat_map(|d| {
+            [
+                "hooks",
+                "config",
+                "commondir",
+                "config.worktree",
+                "modules",
+                "worktrees",
+            ]
+            .map(|name| d.join(name))
+        })
+        .collect()
+}
+
 /// The pseudo-terminal the session runs on, if any of stdin/stdout/stderr is one.
 pub fn session_tty() -> Option<PathBuf> {
     (0..3)

@@ -578,18 +578,18 @@ pub fn check(
                     perform(),
                 );
             }
-            // A directory moved into the worktree from another writable root (the session
-            // TMPDIR, an `--allow-write` folder) would bring whatever it holds, a nested
-            // repository's `.git` among them, past the checks by name: EXDEV, as the kernel
-            // answers where the two are separate mounts, and `mv` copies instead (each name
-            // then checked). A check of what the path names now (policy, not a boundary: a
+            // A directory moved into the worktree (or another folder protected as it is)
+            // from another writable root (the session TMPDIR, an `--allow-write` folder)
+            // would bring whatever it holds, a nested repository's `.git` among them, past
+            // the checks by name: EXDEV, as the kernel answers where the two are separate
+            // mounts, and `mv` copies instead (each name then checked). A check of what the path names now (policy, not a boundary: a
             // racing thread can swap the source for a directory after it).
             // An exchange (`RENAME_EXCHANGE`) moves both ways: either end may come in.
             const RENAME_EXCHANGE: u64 = 2;
             let exchange = n.nr == libc::SYS_renameat2 && n.args[4] & RENAME_EXCHANGE != 0;
             let moved_in = |from: &Path, to: &Path| {
-                fence.root_of(to) == Some(fence.worktree.as_path())
-                    && fence.root_of(from) != Some(fence.worktree.as_path())
+                fence.has_rule_base(to)
+                    && fence.root_of(from) != fence.root_of(to)
                     && super::view::is_directory(from)
             };
             if *op == "rename"

@@ -1263,8 +1263,10 @@ g add file new && g commit -q -m inside && echo committed
 /// sandbox cannot turn its top into a bare repository git prefers to a spoiled `.git`
 /// (`HEAD`, `objects/`, `refs/`, `config` with `core.worktree`; the `.git/HEAD` that makes
 /// it spoiled is git's to write), plant a nested repository
-/// recorded as a submodule, or reach the git directory a symlinked `.git` names. Checked by
-/// running git outside afterwards and looking for what its `core.fsmonitor` would leave.
+/// recorded as a submodule, reach the git directory a symlinked `.git` names, or bring in a
+/// bare repository assembled in a folder of `.git`, the session TMPDIR or `/dev/shm` (by
+/// a move or a symlink). Checked by running git outside afterwards and looking for what
+/// its `core.fsmonitor` would leave.
 fn an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git(w: &World) {
     let marker = w.outside.join("fsmonitor-ran");
     let plain = w.outside.join("plain");
@@ -1285,6 +1287,8 @@ fn an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git(w: &World) 
     let real_config = std::fs::read_to_string(linked.join("realgit/config")).unwrap();
     let sha = git(&plain, &["rev-parse", "HEAD"]);
     let monitor = format!("touch {}; false", marker.display());
+    let shm_name = format!("fence-test-{}", std::process::id());
+    let shm_dir = Path::new("/dev/shm").join(&shm_name);
     w.write(
         "s.sh",
         &format!(
@@ -1301,10 +1305,20 @@ done
 plant {linked}/realgit/config {linked}
 mv {linked}/realgit {linked}/moved
 echo evil > {linked}/realgit/hooks/pre-commit
+# A bare repository assembled in a folder of .git, then moved or linked out.
+mkdir -p {plain}/.git/x && g init -q --bare {plain}/.git/x && plant {plain}/.git/x/config {plain}
+mv {plain}/.git/x {plain}/out
+ln -s .git/x {plain}/link
+# Or assembled in the session TMPDIR, or in /dev/shm, and linked in.
+mkdir -p "$TMPDIR/y" && g init -q --bare "$TMPDIR/y" && plant "$TMPDIR/y/config" {plain}
+ln -s "$TMPDIR/y" {plain}/tmplink
+mkdir -p /dev/shm/{shm} && g init -q --bare /dev/shm/{shm} && plant /dev/shm/{shm}/config {plain}
+ln -s /dev/shm/{shm} {plain}/shmlink
 true
 "#,
             plain = plain.display(),
             linked = linked.display(),
+            shm = shm_name,
         ),
     );
     let out = w
@@ -1323,6 +1337,14 @@ true
     assert_unchanged(&linked.join("realgit/config"), &real_config);
     assert!(!linked.join("realgit/hooks/pre-commit").exists(), "{err}");
     assert!(!linked.join("moved").exists(), "{err}");
+    // Whatever the sandbox left, the user's git in each folder it could make runs nothing.
+    for at in ["out", "link", "tmplink", "shmlink"] {
+        let _ = std::process::Command::new("git")
+            .args(["-c", "safe.directory=*", "status", "--porcelain"])
+            .current_dir(plain.join(at))
+            .output();
+    }
+    let _ = std::fs::remove_dir_all(&shm_dir);
     for dir in [&plain, &linked] {
         assert!(!dir.join("HEAD").exists(), "{}: {err}", dir.display());
         assert!(!dir.join("sub/.git").exists(), "{}: {err}", dir.display());
@@ -1367,6 +1389,8 @@ fn a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks(w: 
     let config = std::fs::read_to_string(main.join(".git/config")).unwrap();
     let gitfile = std::fs::read_to_string(w.worktree.join(".git")).unwrap();
     let m = main.display();
+    let marker_path = w.outside.join("fsmonitor-ran");
+    let marker = marker_path.display();
     w.write(
         "s.sh",
         &format!(
@@ -1375,6 +1399,12 @@ g() {{ git -c safe.directory='*' -c user.name=t -c user.email=t@t "$@"; }}
 echo evil > {m}/.git/hooks/pre-commit
 printf '[core]\n\tfsmonitor = evil\n' >> {m}/.git/config
 ln .git link && echo 'gitdir: /nowhere' > link; rm -f link
+# Swap this worktree's folder in the git directory for a copy naming a forged one.
+W={m}/.git/worktrees/$(basename "$PWD")
+mkdir -p {m}/.git/evil/objects {m}/.git/evil/refs/heads && echo 'ref: refs/heads/work' > {m}/.git/evil/HEAD
+printf '[core]\n\tfsmonitor = "touch {marker}; false"\n' > {m}/.git/evil/config
+cp -r "$W" {m}/.git/new && echo ../../evil > {m}/.git/new/commondir
+mv "$W" {m}/.git/old; mv {m}/.git/new "$W"
 echo a > a.txt && g add a.txt && g commit -q -m inside && echo committed
 "#
         ),
@@ -1401,6 +1431,57 @@ echo a > a.txt && g add a.txt && g commit -q -m inside && echo committed
     assert_eq!(
         git(&main, &["log", "-1", "--format=%s", "side"]),
         "inside",
+        "{err}"
+    );
+    assert!(
+        !main.join(".git/old").exists(),
+        "the worktree's folder moved: {err}"
+    );
+    let _ = std::process::Command::new("git")
+        .args(["-c", "safe.directory=*", "status", "--porcelain"])
+        .current_dir(&w.worktree)
+        .output();
+    assert!(
+        !marker_path.exists(),
+        "the user's git ran a planted fsmonitor: {err}"
+    );
+}
+
+/// `--allow-write` of a folder above the worktree: the worktree's `.git` is a nested
+/// repository's by that folder's rules, which may be removed, but stays the worktree's own,
+/// which may not.
+fn the_worktrees_git_stays_when_a_folder_above_it_is_writable(w: &World) {
+    let above = w.outside.join("above");
+    let wt = above.join("wt");
+    std::fs::create_dir_all(&wt).unwrap();
+    git(&wt, &["init", "-q", "-b", "work"]);
+    chown_tree(w, &above);
+    w.write(
+        "s.sh",
+        &format!(
+            "cd {} && rm -f .git/config; rm -rf .git/hooks; rm -rf .git; echo ok > x\n",
+            wt.display()
+        ),
+    );
+    let script = w.worktree.join("s.sh");
+    let out = w
+        .fence(&[
+            OsStr::new("--worktree"),
+            wt.as_os_str(),
+            OsStr::new("--allow-write"),
+            above.as_os_str(),
+            OsStr::new("--"),
+            OsStr::new("/bin/sh"),
+            script.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(wt.join(".git/config").is_file(), "{err}");
+    assert!(wt.join(".git/hooks").is_dir(), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("x")).ok().as_deref(),
+        Some("ok\n"),
         "{err}"
     );
 }
@@ -3163,6 +3244,7 @@ both_ways!(
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
     a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks,
+    the_worktrees_git_stays_when_a_folder_above_it_is_writable,
     a_nested_repository_cannot_be_planted_for_the_users_git,
     rmdir_of_a_full_protected_folder_fails_as_the_kernel_would,
     a_thread_swapping_to_a_missing_envrc_never_creates_it,

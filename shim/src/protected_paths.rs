@@ -142,6 +142,11 @@ pub fn holds_protected(rel: &Path) -> bool {
     let Ok(below) = rel.strip_prefix(".git") else {
         return false;
     };
+    // A linked worktree's folder (.git/worktrees/NAME holds its `commondir`): renamed away
+    // and replaced by a copy, its `commondir` would name a forged git directory.
+    if below.starts_with("worktrees") && below.components().count() <= 2 {
+        return true;
+    }
     let parts: Vec<_> = below.components().collect();
     !parts.is_empty()
         && parts
@@ -250,11 +255,20 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
 /// be pinned as mount points: the kernel refuses to rename or remove a mount point, while
 /// a directory that merely contains read-only binds can be renamed away whole.
 pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = [".git", ".claude", ".git/modules"]
+    let mut out: Vec<PathBuf> = [".git", ".claude", ".git/modules", ".git/worktrees"]
         .iter()
         .map(|rel| worktree.join(rel))
         .filter(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_dir()))
         .collect();
+    // Each linked worktree's folder: its `commondir` is a read-only bind, and the folder
+    // must not be renamed away with it.
+    if let Ok(entries) = std::fs::read_dir(worktree.join(".git/worktrees")) {
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                out.push(e.path());
+            }
+        }
+    }
     for module in submodule_git_dirs(worktree) {
         out.push(module.clone());
         let nested = module.join("modules");
@@ -450,6 +464,8 @@ mod tests {
             ".git/modules/lib",
             ".git/modules/lib/modules",
             ".git/modules/lib/modules/inner",
+            ".git/worktrees",
+            ".git/worktrees/lw",
         ] {
             assert!(holds_protected(Path::new(p)), "{p}");
         }
@@ -457,6 +473,7 @@ mod tests {
             "src",
             ".git/objects",
             ".git/modules/lib/objects",
+            ".git/worktrees/lw/index",
             ".claude/notes.md",
             "a/.git",
             ".git/../x",

@@ -67,28 +67,17 @@ impl Fence {
     /// submodule's git directory, every folder above a profile's protected path) counts as
     /// protected too: renaming or replacing it would let a forged one take its place.
     pub fn is_protected(&self, path: &Path, names_entry: bool) -> bool {
-        if self
-            .protected
+        self.in_protected_list(path, names_entry)
+            || self
+                .bases()
+                .any(|base| protected_in(base, path, names_entry).is_some())
+    }
+
+    /// Whether `path` is protected by the absolute list ([`Fence::protected`]).
+    fn in_protected_list(&self, path: &Path, names_entry: bool) -> bool {
+        self.protected
             .iter()
             .any(|p| path.starts_with(p) || (names_entry && p.starts_with(path)))
-        {
-            return true;
-        }
-        self.bases().any(|base| {
-            // The worktree itself, or a folder above it in a writable root (`--allow-write`
-            // of a parent): moved away and back, it would bring forged hooks or settings in
-            // without a write to their paths.
-            if names_entry && base.starts_with(path) {
-                return true;
-            }
-            let Ok(rel) = path.strip_prefix(base) else {
-                return false;
-            };
-            shim::protected_paths::is_protected(rel)
-                || (names_entry && shim::protected_paths::holds_protected(rel))
-                || in_a_git_directory(rel, path)
-                || is_git_file(rel, path)
-        })
     }
 
     /// Whether `path` lies in the worktree or in one of [`Fence::rule_bases`].
@@ -101,15 +90,20 @@ impl Fence {
         std::iter::once(&self.worktree).chain(&self.rule_bases)
     }
 
-    /// Whether `path` is protected only against being made, moved or written, and may be
-    /// removed: a nested repository's `.git` and control files, a `HEAD` outside `.git`
-    /// folders, an existing bare repository's control files.
+    /// Whether `path`, protected, may still be removed: it is a nested repository's `.git`
+    /// or control file, a `HEAD` outside `.git` folders, or an existing bare repository's
+    /// control file for every base whose rules protect it (the worktree's own `.git` is a
+    /// nested repository's for an `--allow-write` folder above the worktree, and must not
+    /// be removable for that), and no absolute entry protects it.
     pub fn is_removable_protected(&self, path: &Path) -> bool {
-        self.bases().any(|base| {
-            path.strip_prefix(base).is_ok_and(|rel| {
-                shim::protected_paths::is_removable(rel) || in_a_git_directory(rel, path)
-            })
-        })
+        if self.in_protected_list(path, true) {
+            return false;
+        }
+        let mut verdicts = self
+            .bases()
+            .filter_map(|base| protected_in(base, path, true))
+            .peekable();
+        verdicts.peek().is_some() && verdicts.all(|removable| removable)
     }
 
     /// Whether `path` lies in the worktree made read-only by `--read-only-worktree`.
@@ -204,6 +198,29 @@ fn byte_prefix_at_boundary(path: &Path, root: &Path) -> bool {
         && !r.ends_with(b"/")
         && p.starts_with(r)
         && (p.len() == r.len() || p[r.len()] == b'/')
+}
+
+/// Whether the rules relative to `base` (the worktree, or an `--allow-write` folder
+/// protected as it is) protect `path`: `None` if not, else whether it may still be removed
+/// (a nested repository's `.git` and control files, a `HEAD` outside `.git` folders, an
+/// existing bare repository's control files: protected against being made, moved or
+/// written only).
+fn protected_in(base: &Path, path: &Path, names_entry: bool) -> Option<bool> {
+    // The base itself, or a folder above it in a writable root (`--allow-write` of a
+    // parent): moved away and back, it would bring forged hooks or settings in without a
+    // write to their paths.
+    if names_entry && base.starts_with(path) {
+        return Some(false);
+    }
+    let rel = path.strip_prefix(base).ok()?;
+    let removable = shim::protected_paths::is_removable(rel) || in_a_git_directory(rel, path);
+    if removable {
+        return Some(true);
+    }
+    (shim::protected_paths::is_protected(rel)
+        || (names_entry && shim::protected_paths::holds_protected(rel))
+        || is_git_file(rel, path))
+    .then_some(false)
 }
 
 /// Whether `path` (`rel` in a rule base) is the base's `.git` *file* (a linked worktree's

@@ -402,9 +402,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .iter()
                 .map(|p| p.clone().into_os_string())
                 .collect(),
-            rule_bases: rule_bases
-                .iter()
-                .map(|p| p.clone().into_os_string())
+            rule_bases: prepare::with_shared_memory(&rule_bases, shim.namespaces.mount)
+                .into_iter()
+                .map(PathBuf::into_os_string)
                 .collect(),
         };
         if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
@@ -497,7 +497,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         writable,
         devices,
         protected: protected.clone(),
-        rule_bases: rule_bases.clone(),
+        rule_bases: prepare::with_shared_memory(&rule_bases, shim_process.namespaces.mount),
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,

@@ -393,6 +393,19 @@ pub fn rule_bases(worktree: &Path, allow_write: &[PathBuf]) -> Vec<PathBuf> {
     bases
 }
 
+/// `bases`, and without a mount namespace the host's `/dev/shm` too: it is writable then
+/// and outlives the session, so a repository assembled there (reached later through a
+/// symlink the sandbox leaves in the worktree) would run code in the user's git. With a
+/// mount namespace the sandbox's `/dev/shm` is a private tmpfs, gone with it.
+pub fn with_shared_memory(bases: &[PathBuf], mount_namespace: bool) -> Vec<PathBuf> {
+    let mut out = bases.to_vec();
+    let shm = Path::new("/dev/shm");
+    if !mount_namespace && shm.is_dir() && !out.iter().any(|b| b == shm) {
+        out.push(shm.to_path_buf());
+    }
+    out
+}
+
 /// Protected paths of git directories the rules by name cannot see (absolute, each with
 /// everything beneath it): the target of a base's `.git` when it is a symlink (the checks
 /// see resolved paths), and an `--allow-write` folder that is itself a git directory not

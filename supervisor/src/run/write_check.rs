@@ -598,6 +598,27 @@ pub fn check(
             {
                 return Outcome::failed(event, libc::EXDEV);
             }
+            // A symlink that names a `.git` folder's content (`src -> .git/x`), or a writable
+            // place no rule by name watches (`src -> $TMPDIR/x`): the user's git in
+            // the folder it stands for would use a repository the rules by name let be
+            // assembled there. Asked, as a protected path is. Policy: the target is a
+            // string read once, and a chain of links made beforehand is judged link by
+            // link.
+            if *op == "symlink"
+                && let [link] = resolved.as_slice()
+                && fence.has_rule_base(link)
+                && let Ok(target) = mem.c_string(n.args[0], libc::PATH_MAX as usize)
+                && symlink_leaves_the_rules(fence, link, &target)
+            {
+                return asked(
+                    event,
+                    libc::EACCES,
+                    "symlink into a git folder or a writable folder outside the protected ones",
+                    link,
+                    "fence.protected-path",
+                    perform(),
+                );
+            }
             // `mv x .`, `ln x .`: coreutils first offer the directory itself as the new
             // name, which the kernel refuses (EEXIST for a link or with RENAME_NOREPLACE,
             // else EBUSY), and then name the file inside it. The worktree, or a folder
@@ -643,6 +664,23 @@ pub fn check(
                     "fence.protected-path",
                     perform(),
                 );
+            }
+            // A directory moved out of a `.git` folder (EXDEV, as one moved in above): the
+            // rules by name let git's own folders hold `HEAD`, `config` and `hooks`, so a
+            // bare repository assembled in one (`.git/x`) must not come out into the
+            // folders the user's git works in. Policy, as above.
+            let in_git = |p: &Path| p.components().any(|c| c.as_os_str() == ".git");
+            let moved_out = |from: &Path, to: &Path| {
+                fence.has_rule_base(to)
+                    && in_git(from)
+                    && !in_git(to)
+                    && super::view::is_directory(from)
+            };
+            if *op == "rename"
+                && let [from, to] = resolved.as_slice()
+                && (moved_out(from, to) || (exchange && moved_out(to, from)))
+            {
+                return Outcome::failed(event, libc::EXDEV);
             }
             // Security boundary. A protected path that does not exist yet (`.envrc`,
             // `.mcp.json`, `.vscode/`) would lie in a writable directory, and the kernel
@@ -856,4 +894,35 @@ pub fn check(
             }
         }
     }
+}
+
+/// Whether a symlink made at `link` with `target` names a `.git` folder's content, or,
+/// resolved as text from the link's folder, a writable place outside the worktree and the
+/// folders protected as it is (the session TMPDIR, a profile's folder, a private
+/// `/dev/shm`), where the sandbox could assemble a repository the rules by name do not
+/// see. A link to what the sandbox cannot write (`/usr/bin/python3` in a virtualenv) is
+/// not judged here.
+fn symlink_leaves_the_rules(fence: &Fence, link: &Path, target: &[u8]) -> bool {
+    let target = Path::new(std::ffi::OsStr::from_bytes(target));
+    if target.components().any(|c| c.as_os_str() == ".git") {
+        return true;
+    }
+    let Some(dir) = link.parent() else {
+        return true;
+    };
+    let mut at = if target.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        dir.to_path_buf()
+    };
+    for c in target.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                at.pop();
+            }
+            std::path::Component::Normal(n) => at.push(n),
+            _ => {}
+        }
+    }
+    fence.root_of(&at).is_some() && !fence.has_rule_base(&at)
 }

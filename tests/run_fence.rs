@@ -1270,6 +1270,7 @@ g add file new && g commit -q -m inside && echo committed
 fn an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git(w: &World) {
     let marker = w.outside.join("fsmonitor-ran");
     let plain = w.outside.join("plain");
+    let inner_id = |p: &Path| std::fs::metadata(p).map(|m| m.ino()).ok();
     let linked = w.outside.join("linked");
     for dir in [&plain, &linked] {
         std::fs::create_dir(dir).unwrap();
@@ -1278,6 +1279,8 @@ fn an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git(w: &World) 
         git(dir, &["add", "f"]);
         git(dir, &["commit", "-q", "-m", "f"]);
         std::fs::create_dir(dir.join("sub")).unwrap();
+        std::fs::create_dir(dir.join("src")).unwrap();
+        std::fs::create_dir(dir.join("inner")).unwrap();
     }
     // A `.git` that is a symlink to the real git directory.
     std::fs::rename(linked.join(".git"), linked.join("realgit")).unwrap();
@@ -1286,6 +1289,7 @@ fn an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git(w: &World) 
     chown_tree(w, &linked);
     let real_config = std::fs::read_to_string(linked.join("realgit/config")).unwrap();
     let sha = git(&plain, &["rev-parse", "HEAD"]);
+    let inner = inner_id(&plain.join("inner"));
     let monitor = format!("touch {}; false", marker.display());
     let shm_name = format!("fence-test-{}", std::process::id());
     let shm_dir = Path::new("/dev/shm").join(&shm_name);
@@ -1314,6 +1318,16 @@ mkdir -p "$TMPDIR/y" && g init -q --bare "$TMPDIR/y" && plant "$TMPDIR/y/config"
 ln -s "$TMPDIR/y" {plain}/tmplink
 mkdir -p /dev/shm/{shm} && g init -q --bare /dev/shm/{shm} && plant /dev/shm/{shm}/config {plain}
 ln -s /dev/shm/{shm} {plain}/shmlink
+# A link made where it is not judged, or judged from another folder, then moved in place.
+mkdir -p {plain}/.git/z && g init -q --bare {plain}/.git/z && plant {plain}/.git/z/config {plain}/src
+ln -s {plain}/.git/z "$TMPDIR/l" && mv {plain}/src {plain}/src.old; mv "$TMPDIR/l" {plain}/src
+# A link through an alias the text does not show.
+ln -s "/proc/self/root$TMPDIR/y" {plain}/proclink
+# The session TMPDIR made hard to remove, to outlive the session.
+mkdir -p "$TMPDIR/hide/r" && chmod 0333 "$TMPDIR/hide"
+echo "tmpdir=$TMPDIR"
+# A folder moved into .git (a shell waiting in it would be taken along).
+mv {plain}/inner {plain}/.git/inner
 true
 "#,
             plain = plain.display(),
@@ -1338,13 +1352,27 @@ true
     assert!(!linked.join("realgit/hooks/pre-commit").exists(), "{err}");
     assert!(!linked.join("moved").exists(), "{err}");
     // Whatever the sandbox left, the user's git in each folder it could make runs nothing.
-    for at in ["out", "link", "tmplink", "shmlink"] {
+    for at in ["out", "link", "tmplink", "shmlink", "src", "proclink"] {
         let _ = std::process::Command::new("git")
             .args(["-c", "safe.directory=*", "status", "--porcelain"])
             .current_dir(plain.join(at))
             .output();
     }
     let _ = std::fs::remove_dir_all(&shm_dir);
+    assert_ne!(
+        inner_id(&plain.join(".git/inner")),
+        inner,
+        "a folder was moved into .git whole: {err}"
+    );
+    let text = stdout(&out);
+    let tmpdir = text
+        .lines()
+        .find_map(|l| l.strip_prefix("tmpdir="))
+        .expect("the script's TMPDIR");
+    assert!(
+        !Path::new(tmpdir).exists(),
+        "the session TMPDIR outlived the session: {tmpdir}"
+    );
     for dir in [&plain, &linked] {
         assert!(!dir.join("HEAD").exists(), "{}: {err}", dir.display());
         assert!(!dir.join("sub/.git").exists(), "{}: {err}", dir.display());

@@ -60,7 +60,7 @@ fn remove_stale_sessions(base: &Path, uid: u32) {
             continue;
         }
         if let Ok(_lock) = lock_dir(&e.path()) {
-            let _ = std::fs::remove_dir_all(e.path());
+            remove_tree(&e.path());
         }
     }
 }
@@ -141,8 +141,41 @@ impl SessionTmp {
 
 impl Drop for SessionTmp {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        remove_tree(&self.path);
     }
+}
+
+/// Removes the directory `path` and everything in it, symlinks not followed, giving each
+/// directory its owner's full rights first: the sandbox may have left one unreadable
+/// (mode 0333), which `remove_dir_all` cannot list, and a session directory left behind
+/// without a mount namespace would keep what the sandbox put there (a repository a
+/// symlink in the worktree leads to) past the session.
+pub fn remove_tree(path: &Path) {
+    remove_entry(path);
+    if path.symlink_metadata().is_ok() {
+        eprintln!(
+            "fence: could not remove the session directory {} entirely",
+            crate::escape::for_terminal(&path.display().to_string())
+        );
+    }
+}
+
+fn remove_entry(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(meta) = path.symlink_metadata() else {
+        return;
+    };
+    if !meta.is_dir() {
+        let _ = std::fs::remove_file(path);
+        return;
+    }
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700));
+    if let Ok(entries) = std::fs::read_dir(path) {
+        for e in entries.flatten() {
+            remove_entry(&e.path());
+        }
+    }
+    let _ = std::fs::remove_dir(path);
 }
 
 /// Whether a variable carries credentials and must not reach the sandbox unless passed

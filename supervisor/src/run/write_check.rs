@@ -604,11 +604,26 @@ pub fn check(
             // assembled there. Asked, as a protected path is. Policy: the target is a
             // string read once, and a chain of links made beforehand is judged link by
             // link.
-            if *op == "symlink"
-                && let [link] = resolved.as_slice()
-                && fence.has_rule_base(link)
-                && let Ok(target) = mem.c_string(n.args[0], libc::PATH_MAX as usize)
-                && symlink_leaves_the_rules(fence, link, &target)
+            // A symlink moved or linked to a new name is judged again there (a relative
+            // target means something else from another folder, and one made in the
+            // session TMPDIR was never judged).
+            let moved_link = match (*op, resolved.as_slice()) {
+                ("rename" | "link", [from, to]) if fence.has_rule_base(to) => {
+                    super::view::read_link(from)
+                        .ok()
+                        .map(|t| (to.clone(), t.into_os_string().into_encoded_bytes()))
+                }
+                _ => None,
+            };
+            let new_link = match (*op, resolved.as_slice()) {
+                ("symlink", [link]) if fence.has_rule_base(link) => mem
+                    .c_string(n.args[0], libc::PATH_MAX as usize)
+                    .ok()
+                    .map(|t| (link.clone(), t)),
+                _ => moved_link,
+            };
+            if let Some((link, target)) = &new_link
+                && symlink_leaves_the_rules(fence, link, target)
             {
                 return asked(
                     event,
@@ -665,15 +680,15 @@ pub fn check(
                     perform(),
                 );
             }
-            // A directory moved out of a `.git` folder (EXDEV, as one moved in above): the
-            // rules by name let git's own folders hold `HEAD`, `config` and `hooks`, so a
-            // bare repository assembled in one (`.git/x`) must not come out into the
-            // folders the user's git works in. Policy, as above.
+            // A directory moved out of a `.git` folder, or into one from outside (EXDEV, as
+            // one moved in above): the rules by name let git's own folders hold `HEAD`,
+            // `config` and `hooks`, so a bare repository assembled in one (`.git/x`) must
+            // not come out into the folders the user's git works in, nor a folder where a
+            // shell of the user's waits be taken in to become one. Policy, as above.
             let in_git = |p: &Path| p.components().any(|c| c.as_os_str() == ".git");
             let moved_out = |from: &Path, to: &Path| {
                 fence.has_rule_base(to)
-                    && in_git(from)
-                    && !in_git(to)
+                    && in_git(from) != in_git(to)
                     && super::view::is_directory(from)
             };
             if *op == "rename"
@@ -905,6 +920,11 @@ pub fn check(
 fn symlink_leaves_the_rules(fence: &Fence, link: &Path, target: &[u8]) -> bool {
     let target = Path::new(std::ffi::OsStr::from_bytes(target));
     if target.components().any(|c| c.as_os_str() == ".git") {
+        return true;
+    }
+    // `/proc/self/root/…`, `/proc/<pid>/cwd/…`, `/dev/fd/N/…`: aliases the text does not
+    // show, resolved by the kernel for whoever follows the link later.
+    if target.starts_with("/proc") || target.starts_with("/dev/fd") {
         return true;
     }
     let Some(dir) = link.parent() else {

@@ -381,7 +381,42 @@ int main(void) {{
     );
 }
 
+/// The profile's folder outlives the session, so a repository assembled there (reached
+/// later through a symlink left in the worktree, or by the user's git in that folder)
+/// would run code in the user's git: the worktree's rules hold there too.
+fn no_repository_can_be_assembled_in_the_profiles_folder(w: &World) {
+    home_file(w, ".claude/keep", "k\n");
+    let out = fence_with(
+        w,
+        &["--profile", "claude"],
+        "set +e\n\
+         d=\"$HOME/.claude/x\"; mkdir -p \"$d/objects\" \"$d/refs\"\n\
+         echo 'ref: refs/heads/main' > \"$d/HEAD\"\n\
+         mkdir -p \"$HOME/.claude/y\" && (cd \"$HOME/.claude/y\" && git init -q)\n\
+         ln -s \"/proc/self/root$HOME/.claude/x\" src\n\
+         echo note > \"$HOME/.claude/x/note\"\n",
+    );
+    let err = stderr(&out);
+    let claude = w.home.join(".claude");
+    assert!(
+        !claude.join("x/HEAD").exists(),
+        "a bare repository was made: {err}"
+    );
+    assert!(
+        !claude.join("y/.git").exists(),
+        "a repository was made: {err}"
+    );
+    assert!(w.worktree.join("src").symlink_metadata().is_err(), "{err}");
+    // The folder is still written.
+    assert_eq!(
+        read(&claude.join("x/note")).as_deref(),
+        Some("note\n"),
+        "{err}"
+    );
+}
+
 both_ways!(
+    no_repository_can_be_assembled_in_the_profiles_folder,
     a_thread_swapping_to_the_settings_file_never_writes_it,
     claude_profile_opens_its_folder_and_nothing_else_in_home,
     claude_settings_stay_unchanged_while_its_state_file_is_written,

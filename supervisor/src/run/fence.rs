@@ -17,9 +17,10 @@ pub struct Fence {
     /// own settings files inside the folder it makes writable (absolute, resolved).
     pub protected: Vec<PathBuf>,
     /// Other folders whose paths are protected as the worktree's are, by the same rules
-    /// relative to each (absolute, resolved): the `--allow-write` folders outside the
-    /// worktree (or the folder above one named `.git`). Any may be a repository of its own,
-    /// or become one, whose hooks and config the user's git runs later.
+    /// relative to each (absolute, resolved): the `--allow-write` and profile folders
+    /// outside the worktree (or the folder above one named `.git`), and without a mount
+    /// namespace the host's `/dev/shm`. Any may be a repository of its own, or become one,
+    /// whose hooks and config the user's git runs later.
     pub rule_bases: Vec<PathBuf>,
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
     /// a metadata change there fails with EROFS whatever path the target swaps in. The
@@ -200,8 +201,8 @@ fn byte_prefix_at_boundary(path: &Path, root: &Path) -> bool {
         && (p.len() == r.len() || p[r.len()] == b'/')
 }
 
-/// Whether the rules relative to `base` (the worktree, or an `--allow-write` folder
-/// protected as it is) protect `path`: `None` if not, else whether it may still be removed
+/// Whether the rules relative to `base` (the worktree, or another of the folders protected
+/// as it is, [`Fence::rule_bases`]) protect `path`: `None` if not, else whether it may still be removed
 /// (a nested repository's `.git` and control files, a `HEAD` outside `.git` folders, an
 /// existing bare repository's control files: protected against being made, moved or
 /// written only).

@@ -24,8 +24,8 @@ pub struct Notification {
 #[derive(Debug)]
 pub struct Listener {
     fd: OwnedFd,
-    /// Synchronous wake-ups are on (Linux 6.6), and with them the killable wait the shim
-    /// asks for (5.19): see [`Listener::add_fd_and_answer`].
+    /// The kernel has synchronous wake-ups (Linux 6.6), and with them the killable wait the
+    /// shim asks for (5.19): see [`Listener::add_fd_and_answer`].
     sync_wake_up: AtomicBool,
     /// Synchronous wake-ups are on right now: the notification loop turns them off for the
     /// answer to a caller that runs on another CPU ([`Listener::set_sync`]).

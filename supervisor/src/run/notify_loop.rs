@@ -151,7 +151,9 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
 /// served another process's, on another CPU, would be pulled onto this CPU beside that
 /// other process while its own CPU idles, until the load balancer notices (a tick or
 /// more): measured on a `make -j2`, most of a 1.2× wall-clock ratio at 1.04× CPU time.
-/// Such a caller gets the ordinary wake-up, which lets the scheduler place it.
+/// Such a caller gets the ordinary wake-up, which lets the scheduler place it. (Answers
+/// sent from other threads — a question's, a network call's — use whichever the flag is
+/// at that moment: their callers wait long enough that placement matters little.)
 ///
 /// The caller is taken to be here when this thread was moved while it waited (the
 /// caller's synchronous wake-up brought it from another CPU to the caller's), or when the

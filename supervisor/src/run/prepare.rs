@@ -407,8 +407,9 @@ fn entries_matching(dir: &Path, keep: impl Fn(&[u8]) -> bool) -> Vec<PathBuf> {
 }
 
 /// The folders whose paths are protected by the worktree's rules besides the worktree
-/// (`Fence::rule_bases`): each `--allow-write` folder outside the worktree, which may be a
-/// repository or become one; for a folder named `.git` (a repository's git directory,
+/// (`Fence::rule_bases`): each writable folder outside the worktree that outlives the
+/// session (`--allow-write`, a profile's), which may be a repository or become one, or
+/// hold one a symlink in the worktree leads to; for a folder named `.git` (a repository's git directory,
 /// opened so that a linked worktree can commit), the folder above it, so that its hooks
 /// and config are `.git/hooks` and `.git/config` there.
 pub fn rule_bases(worktree: &Path, allow_write: &[PathBuf]) -> Vec<PathBuf> {

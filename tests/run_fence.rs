@@ -1323,8 +1323,11 @@ mkdir -p {plain}/.git/z && g init -q --bare {plain}/.git/z && plant {plain}/.git
 ln -s {plain}/.git/z "$TMPDIR/l" && mv {plain}/src {plain}/src.old; mv "$TMPDIR/l" {plain}/src
 # A link through an alias the text does not show.
 ln -s "/proc/self/root$TMPDIR/y" {plain}/proclink
-# The session TMPDIR made hard to remove, to outlive the session.
+# Through a link to a folder above the TMPDIR, made first.
+ln -s "$(dirname "$TMPDIR")" {plain}/up && ln -s "up/$(basename "$TMPDIR")/y" {plain}/viaup
+# The session TMPDIR made hard to remove, to outlive the session: unreadable, and deep.
 mkdir -p "$TMPDIR/hide/r" && chmod 0333 "$TMPDIR/hide"
+mkdir -p "$TMPDIR/$(printf 'd/%.0s' $(seq 1100))"
 echo "tmpdir=$TMPDIR"
 # A folder moved into .git (a shell waiting in it would be taken along).
 mv {plain}/inner {plain}/.git/inner
@@ -1352,7 +1355,10 @@ true
     assert!(!linked.join("realgit/hooks/pre-commit").exists(), "{err}");
     assert!(!linked.join("moved").exists(), "{err}");
     // Whatever the sandbox left, the user's git in each folder it could make runs nothing.
-    for at in ["out", "link", "tmplink", "shmlink", "src", "proclink"] {
+    assert!(plain.join("up").symlink_metadata().is_err(), "{err}");
+    for at in [
+        "out", "link", "tmplink", "shmlink", "src", "proclink", "viaup",
+    ] {
         let _ = std::process::Command::new("git")
             .args(["-c", "safe.directory=*", "status", "--porcelain"])
             .current_dir(plain.join(at))

@@ -381,42 +381,46 @@ int main(void) {{
     );
 }
 
-/// The profile's folder outlives the session, so a repository assembled there (reached
-/// later through a symlink left in the worktree, or by the user's git in that folder)
-/// would run code in the user's git: the worktree's rules hold there too.
-fn no_repository_can_be_assembled_in_the_profiles_folder(w: &World) {
+/// The profile's folder outlives the session and is the agent's own: git works there (an
+/// agent clones plugins into it), but no symlink left in the worktree may lead into it —
+/// directly, through an alias under /proc, or through a link to a folder above it — since
+/// the user's git in that link's folder would then use a repository assembled there.
+fn a_link_into_the_profiles_folder_is_refused_and_git_works_there(w: &World) {
     home_file(w, ".claude/keep", "k\n");
     let out = fence_with(
         w,
         &["--profile", "claude"],
         "set +e\n\
-         d=\"$HOME/.claude/x\"; mkdir -p \"$d/objects\" \"$d/refs\"\n\
-         echo 'ref: refs/heads/main' > \"$d/HEAD\"\n\
-         mkdir -p \"$HOME/.claude/y\" && (cd \"$HOME/.claude/y\" && git init -q)\n\
-         ln -s \"/proc/self/root$HOME/.claude/x\" src\n\
-         echo note > \"$HOME/.claude/x/note\"\n",
+         d=\"$HOME/.claude/x\"; mkdir -p \"$d\" && git init -q --bare \"$d\"\n\
+         (mkdir -p \"$HOME/.claude/y\" && cd \"$HOME/.claude/y\" && git init -q) && echo inited\n\
+         ln -s \"$d\" direct\n\
+         ln -s \"/proc/self/root$d\" proc\n\
+         ln -s \"$HOME\" home\n\
+         mkdir plain && ln -s ../home/.claude/x plain/through\n",
     );
-    let err = stderr(&out);
+    let (text, err) = (stdout(&out), stderr(&out));
     let claude = w.home.join(".claude");
     assert!(
-        !claude.join("x/HEAD").exists(),
-        "a bare repository was made: {err}"
+        text.contains("inited"),
+        "git init failed in the profile's folder: {err}"
     );
+    assert!(claude.join("y/.git/HEAD").is_file(), "{err}");
+    for link in ["direct", "proc", "home"] {
+        assert!(
+            w.worktree.join(link).symlink_metadata().is_err(),
+            "{link} was made: {err}"
+        );
+    }
     assert!(
-        !claude.join("y/.git").exists(),
-        "a repository was made: {err}"
-    );
-    assert!(w.worktree.join("src").symlink_metadata().is_err(), "{err}");
-    // The folder is still written.
-    assert_eq!(
-        read(&claude.join("x/note")).as_deref(),
-        Some("note\n"),
+        w.worktree.join("plain/through").symlink_metadata().is_err()
+            || std::fs::read_link(w.worktree.join("plain/through"))
+                .is_ok_and(|_| { !w.worktree.join("plain/through").exists() }),
         "{err}"
     );
 }
 
 both_ways!(
-    no_repository_can_be_assembled_in_the_profiles_folder,
+    a_link_into_the_profiles_folder_is_refused_and_git_works_there,
     a_thread_swapping_to_the_settings_file_never_writes_it,
     claude_profile_opens_its_folder_and_nothing_else_in_home,
     claude_settings_stay_unchanged_while_its_state_file_is_written,

@@ -101,8 +101,8 @@ pub struct SandboxSpec {
     #[serde(default)]
     pub protected: Vec<OsString>,
     /// Other folders whose paths are protected as the worktree's are (the worktree's rules,
-    /// relative to each): the `--allow-write` and profile folders outside the worktree (the
-    /// folder above one named `.git`), and without a mount namespace `/dev/shm` (absolute,
+    /// relative to each): the `--allow-write` folders outside the worktree (the folder
+    /// above one named `.git`), and without a mount namespace `/dev/shm` (absolute,
     /// resolved).
     #[serde(default)]
     pub rule_bases: Vec<OsString>,

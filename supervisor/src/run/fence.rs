@@ -17,8 +17,8 @@ pub struct Fence {
     /// own settings files inside the folder it makes writable (absolute, resolved).
     pub protected: Vec<PathBuf>,
     /// Other folders whose paths are protected as the worktree's are, by the same rules
-    /// relative to each (absolute, resolved): the `--allow-write` and profile folders
-    /// outside the worktree (or the folder above one named `.git`), and without a mount
+    /// relative to each (absolute, resolved): the `--allow-write` folders outside the
+    /// worktree (or the folder above one named `.git`), and without a mount
     /// namespace the host's `/dev/shm`. Any may be a repository of its own, or become one,
     /// whose hooks and config the user's git runs later.
     pub rule_bases: Vec<PathBuf>,

@@ -258,17 +258,18 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         &prepare::removed_credentials(std::env::vars_os(), &args.env),
     );
     let mut allow_write = canonical_all(&args.allow_write, "--allow-write")?;
-    allow_write.extend(profile_writable);
-    // The writable folders outside the worktree that outlive the session (`--allow-write`
-    // and the profile's) keep its protections: a repository there, or one assembled there
-    // and reached through a symlink left in the worktree, would run code in the user's git
-    // later as one in the worktree would.
+    // The `--allow-write` folders outside the worktree keep its protections: a repository
+    // there, or one assembled there and reached through a symlink left in the worktree,
+    // would run code in the user's git later as one in the worktree would. A profile's
+    // folders are the agent's own (Claude Code clones plugin marketplaces there): they
+    // keep their protected settings, and a symlink leading into them is asked.
     let rule_bases = prepare::rule_bases(&worktree, &allow_write);
     let mut protected = profile_protected;
     let bases: Vec<&Path> = std::iter::once(worktree.as_path())
         .chain(rule_bases.iter().map(PathBuf::as_path))
         .collect();
     protected.extend(prepare::git_dirs_by_other_names(&bases, &allow_write));
+    allow_write.extend(profile_writable);
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
         &args.allow_net,

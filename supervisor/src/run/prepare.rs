@@ -170,10 +170,13 @@ fn remove_entry(path: &Path) {
         return;
     }
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700));
-    if let Ok(entries) = std::fs::read_dir(path) {
-        for e in entries.flatten() {
-            remove_entry(&e.path());
-        }
+    // The entries are read first and the directory closed before going deeper: a handle
+    // kept open per level would run out of descriptors in a deep enough tree.
+    let entries: Vec<PathBuf> = std::fs::read_dir(path)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    for e in entries {
+        remove_entry(&e);
     }
     let _ = std::fs::remove_dir(path);
 }
@@ -407,9 +410,9 @@ fn entries_matching(dir: &Path, keep: impl Fn(&[u8]) -> bool) -> Vec<PathBuf> {
 }
 
 /// The folders whose paths are protected by the worktree's rules besides the worktree
-/// (`Fence::rule_bases`): each writable folder outside the worktree that outlives the
-/// session (`--allow-write`, a profile's), which may be a repository or become one, or
-/// hold one a symlink in the worktree leads to; for a folder named `.git` (a repository's git directory,
+/// (`Fence::rule_bases`): each `--allow-write` folder outside the worktree, which outlives
+/// the session and may be a repository or become one, or hold one a symlink in the
+/// worktree leads to; for a folder named `.git` (a repository's git directory,
 /// opened so that a linked worktree can commit), the folder above it, so that its hooks
 /// and config are `.git/hooks` and `.git/config` there.
 pub fn rule_bases(worktree: &Path, allow_write: &[PathBuf]) -> Vec<PathBuf> {

@@ -912,11 +912,11 @@ pub fn check(
 }
 
 /// Whether a symlink made at `link` with `target` names a `.git` folder's content, or,
-/// resolved as text from the link's folder, a writable place outside the worktree and the
-/// folders protected as it is (the session TMPDIR, a profile's folder, a private
-/// `/dev/shm`), where the sandbox could assemble a repository the rules by name do not
-/// see. A link to what the sandbox cannot write (`/usr/bin/python3` in a virtualenv) is
-/// not judged here.
+/// followed from the link's folder through the links that exist, a writable place outside
+/// the worktree and the folders protected as it is (the session TMPDIR, a profile's
+/// folder, a private `/dev/shm`) or a folder above one, where the sandbox could assemble a
+/// repository the rules by name do not see. A link to what the sandbox cannot write
+/// (`/usr/bin/python3` in a virtualenv) is not judged here.
 fn symlink_leaves_the_rules(fence: &Fence, link: &Path, target: &[u8]) -> bool {
     let target = Path::new(std::ffi::OsStr::from_bytes(target));
     if target.components().any(|c| c.as_os_str() == ".git") {
@@ -930,19 +930,43 @@ fn symlink_leaves_the_rules(fence: &Fence, link: &Path, target: &[u8]) -> bool {
     let Some(dir) = link.parent() else {
         return true;
     };
-    let mut at = if target.is_absolute() {
-        PathBuf::from("/")
-    } else {
-        dir.to_path_buf()
-    };
-    for c in target.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                at.pop();
+    let at = resolve_existing(&dir.join(target));
+    // Into such a folder, or to a folder above one (`tt -> /tmp`): a link made beneath it
+    // later (`tt/…`) would be judged by its text as a path in the worktree.
+    fence
+        .writable
+        .iter()
+        .filter(|r| !fence.has_rule_base(r))
+        .any(|r| at.starts_with(r) || r.starts_with(&at))
+}
+
+/// `path` with the symlinks and `..` of its longest existing part followed as the kernel
+/// follows them (`realpath`), the rest appended as written: where a link to it leads
+/// through links already there (`tt -> /tmp`, then `tt/x/..`). As the supervisor sees the
+/// filesystem: the sandbox's private mounts (its TMPDIR, `/tmp`, `/dev/shm`) differ, and
+/// what lies in them does not outlive the session.
+fn resolve_existing(path: &Path) -> PathBuf {
+    let mut existing = path;
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let mut out = real;
+            for c in rest.iter().rev() {
+                if *c == ".." {
+                    out.pop();
+                } else if *c != "." {
+                    out.push(c);
+                }
             }
-            std::path::Component::Normal(n) => at.push(n),
-            _ => {}
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            // A path ending in `..` or `.` that does not resolve: judged as written.
+            _ => return path.to_path_buf(),
         }
     }
-    fence.root_of(&at).is_some() && !fence.has_rule_base(&at)
 }

@@ -582,8 +582,9 @@ pub fn check(
             // from another writable root (the session TMPDIR, an `--allow-write` folder)
             // would bring whatever it holds, a nested repository's `.git` among them, past
             // the checks by name: EXDEV, as the kernel answers where the two are separate
-            // mounts, and `mv` copies instead (each name then checked). A check of what the path names now (policy, not a boundary: a
-            // racing thread can swap the source for a directory after it).
+            // mounts, and `mv` copies instead (each name then checked). A check of what the
+            // path names now (policy, not a boundary: a racing thread can swap the source
+            // for a directory after it).
             // An exchange (`RENAME_EXCHANGE`) moves both ways: either end may come in.
             const RENAME_EXCHANGE: u64 = 2;
             let exchange = n.nr == libc::SYS_renameat2 && n.args[4] & RENAME_EXCHANGE != 0;
@@ -599,14 +600,12 @@ pub fn check(
                 return Outcome::failed(event, libc::EXDEV);
             }
             // A symlink that names a `.git` folder's content (`src -> .git/x`), or a writable
-            // place no rule by name watches (`src -> $TMPDIR/x`): the user's git in
-            // the folder it stands for would use a repository the rules by name let be
-            // assembled there. Asked, as a protected path is. Policy: the target is a
-            // string read once, and a chain of links made beforehand is judged link by
-            // link.
-            // A symlink moved or linked to a new name is judged again there (a relative
-            // target means something else from another folder, and one made in the
-            // session TMPDIR was never judged).
+            // place no rule by name watches (`src -> $TMPDIR/x`): the user's git in the
+            // folder it stands for would use a repository the rules by name let be
+            // assembled there. Asked, as a protected path is; judged again when moved or
+            // linked to a new name (a relative target means something else from another
+            // folder, and one made in the session TMPDIR was never judged). Policy: the
+            // target is read once and followed through the links that exist now.
             let moved_link = match (*op, resolved.as_slice()) {
                 ("rename" | "link", [from, to]) if fence.has_rule_base(to) => {
                     super::view::read_link(from)

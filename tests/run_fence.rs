@@ -1137,6 +1137,24 @@ fn builds_and_git_inside_run_as_usual(w: &World) {
     assert!(w.worktree.join(".git/HEAD").exists());
 }
 
+/// What the user's git does in `dir` after the session (run outside; its result does not
+/// matter, only what a planted fsmonitor would leave).
+fn users_git_status(dir: &Path) {
+    let _ = std::process::Command::new("git")
+        .args(["-c", "safe.directory=*", "status", "--porcelain"])
+        .current_dir(dir)
+        .output();
+}
+
+/// Makes `dir`, a repository on branch `work` with one commit of a file `f`.
+fn repo_with_a_commit(dir: &Path) {
+    std::fs::create_dir(dir).unwrap();
+    git(dir, &["init", "-q", "-b", "work"]);
+    std::fs::write(dir.join("f"), "f\n").unwrap();
+    git(dir, &["add", "f"]);
+    git(dir, &["commit", "-q", "-m", "f"]);
+}
+
 fn git_init(w: &World) {
     let out = std::process::Command::new("git")
         .args(["-c", "safe.directory=*", "init", "-q", "-b", "work"])
@@ -1186,11 +1204,7 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
 /// works). Checked on disk, and by running git there afterwards.
 fn an_allow_write_repository_keeps_its_hooks_and_config(w: &World) {
     let other = w.outside.join("other");
-    std::fs::create_dir(&other).unwrap();
-    git(&other, &["init", "-q", "-b", "work"]);
-    std::fs::write(other.join("f"), "f\n").unwrap();
-    git(&other, &["add", "f"]);
-    git(&other, &["commit", "-q", "-m", "f"]);
+    repo_with_a_commit(&other);
     chown_tree(w, &other);
     let config = std::fs::read_to_string(other.join(".git/config")).unwrap();
     let o = other.display();
@@ -1273,11 +1287,7 @@ fn an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git(w: &World) 
     let inner_id = |p: &Path| std::fs::metadata(p).map(|m| m.ino()).ok();
     let linked = w.outside.join("linked");
     for dir in [&plain, &linked] {
-        std::fs::create_dir(dir).unwrap();
-        git(dir, &["init", "-q", "-b", "work"]);
-        std::fs::write(dir.join("f"), "f\n").unwrap();
-        git(dir, &["add", "f"]);
-        git(dir, &["commit", "-q", "-m", "f"]);
+        repo_with_a_commit(dir);
         std::fs::create_dir(dir.join("sub")).unwrap();
         std::fs::create_dir(dir.join("src")).unwrap();
         std::fs::create_dir(dir.join("inner")).unwrap();
@@ -1359,10 +1369,7 @@ true
     for at in [
         "out", "link", "tmplink", "shmlink", "src", "proclink", "viaup",
     ] {
-        let _ = std::process::Command::new("git")
-            .args(["-c", "safe.directory=*", "status", "--porcelain"])
-            .current_dir(plain.join(at))
-            .output();
+        users_git_status(&plain.join(at));
     }
     let _ = std::fs::remove_dir_all(&shm_dir);
     assert_ne!(
@@ -1385,10 +1392,7 @@ true
         assert!(!dir.join("sub/HEAD").exists(), "{}: {err}", dir.display());
         // The user's git, outside, in the folder and in its subfolder.
         for at in [dir.clone(), dir.join("sub")] {
-            let _ = std::process::Command::new("git")
-                .args(["-c", "safe.directory=*", "status", "--porcelain"])
-                .current_dir(&at)
-                .output();
+            users_git_status(&at);
         }
     }
     assert!(
@@ -1402,11 +1406,7 @@ true
 /// pointed elsewhere through a hardlink to it.
 fn a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks(w: &World) {
     let main = w.outside.join("main");
-    std::fs::create_dir(&main).unwrap();
-    git(&main, &["init", "-q", "-b", "work"]);
-    std::fs::write(main.join("f"), "f\n").unwrap();
-    git(&main, &["add", "f"]);
-    git(&main, &["commit", "-q", "-m", "f"]);
+    repo_with_a_commit(&main);
     git(
         &main,
         &[
@@ -1471,10 +1471,7 @@ echo a > a.txt && g add a.txt && g commit -q -m inside && echo committed
         !main.join(".git/old").exists(),
         "the worktree's folder moved: {err}"
     );
-    let _ = std::process::Command::new("git")
-        .args(["-c", "safe.directory=*", "status", "--porcelain"])
-        .current_dir(&w.worktree)
-        .output();
+    users_git_status(&w.worktree);
     assert!(
         !marker_path.exists(),
         "the user's git ran a planted fsmonitor: {err}"

@@ -106,6 +106,11 @@ pub struct SandboxSpec {
     /// resolved).
     #[serde(default)]
     pub rule_bases: Vec<OsString>,
+    /// Set by the shim's init once its mount view keeps every secret path unreadable by
+    /// itself (empty mounts, frozen listings, a minimal `/dev`): Landlock then governs
+    /// writes only. Never sent: the supervisor cannot vouch for the mounts.
+    #[serde(skip)]
+    pub reads_by_mounts: bool,
 }
 
 /// A descriptor passed to the target with `--pass-fd`: the shim inherits it as `inherited`
@@ -161,6 +166,11 @@ pub enum FromShim {
         /// directory its rule was attached to; empty without a ruleset.
         #[serde(default)]
         bounded: Vec<BoundedDir>,
+        /// The ruleset governs truncation: `truncate(2)` inside the fence may go to the
+        /// kernel. Otherwise (below ABI 3, or a ruleset for writes only) the supervisor
+        /// performs it on the object it checked.
+        #[serde(default)]
+        truncate_by_landlock: bool,
     },
     /// The shim set the pid namespace's `pid_max` (sent only when the spec asked for it),
     /// before it forked anything; a failure to set it comes as `SetupFailed` with the stage
@@ -375,6 +385,7 @@ mod tests {
                 dev: 2049,
                 ino: 12,
             }],
+            truncate_by_landlock: true,
         };
         a.send(&msg, Some(file.as_fd())).unwrap();
         let (got, fd): (FromShim, _) = b.recv().unwrap().unwrap();

@@ -6,10 +6,10 @@
 
 use std::ffi::OsStr;
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::channel::{Channel, FromShim, PID_MAX_STAGE, SHIM_CHANNEL_FD, SandboxSpec, ToShim};
-use crate::{mount_view, protected_paths, sys, target_process};
+use crate::{landlock_fence, mount_view, protected_paths, sys, target_process};
 
 /// Signals the init forwards to the target when someone sent them (not the terminal:
 /// a terminal's signals already reach the target, which shares the process group).
@@ -35,7 +35,7 @@ pub fn run_from_inherited_channel() -> i32 {
 }
 
 fn run(channel: Channel) -> i32 {
-    let spec = match channel.recv::<ToShim>() {
+    let mut spec = match channel.recv::<ToShim>() {
         Ok(Some((ToShim::Start(spec), _))) => spec,
         Ok(Some((other, _))) => {
             report(
@@ -76,7 +76,7 @@ fn run(channel: Channel) -> i32 {
             return 125;
         }
     }
-    if let Err(message) = prepare_namespaces(&spec) {
+    if let Err(message) = prepare_namespaces(&mut spec) {
         report(&channel, "namespaces", &message, 125);
         return 125;
     }
@@ -143,7 +143,7 @@ fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
     );
 }
 
-fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
+fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
     let ns = spec.namespaces;
     if ns.mount {
         let mut writable: Vec<&OsStr> = vec![spec.tmpdir.as_os_str()];
@@ -178,10 +178,38 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
         pinned_paths.dedup();
         let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
-        mount_view::apply(
-            &writable, &protected, &pinned, &hidden, ns.pid, sized_tmp, shm,
-        )
+        let missing = missing_outside(spec, &writable);
+        let snapshot_plan = snapshot_dirs(&missing, &hidden);
+        let snapshots: Vec<&Path> = snapshot_plan
+            .iter()
+            .flatten()
+            .map(PathBuf::as_path)
+            .collect();
+        let mut device_paths: Vec<PathBuf> = landlock_fence::DEVICES_RW
+            .iter()
+            .chain(&landlock_fence::DEVICES_RO)
+            .map(PathBuf::from)
+            .collect();
+        device_paths.extend(spec.session_tty.iter().map(PathBuf::from));
+        let devices: Vec<&Path> = device_paths.iter().map(PathBuf::as_path).collect();
+        let made = mount_view::apply(&mount_view::ViewPlan {
+            writable: &writable,
+            protected: &protected,
+            pinned: &pinned,
+            hidden: &hidden,
+            snapshots: &snapshots,
+            missing: &missing,
+            devices: Some(&devices),
+            new_proc: ns.pid,
+            sized_tmp,
+            private_shm: shm,
+        })
         .map_err(|e| e.to_string())?;
+        // Landlock may leave reads alone only if every missing secret's folder is frozen
+        // (security boundary: otherwise its read rules stay, carved around them).
+        let all_frozen = snapshot_plan
+            .is_some_and(|dirs| dirs.iter().all(|d| made.snapshots.contains(d)));
+        spec.reads_by_mounts = all_frozen;
     }
     if ns.net {
         sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;
@@ -192,6 +220,43 @@ fn prepare_namespaces(spec: &SandboxSpec) -> Result<(), String> {
         sys::set_child_subreaper().map_err(|e| format!("child subreaper: {e}"))?;
     }
     Ok(())
+}
+
+/// The secret paths missing at start that lie outside the writable roots (one inside is
+/// left to that root: the sandbox could make it there itself) and outside every hidden
+/// path (covered with it).
+fn missing_outside<'a>(spec: &'a SandboxSpec, writable: &[&OsStr]) -> Vec<&'a Path> {
+    spec.deny_read_missing
+        .iter()
+        .map(Path::new)
+        .filter(|m| !writable.iter().any(|w| m.starts_with(w)))
+        .filter(|m| !spec.deny_read.iter().any(|h| m.starts_with(h)))
+        .collect()
+}
+
+/// The directories whose listing the mount view freezes so that the `missing` secret
+/// paths stay unreadable if made during the session: the nearest existing directory above
+/// each. `None` when one of them cannot be frozen: it would be `/`, or lie where the view
+/// mounts anew (`/proc`, `/dev`); Landlock's read rules then stand in.
+fn snapshot_dirs(missing: &[&Path], hidden: &[&OsStr]) -> Option<Vec<PathBuf>> {
+    let mut dirs = Vec::new();
+    for m in missing {
+        let mut dir = m.parent()?;
+        while !dir.symlink_metadata().is_ok_and(|md| md.is_dir()) {
+            dir = dir.parent()?;
+        }
+        if dir == Path::new("/") || dir.starts_with("/proc") || dir.starts_with("/dev") {
+            return None;
+        }
+        // Beneath a hidden path it is covered already (and cannot be read to be frozen).
+        if hidden.iter().any(|h| dir.starts_with(h)) {
+            continue;
+        }
+        dirs.push(dir.to_path_buf());
+    }
+    dirs.sort();
+    dirs.dedup();
+    Some(dirs)
 }
 
 fn block_forwarded_signals() -> libc::sigset_t {

@@ -198,6 +198,15 @@ pub struct FencePlan {
     pub compensations: Vec<Compensation>,
     /// With `--allow-degraded`: what this ABI lacks and nothing here stands in for.
     pub uncompensated: Vec<String>,
+    /// The mount view keeps every secret path unreadable by itself (`mount_view`): the
+    /// ruleset then handles no read right (nor `Execute`, which exec notification and the
+    /// same mounts cover), so an `open` for reading costs Landlock nothing; and no
+    /// `Truncate`, which every `open` requests too (to remember whether the file may later
+    /// be truncated). Truncation is then bounded as below ABI 3 ([`Compensation::Truncate`]):
+    /// read-only mounts outside the writable roots, `truncate(2)` performed by the
+    /// supervisor, `O_RDONLY|O_TRUNC` refused by seccomp, and `ftruncate` needing a
+    /// descriptor opened for writing, which Landlock grants only where writes may go.
+    pub reads_by_mounts: bool,
 }
 
 impl FencePlan {
@@ -220,9 +229,15 @@ impl FencePlan {
         }
     }
 
-    /// Whether seccomp must refuse the truncating opens Landlock cannot see (ABI < 3).
+    /// Whether seccomp must refuse the truncating opens Landlock does not see (ABI < 3, or
+    /// a ruleset that leaves truncation alone).
     pub fn needs_truncate_guard(&self) -> bool {
-        self.compensations.contains(&Compensation::Truncate)
+        self.compensations.contains(&Compensation::Truncate) || self.reads_by_mounts
+    }
+
+    /// Whether the ruleset governs truncation (else the supervisor performs `truncate(2)`).
+    pub fn handles_truncate(&self) -> bool {
+        handled_fs_access(self).contains(AccessFs::Truncate)
     }
 
     /// Whether seccomp must refuse `kill(0, …)` (no signal scope).
@@ -266,7 +281,7 @@ pub fn compensations(
 }
 
 /// Devices every session may read and write (SPEC §2).
-const DEVICES_RW: [&str; 6] = [
+pub const DEVICES_RW: [&str; 6] = [
     "/dev/null",
     "/dev/zero",
     "/dev/full",
@@ -275,7 +290,7 @@ const DEVICES_RW: [&str; 6] = [
     "/dev/shm",
 ];
 /// Devices every session may read.
-const DEVICES_RO: [&str; 2] = ["/dev/random", "/dev/urandom"];
+pub const DEVICES_RO: [&str; 2] = ["/dev/random", "/dev/urandom"];
 
 /// Works out the plan for `spec` on a kernel with Landlock ABI `kernel_abi`, capped by
 /// `spec.landlock_abi_max`.
@@ -307,7 +322,12 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     denied.push(PathBuf::from("/dev"));
     // In a mount namespace the init has covered the unreadable paths with empty mounts:
     // Landlock then needs to carve out only /dev (they still count for the check below).
-    let mut carved: Vec<PathBuf> = if ns.mount {
+    // With a mount view that hides every secret itself (frozen listings where one is
+    // missing, a minimal /dev), Landlock carves nothing and handles no read right.
+    let reads_by_mounts = ns.mount && spec.reads_by_mounts;
+    let mut carved: Vec<PathBuf> = if reads_by_mounts {
+        Vec::new()
+    } else if ns.mount {
         vec![PathBuf::from("/dev")]
     } else {
         denied.clone()
@@ -326,7 +346,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         spec.deny_read_missing
             .iter()
             .map(PathBuf::from)
-            .filter(|m| !writable.iter().any(|w| m.starts_with(w))),
+            .filter(|m| !reads_by_mounts && !writable.iter().any(|w| m.starts_with(w))),
     );
 
     let mut plan = FencePlan {
@@ -336,6 +356,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         scopes,
         compensations,
         uncompensated,
+        reads_by_mounts,
         ..FencePlan::default()
     };
     for w in &writable {
@@ -391,7 +412,9 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         }
     }
     plan.held_keep_removes = ns.mount;
-    grant_read_except(Path::new("/"), &carved, &mut plan)?;
+    if !reads_by_mounts {
+        grant_read_except(Path::new("/"), &carved, &mut plan)?;
+    }
 
     plan.devices_rw = DEVICES_RW
         .iter()
@@ -417,13 +440,15 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         plan.held.extend(held);
         plan.read_write.extend(whole);
     }
-    plan.devices_ro = DEVICES_RO
-        .iter()
-        .map(PathBuf::from)
-        .filter(|p| p.exists())
-        .collect();
-    if Path::new("/dev").is_dir() {
-        plan.list_only.push(PathBuf::from("/dev"));
+    if !reads_by_mounts {
+        plan.devices_ro = DEVICES_RO
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+            .collect();
+        if Path::new("/dev").is_dir() {
+            plan.list_only.push(PathBuf::from("/dev"));
+        }
     }
     // The whole grants bound the names made beneath them only if no rule grants a held
     // right on a held directory: a writable device directory (/dev/shm) above the
@@ -575,9 +600,17 @@ fn grant_read_except(
     Ok(())
 }
 
-/// The filesystem rights the ruleset for `plan` handles: every right of its ABI.
+/// The filesystem rights the ruleset for `plan` handles: every right of its ABI, less the
+/// read rights and `Truncate` when the mount view keeps secrets unreadable
+/// ([`FencePlan::reads_by_mounts`]).
 pub fn handled_fs_access(plan: &FencePlan) -> BitFlags<AccessFs> {
-    AccessFs::from_all(ABI::from(plan.abi))
+    let abi = ABI::from(plan.abi);
+    let all = AccessFs::from_all(abi);
+    if plan.reads_by_mounts {
+        all & !(AccessFs::from_read(abi) | AccessFs::Truncate)
+    } else {
+        all
+    }
 }
 
 /// Confines the calling *thread* (Landlock applies to the thread that restricts itself and
@@ -685,11 +718,16 @@ pub fn restrict_self(plan: &FencePlan) -> Result<Vec<BoundedDir>, LandlockFenceE
     ];
     let mut bounded = Vec::new();
     for (group, (paths, access)) in groups.into_iter().enumerate() {
+        // A rule may grant only handled rights, and must grant one.
+        let access = access & all;
         let access = if plan.sockets_by_supervisor {
             access & !AccessFs::MakeSock
         } else {
             access
         };
+        if access.is_empty() {
+            continue;
+        }
         // The writable directories (groups 2 to 5) were sorted by name when writes are
         // watched: their rules are attached to what the names hold now, never through a
         // symlink.
@@ -787,6 +825,7 @@ mod tests {
             allow_dns: false,
             protected: vec![],
             rule_bases: vec![],
+            reads_by_mounts: false,
         }
     }
 

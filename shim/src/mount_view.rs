@@ -6,8 +6,15 @@
 //! supervisor may then answer `CONTINUE` to a metadata call inside the worktree, because a
 //! path swapped after its check can only land on a read-only mount or inside the fence.
 //!
-//! The same view hides the unreadable paths under empty mounts: reads then need no
-//! Landlock snapshot of their siblings, so files created later beside them stay readable.
+//! The same view keeps secrets unreadable, so that Landlock need not govern reads at all
+//! (every `open` under a ruleset that handles reads walks the path up to the folder whose
+//! rule grants them: ~9 % of a recursive grep). Secret paths that exist are covered with
+//! empty mounts; a directory where one is missing has its listing frozen ([`snapshot`]),
+//! so one made there during the session (a login in another terminal) never appears; and
+//! `/dev` is a tmpfs holding only the short device list ([`minimal_dev`]), so no disk can
+//! be read raw. What cannot be done this way (an unreadable folder, `/` itself) is left to
+//! Landlock's read rules, which the shim then keeps (security boundary: see
+//! `landlock_fence::FencePlan::reads_by_mounts`).
 
 use std::ffi::{CString, OsStr};
 use std::io;
@@ -41,6 +48,10 @@ pub enum MountViewError {
     },
     #[error("mounting a private tmpfs on {path} failed: {source}")]
     PrivateShm { path: PathBuf, source: io::Error },
+    #[error("freezing the listing of {path} (a secret path missing in it) failed: {source}")]
+    Snapshot { path: PathBuf, source: io::Error },
+    #[error("making the sandbox's /dev failed: {0}")]
+    Dev(io::Error),
     #[error("path {0:?} contains a NUL byte")]
     Nul(PathBuf),
 }
@@ -49,23 +60,64 @@ fn cstring(path: &OsStr) -> Result<CString, MountViewError> {
     CString::new(path.as_bytes()).map_err(|_| MountViewError::Nul(PathBuf::from(path)))
 }
 
-/// Makes everything read-only except `writable` (each bind-mounted onto itself first so
-/// it is a mount of its own) and, inside those, `protected`; pins `pinned` as mount
-/// points; mounts a `/proc` that shows only the sandbox's pid
-/// namespace when `new_proc`, and covers each of `hidden` with an empty read-only object.
-/// `sized_tmp` (the session TMPDIR and a size in bytes) gets an empty tmpfs of that size,
-/// private to the sandbox, before anything else (SPEC §3 "Limits"); `private_shm` (a
-/// shared-memory directory such as `/dev/shm`, among `writable`) gets an empty tmpfs of its
-/// own, so the sandbox neither sees nor writes the host's POSIX shared memory objects.
-pub fn apply(
-    writable: &[&OsStr],
-    protected: &[&OsStr],
-    pinned: &[&OsStr],
-    hidden: &[&OsStr],
-    new_proc: bool,
-    sized_tmp: Option<(&OsStr, u64)>,
-    private_shm: Option<&OsStr>,
-) -> Result<(), MountViewError> {
+/// What the sandbox's mount view is made of.
+#[derive(Debug, Default)]
+pub struct ViewPlan<'a> {
+    /// Writable roots: each bind-mounted onto itself, so it is a mount of its own that
+    /// stays writable when everything else is made read-only.
+    pub writable: &'a [&'a OsStr],
+    /// Protected paths inside the writable roots: read-only binds of themselves.
+    pub protected: &'a [&'a OsStr],
+    /// Directories pinned as mount points (`.git`): never renamed or removed.
+    pub pinned: &'a [&'a OsStr],
+    /// Unreadable paths, each covered with an empty read-only object.
+    pub hidden: &'a [&'a OsStr],
+    /// Directories whose listing is frozen ([`snapshot`]): a missing secret path lies in
+    /// each, and one made there during the session must not appear in the sandbox.
+    pub snapshots: &'a [&'a Path],
+    /// The secret paths missing at start that the snapshots stand for: one made before its
+    /// directory was frozen is covered as `hidden` are.
+    pub missing: &'a [&'a Path],
+    /// The devices kept in the sandbox's own `/dev` ([`minimal_dev`]); `None` leaves the
+    /// host's `/dev`.
+    pub devices: Option<&'a [&'a Path]>,
+    /// Mount a `/proc` that shows only the sandbox's pid namespace.
+    pub new_proc: bool,
+    /// The session TMPDIR and a size in bytes: an empty tmpfs of that size, private to the
+    /// sandbox (SPEC §3 "Limits").
+    pub sized_tmp: Option<(&'a OsStr, u64)>,
+    /// A shared-memory directory such as `/dev/shm` (among `writable`): an empty tmpfs of
+    /// its own, so the sandbox neither sees nor writes the host's POSIX shared memory.
+    pub private_shm: Option<&'a OsStr>,
+}
+
+/// What [`apply`] did beyond its plan's certainties.
+#[derive(Debug, Default)]
+pub struct ViewMade {
+    /// The directories of [`ViewPlan::snapshots`] whose listing is frozen; the others
+    /// could not be read (or were too large) and were left as they are.
+    pub snapshots: Vec<PathBuf>,
+}
+
+/// Makes the sandbox's view (see [`ViewPlan`]): snapshots first (they replace directories
+/// by mounts, which the later steps then work on), the private `/dev/shm` and the minimal
+/// `/dev`, the sized TMPDIR, then every mount read-only except the writable roots and,
+/// inside those, read-only binds of the protected paths and pins; a new `/proc`; the
+/// unreadable paths covered last, so that nothing mounted after could uncover them.
+pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
+    let ViewPlan {
+        writable,
+        protected,
+        pinned,
+        hidden,
+        snapshots,
+        missing,
+        devices,
+        new_proc,
+        sized_tmp,
+        private_shm,
+    } = *view;
+    let mut made = ViewMade::default();
     let root = cstring(OsStr::new("/"))?;
     // Private propagation: nothing done here may propagate back to the host's mounts.
     // SAFETY: all pointers are NUL-terminated strings or null, as mount(2) expects.
@@ -81,6 +133,20 @@ pub fn apply(
     if ret < 0 {
         return Err(MountViewError::Private(io::Error::last_os_error()));
     }
+    // Snapshots before anything else: they replace a directory by a tmpfs holding binds of
+    // what it held, and every later step works on the paths as they then are. Parents
+    // first, so that a nested one is taken inside its parent's bind.
+    let mut ordered: Vec<&Path> = snapshots.to_vec();
+    ordered.sort_by_key(|p| p.as_os_str().len());
+    ordered.dedup();
+    for dir in ordered {
+        if snapshot(dir).map_err(|source| MountViewError::Snapshot {
+            path: dir.to_path_buf(),
+            source,
+        })? {
+            made.snapshots.push(dir.to_path_buf());
+        }
+    }
     // The private /dev/shm first: a session TMPDIR below it then gets its sized tmpfs on
     // the path carried over, not on one the new tmpfs covers.
     if let Some(path) = private_shm {
@@ -88,6 +154,10 @@ pub fn apply(
             path: PathBuf::from(path),
             source,
         })?;
+    }
+    // The minimal /dev after the private /dev/shm, which it carries over.
+    if let Some(devices) = devices {
+        minimal_dev(devices).map_err(MountViewError::Dev)?;
     }
     if let Some((path, size)) = sized_tmp {
         mount_sized_tmp(path, size).map_err(|source| MountViewError::SizedTmp {
@@ -174,10 +244,245 @@ pub fn apply(
         }
     }
     for path in hidden {
+        // An unreadable path in /dev that the sandbox's /dev does not hold is unreachable.
+        if devices.is_some()
+            && Path::new(path).starts_with("/dev")
+            && Path::new(path).symlink_metadata().is_err()
+        {
+            continue;
+        }
         hide(path).map_err(|source| MountViewError::Hide {
             path: PathBuf::from(path),
             source,
         })?;
+    }
+    // A secret path missing when the session was planned but made since (before its
+    // directory was frozen) is covered like the others.
+    for path in missing {
+        if Path::new(path).symlink_metadata().is_ok() {
+            hide(path.as_os_str()).map_err(|source| MountViewError::Hide {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        }
+    }
+    Ok(made)
+}
+
+/// Most entries a directory may have for its listing to be frozen ([`snapshot`]): each is
+/// held open until its bind is made.
+const MOST_SNAPSHOT_ENTRIES: usize = 2048;
+
+/// An entry of a directory whose listing is frozen.
+enum Kept {
+    /// A directory, held open (`O_PATH`) to be bound back.
+    Dir(OwnedFd),
+    /// Any other object but a symlink, held open to be bound back.
+    Other(OwnedFd),
+    /// A symlink: made again with the same text (a bind would follow it).
+    Link(std::ffi::OsString),
+}
+
+/// Freezes the listing of `dir`: a tmpfs of the same mode covers it, holding, under the
+/// same names, binds of what it held (directories recursively with their submounts) and
+/// copies of its symlinks. The objects are the host's own, so reads and the writes the
+/// fence allows reach them; but a name made in `dir` on the host during the session is
+/// not seen. Returns false, having changed nothing, when `dir` cannot be read or holds
+/// more than [`MOST_SNAPSHOT_ENTRIES`]; an error once the tmpfs is mounted (the view is
+/// then half made, and the session must not start).
+///
+/// Why by hand: no crate builds a directory of binds; the steps are mount(2) calls.
+fn snapshot(dir: &Path) -> io::Result<bool> {
+    let c = CString::new(dir.as_os_str().as_bytes()).map_err(io::Error::other)?;
+    // SAFETY: a NUL-terminated path; the descriptor is owned below.
+    let fd = unsafe {
+        libc::open(
+            c.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Ok(false);
+    }
+    // SAFETY: a fresh descriptor, owned from here on.
+    let dir_fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat of our descriptor into room for one stat.
+    if unsafe { libc::fstat(dir_fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
+        return Ok(false);
+    }
+    // SAFETY: filled by fstat.
+    let st = unsafe { st.assume_init() };
+    let Ok(entries) = std::fs::read_dir(format!("/proc/self/fd/{}", dir_fd.as_raw_fd())) else {
+        return Ok(false);
+    };
+    let mut kept: Vec<(std::ffi::OsString, Kept)> = Vec::new();
+    for entry in entries {
+        let Ok(entry) = entry else {
+            return Ok(false);
+        };
+        if kept.len() == MOST_SNAPSHOT_ENTRIES {
+            return Ok(false);
+        }
+        let name = entry.file_name();
+        let Ok(cname) = CString::new(name.as_bytes()) else {
+            return Ok(false);
+        };
+        let Ok(kind) = entry.file_type() else {
+            return Ok(false);
+        };
+        if kind.is_symlink() {
+            match std::fs::read_link(dir.join(&name)) {
+                Ok(text) => kept.push((name, Kept::Link(text.into_os_string()))),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(_) => return Ok(false),
+            }
+            continue;
+        }
+        // SAFETY: a NUL-terminated name relative to our directory descriptor.
+        let fd = unsafe {
+            libc::openat(
+                dir_fd.as_raw_fd(),
+                cname.as_ptr(),
+                libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            // Removed since it was listed: nothing to keep.
+            if io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
+                continue;
+            }
+            return Ok(false);
+        }
+        // SAFETY: a fresh descriptor, owned from here on.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+            .is_ok_and(|m| m.is_dir());
+        kept.push((name, if is_dir { Kept::Dir(fd) } else { Kept::Other(fd) }));
+    }
+    // Room for the symlinks' text (a page each at most) and the empty placeholders.
+    let size = (kept.len() + 8) * 4096;
+    let inodes = kept.len() + 8;
+    mount_tmpfs(
+        dir.as_os_str(),
+        &format!("mode={:o},size={size},nr_inodes={inodes}", st.st_mode & 0o7777),
+    )?;
+    // The tmpfs belongs to whoever mounted it; give it the folder's owner where that id
+    // exists here (in a user namespace, an unmapped owner stays the overflow id).
+    // SAFETY: a NUL-terminated path.
+    let _ = unsafe { libc::chown(c.as_ptr(), st.st_uid, st.st_gid) };
+    // And its times, for tools that compare them (best effort, as the owner).
+    let times = [
+        libc::timespec {
+            tv_sec: st.st_atime,
+            tv_nsec: st.st_atime_nsec,
+        },
+        libc::timespec {
+            tv_sec: st.st_mtime,
+            tv_nsec: st.st_mtime_nsec,
+        },
+    ];
+    // SAFETY: a NUL-terminated path and two timespecs.
+    let _ = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), 0) };
+    for (name, object) in kept {
+        let target = dir.join(&name);
+        let ctarget = CString::new(target.as_os_str().as_bytes()).map_err(io::Error::other)?;
+        let fd = match object {
+            Kept::Link(text) => {
+                std::os::unix::fs::symlink(&text, &target)?;
+                continue;
+            }
+            Kept::Dir(fd) => {
+                std::fs::DirBuilder::new().create(&target)?;
+                fd
+            }
+            Kept::Other(fd) => {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&target)?;
+                fd
+            }
+        };
+        let source =
+            CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
+        // SAFETY: NUL-terminated strings; the other pointers are null as allowed for
+        // MS_BIND. MS_REC carries the mounts beneath (and is required for locked ones).
+        let ret = unsafe {
+            libc::mount(
+                source.as_ptr(),
+                ctarget.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(true)
+}
+
+/// Replaces `/dev` with a tmpfs holding binds of `devices` only (the short list of SPEC
+/// §2, the session's terminal, `/dev/shm`), each at its own path, and the usual links to
+/// `/proc/self/fd`. Landlock then need not govern reads for the sandbox to reach no other
+/// device (a disk read raw would show every file on it). Devices that do not exist are
+/// left out.
+fn minimal_dev(devices: &[&Path]) -> io::Result<()> {
+    let mut kept = Vec::new();
+    for path in devices {
+        let c = CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
+        // Followed if a link (`/dev/ptmx -> pts/ptmx`): the object is what is bound.
+        // SAFETY: a NUL-terminated path; the descriptor is owned below.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        if fd < 0 {
+            if io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
+                continue;
+            }
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor, owned from here on.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))?.is_dir();
+        kept.push((*path, c, fd, is_dir));
+    }
+    mount_tmpfs(OsStr::new("/dev"), "mode=0755,size=64k,nr_inodes=64")?;
+    for (path, target, fd, is_dir) in kept {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        if is_dir {
+            std::fs::DirBuilder::new().create(path)?;
+        } else {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+        }
+        let source =
+            CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
+        // SAFETY: NUL-terminated strings; the other pointers are null as allowed for MS_BIND.
+        let ret = unsafe {
+            libc::mount(
+                source.as_ptr(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND | libc::MS_REC,
+                std::ptr::null(),
+            )
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    for (link, to) in [
+        ("/dev/fd", "/proc/self/fd"),
+        ("/dev/stdin", "/proc/self/fd/0"),
+        ("/dev/stdout", "/proc/self/fd/1"),
+        ("/dev/stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(to, link)?;
     }
     Ok(())
 }

@@ -102,12 +102,14 @@ fn confine_and_exec_inner(
     sys::set_no_new_privs().map_err(|e| StageFailure::setup("no_new_privs", e))?;
 
     let mut landlock_abi = 0;
+    let mut truncate_by_landlock = false;
     let mut tcp_fenced = false;
     let mut bounded = Vec::new();
     if let Some(plan) = &plan {
         match landlock_fence::restrict_self(plan) {
             Ok(attached) => {
                 landlock_abi = plan.abi;
+                truncate_by_landlock = plan.handles_truncate();
                 tcp_fenced = plan.deny_tcp;
                 bounded = attached;
             }
@@ -162,6 +164,7 @@ fn confine_and_exec_inner(
                 listener: listener.is_some(),
                 loopback_table,
                 bounded,
+                truncate_by_landlock,
             },
             listener.as_ref().map(|fd| fd.as_fd()),
         )

@@ -408,6 +408,8 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .into_iter()
                 .map(PathBuf::into_os_string)
                 .collect(),
+            // Decided by the shim's init from the mounts it made.
+            reads_by_mounts: false,
         };
         if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
             kill_and_reap(shim.pid);
@@ -525,6 +527,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     listener,
                     loopback_table,
                     bounded,
+                    truncate_by_landlock,
                 },
                 fd,
             ))) => {
@@ -539,7 +542,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     );
                 }
                 let fence = Arc::new(Fence {
-                    landlock_truncate: landlock_abi >= 3,
+                    landlock_truncate: landlock_abi >= 3 && truncate_by_landlock,
                     landlock_refer: landlock_abi >= 2,
                     // What the sandbox's own ruleset bounds (nothing without one).
                     bounded: Arc::new(std::sync::RwLock::new(if landlock_abi > 0 {

@@ -462,6 +462,133 @@ fn a_secret_made_during_the_session_stays_unreadable(w: &World) {
     );
 }
 
+/// A disk read raw would show every file on it, secrets included: no device but the short
+/// list is reachable. A loop device over an image holding a marker, readable by everyone
+/// for the test, is read outside (so the probe is sound) and then from the sandbox.
+fn a_raw_disk_is_unreadable(w: &World) {
+    let test = "a_raw_disk_is_unreadable";
+    let marker = format!("RAW-DISK-SECRET-{}-{}", std::process::id(), w.who as u8);
+    let image = w.outside.join("disk.img");
+    let mut bytes = marker.clone().into_bytes();
+    bytes.resize(1 << 20, 0);
+    std::fs::write(&image, &bytes).unwrap();
+    let attached = std::process::Command::new("losetup")
+        .args(["--find", "--show", "--read-only"])
+        .arg(&image)
+        .output();
+    let device = match attached {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        Ok(out) => {
+            support::skip(test, &format!("losetup failed: {}", stderr(&out).trim()));
+            return;
+        }
+        Err(e) => {
+            support::skip(test, &format!("no losetup: {e}"));
+            return;
+        }
+    };
+    struct Detach(String);
+    impl Drop for Detach {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("losetup")
+                .args(["-d", &self.0])
+                .status();
+        }
+    }
+    let _detach = Detach(device.clone());
+    std::fs::set_permissions(&device, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let mut head = vec![0u8; marker.len()];
+    std::io::Read::read_exact(&mut std::fs::File::open(&device).unwrap(), &mut head).unwrap();
+    assert_eq!(
+        head,
+        marker.as_bytes(),
+        "the loop device does not show its image"
+    );
+    let out = w.python(&format!(
+        r#"import os
+for path in [{device:?}, "/dev/block/" + os.path.basename({device:?})]:
+    try:
+        with open(path, "rb") as f:
+            print(f.read(4096).decode("latin-1"))
+    except OSError as e:
+        print("refused", path, e.errno)
+"#
+    ));
+    let text = stdout(&out);
+    assert!(
+        text.contains("refused"),
+        "the probe did not run: {text} {}",
+        stderr(&out)
+    );
+    assert!(!text.contains(&marker), "a raw disk was read: {text}");
+}
+
+/// Truncation inside the worktree works, and a protected file the host makes during the
+/// session (so no read-only mount covers it) is not truncated by path or by an
+/// `O_RDONLY|O_TRUNC` open, with writes watched or not (an open for writing is a write:
+/// `--no-write-watch` says it lets protected files made later be written). With a mount
+/// view that hides the
+/// secrets, Landlock leaves truncation to the supervisor and seccomp; without one,
+/// Landlock's own right holds.
+fn truncation_inside_works_and_a_protected_file_made_later_is_kept(w: &World) {
+    w.write(
+        "probe.py",
+        r#"import os, time
+while not os.path.exists("go"):
+    time.sleep(0.05)
+for op in [lambda: os.truncate(".envrc", 0),
+           lambda: os.close(os.open(".envrc", os.O_RDONLY | os.O_TRUNC))]:
+    try:
+        op()
+        print("truncated")
+    except OSError as e:
+        print("refused", e.errno)
+os.truncate("inside.txt", 4)
+fd = os.open("inside.txt", os.O_WRONLY)
+os.ftruncate(fd, 3)
+os.close(fd)
+open("done", "w").close()
+"#,
+    );
+    // --no-write-watch needs a mount namespace.
+    let modes: &[&[&str]] = if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        &[&[]]
+    } else {
+        &[&[], &["--no-write-watch"]]
+    };
+    for flags in modes {
+        for p in ["go", "done", ".envrc"] {
+            let _ = std::fs::remove_file(w.worktree.join(p));
+        }
+        w.write("inside.txt", "0123456789");
+        let mut args: Vec<&OsStr> = flags.iter().map(OsStr::new).collect();
+        args.extend([OsStr::new("--"), OsStr::new(PYTHON), OsStr::new("probe.py")]);
+        let child = w
+            .fence(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        let envrc = w.write(".envrc", "export PATH=/usr/bin\n");
+        w.write("go", "");
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            w.worktree.join("done").exists(),
+            "{flags:?}: the probe did not run to its end: {} {}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert_unchanged(&envrc, "export PATH=/usr/bin\n");
+        assert!(
+            !stdout(&out).contains("truncated"),
+            "{flags:?}: {}",
+            stdout(&out)
+        );
+        assert_unchanged(&w.worktree.join("inside.txt"), "012");
+    }
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -3254,6 +3381,8 @@ both_ways!(
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,
+    a_raw_disk_is_unreadable,
+    truncation_inside_works_and_a_protected_file_made_later_is_kept,
     credentials_are_scrubbed_from_the_environment,
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,

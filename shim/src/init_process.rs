@@ -205,11 +205,17 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
             private_shm: shm,
         })
         .map_err(|e| e.to_string())?;
+        // The init's working directory was inherited from fence and still names the
+        // directory as it was under any mount made since (a frozen folder's, whose names
+        // made later would show through it): the root of the new view instead.
+        std::env::set_current_dir("/").map_err(|e| format!("entering the new root: {e}"))?;
         // Landlock may leave reads alone only if every missing secret's folder is frozen
-        // (security boundary: otherwise its read rules stay, carved around them).
-        let all_frozen = snapshot_plan
-            .is_some_and(|dirs| dirs.iter().all(|d| made.snapshots.contains(d)));
-        spec.reads_by_mounts = all_frozen;
+        // and /proc shows only the sandbox's processes (the host's /proc/<pid>/root and
+        // cwd would lead to the host's view, under none of these mounts). Security
+        // boundary: otherwise Landlock's read rules stay, carved around the secrets.
+        let all_frozen =
+            snapshot_plan.is_some_and(|dirs| dirs.iter().all(|d| made.snapshots.contains(d)));
+        spec.reads_by_mounts = all_frozen && ns.pid;
     }
     if ns.net {
         sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;
@@ -257,6 +263,40 @@ fn snapshot_dirs(missing: &[&Path], hidden: &[&OsStr]) -> Option<Vec<PathBuf>> {
     dirs.sort();
     dirs.dedup();
     Some(dirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_folder_frozen_for_a_missing_secret_is_the_nearest_one_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".config")).unwrap();
+        std::fs::write(home.join(".docker"), "a file where a folder is expected").unwrap();
+        std::fs::create_dir_all(dir.path().join("hidden")).unwrap();
+        let gh = home.join(".config/gh");
+        let aws = home.join(".aws/credentials");
+        let docker = home.join(".docker/config.json");
+        let under_hidden = dir.path().join("hidden/x/y");
+        let missing = [gh.as_path(), aws.as_path(), docker.as_path(), &under_hidden];
+        let hidden = [dir.path().join("hidden").into_os_string()];
+        let hidden: Vec<&OsStr> = hidden.iter().map(|h| h.as_os_str()).collect();
+        assert_eq!(
+            snapshot_dirs(&missing, &hidden),
+            Some(vec![home.clone(), home.join(".config")])
+        );
+        // One whose nearest folder is / or in /proc or /dev cannot be frozen.
+        for m in [
+            "/fence-missing-secret",
+            "/proc/fence-missing/x",
+            "/dev/fence-missing",
+        ] {
+            assert_eq!(snapshot_dirs(&[Path::new(m)], &[]), None, "{m}");
+        }
+        assert_eq!(snapshot_dirs(&[], &[]), Some(vec![]));
+    }
 }
 
 fn block_forwarded_signals() -> libc::sigset_t {

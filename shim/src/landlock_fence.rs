@@ -324,7 +324,7 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     // Landlock then needs to carve out only /dev (they still count for the check below).
     // With a mount view that hides every secret itself (frozen listings where one is
     // missing, a minimal /dev), Landlock carves nothing and handles no read right.
-    let reads_by_mounts = ns.mount && spec.reads_by_mounts;
+    let reads_by_mounts = ns.mount && ns.pid && spec.reads_by_mounts;
     let mut carved: Vec<PathBuf> = if reads_by_mounts {
         Vec::new()
     } else if ns.mount {
@@ -836,6 +836,46 @@ mod tests {
         net: true,
         ipc: true,
     };
+
+    #[test]
+    fn a_mount_view_that_hides_every_secret_leaves_landlock_the_writes_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join("src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("wt/src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        let mut s = spec(dir.path(), &[&home.join("src")]);
+        s.namespaces = ALL_NAMESPACES;
+        s.deny_read_missing = vec![home.join(".netrc").into()];
+        s.reads_by_mounts = true;
+        let plan = plan(&s, 7).unwrap();
+        assert!(plan.reads_by_mounts);
+        assert!(plan.read.is_empty() && plan.list_only.is_empty() && plan.devices_ro.is_empty());
+        let handled = handled_fs_access(&plan);
+        for right in [
+            AccessFs::ReadFile,
+            AccessFs::ReadDir,
+            AccessFs::Execute,
+            AccessFs::Truncate,
+        ] {
+            assert!(!handled.contains(right), "{right:?} handled");
+        }
+        assert!(handled.contains(AccessFs::WriteFile) && handled.contains(AccessFs::MakeReg));
+        // Truncation is then bounded as below ABI 3.
+        assert!(plan.needs_truncate_guard() && !plan.handles_truncate());
+        // The worktree stays split: its root held, its other folders granted whole.
+        assert!(plan.held.contains(&dir.path().join("wt")));
+        assert!(plan.read_write.contains(&dir.path().join("wt/src")));
+
+        // Without the sandbox's own /proc (no pid namespace) the host's processes' roots
+        // would lead around the mounts: Landlock keeps the read rules.
+        s.namespaces.pid = false;
+        let plan = super::plan(&s, 7).unwrap();
+        assert!(!plan.reads_by_mounts);
+        assert!(handled_fs_access(&plan).contains(AccessFs::ReadFile));
+        assert!(plan.handles_truncate() && !plan.needs_truncate_guard());
+        assert!(!plan.read.iter().any(|p| home.join(".netrc").starts_with(p)));
+    }
 
     #[test]
     fn a_missing_secret_is_left_out_in_a_mount_namespace_too() {

@@ -358,14 +358,24 @@ fn snapshot(dir: &Path) -> io::Result<bool> {
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))
             .is_ok_and(|m| m.is_dir());
-        kept.push((name, if is_dir { Kept::Dir(fd) } else { Kept::Other(fd) }));
+        kept.push((
+            name,
+            if is_dir {
+                Kept::Dir(fd)
+            } else {
+                Kept::Other(fd)
+            },
+        ));
     }
     // Room for the symlinks' text (a page each at most) and the empty placeholders.
     let size = (kept.len() + 8) * 4096;
     let inodes = kept.len() + 8;
     mount_tmpfs(
         dir.as_os_str(),
-        &format!("mode={:o},size={size},nr_inodes={inodes}", st.st_mode & 0o7777),
+        &format!(
+            "mode={:o},size={size},nr_inodes={inodes}",
+            st.st_mode & 0o7777
+        ),
     )?;
     // The tmpfs belongs to whoever mounted it; give it the folder's owner where that id
     // exists here (in a user namespace, an unmapped owner stays the overflow id).
@@ -431,7 +441,11 @@ fn snapshot(dir: &Path) -> io::Result<bool> {
 /// left out.
 fn minimal_dev(devices: &[&Path]) -> io::Result<()> {
     let mut kept = Vec::new();
-    for path in devices {
+    // Only paths in /dev: nothing is ever made elsewhere.
+    for path in devices
+        .iter()
+        .filter(|p| p.starts_with("/dev/") && p.components().count() > 2)
+    {
         let c = CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
         // Followed if a link (`/dev/ptmx -> pts/ptmx`): the object is what is bound.
         // SAFETY: a NUL-terminated path; the descriptor is owned below.

@@ -265,40 +265,6 @@ fn snapshot_dirs(missing: &[&Path], hidden: &[&OsStr]) -> Option<Vec<PathBuf>> {
     Some(dirs)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_folder_frozen_for_a_missing_secret_is_the_nearest_one_that_exists() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        std::fs::create_dir_all(home.join(".config")).unwrap();
-        std::fs::write(home.join(".docker"), "a file where a folder is expected").unwrap();
-        std::fs::create_dir_all(dir.path().join("hidden")).unwrap();
-        let gh = home.join(".config/gh");
-        let aws = home.join(".aws/credentials");
-        let docker = home.join(".docker/config.json");
-        let under_hidden = dir.path().join("hidden/x/y");
-        let missing = [gh.as_path(), aws.as_path(), docker.as_path(), &under_hidden];
-        let hidden = [dir.path().join("hidden").into_os_string()];
-        let hidden: Vec<&OsStr> = hidden.iter().map(|h| h.as_os_str()).collect();
-        assert_eq!(
-            snapshot_dirs(&missing, &hidden),
-            Some(vec![home.clone(), home.join(".config")])
-        );
-        // One whose nearest folder is / or in /proc or /dev cannot be frozen.
-        for m in [
-            "/fence-missing-secret",
-            "/proc/fence-missing/x",
-            "/dev/fence-missing",
-        ] {
-            assert_eq!(snapshot_dirs(&[Path::new(m)], &[]), None, "{m}");
-        }
-        assert_eq!(snapshot_dirs(&[], &[]), Some(vec![]));
-    }
-}
-
 fn block_forwarded_signals() -> libc::sigset_t {
     // SAFETY: operations on a local sigset, then sigprocmask with valid pointers.
     unsafe {
@@ -420,4 +386,38 @@ fn descendants_of(pid: libc::pid_t) -> Vec<libc::pid_t> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_folder_frozen_for_a_missing_secret_is_the_nearest_one_that_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join(".config")).unwrap();
+        std::fs::write(home.join(".docker"), "a file where a folder is expected").unwrap();
+        std::fs::create_dir_all(dir.path().join("hidden")).unwrap();
+        let gh = home.join(".config/gh");
+        let aws = home.join(".aws/credentials");
+        let docker = home.join(".docker/config.json");
+        let under_hidden = dir.path().join("hidden/x/y");
+        let missing = [gh.as_path(), aws.as_path(), docker.as_path(), &under_hidden];
+        let hidden = [dir.path().join("hidden").into_os_string()];
+        let hidden: Vec<&OsStr> = hidden.iter().map(|h| h.as_os_str()).collect();
+        assert_eq!(
+            snapshot_dirs(&missing, &hidden),
+            Some(vec![home.clone(), home.join(".config")])
+        );
+        // One whose nearest folder is / or in /proc or /dev cannot be frozen.
+        for m in [
+            "/fence-missing-secret",
+            "/proc/fence-missing/x",
+            "/dev/fence-missing",
+        ] {
+            assert_eq!(snapshot_dirs(&[Path::new(m)], &[]), None, "{m}");
+        }
+        assert_eq!(snapshot_dirs(&[], &[]), Some(vec![]));
+    }
 }

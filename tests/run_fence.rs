@@ -417,14 +417,19 @@ fn secrets_under_home_are_unreadable(w: &World) {
 
 fn a_secret_made_during_the_session_stays_unreadable(w: &World) {
     // None of these exists when the session starts; they appear while it runs (a login in
-    // another terminal), and the sandbox, waiting for them, tries to read them.
+    // another terminal), and the sandbox, waiting for them, tries to read them. One is
+    // the target of a dangling link (`~/.pypirc` kept in another folder).
+    let pypirc = w.outside.join("pypirc");
+    std::os::unix::fs::symlink(&pypirc, w.home.join(".pypirc")).unwrap();
+    w.own(&w.home.join(".pypirc"));
     w.write(
         "s.sh",
         &format!(
             "while [ ! -e go ]; do sleep 0.05; done\n\
-             cat {h}/.netrc {h}/.config/gh/hosts.yml {h}/.docker/config.json {h}/.cargo/credentials.toml\n\
+             cat {h}/.netrc {h}/.config/gh/hosts.yml {h}/.docker/config.json {h}/.cargo/credentials.toml {h}/.pypirc {p}\n\
              echo read-done > done\n",
-            h = w.home.display()
+            h = w.home.display(),
+            p = pypirc.display()
         ),
     );
     let child = w
@@ -448,6 +453,8 @@ fn a_secret_made_during_the_session_stays_unreadable(w: &World) {
         std::fs::write(&p, text).unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
     }
+    std::fs::write(&pypirc, "password = PYPI-SECRET\n").unwrap();
+    std::fs::set_permissions(&pypirc, std::fs::Permissions::from_mode(0o644)).unwrap();
     w.write("go", "");
     let out = child.wait_with_output().unwrap();
     let text = stdout(&out);

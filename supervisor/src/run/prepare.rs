@@ -310,21 +310,24 @@ pub fn sandbox_environment(
 }
 
 /// The unreadable paths (SPEC §2) and `extra` (`--deny-read`), in two lists: those that
-/// exist, canonical; and those that do not exist yet, each as its nearest existing
-/// ancestor (canonical) joined with the missing rest: a secret made during the session (a
-/// login in another terminal) must be as unreadable as one that was there at start. A
-/// dangling symbolic link is in neither. One pass over the candidates: each costs a few
-/// system calls per component, on every start.
+/// exist, canonical; and those that do not exist yet, each where it would be made: its
+/// symbolic links followed as far as they lead (a dangling one's target included), the
+/// missing rest kept. A secret made during the session (a login in another terminal, or
+/// the target of a dangling `~/.netrc` link) must be as unreadable as one that was there
+/// at start. One pass over the candidates: each costs a few system calls per component,
+/// on every start.
 pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let mut existing = Vec::new();
     let mut missing = Vec::new();
     for p in secret_candidates(home, extra) {
         if let Ok(canonical) = p.canonicalize() {
             existing.push(canonical);
-        } else if p.symlink_metadata().is_err()
-            && let Some(placed) = nearest_existing_ancestor(&p)
-        {
-            missing.push(placed);
+        } else if let Some(placed) = where_it_would_be(&p) {
+            // Made since it was looked at: it exists, whole.
+            match placed.canonicalize() {
+                Ok(canonical) => existing.push(canonical),
+                Err(_) => missing.push(placed),
+            }
         }
     }
     for list in [&mut existing, &mut missing] {
@@ -334,17 +337,59 @@ pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> (Vec<PathBuf>, Ve
     (existing, missing)
 }
 
-/// `p` with its nearest existing ancestor made canonical and the missing rest kept.
-fn nearest_existing_ancestor(p: &Path) -> Option<PathBuf> {
-    let mut rest: Vec<&OsStr> = Vec::new();
-    let mut ancestor = p;
-    loop {
-        if let Ok(canonical) = ancestor.canonicalize() {
-            return Some(rest.iter().rev().fold(canonical, |acc, c| acc.join(c)));
-        }
-        rest.push(ancestor.file_name()?);
-        ancestor = ancestor.parent()?;
+/// Where absolute path `p` would be once made: each component that exists is followed if
+/// it is a symbolic link (its target read even when that does not exist), and the first
+/// missing one and the rest are kept as they are. `None` for a relative path, a loop, or a
+/// link that cannot be read.
+fn where_it_would_be(p: &Path) -> Option<PathBuf> {
+    use std::collections::VecDeque;
+    use std::path::Component;
+    if !p.is_absolute() {
+        return None;
     }
+    let mut todo: VecDeque<OsString> = p
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_owned()),
+            Component::ParentDir => Some("..".into()),
+            _ => None,
+        })
+        .collect();
+    let mut done = PathBuf::from("/");
+    let mut links = 0;
+    while let Some(name) = todo.pop_front() {
+        if name == ".." {
+            done.pop();
+            continue;
+        }
+        let next = done.join(&name);
+        match next.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => {
+                links += 1;
+                if links > 40 {
+                    return None;
+                }
+                let target = std::fs::read_link(&next).ok()?;
+                if target.is_absolute() {
+                    done = PathBuf::from("/");
+                }
+                for c in target.components().rev() {
+                    match c {
+                        Component::Normal(n) => todo.push_front(n.to_owned()),
+                        Component::ParentDir => todo.push_front("..".into()),
+                        _ => {}
+                    }
+                }
+            }
+            Ok(_) => done = next,
+            Err(_) => {
+                done = next;
+                done.extend(todo);
+                return Some(done);
+            }
+        }
+    }
+    Some(done)
 }
 
 fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
@@ -498,6 +543,41 @@ pub fn session_tty() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_secret_is_placed_where_its_links_lead() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home");
+        let real = root.join("real");
+        std::fs::create_dir_all(home.join(".cargo")).unwrap();
+        std::fs::create_dir_all(real.join("config")).unwrap();
+        // A dangling link: what it names is where a login would write.
+        std::os::unix::fs::symlink(real.join("netrc"), home.join(".netrc")).unwrap();
+        // A linked folder above a missing one, by a relative link.
+        std::os::unix::fs::symlink("../real/config", home.join(".config")).unwrap();
+        // A loop is in neither list.
+        std::os::unix::fs::symlink(home.join(".pypirc"), home.join(".pypirc")).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        let (existing, missing) = denied_reads(Some(&home), &[]);
+        assert!(existing.contains(&home.join(".ssh")), "{existing:?}");
+        for m in [
+            real.join("netrc"),
+            real.join("config/gh"),
+            real.join("config/gcloud"),
+            home.join(".aws"),
+            home.join(".cargo/credentials"),
+        ] {
+            assert!(missing.contains(&m), "{} not in {missing:?}", m.display());
+        }
+        assert!(
+            !missing
+                .iter()
+                .chain(&existing)
+                .any(|p| p.ends_with(".pypirc"))
+        );
+        assert!(!missing.iter().any(|p| p.starts_with(home.join(".config"))));
+    }
 
     #[test]
     fn credential_variables_are_scrubbed_unless_passed() {

@@ -596,6 +596,78 @@ open("done", "w").close()
     }
 }
 
+/// A thread swapping the path between a file inside and a protected file the host made
+/// during the session (no read-only mount covers it) during 10,000 `truncate` calls never
+/// truncates the protected one: where Landlock does not govern truncation, the supervisor
+/// performs it on the object it checked.
+fn a_thread_swapping_the_path_never_truncates_a_protected_file(w: &World) {
+    let test = "a_thread_swapping_the_path_never_truncates_a_protected_file";
+    if std::process::Command::new("cc")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no C compiler (cc)");
+        return;
+    }
+    let inside = w.write("ok.txt", "inside");
+    let envrc = w.worktree.join(".envrc");
+    let src = format!(
+        r#"#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static char path[4096];
+static const char *in = "{inside}", *out = "{envrc}";
+static volatile int stop;
+static void spin(void) {{ __asm__ volatile("" ::: "memory"); for (volatile int i = 0; i < 200; i++) {{}} __asm__ volatile("" ::: "memory"); }}
+static void *swap(void *arg) {{
+    (void)arg;
+    while (!stop) {{ strcpy(path, out); spin(); strcpy(path, in); spin(); }}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t;
+    int ok = 0, refused = 0;
+    while (access("go", F_OK) != 0) usleep(20000);
+    strcpy(path, in);
+    pthread_create(&t, 0, swap, 0);
+    for (int i = 0; i < 10000; i++) {{
+        if (truncate(path, 0) == 0) ok++; else refused++;
+    }}
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d\n", ok, refused);
+    return 0;
+}}
+"#,
+        inside = inside.display(),
+        envrc = envrc.display()
+    );
+    let bin = w.compile_c("race", &src);
+    let child = w
+        .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    w.write(".envrc", "export PATH=/usr/bin\n");
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_unchanged(&envrc, "export PATH=/usr/bin\n");
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        counts.len() == 2 && counts[0] > 0 && counts[1] > 0,
+        "race not exercised: {counts:?}"
+    );
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -3390,6 +3462,7 @@ both_ways!(
     a_secret_made_during_the_session_stays_unreadable,
     a_raw_disk_is_unreadable,
     truncation_inside_works_and_a_protected_file_made_later_is_kept,
+    a_thread_swapping_the_path_never_truncates_a_protected_file,
     credentials_are_scrubbed_from_the_environment,
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,

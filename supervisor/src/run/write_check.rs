@@ -829,7 +829,12 @@ pub fn check(
             let object = target.as_os_str().as_bytes().to_vec();
             // Bounded by the read-only mounts, unless a protected path was made with a
             // person's approval (it has none): then carried out, as without a mount view.
-            if fence.read_only_view && !protected_path_unbound() {
+            // Truncation is always carried out: it comes here only when Landlock does not
+            // govern it, and a protected file the host made during the session has no
+            // read-only mount either (a path swapped to it after the check would be
+            // truncated).
+            let truncate = matches!(op, MetadataOp::Truncate { .. });
+            if fence.read_only_view && !truncate && !protected_path_unbound() {
                 return allowed(event, object, Response::Continue);
             }
             let response =

@@ -668,6 +668,93 @@ int main(void) {{
     );
 }
 
+/// With a mount view the sandbox has a devpts of its own: a program can make a
+/// pseudo-terminal and use both sides (test runners, `script`, expect). In every mode no
+/// terminal of the host is reachable: one the test opens, owned by the sandbox's user,
+/// neither gives the sandbox what is typed on it nor shows what the sandbox writes.
+fn pseudo_terminals_work_and_no_host_terminal_is_reachable(w: &World) {
+    // SAFETY: plain libc calls on descriptors this test owns.
+    let (master, slave_path) = unsafe {
+        let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(m >= 0, "posix_openpt");
+        assert_eq!(libc::grantpt(m), 0);
+        assert_eq!(libc::unlockpt(m), 0);
+        let name = std::ffi::CStr::from_ptr(libc::ptsname(m))
+            .to_str()
+            .unwrap()
+            .to_string();
+        (
+            <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(m),
+            name,
+        )
+    };
+    w.own(Path::new(&slave_path));
+    std::fs::set_permissions(&slave_path, std::fs::Permissions::from_mode(0o666)).unwrap();
+    // Keep the slave open here so that the line discipline holds what is typed.
+    let _slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&slave_path)
+        .unwrap();
+    std::io::Write::write_all(&mut &master, b"TYPED-ON-HOST\n").unwrap();
+    let out = w.python(&format!(
+        r#"import os
+for flags in [os.O_RDONLY, os.O_WRONLY, os.O_RDWR]:
+    try:
+        fd = os.open({slave_path:?}, flags | os.O_NONBLOCK | os.O_NOCTTY)
+        try:
+            print("read", os.read(fd, 100))
+        except OSError as e:
+            print("read refused", e.errno)
+        try:
+            os.write(fd, b"FROM-SANDBOX\n")
+        except OSError as e:
+            print("write refused", e.errno)
+    except OSError as e:
+        print("refused", e.errno)
+try:
+    m, s = os.openpty()
+    os.write(s, b"ping\n")
+    print("own pty", os.read(m, 100))
+except OSError as e:
+    print("no pty", e.errno)
+"#
+    ));
+    let text = stdout(&out);
+    assert!(
+        text.contains("pty"),
+        "the probe did not run: {text} {}",
+        stderr(&out)
+    );
+    assert!(
+        !text.contains("TYPED-ON-HOST"),
+        "a host terminal was read: {text}"
+    );
+    let mut got = [0u8; 256];
+    // SAFETY: a non-blocking read of our own descriptor.
+    let n = unsafe {
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&master);
+        libc::fcntl(fd, libc::F_SETFL, libc::O_NONBLOCK);
+        libc::read(fd, got.as_mut_ptr().cast(), got.len())
+    };
+    let shown = if n > 0 {
+        String::from_utf8_lossy(&got[..n as usize]).into_owned()
+    } else {
+        String::new()
+    };
+    assert!(
+        !shown.contains("FROM-SANDBOX"),
+        "the sandbox wrote to a host terminal: {shown}"
+    );
+    if w.who != support::Who::UnprivilegedWithoutNamespaces {
+        assert!(
+            text.contains("own pty b'ping"),
+            "no pseudo-terminal inside: {text} {}",
+            stderr(&out)
+        );
+    }
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -3463,6 +3550,7 @@ both_ways!(
     a_raw_disk_is_unreadable,
     truncation_inside_works_and_a_protected_file_made_later_is_kept,
     a_thread_swapping_the_path_never_truncates_a_protected_file,
+    pseudo_terminals_work_and_no_host_terminal_is_reachable,
     credentials_are_scrubbed_from_the_environment,
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,

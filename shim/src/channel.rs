@@ -111,6 +111,10 @@ pub struct SandboxSpec {
     /// writes only. Never sent: the supervisor cannot vouch for the mounts.
     #[serde(skip)]
     pub reads_by_mounts: bool,
+    /// Set by the shim's init when its `/dev/pts` is a devpts of the sandbox's own (the
+    /// session's terminal is then at `/dev/console`). Never sent.
+    #[serde(skip)]
+    pub private_pts: bool,
 }
 
 /// A descriptor passed to the target with `--pass-fd`: the shim inherits it as `inherited`

@@ -185,12 +185,11 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
             .flatten()
             .map(PathBuf::as_path)
             .collect();
-        let mut device_paths: Vec<PathBuf> = landlock_fence::DEVICES_RW
+        let device_paths: Vec<PathBuf> = landlock_fence::DEVICES_RW
             .iter()
             .chain(&landlock_fence::DEVICES_RO)
             .map(PathBuf::from)
             .collect();
-        device_paths.extend(spec.session_tty.iter().map(PathBuf::from));
         let devices: Vec<&Path> = device_paths.iter().map(PathBuf::as_path).collect();
         let made = mount_view::apply(&mount_view::ViewPlan {
             writable: &writable,
@@ -200,6 +199,7 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
             snapshots: &snapshots,
             missing: &missing,
             devices: Some(&devices),
+            session_tty: spec.session_tty.as_deref().map(Path::new),
             new_proc: ns.pid,
             sized_tmp,
             private_shm: shm,
@@ -216,6 +216,7 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
         let all_frozen =
             snapshot_plan.is_some_and(|dirs| dirs.iter().all(|d| made.snapshots.contains(d)));
         spec.reads_by_mounts = all_frozen && ns.pid;
+        spec.private_pts = made.private_pts;
     }
     if ns.net {
         sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;

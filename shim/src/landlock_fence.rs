@@ -421,8 +421,17 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         .map(PathBuf::from)
         .filter(|p| p.exists())
         .collect();
+    // The sandbox's own devpts holds only its own terminals; the session's is then at
+    // /dev/console.
+    if spec.private_pts && ns.mount {
+        plan.devices_rw.push(PathBuf::from("/dev/pts"));
+    }
     if let Some(tty) = &spec.session_tty {
-        plan.devices_rw.push(PathBuf::from(tty));
+        plan.devices_rw.push(if spec.private_pts && ns.mount {
+            PathBuf::from("/dev/console")
+        } else {
+            PathBuf::from(tty)
+        });
     }
     // A worktree under /dev/shm: the device folder is split as a writable root is, so
     // that its whole grant does not reach the held folders.
@@ -826,6 +835,7 @@ mod tests {
             protected: vec![],
             rule_bases: vec![],
             reads_by_mounts: false,
+            private_pts: false,
         }
     }
 

@@ -81,6 +81,8 @@ pub struct ViewPlan<'a> {
     /// The devices kept in the sandbox's own `/dev` ([`minimal_dev`]); `None` leaves the
     /// host's `/dev`.
     pub devices: Option<&'a [&'a Path]>,
+    /// The session's terminal, kept in that `/dev` too.
+    pub session_tty: Option<&'a Path>,
     /// Mount a `/proc` that shows only the sandbox's pid namespace.
     pub new_proc: bool,
     /// The session TMPDIR and a size in bytes: an empty tmpfs of that size, private to the
@@ -97,6 +99,9 @@ pub struct ViewMade {
     /// The directories of [`ViewPlan::snapshots`] whose listing is frozen; the others
     /// could not be read (or were too large) and were left as they are.
     pub snapshots: Vec<PathBuf>,
+    /// `/dev/pts` is a devpts of the sandbox's own, and the session's terminal (if any) is
+    /// at `/dev/console`.
+    pub private_pts: bool,
 }
 
 /// Makes the sandbox's view (see [`ViewPlan`]): snapshots first (they replace directories
@@ -113,6 +118,7 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         snapshots,
         missing,
         devices,
+        session_tty,
         new_proc,
         sized_tmp,
         private_shm,
@@ -157,7 +163,7 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
     }
     // The minimal /dev after the private /dev/shm, which it carries over.
     if let Some(devices) = devices {
-        minimal_dev(devices).map_err(MountViewError::Dev)?;
+        made.private_pts = minimal_dev(devices, session_tty).map_err(MountViewError::Dev)?;
     }
     if let Some((path, size)) = sized_tmp {
         mount_sized_tmp(path, size).map_err(|source| MountViewError::SizedTmp {
@@ -435,17 +441,20 @@ fn snapshot(dir: &Path) -> io::Result<bool> {
 }
 
 /// Replaces `/dev` with a tmpfs holding binds of `devices` only (the short list of SPEC
-/// §2, the session's terminal, `/dev/shm`), each at its own path, and the usual links to
-/// `/proc/self/fd`. Landlock then need not govern reads for the sandbox to reach no other
-/// device (a disk read raw would show every file on it). Devices that do not exist are
-/// left out.
-fn minimal_dev(devices: &[&Path]) -> io::Result<()> {
+/// §2 and `/dev/shm`), each at its own path, the usual links to `/proc/self/fd`, and a
+/// devpts of the sandbox's own at `/dev/pts` (`/dev/ptmx` a link into it), so that the
+/// sandbox can make pseudo-terminals and open their other side while no terminal of the
+/// host is reachable. The session's terminal (`session_tty`) is bound at `/dev/console`,
+/// where `ttyname` finds it. Landlock then need not govern reads for the sandbox to reach
+/// no other device (a disk read raw would show every file on it; another terminal of the
+/// user, read, gives its keystrokes). Devices that do not exist are left out. Where no
+/// devpts can be mounted, the host's `/dev/ptmx` and the session's terminal at its own
+/// path stand in, as without a mount view. Returns whether `/dev/pts` is the sandbox's.
+fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<bool> {
     let mut kept = Vec::new();
     // Only paths in /dev: nothing is ever made elsewhere.
-    for path in devices
-        .iter()
-        .filter(|p| p.starts_with("/dev/") && p.components().count() > 2)
-    {
+    let in_dev = |p: &&Path| p.starts_with("/dev/") && p.components().count() > 2;
+    for path in devices.iter().copied().chain(session_tty).filter(in_dev) {
         let c = CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)?;
         // Followed if a link (`/dev/ptmx -> pts/ptmx`): the object is what is bound.
         // SAFETY: a NUL-terminated path; the descriptor is owned below.
@@ -459,21 +468,44 @@ fn minimal_dev(devices: &[&Path]) -> io::Result<()> {
         // SAFETY: a fresh descriptor, owned from here on.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
         let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))?.is_dir();
-        kept.push((*path, c, fd, is_dir));
+        kept.push((path, fd, is_dir));
     }
     mount_tmpfs(OsStr::new("/dev"), "mode=0755,size=64k,nr_inodes=64")?;
-    for (path, target, fd, is_dir) in kept {
-        if let Some(parent) = path.parent() {
+    std::fs::DirBuilder::new().create("/dev/pts")?;
+    // SAFETY: NUL-terminated strings; devpts takes its options as a C string.
+    let private_pts = unsafe {
+        libc::mount(
+            c"devpts".as_ptr(),
+            c"/dev/pts".as_ptr(),
+            c"devpts".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NOEXEC,
+            c"newinstance,ptmxmode=0666,mode=0620".as_ptr() as *const libc::c_void,
+        )
+    } == 0;
+    for (path, fd, is_dir) in kept {
+        let at: &Path = if Some(path) == session_tty {
+            if private_pts {
+                Path::new("/dev/console")
+            } else {
+                path
+            }
+        } else if path == Path::new("/dev/ptmx") && private_pts {
+            continue;
+        } else {
+            path
+        };
+        if let Some(parent) = at.parent() {
             std::fs::create_dir_all(parent)?;
         }
         if is_dir {
-            std::fs::DirBuilder::new().create(path)?;
+            std::fs::DirBuilder::new().create(at)?;
         } else {
             std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
-                .open(path)?;
+                .open(at)?;
         }
+        let target = CString::new(at.as_os_str().as_bytes()).map_err(io::Error::other)?;
         let source =
             CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
         // SAFETY: NUL-terminated strings; the other pointers are null as allowed for MS_BIND.
@@ -490,6 +522,9 @@ fn minimal_dev(devices: &[&Path]) -> io::Result<()> {
             return Err(io::Error::last_os_error());
         }
     }
+    if private_pts {
+        std::os::unix::fs::symlink("pts/ptmx", "/dev/ptmx")?;
+    }
     for (link, to) in [
         ("/dev/fd", "/proc/self/fd"),
         ("/dev/stdin", "/proc/self/fd/0"),
@@ -498,7 +533,7 @@ fn minimal_dev(devices: &[&Path]) -> io::Result<()> {
     ] {
         std::os::unix::fs::symlink(to, link)?;
     }
-    Ok(())
+    Ok(private_pts)
 }
 
 fn bind_onto_itself(c: &CString) -> io::Result<()> {

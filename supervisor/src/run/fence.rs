@@ -129,7 +129,13 @@ impl Fence {
 
     /// Whether a write on `path` (absolute, resolved) stays inside the fence.
     pub fn allows_write(&self, path: &Path) -> bool {
-        self.root_of(path).is_some() || self.devices.iter().any(|d| d == path)
+        self.root_of(path).is_some()
+            || self.devices.iter().any(|d| d == path)
+            // With a mount view, the sandbox's /dev/pts is a devpts of its own (or holds
+            // only the session's terminal) and /dev/console is the session's terminal:
+            // the path is looked up in the sandbox's view, and Landlock bounds the open.
+            || (self.read_only_view
+                && (path.starts_with("/dev/pts/") || path == Path::new("/dev/console")))
     }
 
     /// Whether the directory holding `path` (absolute, resolved) lies beneath a bounded

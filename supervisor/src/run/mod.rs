@@ -410,6 +410,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .collect(),
             // Decided by the shim's init from the mounts it made.
             reads_by_mounts: false,
+            private_pts: false,
         };
         if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
             kill_and_reap(shim.pid);

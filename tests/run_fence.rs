@@ -544,7 +544,9 @@ fn truncation_inside_works_and_a_protected_file_made_later_is_kept(w: &World) {
 while not os.path.exists("go"):
     time.sleep(0.05)
 for op in [lambda: os.truncate(".envrc", 0),
-           lambda: os.close(os.open(".envrc", os.O_RDONLY | os.O_TRUNC))]:
+           lambda: os.close(os.open(".envrc", os.O_RDONLY | os.O_TRUNC)),
+           lambda: os.close(os.open(".envrc", 3 | os.O_TRUNC)),
+           lambda: os.close(os.open("/proc/self/fd/0", 3 | os.O_TRUNC))]:
     try:
         op()
         print("truncated")
@@ -570,8 +572,12 @@ open("done", "w").close()
         w.write("inside.txt", "0123456789");
         let mut args: Vec<&OsStr> = flags.iter().map(OsStr::new).collect();
         args.extend([OsStr::new("--"), OsStr::new(PYTHON), OsStr::new("probe.py")]);
+        // Its standard input is a file outside, opened for reading: truncating it through
+        // /proc/self/fd/0 would reach the host's file.
+        let input = w.write_outside("input.txt", "host input\n");
         let child = w
             .fence(&args)
+            .stdin(std::fs::File::open(&input).unwrap())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -587,6 +593,7 @@ open("done", "w").close()
             stderr(&out)
         );
         assert_unchanged(&envrc, "export PATH=/usr/bin\n");
+        assert_unchanged(&input, "host input\n");
         assert!(
             !stdout(&out).contains("truncated"),
             "{flags:?}: {}",
@@ -752,6 +759,71 @@ except OSError as e:
             "no pseudo-terminal inside: {text} {}",
             stderr(&out)
         );
+    }
+}
+
+/// Secrets the host rewrites during the session stay unreadable: `git credential-store`
+/// replaces `~/.git-credentials` by a rename, a `~/.netrc` is removed and made again, and
+/// a folder above a missing secret is moved aside and made anew with the secret in it.
+/// (A cover mounted on the host's own name would go with it.)
+fn a_secret_the_host_replaces_during_the_session_stays_unreadable(w: &World) {
+    for (rel, text) in [
+        (".git-credentials", "https://me:CRED-ORIGINAL@example.com\n"),
+        (".netrc", "machine x password NETRC-ORIGINAL\n"),
+        (".config/other.txt", "plain\n"),
+    ] {
+        let p = w.home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+        w.own(&p);
+    }
+    w.own(&w.home.join(".config"));
+    w.write(
+        "s.sh",
+        &format!(
+            "cat {h}/.git-credentials {h}/.netrc\n\
+             while [ ! -e go ]; do sleep 0.05; done\n\
+             cat {h}/.git-credentials {h}/.netrc {h}/.config/gh/hosts.yml {h}/.config.old/other.txt\n\
+             echo read-done > done\n",
+            h = w.home.display()
+        ),
+    );
+    let child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    let h = &w.home;
+    std::fs::write(
+        h.join(".git-credentials.lock"),
+        "https://me:CRED-NEW@example.com\n",
+    )
+    .unwrap();
+    std::fs::rename(h.join(".git-credentials.lock"), h.join(".git-credentials")).unwrap();
+    std::fs::remove_file(h.join(".netrc")).unwrap();
+    std::fs::write(h.join(".netrc"), "machine x password NETRC-NEW\n").unwrap();
+    std::fs::rename(h.join(".config"), h.join(".config.old")).unwrap();
+    std::fs::create_dir_all(h.join(".config/gh")).unwrap();
+    std::fs::write(h.join(".config/gh/hosts.yml"), "oauth_token: GH-NEW\n").unwrap();
+    for p in [".git-credentials", ".netrc", ".config/gh/hosts.yml"] {
+        std::fs::set_permissions(h.join(p), std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    for p in [".config", ".config/gh"] {
+        std::fs::set_permissions(h.join(p), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not run to its end: {}",
+        stderr(&out)
+    );
+    for marker in ["CRED-", "NETRC-", "GH-NEW"] {
+        assert!(!text.contains(marker), "{marker} leaked: {text}");
     }
 }
 
@@ -3547,6 +3619,7 @@ both_ways!(
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,
+    a_secret_the_host_replaces_during_the_session_stays_unreadable,
     a_raw_disk_is_unreadable,
     truncation_inside_works_and_a_protected_file_made_later_is_kept,
     a_thread_swapping_the_path_never_truncates_a_protected_file,

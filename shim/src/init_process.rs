@@ -179,11 +179,19 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
         let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
         let missing = missing_outside(spec, &writable);
-        let snapshot_plan = snapshot_dirs(&missing, &hidden);
-        let snapshots: Vec<&Path> = snapshot_plan
+        let existing = existing_outside(spec, &writable);
+        let home = spec
+            .env
             .iter()
-            .flatten()
-            .map(PathBuf::as_path)
+            .find(|(k, _)| k == "HOME")
+            .map(|(_, v)| Path::new(v))
+            .filter(|h| h.is_absolute());
+        let freeze_plan = freeze_dirs(&existing, &missing, &hidden, home);
+        let snapshots: Vec<&Path> = freeze_plan.iter().flatten().map(PathBuf::as_path).collect();
+        let secrets: Vec<&Path> = hidden
+            .iter()
+            .map(Path::new)
+            .chain(missing.iter().copied())
             .collect();
         let device_paths: Vec<PathBuf> = landlock_fence::DEVICES_RW
             .iter()
@@ -198,6 +206,7 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
             hidden: &hidden,
             snapshots: &snapshots,
             missing: &missing,
+            secrets: &secrets,
             devices: Some(&devices),
             session_tty: spec.session_tty.as_deref().map(Path::new),
             new_proc: ns.pid,
@@ -209,13 +218,27 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
         // directory as it was under any mount made since (a frozen folder's, whose names
         // made later would show through it): the root of the new view instead.
         std::env::set_current_dir("/").map_err(|e| format!("entering the new root: {e}"))?;
-        // Landlock may leave reads alone only if every missing secret's folder is frozen
-        // and /proc shows only the sandbox's processes (the host's /proc/<pid>/root and
-        // cwd would lead to the host's view, under none of these mounts). Security
-        // boundary: otherwise Landlock's read rules stay, carved around the secrets.
-        let all_frozen =
-            snapshot_plan.is_some_and(|dirs| dirs.iter().all(|d| made.snapshots.contains(d)));
-        spec.reads_by_mounts = all_frozen && ns.pid;
+        // Landlock may leave reads alone only if every folder planned was frozen, each
+        // missing secret's nearest folder in the view made is one of them (a folder made
+        // on the host since the plan would be live), no secret lies in a writable root
+        // (its folder cannot be frozen), and /proc shows only the sandbox's processes (the
+        // host's /proc/<pid>/root and cwd would lead to the host's view, under none of
+        // these mounts). Security boundary: otherwise Landlock's read rules stay, carved
+        // around the secrets.
+        let all_frozen = freeze_plan.as_ref().is_some_and(|dirs| {
+            dirs.iter().all(|d| made.snapshots.contains(d))
+                && missing.iter().all(|m| {
+                    nearest_dir(m).is_some_and(|d| {
+                        made.snapshots.iter().any(|f| f == d)
+                            || hidden.iter().any(|h| d.starts_with(h))
+                    })
+                })
+        });
+        let secret_in_writable = spec
+            .deny_read
+            .iter()
+            .any(|h| writable.iter().any(|w| Path::new(h).starts_with(w)));
+        spec.reads_by_mounts = all_frozen && !secret_in_writable && ns.pid;
         spec.private_pts = made.private_pts;
     }
     if ns.net {
@@ -241,25 +264,97 @@ fn missing_outside<'a>(spec: &'a SandboxSpec, writable: &[&OsStr]) -> Vec<&'a Pa
         .collect()
 }
 
-/// The directories whose listing the mount view freezes so that the `missing` secret
-/// paths stay unreadable if made during the session: the nearest existing directory above
-/// each. `None` when one of them cannot be frozen: it would be `/`, or lie where the view
-/// mounts anew (`/proc`, `/dev`); Landlock's read rules then stand in.
-fn snapshot_dirs(missing: &[&Path], hidden: &[&OsStr]) -> Option<Vec<PathBuf>> {
+/// The secret paths that exist (hidden by the view) outside the writable roots and not
+/// beneath another hidden one.
+fn existing_outside<'a>(spec: &'a SandboxSpec, writable: &[&OsStr]) -> Vec<&'a Path> {
+    spec.deny_read
+        .iter()
+        .map(Path::new)
+        .filter(|e| !writable.iter().any(|w| e.starts_with(w)))
+        .filter(|e| {
+            !spec
+                .deny_read
+                .iter()
+                .any(|h| e.starts_with(h) && *e != Path::new(h))
+        })
+        .collect()
+}
+
+/// The nearest existing directory above `path`.
+fn nearest_dir(path: &Path) -> Option<&Path> {
+    let mut dir = path.parent()?;
+    while !dir.symlink_metadata().is_ok_and(|md| md.is_dir()) {
+        dir = dir.parent()?;
+    }
+    Some(dir)
+}
+
+/// Whether this process can open `path` for reading: the sandbox, with fewer rights
+/// (no capabilities; in a user namespace, the same ids), cannot where this cannot.
+fn readable_here(path: &Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
+        Ok(_) => true,
+        Err(e) => !matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)),
+    }
+}
+
+/// The folders whose listing the mount view freezes (`mount_view::snapshot`), so that the
+/// secret paths stay unreadable whatever the host does during the session:
+/// - for each one missing at start, the nearest existing folder above it, so that one
+///   made there (a login in another terminal) never appears;
+/// - for each one that exists and that the sandbox could read but for its cover, its
+///   folder, so that a rename or unlink on the host (`git credential-store` rewrites
+///   `~/.git-credentials` by a rename) cannot take the cover away with the old name:
+///   in a frozen folder the secret's name is an empty object of the tmpfs, not the
+///   host's;
+/// - and each folder from those up to the home directory, so that a folder above moved
+///   aside on the host (`mv ~/.config ~/.config.old`) does not bring a live one in.
+///
+/// A secret the sandbox could not read anyway (a root-owned `/etc/shadow` for a user) keeps
+/// its cover alone, as does one directly in `/` (`/root`). `None` when a missing one's
+/// folder cannot be frozen (`/`, or where the view mounts anew: `/proc`, `/dev`):
+/// Landlock's read rules then stand in.
+fn freeze_dirs(
+    existing: &[&Path],
+    missing: &[&Path],
+    hidden: &[&OsStr],
+    home: Option<&Path>,
+) -> Option<Vec<PathBuf>> {
     let mut dirs = Vec::new();
-    for m in missing {
-        let mut dir = m.parent()?;
-        while !dir.symlink_metadata().is_ok_and(|md| md.is_dir()) {
-            dir = dir.parent()?;
+    let cannot_freeze =
+        |d: &Path| d == Path::new("/") || d.starts_with("/proc") || d.starts_with("/dev");
+    let add_chain = |mut dir: &Path, dirs: &mut Vec<PathBuf>| {
+        dirs.push(dir.to_path_buf());
+        if let Some(home) = home {
+            while dir != home && dir.starts_with(home) {
+                let Some(parent) = dir.parent() else { break };
+                dir = parent;
+                dirs.push(dir.to_path_buf());
+            }
         }
-        if dir == Path::new("/") || dir.starts_with("/proc") || dir.starts_with("/dev") {
+    };
+    for m in missing {
+        let dir = nearest_dir(m)?;
+        if cannot_freeze(dir) {
             return None;
         }
         // Beneath a hidden path it is covered already (and cannot be read to be frozen).
         if hidden.iter().any(|h| dir.starts_with(h)) {
             continue;
         }
-        dirs.push(dir.to_path_buf());
+        add_chain(dir, &mut dirs);
+    }
+    for e in existing {
+        let Some(dir) = e.parent() else { continue };
+        if cannot_freeze(dir) || !readable_here(e) {
+            continue;
+        }
+        add_chain(dir, &mut dirs);
     }
     dirs.sort();
     dirs.dedup();
@@ -394,22 +489,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_folder_frozen_for_a_missing_secret_is_the_nearest_one_that_exists() {
+    fn the_folders_frozen_are_those_above_each_secret_up_to_home() {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
         std::fs::create_dir_all(home.join(".config")).unwrap();
+        std::fs::create_dir_all(home.join("data/deep")).unwrap();
+        std::fs::write(home.join("data/deep/token"), "t").unwrap();
         std::fs::write(home.join(".docker"), "a file where a folder is expected").unwrap();
         std::fs::create_dir_all(dir.path().join("hidden")).unwrap();
+        std::fs::create_dir_all(dir.path().join("sys")).unwrap();
+        std::fs::write(dir.path().join("sys/key"), "k").unwrap();
         let gh = home.join(".config/gh");
         let aws = home.join(".aws/credentials");
         let docker = home.join(".docker/config.json");
         let under_hidden = dir.path().join("hidden/x/y");
         let missing = [gh.as_path(), aws.as_path(), docker.as_path(), &under_hidden];
+        let token = home.join("data/deep/token");
+        let key = dir.path().join("sys/key");
+        let existing = [token.as_path(), key.as_path()];
         let hidden = [dir.path().join("hidden").into_os_string()];
         let hidden: Vec<&OsStr> = hidden.iter().map(|h| h.as_os_str()).collect();
         assert_eq!(
-            snapshot_dirs(&missing, &hidden),
-            Some(vec![home.clone(), home.join(".config")])
+            freeze_dirs(&existing, &missing, &hidden, Some(&home)),
+            Some(vec![
+                home.clone(),
+                home.join(".config"),
+                home.join("data"),
+                home.join("data/deep"),
+                dir.path().join("sys"),
+            ])
         );
         // One whose nearest folder is / or in /proc or /dev cannot be frozen.
         for m in [
@@ -417,8 +525,13 @@ mod tests {
             "/proc/fence-missing/x",
             "/dev/fence-missing",
         ] {
-            assert_eq!(snapshot_dirs(&[Path::new(m)], &[]), None, "{m}");
+            assert_eq!(freeze_dirs(&[], &[Path::new(m)], &[], None), None, "{m}");
         }
-        assert_eq!(snapshot_dirs(&[], &[]), Some(vec![]));
+        assert_eq!(freeze_dirs(&[], &[], &[], None), Some(vec![]));
+        // An existing one directly in / keeps its cover alone.
+        assert_eq!(
+            freeze_dirs(&[Path::new("/etc")], &[], &[], None),
+            Some(vec![])
+        );
     }
 }

@@ -20,6 +20,7 @@ use std::ffi::{CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::sys;
@@ -78,6 +79,9 @@ pub struct ViewPlan<'a> {
     /// The secret paths missing at start that the snapshots stand for: one made before its
     /// directory was frozen is covered as `hidden` are.
     pub missing: &'a [&'a Path],
+    /// Every secret path (hidden and missing): in a frozen folder each is an empty object
+    /// of the tmpfs's own, not a bind of the host's.
+    pub secrets: &'a [&'a Path],
     /// The devices kept in the sandbox's own `/dev` ([`minimal_dev`]); `None` leaves the
     /// host's `/dev`.
     pub devices: Option<&'a [&'a Path]>,
@@ -117,6 +121,7 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         hidden,
         snapshots,
         missing,
+        secrets,
         devices,
         session_tty,
         new_proc,
@@ -146,7 +151,7 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
     ordered.sort_by_key(|p| p.as_os_str().len());
     ordered.dedup();
     for dir in ordered {
-        if snapshot(dir).map_err(|source| MountViewError::Snapshot {
+        if snapshot(dir, secrets).map_err(|source| MountViewError::Snapshot {
             path: dir.to_path_buf(),
             source,
         })? {
@@ -287,6 +292,10 @@ enum Kept {
     Other(OwnedFd),
     /// A symlink: made again with the same text (a bind would follow it).
     Link(std::ffi::OsString),
+    /// A secret path: an empty object of the tmpfs's own (a directory if it was one),
+    /// never a bind of the host's, which a rename or unlink on the host would take away
+    /// with any mount over it.
+    Placeholder { dir: bool },
 }
 
 /// Freezes the listing of `dir`: a tmpfs of the same mode covers it, holding, under the
@@ -298,7 +307,7 @@ enum Kept {
 /// then half made, and the session must not start).
 ///
 /// Why by hand: no crate builds a directory of binds; the steps are mount(2) calls.
-fn snapshot(dir: &Path) -> io::Result<bool> {
+fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
     let c = CString::new(dir.as_os_str().as_bytes()).map_err(io::Error::other)?;
     // SAFETY: a NUL-terminated path; the descriptor is owned below.
     let fd = unsafe {
@@ -337,6 +346,10 @@ fn snapshot(dir: &Path) -> io::Result<bool> {
         let Ok(kind) = entry.file_type() else {
             return Ok(false);
         };
+        if secrets.iter().any(|s| *s == dir.join(&name)) {
+            kept.push((name, Kept::Placeholder { dir: kind.is_dir() }));
+            continue;
+        }
         if kind.is_symlink() {
             match std::fs::read_link(dir.join(&name)) {
                 Ok(text) => kept.push((name, Kept::Link(text.into_os_string()))),
@@ -406,6 +419,18 @@ fn snapshot(dir: &Path) -> io::Result<bool> {
         let fd = match object {
             Kept::Link(text) => {
                 std::os::unix::fs::symlink(&text, &target)?;
+                continue;
+            }
+            Kept::Placeholder { dir: true } => {
+                std::fs::DirBuilder::new().mode(0).create(&target)?;
+                continue;
+            }
+            Kept::Placeholder { dir: false } => {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0)
+                    .open(&target)?;
                 continue;
             }
             Kept::Dir(fd) => {

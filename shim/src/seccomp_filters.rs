@@ -390,20 +390,25 @@ fn chain(programs: Vec<Vec<libc::sock_filter>>) -> Vec<libc::sock_filter> {
     out
 }
 
-/// `open`/`openat` whose flags carry `O_TRUNC` with the `O_RDONLY` access mode.
+/// `open`/`openat` whose flags carry `O_TRUNC` with an access mode that does not write:
+/// `O_RDONLY`, and 3 (neither reading nor writing, which Linux accepts), for which Landlock
+/// asks no write right either.
 fn truncating_read_opens() -> BTreeMap<i64, Vec<SeccompRule>> {
     let mask = (libc::O_ACCMODE | libc::O_TRUNC) as u64;
-    let value = (libc::O_RDONLY | libc::O_TRUNC) as u64;
+    let values = [
+        (libc::O_RDONLY | libc::O_TRUNC) as u64,
+        (libc::O_ACCMODE | libc::O_TRUNC) as u64,
+    ];
+    let rules_for = |arg: u8| {
+        values
+            .iter()
+            .map(|&value| rule(vec![cond(arg, Len::Dword, Op::MaskedEq(mask), value)]))
+            .collect::<Vec<_>>()
+    };
     let mut rules = BTreeMap::new();
-    rules.insert(
-        libc::SYS_openat,
-        vec![rule(vec![cond(2, Len::Dword, Op::MaskedEq(mask), value)])],
-    );
+    rules.insert(libc::SYS_openat, rules_for(2));
     #[cfg(target_arch = "x86_64")]
-    rules.insert(
-        libc::SYS_open,
-        vec![rule(vec![cond(1, Len::Dword, Op::MaskedEq(mask), value)])],
-    );
+    rules.insert(libc::SYS_open, rules_for(1));
     rules
 }
 
@@ -1468,6 +1473,21 @@ mod tests {
             run(p, X86_64, libc::SYS_openat as u32, [0, 0, flags, 0, 0, 0])
         };
         assert_eq!(openat(&guarded, rdonly_trunc), errno(libc::EACCES));
+        // Access mode 3 (neither read nor write) truncates too, with no write right asked.
+        let mode3_trunc = (libc::O_ACCMODE | libc::O_TRUNC) as u64;
+        assert_eq!(openat(&guarded, mode3_trunc), errno(libc::EACCES));
+        assert_eq!(
+            openat(&guarded, mode3_trunc | libc::O_CLOEXEC as u64),
+            errno(libc::EACCES)
+        );
+        assert_eq!(
+            openat(&guarded, libc::O_ACCMODE as u64),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            openat(&guarded, (libc::O_RDWR | libc::O_TRUNC) as u64),
+            libc::SECCOMP_RET_ALLOW
+        );
         assert_eq!(
             run(
                 &guarded,

@@ -422,14 +422,14 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
                 continue;
             }
             Kept::Placeholder { dir: true } => {
-                std::fs::DirBuilder::new().mode(0).create(&target)?;
+                std::fs::DirBuilder::new().mode(0o000).create(&target)?;
                 continue;
             }
             Kept::Placeholder { dir: false } => {
                 std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
-                    .mode(0)
+                    .mode(0o000)
                     .open(&target)?;
                 continue;
             }

@@ -9,7 +9,7 @@
 mod support;
 
 use std::ffi::OsStr;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
@@ -228,6 +228,50 @@ fn an_approved_write_outside_is_carried_out_by_fence(w: &World) {
     let q = questions(&log, target.to_str().unwrap());
     assert_eq!(q.len(), 1);
     assert_eq!(q[0]["answer"], "yes");
+}
+
+/// A write a person approves to an unreadable path is carried out without read access: the
+/// descriptor the sandbox gets for `open(~/.netrc, O_RDWR)` writes but does not read.
+fn an_approved_write_to_a_secret_does_not_read_it(w: &World) {
+    let netrc = w.home.join(".netrc");
+    std::fs::write(&netrc, "machine x password NETRC-SECRET\n").unwrap();
+    std::fs::set_permissions(&netrc, std::fs::Permissions::from_mode(0o600)).unwrap();
+    w.own(&netrc);
+    w.write(
+        "probe.py",
+        &format!(
+            r##"import os
+try:
+    fd = os.open({n:?}, os.O_RDWR)
+    try:
+        print("read", os.read(fd, 100))
+    except OSError as e:
+        print("read refused", e.errno)
+    os.lseek(fd, 0, os.SEEK_END)
+    os.write(fd, b"# appended\n")
+    print("written")
+except OSError as e:
+    print("open refused", e.errno)
+"##,
+            n = netrc.display()
+        ),
+    );
+    let approver = script(w, "yes\n");
+    let (out, _) = run_logged(w, &["--approver", &approver], &[PYTHON, "probe.py"]);
+    let text = stdout(&out);
+    assert!(
+        !text.contains("NETRC-SECRET"),
+        "the secret was read: {text}"
+    );
+    assert!(
+        text.contains("written"),
+        "the approved write failed: {text} {}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&netrc).unwrap(),
+        "machine x password NETRC-SECRET\n# appended\n"
+    );
 }
 
 fn a_no_with_a_reason_reaches_the_process(w: &World) {
@@ -523,6 +567,7 @@ both_ways!(
     exec_ask_rules_are_refused_when_nobody_answers,
     mode_auto_runs_askable_exec_rules_but_never_writes_outside,
     an_approved_write_outside_is_carried_out_by_fence,
+    an_approved_write_to_a_secret_does_not_read_it,
     a_no_with_a_reason_reaches_the_process,
     a_protected_path_needs_a_yes,
     always_covers_the_exact_argv_only,

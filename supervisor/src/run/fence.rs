@@ -22,6 +22,11 @@ pub struct Fence {
     /// namespace the host's `/dev/shm`. Any may be a repository of its own, or become one,
     /// whose hooks and config the user's git runs later.
     pub rule_bases: Vec<PathBuf>,
+    /// The unreadable paths (SPEC §2 secrets, `--deny-read`; those missing at start where
+    /// they would be made), each with everything beneath it: a write a person approves
+    /// there is carried out without read access, so that the descriptor the sandbox gets
+    /// does not read the secret.
+    pub unreadable: Vec<PathBuf>,
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
     /// a metadata change there fails with EROFS whatever path the target swaps in. The
     /// same view makes the protected paths that exist read-only mounts, so a write inside
@@ -53,6 +58,11 @@ pub struct Fence {
 }
 
 impl Fence {
+    /// Whether `path` (absolute, resolved) is or lies beneath an unreadable path.
+    pub fn is_unreadable(&self, path: &Path) -> bool {
+        self.unreadable.iter().any(|u| path.starts_with(u))
+    }
+
     /// The writable root containing `path`, if any.
     pub fn root_of(&self, path: &Path) -> Option<&Path> {
         self.writable
@@ -342,6 +352,7 @@ mod tests {
             devices: vec![],
             protected: vec![],
             rule_bases: vec![],
+            unreadable: vec![],
             read_only_view: true,
             quiet_blocks: false,
             read_only_worktree: false,

@@ -503,6 +503,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         devices,
         protected: protected.clone(),
         rule_bases: prepare::with_shared_memory(&rule_bases, shim_process.namespaces.mount),
+        unreadable: deny_read
+            .iter()
+            .chain(&deny_read_missing)
+            .cloned()
+            .collect(),
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,

@@ -527,6 +527,7 @@ pub fn check(
                     None
                 } else {
                     approved::operation_for(n, mem, &resolved, source.as_deref())
+                        .map(|op| op.without_reading_secrets(fence))
                 }
             };
             // The device list holds files to open, not names to make, move or remove: a

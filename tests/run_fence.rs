@@ -827,6 +827,123 @@ fn a_secret_the_host_replaces_during_the_session_stays_unreadable(w: &World) {
     }
 }
 
+/// Secrets outside the home directory stay unreadable when the host rewrites them: a
+/// `--deny-read` file replaced by a rename (`sed -i`, an editor), and one reached through
+/// symbolic links that the host re-points (`..data -> ..v2`, as Kubernetes swaps secret
+/// volumes).
+fn a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable(w: &World) {
+    let app = w.outside.join("app");
+    let sa = w.outside.join("sa");
+    std::fs::create_dir_all(&app).unwrap();
+    std::fs::create_dir_all(sa.join("..v1")).unwrap();
+    std::fs::write(app.join("app.env"), "DB_PASSWORD=APP-ORIGINAL\n").unwrap();
+    std::fs::write(sa.join("..v1/token"), "TOKEN-V1\n").unwrap();
+    std::os::unix::fs::symlink("..v1", sa.join("..data")).unwrap();
+    std::os::unix::fs::symlink("..data/token", sa.join("token")).unwrap();
+    for p in [
+        app.clone(),
+        app.join("app.env"),
+        sa.clone(),
+        sa.join("..v1"),
+        sa.join("..v1/token"),
+        sa.join("..data"),
+        sa.join("token"),
+    ] {
+        w.own(&p);
+        if !p.is_symlink() {
+            let mode = if p.is_dir() { 0o755 } else { 0o644 };
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+    }
+    let (env, token) = (app.join("app.env"), sa.join("token"));
+    w.write(
+        "s.sh",
+        &format!(
+            "cat {e} {t}\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {e} {t}\necho read-done > done\n",
+            e = env.display(),
+            t = token.display()
+        ),
+    );
+    let child = w
+        .fence(&[
+            "--deny-read".as_ref(),
+            env.as_os_str(),
+            "--deny-read".as_ref(),
+            token.as_os_str(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "s.sh".as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    std::fs::write(app.join(".app.env.new"), "DB_PASSWORD=APP-NEW\n").unwrap();
+    std::fs::set_permissions(
+        app.join(".app.env.new"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    std::fs::rename(app.join(".app.env.new"), &env).unwrap();
+    std::fs::create_dir_all(sa.join("..v2")).unwrap();
+    std::fs::write(sa.join("..v2/token"), "TOKEN-V2\n").unwrap();
+    std::fs::set_permissions(sa.join("..v2"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(
+        sa.join("..v2/token"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("..v2", sa.join("..data.tmp")).unwrap();
+    std::fs::rename(sa.join("..data.tmp"), sa.join("..data")).unwrap();
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not run to its end: {}",
+        stderr(&out)
+    );
+    for marker in ["APP-", "TOKEN-"] {
+        assert!(!text.contains(marker), "{marker} leaked: {text}");
+    }
+}
+
+/// A device node outside /dev (a chroot's, an initramfs tree's) gives no device: with a
+/// mount view every mount but the device list's has no devices.
+fn a_device_node_outside_dev_gives_no_device(w: &World) {
+    let test = "a_device_node_outside_dev_gives_no_device";
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        support::skip(
+            test,
+            "without a mount namespace a device node the user may open outside /dev stays reachable (docs/run.md, known gaps)",
+        );
+        return;
+    }
+    let node = w.outside.join("zero");
+    let c = std::ffi::CString::new(node.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mknod with a NUL-terminated path (the tests run as root).
+    let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 5)) };
+    assert_eq!(made, 0, "mknod: {}", std::io::Error::last_os_error());
+    std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o666)).unwrap();
+    let out = w.python(&format!(
+        r#"import os
+try:
+    fd = os.open({n:?}, os.O_RDONLY)
+    print("opened", len(os.read(fd, 8)))
+except OSError as e:
+    print("refused", e.errno)
+"#,
+        n = node.display()
+    ));
+    let text = stdout(&out);
+    assert!(
+        text.contains("refused"),
+        "a device outside /dev opened: {text} {}",
+        stderr(&out)
+    );
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -3620,6 +3737,8 @@ both_ways!(
     secrets_under_home_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
+    a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable,
+    a_device_node_outside_dev_gives_no_device,
     a_raw_disk_is_unreadable,
     truncation_inside_works_and_a_protected_file_made_later_is_kept,
     a_thread_swapping_the_path_never_truncates_a_protected_file,

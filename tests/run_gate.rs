@@ -230,9 +230,10 @@ fn an_approved_write_outside_is_carried_out_by_fence(w: &World) {
     assert_eq!(q[0]["answer"], "yes");
 }
 
-/// A write a person approves to an unreadable path is carried out without read access: the
-/// descriptor the sandbox gets for `open(~/.netrc, O_RDWR)` writes but does not read.
-fn an_approved_write_to_a_secret_does_not_read_it(w: &World) {
+/// A secret is never written, moved or linked for the sandbox, even with a person's Yes
+/// (the descriptor it would get reads the secret, through `/proc/self/fd` too): the write
+/// is refused with a reason and no question.
+fn a_write_to_a_secret_is_refused_without_a_question(w: &World) {
     let netrc = w.home.join(".netrc");
     std::fs::write(&netrc, "machine x password NETRC-SECRET\n").unwrap();
     std::fs::set_permissions(&netrc, std::fs::Permissions::from_mode(0o600)).unwrap();
@@ -241,36 +242,53 @@ fn an_approved_write_to_a_secret_does_not_read_it(w: &World) {
         "probe.py",
         &format!(
             r##"import os
-try:
-    fd = os.open({n:?}, os.O_RDWR)
+for flags in [os.O_RDWR, os.O_WRONLY | os.O_APPEND]:
     try:
-        print("read", os.read(fd, 100))
+        fd = os.open({n:?}, flags)
+        for reader in [lambda: os.read(fd, 100),
+                       lambda: open("/proc/self/fd/%d" % fd, "rb").read()]:
+            try:
+                print("read", reader())
+            except OSError as e:
+                print("read refused", e.errno)
+        os.write(fd, b"# appended\n")
+        print("written")
     except OSError as e:
-        print("read refused", e.errno)
-    os.lseek(fd, 0, os.SEEK_END)
-    os.write(fd, b"# appended\n")
-    print("written")
+        print("open refused", e.errno)
+try:
+    os.rename({n:?}, "stolen")
+    print("moved")
 except OSError as e:
-    print("open refused", e.errno)
+    print("rename refused", e.errno)
 "##,
             n = netrc.display()
         ),
     );
-    let approver = script(w, "yes\n");
-    let (out, _) = run_logged(w, &["--approver", &approver], &[PYTHON, "probe.py"]);
+    let approver = script(w, "yes\nyes\nyes\nyes\n");
+    let (out, log) = run_logged(w, &["--approver", &approver], &[PYTHON, "probe.py"]);
     let text = stdout(&out);
+    assert!(text.contains("open refused"), "{text} {}", stderr(&out));
     assert!(
         !text.contains("NETRC-SECRET"),
         "the secret was read: {text}"
     );
     assert!(
-        text.contains("written"),
-        "the approved write failed: {text} {}",
-        stderr(&out)
+        !text.contains("written") && !text.contains("moved"),
+        "{text}"
     );
     assert_eq!(
         std::fs::read_to_string(&netrc).unwrap(),
-        "machine x password NETRC-SECRET\n# appended\n"
+        "machine x password NETRC-SECRET\n"
+    );
+    assert!(!w.worktree.join("stolen").exists());
+    assert!(
+        questions(&log, netrc.to_str().unwrap()).is_empty(),
+        "a question was asked: {log:?}"
+    );
+    assert!(
+        stderr(&out).contains("fence.secret-path"),
+        "{}",
+        stderr(&out)
     );
 }
 
@@ -567,7 +585,7 @@ both_ways!(
     exec_ask_rules_are_refused_when_nobody_answers,
     mode_auto_runs_askable_exec_rules_but_never_writes_outside,
     an_approved_write_outside_is_carried_out_by_fence,
-    an_approved_write_to_a_secret_does_not_read_it,
+    a_write_to_a_secret_is_refused_without_a_question,
     a_no_with_a_reason_reaches_the_process,
     a_protected_path_needs_a_yes,
     always_covers_the_exact_argv_only,

@@ -51,6 +51,15 @@ pub struct SandboxSpec {
     /// stays unreadable.
     #[serde(default)]
     pub deny_read_missing: Vec<OsString>,
+    /// The folders holding a symbolic link met on the way to an unreadable path: frozen by
+    /// the mount view too, so that a link re-pointed there during the session does not
+    /// lead the same name to a new object.
+    #[serde(default)]
+    pub deny_read_via: Vec<OsString>,
+    /// The home directories whose secrets are hidden (canonical): the mount view freezes
+    /// the folders from a secret's up to its home.
+    #[serde(default)]
+    pub homes: Vec<OsString>,
     /// The terminal the session runs on (`/dev/pts/N`), writable when present.
     pub session_tty: Option<OsString>,
     pub namespaces: Namespaces,

@@ -180,13 +180,9 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
         let missing = missing_outside(spec, &writable);
         let existing = existing_outside(spec, &writable);
-        let home = spec
-            .env
-            .iter()
-            .find(|(k, _)| k == "HOME")
-            .map(|(_, v)| Path::new(v))
-            .filter(|h| h.is_absolute());
-        let freeze_plan = freeze_dirs(&existing, &missing, &hidden, home);
+        let homes: Vec<&Path> = spec.homes.iter().map(Path::new).collect();
+        let via: Vec<&Path> = spec.deny_read_via.iter().map(Path::new).collect();
+        let freeze_plan = freeze_dirs(&existing, &missing, &via, &hidden, &homes);
         let snapshots: Vec<&Path> = freeze_plan.iter().flatten().map(PathBuf::as_path).collect();
         let secrets: Vec<&Path> = hidden
             .iter()
@@ -315,23 +311,26 @@ fn readable_here(path: &Path) -> bool {
 /// - and each folder from those up to the home directory, so that a folder above moved
 ///   aside on the host (`mv ~/.config ~/.config.old`) does not bring a live one in.
 ///
+/// - and each folder holding a symbolic link met on the way to a secret (`via`).
+///
 /// A secret the sandbox could not read anyway (a root-owned `/etc/shadow` for a user) keeps
-/// its cover alone, as does one directly in `/` (`/root`) or in `/etc` (see below). `None` when a missing one's
+/// its cover alone, as does one directly in `/` (`/root`). `None` when a missing one's
 /// folder cannot be frozen (`/`, or where the view mounts anew: `/proc`, `/dev`):
 /// Landlock's read rules then stand in.
 fn freeze_dirs(
     existing: &[&Path],
     missing: &[&Path],
+    via: &[&Path],
     hidden: &[&OsStr],
-    home: Option<&Path>,
+    homes: &[&Path],
 ) -> Option<Vec<PathBuf>> {
     let mut dirs = Vec::new();
     let cannot_freeze =
         |d: &Path| d == Path::new("/") || d.starts_with("/proc") || d.starts_with("/dev");
     let add_chain = |mut dir: &Path, dirs: &mut Vec<PathBuf>| {
         dirs.push(dir.to_path_buf());
-        if let Some(home) = home {
-            while dir != home && dir.starts_with(home) {
+        if let Some(home) = homes.iter().find(|h| dir.starts_with(h)) {
+            while dir != *home {
                 let Some(parent) = dir.parent() else { break };
                 dir = parent;
                 dirs.push(dir.to_path_buf());
@@ -351,10 +350,17 @@ fn freeze_dirs(
     }
     for e in existing {
         let Some(dir) = e.parent() else { continue };
-        // /etc itself (`shadow`, `gshadow`, `sudoers`) is frozen only for a missing one:
-        // freezing its ~150 entries costs ~1.5 ms of every root session's start, and its
-        // secrets are replaced during a session only by the administrator's own tools.
-        if cannot_freeze(dir) || dir == Path::new("/etc") || !readable_here(e) {
+        // A root session freezes /etc (`shadow`: ~150 entries, ~1.5 ms of its start): any
+        // user's `passwd` on the host replaces the file by a rename.
+        if cannot_freeze(dir) || !readable_here(e) {
+            continue;
+        }
+        add_chain(dir, &mut dirs);
+    }
+    // A link re-pointed on the way would lead the same name elsewhere; one in / (a
+    // top-level link such as /home -> /var/home) is not expected to move.
+    for dir in via {
+        if cannot_freeze(dir) || hidden.iter().any(|h| dir.starts_with(h)) {
             continue;
         }
         add_chain(dir, &mut dirs);
@@ -513,7 +519,7 @@ mod tests {
         let hidden = [dir.path().join("hidden").into_os_string()];
         let hidden: Vec<&OsStr> = hidden.iter().map(|h| h.as_os_str()).collect();
         assert_eq!(
-            freeze_dirs(&existing, &missing, &hidden, Some(&home)),
+            freeze_dirs(&existing, &missing, &[], &hidden, &[&home]),
             Some(vec![
                 home.clone(),
                 home.join(".config"),
@@ -528,17 +534,28 @@ mod tests {
             "/proc/fence-missing/x",
             "/dev/fence-missing",
         ] {
-            assert_eq!(freeze_dirs(&[], &[Path::new(m)], &[], None), None, "{m}");
+            assert_eq!(
+                freeze_dirs(&[], &[Path::new(m)], &[], &[], &[]),
+                None,
+                "{m}"
+            );
         }
-        assert_eq!(freeze_dirs(&[], &[], &[], None), Some(vec![]));
-        // An existing one directly in / or in /etc keeps its cover alone.
+        assert_eq!(freeze_dirs(&[], &[], &[], &[], &[]), Some(vec![]));
+        // A folder holding a link on the way is frozen, up to the home it lies in.
+        let links = home.join("data/links");
         assert_eq!(
-            freeze_dirs(&[Path::new("/etc/hostname")], &[], &[], None),
+            freeze_dirs(&[], &[], &[&links, Path::new("/")], &[], &[&home]),
+            Some(vec![home.clone(), home.join("data"), links.clone()])
+        );
+        // An existing one directly in / keeps its cover alone; one in /etc that this
+        // process can read (/etc/hostname) has /etc frozen.
+        assert_eq!(
+            freeze_dirs(&[Path::new("/etc")], &[], &[], &[], &[]),
             Some(vec![])
         );
         assert_eq!(
-            freeze_dirs(&[Path::new("/etc")], &[], &[], None),
-            Some(vec![])
+            freeze_dirs(&[Path::new("/etc/hostname")], &[], &[], &[], &[]),
+            Some(vec![PathBuf::from("/etc")])
         );
     }
 }

@@ -320,15 +320,13 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     // /dev is denied as a whole; the short device list is granted back below.
     let mut denied: Vec<PathBuf> = spec.deny_read.iter().map(PathBuf::from).collect();
     denied.push(PathBuf::from("/dev"));
-    // In a mount namespace the init has covered the unreadable paths with empty mounts:
-    // Landlock then needs to carve out only /dev (they still count for the check below).
     // With a mount view that hides every secret itself (frozen listings where one is
     // missing, a minimal /dev), Landlock carves nothing and handles no read right.
+    // Otherwise it carves every secret, those the view covers too: a cover on the host's
+    // own name goes away if the host replaces the file by a rename.
     let reads_by_mounts = ns.mount && ns.pid && spec.reads_by_mounts;
     let mut carved: Vec<PathBuf> = if reads_by_mounts {
         Vec::new()
-    } else if ns.mount {
-        vec![PathBuf::from("/dev")]
     } else {
         denied.clone()
     };
@@ -817,6 +815,8 @@ mod tests {
             allow_write: vec![],
             deny_read: deny.iter().map(|p| p.as_os_str().to_owned()).collect(),
             deny_read_missing: vec![],
+            deny_read_via: vec![],
+            homes: vec![],
             session_tty: None,
             namespaces: Namespaces::default(),
             uid: 0,

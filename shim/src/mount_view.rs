@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use crate::sys;
 
 const MOUNT_ATTR_RDONLY: u64 = 0x0000_0001;
+const MOUNT_ATTR_NODEV: u64 = 0x0000_0004;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MountViewError {
@@ -167,8 +168,12 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         })?;
     }
     // The minimal /dev after the private /dev/shm, which it carries over.
+    let mut device_mounts = Vec::new();
     if let Some(devices) = devices {
-        made.private_pts = minimal_dev(devices, session_tty).map_err(MountViewError::Dev)?;
+        let (private_pts, bound) =
+            minimal_dev(devices, session_tty).map_err(MountViewError::Dev)?;
+        made.private_pts = private_pts;
+        device_mounts = bound;
     }
     if let Some((path, size)) = sized_tmp {
         mount_sized_tmp(path, size).map_err(|source| MountViewError::SizedTmp {
@@ -200,9 +205,20 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         }
         targets.push((PathBuf::from(path), c));
     }
-    // Every mount read-only, recursively; other mount flags are left as they are (so locked
-    // flags in a user namespace are not disturbed).
-    sys::mount_setattr(&root, true, MOUNT_ATTR_RDONLY, 0).map_err(MountViewError::ReadOnly)?;
+    // Every mount read-only and without devices, recursively (a device node outside /dev,
+    // in a chroot or an initramfs tree, would reach a disk or the console); other mount
+    // flags are left as they are (so locked flags in a user namespace are not disturbed).
+    // The device list's own mounts get their devices back.
+    sys::mount_setattr(&root, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, 0)
+        .map_err(MountViewError::ReadOnly)?;
+    if devices.is_none() {
+        let dev = cstring(OsStr::new("/dev"))?;
+        sys::mount_setattr(&dev, true, 0, MOUNT_ATTR_NODEV).map_err(MountViewError::ReadOnly)?;
+    }
+    for path in &device_mounts {
+        let c = cstring(path.as_os_str())?;
+        sys::mount_setattr(&c, false, 0, MOUNT_ATTR_NODEV).map_err(MountViewError::ReadOnly)?;
+    }
     for (path, c) in &targets {
         sys::mount_setattr(c, true, 0, MOUNT_ATTR_RDONLY).map_err(|source| {
             MountViewError::Writable {
@@ -474,9 +490,11 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
 /// no other device (a disk read raw would show every file on it; another terminal of the
 /// user, read, gives its keystrokes). Devices that do not exist are left out. Where no
 /// devpts can be mounted, the host's `/dev/ptmx` and the session's terminal at its own
-/// path stand in, as without a mount view. Returns whether `/dev/pts` is the sandbox's.
-fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<bool> {
+/// path stand in, as without a mount view. Returns whether `/dev/pts` is the sandbox's, and
+/// the device mounts made (which keep their devices when every other mount loses them).
+fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<(bool, Vec<PathBuf>)> {
     let mut kept = Vec::new();
+    let mut bound = Vec::new();
     // Only paths in /dev: nothing is ever made elsewhere.
     let in_dev = |p: &&Path| p.starts_with("/dev/") && p.components().count() > 2;
     for path in devices.iter().copied().chain(session_tty).filter(in_dev) {
@@ -546,9 +564,13 @@ fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<bool
         if ret < 0 {
             return Err(io::Error::last_os_error());
         }
+        if !is_dir {
+            bound.push(at.to_path_buf());
+        }
     }
     if private_pts {
         std::os::unix::fs::symlink("pts/ptmx", "/dev/ptmx")?;
+        bound.push(PathBuf::from("/dev/pts"));
     }
     for (link, to) in [
         ("/dev/fd", "/proc/self/fd"),
@@ -558,7 +580,7 @@ fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<bool
     ] {
         std::os::unix::fs::symlink(to, link)?;
     }
-    Ok(private_pts)
+    Ok((private_pts, bound))
 }
 
 fn bind_onto_itself(c: &CString) -> io::Result<()> {

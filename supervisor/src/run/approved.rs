@@ -17,7 +17,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::acting::{TargetCredentials, act_as};
-use super::fence::Fence;
 use super::listener::{Listener, Notification, Response};
 use super::metadata::{self, MetadataOp};
 use super::path_resolve::Caller;
@@ -91,31 +90,6 @@ impl Operation {
     /// ([`perform`]); every other operation returns at once.
     pub fn may_wait(&self) -> bool {
         matches!(self, Operation::Reopen { .. } | Operation::Truncate { .. })
-    }
-}
-
-impl Operation {
-    /// The operation with read access taken out of an open of an unreadable path (a write
-    /// a person approved to `~/.netrc` must not hand the sandbox a descriptor that reads
-    /// it). Security boundary: the carried-out open is the only way the sandbox reaches
-    /// the real file.
-    pub fn without_reading_secrets(self, fence: &Fence) -> Operation {
-        match self {
-            Operation::Open {
-                path,
-                flags,
-                mode,
-                missing,
-            } if fence.is_unreadable(&path) && flags & libc::O_ACCMODE == libc::O_RDWR => {
-                Operation::Open {
-                    path,
-                    flags: (flags & !libc::O_ACCMODE) | libc::O_WRONLY,
-                    mode,
-                    missing,
-                }
-            }
-            other => other,
-        }
     }
 }
 

@@ -23,9 +23,9 @@ pub struct Fence {
     /// whose hooks and config the user's git runs later.
     pub rule_bases: Vec<PathBuf>,
     /// The unreadable paths (SPEC §2 secrets, `--deny-read`; those missing at start where
-    /// they would be made), each with everything beneath it: a write a person approves
-    /// there is carried out without read access, so that the descriptor the sandbox gets
-    /// does not read the secret.
+    /// they would be made), each with everything beneath it: no write, move or link there
+    /// is carried out for the sandbox, even with a person's Yes, since the descriptor or
+    /// name it would get reads the secret.
     pub unreadable: Vec<PathBuf>,
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
     /// a metadata change there fails with EROFS whatever path the target swaps in. The

@@ -298,7 +298,14 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         Some(proxy)
     };
     let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
-    let (deny_read, deny_read_missing) = prepare::denied_reads(home.as_deref(), &deny_extra);
+    let secret_homes = prepare::home_dirs(home.as_deref());
+    let (deny_read, deny_read_missing, mut deny_read_via) =
+        prepare::denied_reads(&secret_homes, &deny_extra);
+    // The links on the way to a --deny-read path as given (its canonical form has none).
+    let given: Vec<PathBuf> = args.deny_read.iter().map(|p| cwd.join(p)).collect();
+    deny_read_via.extend(prepare::link_folders(&given));
+    deny_read_via.sort();
+    deny_read_via.dedup();
     let session_tty = prepare::session_tty();
 
     let mut writable = vec![tmp.path.clone()];
@@ -378,6 +385,14 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .map(|p| p.clone().into_os_string())
                 .collect(),
             deny_read_missing: deny_read_missing
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+            deny_read_via: deny_read_via
+                .iter()
+                .map(|p| p.clone().into_os_string())
+                .collect(),
+            homes: secret_homes
                 .iter()
                 .map(|p| p.clone().into_os_string())
                 .collect(),

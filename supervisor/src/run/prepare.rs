@@ -309,20 +309,31 @@ pub fn sandbox_environment(
     env
 }
 
-/// The unreadable paths (SPEC §2) and `extra` (`--deny-read`), in two lists: those that
-/// exist, canonical; and those that do not exist yet, each where it would be made: its
-/// symbolic links followed as far as they lead (a dangling one's target included), the
-/// missing rest kept. A secret made during the session (a login in another terminal, or
-/// the target of a dangling `~/.netrc` link) must be as unreadable as one that was there
-/// at start. One pass over the candidates: each costs a few system calls per component,
-/// on every start.
-pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+/// The unreadable paths (SPEC §2, under each of `homes`) and `extra` (`--deny-read`), in
+/// three lists: those that exist, canonical (one beneath another left out); those that do
+/// not exist yet, each where it would be made: its symbolic links followed as far as they
+/// lead (a dangling one's target included), the missing rest kept; and the folders holding
+/// a link met on the way to any of them ([`link_folders`]). A secret made during the
+/// session (a login in another terminal, or the target of a dangling `~/.netrc` link) must
+/// be as unreadable as one that was there at start. One pass over the candidates: each
+/// costs a few system calls per component, on every start.
+pub fn denied_reads(
+    homes: &[PathBuf],
+    extra: &[PathBuf],
+) -> (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>) {
     let mut existing = Vec::new();
     let mut missing = Vec::new();
-    for p in secret_candidates(home, extra) {
+    let mut candidates: Vec<PathBuf> = homes
+        .iter()
+        .flat_map(|h| secret_candidates(Some(h), extra))
+        .collect();
+    if homes.is_empty() {
+        candidates = secret_candidates(None, extra);
+    }
+    for p in &candidates {
         if let Ok(canonical) = p.canonicalize() {
             existing.push(canonical);
-        } else if let Some(placed) = where_it_would_be(&p) {
+        } else if let Some(placed) = where_it_would_be(p) {
             // Made since it was looked at: it exists, whole.
             match placed.canonicalize() {
                 Ok(canonical) => existing.push(canonical),
@@ -334,7 +345,83 @@ pub fn denied_reads(home: Option<&Path>, extra: &[PathBuf]) -> (Vec<PathBuf>, Ve
         list.sort();
         list.dedup();
     }
-    (existing, missing)
+    // One beneath another (a home's keys inside a hidden /root) goes with it.
+    let mut outermost: Vec<PathBuf> = Vec::new();
+    for p in existing {
+        if !outermost.iter().any(|o| p.starts_with(o)) {
+            outermost.push(p);
+        }
+    }
+    let via = link_folders(&candidates);
+    (outermost, missing, via)
+}
+
+/// The home directories whose secrets are hidden: `$HOME`, and the account's own from the
+/// password database when it differs or `HOME` is unset (a sandbox started with another
+/// `HOME` must not read the real one's keys); canonical where they exist.
+pub fn home_dirs(env_home: Option<&Path>) -> Vec<PathBuf> {
+    let account = nix::unistd::User::from_uid(nix::unistd::getuid())
+        .ok()
+        .flatten()
+        .map(|u| u.dir);
+    let mut homes: Vec<PathBuf> = env_home
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(account)
+        .filter(|h| h.is_absolute() && h != Path::new("/"))
+        .map(|h| h.canonicalize().unwrap_or(h))
+        .collect();
+    homes.dedup();
+    homes
+}
+
+/// The folders holding a symbolic link met on the way to each of `paths` (absolute): a
+/// link re-pointed there during the session (`..data -> ..v2`, as Kubernetes swaps secret
+/// volumes) leads the same name to a new object, so the view freezes these folders too.
+pub fn link_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in paths {
+        let mut done = PathBuf::from("/");
+        let mut todo: std::collections::VecDeque<OsString> = p
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(n) => Some(n.to_owned()),
+                _ => None,
+            })
+            .collect();
+        let mut links = 0;
+        while let Some(name) = todo.pop_front() {
+            if name == ".." {
+                done.pop();
+                continue;
+            }
+            let next = done.join(&name);
+            match next.symlink_metadata() {
+                Ok(m) if m.file_type().is_symlink() && links < 40 => {
+                    links += 1;
+                    out.push(done.clone());
+                    let Ok(target) = std::fs::read_link(&next) else {
+                        break;
+                    };
+                    if target.is_absolute() {
+                        done = PathBuf::from("/");
+                    }
+                    for c in target.components().rev() {
+                        match c {
+                            std::path::Component::Normal(n) => todo.push_front(n.to_owned()),
+                            std::path::Component::ParentDir => todo.push_front("..".into()),
+                            _ => {}
+                        }
+                    }
+                }
+                Ok(_) => done = next,
+                Err(_) => break,
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Where absolute path `p` would be once made: each component that exists is followed if
@@ -545,6 +632,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_accounts_own_home_is_searched_too() {
+        let account = nix::unistd::User::from_uid(nix::unistd::getuid())
+            .unwrap()
+            .unwrap()
+            .dir;
+        let account = account.canonicalize().unwrap_or(account);
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().canonicalize().unwrap();
+        assert_eq!(home_dirs(Some(&other)), [other.clone(), account.clone()]);
+        assert_eq!(home_dirs(None), std::slice::from_ref(&account));
+        assert_eq!(home_dirs(Some(&account)), [account]);
+    }
+
+    #[test]
     fn a_missing_secret_is_placed_where_its_links_lead() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
@@ -559,7 +660,8 @@ mod tests {
         // A loop is in neither list.
         std::os::unix::fs::symlink(home.join(".pypirc"), home.join(".pypirc")).unwrap();
         std::fs::create_dir_all(home.join(".ssh")).unwrap();
-        let (existing, missing) = denied_reads(Some(&home), &[]);
+        let (existing, missing, via) = denied_reads(std::slice::from_ref(&home), &[]);
+        assert!(via.contains(&home), "{via:?}");
         assert!(existing.contains(&home.join(".ssh")), "{existing:?}");
         for m in [
             real.join("netrc"),

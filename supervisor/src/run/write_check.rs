@@ -527,7 +527,6 @@ pub fn check(
                     None
                 } else {
                     approved::operation_for(n, mem, &resolved, source.as_deref())
-                        .map(|op| op.without_reading_secrets(fence))
                 }
             };
             // The device list holds files to open, not names to make, move or remove: a
@@ -540,6 +539,25 @@ pub fn check(
                     fence.root_of(p).is_none()
                 }
             };
+            // A secret is never written, moved or linked for the sandbox, even with a
+            // person's Yes: the descriptor or name it would get reads the secret (with the
+            // mount view nothing else would stop a read through /proc/self/fd). Removing
+            // one may still be asked.
+            let removes_only = matches!(*op, "unlink" | "rmdir");
+            if !removes_only
+                && let Some(p) = resolved
+                    .iter()
+                    .chain(source.as_ref())
+                    .find(|p| fence.is_unreadable(p))
+            {
+                return refused(
+                    event,
+                    libc::EACCES,
+                    "write to an unreadable path (a secret)",
+                    p.as_os_str().as_bytes(),
+                    "fence.secret-path",
+                );
+            }
             if let Some(p) = resolved.iter().find(outside) {
                 let verb = if *op == "open" || *op == "creat" {
                     "write"

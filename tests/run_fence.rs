@@ -944,6 +944,165 @@ except OSError as e:
     );
 }
 
+/// A directory descriptor from outside would lead around the sandbox's mount view (`..`
+/// from it walks the host's own mounts): as standard input it is refused (exit 125); passed
+/// with `--pass-fd`, the secrets stay unreadable through it.
+fn a_directory_descriptor_from_outside_reaches_no_secret(w: &World) {
+    std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
+    std::fs::write(w.home.join(".ssh/id_ed25519"), "DIRFD-KEY-MATERIAL").unwrap();
+    for p in [w.home.join(".ssh"), w.home.join(".ssh/id_ed25519")] {
+        w.own(&p);
+    }
+    let home_name = w.home.file_name().unwrap().to_str().unwrap().to_string();
+    let probe = format!(
+        r#"import os, sys
+fd = int(sys.argv[1])
+for rel in ["../{home_name}/.ssh/id_ed25519", "{home}/.ssh/id_ed25519"]:
+    try:
+        print(os.read(os.open(rel, os.O_RDONLY, dir_fd=fd), 100))
+    except OSError as e:
+        print("refused", e.errno)
+    try:
+        print(open("/proc/self/fd/%d/%s" % (fd, rel), "rb").read())
+    except OSError as e:
+        print("refused", e.errno)
+"#,
+        home = w.home.display()
+    );
+    w.write("probe.py", &probe);
+    // As standard input: refused before anything runs.
+    let out = w
+        .fence(&[
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "probe.py".as_ref(),
+            "0".as_ref(),
+        ])
+        .stdin(std::fs::File::open(&w.worktree).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("descriptor 0 is a directory"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stdout(&out).contains("KEY-MATERIAL"));
+    // Passed on purpose.
+    let dir = std::fs::File::open(&w.worktree).unwrap();
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&dir);
+    // SAFETY: clearing close-on-exec on our own descriptor so that fence inherits it.
+    unsafe { libc::fcntl(fd, libc::F_SETFD, 0) };
+    let n = fd.to_string();
+    let out = w
+        .fence(&[
+            "--pass-fd".as_ref(),
+            n.as_ref(),
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "probe.py".as_ref(),
+            n.as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("refused"),
+        "the probe did not run: {text} {}",
+        stderr(&out)
+    );
+    assert!(
+        !text.contains("KEY-MATERIAL"),
+        "a secret was read through the descriptor: {text}"
+    );
+}
+
+/// A read-only mount of the host inside the worktree stays read-only in the sandbox (the
+/// view made the worktree's mounts writable again recursively, this one with them).
+fn a_read_only_host_mount_inside_the_worktree_stays_read_only(w: &World) {
+    let test = "a_read_only_host_mount_inside_the_worktree_stays_read_only";
+    let source = w.outside.join("ro-src");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::write(source.join("file"), "original\n").unwrap();
+    w.own(&source);
+    w.own(&source.join("file"));
+    let point = w.mkdir("ro");
+    let mount = |args: &[&OsStr]| std::process::Command::new("mount").args(args).status();
+    match mount(&["--bind".as_ref(), source.as_os_str(), point.as_os_str()]) {
+        Ok(s) if s.success() => {}
+        other => {
+            support::skip(test, &format!("mount --bind failed: {other:?}"));
+            return;
+        }
+    }
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(point.clone());
+    let remounted = mount(&["-o".as_ref(), "remount,bind,ro".as_ref(), point.as_os_str()]);
+    assert!(remounted.is_ok_and(|s| s.success()), "remount read-only");
+    w.write(
+        "s.sh",
+        "echo changed > ro/file; echo status=$?; echo ok > inside.txt\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("inside.txt")).unwrap_or_default(),
+        "ok\n",
+        "the worktree was not writable: {}",
+        stderr(&out)
+    );
+    assert_unchanged(&source.join("file"), "original\n");
+}
+
+/// Without a terminal of its own (standard descriptors redirected), the sandbox has no
+/// controlling terminal: `/dev/tty` does not reach the terminal of the shell that started
+/// fence (what the user types there, and what it shows).
+fn without_a_session_terminal_dev_tty_reaches_nothing(w: &World) {
+    let test = "without_a_session_terminal_dev_tty_reaches_nothing";
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no script(1)");
+        return;
+    }
+    w.write(
+        "probe.py",
+        r#"import os
+try:
+    fd = os.open("/dev/tty", os.O_RDWR)
+    os.write(fd, b"TTY-REACHED\n")
+    print("opened")
+except OSError as e:
+    print("refused", e.errno)
+"#,
+    );
+    let fence = support::fence_binary().display().to_string();
+    let inner =
+        format!("{fence} run -- {PYTHON} probe.py </dev/null >probe.out 2>&1; echo script-done");
+    let out = w
+        .command_as_runner("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .output()
+        .unwrap();
+    let shown = stdout(&out);
+    assert!(shown.contains("script-done"), "{shown} {}", stderr(&out));
+    let report = std::fs::read_to_string(w.worktree.join("probe.out")).unwrap_or_default();
+    assert!(
+        report.contains("refused") || report.contains("opened"),
+        "{report}"
+    );
+    assert!(
+        !shown.contains("TTY-REACHED"),
+        "the sandbox wrote to the terminal: {shown}"
+    );
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -3739,6 +3898,9 @@ both_ways!(
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
     a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable,
     a_device_node_outside_dev_gives_no_device,
+    a_directory_descriptor_from_outside_reaches_no_secret,
+    a_read_only_host_mount_inside_the_worktree_stays_read_only,
+    without_a_session_terminal_dev_tty_reaches_nothing,
     a_raw_disk_is_unreadable,
     truncation_inside_works_and_a_protected_file_made_later_is_kept,
     a_thread_swapping_the_path_never_truncates_a_protected_file,

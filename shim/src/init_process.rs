@@ -181,7 +181,14 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
         let missing = missing_outside(spec, &writable);
         let existing = existing_outside(spec, &writable);
         let homes: Vec<&Path> = spec.homes.iter().map(Path::new).collect();
-        let via: Vec<&Path> = spec.deny_read_via.iter().map(Path::new).collect();
+        // A folder holding such a link inside a writable root cannot be frozen (its
+        // writes would go to the tmpfs): Landlock's read rules then stay.
+        let in_writable = |p: &Path| writable.iter().any(|w| p.starts_with(w));
+        let (via_writable, via): (Vec<&Path>, Vec<&Path>) = spec
+            .deny_read_via
+            .iter()
+            .map(Path::new)
+            .partition(|p| in_writable(p));
         let freeze_plan = freeze_dirs(&existing, &missing, &via, &hidden, &homes);
         let snapshots: Vec<&Path> = freeze_plan.iter().flatten().map(PathBuf::as_path).collect();
         let secrets: Vec<&Path> = hidden
@@ -234,7 +241,8 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
             .deny_read
             .iter()
             .any(|h| writable.iter().any(|w| Path::new(h).starts_with(w)));
-        spec.reads_by_mounts = all_frozen && !secret_in_writable && ns.pid;
+        spec.reads_by_mounts =
+            all_frozen && !secret_in_writable && via_writable.is_empty() && ns.pid;
         spec.private_pts = made.private_pts;
     }
     if ns.net {

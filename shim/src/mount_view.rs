@@ -209,6 +209,8 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
     // in a chroot or an initramfs tree, would reach a disk or the console); other mount
     // flags are left as they are (so locked flags in a user namespace are not disturbed).
     // The device list's own mounts get their devices back.
+    let roots: Vec<&Path> = targets.iter().map(|(p, _)| p.as_path()).collect();
+    let writable_submounts = writable_mounts_beneath(&roots).map_err(MountViewError::ReadOnly)?;
     sys::mount_setattr(&root, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, 0)
         .map_err(MountViewError::ReadOnly)?;
     if devices.is_none() {
@@ -219,8 +221,21 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         let c = cstring(path.as_os_str())?;
         sys::mount_setattr(&c, false, 0, MOUNT_ATTR_NODEV).map_err(MountViewError::ReadOnly)?;
     }
+    // Each writable root's own mount is made writable again, and beneath it only the
+    // mounts that were writable before (a host's read-only mount inside the worktree
+    // stays read-only: clearing the flag recursively made it writable, and failed on a
+    // user namespace's locked ones).
     for (path, c) in &targets {
-        sys::mount_setattr(c, true, 0, MOUNT_ATTR_RDONLY).map_err(|source| {
+        sys::mount_setattr(c, false, 0, MOUNT_ATTR_RDONLY).map_err(|source| {
+            MountViewError::Writable {
+                path: path.clone(),
+                source,
+            }
+        })?;
+    }
+    for path in &writable_submounts {
+        let c = cstring(path.as_os_str())?;
+        sys::mount_setattr(&c, false, 0, MOUNT_ATTR_RDONLY).map_err(|source| {
             MountViewError::Writable {
                 path: path.clone(),
                 source,
@@ -262,6 +277,8 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
                 fstype.as_ptr(),
                 proc_.as_ptr(),
                 fstype.as_ptr(),
+                // Writable as a mount: the target writes its nested user namespace's
+                // maps here; Landlock grants no write in /proc.
                 libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
                 std::ptr::null(),
             )
@@ -347,14 +364,15 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
     let Ok(entries) = std::fs::read_dir(format!("/proc/self/fd/{}", dir_fd.as_raw_fd())) else {
         return Ok(false);
     };
+    // Listed first, so that a folder too large is given up before anything is opened.
+    let Ok(entries) = entries.collect::<Result<Vec<_>, _>>() else {
+        return Ok(false);
+    };
+    if entries.len() > MOST_SNAPSHOT_ENTRIES {
+        return Ok(false);
+    }
     let mut kept: Vec<(std::ffi::OsString, Kept)> = Vec::new();
     for entry in entries {
-        let Ok(entry) = entry else {
-            return Ok(false);
-        };
-        if kept.len() == MOST_SNAPSHOT_ENTRIES {
-            return Ok(false);
-        }
         let name = entry.file_name();
         let Ok(cname) = CString::new(name.as_bytes()) else {
             return Ok(false);
@@ -581,6 +599,50 @@ fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<(boo
         std::os::unix::fs::symlink(to, link)?;
     }
     Ok((private_pts, bound))
+}
+
+/// The mount points strictly beneath `roots` whose own mount is writable now, from
+/// `/proc/self/mountinfo` (mount point: field 5, with octal escapes; per-mount options:
+/// field 6).
+fn writable_mounts_beneath(roots: &[&Path]) -> io::Result<Vec<PathBuf>> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo")?;
+    let mut out = Vec::new();
+    for line in info.lines() {
+        let fields: Vec<&str> = line.split(' ').collect();
+        let (Some(point), Some(options)) = (fields.get(4), fields.get(5)) else {
+            continue;
+        };
+        if options.split(',').any(|o| o == "ro") {
+            continue;
+        }
+        let point = PathBuf::from(OsStr::from_bytes(&unescape_mountinfo(point)));
+        if roots.iter().any(|r| point.starts_with(r) && point != *r) {
+            out.push(point);
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// A mountinfo field with its `\ooo` octal escapes (space, tab, newline, backslash) undone.
+fn unescape_mountinfo(field: &str) -> Vec<u8> {
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && i + 3 < b.len()
+            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
+            i += 4;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
 }
 
 fn bind_onto_itself(c: &CString) -> io::Result<()> {

@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 use std::ffi::{CString, OsStr, OsString};
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, RawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -43,6 +43,16 @@ pub fn confine_and_exec(spec: &SandboxSpec, channel: &Channel) -> StageFailure {
     }
 }
 
+/// Whether descriptor `fd` is open on a directory (an `O_PATH` one included).
+fn is_directory(fd: RawFd) -> bool {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat of a descriptor number into room for one stat; a closed one fails.
+    unsafe {
+        libc::fstat(fd, st.as_mut_ptr()) == 0
+            && st.assume_init().st_mode & libc::S_IFMT == libc::S_IFDIR
+    }
+}
+
 fn confine_and_exec_inner(
     spec: &SandboxSpec,
     channel: &Channel,
@@ -58,6 +68,36 @@ fn confine_and_exec_inner(
         take_back_own_ids(spec.uid, spec.gid)
             .map_err(|e| StageFailure::setup("user namespace", e))?;
     }
+    // Without a terminal of the session (standard descriptors not a terminal), the target
+    // leaves the controlling terminal it inherited: /dev/tty would otherwise reach the
+    // terminal of the shell or agent that started fence, and what the user types there.
+    if spec.session_tty.is_none() {
+        let _ = nix::unistd::setsid();
+    }
+    // A directory descriptor from outside leads around the sandbox's mount view (`..`
+    // from it walks the host's own mounts, where no secret is covered). Standard
+    // descriptors that are directories are refused; a directory passed on purpose
+    // (`--pass-fd`) keeps Landlock's read rules, which judge the object reached.
+    for fd in 0..=2 {
+        if is_directory(fd) {
+            return Err(StageFailure::setup(
+                "standard descriptors",
+                format!(
+                    "descriptor {fd} is a directory, which would reach the host's files around the sandbox's view"
+                ),
+            ));
+        }
+    }
+    let without_read_mounts;
+    let spec = if spec.reads_by_mounts && spec.pass_fds.iter().any(|p| is_directory(p.inherited)) {
+        without_read_mounts = SandboxSpec {
+            reads_by_mounts: false,
+            ..spec.clone()
+        };
+        &without_read_mounts
+    } else {
+        spec
+    };
 
     std::env::set_current_dir(&spec.cwd).map_err(|e| {
         StageFailure::setup(

@@ -742,8 +742,15 @@ pub fn check(
                     fence.forget_bounded_at(p);
                 }
             }
+            // `/dev/tty` names the caller's controlling terminal: opened by the supervisor
+            // it would be fence's own (the terminal of the shell that started it, which a
+            // sandbox without a session terminal must not reach). The kernel opens it for
+            // the caller; Landlock bounds the open whatever path a racing thread swaps in.
+            let controlling_tty =
+                on_object && resolved.len() == 1 && resolved[0] == Path::new("/dev/tty");
             if !protected_path_unbound()
                 && ((fence.read_only_view && !makes_name && !on_object)
+                    || controlling_tty
                     || (!unresolvable && bounded_by_landlock(fence, &resolved, source.as_deref())))
             {
                 return allowed(event, first_shown, Response::Continue);

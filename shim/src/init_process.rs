@@ -316,10 +316,10 @@ fn readable_here(path: &Path) -> bool {
 ///   `~/.git-credentials` by a rename) cannot take the cover away with the old name:
 ///   in a frozen folder the secret's name is an empty object of the tmpfs, not the
 ///   host's;
+/// - for each symbolic link met on the way to a secret, the folder holding it (`via`), so
+///   that a link re-pointed on the host does not lead the name to a new object;
 /// - and each folder from those up to the home directory, so that a folder above moved
 ///   aside on the host (`mv ~/.config ~/.config.old`) does not bring a live one in.
-///
-/// - and each folder holding a symbolic link met on the way to a secret (`via`).
 ///
 /// A secret the sandbox could not read anyway (a root-owned `/etc/shadow` for a user) keeps
 /// its cover alone, as does one directly in `/` (`/root`). `None` when a missing one's

@@ -8,12 +8,14 @@
 //!
 //! The same view keeps secrets unreadable, so that Landlock need not govern reads at all
 //! (every `open` under a ruleset that handles reads walks the path up to the folder whose
-//! rule grants them: ~9 % of a recursive grep). Secret paths that exist are covered with
-//! empty mounts; a directory where one is missing has its listing frozen ([`snapshot`]),
-//! so one made there during the session (a login in another terminal) never appears; and
-//! `/dev` is a tmpfs holding only the short device list ([`minimal_dev`]), so no disk can
-//! be read raw. What cannot be done this way (an unreadable folder, `/` itself) is left to
-//! Landlock's read rules, which the shim then keeps (security boundary: see
+//! rule grants them: ~9 % of a recursive grep). The folders around the secrets have their
+//! listing frozen ([`snapshot`]: which ones, `init_process::freeze_dirs`), each secret's
+//! name there an empty object of the view's own, so one made, replaced or re-linked on the
+//! host during the session never appears; secrets elsewhere are covered with empty mounts;
+//! `/dev` is a tmpfs holding only the short device list and a devpts of the sandbox's own
+//! ([`minimal_dev`]), and every other mount has no devices, so no disk can be read raw. What
+//! cannot be done this way (an unreadable folder, `/` itself) is left to Landlock's read
+//! rules, which the shim then keeps (security boundary: see
 //! `landlock_fence::FencePlan::reads_by_mounts`).
 
 use std::ffi::{CString, OsStr};

@@ -18,7 +18,7 @@
 //! rules, which the shim then keeps (security boundary: see
 //! `landlock_fence::FencePlan::reads_by_mounts`).
 
-use std::ffi::{CString, OsStr};
+use std::ffi::{CStr, CString, OsStr};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -481,22 +481,7 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
                 fd
             }
         };
-        let source =
-            CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
-        // SAFETY: NUL-terminated strings; the other pointers are null as allowed for
-        // MS_BIND. MS_REC carries the mounts beneath (and is required for locked ones).
-        let ret = unsafe {
-            libc::mount(
-                source.as_ptr(),
-                ctarget.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            )
-        };
-        if ret < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        bind_from(&fd, &ctarget)?;
     }
     Ok(true)
 }
@@ -569,21 +554,7 @@ fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<(boo
                 .open(at)?;
         }
         let target = CString::new(at.as_os_str().as_bytes()).map_err(io::Error::other)?;
-        let source =
-            CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
-        // SAFETY: NUL-terminated strings; the other pointers are null as allowed for MS_BIND.
-        let ret = unsafe {
-            libc::mount(
-                source.as_ptr(),
-                target.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            )
-        };
-        if ret < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        bind_from(&fd, &target)?;
         if !is_dir {
             bound.push(at.to_path_buf());
         }
@@ -645,6 +616,28 @@ fn unescape_mountinfo(field: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+/// Binds what descriptor `fd` (an `O_PATH` one) names onto `target`, recursively: the
+/// mounts beneath come along (and must, for a user namespace's locked ones).
+fn bind_from(fd: &OwnedFd, target: &CStr) -> io::Result<()> {
+    let source =
+        CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
+    // SAFETY: NUL-terminated strings; the other pointers are null as allowed for MS_BIND.
+    let ret = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
 }
 
 fn bind_onto_itself(c: &CString) -> io::Result<()> {
@@ -755,21 +748,7 @@ fn mount_private_shm(shm: &OsStr, writable: &[&OsStr]) -> io::Result<()> {
                 .truncate(false)
                 .open(path)?;
         }
-        let source =
-            CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
-        // SAFETY: NUL-terminated strings; the other pointers are null as allowed for MS_BIND.
-        let ret = unsafe {
-            libc::mount(
-                source.as_ptr(),
-                target.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            )
-        };
-        if ret < 0 {
-            return Err(io::Error::last_os_error());
-        }
+        bind_from(&fd, &target)?;
     }
     Ok(())
 }

@@ -381,43 +381,7 @@ pub fn home_dirs(env_home: Option<&Path>) -> Vec<PathBuf> {
 pub fn link_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for p in paths {
-        let mut done = PathBuf::from("/");
-        let mut todo: std::collections::VecDeque<OsString> = p
-            .components()
-            .filter_map(|c| match c {
-                std::path::Component::Normal(n) => Some(n.to_owned()),
-                _ => None,
-            })
-            .collect();
-        let mut links = 0;
-        while let Some(name) = todo.pop_front() {
-            if name == ".." {
-                done.pop();
-                continue;
-            }
-            let next = done.join(&name);
-            match next.symlink_metadata() {
-                Ok(m) if m.file_type().is_symlink() && links < 40 => {
-                    links += 1;
-                    out.push(done.clone());
-                    let Ok(target) = std::fs::read_link(&next) else {
-                        break;
-                    };
-                    if target.is_absolute() {
-                        done = PathBuf::from("/");
-                    }
-                    for c in target.components().rev() {
-                        match c {
-                            std::path::Component::Normal(n) => todo.push_front(n.to_owned()),
-                            std::path::Component::ParentDir => todo.push_front("..".into()),
-                            _ => {}
-                        }
-                    }
-                }
-                Ok(_) => done = next,
-                Err(_) => break,
-            }
-        }
+        walk_links(p, |folder| out.push(folder.to_path_buf()));
     }
     out.sort();
     out.dedup();
@@ -429,6 +393,11 @@ pub fn link_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
 /// missing one and the rest are kept as they are. `None` for a relative path, a loop, or a
 /// link that cannot be read.
 fn where_it_would_be(p: &Path) -> Option<PathBuf> {
+    walk_links(p, |_| {})
+}
+
+/// [`where_it_would_be`], telling `on_link` the folder holding each link it follows.
+fn walk_links(p: &Path, mut on_link: impl FnMut(&Path)) -> Option<PathBuf> {
     use std::collections::VecDeque;
     use std::path::Component;
     if !p.is_absolute() {
@@ -456,6 +425,7 @@ fn where_it_would_be(p: &Path) -> Option<PathBuf> {
                 if links > 40 {
                     return None;
                 }
+                on_link(&done);
                 let target = std::fs::read_link(&next).ok()?;
                 if target.is_absolute() {
                     done = PathBuf::from("/");

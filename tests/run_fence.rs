@@ -1627,6 +1627,24 @@ fn race_calls_after(
     call: Raced,
     late: Option<&dyn Fn()>,
 ) {
+    race_calls_with(w, target, inside, test, call, late, false);
+}
+
+/// [`race_calls_with`], the folder holding `inside` being made by the sandbox itself just
+/// before the loop (so it is a folder made during the session).
+fn race_calls_in_a_new_folder(w: &World, target: &Path, inside: &Path, test: &str, call: Raced) {
+    race_calls_with(w, target, inside, test, call, None, true);
+}
+
+fn race_calls_with(
+    w: &World,
+    target: &Path,
+    inside: &Path,
+    test: &str,
+    call: Raced,
+    late: Option<&dyn Fn()>,
+    new_folder: bool,
+) {
     if !python_ready(test) {
         return;
     }
@@ -1641,6 +1659,10 @@ fn race_calls_after(
     // A name an earlier race left there would make every call fail.
     let _ = std::fs::remove_file(&inside);
     let _ = std::fs::remove_dir(&inside);
+    let folder = inside.parent().unwrap_or(&w.worktree).to_path_buf();
+    if new_folder {
+        let _ = std::fs::remove_dir_all(&folder);
+    }
     // Beside the raced name: a rename inside one directory.
     let source = inside.parent().unwrap_or(&w.worktree).join("race-source");
     // Each made name is removed by its literal (inside) path, so the next call can make it
@@ -1688,6 +1710,7 @@ int main(void) {{
     (void)src;
     u.sa.sun_family = AF_UNIX;
     {wait}
+    {made}
     strcpy(path, in);
     pthread_create(&t, 0, swap, 0);
     for (int i = 0; i < 10000; i++) {{
@@ -1709,6 +1732,14 @@ int main(void) {{
             "(void)go; (void)ready;"
         },
         ready = ready.display(),
+        made = if new_folder {
+            format!(
+                "if (mkdir(\"{}\", 0755) != 0) {{ perror(\"mkdir\"); return 1; }}",
+                folder.display()
+            )
+        } else {
+            String::new()
+        },
     );
     let bin = w.compile_c("race", &src);
     let child = w
@@ -2643,6 +2674,179 @@ fn a_granted_directory_moved_or_replaced_is_still_written(w: &World) {
         );
     }
     assert!(!w.worktree.join("kept/b").exists());
+}
+
+/// The inode numbers of the spare folders the session's pool holds now (none without one).
+fn spare_inodes(w: &World) -> Vec<u64> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(pools) = std::fs::read_dir(w.worktree.join(".git/fence")) else {
+        return Vec::new();
+    };
+    pools
+        .flatten()
+        .filter_map(|pool| std::fs::read_dir(pool.path()).ok())
+        .flat_map(|spares| spares.flatten().filter_map(|s| s.metadata().ok()))
+        .map(|m| m.ino())
+        .collect()
+}
+
+/// A folder the sandbox makes at the worktree's root (where Landlock grants no right to
+/// make names) is one of the session's spare folders moved into place, with the mode,
+/// owner and group `mkdir` gives; what is made beneath it reaches the host, a stray `HEAD`
+/// there and a settings folder's settings are still refused, the spares cannot be reached
+/// or filled from inside, and the pool is gone after the session. Without a mount view
+/// there are no spares and folders are made as before.
+fn a_folder_made_at_the_root_is_a_spare_folder_moved_into_place(w: &World) {
+    let test = "a_folder_made_at_the_root_is_a_spare_folder_moved_into_place";
+    if !python_ready(test) {
+        return;
+    }
+    git_init(w);
+    let (uid, gid) = {
+        let m = std::fs::metadata(&w.worktree).unwrap();
+        (m.uid(), m.gid())
+    };
+    // A set-group-ID folder at the root, whose group a new folder in it takes (as root,
+    // any group may be given).
+    let setgid = w.who == support::Who::Root;
+    if setgid {
+        let d = w.mkdir("shared");
+        std::os::unix::fs::chown(&d, None, Some(65534)).unwrap();
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o2775)).unwrap();
+    }
+    // A stale pool of a session that is gone is removed when a session makes its own.
+    let mount_view = w.who != support::Who::UnprivilegedWithoutNamespaces;
+    if mount_view {
+        let stale = w.worktree.join(".git/fence/spares.99999999");
+        std::fs::create_dir_all(stale.join("0")).unwrap();
+        chown_tree(w, &w.worktree.join(".git"));
+    }
+    w.write(
+        "probe.py",
+        r#"import os, sys, time, glob
+open("ready", "w").close()
+while not os.path.exists("go"):
+    time.sleep(0.02)
+os.umask(0o027)
+os.mkdir("made", 0o777)
+with open("made/file", "w") as f:
+    f.write("x")
+os.mkdir("made/sub")
+with open("made/sub/deep", "w") as f:
+    f.write("y")
+try:
+    os.mkdir("made")
+    print("made twice")
+except FileExistsError:
+    print("exists")
+if os.path.isdir("shared"):
+    os.mkdir("shared/grp")
+for name, op in [("stray HEAD", lambda: open("made/HEAD", "w").close()),
+                 ("settings", lambda: (os.mkdir(".claude"), open(".claude/settings.json", "w").close())),
+                 ("pool file", lambda: open(".git/fence/x", "w").close())]:
+    try:
+        op()
+        print("wrote", name)
+    except OSError as e:
+        print("refused", name, e.errno)
+for spare in glob.glob(".git/fence/*/*"):
+    for op in [lambda: open(spare + "/HEAD", "w").close(),
+               lambda: os.mkdir(spare + "/objects"),
+               lambda: os.rename(spare, "moved-spare")]:
+        try:
+            op()
+            print("wrote in a spare", spare)
+        except OSError:
+            pass
+open("done", "w").close()
+"#,
+    );
+    let child = w
+        .fence(&["--".as_ref(), PYTHON.as_ref(), "probe.py".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !w.worktree.join("ready").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let spares = spare_inodes(w);
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(w.worktree.join("done").exists(), "{text} {err}");
+    let made = std::fs::metadata(w.worktree.join("made")).unwrap();
+    assert_eq!(made.permissions().mode() & 0o7777, 0o750, "{text} {err}");
+    assert_eq!((made.uid(), made.gid()), (uid, gid));
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("made/sub/deep")).unwrap(),
+        "y"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("made/file")).unwrap(),
+        "x"
+    );
+    assert!(text.contains("exists"), "{text}");
+    if !mount_view {
+        assert!(spares.is_empty(), "a pool without a mount view");
+    } else {
+        assert_eq!(spares.len(), 8, "the session's spare folders");
+        assert!(
+            spares.contains(&made.ino()),
+            "the new folder is not a spare folder"
+        );
+    }
+    if setgid {
+        let grp = std::fs::metadata(w.worktree.join("shared/grp")).unwrap();
+        assert_eq!(grp.gid(), 65534);
+        assert_eq!(grp.permissions().mode() & 0o7777, 0o2750);
+    }
+    for (name, path) in [
+        ("stray HEAD", "made/HEAD"),
+        ("settings", ".claude/settings.json"),
+        ("pool file", ".git/fence/x"),
+    ] {
+        assert!(text.contains(&format!("refused {name}")), "{text} {err}");
+        assert!(!w.worktree.join(path).exists(), "{path} was made");
+    }
+    assert!(!text.contains("wrote"), "{text}");
+    assert!(!w.worktree.join("moved-spare").exists());
+    // Every pool is gone (a spare something was written into would have stayed).
+    let left: Vec<_> = std::fs::read_dir(w.worktree.join(".git/fence"))
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left in .git/fence: {left:?}");
+    // A thread swapping the path of a call in such a folder never reaches the root's
+    // protected names.
+    let wt = &w.worktree;
+    race_calls_in_a_new_folder(
+        w,
+        &wt.join("./////.envrc"),
+        &wt.join("fresh/.envrc"),
+        test,
+        Raced::Open,
+    );
+    race_calls_in_a_new_folder(
+        w,
+        &wt.join("./////.mcp.json"),
+        &wt.join("fresh/.mcp.json"),
+        test,
+        Raced::Rename,
+    );
+    race_calls_in_a_new_folder(
+        w,
+        &wt.join("./////.vscode"),
+        &wt.join("fresh/.vscode"),
+        test,
+        Raced::Mkdir,
+    );
+    for p in [".envrc", ".mcp.json", ".vscode"] {
+        assert!(
+            std::fs::symlink_metadata(wt.join(p)).is_err(),
+            "{p} was made"
+        );
+    }
 }
 
 /// A `bind` whose address family a second thread flips between AF_INET and AF_UNIX (the
@@ -3932,6 +4136,7 @@ both_ways!(
     a_thread_swapping_to_a_missing_envrc_never_creates_it,
     a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path,
     a_granted_directory_moved_or_replaced_is_still_written,
+    a_folder_made_at_the_root_is_a_spare_folder_moved_into_place,
     a_symlink_in_the_session_tmpdir_is_followed_as_the_sandbox_sees_it,
     a_bind_whose_family_is_swapped_makes_no_socket_file,
     a_hardlink_to_a_protected_file_is_refused,

@@ -241,7 +241,9 @@ fn is_nested_git_control(rel: &Path) -> bool {
 fn is_git_control(rel: &Path) -> bool {
     // `.git/commondir` names the directory git takes config and hooks from;
     // `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
+    // `.git/fence`: the spare folders of `fence run`, which a sandbox must not fill.
     if rel.starts_with(".git/hooks")
+        || rel.starts_with(".git/fence")
         || [
             ".git/config",
             ".git/commondir",

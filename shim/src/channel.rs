@@ -115,6 +115,11 @@ pub struct SandboxSpec {
     /// resolved).
     #[serde(default)]
     pub rule_bases: Vec<OsString>,
+    /// Empty folders the supervisor made in the worktree's spare home (`.git/fence`), to be
+    /// granted whole by the sandbox's ruleset and handed out as new folders of the
+    /// worktree's root (the supervisor's `spare_folders`). Only with a mount view.
+    #[serde(default)]
+    pub spare_pool: Option<SparePool>,
     /// Set by the shim's init once its mount view keeps every secret path unreadable by
     /// itself (empty mounts, frozen listings, a minimal `/dev`): Landlock then governs
     /// writes only. Never sent: the supervisor cannot vouch for the mounts.
@@ -124,6 +129,24 @@ pub struct SandboxSpec {
     /// session's terminal is then at `/dev/console`). Never sent.
     #[serde(skip)]
     pub private_pts: bool,
+}
+
+/// The folder holding the spare folders, as the supervisor made it, and their names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SparePool {
+    pub path: OsString,
+    pub dev: u64,
+    pub ino: u64,
+    pub names: Vec<OsString>,
+}
+
+/// A spare folder the sandbox's ruleset grants whole: its name in the pool and the
+/// identity of the directory the rule was attached to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpareDir {
+    pub name: OsString,
+    pub dev: u64,
+    pub ino: u64,
 }
 
 /// A descriptor passed to the target with `--pass-fd`: the shim inherits it as `inherited`
@@ -185,6 +208,10 @@ pub enum FromShim {
         #[serde(default)]
         truncate_by_landlock: bool,
     },
+    /// The spare folders the ruleset grants whole, sent just before `Confined` with the
+    /// pool folder attached, opened through the worktree's own mount in the sandbox's view
+    /// (a rename out of it must stay on one mount).
+    SpareFolders { spares: Vec<SpareDir> },
     /// The shim set the pid namespace's `pid_max` (sent only when the spec asked for it),
     /// before it forked anything; a failure to set it comes as `SetupFailed` with the stage
     /// [`PID_MAX_STAGE`], after which the supervisor starts a new shim with another limit.

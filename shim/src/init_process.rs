@@ -76,10 +76,13 @@ fn run(channel: Channel) -> i32 {
             return 125;
         }
     }
-    if let Err(message) = prepare_namespaces(&mut spec) {
-        report(&channel, "namespaces", &message, 125);
-        return 125;
-    }
+    let spare_pool = match prepare_namespaces(&mut spec) {
+        Ok(pool) => pool,
+        Err(message) => {
+            report(&channel, "namespaces", &message, 125);
+            return 125;
+        }
+    };
     // The supervisor moves this process into the session cgroup meanwhile; wait for its
     // word before forking anything.
     match channel.recv::<ToShim>() {
@@ -112,7 +115,7 @@ fn run(channel: Channel) -> i32 {
             125
         }
         0 => {
-            let failure = target_process::confine_and_exec(&spec, &channel);
+            let failure = target_process::confine_and_exec(&spec, &channel, spare_pool.as_ref());
             // Exec failures were reported by the target stage itself.
             if failure.stage != "exec" {
                 report(&channel, failure.stage, &failure.message, failure.exit_code);
@@ -122,6 +125,7 @@ fn run(channel: Channel) -> i32 {
         }
         target => {
             drop(channel);
+            drop(spare_pool);
             supervise(
                 target,
                 &forwarded,
@@ -143,8 +147,12 @@ fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
     );
 }
 
-fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
+/// Makes the sandbox's namespaces and mount view. Returns the spare folders' pool, opened
+/// through the worktree's mount, when the spec names one and it is what the supervisor made
+/// and lies under a read-only bind of the view (see [`mount_view::ViewMade::spare_pool`]).
+fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<Option<OwnedFd>, String> {
     let ns = spec.namespaces;
+    let mut spare_pool = None;
     if ns.mount {
         let mut writable: Vec<&OsStr> = vec![spec.tmpdir.as_os_str()];
         if !spec.read_only_worktree {
@@ -196,6 +204,17 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
             .map(Path::new)
             .chain(missing.iter().copied())
             .collect();
+        // The pool must lie beneath a protected path the view makes read-only (the spare
+        // home, `.git/fence`), in the worktree: then only the supervisor reaches it.
+        let pool_path = spec
+            .spare_pool
+            .as_ref()
+            .map(|p| Path::new(&p.path))
+            .filter(|p| {
+                !spec.read_only_worktree
+                    && p.starts_with(&spec.worktree)
+                    && protected_paths.iter().any(|r| p.starts_with(r))
+            });
         let device_paths: Vec<PathBuf> = landlock_fence::DEVICES_RW
             .iter()
             .chain(&landlock_fence::DEVICES_RO)
@@ -215,8 +234,14 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
             new_proc: ns.pid,
             sized_tmp,
             private_shm: shm,
+            spare_pool: pool_path,
         })
         .map_err(|e| e.to_string())?;
+        spare_pool = made.spare_pool.filter(|fd| {
+            spec.spare_pool
+                .as_ref()
+                .is_some_and(|p| landlock_fence::identity(fd).is_ok_and(|id| id == (p.dev, p.ino)))
+        });
         // The init's working directory was inherited from fence and still names the
         // directory as it was under any mount made since (a frozen folder's, whose names
         // made later would show through it): the root of the new view instead.
@@ -253,7 +278,7 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<(), String> {
         // can be found and killed when the session ends.
         sys::set_child_subreaper().map_err(|e| format!("child subreaper: {e}"))?;
     }
-    Ok(())
+    Ok(spare_pool)
 }
 
 /// The secret paths missing at start that lie outside the writable roots (one inside is

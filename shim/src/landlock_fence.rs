@@ -16,7 +16,7 @@ use landlock::{
     Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 
-use crate::channel::{BoundedDir, SandboxSpec};
+use crate::channel::{BoundedDir, SandboxSpec, SpareDir};
 
 /// Oldest Landlock ABI fence runs on. What ABIs 1 to 5 lack is compensated by other
 /// mechanisms ([`Compensation`]); what cannot be compensated on a given host is refused
@@ -530,6 +530,18 @@ impl Holders {
     }
 }
 
+/// Whether a directory at `dir` (absolute, resolved) would be granted whole by a plan for
+/// these rule bases (the worktree first) and protected paths: no protected name can be
+/// made in it or beneath it, and it is not protected itself ([`Holders`]). A new folder
+/// the supervisor makes from a spare folder, which the ruleset grants whole, must be one.
+pub fn grants_whole(dir: &Path, bases: &[PathBuf], protected: &[PathBuf]) -> bool {
+    let holders = Holders {
+        bases: bases.to_vec(),
+        protected: protected.to_vec(),
+    };
+    !holders.sealed(dir) && !holders.holds(dir)
+}
+
 /// Sorts writable root `dir` into `held` and `whole` grants (see [`Holders`]), reading the
 /// entries of held directories. What cannot be read, symlinks, files, and directories
 /// past `budget` get no rule of their own: the held rights above them apply, and the
@@ -647,7 +659,7 @@ pub fn restrict_thread_to_sockets_beneath(
 /// their names, and a directory swapped for a symlink since (by another process working
 /// in the same worktree) must not carry its grant to where the link leads. The paths
 /// are canonical (a writable root and the real directories read beneath it).
-fn open_directory_nofollow(path: &Path) -> io::Result<std::os::fd::OwnedFd> {
+pub(crate) fn open_directory_nofollow(path: &Path) -> io::Result<std::os::fd::OwnedFd> {
     use std::os::fd::FromRawFd;
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())?;
@@ -673,7 +685,7 @@ fn open_directory_nofollow(path: &Path) -> io::Result<std::os::fd::OwnedFd> {
 }
 
 /// The device and inode numbers of an open directory.
-fn identity(fd: &std::os::fd::OwnedFd) -> io::Result<(u64, u64)> {
+pub(crate) fn identity(fd: &std::os::fd::OwnedFd) -> io::Result<(u64, u64)> {
     use std::os::fd::AsRawFd;
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat of our descriptor into room for one stat.
@@ -688,8 +700,18 @@ fn identity(fd: &std::os::fd::OwnedFd) -> io::Result<(u64, u64)> {
 /// Creates the ruleset for `plan` and restricts the calling thread with it. Every
 /// requested right must be enforced (hard requirement): a partial result is an error.
 /// Returns the directories granted whole that bound the names made beneath them
-/// ([`FencePlan::bounded`]), as their rules were attached.
-pub fn restrict_self(plan: &FencePlan) -> Result<Vec<BoundedDir>, LandlockFenceError> {
+/// ([`FencePlan::bounded`]), as their rules were attached, and the spare folders granted.
+///
+/// `spares`: folders of the spare pool (opened `O_PATH`, named by their pool names), each
+/// granted whole as a directory of the worktree that exists at start is. They are granted
+/// only where writes are watched and a grant bounds something ([`FencePlan::bounded`]):
+/// the supervisor moves one into place as a new folder the sandbox asked to make in a held
+/// directory, and what is made beneath it then goes to the kernel. Until then the sandbox
+/// cannot reach them (they lie under a protected, read-only mount of its view).
+pub fn restrict_self(
+    plan: &FencePlan,
+    spares: &[(std::ffi::OsString, std::os::fd::OwnedFd)],
+) -> Result<(Vec<BoundedDir>, Vec<SpareDir>), LandlockFenceError> {
     let abi = ABI::from(plan.abi);
     let all = handled_fs_access(plan);
     let read = AccessFs::from_read(abi);
@@ -793,11 +815,36 @@ pub fn restrict_self(plan: &FencePlan) -> Result<Vec<BoundedDir>, LandlockFenceE
                 })?;
         }
     }
+    let mut granted = Vec::new();
+    if !plan.bounded.is_empty() {
+        // The rights of `read_write` (group 2 above).
+        let access = if plan.sockets_by_supervisor {
+            all & !AccessFs::MakeSock
+        } else {
+            all
+        };
+        for (name, fd) in spares {
+            let Ok((dev, ino)) = identity(fd) else {
+                continue;
+            };
+            created = created
+                .add_rule(PathBeneath::new(fd, access))
+                .map_err(|e| LandlockFenceError::Rule {
+                    path: PathBuf::from(name),
+                    message: e.to_string(),
+                })?;
+            granted.push(SpareDir {
+                name: name.clone(),
+                dev,
+                ino,
+            });
+        }
+    }
     let status = created.restrict_self().map_err(rs_err)?;
     if status.ruleset != RulesetStatus::FullyEnforced {
         return Err(LandlockFenceError::NotFullyEnforced(status.ruleset));
     }
-    Ok(bounded)
+    Ok((bounded, granted))
 }
 
 #[cfg(test)]
@@ -1002,7 +1049,7 @@ mod tests {
         let (bounded, made) = std::thread::spawn(move || {
             // Landlock restricts this thread only.
             crate::sys::set_no_new_privs().unwrap();
-            let bounded = restrict_self(&plan).unwrap();
+            let (bounded, _) = restrict_self(&plan, &[]).unwrap();
             let made = std::fs::write(&envrc, "x").is_ok();
             (bounded, made)
         })

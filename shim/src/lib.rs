@@ -19,7 +19,8 @@ mod sys;
 pub mod target_process;
 
 pub use channel::{
-    Channel, FromShim, Namespaces, PID_MAX_STAGE, PassFd, SHIM_CHANNEL_FD, SandboxSpec, ToShim,
+    Channel, FromShim, Namespaces, PID_MAX_STAGE, PassFd, SHIM_CHANNEL_FD, SandboxSpec, SpareDir,
+    SparePool, ToShim,
 };
 
 /// Landlock ABI of the running kernel (0 when Landlock is missing or disabled).

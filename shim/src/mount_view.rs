@@ -98,6 +98,10 @@ pub struct ViewPlan<'a> {
     /// A shared-memory directory such as `/dev/shm` (among `writable`): an empty tmpfs of
     /// its own, so the sandbox neither sees nor writes the host's POSIX shared memory.
     pub private_shm: Option<&'a OsStr>,
+    /// The folder of spare folders in the worktree (`.git/fence/spares.PID`, under a
+    /// protected path): opened through the worktree's own mount before the read-only binds
+    /// cover it ([`ViewMade::spare_pool`]).
+    pub spare_pool: Option<&'a Path>,
 }
 
 /// What [`apply`] did beyond its plan's certainties.
@@ -109,6 +113,10 @@ pub struct ViewMade {
     /// `/dev/pts` is a devpts of the sandbox's own, and the session's terminal (if any) is
     /// at `/dev/console`.
     pub private_pts: bool,
+    /// [`ViewPlan::spare_pool`], opened (`O_PATH`) through the writable worktree's mount,
+    /// as the supervisor's renames out of it need: the path itself then leads to a
+    /// read-only bind. `None` when it could not be opened (no spare folders then).
+    pub spare_pool: Option<OwnedFd>,
 }
 
 /// Makes the sandbox's view (see [`ViewPlan`]): snapshots first (they replace directories
@@ -130,6 +138,7 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         new_proc,
         sized_tmp,
         private_shm,
+        spare_pool,
     } = *view;
     let mut made = ViewMade::default();
     let root = cstring(OsStr::new("/"))?;
@@ -244,6 +253,11 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
             }
         })?;
     }
+    // The spare folders' pool, before the pins and read-only binds below cover it: a
+    // descriptor taken now names it on the writable worktree's mount, the mount of every
+    // folder a spare is moved into. Nothing in the sandbox can reach it by path after.
+    made.spare_pool =
+        spare_pool.and_then(|p| crate::landlock_fence::open_directory_nofollow(p).ok());
     // Pinned directories (.git) become mount points of their own: the kernel refuses to
     // rename or remove a mount point.
     for path in pinned {
@@ -452,7 +466,7 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
     for (name, object) in kept {
         let target = dir.join(&name);
         let ctarget = CString::new(target.as_os_str().as_bytes()).map_err(io::Error::other)?;
-        let fd = match object {
+        let (fd, is_dir) = match object {
             Kept::Link(text) => {
                 std::os::unix::fs::symlink(&text, &target)?;
                 continue;
@@ -471,17 +485,31 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
             }
             Kept::Dir(fd) => {
                 std::fs::DirBuilder::new().create(&target)?;
-                fd
+                (fd, true)
             }
             Kept::Other(fd) => {
                 std::fs::OpenOptions::new()
                     .write(true)
                     .create_new(true)
                     .open(&target)?;
-                fd
+                (fd, false)
             }
         };
-        bind_from(&fd, &ctarget)?;
+        match bind_from(&fd, &ctarget) {
+            Ok(()) => {}
+            // Removed on the host since it was listed (the kernel mounts no unlinked
+            // object): not kept, and neither is its mount point. A lock file that `passwd`
+            // or `useradd` makes and removes in /etc at that moment must not stop the
+            // session; the secrets are placeholders of the tmpfs, never binds.
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                if is_dir {
+                    std::fs::remove_dir(&target)?;
+                } else {
+                    std::fs::remove_file(&target)?;
+                }
+            }
+            Err(e) => return Err(e),
+        }
     }
     Ok(true)
 }

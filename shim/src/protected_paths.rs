@@ -12,8 +12,14 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
-/// Relative paths protected with everything beneath them.
-const PROTECTED_TREES: [&str; 3] = [".git/hooks", ".vscode", ".idea"];
+/// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
+/// folders ([`SPARE_HOME`]).
+const PROTECTED_TREES: [&str; 4] = [".git/hooks", ".vscode", ".idea", SPARE_HOME];
+
+/// Where, in the worktree, `fence run` keeps the empty folders it hands to the sandbox as
+/// new folders of the worktree's root (the supervisor's `spare_folders`): a protected tree,
+/// so no sandbox writes there, and a read-only mount in every mount view.
+pub const SPARE_HOME: &str = ".git/fence";
 /// Relative paths protected exactly.
 /// `.git/commondir` names the directory git takes its config and hooks from;
 /// `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.

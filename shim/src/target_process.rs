@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 use std::ffi::{CString, OsStr, OsString};
-use std::os::fd::{AsFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -36,11 +36,40 @@ impl StageFailure {
 
 /// Confines the calling process according to `spec` and executes the target. Returns
 /// only the failure; the caller reports it and exits with its code.
-pub fn confine_and_exec(spec: &SandboxSpec, channel: &Channel) -> StageFailure {
-    match confine_and_exec_inner(spec, channel) {
+pub fn confine_and_exec(
+    spec: &SandboxSpec,
+    channel: &Channel,
+    spare_pool: Option<&OwnedFd>,
+) -> StageFailure {
+    match confine_and_exec_inner(spec, channel, spare_pool) {
         Ok(never) => match never {},
         Err(failure) => failure,
     }
+}
+
+/// The spare folders of `spec`'s pool, opened (`O_PATH`, no symlink followed) through the
+/// pool's descriptor for their rules. A name that does not open as a directory is left
+/// out: the supervisor hands out only those granted.
+fn open_spares(spec: &SandboxSpec, pool: Option<&OwnedFd>) -> Vec<(OsString, OwnedFd)> {
+    let (Some(pool), Some(plan)) = (pool, &spec.spare_pool) else {
+        return Vec::new();
+    };
+    plan.names
+        .iter()
+        .filter_map(|name| {
+            let c = CString::new(name.as_bytes()).ok()?;
+            // SAFETY: openat of a NUL-terminated name relative to our open descriptor.
+            let fd = unsafe {
+                libc::openat(
+                    pool.as_raw_fd(),
+                    c.as_ptr(),
+                    libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            };
+            // SAFETY: a fresh descriptor we own.
+            (fd >= 0).then(|| (name.clone(), unsafe { OwnedFd::from_raw_fd(fd) }))
+        })
+        .collect()
 }
 
 /// Whether descriptor `fd` is open on a directory (an `O_PATH` one included).
@@ -56,6 +85,7 @@ fn is_directory(fd: RawFd) -> bool {
 fn confine_and_exec_inner(
     spec: &SandboxSpec,
     channel: &Channel,
+    spare_pool: Option<&OwnedFd>,
 ) -> Result<Infallible, StageFailure> {
     // The init blocked signals to forward them; the target starts with defaults, and
     // SIGPIPE back at SIG_DFL (the Rust runtime of the shim ignores it).
@@ -145,13 +175,16 @@ fn confine_and_exec_inner(
     let mut truncate_by_landlock = false;
     let mut tcp_fenced = false;
     let mut bounded = Vec::new();
+    let mut spares_granted = Vec::new();
+    let spares = open_spares(spec, spare_pool);
     if let Some(plan) = &plan {
-        match landlock_fence::restrict_self(plan) {
-            Ok(attached) => {
+        match landlock_fence::restrict_self(plan, &spares) {
+            Ok((attached, granted)) => {
                 landlock_abi = plan.abi;
                 truncate_by_landlock = plan.handles_truncate();
                 tcp_fenced = plan.deny_tcp;
                 bounded = attached;
+                spares_granted = granted;
             }
             Err(e) if spec.allow_degraded => degraded.push(format!("file fence: {e}")),
             Err(e) => return Err(StageFailure::setup("landlock", e)),
@@ -195,6 +228,19 @@ fn confine_and_exec_inner(
         .filter(|_| landlock_abi > 0)
         .flat_map(|p| p.compensations.iter().map(|c| c.short().to_string()))
         .collect();
+    drop(spares);
+    // The spare folders granted, with the pool they lie in: only the supervisor moves them
+    // (the pool's descriptor is closed here at exec, as every one above 2 is).
+    if let Some(pool) = spare_pool.filter(|_| !spares_granted.is_empty()) {
+        channel
+            .send(
+                &FromShim::SpareFolders {
+                    spares: spares_granted,
+                },
+                Some(pool.as_fd()),
+            )
+            .map_err(|e| StageFailure::setup("spare folders hand-off", e))?;
+    }
     channel
         .send(
             &FromShim::Confined {

@@ -23,6 +23,10 @@ use super::path_resolve::Caller;
 use super::target_memory::{PATH_MAX, TargetMemory};
 use super::view::View;
 
+/// The fence's bounded directories, by path, with the identity their rule was attached to.
+pub type BoundedDirs =
+    std::sync::Arc<std::sync::RwLock<std::collections::HashMap<PathBuf, (u64, u64)>>>;
+
 /// A call to carry out once approved, with every argument already checked.
 #[derive(Debug)]
 pub enum Operation {
@@ -53,6 +57,15 @@ pub enum Operation {
     Mkdir {
         path: PathBuf,
         mode: u32,
+    },
+    /// A `mkdir` made from a spare folder where one fits ([`super::spare_folders`]), else
+    /// as `Mkdir`; one made from a spare is added to `bounded` (the fence's
+    /// [`super::fence::Fence::bounded`]) under `path`.
+    MkdirFromSpare {
+        path: PathBuf,
+        mode: u32,
+        spares: std::sync::Arc<super::spare_folders::Spares>,
+        bounded: BoundedDirs,
     },
     Symlink {
         target: Vec<u8>,
@@ -291,6 +304,47 @@ pub fn perform(
             let mem = TargetMemory::new(listener, n);
             metadata::apply_on_fetched(&mem, &creds, object, &op)
         }
+        Operation::MkdirFromSpare {
+            path,
+            mode,
+            spares,
+            bounded,
+        } => {
+            let (fsuid, fsgid) = (creds.fsuid, creds.fsgid);
+            let at = path.clone();
+            let made = act_as(&creds, move || {
+                own_umask(umask)?;
+                let (parent, name) = parent_of(view, &path)?;
+                let new = super::spare_folders::NewFolder {
+                    parent: &parent,
+                    name: &name,
+                    mode,
+                    umask,
+                    fsuid,
+                    fsgid,
+                };
+                if let Some(id) = spares.make_dir(&new)? {
+                    return Ok(Some(id));
+                }
+                // SAFETY: our open descriptor and a NUL-terminated name.
+                if unsafe { libc::mkdirat(parent.as_raw_fd(), name.as_ptr(), mode) } != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(None)
+            });
+            match made {
+                Ok(Some(id)) => {
+                    // Before the caller is answered: what it makes beneath goes to the kernel.
+                    bounded
+                        .write()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(at, id);
+                    Response::Value(0)
+                }
+                Ok(None) => Response::Value(0),
+                Err(e) => errno_response(e),
+            }
+        }
         other => value_response(act_as(&creds, move || {
             own_umask(umask)?;
             perform_path_call(other, view)
@@ -504,6 +558,7 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
                 libc::mknodat(d.as_raw_fd(), name.as_ptr(), mode, dev)
             }
             Operation::Open { .. }
+            | Operation::MkdirFromSpare { .. }
             | Operation::Reopen { .. }
             | Operation::Metadata { .. }
             | Operation::MetadataFd { .. } => {

@@ -55,6 +55,10 @@ pub struct Fence {
     /// one whose device and inode numbers are no longer those of the directory the rule
     /// was attached to (replaced from outside the sandbox).
     pub bounded: Arc<RwLock<HashMap<PathBuf, (u64, u64)>>>,
+    /// The spare folders the sandbox's ruleset grants whole ([`super::spare_folders`]):
+    /// a folder made in a held directory of the worktree, where a folder that existed at
+    /// start would have been granted whole, is one of them moved into place.
+    pub spares: Option<Arc<super::spare_folders::Spares>>,
 }
 
 impl Fence {
@@ -165,6 +169,19 @@ impl Fence {
             .unwrap_or_else(|e| e.into_inner())
             .remove(&granted);
         false
+    }
+
+    /// The spare folders to make the new folder `path` (absolute, resolved) from: when it
+    /// lies in the worktree (the pool's mount) and the sandbox's ruleset would have granted
+    /// it whole had it existed at start (shim `landlock_fence::grants_whole`: no protected
+    /// name can be made in it or beneath it).
+    pub fn spares_for(&self, path: &Path) -> Option<Arc<super::spare_folders::Spares>> {
+        let spares = self.spares.as_ref()?;
+        if path == self.worktree || !path.starts_with(&self.worktree) {
+            return None;
+        }
+        let bases: Vec<PathBuf> = self.bases().cloned().collect();
+        shim::landlock_fence::grants_whole(path, &bases, &self.protected).then(|| spares.clone())
     }
 
     /// The bounded directory above `path`'s directory, by name, with the identity its
@@ -359,6 +376,7 @@ mod tests {
             landlock_truncate: true,
             landlock_refer: true,
             bounded: Default::default(),
+            spares: None,
         }
     }
 

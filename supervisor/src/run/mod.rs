@@ -24,6 +24,7 @@ mod prepare;
 pub mod profile_grants;
 mod proxy_gate;
 mod question;
+mod spare_folders;
 mod spawn;
 mod target_memory;
 mod view;
@@ -215,6 +216,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         .as_ref()
         .is_some_and(|(shim, _)| shim.namespaces.mount);
     let bases = prepare::session_bases(mount_namespace);
+    // Spare folders for the new folders of the worktree's root (`spare_folders`): they
+    // need the mount view (which hides them) and a ruleset that bounds writes.
+    let spare_pool =
+        (mount_namespace && abi > 0 && !args.read_only_worktree && !args.no_write_watch)
+            .then(|| spare_folders::SparePoolOnHost::make(&worktree))
+            .flatten();
     let tmp =
         SessionTmp::create_in(&bases).map_err(|e| format!("creating the session TMPDIR: {e}"))?;
     // A TMPDIR made in /dev/shm is only a mount point: it needs the mount namespace it was
@@ -423,6 +430,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .into_iter()
                 .map(PathBuf::into_os_string)
                 .collect(),
+            spare_pool: spare_pool.as_ref().map(|p| p.spec()),
             // Decided by the shim's init from the mounts it made.
             reads_by_mounts: false,
             private_pts: false,
@@ -530,10 +538,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         landlock_truncate: false,
         landlock_refer: false,
         bounded: Default::default(),
+        spares: None,
     });
     let counters = Arc::new(Counters::default());
 
     let mut failure: Option<i32> = None;
+    let mut spares = None;
     loop {
         let message = match first_message.take() {
             Some(m) => m,
@@ -574,6 +584,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     } else {
                         Default::default()
                     })),
+                    spares: spares.take().filter(|_| landlock_abi > 0),
                     ..(*fence).clone()
                 });
                 // The sandbox's mounts are made before it reports itself confined: its
@@ -653,6 +664,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 );
                 failure = Some(exit_code);
             }
+            // The spare folders the ruleset grants, just before `Confined`.
+            Ok(Some((FromShim::SpareFolders { spares: granted }, fd))) => {
+                spares = fd.map(|pool| Arc::new(spare_folders::Spares::new(pool, granted)));
+            }
             // Only ever the first message, and only when asked for: a protocol error.
             Ok(Some((FromShim::PidMaxSet, _))) => {
                 kill_and_reap(shim_process.pid);
@@ -680,6 +695,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     drop(gate_guard);
     drop(limit);
     drop(tmp);
+    drop(spare_pool);
     Ok(code)
 }
 

@@ -765,6 +765,17 @@ pub fn check(
                         mode,
                         missing: first_found == Found::Missing,
                     },
+                    // A folder made in a held directory: from a spare folder the ruleset
+                    // grants whole, where one fits ([`super::spare_folders`]).
+                    Operation::Mkdir { path, mode } => match fence.spares_for(&path) {
+                        Some(spares) => Operation::MkdirFromSpare {
+                            path,
+                            mode,
+                            spares,
+                            bounded: fence.bounded.clone(),
+                        },
+                        None => Operation::Mkdir { path, mode },
+                    },
                     other => other,
                 }),
                 (Some(link), true) if paths.len() == 1 && link_source.is_none() => {

@@ -881,6 +881,7 @@ mod tests {
             allow_dns: false,
             protected: vec![],
             rule_bases: vec![],
+            spare_pool: None,
             reads_by_mounts: false,
             private_pts: false,
         }

@@ -64,7 +64,16 @@ pub struct Fence {
 impl Fence {
     /// Whether `path` (absolute, resolved) is or lies beneath an unreadable path.
     pub fn is_unreadable(&self, path: &Path) -> bool {
-        self.unreadable.iter().any(|u| path.starts_with(u))
+        // On every notified write, against every secret path: bytes where both sides are
+        // plain (the same answer as the component-wise `starts_with`, at a fraction of it).
+        let plain = is_plain(path);
+        self.unreadable.iter().any(|u| {
+            if plain && is_plain(u) {
+                byte_prefix_at_boundary(path, u)
+            } else {
+                path.starts_with(u)
+            }
+        })
     }
 
     /// The writable root containing `path`, if any.
@@ -232,6 +241,20 @@ fn byte_prefix_at_boundary(path: &Path, root: &Path) -> bool {
         && !r.ends_with(b"/")
         && p.starts_with(r)
         && (p.len() == r.len() || p[r.len()] == b'/')
+}
+
+/// Whether `path` is absolute and its bytes hold exactly its components: no empty or `.`
+/// component (`//`, `/./`), no trailing slash, not the root alone. Between two such paths,
+/// [`byte_prefix_at_boundary`] is `Path::starts_with`.
+fn is_plain(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let b = path.as_os_str().as_bytes();
+    b.len() > 1
+        && b[0] == b'/'
+        && !b.ends_with(b"/")
+        && !b.ends_with(b"/.")
+        && !b.windows(2).any(|w| w == b"//")
+        && !b.windows(3).any(|w| w == b"/./")
 }
 
 /// Whether the rules relative to `base` (the worktree, or another of the folders protected
@@ -437,6 +460,37 @@ mod tests {
         std::fs::remove_dir(w.join("lib")).unwrap();
         std::fs::create_dir(w.join("lib")).unwrap();
         assert!(!beneath(&w.join("lib/x")));
+    }
+
+    #[test]
+    fn unreadable_paths_are_matched_as_by_components() {
+        let mut f = fence("/w", &[]);
+        f.unreadable = ["/h/.ssh", "/h/.config/gh", "/etc/shadow", "/r//x/", "/"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        let probes = [
+            "/h/.ssh",
+            "/h/.ssh/id",
+            "/h/.sshx",
+            "/h//.ssh/id",
+            "/h/./.ssh",
+            "/h/.config/gh/hosts.yml",
+            "/h/.config/ghx",
+            "/etc/shadow-",
+            "/etc/shadow/",
+            "/r/x/y",
+            "/w/a",
+        ];
+        for p in probes {
+            let p = Path::new(p);
+            let by_components = f.unreadable.iter().any(|u| p.starts_with(u));
+            assert_eq!(f.is_unreadable(p), by_components, "{}", p.display());
+        }
+        f.unreadable.pop();
+        assert!(f.is_unreadable(Path::new("/h/.ssh/id")));
+        assert!(!f.is_unreadable(Path::new("/h/.sshx")));
+        assert!(f.is_unreadable(Path::new("/r/x/y")));
     }
 
     #[test]

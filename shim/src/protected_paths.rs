@@ -116,7 +116,9 @@ pub fn is_nested_git_control(rel: &Path) -> bool {
                 None => (rest, false),
             };
             match first {
-                b"hooks" => true,
+                // `fence`: another session's spare folders, if the nested repository is
+                // the worktree of a session of its own.
+                b"hooks" | b"fence" => true,
                 b"config" | b"commondir" | b"config.worktree" => !more,
                 b"worktrees" | b"modules" => {
                     is_git_control(Path::new(std::ffi::OsStr::from_bytes(tail)))
@@ -387,6 +389,7 @@ mod tests {
             "evil/.git",
             "a/b/c/.git/config",
             "evil/.git/hooks/pre-commit",
+            "proj/.git/fence/spares.1/0/x",
             "evil/.git/hooks",
             "evil/.git/commondir",
             "evil/.git/config.worktree",

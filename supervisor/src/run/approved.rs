@@ -311,8 +311,7 @@ pub fn perform(
             bounded,
         } => {
             let (fsuid, fsgid) = (creds.fsuid, creds.fsgid);
-            let at = path.clone();
-            let made = act_as(&creds, move || {
+            value_response(act_as(&creds, move || {
                 own_umask(umask)?;
                 let (parent, name) = parent_of(view, &path)?;
                 let new = super::spare_folders::NewFolder {
@@ -323,27 +322,22 @@ pub fn perform(
                     fsuid,
                     fsgid,
                 };
-                if let Some(id) = spares.make_dir(&new)? {
-                    return Ok(Some(id));
+                // The bounded folders are written under their lock for the whole move: a
+                // call checked meanwhile finds the new folder bounded or not made yet,
+                // and a removal of its name waits to forget it until it is there.
+                let mut bounded = bounded.write().unwrap_or_else(|e| e.into_inner());
+                if let Some(id) = spares.make_dir(&new) {
+                    // Before the caller is answered: what it makes beneath goes to the kernel.
+                    bounded.insert(path, id);
+                    return Ok(());
                 }
+                drop(bounded);
                 // SAFETY: our open descriptor and a NUL-terminated name.
                 if unsafe { libc::mkdirat(parent.as_raw_fd(), name.as_ptr(), mode) } != 0 {
                     return Err(io::Error::last_os_error());
                 }
-                Ok(None)
-            });
-            match made {
-                Ok(Some(id)) => {
-                    // Before the caller is answered: what it makes beneath goes to the kernel.
-                    bounded
-                        .write()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(at, id);
-                    Response::Value(0)
-                }
-                Ok(None) => Response::Value(0),
-                Err(e) => errno_response(e),
-            }
+                Ok(())
+            }))
         }
         other => value_response(act_as(&creds, move || {
             own_umask(umask)?;

@@ -666,7 +666,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             }
             // The spare folders the ruleset grants, just before `Confined`.
             Ok(Some((FromShim::SpareFolders { spares: granted }, fd))) => {
-                spares = fd.map(|pool| Arc::new(spare_folders::Spares::new(pool, granted)));
+                spares = fd.zip(spare_pool.as_ref()).map(|(pool, made)| {
+                    Arc::new(spare_folders::Spares::new(pool, made.granted(granted)))
+                });
             }
             // Only ever the first message, and only when asked for: a protocol error.
             Ok(Some((FromShim::PidMaxSet, _))) => {

@@ -31,10 +31,9 @@
 
 use std::ffi::{CStr, CString, OsString};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use shim::{SpareDir, SparePool};
@@ -51,11 +50,16 @@ fn pool_name(pid: u32) -> String {
 
 /// A session's pool of spare folders on the host (`.git/fence/spares.PID`). What is left of
 /// it is removed when it is dropped: the unused spares (each still empty: only ever
-/// `rmdir`) and the pool.
+/// `rmdir`) and the pool. Every step works on descriptors opened without following a
+/// symlink, so a link planted in `.git/fence` leads nowhere.
 #[derive(Debug)]
 pub struct SparePoolOnHost {
-    path: PathBuf,
+    home: OwnedFd,
+    pool: OwnedFd,
+    pool_name: CString,
     spec: SparePool,
+    /// Each spare as it was made (name, device, inode).
+    made: Vec<SpareDir>,
 }
 
 impl SparePoolOnHost {
@@ -65,85 +69,143 @@ impl SparePoolOnHost {
     /// carries a default ACL (a folder made there would inherit entries a spare has not),
     /// or when a step fails. Pools left by sessions that were killed are removed first.
     pub fn make(worktree: &Path) -> Option<SparePoolOnHost> {
-        let git = worktree.join(".git");
-        if !git.symlink_metadata().ok()?.is_dir()
-            || has_default_acl(worktree)
-            || has_default_acl(&git)
-        {
+        let top = open_dir_at(
+            libc::AT_FDCWD,
+            &CString::new(worktree.as_os_str().as_bytes()).ok()?,
+        )
+        .ok()?;
+        let git = open_dir_at(top.as_raw_fd(), c".git").ok()?;
+        if has_default_acl(&top) || has_default_acl(&git) {
             return None;
         }
-        let home = worktree.join(shim::protected_paths::SPARE_HOME);
-        match std::fs::DirBuilder::new().mode(0o700).create(&home) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                if !home.symlink_metadata().ok()?.is_dir() {
-                    return None;
-                }
-                remove_stale_pools(&home);
-            }
-            Err(_) => return None,
+        let home_name = c"fence";
+        // SAFETY: mkdirat of a NUL-terminated name relative to our descriptor.
+        let made_home = unsafe { libc::mkdirat(git.as_raw_fd(), home_name.as_ptr(), 0o700) } == 0;
+        if !made_home && io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+            return None;
         }
-        let path = home.join(pool_name(std::process::id()));
+        let home = open_dir_at(git.as_raw_fd(), home_name).ok()?;
+        if !made_home {
+            remove_stale_pools(&home);
+        }
+        let pool_name = CString::new(pool_name(std::process::id())).ok()?;
         // A pool of our own pid: left by a killed session whose pid we now have.
-        remove_empty_tree(&path);
-        std::fs::DirBuilder::new().mode(0o700).create(&path).ok()?;
-        let mut names = Vec::new();
+        remove_empty_at(&home, &pool_name);
+        // SAFETY: as above.
+        if unsafe { libc::mkdirat(home.as_raw_fd(), pool_name.as_ptr(), 0o700) } != 0 {
+            return None;
+        }
+        let pool = open_dir_at(home.as_raw_fd(), &pool_name).ok()?;
+        let mut made = Vec::new();
         for i in 0..SPARES {
-            let name = OsString::from(i.to_string());
-            if std::fs::DirBuilder::new()
-                .mode(0o700)
-                .create(path.join(&name))
-                .is_ok()
-            {
-                names.push(name);
+            let name = CString::new(i.to_string()).ok()?;
+            // SAFETY: as above.
+            if unsafe { libc::mkdirat(pool.as_raw_fd(), name.as_ptr(), 0o700) } != 0 {
+                continue;
+            }
+            if let Ok(st) = fstatat_nofollow(&pool, &name) {
+                made.push(SpareDir {
+                    name: OsString::from_vec(name.into_bytes()),
+                    dev: st.st_dev,
+                    ino: st.st_ino,
+                });
             }
         }
-        let meta = std::fs::symlink_metadata(&path).ok()?;
-        let made = SparePoolOnHost {
+        let st = fstat(&pool).ok()?;
+        let path = worktree
+            .join(shim::protected_paths::SPARE_HOME)
+            .join(std::ffi::OsStr::from_bytes(pool_name.as_bytes()));
+        Some(SparePoolOnHost {
             spec: SparePool {
-                path: path.clone().into_os_string(),
-                dev: meta.dev(),
-                ino: meta.ino(),
-                names,
+                path: path.into_os_string(),
+                dev: st.st_dev,
+                ino: st.st_ino,
+                names: made.iter().map(|s| s.name.clone()).collect(),
             },
-            path,
-        };
-        Some(made)
+            home,
+            pool,
+            pool_name,
+            made,
+        })
     }
 
     /// What the shim is told.
     pub fn spec(&self) -> SparePool {
         self.spec.clone()
     }
+
+    /// Of the spares the sandbox's ruleset granted (as the shim reports them), those that
+    /// are the folders this pool made: a folder put in a spare's place before the shim
+    /// opened it (by another session's sandbox writing here) is never handed out.
+    pub fn granted(&self, reported: Vec<SpareDir>) -> Vec<SpareDir> {
+        reported
+            .into_iter()
+            .filter(|r| self.made.contains(r))
+            .collect()
+    }
 }
 
 impl Drop for SparePoolOnHost {
     fn drop(&mut self) {
-        remove_empty_tree(&self.path);
+        for spare in &self.made {
+            if let Ok(name) = CString::new(spare.name.as_bytes()) {
+                rmdir_at(&self.pool, &name);
+            }
+        }
+        rmdir_at(&self.home, &self.pool_name);
     }
 }
 
-/// Removes the empty folders in `dir`, then `dir` if it is empty by then. Nothing but
-/// `rmdir`: a spare something was written into stays, and so does its pool.
-fn remove_empty_tree(dir: &Path) {
-    if let Ok(entries) = std::fs::read_dir(dir) {
-        for e in entries.flatten() {
-            let _ = std::fs::remove_dir(e.path());
+/// Opens directory `name` in `dir` for reading, refusing a symlink.
+fn open_dir_at(dir: RawFd, name: &CStr) -> io::Result<OwnedFd> {
+    // SAFETY: openat of a NUL-terminated name; the descriptor is owned below.
+    let fd = unsafe {
+        libc::openat(
+            dir,
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// `rmdir` of `name` in `dir`: only ever an empty directory, never through a symlink.
+fn rmdir_at(dir: &OwnedFd, name: &CStr) {
+    // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor.
+    let _ = unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
+}
+
+/// Removes the empty folders in directory `name` of `parent`, then `name` if it is empty by
+/// then. Nothing but `rmdir`: a spare something was written into stays, and so does its
+/// pool; a symlink at `name` is not followed.
+fn remove_empty_at(parent: &OwnedFd, name: &CStr) {
+    let Ok(dir) = open_dir_at(parent.as_raw_fd(), name) else {
+        return;
+    };
+    if let Ok(names) = entries(&dir) {
+        for n in names {
+            rmdir_at(&dir, &n);
         }
     }
-    let _ = std::fs::remove_dir(dir);
+    rmdir_at(parent, name);
 }
 
 /// Removes the pools in the spare home whose session is gone (its supervisor's pid names
-/// no process). A pool whose pid names a live process stays, whatever that process is.
-fn remove_stale_pools(home: &Path) {
-    let Ok(entries) = std::fs::read_dir(home) else {
+/// no process here). A pool whose pid names a live process stays, whatever that process
+/// is; one of a session in another pid namespace may be taken for gone, and its session
+/// then makes its folders as before (a spare that is gone is not handed out).
+fn remove_stale_pools(home: &OwnedFd) {
+    let Ok(names) = entries(home) else {
         return;
     };
-    for e in entries.flatten() {
-        let name = e.file_name();
+    for name in names {
         let Some(pid) = name
             .to_str()
+            .ok()
             .and_then(|n| n.strip_prefix("spares."))
             .and_then(|p| p.parse::<libc::pid_t>().ok())
             .filter(|p| *p > 0)
@@ -154,20 +216,21 @@ fn remove_stale_pools(home: &Path) {
         let gone = unsafe { libc::kill(pid, 0) } != 0
             && io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
         if gone {
-            remove_empty_tree(&e.path());
+            remove_empty_at(home, &name);
         }
     }
 }
 
-/// Whether `dir` carries a default ACL (`system.posix_acl_default`).
-fn has_default_acl(dir: &Path) -> bool {
-    let Ok(c) = CString::new(dir.as_os_str().as_bytes()) else {
+/// Whether the directory open at `dir` carries a default ACL (`system.posix_acl_default`);
+/// `dir` may be an `O_PATH` descriptor (read through its `/proc/self/fd` link).
+fn has_default_acl(dir: &OwnedFd) -> bool {
+    let Ok(link) = CString::new(format!("/proc/self/fd/{}", dir.as_raw_fd())) else {
         return true;
     };
     // SAFETY: a size query (null buffer, size 0) of a NUL-terminated path and name.
     let n = unsafe {
-        libc::lgetxattr(
-            c.as_ptr(),
+        libc::getxattr(
+            link.as_ptr(),
             c"system.posix_acl_default".as_ptr(),
             std::ptr::null_mut(),
             0,
@@ -222,42 +285,32 @@ impl Spares {
     }
 
     /// Makes `new.name` in `new.parent` from a spare folder, on a thread acting as the
-    /// caller (its fsuid, fsgid, groups). `Ok(Some(identity))`: made, and granted whole by
-    /// the sandbox's ruleset (device and inode numbers of the folder). `Ok(None)`: no spare
-    /// fits (none left, or the parent lies on another mount, or the spare is not as it was
-    /// granted): the caller makes the folder as before. `Err`: the call's own failure, as
-    /// `mkdir` would give it (`EEXIST`…).
-    pub fn make_dir(&self, new: &NewFolder<'_>) -> io::Result<Option<(u64, u64)>> {
-        let Some(spare) = self.take() else {
-            return Ok(None);
-        };
-        let c = CString::new(spare.name.clone().into_vec())?;
-        // SAFETY: openat of a NUL-terminated name relative to our open descriptor.
-        let fd = unsafe {
-            libc::openat(
-                self.pool.as_raw_fd(),
-                c.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            // Gone or replaced on the host: not handed out again.
-            return Ok(None);
-        }
-        // SAFETY: a fresh descriptor we own.
-        let folder = unsafe { OwnedFd::from_raw_fd(fd) };
-        let st = fstat(&folder)?;
-        // The spare as it was granted, owned by the caller, and still empty (nothing in the
-        // sandbox can reach it; this is the host's side).
+    /// caller (its fsuid, fsgid, groups). `Some(identity)`: made, and granted whole by the
+    /// sandbox's ruleset (its device and inode numbers). `None`: not made, and the caller
+    /// makes the folder as before (`mkdirat`), which gives the call the kernel's own answer
+    /// (`EEXIST`…): no spare is left, the parent lies on another mount or has a default
+    /// ACL, the spare is not as it was granted, or the move failed.
+    pub fn make_dir(&self, new: &NewFolder<'_>) -> Option<(u64, u64)> {
+        let spare = self.take()?;
+        let c = CString::new(spare.name.as_bytes()).ok()?;
+        // Gone, replaced or written into on the host: not handed out again.
+        let folder = open_dir_at(self.pool.as_raw_fd(), &c).ok()?;
+        let st = fstat(&folder).ok()?;
         if (st.st_dev, st.st_ino) != (spare.dev, spare.ino)
             || st.st_uid != new.fsuid
-            || !is_empty(&folder)?
+            || !is_empty(&folder).unwrap_or(false)
         {
-            return Ok(None);
+            return None;
         }
+        let Some(parent) = fstat(new.parent)
+            .ok()
+            .filter(|_| !has_default_acl(new.parent))
+        else {
+            self.put_back(spare);
+            return None;
+        };
         // As mkdir(2): the permission bits and the sticky bit, less the umask; in a parent
         // with the set-group-ID bit, the parent's group and the bit, else the caller's fsgid.
-        let parent = fstat(new.parent)?;
         let mut mode = new.mode & 0o1777 & !new.umask;
         let group = if parent.st_mode & libc::S_ISGID != 0 {
             mode |= libc::S_ISGID;
@@ -265,12 +318,18 @@ impl Spares {
         } else {
             new.fsgid
         };
-        // The group before the move: a caller that may not take that group (not a member
-        // of a set-group-ID parent's) gets a folder made as before, which the kernel gives it.
-        // SAFETY: fchown of our descriptor; -1 keeps the owner.
-        if st.st_gid != group && unsafe { libc::fchown(fd, u32::MAX, group) } != 0 {
+        // Group, mode and times before the move, while nothing else can reach the folder.
+        // A caller that may not take that group (not a member of a set-group-ID parent's)
+        // gets a folder made as before, which the kernel gives it.
+        // SAFETY: fchown, fchmod, futimens (null: now) of our own descriptor.
+        let set = unsafe {
+            (st.st_gid == group || libc::fchown(folder.as_raw_fd(), u32::MAX, group) == 0)
+                && libc::fchmod(folder.as_raw_fd(), mode) == 0
+                && libc::futimens(folder.as_raw_fd(), std::ptr::null()) == 0
+        };
+        if !set {
             self.put_back(spare);
-            return Ok(None);
+            return None;
         }
         const RENAME_NOREPLACE: libc::c_uint = 1;
         // SAFETY: both descriptors are ours and open; both names are NUL-terminated.
@@ -286,22 +345,15 @@ impl Spares {
         };
         if moved != 0 {
             let e = io::Error::last_os_error();
-            self.put_back(spare);
-            // Another mount (a pinned `.git`, another writable root): made as before.
-            return match e.raw_os_error() {
-                Some(libc::EXDEV) => Ok(None),
-                _ => Err(e),
-            };
+            if e.raw_os_error() == Some(libc::EINVAL) {
+                // A filesystem without RENAME_NOREPLACE: no spare will move here.
+                self.free.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            } else {
+                self.put_back(spare);
+            }
+            return None;
         }
-        // Mode and times as a new folder's. Through the descriptor: the name may already
-        // have been moved by the sandbox. A failure leaves a folder that exists, as the call
-        // succeeded; its mode is at most the spare's 0700.
-        // SAFETY: fchmod and futimens (null: now) of our descriptor.
-        unsafe {
-            libc::fchmod(fd, mode);
-            libc::futimens(fd, std::ptr::null());
-        }
-        Ok(Some((spare.dev, spare.ino)))
+        Some((spare.dev, spare.ino))
     }
 }
 
@@ -315,44 +367,75 @@ fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
     Ok(unsafe { st.assume_init() })
 }
 
-/// Whether the directory open at `fd` holds nothing but `.` and `..` (one `getdents64`
-/// into a buffer that holds those two and more: a third entry shows in the first read).
-/// By hand: the std and nix directory readers take the descriptor, and this needs one call.
-fn is_empty(fd: &OwnedFd) -> io::Result<bool> {
-    let mut buf = [0u8; 256];
-    // SAFETY: getdents64 into our buffer, with its length.
-    let n = unsafe {
-        libc::syscall(
-            libc::SYS_getdents64,
-            fd.as_raw_fd(),
-            buf.as_mut_ptr(),
-            buf.len(),
+fn fstatat_nofollow(dir: &OwnedFd, name: &CStr) -> io::Result<libc::stat> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstatat of a NUL-terminated name relative to our descriptor.
+    if unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
         )
-    };
-    if n < 0 {
+    } != 0
+    {
         return Err(io::Error::last_os_error());
     }
-    let n = n as usize;
-    let mut at = 0;
-    while at + 19 < n {
+    // SAFETY: filled by fstatat.
+    Ok(unsafe { st.assume_init() })
+}
+
+/// Whether the directory open at `fd` (for reading, not yet read) holds nothing but `.` and
+/// `..`.
+fn is_empty(fd: &OwnedFd) -> io::Result<bool> {
+    Ok(entries(fd)?.is_empty())
+}
+
+/// The names in the directory open at `fd` (for reading, not yet read), but `.` and `..`:
+/// `getdents64` until it returns nothing.
+/// By hand: std's and nix's directory readers open by path or take the descriptor over,
+/// and these directories are reached through descriptors that must stay ours.
+fn entries(fd: &OwnedFd) -> io::Result<Vec<CString>> {
+    let mut names = Vec::new();
+    let mut buf = vec![0u8; 8192];
+    loop {
+        // SAFETY: getdents64 into our buffer, with its length.
+        let n = unsafe {
+            libc::syscall(
+                libc::SYS_getdents64,
+                fd.as_raw_fd(),
+                buf.as_mut_ptr(),
+                buf.len(),
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if n == 0 {
+            return Ok(names);
+        }
+        let n = n as usize;
+        let mut at = 0;
         // struct linux_dirent64: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.
-        let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
-        if reclen == 0 {
-            break;
+        while at + 19 < n {
+            let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
+            if reclen < 20 || at + reclen > n {
+                return Err(io::Error::from_raw_os_error(libc::EIO));
+            }
+            let field = &buf[at + 19..at + reclen];
+            let name = &field[..field.iter().position(|b| *b == 0).unwrap_or(field.len())];
+            if name != b"." && name != b".." {
+                names.push(CString::new(name).map_err(io::Error::other)?);
+            }
+            at += reclen;
         }
-        let name = &buf[at + 19..(at + reclen).min(n)];
-        let name = &name[..name.iter().position(|b| *b == 0).unwrap_or(name.len())];
-        if name != b"." && name != b".." {
-            return Ok(false);
-        }
-        at += reclen;
     }
-    Ok(true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn an_empty_directory_is_empty_and_one_entry_makes_it_not() {
@@ -368,6 +451,15 @@ mod tests {
         assert!(is_empty(&open()).unwrap());
         std::fs::create_dir(dir.path().join("HEAD")).unwrap();
         assert!(!is_empty(&open()).unwrap());
+        std::fs::remove_dir(dir.path().join("HEAD")).unwrap();
+        // A name too long for the first read's room beside `.` and `..` still shows.
+        std::fs::create_dir(dir.path().join("x".repeat(250))).unwrap();
+        assert!(!is_empty(&open()).unwrap());
+        // Many entries: every one is read.
+        for i in 0..500 {
+            std::fs::write(dir.path().join(format!("{i:0>100}")), "").unwrap();
+        }
+        assert_eq!(entries(&open()).unwrap().len(), 501);
     }
 
     #[test]
@@ -402,9 +494,28 @@ mod tests {
         for p in [&dead, &live] {
             std::fs::create_dir_all(p.join("0")).unwrap();
         }
+        // A pool name that is a symlink is not followed: the empty folders where it
+        // leads stay.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::create_dir(elsewhere.path().join("empty")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), home.join("spares.99999998")).unwrap();
         let pool = SparePoolOnHost::make(wt.path()).unwrap();
         assert!(!dead.exists());
         assert!(live.join("0").is_dir());
+        assert!(elsewhere.path().join("empty").is_dir());
         drop(pool);
+    }
+
+    #[test]
+    fn only_the_spares_this_pool_made_are_handed_out() {
+        let wt = tempfile::tempdir().unwrap();
+        std::fs::create_dir(wt.path().join(".git")).unwrap();
+        let pool = SparePoolOnHost::make(wt.path()).unwrap();
+        let mut reported = pool.made.clone();
+        // One replaced before the shim opened it: another inode under the same name.
+        reported[0].ino += 1_000_000;
+        let granted = pool.granted(reported.clone());
+        assert_eq!(granted.len(), SPARES - 1);
+        assert!(!granted.contains(&reported[0]));
     }
 }

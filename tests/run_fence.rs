@@ -2676,6 +2676,41 @@ fn a_granted_directory_moved_or_replaced_is_still_written(w: &World) {
     assert!(!w.worktree.join("kept/b").exists());
 }
 
+/// Files made and removed on the host in a folder the sandbox's view freezes (the home,
+/// where the missing secret paths are), while sessions start: a file listed and then gone
+/// before its bind (`useradd`'s lock files in /etc) is left out, and no start fails.
+fn files_removed_on_the_host_while_a_folder_is_frozen_do_not_stop_the_session(w: &World) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let churn = {
+        let (stop, home) = (stop.clone(), w.home.clone());
+        std::thread::spawn(move || {
+            let mut i = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let p = home.join(format!("lock{}", i % 64));
+                let _ = std::fs::write(&p, "");
+                let _ = std::fs::remove_file(&p);
+                i += 1;
+            }
+        })
+    };
+    let mut failed = Vec::new();
+    for _ in 0..40 {
+        let out = w.run(&["true"]);
+        if !out.status.success() {
+            failed.push(stderr(&out));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    churn.join().unwrap();
+    assert!(
+        failed.is_empty(),
+        "{} starts failed: {:?}",
+        failed.len(),
+        failed.first()
+    );
+}
+
 /// The inode numbers of the spare folders the session's pool holds now (none without one).
 fn spare_inodes(w: &World) -> Vec<u64> {
     use std::os::unix::fs::MetadataExt;
@@ -4137,6 +4172,7 @@ both_ways!(
     a_thread_swapping_from_a_granted_directory_never_reaches_a_protected_path,
     a_granted_directory_moved_or_replaced_is_still_written,
     a_folder_made_at_the_root_is_a_spare_folder_moved_into_place,
+    files_removed_on_the_host_while_a_folder_is_frozen_do_not_stop_the_session,
     a_symlink_in_the_session_tmpdir_is_followed_as_the_sandbox_sees_it,
     a_bind_whose_family_is_swapped_makes_no_socket_file,
     a_hardlink_to_a_protected_file_is_refused,

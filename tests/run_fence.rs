@@ -1044,9 +1044,21 @@ fn a_read_only_host_mount_inside_the_worktree_stays_read_only(w: &World) {
     let _unmount = Unmount(point.clone());
     let remounted = mount(&["-o".as_ref(), "remount,bind,ro".as_ref(), point.as_os_str()]);
     assert!(remounted.is_ok_and(|s| s.success()), "remount read-only");
+    // And a writable one beside it, which stays writable.
+    let rw_source = w.outside.join("rw-src");
+    std::fs::create_dir_all(&rw_source).unwrap();
+    w.own(&rw_source);
+    let rw_point = w.mkdir("rw");
+    let bound = mount(&[
+        "--bind".as_ref(),
+        rw_source.as_os_str(),
+        rw_point.as_os_str(),
+    ]);
+    assert!(bound.is_ok_and(|s| s.success()), "bind the writable mount");
+    let _unmount_rw = Unmount(rw_point.clone());
     w.write(
         "s.sh",
-        "echo changed > ro/file; echo status=$?; echo ok > inside.txt\n",
+        "echo changed > ro/file; echo status=$?; echo written > rw/file; echo ok > inside.txt\n",
     );
     let out = w.run(&["/bin/sh", "s.sh"]);
     assert_eq!(
@@ -1056,6 +1068,12 @@ fn a_read_only_host_mount_inside_the_worktree_stays_read_only(w: &World) {
         stderr(&out)
     );
     assert_unchanged(&source.join("file"), "original\n");
+    assert_eq!(
+        std::fs::read_to_string(rw_source.join("file")).unwrap_or_default(),
+        "written\n",
+        "a writable mount inside the worktree was not writable: {}",
+        stderr(&out)
+    );
 }
 
 /// Without a terminal of its own (standard descriptors redirected), the sandbox has no

@@ -684,6 +684,12 @@ pub(crate) fn open_directory_nofollow(path: &Path) -> io::Result<std::os::fd::Ow
     Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd as i32) })
 }
 
+/// Whether `fd` (a rule's `O_PATH` descriptor) is open on a directory.
+fn is_directory_fd(fd: &impl std::os::fd::AsFd) -> bool {
+    use std::os::fd::AsRawFd;
+    crate::sys::fd_is_directory(fd.as_fd().as_raw_fd()).unwrap_or(false)
+}
+
 /// The device and inode numbers of an open directory.
 pub(crate) fn identity(fd: &std::os::fd::OwnedFd) -> io::Result<(u64, u64)> {
     use std::os::fd::AsRawFd;
@@ -799,7 +805,7 @@ pub fn restrict_self(
                     });
                 }
             };
-            let access = if path.is_dir() {
+            let access = if is_directory_fd(&fd) {
                 access
             } else {
                 access & AccessFs::from_file(abi)

@@ -156,6 +156,12 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
     if ret < 0 {
         return Err(MountViewError::Private(io::Error::last_os_error()));
     }
+    // The host's writable mounts beneath the writable roots, listed before any mount of the
+    // view is made: the binds below copy them under the same paths, and the host's table
+    // is a fraction of the view's (a frozen /etc alone adds ~150 binds, each a line of
+    // mountinfo the kernel formats). Frozen folders never lie inside a writable root.
+    let roots: Vec<&Path> = writable.iter().map(Path::new).collect();
+    let writable_submounts = writable_mounts_beneath(&roots).map_err(MountViewError::ReadOnly)?;
     // Snapshots before anything else: they replace a directory by a tmpfs holding binds of
     // what it held, and every later step works on the paths as they then are. Parents
     // first, so that a nested one is taken inside its parent's bind.
@@ -220,8 +226,6 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
     // in a chroot or an initramfs tree, would reach a disk or the console); other mount
     // flags are left as they are (so locked flags in a user namespace are not disturbed).
     // The device list's own mounts get their devices back.
-    let roots: Vec<&Path> = targets.iter().map(|(p, _)| p.as_path()).collect();
-    let writable_submounts = writable_mounts_beneath(&roots).map_err(MountViewError::ReadOnly)?;
     sys::mount_setattr(&root, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV, 0)
         .map_err(MountViewError::ReadOnly)?;
     if devices.is_none() {
@@ -425,8 +429,7 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
         }
         // SAFETY: a fresh descriptor, owned from here on.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))
-            .is_ok_and(|m| m.is_dir());
+        let is_dir = sys::fd_is_directory(fd.as_raw_fd()).unwrap_or(false);
         kept.push((
             name,
             if is_dir {
@@ -543,7 +546,7 @@ fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<(boo
         }
         // SAFETY: a fresh descriptor, owned from here on.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))?.is_dir();
+        let is_dir = sys::fd_is_directory(fd.as_raw_fd())?;
         kept.push((path, fd, is_dir));
     }
     mount_tmpfs(OsStr::new("/dev"), "mode=0755,size=64k,nr_inodes=64")?;
@@ -759,7 +762,7 @@ fn mount_private_shm(shm: &OsStr, writable: &[&OsStr]) -> io::Result<()> {
         }
         // SAFETY: a fresh descriptor, owned from here on.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let is_dir = std::fs::metadata(format!("/proc/self/fd/{}", fd.as_raw_fd()))?.is_dir();
+        let is_dir = sys::fd_is_directory(fd.as_raw_fd())?;
         kept.push((path, c, fd, is_dir));
     }
     mount_tmpfs(shm, "mode=1777")?;

@@ -74,12 +74,7 @@ fn open_spares(spec: &SandboxSpec, pool: Option<&OwnedFd>) -> Vec<(OsString, Own
 
 /// Whether descriptor `fd` is open on a directory (an `O_PATH` one included).
 fn is_directory(fd: RawFd) -> bool {
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: fstat of a descriptor number into room for one stat; a closed one fails.
-    unsafe {
-        libc::fstat(fd, st.as_mut_ptr()) == 0
-            && st.assume_init().st_mode & libc::S_IFMT == libc::S_IFDIR
-    }
+    sys::fd_is_directory(fd).unwrap_or(false)
 }
 
 fn confine_and_exec_inner(

@@ -2865,11 +2865,14 @@ open("done", "w").close()
     }
     assert!(!text.contains("wrote"), "{text}");
     assert!(!w.worktree.join("moved-spare").exists());
-    // Every pool is gone (a spare something was written into would have stayed).
-    let left: Vec<_> = std::fs::read_dir(w.worktree.join(".git/fence"))
-        .map(|d| d.flatten().map(|e| e.file_name()).collect())
-        .unwrap_or_default();
-    assert!(left.is_empty(), "left in .git/fence: {left:?}");
+    // Every pool is gone (a spare something was written into would have stayed), and
+    // with them the spare home.
+    assert!(
+        !w.worktree.join(".git/fence").exists(),
+        "left in .git/fence: {:?}",
+        std::fs::read_dir(w.worktree.join(".git/fence"))
+            .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
+    );
     // A thread swapping the path of a call in such a folder never reaches the root's
     // protected names.
     let wt = &w.worktree;

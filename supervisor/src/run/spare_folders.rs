@@ -50,10 +50,11 @@ fn pool_name(pid: u32) -> String {
 
 /// A session's pool of spare folders on the host (`.git/fence/spares.PID`). What is left of
 /// it is removed when it is dropped: the unused spares (each still empty: only ever
-/// `rmdir`) and the pool. Every step works on descriptors opened without following a
+/// `rmdir`), the pool, and `.git/fence` when no other pool is left in it. Every step works on descriptors opened without following a
 /// symlink, so a link planted in `.git/fence` leads nowhere.
 #[derive(Debug)]
 pub struct SparePoolOnHost {
+    git: OwnedFd,
     home: OwnedFd,
     pool: OwnedFd,
     pool_name: CString,
@@ -122,6 +123,7 @@ impl SparePoolOnHost {
                 ino: st.st_ino,
                 names: made.iter().map(|s| s.name.clone()).collect(),
             },
+            git,
             home,
             pool,
             pool_name,
@@ -153,6 +155,9 @@ impl Drop for SparePoolOnHost {
             }
         }
         rmdir_at(&self.home, &self.pool_name);
+        // And the spare home once no session has a pool there: nothing of fence's stays
+        // in the repository (a session starting meanwhile makes its folders as before).
+        rmdir_at(&self.git, c"fence");
     }
 }
 
@@ -481,6 +486,10 @@ mod tests {
         drop(pool);
         assert!(!path.join("0").exists());
         assert!(path.join("1/x").exists());
+        // Emptied, the pool and the spare home go at the end of the next session.
+        std::fs::remove_file(path.join("1/x")).unwrap();
+        drop(SparePoolOnHost::make(wt.path()).unwrap());
+        assert!(!wt.path().join(".git/fence").exists());
     }
 
     #[test]

@@ -2876,27 +2876,15 @@ open("done", "w").close()
     // A thread swapping the path of a call in such a folder never reaches the root's
     // protected names.
     let wt = &w.worktree;
-    race_calls_in_a_new_folder(
-        w,
-        &wt.join("./////.envrc"),
-        &wt.join("fresh/.envrc"),
-        test,
-        Raced::Open,
-    );
-    race_calls_in_a_new_folder(
-        w,
-        &wt.join("./////.mcp.json"),
-        &wt.join("fresh/.mcp.json"),
-        test,
-        Raced::Rename,
-    );
-    race_calls_in_a_new_folder(
-        w,
-        &wt.join("./////.vscode"),
-        &wt.join("fresh/.vscode"),
-        test,
-        Raced::Mkdir,
-    );
+    for (name, call) in [
+        (".envrc", Raced::Open),
+        (".mcp.json", Raced::Rename),
+        (".vscode", Raced::Mkdir),
+    ] {
+        // The same length as `fresh/NAME`, so the racing thread swaps bytes in place.
+        let root_name = wt.join(format!("./////{name}"));
+        race_calls_in_a_new_folder(w, &root_name, &wt.join("fresh").join(name), test, call);
+    }
     for p in [".envrc", ".mcp.json", ".vscode"] {
         assert!(
             std::fs::symlink_metadata(wt.join(p)).is_err(),

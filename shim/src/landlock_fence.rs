@@ -374,12 +374,14 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     }
     // While writes are watched, the supervisor carries out what a held directory does
     // not allow; without it, every writable root is granted whole.
+    let bases: Vec<PathBuf> = std::iter::once(&spec.worktree)
+        .chain(&spec.rule_bases)
+        .map(PathBuf::from)
+        .collect();
+    let protected: Vec<PathBuf> = spec.protected.iter().map(PathBuf::from).collect();
     let holders = Holders {
-        bases: std::iter::once(&spec.worktree)
-            .chain(&spec.rule_bases)
-            .map(PathBuf::from)
-            .collect(),
-        protected: spec.protected.iter().map(PathBuf::from).collect(),
+        bases: &bases,
+        protected: &protected,
     };
     let (mut held, mut whole) = (Vec::new(), Vec::new());
     if spec.no_write_watch {
@@ -495,13 +497,13 @@ const MOST_SPLIT_RULES: usize = 4096;
 /// (`.git/hooks`, `.vscode`…) not at all. The supervisor carries out every call the held
 /// directories refuse, from the path it checked; a call it lets go to the kernel can make
 /// names only where no protected path can be, whatever path a racing thread swaps in.
-struct Holders {
+struct Holders<'a> {
     /// The worktree, then the other folders protected as it is (`SandboxSpec::rule_bases`).
-    bases: Vec<PathBuf>,
-    protected: Vec<PathBuf>,
+    bases: &'a [PathBuf],
+    protected: &'a [PathBuf],
 }
 
-impl Holders {
+impl Holders<'_> {
     /// Whether a protected name may be made in `dir` or beneath it.
     fn holds(&self, dir: &Path) -> bool {
         self.bases.iter().any(|base| {
@@ -535,10 +537,7 @@ impl Holders {
 /// made in it or beneath it, and it is not protected itself ([`Holders`]). A new folder
 /// the supervisor makes from a spare folder, which the ruleset grants whole, must be one.
 pub fn grants_whole(dir: &Path, bases: &[PathBuf], protected: &[PathBuf]) -> bool {
-    let holders = Holders {
-        bases: bases.to_vec(),
-        protected: protected.to_vec(),
-    };
+    let holders = Holders { bases, protected };
     !holders.sealed(dir) && !holders.holds(dir)
 }
 
@@ -548,7 +547,7 @@ pub fn grants_whole(dir: &Path, bases: &[PathBuf], protected: &[PathBuf]) -> boo
 /// supervisor carries out their writes.
 fn split_writable(
     dir: &Path,
-    holders: &Holders,
+    holders: &Holders<'_>,
     held: &mut Vec<PathBuf>,
     whole: &mut Vec<PathBuf>,
     budget: &mut usize,
@@ -693,13 +692,7 @@ fn is_directory_fd(fd: &impl std::os::fd::AsFd) -> bool {
 /// The device and inode numbers of an open directory.
 pub(crate) fn identity(fd: &std::os::fd::OwnedFd) -> io::Result<(u64, u64)> {
     use std::os::fd::AsRawFd;
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: fstat of our descriptor into room for one stat.
-    if unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: filled by fstat.
-    let st = unsafe { st.assume_init() };
+    let st = crate::sys::fstat(fd.as_raw_fd())?;
     Ok((st.st_dev, st.st_ino))
 }
 

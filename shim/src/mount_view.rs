@@ -204,22 +204,10 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         let c = cstring(path)?;
         // A bind of the path onto itself gives it its own mount, whose read-only flag can
         // be cleared below without touching its parent.
-        // SAFETY: `c` is NUL-terminated; the other pointers are null as allowed for MS_BIND.
-        let ret = unsafe {
-            libc::mount(
-                c.as_ptr(),
-                c.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND | libc::MS_REC,
-                std::ptr::null(),
-            )
-        };
-        if ret < 0 {
-            return Err(MountViewError::Bind {
-                path: PathBuf::from(path),
-                source: io::Error::last_os_error(),
-            });
-        }
+        bind_onto_itself(&c).map_err(|source| MountViewError::Bind {
+            path: PathBuf::from(path),
+            source,
+        })?;
         targets.push((PathBuf::from(path), c));
     }
     // Every mount read-only and without devices, recursively (a device node outside /dev,
@@ -654,29 +642,20 @@ fn unescape_mountinfo(field: &str) -> Vec<u8> {
 fn bind_from(fd: &OwnedFd, target: &CStr) -> io::Result<()> {
     let source =
         CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).map_err(io::Error::other)?;
+    rbind(&source, target)
+}
+
+fn bind_onto_itself(c: &CStr) -> io::Result<()> {
+    rbind(c, c)
+}
+
+/// `mount(source, target, MS_BIND | MS_REC)`.
+fn rbind(source: &CStr, target: &CStr) -> io::Result<()> {
     // SAFETY: NUL-terminated strings; the other pointers are null as allowed for MS_BIND.
     let ret = unsafe {
         libc::mount(
             source.as_ptr(),
             target.as_ptr(),
-            std::ptr::null(),
-            libc::MS_BIND | libc::MS_REC,
-            std::ptr::null(),
-        )
-    };
-    if ret < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(())
-    }
-}
-
-fn bind_onto_itself(c: &CString) -> io::Result<()> {
-    // SAFETY: `c` is NUL-terminated; the other pointers are null as allowed for MS_BIND.
-    let ret = unsafe {
-        libc::mount(
-            c.as_ptr(),
-            c.as_ptr(),
             std::ptr::null(),
             libc::MS_BIND | libc::MS_REC,
             std::ptr::null(),

@@ -310,17 +310,22 @@ pub fn bring_loopback_up() -> io::Result<()> {
     Ok(())
 }
 
-/// Whether descriptor `fd` is open on a directory (an `O_PATH` one included): `fstat` of
-/// the descriptor, where a `stat` of its `/proc/self/fd` link walks procfs first (a
-/// frozen folder asks it of each of its entries at every start).
-pub fn fd_is_directory(fd: RawFd) -> io::Result<bool> {
+/// `fstat` of descriptor `fd` (an `O_PATH` one included; a closed one fails).
+pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: fstat of a descriptor number into room for one stat; a closed one fails.
+    // SAFETY: fstat of a descriptor number into room for one stat.
     if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: filled by fstat.
-    Ok(unsafe { st.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFDIR)
+    Ok(unsafe { st.assume_init() })
+}
+
+/// Whether descriptor `fd` is open on a directory (an `O_PATH` one included): `fstat` of
+/// the descriptor, where a `stat` of its `/proc/self/fd` link walks procfs first (a
+/// frozen folder asks it of each of its entries at every start).
+pub fn fd_is_directory(fd: RawFd) -> io::Result<bool> {
+    Ok(fstat(fd)?.st_mode & libc::S_IFMT == libc::S_IFDIR)
 }
 
 #[cfg(test)]

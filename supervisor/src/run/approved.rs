@@ -23,9 +23,7 @@ use super::path_resolve::Caller;
 use super::target_memory::{PATH_MAX, TargetMemory};
 use super::view::View;
 
-/// The fence's bounded directories, by path, with the identity their rule was attached to.
-pub type BoundedDirs =
-    std::sync::Arc<std::sync::RwLock<std::collections::HashMap<PathBuf, (u64, u64)>>>;
+pub use super::fence::BoundedDirs;
 
 /// A call to carry out once approved, with every argument already checked.
 #[derive(Debug)]
@@ -328,7 +326,7 @@ pub fn perform(
                 let mut bounded = bounded.write().unwrap_or_else(|e| e.into_inner());
                 if let Some(id) = spares.make_dir(&new) {
                     // Before the caller is answered: what it makes beneath goes to the kernel.
-                    bounded.insert(path, id);
+                    bounded.insert(path, super::fence::Granted::new(id));
                     return Ok(());
                 }
                 drop(bounded);

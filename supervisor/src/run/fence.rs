@@ -3,7 +3,45 @@
 use std::collections::HashMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+/// How long a bounded directory found with the identity its rule was attached to is taken
+/// to keep it without looking again. The look is one `fstatat` on most notified writes, and
+/// only a process outside the sandbox can replace the directory behind fence's back (the
+/// sandbox's own moves and removals reach [`Fence::forget_bounded_at`] before the kernel
+/// performs them). Not a boundary either way: a call let through to a directory replaced
+/// meanwhile is refused by Landlock (EACCES), as a call racing the replacement always was;
+/// within this window the supervisor does not write there in the sandbox's stead.
+const BOUNDED_SEEN_FOR: Duration = Duration::from_millis(50);
+
+/// A bounded directory: the identity its Landlock rule was attached to, and when the
+/// supervisor last found it there.
+#[derive(Debug)]
+pub struct Granted {
+    pub id: (u64, u64),
+    /// Nanoseconds after [`clock_start`] of the last look that found `id`; 0: never.
+    seen: AtomicU64,
+}
+
+impl Granted {
+    pub fn new(id: (u64, u64)) -> Granted {
+        Granted {
+            id,
+            seen: AtomicU64::new(0),
+        }
+    }
+}
+
+/// The start of the clock of [`Granted::seen`].
+fn clock_start() -> Instant {
+    static START: OnceLock<Instant> = OnceLock::new();
+    *START.get_or_init(Instant::now)
+}
+
+/// The fence's bounded directories by path ([`Fence::bounded`]).
+pub type BoundedDirs = Arc<RwLock<HashMap<PathBuf, Granted>>>;
 
 /// Where the sandbox may write, and how the kernel bounds what the supervisor lets through.
 #[derive(Debug, Clone)]
@@ -27,6 +65,8 @@ pub struct Fence {
     /// is carried out for the sandbox, even with a person's Yes, since the descriptor or
     /// name it would get reads the secret.
     pub unreadable: Vec<PathBuf>,
+    /// For each of `writable`, the unreadable paths beneath or above it, made on first use.
+    pub unreadable_near_roots: OnceLock<Vec<Vec<PathBuf>>>,
     /// The sandbox sees everything outside the writable roots read-only (mount namespace):
     /// a metadata change there fails with EROFS whatever path the target swaps in. The
     /// same view makes the protected paths that exist read-only mounts, so a write inside
@@ -54,7 +94,7 @@ pub struct Fence {
     /// directory), so a new one made in its place is written through the supervisor; so is
     /// one whose device and inode numbers are no longer those of the directory the rule
     /// was attached to (replaced from outside the sandbox).
-    pub bounded: Arc<RwLock<HashMap<PathBuf, (u64, u64)>>>,
+    pub bounded: BoundedDirs,
     /// The spare folders the sandbox's ruleset grants whole ([`super::spare_folders`]):
     /// a folder made in a held directory of the worktree, where a folder that existed at
     /// start would have been granted whole, is one of them moved into place.
@@ -64,16 +104,39 @@ pub struct Fence {
 impl Fence {
     /// Whether `path` (absolute, resolved) is or lies beneath an unreadable path.
     pub fn is_unreadable(&self, path: &Path) -> bool {
-        // On every notified write, against every secret path: bytes where both sides are
+        // On every notified write, against the secret paths: bytes where both sides are
         // plain (the same answer as the component-wise `starts_with`, at a fraction of it).
         let plain = is_plain(path);
-        self.unreadable.iter().any(|u| {
+        let beneath = |u: &PathBuf| {
             if plain && is_plain(u) {
                 byte_prefix_at_boundary(path, u)
             } else {
                 path.starts_with(u)
             }
-        })
+        };
+        // Most paths lie in a writable root: only the secrets that can hold such a path
+        // are compared (a path beneath both a root and a secret has both for ancestors,
+        // so one of the two lies beneath the other).
+        let near = self.unreadable_near_roots.get_or_init(|| {
+            self.writable
+                .iter()
+                .map(|r| {
+                    self.unreadable
+                        .iter()
+                        .filter(|u| u.starts_with(r) || r.starts_with(u))
+                        .cloned()
+                        .collect()
+                })
+                .collect()
+        });
+        if let Some(i) = self
+            .writable
+            .iter()
+            .position(|r| byte_prefix_at_boundary(path, r))
+        {
+            return near[i].iter().any(beneath);
+        }
+        self.unreadable.iter().any(beneath)
     }
 
     /// The writable root containing `path`, if any.
@@ -165,18 +228,37 @@ impl Fence {
     /// directory ([`Fence::bounded`]): a name made or removed there, or a file written
     /// there, is bounded by Landlock whatever path a racing thread swaps in.
     pub fn beneath_bounded(&self, path: &Path) -> bool {
-        let Some((granted, id)) = self.bounded_above(path) else {
+        let now = clock_start().elapsed().as_nanos() as u64 + 1;
+        self.beneath_bounded_at(path, now)
+    }
+
+    /// [`Fence::beneath_bounded`] at `now` (nanoseconds on the clock of [`Granted::seen`]).
+    fn beneath_bounded_at(&self, path: &Path, now: u64) -> bool {
+        let Some(dir) = path.parent() else {
             return false;
         };
-        // Still the directory the rule was attached to? (Another process, outside the
-        // sandbox or in another one, may have replaced it; the kernel would then refuse.)
-        if super::view::identity(&granted).is_ok_and(|now| now == id) {
-            return true;
-        }
+        let granted_dir = {
+            let bounded = self.bounded.read().unwrap_or_else(|e| e.into_inner());
+            let Some((at, granted)) = bounded_above(&bounded, dir) else {
+                return false;
+            };
+            let seen = granted.seen.load(Ordering::Relaxed);
+            if seen != 0 && now.saturating_sub(seen) < BOUNDED_SEEN_FOR.as_nanos() as u64 {
+                return true;
+            }
+            // Still the directory the rule was attached to? (Another process, outside
+            // the sandbox or in another one, may have replaced it; the kernel would then
+            // refuse.)
+            if super::view::identity(at).is_ok_and(|id| id == granted.id) {
+                granted.seen.store(now, Ordering::Relaxed);
+                return true;
+            }
+            at.to_path_buf()
+        };
         self.bounded
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&granted);
+            .remove(&granted_dir);
         false
     }
 
@@ -193,23 +275,14 @@ impl Fence {
         shim::landlock_fence::grants_whole(path, &bases, &self.protected).then(|| spares.clone())
     }
 
-    /// The bounded directory above `path`'s directory, by name, with the identity its
-    /// rule was attached to.
-    fn bounded_above(&self, path: &Path) -> Option<(PathBuf, (u64, u64))> {
-        let dir = path.parent()?;
-        let bounded = self.bounded.read().unwrap_or_else(|e| e.into_inner());
-        if bounded.is_empty() {
-            return None;
-        }
-        dir.ancestors()
-            .find_map(|a| bounded.get(a).map(|id| (a.to_path_buf(), *id)))
-    }
-
     /// A call makes, moves or removes the entry `path`: a bounded directory at or beneath
     /// it is forgotten. Only names outside every bounded directory can be one (bounded
     /// directories are children of held ones).
     pub fn forget_bounded_at(&self, path: &Path) {
-        if self.bounded_above(path).is_some() {
+        let beneath_one = path.parent().is_some_and(|dir| {
+            bounded_above(&self.bounded.read().unwrap_or_else(|e| e.into_inner()), dir).is_some()
+        });
+        if beneath_one {
             return;
         }
         let gone = |d: &PathBuf| d.starts_with(path);
@@ -226,6 +299,17 @@ impl Fence {
                 .retain(|d, _| !gone(d));
         }
     }
+}
+
+/// The bounded directory at or above `dir`, by name.
+fn bounded_above<'a>(
+    bounded: &'a HashMap<PathBuf, Granted>,
+    dir: &'a Path,
+) -> Option<(&'a Path, &'a Granted)> {
+    if bounded.is_empty() {
+        return None;
+    }
+    dir.ancestors().find_map(|a| bounded.get(a).map(|g| (a, g)))
 }
 
 /// A fast, sufficient test for `path.starts_with(root)` (component-wise), for a `root`
@@ -263,13 +347,25 @@ fn is_plain(path: &Path) -> bool {
 /// existing bare repository's control files: protected against being made, moved or
 /// written only).
 fn protected_in(base: &Path, path: &Path, names_entry: bool) -> Option<bool> {
-    // The base itself, or a folder above it in a writable root (`--allow-write` of a
-    // parent): moved away and back, it would bring forged hooks or settings in without a
-    // write to their paths.
-    if names_entry && base.starts_with(path) {
-        return Some(false);
-    }
-    let rel = path.strip_prefix(base).ok()?;
+    // On every notified write: a path beneath the base is cut from its bytes where both
+    // are plain (the same answer as the component-wise tests below).
+    let (p, b) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
+    let rel = if is_plain(path) && is_plain(base) && byte_prefix_at_boundary(path, base) {
+        if p.len() == b.len() && names_entry {
+            return Some(false);
+        }
+        Path::new(std::ffi::OsStr::from_bytes(
+            p.get(b.len() + 1..).unwrap_or_default(),
+        ))
+    } else {
+        // The base itself, or a folder above it in a writable root (`--allow-write` of a
+        // parent): moved away and back, it would bring forged hooks or settings in without
+        // a write to their paths.
+        if names_entry && base.starts_with(path) {
+            return Some(false);
+        }
+        path.strip_prefix(base).ok()?
+    };
     let removable = shim::protected_paths::is_removable(rel) || in_a_git_directory(rel, path);
     if removable {
         return Some(true);
@@ -393,6 +489,7 @@ mod tests {
             protected: vec![],
             rule_bases: vec![],
             unreadable: vec![],
+            unreadable_near_roots: OnceLock::new(),
             read_only_view: true,
             quiet_blocks: false,
             read_only_worktree: false,
@@ -426,7 +523,7 @@ mod tests {
                 .into_iter()
                 .map(|p| {
                     let i = id(&p);
-                    (p, i)
+                    (p, Granted::new(i))
                 })
                 .collect(),
             )),
@@ -455,11 +552,79 @@ mod tests {
         // Replaced behind fence's back: no longer the granted directory. (The ruleset holds
         // the old directory, whose inode number is then not free for the new one: so does
         // this descriptor here.)
-        assert!(beneath(&w.join("lib/x")));
+        let at = |p: &Path, ms: u64| fence.beneath_bounded_at(p, ms * 1_000_000);
+        assert!(at(&w.join("lib/x"), 1000));
         let _held = std::fs::File::open(w.join("lib")).unwrap();
         std::fs::remove_dir(w.join("lib")).unwrap();
         std::fs::create_dir(w.join("lib")).unwrap();
-        assert!(!beneath(&w.join("lib/x")));
+        // Found there a moment ago: not looked at again until the window has passed.
+        assert!(at(&w.join("lib/x"), 1010));
+        assert!(!at(
+            &w.join("lib/x"),
+            1000 + BOUNDED_SEEN_FOR.as_millis() as u64
+        ));
+        assert!(!at(&w.join("lib/x"), 1010));
+    }
+
+    #[test]
+    fn protected_paths_are_found_from_bytes_as_by_components() {
+        // The same path spelled with a doubled slash takes the component-wise way.
+        let base = Path::new("/w/repo");
+        for rel in [
+            "",
+            ".git",
+            ".git/config",
+            ".git/hooks/pre-commit",
+            ".envrc",
+            "src/main.rs",
+            "sub/.git/config",
+            "sub/.git",
+            "HEAD",
+            ".git/HEAD",
+            ".claude/settings.json",
+            ".gitx/config",
+            "x/.git/fence/s",
+        ] {
+            let fast = if rel.is_empty() {
+                base.to_path_buf()
+            } else {
+                base.join(rel)
+            };
+            let slow = PathBuf::from(format!("/w//repo/{rel}"));
+            for names_entry in [false, true] {
+                assert_eq!(
+                    protected_in(base, &fast, names_entry),
+                    protected_in(base, &slow, names_entry),
+                    "{rel} {names_entry}"
+                );
+            }
+        }
+        assert_eq!(protected_in(base, Path::new("/w/repo"), true), Some(false));
+        assert_eq!(protected_in(base, Path::new("/w"), true), Some(false));
+        assert_eq!(
+            protected_in(base, Path::new("/w/repox/.git/config"), false),
+            None
+        );
+    }
+
+    #[test]
+    fn unreadable_paths_in_a_writable_root_are_the_ones_near_it() {
+        let mut f = fence("/w/repo", &[PathBuf::from("/w/repo"), PathBuf::from("/t")]);
+        f.unreadable = ["/h/.ssh", "/w/repo/.env.d", "/t", "/w/repo/sub/.aws/"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
+        for (p, secret) in [
+            ("/w/repo/src/x", false),
+            ("/w/repo/.env.d/k", true),
+            ("/w/repo/sub/.aws/credentials", true),
+            ("/t/x", true),
+            ("/h/.ssh/id", true),
+            ("/h/x", false),
+            ("/w/repox/.env.d/k", false),
+        ] {
+            assert_eq!(f.is_unreadable(Path::new(p)), secret, "{p}");
+        }
     }
 
     #[test]

@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use shim::{Channel, FromShim, SandboxSpec, ToShim};
 
-use self::fence::Fence;
+use self::fence::{Fence, Granted};
 use self::listener::Listener;
 use self::notify_loop::{Counters, Supervision};
 use self::prepare::SessionTmp;
@@ -531,6 +531,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             .chain(&deny_read_missing)
             .cloned()
             .collect(),
+        unreadable_near_roots: Default::default(),
         read_only_view: shim_process.namespaces.mount,
         quiet_blocks: args.quiet_blocks,
         read_only_worktree: args.read_only_worktree,
@@ -579,7 +580,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     bounded: Arc::new(std::sync::RwLock::new(if landlock_abi > 0 {
                         bounded
                             .into_iter()
-                            .map(|b| (PathBuf::from(b.path), (b.dev, b.ino)))
+                            .map(|b| (PathBuf::from(b.path), Granted::new((b.dev, b.ino))))
                             .collect()
                     } else {
                         Default::default()

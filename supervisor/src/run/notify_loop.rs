@@ -125,12 +125,28 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
         caller_context::umask_called(&s.listener, &n);
         return;
     }
-    let mem = TargetMemory::new(&s.listener, &n);
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
         caller_context::exec_seen();
+        let mem = TargetMemory::new(&s.listener, &n);
         exec_check::check(s.policy.as_ref(), &s.fence.worktree, &mem, caller, &n)
     } else if let Some(call) = write_check::decode(&n) {
-        write_check::check(&s.fence, &mem, caller, &n, &call)
+        // Most writes are answered `CONTINUE`, which the kernel accepts only while the
+        // call is pending: their reads need no validity check of their own. Any other
+        // answer, and any answer recorded in the log, gets it before it acts.
+        let mem = TargetMemory::deferring(&s.listener, &n);
+        let outcome = write_check::check(&s.fence, &mem, caller, &n, &call);
+        let plain_continue = outcome.allowed
+            && matches!(outcome.response, Response::Continue)
+            && outcome.perform.is_none()
+            && outcome.ask.is_none()
+            && !s.gate.logging();
+        if !plain_continue && !mem.confirm() {
+            // The caller is gone (its tid may be another thread's by now): nothing read
+            // for it is acted on, and the answer finds no call.
+            s.listener.respond(n.id, Response::Error(libc::EFAULT));
+            return;
+        }
+        outcome
     } else {
         // A call the filter sends but no check owns: refuse.
         Outcome::failed(EventKind::Write, libc::EPERM)

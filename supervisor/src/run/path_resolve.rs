@@ -124,7 +124,7 @@ impl ProcessCwd {
     /// directory included. `None` when it cannot be read (the process is gone).
     pub fn get(&self) -> Option<PathBuf> {
         self.read
-            .get_or_init(|| std::fs::read_link(format!("/proc/{}/cwd", self.tid)).ok())
+            .get_or_init(|| view::read_proc_link(self.tid, "cwd").ok())
             .clone()
     }
 

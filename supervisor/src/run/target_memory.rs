@@ -27,14 +27,48 @@ pub enum MemoryError {
 pub struct TargetMemory<'a> {
     listener: &'a Listener,
     notif: &'a Notification,
+    /// Reads are not followed by a validity check; [`TargetMemory::confirm`] makes it
+    /// before anything but a `CONTINUE` acts on them.
+    deferred: bool,
+    /// A read was made without its validity check.
+    unconfirmed: std::cell::Cell<bool>,
 }
 
 impl<'a> TargetMemory<'a> {
     pub fn new(listener: &'a Listener, notif: &'a Notification) -> Self {
-        TargetMemory { listener, notif }
+        TargetMemory {
+            listener,
+            notif,
+            deferred: false,
+            unconfirmed: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Reads whose validity check is left to [`TargetMemory::confirm`], for a check whose
+    /// usual answer is `CONTINUE` (the write check): the kernel accepts an answer only to a
+    /// call still pending, and a call pending when it is answered was pending all along
+    /// (notification ids are never reused), so whatever was read for it was the caller's.
+    /// Any other answer (a refusal written to a stderr, a call carried out, a question, a
+    /// log record) acts before or beside the kernel's own check and needs `confirm` first.
+    pub fn deferring(listener: &'a Listener, notif: &'a Notification) -> Self {
+        TargetMemory {
+            deferred: true,
+            ..TargetMemory::new(listener, notif)
+        }
+    }
+
+    /// Whether everything read so far (memory, and the caller's /proc entries read after
+    /// it) was the caller's: the call is still pending. One `SECCOMP_IOCTL_NOTIF_ID_VALID`
+    /// when a read was left unchecked; `true` at once otherwise.
+    pub fn confirm(&self) -> bool {
+        !self.unconfirmed.get() || self.listener.is_valid(self.notif.id)
     }
 
     fn checked<T>(&self, value: T) -> Result<T, MemoryError> {
+        if self.deferred {
+            self.unconfirmed.set(true);
+            return Ok(value);
+        }
         if self.listener.is_valid(self.notif.id) {
             Ok(value)
         } else {

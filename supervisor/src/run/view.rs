@@ -17,7 +17,7 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -114,22 +114,47 @@ fn stat_nofollow(path: &Path) -> io::Result<libc::stat> {
         Some(root) => (root.as_raw_fd(), bytes.strip_prefix(b"/").unwrap_or(bytes)),
         None => (libc::AT_FDCWD, bytes),
     };
-    let c = CString::new(if name.is_empty() { &b"."[..] } else { name })?;
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: a NUL-terminated name and room for one stat.
-    let ret = unsafe {
-        libc::fstatat(
-            dirfd,
-            c.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
+    with_c_name(if name.is_empty() { &b"."[..] } else { name }, |c| {
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: a NUL-terminated name and room for one stat.
+        let ret = unsafe { libc::fstatat(dirfd, c, st.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW) };
+        if ret != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fstatat filled it.
+        Ok(unsafe { st.assume_init() })
+    })
+}
+
+/// `readlink("/proc/<tid>/<link>")` in fence's /proc (`cwd`, `fd/N`…), the name made on
+/// the stack: on every notified call with a relative path.
+pub fn read_proc_link(tid: libc::pid_t, link: &str) -> io::Result<PathBuf> {
+    let mut name = [0u8; 64];
+    let mut len = 0;
+    let mut put = |bytes: &[u8]| -> io::Result<()> {
+        let end = len + bytes.len();
+        name.get_mut(len..end)
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENAMETOOLONG))?
+            .copy_from_slice(bytes);
+        len = end;
+        Ok(())
     };
-    if ret != 0 {
-        return Err(io::Error::last_os_error());
+    put(b"/proc/")?;
+    let mut digits = [0u8; 12];
+    let mut at = digits.len();
+    let mut n = tid.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
     }
-    // SAFETY: fstatat filled it.
-    Ok(unsafe { st.assume_init() })
+    put(&digits[at..])?;
+    put(b"/")?;
+    put(link.as_bytes())?;
+    read_link_at(libc::AT_FDCWD, &name[..len])
 }
 
 /// Whether `path` (absolute, resolved) names a unix socket file as the sandbox sees it,
@@ -146,22 +171,72 @@ pub fn is_directory(path: &Path) -> bool {
     stat_nofollow(path).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR)
 }
 
-/// `readlinkat(dirfd, name)`.
+/// `readlinkat(dirfd, name)`. On every notified write: the name and the target are kept in
+/// buffers on the stack (a heap buffer of `PATH_MAX` per call showed in the profile), and
+/// only the result is allocated.
 pub fn read_link_at(dirfd: RawFd, name: &[u8]) -> io::Result<PathBuf> {
-    let c = CString::new(name)?;
-    let mut buf = vec![0u8; libc::PATH_MAX as usize];
-    // SAFETY: a NUL-terminated name and a buffer of the length given.
-    let n = unsafe {
-        libc::readlinkat(
-            dirfd,
-            c.as_ptr(),
-            buf.as_mut_ptr().cast::<libc::c_char>(),
-            buf.len(),
-        )
-    };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
+    with_c_name(name, |c_name| {
+        let mut buf = std::mem::MaybeUninit::<[u8; libc::PATH_MAX as usize]>::uninit();
+        // SAFETY: a NUL-terminated name and a buffer of the length given.
+        let n = unsafe {
+            libc::readlinkat(
+                dirfd,
+                c_name,
+                buf.as_mut_ptr().cast::<libc::c_char>(),
+                libc::PATH_MAX as usize,
+            )
+        };
+        if n < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the kernel wrote the first `n` bytes (n <= PATH_MAX).
+        let target = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n as usize) };
+        Ok(PathBuf::from(std::ffi::OsStr::from_bytes(target)))
+    })
+}
+
+/// Calls `f` with `name` as a NUL-terminated string: copied to the stack when short, as
+/// almost every path is. A name holding a NUL byte is an error (as `CString::new` says).
+pub fn with_c_name<T>(
+    name: &[u8],
+    f: impl FnOnce(*const libc::c_char) -> io::Result<T>,
+) -> io::Result<T> {
+    const SHORT: usize = 512;
+    if name.len() >= SHORT {
+        let c = CString::new(name)?;
+        return f(c.as_ptr());
     }
-    buf.truncate(n as usize);
-    Ok(PathBuf::from(std::ffi::OsString::from_vec(buf)))
+    if name.contains(&0) {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    let mut c = [0u8; SHORT];
+    c[..name.len()].copy_from_slice(name);
+    f(c.as_ptr().cast::<libc::c_char>())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn proc_links_are_read_as_std_reads_them() {
+        let me = std::process::id() as libc::pid_t;
+        for link in ["cwd", "exe", "fd/0"] {
+            assert_eq!(
+                super::read_proc_link(me, link).ok(),
+                std::fs::read_link(format!("/proc/{me}/{link}")).ok(),
+                "{link}"
+            );
+        }
+        let long = "x".repeat(100);
+        assert!(super::read_proc_link(me, &long).is_err());
+    }
+
+    #[test]
+    fn names_holding_a_nul_byte_are_refused() {
+        let r = super::read_link_at(libc::AT_FDCWD, b"/proc/self/cwd\0x");
+        assert_eq!(r.unwrap_err().raw_os_error(), Some(libc::EINVAL));
+        // A name too long for the stack buffer: the same answer through the heap.
+        let long = format!("/nonexistent{}", "/a".repeat(300));
+        let r = super::read_link_at(libc::AT_FDCWD, long.as_bytes());
+        assert_eq!(r.unwrap_err().raw_os_error(), Some(libc::ENOENT));
+    }
 }

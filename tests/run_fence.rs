@@ -2865,14 +2865,11 @@ open("done", "w").close()
     }
     assert!(!text.contains("wrote"), "{text}");
     assert!(!w.worktree.join("moved-spare").exists());
-    // Every pool is gone (a spare something was written into would have stayed), and
-    // with them the spare home.
-    assert!(
-        !w.worktree.join(".git/fence").exists(),
-        "left in .git/fence: {:?}",
-        std::fs::read_dir(w.worktree.join(".git/fence"))
-            .map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>())
-    );
+    if mount_view {
+        spare_pool_is_kept_for_the_next_session(w, uid, &spares, made.ino());
+    } else {
+        assert!(!w.worktree.join(".git/fence").exists());
+    }
     // A thread swapping the path of a call in such a folder never reaches the root's
     // protected names.
     let wt = &w.worktree;
@@ -2891,6 +2888,77 @@ open("done", "w").close()
             "{p} was made"
         );
     }
+}
+
+/// The names in the spare home (`.git/fence`).
+fn spare_pools(w: &World) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(w.worktree.join(".git/fence"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// After a session that used one spare folder (`used`, of `spares`): the stale pool is
+/// gone and the user's kept pool holds the other seven, each still empty; the next session
+/// takes the same folders again and tops the pool up to eight. While another session holds
+/// the kept pool (its lock), a session makes a pool of its own, which is gone after it,
+/// and leaves the kept pool as it was.
+fn spare_pool_is_kept_for_the_next_session(w: &World, uid: u32, spares: &[u64], used: u64) {
+    use std::os::fd::AsRawFd;
+    let kept = format!("spares.u{uid}");
+    assert_eq!(spare_pools(w), std::slice::from_ref(&kept));
+    let left = spare_inodes(w);
+    assert_eq!(left.len(), 7, "{left:?}");
+    assert!(!left.contains(&used));
+    assert!(
+        left.iter().all(|i| spares.contains(i)),
+        "{left:?} {spares:?}"
+    );
+    for spare in std::fs::read_dir(w.worktree.join(".git/fence").join(&kept)).unwrap() {
+        let spare = spare.unwrap().path();
+        assert_eq!(std::fs::read_dir(&spare).unwrap().count(), 0, "{spare:?}");
+    }
+    let run = |args: &[&str]| {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        w.fence(&args).output().unwrap()
+    };
+    let out = run(&["--", "true"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let next = spare_inodes(w);
+    assert_eq!(next.len(), 8, "{next:?}");
+    assert!(left.iter().all(|i| next.contains(i)), "{left:?} {next:?}");
+    // Held by another session: this one's own pool, gone after it.
+    let pool = std::fs::File::open(w.worktree.join(".git/fence").join(&kept)).unwrap();
+    // SAFETY: flock of an open descriptor.
+    assert_eq!(
+        unsafe { libc::flock(pool.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let out = run(&[
+        "--",
+        "sh",
+        "-c",
+        "mkdir held-pool && ls -d .git/fence/spares.[0-9]*",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(".git/fence/spares."),
+        "no pool of its own: {}",
+        stdout(&out)
+    );
+    drop(pool);
+    assert!(w.worktree.join("held-pool").is_dir());
+    assert_eq!(spare_pools(w), [kept]);
+    assert_eq!(
+        spare_inodes(w),
+        next,
+        "the kept pool changed while it was held"
+    );
 }
 
 /// A `bind` whose address family a second thread flips between AF_INET and AF_UNIX (the

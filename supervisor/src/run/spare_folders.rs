@@ -8,9 +8,12 @@
 //! when the ruleset is made — so everything made beneath it was carried out too, at about
 //! twice the cost of a call the kernel completes.
 //!
-//! So before the sandbox starts, the supervisor makes a few empty folders in the worktree's
-//! spare home (`.git/fence/spares.PID`, a protected tree: no sandbox writes there, and the
-//! mount view makes it read-only), and the sandbox's ruleset grants each of them whole, as
+//! So before the sandbox starts, the supervisor has a few empty folders in the worktree's
+//! spare home (`.git/fence`, a protected tree: no sandbox writes there, and the mount view
+//! makes it read-only): the user's kept pool `spares.uUID`, locked by one session at a time
+//! and kept with its unused spares for the next one (a session finding it locked makes a
+//! pool of its own, `spares.PID`, removed when it ends). The sandbox's ruleset grants each
+//! spare whole, as
 //! it grants the folders of the worktree that exist at start. When the sandbox makes a
 //! folder in a held directory, and the folder would be granted whole had it existed at
 //! start (no protected name can be made in it: shim `landlock_fence::grants_whole`), the
@@ -39,8 +42,8 @@ use std::sync::Mutex;
 use shim::{SpareDir, SparePool};
 
 /// How many spare folders a session starts with: folders made at a worktree's root are few
-/// (`target`, `node_modules`, `build`, `.venv`…), and each spare is made at start and, if
-/// unused, removed at the end. Once they are used up, folders are made as before.
+/// (`target`, `node_modules`, `build`, `.venv`…). A session makes only those the previous
+/// one used; once they are used up, folders are made as before.
 const SPARES: usize = 8;
 
 /// The name of one session's pool in the spare home.
@@ -48,10 +51,12 @@ fn pool_name(pid: u32) -> String {
     format!("spares.{pid}")
 }
 
-/// A session's pool of spare folders on the host (`.git/fence/spares.PID`). What is left of
-/// it is removed when it is dropped: the unused spares (each still empty: only ever
-/// `rmdir`), the pool, and `.git/fence` when no other pool is left in it. Every step works on descriptors opened without following a
-/// symlink, so a link planted in `.git/fence` leads nowhere.
+/// A session's pool of spare folders on the host: the user's kept pool
+/// (`.git/fence/spares.uUID`), which stays when it is dropped, or else one of the session's
+/// own (`.git/fence/spares.PID`), removed when it is dropped: the unused spares (each still
+/// empty: only ever `rmdir`), the pool, and `.git/fence` when no other pool is left in it.
+/// Every step works on descriptors opened without following a symlink, so a link planted
+/// in `.git/fence` leads nowhere.
 #[derive(Debug)]
 pub struct SparePoolOnHost {
     git: OwnedFd,
@@ -59,8 +64,12 @@ pub struct SparePoolOnHost {
     pool: OwnedFd,
     pool_name: CString,
     spec: SparePool,
-    /// Each spare as it was made (name, device, inode).
+    /// Each spare as it was made or found at start (name, device, inode).
     made: Vec<SpareDir>,
+    /// The user's kept pool (`spares.uUID`, locked while this session lasts), which stays
+    /// for the next session with the spares left in it; else this session's own
+    /// (`spares.PID`), removed at the end.
+    kept: bool,
 }
 
 impl SparePoolOnHost {
@@ -86,32 +95,36 @@ impl SparePoolOnHost {
             return None;
         }
         let home = open_dir_at(git.as_raw_fd(), home_name).ok()?;
+        // SAFETY: no arguments.
+        let euid = unsafe { libc::geteuid() };
+        if made_home && euid == 0 {
+            // The spare home belongs to the owner of `.git`: a root session in a user's
+            // repository leaves the user room for a pool of their own.
+            if let Ok(st) = fstat(&git)
+                && st.st_uid != 0
+            {
+                // SAFETY: fchown of our own descriptor.
+                unsafe { libc::fchown(home.as_raw_fd(), st.st_uid, st.st_gid) };
+            }
+        }
         if !made_home {
             remove_stale_pools(&home);
         }
-        let pool_name = CString::new(pool_name(std::process::id())).ok()?;
-        // A pool of our own pid: left by a killed session whose pid we now have.
-        remove_empty_at(&home, &pool_name);
-        // SAFETY: as above.
-        if unsafe { libc::mkdirat(home.as_raw_fd(), pool_name.as_ptr(), 0o700) } != 0 {
-            return None;
-        }
-        let pool = open_dir_at(home.as_raw_fd(), &pool_name).ok()?;
-        let mut made = Vec::new();
-        for i in 0..SPARES {
-            let name = CString::new(i.to_string()).ok()?;
-            // SAFETY: as above.
-            if unsafe { libc::mkdirat(pool.as_raw_fd(), name.as_ptr(), 0o700) } != 0 {
-                continue;
+        let (pool, pool_name, made, kept) = match take_kept_pool(&home, euid) {
+            Some((pool, name, made)) => (pool, name, made, true),
+            None => {
+                let pool_name = CString::new(pool_name(std::process::id())).ok()?;
+                // A pool of our own pid: left by a killed session whose pid we now have.
+                remove_empty_at(&home, &pool_name);
+                // SAFETY: as above.
+                if unsafe { libc::mkdirat(home.as_raw_fd(), pool_name.as_ptr(), 0o700) } != 0 {
+                    return None;
+                }
+                let pool = open_dir_at(home.as_raw_fd(), &pool_name).ok()?;
+                let made = fill(&pool, Vec::new());
+                (pool, pool_name, made, false)
             }
-            if let Ok(st) = fstatat_nofollow(&pool, &name) {
-                made.push(SpareDir {
-                    name: OsString::from_vec(name.into_bytes()),
-                    dev: st.st_dev,
-                    ino: st.st_ino,
-                });
-            }
-        }
+        };
         let st = fstat(&pool).ok()?;
         let path = worktree
             .join(shim::protected_paths::SPARE_HOME)
@@ -128,6 +141,7 @@ impl SparePoolOnHost {
             pool,
             pool_name,
             made,
+            kept,
         })
     }
 
@@ -149,6 +163,10 @@ impl SparePoolOnHost {
 
 impl Drop for SparePoolOnHost {
     fn drop(&mut self) {
+        if self.kept {
+            // The unused spares stay for the next session (its lock goes with `pool`).
+            return;
+        }
         for spare in &self.made {
             if let Ok(name) = CString::new(spare.name.as_bytes()) {
                 rmdir_at(&self.pool, &name);
@@ -159,6 +177,80 @@ impl Drop for SparePoolOnHost {
         // in the repository (a session starting meanwhile makes its folders as before).
         rmdir_at(&self.git, c"fence");
     }
+}
+
+/// The name of a user's kept pool in the spare home.
+fn kept_pool_name(euid: libc::uid_t) -> String {
+    format!("spares.u{euid}")
+}
+
+/// Takes the kept pool of user `euid`: made when missing, locked for this session
+/// (`flock`, released when its descriptor closes, a killed session's too), its empty
+/// folders of the user's own taken as spares and topped up to [`SPARES`]. A pool made and
+/// removed at every start cost a few milliseconds on a disk (ext4 looks past inodes freed
+/// in the last minutes when it allocates one). `None` when another session holds the lock
+/// or the pool is not a private folder of the user's: the session then makes a pool of
+/// its own.
+fn take_kept_pool(home: &OwnedFd, euid: libc::uid_t) -> Option<(OwnedFd, CString, Vec<SpareDir>)> {
+    let name = CString::new(kept_pool_name(euid)).ok()?;
+    // SAFETY: mkdirat of a NUL-terminated name relative to our descriptor.
+    let made = unsafe { libc::mkdirat(home.as_raw_fd(), name.as_ptr(), 0o700) } == 0;
+    if !made && io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+        return None;
+    }
+    let pool = open_dir_at(home.as_raw_fd(), &name).ok()?;
+    let st = fstat(&pool).ok()?;
+    if st.st_uid != euid || st.st_mode & 0o077 != 0 {
+        return None;
+    }
+    // SAFETY: flock of our own descriptor, without waiting.
+    if unsafe { libc::flock(pool.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return None;
+    }
+    let mut found = Vec::new();
+    if !made {
+        for entry in entries(&pool).ok()? {
+            // Only a folder of the user's own with nothing in it; anything else there is
+            // left alone and never handed out.
+            let Ok(folder) = open_dir_at(pool.as_raw_fd(), &entry) else {
+                continue;
+            };
+            let Ok(st) = fstat(&folder) else {
+                continue;
+            };
+            if st.st_uid == euid && is_empty(&folder).unwrap_or(false) && found.len() < SPARES {
+                found.push(SpareDir {
+                    name: OsString::from_vec(entry.into_bytes()),
+                    dev: st.st_dev,
+                    ino: st.st_ino,
+                });
+            }
+        }
+    }
+    let spares = fill(&pool, found);
+    Some((pool, name, spares))
+}
+
+/// Makes spare folders in `pool` until it holds [`SPARES`] with those in `spares`, under
+/// numbers not taken yet, and returns them all as made (name, device, inode).
+fn fill(pool: &OwnedFd, mut spares: Vec<SpareDir>) -> Vec<SpareDir> {
+    let mut number = 0;
+    while spares.len() < SPARES && number < 4 * SPARES {
+        let name = CString::new(number.to_string()).expect("digits hold no NUL");
+        number += 1;
+        // SAFETY: mkdirat of a NUL-terminated name relative to our descriptor.
+        if unsafe { libc::mkdirat(pool.as_raw_fd(), name.as_ptr(), 0o700) } != 0 {
+            continue;
+        }
+        if let Ok(st) = fstatat_nofollow(pool, &name) {
+            spares.push(SpareDir {
+                name: OsString::from_vec(name.into_bytes()),
+                dev: st.st_dev,
+                ino: st.st_ino,
+            });
+        }
+    }
+    spares
 }
 
 /// Opens directory `name` in `dir` for reading, refusing a symlink.
@@ -440,6 +532,7 @@ fn entries(fd: &OwnedFd) -> io::Result<Vec<CString>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
     use std::path::PathBuf;
 
     #[test]
@@ -468,7 +561,8 @@ mod tests {
     }
 
     #[test]
-    fn a_pool_is_made_only_in_a_git_directory_and_removed_when_dropped() {
+    fn a_pool_is_made_only_in_a_git_directory_and_kept_for_the_next_session() {
+        use std::os::unix::fs::MetadataExt;
         let wt = tempfile::tempdir().unwrap();
         assert!(SparePoolOnHost::make(wt.path()).is_none());
         std::fs::write(wt.path().join(".git"), "gitdir: elsewhere\n").unwrap();
@@ -479,17 +573,50 @@ mod tests {
         let spec = pool.spec();
         assert_eq!(spec.names.len(), SPARES);
         let path = PathBuf::from(&spec.path);
-        assert!(path.starts_with(wt.path().join(".git/fence")));
+        // SAFETY: no arguments.
+        let euid = unsafe { libc::geteuid() };
+        assert_eq!(
+            path,
+            wt.path().join(".git/fence").join(kept_pool_name(euid))
+        );
+        assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o700);
         assert!(path.join("0").is_dir());
-        // A spare something was written into stays, with its pool.
-        std::fs::write(path.join("1/x"), "").unwrap();
+        // Held: another session makes a pool of its own, removed when it ends.
+        let other = SparePoolOnHost::make(wt.path()).unwrap();
+        let other_path = PathBuf::from(&other.spec().path);
+        assert_ne!(other_path, path);
+        assert!(other_path.join("0").is_dir());
+        drop(other);
+        assert!(!other_path.exists());
+        // One spare used (moved away), one written into, a file and a folder of another
+        // owner's beside them: the next session takes the six left empty, makes two, and
+        // leaves the rest alone.
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        let kept: Vec<u64> = (2..SPARES)
+            .map(|i| ino(&path.join(i.to_string())))
+            .collect();
         drop(pool);
-        assert!(!path.join("0").exists());
-        assert!(path.join("1/x").exists());
-        // Emptied, the pool and the spare home go at the end of the next session.
-        std::fs::remove_file(path.join("1/x")).unwrap();
-        drop(SparePoolOnHost::make(wt.path()).unwrap());
-        assert!(!wt.path().join(".git/fence").exists());
+        assert!(path.join("0").is_dir(), "an unused spare was removed");
+        std::fs::rename(path.join("0"), wt.path().join("target")).unwrap();
+        std::fs::write(path.join("1/x"), "").unwrap();
+        std::fs::write(path.join("stray"), "").unwrap();
+        std::fs::create_dir(path.join("theirs")).unwrap();
+        std::os::unix::fs::chown(path.join("theirs"), Some(euid + 1), None).unwrap_or(());
+        let theirs_taken = std::fs::metadata(path.join("theirs")).unwrap().uid() == euid;
+        let pool = SparePoolOnHost::make(wt.path()).unwrap();
+        assert_eq!(pool.made.len(), SPARES);
+        let taken: Vec<u64> = pool.made.iter().map(|s| s.ino).collect();
+        assert!(kept.iter().all(|i| taken.contains(i)), "{kept:?} {taken:?}");
+        for n in ["1", "stray"] {
+            assert!(!taken.contains(&ino(&path.join(n))), "{n} was taken");
+        }
+        assert_eq!(taken.contains(&ino(&path.join("theirs"))), theirs_taken);
+        assert!(path.join("1/x").exists() && path.join("stray").exists());
+        drop(pool);
+        // A pool others may enter is not used: the session makes its own.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let pool = SparePoolOnHost::make(wt.path()).unwrap();
+        assert_ne!(PathBuf::from(&pool.spec().path), path);
     }
 
     #[test]

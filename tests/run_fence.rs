@@ -763,12 +763,15 @@ except OSError as e:
 }
 
 /// Secrets the host rewrites during the session stay unreadable: `git credential-store`
-/// replaces `~/.git-credentials` by a rename, a `~/.netrc` is removed and made again, and
-/// a folder above a missing secret is moved aside and made anew with the secret in it.
-/// (A cover mounted on the host's own name would go with it.)
+/// replaces `~/.git-credentials` by a rename of `.git-credentials.lock`, staged before the
+/// session started (a bind of the staged file would show the new secret under its old
+/// name), a `~/.netrc` is removed and made again, and a folder above a missing secret is
+/// moved aside and made anew with the secret in it. (A cover mounted on the host's own
+/// name would go with it.)
 fn a_secret_the_host_replaces_during_the_session_stays_unreadable(w: &World) {
     for (rel, text) in [
         (".git-credentials", "https://me:CRED-ORIGINAL@example.com\n"),
+        (".git-credentials.lock", "https://me:CRED-NEW@example.com\n"),
         (".netrc", "machine x password NETRC-ORIGINAL\n"),
         (".config/other.txt", "plain\n"),
     ] {
@@ -784,7 +787,7 @@ fn a_secret_the_host_replaces_during_the_session_stays_unreadable(w: &World) {
         &format!(
             "cat {h}/.git-credentials {h}/.netrc\n\
              while [ ! -e go ]; do sleep 0.05; done\n\
-             cat {h}/.git-credentials {h}/.netrc {h}/.config/gh/hosts.yml {h}/.config.old/other.txt\n\
+             cat {h}/.git-credentials {h}/.git-credentials.lock {h}/.netrc {h}/.config/gh/hosts.yml {h}/.config.old/other.txt\n\
              echo read-done > done\n",
             h = w.home.display()
         ),
@@ -797,11 +800,6 @@ fn a_secret_the_host_replaces_during_the_session_stays_unreadable(w: &World) {
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
     let h = &w.home;
-    std::fs::write(
-        h.join(".git-credentials.lock"),
-        "https://me:CRED-NEW@example.com\n",
-    )
-    .unwrap();
     std::fs::rename(h.join(".git-credentials.lock"), h.join(".git-credentials")).unwrap();
     std::fs::remove_file(h.join(".netrc")).unwrap();
     std::fs::write(h.join(".netrc"), "machine x password NETRC-NEW\n").unwrap();

@@ -9,6 +9,7 @@
 //! listable while the contents of the denied path are not readable.
 
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use landlock::{
@@ -583,7 +584,14 @@ fn grant_read_except(
     denied: &[PathBuf],
     plan: &mut FencePlan,
 ) -> Result<(), LandlockFenceError> {
-    if denied.iter().any(|d| d == path) {
+    // A secret, or a file staged beside one, which a rename may make the secret: a grant
+    // holds the inode.
+    let staged = |d: &PathBuf| {
+        d.parent() == path.parent()
+            && matches!((d.file_name(), path.file_name()), (Some(s), Some(n))
+                if crate::mount_view::is_staged_beside(n.as_bytes(), s.as_bytes()))
+    };
+    if denied.iter().any(|d| d == path || staged(d)) {
         return Ok(());
     }
     if !denied.iter().any(|d| d.starts_with(path)) {
@@ -1125,10 +1133,27 @@ mod tests {
         std::fs::create_dir_all(home.join("src")).unwrap();
         std::fs::write(home.join(".bashrc"), "").unwrap();
         std::os::unix::fs::symlink(home.join(".ssh"), home.join("keys")).unwrap();
+        // Files staged beside a secret (a rename may make them the secret) get no grant.
+        for staged in [
+            ".netrc.lock",
+            ".netrc+",
+            ".netrc.1234",
+            ".netrc.x",
+            ".netrcx",
+        ] {
+            std::fs::write(home.join(staged), "").unwrap();
+        }
         let ssh = home.join(".ssh");
-        let plan = plan(&spec(dir.path(), &[&ssh]), 7).unwrap();
+        let netrc = home.join(".netrc");
+        let plan = plan(&spec(dir.path(), &[&ssh, &netrc]), 7).unwrap();
         assert!(plan.read.contains(&home.join("src")));
         assert!(plan.read.contains(&home.join(".bashrc")));
+        for staged in [".netrc.lock", ".netrc+", ".netrc.1234"] {
+            assert!(!plan.read.contains(&home.join(staged)), "{staged}");
+        }
+        for other in [".netrc.x", ".netrcx"] {
+            assert!(plan.read.contains(&home.join(other)), "{other}");
+        }
         assert!(!plan.read.iter().any(|p| p.starts_with(&ssh)));
         assert!(
             !plan.read.contains(&home.join("keys")),

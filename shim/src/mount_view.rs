@@ -325,12 +325,31 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
 /// held open until its bind is made.
 const MOST_SNAPSHOT_ENTRIES: usize = 2048;
 
+/// What tools append to a file's name to stage its new content or keep its old one beside
+/// it before a rename (shadow-utils' `+`, `-`, `.lock` and `.PID`; `~`, `.tmp`, `.new`,
+/// `.bak`, `.swp` of editors and scripts): in a frozen folder, such a name beside a secret
+/// is a placeholder as the secret is.
+const STAGED_SUFFIXES: &[&[u8]] = &[
+    b"+", b"-", b"~", b".lock", b".tmp", b".new", b".bak", b".old", b".swp",
+];
+
+/// Whether `name` is `secret`'s name with one of [`STAGED_SUFFIXES`] or a `.PID` added: a
+/// file that may become the secret by a rename (or hold its old content).
+pub(crate) fn is_staged_beside(name: &[u8], secret: &[u8]) -> bool {
+    name.strip_prefix(secret).is_some_and(|rest| {
+        STAGED_SUFFIXES.contains(&rest)
+            || rest
+                .strip_prefix(b".")
+                .is_some_and(|pid| !pid.is_empty() && pid.iter().all(u8::is_ascii_digit))
+    })
+}
+
 /// An entry of a directory whose listing is frozen.
 enum Kept {
-    /// A directory, held open (`O_PATH`) to be bound back.
-    Dir(OwnedFd),
-    /// Any other object but a symlink, held open to be bound back.
-    Other(OwnedFd),
+    /// A directory, held ([`hold`]) to be bound back.
+    Dir(Held),
+    /// Any other object but a symlink, held to be bound back.
+    Other(Held),
     /// A symlink: made again with the same text (a bind would follow it).
     Link(std::ffi::OsString),
     /// A secret path: an empty object of the tmpfs's own (a directory if it was one),
@@ -379,6 +398,23 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
     if entries.len() > MOST_SNAPSHOT_ENTRIES {
         return Ok(false);
     }
+    // The names of the secrets in this folder, compared by bytes with each entry's (a
+    // root session freezes /etc: ~150 entries, against every secret path by components,
+    // was most of the view's own time).
+    let secret_names: Vec<&[u8]> = secrets
+        .iter()
+        .filter(|s| s.parent() == Some(dir))
+        .filter_map(|s| s.file_name())
+        .map(|n| n.as_bytes())
+        .collect();
+    // A bind holds an inode: a file staged under a name beside a secret and renamed over
+    // it (`passwd` writes `/etc/shadow+`, git `.git-credentials.lock`) would show the new
+    // secret under its old name for the whole session. Those names are placeholders too.
+    let is_secret = |name: &[u8]| {
+        secret_names
+            .iter()
+            .any(|s| name == *s || is_staged_beside(name, s))
+    };
     let mut kept: Vec<(std::ffi::OsString, Kept)> = Vec::new();
     for entry in entries {
         let name = entry.file_name();
@@ -388,7 +424,7 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
         let Ok(kind) = entry.file_type() else {
             return Ok(false);
         };
-        if secrets.iter().any(|s| *s == dir.join(&name)) {
+        if is_secret(name.as_bytes()) {
             kept.push((name, Kept::Placeholder { dir: kind.is_dir() }));
             continue;
         }
@@ -400,24 +436,13 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
             }
             continue;
         }
-        // SAFETY: a NUL-terminated name relative to our directory descriptor.
-        let fd = unsafe {
-            libc::openat(
-                dir_fd.as_raw_fd(),
-                cname.as_ptr(),
-                libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            )
-        };
-        if fd < 0 {
+        let fd = match hold(&dir_fd, &cname) {
+            Ok(fd) => fd,
             // Removed since it was listed: nothing to keep.
-            if io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) {
-                continue;
-            }
-            return Ok(false);
-        }
-        // SAFETY: a fresh descriptor, owned from here on.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        let is_dir = sys::fd_is_directory(fd.as_raw_fd()).unwrap_or(false);
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
+            Err(_) => return Ok(false),
+        };
+        let is_dir = sys::fd_is_directory(fd.fd.as_raw_fd()).unwrap_or(false);
         kept.push((
             name,
             if is_dir {
@@ -486,10 +511,10 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
                 (fd, false)
             }
         };
-        match bind_from(&fd, &ctarget) {
+        match bind_held(&fd, &ctarget) {
             Ok(()) => {}
-            // Removed on the host since it was listed (the kernel mounts no unlinked
-            // object): not kept, and neither is its mount point. A lock file that `passwd`
+            // Removed on the host since it was held (the kernel mounts no unlinked
+            // object, held either way): not kept, and neither is its mount point. A lock file that `passwd`
             // or `useradd` makes and removes in /etc at that moment must not stop the
             // session; the secrets are placeholders of the tmpfs, never binds.
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
@@ -635,6 +660,60 @@ fn unescape_mountinfo(field: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The kernel has no `open_tree`/`move_mount` (before Linux 5.2), or an outer sandbox
+/// refuses them: entries are held and bound through `/proc/self/fd` instead.
+static NO_OPEN_TREE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Holds entry `name` of the directory open at `dir` to be bound back later: a detached
+/// copy of its mount tree (`open_tree`), else an `O_PATH` descriptor. Either names the
+/// object found now, whatever the name leads to later; the last component is not followed.
+/// A detached copy is bound without a lookup through /proc (a root session freezes /etc,
+/// ~150 binds: ~0.3 ms of its start here).
+fn hold(dir: &OwnedFd, name: &CStr) -> io::Result<Held> {
+    use std::sync::atomic::Ordering;
+    if !NO_OPEN_TREE.load(Ordering::Relaxed) {
+        match sys::open_tree_clone(dir.as_raw_fd(), name) {
+            Ok(fd) => return Ok(Held { fd, detached: true }),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
+                NO_OPEN_TREE.store(true, Ordering::Relaxed);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // SAFETY: a NUL-terminated name relative to our directory descriptor.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Held {
+        // SAFETY: a fresh descriptor, owned from here on.
+        fd: unsafe { OwnedFd::from_raw_fd(fd) },
+        detached: false,
+    })
+}
+
+/// An entry held by [`hold`].
+struct Held {
+    fd: OwnedFd,
+    /// A detached mount tree (`open_tree`), else an `O_PATH` descriptor.
+    detached: bool,
+}
+
+/// Binds what [`hold`] held at `target`.
+fn bind_held(held: &Held, target: &CStr) -> io::Result<()> {
+    if held.detached {
+        sys::move_mount_to(&held.fd, target)
+    } else {
+        bind_from(&held.fd, target)
+    }
 }
 
 /// Binds what descriptor `fd` (an `O_PATH` one) names onto `target`, recursively: the

@@ -2,9 +2,9 @@
 //!
 //! Each function is small and states the invariant that makes its `unsafe` block sound.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// `SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV` (Linux 5.19): once the supervisor has received a
 /// notification, only a fatal signal interrupts the waiting call.
@@ -272,6 +272,46 @@ pub fn mount_setattr(path: &CString, recursive: bool, set: u64, clear: u64) -> i
             flags as libc::c_uint,
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
+        )
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// `open_tree(dir, name, OPEN_TREE_CLONE | AT_RECURSIVE)`: a detached copy of the mount
+/// tree at `name` in `dir` (its last component not followed), with its submounts, held by
+/// the returned descriptor (close-on-exec) until [`move_mount_to`] attaches it (Linux 5.2).
+pub fn open_tree_clone(dir: RawFd, name: &CStr) -> io::Result<OwnedFd> {
+    const OPEN_TREE_CLONE: libc::c_uint = 1;
+    let flags = OPEN_TREE_CLONE
+        | libc::O_CLOEXEC as libc::c_uint
+        | libc::AT_RECURSIVE as libc::c_uint
+        | libc::AT_SYMLINK_NOFOLLOW as libc::c_uint;
+    // SAFETY: a NUL-terminated name relative to a descriptor; the result is owned below.
+    let fd = unsafe { libc::syscall(libc::SYS_open_tree, dir, name.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor we own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// `move_mount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH)`: attaches a detached
+/// tree from [`open_tree_clone`] at `target` (its last component not followed).
+pub fn move_mount_to(tree: &OwnedFd, target: &CStr) -> io::Result<()> {
+    const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+    // SAFETY: our descriptor, an empty and a NUL-terminated path.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            tree.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
         )
     };
     if ret < 0 {

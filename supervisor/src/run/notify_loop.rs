@@ -130,10 +130,15 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
         let mem = TargetMemory::new(&s.listener, &n);
         exec_check::check(s.policy.as_ref(), &s.fence.worktree, &mem, caller, &n)
     } else if let Some(call) = write_check::decode(&n) {
-        // Most writes are answered `CONTINUE`, which the kernel accepts only while the
-        // call is pending: their reads need no validity check of their own. Any other
-        // answer, and any answer recorded in the log, gets it before it acts.
-        let mem = TargetMemory::deferring(&s.listener, &n);
+        // Most writes Landlock bounds are answered `CONTINUE`, which the kernel accepts
+        // only while the call is pending: their reads need no validity check of their
+        // own. Any other answer, and any answer recorded in the log, gets it before it
+        // acts. Metadata calls, which the check may carry out itself, read as always.
+        let mem = if matches!(call, write_check::FsCall::Bounded { .. }) {
+            TargetMemory::deferring(&s.listener, &n)
+        } else {
+            TargetMemory::new(&s.listener, &n)
+        };
         let outcome = write_check::check(&s.fence, &mem, caller, &n, &call);
         let plain_continue = outcome.allowed
             && matches!(outcome.response, Response::Continue)

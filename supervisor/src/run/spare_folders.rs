@@ -97,20 +97,16 @@ impl SparePoolOnHost {
         let home = open_dir_at(git.as_raw_fd(), home_name).ok()?;
         // SAFETY: no arguments.
         let euid = unsafe { libc::geteuid() };
-        if made_home && euid == 0 {
-            // The spare home belongs to the owner of `.git`: a root session in a user's
-            // repository leaves the user room for a pool of their own.
-            if let Ok(st) = fstat(&git)
-                && st.st_uid != 0
-            {
-                // SAFETY: fchown of our own descriptor.
-                unsafe { libc::fchown(home.as_raw_fd(), st.st_uid, st.st_gid) };
-            }
-        }
         if !made_home {
             remove_stale_pools(&home);
         }
-        let (pool, pool_name, made, kept) = match take_kept_pool(&home, euid) {
+        // A pool is kept only in a repository of the session's user: one of root's kept in
+        // a user's repository would be a folder the user cannot remove.
+        let owns_repository = fstat(&git).is_ok_and(|st| st.st_uid == euid);
+        let kept_pool = owns_repository
+            .then(|| take_kept_pool(&home, euid))
+            .flatten();
+        let (pool, pool_name, made, kept) = match kept_pool {
             Some((pool, name, made)) => (pool, name, made, true),
             None => {
                 let pool_name = CString::new(pool_name(std::process::id())).ok()?;
@@ -121,6 +117,10 @@ impl SparePoolOnHost {
                     return None;
                 }
                 let pool = open_dir_at(home.as_raw_fd(), &pool_name).ok()?;
+                // Swapped since it was made (the spare home may be another user's): not used.
+                if !is_private(&pool, euid) {
+                    return None;
+                }
                 let made = fill(&pool, Vec::new());
                 (pool, pool_name, made, false)
             }
@@ -199,8 +199,7 @@ fn take_kept_pool(home: &OwnedFd, euid: libc::uid_t) -> Option<(OwnedFd, CString
         return None;
     }
     let pool = open_dir_at(home.as_raw_fd(), &name).ok()?;
-    let st = fstat(&pool).ok()?;
-    if st.st_uid != euid || st.st_mode & 0o077 != 0 {
+    if !is_private(&pool, euid) {
         return None;
     }
     // SAFETY: flock of our own descriptor, without waiting.
@@ -218,7 +217,11 @@ fn take_kept_pool(home: &OwnedFd, euid: libc::uid_t) -> Option<(OwnedFd, CString
             let Ok(st) = fstat(&folder) else {
                 continue;
             };
-            if st.st_uid == euid && is_empty(&folder).unwrap_or(false) && found.len() < SPARES {
+            if st.st_uid == euid
+                && is_empty(&folder).unwrap_or(false)
+                && !has_default_acl(&folder)
+                && found.len() < SPARES
+            {
                 found.push(SpareDir {
                     name: OsString::from_vec(entry.into_bytes()),
                     dev: st.st_dev,
@@ -229,6 +232,11 @@ fn take_kept_pool(home: &OwnedFd, euid: libc::uid_t) -> Option<(OwnedFd, CString
     }
     let spares = fill(&pool, found);
     Some((pool, name, spares))
+}
+
+/// Whether the folder open at `dir` is `euid`'s and closed to everyone else.
+fn is_private(dir: &OwnedFd, euid: libc::uid_t) -> bool {
+    fstat(dir).is_ok_and(|st| st.st_uid == euid && st.st_mode & 0o077 == 0)
 }
 
 /// Makes spare folders in `pool` until it holds [`SPARES`] with those in `spares`, under
@@ -617,6 +625,25 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         let pool = SparePoolOnHost::make(wt.path()).unwrap();
         assert_ne!(PathBuf::from(&pool.spec().path), path);
+    }
+
+    #[test]
+    fn no_pool_is_kept_in_another_users_repository() {
+        // SAFETY: no arguments.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: needs root to give the repository to another user");
+            return;
+        }
+        let wt = tempfile::tempdir().unwrap();
+        std::fs::create_dir(wt.path().join(".git")).unwrap();
+        std::os::unix::fs::chown(wt.path().join(".git"), Some(65534), Some(65534)).unwrap();
+        let pool = SparePoolOnHost::make(wt.path()).unwrap();
+        assert_eq!(pool.made.len(), SPARES);
+        let path = PathBuf::from(&pool.spec().path);
+        assert!(!pool.kept && path.ends_with(pool_name(std::process::id())));
+        drop(pool);
+        // Nothing of root's is left in the user's repository.
+        assert!(!wt.path().join(".git/fence").exists());
     }
 
     #[test]

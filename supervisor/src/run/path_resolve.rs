@@ -327,14 +327,14 @@ fn walk_parent_at_once(start: PathBuf, names: &[OsString], follow_last: bool) ->
     let mut parent = start.clone();
     // A path that passes through /proc at any point (even one that climbs back out, as
     // `/proc/sys/../../wt/x` does) is the walk one by one's: names there mean the caller.
-    let mut through_proc = start.starts_with("/proc");
+    let mut through_proc = in_proc(&start);
     for name in names {
         if name == ".." {
             parent.pop();
         } else {
             parent.push(name);
         }
-        through_proc |= parent.starts_with("/proc");
+        through_proc |= in_proc(&parent);
         walked.push(name);
     }
     if through_proc {
@@ -391,6 +391,22 @@ fn walk_parent_at_once(start: PathBuf, names: &[OsString], follow_last: bool) ->
         }
         Err(_) => Quick::Walk(start),
     }
+}
+
+/// Whether `path` is `/proc` or lies beneath it, by components. From its bytes where they
+/// say so at once (on every walk: the paths here are built from `/` or a cwd the kernel
+/// printed, one plain name at a time, so `/proc` can only be spelled one way; any other
+/// spelling is asked of `Path::starts_with`).
+fn in_proc(path: &Path) -> bool {
+    let b = path.as_os_str().as_bytes();
+    if b == b"/proc" || b.starts_with(b"/proc/") {
+        return true;
+    }
+    let plain = b.first() == Some(&b'/')
+        && !b.windows(2).any(|w| w == b"//")
+        && !b.windows(3).any(|w| w == b"/./")
+        && !b.ends_with(b"/.");
+    !plain && path.starts_with("/proc")
 }
 
 /// Fewest directories below the settled roots for which the quick walk opens the parent.
@@ -560,6 +576,31 @@ fn is_magic_link(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn proc_is_found_from_bytes_as_by_components() {
+        use std::path::Path;
+        for p in [
+            "/proc",
+            "/proc/",
+            "/proc/self",
+            "//proc/1",
+            "/./proc/x",
+            "/procx",
+            "/pro",
+            "/",
+            "/x/proc",
+            "/proc.d/x",
+            "/proc/.",
+            "/x/../proc/1",
+        ] {
+            assert_eq!(
+                super::in_proc(Path::new(p)),
+                Path::new(p).starts_with("/proc"),
+                "{p}"
+            );
+        }
+    }
+
     use super::*;
 
     fn me() -> Caller {

@@ -106,16 +106,31 @@ impl<'a> TargetMemory<'a> {
         }
         let mut out = Vec::new();
         let mut cursor = addr;
+        // Read at most to the end of the page, so an unmapped next page cannot fail a
+        // short string that ends before it; and start small, on the stack: most paths are
+        // short, and the copy is part of every notification's cost (a heap buffer freed
+        // each time set off glibc's fastbin consolidation).
+        let mut first = [0u8; 256];
+        let want = (PAGE - (cursor as usize % PAGE)).min(first.len());
+        let n = read_raw(self.notif.tid, cursor, &mut first[..want])?;
+        if n == 0 {
+            return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(
+                libc::EFAULT,
+            )));
+        }
+        if let Some(nul) = first[..n].iter().position(|&b| b == 0) {
+            if nul > max {
+                return Err(MemoryError::TooLong(max));
+            }
+            return Ok(first[..nul].to_vec());
+        }
+        out.extend_from_slice(&first[..n]);
+        if out.len() > max {
+            return Err(MemoryError::TooLong(max));
+        }
+        cursor += n as u64;
         loop {
-            // Read at most to the end of the page, so an unmapped next page cannot fail a
-            // short string that ends before it; and start small: most paths are short, and
-            // the copy is part of every notification's cost.
-            let to_page_end = PAGE - (cursor as usize % PAGE);
-            let want = if out.is_empty() {
-                to_page_end.min(256)
-            } else {
-                to_page_end
-            };
+            let want = PAGE - (cursor as usize % PAGE);
             let mut chunk = vec![0u8; want];
             let n = read_raw(self.notif.tid, cursor, &mut chunk)?;
             if n == 0 {

@@ -41,7 +41,12 @@ fn clock_start() -> Instant {
 }
 
 /// The fence's bounded directories by path ([`Fence::bounded`]).
-pub type BoundedDirs = Arc<RwLock<HashMap<PathBuf, Granted>>>;
+/// The bounded folders by path. Looked up for each ancestor of every notified write's
+/// folder: hashed with foldhash (keyed per process, so names the sandbox makes cannot be
+/// chosen to collide), which costs a fraction of std's SipHash.
+pub type BoundedMap = HashMap<PathBuf, Granted, foldhash::fast::RandomState>;
+
+pub type BoundedDirs = Arc<RwLock<BoundedMap>>;
 
 /// Where the sandbox may write, and how the kernel bounds what the supervisor lets through.
 #[derive(Debug, Clone)]
@@ -302,10 +307,7 @@ impl Fence {
 }
 
 /// The bounded directory at or above `dir`, by name.
-fn bounded_above<'a>(
-    bounded: &'a HashMap<PathBuf, Granted>,
-    dir: &'a Path,
-) -> Option<(&'a Path, &'a Granted)> {
+fn bounded_above<'a>(bounded: &'a BoundedMap, dir: &'a Path) -> Option<(&'a Path, &'a Granted)> {
     if bounded.is_empty() {
         return None;
     }

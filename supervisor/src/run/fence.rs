@@ -40,12 +40,13 @@ fn clock_start() -> Instant {
     *START.get_or_init(Instant::now)
 }
 
-/// The fence's bounded directories by path ([`Fence::bounded`]).
 /// The bounded folders by path. Looked up for each ancestor of every notified write's
-/// folder: hashed with foldhash (keyed per process, so names the sandbox makes cannot be
-/// chosen to collide), which costs a fraction of std's SipHash.
+/// folder, so hashed with foldhash (seeded at random per process), a fraction of std's
+/// SipHash there. Not a boundary: were the sandbox to find names that collide, it would
+/// only slow its own calls.
 pub type BoundedMap = HashMap<PathBuf, Granted, foldhash::fast::RandomState>;
 
+/// The fence's bounded directories by path ([`Fence::bounded`]).
 pub type BoundedDirs = Arc<RwLock<BoundedMap>>;
 
 /// Where the sandbox may write, and how the kernel bounds what the supervisor lets through.

@@ -9,6 +9,7 @@
 //!   ([`landlock_fence`]) and the seccomp programs ([`seccomp_filters`]), hands the
 //!   notification listener to the supervisor, closes descriptors and executes the target.
 
+mod bpf_peephole;
 pub mod channel;
 pub mod init_process;
 pub mod landlock_fence;

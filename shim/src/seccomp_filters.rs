@@ -16,6 +16,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::bpf_peephole;
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen as Len, SeccompCmpOp as Op, SeccompCondition,
     SeccompFilter, SeccompRule, TargetArch,
@@ -222,7 +223,7 @@ pub fn static_program(
         .collect::<Result<Vec<_>, _>>()?;
     let mut program = architecture_guard();
     program.extend(chain(programs));
-    checked_len(program, "static")
+    checked_len(bpf_peephole::shorten(program), "static")
 }
 
 /// The one program the target runs under: the static part, then the notified calls, in a
@@ -245,6 +246,19 @@ pub fn fenced_program(
     loopback_table: bool,
     dns: bool,
 ) -> Result<Vec<libc::sock_filter>, FilterError> {
+    assemble_fenced(families, guards, watch_writes, loopback_table, dns, true)
+}
+
+/// [`fenced_program`]; with `tidy` false, seccompiler's programs as they come (the tests
+/// compare both).
+fn assemble_fenced(
+    families: SocketFamilies,
+    guards: StaticGuards,
+    watch_writes: bool,
+    loopback_table: bool,
+    dns: bool,
+    tidy: bool,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
     let mut groups = static_groups(families, guards, dns);
     groups.push((
@@ -263,7 +277,9 @@ pub fn fenced_program(
             .iter()
             .filter_map(|(rules, on_match)| {
                 rules.get(&nr).map(|r| {
-                    compile_group([(nr, r.clone())].into(), *on_match, arch).map(without_arch_check)
+                    compile_group([(nr, r.clone())].into(), *on_match, arch)
+                        .map(without_arch_check)
+                        .map(|p| if tidy { without_call_check(p, nr) } else { p })
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -273,6 +289,9 @@ pub fn fenced_program(
     let mut program = architecture_guard();
     program.push(stmt(BPF_LD | BPF_W | BPF_ABS, 0)); // seccomp_data.nr
     program.extend(search(&leaves));
+    if tidy {
+        program = bpf_peephole::shorten(program);
+    }
     checked_len(program, "seccomp")
 }
 
@@ -323,6 +342,28 @@ fn without_arch_check(program: Vec<libc::sock_filter>) -> Vec<libc::sock_filter>
     );
     if opens_with_check {
         program[3..].to_vec()
+    } else {
+        program
+    }
+}
+
+/// seccompiler's program for one call opens by loading the call number and comparing it
+/// with that call's (a mismatch skipping to "allow"). Inside [`fenced_program`] the search
+/// has just found that number, and nothing between changes the accumulator, so the two
+/// instructions are dropped: nothing jumps to them (jumps point forward), and the
+/// comparison would always hold. A program that does not open that way is kept whole.
+fn without_call_check(program: Vec<libc::sock_filter>, nr: i64) -> Vec<libc::sock_filter> {
+    let opens_with_check = matches!(
+        program.as_slice(),
+        [load, cmp, ..]
+            if load.code == BPF_LD | BPF_W | BPF_ABS
+                && load.k == 0
+                && cmp.code == BPF_JMP | BPF_JEQ | BPF_K
+                && i64::from(cmp.k) == nr
+                && cmp.jt == 0
+    );
+    if opens_with_check {
+        program[2..].to_vec()
     } else {
         program
     }
@@ -1103,6 +1144,127 @@ mod tests {
                 other => panic!("instruction {other:#x} not interpreted"),
             }
             pc += 1;
+        }
+    }
+
+    /// The shortened program answers every call as seccompiler's own did: every call
+    /// number with zero arguments, and each call with rules under arguments built from
+    /// every constant the programs compare with (alone, in each position, with the high
+    /// word set, and in random combinations), for each setting that changes the rules.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn shortened_program_answers_as_seccompilers() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        const I386: u32 = 3 | 0x4000_0000;
+        let none = StaticGuards::default();
+        let all = StaticGuards {
+            truncating_opens: true,
+            group_kill: true,
+            host_ipc: true,
+            host_pids: true,
+            setid_opens: true,
+        };
+        let singles = [
+            StaticGuards {
+                truncating_opens: true,
+                ..none
+            },
+            StaticGuards {
+                group_kill: true,
+                ..none
+            },
+            StaticGuards {
+                host_ipc: true,
+                ..none
+            },
+            StaticGuards {
+                host_pids: true,
+                ..none
+            },
+            StaticGuards {
+                setid_opens: true,
+                ..none
+            },
+        ];
+        let mut settings = Vec::new();
+        for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
+            for switches in 0..8 {
+                for guards in [none, all] {
+                    settings.push((
+                        families,
+                        guards,
+                        switches & 1 != 0,
+                        switches & 2 != 0,
+                        switches & 4 != 0,
+                    ));
+                }
+            }
+            for guards in singles {
+                settings.push((families, guards, true, false, false));
+            }
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut random = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for (families, guards, watch, table, dns) in settings {
+            let raw = assemble_fenced(families, guards, watch, table, dns, false).unwrap();
+            let short = assemble_fenced(families, guards, watch, table, dns, true).unwrap();
+            assert!(
+                short.len() * 10 < raw.len() * 7,
+                "{} instructions from {}",
+                short.len(),
+                raw.len()
+            );
+            let same = |arch: u32, nr: u32, args: [u64; 6]| {
+                assert_eq!(
+                    run(&short, arch, nr, args),
+                    run(&raw, arch, nr, args),
+                    "call {nr} {args:x?} (arch {arch:#x}) under {families:?} {guards:?} \
+                     watch {watch} table {table} dns {dns}"
+                );
+            };
+            for nr in 0..=480 {
+                same(X86_64, nr, [0; 6]);
+                same(X86_64, nr | X32_SYSCALL_BIT, [0; 6]);
+                same(I386, nr, [0; 6]);
+            }
+            let mut constants: Vec<u64> = raw.iter().map(|i| u64::from(i.k)).collect();
+            constants.extend([0, 1, u64::from(u32::MAX), u64::MAX]);
+            constants.sort_unstable();
+            constants.dedup();
+            let numbers: Vec<u32> = raw
+                .iter()
+                .filter(|i| i.code == BPF_JMP | BPF_JEQ | BPF_K && i.k < 1024)
+                .map(|i| i.k)
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            for &nr in &numbers {
+                for &c in &constants {
+                    for high in [0, 1u64 << 32] {
+                        same(X86_64, nr, [c | high; 6]);
+                        for pos in 0..6 {
+                            let mut args = [0; 6];
+                            args[pos] = c | high;
+                            same(X86_64, nr, args);
+                        }
+                    }
+                }
+                for _ in 0..100 {
+                    let mut pick = || {
+                        let a = constants[(random() % constants.len() as u64) as usize];
+                        let b = constants[(random() % constants.len() as u64) as usize];
+                        let high = if random() % 4 == 0 { random() << 32 } else { 0 };
+                        (a | b) ^ high
+                    };
+                    let args = [pick(), pick(), pick(), pick(), pick(), pick()];
+                    same(X86_64, nr, args);
+                }
+            }
         }
     }
 

@@ -125,29 +125,37 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
         caller_context::umask_called(&s.listener, &n);
         return;
     }
+    // Most execs and most writes Landlock bounds are answered `CONTINUE`, which the kernel
+    // accepts only while the call is pending: their reads need no validity check of their
+    // own. Any other answer, and any answer recorded in the log, gets it before it acts
+    // (`confirmed`). Metadata calls, which the check may carry out itself, read as always.
+    let confirmed = |mem: &TargetMemory<'_>, outcome: &Outcome| {
+        let plain_continue = outcome.allowed
+            && matches!(outcome.response, Response::Continue)
+            && outcome.perform.is_none()
+            && outcome.ask.is_none()
+            && !s.gate.logging();
+        plain_continue || mem.confirm()
+    };
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
         caller_context::exec_seen();
-        let mem = TargetMemory::new(&s.listener, &n);
-        exec_check::check(s.policy.as_ref(), &s.fence.worktree, &mem, caller, &n)
+        let mem = TargetMemory::deferring(&s.listener, &n);
+        let outcome = exec_check::check(s.policy.as_ref(), &s.fence.worktree, &mem, caller, &n);
+        if !confirmed(&mem, &outcome) {
+            // The caller is gone (its tid may be another thread's by now): nothing read
+            // for it is acted on, and the answer finds no call.
+            s.listener.respond(n.id, Response::Error(libc::EFAULT));
+            return;
+        }
+        outcome
     } else if let Some(call) = write_check::decode(&n) {
-        // Most writes Landlock bounds are answered `CONTINUE`, which the kernel accepts
-        // only while the call is pending: their reads need no validity check of their
-        // own. Any other answer, and any answer recorded in the log, gets it before it
-        // acts. Metadata calls, which the check may carry out itself, read as always.
         let mem = if matches!(call, write_check::FsCall::Bounded { .. }) {
             TargetMemory::deferring(&s.listener, &n)
         } else {
             TargetMemory::new(&s.listener, &n)
         };
         let outcome = write_check::check(&s.fence, &mem, caller, &n, &call);
-        let plain_continue = outcome.allowed
-            && matches!(outcome.response, Response::Continue)
-            && outcome.perform.is_none()
-            && outcome.ask.is_none()
-            && !s.gate.logging();
-        if !plain_continue && !mem.confirm() {
-            // The caller is gone (its tid may be another thread's by now): nothing read
-            // for it is acted on, and the answer finds no call.
+        if !confirmed(&mem, &outcome) {
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
             return;
         }

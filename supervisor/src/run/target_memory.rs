@@ -45,7 +45,7 @@ impl<'a> TargetMemory<'a> {
     }
 
     /// Reads whose validity check is left to [`TargetMemory::confirm`], for a check whose
-    /// usual answer is `CONTINUE` (the write check): the kernel accepts an answer only to a
+    /// usual answer is `CONTINUE` (the exec and write checks): the kernel accepts an answer only to a
     /// call still pending, and a call pending when it is answered was pending all along
     /// (notification ids are never reused), so whatever was read for it was the caller's.
     /// Any other answer (a refusal written to a stderr, a call carried out, a question, a
@@ -104,31 +104,35 @@ impl<'a> TargetMemory<'a> {
                 libc::EFAULT,
             )));
         }
-        let mut out = Vec::new();
-        let mut cursor = addr;
         // Read at most to the end of the page, so an unmapped next page cannot fail a
         // short string that ends before it; and start small, on the stack: most paths are
         // short, and the copy is part of every notification's cost (a heap buffer freed
         // each time set off glibc's fastbin consolidation).
-        let mut first = [0u8; 256];
-        let want = (PAGE - (cursor as usize % PAGE)).min(first.len());
-        let n = read_raw(self.notif.tid, cursor, &mut first[..want])?;
-        if n == 0 {
+        let mut first = [0u8; FIRST_READ];
+        let want = first_read_len(addr);
+        let n = read_raw(self.notif.tid, addr, &mut first[..want])?;
+        self.c_string_from(addr, &first[..n], max)
+    }
+
+    /// The string at `addr` whose first bytes, `head`, were already read (up to the end of
+    /// their page at most): finished from the next byte on where `head` holds no NUL.
+    fn c_string_from(&self, addr: u64, head: &[u8], max: usize) -> Result<Vec<u8>, MemoryError> {
+        if head.is_empty() {
             return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(
                 libc::EFAULT,
             )));
         }
-        if let Some(nul) = first[..n].iter().position(|&b| b == 0) {
+        if let Some(nul) = head.iter().position(|&b| b == 0) {
             if nul > max {
                 return Err(MemoryError::TooLong(max));
             }
-            return Ok(first[..nul].to_vec());
+            return Ok(head[..nul].to_vec());
         }
-        out.extend_from_slice(&first[..n]);
+        let mut out = head.to_vec();
         if out.len() > max {
             return Err(MemoryError::TooLong(max));
         }
-        cursor += n as u64;
+        let mut cursor = addr + head.len() as u64;
         loop {
             let want = PAGE - (cursor as usize % PAGE);
             let mut chunk = vec![0u8; want];
@@ -155,14 +159,59 @@ impl<'a> TargetMemory<'a> {
 
     /// An exec's program path and argv, with one validity check after both reads instead
     /// of one after each (each is a system call on the listener).
+    ///
+    /// The path's first bytes and the first block of argv's pointers come in one vectored
+    /// read, and an argv string at the path's own address (`sh` runs `/bin/true` with
+    /// argv[0] pointing at the path it execs) is the path's bytes: a shell's exec of a
+    /// program with no arguments costs one read in all.
     pub fn path_and_argv(
         &self,
         path_addr: u64,
         max: usize,
         argv_addr: u64,
     ) -> Result<(Vec<u8>, Vec<Vec<u8>>), MemoryError> {
-        let path = self.c_string_unchecked(path_addr, max)?;
-        let argv = self.string_array_unchecked(argv_addr)?;
+        if path_addr == 0 || argv_addr == 0 {
+            let path = self.c_string_unchecked(path_addr, max)?;
+            let argv = self.string_array_unchecked(argv_addr)?;
+            return self.checked((path, argv));
+        }
+        let mut head = [0u8; FIRST_READ];
+        let mut block = [0u8; POINTER_BLOCK];
+        let (head_len, block_len) = (first_read_len(path_addr), pointer_block_len(argv_addr));
+        let local = [
+            libc::iovec {
+                iov_base: head.as_mut_ptr() as *mut libc::c_void,
+                iov_len: head_len,
+            },
+            libc::iovec {
+                iov_base: block.as_mut_ptr() as *mut libc::c_void,
+                iov_len: block_len,
+            },
+        ];
+        let remote = [
+            libc::iovec {
+                iov_base: path_addr as *mut libc::c_void,
+                iov_len: head_len,
+            },
+            libc::iovec {
+                iov_base: argv_addr as *mut libc::c_void,
+                iov_len: block_len,
+            },
+        ];
+        // A fault stops the read at the first range it cannot read: whatever was not read
+        // whole is read again on its own, which reports the fault if it is real.
+        let got = read_vectored(self.notif.tid, &local, &remote)?;
+        let path = if got >= head_len {
+            self.c_string_from(path_addr, &head[..head_len], max)?
+        } else {
+            self.c_string_unchecked(path_addr, max)?
+        };
+        let pointers = if got == head_len + block_len {
+            self.pointers_from(argv_addr, Some(&block[..block_len]))?
+        } else {
+            self.pointers_from(argv_addr, None)?
+        };
+        let argv = self.strings_at(&pointers, Some((path_addr, &path)))?;
         self.checked((path, argv))
     }
 
@@ -177,37 +226,64 @@ impl<'a> TargetMemory<'a> {
         if addr == 0 {
             return Ok(Vec::new());
         }
-        let pointers = self.pointer_array(addr)?;
-        let mut out = Vec::with_capacity(pointers.len());
-        let mut total = 0;
-        for batch in pointers.chunks(STRINGS_PER_READ) {
+        let pointers = self.pointers_from(addr, None)?;
+        self.strings_at(&pointers, None)
+    }
+
+    /// The strings at `pointers`, in order; one at `known`'s address is `known`'s bytes.
+    fn strings_at(
+        &self,
+        pointers: &[u64],
+        known: Option<(u64, &[u8])>,
+    ) -> Result<Vec<Vec<u8>>, MemoryError> {
+        let is_known = |p: u64| known.is_some_and(|(at, _)| at == p);
+        let to_read: Vec<u64> = pointers.iter().copied().filter(|&p| !is_known(p)).collect();
+        let mut read = Vec::with_capacity(to_read.len());
+        let mut total = pointers
+            .iter()
+            .filter(|&&p| is_known(p))
+            .map(|_| known.map_or(0, |(_, bytes)| bytes.len() + 1))
+            .sum::<usize>();
+        if total > MAX_ARGV_BYTES {
+            return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
+        }
+        for batch in to_read.chunks(STRINGS_PER_READ) {
             for s in self.string_batch(batch)? {
                 total += s.len() + 1;
                 if total > MAX_ARGV_BYTES {
                     return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
                 }
-                out.push(s);
+                read.push(s);
             }
         }
-        Ok(out)
+        let mut read = read.into_iter();
+        Ok(pointers
+            .iter()
+            .map(|&p| match known {
+                Some((at, bytes)) if at == p => bytes.to_vec(),
+                _ => read.next().unwrap_or_default(),
+            })
+            .collect())
     }
 
-    /// The non-NULL pointers of a NULL-terminated pointer array.
-    fn pointer_array(&self, addr: u64) -> Result<Vec<u64>, MemoryError> {
+    /// The non-NULL pointers of a NULL-terminated pointer array; `first` is its first
+    /// block when already read (as [`pointer_block_len`] bounds it).
+    fn pointers_from(&self, addr: u64, first: Option<&[u8]>) -> Result<Vec<u64>, MemoryError> {
         let mut pointers = Vec::new();
         let mut cursor = addr;
         let mut block = [0u8; POINTER_BLOCK];
+        let mut first = first;
         loop {
-            // Up to the end of the page, so an unmapped next page cannot fail an array
-            // that ends before it.
-            let to_page_end = PAGE - (cursor as usize % PAGE);
-            // A misaligned pointer that straddles the page end is read whole.
-            let want = if to_page_end < 8 {
-                8
-            } else {
-                to_page_end.min(POINTER_BLOCK)
+            let n = match first.take() {
+                Some(head) => {
+                    block[..head.len()].copy_from_slice(head);
+                    head.len()
+                }
+                None => {
+                    let want = pointer_block_len(cursor);
+                    read_raw(self.notif.tid, cursor, &mut block[..want])?
+                }
             };
-            let n = read_raw(self.notif.tid, cursor, &mut block[..want])?;
             if n < 8 {
                 return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(
                     libc::EFAULT,
@@ -284,6 +360,23 @@ const POINTER_BLOCK: usize = 512;
 const FIRST_READ: usize = 256;
 /// Strings per vectored read (well under IOV_MAX).
 const STRINGS_PER_READ: usize = 64;
+
+/// How much of a string at `addr` the first read takes: [`FIRST_READ`] bytes, or up to the
+/// end of its page, so that an unmapped next page cannot fail a string that ends before it.
+fn first_read_len(addr: u64) -> usize {
+    (PAGE - (addr as usize % PAGE)).min(FIRST_READ)
+}
+
+/// How much of a pointer array at `addr` one read takes: up to the end of the page (a
+/// misaligned pointer that straddles it is read whole), at most [`POINTER_BLOCK`].
+fn pointer_block_len(addr: u64) -> usize {
+    let to_page_end = PAGE - (addr as usize % PAGE);
+    if to_page_end < 8 {
+        8
+    } else {
+        to_page_end.min(POINTER_BLOCK)
+    }
+}
 
 /// One vectored `process_vm_readv`: `local[i]` receives `remote[i]`; returns the bytes
 /// read, which stop at the first remote range that cannot be read.
@@ -440,7 +533,8 @@ mod tests {
     use std::os::fd::OwnedFd;
 
     /// Reads of this very process: `process_vm_readv` on oneself needs no privilege. The
-    /// listener is any descriptor: these reads never ask it about validity.
+    /// listener is any descriptor: these reads never ask it about validity (deferred, and
+    /// never confirmed).
     fn with_own_memory<T>(f: impl FnOnce(&TargetMemory<'_>) -> T) -> T {
         let fd: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
         let listener = Listener::new(fd);
@@ -450,7 +544,7 @@ mod tests {
             nr: 0,
             args: [0; 6],
         };
-        f(&TargetMemory::new(&listener, &notif))
+        f(&TargetMemory::deferring(&listener, &notif))
     }
 
     fn pointers_of(strings: &[&[u8]]) -> Vec<u64> {
@@ -468,7 +562,7 @@ mod tests {
         let strings: Vec<&[u8]> = vec![b"sh\0", b"-c\0", &long, b"\0", b"last\0"];
         let array = pointers_of(&strings);
         let got = with_own_memory(|m| {
-            let ptrs = m.pointer_array(array.as_ptr() as u64).unwrap();
+            let ptrs = m.pointers_from(array.as_ptr() as u64, None).unwrap();
             m.string_batch(&ptrs).unwrap()
         });
         let want: Vec<Vec<u8>> = strings.iter().map(|s| s[..s.len() - 1].to_vec()).collect();
@@ -481,7 +575,7 @@ mod tests {
         let strings: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         let array = pointers_of(&strings);
         let got = with_own_memory(|m| {
-            let ptrs = m.pointer_array(array.as_ptr() as u64).unwrap();
+            let ptrs = m.pointers_from(array.as_ptr() as u64, None).unwrap();
             assert_eq!(ptrs.len(), 300);
             ptrs.chunks(STRINGS_PER_READ)
                 .flat_map(|c| m.string_batch(c).unwrap())
@@ -526,9 +620,52 @@ mod tests {
         unsafe { libc::munmap(base as *mut libc::c_void, PAGE) };
     }
 
+    /// An exec's path and argv read together: an argv string at the path's address is the
+    /// path (long or short), the others are read, in order, and a path or an argv that
+    /// cannot be read is an error as when read apart.
+    #[test]
+    fn path_and_argv_read_together() {
+        let long_path: Vec<u8> = b"/usr/lib/"
+            .iter()
+            .copied()
+            .chain((0..600).map(|i| b'a' + (i % 26) as u8))
+            .chain([0])
+            .collect();
+        for path in [&b"/bin/true\0"[..], &long_path] {
+            let strings: Vec<&[u8]> = vec![path, b"-c\0", b"\0", path, b"last\0"];
+            let array = pointers_of(&strings);
+            let (got_path, argv) = with_own_memory(|m| {
+                m.path_and_argv(path.as_ptr() as u64, PATH_MAX, array.as_ptr() as u64)
+                    .unwrap()
+            });
+            assert_eq!(got_path, path[..path.len() - 1].to_vec());
+            let want: Vec<Vec<u8>> = strings.iter().map(|s| s[..s.len() - 1].to_vec()).collect();
+            assert_eq!(argv, want);
+        }
+        // A path longer than the limit is refused whole.
+        let too_long = with_own_memory(|m| {
+            let array = pointers_of(&[&long_path]);
+            m.path_and_argv(long_path.as_ptr() as u64, 100, array.as_ptr() as u64)
+        });
+        assert!(matches!(too_long, Err(MemoryError::TooLong(100))));
+        // An unreadable argv, and an unreadable path.
+        let path = b"/bin/true\0";
+        let bad_argv = with_own_memory(|m| m.path_and_argv(path.as_ptr() as u64, PATH_MAX, 8));
+        assert!(matches!(bad_argv, Err(MemoryError::Unreadable(_))));
+        let array = pointers_of(&[path]);
+        let bad_path = with_own_memory(|m| m.path_and_argv(8, PATH_MAX, array.as_ptr() as u64));
+        assert!(matches!(bad_path, Err(MemoryError::Unreadable(_))));
+        // No argv at all (a NULL array).
+        let none = with_own_memory(|m| m.path_and_argv(path.as_ptr() as u64, PATH_MAX, 0));
+        assert_eq!(
+            none.unwrap(),
+            (b"/bin/true".to_vec(), Vec::<Vec<u8>>::new())
+        );
+    }
+
     #[test]
     fn an_unreadable_pointer_array_is_an_error() {
-        let got = with_own_memory(|m| m.pointer_array(8));
+        let got = with_own_memory(|m| m.pointers_from(8, None));
         assert!(matches!(got, Err(MemoryError::Unreadable(_))));
     }
 }

@@ -216,6 +216,17 @@ pub fn static_program(
     guards: StaticGuards,
     dns: bool,
 ) -> Result<Vec<libc::sock_filter>, FilterError> {
+    assemble_static(families, guards, dns, true)
+}
+
+/// [`static_program`]; with `tidy` false, without the peephole pass (the tests compare
+/// both).
+fn assemble_static(
+    families: SocketFamilies,
+    guards: StaticGuards,
+    dns: bool,
+    tidy: bool,
+) -> Result<Vec<libc::sock_filter>, FilterError> {
     let arch = target_arch()?;
     let programs = static_groups(families, guards, dns)
         .into_iter()
@@ -223,7 +234,10 @@ pub fn static_program(
         .collect::<Result<Vec<_>, _>>()?;
     let mut program = architecture_guard();
     program.extend(chain(programs));
-    checked_len(bpf_peephole::shorten(program), "static")
+    if tidy {
+        program = bpf_peephole::shorten(program);
+    }
+    checked_len(program, "static")
 }
 
 /// The one program the target runs under: the static part, then the notified calls, in a
@@ -1210,9 +1224,24 @@ mod tests {
             seed ^= seed << 17;
             seed
         };
+        let mut programs = Vec::new();
         for (families, guards, watch, table, dns) in settings {
-            let raw = assemble_fenced(families, guards, watch, table, dns, false).unwrap();
-            let short = assemble_fenced(families, guards, watch, table, dns, true).unwrap();
+            let setting = format!("{families:?} {guards:?} watch {watch} table {table} dns {dns}");
+            programs.push((
+                assemble_fenced(families, guards, watch, table, dns, false).unwrap(),
+                assemble_fenced(families, guards, watch, table, dns, true).unwrap(),
+                setting.clone(),
+            ));
+            // The static part alone (installed by itself without a listener).
+            if watch && !table {
+                programs.push((
+                    assemble_static(families, guards, dns, false).unwrap(),
+                    assemble_static(families, guards, dns, true).unwrap(),
+                    format!("static {setting}"),
+                ));
+            }
+        }
+        for (raw, short, setting) in programs {
             assert!(
                 short.len() * 10 < raw.len() * 7,
                 "{} instructions from {}",
@@ -1223,8 +1252,7 @@ mod tests {
                 assert_eq!(
                     run(&short, arch, nr, args),
                     run(&raw, arch, nr, args),
-                    "call {nr} {args:x?} (arch {arch:#x}) under {families:?} {guards:?} \
-                     watch {watch} table {table} dns {dns}"
+                    "call {nr} {args:x?} (arch {arch:#x}) under {setting}"
                 );
             };
             for nr in 0..=480 {

@@ -45,9 +45,10 @@ impl<'a> TargetMemory<'a> {
     }
 
     /// Reads whose validity check is left to [`TargetMemory::confirm`], for a check whose
-    /// usual answer is `CONTINUE` (the exec and write checks): the kernel accepts an answer only to a
-    /// call still pending, and a call pending when it is answered was pending all along
-    /// (notification ids are never reused), so whatever was read for it was the caller's.
+    /// usual answer is `CONTINUE` (the exec and write checks): the kernel accepts an answer
+    /// only to a call still pending, and a call pending when it is answered was pending all
+    /// along (notification ids are never reused), so whatever was read for it was the
+    /// caller's.
     /// Any other answer (a refusal written to a stderr, a call carried out, a question, a
     /// log record) acts before or beside the kernel's own check and needs `confirm` first.
     pub fn deferring(listener: &'a Listener, notif: &'a Notification) -> Self {

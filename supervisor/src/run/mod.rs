@@ -200,7 +200,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         let shim = spawn::start_shim(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
         Ok((shim, ours))
     };
-    let mut early_shim = WaitingShim(Some(spawn_shim()?));
+    // The clone itself, with its namespaces, is ~0.7 ms of kernel work (the network
+    // namespace most of it): it runs on a thread of its own while this one reads what
+    // does not depend on the shim's namespaces. That thread stays until the session ends:
+    // the shim's parent-death signal comes when the thread that cloned it exits.
+    let mut early_shim = ShimOnItsWay::start(spawn_shim)?;
 
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -211,6 +215,17 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         args.force_worktree,
     )
     .map_err(|e| format!("{e:#}"))?;
+    let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
+    let secret_homes = prepare::home_dirs(home.as_deref());
+    let (deny_read, deny_read_missing, mut deny_read_via) =
+        prepare::denied_reads(&secret_homes, &deny_extra);
+    // The links on the way to a --deny-read path as given (its canonical form has none).
+    let given: Vec<PathBuf> = args.deny_read.iter().map(|p| cwd.join(p)).collect();
+    deny_read_via.extend(prepare::link_folders(&given));
+    deny_read_via.sort();
+    deny_read_via.dedup();
+    let session_tty = prepare::session_tty();
+    let mut early_shim = WaitingShim(Some(early_shim.arrive()?));
     let mount_namespace = early_shim
         .0
         .as_ref()
@@ -304,16 +319,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         allowed_net.add(proxy.addr, "fence.proxy");
         Some(proxy)
     };
-    let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
-    let secret_homes = prepare::home_dirs(home.as_deref());
-    let (deny_read, deny_read_missing, mut deny_read_via) =
-        prepare::denied_reads(&secret_homes, &deny_extra);
-    // The links on the way to a --deny-read path as given (its canonical form has none).
-    let given: Vec<PathBuf> = args.deny_read.iter().map(|p| cwd.join(p)).collect();
-    deny_read_via.extend(prepare::link_folders(&given));
-    deny_read_via.sort();
-    deny_read_via.dedup();
-    let session_tty = prepare::session_tty();
 
     let mut writable = vec![tmp.path.clone()];
     if !args.read_only_worktree {
@@ -719,6 +724,53 @@ impl Drop for GateGuard {
 /// A shim started ahead of its spec: killed and reaped if the session's preparation fails
 /// before the spec is sent (it would otherwise wait for a spec until the channel closes).
 struct WaitingShim(Option<(spawn::ShimProcess, Channel)>);
+
+/// A shim being cloned on a thread of its own (`fence-shim-parent`), which then waits for
+/// the session to end: the shim's parent-death signal fires when the thread that cloned it
+/// exits, so that thread lives as long as this value's `hold` (dropped with the session).
+/// A shim that arrives after the session gave up is killed and reaped here.
+struct ShimOnItsWay {
+    arriving: Option<std::sync::mpsc::Receiver<Result<(spawn::ShimProcess, Channel), String>>>,
+    _hold: std::sync::mpsc::Sender<()>,
+}
+
+impl ShimOnItsWay {
+    fn start(
+        spawn: impl FnOnce() -> Result<(spawn::ShimProcess, Channel), String> + Send + 'static,
+    ) -> Result<ShimOnItsWay, String> {
+        let (sent, arriving) = std::sync::mpsc::channel();
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("fence-shim-parent".into())
+            .spawn(move || {
+                let _ = sent.send(spawn());
+                // Until the session ends (every sender dropped): this thread is the
+                // shim's parent.
+                let _ = held.recv();
+            })
+            .map_err(|e| format!("starting the sandbox: {e}"))?;
+        Ok(ShimOnItsWay {
+            arriving: Some(arriving),
+            _hold: hold,
+        })
+    }
+
+    /// Waits for the clone: the shim and its channel.
+    fn arrive(&mut self) -> Result<(spawn::ShimProcess, Channel), String> {
+        match self.arriving.take().map(|r| r.recv()) {
+            Some(Ok(shim)) => shim,
+            _ => Err("starting the sandbox: the thread cloning the shim ended".into()),
+        }
+    }
+}
+
+impl Drop for ShimOnItsWay {
+    fn drop(&mut self) {
+        if let Some(Ok(Ok((shim, _)))) = self.arriving.take().map(|r| r.recv()) {
+            kill_and_reap(shim.pid);
+        }
+    }
+}
 
 impl Drop for WaitingShim {
     fn drop(&mut self) {

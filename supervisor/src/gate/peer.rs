@@ -347,13 +347,19 @@ mod tests {
         );
     }
 
-    /// The pid of the first child of `parent` (from /proc), waiting up to ten seconds.
+    /// The pid of the first child of `parent` (from /proc), waiting up to ten seconds. A
+    /// child belongs to the thread that made it: fence clones its shim on a thread of its
+    /// own, so every thread's list is read.
     fn child_of(parent: u32) -> libc::pid_t {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {
-            let children =
-                std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
-                    .unwrap_or_default();
+            let children: String = std::fs::read_dir(format!("/proc/{parent}/task"))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+                .collect::<Vec<_>>()
+                .join(" ");
             if let Some(pid) = children.split_whitespace().next() {
                 return pid.parse().unwrap();
             }

@@ -168,12 +168,7 @@ pub fn shorten(program: Vec<libc::sock_filter>) -> Vec<libc::sock_filter> {
         .map(|pc| match nodes[pc] {
             Node::Ret(r) => r,
             Node::Step(s) => s,
-            Node::Jump(t) => libc::sock_filter {
-                code: BPF_JMP | BPF_JA,
-                jt: 0,
-                jf: 0,
-                k: offset(pc, t) as u32,
-            },
+            Node::Jump(t) => crate::seccomp_filters::stmt(BPF_JMP | BPF_JA, offset(pc, t) as u32),
             Node::Branch {
                 insn,
                 on_true,
@@ -191,18 +186,8 @@ pub fn shorten(program: Vec<libc::sock_filter>) -> Vec<libc::sock_filter> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::seccomp_filters::{jump, stmt};
 
-    fn stmt(code: u16, k: u32) -> libc::sock_filter {
-        libc::sock_filter {
-            code,
-            jt: 0,
-            jf: 0,
-            k,
-        }
-    }
-    fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
-        libc::sock_filter { code, jt, jf, k }
-    }
     const LD_ABS: u16 = 0x20;
     const JEQ: u16 = BPF_JMP | 0x10;
     const RET: u16 = BPF_RET;

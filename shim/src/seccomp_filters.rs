@@ -544,7 +544,8 @@ const BPF_MAX_LEN: usize = 4096;
 const BPF_K: u16 = 0x00;
 const BPF_RET: u16 = 0x06;
 
-fn stmt(code: u16, k: u32) -> libc::sock_filter {
+/// A classic BPF instruction without jump offsets.
+pub(crate) fn stmt(code: u16, k: u32) -> libc::sock_filter {
     libc::sock_filter {
         code,
         jt: 0,
@@ -553,7 +554,8 @@ fn stmt(code: u16, k: u32) -> libc::sock_filter {
     }
 }
 
-fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
+/// A classic BPF conditional jump.
+pub(crate) fn jump(code: u16, k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     libc::sock_filter { code, jt, jf, k }
 }
 

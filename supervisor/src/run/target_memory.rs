@@ -240,11 +240,8 @@ impl<'a> TargetMemory<'a> {
         let is_known = |p: u64| known.is_some_and(|(at, _)| at == p);
         let to_read: Vec<u64> = pointers.iter().copied().filter(|&p| !is_known(p)).collect();
         let mut read = Vec::with_capacity(to_read.len());
-        let mut total = pointers
-            .iter()
-            .filter(|&&p| is_known(p))
-            .map(|_| known.map_or(0, |(_, bytes)| bytes.len() + 1))
-            .sum::<usize>();
+        let known_len = known.map_or(0, |(_, bytes)| bytes.len() + 1);
+        let mut total = (pointers.len() - to_read.len()) * known_len;
         if total > MAX_ARGV_BYTES {
             return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
         }

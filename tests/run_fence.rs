@@ -302,6 +302,50 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
     );
 }
 
+/// When the command ends, fence returns only after every process it left behind has been
+/// killed and reaped: no background job, daemon or new session of the sandbox outlives it.
+/// (The init reports the sandbox empty and fence does not wait for the kernel to tear the
+/// namespaces down: what must already be true when fence returns is checked at once.)
+fn background_processes_are_gone_when_fence_returns(w: &World) {
+    let log = w.worktree.join("ticks");
+    w.write(
+        "tree.sh",
+        "(while :; do echo t >> ticks; sleep 0.05; done) &\nsleep 300 &\nsetsid sleep 301 &\n(trap '' TERM HUP; sleep 302) &\necho started > started\nwhile [ ! -e go ]; do sleep 0.02; done\nexit 7\n",
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "tree.sh".as_ref()])
+        .spawn()
+        .unwrap();
+    await_started(w, &mut child);
+    let fence_pid = child.id() as i32;
+    let descendants = descendants_of(fence_pid);
+    // fence's one child: the shim, which may still be in its exit when fence returns (the
+    // kernel unmounting its view); every process the command made must be gone.
+    let shim = children_of(fence_pid);
+    std::fs::write(w.worktree.join("go"), "").unwrap();
+    let status = child.wait().unwrap();
+    // The tree: the shim, the script, the ticking subshell and its sleeps, three sleeps
+    // (one in a session of its own, one ignoring SIGTERM).
+    assert!(descendants.len() >= 5, "sandbox tree not found: {descendants:?}");
+    assert_eq!(shim.len(), 1, "fence's children: {shim:?}");
+    assert_eq!(status.code(), Some(7), "the command's exit status");
+    let sandboxed: Vec<_> = descendants
+        .iter()
+        .filter(|p| !shim.contains(p) && alive(**p))
+        .collect();
+    assert!(
+        sandboxed.is_empty(),
+        "processes of the sandbox outlived fence: {sandboxed:?}"
+    );
+    let size = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0),
+        size,
+        "still writing after fence returned"
+    );
+}
+
 /// Waits for the sandboxed script to write `started` in the worktree. Generous: under an
 /// emulated CPU on a busy machine (vm-tests) a session takes seconds to start. A session
 /// that never starts fails the test (and is killed) instead of letting it look at a
@@ -332,6 +376,23 @@ fn alive(pid: i32) -> bool {
             .starts_with('Z'),
         Err(_) => false,
     }
+}
+
+/// The children of every thread of `pid`.
+fn children_of(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .flat_map(|t| {
+            std::fs::read_to_string(t.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|c| c.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
 }
 
 fn descendants_of(pid: i32) -> Vec<i32> {
@@ -4206,6 +4267,7 @@ both_ways!(
     exit_status_and_signals_pass_through,
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,
+    background_processes_are_gone_when_fence_returns,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,

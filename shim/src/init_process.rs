@@ -124,14 +124,20 @@ fn run(channel: Channel) -> i32 {
             unsafe { libc::_exit(failure.exit_code) }
         }
         target => {
-            drop(channel);
             drop(spare_pool);
-            supervise(
+            let status = supervise(
                 target,
                 &forwarded,
                 spec.namespaces.pid,
                 spec.cgroup_kill.as_deref(),
-            )
+            );
+            // Nothing the sandbox ran is left (`supervise` killed and reaped the rest):
+            // the supervisor may end the session on this word instead of waiting for this
+            // process's exit, which in a namespace of its own waits for the kernel to
+            // unmount the view (most of a millisecond). A supervisor already gone makes
+            // the send fail: nothing to do then.
+            let _ = channel.send(&FromShim::Exited { status }, None);
+            status
         }
     }
 }
@@ -449,7 +455,11 @@ fn supervise(
         }
         if sig == libc::SIGCHLD {
             if let Some(status) = reap(target) {
-                if !in_pid_namespace {
+                // kill(-1) outside a namespace of its own would reach every process the
+                // user (or root) may signal: only as that namespace's pid 1.
+                if in_pid_namespace && std::process::id() == 1 {
+                    empty_pid_namespace();
+                } else {
                     kill_descendants();
                 }
                 return status;
@@ -483,6 +493,28 @@ fn reap(target: libc::pid_t) -> Option<i32> {
             } else {
                 125
             });
+        }
+    }
+}
+
+/// Kills every other process of the sandbox's pid namespace and reaps them all. As pid 1
+/// this process inherits every orphan of the namespace, so once `waitpid` finds no child
+/// left, no process but this one is. (This process's own exit would have the kernel kill
+/// them too; it is done here so that the supervisor can be told the sandbox is empty
+/// before that exit.)
+fn empty_pid_namespace() {
+    loop {
+        // SAFETY: kill(-1) from a namespace's init signals every other process of that
+        // namespace (and none outside it). A fork racing with it fails: the kernel refuses
+        // to finish a fork whose parent has a fatal signal pending.
+        unsafe { libc::kill(-1, libc::SIGKILL) };
+        let mut status = 0;
+        // SAFETY: waitpid with a valid out-pointer; __WALL reaps children whatever signal
+        // they report their end with, blocking until one has ended.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::__WALL) };
+        if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            // ECHILD: no child left.
+            return;
         }
     }
 }

@@ -550,6 +550,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
 
     let mut failure: Option<i32> = None;
     let mut spares = None;
+    let mut exited: Option<i32> = None;
     loop {
         let message = match first_message.take() {
             Some(m) => m,
@@ -681,6 +682,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 kill_and_reap(shim_process.pid);
                 return Err("shim channel: an unexpected pid_max report".into());
             }
+            // The target has exited and the init has killed and reaped everything else.
+            Ok(Some((FromShim::Exited { status }, _))) => {
+                exited = Some(status);
+                break;
+            }
             Ok(None) => break,
             Err(e) => {
                 kill_and_reap(shim_process.pid);
@@ -689,7 +695,15 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
     }
 
-    let status = wait_for(shim_process.pid);
+    // With the init's word that nothing of the sandbox is left, its own exit (in which the
+    // kernel unmounts the view and drops the namespaces) is not waited for; the thread that
+    // is its parent ends with the session, and the parent-death signal finds it exiting or
+    // gone. A session cgroup can only be removed once the init has left it: then, and
+    // without that word (the init died, or the channel broke), the exit is waited for.
+    let status = match exited {
+        Some(status) if limit.cgroup().is_none() => status,
+        _ => wait_for(shim_process.pid),
+    };
     let code = failure.unwrap_or(status);
     // The sandbox's proxied connections close with it; their last lines go to the log.
     if let Some(p) = &proxy {

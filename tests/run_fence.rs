@@ -207,6 +207,23 @@ print("socket_inet", *call(41, 2, 1, 0) if not os.path.exists("/proc/net/dev") e
     assert!(text.contains("clone3 -1 38\n"), "{text}");
 }
 
+/// A program's directory is looked up once for the session only outside the writable
+/// roots (`/bin` -> `/usr/bin`): one in the worktree that the sandbox re-points between two
+/// execs leads the second exec where it points now.
+fn a_program_directory_repointed_in_the_worktree_is_followed_anew(w: &World) {
+    w.write(
+        "s.sh",
+        "mkdir d1 d2\nprintf '#!/bin/sh\\necho two\\n' > d2/p\nchmod +x d2/p\nln -s d1 link\n\"$PWD/link/p\" 2>/dev/null || echo missing\nrm link\nln -s d2 link\n\"$PWD/link/p\"\n/bin/sh -c 'echo three'\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_eq!(
+        stdout(&out),
+        "missing\ntwo\nthree\n",
+        "stderr: {}",
+        stderr(&out)
+    );
+}
+
 fn exit_status_and_signals_pass_through(w: &World) {
     assert_eq!(w.run(&["/bin/sh", "-c", "exit 7"]).status.code(), Some(7));
     w.write("term.sh", "kill -TERM $$\n");
@@ -326,7 +343,10 @@ fn background_processes_are_gone_when_fence_returns(w: &World) {
     let status = child.wait().unwrap();
     // The tree: the shim, the script, the ticking subshell and its sleeps, three sleeps
     // (one in a session of its own, one ignoring SIGTERM).
-    assert!(descendants.len() >= 5, "sandbox tree not found: {descendants:?}");
+    assert!(
+        descendants.len() >= 5,
+        "sandbox tree not found: {descendants:?}"
+    );
     assert_eq!(shim.len(), 1, "fence's children: {shim:?}");
     assert_eq!(status.code(), Some(7), "the command's exit status");
     let sandboxed: Vec<_> = descendants
@@ -4265,6 +4285,7 @@ both_ways!(
     o_path_dirfd_outside_then_openat_is_blocked,
     io_uring_ptrace_and_tiocsti_are_refused,
     exit_status_and_signals_pass_through,
+    a_program_directory_repointed_in_the_worktree_is_followed_anew,
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,
     background_processes_are_gone_when_fence_returns,

@@ -148,6 +148,9 @@ fn read_request(
         (Base::Cwd, a[0], a[1], false)
     };
     let (raw_path, argv) = mem.path_and_argv(path_addr, PATH_MAX, argv_addr)?;
+    if matches!(base, Base::Cwd) {
+        path_resolve::settle_program_dir(&raw_path);
+    }
     let cwd = ProcessCwd::of(caller.tid);
     let mut found = Found::NotLooked;
     let program = if raw_path.is_empty() && !empty_is_base {

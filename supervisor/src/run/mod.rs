@@ -695,14 +695,14 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
     }
 
-    // With the init's word that nothing of the sandbox is left, its own exit (in which the
-    // kernel unmounts the view and drops the namespaces) is not waited for; the thread that
-    // is its parent ends with the session, and the parent-death signal finds it exiting or
-    // gone. A session cgroup can only be removed once the init has left it: then, and
-    // without that word (the init died, or the channel broke), the exit is waited for.
-    let status = match exited {
-        Some(status) if limit.cgroup().is_none() => status,
-        _ => wait_for(shim_process.pid),
+    // With the init's word that nothing of the sandbox is left, the session ends while the
+    // init exits (the kernel unmounts the view and drops the namespaces in its exit, most
+    // of a millisecond), and it is reaped last. A session cgroup can only be removed once
+    // the init has left it: then, and without that word (the init died, or the channel
+    // broke), it is reaped first.
+    let (status, reap_last) = match exited {
+        Some(status) if limit.cgroup().is_none() => (status, true),
+        _ => (wait_for(shim_process.pid), false),
     };
     let code = failure.unwrap_or(status);
     // The sandbox's proxied connections close with it; their last lines go to the log.
@@ -718,6 +718,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     drop(limit);
     drop(tmp);
     drop(spare_pool);
+    // Reaped, so that the sandbox's CPU time is counted in fence's own, as `time fence run`
+    // or a CI job's accounting expects (a child's times reach its parent when it is
+    // reaped).
+    if reap_last {
+        wait_for(shim_process.pid);
+    }
     Ok(code)
 }
 

@@ -163,7 +163,9 @@ impl Classifier {
             return Err(SettingsError::RelativeWorktree(settings.worktree.clone()));
         }
         let fs = settings.fs.clone();
-        let real = |p: &Path| path::resolve(fs.as_ref(), Path::new("/"), p, true);
+        // Some thirty paths, most under the home: each link read once.
+        let once = path::OnceFs::new(fs.as_ref());
+        let real = |p: &Path| path::resolve(&once, Path::new("/"), p, true);
         let worktree = real(&settings.worktree);
         let home = settings.home.as_deref().map(real);
         let session_tmp = settings.session_tmp.as_deref().map(real);

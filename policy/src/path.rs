@@ -33,6 +33,43 @@ impl FsView for RealFs {
     }
 }
 
+/// `inner`, each path's link read once: for resolving many paths at one moment (the
+/// secret list when a classifier is made), which share their folders.
+pub struct OnceFs<'a> {
+    inner: &'a dyn FsView,
+    read: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<PathBuf>>>,
+}
+
+impl<'a> OnceFs<'a> {
+    pub fn new(inner: &'a dyn FsView) -> OnceFs<'a> {
+        OnceFs {
+            inner,
+            read: Default::default(),
+        }
+    }
+}
+
+impl FsView for OnceFs<'_> {
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        let known = self
+            .read
+            .lock()
+            .ok()
+            .and_then(|read| read.get(path).cloned());
+        let target = match known {
+            Some(target) => target,
+            None => {
+                let target = self.inner.read_link(path).ok();
+                if let Ok(mut read) = self.read.lock() {
+                    read.insert(path.to_path_buf(), target.clone());
+                }
+                target
+            }
+        };
+        target.ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))
+    }
+}
+
 /// A filesystem with no symlinks at all: resolution is purely lexical.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LexicalFs;
@@ -293,6 +330,53 @@ mod tests {
                 .cloned()
                 .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))
         }
+    }
+
+    /// Counts the links read through it.
+    struct Counting(FakeFs, std::sync::atomic::AtomicUsize);
+    impl FsView for Counting {
+        fn read_link(&self, p: &Path) -> io::Result<PathBuf> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            self.0.read_link(p)
+        }
+    }
+
+    #[test]
+    fn once_fs_reads_each_link_once_and_resolves_alike() {
+        let inner = Counting(
+            FakeFs(HashMap::from([
+                (PathBuf::from("/home"), PathBuf::from("/var/home")),
+                (PathBuf::from("/var/home/u/.ssh"), PathBuf::from("keys")),
+            ])),
+            Default::default(),
+        );
+        let once = OnceFs::new(&inner);
+        let paths = [
+            "/home/u/.ssh",
+            "/home/u/.aws",
+            "/home/u/.ssh/id",
+            "/home/u/.aws",
+        ];
+        for p in paths {
+            assert_eq!(
+                resolve(&once, Path::new("/"), Path::new(p), true),
+                resolve(&inner, Path::new("/"), Path::new(p), true),
+                "{p}"
+            );
+        }
+        // Through the cache: /home, /var, /var/home, /var/home/u, .ssh, keys, .aws, id.
+        let direct = inner.1.load(std::sync::atomic::Ordering::Relaxed);
+        inner.1.store(0, std::sync::atomic::Ordering::Relaxed);
+        let fresh = OnceFs::new(&inner);
+        for p in paths {
+            resolve(&fresh, Path::new("/"), Path::new(p), true);
+        }
+        let cached = inner.1.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(
+            cached < direct / 2,
+            "{cached} reads through the cache, {direct} without"
+        );
+        assert_eq!(cached, 8);
     }
 
     #[test]

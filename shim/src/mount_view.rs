@@ -20,9 +20,8 @@
 
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::sys;
@@ -442,10 +441,12 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => continue,
             Err(_) => return Ok(false),
         };
-        let is_dir = sys::fd_is_directory(fd.fd.as_raw_fd()).unwrap_or(false);
+        // The listing's type (d_type): no `fstat` of each entry. Should the entry have been
+        // replaced by one of the other kind since it was listed, the bind below says so
+        // and the mount point is made again.
         kept.push((
             name,
-            if is_dir {
+            if kind.is_dir() {
                 Kept::Dir(fd)
             } else {
                 Kept::Other(fd)
@@ -479,50 +480,78 @@ fn snapshot(dir: &Path, secrets: &[&Path]) -> io::Result<bool> {
     ];
     // SAFETY: a NUL-terminated path and two timespecs.
     let _ = unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), times.as_ptr(), 0) };
+    // The tmpfs's root, where the entries are made and bound by name: no walk from `/` for
+    // each. Just mounted by this process, in a namespace nothing else has entered yet.
+    // SAFETY: a NUL-terminated path; the descriptor is owned below.
+    let root = unsafe {
+        libc::open(
+            c.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if root < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor, owned from here on.
+    let root = unsafe { OwnedFd::from_raw_fd(root) };
+    // The held entries' descriptors, closed together once all are bound.
+    let mut bound = Closing(Vec::with_capacity(kept.len()));
     for (name, object) in kept {
+        let cname = CString::new(name.as_bytes()).map_err(io::Error::other)?;
+        let (held, is_dir) = match object {
+            Kept::Link(text) => {
+                let ctext = CString::new(text.as_bytes()).map_err(io::Error::other)?;
+                // SAFETY: NUL-terminated strings and our directory descriptor.
+                if unsafe { libc::symlinkat(ctext.as_ptr(), root.as_raw_fd(), cname.as_ptr()) } < 0
+                {
+                    return Err(io::Error::last_os_error());
+                }
+                continue;
+            }
+            Kept::Placeholder { dir } => {
+                make_entry(&root, &cname, dir, 0o000)?;
+                continue;
+            }
+            Kept::Dir(held) => (held, true),
+            Kept::Other(held) => (held, false),
+        };
+        make_entry(&root, &cname, is_dir, if is_dir { 0o777 } else { 0o666 })?;
         let target = dir.join(&name);
         let ctarget = CString::new(target.as_os_str().as_bytes()).map_err(io::Error::other)?;
-        let (fd, is_dir) = match object {
-            Kept::Link(text) => {
-                std::os::unix::fs::symlink(&text, &target)?;
-                continue;
-            }
-            Kept::Placeholder { dir: true } => {
-                std::fs::DirBuilder::new().mode(0o000).create(&target)?;
-                continue;
-            }
-            Kept::Placeholder { dir: false } => {
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .mode(0o000)
-                    .open(&target)?;
-                continue;
-            }
-            Kept::Dir(fd) => {
-                std::fs::DirBuilder::new().create(&target)?;
-                (fd, true)
-            }
-            Kept::Other(fd) => {
-                std::fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(&target)?;
-                (fd, false)
+        let bind = |held: &Held| {
+            if held.detached {
+                sys::move_mount_at(&held.fd, root.as_raw_fd(), &cname)
+            } else {
+                bind_from(&held.fd, &ctarget)
             }
         };
-        match bind_held(&fd, &ctarget) {
-            Ok(()) => {}
+        let mut made_dir = is_dir;
+        let mut result = bind(&held);
+        // Replaced on the host by the other kind since it was listed: the kernel mounts a
+        // directory only on a directory. The mount point is made again for what is held.
+        if let Err(e) = &result
+            && e.raw_os_error() != Some(libc::ENOENT)
+            && let Ok(held_dir) = sys::fd_is_directory(held.fd.as_raw_fd())
+            && held_dir != made_dir
+        {
+            remove_entry(&root, &cname, made_dir)?;
+            make_entry(
+                &root,
+                &cname,
+                held_dir,
+                if held_dir { 0o777 } else { 0o666 },
+            )?;
+            made_dir = held_dir;
+            result = bind(&held);
+        }
+        match result {
+            Ok(()) => bound.0.push(held.fd.into_raw_fd()),
             // Removed on the host since it was held (the kernel mounts no unlinked
-            // object, held either way): not kept, and neither is its mount point. A lock file that `passwd`
-            // or `useradd` makes and removes in /etc at that moment must not stop the
-            // session; the secrets are placeholders of the tmpfs, never binds.
+            // object, held either way): not kept, and neither is its mount point. A lock
+            // file that `passwd` or `useradd` makes and removes in /etc at that moment must
+            // not stop the session; the secrets are placeholders of the tmpfs, never binds.
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
-                if is_dir {
-                    std::fs::remove_dir(&target)?;
-                } else {
-                    std::fs::remove_file(&target)?;
-                }
+                remove_entry(&root, &cname, made_dir)?;
             }
             Err(e) => return Err(e),
         }
@@ -700,20 +729,71 @@ fn hold(dir: &OwnedFd, name: &CStr) -> io::Result<Held> {
     })
 }
 
+/// Makes `name` in the directory `root`: an empty directory, or an empty regular file
+/// (`mknodat`: no descriptor to open and close), with `mode` less the umask, as a create
+/// gives.
+fn make_entry(root: &OwnedFd, name: &CStr, dir: bool, mode: libc::mode_t) -> io::Result<()> {
+    // SAFETY: our directory descriptor and a NUL-terminated name.
+    let ret = unsafe {
+        if dir {
+            libc::mkdirat(root.as_raw_fd(), name.as_ptr(), mode)
+        } else {
+            libc::mknodat(root.as_raw_fd(), name.as_ptr(), libc::S_IFREG | mode, 0)
+        }
+    };
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Removes what [`make_entry`] made.
+fn remove_entry(root: &OwnedFd, name: &CStr, dir: bool) -> io::Result<()> {
+    let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
+    // SAFETY: our directory descriptor and a NUL-terminated name.
+    if unsafe { libc::unlinkat(root.as_raw_fd(), name.as_ptr(), flags) } < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+/// Descriptors closed together when dropped: one `close_range` for each run of numbers in
+/// a row, as the holds of one folder mostly are (a root session holds ~150 in /etc).
+struct Closing(Vec<RawFd>);
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        self.0.sort_unstable();
+        let mut rest = self.0.as_slice();
+        while let Some(&low) = rest.first() {
+            // The run low, low+1, … (distinct descriptors, each owned once).
+            let run = rest
+                .iter()
+                .enumerate()
+                .take_while(|&(i, &fd)| fd == low + i as RawFd)
+                .count();
+            let high = rest[run - 1];
+            // SAFETY: closes exactly the descriptors of this run, which this value owns.
+            let ranged =
+                unsafe { libc::syscall(libc::SYS_close_range, low as u32, high as u32, 0) } == 0;
+            if !ranged {
+                for &fd in &rest[..run] {
+                    // SAFETY: a descriptor this value owns, closed once.
+                    unsafe { libc::close(fd) };
+                }
+            }
+            rest = &rest[run..];
+        }
+    }
+}
+
 /// An entry held by [`hold`].
 struct Held {
     fd: OwnedFd,
     /// A detached mount tree (`open_tree`), else an `O_PATH` descriptor.
     detached: bool,
-}
-
-/// Binds what [`hold`] held at `target`.
-fn bind_held(held: &Held, target: &CStr) -> io::Result<()> {
-    if held.detached {
-        sys::move_mount_to(&held.fd, target)
-    } else {
-        bind_from(&held.fd, target)
-    }
 }
 
 /// Binds what descriptor `fd` (an `O_PATH` one) names onto `target`, recursively: the

@@ -299,18 +299,18 @@ pub fn open_tree_clone(dir: RawFd, name: &CStr) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// `move_mount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH)`: attaches a detached
-/// tree from [`open_tree_clone`] at `target` (its last component not followed).
-pub fn move_mount_to(tree: &OwnedFd, target: &CStr) -> io::Result<()> {
+/// `move_mount(tree, "", dir, name, MOVE_MOUNT_F_EMPTY_PATH)`: attaches a detached tree from
+/// [`open_tree_clone`] at `name` in the directory `dir` (not followed if a symlink).
+pub fn move_mount_at(tree: &OwnedFd, dir: RawFd, name: &CStr) -> io::Result<()> {
     const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
-    // SAFETY: our descriptor, an empty and a NUL-terminated path.
+    // SAFETY: our descriptors, an empty and a NUL-terminated path.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_move_mount,
             tree.as_raw_fd(),
             c"".as_ptr(),
-            libc::AT_FDCWD,
-            target.as_ptr(),
+            dir,
+            name.as_ptr(),
             MOVE_MOUNT_F_EMPTY_PATH,
         )
     };

@@ -330,15 +330,16 @@ pub fn denied_reads(
     if homes.is_empty() {
         candidates = secret_candidates(None, extra);
     }
+    // One walk a candidate, each path met looked up once for all of them (they share
+    // their folders: the home, /etc): a canonical path where the walk reached the end, else
+    // where the path would be made.
+    let mut looked = Looked::default();
+    let mut via = Vec::new();
     for p in &candidates {
-        if let Ok(canonical) = p.canonicalize() {
-            existing.push(canonical);
-        } else if let Some(placed) = where_it_would_be(p) {
-            // Made since it was looked at: it exists, whole.
-            match placed.canonicalize() {
-                Ok(canonical) => existing.push(canonical),
-                Err(_) => missing.push(placed),
-            }
+        match walk_links(&mut looked, p, |folder| via.push(folder.to_path_buf())) {
+            Some((resolved, Reached::End)) => existing.push(resolved),
+            Some((placed, Reached::Missing)) => missing.push(placed),
+            None => {}
         }
     }
     for list in [&mut existing, &mut missing] {
@@ -352,7 +353,8 @@ pub fn denied_reads(
             outermost.push(p);
         }
     }
-    let via = link_folders(&candidates);
+    via.sort();
+    via.dedup();
     (outermost, missing, via)
 }
 
@@ -380,24 +382,65 @@ pub fn home_dirs(env_home: Option<&Path>) -> Vec<PathBuf> {
 /// volumes) leads the same name to a new object, so the view freezes these folders too.
 pub fn link_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let mut looked = Looked::default();
     for p in paths {
-        walk_links(p, |folder| out.push(folder.to_path_buf()));
+        walk_links(&mut looked, p, |folder| out.push(folder.to_path_buf()));
     }
     out.sort();
     out.dedup();
     out
 }
 
-/// Where absolute path `p` would be once made: each component that exists is followed if
-/// it is a symbolic link (its target read even when that does not exist), and the first
-/// missing one and the rest are kept as they are. `None` for a relative path, a loop, or a
-/// link that cannot be read.
-fn where_it_would_be(p: &Path) -> Option<PathBuf> {
-    walk_links(p, |_| {})
+/// How far [`walk_links`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reached {
+    /// Every component exists: the path is canonical (what `realpath` gives).
+    End,
+    /// A component is missing (or cannot be looked at): the rest is kept as it is.
+    Missing,
 }
 
-/// [`where_it_would_be`], telling `on_link` the folder holding each link it follows.
-fn walk_links(p: &Path, mut on_link: impl FnMut(&Path)) -> Option<PathBuf> {
+/// What a walk found at a path.
+#[derive(Debug, Clone)]
+enum Found {
+    Nothing,
+    Link(PathBuf),
+    /// A link whose target cannot be read.
+    UnreadableLink,
+    Other,
+}
+
+/// What was found at each path the walks of one preparation looked at.
+#[derive(Default)]
+struct Looked(std::collections::HashMap<PathBuf, Found>);
+
+impl Looked {
+    fn at(&mut self, path: &Path) -> Found {
+        if let Some(known) = self.0.get(path) {
+            return known.clone();
+        }
+        let found = match path.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(path) {
+                Ok(target) => Found::Link(target),
+                Err(_) => Found::UnreadableLink,
+            },
+            Ok(_) => Found::Other,
+            Err(_) => Found::Nothing,
+        };
+        self.0.insert(path.to_path_buf(), found.clone());
+        found
+    }
+}
+
+/// Where absolute path `p` leads: each component that exists is followed if it is a
+/// symbolic link (its target read even when that does not exist), and the first missing
+/// one and the rest are kept as they are; `on_link` is told the folder holding each link
+/// followed. `None` for a relative path, a loop, or a link that cannot be read.
+fn walk_links(
+    looked: &mut Looked,
+    p: &Path,
+    mut on_link: impl FnMut(&Path),
+) -> Option<(PathBuf, Reached)> {
     use std::collections::VecDeque;
     use std::path::Component;
     if !p.is_absolute() {
@@ -419,14 +462,13 @@ fn walk_links(p: &Path, mut on_link: impl FnMut(&Path)) -> Option<PathBuf> {
             continue;
         }
         let next = done.join(&name);
-        match next.symlink_metadata() {
-            Ok(m) if m.file_type().is_symlink() => {
+        match looked.at(&next) {
+            Found::Link(target) => {
                 links += 1;
                 if links > 40 {
                     return None;
                 }
                 on_link(&done);
-                let target = std::fs::read_link(&next).ok()?;
                 if target.is_absolute() {
                     done = PathBuf::from("/");
                 }
@@ -438,15 +480,16 @@ fn walk_links(p: &Path, mut on_link: impl FnMut(&Path)) -> Option<PathBuf> {
                     }
                 }
             }
-            Ok(_) => done = next,
-            Err(_) => {
+            Found::UnreadableLink => return None,
+            Found::Other => done = next,
+            Found::Nothing => {
                 done = next;
                 done.extend(todo);
-                return Some(done);
+                return Some((done, Reached::Missing));
             }
         }
     }
-    Some(done)
+    Some((done, Reached::End))
 }
 
 fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {

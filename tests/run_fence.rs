@@ -366,6 +366,62 @@ fn background_processes_are_gone_when_fence_returns(w: &World) {
     );
 }
 
+/// Every capability set of the sandboxed processes is empty, and no_new_privs is set: read
+/// from outside, in each process's /proc status. The bounding set is empty too wherever
+/// the sandbox started with capabilities (as root, or as the root of a user namespace); an
+/// ordinary user without namespaces cannot shrink it, and no_new_privs keeps every exec
+/// from gaining what it holds.
+fn capability_sets_of_the_sandbox_are_empty(w: &World) {
+    w.write(
+        "caps.sh",
+        "echo started > started\nwhile [ ! -e go ]; do sleep 0.02; done\n",
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "caps.sh".as_ref()])
+        .spawn()
+        .unwrap();
+    await_started(w, &mut child);
+    let fence_pid = child.id() as i32;
+    let shim = children_of(fence_pid);
+    let sandboxed: Vec<i32> = descendants_of(fence_pid)
+        .into_iter()
+        .filter(|p| !shim.contains(p))
+        .collect();
+    let statuses: Vec<(i32, String)> = sandboxed
+        .iter()
+        .filter_map(|p| {
+            Some((
+                *p,
+                std::fs::read_to_string(format!("/proc/{p}/status")).ok()?,
+            ))
+        })
+        .collect();
+    std::fs::write(w.worktree.join("go"), "").unwrap();
+    child.wait().unwrap();
+    assert!(!statuses.is_empty(), "no sandboxed process found");
+    let field = |status: &str, pid: i32, name: &str| -> String {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+            .unwrap_or_else(|| panic!("no {name} for {pid}"))
+    };
+    for (pid, status) in statuses {
+        let mut sets = vec!["CapInh:", "CapPrm:", "CapEff:", "CapAmb:"];
+        if w.who != support::Who::UnprivilegedWithoutNamespaces {
+            sets.push("CapBnd:");
+        }
+        for set in sets {
+            assert_eq!(
+                field(&status, pid, set),
+                "0000000000000000",
+                "{set} of sandboxed process {pid}"
+            );
+        }
+        assert_eq!(field(&status, pid, "NoNewPrivs:"), "1", "process {pid}");
+    }
+}
+
 /// Waits for the sandboxed script to write `started` in the worktree. Generous: under an
 /// emulated CPU on a busy machine (vm-tests) a session takes seconds to start. A session
 /// that never starts fails the test (and is killed) instead of letting it look at a
@@ -4289,6 +4345,7 @@ both_ways!(
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,
     background_processes_are_gone_when_fence_returns,
+    capability_sets_of_the_sandbox_are_empty,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,

@@ -415,10 +415,22 @@ fn take_back_own_ids(uid: u32, gid: u32) -> std::io::Result<()> {
 fn drop_capabilities() -> Result<(), StageFailure> {
     let err = |e: caps::errors::CapsError| StageFailure::setup("capabilities", e);
     if caps::has_cap(None, CapSet::Effective, Capability::CAP_SETPCAP).map_err(err)? {
-        for cap in caps::all() {
-            if caps::has_cap(None, CapSet::Bounding, cap).unwrap_or(false) {
-                caps::drop(None, CapSet::Bounding, cap).map_err(err)?;
+        // Every capability number the kernel knows, including any newer than the caps
+        // crate's list: PR_CAPBSET_DROP of one already dropped succeeds, and EINVAL marks
+        // the first number past the kernel's last. One call each, no read before.
+        for cap in 0..64 {
+            // SAFETY: prctl with plain integer arguments.
+            if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) } == 0 {
+                continue;
             }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() == Some(libc::EINVAL) && cap > 0 {
+                break;
+            }
+            return Err(StageFailure::setup(
+                "capabilities",
+                format!("dropping capability {cap} from the bounding set: {e}"),
+            ));
         }
     }
     caps::clear(None, CapSet::Ambient).map_err(err)?;

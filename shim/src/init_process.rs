@@ -76,6 +76,16 @@ fn run(channel: Channel) -> i32 {
             return 125;
         }
     }
+    // The seccomp program is built on a thread of its own while the namespaces and the
+    // mount view are made (see `target_process::prebuild`); joined before the fork, so that
+    // the shim forks single-threaded.
+    let prebuilding = {
+        let spec = spec.clone();
+        std::thread::Builder::new()
+            .name("fence-prebuild".into())
+            .spawn(move || target_process::prebuild(&spec))
+            .ok()
+    };
     let spare_pool = match prepare_namespaces(&mut spec) {
         Ok(pool) => pool,
         Err(message) => {
@@ -102,6 +112,7 @@ fn run(channel: Channel) -> i32 {
             return 125;
         }
     }
+    let prebuilt = prebuilding.and_then(|t| t.join().ok()).flatten();
     let forwarded = block_forwarded_signals();
     // SAFETY: the shim is single-threaded, so the child may run arbitrary code after fork.
     match unsafe { libc::fork() } {
@@ -115,7 +126,12 @@ fn run(channel: Channel) -> i32 {
             125
         }
         0 => {
-            let failure = target_process::confine_and_exec(&spec, &channel, spare_pool.as_ref());
+            let failure = target_process::confine_and_exec(
+                &spec,
+                &channel,
+                spare_pool.as_ref(),
+                prebuilt.as_ref(),
+            );
             // Exec failures were reported by the target stage itself.
             if failure.stage != "exec" {
                 report(&channel, failure.stage, &failure.message, failure.exit_code);

@@ -902,6 +902,52 @@ mod tests {
         ipc: true,
     };
 
+    /// The seccomp settings worked out before the view is made (to build the program
+    /// meanwhile) are those the target comes to with its plan, wherever the view hides the
+    /// secrets and the plan holds: else every start would build its program twice.
+    #[test]
+    fn the_seccomp_settings_expected_ahead_are_the_targets() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(home.join("src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("wt/src")).unwrap();
+        std::fs::create_dir_all(dir.path().join("tmp")).unwrap();
+        let mut checked = 0;
+        for abi in 1..=NEWEST_USED_ABI {
+            for bits in 0..32u8 {
+                let ns = Namespaces {
+                    user: bits & 1 != 0,
+                    pid: bits & 2 != 0,
+                    mount: bits & 4 != 0,
+                    net: bits & 8 != 0,
+                    ipc: bits & 16 != 0,
+                };
+                for (no_write_watch, allow_dns) in [(false, false), (true, false), (false, true)] {
+                    let mut s = spec(dir.path(), &[&home.join("src")]);
+                    s.namespaces = ns;
+                    s.no_write_watch = no_write_watch;
+                    s.allow_dns = allow_dns;
+                    // As the supervisor sends it, before the view.
+                    let expected = crate::target_process::expected_settings(&s, abi);
+                    // As the view leaves it when it hides every secret.
+                    s.reads_by_mounts = ns.mount && ns.pid;
+                    let Ok(plan) = plan(&s, abi) else {
+                        continue;
+                    };
+                    let actual = crate::target_process::fenced_settings(
+                        &s,
+                        Some(&plan),
+                        plan.abi,
+                        plan.deny_tcp,
+                    );
+                    assert_eq!(expected, Some(actual), "ABI {abi}, {ns:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} settings checked");
+    }
+
     #[test]
     fn a_mount_view_that_hides_every_secret_leaves_landlock_the_writes_only() {
         let dir = tempfile::tempdir().unwrap();

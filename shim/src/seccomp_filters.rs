@@ -240,6 +240,27 @@ fn assemble_static(
     checked_len(program, "static")
 }
 
+/// What [`fenced_program`] is a function of: equal settings give the same program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FencedSettings {
+    pub families: SocketFamilies,
+    pub guards: StaticGuards,
+    pub watch_writes: bool,
+    pub loopback_table: bool,
+    pub dns: bool,
+}
+
+/// [`fenced_program`] for `settings`.
+pub fn fenced_program_for(settings: FencedSettings) -> Result<Vec<libc::sock_filter>, FilterError> {
+    fenced_program(
+        settings.families,
+        settings.guards,
+        settings.watch_writes,
+        settings.loopback_table,
+        settings.dns,
+    )
+}
+
 /// The one program the target runs under: the static part, then the notified calls, in a
 /// single filter installed with the listener.
 ///

@@ -13,7 +13,7 @@ use caps::{CapSet, Capability};
 
 use crate::channel::{Channel, FromShim, SandboxSpec};
 use crate::landlock_fence;
-use crate::seccomp_filters::{self, SocketFamilies, StaticGuards};
+use crate::seccomp_filters::{self, FencedSettings, SocketFamilies, StaticGuards};
 use crate::sys;
 
 /// A step that failed, and the exit status the shim leaves with.
@@ -40,11 +40,111 @@ pub fn confine_and_exec(
     spec: &SandboxSpec,
     channel: &Channel,
     spare_pool: Option<&OwnedFd>,
+    prebuilt: Option<&PrebuiltProgram>,
 ) -> StageFailure {
-    match confine_and_exec_inner(spec, channel, spare_pool) {
+    match confine_and_exec_inner(spec, channel, spare_pool, prebuilt) {
         Ok(never) => match never {},
         Err(failure) => failure,
     }
+}
+
+/// The seccomp settings of a target confined by `plan` (`landlock_abi` 0 when no ruleset
+/// is in force; `tcp_fenced` when it refuses the target's TCP binds and connects).
+pub(crate) fn fenced_settings(
+    spec: &SandboxSpec,
+    plan: Option<&landlock_fence::FencePlan>,
+    landlock_abi: i32,
+    tcp_fenced: bool,
+) -> FencedSettings {
+    // The static part goes first: nothing it refuses is ever worth a notification.
+    // Inet sockets exist only where something bounds them: the sandbox's own network
+    // namespace, or Landlock refusing every TCP bind and connect of the target itself (the
+    // supervisor then performs those it allows, on loopback, from the loopback table).
+    // Otherwise (Landlock below ABI 4 without a network namespace) there is no network.
+    let loopback_table = !spec.namespaces.net && tcp_fenced;
+    let families = if spec.namespaces.net || loopback_table {
+        SocketFamilies::UnixAndInet
+    } else {
+        SocketFamilies::UnixOnly
+    };
+    // Without a Landlock ruleset (degraded) both guards apply: they cost nothing.
+    let guards = match plan.filter(|_| landlock_abi > 0) {
+        Some(plan) => StaticGuards {
+            truncating_opens: plan.needs_truncate_guard(),
+            group_kill: plan.needs_group_kill_guard(),
+            host_ipc: !spec.namespaces.ipc,
+            host_pids: !spec.namespaces.pid,
+            setid_opens: spec.no_write_watch,
+        },
+        None => StaticGuards {
+            truncating_opens: true,
+            group_kill: true,
+            host_ipc: !spec.namespaces.ipc,
+            host_pids: !spec.namespaces.pid,
+            setid_opens: spec.no_write_watch,
+        },
+    };
+    FencedSettings {
+        families,
+        guards,
+        watch_writes: !spec.no_write_watch,
+        loopback_table,
+        dns: spec.allow_dns,
+    }
+}
+
+/// A seccomp program built ahead, for the settings the target is expected to need.
+pub struct PrebuiltProgram {
+    pub settings: FencedSettings,
+    pub program: Vec<libc::sock_filter>,
+}
+
+/// The seccomp settings the target will come to when the mount view hides the secrets and
+/// its Landlock ruleset is in force as planned (the usual case), worked out from `spec` and the kernel's Landlock ABI alone, so
+/// that the program can be built while the shim makes the mount view ([`prebuild`]): the
+/// kernel checks and compiles it in the target, but building it (seccompiler's chains, the
+/// peephole pass) took 0.5–1 ms of each start there, in a process just forked. `None`
+/// where the target's own path differs (no Landlock, --allow-degraded). Not a boundary:
+/// the target uses a prebuilt program only for settings equal to those it works out
+/// itself, and builds its own otherwise.
+pub fn expected_settings(spec: &SandboxSpec, kernel_abi: i32) -> Option<FencedSettings> {
+    let abi = landlock_fence::effective_abi(kernel_abi, spec.landlock_abi_max);
+    if abi <= 0 || spec.allow_degraded {
+        return None;
+    }
+    let ns = spec.namespaces;
+    let compensations = landlock_fence::compensations(abi, ns).ok()?;
+    // The view hides every secret itself wherever there is one (`reads_by_mounts`, set
+    // when the view is made).
+    let reads_by_mounts = ns.mount && ns.pid;
+    let tcp_fenced = !ns.net && abi >= 4;
+    let loopback_table = !ns.net && tcp_fenced;
+    Some(FencedSettings {
+        families: if ns.net || loopback_table {
+            SocketFamilies::UnixAndInet
+        } else {
+            SocketFamilies::UnixOnly
+        },
+        guards: StaticGuards {
+            truncating_opens: compensations.contains(&landlock_fence::Compensation::Truncate)
+                || reads_by_mounts,
+            group_kill: compensations
+                .contains(&landlock_fence::Compensation::SignalsByPidNamespace),
+            host_ipc: !ns.ipc,
+            host_pids: !ns.pid,
+            setid_opens: spec.no_write_watch,
+        },
+        watch_writes: !spec.no_write_watch,
+        loopback_table,
+        dns: spec.allow_dns,
+    })
+}
+
+/// Builds the program for [`expected_settings`], if any.
+pub fn prebuild(spec: &SandboxSpec) -> Option<PrebuiltProgram> {
+    let settings = expected_settings(spec, sys::landlock_abi_version())?;
+    let program = seccomp_filters::fenced_program_for(settings).ok()?;
+    Some(PrebuiltProgram { settings, program })
 }
 
 /// The spare folders of `spec`'s pool, opened (`O_PATH`, no symlink followed) through the
@@ -81,6 +181,7 @@ fn confine_and_exec_inner(
     spec: &SandboxSpec,
     channel: &Channel,
     spare_pool: Option<&OwnedFd>,
+    prebuilt: Option<&PrebuiltProgram>,
 ) -> Result<Infallible, StageFailure> {
     // The init blocked signals to forward them; the target starts with defaults, and
     // SIGPIPE back at SIG_DFL (the Rust runtime of the shim ignores it).
@@ -186,35 +287,11 @@ fn confine_and_exec_inner(
         }
     }
 
-    // The static part goes first: nothing it refuses is ever worth a notification.
-    // Inet sockets exist only where something bounds them: the sandbox's own network
-    // namespace, or Landlock refusing every TCP bind and connect of the target itself (the
-    // supervisor then performs those it allows, on loopback, from the loopback table).
-    // Otherwise (Landlock below ABI 4 without a network namespace) there is no network.
-    let loopback_table = !spec.namespaces.net && tcp_fenced;
-    let families = if spec.namespaces.net || loopback_table {
-        SocketFamilies::UnixAndInet
-    } else {
-        SocketFamilies::UnixOnly
-    };
-    // Without a Landlock ruleset (degraded) both guards apply: they cost nothing.
-    let guards = match plan.as_ref().filter(|_| landlock_abi > 0) {
-        Some(plan) => StaticGuards {
-            truncating_opens: plan.needs_truncate_guard(),
-            group_kill: plan.needs_group_kill_guard(),
-            host_ipc: !spec.namespaces.ipc,
-            host_pids: !spec.namespaces.pid,
-            setid_opens: spec.no_write_watch,
-        },
-        None => StaticGuards {
-            truncating_opens: true,
-            group_kill: true,
-            host_ipc: !spec.namespaces.ipc,
-            host_pids: !spec.namespaces.pid,
-            setid_opens: spec.no_write_watch,
-        },
-    };
-    let listener = install_seccomp_filter(spec, families, guards, loopback_table, &mut degraded)?;
+    let settings = fenced_settings(spec, plan.as_ref(), landlock_abi, tcp_fenced);
+    let prebuilt = prebuilt
+        .filter(|p| p.settings == settings)
+        .map(|p| p.program.as_slice());
+    let listener = install_seccomp_filter(spec, settings, prebuilt, &mut degraded)?;
 
     // Hand the listener over. `sendmsg` is not notified, so this cannot wait on a
     // supervisor that does not yet hold the listener.
@@ -243,7 +320,7 @@ fn confine_and_exec_inner(
                 compensations,
                 degraded,
                 listener: listener.is_some(),
-                loopback_table,
+                loopback_table: settings.loopback_table,
                 bounded,
                 truncate_by_landlock,
             },
@@ -336,26 +413,27 @@ fn confine_and_exec_inner(
 /// static part is installed alone.
 fn install_seccomp_filter(
     spec: &SandboxSpec,
-    families: SocketFamilies,
-    guards: StaticGuards,
-    loopback_table: bool,
+    settings: FencedSettings,
+    prebuilt: Option<&[libc::sock_filter]>,
     degraded: &mut Vec<String>,
 ) -> Result<Option<std::os::fd::OwnedFd>, StageFailure> {
-    let program = seccomp_filters::fenced_program(
-        families,
-        guards,
-        !spec.no_write_watch,
-        loopback_table,
-        spec.allow_dns,
-    )
-    .map_err(|e| StageFailure::setup("seccomp", e))?;
+    let (families, guards) = (settings.families, settings.guards);
+    let built;
+    let program = match prebuilt {
+        Some(program) => program,
+        None => {
+            built = seccomp_filters::fenced_program_for(settings)
+                .map_err(|e| StageFailure::setup("seccomp", e))?;
+            built.as_slice()
+        }
+    };
     let flags =
         libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | sys::SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV;
-    let result = match sys::seccomp_set_mode_filter(&program, flags) {
+    let result = match sys::seccomp_set_mode_filter(program, flags) {
         // Before 5.19 the killable-wait flag is unknown: a signal then interrupts a pending
         // question, which the supervisor sees as an invalid id and denies.
         Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            sys::seccomp_set_mode_filter(&program, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)
+            sys::seccomp_set_mode_filter(program, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER)
         }
         other => other,
     };

@@ -148,10 +148,10 @@ fn run(channel: Channel) -> i32 {
                 spec.cgroup_kill.as_deref(),
             );
             // Nothing the sandbox ran is left (`supervise` killed and reaped the rest):
-            // the supervisor may end the session on this word instead of waiting for this
-            // process's exit, which in a namespace of its own waits for the kernel to
-            // unmount the view (most of a millisecond). A supervisor already gone makes
-            // the send fail: nothing to do then.
+            // on this word the supervisor ends the session while this process exits, which
+            // in a namespace of its own waits for the kernel to unmount the view (most of a
+            // millisecond), and reaps it last. A supervisor already gone makes the send
+            // fail: nothing to do then.
             let _ = channel.send(&FromShim::Exited { status }, None);
             status
         }

@@ -254,7 +254,8 @@ const MOST_SETTLED_DIRS: usize = 256;
 /// the mount view they are read-only mounts), only the host can. Policy, not a boundary:
 /// the exec check judges a path the kernel resolves again when it runs the exec, which a
 /// racing thread can change anyway; the answer is `CONTINUE` under Landlock whatever the
-/// judgement read.
+/// judgement read. A write check that walks through a settled directory finds its path
+/// outside every writable root, as it is: refused whatever the path leads to now.
 pub fn settle_program_dir(path: &[u8]) {
     if path.first() != Some(&b'/') {
         return;

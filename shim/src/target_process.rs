@@ -56,6 +56,19 @@ pub(crate) fn fenced_settings(
     landlock_abi: i32,
     tcp_fenced: bool,
 ) -> FencedSettings {
+    let plan_guards = plan
+        .filter(|_| landlock_abi > 0)
+        .map(|p| (p.needs_truncate_guard(), p.needs_group_kill_guard()));
+    settings_with(spec, plan_guards, tcp_fenced)
+}
+
+/// [`fenced_settings`] from the plan's two guards (truncating opens, group kill), `None`
+/// without a ruleset in force.
+fn settings_with(
+    spec: &SandboxSpec,
+    plan_guards: Option<(bool, bool)>,
+    tcp_fenced: bool,
+) -> FencedSettings {
     // The static part goes first: nothing it refuses is ever worth a notification.
     // Inet sockets exist only where something bounds them: the sandbox's own network
     // namespace, or Landlock refusing every TCP bind and connect of the target itself (the
@@ -68,25 +81,16 @@ pub(crate) fn fenced_settings(
         SocketFamilies::UnixOnly
     };
     // Without a Landlock ruleset (degraded) both guards apply: they cost nothing.
-    let guards = match plan.filter(|_| landlock_abi > 0) {
-        Some(plan) => StaticGuards {
-            truncating_opens: plan.needs_truncate_guard(),
-            group_kill: plan.needs_group_kill_guard(),
-            host_ipc: !spec.namespaces.ipc,
-            host_pids: !spec.namespaces.pid,
-            setid_opens: spec.no_write_watch,
-        },
-        None => StaticGuards {
-            truncating_opens: true,
-            group_kill: true,
-            host_ipc: !spec.namespaces.ipc,
-            host_pids: !spec.namespaces.pid,
-            setid_opens: spec.no_write_watch,
-        },
-    };
+    let (truncating_opens, group_kill) = plan_guards.unwrap_or((true, true));
     FencedSettings {
         families,
-        guards,
+        guards: StaticGuards {
+            truncating_opens,
+            group_kill,
+            host_ipc: !spec.namespaces.ipc,
+            host_pids: !spec.namespaces.pid,
+            setid_opens: spec.no_write_watch,
+        },
         watch_writes: !spec.no_write_watch,
         loopback_table,
         dns: spec.allow_dns,
@@ -99,15 +103,16 @@ pub struct PrebuiltProgram {
     pub program: Vec<libc::sock_filter>,
 }
 
-/// The seccomp settings the target will come to when the mount view hides the secrets and
-/// its Landlock ruleset is in force as planned (the usual case), worked out from `spec` and the kernel's Landlock ABI alone, so
-/// that the program can be built while the shim makes the mount view ([`prebuild`]): the
-/// kernel checks and compiles it in the target, but building it (seccompiler's chains, the
-/// peephole pass) took 0.5–1 ms of each start there, in a process just forked. `None`
-/// where the target's own path differs (no Landlock, --allow-degraded). Not a boundary:
-/// the target uses a prebuilt program only for settings equal to those it works out
-/// itself, and builds its own otherwise.
+/// The seccomp settings the target will come to when the mount view hides the secrets
+/// and its Landlock ruleset is in force as planned (the usual case), worked out from
+/// `spec` and the kernel's Landlock ABI alone, so that the program can be built while the
+/// shim makes the mount view ([`prebuild`]): the kernel checks and compiles it in the
+/// target, but building it (seccompiler's chains, the peephole pass) took 0.5–1 ms of each
+/// start there, in a process just forked. `None` where the target's own path differs (no
+/// Landlock, --allow-degraded). Not a boundary: the target uses a prebuilt program only
+/// for settings equal to those it works out itself, and builds its own otherwise.
 pub fn expected_settings(spec: &SandboxSpec, kernel_abi: i32) -> Option<FencedSettings> {
+    use landlock_fence::Compensation;
     let abi = landlock_fence::effective_abi(kernel_abi, spec.landlock_abi_max);
     if abi <= 0 || spec.allow_degraded {
         return None;
@@ -115,29 +120,14 @@ pub fn expected_settings(spec: &SandboxSpec, kernel_abi: i32) -> Option<FencedSe
     let ns = spec.namespaces;
     let compensations = landlock_fence::compensations(abi, ns).ok()?;
     // The view hides every secret itself wherever there is one (`reads_by_mounts`, set
-    // when the view is made).
+    // when the view is made); the plan then guards truncating opens (`FencePlan`).
     let reads_by_mounts = ns.mount && ns.pid;
+    let guards = (
+        compensations.contains(&Compensation::Truncate) || reads_by_mounts,
+        compensations.contains(&Compensation::SignalsByPidNamespace),
+    );
     let tcp_fenced = !ns.net && abi >= 4;
-    let loopback_table = !ns.net && tcp_fenced;
-    Some(FencedSettings {
-        families: if ns.net || loopback_table {
-            SocketFamilies::UnixAndInet
-        } else {
-            SocketFamilies::UnixOnly
-        },
-        guards: StaticGuards {
-            truncating_opens: compensations.contains(&landlock_fence::Compensation::Truncate)
-                || reads_by_mounts,
-            group_kill: compensations
-                .contains(&landlock_fence::Compensation::SignalsByPidNamespace),
-            host_ipc: !ns.ipc,
-            host_pids: !ns.pid,
-            setid_opens: spec.no_write_watch,
-        },
-        watch_writes: !spec.no_write_watch,
-        loopback_table,
-        dns: spec.allow_dns,
-    })
+    Some(settings_with(spec, Some(guards), tcp_fenced))
 }
 
 /// Builds the program for [`expected_settings`], if any.

@@ -321,15 +321,7 @@ fn resolve_unchangeable(names: &[&OsStr]) -> Option<PathBuf> {
                 if links > MAX_SYMLINKS {
                     return None;
                 }
-                if target.is_absolute() {
-                    resolved = PathBuf::from("/");
-                }
-                pending.extend(
-                    components(target.as_os_str().as_bytes())
-                        .iter()
-                        .rev()
-                        .map(|n| n.to_os_string()),
-                );
+                follow_link(&target, &mut resolved, &mut pending);
             }
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => resolved = candidate,
             Err(_) => return None,
@@ -653,15 +645,7 @@ fn walk_one_by_one(
                         ));
                     }
                 }
-                if target.is_absolute() {
-                    resolved = PathBuf::from("/");
-                }
-                pending.extend(
-                    components(target.as_os_str().as_bytes())
-                        .iter()
-                        .rev()
-                        .map(|n| n.to_os_string()),
-                );
+                follow_link(&target, &mut resolved, &mut pending);
             }
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
                 found = Found::Exists;
@@ -676,6 +660,20 @@ fn walk_one_by_one(
         }
     }
     (Resolution::Path(resolved), found)
+}
+
+/// Continues a walk through a symlink to `target`: from `/` if it is absolute, its names
+/// next on the `pending` stack (the next name at the end).
+fn follow_link(target: &Path, resolved: &mut PathBuf, pending: &mut Vec<OsString>) {
+    if target.is_absolute() {
+        *resolved = PathBuf::from("/");
+    }
+    pending.extend(
+        components(target.as_os_str().as_bytes())
+            .iter()
+            .rev()
+            .map(|n| n.to_os_string()),
+    );
 }
 
 /// `/proc/<pid>/fd/N` (also under `task/<tid>/`).

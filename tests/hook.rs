@@ -446,7 +446,7 @@ fn bash_lines_are_judged_as_fence_check_judges_them() {
         ("echo hi > src/x.txt", "ask", "fs.write-inside"),
         ("curl https://example.com", "ask", "net.fetch"),
         ("cat out/notes.txt", "ask", "fence.path-outside"),
-        ("cat ~/.ssh/id_rsa", "ask", "fence.path-outside"),
+        ("cat ~/.ssh/id_rsa", "ask", "fence.secret-read"),
         ("git push origin main", "deny", "git.push-main"),
         ("git status && rm -rf ~", "deny", "fs.delete-outside"),
         (

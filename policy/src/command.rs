@@ -142,9 +142,12 @@ impl Walker<'_> {
         match self.resolve_arg(a, true) {
             Loc::Outside(p) => {
                 if self.cls.is_secret(&p) {
+                    // Named by the credential rule, not the path rule: a
+                    // credential read is what the kernel fence refuses, so
+                    // auto-approve never answers it, wherever the file lies.
                     self.note_secret(&p.display().to_string());
                     self.find(
-                        RuleId::PathOutside,
+                        RuleId::SecretRead,
                         format!("reads a credential outside the worktree: {}", p.display()),
                     );
                 } else if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) {
@@ -195,10 +198,20 @@ impl Walker<'_> {
                 if !self.judges(RuleId::PathOutside) {
                     continue;
                 }
-                if let Loc::Outside(p) = self.resolve_arg(a, true)
-                    && !path::is_exception(&p, &[])
-                    && !self.is_allowed_outside(&p)
-                {
+                let Loc::Outside(p) = self.resolve_arg(a, true) else {
+                    continue;
+                };
+                if self.cls.is_secret(&p) {
+                    self.note_secret(&p.display().to_string());
+                    self.find(
+                        RuleId::SecretRead,
+                        format!(
+                            "{} reads a credential through a symlink: {}",
+                            a.text,
+                            p.display()
+                        ),
+                    );
+                } else if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) {
                     self.find(
                         RuleId::PathOutside,
                         format!(

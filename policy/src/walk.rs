@@ -719,6 +719,7 @@ impl<'a> Walker<'a> {
                     }
                 }
                 self.walk_noticed(noticed);
+                self.judge_loop_values(f, &values);
                 let literal = !values.is_empty()
                     && values.len() <= 8
                     && values.iter().all(|v| v.known && !v.glob && !v.brace);
@@ -789,6 +790,36 @@ impl<'a> Walker<'a> {
                 self.state = saved;
             }
         }
+    }
+
+    /// The words a `for` loop runs over are expanded as arguments are: one
+    /// that leaves the worktree makes the line red, as it would after any
+    /// command (`for f in ~/.ssh/*; do cat "$f"; done`), whether or not the
+    /// body can be judged with each value.
+    fn judge_loop_values(&mut self, f: &ast::ForClauseCommand, values: &[Arg]) {
+        let outer = std::mem::take(&mut self.cur);
+        for v in values.iter().filter(|v| Self::is_path_token(v)) {
+            self.check_read_path(v);
+        }
+        if self.cur.is_empty() {
+            self.cur = outer;
+            return;
+        }
+        let end = f
+            .values
+            .iter()
+            .flatten()
+            .filter_map(word_bounds)
+            .map(|b| b.1)
+            .max();
+        let text = self
+            .written(end.map(|e| (f.loc.start.index, e)))
+            .unwrap_or_else(|| {
+                let words: Vec<&str> = values.iter().map(|v| v.text.as_str()).collect();
+                format!("for {} in {}", f.variable_name, words.join(" "))
+            });
+        self.push_part(text);
+        self.cur = outer;
     }
 
     fn walk_function(&mut self, f: &ast::FunctionDefinition) {

@@ -2556,6 +2556,26 @@ impl Walker<'_> {
             "chmod" | "chown" | "chgrp" | "chattr" => {
                 let skip_first = !args.iter().any(|a| a.text.starts_with("--reference"));
                 targets.extend(ops.iter().copied().skip(usize::from(skip_first)));
+                // `-R` on `/` changes every system root below it. (`-r` is a
+                // chmod mode, not recursion.)
+                let recursive = args.iter().skip(1).any(|a| {
+                    a.text == "--recursive"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('R'))
+                });
+                if recursive {
+                    for &i in &targets {
+                        if let Loc::Outside(p) = self.resolve_arg(&args[i], true)
+                            && p.parent().is_none()
+                        {
+                            self.find(
+                                RuleId::SysRootWrite,
+                                format!("{name} -R reaches every system root: {}", p.display()),
+                            );
+                        }
+                    }
+                }
             }
             "sed" => {
                 let in_place = args.iter().skip(1).any(|a| {

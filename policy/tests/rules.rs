@@ -777,6 +777,8 @@ fn writes_to_system_roots_are_refused() {
             ("chmod -R 777 /usr", SYS),
             ("chown root /etc/hosts", SYS),
             ("chown -R dev:dev /boot", SYS),
+            ("chmod -R 777 /", SYS),
+            ("chown --recursive dev /", SYS),
             // through wrappers and cwd
             ("sudo cp hosts /etc/hosts", SYS),
             ("cd /etc && echo x > hosts", SYS),

@@ -1446,7 +1446,7 @@ impl Walker<'_> {
                     .take(9)
                     .map(|line| {
                         let mut run = inner_base.clone();
-                        for a in run.iter_mut().skip(1) {
+                        for a in run.iter_mut() {
                             a.text = a.text.replace(r.as_str(), line);
                         }
                         run
@@ -1468,7 +1468,8 @@ impl Walker<'_> {
         }
         match &replace {
             Some(r) => {
-                for a in inner.iter_mut().skip(1) {
+                // The program word too: `xargs -I{} {}` runs what it reads.
+                for a in inner.iter_mut() {
                     if a.text.contains(r.as_str()) {
                         a.text = a.text.replace(r.as_str(), &UNKNOWN.to_string());
                         a.known = false;
@@ -2309,12 +2310,14 @@ impl Walker<'_> {
                     }
                     let inner: Vec<Arg> = args[begin..end]
                         .iter()
-                        .map(|a| {
+                        .enumerate()
+                        .map(|(k, a)| {
                             if a.text.contains("{}") {
                                 let mut b = a.clone();
                                 let base = worst_start.text.trim_end_matches('/');
                                 b.text = a.text.replace("{}", &format!("{base}/{{}}"));
-                                b.known = a.known && worst_start.known;
+                                // As the program word, `{}` runs each file found.
+                                b.known = a.known && worst_start.known && k > 0;
                                 b
                             } else {
                                 a.clone()

@@ -255,6 +255,9 @@ impl Scope for Walker<'_> {
     fn cwd(&self) -> Option<String> {
         self.cwd_path().map(|c| c.display().to_string())
     }
+    fn set_by_environment(&self, name: &str) -> bool {
+        !self.state.vars.contains_key(name) && self.req.env.contains_key(name)
+    }
 }
 
 /// Variables that change which program runs or how a shell behaves: setting

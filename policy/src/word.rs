@@ -36,6 +36,10 @@ pub struct Arg {
     pub cmdsub: bool,
     /// Began with `~`, `$HOME` or `${HOME}` as written.
     pub home_based: bool,
+    /// Holds a variable whose value the line does not set: one taken from
+    /// fence's own environment, or the word of `${X:-word}` for an unknown X.
+    /// The shell that runs the line may see another value.
+    pub assumed: bool,
 }
 
 impl Arg {
@@ -63,7 +67,7 @@ impl Arg {
 
     /// The program cannot be identified from this word before running.
     pub fn is_dynamic(&self) -> bool {
-        !self.known || self.glob || self.brace || self.procsub
+        !self.known || self.glob || self.brace || self.procsub || self.assumed
     }
 
     /// The known text before the first unknown piece.
@@ -83,6 +87,11 @@ pub trait Scope {
     fn home(&self) -> Option<String>;
     /// The current directory, if known.
     fn cwd(&self) -> Option<String>;
+    /// Whether the value of `name` comes from the environment fence was
+    /// given rather than from an assignment in the line.
+    fn set_by_environment(&self, _name: &str) -> bool {
+        false
+    }
 }
 
 /// Things noticed while evaluating words that matter beyond the word itself.
@@ -174,7 +183,7 @@ fn eval_pieces(
             },
             WordPiece::ParameterExpansion(expr) => {
                 let source = raw.get(p.start_index..p.end_index).unwrap_or("");
-                match parameter(expr, source, scope, noticed) {
+                match parameter(expr, source, scope, noticed, &mut arg.assumed) {
                     Some(v) => arg.text.push_str(&v),
                     None => push_unknown(arg),
                 }
@@ -271,6 +280,7 @@ fn parameter(
     source: &str,
     scope: &dyn Scope,
     noticed: &mut Noticed,
+    assumed: &mut bool,
 ) -> Option<String> {
     // Nested words (defaults, patterns, replacements) may hold command
     // substitutions: find them in the raw text of the expansion.
@@ -279,7 +289,7 @@ fn parameter(
     {
         scan_substitutions(inner, noticed);
     }
-    let lookup = |param: &Parameter, indirect: bool, noticed: &mut Noticed| {
+    let lookup = |param: &Parameter, indirect: bool, noticed: &mut Noticed, assumed: &mut bool| {
         note_parameter(param, noticed);
         if indirect {
             return None;
@@ -288,7 +298,10 @@ fn parameter(
             Parameter::Named(name) => match name.as_str() {
                 "HOME" => scope.home(),
                 "PWD" => scope.cwd(),
-                _ => scope.var(name),
+                _ => {
+                    *assumed |= scope.set_by_environment(name);
+                    scope.var(name)
+                }
             },
             _ => None,
         }
@@ -306,7 +319,7 @@ fn parameter(
         ParameterExpr::Parameter {
             parameter,
             indirect,
-        } => lookup(parameter, *indirect, noticed),
+        } => lookup(parameter, *indirect, noticed, assumed),
         // `${X:-word}`, `${X:=word}`: the value, or the word when X is unset.
         // When X is not known the word is taken: the line must be safe with it.
         ParameterExpr::UseDefaultValues {
@@ -320,22 +333,26 @@ fn parameter(
             indirect,
             default_value,
             ..
-        } => match lookup(parameter, *indirect, noticed) {
+        } => match lookup(parameter, *indirect, noticed, assumed) {
             Some(v) if !v.is_empty() => Some(v),
-            _ => literal(default_value, noticed),
+            Some(_) => literal(default_value, noticed),
+            None => {
+                *assumed = true;
+                literal(default_value, noticed)
+            }
         },
         // `${X:?msg}`: the value, or nothing runs.
         ParameterExpr::IndicateErrorIfNullOrUnset {
             parameter,
             indirect,
             ..
-        } => lookup(parameter, *indirect, noticed),
+        } => lookup(parameter, *indirect, noticed, assumed),
         ParameterExpr::UseAlternativeValue {
             parameter,
             indirect,
             alternative_value,
             ..
-        } => match lookup(parameter, *indirect, noticed) {
+        } => match lookup(parameter, *indirect, noticed, assumed) {
             Some(v) if !v.is_empty() => literal(alternative_value, noticed),
             Some(_) => Some(String::new()),
             None => None,
@@ -361,7 +378,7 @@ fn parameter(
             indirect,
             pattern,
         } => {
-            let v = lookup(parameter, *indirect, noticed)?;
+            let v = lookup(parameter, *indirect, noticed, assumed)?;
             let p = pattern.as_deref().unwrap_or("");
             if p.contains(['*', '?', '[', '$', '\\']) {
                 return None;

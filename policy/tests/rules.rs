@@ -1141,6 +1141,31 @@ fn programs_that_cannot_be_identified_before_running_are_refused() {
             ("source /etc/profile", DYN),
             ("git --config-env=alias.x=V x", DYN),
             ("git -c Alias.X='!sh' x", DYN),
+            ("${CC:-gcc} main.c", DYN),
+            ("${PYTHON:=python3} x.py", DYN),
+            ("xargs -I{} {} < cmds", DYN),
+            ("find . -exec {} \\;", DYN),
+            ("find . -exec ./{} \\;", DYN),
+        ],
+    );
+}
+
+#[test]
+fn a_program_named_by_a_variable_of_the_environment_is_refused() {
+    const DYN: Want = refused("shell.dynamic-program");
+    let c = classifier_with(|s| {
+        s.env.insert("EDITOR".into(), "vim".into());
+        s.env.insert("SHELL".into(), "/bin/bash".into());
+    });
+    check(
+        &c,
+        &[
+            ("$EDITOR README.md", DYN),
+            ("\"$SHELL\" -c ls", DYN),
+            ("sudo ${EDITOR} x", DYN),
+            // A value the line itself sets is known; an argument is expanded.
+            ("X=ls; $X src", green("read.list")),
+            ("ls $SRC", green("read.list")),
         ],
     );
 }

@@ -98,12 +98,17 @@ pub fn is_nested_git_control(rel: &Path) -> bool {
     // This runs on every notified write: the path is read as bytes, and the components
     // walked only for the rare `worktrees` and `modules` folders of a nested git directory.
     let bytes = rel.as_os_str().as_bytes();
-    let Some(at) = bytes
-        .windows(5)
-        .enumerate()
-        .find(|(i, w)| *w == b"/.git" && matches!(bytes.get(i + 5), None | Some(b'/')))
-        .map(|(i, _)| i + 1)
-    else {
+    // Where the first `.git` name after a slash begins.
+    let mut offset = 0;
+    let mut found = None;
+    for (i, name) in bytes.split(|c| *c == b'/').enumerate() {
+        if i > 0 && name == b".git" {
+            found = Some(offset);
+            break;
+        }
+        offset += name.len() + 1;
+    }
+    let Some(at) = found else {
         return false;
     };
     let tail = &bytes[at..];

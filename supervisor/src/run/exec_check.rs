@@ -161,7 +161,7 @@ fn read_request(
             .then(|| cwd.base())
             .flatten();
         let (resolution, looked) =
-            path_resolve::resolve_found(caller, base, &raw_path, true, known.as_deref());
+            path_resolve::resolve_found(caller, base, &raw_path, true, known);
         match resolution {
             Resolution::Path(p) => {
                 found = looked;

@@ -160,10 +160,11 @@ impl Fence {
     /// submodule's git directory, every folder above a profile's protected path) counts as
     /// protected too: renaming or replacing it would let a forged one take its place.
     pub fn is_protected(&self, path: &Path, names_entry: bool) -> bool {
+        let plain = is_plain(path);
         self.in_protected_list(path, names_entry)
             || self
                 .bases()
-                .any(|base| protected_in(base, path, names_entry).is_some())
+                .any(|base| protected_in(base, path, names_entry, plain).is_some())
     }
 
     /// Whether `path` is protected by the absolute list ([`Fence::protected`]).
@@ -192,9 +193,10 @@ impl Fence {
         if self.in_protected_list(path, true) {
             return false;
         }
+        let plain = is_plain(path);
         let mut verdicts = self
             .bases()
-            .filter_map(|base| protected_in(base, path, true))
+            .filter_map(|base| protected_in(base, path, true, plain))
             .peekable();
         verdicts.peek().is_some() && verdicts.all(|removable| removable)
     }
@@ -240,7 +242,7 @@ impl Fence {
 
     /// [`Fence::beneath_bounded`] at `now` (nanoseconds on the clock of [`Granted::seen`]).
     fn beneath_bounded_at(&self, path: &Path, now: u64) -> bool {
-        let Some(dir) = path.parent() else {
+        let Some(dir) = parent_of(path) else {
             return false;
         };
         let granted_dir = {
@@ -312,7 +314,14 @@ fn bounded_above<'a>(bounded: &'a BoundedMap, dir: &'a Path) -> Option<(&'a Path
     if bounded.is_empty() {
         return None;
     }
-    dir.ancestors().find_map(|a| bounded.get(a).map(|g| (a, g)))
+    let mut at = Some(dir);
+    while let Some(a) = at {
+        if let Some(g) = bounded.get(a) {
+            return Some((a, g));
+        }
+        at = parent_of(a);
+    }
+    None
 }
 
 /// A fast, sufficient test for `path.starts_with(root)` (component-wise), for a `root`
@@ -336,12 +345,33 @@ fn byte_prefix_at_boundary(path: &Path, root: &Path) -> bool {
 fn is_plain(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let b = path.as_os_str().as_bytes();
+    // One pass: every name after the leading slash non-empty and not `.`.
     b.len() > 1
         && b[0] == b'/'
-        && !b.ends_with(b"/")
-        && !b.ends_with(b"/.")
-        && !b.windows(2).any(|w| w == b"//")
-        && !b.windows(3).any(|w| w == b"/./")
+        && b[1..]
+            .split(|c| *c == b'/')
+            .all(|name| !name.is_empty() && name != b".")
+}
+
+/// `a == b` as paths (by components), from the bytes where both are plain ([`is_plain`]).
+pub fn same_path(a: &Path, b: &Path) -> bool {
+    let (x, y) = (a.as_os_str().as_bytes(), b.as_os_str().as_bytes());
+    x == y || (!(is_plain(a) && is_plain(b)) && a == b)
+}
+
+/// `Path::parent` of a plain path ([`is_plain`]) from its bytes: what precedes its last
+/// slash, `/` for a name in the root; `Path::parent` itself for any other path.
+pub fn parent_of(path: &Path) -> Option<&Path> {
+    if !is_plain(path) {
+        return path.parent();
+    }
+    let b = path.as_os_str().as_bytes();
+    let at = b.iter().rposition(|c| *c == b'/')?;
+    Some(Path::new(std::ffi::OsStr::from_bytes(if at == 0 {
+        &b[..1]
+    } else {
+        &b[..at]
+    })))
 }
 
 /// Whether the rules relative to `base` (the worktree, or another of the folders protected
@@ -349,11 +379,15 @@ fn is_plain(path: &Path) -> bool {
 /// (a nested repository's `.git` and control files, a `HEAD` outside `.git` folders, an
 /// existing bare repository's control files: protected against being made, moved or
 /// written only).
-fn protected_in(base: &Path, path: &Path, names_entry: bool) -> Option<bool> {
-    // On every notified write: a path beneath the base is cut from its bytes where both
-    // are plain (the same answer as the component-wise tests below).
+fn protected_in(base: &Path, path: &Path, names_entry: bool, plain_path: bool) -> Option<bool> {
+    // On every notified write: where both are plain the path is placed against the base
+    // from their bytes (the same answers as the component-wise tests below).
     let (p, b) = (path.as_os_str().as_bytes(), base.as_os_str().as_bytes());
-    let rel = if is_plain(path) && is_plain(base) && byte_prefix_at_boundary(path, base) {
+    let rel = if plain_path && is_plain(base) {
+        if !byte_prefix_at_boundary(path, base) {
+            // Not beneath the base; the base itself or a folder above it (below).
+            return (names_entry && byte_prefix_at_boundary(base, path)).then_some(false);
+        }
         if p.len() == b.len() && names_entry {
             return Some(false);
         }
@@ -384,7 +418,9 @@ fn protected_in(base: &Path, path: &Path, names_entry: bool) -> Option<bool> {
 /// content and metadata are protected as well as its name, so that no hardlink to it (whose
 /// content is the same file's) can point it at a forged git directory.
 fn is_git_file(rel: &Path, path: &Path) -> bool {
-    rel == Path::new(".git")
+    // Any spelling of `.git` begins with it (`.git/`, `.git/.`): most paths end here.
+    rel.as_os_str().as_bytes().starts_with(b".git")
+        && rel == Path::new(".git")
         && path
             .symlink_metadata()
             .is_ok_and(|m| m.file_type().is_file())
@@ -403,7 +439,7 @@ fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
     let control_name = [&b"config"[..], b"commondir", b"config.worktree"]
         .iter()
         .any(|n| bytes.ends_with(n));
-    if !control_name && !bytes.windows(5).any(|w| w == b"hooks") {
+    if !control_name && !bytes.split(|c| *c == b'/').any(|name| name == b"hooks") {
         return false;
     }
     let parts: Vec<&std::ffi::OsStr> = rel.components().map(|c| c.as_os_str()).collect();
@@ -571,6 +607,9 @@ mod tests {
 
     #[test]
     fn protected_paths_are_found_from_bytes_as_by_components() {
+        let pi = |base: &Path, path: &Path, names_entry| {
+            protected_in(base, path, names_entry, is_plain(path))
+        };
         // The same path spelled with a doubled slash takes the component-wise way.
         let base = Path::new("/w/repo");
         for rel in [
@@ -596,18 +635,57 @@ mod tests {
             let slow = PathBuf::from(format!("/w//repo/{rel}"));
             for names_entry in [false, true] {
                 assert_eq!(
-                    protected_in(base, &fast, names_entry),
-                    protected_in(base, &slow, names_entry),
+                    pi(base, &fast, names_entry),
+                    pi(base, &slow, names_entry),
                     "{rel} {names_entry}"
                 );
             }
         }
-        assert_eq!(protected_in(base, Path::new("/w/repo"), true), Some(false));
-        assert_eq!(protected_in(base, Path::new("/w"), true), Some(false));
-        assert_eq!(
-            protected_in(base, Path::new("/w/repox/.git/config"), false),
-            None
-        );
+        // Paths that are not beneath the base: a folder above it, a sibling, elsewhere.
+        for (fast, slow) in [
+            ("/w", "/w/"),
+            ("/w", "//w"),
+            ("/w/repox/.git/config", "/w/repox//.git/config"),
+            ("/w/rep", "/w/./rep"),
+            ("/elsewhere/.git/hooks/x", "/elsewhere//.git/hooks/x"),
+        ] {
+            for names_entry in [false, true] {
+                assert_eq!(
+                    pi(base, Path::new(fast), names_entry),
+                    pi(base, Path::new(slow), names_entry),
+                    "{fast} {names_entry}"
+                );
+            }
+        }
+        assert_eq!(pi(base, Path::new("/w/repo"), true), Some(false));
+        assert_eq!(pi(base, Path::new("/w"), true), Some(false));
+        assert_eq!(pi(base, Path::new("/w"), false), None);
+        assert_eq!(pi(base, Path::new("/w/repox/.git/config"), false), None);
+        assert_eq!(pi(base, Path::new("/w/repox"), true), None);
+    }
+
+    #[test]
+    fn plain_paths_and_their_parents_from_bytes_are_the_component_wise_ones() {
+        for (p, plain) in [
+            ("/", false),
+            ("", false),
+            ("a/b", false),
+            ("/a", true),
+            ("/a/b", true),
+            ("/a/b/", false),
+            ("/a//b", false),
+            ("//a", false),
+            ("/a/./b", false),
+            ("/a/.", false),
+            ("/./a", false),
+            ("/a/..", true),
+            ("/a/.b", true),
+            ("/a/b.", true),
+        ] {
+            let path = Path::new(p);
+            assert_eq!(is_plain(path), plain, "{p}");
+            assert_eq!(parent_of(path), path.parent(), "{p}");
+        }
     }
 
     #[test]

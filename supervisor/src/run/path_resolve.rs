@@ -124,14 +124,18 @@ impl ProcessCwd {
     /// policy places the command's relative paths against, `../../etc` from a removed
     /// directory included. `None` when it cannot be read (the process is gone).
     pub fn get(&self) -> Option<PathBuf> {
+        self.read().map(Path::to_path_buf)
+    }
+
+    fn read(&self) -> Option<&Path> {
         self.read
             .get_or_init(|| view::read_proc_link(self.tid, "cwd").ok())
-            .clone()
+            .as_deref()
     }
 
     /// The directory when a walk can start from it: absolute, and not removed.
-    pub fn base(&self) -> Option<PathBuf> {
-        self.get().filter(|p| usable_base(p))
+    pub fn base(&self) -> Option<&Path> {
+        self.read().filter(|p| usable_base(p))
     }
 }
 
@@ -430,51 +434,66 @@ fn walk_parent_at_once(start: PathBuf, names: &[&OsStr], follow_last: bool) -> Q
     }
     // The parent as the kernel is to walk it (a `..` after a missing directory fails),
     // and as a normalized path, the same once the kernel has walked the first without
-    // meeting a symlink.
-    let mut walked = start.clone();
-    let mut parent = start.clone();
+    // meeting a symlink. Without a `..` the two are one path.
+    let lexical = !names.iter().any(|n| n.as_bytes() == b"..");
     // A path that passes through /proc at any point (even one that climbs back out, as
     // `/proc/sys/../../wt/x` does) is the walk one by one's: names there mean the caller.
+    // Without a `..` a path only grows, and lies in /proc at its end if it passed there.
     let mut through_proc = in_proc(&start);
-    for name in names {
-        if name.as_bytes() == b".." {
-            parent.pop();
-        } else {
+    let (walked, parent) = if lexical {
+        let mut parent = start.clone();
+        for name in names {
             parent.push(name);
         }
-        through_proc |= in_proc(&parent);
-        walked.push(name);
-    }
+        through_proc |= !names.is_empty() && in_proc(&parent);
+        (None, parent)
+    } else {
+        let mut walked = start.clone();
+        let mut parent = start.clone();
+        for name in names {
+            if name.as_bytes() == b".." {
+                parent.pop();
+            } else {
+                parent.push(name);
+            }
+            through_proc |= in_proc(&parent);
+            walked.push(name);
+        }
+        (Some(walked), parent)
+    };
     if through_proc {
         return Quick::Walk(start);
     }
     // A program's settled directory (`/bin` is `/usr/bin`: see `settle_program_dir`).
-    let program_dir = (walked == parent && !names.is_empty())
+    let program_dir = (walked.is_none() && !names.is_empty())
         .then(|| settled_dir(&parent))
         .flatten();
     let settled_program_dir = program_dir.is_some();
-    if let Some(dir) = program_dir {
-        walked = dir.clone();
-        parent = dir;
-    }
-    let entry = parent.join(last);
+    let parent = program_dir.unwrap_or(parent);
+    let entry = {
+        let mut entry = PathBuf::with_capacity(parent.as_os_str().len() + 1 + last.len());
+        entry.push(&parent);
+        entry.push(last);
+        entry
+    };
     // A settled root and its ancestors hold no symlink (see `settle_roots`), nor does the
     // start (`/`, a directory the kernel named, or a folder a walk reached without meeting
     // one), nor a settled program directory: only the last component needs a look, by its
     // whole path, as the walk one by one would. A single name from the cwd (`touch x`) is
     // the most common call of all.
-    let dir = if walked == parent && (names.is_empty() || settled_program_dir || settled(&parent)) {
+    let dir = if walked.is_none() && (names.is_empty() || settled_program_dir || settled(&parent)) {
         None
     } else {
+        let walked = walked.as_ref().unwrap_or(&parent);
         // An openat2 and its close cost about what two readlinks do (3.4 against 1.6 µs
         // each here): worth it from three directories to look at.
-        if NO_OPENAT2.load(Ordering::Relaxed) || unsettled_depth(&walked) < QUICK_FROM_DEPTH {
+        if NO_OPENAT2.load(Ordering::Relaxed) || unsettled_depth(walked) < QUICK_FROM_DEPTH {
             return Quick::Walk(start);
         }
         // The open the supervisor's carried-out calls use: symlinks refused on the way.
         match super::approved::open_checked(
             View::Sandbox,
-            &walked,
+            walked,
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
             0,
         ) {
@@ -522,10 +541,15 @@ fn in_proc(path: &Path) -> bool {
     if b == b"/proc" || b.starts_with(b"/proc/") {
         return true;
     }
-    let plain = b.first() == Some(&b'/')
-        && !b.windows(2).any(|w| w == b"//")
-        && !b.windows(3).any(|w| w == b"/./")
-        && !b.ends_with(b"/.");
+    // One pass: a `/` alone, or names that are neither empty nor `.` after the leading
+    // slash (a trailing slash allowed), spell no /proc path but those above.
+    let plain = b == b"/"
+        || (b.first() == Some(&b'/')
+            && b[1..]
+                .strip_suffix(b"/")
+                .unwrap_or(&b[1..])
+                .split(|c| *c == b'/')
+                .all(|name| !name.is_empty() && name != b"."));
     !plain && path.starts_with("/proc")
 }
 
@@ -723,6 +747,17 @@ mod tests {
             "/proc.d/x",
             "/proc/.",
             "/x/../proc/1",
+            "//",
+            "/proc//",
+            "/.",
+            "/./",
+            "/x/",
+            "/x//",
+            "/x/./",
+            "/proc/x/",
+            "x/proc",
+            "proc/1",
+            "",
         ] {
             assert_eq!(
                 super::in_proc(Path::new(p)),

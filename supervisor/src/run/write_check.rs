@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 use super::approved::{self, Operation};
 use super::blocked_reason::BlockedReason;
-use super::fence::Fence;
+use super::fence::{Fence, parent_of, same_path};
 use super::listener::{Notification, Response};
 use super::metadata::{self, MetadataOp};
 use super::path_resolve::{self, Base, Caller, Found, ProcessCwd, Resolution};
@@ -137,8 +137,11 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
         return false;
     }
     let same_directory = || {
-        let first = paths[0].parent();
-        all().all(|p| p.parent() == first)
+        let first = parent_of(&paths[0]);
+        all().all(|p| match (parent_of(p), first) {
+            (Some(a), Some(b)) => same_path(a, b),
+            (a, b) => a == b,
+        })
     };
     let moved = match (source, paths) {
         (Some(source), _) => Some(source),
@@ -371,7 +374,7 @@ fn resolve_arg_found(
     } else {
         let relative = raw.first() != Some(&b'/') && matches!(arg.base, Base::Cwd);
         let known = relative.then(|| cwd.base()).flatten();
-        path_resolve::resolve_found(caller, arg.base, &raw, arg.follow_last, known.as_deref())
+        path_resolve::resolve_found(caller, arg.base, &raw, arg.follow_last, known)
     };
     Ok((raw, resolution, found))
 }
@@ -746,12 +749,13 @@ pub fn check(
             // it would be fence's own (the terminal of the shell that started it, which a
             // sandbox without a session terminal must not reach). The kernel opens it for
             // the caller; Landlock bounds the open whatever path a racing thread swaps in.
-            let controlling_tty =
-                on_object && resolved.len() == 1 && resolved[0] == Path::new("/dev/tty");
+            let controlling_tty = || {
+                on_object && resolved.len() == 1 && same_path(&resolved[0], Path::new("/dev/tty"))
+            };
             if !protected_path_unbound()
                 && ((fence.read_only_view && !makes_name && !on_object)
-                    || controlling_tty
-                    || (!unresolvable && bounded_by_landlock(fence, &resolved, source.as_deref())))
+                    || (!unresolvable && bounded_by_landlock(fence, &resolved, source.as_deref()))
+                    || controlling_tty())
             {
                 return allowed(event, first_shown, Response::Continue);
             }

@@ -536,7 +536,7 @@ fn walk_parent_at_once(start: PathBuf, names: &[&OsStr], follow_last: bool) -> Q
 /// say so at once (on every walk: the paths here are built from `/` or a cwd the kernel
 /// printed, one plain name at a time, so `/proc` can only be spelled one way; any other
 /// spelling is asked of `Path::starts_with`).
-fn in_proc(path: &Path) -> bool {
+pub(super) fn in_proc(path: &Path) -> bool {
     let b = path.as_os_str().as_bytes();
     if b == b"/proc" || b.starts_with(b"/proc/") {
         return true;

@@ -2,6 +2,7 @@
 //! and how that reaches the process — inline when nobody has to be asked, on a thread of
 //! its own while a question waits, so no process ever waits on another's question.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -24,8 +25,8 @@ pub struct Outcome {
     pub allowed: bool,
     /// For the log: `green`, `yellow` or `red`, the rule and why.
     pub level: &'static str,
-    pub rule: String,
-    pub why: String,
+    pub rule: Cow<'static, str>,
+    pub why: Cow<'static, str>,
     /// The answer when nothing is asked, and the refusal when a question is denied.
     pub response: Response,
     pub reason: Option<BlockedReason>,
@@ -44,8 +45,8 @@ impl Outcome {
             subject: None,
             allowed: false,
             level: "red",
-            rule: String::new(),
-            why: String::new(),
+            rule: Cow::Borrowed(""),
+            why: Cow::Borrowed(""),
             response: Response::Error(errno),
             reason: None,
             ask: None,
@@ -131,10 +132,7 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
                 level,
                 action: if allowed { "allow" } else { "deny" },
                 rule: &rule,
-                reason: reason
-                    .as_ref()
-                    .map(|r| r.what.as_str())
-                    .unwrap_or(why.as_str()),
+                reason: reason.as_ref().map(|r| r.what.as_str()).unwrap_or(&why),
                 tid: n.tid,
                 received,
             });
@@ -158,7 +156,7 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
         level: ask.level,
         rule: ask.rule,
         description: ask.description,
-        why,
+        why: why.into_owned(),
         subject,
         destination: None,
         process: process_info(caller),

@@ -86,7 +86,7 @@ pub fn open_directory_link(link: &str) -> io::Result<OwnedFd> {
 pub fn read_link(path: &Path) -> io::Result<PathBuf> {
     let root = SANDBOX_ROOT.get();
     match root {
-        Some(root) if !path.starts_with("/proc") => {
+        Some(root) if !super::path_resolve::in_proc(path) => {
             let bytes = path.as_os_str().as_bytes();
             let relative = bytes.strip_prefix(b"/").unwrap_or(bytes);
             if relative.is_empty() {

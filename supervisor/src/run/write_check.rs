@@ -409,8 +409,8 @@ fn refused(event: EventKind, errno: i32, what: &str, object: &[u8], rule: &str) 
         subject: Some(Subject::Path(object.to_vec())),
         allowed: false,
         level: "red",
-        rule: rule.to_string(),
-        why: what.to_string(),
+        rule: rule.to_string().into(),
+        why: what.to_string().into(),
         response: Response::Error(errno),
         reason: Some(BlockedReason {
             what: what.to_string(),

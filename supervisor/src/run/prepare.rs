@@ -192,47 +192,51 @@ fn remove_entry(path: &Path) {
 /// connection string (`?password=…`, `Server=h;Password=…`), or in a proxy's login
 /// without a scheme (`HTTPS_PROXY=user:pw@proxy:3128`), whatever the variable is called.
 pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
-    let upper = String::from_utf8_lossy(name.as_bytes()).to_ascii_uppercase();
-    let words: Vec<&str> = upper
-        .split(|c: char| !c.is_ascii_alphanumeric())
+    // On bytes: names are short, and every variable is judged at every start (a search
+    // with `str::contains` sets up a searcher each time).
+    let upper = name.as_bytes().to_ascii_uppercase();
+    let words: Vec<&[u8]> = upper
+        .split(|c| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
+    let holds = |hay: &[u8], part: &[u8]| hay.windows(part.len()).any(|w| w == part);
     let auth_names_a_credential = words.iter().enumerate().any(|(i, w)| {
-        *w == "AUTH"
+        *w == b"AUTH"
             && match words.get(i + 1) {
-                None => i == 0 || words[i - 1] != "ALWAYS",
-                Some(next) => matches!(*next, "CONFIG" | "HEADER"),
+                None => i == 0 || words[i - 1] != b"ALWAYS",
+                Some(next) => matches!(*next, b"CONFIG" | b"HEADER"),
             }
     });
     let value = value.as_bytes();
-    ["TOKEN", "SECRET", "PASSWORD", "KEY", "CREDENTIAL"]
+    let joined: Vec<u8> = upper.iter().copied().filter(|c| *c != b'_').collect();
+    [&b"TOKEN"[..], b"SECRET", b"PASSWORD", b"KEY", b"CREDENTIAL"]
         .iter()
-        .any(|w| upper.contains(w))
-        || upper.starts_with("AWS_")
-        || upper.starts_with("GITHUB_")
-        || upper.starts_with("OP_SESSION_")
+        .any(|w| holds(&upper, w))
+        || upper.starts_with(b"AWS_")
+        || upper.starts_with(b"GITHUB_")
+        || upper.starts_with(b"OP_SESSION_")
         || matches!(
-            upper.as_str(),
-            "SSH_AUTH_SOCK" | "GPG_AGENT_INFO" | "KRB5CCNAME" | "SSHPASS" | "BW_SESSION"
+            upper.as_slice(),
+            b"SSH_AUTH_SOCK" | b"GPG_AGENT_INFO" | b"KRB5CCNAME" | b"SSHPASS" | b"BW_SESSION"
         )
-        || upper.replace('_', "").contains("CONNECTIONSTRING")
+        || holds(&joined, b"CONNECTIONSTRING")
         || (words.iter().any(|w| CREDENTIAL_WORDS.contains(w))
-            && !matches!(upper.as_str(), "PWD" | "OLDPWD"))
+            && !matches!(upper.as_slice(), b"PWD" | b"OLDPWD"))
         || auth_names_a_credential
         || has_url_password(value)
         || has_password_field(value)
-        || (upper.ends_with("_PROXY") && has_bare_login(value))
+        || (upper.ends_with(b"_PROXY") && has_bare_login(value))
 }
 
 /// Words that name a credential when they stand alone in a variable's name.
-const CREDENTIAL_WORDS: [&str; 7] = [
-    "PASS",
-    "PASSWD",
-    "PWD",
-    "PASSPHRASE",
-    "DSN",
-    "COOKIE",
-    "CONNSTR",
+const CREDENTIAL_WORDS: [&[u8]; 7] = [
+    b"PASS",
+    b"PASSWD",
+    b"PWD",
+    b"PASSPHRASE",
+    b"DSN",
+    b"COOKIE",
+    b"CONNSTR",
 ];
 
 /// Whether `value` holds a URL whose authority has a user and a password
@@ -240,7 +244,7 @@ const CREDENTIAL_WORDS: [&str; 7] = [
 /// ends at `/`, `?`, `#` or white space (RFC 3986: `,` and `;` may appear in a password).
 fn has_url_password(value: &[u8]) -> bool {
     let mut rest = value;
-    while let Some(at) = rest.windows(3).position(|w| w == b"://") {
+    while let Some(at) = scheme_separator(rest) {
         let after = &rest[at + 3..];
         let end = after
             .iter()
@@ -260,20 +264,37 @@ fn has_url_password(value: &[u8]) -> bool {
 /// Whether `value` has a `password=` or `pwd=` field (any case) at its start or after `;`,
 /// `&`, `?` or white space: a query string or a connection string.
 fn has_password_field(value: &[u8]) -> bool {
-    let lower = value.to_ascii_lowercase();
-    [&b"password="[..], &b"pwd="[..]].iter().any(|field| {
-        lower.windows(field.len()).enumerate().any(|(i, w)| {
-            w == *field
-                && (i == 0
-                    || matches!(lower[i - 1], b';' | b'&' | b'?')
-                    || lower[i - 1].is_ascii_whitespace())
+    // Each `=` in one pass (values such as LS_COLORS run to kilobytes), the field's name
+    // before it compared in place.
+    value
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'=')
+        .any(|(at, _)| {
+            [&b"password"[..], b"pwd"].iter().any(|field| {
+                at.checked_sub(field.len()).is_some_and(|start| {
+                    value[start..at].eq_ignore_ascii_case(field)
+                        && (start == 0
+                            || matches!(value[start - 1], b';' | b'&' | b'?')
+                            || value[start - 1].is_ascii_whitespace())
+                })
+            })
         })
-    })
+}
+
+/// Where the first `://` in `value` begins.
+fn scheme_separator(value: &[u8]) -> Option<usize> {
+    value
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b':')
+        .map(|(i, _)| i)
+        .find(|&i| value[i + 1..].starts_with(b"//"))
 }
 
 /// Whether a proxy setting without a scheme carries a login (`user:pw@proxy:3128`).
 fn has_bare_login(value: &[u8]) -> bool {
-    !value.windows(3).any(|w| w == b"://")
+    scheme_separator(value).is_none()
         && value
             .iter()
             .rposition(|&b| b == b'@')
@@ -798,6 +819,41 @@ mod tests {
                 "{name}={value}: removed should be {removed}"
             );
         }
+    }
+
+    #[test]
+    fn password_fields_and_urls_are_found_at_every_place_they_may_stand() {
+        for (value, field) in [
+            ("password=x", true),
+            ("PassWord=x", true),
+            ("a=1;PWD=2", true),
+            ("q?x=1&password=", true),
+            ("a b\tpwd=1", true),
+            ("pwd=", true),
+            ("xpwd=1", false),
+            ("mypassword=1", false),
+            ("password", false),
+            ("=pwd", false),
+            ("", false),
+            ("=", false),
+        ] {
+            assert_eq!(has_password_field(value.as_bytes()), field, "{value}");
+        }
+        for (value, url) in [
+            ("http://u:p@h/", true),
+            ("x https://a@b http://u:p@h", true),
+            ("http://u@h/p:w@x", false),
+            ("://u:p@h", true),
+            ("http:/u:p@h", false),
+            ("http:", false),
+            ("a:/", false),
+            ("", false),
+        ] {
+            assert_eq!(has_url_password(value.as_bytes()), url, "{value}");
+        }
+        assert!(has_bare_login(b"u:p@proxy:3128"));
+        assert!(!has_bare_login(b"http://u:p@proxy:3128"));
+        assert!(!has_bare_login(b"proxy:3128"));
     }
 
     #[test]

@@ -3534,6 +3534,86 @@ fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
     );
 }
 
+fn a_head_made_a_fifo_or_a_link_to_dev_zero_neither_stalls_nor_swells_fence(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::process::CommandExt;
+    git_init(w);
+    // HEAD replaced as git replaces it, by a rename: by a FIFO nobody writes to, then by a
+    // symlink to /dev/zero, each followed by a git command (judged with the branch).
+    w.write(
+        "s.sh",
+        "mkfifo .git/HEAD.new && mv -f .git/HEAD.new .git/HEAD && git --version\n\
+         rm -f .git/HEAD && ln -s /dev/zero .git/HEAD && git --version\n\
+         echo done > done\n",
+    );
+    let mut cmd = w.fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()]);
+    // SAFETY: only setrlimit between fork and exec. A bound on fence's address space: a
+    // fence that reads /dev/zero stops there instead of taking the machine's memory.
+    unsafe {
+        cmd.pre_exec(|| {
+            let bound = libc::rlimit {
+                rlim_cur: 2 << 30,
+                rlim_max: 2 << 30,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &bound) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    // Reaped with wait4 below, which also gives fence's peak memory.
+    #[allow(clippy::zombie_processes)]
+    let child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut stalled = false;
+    loop {
+        // SAFETY: wait4 on our own child, into locals.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        if Instant::now() > deadline {
+            // A fence waiting on the FIFO (at each exec that names git) is let go by its
+            // other end, so the test ends.
+            stalled = true;
+            if let Ok(mut fifo) = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(w.worktree.join(".git/HEAD"))
+            {
+                use std::io::Write;
+                let _ = fifo.write_all(b"ref: refs/heads/work\n");
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !stalled,
+        "fence waited on a FIFO the sandbox put at .git/HEAD"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("done"))
+            .ok()
+            .as_deref(),
+        Some("done\n"),
+        "the session did not run to its end (wait status {status})"
+    );
+    assert!(
+        usage.ru_maxrss < 256 * 1024,
+        "fence grew to {} KiB reading .git/HEAD",
+        usage.ru_maxrss
+    );
+}
+
 fn system_v_ipc_and_message_queues_of_the_host_are_unreachable(w: &World) {
     // Objects of the host's IPC namespace, owned by whoever runs fence: a shared memory
     // segment with a known content, a semaphore set, a POSIX message queue. They outlive
@@ -4416,6 +4496,7 @@ both_ways!(
     a_fork_bomb_meets_its_pid_namespaces_own_limit,
     a_read_only_proc_sys_falls_back_to_another_process_limit,
     writing_past_the_tmpdir_size_fails_inside_only,
+    a_head_made_a_fifo_or_a_link_to_dev_zero_neither_stalls_nor_swells_fence,
 );
 
 #[test]

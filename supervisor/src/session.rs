@@ -66,17 +66,45 @@ pub fn git_dir(worktree: &Path) -> Option<PathBuf> {
     if dot.is_dir() {
         return Some(dot);
     }
-    let text = std::fs::read_to_string(&dot).ok()?;
+    let text = read_small_regular_file(&dot, true)?;
     let target = text.strip_prefix("gitdir:")?.trim();
     Some(worktree.join(target))
 }
 
 /// The worktree's current branch from its git HEAD, if it is on a branch.
+///
+/// The sandbox rewrites HEAD (every `git checkout` does), so it may leave a FIFO there or
+/// a symlink to `/dev/zero` or a device: HEAD is opened without following a symlink (git
+/// reads a symlinked HEAD's target name, not its content, so nothing is lost) and read
+/// only when it is a regular file, and then only its first bytes.
 pub fn current_branch(worktree: &Path) -> Option<String> {
-    let head = std::fs::read_to_string(git_dir(worktree)?.join("HEAD")).ok()?;
+    let head = read_small_regular_file(&git_dir(worktree)?.join("HEAD"), false)?;
     head.trim()
         .strip_prefix("ref: refs/heads/")
         .map(str::to_string)
+}
+
+/// The first 4 KiB of `path` when it is a regular file. Opened without waiting (a FIFO
+/// opens at once and is then turned down, instead of holding fence until something
+/// writes to it) and without making a terminal fence's own; `follow` says whether a
+/// final symlink is followed. Reading stops at the bound, so a file that never ends
+/// costs no memory.
+fn read_small_regular_file(path: &Path, follow: bool) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    const BOUND: u64 = 4096;
+    let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(BOUND).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 /// The process environment, lossily decoded.
@@ -219,6 +247,26 @@ mod tests {
         std::fs::write(linked.join(".git"), "gitdir: ../.git/worktrees/l\n").unwrap();
         assert_eq!(current_branch(&linked).as_deref(), Some("feature"));
         std::fs::write(wt.join(".git/HEAD"), "0123abcd\n").unwrap();
+        assert_eq!(current_branch(wt), None);
+    }
+
+    #[test]
+    fn a_head_that_is_a_fifo_or_a_link_to_a_device_is_not_read() {
+        let d = tempfile::tempdir().unwrap();
+        let wt = d.path();
+        std::fs::create_dir_all(wt.join(".git")).unwrap();
+        let head = wt.join(".git/HEAD");
+        let c = std::ffi::CString::new(head.as_os_str().as_bytes()).unwrap();
+        // SAFETY: mkfifo on a path we own, from a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        // Without the check this read would wait for a writer forever.
+        assert_eq!(current_branch(wt), None);
+        std::fs::remove_file(&head).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &head).unwrap();
+        assert_eq!(current_branch(wt), None);
+        std::fs::remove_file(&head).unwrap();
+        std::fs::write(wt.join(".git/main-head"), "ref: refs/heads/main\n").unwrap();
+        std::os::unix::fs::symlink("main-head", &head).unwrap();
         assert_eq!(current_branch(wt), None);
     }
 

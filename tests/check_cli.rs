@@ -267,6 +267,63 @@ fn worktree_config_may_only_tighten() {
 }
 
 #[test]
+fn a_worktree_config_that_is_a_link_a_fifo_or_huge_stops_fence_unread() {
+    // The sandbox may leave any of these at `.fence.toml` for the next start: fence reads
+    // none of them (the link's target here holds a line a key would), waits on none, and
+    // says why instead of going on without the rules such a file may hold.
+    let e = Env::new();
+    let secret = e.home.join("secret");
+    write(&secret, "KEY-MATERIAL-1234\n");
+    let config = e.worktree.join(".fence.toml");
+    std::os::unix::fs::symlink(&secret, &config).unwrap();
+    let out = e.check("ls");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("symbolic link"), "{stderr}");
+    assert!(!stderr.contains("KEY-MATERIAL"), "{stderr}");
+    std::fs::remove_file(&config).unwrap();
+
+    let c = std::ffi::CString::new(config.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path in a directory of this test.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let mut child = e
+        .fence()
+        .args(["check", "--", "ls"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("fence waited on a FIFO at .fence.toml");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+    std::fs::remove_file(&config).unwrap();
+
+    write(&config, &"# padding\n".repeat(200_000));
+    let out = e.check("ls");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("larger than"), "{stderr}");
+
+    write(
+        &config,
+        "[[rules]]\nprefix = \"make deploy\"\naction = \"deny\"\n",
+    );
+    assert_eq!(e.json("make deploy").0, 2, "a regular config still applies");
+}
+
+#[test]
 fn rules_lists_every_rule_and_check_reports_skipped_ones() {
     let e = Env::new();
     let out = e.fence().args(["rules", "--json"]).output().unwrap();

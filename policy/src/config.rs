@@ -52,10 +52,11 @@ impl fmt::Display for Warning {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config {path}: {source}")]
+    // Not a `source`: the message says it once (fence prints an error with its chain).
+    #[error("cannot read config {path}: {reason}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("config {path} is not valid TOML: {message}")]
     Syntax { path: PathBuf, message: String },
@@ -96,9 +97,9 @@ impl Config {
     pub fn load(sources: &[ConfigSource], table: &mut RuleTable) -> Result<Config, ConfigError> {
         let mut cfg = Config::default();
         for src in sources {
-            let text = std::fs::read_to_string(&src.path).map_err(|e| ConfigError::Read {
+            let text = read_source(src).map_err(|e| ConfigError::Read {
                 path: src.path.clone(),
-                source: e,
+                reason: e,
             })?;
             cfg.apply_text(&text, src, table)?;
         }
@@ -399,6 +400,56 @@ pub fn user_config_path(home: Option<&Path>, xdg_config_home: Option<&Path>) -> 
 
 /// The project config inside the worktree (tighten-only).
 pub const WORKTREE_CONFIG: &str = ".fence.toml";
+
+/// Most bytes a config file inside the worktree may hold.
+const MOST_RESTRICTED_BYTES: u64 = 1 << 20;
+
+/// A config file's text. One inside the worktree (`restricted`) is the sandbox's to write:
+/// it is read only as a regular file of at most [`MOST_RESTRICTED_BYTES`], its last name
+/// not followed, opened without waiting and without becoming fence's terminal. A symlink
+/// planted there would have fence read, with the user's rights, a file the sandbox may
+/// not (a key, a device that never ends, a FIFO that never opens); such a config is an
+/// error, so the session does not start without the rules it may hold.
+fn read_source(src: &ConfigSource) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    if !src.restricted {
+        return std::fs::read_to_string(&src.path);
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(&src.path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(libc::ELOOP) {
+                std::io::Error::other(
+                    "a symbolic link; a config inside the worktree must be a regular file",
+                )
+            } else {
+                e
+            }
+        })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(
+            "not a regular file; a config inside the worktree must be one",
+        ));
+    }
+    if meta.len() > MOST_RESTRICTED_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {MOST_RESTRICTED_BYTES} bytes"
+        )));
+    }
+    let mut text = String::new();
+    file.take(MOST_RESTRICTED_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MOST_RESTRICTED_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {MOST_RESTRICTED_BYTES} bytes"
+        )));
+    }
+    Ok(text)
+}
 
 #[cfg(test)]
 mod tests {

@@ -157,8 +157,9 @@ pub fn config_sources(
             }
         }
     }
+    // Whatever stands there (a symlink, a FIFO): reading it says what is wrong with it.
     let project = worktree.join(config::WORKTREE_CONFIG);
-    if project.is_file() && !out.iter().any(|s| s.path == project) {
+    if project.symlink_metadata().is_ok() && !out.iter().any(|s| s.path == project) {
         out.push(ConfigSource {
             path: project,
             restricted: true,

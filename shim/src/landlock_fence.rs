@@ -19,6 +19,15 @@ use landlock::{
 
 use crate::channel::{BoundedDir, SandboxSpec, SpareDir};
 
+/// Whether opening a path for its rule failed because the path was not there (itself or a
+/// folder on the way).
+fn gone_when_opened(e: &landlock::PathFdError) -> bool {
+    std::error::Error::source(e)
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .and_then(std::io::Error::raw_os_error)
+        .is_some_and(|errno| matches!(errno, libc::ENOENT | libc::ENOTDIR))
+}
+
 /// Oldest Landlock ABI fence runs on. What ABIs 1 to 5 lack is compensated by other
 /// mechanisms ([`Compensation`]); what cannot be compensated on a given host is refused
 /// ([`LandlockFenceError::NoScopes`]).
@@ -797,8 +806,10 @@ pub fn restrict_self(
             }
             let fd = match PathFd::new(path) {
                 Ok(fd) => fd,
-                // Gone since planning, or unsearchable: no grant, which is the safe side.
-                Err(_) if !path.exists() => continue,
+                // Gone since planning (even if a new one has the name by now: a lock file
+                // the host makes and removes), or unsearchable: no grant, which is the safe
+                // side.
+                Err(e) if gone_when_opened(&e) || !path.exists() => continue,
                 Err(e) => {
                     return Err(LandlockFenceError::Rule {
                         path: path.clone(),
@@ -857,6 +868,19 @@ pub fn restrict_self(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_gone_when_its_rule_is_made_is_told_from_other_open_failures() {
+        let d = tempfile::tempdir().unwrap();
+        let missing = d.path().join("gone");
+        assert!(gone_when_opened(&PathFd::new(&missing).unwrap_err()));
+        let file = d.path().join("file");
+        std::fs::write(&file, "x").unwrap();
+        assert!(gone_when_opened(
+            &PathFd::new(file.join("below")).unwrap_err()
+        ));
+        assert!(!gone_when_opened(&PathFd::new("a\0b").unwrap_err()));
+    }
     use crate::channel::Namespaces;
 
     fn spec(root: &Path, deny: &[&Path]) -> SandboxSpec {

@@ -812,6 +812,38 @@ int main(void) {{
     );
 }
 
+/// `mkdir -p` makes each folder of a path in turn and goes on where one exists: a folder
+/// outside the worktree that exists gets the kernel's EEXIST, without a reason line or a
+/// question, while a new one outside is still refused and not made.
+fn mkdir_of_a_folder_outside_that_exists_says_it_exists(w: &World) {
+    let test = "mkdir_of_a_folder_outside_that_exists_says_it_exists";
+    if !support::python_ready(test) {
+        return;
+    }
+    let fresh = format!("/etc/fence-mkdir-{}", std::process::id());
+    let out = w.python(&format!(
+        r#"import os
+for p in ["/etc", "/usr/bin", {fresh:?}]:
+    try:
+        os.mkdir(p)
+        print(p, "made")
+    except OSError as e:
+        print(p, e.errno)
+"#
+    ));
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(text.contains("/etc 17"), "{text} {err}");
+    assert!(text.contains("/usr/bin 17"), "{text} {err}");
+    assert!(text.contains(&format!("{fresh} 13")), "{text} {err}");
+    assert!(!Path::new(&fresh).exists(), "{fresh} was made");
+    assert!(!err.contains(": /etc (rule"), "{err}");
+    assert!(!err.contains(": /usr/bin (rule"), "{err}");
+    assert!(
+        err.contains(&fresh),
+        "the new folder's refusal says why: {err}"
+    );
+}
+
 /// With a mount view the sandbox has a devpts of its own: a program can make a
 /// pseudo-terminal and use both sides (test runners, `script`, expect). In every mode no
 /// terminal of the host is reachable: one the test opens, owned by the sandbox's user,
@@ -4412,6 +4444,7 @@ fn writing_past_the_tmpdir_size_fails_inside_only(w: &World) {
 both_ways!(
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     write_through_dotdot_is_blocked,
+    mkdir_of_a_folder_outside_that_exists_says_it_exists,
     write_through_symlinks_made_inside_is_blocked,
     hardlink_to_an_outside_file_is_refused,
     rename_out_of_and_into_the_worktree_is_refused,

@@ -561,6 +561,16 @@ pub fn check(
                     "fence.secret-path",
                 );
             }
+            // `mkdir` of a name that exists outside the fence (`mkdir -p` goes through
+            // `/tmp`, `/dev`): the kernel answers EEXIST before it asks for any right, and
+            // so does fence, with no reason line and no question. An error widens nothing.
+            if *op == "mkdir"
+                && let [p] = resolved.as_slice()
+                && outside(&p)
+                && super::view::identity(p).is_ok()
+            {
+                return Outcome::failed(event, libc::EEXIST);
+            }
             if let Some(p) = resolved.iter().find(outside) {
                 let verb = if *op == "open" || *op == "creat" {
                     "write"

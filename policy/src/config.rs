@@ -429,6 +429,7 @@ fn read_source(src: &ConfigSource) -> std::io::Result<String> {
                 e
             }
         })?;
+    let too_large = || std::io::Error::other(format!("larger than {MOST_RESTRICTED_BYTES} bytes"));
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(std::io::Error::other(
@@ -436,17 +437,14 @@ fn read_source(src: &ConfigSource) -> std::io::Result<String> {
         ));
     }
     if meta.len() > MOST_RESTRICTED_BYTES {
-        return Err(std::io::Error::other(format!(
-            "larger than {MOST_RESTRICTED_BYTES} bytes"
-        )));
+        return Err(too_large());
     }
+    // Bounded again while reading: the file may grow after the look at its size.
     let mut text = String::new();
     file.take(MOST_RESTRICTED_BYTES + 1)
         .read_to_string(&mut text)?;
     if text.len() as u64 > MOST_RESTRICTED_BYTES {
-        return Err(std::io::Error::other(format!(
-            "larger than {MOST_RESTRICTED_BYTES} bytes"
-        )));
+        return Err(too_large());
     }
     Ok(text)
 }

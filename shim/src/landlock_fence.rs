@@ -868,6 +868,7 @@ pub fn restrict_self(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::channel::Namespaces;
 
     #[test]
     fn a_path_gone_when_its_rule_is_made_is_told_from_other_open_failures() {
@@ -881,7 +882,6 @@ mod tests {
         ));
         assert!(!gone_when_opened(&PathFd::new("a\0b").unwrap_err()));
     }
-    use crate::channel::Namespaces;
 
     fn spec(root: &Path, deny: &[&Path]) -> SandboxSpec {
         SandboxSpec {

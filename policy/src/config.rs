@@ -406,44 +406,51 @@ const MOST_RESTRICTED_BYTES: u64 = 1 << 20;
 
 /// A config file's text. One inside the worktree (`restricted`) is the sandbox's to write:
 /// it is read only as a regular file of at most [`MOST_RESTRICTED_BYTES`], its last name
-/// not followed, opened without waiting and without becoming fence's terminal. A symlink
-/// planted there would have fence read, with the user's rights, a file the sandbox may
-/// not (a key, a device that never ends, a FIFO that never opens); such a config is an
-/// error, so the session does not start without the rules it may hold.
+/// not followed ([`read_regular_file`]). A symlink planted there would have fence read,
+/// with the user's rights, a file the sandbox may not (a key, a device that never ends, a
+/// FIFO that never opens); such a config is an error, so the session does not start
+/// without the rules it may hold.
 fn read_source(src: &ConfigSource) -> std::io::Result<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
+    use std::io::{Error, ErrorKind};
     if !src.restricted {
         return std::fs::read_to_string(&src.path);
     }
+    read_regular_file(&src.path, false, MOST_RESTRICTED_BYTES).map_err(|e| {
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            Error::other("a symbolic link; a config inside the worktree must be a regular file")
+        } else if e.kind() == ErrorKind::InvalidInput {
+            Error::other("not a regular file; a config inside the worktree must be one")
+        } else {
+            e
+        }
+    })
+}
+
+/// The text of `path` when it is a regular file of at most `most` bytes (else
+/// `InvalidInput`, or `FileTooLarge`): opened without waiting (a FIFO opens at once and is
+/// then turned down) and without becoming the caller's terminal, its last name followed
+/// only when `follow` (else `ELOOP`). For files the sandbox may have written: none of them
+/// holds fence or grows it without bound.
+pub fn read_regular_file(path: &Path, follow: bool, most: u64) -> std::io::Result<String> {
+    use std::io::{Error, ErrorKind, Read};
+    use std::os::unix::fs::OpenOptionsExt;
+    let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(&src.path)
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::ELOOP) {
-                std::io::Error::other(
-                    "a symbolic link; a config inside the worktree must be a regular file",
-                )
-            } else {
-                e
-            }
-        })?;
-    let too_large = || std::io::Error::other(format!("larger than {MOST_RESTRICTED_BYTES} bytes"));
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow)
+        .open(path)?;
+    let too_large = || Error::new(ErrorKind::FileTooLarge, format!("larger than {most} bytes"));
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(std::io::Error::other(
-            "not a regular file; a config inside the worktree must be one",
-        ));
+        return Err(Error::new(ErrorKind::InvalidInput, "not a regular file"));
     }
-    if meta.len() > MOST_RESTRICTED_BYTES {
+    if meta.len() > most {
         return Err(too_large());
     }
     // Bounded again while reading: the file may grow after the look at its size.
     let mut text = String::new();
-    file.take(MOST_RESTRICTED_BYTES + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MOST_RESTRICTED_BYTES {
+    file.take(most + 1).read_to_string(&mut text)?;
+    if text.len() as u64 > most {
         return Err(too_large());
     }
     Ok(text)

@@ -84,27 +84,10 @@ pub fn current_branch(worktree: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
-/// The first 4 KiB of `path` when it is a regular file. Opened without waiting (a FIFO
-/// opens at once and is then turned down, instead of holding fence until something
-/// writes to it) and without making a terminal fence's own; `follow` says whether a
-/// final symlink is followed. Reading stops at the bound, so a file that never ends
-/// costs no memory.
+/// `path`'s text when it is a regular file of at most 4 KiB (a HEAD or a `.git` file; see
+/// [`config::read_regular_file`]).
 fn read_small_regular_file(path: &Path, follow: bool) -> Option<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    const BOUND: u64 = 4096;
-    let nofollow = if follow { 0 } else { libc::O_NOFOLLOW };
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | nofollow)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(BOUND).read_to_string(&mut text).ok()?;
-    Some(text)
+    config::read_regular_file(path, follow, 4096).ok()
 }
 
 /// The process environment, lossily decoded.

@@ -1288,6 +1288,110 @@ except OSError as e:
     );
 }
 
+/// Everyday tools' caches (GOCACHE, PYTHONPYCACHEPREFIX and the others) are pointed at a
+/// folder of fence's for this worktree in the user's home: private, kept for the next
+/// session of the worktree, writable in the sandbox, and nothing beside it is.
+fn tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions(w: &World) {
+    w.write(
+        "cache.sh",
+        "mkdir -p \"$GOCACHE\" && echo built > \"$GOCACHE/entry\"\n\
+         echo planted > \"$GOCACHE/../../beside\"\n\
+         echo planted > \"$GOCACHE/../../../elsewhere\"\n",
+    );
+    let out = w.run(&["/bin/sh", "cache.sh"]);
+    let worktrees = w.home.join(".cache/fence/worktrees");
+    let folders: Vec<std::path::PathBuf> = std::fs::read_dir(&worktrees)
+        .unwrap_or_else(|e| panic!("{}: {e}; {}", worktrees.display(), stderr(&out)))
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(folders.len(), 1, "{folders:?}");
+    let dir = &folders[0];
+    assert_eq!(
+        std::fs::read_to_string(dir.join("go-build/entry")).unwrap(),
+        "built\n"
+    );
+    assert!(!worktrees.join("beside").exists());
+    assert!(!w.home.join(".cache/fence/elsewhere").exists());
+    assert!(
+        stderr(&out).contains("blocked write outside the worktree"),
+        "{}",
+        stderr(&out)
+    );
+    for d in [
+        w.home.join(".cache"),
+        w.home.join(".cache/fence"),
+        worktrees.clone(),
+        dir.clone(),
+    ] {
+        let m = std::fs::symlink_metadata(&d).unwrap();
+        assert_eq!(m.permissions().mode() & 0o777, 0o700, "{}", d.display());
+        assert_eq!(
+            m.uid(),
+            std::fs::metadata(&w.home).unwrap().uid(),
+            "{}",
+            d.display()
+        );
+    }
+    // The next session of the worktree finds what the first left.
+    w.write("again.sh", "cat \"$GOCACHE/entry\" > seen\n");
+    let out = w.run(&["/bin/sh", "again.sh"]);
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("seen")).unwrap_or_default(),
+        "built\n",
+        "{}",
+        stderr(&out)
+    );
+    // Python's bytecode goes there, not beside the module.
+    if python_ready("tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions") {
+        w.write("cached_module.py", "X = 1\n");
+        let out = w.run(&[PYTHON, "-c", "import cached_module"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert!(!w.worktree.join("__pycache__").exists());
+        let mut pending = vec![dir.join("pycache")];
+        let mut found = false;
+        while let Some(d) = pending.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if e.file_type().unwrap().is_dir() {
+                    pending.push(p);
+                } else if p.to_string_lossy().contains("cached_module.") {
+                    found = true;
+                }
+            }
+        }
+        assert!(
+            found,
+            "no bytecode of cached_module under {}",
+            dir.display()
+        );
+    }
+    // A variable the user set is left alone, and --no-tool-caches sets none.
+    let out = w
+        .fence(&[
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "-c".as_ref(),
+            "echo mine > \"$GOCACHE\"".as_ref(),
+        ])
+        .env("GOCACHE", w.worktree.join("users-own"))
+        .output()
+        .unwrap();
+    assert!(w.worktree.join("users-own").exists(), "{}", stderr(&out));
+    let out = w.run(&["/bin/sh", "-c", "echo x > \"${PIP_CACHE_DIR:-pip-unset}\""]);
+    assert!(!w.worktree.join("pip-unset").exists(), "{}", stderr(&out));
+    let out = w
+        .fence(&[
+            "--no-tool-caches".as_ref(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "-c".as_ref(),
+            "echo x > \"${PIP_CACHE_DIR:-pip-unset}\"".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(w.worktree.join("pip-unset").exists(), "{}", stderr(&out));
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -4473,6 +4577,7 @@ both_ways!(
     a_thread_swapping_the_path_never_truncates_a_protected_file,
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
     credentials_are_scrubbed_from_the_environment,
+    tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions,
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,
     a_descriptor_link_to_a_removed_file_makes_no_file,

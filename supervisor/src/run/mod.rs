@@ -27,6 +27,7 @@ mod question;
 mod spare_folders;
 mod spawn;
 mod target_memory;
+mod tool_caches;
 mod view;
 mod write_check;
 
@@ -135,6 +136,12 @@ pub struct RunArgs {
     /// notified exec a context switch and often a move to another CPU.
     #[arg(long)]
     pub normal_scheduling: bool,
+    /// Leave the tools' cache variables alone. By default GOCACHE, PIP_CACHE_DIR,
+    /// npm_config_cache, YARN_CACHE_FOLDER, PYTHONPYCACHEPREFIX and CCACHE_DIR, when unset,
+    /// point into a folder of fence's for this worktree (~/.cache/fence/worktrees), since
+    /// the tools' own caches in the home are outside the fence.
+    #[arg(long)]
+    pub no_tool_caches: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -292,6 +299,21 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         .collect();
     protected.extend(prepare::git_dirs_by_other_names(&bases, &allow_write));
     allow_write.extend(profile_writable);
+    // The tools' caches (tool_caches.rs): a folder of the worktree's own, writable as the
+    // worktree is, or the session TMPDIR's.
+    let tool_caches = (!args.no_tool_caches).then(|| {
+        let xdg = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from);
+        tool_caches::place(
+            home.as_deref(),
+            xdg.as_deref(),
+            &worktree,
+            &tmp.path,
+            args.read_only_worktree,
+        )
+    });
+    if let Some(root) = tool_caches.as_ref().and_then(|c| c.writable_root()) {
+        allow_write.push(root.to_path_buf());
+    }
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
         &args.allow_net,
@@ -381,9 +403,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             .filter(|k| k.exists());
         let spec = SandboxSpec {
             argv: args.command.clone(),
-            env: with_proxy_variables(
-                prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
-                proxy.as_ref(),
+            env: with_tool_caches(
+                with_proxy_variables(
+                    prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+                    proxy.as_ref(),
+                ),
+                tool_caches.as_ref(),
             ),
             cwd: cwd.clone().into_os_string(),
             worktree: worktree.clone().into_os_string(),
@@ -963,6 +988,18 @@ fn start_proxy(
 }
 
 /// The proxy variables, upper and lower case, replacing any the environment had.
+/// Adds the tool cache variables the environment does not set (tool_caches.rs).
+fn with_tool_caches(
+    mut env: Vec<(OsString, OsString)>,
+    caches: Option<&tool_caches::CacheHome>,
+) -> Vec<(OsString, OsString)> {
+    if let Some(caches) = caches {
+        let add = tool_caches::variables(caches, &env);
+        env.extend(add);
+    }
+    env
+}
+
 fn with_proxy_variables(
     mut env: Vec<(OsString, OsString)>,
     proxy: Option<&crate::net::proxy::Proxy>,

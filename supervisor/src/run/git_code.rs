@@ -333,7 +333,7 @@ fn normalize(path: &Path) -> PathBuf {
 /// `.git/config`…).
 fn already_protected(worktree: &Path, path: &Path) -> bool {
     path.strip_prefix(worktree)
-        .is_ok_and(|rel| shim::protected_paths::is_protected(rel))
+        .is_ok_and(shim::protected_paths::is_protected)
 }
 
 #[cfg(test)]

@@ -1061,7 +1061,15 @@ impl<'a> Walker<'a> {
             }
             return;
         }
-        args.push(a);
+        // Field splitting: `CMD="git push"; $CMD origin main` runs git.
+        let ifs = match self.state.vars.get("IFS") {
+            None => Some(" \t\n"),
+            Some(v) => v.as_deref(),
+        };
+        match a.fields(ifs) {
+            Some(fields) => args.extend(fields),
+            None => args.push(a),
+        }
     }
 
     /// Walks the list of a process substitution as a nested line of its own.

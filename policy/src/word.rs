@@ -40,6 +40,9 @@ pub struct Arg {
     /// fence's own environment, or the word of `${X:-word}` for an unknown X.
     /// The shell that runs the line may see another value.
     pub assumed: bool,
+    /// Byte ranges of `text` that unquoted expansions produced: the shell
+    /// splits them into fields at `IFS` characters ([`Arg::fields`]).
+    pub unquoted: Vec<(usize, usize)>,
 }
 
 impl Arg {
@@ -68,6 +71,57 @@ impl Arg {
     /// The program cannot be identified from this word before running.
     pub fn is_dynamic(&self) -> bool {
         !self.known || self.glob || self.brace || self.procsub || self.assumed
+    }
+
+    /// The fields the shell makes of this word: an unquoted expansion whose
+    /// value holds a character of `ifs` separates words there (`CMD="rm -rf";
+    /// $CMD ~` runs `rm` with `-rf`). `None` when the word stays one field.
+    /// Each field keeps the word's flags; a field is unknown when the
+    /// separators are (`ifs` `None`: the line set `IFS` to a value not known).
+    pub fn fields(&self, ifs: Option<&str>) -> Option<Vec<Arg>> {
+        if self.unquoted.is_empty() || self.procsub {
+            return None;
+        }
+        let Some(ifs) = ifs else {
+            let mut a = self.clone();
+            a.known = false;
+            a.unquoted.clear();
+            return Some(vec![a]);
+        };
+        let is_sep = |i: usize, c: char| {
+            ifs.contains(c) && self.unquoted.iter().any(|&(s, e)| i >= s && i < e)
+        };
+        if !self.text.char_indices().any(|(i, c)| is_sep(i, c)) {
+            return None;
+        }
+        let white = |c: char| matches!(c, ' ' | '\t' | '\n');
+        let mut out = Vec::new();
+        let mut cur = String::new();
+        // A field begun by quoted or literal text, even empty, is a field.
+        let mut started = false;
+        for (i, c) in self.text.char_indices() {
+            if is_sep(i, c) {
+                if started || !cur.is_empty() || !white(c) {
+                    out.push(std::mem::take(&mut cur));
+                }
+                started = false;
+            } else {
+                cur.push(c);
+                started = true;
+            }
+        }
+        if started || !cur.is_empty() {
+            out.push(cur);
+        }
+        Some(
+            out.into_iter()
+                .map(|text| Arg {
+                    text,
+                    unquoted: Vec::new(),
+                    ..self.clone()
+                })
+                .collect(),
+        )
     }
 
     /// The known text before the first unknown piece.
@@ -184,14 +238,14 @@ fn eval_pieces(
             WordPiece::ParameterExpansion(expr) => {
                 let source = raw.get(p.start_index..p.end_index).unwrap_or("");
                 match parameter(expr, source, scope, noticed, &mut arg.assumed) {
-                    Some(v) => arg.text.push_str(&v),
+                    Some(v) => push_expanded(arg, &v, quoted),
                     None => push_unknown(arg),
                 }
             }
             WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                 noticed.substitutions.push(s.clone());
                 match known_output(s, scope) {
-                    Some(v) => arg.text.push_str(&v),
+                    Some(v) => push_expanded(arg, &v, quoted),
                     None => {
                         arg.cmdsub = true;
                         push_unknown(arg);
@@ -255,6 +309,15 @@ fn heredoc_of_cat(src: &str) -> Option<String> {
         return None;
     };
     (!doc.requires_expansion).then(|| doc.doc.value.trim_end_matches('\n').to_string())
+}
+
+/// Appends the value of an expansion, noting where an unquoted one lies.
+fn push_expanded(arg: &mut Arg, v: &str, quoted: bool) {
+    let start = arg.text.len();
+    arg.text.push_str(v);
+    if !quoted && !v.is_empty() {
+        arg.unquoted.push((start, arg.text.len()));
+    }
 }
 
 fn push_unknown(arg: &mut Arg) {

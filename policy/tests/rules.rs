@@ -1171,6 +1171,34 @@ fn a_program_named_by_a_variable_of_the_environment_is_refused() {
 }
 
 #[test]
+fn an_unquoted_variable_is_split_into_words_before_it_is_judged() {
+    check(
+        &classifier(),
+        &[
+            // The program and its arguments come out of one variable.
+            ("CMD=\"rm -rf\"; $CMD ~", refused("fs.delete-outside")),
+            ("X=\"rm -rf /\"; $X", refused("fs.delete-outside")),
+            (
+                "CMD=\"git push\"; $CMD origin main",
+                refused("git.push-main"),
+            ),
+            (
+                "ARGS=\"origin main\"; git push $ARGS",
+                refused("git.push-main"),
+            ),
+            ("X=\"ls -la\"; $X src", green("read.list")),
+            // Quoted, the value stays one word.
+            ("F=\"a b\"; cat \"$F\"", green("read.list")),
+            // IFS set in the line splits where it says; a `~` made by
+            // splitting is a file name, not the home directory.
+            ("IFS=_; cmd=rm_-rf_~; $cmd", red("fs.rm-recursive")),
+            // IFS set to a value not known: the program is not known.
+            ("IFS=$(cat sep); c=ls; $c", refused("shell.dynamic-program")),
+        ],
+    );
+}
+
+#[test]
 fn sourcing_a_file_inside_the_worktree_is_not_a_dynamic_program() {
     for line in [
         "source ./env.sh",

@@ -1944,7 +1944,7 @@ impl Walker<'_> {
                 }
             }
             "push" => {
-                let found = git::analyze_push(rest, branch.as_deref());
+                let found = git::analyze_push(rest, branch.as_deref(), &g.configs);
                 let decided = found.iter().any(|(r, _)| {
                     matches!(
                         r,
@@ -1976,7 +1976,7 @@ impl Walker<'_> {
                         .filter(|a| !a.text.starts_with("--prefix") && a.text != "-P")
                         .cloned()
                         .collect();
-                    for (rule, reason) in git::analyze_push(&refs, branch.as_deref()) {
+                    for (rule, reason) in git::analyze_push(&refs, branch.as_deref(), &g.configs) {
                         self.find(rule, reason);
                     }
                     self.find(RuleId::GitPush, format!("git {sub} pushes to a remote"));
@@ -2037,6 +2037,97 @@ impl Walker<'_> {
                         format!("git config {key} sets a program for git to run later"),
                     );
                 }
+                // The file a change is written to: `--system` writes
+                // /etc/gitconfig, `--global` the home's, `-f FILE` that file.
+                if let Some(file) = git::config_write_file(rest) {
+                    let file = match file {
+                        git::ConfigFile::System => Arg::literal("/etc/gitconfig"),
+                        git::ConfigFile::Global => match crate::word::Scope::home(self) {
+                            Some(h) => Arg::literal(format!("{h}/.gitconfig")),
+                            None => Arg::unknown(),
+                        },
+                        git::ConfigFile::Path(a) => self.expand_tilde(a),
+                    };
+                    self.check_write_target(&file, true, "git config");
+                }
+                skip = (sub_i + 1..args.len()).collect();
+            }
+            "submodule" if rest.iter().any(|a| a.text == "foreach") => {
+                // `git submodule foreach CMD`: CMD runs in each submodule, a
+                // directory of the worktree the line does not name.
+                self.cur_writes = true;
+                let at = rest.iter().position(|a| a.text == "foreach").unwrap_or(0);
+                let cmd: Vec<Arg> = rest[at + 1..]
+                    .iter()
+                    .skip_while(|a| a.text.starts_with('-'))
+                    .cloned()
+                    .collect();
+                self.git_runs(&cmd, inv, depth, Cwd::Unknown);
+                skip = (sub_i + 1..args.len()).collect();
+            }
+            "filter-branch" => {
+                // Each filter is a shell string git evaluates; the tree
+                // filter runs in a scratch directory.
+                self.cur_writes = true;
+                let mut i = 0;
+                while i < rest.len() {
+                    let t = rest[i].text.as_str();
+                    if t.starts_with("--") && t.ends_with("-filter") {
+                        if let Some(v) = rest.get(i + 1) {
+                            self.git_runs(std::slice::from_ref(v), inv, depth, Cwd::Unknown);
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if let Some((k, v)) = t.split_once('=')
+                        && k.starts_with("--")
+                        && k.ends_with("-filter")
+                    {
+                        let v = Arg {
+                            text: v.to_string(),
+                            ..rest[i].clone()
+                        };
+                        self.git_runs(&[v], inv, depth, Cwd::Unknown);
+                    }
+                    i += 1;
+                }
+                skip = (sub_i + 1..args.len()).collect();
+            }
+            "rebase"
+                if rest
+                    .iter()
+                    .any(|a| a.text == "-x" || a.text.starts_with("--exec")) =>
+            {
+                // `git rebase -x CMD`: CMD runs after each commit is replayed.
+                self.cur_writes = true;
+                let cwd = self.state.cwd.clone();
+                let mut i = 0;
+                while i < rest.len() {
+                    let t = rest[i].text.as_str();
+                    if t == "-x" || t == "--exec" {
+                        if let Some(v) = rest.get(i + 1) {
+                            self.git_runs(std::slice::from_ref(v), inv, depth, cwd.clone());
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if let Some(v) = t.strip_prefix("--exec=").or_else(|| t.strip_prefix("-x")) {
+                        let v = Arg {
+                            text: v.to_string(),
+                            ..rest[i].clone()
+                        };
+                        self.git_runs(&[v], inv, depth, cwd.clone());
+                    }
+                    i += 1;
+                }
+                skip = (sub_i + 1..args.len()).collect();
+            }
+            "bisect" if rest.first().is_some_and(|a| a.text == "run") => {
+                // `git bisect run CMD ARGS…` runs CMD at each step.
+                self.cur_writes = true;
+                let cwd = self.state.cwd.clone();
+                self.git_runs(&rest[1..], inv, depth, cwd);
+                skip = (sub_i + 1..args.len()).collect();
             }
             "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"
             | "cherry-pick" | "revert" | "tag" | "branch" | "apply" | "am" | "init" | "clone"
@@ -2076,6 +2167,22 @@ impl Walker<'_> {
         let _ = depth;
         self.check_path_args(args, &skip);
         self.state.cwd = saved_cwd;
+    }
+
+    /// A command a git subcommand runs (`submodule foreach`, `rebase -x`,
+    /// `filter-branch --tree-filter`, `bisect run`): one word is a shell
+    /// string, several are an argv; it runs in `cwd`.
+    fn git_runs(&mut self, cmd: &[Arg], inv: &Invocation, depth: usize, cwd: Cwd) {
+        if cmd.is_empty() {
+            return;
+        }
+        let saved = std::mem::replace(&mut self.state.cwd, cwd);
+        if let [one] = cmd {
+            self.shell_string(one, inv);
+        } else {
+            self.judge_argv(cmd, inv, depth + 1);
+        }
+        self.state.cwd = saved;
     }
 
     fn gh(&mut self, args: &[Arg]) {

@@ -293,6 +293,78 @@ const PUSH_SPEC: OptSpec = OptSpec {
     permute: true,
 };
 
+/// Which file `git config` writes.
+#[derive(Debug)]
+pub enum ConfigFile {
+    System,
+    Global,
+    Path(Arg),
+}
+
+/// The file `git config …` (`args` after `config`) changes, when it changes
+/// one outside the repository's own config: `--system`, `--global`, `-f FILE`.
+/// `None` for a read (`--get`, `--list`, `get`, `list`) or the repository's
+/// config.
+pub fn config_write_file(args: &[Arg]) -> Option<ConfigFile> {
+    const READS: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
+        "-l",
+        "--list",
+        "get",
+        "list",
+    ];
+    const CHANGES: &[&str] = &[
+        "--unset",
+        "--unset-all",
+        "--add",
+        "--replace-all",
+        "--rename-section",
+        "--remove-section",
+        "-e",
+        "--edit",
+        "set",
+        "unset",
+        "edit",
+        "rename-section",
+        "remove-section",
+    ];
+    let mut file = None;
+    let mut operands = 0;
+    let mut changes = false;
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        match t {
+            "--system" => file = Some(ConfigFile::System),
+            "--global" => file = Some(ConfigFile::Global),
+            "-f" | "--file" => {
+                file = args.get(i + 1).cloned().map(ConfigFile::Path);
+                i += 1;
+            }
+            "--blob" | "--type" | "--default" | "--comment" | "--value" => i += 1,
+            _ if READS.contains(&t) => return None,
+            _ if CHANGES.contains(&t) => changes = true,
+            _ => {
+                if let Some(f) = t.strip_prefix("--file=") {
+                    file = Some(ConfigFile::Path(Arg {
+                        text: f.to_string(),
+                        ..args[i].clone()
+                    }));
+                } else if !t.starts_with('-') {
+                    operands += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    (changes || operands >= 2).then_some(file).flatten()
+}
+
 fn is_main(branch: &str) -> bool {
     let b = branch
         .strip_prefix("refs/heads/")
@@ -317,7 +389,15 @@ fn pattern_covers_main(dst: &str) -> bool {
 
 /// Reads `git … push …`: `args` starts after the word `push`.
 /// `branch` is the worktree's current branch, when known.
-pub fn analyze_push(args: &[Arg], branch: Option<&str>) -> Vec<(RuleId, String)> {
+///
+/// `configs` are the `-c name=value` settings given before the subcommand:
+/// `remote.NAME.push`, `remote.NAME.mirror`, `push.default=matching` and
+/// `branch.NAME.merge` decide where a push without refspecs goes.
+pub fn analyze_push(
+    args: &[Arg],
+    branch: Option<&str>,
+    configs: &[String],
+) -> Vec<(RuleId, String)> {
     let mut out = Vec::new();
     // `opts::parse` reads from index 1.
     let mut argv = Vec::with_capacity(args.len() + 1);
@@ -329,8 +409,33 @@ pub fn analyze_push(args: &[Arg], branch: Option<&str>) -> Vec<(RuleId, String)>
             .iter()
             .any(|o| matches!(o, opts::Opt::Long(l, _) if l == "force-with-lease"))
         || p.has('\0', "mirror");
+    // `-c name=value`: git lowercases the section and the key, not the middle.
+    let settings: Vec<(String, &str)> = configs
+        .iter()
+        .filter_map(|c| c.split_once('='))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .collect();
+    let setting = |section: &'static str, key: &'static str| {
+        settings
+            .iter()
+            .filter(move |(k, _)| {
+                k.starts_with(section) && k.ends_with(key) && k.len() > section.len() + key.len()
+            })
+            .map(|(_, v)| *v)
+    };
+    let truthy = |v: &str| {
+        matches!(
+            v.to_ascii_lowercase().as_str(),
+            "" | "true" | "yes" | "on" | "1"
+        )
+    };
+    let mirror_config = setting("remote.", ".mirror").any(truthy);
+    let force = force || mirror_config;
     let delete = p.has('d', "delete");
-    let all = p.has('\0', "all") || p.has('\0', "branches") || p.has('\0', "mirror");
+    let all =
+        p.has('\0', "all") || p.has('\0', "branches") || p.has('\0', "mirror") || mirror_config;
+    // `--tags` alone pushes refs/tags/*, not the current branch.
+    let tags = p.has('\0', "tags");
     for prog in ["receive-pack", "exec"] {
         if let Some(v) = p.value_of('\0', prog) {
             out.push((
@@ -346,7 +451,11 @@ pub fn analyze_push(args: &[Arg], branch: Option<&str>) -> Vec<(RuleId, String)>
     if p.value_of('\0', "repo").is_none() && !positionals.is_empty() {
         positionals.remove(0); // the repository
     }
-    let refspecs = positionals;
+    let mut refspecs: Vec<Arg> = positionals.into_iter().cloned().collect();
+    if refspecs.is_empty() && !tags {
+        // Without refspecs on the command line, `remote.NAME.push` says what goes.
+        refspecs.extend(setting("remote.", ".push").map(Arg::literal));
+    }
     if force || refspecs.iter().any(|r| r.text.starts_with('+')) {
         out.push((RuleId::GitPushForce, "force push".to_string()));
     }
@@ -357,7 +466,28 @@ pub fn analyze_push(args: &[Arg], branch: Option<&str>) -> Vec<(RuleId, String)>
         ));
         return out;
     }
+    if refspecs.is_empty() && tags {
+        return out;
+    }
     if refspecs.is_empty() {
+        if settings
+            .iter()
+            .any(|(k, v)| k == "push.default" && v.eq_ignore_ascii_case("matching"))
+        {
+            out.push((
+                RuleId::GitPushMain,
+                "push.default=matching pushes every matching branch, main/master included"
+                    .to_string(),
+            ));
+            return out;
+        }
+        if let Some(m) = setting("branch.", ".merge").find(|m| is_main(m)) {
+            out.push((
+                RuleId::GitPushMain,
+                format!("pushes to the upstream set with -c branch.….merge: {m}"),
+            ));
+            return out;
+        }
         match branch {
             Some(b) if is_main(b) => out.push((
                 RuleId::GitPushMain,
@@ -371,7 +501,7 @@ pub fn analyze_push(args: &[Arg], branch: Option<&str>) -> Vec<(RuleId, String)>
         }
         return out;
     }
-    for r in refspecs {
+    for r in &refspecs {
         if !r.known {
             // `$B:main` still goes to main; `origin $B` cannot be known.
             if let Some((_, dst)) = r.text.rsplit_once(':')
@@ -472,7 +602,7 @@ mod tests {
 
     fn push(line: &str, branch: Option<&str>) -> Vec<RuleId> {
         let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
-        analyze_push(&args, branch)
+        analyze_push(&args, branch, &[])
             .into_iter()
             .map(|(r, _)| r)
             .collect()
@@ -542,7 +672,7 @@ mod tests {
         assert_eq!(push("", None), vec![RuleId::GitPush]);
         let args = vec![Arg::literal("origin"), Arg::unknown()];
         assert_eq!(
-            analyze_push(&args, Some("x"))
+            analyze_push(&args, Some("x"), &[])
                 .into_iter()
                 .map(|(r, _)| r)
                 .collect::<Vec<_>>(),

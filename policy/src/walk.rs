@@ -1100,6 +1100,23 @@ impl<'a> Walker<'a> {
 
     fn judge_redirect_list_into(&mut self, redirects: &[&ast::IoRedirect], io: &mut CmdIo) {
         for r in redirects {
+            // `> /dev/tcp/HOST/PORT`: bash opens a connection.
+            let target = match r {
+                ast::IoRedirect::File(
+                    _,
+                    _,
+                    ast::IoFileRedirectTarget::Filename(w)
+                    | ast::IoFileRedirectTarget::Duplicate(w),
+                )
+                | ast::IoRedirect::OutputAndError(w, _) => Some(w.value.as_str()),
+                _ => None,
+            };
+            if let Some(t) = target {
+                let t = t.trim_start_matches(['"', '\'']);
+                if t.starts_with("/dev/tcp/") || t.starts_with("/dev/udp/") {
+                    self.cur_network = true;
+                }
+            }
             let mut noticed = Noticed::default();
             match r {
                 ast::IoRedirect::File(_, kind, target) => match target {

@@ -540,6 +540,52 @@ impl Walker<'_> {
                 0,
             ),
             "prlimit" => self.simple_wrapper(args, inv, depth, "p", &["pid"], 0),
+            // `chroot NEWROOT CMD`: the command is judged as if the root were
+            // the same (the stricter reading when it is not).
+            "chroot" => self.simple_wrapper(args, inv, depth, "", &["userspec", "groups"], 1),
+            "unshare" => self.simple_wrapper(
+                args,
+                inv,
+                depth,
+                "SGRw",
+                &[
+                    "setuid",
+                    "setgid",
+                    "root",
+                    "wd",
+                    "propagation",
+                    "map-user",
+                    "map-group",
+                    "map-users",
+                    "map-groups",
+                    "load-interp",
+                ],
+                0,
+            ),
+            "nsenter" => {
+                self.simple_wrapper(args, inv, depth, "tSG", &["target", "setuid", "setgid"], 0)
+            }
+            "firejail" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            // `sg GROUP -c CMD`, `sg GROUP CMD`: CMD is a string for /bin/sh.
+            "sg" => {
+                let rest: Vec<&Arg> = args.iter().skip(1).skip_while(|a| a.text == "-").collect();
+                let cmd: Vec<&Arg> = match rest.get(1) {
+                    Some(a) if a.text == "-c" => rest.iter().skip(2).copied().collect(),
+                    _ => rest.iter().skip(1).copied().collect(),
+                };
+                if !cmd.is_empty() {
+                    let joined = Arg {
+                        text: cmd
+                            .iter()
+                            .map(|a| a.text.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                        known: cmd.iter().all(|a| a.known),
+                        ..Arg::default()
+                    };
+                    self.shell_string(&joined, inv);
+                }
+            }
             "flock" => self.flock_wrapper(args, inv, depth),
             "watch" => self.watch_wrapper(args, inv, depth),
             "xargs" => self.xargs_wrapper(args, inv, depth),
@@ -716,7 +762,12 @@ impl Walker<'_> {
             "awk" | "gawk" | "mawk" | "nawk" => self.awk(args, inv),
             "cp" | "mv" | "install" | "ln" | "touch" | "mkdir" | "truncate" | "tee" | "shred"
             | "mkfifo" | "mknod" | "sed" | "perl" | "rsync" | "tar" | "unzip" | "link"
-            | "chattr" | "setfacl" | "sort" => self.writer(name, args),
+            | "chattr" | "setfacl" | "sort" => {
+                if matches!(name, "tar" | "rsync") {
+                    self.option_programs(name, args, inv);
+                }
+                self.writer(name, args)
+            }
             "apt" | "apt-get" | "aptitude" | "dpkg" | "dnf" | "yum" | "microdnf" | "pacman"
             | "brew" | "snap" | "zypper" | "apk" | "port" | "flatpak" | "emerge" | "nix-env"
             | "rpm" => self.system_packages(name, args),
@@ -2457,6 +2508,74 @@ impl Walker<'_> {
     // --- writers --------------------------------------------------------
 
     /// Commands whose operands (or some of them) are written.
+    /// Programs given as option values: tar's `--to-command` (fed each
+    /// file's data on stdin), `--checkpoint-action=exec=`, `-I`/
+    /// `--use-compress-program`, `--info-script`/`--new-volume-script`/
+    /// `--rsh-command`, and rsync's `-e`/`--rsh`. Each is run by a shell.
+    fn option_programs(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        let (short, long): (&[&str], &[&str]) = match name {
+            "tar" => (
+                &["-I", "-F"],
+                &[
+                    "--to-command",
+                    "--use-compress-program",
+                    "--info-script",
+                    "--new-volume-script",
+                    "--rsh-command",
+                ],
+            ),
+            _ => (&["-e"], &["--rsh"]),
+        };
+        let mut found: Vec<(Arg, bool)> = Vec::new();
+        let mut i = 1;
+        while i < args.len() {
+            let a = &args[i];
+            let t = a.text.as_str();
+            if t == "--" {
+                break;
+            }
+            let piped = t.starts_with("--to-command");
+            if short.contains(&t) || long.contains(&t) {
+                if let Some(v) = args.get(i + 1) {
+                    found.push((v.clone(), piped));
+                }
+                i += 2;
+                continue;
+            }
+            let value = long
+                .iter()
+                .find_map(|l| t.strip_prefix(l).and_then(|r| r.strip_prefix('=')))
+                .or_else(|| t.strip_prefix("--checkpoint-action=exec="))
+                .or_else(|| {
+                    short
+                        .iter()
+                        .find_map(|s| t.strip_prefix(s).filter(|r| !r.is_empty()))
+                });
+            if let Some(v) = value {
+                found.push((
+                    Arg {
+                        text: v.to_string(),
+                        ..a.clone()
+                    },
+                    piped,
+                ));
+            }
+            i += 1;
+        }
+        for (v, piped) in found {
+            let io = CmdIo {
+                stdin_pipe: piped,
+                ..CmdIo::default()
+            };
+            let nested = Invocation {
+                io: &io,
+                procsub_network: inv.procsub_network,
+                subs_network: inv.subs_network,
+            };
+            self.shell_string(&v, &nested);
+        }
+    }
+
     fn writer(&mut self, name: &str, args: &[Arg]) {
         let spec = match name {
             "cp" | "mv" | "install" | "ln" => OptSpec {

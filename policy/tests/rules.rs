@@ -1934,6 +1934,70 @@ fn wrappers_do_not_hide_a_deletion() {
 }
 
 #[test]
+fn namespace_group_and_root_wrappers_do_not_hide_a_deletion() {
+    const OUT: Want = refused("fs.delete-outside");
+    check(
+        &classifier(),
+        &[
+            ("unshare -r rm -rf ~", OUT),
+            ("unshare --map-user=0 -m rm -rf ~", OUT),
+            ("nsenter -t 1 -m rm -rf /", OUT),
+            ("chroot / rm -rf ~", OUT),
+            ("chroot --userspec=1:1 / rm -rf ~", OUT),
+            ("firejail --noprofile rm -rf ~", OUT),
+            ("sg wheel -c 'rm -rf ~'", OUT),
+            ("sg wheel 'git push origin main'", refused("git.push-main")),
+        ],
+    );
+}
+
+#[test]
+fn programs_given_to_tar_and_rsync_are_judged() {
+    check(
+        &classifier(),
+        &[
+            (
+                "tar -xf a.tar --to-command=sh",
+                refused("shell.pipe-to-interpreter"),
+            ),
+            (
+                "tar --to-command 'python3' -xf a.tar",
+                refused("shell.pipe-to-interpreter"),
+            ),
+            (
+                "tar -cf build/x.tar src --checkpoint=1 --checkpoint-action=exec='rm -rf ~'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "tar -I 'rm -rf ~' -cf x.tar src",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "tar --use-compress-program='sh -c \"rm -rf /\"' -xf a.tar",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "rsync -e 'rm -rf ~' src/ host:/x",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "rsync --rsh='git push origin main' src/ build/",
+                refused("git.push-main"),
+            ),
+            // Ordinary ones stay as they were.
+            (
+                "tar -I zstd -cf build/x.tar.zst src",
+                yellow("fs.write-inside|default.unknown"),
+            ),
+            (
+                "rsync -e ssh -a src/ build/",
+                yellow("fs.write-inside|default.unknown"),
+            ),
+        ],
+    );
+}
+
+#[test]
 fn wrappers_do_not_hide_a_push_to_main() {
     const MAIN: Want = refused("git.push-main");
     check(

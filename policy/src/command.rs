@@ -73,6 +73,14 @@ fn embedded_path(t: &str) -> Option<&str> {
         .find(|v| v.starts_with('/') || v.starts_with('~'))
 }
 
+/// sed's options that take a value (`-E`, `-n`, `-r`, `-s`, `-z` and `-i[SUFFIX]` take
+/// none).
+const SED_OPTIONS: OptSpec = OptSpec {
+    short_arg: "efl",
+    long_arg: &["expression", "file", "line-length"],
+    permute: true,
+};
+
 impl Walker<'_> {
     /// Resolves a word as a path the way the kernel would, against the
     /// command's working directory.
@@ -715,6 +723,9 @@ impl Walker<'_> {
             }
             return self.check_path_args(args, &[]);
         }
+        if matches!(name, "ssh" | "scp" | "sftp") {
+            self.ssh_local_commands(args, inv);
+        }
         if FETCH_PROGRAMS.contains(&name) {
             self.find(RuleId::NetFetch, format!("{name} reaches the network"));
             return self.writer(name, args);
@@ -765,6 +776,9 @@ impl Walker<'_> {
             | "chattr" | "setfacl" | "sort" => {
                 if matches!(name, "tar" | "rsync") {
                     self.option_programs(name, args, inv);
+                }
+                if name == "sed" {
+                    self.sed_scripts(args, inv);
                 }
                 self.writer(name, args)
             }
@@ -2507,6 +2521,87 @@ impl Walker<'_> {
 
     // --- writers --------------------------------------------------------
 
+    /// Commands ssh runs on this machine through a shell, given with `-o`
+    /// (`ProxyCommand`, `LocalCommand`, `KnownHostsCommand`; `Key=Value` or `Key Value`):
+    /// each is judged as a line of its own.
+    fn ssh_local_commands(&mut self, args: &[Arg], inv: &Invocation) {
+        let mut i = 1;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if t == "--" {
+                break;
+            }
+            let option = if t == "-o" {
+                i += 1;
+                args.get(i)
+            } else if t.starts_with("-o") {
+                Some(&args[i])
+            } else {
+                None
+            };
+            i += 1;
+            let Some(option) = option else { continue };
+            let text = option.text.strip_prefix("-o").unwrap_or(&option.text);
+            let Some(split) = text.find(['=', ' ', '\t']) else {
+                continue;
+            };
+            let (key, value) = (
+                &text[..split],
+                text[split + 1..].trim_start_matches(['=', ' ', '\t']),
+            );
+            let runs = ["proxycommand", "localcommand", "knownhostscommand"]
+                .iter()
+                .any(|k| key.eq_ignore_ascii_case(k));
+            if runs && !value.eq_ignore_ascii_case("none") {
+                let command = Arg {
+                    text: value.to_string(),
+                    ..option.clone()
+                };
+                self.shell_string(&command, inv);
+            }
+        }
+    }
+
+    /// What a sed script runs, writes and reads (`sed.rs`): `e COMMAND` is judged as a
+    /// line of its own, a command built from the input (`e` alone, `s///e`) cannot be
+    /// identified, `w FILE` writes FILE and `r FILE` reads it. A script that is not known
+    /// before the line runs (`sed "s/x/$V/"`) is not read.
+    fn sed_scripts(&mut self, args: &[Arg], inv: &Invocation) {
+        let p = opts::parse(args, 1, &SED_OPTIONS);
+        let mut scripts: Vec<Arg> = p.values_of('e', "expression").cloned().collect();
+        if scripts.is_empty()
+            && !p.has('f', "file")
+            && let Some(&first) = p.operands.first()
+        {
+            scripts.push(args[first].clone());
+        }
+        for script in scripts {
+            let Some(text) = script.value().map(str::to_string) else {
+                continue;
+            };
+            for action in crate::sed::actions(&text) {
+                match action {
+                    crate::sed::SedAction::Run(cmd) => {
+                        self.shell_string(&Arg::literal(cmd), inv);
+                    }
+                    crate::sed::SedAction::RunBuilt => self.find(
+                        RuleId::DynamicProgram,
+                        "sed runs text built from its input as a command: the program cannot be identified",
+                    ),
+                    crate::sed::SedAction::Write(file) => {
+                        self.cur_writes = true;
+                        let a = self.expand_tilde(Arg::literal(file));
+                        self.check_write_target(&a, true, "sed w");
+                    }
+                    crate::sed::SedAction::Read(file) => {
+                        let a = self.expand_tilde(Arg::literal(file));
+                        self.check_read_path(&a);
+                    }
+                }
+            }
+        }
+    }
+
     /// Commands whose operands (or some of them) are written.
     /// Programs given as option values: tar's `--to-command` (fed each
     /// file's data on stdin), `--checkpoint-action=exec=`, `-I`/
@@ -2614,11 +2709,7 @@ impl Walker<'_> {
                 long_arg: &["iterations", "size", "random-source"],
                 permute: true,
             },
-            "sed" => OptSpec {
-                short_arg: "eflE",
-                long_arg: &["expression", "file", "line-length"],
-                permute: true,
-            },
+            "sed" => SED_OPTIONS,
             "sort" => OptSpec {
                 short_arg: "oTSkt",
                 long_arg: &[
@@ -3520,8 +3611,12 @@ impl Walker<'_> {
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
-            let (op, skip) = if text[i..].starts_with("system") {
+            let (op, skip) = if b[i..].starts_with(b"system") {
                 ("system", 6)
+            } else if b[i] == b'|' && b.get(i + 1) == Some(&b'|') {
+                // `||`: a logical or.
+                i += 2;
+                continue;
             } else if b[i] == b'|' {
                 ("|", 1)
             } else if b[i] == b'>' {
@@ -3536,7 +3631,39 @@ impl Walker<'_> {
                 j += 1;
             }
             i += skip;
+            // `system(EXPR)` and `print | EXPR` run a command that is not a string written
+            // in the program, or not only one (`system("rm " $1)`, `system($0)`); `EXPR |
+            // getline` runs EXPR, which is judged when it is a string just before the pipe.
+            let called = op == "system"
+                && (at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_'))
+                && b[at + skip..j].contains(&b'(');
+            if op == "|" && b[j..].starts_with(b"getline") {
+                match awk_string_before(text, at) {
+                    Some(lit) => {
+                        self.find(RuleId::DefaultUnknown, "awk runs a command");
+                        self.walk_nested(&lit);
+                    }
+                    None => self.find(
+                        RuleId::DynamicProgram,
+                        "awk runs a command built at run time (EXPR | getline): the program cannot be identified",
+                    ),
+                }
+                continue;
+            }
+            let piped_print = op == "|" && {
+                let stmt = text[..at]
+                    .rsplit([';', '{', '}', '\n'])
+                    .next()
+                    .unwrap_or("");
+                stmt.trim_start().starts_with("print")
+            };
             if b.get(j) != Some(&b'"') {
+                if called || piped_print {
+                    self.find(
+                        RuleId::DynamicProgram,
+                        "awk runs a command built at run time: the program cannot be identified",
+                    );
+                }
                 continue;
             }
             let Some(len) = text[j + 1..].find('"') else {
@@ -3544,6 +3671,16 @@ impl Walker<'_> {
             };
             let lit = crate::word::decode_ansi_c(&text[j + 1..j + 1 + len]);
             i = j + 2 + len;
+            // A string followed by more of the expression (`system("rm " $1)`).
+            let after = b[i..].iter().find(|c| !matches!(c, b' ' | b'\t'));
+            if (called && after != Some(&b')'))
+                || (piped_print && !matches!(after, None | Some(b';' | b'}' | b'\n')))
+            {
+                self.find(
+                    RuleId::DynamicProgram,
+                    "awk runs a command built at run time: the program cannot be identified",
+                );
+            }
             // `>` redirects only in a print statement (`$1 > "a"` compares).
             let stmt = text[..at]
                 .rsplit([';', '{', '}', '\n'])
@@ -3863,4 +4000,20 @@ enum PidMeans {
     NoCommand,
     /// It acts on them, and runs a command too when one is named (strace -p PID CMD).
     CommandIfNamed,
+}
+
+/// The awk string that ends just before byte `at` of `text` (spaces between), decoded:
+/// `"date" | getline`. `None` when something else stands there (a variable, an expression).
+fn awk_string_before(text: &str, at: usize) -> Option<String> {
+    let before = text[..at].trim_end();
+    let inner = before.strip_suffix('"')?;
+    let b = inner.as_bytes();
+    let mut k = b.len();
+    while k > 0 {
+        k -= 1;
+        if b[k] == b'"' && (k == 0 || b[k - 1] != b'\\') {
+            return Some(crate::word::decode_ansi_c(&inner[k + 1..]));
+        }
+    }
+    None
 }

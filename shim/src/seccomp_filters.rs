@@ -46,6 +46,34 @@ pub const INODE_FLAG_IOCTLS: [u64; 5] = [
     0x4004_7602,
 ];
 
+/// ioctl requests that make, remove or change objects of the file system through a
+/// descriptor opened for reading only, which Landlock's path hooks never see: btrfs
+/// subvolumes and snapshots (a subvolume or a snapshot is a new directory, made in the
+/// folder the descriptor names, outside the worktree or at a protected name inside it, and
+/// a snapshot copies a subvolume whose secrets are hidden; the read-only flag of a
+/// subvolume, its received UUID), an fscrypt policy on an empty folder (nothing can be
+/// made in it without the key afterwards), fscrypt keys (the file system's keyring, as
+/// `add_key`/`keyctl` are the kernel's), fs-verity (a file made read-only for good) and a
+/// FAT file's attributes. None needs more than the descriptor's owner, and no agent needs
+/// them. Cloning (`FICLONE`, same magic as btrfs) needs a descriptor open for writing and
+/// stays.
+pub const FILESYSTEM_OBJECT_IOCTLS: [u64; 14] = [
+    0x5000_9401, // BTRFS_IOC_SNAP_CREATE
+    0x5000_940e, // BTRFS_IOC_SUBVOL_CREATE
+    0x5000_940f, // BTRFS_IOC_SNAP_DESTROY
+    0x5000_9417, // BTRFS_IOC_SNAP_CREATE_V2
+    0x5000_9418, // BTRFS_IOC_SUBVOL_CREATE_V2
+    0x4008_941a, // BTRFS_IOC_SUBVOL_SETFLAGS
+    0x5000_943f, // BTRFS_IOC_SNAP_DESTROY_V2
+    0xc0c8_9425, // BTRFS_IOC_SET_RECEIVED_SUBVOL
+    0x800c_6613, // FS_IOC_SET_ENCRYPTION_POLICY
+    0xc050_6617, // FS_IOC_ADD_ENCRYPTION_KEY
+    0xc040_6618, // FS_IOC_REMOVE_ENCRYPTION_KEY
+    0xc040_6619, // FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS
+    0x4080_6685, // FS_IOC_ENABLE_VERITY
+    0x4004_7211, // FAT_IOCTL_SET_ATTRIBUTES
+];
+
 /// Namespace flags that `clone` must not carry (CLONE_NEWTIME shares its bit with the
 /// exit-signal byte of `clone`, so it is checked on `unshare` only).
 const CLONE_NAMESPACE_FLAGS: [u64; 7] = [
@@ -706,6 +734,7 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
         [libc::TIOCSTI, libc::TIOCLINUX]
             .into_iter()
             .chain(INODE_FLAG_IOCTLS)
+            .chain(FILESYSTEM_OBJECT_IOCTLS)
             .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
             .collect(),
     );
@@ -1925,6 +1954,8 @@ mod tests {
             libc::TIOCLINUX,
             0x4008_6602,
             0x401c_5820,
+            0x5000_940e,
+            0x800c_6613,
             libc::IPPROTO_TCP as u64,
             libc::IPPROTO_MPTCP as u64,
             libc::CLONE_NEWNS as u64,

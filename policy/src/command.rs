@@ -43,6 +43,13 @@ pub fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
+/// Whether a program name is a dynamic loader run as a program: glibc's `ld.so` and
+/// `ld-linux-x86-64.so.2`, `ld-linux-aarch64.so.1`…, musl's `ld-musl-x86_64.so.1`.
+fn is_dynamic_loader(name: &str) -> bool {
+    name == "ld.so"
+        || ((name.starts_with("ld-linux") || name.starts_with("ld-musl-")) && name.contains(".so"))
+}
+
 fn is_python(name: &str) -> bool {
     name == "python"
         || name
@@ -597,6 +604,24 @@ impl Walker<'_> {
             "flock" => self.flock_wrapper(args, inv, depth),
             "watch" => self.watch_wrapper(args, inv, depth),
             "xargs" => self.xargs_wrapper(args, inv, depth),
+            // The dynamic loader runs the program it is given (`ld.so /usr/bin/git push`):
+            // judged as that program, past the loader's own options.
+            loader if is_dynamic_loader(loader) => self.simple_wrapper(
+                args,
+                inv,
+                depth,
+                "",
+                &[
+                    "library-path",
+                    "inhibit-rpath",
+                    "audit",
+                    "preload",
+                    "argv0",
+                    "glibc-hwcaps-prefix",
+                    "glibc-hwcaps-mask",
+                ],
+                0,
+            ),
             "busybox" | "toybox" => {
                 if args.len() > 1 {
                     self.judge_argv(&args[1..], inv, depth + 1);

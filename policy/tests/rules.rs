@@ -2824,6 +2824,64 @@ fn exec_context_judges_a_renamed_program_by_its_real_name() {
 }
 
 #[test]
+fn the_dynamic_loader_is_judged_by_the_program_it_runs() {
+    let c = classifier();
+    for (argv, program) in [
+        (
+            &[
+                "/lib64/ld-linux-x86-64.so.2",
+                "/usr/bin/git",
+                "push",
+                "origin",
+                "main",
+            ][..],
+            "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+        ),
+        (
+            &[
+                "ld.so",
+                "--argv0",
+                "x",
+                "--library-path",
+                "/tmp",
+                "/usr/bin/git",
+                "push",
+                "origin",
+                "main",
+            ][..],
+            "/usr/lib/ld-linux-aarch64.so.1",
+        ),
+        (
+            &[
+                "/lib/ld-musl-x86_64.so.1",
+                "/usr/bin/git",
+                "push",
+                "origin",
+                "main",
+            ][..],
+            "/lib/ld-musl-x86_64.so.1",
+        ),
+    ] {
+        let v = exec_event(&c, argv, program, Some("feature"));
+        assert_eq!(v.action, Action::Deny, "{argv:?}: {}", show(&v));
+        assert_eq!(v.rule, "git.push-main", "{argv:?}");
+    }
+    let v = c.classify_line(
+        "/lib64/ld-linux-x86-64.so.2 /usr/bin/git push origin main",
+        Path::new(WT),
+    );
+    assert_eq!(v.action, Action::Deny, "{}", show(&v));
+    // What it runs otherwise is judged as that program: `ls` stays green, a build runs.
+    let v = exec_event(
+        &c,
+        &["/lib64/ld-linux-x86-64.so.2", "/usr/bin/ls"],
+        "/lib64/ld-linux-x86-64.so.2",
+        Some("feature"),
+    );
+    assert_eq!(v.action, Action::Allow, "{}", show(&v));
+}
+
+#[test]
 fn exec_context_survives_odd_argv() {
     let c = classifier();
     let v = exec_event(&c, &[], "/usr/bin/true", None);

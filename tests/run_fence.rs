@@ -1703,6 +1703,76 @@ fn unix_socket_outside_is_unreachable(w: &World) {
     );
 }
 
+/// A host program's socket in a folder the sandbox may write (`--allow-write`, and the
+/// host's `/dev/shm` without a mount namespace) is still a host program's: an X server's
+/// under `--allow-write /tmp` would take keystrokes for the user's desktop. Only a socket
+/// the sandbox bound there itself is reachable.
+fn a_host_socket_in_a_writable_folder_is_unreachable(w: &World) {
+    let shared = w.outside.join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    w.own(&shared);
+    let path = shared.join("host.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    w.own(&path);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let shm = Path::new("/dev/shm").join(format!(
+        "fence-it-host-{}.sock",
+        w.outside.file_name().unwrap().to_string_lossy()
+    ));
+    let _ = std::fs::remove_file(&shm);
+    let shm_listener = std::os::unix::net::UnixListener::bind(&shm).unwrap();
+    std::fs::set_permissions(&shm, std::fs::Permissions::from_mode(0o777)).unwrap();
+    shm_listener.set_nonblocking(true).unwrap();
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import socket, os
+for p in [{p:?}, {shm:?}]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(p)
+        s.send(b'hello')
+        print('reached', p)
+    except OSError as e:
+        print('refused', e.errno)
+own = os.path.join({d:?}, 'own.sock')
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(own)
+srv.listen(1)
+c = socket.socket(socket.AF_UNIX)
+c.connect(own)
+c.send(b'ping')
+conn, _ = srv.accept()
+print('own', conn.recv(4).decode())
+"#,
+            p = path.display().to_string(),
+            shm = shm.display().to_string(),
+            d = shared.display().to_string(),
+        ),
+    );
+    let args: Vec<&OsStr> = vec![
+        OsStr::new("--allow-write"),
+        shared.as_os_str(),
+        OsStr::new("--"),
+        OsStr::new(PYTHON),
+        OsStr::new("probe.py"),
+    ];
+    let out = w.fence(&args).output().unwrap();
+    let _ = std::fs::remove_file(&shm);
+    let report = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        listener.accept().is_err(),
+        "the host's socket in an --allow-write folder was reached: {report}"
+    );
+    assert!(
+        shm_listener.accept().is_err(),
+        "the host's socket in /dev/shm was reached: {report}"
+    );
+    assert!(stdout(&out).contains("own ping"), "{report}");
+    assert!(report.contains("rule fence.unix-outside"), "{report}");
+}
+
 fn unix_socket_inside_the_worktree_works(w: &World) {
     let out = w.python(
         "import socket, os\nsrv = socket.socket(socket.AF_UNIX)\nsrv.bind('s.sock')\nsrv.listen(1)\nc = socket.socket(socket.AF_UNIX)\nc.connect('s.sock')\nc.send(b'ping')\nconn, _ = srv.accept()\nprint(conn.recv(4).decode())\n",
@@ -4824,6 +4894,7 @@ both_ways!(
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,
     unix_socket_inside_the_worktree_works,
+    a_host_socket_in_a_writable_folder_is_unreachable,
     host_loopback_listener_is_unreachable,
     git_push_to_main_from_a_script_is_refused,
     a_bare_git_push_on_main_from_a_script_is_refused,

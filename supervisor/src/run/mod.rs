@@ -364,6 +364,8 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     if !args.read_only_worktree {
         writable.insert(0, worktree.clone());
     }
+    // Where a pathname unix socket may be reached whoever bound it (net_check.rs).
+    let socket_roots = writable.clone();
     writable.extend(allow_write.iter().cloned());
     if Path::new("/dev/shm").is_dir() {
         writable.push(PathBuf::from("/dev/shm"));
@@ -654,6 +656,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             own_netns: shim_process.namespaces.net,
                             loopback: loopback_table.then(Default::default),
                             allow_unix: allow_unix.clone(),
+                            socket_roots: socket_roots.clone(),
                             allowed: allowed_net.clone(),
                             dns: dns.clone(),
                             names: args.resolve.clone(),

@@ -68,6 +68,13 @@ pub struct NetFence {
     /// Pathname unix sockets outside the writable roots opened on purpose (`--allow-unix`,
     /// canonical).
     pub allow_unix: Vec<PathBuf>,
+    /// Where any pathname socket may be reached: the worktree (when writable) and the
+    /// session TMPDIR. A socket elsewhere in a writable root (an `--allow-write` folder,
+    /// a profile's folder, the host's `/dev/shm`) is reached only when the sandbox bound
+    /// it ([`BOUND_SOCKETS`]): one there is otherwise a host program's (an X server's
+    /// `/tmp/.X11-unix/X0` under `--allow-write /tmp`, a build daemon's), which would act
+    /// outside the sandbox for it.
+    pub socket_roots: Vec<PathBuf>,
     /// Destinations outside loopback reachable directly (`--allow-net`, names resolved).
     pub allowed: AllowedDestinations,
     /// `--allow-dns`: the relay behind the sandbox's datagram sockets ([`dns_call`]).
@@ -820,6 +827,7 @@ fn unix_to_path(
         }
     };
     let writable = fence.writable.clone();
+    let socket_roots = net.socket_roots.clone();
     let allowed = net.allow_unix.clone();
     let result = act_as(creds, move || {
         // The socket as the sandbox sees it (one in its own TMPDIR exists only there), by
@@ -836,7 +844,8 @@ fn unix_to_path(
         let raw = object.as_raw_fd();
         let proc_path = format!("/proc/self/fd/{raw}");
         let real = std::fs::read_link(&proc_path)?;
-        let inside = writable.iter().any(|r| real.starts_with(r));
+        let inside = socket_roots.iter().any(|r| real.starts_with(r))
+            || (writable.iter().any(|r| real.starts_with(r)) && bound_by_the_sandbox(&object));
         let rule = if inside {
             "fence.unix-inside"
         } else if allowed.contains(&real) {
@@ -871,6 +880,58 @@ fn unix_to_path(
         // Nothing there (glibc probes for nscd on every user lookup; no reason to shout),
         // or the connect itself failed: the kernel's answer.
         Err(e) => Outcome::from_result(Err(e)),
+    }
+}
+
+/// The socket files the sandbox bound during the session (device and inode), which it may
+/// reach wherever they lie in its writable roots. A name removed and bound again by a
+/// host program is another inode.
+static BOUND_SOCKETS: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// Device and inode of the object `fd` names (an `O_PATH` descriptor works).
+fn identity(fd: &impl AsRawFd) -> Option<(u64, u64)> {
+    // SAFETY: fstat fills a zeroed stat buffer for our descriptor.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+}
+
+fn bound_by_the_sandbox(object: &OwnedFd) -> bool {
+    identity(object).is_some_and(|id| {
+        BOUND_SOCKETS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(&id)
+    })
+}
+
+/// Records the socket file `name` in `dir` as the sandbox's own.
+fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr) {
+    let Ok(c) = std::ffi::CString::new(name.as_bytes()) else {
+        return;
+    };
+    // SAFETY: openat of a NUL-terminated name beneath our directory descriptor.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            c.as_ptr(),
+            libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return;
+    }
+    // SAFETY: a fresh descriptor that we now own.
+    let file = unsafe { OwnedFd::from_raw_fd(fd) };
+    if let Some(id) = identity(&file) {
+        let mut bound = BOUND_SOCKETS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Bounded: the oldest is forgotten (its socket is then reached as a host's).
+        if bound.len() >= 65_536 {
+            bound.remove(0);
+        }
+        bound.push(id);
     }
 }
 
@@ -1146,6 +1207,7 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         if ret < 0 {
             return Err(io::Error::last_os_error());
         }
+        record_bound_socket(&parent_dir, &name);
         Ok(0)
     }))
 }

@@ -1773,6 +1773,53 @@ print('own', conn.recv(4).decode())
     assert!(report.contains("rule fence.unix-outside"), "{report}");
 }
 
+/// Under `--allow-write` of the folder that holds the approval sockets' folder
+/// (`--allow-write /tmp` for `/tmp/fence-$UID`), the sandbox may neither move that folder
+/// nor make it nor plant anything in it: `fence approvals` and later sessions would meet
+/// the sandbox's sockets there.
+fn the_approval_sockets_folder_stays_fences_under_allow_write(w: &World) {
+    let xdg = w.outside.join("xdg");
+    std::fs::create_dir(&xdg).unwrap();
+    w.own(&xdg);
+    let sockets = xdg.join("fence");
+    let script = format!(
+        "mv {s} {x}/moved; mkdir {s}; touch {s}/planted; exit 0\n",
+        s = sockets.display(),
+        x = xdg.display()
+    );
+    w.write("s.sh", &script);
+    let run = || {
+        let args: Vec<&OsStr> = vec![
+            OsStr::new("--allow-write"),
+            w.outside.as_os_str(),
+            OsStr::new("--"),
+            OsStr::new("/bin/sh"),
+            OsStr::new("s.sh"),
+        ];
+        w.fence(&args)
+            .env("XDG_RUNTIME_DIR", &xdg)
+            .output()
+            .unwrap()
+    };
+    // Missing at start: the sandbox cannot make it.
+    let out = run();
+    assert!(
+        !sockets.exists(),
+        "the sandbox made {}: {}",
+        sockets.display(),
+        stderr(&out)
+    );
+    // There at start: it stays, unmoved and empty.
+    std::fs::create_dir(&sockets).unwrap();
+    std::fs::set_permissions(&sockets, std::fs::Permissions::from_mode(0o700)).unwrap();
+    w.own(&sockets);
+    let out = run();
+    let err = stderr(&out);
+    assert!(sockets.is_dir(), "{err}");
+    assert!(!xdg.join("moved").exists(), "the folder was moved: {err}");
+    assert!(!sockets.join("planted").exists(), "{err}");
+}
+
 fn unix_socket_inside_the_worktree_works(w: &World) {
     let out = w.python(
         "import socket, os\nsrv = socket.socket(socket.AF_UNIX)\nsrv.bind('s.sock')\nsrv.listen(1)\nc = socket.socket(socket.AF_UNIX)\nc.connect('s.sock')\nc.send(b'ping')\nconn, _ = srv.accept()\nprint(conn.recv(4).decode())\n",
@@ -4895,6 +4942,7 @@ both_ways!(
     unix_socket_outside_is_unreachable,
     unix_socket_inside_the_worktree_works,
     a_host_socket_in_a_writable_folder_is_unreachable,
+    the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,
     git_push_to_main_from_a_script_is_refused,
     a_bare_git_push_on_main_from_a_script_is_refused,

@@ -332,6 +332,14 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
     }
     protected.extend(git_code.protected);
+    // The folder of the approval sockets, when a writable folder holds it (`--allow-write
+    // /tmp`): moved away, or made by the sandbox before fence makes it, `fence approvals`
+    // and later sessions would meet the sandbox's sockets there instead of fence's.
+    let sockets = crate::gate::socket::socket_dir();
+    let sockets = sockets.canonicalize().unwrap_or(sockets);
+    if allow_write.iter().any(|w| sockets.starts_with(w)) {
+        protected.push(sockets);
+    }
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
         &args.allow_net,

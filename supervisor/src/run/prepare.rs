@@ -229,7 +229,9 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
 }
 
 /// Words that name a credential when they stand alone in a variable's name.
-const CREDENTIAL_WORDS: [&[u8]; 7] = [
+/// (`CI_JOB_JWT` is GitLab's signed identity token, `SLACK_WEBHOOK_URL` a URL whose path
+/// is the secret; `BEARER` and `AUTHORIZATION` name tokens sent as they are.)
+const CREDENTIAL_WORDS: [&[u8]; 11] = [
     b"PASS",
     b"PASSWD",
     b"PWD",
@@ -237,6 +239,10 @@ const CREDENTIAL_WORDS: [&[u8]; 7] = [
     b"DSN",
     b"COOKIE",
     b"CONNSTR",
+    b"JWT",
+    b"WEBHOOK",
+    b"BEARER",
+    b"AUTHORIZATION",
 ];
 
 /// Whether `value` holds a URL whose authority has a user and a password
@@ -786,6 +792,13 @@ mod tests {
             ("BW_SESSION", "x"),
             ("OP_SESSION_my", "x"),
             ("BASIC_AUTH", "u:p"),
+            ("CI_JOB_JWT_V2", "eyJ.x.y"),
+            (
+                "SLACK_WEBHOOK_URL",
+                "https://hooks.slack.example/services/T/B/x",
+            ),
+            ("API_BEARER", "x"),
+            ("HTTP_AUTHORIZATION", "Bearer x"),
         ];
         let kept = [
             ("GIT_AUTHOR_NAME", "A"),

@@ -844,6 +844,92 @@ for p in ["/etc", "/usr/bin", {fresh:?}]:
     );
 }
 
+/// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
+/// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
+/// fence.
+fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    // SAFETY: plain libc calls on descriptors this test owns.
+    let (master, slave_path) = unsafe {
+        let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(m >= 0, "posix_openpt");
+        assert_eq!(libc::grantpt(m), 0);
+        assert_eq!(libc::unlockpt(m), 0);
+        let name = std::ffi::CStr::from_ptr(libc::ptsname(m))
+            .to_str()
+            .unwrap()
+            .to_string();
+        (
+            <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(m),
+            name,
+        )
+    };
+    w.own(Path::new(&slave_path));
+    let open_slave = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&slave_path)
+            .unwrap()
+    };
+    let slave = open_slave();
+    w.write(
+        "probe.py",
+        "import fcntl, termios, struct\n\
+         for name, req, arg in [('setd', termios.TIOCSETD, struct.pack('i', 27)), ('excl', termios.TIOCEXCL, 0), ('flow', termios.TCXONC, termios.TCOOFF)]:\n\
+         \x20   try:\n\
+         \x20       fcntl.ioctl(0, req, arg)\n\
+         \x20       print(name, 'passed')\n\
+         \x20   except OSError as e:\n\
+         \x20       print(name, e.errno)\n",
+    );
+    let args: Vec<&OsStr> = vec![OsStr::new("--"), OsStr::new(PYTHON), OsStr::new("probe.py")];
+    let out = w
+        .fence(&args)
+        .stdin(Stdio::from(open_slave()))
+        .stdout(Stdio::from(open_slave()))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    // Output the sandbox stopped takes nothing more (a non-blocking write gets EAGAIN).
+    let probe = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(&slave_path);
+    let writable = probe.is_ok_and(|mut f| std::io::Write::write(&mut f, b"x").is_ok());
+    let mut discipline: libc::c_int = -1;
+    let mut exclusive: libc::c_int = -1;
+    // SAFETY: TIOCGETD and TIOCGEXCL write one int through valid pointers.
+    unsafe {
+        assert_eq!(
+            libc::ioctl(slave.as_raw_fd(), libc::TIOCGETD, &mut discipline),
+            0
+        );
+        assert_eq!(
+            libc::ioctl(slave.as_raw_fd(), 0x8004_5440, &mut exclusive),
+            0
+        );
+        // Put the terminal back for the rest of the test run, whatever happened.
+        libc::ioctl(slave.as_raw_fd(), libc::TIOCSETD, &0 as *const libc::c_int);
+        libc::ioctl(slave.as_raw_fd(), libc::TIOCNXCL);
+        libc::ioctl(slave.as_raw_fd(), libc::TCXONC, libc::TCOON);
+    }
+    drop(master);
+    assert_eq!(
+        discipline,
+        0,
+        "the line discipline was changed: {}",
+        stderr(&out)
+    );
+    assert_eq!(exclusive, 0, "exclusive mode was set: {}", stderr(&out));
+    assert!(
+        writable,
+        "the terminal's output was stopped: {}",
+        stderr(&out)
+    );
+}
+
 /// With a mount view the sandbox has a devpts of its own: a program can make a
 /// pseudo-terminal and use both sides (test runners, `script`, expect). In every mode no
 /// terminal of the host is reachable: one the test opens, owned by the sandbox's user,
@@ -4931,6 +5017,7 @@ both_ways!(
     truncation_inside_works_and_a_protected_file_made_later_is_kept,
     a_thread_swapping_the_path_never_truncates_a_protected_file,
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
+    the_users_terminal_keeps_its_line_discipline_and_open_mode,
     credentials_are_scrubbed_from_the_environment,
     tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions,
     fifos_flags_and_umask_survive_carried_out_opens,

@@ -729,14 +729,24 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
 
     // ioctl: the kernel reads the request as 32 bits, so compare only those (a Dword
     // comparison loads the low half): TIOCSTI | 1<<32 must not slip past (CVE-2019-10063).
+    // TIOCSETD, TIOCEXCL and TCXONC change the terminal for good: a line discipline such
+    // as N_NULL swallows everything typed and shown after fence returns, exclusive mode
+    // makes every later open of the user's terminal fail with EBUSY (sudo's, ssh's
+    // prompts), and output stopped by tcflow(TCOOFF) stays stopped under the user's shell.
     rules.insert(
         libc::SYS_ioctl,
-        [libc::TIOCSTI, libc::TIOCLINUX]
-            .into_iter()
-            .chain(INODE_FLAG_IOCTLS)
-            .chain(FILESYSTEM_OBJECT_IOCTLS)
-            .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
-            .collect(),
+        [
+            libc::TIOCSTI,
+            libc::TIOCLINUX,
+            libc::TIOCSETD,
+            libc::TIOCEXCL,
+            libc::TCXONC,
+        ]
+        .into_iter()
+        .chain(INODE_FLAG_IOCTLS)
+        .chain(FILESYSTEM_OBJECT_IOCTLS)
+        .map(|req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
+        .collect(),
     );
     // Set-user-ID and set-group-ID bits, on files created or by chmod: a setuid program left
     // in the worktree outlives the sandbox, and runs with its owner's rights for whoever
@@ -1952,6 +1962,9 @@ mod tests {
             0x11,
             libc::TIOCSTI,
             libc::TIOCLINUX,
+            libc::TIOCSETD,
+            libc::TIOCEXCL,
+            libc::TCXONC,
             0x4008_6602,
             0x401c_5820,
             0x5000_940e,

@@ -2034,6 +2034,43 @@ impl Walker<'_> {
                 }
             }
             "push" => {
+                // Settings whose values the line does not show (`--config-env`, git's
+                // environment variables assigned in the line) can push to main or force
+                // whatever the refspecs say: refused as a push to main. `-c` settings are
+                // read for where they send the push (`git::analyze_push`).
+                let mut deciding: Vec<String> = g
+                    .config_envs
+                    .iter()
+                    .filter(|c| git::push_deciding_setting(c))
+                    .map(|c| format!("--config-env {c}"))
+                    .collect();
+                let mut variables: Vec<(&String, &Option<String>)> =
+                    self.state.vars.iter().collect();
+                variables.sort();
+                for (name, value) in variables {
+                    let names_a_setting = if name.starts_with("GIT_CONFIG_KEY_") {
+                        value.as_deref().is_none_or(git::push_deciding_setting)
+                    } else if name == "GIT_CONFIG_PARAMETERS" {
+                        value.as_deref().is_none_or(|v| {
+                            v.split_whitespace()
+                                .any(|p| git::push_deciding_setting(&p.replace('\'', "")))
+                        })
+                    } else {
+                        false
+                    };
+                    if names_a_setting {
+                        deciding.push(format!("${name}"));
+                    }
+                }
+                if let Some(setting) = deciding.first() {
+                    self.find(
+                        RuleId::GitPushMain,
+                        format!(
+                            "git push with a setting that decides what it pushes: {setting} \
+                             (name the refspec on the command line instead)"
+                        ),
+                    );
+                }
                 let found = git::analyze_push(rest, branch.as_deref(), &g.configs);
                 let decided = found.iter().any(|(r, _)| {
                     matches!(

@@ -13,6 +13,9 @@ pub struct Git {
     pub dirs: Vec<Arg>,
     /// `-c name=value` and `--config-env=name=ENV` settings.
     pub configs: Vec<String>,
+    /// The `--config-env=name=ENV` settings alone, whose values come from the
+    /// environment and are not known.
+    pub config_envs: Vec<String>,
     /// `--git-dir`, `--work-tree` or `--namespace` was given: the repository
     /// (and so its current branch) is not the worktree's.
     pub other_repo: bool,
@@ -58,6 +61,7 @@ pub fn parse(args: &[Arg]) -> Git {
             }
             "--config-env" => {
                 if let Some(v) = next() {
+                    g.config_envs.push(v.text.clone());
                     g.configs.push(v.text);
                 }
                 i += 2;
@@ -70,6 +74,7 @@ pub fn parse(args: &[Arg]) -> Git {
             _ => {}
         }
         if let Some(v) = t.strip_prefix("--config-env=") {
+            g.config_envs.push(v.to_string());
             g.configs.push(v.to_string());
         } else if t.starts_with("--git-dir=")
             || t.starts_with("--work-tree=")
@@ -240,6 +245,19 @@ pub fn write_targets(sub: &str, args: &[Arg]) -> Vec<(Arg, &'static str)> {
     }
     out.retain(|(a, _)| a.text != "-");
     out
+}
+
+/// A `-c` setting that decides what `git push` pushes or where, past the refspecs the rules
+/// read on the command line: a refspec (`remote.<name>.push`), mirroring
+/// (`remote.<name>.mirror`), a branch's upstream (`branch.<name>.merge`, which
+/// `push.default=upstream` follows) and the push mode itself (`matching` pushes every
+/// branch the remote has).
+pub fn push_deciding_setting(setting: &str) -> bool {
+    let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
+    let last = key.rsplit('.').next().unwrap_or("");
+    key == "push.default"
+        || (key.starts_with("remote.") && matches!(last, "push" | "mirror"))
+        || (key.starts_with("branch.") && last == "merge")
 }
 
 /// A `-c` setting that names a program git will run: an alias (rule

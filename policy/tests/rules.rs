@@ -2824,6 +2824,41 @@ fn exec_context_judges_a_renamed_program_by_its_real_name() {
 }
 
 #[test]
+fn a_push_with_settings_that_decide_what_it_pushes_is_refused() {
+    for mode in [Mode::Default, Mode::Auto] {
+        let c = in_mode(mode);
+        for line in [
+            "git -c remote.origin.push=+refs/heads/*:refs/heads/* push origin",
+            "git -c remote.origin.mirror=true push origin",
+            "git -c push.default=matching push origin",
+            "git -c branch.feature.merge=refs/heads/main -c push.default=upstream push",
+            "git --config-env=remote.origin.push=R push origin",
+            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push GIT_CONFIG_VALUE_0=main git push origin",
+            "GIT_CONFIG_PARAMETERS=\"'remote.origin.mirror'='true'\" git push origin",
+            "GIT_CONFIG_KEY_0=$K git push origin feature",
+        ] {
+            let v = c.classify_line(line, Path::new(WT));
+            assert_eq!(v.action, Action::Deny, "{line}: {}", show(&v));
+            assert_eq!(v.rule, "git.push-main", "{line}");
+        }
+        // Settings that do not decide the destination leave the push as it was.
+        let v = c.classify_line("git -c user.name=x push origin feature", Path::new(WT));
+        assert_ne!(v.rule, "git.push-main", "{}", show(&v));
+    }
+    let v = exec(
+        &classifier(),
+        &[
+            "git",
+            "-c",
+            "remote.origin.push=+refs/heads/main",
+            "push",
+            "origin",
+        ],
+    );
+    assert_eq!(v.action, Action::Deny, "{}", show(&v));
+}
+
+#[test]
 fn the_dynamic_loader_is_judged_by_the_program_it_runs() {
     let c = classifier();
     for (argv, program) in [

@@ -1374,7 +1374,7 @@ except OSError as e:
     );
 }
 
-/// Everyday tools' caches (GOCACHE, PYTHONPYCACHEPREFIX and the others) are pointed at a
+/// Everyday tools' caches (GOCACHE, PIP_CACHE_DIR and the others) are pointed at a
 /// folder of fence's for this worktree in the user's home: private, kept for the next
 /// session of the worktree, writable in the sandbox, and nothing beside it is.
 fn tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions(w: &World) {
@@ -1427,30 +1427,6 @@ fn tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions(w: &W
         "{}",
         stderr(&out)
     );
-    // Python's bytecode goes there, not beside the module.
-    if python_ready("tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions") {
-        w.write("cached_module.py", "X = 1\n");
-        let out = w.run(&[PYTHON, "-c", "import cached_module"]);
-        assert!(out.status.success(), "{}", stderr(&out));
-        assert!(!w.worktree.join("__pycache__").exists());
-        let mut pending = vec![dir.join("pycache")];
-        let mut found = false;
-        while let Some(d) = pending.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                let p = e.path();
-                if e.file_type().unwrap().is_dir() {
-                    pending.push(p);
-                } else if p.to_string_lossy().contains("cached_module.") {
-                    found = true;
-                }
-            }
-        }
-        assert!(
-            found,
-            "no bytecode of cached_module under {}",
-            dir.display()
-        );
-    }
     // A variable the user set is left alone, and --no-tool-caches sets none.
     let out = w
         .fence(&[

@@ -138,7 +138,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub normal_scheduling: bool,
     /// Leave the tools' cache variables alone. By default GOCACHE, PIP_CACHE_DIR,
-    /// npm_config_cache, YARN_CACHE_FOLDER, PYTHONPYCACHEPREFIX and CCACHE_DIR, when unset,
+    /// npm_config_cache, YARN_CACHE_FOLDER and CCACHE_DIR, when unset,
     /// point into a folder of fence's for this worktree (~/.cache/fence/worktrees), since
     /// the tools' own caches in the home are outside the fence.
     #[arg(long)]

@@ -3,10 +3,10 @@
 //! environment variables).
 //!
 //! A tool whose cache lives in the user's home (`~/.cache/go-build`, `~/.cache/pip`,
-//! `~/.npm`, or a `__pycache__` beside a system module) is refused every write there, and
+//! `~/.npm`) is refused every write there, and
 //! `go` stops at once ("failed to initialize build cache"). Opening the user's own caches
 //! would let a sandboxed build plant what a later build outside the fence takes from them (a
-//! compiled package, a bytecode file, a downloaded archive). So each tool is pointed at a
+//! compiled package, a downloaded archive). So each tool is pointed at a
 //! folder of fence's for the worktree, `$XDG_CACHE_HOME/fence/worktrees/NAME-ID`
 //! (`~/.cache/fence/…` without XDG_CACHE_HOME), made before the sandbox starts, private to
 //! the user and writable in the sandbox as the worktree is. Only fenced sessions of the same
@@ -33,8 +33,11 @@ use nix::sys::stat::Mode;
 /// The variables set, each with its folder in the cache and what it caches. Only caches that
 /// a tool rebuilds when they are empty: a folder a tool reads as its installation (a model
 /// store, a browser download, a module cache) would be missing in a new one, so
-/// `XDG_CACHE_HOME`, `GOMODCACHE` and `CARGO_HOME` are not moved.
-pub const VARIABLES: [(&str, &str, &str); 6] = [
+/// `XDG_CACHE_HOME`, `GOMODCACHE` and `CARGO_HOME` are not moved. Nor is Python's
+/// bytecode (`PYTHONPYCACHEPREFIX`): Python then ignores the compiled files installed
+/// beside every module and compiles each one it imports again, and where it cannot write
+/// a `__pycache__` it goes on without one.
+pub const VARIABLES: [(&str, &str, &str); 5] = [
     ("GOCACHE", "go-build", "go's build cache"),
     ("PIP_CACHE_DIR", "pip", "pip's downloads and wheels"),
     (
@@ -43,7 +46,6 @@ pub const VARIABLES: [(&str, &str, &str); 6] = [
         "npm's cache, logs and update check",
     ),
     ("YARN_CACHE_FOLDER", "yarn", "yarn's package cache"),
-    ("PYTHONPYCACHEPREFIX", "pycache", "Python's bytecode"),
     ("CCACHE_DIR", "ccache", "ccache's objects"),
 ];
 

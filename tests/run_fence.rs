@@ -844,13 +844,10 @@ for p in ["/etc", "/usr/bin", {fresh:?}]:
     );
 }
 
-/// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
-/// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
-/// fence.
-fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
-    use std::os::unix::fs::OpenOptionsExt;
-    // SAFETY: plain libc calls on descriptors this test owns.
-    let (master, slave_path) = unsafe {
+/// A pseudo-terminal of the host's: its master side and the path of its slave.
+fn host_pty() -> (std::fs::File, String) {
+    // SAFETY: plain libc calls on a descriptor this function opens and hands over.
+    unsafe {
         let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
         assert!(m >= 0, "posix_openpt");
         assert_eq!(libc::grantpt(m), 0);
@@ -863,7 +860,15 @@ fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
             <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(m),
             name,
         )
-    };
+    }
+}
+
+/// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
+/// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
+/// fence.
+fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
     let open_slave = || {
         std::fs::OpenOptions::new()
@@ -935,21 +940,7 @@ fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
 /// terminal of the host is reachable: one the test opens, owned by the sandbox's user,
 /// neither gives the sandbox what is typed on it nor shows what the sandbox writes.
 fn pseudo_terminals_work_and_no_host_terminal_is_reachable(w: &World) {
-    // SAFETY: plain libc calls on descriptors this test owns.
-    let (master, slave_path) = unsafe {
-        let m = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
-        assert!(m >= 0, "posix_openpt");
-        assert_eq!(libc::grantpt(m), 0);
-        assert_eq!(libc::unlockpt(m), 0);
-        let name = std::ffi::CStr::from_ptr(libc::ptsname(m))
-            .to_str()
-            .unwrap()
-            .to_string();
-        (
-            <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(m),
-            name,
-        )
-    };
+    let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
     std::fs::set_permissions(&slave_path, std::fs::Permissions::from_mode(0o666)).unwrap();
     // Keep the slave open here so that the line discipline holds what is typed.
@@ -2343,21 +2334,11 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
 /// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.
 fn a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected(w: &World) {
     git_init(w);
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(["-c", "safe.directory=*"])
-            .args(args)
-            .current_dir(&w.worktree)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    git(&["config", "core.hooksPath", ".husky/_"]);
-    git(&["config", "include.path", "../project.gitconfig"]);
+    git(&w.worktree, &["config", "core.hooksPath", ".husky/_"]);
+    git(
+        &w.worktree,
+        &["config", "include.path", "../project.gitconfig"],
+    );
     w.mkdir(".husky/_");
     let hook = w.write(".husky/pre-commit", "npm test\n");
     let stub = w.write(".husky/_/pre-commit", ". \"$(dirname \"$0\")/h\"\n");

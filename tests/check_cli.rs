@@ -411,3 +411,37 @@ fn a_reader_that_goes_away_ends_the_output_without_a_panic() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// A hooks folder and an included config file that the repository's git config names in
+/// the worktree are protected paths, as `.git/hooks` and `.git/config` are.
+#[test]
+fn a_hooks_folder_and_an_included_config_named_by_git_are_protected() {
+    let e = Env::new();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&e.worktree)
+            .args(args)
+            .env("HOME", &e.home)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q"]);
+    git(&["config", "core.hooksPath", ".husky/_"]);
+    git(&["config", "include.path", "../shared.gitconfig"]);
+    std::fs::write(e.worktree.join("shared.gitconfig"), "").unwrap();
+    for line in [
+        "echo x >> .husky/pre-commit",
+        "cp evil .husky/_/pre-commit",
+        "echo '[core]' >> shared.gitconfig",
+    ] {
+        let (_, v) = e.json(line);
+        assert_eq!(v["rule"], "fence.protected-path", "{line}: {v}");
+    }
+    assert_eq!(e.json("echo x >> src/a.rs").1["rule"], "fs.write-inside");
+}

@@ -5050,3 +5050,39 @@ fn python_probe_interpreter_is_present_or_skipped_loudly() {
         );
     }
 }
+
+/// A connect fence makes for the sandbox carries fence's own credentials, so an approval
+/// socket is never opened with `--allow-unix`: the session does not start.
+#[test]
+fn allow_unix_cannot_open_an_approval_socket() {
+    let Some(w) = World::new(
+        "allow_unix_cannot_open_an_approval_socket",
+        support::Who::Root,
+    ) else {
+        return;
+    };
+    let runtime = w.outside.join("runtime");
+    std::fs::create_dir_all(runtime.join("fence")).unwrap();
+    let socket = runtime.join("fence/session.sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let marker = w.worktree.join("ran");
+    let out = w
+        .fence(&[
+            "--allow-unix".as_ref(),
+            socket.as_os_str(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "-c".as_ref(),
+            "echo ran > ran".as_ref(),
+        ])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("approval sockets cannot be opened"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists());
+}

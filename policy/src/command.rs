@@ -193,6 +193,12 @@ impl Walker<'_> {
 
     /// Applies the path fence to every argument of a command that is not
     /// judged otherwise (`skip` marks those).
+    /// Whether `rel` (relative to the worktree) is a protected path: SPEC's list, or one
+    /// the session names ([`crate::Settings::protected`]).
+    fn is_protected(&self, rel: &Path) -> bool {
+        path::is_protected(rel) || self.req.protected.iter().any(|p| rel.starts_with(p))
+    }
+
     pub fn check_path_args(&mut self, args: &[Arg], skip: &[usize]) {
         for (i, a) in args.iter().enumerate().skip(1) {
             if skip.contains(&i) {
@@ -296,7 +302,7 @@ impl Walker<'_> {
             }
             Loc::Inside { rel, .. } => {
                 self.cur_writes = true;
-                if path::is_protected(&rel) {
+                if self.is_protected(&rel) {
                     self.find(
                         RuleId::ProtectedPath,
                         format!("{what} writes a protected path: {}", rel.display()),
@@ -2465,7 +2471,7 @@ impl Walker<'_> {
                     } else {
                         self.find(RuleId::RmFile, format!("{name} {shown}"));
                     }
-                } else if path::is_protected(&rel) {
+                } else if self.is_protected(&rel) {
                     self.find(
                         RuleId::ProtectedPath,
                         format!("{name} deletes a protected path: {}", rel.display()),

@@ -63,6 +63,10 @@ pub struct Settings {
     pub exceptions: Vec<PathBuf>,
     /// Extra secret paths (`--deny-read`, config).
     pub deny_read: Vec<String>,
+    /// Paths relative to the worktree protected besides SPEC's list, each with what lies
+    /// beneath it: the hooks folder and the included config files the repository's git
+    /// config names (found by the CLI).
+    pub protected: Vec<PathBuf>,
     /// The rule table after config.
     pub table: RuleTable,
     /// How symlinks are read.
@@ -82,6 +86,7 @@ impl Settings {
             session_tmp: None,
             exceptions: Vec::new(),
             deny_read: Vec::new(),
+            protected: Vec::new(),
             table: RuleTable::default(),
             fs: Arc::new(RealFs),
         }

@@ -2087,7 +2087,10 @@ mod tests {
         ] {
             let (answer, steps) = run_counted(&one, X86_64, nr as u32, args);
             assert_eq!(answer, libc::SECCOMP_RET_ALLOW, "call {nr}");
-            assert!(steps < 60, "call {nr}: {steps} instructions");
+            // An allowed ioctl passes a comparison with each refused request (terminal
+            // injection and lasting terminal changes, file system objects made or changed
+            // through a descriptor): 61 instructions.
+            assert!(steps < 70, "call {nr}: {steps} instructions");
         }
     }
 }

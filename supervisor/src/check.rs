@@ -40,10 +40,11 @@ pub fn run(a: CheckArgs) -> Result<u8> {
         }
     };
     let line = read_line(&a.line)?;
-    let loaded = session::load(worktree, a.mode, a.config.as_deref())?;
+    let mut loaded = session::load(worktree, a.mode, a.config.as_deref())?;
     for w in &loaded.warnings {
         eprintln!("fence: warning: {}", for_terminal(&w.to_string()));
     }
+    session::protect_git_code(&mut loaded.settings);
     let classifier = Classifier::new(loaded.settings)?;
     let verdict = classifier.classify_line_bytes(&line, &cwd);
     let text = if a.json {

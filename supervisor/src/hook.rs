@@ -176,10 +176,11 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
     } else {
         a.mode
     };
-    let loaded = session::load(worktree, mode, a.config.as_deref())?;
+    let mut loaded = session::load(worktree, mode, a.config.as_deref())?;
     for w in &loaded.warnings {
         eprintln!("fence: warning: {}", if_unsafe(&w.to_string()));
     }
+    session::protect_git_code(&mut loaded.settings);
     let classifier = Classifier::new(loaded.settings)?;
     Ok(classifier.classify_tool(&call.tool, &call.cwd))
 }

@@ -193,6 +193,7 @@ pub fn load(
         session_tmp,
         exceptions: cfg.exceptions.clone(),
         deny_read: cfg.deny_read.clone(),
+        protected: Vec::new(),
         table,
         fs: Arc::new(RealFs),
     };
@@ -202,6 +203,25 @@ pub fn load(
         network: cfg.network,
         profile: cfg.profile,
     })
+}
+
+/// Adds to `settings` what the repository's git config names as code in the worktree (a
+/// hooks folder, included config files: `run::git_code`), for `fence check` and `fence
+/// hook`; `fence run` protects them itself. Says on stderr what could not be found out.
+pub fn protect_git_code(settings: &mut Settings) {
+    let env = crate::run::git_code::GitEnvironment::from_process(settings.home.as_deref());
+    let worktree = settings.worktree.clone();
+    let found = crate::run::git_code::find(&worktree, &env, std::slice::from_ref(&worktree));
+    for w in &found.warnings {
+        eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
+    }
+    settings.protected.extend(
+        found
+            .protected
+            .iter()
+            .filter_map(|p| p.strip_prefix(&worktree).ok())
+            .map(Path::to_path_buf),
+    );
 }
 
 /// Bytes of an argument as given on the command line.

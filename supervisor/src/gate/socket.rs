@@ -1295,19 +1295,14 @@ try:
 except OSError as e:
     print("read failed:", e)
 "#;
+        // First from a worktree elsewhere (the socket is out of reach), then from a worktree
+        // that holds the socket, so the connect is made and the peer check answers.
         let socket_dir = socket.parent().unwrap();
-        for extra in [
-            vec![],
-            vec![
-                "--allow-write".to_string(),
-                socket_dir.display().to_string(),
-            ],
-        ] {
+        for extra in [vec![], vec![socket_dir.display().to_string()]] {
             let out = std::process::Command::new(&fence)
                 .arg("run")
                 .arg("--worktree")
-                .arg(worktree.path())
-                .args(&extra)
+                .arg(extra.first().map_or(worktree.path(), Path::new))
                 .args(["--", "/usr/bin/python3", "-c", script])
                 .arg(&socket)
                 .output()

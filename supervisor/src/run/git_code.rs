@@ -101,12 +101,21 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
     };
     let entries = parse_listing(&listing);
     let mut candidates: Vec<PathBuf> = Vec::new();
-    for (origin, _) in &entries {
-        candidates.extend(origin_path(origin, worktree));
+    for (origin, key, value) in &entries {
+        let from = origin_path(origin, worktree);
+        // An include names its file whether or not that file sets anything yet (git lists
+        // only the files that do): relative to the including file's folder, `~/` to the
+        // home.
+        if is_include(key)
+            && let Some(from) = &from
+        {
+            candidates.extend(include_path(value, from, env.home.as_deref()));
+        }
+        candidates.extend(from);
     }
     if entries
         .iter()
-        .any(|(_, key)| key.eq_ignore_ascii_case(b"core.hookspath"))
+        .any(|(_, key, _)| key.eq_ignore_ascii_case(b"core.hookspath"))
     {
         match ask_git(worktree, env, &["rev-parse", "--git-path", "hooks"], GIT_TIMEOUT) {
             Ok(out) => {
@@ -290,16 +299,44 @@ fn ask_git(
     Ok(out)
 }
 
+/// One setting of `git config --list --show-origin -z`: its origin, key and value.
+type Listed = (Vec<u8>, Vec<u8>, Vec<u8>);
+
 /// `git config --list --show-origin -z`: records `ORIGIN\0KEY\nVALUE\0` (a key without a
-/// value has no newline). Returns each origin with its key.
-fn parse_listing(out: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+/// value has no newline).
+fn parse_listing(out: &[u8]) -> Vec<Listed> {
     let mut fields = out.split(|b| *b == 0);
     let mut entries = Vec::new();
     while let (Some(origin), Some(entry)) = (fields.next(), fields.next()) {
-        let key = entry.split(|b| *b == b'\n').next().unwrap_or_default();
-        entries.push((origin.to_vec(), key.to_vec()));
+        let (key, value) = match entry.iter().position(|b| *b == b'\n') {
+            Some(i) => (&entry[..i], &entry[i + 1..]),
+            None => (entry, &[][..]),
+        };
+        entries.push((origin.to_vec(), key.to_vec(), value.to_vec()));
     }
     entries
+}
+
+/// `include.path` and `includeIf.<condition>.path`.
+fn is_include(key: &[u8]) -> bool {
+    let lower = key.to_ascii_lowercase();
+    lower == b"include.path" || (lower.starts_with(b"includeif.") && lower.ends_with(b".path"))
+}
+
+/// The file an include names, as git finds it from the config file `from`.
+fn include_path(value: &[u8], from: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    if value.is_empty() {
+        return None;
+    }
+    let named = Path::new(std::ffi::OsStr::from_bytes(value));
+    let path = if let Some(rest) = value.strip_prefix(b"~/") {
+        home?.join(std::ffi::OsStr::from_bytes(rest))
+    } else if named.is_absolute() {
+        named.to_path_buf()
+    } else {
+        from.parent()?.join(named)
+    };
+    Some(normalize(&path))
 }
 
 /// The file an origin names (`file:PATH`, relative to the worktree, where git ran).
@@ -418,8 +455,11 @@ mod tests {
         let Some((_d, wt)) = repo() else { return };
         let home = tempfile::tempdir().unwrap();
         let env = only_the_repository(home.path());
-        std::fs::write(wt.join("project.gitconfig"), "[alias]\n\tst = status\n").unwrap();
+        // Named before it exists or sets anything (git lists only files that set something).
         git(&wt, &["config", "include.path", "../project.gitconfig"]);
+        let found = find(&wt, &env, std::slice::from_ref(&wt));
+        assert_eq!(found.protected, vec![wt.join("project.gitconfig")]);
+        std::fs::write(wt.join("project.gitconfig"), "[alias]\n\tst = status\n").unwrap();
         let found = find(&wt, &env, std::slice::from_ref(&wt));
         assert_eq!(found.protected, vec![wt.join("project.gitconfig")]);
         std::fs::create_dir(wt.join("conf")).unwrap();
@@ -468,7 +508,20 @@ mod tests {
         assert_eq!(e.len(), 3);
         assert_eq!(
             e[0],
-            (b"file:.git/config".to_vec(), b"core.hookspath".to_vec())
+            (
+                b"file:.git/config".to_vec(),
+                b"core.hookspath".to_vec(),
+                b".husky/_".to_vec()
+            )
+        );
+        assert!(is_include(&e[1].1) && is_include(b"includeIf.gitdir:~/w/.path"));
+        assert_eq!(
+            include_path(&e[1].2, Path::new("/w/.git/config"), None),
+            Some(PathBuf::from("/w/x"))
+        );
+        assert_eq!(
+            include_path(b"~/c", Path::new("/w/.git/config"), Some(Path::new("/h"))),
+            Some(PathBuf::from("/h/c"))
         );
         assert_eq!(
             origin_path(&e[1].0, Path::new("/w")),

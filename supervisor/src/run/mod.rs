@@ -9,7 +9,7 @@ mod caller_context;
 mod dns_call;
 pub mod exec_check;
 mod fence;
-mod git_code;
+pub(crate) mod git_code;
 mod git_head;
 pub mod limits;
 mod listener;
@@ -338,9 +338,17 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     let sockets = crate::gate::socket::socket_dir();
     let sockets = sockets.canonicalize().unwrap_or(sockets);
     if allow_write.iter().any(|w| sockets.starts_with(w)) {
-        protected.push(sockets);
+        protected.push(sockets.clone());
     }
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
+    // A connect fence makes for the sandbox carries fence's own credentials: to an approval
+    // socket, the peer check would take the sandbox for a person answering.
+    if let Some(p) = allow_unix.iter().find(|p| p.starts_with(&sockets)) {
+        return Err(format!(
+            "--allow-unix {}: fence's approval sockets cannot be opened to the sandbox",
+            p.display()
+        ));
+    }
     let (mut allowed_net, net_warnings) = crate::net::allow::AllowedDestinations::build(
         &args.allow_net,
         &args.resolve,

@@ -9,10 +9,11 @@
 //!   some projects ask their developers to add): written there, `core.fsmonitor`, an alias
 //!   or a hooks folder of its own runs at the user's next `git status`.
 //!
-//! Only git knows its includes (conditional ones too) and how it expands a path, so git is
-//! asked (`git config --list --show-origin`, `git rev-parse --git-path hooks`), outside the
-//! sandbox, before it starts — but only when a config file git reads for the repository says
-//! `hookspath` or `include` at all: most starts read a few small files and run nothing.
+//! Only git knows its includes (conditional ones too), so git is asked (`git config --list
+//! --show-origin`, ~3 ms), outside the sandbox, before it starts — but only when a config
+//! file git reads for the repository says `hookspath` or `include` at all: most starts read
+//! a few small files and run nothing. The hooks folder is expanded as git does: `~/` from
+//! the home, a relative one from the worktree's top, where git runs hooks.
 //!
 //! Found at start, these paths join the session's protected list: read-only binds in the
 //! mount view, held by the Landlock plan, refused by the write check with a reason. The
@@ -113,26 +114,20 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
         }
         candidates.extend(from);
     }
-    if entries
+    // The last `core.hooksPath` wins; git runs a relative one from the worktree's top.
+    if let Some(hooks) = entries
         .iter()
-        .any(|(_, key, _)| key.eq_ignore_ascii_case(b"core.hookspath"))
+        .rev()
+        .find(|(_, key, _)| key.eq_ignore_ascii_case(b"core.hookspath"))
+        .and_then(|(_, _, value)| config_path(value, worktree, env.home.as_deref()))
     {
-        match ask_git(worktree, env, &["rev-parse", "--git-path", "hooks"], GIT_TIMEOUT) {
-            Ok(out) => {
-                let text = out.strip_suffix(b"\n").unwrap_or(&out);
-                let hooks = normalize(&worktree.join(Path::new(std::ffi::OsStr::from_bytes(text))));
-                // husky 9: the stubs in `.husky/_` run `.husky/<hook>`.
-                if hooks.file_name().is_some_and(|n| n == "_")
-                    && let Some(parent) = hooks.parent().filter(|p| *p != worktree)
-                {
-                    candidates.push(parent.to_path_buf());
-                }
-                candidates.push(hooks);
-            }
-            Err(e) => found.warnings.push(format!(
-                "could not ask git where this repository's hooks are ({e}): core.hooksPath's folder is not protected"
-            )),
+        // husky 9: the stubs in `.husky/_` run `.husky/<hook>`.
+        if hooks.file_name().is_some_and(|n| n == "_")
+            && let Some(parent) = hooks.parent().filter(|p| *p != worktree)
+        {
+            candidates.push(parent.to_path_buf());
         }
+        candidates.push(hooks);
     }
     for c in candidates {
         // The path as git names it, and the file it reaches when that is a link.
@@ -325,6 +320,12 @@ fn is_include(key: &[u8]) -> bool {
 
 /// The file an include names, as git finds it from the config file `from`.
 fn include_path(value: &[u8], from: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    config_path(value, from.parent()?, home)
+}
+
+/// A path a config value names, as git expands it: `~/` from the home, a relative one from
+/// `base`.
+fn config_path(value: &[u8], base: &Path, home: Option<&Path>) -> Option<PathBuf> {
     if value.is_empty() {
         return None;
     }
@@ -334,7 +335,7 @@ fn include_path(value: &[u8], from: &Path, home: Option<&Path>) -> Option<PathBu
     } else if named.is_absolute() {
         named.to_path_buf()
     } else {
-        from.parent()?.join(named)
+        base.join(named)
     };
     Some(normalize(&path))
 }

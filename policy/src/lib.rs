@@ -355,7 +355,6 @@ impl Classifier {
     pub fn classify_exec(&self, ev: &ExecEvent<'_>) -> Verdict {
         let bound: usize = ev.argv.iter().map(|a| parse::nesting_bound(a)).sum();
         let len: usize = ev.argv.iter().map(String::len).sum();
-        let text = ev.argv.join(" ");
         if len <= parse::INLINE_BYTES && ev.argv.iter().all(|a| parse::is_plain(a, bound)) {
             // A fault in the walk (a bug) refuses the exec rather than end the thread
             // that answers the sandbox's calls (which would end the session).
@@ -366,12 +365,13 @@ impl Classifier {
                 verdict::single(
                     self,
                     Context::Exec,
-                    &text,
+                    &ev.argv.join(" "),
                     RuleId::TooComplex,
                     "fence failed while judging the command (an internal error)",
                 )
             });
         }
+        let text = ev.argv.join(" ");
         let too_complex = || {
             verdict::single(
                 self,

@@ -1604,6 +1604,86 @@ with open(link, "w") as f:
     );
 }
 
+/// A process may write its own settings in /proc (every JVM writes `coredump_filter` at
+/// start; `oom_score_adj`, `comm`): read from outside, in the process's /proc entry while
+/// it waits. Another process's entry stays out of reach: its parent's `oom_score_adj` is
+/// unchanged, and a value the kernel refuses without a capability (lowering
+/// `oom_score_adj`) is still refused.
+fn a_process_writes_its_own_proc_settings_but_no_others(w: &World) {
+    w.write(
+        "knobs.py",
+        r#"import os, time
+def attempt(path, text):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return "ok"
+    except OSError as e:
+        return "errno %d" % e.errno
+r = [
+    attempt("/proc/self/coredump_filter", "0x3f"),
+    attempt("/proc/self/oom_score_adj", "517"),
+    attempt("/proc/thread-self/comm", "fence-knobs"),
+    attempt("/proc/self/oom_score_adj", "-900"),
+    attempt("/proc/%d/oom_score_adj" % os.getppid(), "733"),
+]
+with open("started", "w") as f:
+    f.write(" ".join(r))
+while not os.path.exists("go"):
+    time.sleep(0.02)
+"#,
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), PYTHON.as_ref(), "knobs.py".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    await_started(w, &mut child);
+    let descendants = descendants_of(child.id() as i32);
+    let read = |pid: i32, name: &str| {
+        std::fs::read_to_string(format!("/proc/{pid}/{name}"))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    let program = descendants
+        .iter()
+        .copied()
+        .find(|p| read(*p, "comm") == "fence-knobs");
+    let seen = program.map(|p| {
+        let ppid: i32 = read(p, "stat")
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        (
+            read(p, "coredump_filter"),
+            read(p, "oom_score_adj"),
+            read(ppid, "oom_score_adj"),
+        )
+    });
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    let reported = std::fs::read_to_string(w.worktree.join("started")).unwrap_or_default();
+    let Some((filter, score, parents)) = seen else {
+        panic!("no process named fence-knobs among {descendants:?}: {reported} {err}");
+    };
+    assert_eq!(filter, "0000003f", "{reported} {err}");
+    assert_eq!(score, "517", "{reported} {err}");
+    assert_ne!(
+        parents, "733",
+        "the parent's setting was changed: {reported} {err}"
+    );
+    assert!(
+        !err.contains("coredump_filter") && !err.contains("comm"),
+        "a refusal of the process's own setting: {err}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
 fn fifos_flags_and_umask_survive_carried_out_opens(w: &World) {
     if !python_ready("fifos_flags_and_umask_survive_carried_out_opens") {
         return;
@@ -4981,6 +5061,7 @@ both_ways!(
     umask_changes_reach_carried_out_creates,
     a_descriptor_link_to_a_removed_file_makes_no_file,
     a_write_through_the_callers_own_proc_pid_reaches_its_file,
+    a_process_writes_its_own_proc_settings_but_no_others,
     session_tmpdir_is_writable_and_removed,
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,

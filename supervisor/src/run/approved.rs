@@ -81,6 +81,13 @@ pub enum Operation {
         link: PathBuf,
         flags: i32,
     },
+    /// An open of one of the caller's own settings in /proc (`/proc/<tgid>/coredump_filter`,
+    /// `oom_score_adj`, `comm`): in fence's view, whose /proc numbers processes as the
+    /// checked path does, whatever the sandbox's own /proc shows.
+    OwnProcess {
+        path: PathBuf,
+        flags: i32,
+    },
     /// A metadata change on a path (its last component followed or not).
     Metadata {
         path: PathBuf,
@@ -280,6 +287,17 @@ pub fn perform(
                 }
                 Err(e) => errno_response(e),
             }
+        }
+        Operation::OwnProcess { path, flags } => {
+            let open = CarriedOpen {
+                creds,
+                umask,
+                view: View::Fence,
+                path,
+                flags,
+                mode: 0,
+            };
+            open_as_asked(listener, n, open)
         }
         Operation::Reopen { link, flags } => {
             let opened = act_as(&creds, move || {
@@ -552,6 +570,7 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
             Operation::Open { .. }
             | Operation::MkdirFromSpare { .. }
             | Operation::Reopen { .. }
+            | Operation::OwnProcess { .. }
             | Operation::Metadata { .. }
             | Operation::MetadataFd { .. } => {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));

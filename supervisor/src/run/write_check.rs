@@ -386,6 +386,32 @@ fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
     }
 }
 
+/// Settings of a process in /proc that concern it alone, which it may write for itself.
+const OWN_PROCESS_KNOBS: [&str; 4] = ["coredump_filter", "oom_score_adj", "oom_adj", "comm"];
+
+/// Whether `path` (resolved) is one of [`OWN_PROCESS_KNOBS`] of the caller's own process
+/// or of one of its threads: `/proc/<tgid>/<knob>` or `/proc/<tgid>/task/<tid>/<knob>`,
+/// with fence's number for the caller's thread group.
+fn is_own_process_knob(path: &Path, caller: Caller) -> bool {
+    let Some(rest) = path.as_os_str().as_bytes().strip_prefix(b"/proc/") else {
+        return false;
+    };
+    let names: Vec<&[u8]> = rest.split(|c| *c == b'/').collect();
+    let number = |n: &[u8]| !n.is_empty() && n.iter().all(u8::is_ascii_digit);
+    let knob = match names.as_slice() {
+        [pid, knob] if number(pid) => (*pid, *knob),
+        [pid, b"task", tid, knob] if number(pid) && number(tid) => (*pid, *knob),
+        _ => return false,
+    };
+    let (pid, knob) = knob;
+    if !OWN_PROCESS_KNOBS.iter().any(|k| k.as_bytes() == knob) {
+        return false;
+    }
+    caller
+        .tgids()
+        .is_some_and(|(tgid, _)| pid == tgid.to_string().as_bytes())
+}
+
 /// An allowed call: `response` (CONTINUE, or the result of a call the supervisor made).
 fn allowed(event: EventKind, object: Vec<u8>, response: Response) -> Outcome {
     Outcome {
@@ -570,6 +596,30 @@ pub fn check(
                 && super::view::identity(p).is_ok()
             {
                 return Outcome::failed(event, libc::EEXIST);
+            }
+            // The caller's own settings in /proc (every JVM writes its `coredump_filter` at
+            // start; browsers and servers raise their `oom_score_adj`; `comm` names a
+            // thread): they change the caller alone, and Landlock refuses them as it
+            // refuses all of /proc. Opened by the supervisor as the caller, from the path
+            // it resolved, in fence's view, and handed over. Policy, not a boundary: the
+            // resolver names no /proc entry but the caller's own (`/proc/self`, its own
+            // pid), and the knobs below need no right the caller lacks when it writes them
+            // (lowering `oom_score_adj` still needs CAP_SYS_RESOURCE; `comm` of another
+            // thread group is refused by the kernel). `O_CREAT` of a shell's `>` opens the
+            // entry, which exists while the caller waits.
+            if *op == "open"
+                && !unresolvable
+                && let [p] = resolved.as_slice()
+                && is_own_process_knob(p, caller)
+                && let Some(Operation::Open { path, flags, .. }) = perform()
+                && flags & libc::O_TMPFILE != libc::O_TMPFILE
+            {
+                return Outcome {
+                    rule: "fence.own-process".into(),
+                    why: "the process's own settings in /proc".into(),
+                    perform: Some(Operation::OwnProcess { path, flags }),
+                    ..allowed(event, first_shown, Response::Error(libc::EACCES))
+                };
             }
             if let Some(p) = resolved.iter().find(outside) {
                 let verb = if *op == "open" || *op == "creat" {

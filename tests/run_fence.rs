@@ -1994,6 +1994,19 @@ fn a_bare_git_push_on_main_from_a_script_is_refused(w: &World) {
     push_from_a_script_is_refused(w, "git push\n");
 }
 
+/// Settings exported earlier in a script (`GIT_CONFIG_*`), which the command line does
+/// not show, send a feature branch's `git push origin` to main: the exec check reads them
+/// from the exec's environment.
+fn a_push_sent_to_main_by_exported_git_settings_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b feature\n\
+         export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.push \
+         GIT_CONFIG_VALUE_0=refs/heads/feature:refs/heads/main\n\
+         git push origin\n",
+    );
+}
+
 fn push_from_a_script_is_refused(w: &World, script: &str) {
     let remote = w.outside.join("remote.git");
     git(&w.outside, &["init", "-q", "--bare", "remote.git"]);
@@ -5071,6 +5084,7 @@ both_ways!(
     host_loopback_listener_is_unreachable,
     git_push_to_main_from_a_script_is_refused,
     a_bare_git_push_on_main_from_a_script_is_refused,
+    a_push_sent_to_main_by_exported_git_settings_is_refused,
     rm_rf_home_from_a_script_is_refused,
     a_thread_swapping_the_path_never_writes_outside,
     carried_out_creates_leave_the_callers_cpu_affinity_as_it_was,

@@ -1338,6 +1338,18 @@ impl Walker<'_> {
         while start < args.len() && is_assignment(&args[start].text) {
             start += 1;
         }
+        // `env NAME=v prog`: the assignments are the program's environment, as
+        // `NAME=v prog` in the line would make them (a name whose value is not known
+        // stays unknown).
+        let assignments = &args[p.first_operand.min(start)..start];
+        let saved_vars = (!assignments.is_empty()).then(|| self.state.vars.clone());
+        for a in assignments {
+            if let Some((name, value)) = a.text.split_once('=') {
+                self.state
+                    .vars
+                    .insert(name.to_string(), a.known.then(|| value.to_string()));
+            }
+        }
         let saved_cwd = self.state.cwd.clone();
         if let Some(dir) = p.value_of('C', "chdir").cloned() {
             self.state.cwd = match self.resolve_arg(&dir, true) {
@@ -1364,6 +1376,9 @@ impl Walker<'_> {
             self.note_secret("env (the environment)");
         }
         self.state.cwd = saved_cwd;
+        if let Some(v) = saved_vars {
+            self.state.vars = v;
+        }
     }
 
     fn time_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
@@ -2061,6 +2076,15 @@ impl Walker<'_> {
                             v.split_whitespace()
                                 .any(|p| git::push_deciding_setting(&p.replace('\'', "")))
                         })
+                    } else if matches!(
+                        name.as_str(),
+                        "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" | "GIT_CONFIG"
+                    ) {
+                        // A config file the environment chooses: whatever it sets (an
+                        // empty one, `/dev/null`, sets nothing).
+                        value
+                            .as_deref()
+                            .is_none_or(|v| !v.is_empty() && v != "/dev/null")
                     } else {
                         false
                     };

@@ -151,6 +151,9 @@ pub struct ExecEvent<'a> {
     pub cwd: ExecCwd<'a>,
     /// The current branch of the worktree, read at exec time.
     pub current_branch: Option<&'a str>,
+    /// Variables of the exec's environment that bear on the judgement (for a git command,
+    /// those naming its settings: `GIT_CONFIG_*`); a value of `None` is unknown.
+    pub env: &'a [(String, Option<String>)],
 }
 
 /// An exec's working directory: known, or read from the process only if the judgement
@@ -397,6 +400,7 @@ impl Classifier {
             ExecCwd::Read(read) => read(),
         };
         let branch = ev.current_branch.map(str::to_string);
+        let env = ev.env.to_vec();
         parse::run_bounded(bound, len, move || {
             let known = move || cwd.clone();
             cls.exec_verdict(&ExecEvent {
@@ -404,6 +408,7 @@ impl Classifier {
                 program: &program,
                 cwd: ExecCwd::Read(&known),
                 current_branch: branch.as_deref(),
+                env: &env,
             })
         })
         .unwrap_or_else(too_complex)
@@ -417,6 +422,11 @@ impl Classifier {
             ExecCwd::Known(p) => w.with_cwd(p.to_path_buf()),
             ExecCwd::Read(read) => w.with_process_cwd(read),
         };
+        // The exec's environment as variables set before the command, as `NAME=v git …`
+        // in a line would set them.
+        for (name, value) in ev.env {
+            w.state.vars.insert(name.clone(), value.clone());
+        }
         let mut args: Vec<word::Arg> = ev.argv.iter().map(word::Arg::literal).collect();
         if args.is_empty() {
             args.push(word::Arg::literal(ev.program.display().to_string()));

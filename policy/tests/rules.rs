@@ -274,6 +274,7 @@ fn exec_event(c: &Classifier, argv: &[&str], program: &str, branch: Option<&str>
             program: Path::new(program),
             cwd,
             current_branch: branch,
+            env: &[],
         })
     };
     let known = judge(ExecCwd::Known(Path::new(WT)));
@@ -284,6 +285,69 @@ fn exec_event(c: &Classifier, argv: &[&str], program: &str, branch: Option<&str>
         "exec {argv:?}: a cwd read when needed judges differently"
     );
     lazy
+}
+
+/// A git command's settings chosen by its environment (exported earlier in a script, out
+/// of the line's sight) decide where a push goes: a push with them is refused as a push
+/// to main, in exec context from the exec's environment, and in a line from what it
+/// exports. A config file the environment names counts; `/dev/null` sets nothing.
+#[test]
+fn git_settings_in_the_environment_decide_a_push() {
+    let c = classifier();
+    let argv: Vec<String> = ["git", "push", "origin", "feature"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let judge = |env: &[(&str, Option<&str>)]| {
+        let env: Vec<(String, Option<String>)> = env
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.map(str::to_string)))
+            .collect();
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/git"),
+            cwd: ExecCwd::Known(Path::new(WT)),
+            current_branch: Some("feature"),
+            env: &env,
+        })
+    };
+    let refused: &[&[(&str, Option<&str>)]] = &[
+        &[
+            ("GIT_CONFIG_COUNT", Some("1")),
+            ("GIT_CONFIG_KEY_0", Some("remote.origin.push")),
+            ("GIT_CONFIG_VALUE_0", Some("refs/heads/*:refs/heads/main")),
+        ],
+        &[(
+            "GIT_CONFIG_PARAMETERS",
+            Some("'remote.origin.push'='HEAD:main'"),
+        )],
+        &[("GIT_CONFIG_PARAMETERS", None)],
+        &[("GIT_CONFIG_GLOBAL", Some("./pushes.cfg"))],
+        &[("GIT_CONFIG_SYSTEM", Some("/tmp/x.cfg"))],
+    ];
+    for env in refused {
+        let v = judge(env);
+        assert_eq!(v.rule, "git.push-main", "{env:?}: {v:?}");
+        assert_eq!(v.action, Action::Deny, "{env:?}: {v:?}");
+    }
+    let plain: &[&[(&str, Option<&str>)]] = &[
+        &[],
+        &[("GIT_CONFIG_GLOBAL", Some("/dev/null"))],
+        &[("GIT_CONFIG_PARAMETERS", Some("'user.name'='x'"))],
+        &[("GIT_CONFIG_NOSYSTEM", Some("1"))],
+    ];
+    for env in plain {
+        let v = judge(env);
+        assert_eq!(v.rule, "git.push", "{env:?}: {v:?}");
+    }
+    for line in [
+        "export GIT_CONFIG_GLOBAL=./x.cfg; git push origin feature",
+        "GIT_CONFIG_GLOBAL=./x.cfg git push origin feature",
+        "env GIT_CONFIG_GLOBAL=./x.cfg git push origin feature",
+    ] {
+        let v = c.classify_line(line, Path::new(WT));
+        assert_eq!(v.rule, "git.push-main", "{line}: {v:?}");
+    }
 }
 
 /// Judges an execve of `argv` (program `/usr/bin/argv[0]`) on branch `feature`.
@@ -4803,6 +4867,7 @@ fn an_exec_reads_its_working_directory_once_and_only_when_the_judgement_needs_it
             program: Path::new("/usr/bin/x"),
             cwd: ExecCwd::Read(&read),
             current_branch: Some("feature"),
+            env: &[],
         });
         reads.load(Ordering::SeqCst)
     };

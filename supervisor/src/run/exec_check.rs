@@ -26,6 +26,9 @@ pub struct ExecRequest {
     pub program: PathBuf,
     pub cwd: ProcessCwd,
     pub current_branch: Option<String>,
+    /// For a git command: the variables of its environment that choose git's settings
+    /// ([`git_environment`]).
+    pub git_env: Vec<(String, Option<String>)>,
 }
 
 /// The policy's answer for one exec.
@@ -137,15 +140,16 @@ fn read_request(
     n: &Notification,
 ) -> Result<(ExecRequest, bool), MemoryError> {
     let a = n.args;
-    let (base, path_addr, argv_addr, empty_is_base) = if n.nr == libc::SYS_execveat {
+    let (base, path_addr, argv_addr, envp_addr, empty_is_base) = if n.nr == libc::SYS_execveat {
         (
             Base::from_dirfd(a[0]),
             a[1],
             a[2],
+            a[3],
             a[4] & libc::AT_EMPTY_PATH as u64 != 0,
         )
     } else {
-        (Base::Cwd, a[0], a[1], false)
+        (Base::Cwd, a[0], a[1], a[2], false)
     };
     let (raw_path, argv) = mem.path_and_argv(path_addr, PATH_MAX, argv_addr)?;
     if matches!(base, Base::Cwd) {
@@ -180,6 +184,11 @@ fn read_request(
     } else {
         None
     };
+    let git_env = if runs_git(&argv, &program) {
+        git_environment(mem, envp_addr)
+    } else {
+        Vec::new()
+    };
     // Whether the program is known to be missing. The walk's lookup of the last component
     // usually says; `lstat` when it did not look. Never for a program named through /proc:
     // `/proc/self/fd/N` and `/proc/self/exe` reach a file by its descriptor, which runs
@@ -204,8 +213,42 @@ fn read_request(
         program,
         cwd,
         current_branch,
+        git_env,
     };
     Ok((request, missing))
+}
+
+/// Whether the exec runs git itself: the program's file or argv[0] is named `git` or
+/// `git-<command>` (`/usr/lib/git-core/git-push` is git run as `git push`).
+fn runs_git(argv: &[Vec<u8>], program: &Path) -> bool {
+    let named_git = |bytes: &[u8]| {
+        let name = bytes.rsplit(|c| *c == b'/').next().unwrap_or_default();
+        name == b"git" || name.starts_with(b"git-")
+    };
+    named_git(program.as_os_str().as_bytes()) || argv.first().is_some_and(|a| named_git(a))
+}
+
+/// The variables of a git command's environment that choose its settings where the argv
+/// does not show them (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`,
+/// `GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_GLOBAL`…): a script that exported them earlier can
+/// send `git push origin feature` to main. Read from the exec's own environment array,
+/// which is what git will see (the caller's /proc environ is its start's). An environment
+/// that cannot be read whole is given as `GIT_CONFIG_PARAMETERS` with no value: settings
+/// unknown, which the policy takes as deciding a push.
+fn git_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Option<String>)> {
+    let Ok(env) = mem.string_array(envp_addr) else {
+        return vec![("GIT_CONFIG_PARAMETERS".into(), None)];
+    };
+    env.iter()
+        .filter(|v| v.starts_with(b"GIT_CONFIG"))
+        .map(|v| {
+            let text = String::from_utf8_lossy(v);
+            match text.split_once('=') {
+                Some((name, value)) => (name.to_string(), Some(value.to_string())),
+                None => (text.into_owned(), None),
+            }
+        })
+        .collect()
 }
 
 /// Whether the program path or an argument contains `git` (`git`, `/usr/bin/git`,
@@ -225,6 +268,7 @@ impl ExecPolicy for policy::Classifier {
             program: &request.program,
             cwd: policy::ExecCwd::Read(&read_cwd),
             current_branch: request.current_branch.as_deref(),
+            env: &request.git_env,
         });
         let description = self
             .table()
@@ -269,6 +313,24 @@ mod tests {
             (&["sh", "-c", "make -j2"][..], "/usr/bin/sh"),
         ] {
             assert!(!mentions_git(&argv(args), Path::new(program)), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn the_environment_is_read_for_git_itself_only() {
+        for (args, program) in [
+            (&["git", "push"][..], "/usr/bin/git"),
+            (&["push", "origin"][..], "/usr/lib/git-core/git-push"),
+            (&["git", "push"][..], "/opt/tools/g"),
+        ] {
+            assert!(runs_git(&argv(args), Path::new(program)), "{args:?}");
+        }
+        for (args, program) in [
+            (&["sh", "-c", "git push"][..], "/usr/bin/sh"),
+            (&["xargs", "git", "push"][..], "/usr/bin/xargs"),
+            (&["digit"][..], "/usr/bin/digit"),
+        ] {
+            assert!(!runs_git(&argv(args), Path::new(program)), "{args:?}");
         }
     }
 }

@@ -93,6 +93,13 @@ impl<'a> TargetMemory<'a> {
         self.checked(buf)
     }
 
+    /// Reads a NULL-terminated array of strings (an exec's environment), bounded as argv
+    /// is ([`MAX_ARGS`], [`MAX_ARGV_BYTES`]).
+    pub fn string_array(&self, addr: u64) -> Result<Vec<Vec<u8>>, MemoryError> {
+        let strings = self.string_array_unchecked(addr)?;
+        self.checked(strings)
+    }
+
     /// Reads a NUL-terminated string of at most `max` bytes (without the NUL).
     pub fn c_string(&self, addr: u64, max: usize) -> Result<Vec<u8>, MemoryError> {
         let s = self.c_string_unchecked(addr, max)?;

@@ -1525,7 +1525,7 @@ impl Walker<'_> {
             .or_else(|| {
                 p.opts.iter().find_map(|o| match o {
                     opts::Opt::Short('i', _) => Some("{}".to_string()),
-                    opts::Opt::Long(l, v) if l == "replace" => Some(
+                    opts::Opt::Long(l, v) if opts::abbreviates(l, "replace") => Some(
                         v.as_ref()
                             .map(|a| a.text.clone())
                             .unwrap_or_else(|| "{}".into()),
@@ -2143,7 +2143,7 @@ impl Walker<'_> {
             }
             "reset" => {
                 self.cur_writes = true;
-                if rest.iter().any(|a| a.text == "--hard") {
+                if rest.iter().any(|a| opts::is_long(&a.text, "hard")) {
                     self.find(
                         RuleId::GitResetHard,
                         "git reset --hard discards uncommitted work",
@@ -2153,7 +2153,7 @@ impl Walker<'_> {
             "clean" => {
                 self.cur_writes = true;
                 let force = rest.iter().any(|a| {
-                    a.text == "--force"
+                    opts::is_long(&a.text, "force")
                         || (a.text.starts_with('-')
                             && !a.text.starts_with("--")
                             && a.text.contains('f'))
@@ -2971,7 +2971,7 @@ impl Walker<'_> {
                 // `-R` on `/` changes every system root below it. (`-r` is a
                 // chmod mode, not recursion.)
                 let recursive = args.iter().skip(1).any(|a| {
-                    a.text == "--recursive"
+                    opts::is_long(&a.text, "recursive")
                         || (a.text.starts_with('-')
                             && !a.text.starts_with("--")
                             && a.text.contains('R'))
@@ -2991,7 +2991,7 @@ impl Walker<'_> {
             }
             "sed" => {
                 let in_place = args.iter().skip(1).any(|a| {
-                    a.text.starts_with("--in-place")
+                    opts::is_long(&a.text, "in-place")
                         || (a.text.starts_with('-')
                             && !a.text.starts_with("--")
                             && a.text.contains('i')

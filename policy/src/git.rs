@@ -423,9 +423,9 @@ pub fn analyze_push(
     argv.extend_from_slice(args);
     let p = opts::parse(&argv, 1, &PUSH_SPEC);
     let force = p.has('f', "force")
-        || p.opts
-            .iter()
-            .any(|o| matches!(o, opts::Opt::Long(l, _) if l == "force-with-lease"))
+        || p.opts.iter().any(
+            |o| matches!(o, opts::Opt::Long(l, _) if opts::abbreviates(l, "force-with-lease")),
+        )
         || p.has('\0', "mirror");
     // `-c name=value`: git lowercases the section and the key, not the middle.
     let settings: Vec<(String, &str)> = configs

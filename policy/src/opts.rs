@@ -18,17 +18,47 @@ pub struct OptSpec {
     pub permute: bool,
 }
 
+impl OptSpec {
+    /// The long option taking a value that `given` names, in full or
+    /// abbreviated (the first one when the abbreviation fits several).
+    fn value_option(&self, given: &str) -> Option<&'static str> {
+        self.long_arg
+            .iter()
+            .find(|n| **n == given)
+            .or_else(|| self.long_arg.iter().find(|n| abbreviates(given, n)))
+            .copied()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum Opt {
     Short(char, Option<Arg>),
     Long(String, Option<Arg>),
 }
 
+/// Whether `given` (a long option's name as written, without `--` and
+/// `=value`) names the option `name`: in full, or abbreviated to a prefix,
+/// which GNU getopt_long and git's option parser both accept
+/// (`rm --rec --forc`, `git push --mirr`). An abbreviation that fits several
+/// options makes the program refuse to run, so reading it as any of them is
+/// never looser than the program.
+pub fn abbreviates(given: &str, name: &str) -> bool {
+    !given.is_empty() && name.starts_with(given)
+}
+
+/// Whether the word `t` is the long option `--name`, in full or abbreviated,
+/// with or without an attached `=value`.
+pub fn is_long(t: &str, name: &str) -> bool {
+    t.strip_prefix("--")
+        .map(|l| l.split_once('=').map_or(l, |x| x.0))
+        .is_some_and(|l| abbreviates(l, name))
+}
+
 impl Opt {
     pub fn is(&self, short: char, long: &str) -> bool {
         match self {
             Opt::Short(c, _) => *c == short,
-            Opt::Long(l, _) => l == long,
+            Opt::Long(l, _) => abbreviates(l, long),
         }
     }
 
@@ -113,11 +143,13 @@ pub fn parse(args: &[Arg], start: usize, spec: &OptSpec) -> Parsed {
         }
         if let Some(long) = t.strip_prefix("--") {
             if let Some((name, value)) = long.split_once('=') {
+                let name = spec.value_option(name).unwrap_or(name);
                 p.opts
                     .push(Opt::Long(name.to_string(), Some(derived(a, value))));
-            } else if spec.long_arg.contains(&long) {
+            } else if let Some(name) = spec.value_option(long) {
+                // `--sig KILL` is `--signal KILL`: the value is the next word.
                 let v = args.get(i + 1).cloned();
-                p.opts.push(Opt::Long(long.to_string(), v));
+                p.opts.push(Opt::Long(name.to_string(), v));
                 i += 1;
             } else {
                 p.opts.push(Opt::Long(long.to_string(), None));
@@ -170,6 +202,27 @@ mod tests {
         assert_eq!(p.value_of('f', "file").unwrap().text, "x.tgz");
         assert_eq!(p.value_of('C', "directory").unwrap().text, "/etc");
         assert_eq!(p.operands, vec![6]);
+    }
+
+    #[test]
+    fn abbreviated_long_options_are_read_as_the_option_they_name() {
+        let a = args("timeout --sig KILL 5 rm --rec --forc /");
+        let p = parse(
+            &a,
+            1,
+            &OptSpec {
+                short_arg: "sk",
+                long_arg: &["signal", "kill-after"],
+                permute: false,
+            },
+        );
+        assert_eq!(p.value_of('s', "signal").unwrap().text, "KILL");
+        assert_eq!(p.first_operand, 3);
+        let rm = parse(&a, 5, &OptSpec::default());
+        assert!(rm.has('r', "recursive") && rm.has('f', "force"));
+        assert!(!rm.has('v', "verbose"));
+        assert!(is_long("--in-pl", "in-place") && is_long("--in=.bak", "in-place"));
+        assert!(!is_long("--", "in-place") && !is_long("-i", "in-place"));
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use brush_parser::ast::{self, SourceLocation};
 
 use crate::level::Context;
+use crate::opts;
 use crate::parse::{self, ParseOutcome};
 use crate::rules::RuleId;
 use crate::word::{self, Arg, Noticed, Scope};
@@ -1257,7 +1258,7 @@ fn reads_trees(args: &[Arg]) -> bool {
     let flag = |short: &[char], long: &[&str]| {
         args.iter().skip(1).filter(|a| a.known).any(|a| {
             let t = a.text.as_str();
-            long.contains(&t)
+            long.iter().any(|l| opts::is_long(t, l))
                 || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains(short))
         })
     };

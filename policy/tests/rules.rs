@@ -5002,3 +5002,45 @@ fn an_exec_with_text_that_is_not_ascii_is_judged() {
     );
     assert_ne!(v.rule, "shell.too-complex", "{}", show(&v));
 }
+
+#[test]
+fn abbreviated_long_options_mean_the_option_they_abbreviate() {
+    // GNU getopt_long and git's option parser take any unambiguous prefix of
+    // a long option: `--rec` is `--recursive`, `--sig KILL` is `--signal KILL`.
+    check(
+        &classifier(),
+        &[
+            ("rm --rec --forc ~", refused("fs.delete-outside")),
+            ("rm --r --f /", refused("fs.delete-outside")),
+            ("rm --recursive --fo src", red("fs.rm-recursive")),
+            // A wrapper's option that takes a value, abbreviated, still takes it.
+            (
+                "timeout --sig KILL 5 rm -rf /",
+                refused("fs.delete-outside"),
+            ),
+            ("nice --adj 5 rm -rf ~", refused("fs.delete-outside")),
+            ("env --uns X rm -rf /", refused("fs.delete-outside")),
+            ("env --ch / rm -rf *", refused("fs.delete-outside")),
+            ("stdbuf --out L git push -f", refused("git.push-force")),
+            ("sudo --us root rm -rf /", refused("fs.delete-outside")),
+            (
+                "flock --time 5 x.lock rm -rf ~",
+                refused("fs.delete-outside"),
+            ),
+            ("git push --mirr", refused("git.push-force|git.push-main")),
+            ("git push --al", refused("git.push-main")),
+            (
+                "git push --force-w origin feature",
+                refused("git.push-force"),
+            ),
+            ("git reset --har", red("git.reset-hard")),
+            ("git clean --forc -d", red("git.clean-force")),
+            ("sed --in-pl s/a/b/ /etc/hosts", refused("sys.root-write")),
+            ("chmod --rec 777 /", refused("sys.root-write")),
+            // Options that abbreviate nothing dangerous stay what they were.
+            ("rm --verbose src/a.txt", yellow("fs.rm")),
+            ("git push --verb origin feature", red("git.push")),
+            ("git reset --soft HEAD~1", yellow("default.unknown")),
+        ],
+    );
+}

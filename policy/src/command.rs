@@ -714,7 +714,18 @@ impl Walker<'_> {
             }
             "apply_patch" | "applypatch" => self.apply_patch(args, inv),
             "patch" => self.patch_cmd(args, inv),
-            _ => self.program(name, args, inv, depth),
+            "npx" | "bunx" | "pnpx" => {
+                self.package_exec(args, depth);
+                self.check_path_args(args, &[]);
+            }
+            _ => {
+                if self.command_runner(name, args, inv, depth) {
+                    // A runner's own output files (`perf record -o FILE`).
+                    self.other_writer(name, args);
+                } else {
+                    self.program(name, args, inv, depth)
+                }
+            }
         }
     }
 
@@ -1610,7 +1621,7 @@ impl Walker<'_> {
     }
 
     /// A string a wrapper runs with a shell (`sh -c`, `su -c`, `watch`).
-    fn shell_string(&mut self, s: &Arg, inv: &Invocation) {
+    pub(crate) fn shell_string(&mut self, s: &Arg, inv: &Invocation) {
         match s.value() {
             Some(text) => {
                 let text = text.to_string();
@@ -3489,24 +3500,57 @@ impl Walker<'_> {
             let a = args[dest].clone();
             self.check_write_target(&a, true, name);
         }
-        if matches!(name, "npm" | "pnpm" | "yarn" | "bun") && matches!(sub, "exec" | "x" | "dlx") {
-            let rest: Vec<Arg> = args
-                .iter()
-                .skip(2)
-                .filter(|a| !a.text.starts_with('-'))
-                .cloned()
-                .collect();
-            if !rest.is_empty() && depth < MAX_WRAPPERS {
-                let inv_io = CmdIo::default();
-                let inv = Invocation {
-                    io: &inv_io,
-                    procsub_network: false,
-                    subs_network: false,
-                };
-                self.judge_argv(&rest, &inv, depth + 1);
-            }
+        if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
+            && matches!(sub, "exec" | "x" | "dlx")
+            && let Some(at) = args.iter().position(|a| a.text == sub)
+        {
+            self.package_exec(&args[at..], depth);
         }
         self.check_path_args(args, &[]);
+    }
+
+    /// What a package runner runs: `npx CMD ARGS`, `npm exec [--] CMD ARGS`,
+    /// `npm exec -c 'CMD'` (`args[0]` is `npx` or the `exec` word). The
+    /// command keeps its own options: `npx rm -rf ~` is `rm -rf ~`.
+    fn package_exec(&mut self, args: &[Arg], depth: usize) {
+        self.find(
+            RuleId::DefaultUnknown,
+            "a package runner may download the package it runs",
+        );
+        if depth >= MAX_WRAPPERS {
+            return;
+        }
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "pcw",
+                long_arg: &[
+                    "package",
+                    "call",
+                    "workspace",
+                    "prefix",
+                    "registry",
+                    "cache",
+                    "userconfig",
+                    "node-options",
+                    "script-shell",
+                ],
+                permute: false,
+            },
+        );
+        // What a runner reads on its stdin is not a program: judged without it.
+        let io = CmdIo::default();
+        let inv = Invocation {
+            io: &io,
+            procsub_network: false,
+            subs_network: false,
+        };
+        if let Some(c) = p.value_of('c', "call").cloned() {
+            self.shell_string(&c, &inv);
+        } else if p.first_operand < args.len() {
+            self.judge_argv(&args[p.first_operand..], &inv, depth + 1);
+        }
     }
 
     // --- patches --------------------------------------------------------

@@ -26,6 +26,7 @@ mod patch;
 pub mod path;
 pub mod profile;
 pub mod rules;
+mod runner;
 mod sed;
 mod tool;
 mod verdict;

@@ -1372,7 +1372,10 @@ impl Walker<'_> {
             // `env -S 'prog args'` splits its string into words.
             match s.value() {
                 Some(text) => {
-                    let mut words: Vec<Arg> = text.split_whitespace().map(Arg::literal).collect();
+                    let mut words: Vec<Arg> = text
+                        .split_whitespace()
+                        .map(|w| self.env_split_word(w))
+                        .collect();
                     words.extend_from_slice(&args[start.min(args.len())..]);
                     self.judge_argv(&words, inv, depth + 1);
                 }
@@ -1389,6 +1392,44 @@ impl Walker<'_> {
         self.state.cwd = saved_cwd;
         if let Some(v) = saved_vars {
             self.state.vars = v;
+        }
+    }
+
+    /// A word of `env -S`'s string: env expands `${NAME}` there (not `~`,
+    /// not `$NAME`). A variable with no known value makes the word unknown.
+    fn env_split_word(&self, w: &str) -> Arg {
+        use crate::word::Scope;
+        let mut text = String::new();
+        let mut known = true;
+        let mut assumed = false;
+        let mut rest = w;
+        while let Some(at) = rest.find("${") {
+            text.push_str(&rest[..at]);
+            let after = &rest[at + 2..];
+            let Some(end) = after.find('}') else {
+                text.push_str(&rest[at..]);
+                rest = "";
+                break;
+            };
+            let name = &after[..end];
+            match self.var(name) {
+                Some(v) => {
+                    assumed |= self.set_by_environment(name);
+                    text.push_str(&v);
+                }
+                None => {
+                    known = false;
+                    text.push(UNKNOWN);
+                }
+            }
+            rest = &after[end + 1..];
+        }
+        text.push_str(rest);
+        Arg {
+            text,
+            known,
+            assumed,
+            ..Arg::default()
         }
     }
 

@@ -5136,3 +5136,20 @@ fn command_runners_are_judged_by_the_command_they_run() {
         ],
     );
 }
+
+#[test]
+fn env_split_string_expands_braced_variables_only() {
+    check(
+        &classifier(),
+        &[
+            ("env -S 'rm -rf ${HOME}'", refused("fs.delete-outside")),
+            // `~` is not expanded by env -S: a file named `~` in the worktree.
+            ("env -S 'rm -rf ~'", red("fs.rm-recursive")),
+            (
+                "env -S 'rm -rf ${NOT_SET_ANYWHERE}'",
+                red("fs.rm-recursive"),
+            ),
+        ],
+    );
+}
+

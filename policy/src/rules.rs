@@ -114,6 +114,9 @@ pub const SERVICE_PROGRAMS: &[&str] = &[
     "batch",
     "telinit",
     "launchctl",
+    // Runs its command as a transient systemd service or timer: outside the
+    // session, like `at` and `systemctl start`.
+    "systemd-run",
 ];
 pub const FIREWALL_PROGRAMS: &[&str] = &[
     "iptables",

@@ -5153,3 +5153,16 @@ fn env_split_string_expands_braced_variables_only() {
     );
 }
 
+#[test]
+fn systemd_run_starts_a_service_outside_the_session() {
+    check(
+        &classifier(),
+        &[
+            ("systemd-run --user git status", refused("sys.services")),
+            (
+                "systemd-run --on-calendar=daily ./x",
+                refused("sys.services"),
+            ),
+        ],
+    );
+}

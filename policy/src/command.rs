@@ -152,8 +152,31 @@ impl Walker<'_> {
             || (!a.known && a.known_prefix().starts_with('/'))
     }
 
+    /// The secret path a glob word can expand to, if any (`~/.ss?/*`,
+    /// `/home/*/.aws/credentials`): the shell expands it before the program
+    /// runs, so it reads what it matches. With `whole_tree`, a directory it
+    /// matches that holds a secret counts too.
+    fn glob_secret(&self, a: &Arg, whole_tree: bool) -> Option<String> {
+        if !a.glob || !a.known || a.text.len() > 4096 {
+            return None;
+        }
+        let a = self.expand_tilde(a.clone());
+        let p = Path::new(&a.text);
+        let cwd = self.start_of(p)?;
+        self.cls
+            .glob_reaches_secret(&path::normalize(&cwd, p), whole_tree)
+    }
+
     /// A path the command reads (a path token or a `<` redirection).
     pub fn check_read_path(&mut self, a: &Arg) {
+        if let Some(secret) = self.glob_secret(a, false) {
+            self.note_secret(&secret);
+            self.find(
+                RuleId::SecretRead,
+                format!("{} can expand to a credential: {secret}", display_arg(a)),
+            );
+            return;
+        }
         match self.resolve_arg(a, true) {
             Loc::Outside(p) => {
                 if self.cls.is_secret(&p) {
@@ -216,6 +239,14 @@ impl Walker<'_> {
                 // pointing outside leaves it just as `../` would. (Only that rule
                 // comes of it: where it decides nothing, as at exec, nothing is
                 // resolved.)
+                if let Some(secret) = self.glob_secret(a, false) {
+                    self.note_secret(&secret);
+                    self.find(
+                        RuleId::SecretRead,
+                        format!("{} can expand to a credential: {secret}", a.text),
+                    );
+                    continue;
+                }
                 if !self.judges(RuleId::PathOutside) {
                     continue;
                 }
@@ -360,6 +391,10 @@ impl Walker<'_> {
         if self.secret_read.is_some() || a.text.is_empty() || a.text.len() > 4096 {
             return;
         }
+        if let Some(secret) = self.glob_secret(a, false) {
+            self.note_secret(&secret);
+            return;
+        }
         let t = a.text.as_str();
         if t.contains("/environ") && t.contains("/proc/") {
             self.note_secret(t);
@@ -398,6 +433,10 @@ impl Walker<'_> {
         }
         let t = a.text.as_str();
         if t.starts_with('-') && !t.contains('=') {
+            return;
+        }
+        if let Some(secret) = self.glob_secret(a, true) {
+            self.note_secret(&format!("{secret} (matched by {})", a.text));
             return;
         }
         let t = t.split_once('=').map_or(t, |x| x.1);

@@ -245,6 +245,41 @@ impl Classifier {
         })
     }
 
+    /// Whether a glob pattern (absolute, `..` applied) can name a secret path
+    /// or a file below one, as the shell would expand it: `~/.ss?/*`,
+    /// `/home/*/.ssh/id_rsa`, `~/.*/credentials`. With `whole_tree`, a
+    /// directory it names that holds a secret counts too (a tool that reads
+    /// every file below what it is given). `*` and `?` do not match a leading
+    /// dot, as in bash without `dotglob`.
+    pub fn glob_reaches_secret(&self, pattern: &Path, whole_tree: bool) -> Option<String> {
+        let pat: Vec<String> = pattern
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        self.secrets.iter().find_map(|s| {
+            let secret: Vec<String> = match s {
+                Secret::Tree(t) => t
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect(),
+                Secret::Pattern(p) => Path::new(p.as_str())
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect(),
+            };
+            let deep_enough = pat.len() >= secret.len() || whole_tree;
+            let reaches = deep_enough
+                && pat
+                    .iter()
+                    .zip(&secret)
+                    .all(|(p, s)| glob_component_may_match(p, s));
+            reaches.then(|| match s {
+                Secret::Tree(t) => t.display().to_string(),
+                Secret::Pattern(p) => p.as_str().to_string(),
+            })
+        })
+    }
+
     /// Whether `dir` (resolved) is a secret path or holds one below it: a
     /// tool that reads every file under `dir` reads the secret too.
     pub fn holds_secret(&self, dir: &Path) -> bool {
@@ -474,5 +509,33 @@ impl Classifier {
         }
         w.push_part("apply_patch".to_string());
         verdict::assemble(self, Context::Line, "apply_patch", w)
+    }
+}
+
+/// Whether one component of a glob pattern can match one component of a
+/// secret path (itself a pattern for secrets like `/etc/ssh/*_key`).
+fn glob_component_may_match(pattern: &str, secret: &str) -> bool {
+    const META: [char; 3] = ['*', '?', '['];
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
+    let matches =
+        |p: &str, text: &str| glob::Pattern::new(p).is_ok_and(|p| p.matches_with(text, opts));
+    match (pattern.contains(META), secret.contains(META)) {
+        (false, false) => pattern == secret,
+        (true, false) => matches(pattern, secret),
+        (false, true) => matches(secret, pattern),
+        // Two patterns: they may name one file unless they start apart.
+        (true, true) => {
+            let lit = |x: &str| {
+                x.chars()
+                    .take_while(|c| !META.contains(c))
+                    .collect::<String>()
+            };
+            let (a, b) = (lit(pattern), lit(secret));
+            a.starts_with(&b) || b.starts_with(&a)
+        }
     }
 }

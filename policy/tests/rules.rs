@@ -5220,3 +5220,22 @@ fn a_glob_that_can_expand_to_a_credential_is_never_auto_approved() {
         ],
     );
 }
+
+#[test]
+fn find_is_not_on_the_read_list_whatever_it_runs() {
+    check(
+        &classifier(),
+        &[
+            ("find . -name '*.rs'", yellow("default.unknown")),
+            (
+                "find src -type f -exec grep -l foo {} +",
+                yellow("default.unknown"),
+            ),
+            (
+                "find . -name '*.rs' -exec wc -l {} \\;",
+                yellow("default.unknown"),
+            ),
+        ],
+    );
+}
+

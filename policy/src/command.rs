@@ -2682,6 +2682,26 @@ impl Walker<'_> {
                     if !inner.is_empty() {
                         self.judge_argv(&inner, inv, depth + 1);
                     }
+                    // `find ~ -exec rm {} +` deletes every file find walks to:
+                    // below a start outside the worktree, the recursive
+                    // deletion `find ~ -delete` is.
+                    let deletes_found =
+                        args.get(begin).is_some_and(|a| {
+                            matches!(program_name(&a.text), "rm" | "unlink" | "shred" | "rmdir")
+                        }) && args[begin + 1..end].iter().any(|a| a.text.contains("{}"));
+                    if deletes_found {
+                        for s in &starts {
+                            if matches!(self.resolve_arg(s, true), Loc::Outside(ref p) if !self.is_allowed_outside(p))
+                            {
+                                self.delete_target(
+                                    &format!("find {t} {}", args[begin].text),
+                                    s,
+                                    true,
+                                    false,
+                                );
+                            }
+                        }
+                    }
                     i = end + 1;
                 }
                 "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {

@@ -5239,3 +5239,30 @@ fn find_is_not_on_the_read_list_whatever_it_runs() {
     );
 }
 
+#[test]
+fn find_running_rm_on_what_it_finds_outside_deletes_recursively() {
+    check(
+        &classifier(),
+        &[
+            (
+                "find / -exec rm {} \\;",
+                refused("fs.delete-outside|sys.root-write"),
+            ),
+            (
+                "find ~ -name '*.log' -exec rm {} +",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "find /tmp -type f -exec unlink {} \\;",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "find ~/.cache -execdir rm {} +",
+                refused("fs.delete-outside"),
+            ),
+            // Inside the worktree it stays the deletion of the files it names.
+            ("find . -name '*.pyc' -exec rm {} +", yellow("fs.rm")),
+            ("find . -name x -exec rm -rf {} +", red("fs.rm-recursive")),
+        ],
+    );
+}

@@ -3188,6 +3188,15 @@ impl Walker<'_> {
                     let dest = *ops.last().unwrap_or(&0);
                     if !is_remote_spec(&args[dest].text) {
                         targets.push(dest);
+                        // `--delete` (and `--del`, `--delete-after`…) removes what
+                        // the source lacks, everywhere below the destination: a
+                        // recursive deletion there.
+                        if p.opts.iter().any(|o| {
+                            matches!(o, opts::Opt::Long(l, _) if l.starts_with("del") || opts::abbreviates(l, "delete"))
+                        }) {
+                            let d = args[dest].clone();
+                            self.delete_target("rsync --delete", &d, true, false);
+                        }
                     }
                 }
             }

@@ -5266,3 +5266,28 @@ fn find_running_rm_on_what_it_finds_outside_deletes_recursively() {
         ],
     );
 }
+
+#[test]
+fn rsync_delete_into_a_destination_outside_deletes_there_recursively() {
+    check(
+        &classifier(),
+        &[
+            ("rsync -a --delete empty/ ~/", refused("fs.delete-outside")),
+            (
+                "rsync -r --del empty/ /",
+                refused("fs.delete-outside|sys.root-write"),
+            ),
+            (
+                "rsync -a --delete-after a/ /tmp/x/",
+                refused("fs.delete-outside"),
+            ),
+            // Inside the worktree: the deletion of what it names, asked.
+            (
+                "rsync -a --delete src/ out/",
+                yellow("fs.rm|fs.write-inside"),
+            ),
+            ("rsync -a src/ /tmp/x/", red("fence.path-outside")),
+        ],
+    );
+}
+

@@ -101,7 +101,7 @@ pub const READ_PROGRAMS: &[&str] = &[
 pub const PRIV_PROGRAMS: &[&str] = &["sudo", "doas", "su", "pkexec", "runuser"];
 pub const FETCH_PROGRAMS: &[&str] = &["curl", "wget"];
 pub const PERM_PROGRAMS: &[&str] = &["chmod", "chown", "chgrp"];
-pub const KILL_PROGRAMS: &[&str] = &["pkill", "killall"];
+pub const KILL_PROGRAMS: &[&str] = &["pkill", "killall", "killall5"];
 pub const SERVICE_PROGRAMS: &[&str] = &[
     "shutdown",
     "reboot",
@@ -144,6 +144,8 @@ pub const DISK_PROGRAMS: &[&str] = &[
     "wipefs",
     "mke2fs",
     "mkswap",
+    "swapon",
+    "swapoff",
     "blkdiscard",
     "tune2fs",
     "resize2fs",

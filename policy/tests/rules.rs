@@ -5291,3 +5291,14 @@ fn rsync_delete_into_a_destination_outside_deletes_there_recursively() {
     );
 }
 
+#[test]
+fn swap_and_signal_everyone_tools_are_named() {
+    check(
+        &classifier(),
+        &[
+            ("swapoff -a", refused("disk.tools")),
+            ("swapon /dev/sdb2", refused("disk.tools")),
+            ("killall5 -9", red("proc.kill")),
+        ],
+    );
+}

@@ -749,6 +749,16 @@ impl Walker<'_> {
                 {
                     self.note_secret(&format!("{name} (the environment)"));
                 }
+                for a in args.iter().skip(1) {
+                    if let Some((var, value)) = a.text.split_once('=') {
+                        let value = Arg {
+                            text: value.to_string(),
+                            known: a.known,
+                            ..Arg::default()
+                        };
+                        self.judge_program_variable(var, &value);
+                    }
+                }
                 self.check_path_args(args, &[]);
             }
             "apply_patch" | "applypatch" => self.apply_patch(args, inv),

@@ -289,7 +289,48 @@ fn is_control_variable(name: &str) -> bool {
         || name == "RUBYOPT"
 }
 
+/// Variables whose value is a program other programs run with a shell:
+/// git's pager, editor and ssh command, the ones git falls back to, and the
+/// askpass helpers. `GIT_PAGER='rm -rf ~' git log` runs `rm -rf ~`.
+fn is_program_variable(name: &str) -> bool {
+    matches!(
+        name,
+        "GIT_PAGER"
+            | "PAGER"
+            | "MANPAGER"
+            | "GIT_EDITOR"
+            | "GIT_SEQUENCE_EDITOR"
+            | "EDITOR"
+            | "VISUAL"
+            | "GIT_SSH"
+            | "GIT_SSH_COMMAND"
+            | "GIT_ASKPASS"
+            | "SSH_ASKPASS"
+            | "SUDO_ASKPASS"
+            | "GIT_PROXY_COMMAND"
+            | "GIT_EXTERNAL_DIFF"
+            | "BROWSER"
+    )
+}
+
 impl<'a> Walker<'a> {
+    /// Judges the program a variable names (`GIT_PAGER='…'`, `export
+    /// EDITOR=…`) as the string a shell runs. A value not known before
+    /// running stays with the rest of the command (asked, as setting such a
+    /// variable is).
+    pub(crate) fn judge_program_variable(&mut self, name: &str, value: &Arg) {
+        if !is_program_variable(name) || !value.known || value.text.trim().is_empty() {
+            return;
+        }
+        let io = CmdIo::default();
+        let inv = crate::command::Invocation {
+            io: &io,
+            procsub_network: false,
+            subs_network: false,
+        };
+        self.shell_string(value, &inv);
+    }
+
     /// A walker starting in `cwd`; `branch` overrides the session's current
     /// branch (the exec context reads it per exec).
     pub fn new(
@@ -1004,6 +1045,7 @@ impl<'a> Walker<'a> {
                         format!("sets {name}, which changes how programs are found or run"),
                     );
                 }
+                self.judge_program_variable(name, value);
                 if is_secret_variable(name) && self.secret_read.is_none() {
                     self.secret_read = Some(format!("${name}"));
                 }
@@ -1013,7 +1055,7 @@ impl<'a> Walker<'a> {
             }
             return !self.cur.is_empty();
         }
-        for (name, _) in &assignments {
+        for (name, value) in &assignments {
             if is_control_variable(name) {
                 self.find(
                     RuleId::DefaultUnknown,
@@ -1022,6 +1064,7 @@ impl<'a> Walker<'a> {
                     ),
                 );
             }
+            self.judge_program_variable(name, value);
         }
         let ctx = crate::command::Invocation {
             io: &io,

@@ -443,7 +443,7 @@ fn parameter(
         } => {
             let v = lookup(parameter, *indirect, noticed, assumed)?;
             let p = pattern.as_deref().unwrap_or("");
-            if p.contains(['*', '?', '[', '$', '\\']) {
+            if p.contains(['$', '\\', '`', '\'', '"']) {
                 return None;
             }
             let suffix = matches!(
@@ -451,12 +451,12 @@ fn parameter(
                 ParameterExpr::RemoveSmallestSuffixPattern { .. }
                     | ParameterExpr::RemoveLargestSuffixPattern { .. }
             );
-            let stripped = if suffix {
-                v.strip_suffix(p)
-            } else {
-                v.strip_prefix(p)
-            };
-            Some(stripped.unwrap_or(&v).to_string())
+            let largest = matches!(
+                expr,
+                ParameterExpr::RemoveLargestSuffixPattern { .. }
+                    | ParameterExpr::RemoveLargestPrefixPattern { .. }
+            );
+            remove_pattern(&v, p, suffix, largest)
         }
         ParameterExpr::ParameterLength { parameter, .. }
         | ParameterExpr::Substring { parameter, .. }
@@ -471,6 +471,49 @@ fn parameter(
         }
         _ => None,
     }
+}
+
+/// `${v%p}`, `${v%%p}`, `${v#p}`, `${v##p}`: `v` without the shortest or
+/// longest suffix or prefix matching the shell pattern `p` (`*` matches `/`
+/// here). `None` for a pattern that cannot be read.
+fn remove_pattern(v: &str, p: &str, suffix: bool, largest: bool) -> Option<String> {
+    if !p.contains(['*', '?', '[']) {
+        let stripped = if suffix {
+            v.strip_suffix(p)
+        } else {
+            v.strip_prefix(p)
+        };
+        return Some(stripped.unwrap_or(v).to_string());
+    }
+    let pat = glob::Pattern::new(p).ok()?;
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: false,
+        require_literal_leading_dot: false,
+    };
+    // Every place the value can be cut, shortest removal first.
+    let mut cuts: Vec<usize> = v
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(v.len()))
+        .collect();
+    if suffix {
+        cuts.reverse();
+    }
+    if largest {
+        cuts.reverse();
+    }
+    for cut in cuts {
+        let (keep, removed) = if suffix {
+            (&v[..cut], &v[cut..])
+        } else {
+            (&v[cut..], &v[..cut])
+        };
+        if pat.matches_with(removed, opts) {
+            return Some(keep.to_string());
+        }
+    }
+    Some(v.to_string())
 }
 
 fn note_parameter(p: &Parameter, noticed: &mut Noticed) {
@@ -693,6 +736,20 @@ fn push_code(out: &mut String, v: Option<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pattern_removal_cuts_the_shortest_or_longest_match() {
+        let r = |v, p, suffix, largest| remove_pattern(v, p, suffix, largest).unwrap();
+        assert_eq!(r("/work/repo", "/*", true, false), "/work");
+        assert_eq!(r("/work/repo", "/*", true, true), "");
+        assert_eq!(r("/work/repo", "*/", false, false), "work/repo");
+        assert_eq!(r("/work/repo", "*/", false, true), "repo");
+        assert_eq!(r("a.tar.gz", ".*", true, false), "a.tar");
+        assert_eq!(r("a.tar.gz", ".*", true, true), "a");
+        assert_eq!(r("/work/repo", "/", true, false), "/work/repo");
+        assert_eq!(r("héllo/wörld", "/*", true, false), "héllo");
+        assert_eq!(r("abc", "x*", true, false), "abc");
+    }
 
     struct S;
     impl Scope for S {

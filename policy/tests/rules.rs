@@ -5344,3 +5344,22 @@ fn a_program_named_by_a_variable_is_judged_as_the_string_a_shell_runs() {
         ],
     );
 }
+
+#[test]
+fn pattern_removal_in_a_parameter_is_worked_out() {
+    check(
+        &classifier(),
+        &[
+            // The worktree's parent and the home's.
+            ("rm -rf ${PWD%/*}", refused("fs.delete-outside")),
+            ("rm -rf \"${HOME%/*}\"", refused("fs.delete-outside")),
+            (
+                "cd src && rm -rf \"${PWD%/*}\"",
+                refused("fs.delete-outside"),
+            ),
+            ("F=src/a.rs; rm -rf ${F%/*}", red("fs.rm-recursive")),
+            ("F=a.tar.gz; cat ${F%%.*}.txt", green("read.list")),
+        ],
+    );
+}
+

@@ -181,7 +181,11 @@ pub fn eval_word(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Arg {
         known: true,
         ..Arg::default()
     };
-    arg.home_based = raw.starts_with('~') || raw.starts_with("$HOME") || raw.starts_with("${HOME}");
+    // `$HOME` as the variable, not the start of `$HOMEBREW_PREFIX`.
+    let home_var = raw
+        .strip_prefix("$HOME")
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
+    arg.home_based = raw.starts_with('~') || home_var || raw.starts_with("${HOME}");
     eval_pieces(raw, &pieces, false, scope, noticed, &mut arg);
     if arg.brace {
         // Brace expansion makes several words; the caller asks for them with
@@ -781,6 +785,8 @@ mod tests {
     fn expansions() {
         assert_eq!(ev("~/x").text, "/home/u/x");
         assert!(ev("~/x").home_based);
+        assert!(ev("$HOME/x").home_based && ev("$HOME").home_based);
+        assert!(!ev("$HOMEBREW_PREFIX/bin").home_based);
         assert_eq!(ev("$HOME").text, "/home/u");
         assert_eq!(ev("${X}/hosts").text, "/etc/hosts");
         let y = ev("$Y/z");

@@ -5363,3 +5363,15 @@ fn pattern_removal_in_a_parameter_is_worked_out() {
     );
 }
 
+#[test]
+fn a_variable_whose_name_starts_with_home_is_not_home() {
+    check(
+        &classifier(),
+        &[
+            ("echo $HOMEBREW_PREFIX", yellow("default.unknown")),
+            ("echo $HOME_DIR_NAME", yellow("default.unknown")),
+            ("echo $HOME", red("fence.path-outside")),
+            ("echo $HOME/x", red("fence.path-outside")),
+        ],
+    );
+}

@@ -1934,6 +1934,16 @@ impl Walker<'_> {
             }
         }
         if matches!(name, "bun" | "deno") {
+            // `deno run -`, `bun run -`: the script is what arrives on stdin.
+            let stdin_script = args.iter().position(|a| a.text == "run").is_some_and(|r| {
+                args[r + 1..]
+                    .iter()
+                    .find(|a| !a.text.starts_with('-') || a.text == "-")
+                    .is_some_and(|a| a.text == "-" || a.text == "/dev/stdin")
+            });
+            if stdin_script {
+                self.stdin_program(name, inv);
+            }
             return self.dev_tool(name, args, depth);
         }
         if inline_program {

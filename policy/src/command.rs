@@ -428,15 +428,24 @@ impl Walker<'_> {
     /// Notes a folder argument read whole (an archiver's, a recursive copy's or
     /// search's) that is a secret path or holds one below it (`~`, `~/.config`).
     pub fn note_secret_holder(&mut self, a: &Arg) {
-        if self.secret_read.is_some() || !a.known || a.text.is_empty() || a.text.len() > 4096 {
+        if !a.known || a.text.is_empty() || a.text.len() > 4096 {
             return;
         }
         let t = a.text.as_str();
         if t.starts_with('-') && !t.contains('=') {
             return;
         }
+        // Read whole, a folder that holds a credential reads it: the same
+        // rule as naming the file (`grep -r token ~`, `tar czf x.tgz ~`).
         if let Some(secret) = self.glob_secret(a, true) {
             self.note_secret(&format!("{secret} (matched by {})", a.text));
+            self.find(
+                RuleId::SecretRead,
+                format!(
+                    "reads every file below {}, which can hold a credential: {secret}",
+                    a.text
+                ),
+            );
             return;
         }
         let t = t.split_once('=').map_or(t, |x| x.1);
@@ -452,6 +461,13 @@ impl Walker<'_> {
         let p = path::normalize(&cwd, Path::new(&t));
         if self.cls.holds_secret(&p) {
             self.note_secret(&format!("{} (holds credentials)", p.display()));
+            self.find(
+                RuleId::SecretRead,
+                format!(
+                    "reads every file below {}, which holds credentials",
+                    p.display()
+                ),
+            );
         }
     }
 

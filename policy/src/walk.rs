@@ -1306,8 +1306,20 @@ fn reads_trees(args: &[Arg]) -> bool {
         })
     };
     match name {
-        "tar" | "bsdtar" | "zip" | "7z" | "7za" | "rar" | "cpio" | "pax" | "rsync" | "rclone"
-        | "rg" | "ag" | "restic" | "borg" => true,
+        // tar reads the trees it is given when it writes an archive; listing
+        // or extracting one (`tar -tzf a.tgz -C /etc`) reads the archive.
+        "tar" | "bsdtar" => args.iter().skip(1).filter(|a| a.known).any(|a| {
+            let t = a.text.as_str();
+            ["create", "append", "update"]
+                .iter()
+                .any(|l| opts::is_long(t, l))
+                || (!t.starts_with("--") && t.contains(['c', 'r', 'u']) && {
+                    // The first word is a cluster of letters with or without `-`.
+                    t.starts_with('-') || std::ptr::eq(a, &args[1])
+                })
+        }),
+        "zip" | "7z" | "7za" | "rar" | "cpio" | "pax" | "rsync" | "rclone" | "rg" | "ag"
+        | "restic" | "borg" => true,
         "cp" | "scp" => flag(&['r', 'R', 'a'], &["--recursive", "--archive"]),
         "grep" | "egrep" | "fgrep" => {
             flag(&['r', 'R'], &["--recursive", "--dereference-recursive"])

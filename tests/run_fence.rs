@@ -2007,6 +2007,34 @@ fn a_push_sent_to_main_by_exported_git_settings_is_refused(w: &World) {
     );
 }
 
+/// `xargs -I{} sh -c '…{}…'` runs as it does outside: the shell string xargs makes of
+/// each input line is judged when xargs runs it, not refused at xargs's own exec for the
+/// placeholder it still holds.
+fn xargs_with_a_placeholder_in_a_shell_string_runs(w: &World) {
+    w.write(
+        "x.sh",
+        "printf 'a\\nb\\n' | xargs -I{} sh -c 'echo got-{} > out-{}.txt'\n\
+         printf 'c\\n' | xargs -P2 -I% bash -c 'echo got-% | tr a-z A-Z > out-%.txt'\n",
+    );
+    let out = w.run(&["/bin/sh", "x.sh"]);
+    for (name, text) in [("a", "got-a"), ("b", "got-b"), ("c", "GOT-C")] {
+        let made = std::fs::read_to_string(w.worktree.join(format!("out-{name}.txt")));
+        assert_eq!(
+            made.ok().as_deref().map(str::trim),
+            Some(text),
+            "{}",
+            stderr(&out)
+        );
+    }
+    assert!(!stderr(&out).contains("fence: blocked"), "{}", stderr(&out));
+}
+
+/// What xargs makes of its input is still judged when it runs: a push to main it builds
+/// from a placeholder is refused at git's exec.
+fn a_push_to_main_built_by_xargs_is_refused(w: &World) {
+    push_from_a_script_is_refused(w, "echo main | xargs -I{} git push origin {}\n");
+}
+
 fn push_from_a_script_is_refused(w: &World, script: &str) {
     let remote = w.outside.join("remote.git");
     git(&w.outside, &["init", "-q", "--bare", "remote.git"]);
@@ -5038,6 +5066,8 @@ fn writing_past_the_tmpdir_size_fails_inside_only(w: &World) {
 
 both_ways!(
     write_by_absolute_path_outside_is_blocked_with_a_reason,
+    xargs_with_a_placeholder_in_a_shell_string_runs,
+    a_push_to_main_built_by_xargs_is_refused,
     write_through_dotdot_is_blocked,
     mkdir_of_a_folder_outside_that_exists_says_it_exists,
     write_through_symlinks_made_inside_is_blocked,

@@ -1694,6 +1694,20 @@ impl Walker<'_> {
                 return;
             }
         }
+        // At an exec, xargs itself is what runs: the command it makes of each input line
+        // is an exec of its own, judged by its real words when xargs runs it. Words that
+        // hold the placeholder are not known yet, and judging them here as unknown would
+        // refuse `xargs -I{} sh -c 'echo {}'` for a string that is judged anyway.
+        if self.ctx == Context::Exec
+            && let Some(r) = &replace
+            && inner.iter().any(|a| a.text.contains(r.as_str()))
+        {
+            self.find(
+                RuleId::DefaultUnknown,
+                "xargs runs a command made from its input: each is judged when it runs",
+            );
+            return;
+        }
         match &replace {
             Some(r) => {
                 // The program word too: `xargs -I{} {}` runs what it reads.

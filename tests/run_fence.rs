@@ -1445,6 +1445,48 @@ fn tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions(w: &W
     assert!(w.worktree.join("pip-unset").exists(), "{}", stderr(&out));
 }
 
+/// An interactive shell's history (and less's, node's, sqlite3's…) is kept in the
+/// worktree's cache folder: leaving bash is not a write outside the worktree (with a person
+/// at the terminal, a question that held `exit` until it was answered), and the home is
+/// untouched.
+fn an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder(w: &World) {
+    use std::io::Write;
+    let mut child = w
+        .fence(&[
+            "--".as_ref(),
+            "/bin/bash".as_ref(),
+            "--norc".as_ref(),
+            "-i".as_ref(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"echo typed-in-the-sandbox\nexit 3\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("fence: blocked"), "{}", stderr(&out));
+    assert!(!w.home.join(".bash_history").exists());
+    let worktrees = w.home.join(".cache/fence/worktrees");
+    let kept: Vec<String> = std::fs::read_dir(&worktrees)
+        .unwrap_or_else(|e| panic!("{}: {e}; {}", worktrees.display(), stderr(&out)))
+        .map(|e| {
+            std::fs::read_to_string(e.unwrap().path().join("bash_history")).unwrap_or_default()
+        })
+        .collect();
+    assert!(
+        kept.iter().any(|h| h.contains("echo typed-in-the-sandbox")),
+        "{kept:?} {}",
+        stderr(&out)
+    );
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -5066,6 +5108,7 @@ fn writing_past_the_tmpdir_size_fails_inside_only(w: &World) {
 
 both_ways!(
     write_by_absolute_path_outside_is_blocked_with_a_reason,
+    an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,
     xargs_with_a_placeholder_in_a_shell_string_runs,
     a_push_to_main_built_by_xargs_is_refused,
     write_through_dotdot_is_blocked,

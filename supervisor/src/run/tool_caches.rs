@@ -49,6 +49,40 @@ pub const VARIABLES: [(&str, &str, &str); 5] = [
     ("CCACHE_DIR", "ccache", "ccache's objects"),
 ];
 
+/// History files of interactive programs, each with its variable, its file's name in the
+/// cache folder and what keeps it. Kept in the home (`~/.bash_history`, `~/.lesshst`…),
+/// they are writes outside the worktree: with a person at the terminal each was a question
+/// that held the program (less on `q`, python3 and sqlite3 on exit, node at start, bash on
+/// `exit`) until it was answered or timed out. Pointed here, each program keeps a history
+/// of the worktree's fenced sessions. Programs without such a variable (vim's `~/.viminfo`,
+/// Python before 3.13) are still asked.
+pub const HISTORY_FILES: [(&str, &str, &str); 8] = [
+    ("HISTFILE", "bash_history", "bash's command history"),
+    ("LESSHISTFILE", "lesshst", "less's search history"),
+    (
+        "NODE_REPL_HISTORY",
+        "node_repl_history",
+        "node's REPL history",
+    ),
+    (
+        "PYTHON_HISTORY",
+        "python_history",
+        "Python's REPL history (3.13+)",
+    ),
+    (
+        "SQLITE_HISTORY",
+        "sqlite_history",
+        "sqlite3's shell history",
+    ),
+    ("PSQL_HISTORY", "psql_history", "psql's history"),
+    ("MYSQL_HISTFILE", "mysql_history", "mysql's history"),
+    (
+        "REDISCLI_HISTFILE",
+        "rediscli_history",
+        "redis-cli's history",
+    ),
+];
+
 /// Where the session's tool caches are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CacheHome {
@@ -62,6 +96,15 @@ impl CacheHome {
     pub fn path(&self) -> &Path {
         match self {
             CacheHome::Kept(p) | CacheHome::Session(p) => p,
+        }
+    }
+
+    /// The folder that holds the history files: the kept folder, or the session TMPDIR
+    /// itself (which exists when the program starts, where the caches' folder may not).
+    fn files_dir(&self) -> &Path {
+        match self {
+            CacheHome::Kept(p) => p,
+            CacheHome::Session(p) => p.parent().unwrap_or(p),
         }
     }
 
@@ -105,18 +148,23 @@ pub fn place(
     }
 }
 
-/// The variables to add to the sandbox's environment `env`: those of [`VARIABLES`] it does
-/// not set already in any case (npm reads `NPM_CONFIG_CACHE` as `npm_config_cache`), each
-/// pointing into `home`.
+/// The variables to add to the sandbox's environment `env`: those of [`VARIABLES`] and
+/// [`HISTORY_FILES`] it does not set already in any case (npm reads `NPM_CONFIG_CACHE` as
+/// `npm_config_cache`), each pointing into `home`.
 pub fn variables(home: &CacheHome, env: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
-    VARIABLES
+    let unset = |name: &str| {
+        !env.iter()
+            .any(|(k, _)| k.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
+    };
+    let caches = VARIABLES
         .iter()
-        .filter(|(name, _, _)| {
-            !env.iter()
-                .any(|(k, _)| k.as_bytes().eq_ignore_ascii_case(name.as_bytes()))
-        })
-        .map(|(name, folder, _)| (OsString::from(name), home.path().join(folder).into()))
-        .collect()
+        .filter(|(name, _, _)| unset(name))
+        .map(|(name, folder, _)| (OsString::from(name), home.path().join(folder).into()));
+    let histories = HISTORY_FILES
+        .iter()
+        .filter(|(name, _, _)| unset(name))
+        .map(|(name, file, _)| (OsString::from(name), home.files_dir().join(file).into()));
+    caches.chain(histories).collect()
 }
 
 /// The folder's name in `worktrees`: the worktree's own name, made plain, then an id of its
@@ -348,8 +396,25 @@ mod tests {
             !set.iter()
                 .any(|(k, _)| k == "GOCACHE" || k == "npm_config_cache")
         );
-        assert_eq!(set.len(), VARIABLES.len() - 2);
+        assert_eq!(set.len(), VARIABLES.len() + HISTORY_FILES.len() - 2);
         assert!(set.contains(&(OsString::from("PIP_CACHE_DIR"), OsString::from("/c/pip"))));
+        assert!(set.contains(&(OsString::from("LESSHISTFILE"), OsString::from("/c/lesshst"))));
+        let mine = vec![(OsString::from("HISTFILE"), OsString::from("/mine"))];
+        assert!(!variables(&home, &mine).iter().any(|(k, _)| k == "HISTFILE"));
+    }
+
+    #[test]
+    fn history_files_of_a_session_folder_lie_in_the_tmpdir_itself() {
+        let home = CacheHome::Session(PathBuf::from("/t/caches"));
+        let set = variables(&home, &[]);
+        assert!(set.contains(&(
+            OsString::from("HISTFILE"),
+            OsString::from("/t/bash_history")
+        )));
+        assert!(set.contains(&(
+            OsString::from("GOCACHE"),
+            OsString::from("/t/caches/go-build")
+        )));
     }
 
     #[test]

@@ -1843,6 +1843,71 @@ fn session_tmpdir_is_a_private_mount_on_a_dev_shm_directory(w: &World) {
     assert!(!tmpdir.exists(), "session TMPDIR left behind");
 }
 
+/// With a mount namespace the sandbox's `/tmp` is its own (SPEC §2): a program that writes
+/// `/tmp` by name (a JVM's hsperfdata, a script's `/tmp/out`) works, the host's `/tmp`
+/// gets nothing and its files are out of sight, and the writes are gone with the
+/// session. `--host-tmp` keeps the host's, where the write is refused; so does a host
+/// without namespaces. Run in a worktree and home outside `/tmp` (the World's lie in it,
+/// which keeps the host's `/tmp` for the session).
+fn tmp_is_private_where_a_mount_namespace_can_be_made(w: &World) {
+    let base = tempfile::Builder::new()
+        .prefix("fence-it-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let (wt, home) = (base.path().join("wt"), base.path().join("home"));
+    for d in [base.path(), &wt, &home] {
+        std::fs::create_dir_all(d).unwrap();
+        w.own(d);
+    }
+    let unique = format!(
+        "fence-it-private-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    )
+    .replace(|c: char| !c.is_ascii_alphanumeric() && c != '-', "");
+    let marker = Path::new("/tmp").join(format!("{unique}-host.txt"));
+    std::fs::write(&marker, "host-only\n").unwrap();
+    let written = Path::new("/tmp").join(format!("{unique}.txt"));
+    let script = format!(
+        "echo private > {0} && cat {0}; cat {1}; echo end",
+        written.display(),
+        marker.display()
+    );
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&OsStr> = extra.iter().map(OsStr::new).collect();
+        args.extend(["--", "/bin/sh", "-c", &script].map(OsStr::new));
+        w.fence(&args)
+            .current_dir(&wt)
+            .env("HOME", &home)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(text.ends_with("end\n"), "{text} {err}");
+    assert!(!written.exists(), "the write reached the host's /tmp");
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert!(
+            err.contains("fence: blocked write outside the worktree") && text.contains("host-only"),
+            "{text} {err}"
+        );
+    } else {
+        assert!(text.starts_with("private\n"), "{text} {err}");
+        assert!(
+            !text.contains("host-only"),
+            "the host's /tmp is seen: {text}"
+        );
+        let kept = run(&["--host-tmp"]);
+        let (text, err) = (stdout(&kept), stderr(&kept));
+        assert!(!written.exists(), "the write reached the host's /tmp");
+        assert!(
+            text.contains("host-only") && err.contains("fence: blocked write outside the worktree"),
+            "--host-tmp: {text} {err}"
+        );
+    }
+    let _ = std::fs::remove_file(&marker);
+}
+
 fn session_tmpdir_is_writable_and_removed(w: &World) {
     w.write(
         "s.sh",
@@ -5149,6 +5214,7 @@ both_ways!(
     a_write_through_the_callers_own_proc_pid_reaches_its_file,
     a_process_writes_its_own_proc_settings_but_no_others,
     session_tmpdir_is_writable_and_removed,
+    tmp_is_private_where_a_mount_namespace_can_be_made,
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,
     unix_socket_inside_the_worktree_works,

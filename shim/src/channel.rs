@@ -120,6 +120,11 @@ pub struct SandboxSpec {
     /// worktree's root (the supervisor's `spare_folders`). Only with a mount view.
     #[serde(default)]
     pub spare_pool: Option<SparePool>,
+    /// With a mount namespace: `/tmp` is the session TMPDIR's tmpfs, bound there (SPEC §2:
+    /// "a private /tmp too where a mount namespace can be made"), writable as the TMPDIR
+    /// is. Set by the supervisor only when nothing the session needs lies under `/tmp`.
+    #[serde(default)]
+    pub private_tmp: bool,
     /// Set by the shim's init once its mount view keeps every secret path unreadable by
     /// itself (empty mounts, frozen listings, a minimal `/dev`): Landlock then governs
     /// writes only. Never sent: the supervisor cannot vouch for the mounts.

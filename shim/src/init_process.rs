@@ -185,6 +185,9 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<Option<OwnedFd>, String>
             .is_dir()
             .then_some(OsStr::new("/dev/shm"));
         writable.extend(shm);
+        let private_tmp = (spec.private_tmp && spec.tmp_size.is_some())
+            .then_some(OsStr::new(landlock_fence::PRIVATE_TMP));
+        writable.extend(private_tmp);
         let hidden: Vec<&OsStr> = spec.deny_read.iter().map(|p| p.as_os_str()).collect();
         // The worktree's protected paths, and those of the other folders protected as it
         // is, relative to each.
@@ -256,6 +259,7 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<Option<OwnedFd>, String>
             new_proc: ns.pid,
             sized_tmp,
             private_shm: shm,
+            private_tmp,
             spare_pool: pool_path,
         })
         .map_err(|e| e.to_string())?;

@@ -299,6 +299,9 @@ pub const DEVICES_RW: [&str; 6] = [
     "/dev/ptmx",
     "/dev/shm",
 ];
+/// Where the sandbox gets a private `/tmp` ([`crate::channel::SandboxSpec::private_tmp`]).
+pub const PRIVATE_TMP: &str = "/tmp";
+
 /// Devices every session may read.
 pub const DEVICES_RO: [&str; 2] = ["/dev/random", "/dev/urandom"];
 
@@ -347,6 +350,11 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         writable.insert(0, PathBuf::from(&spec.worktree));
     }
     writable.extend(spec.allow_write.iter().map(PathBuf::from));
+    // The private /tmp: the TMPDIR's tmpfs again (its rule is on the same inode), named so
+    // that the supervisor knows the calls beneath it bounded.
+    if spec.private_tmp && ns.mount {
+        writable.push(PathBuf::from(PRIVATE_TMP));
+    }
     // Secret paths missing at start, in every mode: no mount can cover what does not exist,
     // and a grant of their parent would open one made later. One inside a writable root
     // is left to that root (the sandbox could make it there itself).
@@ -913,6 +921,7 @@ mod tests {
             protected: vec![],
             rule_bases: vec![],
             spare_pool: None,
+            private_tmp: false,
             reads_by_mounts: false,
             private_pts: false,
         }

@@ -49,6 +49,8 @@ pub enum MountViewError {
         size: u64,
         source: io::Error,
     },
+    #[error("binding the session TMPDIR on {path} as a private /tmp failed: {source}")]
+    PrivateTmp { path: PathBuf, source: io::Error },
     #[error("mounting a private tmpfs on {path} failed: {source}")]
     PrivateShm { path: PathBuf, source: io::Error },
     #[error("freezing the listing of {path} (a secret path missing in it) failed: {source}")]
@@ -97,6 +99,9 @@ pub struct ViewPlan<'a> {
     /// A shared-memory directory such as `/dev/shm` (among `writable`): an empty tmpfs of
     /// its own, so the sandbox neither sees nor writes the host's POSIX shared memory.
     pub private_shm: Option<&'a OsStr>,
+    /// Where the session TMPDIR's tmpfs ([`ViewPlan::sized_tmp`]) is bound a second time
+    /// (`/tmp`, among `writable`): the sandbox's private `/tmp`, over the host's.
+    pub private_tmp: Option<&'a OsStr>,
     /// The folder of spare folders in the worktree (`.git/fence/spares.PID`, under a
     /// protected path): opened through the worktree's own mount before the read-only binds
     /// cover it ([`ViewMade::spare_pool`]).
@@ -137,6 +142,7 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         new_proc,
         sized_tmp,
         private_shm,
+        private_tmp,
         spare_pool,
     } = *view;
     let mut made = ViewMade::default();
@@ -197,6 +203,30 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
             size,
             source,
         })?;
+        // The private /tmp: the same tmpfs, so one size limit holds for both names and
+        // the host's /tmp (its other users' files, sockets, a Kerberos ticket cache) is
+        // out of sight. The supervisor plans it only when nothing the session needs (the
+        // worktree, a writable folder, the home, the working directory) lies beneath.
+        if let Some(tmp) = private_tmp {
+            let source = cstring(path)?;
+            let target = cstring(tmp)?;
+            // SAFETY: NUL-terminated paths; a plain (non-recursive) bind.
+            let ret = unsafe {
+                libc::mount(
+                    source.as_ptr(),
+                    target.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                )
+            };
+            if ret < 0 {
+                return Err(MountViewError::PrivateTmp {
+                    path: PathBuf::from(tmp),
+                    source: io::Error::last_os_error(),
+                });
+            }
+        }
     }
     let mut targets = Vec::new();
     for path in writable {

@@ -143,6 +143,11 @@ pub struct RunArgs {
     /// the tools' own caches in the home are outside the fence.
     #[arg(long)]
     pub no_tool_caches: bool,
+    /// Keep the host's /tmp (readable, not writable) instead of a private one. By default,
+    /// with a mount namespace, the sandbox's /tmp is its TMPDIR's own tmpfs, unless the
+    /// worktree, a writable folder, the home or the working directory lies under /tmp.
+    #[arg(long)]
+    pub host_tmp: bool,
     /// The command and its arguments.
     #[arg(last = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
@@ -376,6 +381,32 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         Some(proxy)
     };
 
+    // A private /tmp (SPEC §2), where nothing the session names lies under the host's:
+    // a worktree, writable folder, home, working directory or program there would be
+    // hidden by it.
+    let path_entries: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|e| cwd.join(e)).collect())
+        .unwrap_or_default();
+    let program = args
+        .command
+        .first()
+        .map(Path::new)
+        .filter(|p| p.components().count() > 1)
+        .map(|p| cwd.join(p));
+    let private_tmp = !args.host_tmp
+        && prepare::private_tmp_fits(
+            [&worktree, &cwd, &tmp.path]
+                .into_iter()
+                .chain(&allow_write)
+                .chain(&allow_unix)
+                .chain(&deny_read)
+                .chain(&deny_read_missing)
+                .chain(&deny_read_via)
+                .chain(&secret_homes)
+                .chain(home.as_ref())
+                .chain(&path_entries)
+                .chain(program.as_ref()),
+        );
     let mut writable = vec![tmp.path.clone()];
     if !args.read_only_worktree {
         writable.insert(0, worktree.clone());
@@ -497,6 +528,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .map(PathBuf::into_os_string)
                 .collect(),
             spare_pool: spare_pool.as_ref().map(|p| p.spec()),
+            private_tmp: private_tmp && shim.namespaces.mount,
             // Decided by the shim's init from the mounts it made.
             reads_by_mounts: false,
             private_pts: false,
@@ -585,6 +617,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }
     spawn_signal_forwarder(forwarded, shim_process.pid, gate.clone());
 
+    if private_tmp && shim_process.namespaces.mount {
+        writable.push(PathBuf::from(shim::landlock_fence::PRIVATE_TMP));
+    }
     path_resolve::settle_roots(&writable);
     let fence = Arc::new(Fence {
         worktree,

@@ -65,6 +65,22 @@ fn remove_stale_sessions(base: &Path, uid: u32) {
     }
 }
 
+/// Whether the sandbox can have a private `/tmp` (the session TMPDIR's tmpfs bound on it):
+/// `/tmp` is a directory of its own (not a symbolic link) and none of `needed` — what the
+/// session must see as it is: the worktree, writable folders, the home, the working
+/// directory, the program and `PATH` — lies in it (a path is compared as it resolves
+/// now, through its symbolic links). With a path under `/tmp` the host's stays, readable
+/// and not writable.
+pub fn private_tmp_fits<'a>(needed: impl IntoIterator<Item = &'a PathBuf>) -> bool {
+    let tmp = Path::new("/tmp");
+    if !tmp.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+        return false;
+    }
+    needed
+        .into_iter()
+        .all(|p| !p.starts_with(tmp) && !p.canonicalize().is_ok_and(|real| real.starts_with(tmp)))
+}
+
 /// Where the session directory is made. With a mount namespace the sandbox's TMPDIR is a
 /// tmpfs the shim mounts on the directory, which is then only a mount point: it goes to
 /// `/dev/shm` when that is a tmpfs directory of its own (not a symbolic link, such as

@@ -383,7 +383,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
 
     // A private /tmp (SPEC §2), where nothing the session names lies under the host's:
     // a worktree, writable folder, home, working directory or program there would be
-    // hidden by it.
+    // hidden by it. A secret there is hidden by it too: with a private /tmp the host's
+    // /tmp is out of reach (its names are not the sandbox's, and another process's
+    // /proc/<pid>/root is closed to the sandbox by Landlock's ptrace rule), so the
+    // unreadable paths under it are left out of the view's plan (one would freeze all
+    // of /tmp, and its cover could not be made on the private one).
     let path_entries: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).map(|e| cwd.join(e)).collect())
         .unwrap_or_default();
@@ -399,9 +403,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .into_iter()
                 .chain(&allow_write)
                 .chain(&allow_unix)
-                .chain(&deny_read)
-                .chain(&deny_read_missing)
-                .chain(&deny_read_via)
                 .chain(&secret_homes)
                 .chain(home.as_ref())
                 .chain(&path_entries)
@@ -468,6 +469,16 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             .cgroup()
             .map(|cg| cg.dir.join("cgroup.kill"))
             .filter(|k| k.exists());
+        let private_tmp = private_tmp && shim.namespaces.mount;
+        let beyond_private_tmp = |paths: &[PathBuf]| -> Vec<std::ffi::OsString> {
+            paths
+                .iter()
+                .filter(|p| {
+                    !(private_tmp && p.starts_with(shim::landlock_fence::PRIVATE_TMP))
+                })
+                .map(|p| p.clone().into_os_string())
+                .collect()
+        };
         let spec = SandboxSpec {
             argv: args.command.clone(),
             env: with_tool_caches(
@@ -484,18 +495,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .iter()
                 .map(|p| p.clone().into_os_string())
                 .collect(),
-            deny_read: deny_read
-                .iter()
-                .map(|p| p.clone().into_os_string())
-                .collect(),
-            deny_read_missing: deny_read_missing
-                .iter()
-                .map(|p| p.clone().into_os_string())
-                .collect(),
-            deny_read_via: deny_read_via
-                .iter()
-                .map(|p| p.clone().into_os_string())
-                .collect(),
+            deny_read: beyond_private_tmp(&deny_read),
+            deny_read_missing: beyond_private_tmp(&deny_read_missing),
+            deny_read_via: beyond_private_tmp(&deny_read_via),
             homes: secret_homes
                 .iter()
                 .map(|p| p.clone().into_os_string())
@@ -528,7 +530,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .map(PathBuf::into_os_string)
                 .collect(),
             spare_pool: spare_pool.as_ref().map(|p| p.spec()),
-            private_tmp: private_tmp && shim.namespaces.mount,
+            private_tmp,
             // Decided by the shim's init from the mounts it made.
             reads_by_mounts: false,
             private_pts: false,

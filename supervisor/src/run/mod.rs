@@ -473,9 +473,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         let beyond_private_tmp = |paths: &[PathBuf]| -> Vec<std::ffi::OsString> {
             paths
                 .iter()
-                .filter(|p| {
-                    !(private_tmp && p.starts_with(shim::landlock_fence::PRIVATE_TMP))
-                })
+                .filter(|p| !(private_tmp && p.starts_with(shim::landlock_fence::PRIVATE_TMP)))
                 .map(|p| p.clone().into_os_string())
                 .collect()
         };

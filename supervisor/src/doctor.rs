@@ -312,7 +312,7 @@ impl Report {
             Ok(n) if n.pid => self.enforced.push(format!(
                 "namespaces: pid{}{}{}",
                 if n.mount {
-                    ", mount (read-only view; secrets hidden by mounts, so Landlock need not check reads)"
+                    ", mount (read-only view; secrets hidden by mounts, so Landlock need not check reads; a private /tmp unless the worktree, home or working directory lies under /tmp)"
                 } else {
                     ""
                 },

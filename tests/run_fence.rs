@@ -4296,6 +4296,122 @@ fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
     );
 }
 
+/// The number of tasks (threads included) of user `uid` on the machine, which its
+/// processes' RLIMIT_NPROC is checked against.
+fn tasks_of_user(uid: u32) -> usize {
+    process_ids()
+        .filter(|pid| std::fs::metadata(format!("/proc/{pid}")).is_ok_and(|m| m.uid() == uid))
+        .map(|pid| std::fs::read_dir(format!("/proc/{pid}/task")).map_or(0, |d| d.count()))
+        .sum()
+}
+
+/// A network call is performed on a thread of fence's own. A sandbox that holds its user's
+/// process count at fence's RLIMIT_NPROC (threads waiting, as many connects blocked on a
+/// busy listener would) leaves fence no thread for the next one: that call is refused with
+/// a reason, and fence goes on judging the sandbox's calls (it used to panic on its
+/// notification thread, after which every notified call of the sandbox waited forever).
+/// Only an unprivileged user has the limit (root is exempt).
+fn a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor(w: &World) {
+    let test = "a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor";
+    let Some((uid, _)) = support::test_user().filter(|_| w.who != support::Who::Root) else {
+        support::skip(test, "root is exempt from RLIMIT_NPROC");
+        return;
+    };
+    let victim = w.write_outside("victim.txt", "original");
+    w.compile_c(
+        "hold",
+        &format!(
+            r#"#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+static void *wait_forever(void *arg) {{ (void)arg; for (;;) pause(); return 0; }}
+int main(void) {{
+    struct sockaddr_un a = {{ .sun_family = AF_UNIX }};
+    strcpy(a.sun_path, "l.sock");
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 0)) {{ perror("listener"); return 2; }}
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, 65536);
+    int made = 0;
+    for (; made < 600; made++) {{
+        pthread_t t;
+        if (pthread_create(&t, &at, wait_forever, 0)) break;
+    }}
+    int refused = 0;
+    for (int i = 0; i < 5; i++) {{
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) refused++;
+        close(s);
+    }}
+    int fd = open("{victim}", O_WRONLY | O_TRUNC);
+    printf("threads %d refused %d open %d %s\n", made, refused, fd, strerror(errno));
+    return 0;
+}}
+"#,
+            victim = victim.display()
+        ),
+    );
+    // Room for fence to start and for some of the sandbox's threads, not for 600 more.
+    let limit = (tasks_of_user(uid) + 150) as libc::rlim_t;
+    let mut command = w.fence(&[OsStr::new("--"), OsStr::new("./hold")]);
+    // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, move || {
+            let mut cur = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::getrlimit(libc::RLIMIT_NPROC, &mut cur);
+            let new = libc::rlimit {
+                rlim_cur: limit.min(cur.rlim_max),
+                rlim_max: cur.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NPROC, &new) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("the session did not end within 60 s: {}", stderr(&out));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(0), "{text}{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("(rule fence.supervisor-limit)"),
+        "no call met fence's limit: {text}{err}"
+    );
+    // The loop still judged the write after the refusals, with its reason.
+    assert!(text.contains("open -1 Permission denied"), "{text}{err}");
+    assert!(
+        err.contains(&format!(
+            "fence: blocked write outside the worktree: {} (rule fence.write-outside)",
+            victim.display()
+        )),
+        "{err}"
+    );
+    assert_unchanged(&victim, "original");
+}
+
 fn a_head_made_a_fifo_or_a_link_to_dev_zero_neither_stalls_nor_swells_fence(w: &World) {
     use std::os::unix::fs::OpenOptionsExt;
     use std::os::unix::process::CommandExt;
@@ -5272,6 +5388,7 @@ both_ways!(
     a_read_only_proc_sys_falls_back_to_another_process_limit,
     writing_past_the_tmpdir_size_fails_inside_only,
     a_head_made_a_fifo_or_a_link_to_dev_zero_neither_stalls_nor_swells_fence,
+    a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor,
 );
 
 #[test]

@@ -112,12 +112,14 @@ pub fn act_as<T: Send + 'static>(
         // (Nested inside an op already set aside, or capset refused: a thread of its own.)
     }
     let creds = creds.clone();
-    std::thread::spawn(move || {
-        take_credentials(&creds)?;
-        op()
-    })
-    .join()
-    .map_err(|_| io::Error::other("acting thread panicked"))?
+    // A thread that cannot be started (the supervisor at its limit) fails the call.
+    std::thread::Builder::new()
+        .spawn(move || {
+            take_credentials(&creds)?;
+            op()
+        })?
+        .join()
+        .map_err(|_| io::Error::other("acting thread panicked"))?
 }
 
 /// The supervisor's own credentials, and whether it holds any capability.

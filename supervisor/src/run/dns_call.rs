@@ -184,11 +184,16 @@ pub fn recvfrom(listener: Arc<Listener>, relay: &Arc<DnsRelay>, caller: Caller, 
         return;
     }
     let relay = relay.clone();
-    std::thread::spawn(move || {
+    let (id, answering) = (n.id, listener.clone());
+    let spawned = std::thread::Builder::new().spawn(move || {
         if let Some(response) = receive(&listener, &relay, &n, &socket, &stand_in, true) {
             listener.respond(n.id, response);
         }
     });
+    if spawned.is_err() {
+        // No thread to wait on: the receive fails as one interrupted would.
+        answering.respond(id, Response::Error(libc::EAGAIN));
+    }
 }
 
 /// Receives one datagram from the stand-in and writes it, its source (the resolver it came

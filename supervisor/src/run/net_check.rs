@@ -168,24 +168,46 @@ pub fn spawn(
     n: Notification,
 ) {
     let received = Instant::now();
-    std::thread::spawn(move || {
-        let mem = TargetMemory::new(&listener, &n);
-        let call = Call {
-            listener: &listener,
-            gate: &gate,
-            n: &n,
-            caller,
-            received,
-        };
-        let outcome = decide(&call, &fence, &net, &mem);
-        if let Some(d) = &outcome.decision {
-            d.record(&gate, outcome.reason.as_ref(), received);
+    let (id, answering, quiet) = (n.id, listener.clone(), fence.quiet_blocks);
+    let spawned = std::thread::Builder::new()
+        .name("fence-net".into())
+        .spawn(move || {
+            let mem = TargetMemory::new(&listener, &n);
+            let call = Call {
+                listener: &listener,
+                gate: &gate,
+                n: &n,
+                caller,
+                received,
+            };
+            let outcome = decide(&call, &fence, &net, &mem);
+            if let Some(d) = &outcome.decision {
+                d.record(&gate, outcome.reason.as_ref(), received);
+            }
+            if let Some(reason) = outcome.reason.filter(|_| !fence.quiet_blocks) {
+                blocked_reason::tell(caller, &reason);
+            }
+            listener.respond(n.id, outcome.response);
+        });
+    if spawned.is_err() {
+        // No thread for the call (the supervisor's threads or its user's processes are at
+        // their limit, which a sandbox holding many calls in a blocking connect reaches):
+        // the call is refused, and the loop that handed it over goes on.
+        if !quiet {
+            blocked_reason::tell(caller, &no_thread_reason());
         }
-        if let Some(reason) = outcome.reason.filter(|_| !fence.quiet_blocks) {
-            blocked_reason::tell(caller, &reason);
-        }
-        listener.respond(n.id, outcome.response);
-    });
+        answering.respond(id, Response::Error(libc::EAGAIN));
+    }
+}
+
+/// The reason given for a network call refused because no thread could be started for it.
+pub fn no_thread_reason() -> BlockedReason {
+    BlockedReason {
+        what: "network call".into(),
+        object: b"no thread left in fence to perform it".to_vec(),
+        rule: "fence.supervisor-limit".into(),
+        answer: None,
+    }
 }
 
 /// What the supervisor answers, why, and the decision record when a destination was

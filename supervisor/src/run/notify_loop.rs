@@ -88,9 +88,14 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
         // that reports a source may wait, so it runs on a thread of its own too.
         if n.nr == libc::SYS_socket {
             let (listener, relay) = (s.listener.clone(), relay.clone());
-            std::thread::spawn(move || {
+            let id = n.id;
+            let spawned = std::thread::Builder::new().spawn(move || {
                 listener.respond(n.id, dns_call::socket(&listener, &relay, &n));
             });
+            if spawned.is_err() {
+                // No thread for it: refused, and the loop goes on.
+                s.listener.respond(id, Response::Error(libc::EAGAIN));
+            }
             return;
         }
         if n.nr == libc::SYS_setsockopt {

@@ -5287,6 +5287,80 @@ fn writing_past_the_tmpdir_size_fails_inside_only(w: &World) {
     assert!(!seen_on_host, "the write reached the host's TMPDIR");
 }
 
+/// The sandbox's private `/dev/shm` is memory no process owns (the kernel's OOM killer
+/// frees none of it by killing the sandbox's processes): with a mount namespace it holds at
+/// most `--tmp-size`, as the TMPDIR does, measured from outside on the tmpfs the sandbox
+/// wrote to. (Without one `/dev/shm` is the host's, as SPEC §2's device list says.)
+fn writing_past_the_tmp_size_in_dev_shm_fails(w: &World) {
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        support::skip(
+            "without_namespaces::writing_past_the_tmp_size_in_dev_shm_fails",
+            "no mount namespace: /dev/shm is the host's",
+        );
+        return;
+    }
+    w.write(
+        "fill.sh",
+        "head -c 64M /dev/zero > /dev/shm/big 2>/dev/null\necho $? > filled\nwhile [ ! -e go ]; do sleep 0.05; done\n",
+    );
+    let mut child = w
+        .fence(&[
+            OsStr::new("--tmp-size"),
+            OsStr::new("8M"),
+            OsStr::new("--"),
+            OsStr::new("/bin/sh"),
+            OsStr::new("fill.sh"),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !w.worktree.join("filled").exists() {
+        if child.try_wait().unwrap().is_some() || started.elapsed() > Duration::from_secs(30) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The shell that wrote, found from outside by its working directory and script.
+    let shell = process_ids().find(|p| {
+        std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c == w.worktree)
+            && std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with(b"/bin/sh\0fill.sh\0"))
+    });
+    let used = shell.as_ref().and_then(|pid| {
+        let path = std::ffi::CString::new(format!("/proc/{pid}/root/dev/shm")).unwrap();
+        // SAFETY: statvfs fills a zeroed struct from a NUL-terminated path.
+        unsafe {
+            let mut fs: libc::statvfs = std::mem::zeroed();
+            (libc::statvfs(path.as_ptr(), &mut fs) == 0)
+                .then(|| (fs.f_blocks - fs.f_bfree) as u64 * fs.f_frsize as u64)
+        }
+    });
+    let own_shm = shell.as_ref().is_some_and(|pid| {
+        std::fs::read_link(format!("/proc/{pid}/ns/mnt")).ok()
+            != std::fs::read_link("/proc/self/ns/mnt").ok()
+    });
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("no mount namespace"), "{err}");
+    assert!(
+        own_shm,
+        "the writer was not found in a mount namespace ({shell:?}, {used:?}): {err}"
+    );
+    let used = used.expect("statvfs of the sandbox's /dev/shm");
+    assert!(
+        used <= 9 << 20,
+        "{used} bytes in the sandbox's /dev/shm under --tmp-size 8M"
+    );
+    assert!(
+        !Path::new("/dev/shm/big").exists(),
+        "written to the host's /dev/shm"
+    );
+}
+
 both_ways!(
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,
@@ -5387,6 +5461,7 @@ both_ways!(
     a_fork_bomb_meets_its_pid_namespaces_own_limit,
     a_read_only_proc_sys_falls_back_to_another_process_limit,
     writing_past_the_tmpdir_size_fails_inside_only,
+    writing_past_the_tmp_size_in_dev_shm_fails,
     a_head_made_a_fifo_or_a_link_to_dev_zero_neither_stalls_nor_swells_fence,
     a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor,
 );

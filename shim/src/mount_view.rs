@@ -184,7 +184,8 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
     // The private /dev/shm first: a session TMPDIR below it then gets its sized tmpfs on
     // the path carried over, not on one the new tmpfs covers.
     if let Some(path) = private_shm {
-        mount_private_shm(path, writable).map_err(|source| MountViewError::PrivateShm {
+        let size = sized_tmp.map(|(_, size)| size);
+        mount_private_shm(path, writable, size).map_err(|source| MountViewError::PrivateShm {
             path: PathBuf::from(path),
             source,
         })?;
@@ -911,7 +912,12 @@ fn hide(path: &OsStr) -> io::Result<()> {
 /// `--allow-write` folder under `/dev/shm`) are opened before the tmpfs covers them and
 /// bound back at the same path on it, so they stay the host's while the rest of `shm` is
 /// private.
-fn mount_private_shm(shm: &OsStr, writable: &[&OsStr]) -> io::Result<()> {
+///
+/// With `size` (the session TMPDIR's), the tmpfs holds at most that much: its pages are
+/// memory that no process owns, so the kernel's OOM killer frees none of it by killing
+/// the sandbox's processes while the session lives, and tmpfs's own default is half of the
+/// machine's memory.
+fn mount_private_shm(shm: &OsStr, writable: &[&OsStr], size: Option<u64>) -> io::Result<()> {
     let shm_path = Path::new(shm);
     let mut below: Vec<&Path> = writable
         .iter()
@@ -933,7 +939,11 @@ fn mount_private_shm(shm: &OsStr, writable: &[&OsStr]) -> io::Result<()> {
         let is_dir = sys::fd_is_directory(fd.as_raw_fd())?;
         kept.push((path, c, fd, is_dir));
     }
-    mount_tmpfs(shm, "mode=1777")?;
+    let options = match size {
+        Some(size) => format!("mode=1777,size={size}"),
+        None => "mode=1777".to_string(),
+    };
+    mount_tmpfs(shm, &options)?;
     for (path, target, fd, is_dir) in kept {
         if is_dir {
             std::fs::create_dir_all(path)?;

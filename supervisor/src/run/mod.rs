@@ -100,7 +100,8 @@ pub struct RunArgs {
     #[arg(long = "max-procs", value_name = "N", default_value_t = limits::DEFAULT_MAX_PROCS,
           value_parser = limits::parse_max_procs)]
     pub max_procs: u64,
-    /// Size of the session TMPDIR (a tmpfs inside the sandbox; e.g. 512M, 1G).
+    /// Size of the session TMPDIR and of the private /dev/shm (each a tmpfs inside the
+    /// sandbox; e.g. 512M, 1G).
     #[arg(long = "tmp-size", value_name = "SIZE", default_value = "1G",
           value_parser = limits::parse_size)]
     pub tmp_size: u64,

@@ -8,7 +8,7 @@ mod support;
 use std::ffi::OsStr;
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -866,6 +866,79 @@ fn host_pty() -> (std::fs::File, String) {
 /// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
 /// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
 /// fence.
+/// Pseudo-terminals come from a devpts of the sandbox's own or not at all: the host's
+/// `/dev/ptmx` (without a mount namespace) hands out the machine's, every one of them to a
+/// sandbox opening it in a loop, after which no terminal, ssh login or tmux pane of the
+/// user's can be made while the session lives. Checked from outside on the sandbox's
+/// descriptors: none is a terminal master of the host's.
+fn the_hosts_pseudo_terminals_cannot_be_taken(w: &World) {
+    if !support::python_ready("the_hosts_pseudo_terminals_cannot_be_taken") {
+        return;
+    }
+    w.write(
+        "take.py",
+        "import os, time\n\
+         held = []\n\
+         for i in range(16):\n\
+         \x20   try:\n\
+         \x20       held.append(os.open('/dev/ptmx', os.O_RDWR | os.O_NOCTTY))\n\
+         \x20   except OSError:\n\
+         \x20       pass\n\
+         open('ready', 'w').write(str(len(held)))\n\
+         for i in range(400):\n\
+         \x20   if os.path.exists('go'):\n\
+         \x20       break\n\
+         \x20   time.sleep(0.05)\n",
+    );
+    let mut child = w
+        .fence(&[OsStr::new("--"), OsStr::new(PYTHON), OsStr::new("take.py")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !w.worktree.join("ready").exists() {
+        if child.try_wait().unwrap().is_some() || started.elapsed() > Duration::from_secs(30) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let taker = process_ids().find(|p| {
+        std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c == w.worktree)
+            && std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.windows(8).any(|x| x == b"take.py\0"))
+            && std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with(PYTHON.as_bytes()))
+    });
+    // The host's multiplexers: /dev/ptmx itself and its devpts's ptmx.
+    let host: Vec<u64> = ["/dev/ptmx", "/dev/pts/ptmx"]
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.dev())
+        .collect();
+    let host_masters = taker.as_ref().map(|pid| {
+        std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|fd| std::fs::metadata(fd.path()).ok())
+            .filter(|m| {
+                m.file_type().is_char_device()
+                    && m.rdev() == libc::makedev(5, 2)
+                    && host.contains(&m.dev())
+            })
+            .count()
+    });
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let host_masters = host_masters.expect("the sandbox's process was not found");
+    assert_eq!(
+        host_masters, 0,
+        "the sandbox holds the host's pseudo-terminals"
+    );
+}
+
 fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
     use std::os::unix::fs::OpenOptionsExt;
     let (master, slave_path) = host_pty();
@@ -5396,6 +5469,7 @@ both_ways!(
     a_thread_swapping_the_path_never_truncates_a_protected_file,
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
     the_users_terminal_keeps_its_line_discipline_and_open_mode,
+    the_hosts_pseudo_terminals_cannot_be_taken,
     credentials_are_scrubbed_from_the_environment,
     tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions,
     fifos_flags_and_umask_survive_carried_out_opens,

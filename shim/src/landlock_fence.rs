@@ -434,18 +434,23 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         grant_read_except(Path::new("/"), &carved, &mut plan)?;
     }
 
+    // `/dev/ptmx` only with a devpts of the sandbox's own: the host's would hand out the
+    // machine's pseudo-terminals (every one of them, to a sandbox opening it in a loop, and
+    // no terminal, ssh login or tmux pane of the user's could then be made), and without
+    // that devpts the other side of a terminal made there cannot be opened anyway.
+    let own_pts = spec.private_pts && ns.mount;
     plan.devices_rw = DEVICES_RW
         .iter()
         .map(PathBuf::from)
-        .filter(|p| p.exists())
+        .filter(|p| p.exists() && (own_pts || p != Path::new("/dev/ptmx")))
         .collect();
     // The sandbox's own devpts holds only its own terminals; the session's is then at
     // /dev/console.
-    if spec.private_pts && ns.mount {
+    if own_pts {
         plan.devices_rw.push(PathBuf::from("/dev/pts"));
     }
     if let Some(tty) = &spec.session_tty {
-        plan.devices_rw.push(if spec.private_pts && ns.mount {
+        plan.devices_rw.push(if own_pts {
             PathBuf::from("/dev/console")
         } else {
             PathBuf::from(tty)
@@ -1185,6 +1190,26 @@ mod tests {
         assert!(p.held.contains(&PathBuf::from("/dev/shm")));
         assert!(p.held.contains(&dir.path().join("wt")));
         assert!(p.bounded.contains(&dir.path().join("wt/src")));
+    }
+
+    #[test]
+    fn the_pseudo_terminal_multiplexer_is_granted_only_with_the_sandboxs_own_devpts() {
+        if !Path::new("/dev/ptmx").exists() {
+            eprintln!("SKIPPED: no /dev/ptmx here");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("wt")).unwrap();
+        let ptmx = PathBuf::from("/dev/ptmx");
+        let mut s = spec(dir.path(), &[]);
+        // Without a mount namespace (or without a devpts of its own): the host's.
+        assert!(!plan(&s, 7).unwrap().devices_rw.contains(&ptmx));
+        s.namespaces = ALL_NAMESPACES;
+        assert!(!plan(&s, 7).unwrap().devices_rw.contains(&ptmx));
+        s.private_pts = true;
+        let p = plan(&s, 7).unwrap();
+        assert!(p.devices_rw.contains(&ptmx));
+        assert!(p.devices_rw.contains(&PathBuf::from("/dev/pts")));
     }
 
     #[test]

@@ -622,6 +622,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         writable.push(PathBuf::from(shim::landlock_fence::PRIVATE_TMP));
     }
     path_resolve::settle_roots(&writable);
+    // Without a mount view the sandbox's /dev/ptmx is the host's, which would hand out the
+    // machine's pseudo-terminals (Landlock does not grant it there either: the shim's plan).
+    if !shim_process.namespaces.mount {
+        devices.retain(|d| d != Path::new("/dev/ptmx"));
+    }
     let fence = Arc::new(Fence {
         worktree,
         writable,

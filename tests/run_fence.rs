@@ -319,6 +319,63 @@ fn fence_sigkill_leaves_nothing_running(w: &World) {
     );
 }
 
+/// A process-group SIGKILL (a CI runner's timeout, `timeout -s KILL`, `kill -9 -PGID`)
+/// takes fence and whatever of its group it reaches. Without a pid namespace the init,
+/// which kills the sandbox's tree when fence dies, was in fence's group and died with it,
+/// and every process of the sandbox outside that group — all of them when there is no
+/// session terminal (the command runs in a session of its own), a `setsid` daemon
+/// otherwise — ran on after the session. Each must be gone within 30 s.
+fn a_process_group_sigkill_of_fence_leaves_nothing_running(w: &World) {
+    process_group_sigkill_leaves_nothing_running(w, false);
+}
+
+fn process_group_sigkill_leaves_nothing_running(w: &World, without_namespaces: bool) {
+    w.write(
+        "tree.sh",
+        "(while :; do echo t >> ticks; sleep 0.05; done) &\nsetsid sleep 301 &\necho started > started\nwait\n",
+    );
+    let mut command = w.fence(&["--".as_ref(), "/bin/sh".as_ref(), "tree.sh".as_ref()]);
+    if without_namespaces {
+        command.env("FENCE_NO_NAMESPACES", "1");
+    }
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command.stderr(Stdio::null()).spawn().unwrap();
+    let fence_pid = child.id() as i32;
+    await_started(w, &mut child);
+    let descendants = descendants_of(fence_pid);
+    if descendants.len() < 4 {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("sandbox tree not found: {descendants:?}");
+    }
+    // SAFETY: a SIGKILL to the process group fence leads (made for it above).
+    assert_eq!(unsafe { libc::kill(-fence_pid, libc::SIGKILL) }, 0);
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while descendants.iter().any(|p| alive(*p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let survivors: Vec<i32> = descendants.iter().copied().filter(|p| alive(*p)).collect();
+    for pid in &survivors {
+        // SAFETY: a SIGKILL to a process of this test's own sandbox, so that none is left.
+        unsafe { libc::kill(*pid, libc::SIGKILL) };
+    }
+    assert!(
+        survivors.is_empty(),
+        "processes {survivors:?} outlived fence's process group by 30 s"
+    );
+}
+
+#[test]
+fn a_process_group_sigkill_of_fence_as_root_without_namespaces_leaves_nothing_running() {
+    if let Some(w) = World::new(
+        "a_process_group_sigkill_of_fence_as_root_without_namespaces_leaves_nothing_running",
+        support::Who::Root,
+    ) {
+        process_group_sigkill_leaves_nothing_running(&w, true);
+    }
+}
+
 /// When the command ends, fence returns only after every process it left behind has been
 /// killed and reaped: no background job, daemon or new session of the sandbox outlives it.
 /// (The init reports the sandbox empty and fence does not wait for the kernel to tear the
@@ -5453,6 +5510,7 @@ both_ways!(
     a_program_directory_repointed_in_the_worktree_is_followed_anew,
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,
+    a_process_group_sigkill_of_fence_leaves_nothing_running,
     background_processes_are_gone_when_fence_returns,
     capability_sets_of_the_sandbox_are_empty,
     no_notification_listener_reaches_the_sandbox,

@@ -141,6 +141,17 @@ fn run(channel: Channel) -> i32 {
         }
         target => {
             drop(spare_pool);
+            // Without a pid namespace this process is what kills the sandbox's tree when
+            // the supervisor dies (its parent-death signal). It leaves the supervisor's
+            // process group, which the target keeps (the terminal's signals reach the
+            // command through it): a SIGKILL to that group (a CI runner's timeout,
+            // `timeout -s KILL`, `kill -9 -PGID`) then takes the supervisor but not this
+            // process, and the sandbox's processes outside the group (all of them in a
+            // session of their own when there is no session terminal) are still killed.
+            if !spec.namespaces.pid {
+                // SAFETY: setpgid on this process: a new group in the same session.
+                unsafe { libc::setpgid(0, 0) };
+            }
             let status = supervise(
                 target,
                 &forwarded,

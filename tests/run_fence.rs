@@ -2603,6 +2603,79 @@ int main(void) {{
     );
 }
 
+/// git makes no symbolic link in its own directory, and follows one it finds there: a
+/// reflog is appended to through it on every commit. A link the sandbox planted at
+/// `.git/logs/refs/heads/BRANCH` made the user's next commit, outside the sandbox, append
+/// a line to the file it named (outside the worktree, or a hook). No symbolic link is made
+/// beneath a `.git` directory — refused with a reason, and by Landlock (no `MakeSym`
+/// there) for a path a racing thread swaps in after the check.
+fn no_symlink_is_made_in_a_git_directory_for_the_users_git(w: &World) {
+    let test = "no_symlink_is_made_in_a_git_directory_for_the_users_git";
+    if !python_ready(test) {
+        return;
+    }
+    git_init(w);
+    w.write("f", "f\n");
+    git(&w.worktree, &["add", "f"]);
+    git(&w.worktree, &["commit", "-q", "-m", "f"]);
+    w.mkdir("ssss/logs/refs/heads");
+    chown_tree(w, &w.worktree);
+    let victim = w.write_outside("victim.txt", "original\n");
+    w.write(
+        "plant.py",
+        &format!(
+            "import os\n\
+             heads = '.git/logs/refs/heads'\n\
+             os.rename(heads + '/work', heads + '/work.real')\n\
+             for target, link in [({victim:?}, heads + '/work'), ('../../../hooks/pre-commit', heads + '/other'), ({victim:?}, '.git/planted')]:\n\
+             \x20   try:\n\
+             \x20       os.symlink(target, link)\n\
+             \x20       print('made', link)\n\
+             \x20   except OSError as e:\n\
+             \x20       print('refused', link, e.errno)\n\
+             os.symlink({victim:?}, 'ssss/x')\n\
+             try:\n\
+             \x20   os.rename('ssss/x', heads + '/moved')\n\
+             \x20   print('moved in')\n\
+             except OSError as e:\n\
+             \x20   print('move refused', e.errno)\n",
+            victim = victim.display().to_string()
+        ),
+    );
+    let out = w.run(&[PYTHON, "plant.py"]);
+    let err = stderr(&out);
+    // The user's git, after the session, outside it.
+    git(
+        &w.worktree,
+        &["commit", "-q", "--allow-empty", "-m", "user"],
+    );
+    assert_unchanged(&victim, "original\n");
+    let mut stack = vec![w.worktree.join(".git")];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let t = e.file_type().unwrap();
+            assert!(!t.is_symlink(), "symlink {} made", e.path().display());
+            if t.is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    assert!(
+        err.contains("fence: blocked symlink inside a git directory: ")
+            && err.contains("(rule fence.protected-path)"),
+        "{}{err}",
+        stdout(&out)
+    );
+    let wt = &w.worktree;
+    race_calls(
+        w,
+        &wt.join(".git/logs/refs/heads/lnk"),
+        &wt.join("ssss/logs/refs/heads/lnk"),
+        test,
+        Raced::Symlink,
+    );
+}
+
 fn builds_and_git_inside_run_as_usual(w: &World) {
     w.write(
         "Makefile",
@@ -5568,6 +5641,7 @@ both_ways!(
     a_bind_whose_family_is_swapped_makes_no_socket_file,
     a_hardlink_to_a_protected_file_is_refused,
     a_thread_swapping_to_a_git_hook_never_writes_it,
+    no_symlink_is_made_in_a_git_directory_for_the_users_git,
     a_folder_of_settings_cannot_be_swapped_for_a_forged_one,
     a_missing_settings_folder_or_git_cannot_be_linked_into_place,
     a_git_file_cannot_be_pointed_at_another_git_directory,

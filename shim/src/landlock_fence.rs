@@ -191,6 +191,12 @@ pub struct FencePlan {
     /// held directory (then nothing is bounded that way). The supervisor lets a call that
     /// makes a name go to the kernel (`CONTINUE`) only beneath one of these.
     pub bounded: Vec<PathBuf>,
+    /// The folders of `read_write` and `write_only` beneath a git directory
+    /// (`.git/logs`, `.git/refs`, `.git/objects`…): granted their rights but `MakeSym`, so
+    /// that no symbolic link is made there for the user's git to follow later
+    /// (`protected_paths::in_git_directory`), whatever path a racing thread swaps in. A
+    /// symlink moved there from elsewhere needs the right too.
+    pub no_symlinks: Vec<PathBuf>,
     /// Devices granted read, write and ioctl.
     pub devices_rw: Vec<PathBuf>,
     /// Devices granted read only.
@@ -429,6 +435,15 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
             plan.held.push(p);
         }
     }
+    if !spec.no_write_watch {
+        plan.no_symlinks = plan
+            .read_write
+            .iter()
+            .chain(&plan.write_only)
+            .filter(|p| in_a_git_directory(p, &bases))
+            .cloned()
+            .collect();
+    }
     plan.held_keep_removes = ns.mount;
     if !reads_by_mounts {
         grant_read_except(Path::new("/"), &carved, &mut plan)?;
@@ -561,7 +576,17 @@ impl Holders<'_> {
 /// the supervisor makes from a spare folder, which the ruleset grants whole, must be one.
 pub fn grants_whole(dir: &Path, bases: &[PathBuf], protected: &[PathBuf]) -> bool {
     let holders = Holders { bases, protected };
-    !holders.sealed(dir) && !holders.holds(dir)
+    // A folder beneath a git directory is granted without `MakeSym` ([`FencePlan::no_symlinks`]);
+    // a spare folder would carry the right there.
+    !holders.sealed(dir) && !holders.holds(dir) && !in_a_git_directory(dir, bases)
+}
+
+/// Whether `dir` lies beneath a `.git` directory of one of `bases`.
+fn in_a_git_directory(dir: &Path, bases: &[PathBuf]) -> bool {
+    bases.iter().any(|base| {
+        dir.strip_prefix(base)
+            .is_ok_and(crate::protected_paths::in_git_directory)
+    })
 }
 
 /// Sorts writable root `dir` into `held` and `whole` grants (see [`Holders`]), reading the
@@ -791,6 +816,11 @@ pub fn restrict_self(
         // symlink.
         let writable = (2..=5).contains(&group) && !plan.bounded.is_empty();
         for path in paths {
+            let access = if plan.no_symlinks.contains(path) {
+                access & !AccessFs::MakeSym
+            } else {
+                access
+            };
             if writable {
                 let fd = match open_directory_nofollow(path) {
                     Ok(fd) => fd,

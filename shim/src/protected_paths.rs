@@ -56,6 +56,21 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_stray_head(rel)
 }
 
+/// Whether `rel` lies beneath a `.git` directory (`.git/logs/refs`, `vendor/lib/.git/refs`),
+/// not the `.git` entry itself. git never makes a symbolic link there, and the user's git
+/// follows one it finds: a reflog is appended to through it (`.git/logs/refs/heads/main ->
+/// ~/.bashrc` gets a line on every commit outside the sandbox), a ref is written into the
+/// folder a link in `refs/` names. So no symbolic link is made there in the sandbox.
+pub fn in_git_directory(rel: &Path) -> bool {
+    let mut parts = rel.components().peekable();
+    while let Some(c) = parts.next() {
+        if c.as_os_str() == ".git" && parts.peek().is_some() {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether `rel` is protected only against being made, moved or written, and may be
 /// removed: a nested repository's `.git` and control files, a `HEAD` outside `.git`
 /// folders. Removing them takes a repository away, which runs nothing.
@@ -354,6 +369,28 @@ pub fn existing_of(paths: &[std::ffi::OsString]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn folders_beneath_a_git_directory_are_told_apart() {
+        for rel in [
+            ".git/logs",
+            ".git/logs/refs/heads",
+            "vendor/lib/.git/refs",
+            ".git/x",
+        ] {
+            assert!(in_git_directory(Path::new(rel)), "{rel}");
+        }
+        for rel in [
+            ".git",
+            "src",
+            "vendor/lib/.git",
+            "a.git/x",
+            ".github/workflows",
+            "",
+        ] {
+            assert!(!in_git_directory(Path::new(rel)), "{rel}");
+        }
+    }
 
     #[test]
     fn hooks_config_and_settings_are_protected_but_not_the_rest_of_git() {

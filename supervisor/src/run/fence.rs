@@ -174,6 +174,16 @@ impl Fence {
             .any(|p| path.starts_with(p) || (names_entry && p.starts_with(path)))
     }
 
+    /// Whether `path` lies beneath a `.git` directory of the worktree or of one of
+    /// [`Fence::rule_bases`] (`.git/logs/refs/heads/main`), where no symbolic link is made
+    /// (`shim::protected_paths::in_git_directory`).
+    pub fn in_git_directory(&self, path: &Path) -> bool {
+        self.bases().any(|base| {
+            path.strip_prefix(base)
+                .is_ok_and(shim::protected_paths::in_git_directory)
+        })
+    }
+
     /// Whether `path` lies in the worktree or in one of [`Fence::rule_bases`].
     pub fn has_rule_base(&self, path: &Path) -> bool {
         self.bases().any(|b| path.starts_with(b))

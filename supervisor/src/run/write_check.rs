@@ -703,6 +703,23 @@ pub fn check(
                     .map(|t| (link.clone(), t)),
                 _ => moved_link,
             };
+            // A symbolic link in a git directory (`.git/logs/refs/heads/main -> ~/.bashrc`):
+            // git makes none, and the user's git follows one later, outside the sandbox (a
+            // reflog is appended to through it on every commit, a ref written where a link in
+            // `refs/` leads). Landlock grants no `MakeSym` there, so a swapped path meets the
+            // kernel's refusal; this gives the reason, and carries out what a person allows.
+            if let Some((link, _)) = &new_link
+                && fence.in_git_directory(link)
+            {
+                return asked(
+                    event,
+                    libc::EACCES,
+                    "symlink inside a git directory",
+                    link,
+                    "fence.protected-path",
+                    perform(),
+                );
+            }
             if let Some((link, target)) = &new_link
                 && symlink_leaves_the_rules(fence, link, target)
             {

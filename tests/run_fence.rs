@@ -923,6 +923,76 @@ fn host_pty() -> (std::fs::File, String) {
 /// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
 /// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
 /// fence.
+/// fence's resident memory in kB (`VmRSS`).
+fn resident_kb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .unwrap()
+}
+
+/// Every refusal is a transcript line on fence's stderr, written by a thread of its own.
+/// When nobody reads that stderr (a full pipe, a pager not scrolled), the lines waiting for
+/// it are bounded: a sandbox refused thousands of calls a second grew fence's memory
+/// without end. 6,000 refusals of 3 kB paths (18 MB of lines) while stderr does not drain.
+fn refusals_while_fences_stderr_does_not_drain_do_not_grow_fence(w: &World) {
+    let test = "refusals_while_fences_stderr_does_not_drain_do_not_grow_fence";
+    if !python_ready(test) {
+        return;
+    }
+    let outside = w.outside.join("d".repeat(200));
+    w.write(
+        "spam.py",
+        &format!(
+            "import os, time\n\
+             open('started', 'w').close()\n\
+             while not os.path.exists('measured'):\n\
+             \x20   time.sleep(0.02)\n\
+             for i in range(6000):\n\
+             \x20   try:\n\
+             \x20       os.open('{outside}/' + str(i) + 'x' * 3000, os.O_WRONLY | os.O_CREAT, 0o644)\n\
+             \x20   except OSError:\n\
+             \x20       pass\n\
+             open('done', 'w').close()\n\
+             while not os.path.exists('go'):\n\
+             \x20   time.sleep(0.02)\n",
+            outside = outside.display()
+        ),
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), PYTHON.as_ref(), "spam.py".as_ref()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let fence = child.id();
+    let wait_for = |name: &str, child: &mut std::process::Child| {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while !w.worktree.join(name).exists() {
+            if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+                let _ = child.kill();
+                panic!("the sandboxed program never wrote `{name}`");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for("started", &mut child);
+    let before = resident_kb(fence);
+    w.write("measured", "");
+    wait_for("done", &mut child);
+    let after = resident_kb(fence);
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        after < before + 12 * 1024,
+        "fence grew from {before} kB to {after} kB while its stderr did not drain"
+    );
+}
+
 /// Pseudo-terminals come from a devpts of the sandbox's own or not at all: the host's
 /// `/dev/ptmx` (without a mount namespace) hands out the machine's, every one of them to a
 /// sandbox opening it in a loop, after which no terminal, ssh login or tmux pane of the
@@ -5601,6 +5671,7 @@ both_ways!(
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
     the_users_terminal_keeps_its_line_discipline_and_open_mode,
     the_hosts_pseudo_terminals_cannot_be_taken,
+    refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,
     credentials_are_scrubbed_from_the_environment,
     tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions,
     fifos_flags_and_umask_survive_carried_out_opens,

@@ -10,7 +10,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::Duration;
 
 use crate::escape::for_terminal;
@@ -25,11 +25,17 @@ pub enum TranscriptTarget {
     LogOnly,
 }
 
+/// How many lines wait for the writer at most. A stderr nobody reads (a full pipe, a
+/// pager not scrolled) blocks the writer while the sandbox can be refused thousands of
+/// calls a second, each a line: an unbounded queue grew fence's memory without end. Lines
+/// past this are dropped from stderr (the log keeps them).
+const LINES_QUEUED: usize = 1024;
+
 /// Lines are handed to a writer thread: a stderr nobody reads (a full pipe) must not stall
 /// the notification loop.
 pub struct Transcript {
     target: TranscriptTarget,
-    lines: Mutex<Option<Sender<String>>>,
+    lines: Mutex<Option<SyncSender<String>>>,
     written: Mutex<Option<Receiver<()>>>,
 }
 
@@ -54,7 +60,7 @@ pub enum Outcome<'a> {
 impl Transcript {
     pub fn new(target: TranscriptTarget) -> Transcript {
         let (lines, written) = if target == TranscriptTarget::Stderr {
-            let (tx, rx) = mpsc::channel::<String>();
+            let (tx, rx) = mpsc::sync_channel::<String>(LINES_QUEUED);
             let (done_tx, done_rx) = mpsc::channel::<()>();
             let spawned = std::thread::Builder::new()
                 .name("fence-transcript".into())
@@ -109,7 +115,8 @@ impl Transcript {
             .unwrap_or_else(|e| e.into_inner())
             .as_ref()
         {
-            let _ = tx.send(line.to_string());
+            // Never waits: a line that finds the queue full is dropped.
+            let _ = tx.try_send(line.to_string());
         }
     }
 

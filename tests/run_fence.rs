@@ -609,6 +609,58 @@ fn secrets_under_home_are_unreadable(w: &World) {
     );
 }
 
+/// A Kerberos ticket cache logs in as the user to every service of the realm. fence
+/// removes `KRB5CCNAME` from the sandbox's environment, but the file stays where it is:
+/// MIT's default `/tmp/krb5cc_<uid>` (sssd's with a suffix), or wherever `KRB5CCNAME`
+/// named. Both were readable in every mode (the host's `/tmp` is the sandbox's too); a
+/// file of the same folder that is no cache stays readable.
+fn kerberos_ticket_caches_are_unreadable(w: &World) {
+    let named = w.write_outside("tickets", "TICKET-NAMED");
+    let uid = match w.who {
+        support::Who::Root => 0,
+        _ => support::test_user().unwrap().0,
+    };
+    let default = Path::new("/tmp").join(format!(
+        "krb5cc_{uid}_{}",
+        w.worktree.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&default, "TICKET-DEFAULT").unwrap();
+    w.own(&default);
+    std::fs::set_permissions(&default, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let plain = w.write_outside("plain.txt", "plain text");
+    w.write(
+        "s.sh",
+        &format!(
+            "cat {named}; cat {default}; cat {plain}\n",
+            named = named.display(),
+            default = default.display(),
+            plain = plain.display()
+        ),
+    );
+    let mut all: Vec<&OsStr> = vec![OsStr::new("--")];
+    all.extend(["/bin/sh", "s.sh"].iter().map(OsStr::new));
+    let out = w
+        .fence(&all)
+        .env("KRB5CCNAME", format!("FILE:{}", named.display()))
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&default);
+    let text = stdout(&out);
+    assert!(
+        !text.contains("TICKET-NAMED"),
+        "KRB5CCNAME's cache read: {text}"
+    );
+    assert!(
+        !text.contains("TICKET-DEFAULT"),
+        "/tmp/krb5cc_* read: {text}"
+    );
+    assert!(
+        text.contains("plain text"),
+        "an ordinary file beside it unreadable: {text} {}",
+        stderr(&out)
+    );
+}
+
 fn a_secret_made_during_the_session_stays_unreadable(w: &World) {
     // None of these exists when the session starts; they appear while it runs (a login in
     // another terminal), and the sandbox, waiting for them, tries to read them. One is
@@ -5658,6 +5710,7 @@ both_ways!(
     capability_sets_of_the_sandbox_are_empty,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
+    kerberos_ticket_caches_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
     a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable,

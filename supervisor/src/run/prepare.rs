@@ -576,6 +576,18 @@ fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     candidates.extend(entries_matching(Path::new("/etc/ssh"), |n| {
         n.ends_with(b"_key")
     }));
+    // Kerberos ticket caches: MIT's default `/tmp/krb5cc_<uid>` (sssd's `…_<random>`), and
+    // the one `KRB5CCNAME` names (a file, or a `DIR:` collection), which the sandbox's
+    // environment loses but whose file stays where it is. A ticket there logs in as the
+    // user to every service of the realm. Only those that exist at start: one that does
+    // not would freeze /tmp for every session; a `kinit` on the host during the session
+    // makes one the sandbox can read.
+    candidates.extend(entries_matching(Path::new("/tmp"), |n| {
+        n.starts_with(b"krb5cc_")
+    }));
+    candidates.extend(kerberos_cache_named(
+        std::env::var_os("KRB5CCNAME").as_deref(),
+    ));
     // /root holds root's secrets unless it is this session's own home.
     let home_is_root =
         home.and_then(|h| h.canonicalize().ok()).as_deref() == Some(Path::new("/root"));
@@ -584,6 +596,26 @@ fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     }
     candidates.extend(extra.iter().cloned());
     candidates
+}
+
+/// The file or folder a `KRB5CCNAME` value names: `FILE:PATH`, `DIR:PATH` (`DIR::PATH`
+/// names one cache of a collection: its folder), or a bare absolute path. Kernel keyrings,
+/// KCM and memory caches are no path.
+fn kerberos_cache_named(value: Option<&OsStr>) -> Option<PathBuf> {
+    let bytes = value?.as_bytes();
+    let path = if let Some(rest) = bytes.strip_prefix(b"FILE:") {
+        Path::new(OsStr::from_bytes(rest)).to_path_buf()
+    } else if let Some(rest) = bytes.strip_prefix(b"DIR:") {
+        match rest.strip_prefix(b":") {
+            Some(one) => Path::new(OsStr::from_bytes(one)).parent()?.to_path_buf(),
+            None => Path::new(OsStr::from_bytes(rest)).to_path_buf(),
+        }
+    } else if bytes.starts_with(b"/") {
+        Path::new(OsStr::from_bytes(bytes)).to_path_buf()
+    } else {
+        return None;
+    };
+    path.is_absolute().then_some(path)
 }
 
 fn entries_matching(dir: &Path, keep: impl Fn(&[u8]) -> bool) -> Vec<PathBuf> {
@@ -686,6 +718,34 @@ pub fn session_tty() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kerberos_cache_is_found_from_krb5ccname() {
+        let named = |v: &str| kerberos_cache_named(Some(OsStr::new(v)));
+        assert_eq!(
+            named("FILE:/tmp/krb5cc_1000_x"),
+            Some("/tmp/krb5cc_1000_x".into())
+        );
+        assert_eq!(named("/tmp/krb5cc_7"), Some("/tmp/krb5cc_7".into()));
+        assert_eq!(
+            named("DIR:/run/user/7/krb5cc"),
+            Some("/run/user/7/krb5cc".into())
+        );
+        assert_eq!(
+            named("DIR::/run/user/7/krb5cc/tkt"),
+            Some("/run/user/7/krb5cc".into())
+        );
+        for v in [
+            "KEYRING:persistent:7",
+            "KCM:",
+            "MEMORY:x",
+            "FILE:rel",
+            "rel",
+        ] {
+            assert_eq!(named(v), None, "{v}");
+        }
+        assert_eq!(kerberos_cache_named(None), None);
+    }
 
     #[test]
     fn the_accounts_own_home_is_searched_too() {

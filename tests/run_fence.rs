@@ -507,6 +507,17 @@ fn await_started(w: &World, child: &mut std::process::Child) {
     }
 }
 
+/// Waits up to 30 s for the sandbox to make `name` in the worktree, or for fence to end.
+fn wait_for_file(w: &World, child: &mut std::process::Child, name: &str) {
+    let started = Instant::now();
+    while !w.worktree.join(name).exists() {
+        if child.try_wait().unwrap().is_some() || started.elapsed() > Duration::from_secs(30) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn alive(pid: i32) -> bool {
     // A zombie is dead too; /proc/<pid>/stat says which.
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -1084,13 +1095,7 @@ fn the_hosts_pseudo_terminals_cannot_be_taken(w: &World) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while !w.worktree.join("ready").exists() {
-        if child.try_wait().unwrap().is_some() || started.elapsed() > Duration::from_secs(30) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_file(w, &mut child, "ready");
     let taker = process_ids().find(|p| {
         std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c == w.worktree)
             && std::fs::read(format!("/proc/{p}/cmdline"))
@@ -5649,13 +5654,7 @@ fn writing_past_the_tmp_size_in_dev_shm_fails(w: &World) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    while !w.worktree.join("filled").exists() {
-        if child.try_wait().unwrap().is_some() || started.elapsed() > Duration::from_secs(30) {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_file(w, &mut child, "filled");
     // The shell that wrote, found from outside by its working directory and script.
     let shell = process_ids().find(|p| {
         std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c == w.worktree)

@@ -9,8 +9,9 @@
 //! a test run) gets the line like any other output; a pipe or file always gets it.
 
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::escape::for_terminal;
@@ -31,12 +32,18 @@ pub enum TranscriptTarget {
 /// past this are dropped from stderr (the log keeps them).
 const LINES_QUEUED: usize = 1024;
 
+/// How many bytes of lines wait for the writer at most: a refused path may be 4 kB long,
+/// and 1,024 such lines held as many megabytes (with the allocator's slack, twice that).
+const BYTES_QUEUED: usize = 256 * 1024;
+
 /// Lines are handed to a writer thread: a stderr nobody reads (a full pipe) must not stall
 /// the notification loop.
 pub struct Transcript {
     target: TranscriptTarget,
     lines: Mutex<Option<SyncSender<String>>>,
     written: Mutex<Option<Receiver<()>>>,
+    /// Bytes of the lines queued or being written.
+    queued: Arc<AtomicUsize>,
 }
 
 /// The four kinds of line.
@@ -59,9 +66,11 @@ pub enum Outcome<'a> {
 
 impl Transcript {
     pub fn new(target: TranscriptTarget) -> Transcript {
+        let queued = Arc::new(AtomicUsize::new(0));
         let (lines, written) = if target == TranscriptTarget::Stderr {
             let (tx, rx) = mpsc::sync_channel::<String>(LINES_QUEUED);
             let (done_tx, done_rx) = mpsc::channel::<()>();
+            let writing = queued.clone();
             let spawned = std::thread::Builder::new()
                 .name("fence-transcript".into())
                 .spawn(move || {
@@ -72,6 +81,7 @@ impl Transcript {
                             let mut err = std::io::stderr().lock();
                             let _ = err.write_all(format!("fence: {line}\n").as_bytes());
                         }
+                        writing.fetch_sub(line.len(), Ordering::Relaxed);
                     }
                     let _ = done_tx.send(());
                 });
@@ -86,6 +96,7 @@ impl Transcript {
             target,
             lines: Mutex::new(lines),
             written: Mutex::new(written),
+            queued,
         }
     }
 
@@ -115,8 +126,16 @@ impl Transcript {
             .unwrap_or_else(|e| e.into_inner())
             .as_ref()
         {
-            // Never waits: a line that finds the queue full is dropped.
-            let _ = tx.try_send(line.to_string());
+            // Never waits: a line that finds the queue full (in lines or in bytes) is
+            // dropped.
+            let len = line.len();
+            if self.queued.fetch_add(len, Ordering::Relaxed) + len > BYTES_QUEUED {
+                self.queued.fetch_sub(len, Ordering::Relaxed);
+                return;
+            }
+            if tx.try_send(line.to_string()).is_err() {
+                self.queued.fetch_sub(len, Ordering::Relaxed);
+            }
         }
     }
 

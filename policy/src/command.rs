@@ -1816,8 +1816,20 @@ impl Walker<'_> {
             script = Some(i);
         }
         if let Some(c) = command {
-            let c = args[c].clone();
-            return self.shell_string(&c, inv);
+            // `sh -c STRING NAME ARG…`: NAME is the string's `$0`, the ARGs its `$1`…
+            // (the shell's own name when there is no NAME).
+            let string = args[c].clone();
+            let word =
+                |a: &Arg| (a.known && !a.glob && !a.brace && !a.procsub).then(|| a.text.clone());
+            let params: Vec<Option<String>> =
+                std::iter::once(args.get(c + 1).map_or(Some(name.to_string()), word))
+                    .chain(args.iter().skip(c + 2).map(word))
+                    .collect();
+            let known = string.value().is_some_and(|s| !changes_positional(s));
+            let outer = std::mem::replace(&mut self.state.positional, known.then_some(params));
+            self.shell_string(&string, inv);
+            self.state.positional = outer;
+            return;
         }
         match script {
             Some(s) if args[s].procsub => self.find(
@@ -4310,4 +4322,41 @@ fn awk_string_before(text: &str, at: usize) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether a shell string may change its positional parameters before or between their
+/// uses (`shift`, `set -- …` or `set WORD…`, `getopts`, or a sourced file, which may do
+/// either): they are then not known from the command that runs it. Read from the text,
+/// command by command (split at `;`, `&`, `|`, newlines, parentheses, braces and
+/// backquotes; words of letters, digits and `_+-./=`), so that a quoted `eval 'shift'`
+/// counts too; a word that only looks like one (`echo "set up"`) makes the parameters
+/// unknown, which only costs precision.
+fn changes_positional(script: &str) -> bool {
+    script
+        .split([';', '&', '|', '\n', '(', ')', '{', '}', '`'])
+        .any(|command| {
+            let words: Vec<&str> = command
+                .split(|c: char| !(c.is_ascii_alphanumeric() || "_+-./=".contains(c)))
+                .filter(|w| !w.is_empty())
+                .collect();
+            words.iter().enumerate().any(|(i, w)| match *w {
+                "shift" | "getopts" | "source" | "." => true,
+                "set" => set_changes_positional(&words[i + 1..]),
+                _ => false,
+            })
+        })
+}
+
+/// Whether `set` with these words sets the positional parameters: `--`, `-`, or an
+/// operand; options alone (`set -eu`, `set +x`, `set -o pipefail`, whose `-o` takes the
+/// next word) do not.
+fn set_changes_positional(words: &[&str]) -> bool {
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        if *w == "--" || *w == "-" || !w.starts_with(['-', '+']) {
+            return true;
+        }
+        i += if w[1..].contains('o') { 2 } else { 1 };
+    }
+    false
 }

@@ -74,6 +74,11 @@ pub struct State {
     pub venv: bool,
     /// `pushd` stack.
     pub dir_stack: Vec<Cwd>,
+    /// The positional parameters (`$0` first) of the shell string being walked, when
+    /// the command that runs it gives them (`sh -c 'rm -rf "$1"' sh DIR`): `None` when
+    /// they cannot be known (the line's own, a function's body, a string that shifts or
+    /// sets them); an entry is `None` when its word is not known.
+    pub positional: Option<Vec<Option<String>>>,
 }
 
 /// How a simple command is connected to what is around it.
@@ -259,6 +264,22 @@ impl Scope for Walker<'_> {
     fn set_by_environment(&self, name: &str) -> bool {
         !self.state.vars.contains_key(name) && self.req.env.contains_key(name)
     }
+    fn positional(&self, n: usize) -> Option<String> {
+        match &self.state.positional {
+            // Past the last one: the shell expands it to nothing.
+            Some(params) => params.get(n).cloned().unwrap_or(Some(String::new())),
+            None => None,
+        }
+    }
+    fn all_positional(&self) -> Option<Vec<String>> {
+        self.state
+            .positional
+            .as_ref()?
+            .iter()
+            .skip(1)
+            .cloned()
+            .collect()
+    }
 }
 
 /// Variables that change which program runs or how a shell behaves: setting
@@ -353,6 +374,7 @@ impl<'a> Walker<'a> {
                 branch: branch.unwrap_or_else(|| req.current_branch.clone()),
                 venv,
                 dir_stack: Vec::new(),
+                positional: None,
             },
             parts: Vec::new(),
             cur: Vec::new(),
@@ -757,10 +779,18 @@ impl<'a> Walker<'a> {
                 let mut noticed = Noticed::default();
                 let mut values: Vec<Arg> = Vec::new();
                 if let Some(words) = &f.values {
+                    // Split as the shell splits them: `for f in $LIST`, `for f in "$@"`.
+                    let ifs = match self.state.vars.get("IFS") {
+                        None => Some(" \t\n".to_string()),
+                        Some(v) => v.clone(),
+                    };
                     for w in words {
                         let a = word::eval_word(&w.value, self, &mut noticed);
                         self.note_secret_in(&a);
-                        values.push(a);
+                        match a.fields(ifs.as_deref()) {
+                            Some(fields) => values.extend(fields),
+                            None => values.push(a),
+                        }
                     }
                 }
                 self.walk_noticed(noticed);
@@ -887,8 +917,10 @@ impl<'a> Walker<'a> {
         }
         self.functions.insert(name.clone());
         // The body runs later, from wherever it is called: judge it with what
-        // is known now, and let nothing it does leak into the state.
+        // is known now, and let nothing it does leak into the state. Its positional
+        // parameters are its caller's arguments, not known here.
         let saved = self.state.clone();
+        self.state.positional = None;
         let changes_before = self.dir_changes;
         self.walk_compound(&f.body.0, &CmdIo::default());
         if self.dir_changes != changes_before {

@@ -8,8 +8,8 @@
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{
-    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, TildeExpr, WordPiece,
-    WordPieceWithSource,
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, SpecialParameter,
+    TildeExpr, WordPiece, WordPieceWithSource,
 };
 
 /// Stands for a piece of a word whose value is not known before running.
@@ -43,6 +43,9 @@ pub struct Arg {
     /// Byte ranges of `text` that unquoted expansions produced: the shell
     /// splits them into fields at `IFS` characters ([`Arg::fields`]).
     pub unquoted: Vec<(usize, usize)>,
+    /// Byte offsets of `text` where a field ends whatever `IFS` is: between the
+    /// parameters of a quoted `"$@"`, each its own word.
+    pub breaks: Vec<usize>,
 }
 
 impl Arg {
@@ -79,19 +82,26 @@ impl Arg {
     /// Each field keeps the word's flags; a field is unknown when the
     /// separators are (`ifs` `None`: the line set `IFS` to a value not known).
     pub fn fields(&self, ifs: Option<&str>) -> Option<Vec<Arg>> {
-        if self.unquoted.is_empty() || self.procsub {
+        if (self.unquoted.is_empty() && self.breaks.is_empty()) || self.procsub {
             return None;
         }
-        let Some(ifs) = ifs else {
-            let mut a = self.clone();
-            a.known = false;
-            a.unquoted.clear();
-            return Some(vec![a]);
+        let ifs = match ifs {
+            Some(ifs) => ifs,
+            // Only a quoted `"$@"`: IFS plays no part.
+            None if self.unquoted.is_empty() => "",
+            None => {
+                let mut a = self.clone();
+                a.known = false;
+                a.unquoted.clear();
+                a.breaks.clear();
+                return Some(vec![a]);
+            }
         };
         let is_sep = |i: usize, c: char| {
             ifs.contains(c) && self.unquoted.iter().any(|&(s, e)| i >= s && i < e)
         };
-        if !self.text.char_indices().any(|(i, c)| is_sep(i, c)) {
+        let breaks_inside = self.breaks.iter().any(|&b| b > 0 && b < self.text.len());
+        if !breaks_inside && !self.text.char_indices().any(|(i, c)| is_sep(i, c)) {
             return None;
         }
         let white = |c: char| matches!(c, ' ' | '\t' | '\n');
@@ -100,6 +110,10 @@ impl Arg {
         // A field begun by quoted or literal text, even empty, is a field.
         let mut started = false;
         for (i, c) in self.text.char_indices() {
+            if i > 0 && self.breaks.contains(&i) {
+                out.push(std::mem::take(&mut cur));
+                started = false;
+            }
             if is_sep(i, c) {
                 if started || !cur.is_empty() || !white(c) {
                     out.push(std::mem::take(&mut cur));
@@ -118,6 +132,7 @@ impl Arg {
                 .map(|text| Arg {
                     text,
                     unquoted: Vec::new(),
+                    breaks: Vec::new(),
                     ..self.clone()
                 })
                 .collect(),
@@ -145,6 +160,15 @@ pub trait Scope {
     /// given rather than from an assignment in the line.
     fn set_by_environment(&self, _name: &str) -> bool {
         false
+    }
+    /// Positional parameter `n` (`$0` is the shell's name), if known; past the last
+    /// one, empty.
+    fn positional(&self, _n: usize) -> Option<String> {
+        None
+    }
+    /// `$1` onwards, if every one is known.
+    fn all_positional(&self) -> Option<Vec<String>> {
+        None
     }
 }
 
@@ -237,6 +261,22 @@ fn eval_pieces(
             }
             WordPiece::TildeExpansion(t) => match tilde(t, scope) {
                 Some(v) => arg.text.push_str(&v),
+                None => push_unknown(arg),
+            },
+            WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+                parameter:
+                    Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false }),
+                indirect: false,
+            }) if quoted => match scope.all_positional() {
+                // `"$@"`: each parameter a word of its own.
+                Some(params) => {
+                    for (i, param) in params.iter().enumerate() {
+                        if i > 0 {
+                            arg.breaks.push(arg.text.len());
+                        }
+                        arg.text.push_str(param);
+                    }
+                }
                 None => push_unknown(arg),
             },
             WordPiece::ParameterExpansion(expr) => {
@@ -370,6 +410,16 @@ fn parameter(
                     scope.var(name)
                 }
             },
+            Parameter::Positional(n) => scope.positional(*n as usize),
+            Parameter::Special(SpecialParameter::ShellName) => scope.positional(0),
+            // `$*`, and `$@` where it is not a word of its own: joined with spaces (the
+            // first character of the default IFS).
+            Parameter::Special(SpecialParameter::AllPositionalParameters { .. }) => {
+                scope.all_positional().map(|p| p.join(" "))
+            }
+            Parameter::Special(SpecialParameter::PositionalParameterCount) => {
+                scope.all_positional().map(|p| p.len().to_string())
+            }
             _ => None,
         }
     };

@@ -1903,6 +1903,85 @@ fn quoting_tricks_do_not_hide_a_deletion() {
     );
 }
 
+/// `sh -c STRING NAME ARG…` hands the string its `$0` and `$1`…: what the string runs
+/// is judged with them, unless the string may change them (`shift`, `set --`, a sourced
+/// file) or they are a function's (its caller's arguments). Those stay unknown.
+#[test]
+fn a_shell_string_is_judged_with_the_arguments_it_is_given() {
+    check(
+        &classifier(),
+        &[
+            ("sh -c '\"$@\"' sh rm -rf ~", refused("fs.delete-outside")),
+            (
+                "sh -c 'exec \"$@\"' _ git push origin main",
+                refused("git.push-main"),
+            ),
+            ("bash -c '$1 -rf /' _ rm", refused("fs.delete-outside")),
+            ("sh -c 'rm -rf \"$1\"' _ /etc", refused("sys.root-write")),
+            (
+                "sh -c 'set -e; rm -rf \"$1\"' _ /etc",
+                refused("sys.root-write"),
+            ),
+            (
+                "sh -c 'set -euo pipefail; rm -rf $1' _ /etc",
+                refused("sys.root-write"),
+            ),
+            // An unquoted parameter is split into words; a quoted `"$@"` keeps each whole.
+            (
+                "sh -c 'rm -rf $1' _ 'build /'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "sh -c 'rm -rf \"$@\"' _ build /",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "bash -c 'for f in \"$@\"; do rm -rf \"$f\"; done' _ build ~",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "sh -c 'cat \"$2\"' _ x ~/.ssh/id_rsa",
+                red("fence.secret-read"),
+            ),
+            ("sh -c 'rm -rf \"$1\"' _ build", red("fs.rm-recursive")),
+            ("sh -c 'ls \"$@\"' sh -la", yellow("default.unknown")),
+            // Parameters the string may change, or cannot know, stay unknown: never the
+            // harmless value given.
+            (
+                "sh -c 'shift; rm -rf \"$1\"' _ build /",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "sh -c 'eval shift; rm -rf \"$1\"' _ build /",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "sh -c 'set -- /; rm -rf \"$1\"' _ build",
+                red("fence.path-outside"),
+            ),
+            (
+                "sh -c '. ./lib.sh; rm -rf \"$1\"' _ build",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "sh -c 'f() { rm -rf \"$1\"; }; f /' _ build",
+                red("fs.rm-recursive"),
+            ),
+            ("sh -c 'rm -rf \"$1\"' _ *", red("fs.rm-recursive")),
+            ("sh -c 'rm -rf \"$1\"' _ \"$X\"", red("fs.rm-recursive")),
+            // No arguments: `"$@"` is no word at all, and nothing runs.
+            ("sh -c '\"$@\"'", yellow("default.unknown")),
+            // The line's own parameters are not known.
+            ("rm -rf \"$1\"", red("fs.rm-recursive")),
+            // A loop's list is split into words as the shell splits it.
+            (
+                "X='build /'; for f in $X; do rm -rf \"$f\"; done",
+                refused("fs.delete-outside"),
+            ),
+        ],
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Wrappers
 // ---------------------------------------------------------------------------

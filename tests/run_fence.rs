@@ -3932,7 +3932,9 @@ fn a_granted_directory_moved_or_replaced_is_still_written(w: &World) {
 
 /// Files made and removed on the host in a folder the sandbox's view freezes (the home,
 /// where the missing secret paths are), while sessions start: a file listed and then gone
-/// before its bind (`useradd`'s lock files in /etc) is left out, and no start fails.
+/// before its bind (`useradd`'s lock files in /etc) is left out, a secret there at the plan
+/// and gone before its cover is mounted stops nothing, and no start fails; whenever the
+/// secret is there again, the sandbox cannot read it.
 fn files_removed_on_the_host_while_a_folder_is_frozen_do_not_stop_the_session(w: &World) {
     use std::sync::atomic::{AtomicBool, Ordering};
     let stop = std::sync::Arc::new(AtomicBool::new(false));
@@ -3940,23 +3942,36 @@ fn files_removed_on_the_host_while_a_folder_is_frozen_do_not_stop_the_session(w:
         let (stop, home) = (stop.clone(), w.home.clone());
         std::thread::spawn(move || {
             let mut i = 0u64;
+            let secret = home.join(".netrc");
             while !stop.load(Ordering::Relaxed) {
                 let p = home.join(format!("lock{}", i % 64));
                 let _ = std::fs::write(&p, "");
                 let _ = std::fs::remove_file(&p);
+                let _ = std::fs::write(&secret, "machine x password CHURNED-SECRET\n");
+                let _ = std::fs::remove_file(&secret);
                 i += 1;
             }
         })
     };
+    let script = format!(
+        "for i in 1 2 3 4 5 6 7 8; do cat {}/.netrc 2>/dev/null; done; true",
+        w.home.display()
+    );
     let mut failed = Vec::new();
     for _ in 0..40 {
-        let out = w.run(&["true"]);
+        let out = w.run(&["/bin/sh", "-c", &script]);
         if !out.status.success() {
             failed.push(stderr(&out));
         }
+        assert!(
+            !stdout(&out).contains("CHURNED-SECRET"),
+            "the secret was read: {}",
+            stderr(&out)
+        );
     }
     stop.store(true, Ordering::Relaxed);
     churn.join().unwrap();
+    let _ = std::fs::remove_file(w.home.join(".netrc"));
     assert!(
         failed.is_empty(),
         "{} starts failed: {:?}",

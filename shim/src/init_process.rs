@@ -288,17 +288,19 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<Option<OwnedFd>, String>
         // on the host since the plan would be live), no secret lies in a writable root
         // (its folder cannot be frozen), and /proc shows only the sandbox's processes (the
         // host's /proc/<pid>/root and cwd would lead to the host's view, under none of
-        // these mounts). Security boundary: otherwise Landlock's read rules stay, carved
-        // around the secrets.
-        let all_frozen = freeze_plan.as_ref().is_some_and(|dirs| {
-            dirs.iter().all(|d| made.snapshots.contains(d))
-                && missing.iter().all(|m| {
-                    nearest_dir(m).is_some_and(|d| {
-                        made.snapshots.iter().any(|f| f == d)
-                            || hidden.iter().any(|h| d.starts_with(h))
+        // these mounts), and every secret there was is covered (the host may remove one
+        // before its cover is mounted, and make it again later). Security boundary:
+        // otherwise Landlock's read rules stay, carved around the secrets.
+        let all_frozen = made.uncovered.is_empty()
+            && freeze_plan.as_ref().is_some_and(|dirs| {
+                dirs.iter().all(|d| made.snapshots.contains(d))
+                    && missing.iter().all(|m| {
+                        nearest_dir(m).is_some_and(|d| {
+                            made.snapshots.iter().any(|f| f == d)
+                                || hidden.iter().any(|h| d.starts_with(h))
+                        })
                     })
-                })
-        });
+            });
         let secret_in_writable = spec
             .deny_read
             .iter()

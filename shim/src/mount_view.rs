@@ -121,6 +121,10 @@ pub struct ViewMade {
     /// as the supervisor's renames out of it need: the path itself then leads to a
     /// read-only bind. `None` when it could not be opened (no spare folders then).
     pub spare_pool: Option<OwnedFd>,
+    /// Unreadable paths (of [`ViewPlan::hidden`] or [`ViewPlan::missing`]) the host removed
+    /// before their cover was mounted: nothing covers them, so reads there are left to
+    /// Landlock's rules, which grant nothing at those names.
+    pub uncovered: Vec<PathBuf>,
 }
 
 /// Makes the sandbox's view (see [`ViewPlan`]): snapshots first (they replace directories
@@ -333,19 +337,23 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         {
             continue;
         }
-        hide(path).map_err(|source| MountViewError::Hide {
+        if !hide_if_there(path).map_err(|source| MountViewError::Hide {
             path: PathBuf::from(path),
             source,
-        })?;
+        })? {
+            made.uncovered.push(PathBuf::from(path));
+        }
     }
     // A secret path missing when the session was planned but made since (before its
     // directory was frozen) is covered like the others.
     for path in missing {
-        if Path::new(path).symlink_metadata().is_ok() {
-            hide(path.as_os_str()).map_err(|source| MountViewError::Hide {
+        if Path::new(path).symlink_metadata().is_ok()
+            && !hide_if_there(path.as_os_str()).map_err(|source| MountViewError::Hide {
                 path: path.to_path_buf(),
                 source,
-            })?;
+            })?
+        {
+            made.uncovered.push(path.to_path_buf());
         }
     }
     Ok(made)
@@ -856,6 +864,30 @@ fn rbind(source: &CStr, target: &CStr) -> io::Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// [`hide`] of a path the host may remove or replace meanwhile (a credential cache in
+/// /tmp, a lock file beside a secret): false, covering nothing, when the path is gone as
+/// its cover is mounted; one replaced by an object of the other kind (a file for a
+/// directory) is covered as what it is now. The caller must not then leave reads to the
+/// view: whatever the host makes at that name later would be readable under no cover
+/// ([`ViewMade::uncovered`]).
+fn hide_if_there(path: &OsStr) -> io::Result<bool> {
+    let mut last = None;
+    for _ in 0..4 {
+        match hide(path) {
+            Ok(()) => return Ok(true),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {
+                match Path::new(path).symlink_metadata() {
+                    Err(gone) if gone.kind() == io::ErrorKind::NotFound => return Ok(false),
+                    // There again, or of another kind than `hide` saw: once more.
+                    _ => last = Some(e),
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::from_raw_os_error(libc::ENOENT)))
 }
 
 /// Covers `path` for good: a directory with an empty, read-only tmpfs of mode 000, a file

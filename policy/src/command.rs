@@ -1829,6 +1829,15 @@ impl Walker<'_> {
             let outer = std::mem::replace(&mut self.state.positional, known.then_some(params));
             self.shell_string(&string, inv);
             self.state.positional = outer;
+            // A wrapper, as `timeout` is: the string's commands are judged as parts of
+            // their own, so the shell itself adds nothing (an empty string or one built at
+            // run time is judged above, and startup files are the user's own).
+            if string.value().is_some_and(|s| !s.trim().is_empty()) {
+                self.find(
+                    RuleId::ShellString,
+                    format!("{name} -c runs the string it is given, judged on its own"),
+                );
+            }
             return;
         }
         match script {

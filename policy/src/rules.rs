@@ -13,6 +13,7 @@ use serde::Serialize;
 pub enum RuleId {
     ReadList,
     GitRead,
+    ShellString,
     PlanTestRunner,
     DefaultUnknown,
     DefaultEmpty,
@@ -213,6 +214,21 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         C::BOTH,
         &["git status", "git log", "git diff", "git show"],
         "Git reads: runs without asking while every path argument stays inside the worktree",
+    ),
+    rule(
+        RuleId::ShellString,
+        "shell.string",
+        Green,
+        false,
+        C::LINE,
+        &[
+            "sh -c STRING",
+            "bash -c STRING",
+            "bash -lc STRING",
+            "zsh -c STRING",
+            "dash -c STRING",
+        ],
+        "A shell given a string to run (a wrapper): the string is parsed and judged as a line of its own, and its verdict is the command's",
     ),
     rule(
         RuleId::PlanTestRunner,

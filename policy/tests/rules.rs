@@ -743,7 +743,11 @@ fn pipes_into_programs_that_do_not_read_their_program_from_the_pipe() {
             ("cat src/a.rs | wc -l", green("read.list")),
             ("cat data.json | python3 tools/fmt.py", yellow("")),
             ("cat data.txt | perl -ne 'print'", yellow("")),
-            ("cat data.txt | sh -c 'wc -l'", yellow("")),
+            ("cat data.txt | sh -c 'wc -l'", green("read.list")),
+            (
+                "cat data.txt | sh -c 'bash'",
+                refused("shell.pipe-to-interpreter"),
+            ),
         ],
     );
 }
@@ -1903,6 +1907,36 @@ fn quoting_tricks_do_not_hide_a_deletion() {
     );
 }
 
+/// A shell given a string (`sh -c`, `bash -lc` as Codex runs every command) is a wrapper:
+/// the line's verdict is the string's, whatever the options before it; an empty string, a
+/// script file or one read from stdin is not a string to judge.
+#[test]
+fn a_shell_given_a_string_is_a_wrapper() {
+    check(
+        &classifier(),
+        &[
+            ("sh -c 'ls'", green("read.list")),
+            ("bash -lc 'git status && git diff'", green("git.read")),
+            ("bash -e -o pipefail -c 'cat a | wc -l'", green("read.list")),
+            ("zsh -c 'ls -la src'", green("read.list")),
+            ("/bin/sh -c 'ls'", green("read.list")),
+            ("timeout 5 bash -c 'ls'", green("read.list")),
+            ("sh -c 'ls' > out.txt", yellow("fs.write-inside")),
+            ("bash -lc 'cargo build'", yellow("default.unknown")),
+            ("bash -lc 'ls; rm -rf ~'", refused("fs.delete-outside")),
+            ("bash -lc 'cat /etc/hosts'", red("fence.path-outside")),
+            (
+                "sh -c 'sh -c \"git push origin main\"'",
+                refused("git.push-main"),
+            ),
+            ("sh -c ''", yellow("")),
+            ("bash script.sh", yellow("")),
+            ("bash -s < script.sh", yellow("")),
+            ("bash", yellow("")),
+        ],
+    );
+}
+
 /// `sh -c STRING NAME ARG…` hands the string its `$0` and `$1`…: what the string runs
 /// is judged with them, unless the string may change them (`shift`, `set --`, a sourced
 /// file) or they are a function's (its caller's arguments). Those stay unknown.
@@ -1944,7 +1978,7 @@ fn a_shell_string_is_judged_with_the_arguments_it_is_given() {
                 red("fence.secret-read"),
             ),
             ("sh -c 'rm -rf \"$1\"' _ build", red("fs.rm-recursive")),
-            ("sh -c 'ls \"$@\"' sh -la", yellow("default.unknown")),
+            ("sh -c 'ls \"$@\"' sh -la", green("read.list")),
             // Parameters the string may change, or cannot know, stay unknown: never the
             // harmless value given.
             (

@@ -997,7 +997,60 @@ fn host_listener_helper_counts_connections() {
     assert_eq!(accepted(&l), (1, 3));
 }
 
+/// Where no network namespace can be made (its limit is 0 here, in a user namespace of
+/// the test's own, whose root fence then runs as), the sandbox starts without one, says
+/// so, and a host listener on loopback still receives nothing.
+fn where_no_network_namespace_can_be_made_host_loopback_stays_closed(w: &World) {
+    const TEST: &str = "where_no_network_namespace_can_be_made_host_loopback_stays_closed";
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        support::skip(TEST, "fence makes no namespace in this mode");
+        return;
+    }
+    if !python_ready(TEST) {
+        return;
+    }
+    let (v4, p4) = host_listener("127.0.0.1:0").unwrap();
+    let script = format!(
+        "import socket\ns = socket.socket()\ns.settimeout(2)\ntry:\n    s.connect(('127.0.0.1', {p4}))\n    s.send(b'hello')\n    print('connected')\nexcept OSError as e:\n    print('refused', e.errno)\n"
+    );
+    let out = w
+        .command_as_runner("unshare")
+        .args(["-U", "-r", "--", "sh", "-c"])
+        .arg("echo 0 > /proc/sys/user/max_net_namespaces && exec \"$@\"")
+        .arg("sh")
+        .arg(support::fence_binary())
+        .args(["run", "--", "python3", "-c", &script])
+        .output()
+        .unwrap();
+    if stderr(&out).starts_with("unshare: ") || stderr(&out).starts_with("sh: ") {
+        support::skip(
+            TEST,
+            &format!("no user namespace of the test's own: {}", stderr(&out)),
+        );
+        return;
+    }
+    assert_eq!(
+        accepted(&v4),
+        (0, 0),
+        "the host's listener was reached: {}",
+        stdout(&out)
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("refused"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("no network namespace could be made"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 both_ways!(
+    where_no_network_namespace_can_be_made_host_loopback_stays_closed,
     loopback_http_server_inside_is_reachable_with_curl,
     host_services_on_loopback_receive_nothing,
     servers_inside_listen_on_loopback_only,

@@ -217,6 +217,10 @@ pub enum FromShim {
     /// pool folder attached, opened through the worktree's own mount in the sandbox's view
     /// (a rename out of it must stay on one mount).
     SpareFolders { spares: Vec<SpareDir> },
+    /// The shim has started, and made the network namespace it was asked to make (its
+    /// first message). A namespace it could not make comes as `SetupFailed` with the stage
+    /// [`NET_STAGE`] instead, after which the supervisor starts a shim without one.
+    Ready,
     /// The shim set the pid namespace's `pid_max` (sent only when the spec asked for it),
     /// before it forked anything; a failure to set it comes as `SetupFailed` with the stage
     /// [`PID_MAX_STAGE`], after which the supervisor starts a new shim with another limit.
@@ -243,6 +247,16 @@ pub enum FromShim {
 /// The `SetupFailed` stage of a `pid_max` that could not be set (a read-only `/proc/sys`,
 /// a security module): the session falls back to a cgroup or `RLIMIT_NPROC`.
 pub const PID_MAX_STAGE: &str = "pid_max";
+
+/// The `SetupFailed` stage of a network namespace the shim could not make: the session
+/// starts again without one.
+pub const NET_STAGE: &str = "network namespace";
+
+/// The argument of `fence __shim` that asks the shim to make the sandbox's network
+/// namespace itself, first thing after its exec: made by the clone, it was most of that
+/// call's time, which the supervisor waited out; made here, it overlaps the supervisor's
+/// preparation of the spec.
+pub const UNSHARE_NET_ARG: &str = "--unshare-net";
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChannelError {

@@ -8,7 +8,9 @@ use std::ffi::OsStr;
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
-use crate::channel::{Channel, FromShim, PID_MAX_STAGE, SHIM_CHANNEL_FD, SandboxSpec, ToShim};
+use crate::channel::{
+    Channel, FromShim, NET_STAGE, PID_MAX_STAGE, SHIM_CHANNEL_FD, SandboxSpec, ToShim,
+};
 use crate::{landlock_fence, mount_view, protected_paths, sys, target_process};
 
 /// Signals the init forwards to the target when someone sent them (not the terminal:
@@ -27,10 +29,25 @@ const FORWARDED: [libc::c_int; 9] = [
 
 /// Entry point of `fence __shim`: runs the init stage on the inherited channel and returns
 /// the exit status for the process.
-pub fn run_from_inherited_channel() -> i32 {
+pub fn run_from_inherited_channel(unshare_net: bool) -> i32 {
     // SAFETY: the supervisor placed its channel end at SHIM_CHANNEL_FD before exec; nothing
     // else in this process owns that descriptor.
     let channel = Channel::from_owned_fd(unsafe { OwnedFd::from_raw_fd(SHIM_CHANNEL_FD) });
+    // The network namespace, when asked for (`UNSHARE_NET_ARG`): this process is in the
+    // sandbox's user namespace already (its root there), so the new one is owned by it,
+    // as one made by the clone would be.
+    if unshare_net && let Err(e) = nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET) {
+        report(
+            &channel,
+            NET_STAGE,
+            &format!("unshare(CLONE_NEWNET): {e}"),
+            125,
+        );
+        return 125;
+    }
+    if channel.send(&FromShim::Ready, None).is_err() {
+        return 125;
+    }
     run(channel)
 }
 

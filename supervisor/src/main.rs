@@ -166,8 +166,20 @@ pub(crate) fn parse_mode(s: &str) -> Result<Mode, String> {
 fn main() -> ExitCode {
     // The shim (`fence __shim`, started by `fence run` with an empty environment) skips the
     // command-line parser: building it is a noticeable part of the sandbox's start.
-    if std::env::args_os().nth(1).is_some_and(|a| a == "__shim") && std::env::args_os().len() == 2 {
-        return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);
+    if std::env::args_os().nth(1).is_some_and(|a| a == "__shim") {
+        let unshare_net = match std::env::args_os().len() {
+            2 => Some(false),
+            3 => std::env::args_os()
+                .nth(2)
+                .is_some_and(|a| a == shim::UNSHARE_NET_ARG)
+                .then_some(true),
+            _ => None,
+        };
+        if let Some(unshare_net) = unshare_net {
+            return ExitCode::from(
+                shim::init_process::run_from_inherited_channel(unshare_net) as u8
+            );
+        }
     }
     let cli = match parse_cli() {
         Ok(c) => c,
@@ -215,7 +227,7 @@ fn main() -> ExitCode {
         Command::Doctor(a) => return ExitCode::from(doctor::run(a)),
         Command::Hook(a) => return ExitCode::from(hook::run(a)),
         Command::Shim => {
-            return ExitCode::from(shim::init_process::run_from_inherited_channel() as u8);
+            return ExitCode::from(shim::init_process::run_from_inherited_channel(false) as u8);
         }
     };
     match result {

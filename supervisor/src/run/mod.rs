@@ -219,6 +219,14 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // does not depend on the shim's namespaces. That thread stays until the session ends:
     // the shim's parent-death signal comes when the thread that cloned it exits.
     let mut early_shim = ShimOnItsWay::start(spawn_shim)?;
+    let spawn_shim_without_net = || -> Result<(spawn::ShimProcess, Channel), String> {
+        let (ours, theirs) =
+            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
+        let shim = spawn::start_shim_without_net(&theirs)
+            .map_err(|e| format!("starting the sandbox: {e}"))?;
+        Ok((shim, ours))
+    };
+    let no_network = std::cell::Cell::new(false);
 
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -446,99 +454,134 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // `cgroup_allowed`).
     let start = |cgroup_allowed: bool,
                  pid_max_allowed: bool,
-                 (shim, ours): (spawn::ShimProcess, Channel)|
+                 started: (spawn::ShimProcess, Channel)|
      -> Result<(spawn::ShimProcess, Channel, limits::ProcessLimit), String> {
-        if tmp_needs_mount_namespace && !shim.namespaces.mount {
-            kill_and_reap(shim.pid);
-            return Err(format!(
-                "the sandbox was restarted without a mount namespace, which its TMPDIR {} needs",
-                tmp.path.display()
-            ));
-        }
-        let limit = match pid_namespace_max.filter(|_| shim.namespaces.pid && pid_max_allowed) {
-            Some(pid_max) => limits::ProcessLimit::PidNamespace(pid_max),
-            None if cgroup_allowed => match limits::SessionCgroup::create(args.max_procs) {
-                Ok(cg) => limits::ProcessLimit::Cgroup(cg),
-                Err(e) => {
-                    nproc_note(&format!("no cgroup for the process limit ({e})"));
-                    limits::ProcessLimit::Rlimit
-                }
-            },
-            None => limits::ProcessLimit::Rlimit,
-        };
-        let cgroup_kill = limit
-            .cgroup()
-            .map(|cg| cg.dir.join("cgroup.kill"))
-            .filter(|k| k.exists());
-        let private_tmp = private_tmp && shim.namespaces.mount;
-        let beyond_private_tmp = |paths: &[PathBuf]| -> Vec<std::ffi::OsString> {
-            paths
-                .iter()
-                .filter(|p| !(private_tmp && p.starts_with(shim::landlock_fence::PRIVATE_TMP)))
-                .map(|p| p.clone().into_os_string())
-                .collect()
-        };
-        let spec = SandboxSpec {
-            argv: args.command.clone(),
-            env: with_tool_caches(
-                with_proxy_variables(
-                    prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
-                    proxy.as_ref(),
+        let (mut shim, mut ours) = started;
+        loop {
+            if tmp_needs_mount_namespace && !shim.namespaces.mount {
+                kill_and_reap(shim.pid);
+                return Err(format!(
+                    "the sandbox was restarted without a mount namespace, which its TMPDIR {} needs",
+                    tmp.path.display()
+                ));
+            }
+            let limit = match pid_namespace_max.filter(|_| shim.namespaces.pid && pid_max_allowed) {
+                Some(pid_max) => limits::ProcessLimit::PidNamespace(pid_max),
+                None if cgroup_allowed => match limits::SessionCgroup::create(args.max_procs) {
+                    Ok(cg) => limits::ProcessLimit::Cgroup(cg),
+                    Err(e) => {
+                        nproc_note(&format!("no cgroup for the process limit ({e})"));
+                        limits::ProcessLimit::Rlimit
+                    }
+                },
+                None => limits::ProcessLimit::Rlimit,
+            };
+            let cgroup_kill = limit
+                .cgroup()
+                .map(|cg| cg.dir.join("cgroup.kill"))
+                .filter(|k| k.exists());
+            let private_tmp = private_tmp && shim.namespaces.mount;
+            let beyond_private_tmp = |paths: &[PathBuf]| -> Vec<std::ffi::OsString> {
+                paths
+                    .iter()
+                    .filter(|p| !(private_tmp && p.starts_with(shim::landlock_fence::PRIVATE_TMP)))
+                    .map(|p| p.clone().into_os_string())
+                    .collect()
+            };
+            let spec = SandboxSpec {
+                argv: args.command.clone(),
+                env: with_tool_caches(
+                    with_proxy_variables(
+                        prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+                        proxy.as_ref(),
+                    ),
+                    tool_caches.as_ref(),
                 ),
-                tool_caches.as_ref(),
-            ),
-            cwd: cwd.clone().into_os_string(),
-            worktree: worktree.clone().into_os_string(),
-            tmpdir: tmp.path.clone().into_os_string(),
-            allow_write: allow_write
-                .iter()
-                .map(|p| p.clone().into_os_string())
-                .collect(),
-            deny_read: beyond_private_tmp(&deny_read),
-            deny_read_missing: beyond_private_tmp(&deny_read_missing),
-            deny_read_via: beyond_private_tmp(&deny_read_via),
-            homes: secret_homes
-                .iter()
-                .map(|p| p.clone().into_os_string())
-                .collect(),
-            session_tty: session_tty.clone().map(PathBuf::into_os_string),
-            namespaces: shim.namespaces,
-            // SAFETY: getuid/getgid have no preconditions.
-            uid: unsafe { libc::getuid() },
-            gid: unsafe { libc::getgid() },
-            allow_degraded: args.allow_degraded,
-            nproc_limit: matches!(limit, limits::ProcessLimit::Rlimit).then_some(args.max_procs),
-            pid_max: match limit {
-                limits::ProcessLimit::PidNamespace(pid_max) => Some(pid_max),
-                _ => None,
-            },
-            tmp_size: shim.namespaces.mount.then_some(args.tmp_size),
-            landlock_abi_max: abi_cap,
-            read_only_worktree: args.read_only_worktree,
-            no_write_watch: args.no_write_watch,
-            batch_scheduling: !args.normal_scheduling,
-            pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
-            cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
-            allow_dns: args.allow_dns,
-            protected: protected
-                .iter()
-                .map(|p| p.clone().into_os_string())
-                .collect(),
-            rule_bases: prepare::with_shared_memory(&rule_bases, shim.namespaces.mount)
-                .into_iter()
-                .map(PathBuf::into_os_string)
-                .collect(),
-            spare_pool: spare_pool.as_ref().map(|p| p.spec()),
-            private_tmp,
-            // Decided by the shim's init from the mounts it made.
-            reads_by_mounts: false,
-            private_pts: false,
-        };
-        if let Err(e) = ours.send(&ToShim::Start(Box::new(spec)), None) {
-            kill_and_reap(shim.pid);
-            return Err(format!("sending the sandbox spec: {e}"));
+                cwd: cwd.clone().into_os_string(),
+                worktree: worktree.clone().into_os_string(),
+                tmpdir: tmp.path.clone().into_os_string(),
+                allow_write: allow_write
+                    .iter()
+                    .map(|p| p.clone().into_os_string())
+                    .collect(),
+                deny_read: beyond_private_tmp(&deny_read),
+                deny_read_missing: beyond_private_tmp(&deny_read_missing),
+                deny_read_via: beyond_private_tmp(&deny_read_via),
+                homes: secret_homes
+                    .iter()
+                    .map(|p| p.clone().into_os_string())
+                    .collect(),
+                session_tty: session_tty.clone().map(PathBuf::into_os_string),
+                namespaces: shim.namespaces,
+                // SAFETY: getuid/getgid have no preconditions.
+                uid: unsafe { libc::getuid() },
+                gid: unsafe { libc::getgid() },
+                allow_degraded: args.allow_degraded,
+                nproc_limit: matches!(limit, limits::ProcessLimit::Rlimit)
+                    .then_some(args.max_procs),
+                pid_max: match limit {
+                    limits::ProcessLimit::PidNamespace(pid_max) => Some(pid_max),
+                    _ => None,
+                },
+                tmp_size: shim.namespaces.mount.then_some(args.tmp_size),
+                landlock_abi_max: abi_cap,
+                read_only_worktree: args.read_only_worktree,
+                no_write_watch: args.no_write_watch,
+                batch_scheduling: !args.normal_scheduling,
+                pass_fds: pass_fds.iter().map(|(pass, _)| *pass).collect(),
+                cgroup_kill: cgroup_kill.map(PathBuf::into_os_string),
+                allow_dns: args.allow_dns,
+                protected: protected
+                    .iter()
+                    .map(|p| p.clone().into_os_string())
+                    .collect(),
+                rule_bases: prepare::with_shared_memory(&rule_bases, shim.namespaces.mount)
+                    .into_iter()
+                    .map(PathBuf::into_os_string)
+                    .collect(),
+                spare_pool: spare_pool.as_ref().map(|p| p.spec()),
+                private_tmp,
+                // Decided by the shim's init from the mounts it made.
+                reads_by_mounts: false,
+                private_pts: false,
+            };
+            // A shim that could not make its network namespace has said so and ended: the
+            // spec may not reach it, and its word says why.
+            let sent = ours.send(&ToShim::Start(Box::new(spec)), None);
+            // The shim's first word, read after the spec is sent: it makes the network
+            // namespace while this thread builds the spec.
+            match await_ready(&shim, &ours) {
+                Ok(()) => {
+                    if let Err(e) = sent {
+                        kill_and_reap(shim.pid);
+                        return Err(format!("sending the sandbox spec: {e}"));
+                    }
+                    return Ok((shim, ours, limit));
+                }
+                Err(Unready::NoNetwork(message)) => {
+                    kill_and_reap(shim.pid);
+                    eprintln!(
+                        "fence: no network namespace could be made ({message}): the sandbox shares the host's network stack, and its connections go through fence's checks"
+                    );
+                    no_network.set(true);
+                    drop(limit);
+                    (shim, ours) = spawn_shim_without_net()?;
+                }
+                Err(Unready::Failed(why)) => {
+                    kill_and_reap(shim.pid);
+                    return Err(format!("starting the sandbox: {why}"));
+                }
+            }
         }
-        Ok((shim, ours, limit))
+    };
+    // A shim started again (below) where the first could make no network namespace is
+    // started without one.
+    let respawn = || {
+        if no_network.get() {
+            spawn_shim_without_net()
+        } else {
+            spawn_shim()
+        }
     };
     let first = early_shim.0.take().ok_or("the shim was not started")?;
     let (mut shim_process, mut ours, mut limit) = start(true, true, first)?;
@@ -556,7 +599,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 eprintln!(
                     "fence: the sandbox's own pid_max could not be set ({message}); the process limit falls back to a cgroup or RLIMIT_NPROC"
                 );
-                (shim_process, ours, limit) = start(true, false, spawn_shim()?)?;
+                (shim_process, ours, limit) = start(true, false, respawn()?)?;
             }
             other => first_message = Some(other),
         }
@@ -572,7 +615,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }) {
         kill_and_reap(shim_process.pid);
         nproc_note(&format!("cannot use the session cgroup ({e})"));
-        (shim_process, ours, limit) = start(false, false, spawn_shim()?)?;
+        (shim_process, ours, limit) = start(false, false, respawn()?)?;
     }
     // The shim has started: the duplicates kept for it can go.
     drop(pass_fds);
@@ -780,6 +823,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     Arc::new(spare_folders::Spares::new(pool, made.granted(granted)))
                 });
             }
+            // Only ever the first message, read by `await_ready`: a protocol error.
+            Ok(Some((FromShim::Ready, _))) => {
+                kill_and_reap(shim_process.pid);
+                return Err("shim channel: an unexpected readiness report".into());
+            }
             // Only ever the first message, and only when asked for: a protocol error.
             Ok(Some((FromShim::PidMaxSet, _))) => {
                 kill_and_reap(shim_process.pid);
@@ -840,13 +888,41 @@ impl Drop for GateGuard {
     }
 }
 
-/// Readies the `--pass-fd` descriptors to be inherited by the shim: each loses
-/// close-on-exec; one numbered like the shim's channel (3) is duplicated above all of
-/// them, since the channel takes its number in the shim. Returns what the shim is told,
-/// with the duplicates (kept open until the shim has started).
 /// A shim started ahead of its spec: killed and reaped if the session's preparation fails
 /// before the spec is sent (it would otherwise wait for a spec until the channel closes).
 struct WaitingShim(Option<(spawn::ShimProcess, Channel)>);
+
+/// Why a shim did not say it was ready ([`await_ready`]).
+enum Unready {
+    /// It could not make the network namespace it was asked to make: the session starts a
+    /// shim without one.
+    NoNetwork(String),
+    /// Anything else: the session cannot start.
+    Failed(String),
+}
+
+/// Reads the shim's first word ([`FromShim::Ready`]): it has started and made the network
+/// namespace it was asked to make (`shim::UNSHARE_NET_ARG`).
+fn await_ready(shim: &spawn::ShimProcess, ours: &Channel) -> Result<(), Unready> {
+    match ours.recv::<FromShim>() {
+        Ok(Some((FromShim::Ready, _))) => Ok(()),
+        Ok(Some((FromShim::SetupFailed { stage, message, .. }, _)))
+            if stage == shim::NET_STAGE && shim.namespaces.net =>
+        {
+            Err(Unready::NoNetwork(message))
+        }
+        Ok(Some((FromShim::SetupFailed { stage, message, .. }, _))) => {
+            Err(Unready::Failed(format!("{stage}: {message}")))
+        }
+        Ok(Some((other, _))) => Err(Unready::Failed(format!(
+            "unexpected first message {other:?}"
+        ))),
+        Ok(None) => Err(Unready::Failed("the shim ended before it started".into())),
+        Err(e) => Err(Unready::Failed(format!(
+            "reading the shim's first message: {e}"
+        ))),
+    }
+}
 
 /// A shim being cloned on a thread of its own (`fence-shim-parent`), which then waits for
 /// the session to end: the shim's parent-death signal fires when the thread that cloned it
@@ -903,6 +979,10 @@ impl Drop for WaitingShim {
     }
 }
 
+/// Readies the `--pass-fd` descriptors to be inherited by the shim: each loses
+/// close-on-exec; one numbered like the shim's channel (3) is duplicated above all of
+/// them, since the channel takes its number in the shim. Returns what the shim is told,
+/// with the duplicates (kept open until the shim has started).
 fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>, String> {
     let mut fds = fds.to_vec();
     fds.sort_unstable();

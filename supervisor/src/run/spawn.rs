@@ -41,6 +41,32 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
         net: true,
         ipc: true,
     };
+    start_shim_with(channel, wanted)
+}
+
+/// Starts the shim as [`start_shim`] does, without a network namespace: where the shim
+/// could not make one (it says so with [`shim::NET_STAGE`]).
+pub fn start_shim_without_net(channel: &Channel) -> io::Result<ShimProcess> {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1")
+        || !kernel_has_mount_setattr()
+    {
+        return plain(channel);
+    }
+    start_shim_with(
+        channel,
+        Namespaces {
+            user: !root,
+            pid: true,
+            mount: true,
+            net: false,
+            ipc: true,
+        },
+    )
+}
+
+fn start_shim_with(channel: &Channel, wanted: Namespaces) -> io::Result<ShimProcess> {
     match clone_shim(channel, wanted) {
         Ok(pid) => Ok(ShimProcess {
             pid,
@@ -127,7 +153,18 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<libc::pid_t> {
     let exe = CString::new("/proc/self/exe").map_err(io::Error::other)?;
     let arg0 = CString::new("fence").map_err(io::Error::other)?;
     let arg1 = CString::new("__shim").map_err(io::Error::other)?;
-    let argv = [arg0.as_ptr(), arg1.as_ptr(), std::ptr::null()];
+    let arg2 = CString::new(shim::UNSHARE_NET_ARG).map_err(io::Error::other)?;
+    // The network namespace is the shim's to make ([`shim::UNSHARE_NET_ARG`]).
+    let argv = [
+        arg0.as_ptr(),
+        arg1.as_ptr(),
+        if ns.net {
+            arg2.as_ptr()
+        } else {
+            std::ptr::null()
+        },
+        std::ptr::null(),
+    ];
     let envp = [std::ptr::null::<libc::c_char>()];
     // SAFETY: getuid/getgid have no preconditions.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
@@ -156,7 +193,6 @@ fn clone_shim(channel: &Channel, ns: Namespaces) -> io::Result<libc::pid_t> {
         (ns.user, CloneFlags::CLONE_NEWUSER),
         (ns.pid, CloneFlags::CLONE_NEWPID),
         (ns.mount, CloneFlags::CLONE_NEWNS),
-        (ns.net, CloneFlags::CLONE_NEWNET),
         (ns.ipc, CloneFlags::CLONE_NEWIPC),
     ] {
         if wanted {

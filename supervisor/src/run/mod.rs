@@ -208,24 +208,26 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // again) overlaps the session's preparation; it waits for its spec. The descriptors
     // passed with --pass-fd must be in place first: the shim inherits them at clone.
     let pass_fds = prepare_pass_fds(&args.pass_fd)?;
-    let spawn_shim = || -> Result<(spawn::ShimProcess, Channel), String> {
+    // `net`: the shim makes a network namespace (where it cannot, it says so, and the
+    // session starts one without).
+    let spawn_shim = |net: bool| -> Result<(spawn::ShimProcess, Channel), String> {
         let (ours, theirs) =
             Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-        let shim = spawn::start_shim(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
-        Ok((shim, ours))
+        let shim = if net {
+            spawn::start_shim(&theirs)
+        } else {
+            spawn::start_shim_without_net(&theirs)
+        };
+        Ok((
+            shim.map_err(|e| format!("starting the sandbox: {e}"))?,
+            ours,
+        ))
     };
-    // The clone itself, with its namespaces, is ~0.7 ms of kernel work (the network
-    // namespace most of it): it runs on a thread of its own while this one reads what
-    // does not depend on the shim's namespaces. That thread stays until the session ends:
-    // the shim's parent-death signal comes when the thread that cloned it exits.
-    let mut early_shim = ShimOnItsWay::start(spawn_shim)?;
-    let spawn_shim_without_net = || -> Result<(spawn::ShimProcess, Channel), String> {
-        let (ours, theirs) =
-            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-        let shim = spawn::start_shim_without_net(&theirs)
-            .map_err(|e| format!("starting the sandbox: {e}"))?;
-        Ok((shim, ours))
-    };
+    // The clone itself, with its namespaces, is ~0.4 ms of kernel work: it runs on a
+    // thread of its own while this one reads what does not depend on the shim's
+    // namespaces. That thread stays until the session ends: the shim's parent-death signal
+    // comes when the thread that cloned it exits.
+    let mut early_shim = ShimOnItsWay::start(move || spawn_shim(true))?;
     let no_network = std::cell::Cell::new(false);
 
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
@@ -565,7 +567,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                     );
                     no_network.set(true);
                     drop(limit);
-                    (shim, ours) = spawn_shim_without_net()?;
+                    (shim, ours) = spawn_shim(false)?;
                 }
                 Err(Unready::Failed(why)) => {
                     kill_and_reap(shim.pid);
@@ -576,13 +578,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     };
     // A shim started again (below) where the first could make no network namespace is
     // started without one.
-    let respawn = || {
-        if no_network.get() {
-            spawn_shim_without_net()
-        } else {
-            spawn_shim()
-        }
-    };
+    let respawn = || spawn_shim(!no_network.get());
     let first = early_shim.0.take().ok_or("the shim was not started")?;
     let (mut shim_process, mut ours, mut limit) = start(true, true, first)?;
     // The shim says whether it could set pid_max before it forks anything; where it could

@@ -22,6 +22,16 @@ pub struct ShimProcess {
 
 /// Starts `fence __shim` with `channel` as descriptor 3, in new namespaces when it can.
 pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
+    start_shim_in(channel, true)
+}
+
+/// Starts the shim as [`start_shim`] does, without a network namespace: where the shim
+/// could not make one (it says so with [`shim::NET_STAGE`]).
+pub fn start_shim_without_net(channel: &Channel) -> io::Result<ShimProcess> {
+    start_shim_in(channel, false)
+}
+
+fn start_shim_in(channel: &Channel, net: bool) -> io::Result<ShimProcess> {
     // FENCE_NO_NAMESPACES=1 runs the fence as on a host where namespaces cannot be made
     // (diagnostics, and the tests of that mode).
     if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1") {
@@ -38,35 +48,9 @@ pub fn start_shim(channel: &Channel) -> io::Result<ShimProcess> {
         user: !root,
         pid: true,
         mount: true,
-        net: true,
+        net,
         ipc: true,
     };
-    start_shim_with(channel, wanted)
-}
-
-/// Starts the shim as [`start_shim`] does, without a network namespace: where the shim
-/// could not make one (it says so with [`shim::NET_STAGE`]).
-pub fn start_shim_without_net(channel: &Channel) -> io::Result<ShimProcess> {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1")
-        || !kernel_has_mount_setattr()
-    {
-        return plain(channel);
-    }
-    start_shim_with(
-        channel,
-        Namespaces {
-            user: !root,
-            pid: true,
-            mount: true,
-            net: false,
-            ipc: true,
-        },
-    )
-}
-
-fn start_shim_with(channel: &Channel, wanted: Namespaces) -> io::Result<ShimProcess> {
     match clone_shim(channel, wanted) {
         Ok(pid) => Ok(ShimProcess {
             pid,

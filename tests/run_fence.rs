@@ -3980,6 +3980,43 @@ fn files_removed_on_the_host_while_a_folder_is_frozen_do_not_stop_the_session(w:
     );
 }
 
+/// A writable folder inside a secret path (`--allow-write ~/.ssh/build`) cannot be both:
+/// the session is refused before anything starts, naming both paths, and nothing is
+/// written there.
+fn a_writable_folder_inside_a_secret_path_is_refused_naming_both(w: &World) {
+    let inside = w.home.join(".ssh/build");
+    std::fs::create_dir_all(&inside).unwrap();
+    w.own(&w.home.join(".ssh"));
+    w.own(&inside);
+    let out = w
+        .fence(&[
+            "--allow-write".as_ref(),
+            inside.as_os_str(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "-c".as_ref(),
+            format!("echo x > {}/made", inside.display()).as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(125), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--allow-write {} lies inside the unreadable path {}",
+            inside.display(),
+            w.home.join(".ssh").display()
+        )),
+        "{err}"
+    );
+    // Refused before the shim was given anything: no failure of the shim's to report.
+    assert!(
+        !err.contains("cannot start the sandbox") && !err.contains("shim channel"),
+        "{err}"
+    );
+    assert!(!inside.join("made").exists());
+}
+
 /// The inode numbers of the spare folders the session's pool holds now (none without one).
 fn spare_inodes(w: &World) -> Vec<u64> {
     use std::os::unix::fs::MetadataExt;
@@ -5784,6 +5821,7 @@ both_ways!(
     a_granted_directory_moved_or_replaced_is_still_written,
     a_folder_made_at_the_root_is_a_spare_folder_moved_into_place,
     files_removed_on_the_host_while_a_folder_is_frozen_do_not_stop_the_session,
+    a_writable_folder_inside_a_secret_path_is_refused_naming_both,
     a_symlink_in_the_session_tmpdir_is_followed_as_the_sandbox_sees_it,
     a_bind_whose_family_is_swapped_makes_no_socket_file,
     a_hardlink_to_a_protected_file_is_refused,

@@ -316,6 +316,30 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         .collect();
     protected.extend(prepare::git_dirs_by_other_names(&bases, &allow_write));
     allow_write.extend(profile_writable);
+    // A writable folder inside a secret path could not be both: refused before any mount
+    // is tried, with the two paths named.
+    let writable_roots = (!args.read_only_worktree)
+        .then_some(&worktree)
+        .into_iter()
+        .chain(&allow_write);
+    for root in writable_roots {
+        if let Some(secret) = deny_read
+            .iter()
+            .chain(&deny_read_missing)
+            .find(|d| root.starts_with(d))
+        {
+            let which = if *root == worktree {
+                "the worktree"
+            } else {
+                "--allow-write"
+            };
+            return Err(format!(
+                "{which} {} lies inside the unreadable path {} (a secret): it cannot be writable and unreadable at once",
+                root.display(),
+                secret.display()
+            ));
+        }
+    }
     // The tools' caches (tool_caches.rs): a folder of the worktree's own, writable as the
     // worktree is, or the session TMPDIR's.
     let tool_caches = (!args.no_tool_caches).then(|| {
@@ -835,6 +859,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 break;
             }
             Ok(None) => break,
+            // The shim said why it could not go on, and ended: a channel reset by its exit
+            // (a message it had not read) adds nothing.
+            Err(_) if failure.is_some() => break,
             Err(e) => {
                 kill_and_reap(shim_process.pid);
                 return Err(format!("shim channel: {e}"));

@@ -1421,6 +1421,11 @@ impl Walker<'_> {
         let saved_vars = (!assignments.is_empty()).then(|| self.state.vars.clone());
         for a in assignments {
             if let Some((name, value)) = a.text.split_once('=') {
+                let value_arg = Arg {
+                    text: value.to_string(),
+                    ..a.clone()
+                };
+                self.judge_command_assignment(name, &value_arg);
                 self.state
                     .vars
                     .insert(name.to_string(), a.known.then(|| value.to_string()));
@@ -1776,6 +1781,9 @@ impl Walker<'_> {
         let mut script: Option<usize> = None;
         let mut i = 1;
         let mut c_flag = false;
+        // An interactive shell runs startup files before its string (`~/.bashrc`, a file
+        // `--rcfile` names, `$ENV`): it is no mere wrapper of the string.
+        let mut interactive = false;
         while i < args.len() {
             let t = args[i].text.as_str();
             if t == "--" {
@@ -1787,10 +1795,12 @@ impl Walker<'_> {
                     let f = f.clone();
                     self.check_read_path(&f);
                 }
+                interactive = true;
                 i += 2;
                 continue;
             }
             if t.starts_with("--") {
+                interactive |= t == "--interactive";
                 i += 1;
                 continue;
             }
@@ -1798,6 +1808,9 @@ impl Walker<'_> {
                 let cluster = &t[1..];
                 if cluster.contains('c') && t.starts_with('-') {
                     c_flag = true;
+                }
+                if cluster.contains('i') && t.starts_with('-') {
+                    interactive = true;
                 }
                 if cluster.contains('s') && t.starts_with('-') {
                     reads_stdin = true;
@@ -1832,7 +1845,12 @@ impl Walker<'_> {
             // A wrapper, as `timeout` is: the string's commands are judged as parts of
             // their own, so the shell itself adds nothing (an empty string or one built at
             // run time is judged above, and startup files are the user's own).
-            if string.value().is_some_and(|s| !s.trim().is_empty()) {
+            if interactive {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} runs as an interactive shell, whose startup files run first"),
+                );
+            } else if string.value().is_some_and(|s| !s.trim().is_empty()) {
                 self.find(
                     RuleId::ShellString,
                     format!("{name} -c runs the string it is given, judged on its own"),

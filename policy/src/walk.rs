@@ -339,6 +339,19 @@ impl<'a> Walker<'a> {
     /// EDITOR=…`) as the string a shell runs. A value not known before
     /// running stays with the rest of the command (asked, as setting such a
     /// variable is).
+    /// `NAME=value` in a command's own environment (`NAME=v prog`, `env NAME=v prog`): a
+    /// variable that changes how programs are found or run is asked about, and one that
+    /// names a program has its value judged as the string a shell runs.
+    pub(crate) fn judge_command_assignment(&mut self, name: &str, value: &Arg) {
+        if is_control_variable(name) {
+            self.find(
+                RuleId::DefaultUnknown,
+                format!("sets {name} for the command, which changes how programs are found or run"),
+            );
+        }
+        self.judge_program_variable(name, value);
+    }
+
     pub(crate) fn judge_program_variable(&mut self, name: &str, value: &Arg) {
         if !is_program_variable(name) || !value.known || value.text.trim().is_empty() {
             return;
@@ -1088,15 +1101,7 @@ impl<'a> Walker<'a> {
             return !self.cur.is_empty();
         }
         for (name, value) in &assignments {
-            if is_control_variable(name) {
-                self.find(
-                    RuleId::DefaultUnknown,
-                    format!(
-                        "sets {name} for the command, which changes how programs are found or run"
-                    ),
-                );
-            }
-            self.judge_program_variable(name, value);
+            self.judge_command_assignment(name, value);
         }
         let ctx = crate::command::Invocation {
             io: &io,

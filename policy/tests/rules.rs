@@ -1930,9 +1930,45 @@ fn a_shell_given_a_string_is_a_wrapper() {
                 refused("git.push-main"),
             ),
             ("sh -c ''", yellow("")),
+            // An interactive shell runs its startup files first: a file named with
+            // --rcfile is a script like any other.
+            ("bash --rcfile evil.sh -ic ls", yellow("default.unknown")),
+            (
+                "bash --init-file evil.sh -i -c ls",
+                yellow("default.unknown"),
+            ),
+            ("bash -ic 'git status'", yellow("default.unknown")),
+            ("zsh -i -c ls", yellow("default.unknown")),
+            ("BASH_ENV=evil.sh bash -c ls", yellow("default.unknown")),
             ("bash script.sh", yellow("")),
             ("bash -s < script.sh", yellow("")),
             ("bash", yellow("")),
+        ],
+    );
+}
+
+/// `env NAME=value prog` sets the program's environment as `NAME=value prog` does, and is
+/// judged the same: a variable that changes how programs are found or run is asked about,
+/// and one that names a program has its value judged.
+#[test]
+fn env_assignments_are_judged_as_the_lines_own() {
+    check(
+        &classifier(),
+        &[
+            ("env LD_PRELOAD=./x.so ls", yellow("default.unknown")),
+            ("env PATH=.:$PATH ls", yellow("default.unknown")),
+            ("env BASH_ENV=evil.sh bash -c ls", yellow("default.unknown")),
+            ("timeout 5 env LD_PRELOAD=x ls", yellow("default.unknown")),
+            (
+                "env GIT_PAGER='rm -rf ~' git log",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "env GIT_SSH_COMMAND='git push origin main' git fetch",
+                refused("git.push-main"),
+            ),
+            ("env FOO=bar ls", green("read.list")),
+            ("env -u HOME ls", green("read.list")),
         ],
     );
 }

@@ -50,6 +50,18 @@ fn is_dynamic_loader(name: &str) -> bool {
         || ((name.starts_with("ld-linux") || name.starts_with("ld-musl-")) && name.contains(".so"))
 }
 
+/// A shell's or interpreter's name without the version some installs give it (`ksh93`,
+/// `ruby3.2`, `perl5`, `pypy3`, `lua5.4`, `php8.2`, `node18`): the program it is. Any other
+/// name is returned as it is.
+fn unversioned(name: &str) -> &str {
+    let base = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if base.len() < name.len() && (SHELLS.contains(&base) || INTERPRETERS.contains(&base)) {
+        base
+    } else {
+        name
+    }
+}
+
 fn is_python(name: &str) -> bool {
     name == "python"
         || name
@@ -72,6 +84,7 @@ fn embedded_path(t: &str) -> Option<&str> {
     let candidates = [
         t.split_once('=').map(|x| x.1),
         t.split_once('@').map(|x| x.1),
+        t.split_once('<').map(|x| x.1),
         attached,
     ];
     candidates
@@ -400,12 +413,16 @@ impl Walker<'_> {
             self.note_secret(t);
             return;
         }
+        // The word, and what follows `=`, `@` or `<` in it (`--file=PATH`, curl's
+        // `-d @PATH` and `-F name=<PATH`). A relative one is taken from the working
+        // directory (`cd /etc && curl -d @shadow …`).
         let mut candidates: Vec<&str> = vec![t];
         candidates.extend(t.split_once('=').map(|x| x.1));
         candidates.extend(t.split_once('@').map(|x| x.1));
+        candidates.extend(t.split_once('<').map(|x| x.1));
 
         for c in candidates {
-            if !(c.starts_with('/') || c.starts_with('~') || c.starts_with('.')) {
+            if c.is_empty() || c.starts_with('-') {
                 continue;
             }
             let c = match (c.strip_prefix('~'), &self.cls.home) {
@@ -480,6 +497,12 @@ impl Walker<'_> {
         let Some(first) = args.first() else {
             return;
         };
+        // `time -- prog`: the shell's `time` keyword takes `--` before the command it
+        // times, and the parser leaves it as the first word. Anywhere else a program named
+        // `--` is not found; judging what follows is the safe side either way.
+        if first.known && first.text == "--" && args.len() > 1 {
+            return self.judge_argv(&args[1..], inv, depth + 1);
+        }
         if first.is_dynamic() {
             let why = if first.procsub {
                 "a process substitution"
@@ -796,10 +819,10 @@ impl Walker<'_> {
 
     /// Programs that are not wrappers, by family.
     fn program(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
-        if SHELLS.contains(&name) {
+        if SHELLS.contains(&unversioned(name)) {
             return self.shell(name, args, inv);
         }
-        if INTERPRETERS.contains(&name) || is_python(name) {
+        if INTERPRETERS.contains(&unversioned(name)) || is_python(name) {
             return self.interpreter(name, args, inv, depth);
         }
         if READ_PROGRAMS.contains(&name) {
@@ -1411,6 +1434,10 @@ impl Walker<'_> {
             },
         );
         let mut start = p.first_operand;
+        // A lone `-` after the options is `-i` (coreutils and BSD env), not the program.
+        if args.get(start).is_some_and(|a| a.text == "-") {
+            start += 1;
+        }
         while start < args.len() && is_assignment(&args[start].text) {
             start += 1;
         }
@@ -1554,7 +1581,21 @@ impl Walker<'_> {
             self.shell_string(&c, inv);
         } else if lock + 1 < args.len() {
             let rest = &args[lock + 1..];
-            if rest[0].text == "-c" {
+            // `-c STRING` or `--command STRING` (`--com` and longer abbreviate it), or
+            // `--command=STRING`, after the lock file.
+            let first = rest[0].text.as_str();
+            let long = |t: &str| t.len() >= 5 && "--command".starts_with(t);
+            if let Some(value) = first
+                .split_once('=')
+                .filter(|(n, _)| long(n))
+                .map(|(_, v)| v)
+            {
+                let c = Arg {
+                    text: value.to_string(),
+                    ..rest[0].clone()
+                };
+                self.shell_string(&c, inv);
+            } else if first == "-c" || long(first) {
                 if let Some(c) = rest.get(1) {
                     let c = c.clone();
                     self.shell_string(&c, inv);
@@ -1727,8 +1768,8 @@ impl Walker<'_> {
         }
         let name = program_name(&inner[0].text).to_string();
         if inv.io.stdin_pipe
-            && (SHELLS.contains(&name.as_str())
-                || INTERPRETERS.contains(&name.as_str())
+            && (SHELLS.contains(&unversioned(&name))
+                || INTERPRETERS.contains(&unversioned(&name))
                 || is_python(&name))
         {
             let fixed_program = inner
@@ -1891,7 +1932,7 @@ impl Walker<'_> {
             );
             return;
         }
-        let is_shell = SHELLS.contains(&name);
+        let is_shell = SHELLS.contains(&unversioned(name));
         if let Some(doc) = &inv.io.heredoc {
             if is_shell {
                 let doc = doc.clone();
@@ -2175,7 +2216,14 @@ impl Walker<'_> {
         for d in &g.dirs {
             match self.resolve_arg(d, true) {
                 Loc::Inside { path, .. } => {
-                    if path != self.cls.worktree {
+                    // A folder of the worktree is in its repository (and on its branch)
+                    // unless a repository of its own lies on the way (a submodule, a
+                    // clone inside).
+                    if path
+                        .ancestors()
+                        .take_while(|a| *a != self.cls.worktree)
+                        .any(|a| self.cls.fs.exists(&a.join(".git")))
+                    {
                         other_repo = true;
                     }
                     self.state.cwd = Cwd::At(path);
@@ -2199,6 +2247,13 @@ impl Walker<'_> {
                     self.state.cwd = Cwd::Unknown;
                     other_repo = true;
                 }
+            }
+        }
+        // `--git-dir` names the repository: the worktree's own only as its `.git`.
+        if let Some(dir) = &g.git_dir {
+            match self.resolve_arg(dir, true) {
+                Loc::Inside { path, .. } if path == self.cls.worktree.join(".git") => {}
+                _ => other_repo = true,
             }
         }
         let Some(sub_i) = g.sub else {
@@ -2727,14 +2782,25 @@ impl Walker<'_> {
             .find(|s| matches!(self.resolve_arg(s, true), Loc::Outside(_) | Loc::Unknown))
             .unwrap_or(&starts[0])
             .clone();
+        // Whether an expression before `-delete` may leave a start itself undeleted (a test
+        // such as `-name '*.o'` or `-type f`, or `-mindepth 1`): find deletes only what the
+        // expression before it matched.
+        let mut start_spared = false;
         while i < args.len() {
             let t = args[i].text.as_str();
             match t {
                 "-delete" => {
                     for s in starts.clone() {
-                        // find never deletes the directory it starts from
-                        // when that is the worktree itself: judge its contents.
-                        if matches!(self.resolve_arg(&s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty())
+                        // A start named `.` (`./`, `src/..`'s `.`…) is never removed
+                        // itself (rmdir of `.` fails): at the worktree's root only its
+                        // contents go. Named any other way (`find "$PWD" -delete`,
+                        // `find ../wt -delete`) the root goes last: the worktree itself.
+                        let dot = {
+                            let t = s.text.trim_end_matches('/');
+                            s.known && (t == "." || t.ends_with("/."))
+                        };
+                        if (dot || start_spared)
+                            && matches!(self.resolve_arg(&s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty())
                         {
                             self.find(
                                 RuleId::RmRecursive,
@@ -2799,7 +2865,31 @@ impl Walker<'_> {
                     }
                     i += 2;
                 }
-                _ => i += 1,
+                // Options and actions that match everything: the starts stay matched.
+                "-depth"
+                | "-d"
+                | "-xdev"
+                | "-mount"
+                | "-noleaf"
+                | "-ignore_readdir_race"
+                | "-daystart"
+                | "-follow"
+                | "-print"
+                | "-print0"
+                | "-true"
+                | "-warn"
+                | "-nowarn" => i += 1,
+                "-maxdepth" | "-regextype" => i += 2,
+                "-mindepth" => {
+                    start_spared |= args
+                        .get(i + 1)
+                        .is_none_or(|n| n.text.parse::<u64>().map_or(true, |n| n > 0));
+                    i += 2;
+                }
+                _ => {
+                    start_spared = true;
+                    i += 1;
+                }
             }
         }
         // find is no read of the green list: `find … -exec grep` is not

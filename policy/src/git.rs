@@ -16,9 +16,11 @@ pub struct Git {
     /// The `--config-env=name=ENV` settings alone, whose values come from the
     /// environment and are not known.
     pub config_envs: Vec<String>,
-    /// `--git-dir`, `--work-tree` or `--namespace` was given: the repository
-    /// (and so its current branch) is not the worktree's.
+    /// `--namespace` was given: the refs (and so the current branch) are not the
+    /// worktree's.
     pub other_repo: bool,
+    /// `--git-dir`: the repository, the worktree's own only when it names its `.git`.
+    pub git_dir: Option<Arg>,
     /// `--exec-path=DIR`: git runs its subcommands from there.
     pub exec_path: bool,
     /// `--git-dir` and `--work-tree` values: where a writing subcommand writes.
@@ -50,10 +52,14 @@ pub fn parse(args: &[Arg]) -> Git {
                 continue;
             }
             "--git-dir" | "--work-tree" | "--namespace" => {
-                g.other_repo = true;
+                // The work tree alone leaves the repository (and its HEAD) as found.
+                g.other_repo |= t == "--namespace";
                 if t != "--namespace"
                     && let Some(d) = next()
                 {
+                    if t == "--git-dir" {
+                        g.git_dir = Some(d.clone());
+                    }
                     g.repo_dirs.push(d);
                 }
                 i += 2;
@@ -80,17 +86,21 @@ pub fn parse(args: &[Arg]) -> Git {
             || t.starts_with("--work-tree=")
             || t.starts_with("--namespace=")
         {
-            g.other_repo = true;
+            g.other_repo |= t.starts_with("--namespace=");
             if let Some(d) = t
                 .strip_prefix("--git-dir=")
                 .or_else(|| t.strip_prefix("--work-tree="))
             {
-                g.repo_dirs.push(Arg {
+                let d = Arg {
                     text: d.to_string(),
                     known: args[i].known,
                     home_based: d.starts_with('~'),
                     ..Arg::default()
-                });
+                };
+                if t.starts_with("--git-dir=") {
+                    g.git_dir = Some(d.clone());
+                }
+                g.repo_dirs.push(d);
             }
         } else if t == "--exec-path" || t.starts_with("--exec-path=") {
             g.exec_path = t.contains('=');

@@ -21,6 +21,11 @@ pub trait FsView: Send + Sync {
     /// The target of the symlink at `path`, or an error when `path` is not a
     /// symlink (or does not exist).
     fn read_link(&self, path: &Path) -> io::Result<PathBuf>;
+
+    /// Whether something is at `path` (not followed). A view that cannot tell says no.
+    fn exists(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// The real filesystem.
@@ -30,6 +35,10 @@ pub struct RealFs;
 impl FsView for RealFs {
     fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
         std::fs::read_link(path)
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.symlink_metadata().is_ok()
     }
 }
 
@@ -67,6 +76,10 @@ impl FsView for OnceFs<'_> {
             }
         };
         target.ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.inner.exists(path)
     }
 }
 

@@ -181,6 +181,7 @@ pub const INTERPRETERS: &[&str] = &[
     "python",
     "python2",
     "python3",
+    "pypy",
     "perl",
     "ruby",
     "node",

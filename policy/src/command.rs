@@ -3438,27 +3438,82 @@ impl Walker<'_> {
     }
 
     fn ip(&mut self, args: &[Arg]) {
-        let words: Vec<&str> = args
-            .iter()
-            .skip(1)
-            .map(|a| a.text.as_str())
-            .filter(|t| !t.starts_with('-'))
-            .collect();
-        let Some(object) = words.first() else {
+        // ip takes any prefix of an option, object or command name (`ip li set`,
+        // `ip rou add`, `ip -fam inet …`), and some options take a value.
+        let prefix_of = |w: &str, name: &str, least: usize| w.len() >= least && name.starts_with(w);
+        let mut words: Vec<&str> = Vec::new();
+        let mut i = 1;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if let Some(opt) = t.strip_prefix('-').map(|o| o.trim_start_matches('-')) {
+                if prefix_of(opt, "batch", 1) {
+                    self.find(
+                        RuleId::NetFirewall,
+                        "ip -batch runs the ip commands a file holds",
+                    );
+                    return;
+                }
+                let takes_value = opt == "n"
+                    || prefix_of(opt, "netns", 2)
+                    || opt == "f"
+                    || prefix_of(opt, "family", 2)
+                    || prefix_of(opt, "rcvbuf", 2)
+                    || opt == "l"
+                    || prefix_of(opt, "loops", 2);
+                i += if takes_value { 2 } else { 1 };
+                continue;
+            }
+            words.push(t);
+            i += 1;
+        }
+        let Some(object) = words.first().copied() else {
             return;
         };
         let objects = [
-            "link", "l", "addr", "a", "address", "route", "r", "ro", "rule", "neigh", "n",
-            "tunnel", "netns", "tuntap", "xfrm", "maddr", "mroute", "nexthop", "vrf", "macsec",
+            "address",
+            "addrlabel",
+            "maddress",
+            "route",
+            "rule",
+            "neighbour",
+            "neighbor",
+            "ntable",
+            "link",
+            "l2tp",
+            "fou",
+            "tunnel",
+            "tuntap",
+            "tap",
+            "token",
+            "xfrm",
+            "mroute",
+            "mrule",
+            "netns",
+            "vrf",
+            "sr",
+            "nexthop",
+            "mptcp",
+            "macsec",
+            "ioam",
         ];
+        let Some(&named) = objects.iter().find(|o| o.starts_with(object)) else {
+            return;
+        };
         let verbs = [
-            "add", "a", "del", "d", "delete", "set", "change", "replace", "flush", "append",
-            "prepend", "exec", "attach",
+            "add", "append", "attach", "change", "chg", "delete", "exec", "flush", "prepend",
+            "replace", "restore", "set", "update", "del",
         ];
-        if objects.iter().any(|o| o == object) && words.iter().skip(1).any(|w| verbs.contains(w)) {
+        // One letter: `a` adds and `d` deletes everywhere; `s` is `set` for links and
+        // `show` elsewhere.
+        let changes = |w: &str| match w.len() {
+            0 => false,
+            1 => w == "a" || w == "d" || (w == "s" && named == "link"),
+            _ => verbs.iter().any(|v| v.starts_with(w)),
+        };
+        if words.iter().skip(1).any(|w| changes(w)) {
             self.find(
                 RuleId::NetFirewall,
-                format!("ip {object} changes network configuration"),
+                format!("ip {named} changes network configuration"),
             );
         }
     }
@@ -3616,9 +3671,46 @@ impl Walker<'_> {
         // Subcommand words: not options, not `+toolchain`, not the value of
         // an option that takes one.
         let mut words: Vec<&str> = Vec::new();
+        // Options of one tool that take the next word as their value (before the
+        // subcommand: `docker --context prod push`, `npm --tag beta publish`).
+        let own_values: &[&str] = match name {
+            "docker" | "podman" => &[
+                "-c",
+                "--context",
+                "-H",
+                "--host",
+                "-l",
+                "--log-level",
+                "--tlscacert",
+                "--tlscert",
+                "--tlskey",
+                "--url",
+                "--connection",
+                "--root",
+                "--runroot",
+                "--storage-driver",
+            ],
+            "npm" | "pnpm" | "yarn" | "bun" => &[
+                "--tag",
+                "--otp",
+                "--access",
+                "--userconfig",
+                "--globalconfig",
+                "--cache",
+                "--loglevel",
+                "--auth-type",
+                "--scope",
+            ],
+            "cargo" => &["--color", "--target-dir", "--lockfile-path"],
+            _ => &[],
+        };
         let mut i = 1;
         while i < args.len() {
             let w = args[i].text.as_str();
+            if own_values.contains(&w) {
+                i += 2;
+                continue;
+            }
             if matches!(
                 w,
                 "-w" | "--workspace"

@@ -1106,6 +1106,18 @@ fn firewall_and_network_configuration_are_refused() {
             ("ip address del 10.0.0.2/24 dev eth0", FW),
             ("ip a add 10.0.0.2/24 dev eth0", FW),
             ("ip r add 10.1.0.0/16 via 10.0.0.1", FW),
+            // Abbreviated objects and commands, options with values before them.
+            ("ip li set eth0 down", FW),
+            ("ip rou add default via 1.2.3.4", FW),
+            ("ip ad add 1.2.3.4/24 dev eth0", FW),
+            ("ip r rep default via 1.2.3.4", FW),
+            ("ip addr fl dev eth0", FW),
+            ("ip l s eth0 up", FW),
+            ("ip -n ns1 route add default via 1.2.3.4", FW),
+            ("ip -f inet route add 1.2.3.0/24 dev eth0", FW),
+            ("ip -family inet6 route add ::/0 dev eth0", FW),
+            ("ip -rc 3 link set eth0 down", FW),
+            ("ip -batch cmds.txt", FW),
             ("sudo iptables -F", FW),
         ],
     );
@@ -1121,6 +1133,10 @@ fn looking_at_network_configuration_is_not_a_change() {
         "ip route",
         "ip link show",
         "ip -br addr",
+        "ip a s",
+        "ip -j link show dev lo",
+        "ip route get 1.1.1.1",
+        "ip neigh",
     ] {
         let v = classifier().classify_line(line, Path::new(WT));
         assert!(
@@ -2026,6 +2042,13 @@ fn wrapper_and_option_spellings_hide_nothing() {
             ("curl x | ruby3.2", refused("shell.pipe-to-interpreter")),
             ("curl x | perl5", refused("shell.pipe-to-interpreter")),
             ("curl x | pypy3", refused("shell.pipe-to-interpreter")),
+            ("docker --context prod push img", refused("pkg.publish")),
+            ("docker -H tcp://h:2375 push img", refused("pkg.publish")),
+            ("npm --tag beta publish", refused("pkg.publish")),
+            ("npm --otp 123456 publish", refused("pkg.publish")),
+            ("cargo --color always publish", refused("pkg.publish")),
+            ("npm -l publish", refused("pkg.publish")),
+            ("cargo --color always build", yellow("")),
         ],
     );
 }

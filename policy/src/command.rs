@@ -2158,6 +2158,35 @@ impl Walker<'_> {
         }
     }
 
+    /// Where `cd DIR` goes through `$CDPATH` (a relative DIR not starting with `.` or
+    /// `..`): `Some(Some(path))` for the first entry holding DIR, `Some(None)` when the
+    /// line set CDPATH to a value not known, `None` when CDPATH plays no part (DIR is
+    /// then taken from the working directory).
+    fn cdpath_target(&self, t: &Arg) -> Option<Option<PathBuf>> {
+        let text = t.text.as_str();
+        let first = text.split('/').next().unwrap_or("");
+        if !t.known || text.starts_with('/') || first == "." || first == ".." {
+            return None;
+        }
+        let cdpath = match self.state.vars.get("CDPATH") {
+            Some(Some(v)) => v.clone(),
+            Some(None) => return Some(None),
+            None => self.req.env.get("CDPATH")?.clone(),
+        };
+        for entry in cdpath.split(':') {
+            let base = if entry.is_empty() || entry == "." {
+                self.cwd_path()?
+            } else {
+                PathBuf::from(entry)
+            };
+            let candidate = path::normalize(&base, Path::new(text));
+            if self.cls.fs.exists(&candidate) {
+                return Some(Some(candidate));
+            }
+        }
+        None
+    }
+
     fn cd(&mut self, name: &str, args: &[Arg]) {
         let p = opts::parse(args, 1, &OptSpec::default());
         let target = p.operands.first().map(|&i| args[i].clone());
@@ -2168,11 +2197,15 @@ impl Walker<'_> {
                 self.known(&top)
             }
             (_, None) if name == "pushd" => None,
-            (_, None) => self.cls.home.clone(),
+            // `cd` alone goes to `$HOME`, as the line may have set it.
+            (_, None) => crate::word::Scope::home(&*self).map(PathBuf::from),
             (_, Some(t)) if t.text == "-" => None,
-            (_, Some(t)) => match self.resolve_arg(t, true) {
-                Loc::Inside { path, .. } | Loc::Outside(path) => Some(path),
-                Loc::Unknown => None,
+            (_, Some(t)) => match self.cdpath_target(t) {
+                Some(found) => found,
+                None => match self.resolve_arg(t, true) {
+                    Loc::Inside { path, .. } | Loc::Outside(path) => Some(path),
+                    Loc::Unknown => None,
+                },
             },
         };
         if name == "pushd" {

@@ -2071,6 +2071,38 @@ fn a_push_through_git_dir_options_on_main_is_refused() {
     );
 }
 
+/// A filesystem where only `dirs` exist and nothing is a symlink.
+struct Folders(Vec<&'static str>);
+
+impl policy::FsView for Folders {
+    fn read_link(&self, _path: &Path) -> std::io::Result<PathBuf> {
+        Err(std::io::Error::from(std::io::ErrorKind::InvalidInput))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.0.iter().any(|d| Path::new(d) == path)
+    }
+}
+
+/// `cd` goes where the shell would: `$HOME` as the line set it, and a `$CDPATH` entry
+/// that holds the folder before the working directory.
+#[test]
+fn cd_follows_home_and_cdpath_as_the_line_sets_them() {
+    let c = classifier_with(|s| s.fs = Arc::new(Folders(vec!["/etc", "/work/repo/src"])));
+    check(
+        &c,
+        &[
+            ("CDPATH=/ cd etc && touch x", refused("sys.root-write")),
+            ("CDPATH=/; cd etc; touch x", refused("sys.root-write")),
+            ("HOME=/etc; cd; touch x", refused("sys.root-write")),
+            ("CDPATH=$X cd etc && touch x", red("")),
+            ("cd src && touch x", yellow("")),
+            ("CDPATH=/ cd src && touch x", yellow("")),
+            ("CDPATH=/ cd ./etc && touch x", yellow("")),
+        ],
+    );
+}
+
 /// `sh -c STRING NAME ARG…` hands the string its `$0` and `$1`…: what the string runs
 /// is judged with them, unless the string may change them (`shift`, `set --`, a sourced
 /// file) or they are a function's (its caller's arguments). Those stay unknown.

@@ -1885,7 +1885,8 @@ impl Walker<'_> {
             self.state.positional = outer;
             // A wrapper, as `timeout` is: the string's commands are judged as parts of
             // their own, so the shell itself adds nothing (an empty string or one built at
-            // run time is judged above, and startup files are the user's own).
+            // run time is judged above, and a login shell's profile is the user's own).
+            // An interactive one runs startup files that are no part of the string.
             if interactive {
                 self.find(
                     RuleId::DefaultUnknown,
@@ -2824,9 +2825,9 @@ impl Walker<'_> {
             match t {
                 "-delete" => {
                     for s in starts.clone() {
-                        // A start named `.` (`./`, `src/..`'s `.`…) is never removed
-                        // itself (rmdir of `.` fails): at the worktree's root only its
-                        // contents go. Named any other way (`find "$PWD" -delete`,
+                        // A start named `.` (`.`, `./`, `a/.`) is never removed itself
+                        // (rmdir of `.` fails): at the worktree's root only its contents
+                        // go. Named any other way (`find "$PWD" -delete`,
                         // `find ../wt -delete`) the root goes last: the worktree itself.
                         let dot = {
                             let t = s.text.trim_end_matches('/');

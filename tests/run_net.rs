@@ -225,9 +225,14 @@ print('tcp created')
 "#,
     );
     let text = stdout(&out);
-    for expected in [
-        "udp 13",
-        "udp6 13",
+    // UDP sockets exist only in the sandbox's own network namespace
+    // (udp_reaches_only_the_sandboxs_own_loopback).
+    let udp: [&str; 2] = if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        ["udp 13", "udp6 13"]
+    } else {
+        ["udp created", "udp6 created"]
+    };
+    for expected in udp.into_iter().chain([
         "icmp 93",
         "raw 13",
         "mptcp 93",
@@ -237,6 +242,89 @@ print('tcp created')
         "unix_dgram 13",
         "dgram_pair 13",
         "tcp created",
+    ]) {
+        assert!(
+            text.lines().any(|l| l == expected),
+            "missing {expected:?} in\n{text}\n{}",
+            stderr(&out)
+        );
+    }
+}
+
+/// UDP: in the sandbox's own network namespace a server and a client on its loopback talk
+/// (IPv4 and IPv6, `sendto` and `connect`), and a datagram for any other address is refused
+/// with a reason line; without a network namespace no UDP socket can be made. Either way the
+/// host's UDP listeners on loopback receive nothing.
+fn udp_reaches_only_the_sandboxs_own_loopback(w: &World) {
+    if !python_ready("udp_reaches_only_the_sandboxs_own_loopback") {
+        return;
+    }
+    let host4 = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let host6 = std::net::UdpSocket::bind("[::1]:0").ok();
+    let p4 = host4.local_addr().unwrap().port();
+    let p6 = host6.as_ref().map_or(9, |h| h.local_addr().unwrap().port());
+    let out = w.python(&format!(
+        r#"import socket
+def tried(name, f):
+    try:
+        f()
+        print(name, 'ok')
+    except OSError as e:
+        print(name, e.errno)
+def own(family, host):
+    s = socket.socket(family, socket.SOCK_DGRAM)
+    s.bind((host, 0))
+    c = socket.socket(family, socket.SOCK_DGRAM)
+    c.settimeout(2)
+    c.sendto(b'one', s.getsockname())
+    got = s.recvfrom(10)
+    s.sendto(b'back', got[1])
+    c.connect(s.getsockname())
+    c.send(b'two')
+    assert (got[0], s.recv(10), c.recv(10)) == (b'one', b'two', b'back')
+tried('own4', lambda: own(socket.AF_INET, '127.0.0.1'))
+tried('own6', lambda: own(socket.AF_INET6, '::1'))
+def send(family, dest, connect):
+    s = socket.socket(family, socket.SOCK_DGRAM)
+    if connect:
+        s.connect(dest)
+        s.send(b'leak')
+    else:
+        s.sendto(b'leak', dest)
+for name, family, dest in [('host4', socket.AF_INET, ('127.0.0.1', {p4})),
+                           ('host6', socket.AF_INET6, ('::1', {p6})),
+                           ('outside', socket.AF_INET, ('192.0.2.1', 53)),
+                           ('metadata', socket.AF_INET, ('169.254.169.254', 80))]:
+    tried(name + '-sendto', lambda: send(family, dest, False))
+    tried(name + '-connect', lambda: send(family, dest, True))
+"#
+    ));
+    let text = stdout(&out);
+    std::thread::sleep(Duration::from_millis(100));
+    for host in std::iter::once(&host4).chain(host6.as_ref()) {
+        host.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 64];
+        assert!(
+            host.recv_from(&mut buf).is_err(),
+            "a host UDP listener on loopback received a datagram:\n{text}"
+        );
+    }
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        for line in text.lines() {
+            assert!(
+                line.ends_with(" 13"),
+                "{line}: UDP without a network namespace\n{text}"
+            );
+        }
+        return;
+    }
+    for expected in [
+        "own4 ok",
+        "own6 ok",
+        "outside-sendto 101",
+        "outside-connect 101",
+        "metadata-sendto 101",
+        "metadata-connect 101",
     ] {
         assert!(
             text.lines().any(|l| l == expected),
@@ -244,6 +332,11 @@ print('tcp created')
             stderr(&out)
         );
     }
+    assert!(
+        stderr(&out).contains("UDP outside the sandbox's own loopback (DNS: --allow-dns): 192.0.2.1:53 (rule fence.net-datagram)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 fn tcp_fast_open_to_a_host_listener_gets_nothing_through(w: &World) {
@@ -1055,6 +1148,7 @@ both_ways!(
     host_services_on_loopback_receive_nothing,
     servers_inside_listen_on_loopback_only,
     socket_types_other_than_tcp_streams_are_refused,
+    udp_reaches_only_the_sandboxs_own_loopback,
     tcp_fast_open_to_a_host_listener_gets_nothing_through,
     datagrams_to_an_outside_unix_socket_get_nothing_through,
     allow_unix_opens_one_outside_socket,

@@ -111,11 +111,24 @@ pub enum FilterError {
 pub enum SocketFamilies {
     /// `AF_UNIX` only: no network at all.
     UnixOnly,
-    /// `AF_UNIX`, `AF_INET`, `AF_INET6`: used when the sandbox has its own network
-    /// namespace (whose only interface is its own loopback), or when Landlock refuses
-    /// every TCP bind and connect the target makes itself, so that only those the
-    /// supervisor performs happen.
+    /// `AF_UNIX`, `AF_INET`, `AF_INET6` with inet stream sockets only: used without a
+    /// network namespace when Landlock refuses every TCP bind and connect the target makes
+    /// itself, so that only those the supervisor performs happen.
     UnixAndInet,
+    /// `AF_UNIX`, `AF_INET`, `AF_INET6`, inet datagram (UDP) sockets included: the sandbox
+    /// has its own network namespace, whose only interface is its own loopback. A datagram
+    /// names its destination in calls no filter can read (`sendmsg`), but in that namespace
+    /// the kernel has no route to anything but the sandbox's loopback, so a test suite's
+    /// UDP server and client on 127.0.0.1 work and nothing leaves.
+    OwnNetwork,
+}
+
+impl SocketFamilies {
+    /// Whether inet datagram sockets of the sandbox's own are real ones (the sandbox's own
+    /// network namespace), not refused or stood in for.
+    fn own_datagrams(self) -> bool {
+        self == SocketFamilies::OwnNetwork
+    }
 }
 
 /// What the static program refuses besides the fixed deny list: the stand-ins for Landlock
@@ -189,6 +202,7 @@ type Group = (BTreeMap<i64, Vec<SeccompRule>>, OnMatch);
 /// With `dns` (`--allow-dns`), inet `SOCK_DGRAM` sockets with protocol 0 or UDP pass (even
 /// where inet sockets are otherwise refused): the notified calls send their creation to
 /// the supervisor, which never gives the sandbox a real UDP socket ([`notified_table`]).
+/// In the sandbox's own network namespace ([`SocketFamilies::OwnNetwork`]) they pass too.
 fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> Vec<Group> {
     let mut eperm = denied_with_eperm();
     if guards.group_kill {
@@ -227,11 +241,12 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
         socket_family_rules(families, dns),
         OnMatch::Errno(libc::EAFNOSUPPORT),
     ));
+    let udp = dns || families.own_datagrams();
     groups.push((
-        inet_protocol_rules(dns),
+        inet_protocol_rules(udp),
         OnMatch::Errno(libc::EPROTONOSUPPORT),
     ));
-    groups.push((socket_type_rules(dns), OnMatch::Errno(libc::EACCES)));
+    groups.push((socket_type_rules(udp), OnMatch::Errno(libc::EACCES)));
     groups.push((fastopen_rules(), OnMatch::Errno(libc::EOPNOTSUPP)));
     groups
 }
@@ -901,7 +916,7 @@ fn inet_datagram_sockets() -> Vec<SeccompRule> {
 fn socket_family_rules(families: SocketFamilies, dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut family = vec![cond(0, Len::Dword, Op::Ne, libc::AF_UNIX as u64)];
     let mut socket = Vec::new();
-    if families == SocketFamilies::UnixAndInet || dns {
+    if families != SocketFamilies::UnixOnly || dns {
         family.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET as u64));
         family.push(cond(0, Len::Dword, Op::Ne, libc::AF_INET6 as u64));
     }
@@ -973,8 +988,9 @@ const LANDLOCK_BOUNDED_WRITES: [i64; 8] = [
 /// Inet sockets only with protocol 0 or TCP: `IPPROTO_MPTCP` and SCTP get
 /// EPROTONOSUPPORT (programs then fall back to TCP), since Landlock's TCP rules and the
 /// supervisor's checks are written for TCP.
-/// With `dns`, UDP too (for the datagram sockets the supervisor stands in for).
-fn inet_protocol_rules(dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
+/// With `udp`, UDP too (the datagram sockets the supervisor stands in for under
+/// `--allow-dns`, or those of the sandbox's own network namespace).
+fn inet_protocol_rules(udp: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
     let rules = [libc::AF_INET, libc::AF_INET6]
         .into_iter()
         .map(|family| {
@@ -983,7 +999,7 @@ fn inet_protocol_rules(dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
                 cond(2, Len::Dword, Op::Ne, 0),
                 cond(2, Len::Dword, Op::Ne, libc::IPPROTO_TCP as u64),
             ];
-            if dns {
+            if udp {
                 conds.push(cond(2, Len::Dword, Op::Ne, libc::IPPROTO_UDP as u64));
             }
             rule(conds)
@@ -1002,11 +1018,12 @@ fn inet_protocol_rules(dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
 ///   `/dev/log`-like socket outside the worktree; refusing the socket type costs no
 ///   notification on the `sendmsg` path that every stream socket also uses.
 ///
-/// With `dns`, inet `SOCK_DGRAM` passes: its creation is notified, and the supervisor
-/// answers with a unix `SOCK_SEQPACKET` stand-in whose other end only it holds.
-fn socket_type_rules(dns: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
+/// With `udp`, inet `SOCK_DGRAM` passes: under `--allow-dns` its creation is notified, and
+/// the supervisor answers with a unix `SOCK_SEQPACKET` stand-in whose other end only it
+/// holds; otherwise it is the sandbox's own network namespace, which bounds it.
+fn socket_type_rules(udp: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut socket: Vec<SeccompRule> = Vec::new();
-    let passes = |t: u64| t == libc::SOCK_STREAM as u64 || (dns && t == libc::SOCK_DGRAM as u64);
+    let passes = |t: u64| t == libc::SOCK_STREAM as u64 || (udp && t == libc::SOCK_DGRAM as u64);
     for family in [libc::AF_INET, libc::AF_INET6] {
         for kind in (0..=SOCK_TYPE_MASK).filter(|&t| !passes(t)) {
             socket.push(rule(vec![
@@ -1051,9 +1068,11 @@ fn fastopen_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
 /// Calls sent to the supervisor. `sendmsg` and `sendmmsg` are not among them: their
 /// address lives in memory BPF cannot read, so each call would need a notification (and
 /// the shim hands the listener over with `sendmsg` after this program is installed). An
-/// address there matters only on a datagram socket: inet datagram and unix datagram
-/// sockets are refused by the static program ([`socket_type_rules`]), TCP ignores the
-/// address of a connected socket, and unix stream and seqpacket sockets refuse one.
+/// address there matters only on a datagram socket: unix datagram sockets are refused by
+/// the static program ([`socket_type_rules`]), and so are inet ones except in the
+/// sandbox's own network namespace (whose routes reach only its loopback) and the
+/// `--allow-dns` stand-ins (unix sockets whose other end is the supervisor's); TCP ignores
+/// the address of a connected socket, and unix stream and seqpacket sockets refuse one.
 pub fn notified_calls() -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = [
         libc::SYS_execve,
@@ -1263,7 +1282,11 @@ mod tests {
             },
         ];
         let mut settings = Vec::new();
-        for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
+        for families in [
+            SocketFamilies::UnixOnly,
+            SocketFamilies::UnixAndInet,
+            SocketFamilies::OwnNetwork,
+        ] {
             for switches in 0..8 {
                 for guards in [none, all] {
                     settings.push((
@@ -1550,6 +1573,48 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
+    fn udp_sockets_are_made_only_in_the_sandboxs_own_network_namespace() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let dgram = (libc::SOCK_DGRAM | libc::SOCK_CLOEXEC) as u64;
+        for (families, udp) in [
+            (SocketFamilies::UnixOnly, errno(libc::EAFNOSUPPORT)),
+            (SocketFamilies::UnixAndInet, errno(libc::EACCES)),
+            (SocketFamilies::OwnNetwork, allow),
+        ] {
+            let p = fenced_program(families, StaticGuards::default(), true, false, false).unwrap();
+            let socket = |family: i32, kind: u64, proto: i32| {
+                run(
+                    &p,
+                    X86_64,
+                    libc::SYS_socket as u32,
+                    [family as u64, kind, proto as u64, 0, 0, 0],
+                )
+            };
+            for family in [libc::AF_INET, libc::AF_INET6] {
+                assert_eq!(socket(family, dgram, 0), udp, "{families:?}");
+                let explicit = socket(family, dgram, libc::IPPROTO_UDP);
+                assert_eq!(explicit == allow, udp == allow, "{families:?}");
+                // Ping sockets, UDP-Lite, raw and packet-type sockets stay refused.
+                assert_ne!(socket(family, dgram, libc::IPPROTO_ICMP), allow);
+                assert_ne!(socket(family, dgram, libc::IPPROTO_UDPLITE), allow);
+                assert_ne!(socket(family, libc::SOCK_RAW as u64, 0), allow);
+                assert_ne!(socket(family, libc::SOCK_SEQPACKET as u64, 0), allow);
+            }
+            assert_eq!(
+                socket(libc::AF_UNIX, libc::SOCK_DGRAM as u64, 0),
+                errno(libc::EACCES)
+            );
+            assert_eq!(
+                socket(libc::AF_PACKET, libc::SOCK_DGRAM as u64, 0),
+                errno(libc::EAFNOSUPPORT)
+            );
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
     fn with_allow_dns_inet_datagram_sockets_are_notified_and_nothing_else_widens() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
@@ -1557,7 +1622,11 @@ mod tests {
         let notif = libc::SECCOMP_RET_USER_NOTIF;
         let dgram = (libc::SOCK_DGRAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK) as u64;
         let stream = libc::SOCK_STREAM as u64;
-        for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
+        for families in [
+            SocketFamilies::UnixOnly,
+            SocketFamilies::UnixAndInet,
+            SocketFamilies::OwnNetwork,
+        ] {
             let p = static_program(families, StaticGuards::default(), true).unwrap();
             let socket = |family: i32, kind: u64, proto: i32| {
                 run(
@@ -2006,7 +2075,11 @@ mod tests {
         ] {
             arg_sets.push([3, level as u64, 1, 0x1000, 4, 0]);
         }
-        for families in [SocketFamilies::UnixOnly, SocketFamilies::UnixAndInet] {
+        for families in [
+            SocketFamilies::UnixOnly,
+            SocketFamilies::UnixAndInet,
+            SocketFamilies::OwnNetwork,
+        ] {
             for (truncating_opens, group_kill) in
                 [(false, false), (true, false), (false, true), (true, true)]
             {

@@ -75,7 +75,9 @@ fn settings_with(
     // supervisor then performs those it allows, on loopback, from the loopback table).
     // Otherwise (Landlock below ABI 4 without a network namespace) there is no network.
     let loopback_table = !spec.namespaces.net && tcp_fenced;
-    let families = if spec.namespaces.net || loopback_table {
+    let families = if spec.namespaces.net {
+        SocketFamilies::OwnNetwork
+    } else if loopback_table {
         SocketFamilies::UnixAndInet
     } else {
         SocketFamilies::UnixOnly

@@ -487,6 +487,11 @@ fn connect_inet(
 ) -> Outcome {
     let (listener, id, caller) = (call.listener, call.n.id, call.caller);
     let dest = loopback_table::connect_destination(addr);
+    if net.own_netns
+        && let Some(outcome) = connect_datagram(net, caller, fd, dest, &bytes)
+    {
+        return outcome;
+    }
     if let Some(rule) = net.allowed.rule_for(dest) {
         let d = decision("connect", caller, dest.to_string(), rule, true);
         let outcome = connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
@@ -577,6 +582,86 @@ fn connect_inet(
         }
         Err(e) => Outcome::from_result(Err(e)).with_decision(d),
     }
+}
+
+/// A `connect` on a datagram (UDP) socket in the sandbox's own network namespace, where
+/// the static filter lets them be made (`None` for any other socket: the stream path
+/// decides). Such a socket lives in that namespace, whose only interface is its loopback:
+/// a connect to loopback is made on it as asked (a test suite's UDP client, glibc sorting
+/// the addresses of `localhost`), and one to any other address is refused with a reason,
+/// where the kernel would only say ENETUNREACH. Nothing is asked: a person's Yes could not
+/// be carried out (a host UDP socket installed for the sandbox would send to any address
+/// `sendmsg` names, which no filter reads).
+fn connect_datagram(
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    dest: SocketAddr,
+    bytes: &[u8],
+) -> Option<Outcome> {
+    let (socket, creds) = match target_socket(caller, fd) {
+        Ok(s) => s,
+        Err(errno) => return Some(Outcome::error(errno)),
+    };
+    if !is_datagram(&socket) {
+        return None;
+    }
+    if !loopback_table::is_loopback(dest.ip()) {
+        return Some(datagram_outside(net, caller, dest, "connect"));
+    }
+    let d = decision(
+        "connect",
+        caller,
+        dest.to_string(),
+        "fence.net-loopback",
+        true,
+    );
+    let bytes = bytes.to_vec();
+    Some(
+        Outcome::from_result(act_as(&creds, move || {
+            connect_socket(&socket, &bytes).map(|()| 0)
+        }))
+        .with_decision(d),
+    )
+}
+
+/// Whether `socket` is a datagram socket (`SO_TYPE`). An error counts as a stream socket,
+/// whose path checks and performs every destination.
+fn is_datagram(socket: &OwnedFd) -> bool {
+    let mut kind: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt into a c_int with its size.
+    let ret = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_TYPE,
+            &mut kind as *mut libc::c_int as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    ret == 0 && kind == libc::SOCK_DGRAM
+}
+
+/// A datagram for an address outside the sandbox's own network namespace: refused with
+/// ENETUNREACH (what that namespace's routes would say) and a reason line.
+fn datagram_outside(
+    net: &NetFence,
+    caller: Caller,
+    dest: SocketAddr,
+    call: &'static str,
+) -> Outcome {
+    let hint = if dest.port() == 53 && net.dns.is_none() {
+        " (DNS: --allow-dns)"
+    } else {
+        ""
+    };
+    let d = decision(call, caller, dest.to_string(), "fence.net-datagram", false);
+    Outcome::refused(
+        libc::ENETUNREACH,
+        &format!("UDP outside the sandbox's own loopback{hint}"),
+        d,
+    )
 }
 
 /// An abstract unix address without a network namespace. Abstract names are per network
@@ -985,6 +1070,18 @@ fn sendto(
         Ok(s) => s,
         Err(errno) => return Outcome::error(errno),
     };
+    // A UDP socket of the sandbox's own network namespace reaches only its loopback.
+    let datagram_outside_to = match address {
+        Address::Inet(dest)
+            if net.own_netns && !loopback_table::is_loopback(dest.ip()) && is_datagram(&socket) =>
+        {
+            Some(dest)
+        }
+        _ => None,
+    };
+    if let Some(dest) = datagram_outside_to {
+        return datagram_outside(net, caller, dest, "sendto");
+    }
     let flags = flags | libc::MSG_NOSIGNAL;
     let send = move |sa: *const libc::sockaddr, salen: libc::socklen_t| {
         // SAFETY: `data` is valid for its length; `sa` for `salen` bytes.
@@ -1001,9 +1098,10 @@ fn sendto(
     };
     match address {
         Address::UnixPath(path) => unix_to_path(fence, net, caller, &creds, &path, send),
-        // Inet sockets are TCP only (the static filter), which ignores the address of a
+        // Other inet sockets are TCP (the static filter), which ignores the address of a
         // connected socket and refuses to send on an unconnected one (MSG_FASTOPEN, the
-        // exception, is refused by the static filter).
+        // exception, is refused by the static filter); a UDP socket of the sandbox's own
+        // network namespace sends on its loopback.
         Address::UnixOther if !net.own_netns => abstract_outside_netns(caller),
         Address::Inet(_) | Address::UnixOther | Address::Unspecified => {
             Outcome::from_result(act_as(&creds, move || {

@@ -209,7 +209,8 @@ for name, args in [('udp', (socket.AF_INET, socket.SOCK_DGRAM, 0)),
                    ('sctp', (socket.AF_INET6, socket.SOCK_STREAM, 132)),
                    ('packet', (socket.AF_PACKET, socket.SOCK_RAW, 0)),
                    ('netlink', (socket.AF_NETLINK, socket.SOCK_RAW, 0)),
-                   ('unix_dgram', (socket.AF_UNIX, socket.SOCK_DGRAM, 0))]:
+                   ('unix_dgram', (socket.AF_UNIX, socket.SOCK_DGRAM, 0)),
+                   ('unix_raw', (socket.AF_UNIX, socket.SOCK_RAW, 0))]:
     try:
         socket.socket(*args)
         print(name, 'created')
@@ -240,6 +241,7 @@ print('tcp created')
         "packet 97",
         "netlink 97",
         "unix_dgram 13",
+        "unix_raw 13",
         "dgram_pair 13",
         "tcp created",
     ]) {
@@ -376,6 +378,10 @@ attempt('sendto', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendt
 attempt('sendmsg', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendmsg([b'b'], [], 0, p))
 attempt('pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)[0].sendmsg([b'c'], [], 0, p))
 attempt('stream', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).sendmsg([b'd'], [], 0, p))
+# SOCK_RAW is a datagram socket to the kernel's unix family.
+attempt('raw-sendmsg', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_RAW).sendmsg([b'e'], [], 0, p))
+attempt('raw-sendto', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_RAW).sendto(b'f', p))
+attempt('raw-pair', lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_RAW)[0].sendmsg([b'g'], [], 0, p))
 "#,
         p = path.display().to_string()
     ));
@@ -386,6 +392,13 @@ attempt('stream', lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).send
         stdout(&out)
     );
     assert!(!stdout(&out).contains("sent"), "{}", stdout(&out));
+    for raw in ["raw-sendmsg 13", "raw-sendto 13", "raw-pair 13"] {
+        assert!(
+            stdout(&out).lines().any(|l| l == raw),
+            "missing {raw:?}:\n{}",
+            stdout(&out)
+        );
+    }
 }
 
 fn allow_unix_opens_one_outside_socket(w: &World) {

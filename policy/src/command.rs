@@ -745,6 +745,14 @@ impl Walker<'_> {
             "source" | "." => self.source(args),
             "cd" | "pushd" | "popd" => self.cd(name, args),
             "git" => self.git(args, inv, depth),
+            // git's commands under their own names, as git's exec-path holds them and git
+            // runs them (`/usr/lib/git-core/git-push origin main`, `git-send-pack`): judged
+            // as `git push origin main`.
+            dashed if dashed.len() > 4 && dashed.starts_with("git-") => {
+                let mut as_git = vec![Arg::literal("git"), Arg::literal(&dashed[4..])];
+                as_git.extend(args.iter().skip(1).cloned());
+                self.git(&as_git, inv, depth);
+            }
             "gh" => self.gh(args),
             "rm" | "rmdir" | "unlink" => self.rm(name, args),
             "find" => self.find_cmd(args, inv, depth),

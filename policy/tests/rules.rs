@@ -5707,3 +5707,40 @@ fn reading_a_folder_that_holds_a_credential_whole_reads_it() {
         ],
     );
 }
+
+/// git's commands under their own names, as git's exec-path holds them
+/// (`/usr/lib/git-core/git-push`), are judged as git run with that command: in a line and
+/// at exec, by the program's name or by argv[0].
+#[test]
+fn git_commands_under_their_dashed_names_are_judged_as_git() {
+    check(
+        &on_branch("main"),
+        &[
+            ("git-push origin main", refused("git.push-main")),
+            (
+                "/usr/lib/git-core/git-push origin main",
+                refused("git.push-main"),
+            ),
+            ("git-push --force origin feature", refused("git.push-force")),
+            ("git-send-pack origin main", refused("git.push-main")),
+            ("git-status", green("git.read")),
+        ],
+    );
+    let c = classifier();
+    for (argv, program) in [
+        (
+            &["git-push", "origin", "main"][..],
+            "/usr/lib/git-core/git-push",
+        ),
+        (
+            &["/usr/lib/git-core/git-push", "origin", "main"][..],
+            "/usr/lib/git-core/git-push",
+        ),
+        (&["git", "origin", "main"][..], "/usr/lib/git-core/git-push"),
+        (&["git-push", "origin", "main"][..], "/usr/bin/git"),
+    ] {
+        let v = exec_event(&c, argv, program, Some("feature"));
+        assert_eq!(v.rule, "git.push-main", "{argv:?} as {program}: {v:?}");
+        assert_eq!(v.action, Action::Deny, "{argv:?} as {program}: {v:?}");
+    }
+}

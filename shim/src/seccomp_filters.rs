@@ -1011,7 +1011,8 @@ fn inet_protocol_rules(udp: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
 /// Socket types refused with EACCES:
 /// - inet sockets other than `SOCK_STREAM` (UDP, ICMP, raw, packet-type): a datagram
 ///   names its destination in every call, where no connect check sees it;
-/// - `AF_UNIX` `SOCK_DGRAM`, from `socket` and `socketpair`: a datagram socket, connected
+/// - `AF_UNIX` sockets other than stream and seqpacket (`SOCK_DGRAM`, and `SOCK_RAW`, which
+///   the kernel makes a datagram socket), from `socket` and `socketpair`: a datagram socket, connected
 ///   or not, can send to any pathname socket named in `sendmsg`'s message header, which
 ///   lives in memory that BPF cannot read (stream and seqpacket sockets refuse a name
 ///   there). Below Landlock ABI 9 nothing else would keep a datagram from an ssh-agent or
@@ -1032,21 +1033,25 @@ fn socket_type_rules(udp: bool) -> BTreeMap<i64, Vec<SeccompRule>> {
             ]));
         }
     }
-    let unix_dgram = || {
-        rule(vec![
-            cond(0, Len::Dword, Op::Eq, libc::AF_UNIX as u64),
-            cond(
-                1,
-                Len::Dword,
-                Op::MaskedEq(SOCK_TYPE_MASK),
-                libc::SOCK_DGRAM as u64,
-            ),
-        ])
+    // Unix sockets: stream and seqpacket only, by a list of what passes. The kernel makes
+    // a `SOCK_RAW` unix socket a datagram one (`unix_create`), which sends wherever
+    // `sendmsg` names: refusing `SOCK_DGRAM` alone would leave that spelling open.
+    let unix_passes = |t: u64| t == libc::SOCK_STREAM as u64 || t == libc::SOCK_SEQPACKET as u64;
+    let unix_other = || {
+        (0..=SOCK_TYPE_MASK)
+            .filter(|&t| !unix_passes(t))
+            .map(|kind| {
+                rule(vec![
+                    cond(0, Len::Dword, Op::Eq, libc::AF_UNIX as u64),
+                    cond(1, Len::Dword, Op::MaskedEq(SOCK_TYPE_MASK), kind),
+                ])
+            })
+            .collect::<Vec<_>>()
     };
-    socket.push(unix_dgram());
+    socket.extend(unix_other());
     [
         (libc::SYS_socket, socket),
-        (libc::SYS_socketpair, vec![unix_dgram()]),
+        (libc::SYS_socketpair, unix_other()),
     ]
     .into_iter()
     .collect()
@@ -1527,18 +1532,42 @@ mod tests {
                 errno(libc::EACCES)
             );
         }
-        assert_eq!(
-            socket(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0),
-            errno(libc::EACCES)
-        );
+        // SOCK_RAW is a datagram socket to the kernel's unix family; no type but stream
+        // and seqpacket passes, with or without flags, from socket or socketpair.
+        for kind in [libc::SOCK_DGRAM, libc::SOCK_RAW, libc::SOCK_RDM, 0, 10, 15] {
+            for flags in [0, libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK] {
+                assert_eq!(
+                    socket(libc::AF_UNIX, kind | flags, 0),
+                    errno(libc::EACCES),
+                    "{kind}"
+                );
+                assert_eq!(
+                    run(
+                        &p,
+                        X86_64,
+                        libc::SYS_socketpair as u32,
+                        [libc::AF_UNIX as u64, (kind | flags) as u64, 0, 0, 0, 0]
+                    ),
+                    errno(libc::EACCES),
+                    "{kind}"
+                );
+            }
+        }
         assert_eq!(
             run(
                 &p,
                 X86_64,
                 libc::SYS_socketpair as u32,
-                [libc::AF_UNIX as u64, libc::SOCK_DGRAM as u64, 0, 0, 0, 0]
+                [
+                    libc::AF_UNIX as u64,
+                    libc::SOCK_SEQPACKET as u64,
+                    0,
+                    0,
+                    0,
+                    0
+                ]
             ),
-            errno(libc::EACCES)
+            allow
         );
         assert_eq!(
             socket(libc::AF_PACKET, libc::SOCK_RAW, 0),

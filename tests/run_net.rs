@@ -341,6 +341,95 @@ for name, family, dest in [('host4', socket.AF_INET, ('127.0.0.1', {p4})),
     );
 }
 
+/// A host service of the sandbox's own user that listens with `SO_REUSEPORT` on loopback
+/// keeps every connection: the sandbox cannot join its port's group (where it shares the
+/// host's loopback, the option cannot be set; with a network namespace its loopback is
+/// its own). Checked from the service's side: it accepts all of the clients the test
+/// sends while the sandbox tries to listen on the same port.
+fn a_host_service_with_reuseport_keeps_its_connections(w: &World) {
+    const TEST: &str = "a_host_service_with_reuseport_keeps_its_connections";
+    if !python_ready(TEST) {
+        return;
+    }
+    use std::io::BufRead;
+    // The service runs as the user the sandbox runs as (the kernel groups only sockets of
+    // one user), counts what it accepts, and prints the count when told on stdin.
+    let mut service = w
+        .command_as_runner(support::PYTHON)
+        .args([
+            "-c",
+            r#"import socket, sys, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+s.bind(('127.0.0.1', 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+n = [0]
+def serve():
+    while True:
+        c, _ = s.accept()
+        n[0] += 1
+        c.close()
+threading.Thread(target=serve, daemon=True).start()
+sys.stdin.readline()
+print(n[0], flush=True)
+"#,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(service.stdout.take().unwrap()).lines();
+    let port: u16 = lines.next().unwrap().unwrap().trim().parse().unwrap();
+    // The sandbox sets the option (or tries), binds the port and listens, says so, and
+    // holds its listener while the clients come.
+    let mut sandbox = w
+        .fence(&[
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "-c".as_ref(),
+            format!(
+                r#"import socket, time
+s = socket.socket()
+try:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    print('set', flush=True)
+except OSError as e:
+    print('option', e.errno, flush=True)
+try:
+    s.bind(('127.0.0.1', {port}))
+    s.listen(64)
+    print('listening', flush=True)
+except OSError as e:
+    print('bind', e.errno, flush=True)
+time.sleep(3)
+"#
+            )
+            .as_ref(),
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = std::io::BufReader::new(sandbox.stdout.take().unwrap()).lines();
+    let first = said.next().unwrap().unwrap();
+    let second = said.next().unwrap().unwrap();
+    for _ in 0..20 {
+        let _ = TcpStream::connect(("127.0.0.1", port));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    std::io::Write::write_all(service.stdin.as_mut().unwrap(), b"count\n").unwrap();
+    let count: usize = lines.next().unwrap().unwrap().trim().parse().unwrap();
+    let _ = service.wait();
+    let _ = sandbox.wait();
+    assert_eq!(
+        count, 20,
+        "the host service lost connections to the sandbox ({first}; {second})"
+    );
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert_eq!(first, "option 1", "SO_REUSEPORT was set: {second}");
+    }
+}
+
 fn tcp_fast_open_to_a_host_listener_gets_nothing_through(w: &World) {
     let (l, port) = host_listener("127.0.0.1:0").unwrap();
     let out = w.python(&format!(
@@ -1162,6 +1251,7 @@ both_ways!(
     servers_inside_listen_on_loopback_only,
     socket_types_other_than_tcp_streams_are_refused,
     udp_reaches_only_the_sandboxs_own_loopback,
+    a_host_service_with_reuseport_keeps_its_connections,
     tcp_fast_open_to_a_host_listener_gets_nothing_through,
     datagrams_to_an_outside_unix_socket_get_nothing_through,
     allow_unix_opens_one_outside_socket,

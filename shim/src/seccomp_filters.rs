@@ -223,6 +223,12 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
             eperm.insert(nr, Vec::new());
         }
     }
+    if families == SocketFamilies::UnixAndInet {
+        eperm
+            .entry(libc::SYS_setsockopt)
+            .or_default()
+            .extend(reuseport_rules());
+    }
     let mut groups = vec![(eperm, OnMatch::Errno(libc::EPERM))];
     // clone3 keeps its flags in memory, where BPF cannot see the namespace ones. openat2
     // keeps its flags and mode there too: a racing thread could turn a checked read into
@@ -909,6 +915,20 @@ fn inet_datagram_sockets() -> Vec<SeccompRule> {
             ])
         })
         .collect()
+}
+
+/// `setsockopt(…, SOL_SOCKET, SO_REUSEPORT, …)`, refused where the sandbox shares the
+/// host's loopback (the loopback table): a listener of the sandbox's with the option set,
+/// on the port of a host service of the same user that set it too, would join that
+/// service's group and take part of its connections. The supervisor performs every bind
+/// there after clearing the option, but a thread of the sandbox could set it again on the
+/// shared socket between the two steps; with the option out of reach no step is needed.
+/// Level and name are registers.
+fn reuseport_rules() -> Vec<SeccompRule> {
+    vec![rule(vec![
+        cond(1, Len::Dword, Op::Eq, libc::SOL_SOCKET as u64),
+        cond(2, Len::Dword, Op::Eq, libc::SO_REUSEPORT as u64),
+    ])]
 }
 
 /// Families refused with EAFNOSUPPORT. With `dns` and no inet otherwise, inet sockets of
@@ -1598,6 +1618,57 @@ mod tests {
             ),
             allow
         );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn reuseport_is_out_of_reach_only_where_the_host_loopback_is_shared() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let errno = |e: i32| libc::SECCOMP_RET_ERRNO | e as u32;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let setsockopt = |p: &[libc::sock_filter], level: i32, name: i32| {
+            run(
+                p,
+                X86_64,
+                libc::SYS_setsockopt as u32,
+                [3, level as u64, name as u64, 0x1000, 4, 0],
+            )
+        };
+        for (families, reuseport) in [
+            (SocketFamilies::UnixAndInet, errno(libc::EPERM)),
+            (SocketFamilies::OwnNetwork, allow),
+            (SocketFamilies::UnixOnly, allow),
+        ] {
+            for watch in [true, false] {
+                let p =
+                    fenced_program(families, StaticGuards::default(), watch, false, false).unwrap();
+                assert_eq!(
+                    setsockopt(&p, libc::SOL_SOCKET, libc::SO_REUSEPORT),
+                    reuseport,
+                    "{families:?}"
+                );
+                // The upper half of the registers is not the kernel's: an int.
+                assert_eq!(
+                    run(
+                        &p,
+                        X86_64,
+                        libc::SYS_setsockopt as u32,
+                        [
+                            3,
+                            (1 << 32) | libc::SOL_SOCKET as u64,
+                            (1 << 32) | libc::SO_REUSEPORT as u64,
+                            0x1000,
+                            4,
+                            0
+                        ],
+                    ),
+                    reuseport,
+                    "{families:?}"
+                );
+                assert_eq!(setsockopt(&p, libc::SOL_SOCKET, libc::SO_REUSEADDR), allow);
+                assert_eq!(setsockopt(&p, libc::IPPROTO_TCP, libc::SO_REUSEPORT), allow);
+            }
+        }
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -30,6 +30,7 @@ mod spawn;
 mod target_memory;
 mod tool_caches;
 mod view;
+mod workers;
 mod write_check;
 
 use std::ffi::OsString;

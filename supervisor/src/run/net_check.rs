@@ -45,6 +45,7 @@ use super::pidfd;
 use super::question::{answer_text, process_info};
 use super::target_memory::TargetMemory;
 use super::view::{self, View};
+use super::workers;
 use crate::gate::decide::{CallKey, Gate, ProcessInfo, Record, Request, Subject};
 use crate::gate::{Destination, EventKind, Level, Route};
 use crate::net::allow::AllowedDestinations;
@@ -158,7 +159,7 @@ impl ConnectionDecision {
     }
 }
 
-/// Handles one network call on a new thread.
+/// Handles one network call on a thread of its own (a waiting worker's, [`workers`]).
 pub fn spawn(
     listener: Arc<Listener>,
     fence: Arc<Fence>,
@@ -169,26 +170,24 @@ pub fn spawn(
 ) {
     let received = Instant::now();
     let (id, answering, quiet) = (n.id, listener.clone(), fence.quiet_blocks);
-    let spawned = std::thread::Builder::new()
-        .name("fence-net".into())
-        .spawn(move || {
-            let mem = TargetMemory::new(&listener, &n);
-            let call = Call {
-                listener: &listener,
-                gate: &gate,
-                n: &n,
-                caller,
-                received,
-            };
-            let outcome = decide(&call, &fence, &net, &mem);
-            if let Some(d) = &outcome.decision {
-                d.record(&gate, outcome.reason.as_ref(), received);
-            }
-            if let Some(reason) = outcome.reason.filter(|_| !fence.quiet_blocks) {
-                blocked_reason::tell(caller, &reason);
-            }
-            listener.respond(n.id, outcome.response);
-        });
+    let spawned = workers::run("fence-net", move || {
+        let mem = TargetMemory::new(&listener, &n);
+        let call = Call {
+            listener: &listener,
+            gate: &gate,
+            n: &n,
+            caller,
+            received,
+        };
+        let outcome = decide(&call, &fence, &net, &mem);
+        if let Some(d) = &outcome.decision {
+            d.record(&gate, outcome.reason.as_ref(), received);
+        }
+        if let Some(reason) = outcome.reason.filter(|_| !fence.quiet_blocks) {
+            blocked_reason::tell(caller, &reason);
+        }
+        listener.respond(n.id, outcome.response);
+    });
     if spawned.is_err() {
         // No thread for the call (the supervisor's threads or its user's processes are at
         // their limit, which a sandbox holding many calls in a blocking connect reaches):
@@ -487,14 +486,19 @@ fn connect_inet(
 ) -> Outcome {
     let (listener, id, caller) = (call.listener, call.n.id, call.caller);
     let dest = loopback_table::connect_destination(addr);
-    if net.own_netns
-        && let Some(outcome) = connect_datagram(net, caller, fd, dest, &bytes)
-    {
-        return outcome;
+    // In the sandbox's own network namespace the socket is fetched first (its type
+    // decides), and used for the connect made at once.
+    let mut fetched = None;
+    if net.own_netns {
+        match connect_datagram(net, caller, fd, dest, &bytes) {
+            Err(outcome) => return *outcome,
+            Ok(stream) => fetched = Some(stream),
+        }
     }
     if let Some(rule) = net.allowed.rule_for(dest) {
         let d = decision("connect", caller, dest.to_string(), rule, true);
-        let outcome = connect_allowed(listener, id, net, caller, fd, bytes).with_decision(d);
+        let outcome =
+            connect_allowed(listener, id, net, caller, fd, bytes, fetched).with_decision(d);
         if rule == PROXY_RULE {
             remember_proxy_client(net, caller, fd);
         }
@@ -526,7 +530,11 @@ fn connect_inet(
             "fence.net-loopback",
             true,
         );
-        return perform_connect(caller, fd, bytes).with_decision(d);
+        let outcome = match fetched {
+            Some((socket, creds)) => connect_as(socket, &creds, bytes),
+            None => perform_connect(caller, fd, bytes),
+        };
+        return outcome.with_decision(d);
     };
     if !table.reaches_only_ours(dest) {
         if !LoopbackTable::anything_listens(dest) {
@@ -591,23 +599,21 @@ fn connect_inet(
 /// the addresses of `localhost`), and one to any other address is refused with a reason,
 /// where the kernel would only say ENETUNREACH. Nothing is asked: a person's Yes could not
 /// be carried out (a host UDP socket installed for the sandbox would send to any address
-/// `sendmsg` names, which no filter reads).
+/// `sendmsg` names, which no filter reads). `Err` holds the answer for a datagram socket;
+/// any other socket is handed back (`Ok`) with the target's credentials.
 fn connect_datagram(
     net: &NetFence,
     caller: Caller,
     fd: i32,
     dest: SocketAddr,
     bytes: &[u8],
-) -> Option<Outcome> {
-    let (socket, creds) = match target_socket(caller, fd) {
-        Ok(s) => s,
-        Err(errno) => return Some(Outcome::error(errno)),
-    };
+) -> Result<(OwnedFd, TargetCredentials), Box<Outcome>> {
+    let (socket, creds) = target_socket(caller, fd).map_err(|e| Box::new(Outcome::error(e)))?;
     if !is_datagram(&socket) {
-        return None;
+        return Ok((socket, creds));
     }
     if !loopback_table::is_loopback(dest.ip()) {
-        return Some(datagram_outside(net, caller, dest, "connect"));
+        return Err(Box::new(datagram_outside(net, caller, dest, "connect")));
     }
     let d = decision(
         "connect",
@@ -616,13 +622,9 @@ fn connect_datagram(
         "fence.net-loopback",
         true,
     );
-    let bytes = bytes.to_vec();
-    Some(
-        Outcome::from_result(act_as(&creds, move || {
-            connect_socket(&socket, &bytes).map(|()| 0)
-        }))
-        .with_decision(d),
-    )
+    Err(Box::new(
+        connect_as(socket, &creds, bytes.to_vec()).with_decision(d),
+    ))
 }
 
 /// Whether `socket` is a datagram socket (`SO_TYPE`). An error counts as a stream socket,
@@ -792,7 +794,7 @@ fn unknown_destination(
         if !call.listener.is_valid(n.id) {
             return Outcome::error(libc::EINTR);
         }
-        return connect_allowed(call.listener, n.id, net, caller, fd, bytes);
+        return connect_allowed(call.listener, n.id, net, caller, fd, bytes, None);
     }
     // The gate has logged the question and its answer; the reason goes to the process.
     Outcome {
@@ -821,11 +823,12 @@ fn connect_allowed(
     caller: Caller,
     fd: i32,
     bytes: Vec<u8>,
+    fetched: Option<(OwnedFd, TargetCredentials)>,
 ) -> Outcome {
     if !net.own_netns {
         return perform_connect(caller, fd, bytes);
     }
-    let (socket, creds) = match target_socket(caller, fd) {
+    let (socket, creds) = match fetched.map_or_else(|| target_socket(caller, fd), Ok) {
         Ok(s) => s,
         Err(errno) => return Outcome::error(errno),
     };
@@ -894,11 +897,15 @@ fn descriptor_is_cloexec(caller: Caller, fd: i32) -> bool {
 
 /// Performs `connect(fd, bytes)` on the target's socket with its credentials.
 fn perform_connect(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
-    let (socket, creds) = match target_socket(caller, fd) {
-        Ok(s) => s,
-        Err(errno) => return Outcome::error(errno),
-    };
-    Outcome::from_result(act_as(&creds, move || {
+    match target_socket(caller, fd) {
+        Ok((socket, creds)) => connect_as(socket, &creds, bytes),
+        Err(errno) => Outcome::error(errno),
+    }
+}
+
+/// Connects `socket` (the target's, fetched) to `bytes` with `creds`.
+fn connect_as(socket: OwnedFd, creds: &TargetCredentials, bytes: Vec<u8>) -> Outcome {
+    Outcome::from_result(act_as(creds, move || {
         connect_socket(&socket, &bytes).map(|()| 0)
     }))
 }
@@ -1282,8 +1289,9 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         .ok()
         .and_then(|(_, u)| u)
         .unwrap_or(0o022);
-    // This thread is the bind's alone (net_check::spawn starts one per call): its fs
-    // context, root and Landlock domain go with it.
+    // This thread is the bind's alone: its fs context, root and Landlock domain go with it
+    // (a worker that ran it takes no other call).
+    workers::retire_this_thread();
     if let Err(e) = super::approved::own_umask(umask) {
         return Outcome::from_result(Err(e));
     }

@@ -89,7 +89,7 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
         if n.nr == libc::SYS_socket {
             let (listener, relay) = (s.listener.clone(), relay.clone());
             let id = n.id;
-            let spawned = std::thread::Builder::new().spawn(move || {
+            let spawned = super::workers::run("fence-dns", move || {
                 listener.respond(n.id, dns_call::socket(&listener, &relay, &n));
             });
             if spawned.is_err() {

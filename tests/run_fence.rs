@@ -4696,10 +4696,11 @@ fn tasks_of_user(uid: u32) -> usize {
         .sum()
 }
 
-/// A network call is performed on a thread of fence's own. A sandbox that holds its user's
-/// process count at fence's RLIMIT_NPROC (threads waiting, as many connects blocked on a
-/// busy listener would) leaves fence no thread for the next one: that call is refused with
-/// a reason, and fence goes on judging the sandbox's calls (it used to panic on its
+/// A network call is performed on a thread of fence's own (one that waits after a call, or
+/// a new one). A sandbox that holds its user's process count at fence's RLIMIT_NPROC
+/// (threads waiting) and makes connects that block on a busy listener, more at once than
+/// fence has threads waiting, leaves fence no thread for the rest: those calls are refused
+/// with a reason, and fence goes on judging the sandbox's calls (it used to panic on its
 /// notification thread, after which every notified call of the sandbox waited forever).
 /// Only an unprivileged user has the limit (root is exempt).
 fn a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor(w: &World) {
@@ -4708,6 +4709,12 @@ fn a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor(w: &Worl
         support::skip(test, "root is exempt from RLIMIT_NPROC");
         return;
     };
+    // One mode at a time: another's sandbox of the same user, holding its threads, would
+    // leave this fence none to start with (the limit is counted from the user's tasks).
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let victim = w.write_outside("victim.txt", "original");
     w.compile_c(
         "hold",
@@ -4721,8 +4728,24 @@ fn a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor(w: &Worl
 #include <sys/un.h>
 #include <unistd.h>
 static void *wait_forever(void *arg) {{ (void)arg; for (;;) pause(); return 0; }}
+static struct sockaddr_un a = {{ .sun_family = AF_UNIX }};
+static int refused;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* A connect to a listener whose backlog is full waits (here up to 2 s, the socket's send
+   timeout) on the fence thread that performs it. */
+static void *connect_once(void *arg) {{
+    (void)arg;
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct timeval t = {{ .tv_sec = 2 }};
+    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &t, sizeof t);
+    if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) {{
+        pthread_mutex_lock(&lock);
+        refused++;
+        pthread_mutex_unlock(&lock);
+    }}
+    return 0;
+}}
 int main(void) {{
-    struct sockaddr_un a = {{ .sun_family = AF_UNIX }};
     strcpy(a.sun_path, "l.sock");
     int l = socket(AF_UNIX, SOCK_STREAM, 0);
     if (bind(l, (struct sockaddr *)&a, sizeof a) || listen(l, 0)) {{ perror("listener"); return 2; }}
@@ -4730,16 +4753,18 @@ int main(void) {{
     pthread_attr_init(&at);
     pthread_attr_setstacksize(&at, 65536);
     int made = 0;
-    for (; made < 600; made++) {{
+    /* More than the limit leaves fence, by more than the threads another test of this
+       user may end meanwhile (the limit is counted when fence starts). */
+    for (; made < 1500; made++) {{
         pthread_t t;
         if (pthread_create(&t, &at, wait_forever, 0)) break;
     }}
-    int refused = 0;
-    for (int i = 0; i < 5; i++) {{
-        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
-        if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) refused++;
-        close(s);
-    }}
+    /* One connect fills the backlog; the others wait at once, each on a fence thread. */
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    connect(s, (struct sockaddr *)&a, sizeof a);
+    pthread_t c[5];
+    for (int i = 0; i < 5; i++) pthread_create(&c[i], 0, connect_once, 0);
+    for (int i = 0; i < 5; i++) pthread_join(c[i], 0);
     int fd = open("{victim}", O_WRONLY | O_TRUNC);
     printf("threads %d refused %d open %d %s\n", made, refused, fd, strerror(errno));
     return 0;
@@ -4748,7 +4773,7 @@ int main(void) {{
             victim = victim.display()
         ),
     );
-    // Room for fence to start and for some of the sandbox's threads, not for 600 more.
+    // Room for fence to start and for some of the sandbox's threads, not for 1,500 more.
     let limit = (tasks_of_user(uid) + 150) as libc::rlim_t;
     let mut command = w.fence(&[OsStr::new("--"), OsStr::new("./hold")]);
     // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.

@@ -1201,6 +1201,155 @@ fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
     );
 }
 
+/// A sandboxed process that makes its own process group the terminal's foreground one,
+/// turns `TOSTOP` on and makes fence write a line (a blocked write) does not stop fence (a
+/// stopped fence gives the user's shell its prompt back while the sandbox, still the
+/// terminal's foreground, reads what is typed); and the terminal's settings and
+/// foreground group are what they were once fence returns. fence runs here as the session
+/// leader of a pseudo-terminal, as a shell's job would run on the user's terminal.
+fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::process::CommandExt;
+    let (master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&slave_path)
+            .unwrap()
+    };
+    let slave = open_slave();
+    // SAFETY: termios is plain data; tcgetattr fills it for a terminal descriptor.
+    let before = unsafe {
+        let mut t: libc::termios = std::mem::zeroed();
+        assert_eq!(libc::tcgetattr(slave.as_raw_fd(), &mut t), 0);
+        t
+    };
+    let victim = w.write_outside("victim.txt", "original");
+    w.write(
+        "take.py",
+        &format!(
+            "import os, signal, termios, time\n\
+             signal.signal(signal.SIGTTOU, signal.SIG_IGN)\n\
+             signal.signal(signal.SIGTTIN, signal.SIG_IGN)\n\
+             os.setpgid(0, 0)\n\
+             os.tcsetpgrp(0, os.getpgrp())\n\
+             a = termios.tcgetattr(0)\n\
+             a[3] = (a[3] | termios.TOSTOP) & ~termios.ECHO\n\
+             a[6][termios.VINTR] = b'\\x01'\n\
+             termios.tcsetattr(0, termios.TCSANOW, a)\n\
+             try:\n\
+             \x20   open({victim:?}, 'w')\n\
+             except OSError:\n\
+             \x20   pass\n\
+             time.sleep(1)\n",
+            victim = victim.display().to_string()
+        ),
+    );
+    // Whatever the terminal shows is read, so that no write waits on a full buffer.
+    let mut reader = master.try_clone().unwrap();
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let shown_by_reader = shown.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = std::io::Read::read(&mut reader, &mut buf) {
+            shown_by_reader.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    // `shell -c script` as the leader of a session on the terminal, with fence and the
+    // Python program as `$0` and `$1`; what the terminal showed once it returned, and its
+    // settings then. On a terminal fence would ask a person by default: no one answers
+    // here.
+    let in_session = |shell: &str, script: &str| {
+        shown.lock().unwrap().clear();
+        let mut command = w.command_as_runner(shell);
+        command
+            .arg("-c")
+            .arg(script)
+            .arg(support::fence_binary())
+            .arg(PYTHON)
+            .stdin(Stdio::from(open_slave()))
+            .stdout(Stdio::from(open_slave()))
+            .stderr(Stdio::from(open_slave()));
+        // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let out = command.output().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        // SAFETY: termios is plain data; tcgetattr fills it for a terminal descriptor.
+        let after = unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            assert_eq!(libc::tcgetattr(slave.as_raw_fd(), &mut t), 0);
+            t
+        };
+        let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+        assert!(out.status.success(), "{text}");
+        (text, after)
+    };
+    // A shell with job control runs fence as a job of its own (a process group whose
+    // parent is the shell, in the same session), as an interactive shell does: a fence
+    // stopped by SIGTTOU is reported as a stopped job (and then killed).
+    let (text, after) = in_session(
+        "bash",
+        "set -m; \"$0\" run --approver deny -- \"$1\" take.py; \
+         echo; echo \"status $? stopped $(jobs -s | wc -l)\"; kill -9 %1 2>/dev/null; true",
+    );
+    assert!(
+        text.lines().any(|l| l.trim() == "status 0 stopped 0"),
+        "fence was stopped while the sandbox held the terminal: {text}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "original",
+        "the outside file changed"
+    );
+    for (name, (text, after)) in [
+        ("a job of its own", (text, after)),
+        // Without job control fence shares the shell's process group, which no shell
+        // takes the terminal back for: fence puts its foreground group back itself.
+        (
+            "the caller's process group",
+            in_session(
+                "sh",
+                "\"$0\" run --approver deny -- \"$1\" take.py; echo; \
+                 echo \"foreground $(cut -d' ' -f8 /proc/$$/stat) own $(cut -d' ' -f5 /proc/$$/stat)\"",
+            ),
+        ),
+    ] {
+        assert_eq!(
+            after.c_lflag & (libc::ECHO | libc::TOSTOP),
+            before.c_lflag & (libc::ECHO | libc::TOSTOP),
+            "{name}: echo or TOSTOP left changed: {text}"
+        );
+        assert_eq!(
+            after.c_cc[libc::VINTR],
+            before.c_cc[libc::VINTR],
+            "{name}: intr left changed: {text}"
+        );
+        if let Some((foreground, own)) = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("foreground "))
+            .and_then(|l| l.split_once(" own "))
+        {
+            assert_eq!(
+                foreground.trim(),
+                own.trim(),
+                "{name}: the terminal's foreground group is not the caller's any more: {text}"
+            );
+        } else {
+            assert_eq!(name, "a job of its own", "no groups reported: {text}");
+        }
+    }
+}
+
 /// With a mount view the sandbox has a devpts of its own: a program can make a
 /// pseudo-terminal and use both sides (test runners, `script`, expect). In every mode no
 /// terminal of the host is reachable: one the test opens, owned by the sandbox's user,
@@ -5808,6 +5957,7 @@ both_ways!(
     a_thread_swapping_the_path_never_truncates_a_protected_file,
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
     the_users_terminal_keeps_its_line_discipline_and_open_mode,
+    the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it,
     the_hosts_pseudo_terminals_cannot_be_taken,
     refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,
     credentials_are_scrubbed_from_the_environment,

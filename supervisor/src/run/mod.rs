@@ -28,6 +28,7 @@ mod question;
 mod spare_folders;
 mod spawn;
 mod target_memory;
+mod terminal;
 mod tool_caches;
 mod view;
 mod workers;
@@ -170,6 +171,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // First, while fence is still single-threaded: every thread started later (the gate's
     // writers included) inherits the mask.
     let forwarded = block_forwarded_signals();
+    // The user's terminal as the session finds it, put back when it ends; and fence does
+    // not stop when the sandbox takes the terminal's foreground (`terminal`).
+    terminal::never_stop_for_the_terminal();
+    let terminal = terminal::Terminal::capture();
     // First, before fence opens descriptors of its own.
     preflight::check_pass_fds(&args.pass_fd)?;
     let kernel_abi = shim::landlock_abi();
@@ -880,6 +885,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         _ => (wait_for(shim_process.pid), false),
     };
     let code = failure.unwrap_or(status);
+    // Nothing of the sandbox is left to change the terminal again.
+    if let Some(t) = &terminal {
+        t.restore();
+    }
     // The sandbox's proxied connections close with it; their last lines go to the log.
     if let Some(p) = &proxy {
         p.wait_idle(std::time::Duration::from_millis(500));

@@ -1,0 +1,90 @@
+//! The user's terminal, which the sandbox shares when fence runs on one: what the sandbox
+//! may change there is put back when the session ends, and fence never stops for it.
+//!
+//! The command runs in the user's terminal session (an interactive shell in the sandbox
+//! needs job control). A sandboxed process can make its own process group the terminal's
+//! foreground one and turn `TOSTOP` on: fence, then in the background, would be stopped by
+//! `SIGTTOU` at its next line on the terminal, the user's shell would report it stopped
+//! and read the next command line — while the sandbox, still running and still the
+//! terminal's foreground, read what the user typed. So fence ignores `SIGTTOU` and
+//! `SIGTTIN` (a background write goes through, a background read fails with EIO): it stops
+//! only with the sandbox, and the shell waits for both. The target gets every signal back
+//! at its default before its exec (`shim::target_process`), so nothing inside inherits the
+//! ignored signals. Security boundary: the shell's prompt never comes back while the
+//! sandbox runs.
+//!
+//! At the end of the session the terminal's settings (`termios`: echo, canonical mode,
+//! control characters) and its foreground process group are put back as they were at the
+//! start, whatever the sandbox left (`stty -echo`, `intr ^A`, a foreground group of its
+//! own, which would leave a calling shell without job control reading in the background).
+//! The line discipline, exclusive mode and stopped output cannot be changed from inside
+//! at all (static seccomp filter).
+
+use std::os::fd::RawFd;
+
+/// The terminal as the session found it.
+pub struct Terminal {
+    fd: RawFd,
+    settings: libc::termios,
+    /// fence's process group, when it was the terminal's foreground one at the start.
+    foreground: Option<libc::pid_t>,
+}
+
+/// Ignores `SIGTTOU` and `SIGTTIN` for fence (see the module's comment).
+pub fn never_stop_for_the_terminal() {
+    for sig in [libc::SIGTTOU, libc::SIGTTIN] {
+        // SAFETY: signal() with SIG_IGN on a valid signal number.
+        unsafe { libc::signal(sig, libc::SIG_IGN) };
+    }
+}
+
+impl Terminal {
+    /// The first of fence's standard descriptors that is a terminal, with its settings;
+    /// `None` without one.
+    pub fn capture() -> Option<Terminal> {
+        // SAFETY: isatty on fence's own standard descriptors.
+        let fd = (0..3).find(|&fd| unsafe { libc::isatty(fd) } == 1)?;
+        // SAFETY: termios is plain data; tcgetattr fills it for a terminal descriptor.
+        let mut settings: libc::termios = unsafe { std::mem::zeroed() };
+        if unsafe { libc::tcgetattr(fd, &mut settings) } != 0 {
+            return None;
+        }
+        // SAFETY: tcgetpgrp and getpgrp take no pointers.
+        let (pgrp, own) = unsafe { (libc::tcgetpgrp(fd), libc::getpgrp()) };
+        Some(Terminal {
+            fd,
+            settings,
+            foreground: (pgrp == own).then_some(own),
+        })
+    }
+
+    /// Puts the settings and the foreground group back (once the sandbox is gone). Best
+    /// effort: a terminal hung up in between takes nothing.
+    pub fn restore(&self) {
+        // SAFETY: termios is plain data; both calls act on fence's own descriptor, and
+        // SIGTTOU is ignored, so a background fence is let through.
+        unsafe {
+            let mut now: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(self.fd, &mut now) == 0 && !same(&now, &self.settings) {
+                libc::tcsetattr(self.fd, libc::TCSANOW, &self.settings);
+            }
+            if let Some(own) = self.foreground
+                && libc::tcgetpgrp(self.fd) != own
+            {
+                libc::tcsetpgrp(self.fd, own);
+            }
+        }
+    }
+}
+
+/// Whether two terminal settings are the same, field by field (the struct has padding).
+fn same(a: &libc::termios, b: &libc::termios) -> bool {
+    a.c_iflag == b.c_iflag
+        && a.c_oflag == b.c_oflag
+        && a.c_cflag == b.c_cflag
+        && a.c_lflag == b.c_lflag
+        && a.c_line == b.c_line
+        && a.c_cc == b.c_cc
+        && a.c_ispeed == b.c_ispeed
+        && a.c_ospeed == b.c_ospeed
+}

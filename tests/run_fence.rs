@@ -1262,10 +1262,11 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
     // Python program as `$0` and `$1`; what the terminal showed once it returned, and its
     // settings then. On a terminal fence would ask a person by default: no one answers
     // here.
-    let in_session = |shell: &str, script: &str| {
+    let in_session = |shell: &[&str], script: &str, keys: Option<(&str, &[u8])>| {
         shown.lock().unwrap().clear();
-        let mut command = w.command_as_runner(shell);
+        let mut command = w.command_as_runner(shell[0]);
         command
+            .args(&shell[1..])
             .arg("-c")
             .arg(script)
             .arg(support::fence_binary())
@@ -1282,7 +1283,26 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
                 Ok(())
             });
         }
-        let out = command.output().unwrap();
+        // `keys` are typed on the terminal once the sandbox has made the file named.
+        let mut child = command.spawn().unwrap();
+        let (mut keys, started) = (keys, Instant::now());
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            if let Some((file, bytes)) = keys
+                && std::fs::metadata(w.worktree.join(file)).is_ok_and(|m| m.len() > 0)
+            {
+                std::io::Write::write_all(&mut &master, bytes).unwrap();
+                keys = None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
         std::thread::sleep(Duration::from_millis(100));
         // SAFETY: termios is plain data; tcgetattr fills it for a terminal descriptor.
         let after = unsafe {
@@ -1291,16 +1311,17 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
             t
         };
         let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
-        assert!(out.status.success(), "{text}");
+        assert!(status.is_some_and(|s| s.success()), "{status:?}: {text}");
         (text, after)
     };
     // A shell with job control runs fence as a job of its own (a process group whose
     // parent is the shell, in the same session), as an interactive shell does: a fence
     // stopped by SIGTTOU is reported as a stopped job (and then killed).
     let (text, after) = in_session(
-        "bash",
+        &["bash"],
         "set -m; \"$0\" run --approver deny -- \"$1\" take.py; \
          echo; echo \"status $? stopped $(jobs -s | wc -l)\"; kill -9 %1 2>/dev/null; true",
+        None,
     );
     assert!(
         text.lines().any(|l| l.trim() == "status 0 stopped 0"),
@@ -1318,9 +1339,10 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
         (
             "the caller's process group",
             in_session(
-                "sh",
+                &["sh"],
                 "\"$0\" run --approver deny -- \"$1\" take.py; echo; \
                  echo \"foreground $(cut -d' ' -f8 /proc/$$/stat) own $(cut -d' ' -f5 /proc/$$/stat)\"",
+                None,
             ),
         ),
     ] {
@@ -1348,6 +1370,86 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
             assert_eq!(name, "a job of its own", "no groups reported: {text}");
         }
     }
+    // Ctrl-Z stops fence only once the whole sandbox is stopped: a process that ignores
+    // SIGTSTP does not run on behind the shell's prompt (it would take the terminal's
+    // foreground back and read what the user types to the shell); `fg` continues both.
+    w.write(
+        "tick.py",
+        "import signal, time\n\
+         signal.signal(signal.SIGTSTP, signal.SIG_IGN)\n\
+         t0 = time.time()\n\
+         with open('ticks', 'a') as f:\n\
+         \x20   while time.time() - t0 < 3:\n\
+         \x20       f.write('t')\n\
+         \x20       f.flush()\n\
+         \x20       time.sleep(0.02)\n\
+         print('ticked')\n",
+    );
+    // An interactive shell on the terminal, as at a prompt: the test types the commands.
+    shown.lock().unwrap().clear();
+    let mut shell = w.command_as_runner("bash");
+    shell
+        .args(["--norc", "--noprofile", "-i"])
+        .env("F", support::fence_binary())
+        .stdin(Stdio::from(open_slave()))
+        .stdout(Stdio::from(open_slave()))
+        .stderr(Stdio::from(open_slave()));
+    // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
+    unsafe {
+        shell.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut shell = shell.spawn().unwrap();
+    let ticks = w.worktree.join("ticks");
+    let size = || std::fs::metadata(&ticks).map_or(0, |m| m.len());
+    let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
+    // A line typed before the shell has set up job control runs without it.
+    let started = Instant::now();
+    while !String::from_utf8_lossy(&shown.lock().unwrap()).contains("bash-")
+        && started.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    typed(
+        format!("\"$F\" run --approver deny -- {PYTHON} tick.py; echo \"status $?\"\n").as_bytes(),
+    );
+    let started = Instant::now();
+    while size() == 0 && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    typed(b"\x1a");
+    std::thread::sleep(Duration::from_millis(500));
+    let (a, b) = (size(), {
+        std::thread::sleep(Duration::from_millis(500));
+        size()
+    });
+    typed(b"fg\n");
+    let resumed = Instant::now();
+    while !String::from_utf8_lossy(&shown.lock().unwrap()).contains("ticked")
+        && resumed.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    typed(b"exit\n");
+    let _ = shell.kill();
+    let _ = shell.wait();
+    let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+    assert!(
+        text.contains("Stopped"),
+        "fence did not stop on Ctrl-Z: {text}"
+    );
+    assert!(
+        a > 0 && a == b,
+        "the sandbox ran while fence was stopped ({a} then {b} bytes): {text}"
+    );
+    assert!(
+        text.contains("ticked"),
+        "fg did not finish the session: {text}"
+    );
 }
 
 /// With a mount view the sandbox has a devpts of its own: a program can make a

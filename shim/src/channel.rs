@@ -225,6 +225,10 @@ pub enum FromShim {
     /// before it forked anything; a failure to set it comes as `SetupFailed` with the stage
     /// [`PID_MAX_STAGE`], after which the supervisor starts a new shim with another limit.
     PidMaxSet,
+    /// Every process of the sandbox has been stopped (`SIGSTOP`), as the supervisor asked
+    /// with `SIGTSTP` (the terminal's Ctrl-Z): the supervisor may now stop itself, and the
+    /// user's shell show its prompt, with nothing of the sandbox left running.
+    Stopped,
     /// A confinement step failed; nothing was executed.
     SetupFailed {
         stage: String,
@@ -247,6 +251,15 @@ pub enum FromShim {
 /// The `SetupFailed` stage of a `pid_max` that could not be set (a read-only `/proc/sys`,
 /// a security module): the session falls back to a cgroup or `RLIMIT_NPROC`.
 pub const PID_MAX_STAGE: &str = "pid_max";
+
+/// The signal by which the supervisor asks the init to stop every process of the sandbox
+/// (then it answers [`FromShim::Stopped`]): a real-time signal, which queues and which no
+/// terminal sends. The terminal's own `SIGTSTP` also reaches an init in the terminal's
+/// process group, and one standard signal pending merges with the next: the init could
+/// not tell the supervisor's request from the terminal's.
+pub fn stop_sandbox_signal() -> libc::c_int {
+    libc::SIGRTMAX() - 1
+}
 
 /// The `SetupFailed` stage of a network namespace the shim could not make: the session
 /// starts again without one.

@@ -174,6 +174,9 @@ fn run(channel: Channel) -> i32 {
                 &forwarded,
                 spec.namespaces.pid,
                 spec.cgroup_kill.as_deref(),
+                &|| {
+                    let _ = channel.send(&FromShim::Stopped, None);
+                },
             );
             // Nothing the sandbox ran is left (`supervise` killed and reaped the rest):
             // on this word the supervisor ends the session while this process exits, which
@@ -468,18 +471,22 @@ fn block_forwarded_signals() -> libc::sigset_t {
             libc::sigaddset(&mut set, sig);
         }
         libc::sigaddset(&mut set, libc::SIGCHLD);
+        libc::sigaddset(&mut set, crate::channel::stop_sandbox_signal());
         libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         set
     }
 }
 
 /// Waits for signals: reaps children, forwards user-sent signals to the target, and
-/// returns the target's status (128+N for a signal) once it has exited.
+/// returns the target's status (128+N for a signal) once it has exited. The supervisor's
+/// [`crate::channel::stop_sandbox_signal`] stops the whole sandbox (then `stopped` tells
+/// it so), and its `SIGCONT` continues the whole sandbox.
 fn supervise(
     target: libc::pid_t,
     set: &libc::sigset_t,
     in_pid_namespace: bool,
     cgroup_kill: Option<&OsStr>,
+    stopped: &dyn Fn(),
 ) -> i32 {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
@@ -517,10 +524,58 @@ fn supervise(
             continue;
         }
         // si_code <= 0: sent by a process (kill, sigqueue, tgkill); > 0: by the kernel,
-        // which for terminal signals already delivered them to the target's group.
-        if info.si_code <= 0 {
-            // SAFETY: kill with a pid we forked and a valid signal number.
-            unsafe { libc::kill(target, sig) };
+        // which for terminal signals already delivered them to the target's group. No
+        // process of the sandbox can signal this one (Landlock's signal scope; in a pid
+        // namespace, its init takes no signal it has no handler for from inside): a
+        // process-sent signal is the supervisor's.
+        if info.si_code > 0 {
+            continue;
+        }
+        if sig == crate::channel::stop_sandbox_signal() {
+            // The terminal's Ctrl-Z reached the supervisor: every process of the sandbox
+            // is stopped before it stops itself and the user's shell shows its prompt. A
+            // process that ignores SIGTSTP (or left the terminal's process group) would
+            // otherwise run on, take the terminal's foreground back and read what the
+            // user types to the shell.
+            signal_sandbox(libc::SIGSTOP, in_pid_namespace);
+            stopped();
+            continue;
+        }
+        if sig == libc::SIGCONT {
+            // The shell's `fg`/`bg`: the whole sandbox goes on, as it was stopped whole.
+            signal_sandbox(libc::SIGCONT, in_pid_namespace);
+            continue;
+        }
+        // SAFETY: kill with a pid we forked and a valid signal number.
+        unsafe { libc::kill(target, sig) };
+    }
+}
+
+/// Sends `sig` to every process of the sandbox but this one. In the sandbox's own pid
+/// namespace, as its pid 1, with `kill(-1)`, which reaches every other process of the
+/// namespace at once (a fork racing with it is restarted by the kernel, which finishes no
+/// fork while a group-wide signal is pending for the parent). Without one, to each
+/// descendant (this process is their subreaper), walking the tree until a walk finds no
+/// process it has not signalled.
+fn signal_sandbox(sig: libc::c_int, in_pid_namespace: bool) {
+    if in_pid_namespace && std::process::id() == 1 {
+        // SAFETY: kill(-1) from a namespace's init signals every other process of that
+        // namespace (and none outside it).
+        unsafe { libc::kill(-1, sig) };
+        return;
+    }
+    let mut signalled = std::collections::HashSet::new();
+    loop {
+        let fresh: Vec<libc::pid_t> = descendants_of(std::process::id() as libc::pid_t)
+            .into_iter()
+            .filter(|pid| signalled.insert(*pid))
+            .collect();
+        if fresh.is_empty() {
+            return;
+        }
+        for pid in fresh {
+            // SAFETY: kill with a pid read from our own subtree.
+            unsafe { libc::kill(pid, sig) };
         }
     }
 }

@@ -859,6 +859,13 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 kill_and_reap(shim_process.pid);
                 return Err("shim channel: an unexpected pid_max report".into());
             }
+            // The init stopped the whole sandbox as fence asked on its SIGTSTP: fence stops
+            // too (the
+            // shell's `fg` continues fence, whose SIGCONT the init passes to the sandbox).
+            Ok(Some((FromShim::Stopped, _))) => {
+                // SAFETY: stopping this process; SIGSTOP cannot be caught or ignored.
+                unsafe { libc::kill(libc::getpid(), libc::SIGSTOP) };
+            }
             // The target has exited and the init has killed and reaped everything else.
             Ok(Some((FromShim::Exited { status }, _))) => {
                 exited = Some(status);
@@ -1319,6 +1326,9 @@ fn block_forwarded_signals() -> libc::sigset_t {
         for sig in FORWARDED {
             libc::sigaddset(&mut set, sig);
         }
+        // The terminal's Ctrl-Z: fence stops only once the sandbox is stopped whole
+        // (`spawn_signal_forwarder`).
+        libc::sigaddset(&mut set, libc::SIGTSTP);
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
         set
     }
@@ -1339,6 +1349,17 @@ fn spawn_signal_forwarder(
             let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
             // SAFETY: a valid set and out-pointer.
             let sig = unsafe { libc::sigwaitinfo(&set, &mut info) };
+            if sig == libc::SIGTSTP {
+                // From the terminal (Ctrl-Z) or a process: the init stops every process of
+                // the sandbox, and says so (`FromShim::Stopped`), and only then does fence
+                // stop itself and the user's shell show its prompt. Without that word fence
+                // does not stop: a process of the sandbox that ignores SIGTSTP would run on
+                // behind the prompt, take the terminal's foreground back and read what the
+                // user types to the shell.
+                // SAFETY: signalling our own child.
+                unsafe { libc::kill(init, shim::channel::stop_sandbox_signal()) };
+                continue;
+            }
             if sig > 0 && info.si_code <= 0 {
                 // SAFETY: signalling our own child.
                 unsafe { libc::kill(init, sig) };

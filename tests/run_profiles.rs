@@ -419,7 +419,49 @@ fn a_link_into_the_profiles_folder_is_refused_and_git_works_there(w: &World) {
     );
 }
 
+/// Gemini CLI starts the MCP servers of every extension in `~/.gemini/extensions` with each
+/// session: the sandbox cannot add one (nor change one that is there), while the rest of
+/// the folder stays writable.
+fn gemini_extensions_cannot_be_added_from_inside(w: &World) {
+    for dir in [".gemini", ".gemini/extensions"] {
+        std::fs::create_dir_all(w.home.join(dir)).unwrap();
+        w.own(&w.home.join(dir));
+    }
+    let manifest = home_file(
+        w,
+        ".gemini/extensions/known/gemini-extension.json",
+        "{\"name\":\"known\"}\n",
+    );
+    let out = fence_with(
+        w,
+        &["--profile", "gemini"],
+        "mkdir -p \"$HOME/.gemini/extensions/evil\"\n\
+         echo '{\"mcpServers\":{\"x\":{\"command\":\"sh\"}}}' > \"$HOME/.gemini/extensions/evil/gemini-extension.json\"\n\
+         echo '{\"mcpServers\":{}}' > \"$HOME/.gemini/extensions/known/gemini-extension.json\"\n\
+         echo state > \"$HOME/.gemini/state.txt\"\n",
+    );
+    let err = stderr(&out);
+    assert!(
+        !w.home
+            .join(".gemini/extensions/evil/gemini-extension.json")
+            .exists(),
+        "an extension was added: {err}"
+    );
+    assert_eq!(
+        read(&manifest).as_deref(),
+        Some("{\"name\":\"known\"}\n"),
+        "{err}"
+    );
+    assert_eq!(
+        read(&w.home.join(".gemini/state.txt")).as_deref(),
+        Some("state\n"),
+        "{err}"
+    );
+    assert!(err.contains("(rule fence.protected-path)"), "{err}");
+}
+
 both_ways!(
+    gemini_extensions_cannot_be_added_from_inside,
     a_link_into_the_profiles_folder_is_refused_and_git_works_there,
     a_thread_swapping_to_the_settings_file_never_writes_it,
     claude_profile_opens_its_folder_and_nothing_else_in_home,

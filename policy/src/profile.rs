@@ -81,6 +81,10 @@ pub const PROFILES: &[Profile] = &[
             ".gemini/trustedFolders.json",
             ".gemini/policies",
             ".gemini/.env",
+            // Each extension's manifest names MCP servers that Gemini CLI starts with
+            // every session: code that would run outside the sandbox the next time the
+            // agent runs unfenced, as `mcpServers` in settings.json would.
+            ".gemini/extensions",
         ],
         domains: &[
             "generativelanguage.googleapis.com:443",
@@ -90,7 +94,9 @@ pub const PROFILES: &[Profile] = &[
         env: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
         approver: None,
         notes: "cloudcode-pa and oauth2.googleapis.com serve a Google sign-in; sign in outside \
-                fence. Vertex AI needs its regional endpoint added with --allow-domain.",
+                fence. Vertex AI needs its regional endpoint added with --allow-domain. \
+                Extensions are installed and updated outside fence (~/.gemini/extensions is \
+                protected).",
     },
     Profile {
         name: "aider",

@@ -4,8 +4,12 @@
 
 use std::fmt::Write;
 
-/// Escapes `s` for a terminal: C0/C1 controls, DEL, and the Unicode marks
-/// that reorder or hide text (bidi overrides and isolates, zero-width marks).
+/// Escapes `s` for a terminal: C0/C1 controls, DEL, and the Unicode characters that
+/// reorder, hide, break or strike text where a person reads a path or a command: bidi
+/// overrides and isolates, zero-width and invisible characters (the soft hyphen, Hangul
+/// fillers, tag characters, interlinear annotations), line and paragraph separators
+/// (which some terminals and log viewers break lines at), and the combining overlays that
+/// strike a character through.
 pub fn for_terminal(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -21,7 +25,18 @@ pub fn for_terminal(s: &str) -> String {
             | '\u{202a}'..='\u{202e}'
             | '\u{2060}'..='\u{2069}'
             | '\u{061c}'
-            | '\u{feff}' => {
+            | '\u{feff}'
+            | '\u{00ad}'
+            | '\u{034f}'
+            | '\u{0334}'..='\u{0338}'
+            | '\u{115f}'..='\u{1160}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180e}'
+            | '\u{2028}'..='\u{2029}'
+            | '\u{3164}'
+            | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}' => {
                 let _ = write!(out, "\\u{{{:04x}}}", c as u32);
             }
             c => out.push(c),
@@ -66,6 +81,20 @@ mod tests {
         assert_eq!(for_terminal("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(for_terminal("l1\nl2"), "l1\\nl2");
         assert_eq!(for_terminal("plain é"), "plain é");
+        // Decomposed accents stay; what hides, breaks or strikes text does not.
+        assert_eq!(for_terminal("e\u{301}"), "e\u{301}");
+        for (hidden, shown) in [
+            ("a\u{2028}b", "a\\u{2028}b"),
+            ("a\u{2029}b", "a\\u{2029}b"),
+            ("a\u{e0041}b", "a\\u{e0041}b"),
+            ("a\u{ad}b", "a\\u{00ad}b"),
+            ("a\u{3164}b", "a\\u{3164}b"),
+            ("a\u{115f}b", "a\\u{115f}b"),
+            ("a\u{338}b", "a\\u{0338}b"),
+            ("a\u{fff9}b", "a\\u{fff9}b"),
+        ] {
+            assert_eq!(for_terminal(hidden), shown);
+        }
     }
 
     #[test]

@@ -550,21 +550,32 @@ impl Walker<'_> {
         }
         let name = program_name(&first.text).to_string();
         let name = name.as_str();
-        if self.ctx == Context::Line && self.functions.contains(name) {
-            // A function defined in the line: its body was judged where it
-            // was defined.
-            self.check_path_args(args, &[]);
+        // A name the line defines as a function calls the function only where the shell
+        // would look one up: as the command word itself, not through a wrapper (`command`,
+        // `env`, `exec`, `timeout`, `xargs`…) nor by a path (`/usr/bin/git`). Even then
+        // the definition may not run (`false && f(){ …; }`, a subshell, `unset -f`): the
+        // call is judged as the worse of the function's body, judged where it was defined,
+        // and the program of that name.
+        let calls_function = self.ctx == Context::Line
+            && depth == 0
+            && !first.text.contains('/')
+            && self.functions.contains(name);
+        if calls_function {
             self.find(
                 RuleId::DefaultUnknown,
                 format!("calls the shell function `{name}` defined in the line"),
             );
-            if self.functions_changing_dir.contains(name) {
-                // Where it leaves the shell is not followed: later relative
-                // paths cannot be placed.
-                self.state.cwd = Cwd::Unknown;
-            }
-            return;
         }
+        self.judge_program(name, args, inv, depth);
+        if calls_function && self.functions_changing_dir.contains(name) {
+            // Where it leaves the shell is not followed: later relative
+            // paths cannot be placed.
+            self.state.cwd = Cwd::Unknown;
+        }
+    }
+
+    /// Judges the program `name` (`args[0]` as written) by what it is.
+    fn judge_program(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
         if NETWORK_PROGRAMS.contains(&name)
             && (name != "rsync" || args[1..].iter().any(|a| is_remote_spec(&a.text)))
         {
@@ -713,10 +724,22 @@ impl Walker<'_> {
             }
             "script" => self.script_wrapper(args, inv, depth),
             "trap" => {
-                if let Some(s) = args
-                    .get(1)
-                    .filter(|a| a.text != "-" && !a.text.starts_with('-'))
-                {
+                // `trap [-lpP] [--] [STRING SIGNAL…]`: the options only print; after
+                // them (and `--`) the first word is the string run on the signals, unless
+                // it is `-`, which resets them.
+                let mut rest = &args[1..];
+                let prints = |a: &Arg| {
+                    a.text.len() > 1
+                        && a.text.starts_with('-')
+                        && a.text[1..].chars().all(|c| matches!(c, 'l' | 'p' | 'P'))
+                };
+                if rest.first().is_some_and(prints) {
+                    return;
+                }
+                if rest.first().is_some_and(|a| a.text == "--") {
+                    rest = &rest[1..];
+                }
+                if let Some(s) = rest.first().filter(|a| a.text != "-") {
                     let s = s.clone();
                     self.shell_string(&s, inv);
                 }

@@ -799,10 +799,20 @@ impl<'a> Walker<'a> {
                     };
                     for w in words {
                         let a = word::eval_word(&w.value, self, &mut noticed);
-                        self.note_secret_in(&a);
-                        match a.fields(ifs.as_deref()) {
-                            Some(fields) => values.extend(fields),
-                            None => values.push(a),
+                        // Brace expansion comes first: `for f in {/etc/passwd,}`.
+                        let expanded = if a.brace {
+                            word::expand_braces(&w.value, self, &mut noticed).map(|words| {
+                                words.into_iter().filter(|w| !w.text.is_empty()).collect()
+                            })
+                        } else {
+                            None
+                        };
+                        for a in expanded.unwrap_or_else(|| vec![a]) {
+                            self.note_secret_in(&a);
+                            match a.fields(ifs.as_deref()) {
+                                Some(fields) => values.extend(fields),
+                                None => values.push(a),
+                            }
                         }
                     }
                 }
@@ -1133,6 +1143,8 @@ impl<'a> Walker<'a> {
         if a.brace
             && let Some(words) = word::expand_braces(raw, self, noticed)
         {
+            // An empty word of an expansion is dropped (`{/etc/passwd,}` is one word).
+            let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
             if args.is_empty() {
                 // A command word built by brace expansion is not identifiable.
                 args.push(a);
@@ -1179,6 +1191,22 @@ impl<'a> Walker<'a> {
         self.judge_redirect_list_into(&refs, &mut io);
     }
 
+    /// The file a redirection's word names. Bash brace-expands it as it does an argument:
+    /// `> {/etc/passwd,}` writes `/etc/passwd` (the empty word is dropped). Words that
+    /// expand to several are an error to bash, and each is judged.
+    fn redirect_target(&mut self, raw: &str, noticed: &mut Noticed) -> Vec<Arg> {
+        let a = word::eval_word(raw, self, noticed);
+        if a.brace
+            && let Some(words) = word::expand_braces(raw, self, noticed)
+        {
+            let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
+            if !words.is_empty() {
+                return words;
+            }
+        }
+        vec![a]
+    }
+
     fn judge_redirect_list_into(&mut self, redirects: &[&ast::IoRedirect], io: &mut CmdIo) {
         for r in redirects {
             // `> /dev/tcp/HOST/PORT`: bash opens a connection.
@@ -1202,23 +1230,28 @@ impl<'a> Walker<'a> {
             match r {
                 ast::IoRedirect::File(_, kind, target) => match target {
                     ast::IoFileRedirectTarget::Filename(w) => {
-                        let a = word::eval_word(&w.value, self, &mut noticed);
+                        let targets = self.redirect_target(&w.value, &mut noticed);
                         self.walk_noticed(noticed);
-                        self.note_secret_in(&a);
-                        match kind {
-                            ast::IoFileRedirectKind::Read => self.check_read_path(&a),
-                            _ => self.check_write_target(&a, true, "redirection"),
+                        for a in &targets {
+                            self.note_secret_in(a);
+                            match kind {
+                                ast::IoFileRedirectKind::Read => self.check_read_path(a),
+                                _ => self.check_write_target(a, true, "redirection"),
+                            }
                         }
                     }
                     ast::IoFileRedirectTarget::Duplicate(w) => {
-                        let a = word::eval_word(&w.value, self, &mut noticed);
+                        let targets = self.redirect_target(&w.value, &mut noticed);
                         self.walk_noticed(noticed);
-                        // `>& file` (not a descriptor number or `-`) writes a file.
-                        let is_fd = a.value().is_some_and(|v| {
-                            v == "-" || v.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
-                        });
-                        if !is_fd {
-                            self.check_write_target(&a, true, "redirection");
+                        for a in &targets {
+                            // `>& file` (not a descriptor number or `-`) writes a file.
+                            let is_fd = a.value().is_some_and(|v| {
+                                v == "-"
+                                    || v.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
+                            });
+                            if !is_fd {
+                                self.check_write_target(a, true, "redirection");
+                            }
                         }
                     }
                     ast::IoFileRedirectTarget::Fd(_) => {}
@@ -1232,9 +1265,11 @@ impl<'a> Walker<'a> {
                     }
                 },
                 ast::IoRedirect::OutputAndError(w, _) => {
-                    let a = word::eval_word(&w.value, self, &mut noticed);
+                    let targets = self.redirect_target(&w.value, &mut noticed);
                     self.walk_noticed(noticed);
-                    self.check_write_target(&a, true, "redirection");
+                    for a in &targets {
+                        self.check_write_target(a, true, "redirection");
+                    }
                 }
                 ast::IoRedirect::HereDocument(_, doc) => {
                     if doc.requires_expansion && doc.doc.value.matches("$(").count() > 8 {

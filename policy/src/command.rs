@@ -2257,11 +2257,6 @@ impl Walker<'_> {
 
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         let g = git::parse(args);
-        for c in &g.configs {
-            if let Some((rule, reason)) = git::config_program(c) {
-                self.find(rule, reason);
-            }
-        }
         if g.exec_path {
             self.find(
                 RuleId::GitConfigProgram,
@@ -2312,6 +2307,25 @@ impl Walker<'_> {
                 Loc::Inside { path, .. } if path == self.cls.worktree.join(".git") => {}
                 _ => other_repo = true,
             }
+        }
+        // `-c key=value`, and its spelling in the environment the line gives git
+        // (`GIT_CONFIG_KEY_0=… GIT_CONFIG_VALUE_0=…`, `GIT_CONFIG_PARAMETERS`).
+        let (env_settings, env_unknown) = {
+            let vars = &self.state.vars;
+            let names: Vec<String> = vars.keys().cloned().collect();
+            git::environment_settings(&|n: &str| vars.get(n).cloned(), names.into_iter())
+        };
+        for c in g.configs.iter().chain(&env_settings) {
+            if let Some((rule, reason)) = git::config_program(c) {
+                self.find(rule, reason);
+            }
+            self.git_setting_runs(c, inv, depth);
+        }
+        if env_unknown {
+            self.find(
+                RuleId::GitConfigProgram,
+                "git settings given in the environment that cannot be known before running",
+            );
         }
         let Some(sub_i) = g.sub else {
             self.state.cwd = saved_cwd;
@@ -2384,6 +2398,15 @@ impl Walker<'_> {
                         deciding.push(format!("${name}"));
                     }
                 }
+                // Settings written earlier in the line (`git config remote.origin.push
+                // HEAD:main; git push`) decide as their `-c` spelling does.
+                let mut configs = g.configs.clone();
+                for (key, value) in &self.git_settings {
+                    match value {
+                        Some(v) => configs.push(format!("{key}={v}")),
+                        None => deciding.push(format!("git config {key}")),
+                    }
+                }
                 if let Some(setting) = deciding.first() {
                     self.find(
                         RuleId::GitPushMain,
@@ -2393,7 +2416,7 @@ impl Walker<'_> {
                         ),
                     );
                 }
-                let found = git::analyze_push(rest, branch.as_deref(), &g.configs);
+                let found = git::analyze_push(rest, branch.as_deref(), &configs);
                 let decided = found.iter().any(|(r, _)| {
                     matches!(
                         r,
@@ -2469,22 +2492,67 @@ impl Walker<'_> {
                     self.state.branch = target;
                 }
             }
+            "branch" | "symbolic-ref" | "stash"
+                if !other_repo && git::moves_branch(&sub, rest).is_some() =>
+            {
+                // `git branch -m main`, `git symbolic-ref HEAD refs/heads/main`,
+                // `git stash branch main`: the current branch is another from here on.
+                self.cur_writes = true;
+                if let Some((from, to)) = git::moves_branch(&sub, rest) {
+                    let current = &self.state.branch;
+                    // `git branch -m OLD NEW` renames the current branch only when it is
+                    // OLD; when that is not known, a move to main may be one.
+                    let moves = from.is_none()
+                        || from == *current
+                        || (current.is_none() && to.as_deref().is_some_and(git::is_main));
+                    if moves {
+                        self.state.branch = to;
+                    }
+                }
+            }
+            "branch" if git::branch_upstream(rest).is_some() => {
+                // `git branch -u origin/main`: a later `git push` (under
+                // `push.default=upstream`, which config may hold) goes there.
+                self.cur_writes = true;
+                if let Some((name, merge)) = git::branch_upstream(rest) {
+                    let name = name
+                        .or_else(|| branch.clone())
+                        .unwrap_or_else(|| "HEAD".into());
+                    self.git_settings
+                        .push((format!("branch.{name}.merge"), merge));
+                }
+            }
             "config" => {
                 self.cur_writes = true;
                 // `git config core.hooksPath DIR`, `git config alias.x '!…'`:
-                // a program for git to run later.
-                let key = rest
-                    .iter()
-                    .find(|a| !a.text.starts_with('-'))
-                    .map(|a| a.text.clone());
-                if let Some(key) = key
-                    && rest.iter().filter(|a| !a.text.starts_with('-')).count() >= 2
-                    && git::config_program(&format!("{key}=")).is_some()
-                {
-                    self.find(
-                        RuleId::GitConfigProgram,
-                        format!("git config {key} sets a program for git to run later"),
-                    );
+                // a program for git to run later, judged as the line it will run.
+                if let Some((key, value)) = git::config_assignment(rest) {
+                    let k = display_arg(&key);
+                    if !key.known {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config sets a key not known before running: {k}"),
+                        );
+                    } else if git::config_program(&format!("{k}=")).is_some() {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config {k} sets a program for git to run later"),
+                        );
+                    }
+                    if let Some(v) = value.as_ref().and_then(Arg::value) {
+                        let setting = format!("{k}={v}");
+                        self.git_setting_runs(&setting, inv, depth);
+                    }
+                    if key.known && git::push_deciding_setting(&k) {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config {k} decides what a later git push pushes"),
+                        );
+                        if !other_repo {
+                            let v = value.and_then(|v| v.value().map(str::to_string));
+                            self.git_settings.push((k, v));
+                        }
+                    }
                 }
                 // The file a change is written to: `--system` writes
                 // /etc/gitconfig, `--global` the home's, `-f FILE` that file.
@@ -2589,6 +2657,29 @@ impl Walker<'_> {
             }
             _ => {}
         }
+        if sub == "clone" {
+            // `git clone -c core.hooksPath=DIR`: written into the new repository's
+            // config, and in force for the clone itself (its checkout runs hooks).
+            for c in git::clone_settings(rest) {
+                let k = display_arg(&c);
+                if let Some((rule, reason)) = git::config_program(&k) {
+                    // An alias is only defined there, not run.
+                    let rule = if rule == RuleId::DynamicProgram {
+                        RuleId::GitConfigProgram
+                    } else {
+                        rule
+                    };
+                    self.find(rule, reason);
+                }
+                if c.known {
+                    self.git_setting_runs(&k, inv, depth);
+                }
+            }
+        }
+        let cwd = self.state.cwd.clone();
+        for c in git::option_commands(&sub, rest) {
+            self.git_runs(&[c], inv, depth, cwd.clone());
+        }
         for (target, what) in git::write_targets(&sub, rest) {
             self.check_write_target(&target, true, what);
         }
@@ -2632,6 +2723,29 @@ impl Walker<'_> {
             self.judge_argv(cmd, inv, depth + 1);
         }
         self.state.cwd = saved;
+    }
+
+    /// Judges what a git setting's value runs (`core.pager=…`, `alias.x=!…`), as the
+    /// program a variable such as `GIT_PAGER` names is judged. A value not known before
+    /// running stays with the setting's own rule.
+    fn git_setting_runs(&mut self, setting: &str, inv: &Invocation, depth: usize) {
+        if setting.contains(UNKNOWN) {
+            return;
+        }
+        match git::setting_runs(setting) {
+            Some(git::SettingRuns::Shell(s)) => {
+                let cwd = self.state.cwd.clone();
+                self.git_runs(&[Arg::literal(s)], inv, depth, cwd);
+            }
+            Some(git::SettingRuns::Git(words)) if depth < MAX_WRAPPERS => {
+                let argv: Vec<Arg> = std::iter::once("git")
+                    .chain(words.split_whitespace())
+                    .map(Arg::literal)
+                    .collect();
+                self.judge_argv(&argv, inv, depth + 1);
+            }
+            _ => {}
+        }
     }
 
     fn gh(&mut self, args: &[Arg]) {

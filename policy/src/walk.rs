@@ -113,6 +113,10 @@ pub struct Walker<'a> {
     commands: usize,
     /// Functions defined in the line.
     pub functions: HashSet<String>,
+    /// Settings that decide where a push goes written to the repository's config earlier
+    /// in the line (`git config remote.origin.push HEAD:main`), with their values when
+    /// known. Kept on disk, they outlive subshells and pipelines.
+    pub git_settings: Vec<(String, Option<String>)>,
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
@@ -397,6 +401,7 @@ impl<'a> Walker<'a> {
             depth: 0,
             commands: 0,
             functions: HashSet::new(),
+            git_settings: Vec::new(),
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,
@@ -418,6 +423,15 @@ impl<'a> Walker<'a> {
         self.state.cwd = Cwd::Process;
         self.process_cwd = Some(read);
         self
+    }
+
+    /// Restores the state saved before a subshell, a pipeline or a body walked out of
+    /// order. The repository's current branch is kept: a checkout there moved HEAD on disk
+    /// (`(git checkout main); git push`).
+    fn restore_state(&mut self, saved: State) {
+        let branch = std::mem::take(&mut self.state.branch);
+        self.state = saved;
+        self.state.branch = branch;
     }
 
     /// Starts the walk in `cwd`.
@@ -694,7 +708,7 @@ impl<'a> Walker<'a> {
         }
         self.stdout_text = None;
         if let Some(s) = saved {
-            self.state = s;
+            self.restore_state(s);
         }
     }
 
@@ -786,7 +800,7 @@ impl<'a> Walker<'a> {
             ast::CompoundCommand::Subshell(s) => {
                 let saved = self.state.clone();
                 self.walk_list(&s.list);
-                self.state = saved;
+                self.restore_state(saved);
             }
             ast::CompoundCommand::ForClause(f) => {
                 let mut noticed = Noticed::default();
@@ -885,7 +899,7 @@ impl<'a> Walker<'a> {
                 let inner = a.expr.value.clone();
                 let saved = self.state.clone();
                 self.walk_nested(&inner);
-                self.state = saved;
+                self.restore_state(saved);
             }
         }
     }
@@ -956,7 +970,7 @@ impl<'a> Walker<'a> {
             }
             self.push_part(text);
         }
-        self.state = saved;
+        self.restore_state(saved);
     }
 
     /// Walks the command substitutions found while evaluating words; returns
@@ -1178,7 +1192,7 @@ impl<'a> Walker<'a> {
         let outer = std::mem::replace(&mut self.inherit_pipe, piped);
         self.walk_list(list);
         self.inherit_pipe = outer;
-        self.state = saved;
+        self.restore_state(saved);
         let network = self.network_parts.len() > before;
         self.cur = cur;
         (self.cur_writes, self.cur_network, self.cur_test_runner) = flags;

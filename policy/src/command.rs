@@ -301,7 +301,14 @@ impl Walker<'_> {
         }
     }
 
+    /// `~` at the start of a word the line does not expand itself (an option's value,
+    /// a file named in a program's own language): taken for the home, the stricter
+    /// reading. Only where `home_based` says the word began with it: a `~` left in a
+    /// word the shell has expanded was quoted, and is a name like any other (`grep "~"`).
     fn expand_tilde(&self, mut a: Arg) -> Arg {
+        if !a.home_based {
+            return a;
+        }
         if let Some(rest) = a.text.strip_prefix('~')
             && (rest.is_empty() || rest.starts_with('/'))
         {
@@ -416,16 +423,19 @@ impl Walker<'_> {
         // The word, and what follows `=`, `@` or `<` in it (`--file=PATH`, curl's
         // `-d @PATH` and `-F name=<PATH`). A relative one is taken from the working
         // directory (`cd /etc && curl -d @shadow …`).
-        let mut candidates: Vec<&str> = vec![t];
-        candidates.extend(t.split_once('=').map(|x| x.1));
-        candidates.extend(t.split_once('@').map(|x| x.1));
-        candidates.extend(t.split_once('<').map(|x| x.1));
+        // A `~` beginning the word itself is the shell's to expand: left there, it was
+        // quoted (`grep "~"`) and names no home. After `=`, `@` or `<` the program may
+        // take it for the home: read so.
+        let mut candidates: Vec<(&str, bool)> = vec![(t, a.home_based)];
+        candidates.extend(t.split_once('=').map(|x| (x.1, true)));
+        candidates.extend(t.split_once('@').map(|x| (x.1, true)));
+        candidates.extend(t.split_once('<').map(|x| (x.1, true)));
 
-        for c in candidates {
+        for (c, tilde) in candidates {
             if c.is_empty() || c.starts_with('-') {
                 continue;
             }
-            let c = match (c.strip_prefix('~'), &self.cls.home) {
+            let c = match (c.strip_prefix('~').filter(|_| tilde), &self.cls.home) {
                 (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
                     format!("{}{rest}", h.display())
                 }
@@ -465,8 +475,9 @@ impl Walker<'_> {
             );
             return;
         }
-        let t = t.split_once('=').map_or(t, |x| x.1);
-        let t = match (t.strip_prefix('~'), &self.cls.home) {
+        // As in `note_secret_in`: a `~` the shell left at the start was quoted.
+        let (t, tilde) = t.split_once('=').map_or((t, a.home_based), |x| (x.1, true));
+        let t = match (t.strip_prefix('~').filter(|_| tilde), &self.cls.home) {
             (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
                 format!("{}{rest}", h.display())
             }
@@ -583,7 +594,7 @@ impl Walker<'_> {
         }
         match name {
             // Wrappers: judge what they run.
-            "sudo" | "doas" | "pkexec" | "su" | "runuser" => {
+            "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" => {
                 self.priv_wrapper(name, args, inv, depth)
             }
             "env" => self.env_wrapper(args, inv, depth),
@@ -697,6 +708,8 @@ impl Walker<'_> {
                 }
             }
             "flock" => self.flock_wrapper(args, inv, depth),
+            "socat" => self.socat(args, inv, depth),
+            "nc" | "ncat" | "netcat" => self.netcat(args, inv, depth),
             "watch" => self.watch_wrapper(args, inv, depth),
             "xargs" => self.xargs_wrapper(args, inv, depth),
             // The dynamic loader runs the program it is given (`ld.so /usr/bin/git push`):
@@ -1028,25 +1041,6 @@ impl Walker<'_> {
                     });
                     self.cur_writes = true;
                     self.check_write_target(&t, true, "protoc");
-                }
-            }
-        }
-        if name == "socat" {
-            // `OPEN:/etc/x,creat`: an address that is a file socat writes.
-            for a in args.iter().skip(1) {
-                let upper = a.text.to_ascii_uppercase();
-                for kind in ["OPEN:", "CREATE:", "CREAT:", "GOPEN:"] {
-                    if let Some(rest) = upper.strip_prefix(kind) {
-                        let path = &a.text[a.text.len() - rest.len()..];
-                        let path = path.split(',').next().unwrap_or("");
-                        let t = self.expand_tilde(Arg {
-                            text: path.to_string(),
-                            known: a.known,
-                            home_based: path.starts_with('~'),
-                            ..Arg::default()
-                        });
-                        self.check_write_target(&t, true, "socat");
-                    }
                 }
             }
         }
@@ -1389,7 +1383,7 @@ impl Walker<'_> {
             }
             _ => {
                 let spec = match name {
-                    "sudo" => OptSpec {
+                    "sudo" | "sudoedit" => OptSpec {
                         short_arg: "ugpCDrtUTRh",
                         long_arg: &[
                             "user",
@@ -1421,14 +1415,25 @@ impl Walker<'_> {
                 while start < args.len() && is_assignment(&args[start].text) {
                     start += 1;
                 }
-                if name == "sudo" && p.has('e', "edit") {
+                if name == "sudoedit" || (name == "sudo" && p.has('e', "edit")) {
                     for a in args.iter().skip(start).cloned().collect::<Vec<_>>() {
                         self.check_write_target(&a, true, "sudoedit");
                     }
                     return;
                 }
                 if start < args.len() {
+                    // `sudo -D DIR CMD` runs CMD in DIR, as `env -C DIR` does.
+                    let saved_cwd = self.state.cwd.clone();
+                    if name == "sudo"
+                        && let Some(dir) = p.value_of('D', "chdir").cloned()
+                    {
+                        self.state.cwd = match self.resolve_arg(&dir, true) {
+                            Loc::Inside { path, .. } | Loc::Outside(path) => Cwd::At(path),
+                            Loc::Unknown => Cwd::Unknown,
+                        };
+                    }
                     self.judge_argv(&args[start..], inv, depth + 1);
+                    self.state.cwd = saved_cwd;
                 } else if name != "sudo" || p.has('s', "shell") || p.has('i', "login") {
                     // `sudo -s <<EOF`, `doas <<EOF`: a shell that reads its
                     // program from stdin.
@@ -1581,6 +1586,174 @@ impl Walker<'_> {
         if p.first_operand < args.len() {
             self.judge_argv(&args[p.first_operand..], inv, depth + 1);
         }
+    }
+
+    /// socat's two addresses: a file (`FILE:`, `OPEN:`, `CREATE:`, `GOPEN:`, or a bare
+    /// path) is read, and written unless `-u`/`-U` makes data flow the other way; a
+    /// program (`EXEC:ARGV`, `SYSTEM:SHELL-STRING`) is judged as run with the other
+    /// address, often a socket, as its stdin.
+    fn socat(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let mut addresses: Vec<&Arg> = Vec::new();
+        let (mut forward, mut backward) = (false, false);
+        let mut i = 1;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if t.len() > 1 && t.starts_with('-') && addresses.is_empty() {
+                match t {
+                    "-u" => forward = true,
+                    "-U" => backward = true,
+                    // Options with a value.
+                    "-b" | "-t" | "-T" | "-l" | "-lf" | "-lp" | "-d" => i += 1,
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            addresses.push(&args[i]);
+            i += 1;
+        }
+        for (n, a) in addresses.into_iter().take(2).enumerate() {
+            // Which way data flows through this address: `-u` reads the first and
+            // writes the second, `-U` the reverse.
+            let (reads, writes) = match (forward, backward) {
+                (true, _) => (n == 0, n == 1),
+                (_, true) => (n == 1, n == 0),
+                _ => (true, true),
+            };
+            let text = a.text.as_str();
+            let (kind, rest) = match text.split_once(':') {
+                Some((k, r)) if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') => {
+                    (k.to_ascii_uppercase(), r)
+                }
+                _ if text.contains('/') => ("GOPEN".to_string(), text),
+                _ => continue,
+            };
+            // Address options follow the first comma.
+            let param = rest.split(',').next().unwrap_or("");
+            let word = |w: &str| {
+                self.expand_tilde(Arg {
+                    text: w.to_string(),
+                    known: a.known,
+                    home_based: w.starts_with('~'),
+                    ..Arg::default()
+                })
+            };
+            match kind.as_str() {
+                "FILE" | "OPEN" | "CREATE" | "CREAT" | "GOPEN" | "PIPE" | "NAMEDPIPE" => {
+                    let path = word(param);
+                    let creates = matches!(kind.as_str(), "CREATE" | "CREAT");
+                    if reads && !creates {
+                        self.note_secret_in(&path);
+                        self.check_read_path(&path);
+                    }
+                    if writes || creates {
+                        self.check_write_target(&path, true, "socat");
+                    }
+                }
+                "EXEC" | "SYSTEM" => {
+                    let io = CmdIo {
+                        stdin_pipe: true,
+                        ..CmdIo::default()
+                    };
+                    let nested = Invocation {
+                        io: &io,
+                        procsub_network: inv.procsub_network,
+                        subs_network: inv.subs_network,
+                    };
+                    if kind == "SYSTEM" {
+                        self.shell_string(&word(param), &nested);
+                    } else if depth < MAX_WRAPPERS {
+                        let argv: Vec<Arg> = param.split_whitespace().map(word).collect();
+                        if !argv.is_empty() {
+                            self.judge_argv(&argv, &nested, depth + 1);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.check_path_args(args, &[]);
+    }
+
+    /// nc and ncat: the program `-e`/`--exec` runs (an argv) and the string
+    /// `-c`/`--sh-exec` runs (a shell string), each with the connection as its stdin;
+    /// `--lua-exec FILE` runs a script.
+    fn netcat(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let io = CmdIo {
+            stdin_pipe: true,
+            ..CmdIo::default()
+        };
+        let nested = Invocation {
+            io: &io,
+            procsub_network: inv.procsub_network,
+            subs_network: inv.subs_network,
+        };
+        let mut i = 1;
+        while i < args.len() {
+            let a = &args[i];
+            let t = a.text.as_str();
+            let (kind, value) = match t {
+                "-e" | "--exec" => ("exec", args.get(i + 1).cloned()),
+                "-c" | "--sh-exec" => ("sh", args.get(i + 1).cloned()),
+                "--lua-exec" => ("lua", args.get(i + 1).cloned()),
+                _ => {
+                    let attached = |p: &str| {
+                        t.strip_prefix(p).map(|v| Arg {
+                            text: v.to_string(),
+                            ..a.clone()
+                        })
+                    };
+                    match (
+                        attached("--exec="),
+                        attached("--sh-exec="),
+                        attached("--lua-exec="),
+                    ) {
+                        (Some(v), _, _) => ("exec", Some(v)),
+                        (_, Some(v), _) => ("sh", Some(v)),
+                        (_, _, Some(v)) => ("lua", Some(v)),
+                        _ => {
+                            i += 1;
+                            continue;
+                        }
+                    }
+                }
+            };
+            i += if t.contains('=') { 1 } else { 2 };
+            let Some(v) = value else { continue };
+            match kind {
+                "sh" => self.shell_string(&v, &nested),
+                "exec" => match v.value() {
+                    Some(text) if depth < MAX_WRAPPERS => {
+                        // The words as they are, `~` taken for the home as a shell would
+                        // (the stricter reading).
+                        let argv: Vec<Arg> = text
+                            .split_whitespace()
+                            .map(|w| {
+                                self.expand_tilde(Arg {
+                                    home_based: w.starts_with('~'),
+                                    ..Arg::literal(w)
+                                })
+                            })
+                            .collect();
+                        if !argv.is_empty() {
+                            self.judge_argv(&argv, &nested, depth + 1);
+                        }
+                    }
+                    Some(_) => {}
+                    None => self.shell_string(&v, &nested),
+                },
+                _ => {
+                    self.find(
+                        RuleId::DefaultUnknown,
+                        format!("{} runs a script for each connection", args[0].text),
+                    );
+                    if Self::is_path_token(&v) {
+                        self.check_read_path(&v);
+                    }
+                }
+            }
+        }
+        self.check_path_args(args, &[]);
     }
 
     fn flock_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
@@ -1932,13 +2105,7 @@ impl Walker<'_> {
                 },
                 format!("{name} runs a script read from a process substitution"),
             ),
-            Some(s)
-                if args[s].text == "-"
-                    || args[s].text == "/dev/stdin"
-                    || args[s].text == "/proc/self/fd/0" =>
-            {
-                self.stdin_program(name, inv)
-            }
+            Some(s) if is_stdin_path(&args[s].text) => self.stdin_program(name, inv),
             Some(_) => {
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
@@ -2073,7 +2240,7 @@ impl Walker<'_> {
                 args[r + 1..]
                     .iter()
                     .find(|a| !a.text.starts_with('-') || a.text == "-")
-                    .is_some_and(|a| a.text == "-" || a.text == "/dev/stdin")
+                    .is_some_and(|a| is_stdin_path(&a.text))
             });
             if stdin_script {
                 self.stdin_program(name, inv);
@@ -2117,9 +2284,7 @@ impl Walker<'_> {
                 },
                 format!("{name} runs a script read from a process substitution"),
             ),
-            Some(s) if args[s].text == "-" || args[s].text == "/dev/stdin" => {
-                self.stdin_program(name, inv)
-            }
+            Some(s) if is_stdin_path(&args[s].text) => self.stdin_program(name, inv),
             Some(s) => {
                 // `python setup.py install` outside a virtualenv installs
                 // into the system's Python, like `pip install`.
@@ -3142,11 +3307,17 @@ impl Walker<'_> {
                     ),
                     crate::sed::SedAction::Write(file) => {
                         self.cur_writes = true;
-                        let a = self.expand_tilde(Arg::literal(file));
+                        let a = self.expand_tilde(Arg {
+                            home_based: file.starts_with('~'),
+                            ..Arg::literal(file)
+                        });
                         self.check_write_target(&a, true, "sed w");
                     }
                     crate::sed::SedAction::Read(file) => {
-                        let a = self.expand_tilde(Arg::literal(file));
+                        let a = self.expand_tilde(Arg {
+                            home_based: file.starts_with('~'),
+                            ..Arg::literal(file)
+                        });
                         self.check_read_path(&a);
                     }
                 }
@@ -4378,7 +4549,10 @@ impl Walker<'_> {
                 ">" if !in_print => {}
                 ">" => {
                     if lit != "/dev/stdout" && lit != "/dev/stderr" && lit != "-" {
-                        let a = self.expand_tilde(Arg::literal(lit));
+                        let a = self.expand_tilde(Arg {
+                            home_based: lit.starts_with('~'),
+                            ..Arg::literal(lit)
+                        });
                         self.check_write_target(&a, true, "awk print >");
                     }
                 }
@@ -4620,6 +4794,15 @@ fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
         _ => return None,
     };
     Some(format!("{name} {what}"))
+}
+
+/// A script operand that is the process's stdin: `-` (for a shell or interpreter),
+/// `/dev/stdin`, and the descriptor 0 links (`/dev/fd/0`, `/proc/self/fd/0`).
+fn is_stdin_path(t: &str) -> bool {
+    matches!(
+        t,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
 }
 
 fn is_assignment(t: &str) -> bool {

@@ -3118,24 +3118,20 @@ impl Walker<'_> {
             .find(|s| matches!(self.resolve_arg(s, true), Loc::Outside(_) | Loc::Unknown))
             .unwrap_or(&starts[0])
             .clone();
-        // Whether an expression before `-delete` may leave a start itself undeleted (a test
-        // such as `-name '*.o'` or `-type f`, or `-mindepth 1`): find deletes only what the
-        // expression before it matched.
+        // Whether an expression before `-delete` (or `-exec rm`) may spare some of what lies
+        // below a start (a test such as `-name '*.o'` or `-type f`, `-mindepth 2`): find
+        // deletes only what the expression before it matched.
         let mut start_spared = false;
         while i < args.len() {
             let t = args[i].text.as_str();
             match t {
                 "-delete" => {
                     for s in starts.clone() {
-                        // A start named `.` (`.`, `./`, `a/.`) is never removed itself
-                        // (rmdir of `.` fails): at the worktree's root only its contents
-                        // go. Named any other way (`find "$PWD" -delete`,
-                        // `find ../wt -delete`) the root goes last: the worktree itself.
-                        let dot = {
-                            let t = s.text.trim_end_matches('/');
-                            s.known && (t == "." || t.ends_with("/."))
-                        };
-                        if (dot || start_spared)
+                        // Nothing before it spares anything: all below the start goes, at
+                        // the worktree's root its whole content, as `rm -rf .` there
+                        // deletes it (`.` itself stays, as it does for rm). Something
+                        // that may spare part of it (`-name '*.o'`) deletes inside.
+                        if start_spared
                             && matches!(self.resolve_arg(&s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty())
                         {
                             self.find(
@@ -3182,8 +3178,11 @@ impl Walker<'_> {
                         }) && args[begin + 1..end].iter().any(|a| a.text.contains("{}"));
                     if deletes_found {
                         for s in &starts {
-                            if matches!(self.resolve_arg(s, true), Loc::Outside(ref p) if !self.is_allowed_outside(p))
-                            {
+                            let at_root = matches!(self.resolve_arg(s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty());
+                            let outside = matches!(self.resolve_arg(s, true), Loc::Outside(ref p) if !self.is_allowed_outside(p));
+                            // At the worktree's root with nothing sparing any of it, the
+                            // whole content goes, as with `find . -delete`.
+                            if outside || (at_root && !start_spared) {
                                 self.delete_target(
                                     &format!("find {t} {}", args[begin].text),
                                     s,
@@ -3216,10 +3215,17 @@ impl Walker<'_> {
                 | "-warn"
                 | "-nowarn" => i += 1,
                 "-maxdepth" | "-regextype" => i += 2,
+                // `-mindepth 1` spares the start alone, which `rm -rf .` spares too.
                 "-mindepth" => {
                     start_spared |= args
                         .get(i + 1)
-                        .is_none_or(|n| n.text.parse::<u64>().map_or(true, |n| n > 0));
+                        .is_none_or(|n| n.text.parse::<u64>().map_or(true, |n| n > 1));
+                    i += 2;
+                }
+                // A name test that matches every name (`-name '*'`) spares nothing.
+                "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename"
+                    if args.get(i + 1).is_some_and(|p| p.known && p.text == "*") =>
+                {
                     i += 2;
                 }
                 _ => {
@@ -3864,11 +3870,85 @@ impl Walker<'_> {
 
     fn system_packages(&mut self, name: &str, args: &[Arg]) {
         let words: Vec<&str> = args.iter().skip(1).map(|a| a.text.as_str()).collect();
-        let first_word = words
-            .iter()
-            .find(|w| !w.starts_with('-'))
-            .copied()
-            .unwrap_or("");
+        // Options before the subcommand that take the next word as their value
+        // (`apt-get -o Dpkg::Options::=--force-confnew install jq`, `dnf -c F install`).
+        let value_options: &[&str] = match name {
+            "apt" | "apt-get" | "aptitude" => &[
+                "-o",
+                "-c",
+                "-t",
+                "-a",
+                "--option",
+                "--config-file",
+                "--target-release",
+                "--default-release",
+                "--host-architecture",
+            ],
+            "dnf" | "yum" | "microdnf" => &[
+                "-c",
+                "-d",
+                "-e",
+                "-x",
+                "-R",
+                "--config",
+                "--releasever",
+                "--installroot",
+                "--enablerepo",
+                "--disablerepo",
+                "--repo",
+                "--repoid",
+                "--debuglevel",
+                "--errorlevel",
+                "--exclude",
+                "--setopt",
+                "--forcearch",
+                "--repofrompath",
+                "--color",
+                "--destdir",
+                "--downloaddir",
+                "--randomwait",
+                "--rpmverbosity",
+            ],
+            "zypper" => &[
+                "-c",
+                "-R",
+                "-p",
+                "-D",
+                "--config",
+                "--root",
+                "--plus-repo",
+                "--reposd-dir",
+                "--cache-dir",
+                "--raw-cache-dir",
+                "--solv-cache-dir",
+                "--pkg-cache-dir",
+            ],
+            "apk" => &[
+                "-X",
+                "-p",
+                "--repository",
+                "--root",
+                "--arch",
+                "--cache-dir",
+                "--keys-dir",
+                "--repositories-file",
+            ],
+            "flatpak" => &["--installation"],
+            _ => &[],
+        };
+        let mut first_word = "";
+        let mut k = 0;
+        while k < words.len() {
+            if value_options.contains(&words[k]) {
+                k += 2;
+                continue;
+            }
+            if !words[k].starts_with('-') {
+                first_word = words[k];
+                break;
+            }
+            k += 1;
+        }
         let mutating = match name {
             "pacman" => words.iter().any(|w| {
                 (w.starts_with("-S") && !w[2..].contains(['s', 'i', 'l', 'g', 'p']))
@@ -3950,6 +4030,46 @@ impl Walker<'_> {
     }
 
     fn pip(&mut self, args: &[Arg], sub_index: usize) {
+        // pip's own options may come before the subcommand (`pip -q install`, `pip
+        // --proxy URL install`); those that take a value take the next word.
+        const VALUE_OPTIONS: &[&str] = &[
+            "--python",
+            "--log",
+            "--log-file",
+            "--local-log",
+            "--keyring-provider",
+            "--proxy",
+            "--retries",
+            "--timeout",
+            "--exists-action",
+            "--trusted-host",
+            "--cert",
+            "--client-cert",
+            "--cache-dir",
+            "--src",
+            "--use-feature",
+            "--use-deprecated",
+            "--resume-retries",
+            "-i",
+            "--index-url",
+            "--extra-index-url",
+            "-f",
+            "--find-links",
+            "-c",
+            "--constraint",
+            "-r",
+            "--requirement",
+        ];
+        let mut sub_index = sub_index;
+        while let Some(a) = args.get(sub_index) {
+            if VALUE_OPTIONS.contains(&a.text.as_str()) {
+                sub_index += 2;
+            } else if a.text.starts_with('-') {
+                sub_index += 1;
+            } else {
+                break;
+            }
+        }
         let sub = args.get(sub_index).map(|a| a.text.as_str()).unwrap_or("");
         if matches!(sub, "install" | "uninstall" | "download" | "wheel") {
             self.cur_writes = true;

@@ -128,7 +128,15 @@ impl Walker<'_> {
         let Some(cwd) = self.start_of(p) else {
             return Loc::Unknown;
         };
-        let resolved = path::resolve(self.cls.fs.as_ref(), &cwd, p, follow_final);
+        let resolved = if self.links.is_empty() {
+            path::resolve(self.cls.fs.as_ref(), &cwd, p, follow_final)
+        } else {
+            let fs = path::WithLinks {
+                inner: self.cls.fs.as_ref(),
+                links: &self.links,
+            };
+            path::resolve(&fs, &cwd, p, follow_final)
+        };
         self.locate(resolved)
     }
 
@@ -2822,6 +2830,42 @@ impl Walker<'_> {
             }
             _ => {}
         }
+        if matches!(sub.as_str(), "checkout" | "restore" | "mv" | "rm") {
+            // The files they write or remove in the worktree (`git checkout REV --
+            // .envrc`, `git mv x .envrc`): a protected one is a protected write.
+            // Past a revision: checkout's first operand before `--`, restore's
+            // `--source`/`-s` value.
+            let dashes = rest.iter().position(|a| a.text == "--");
+            let files: Vec<&Arg> = match (sub.as_str(), dashes) {
+                (_, Some(d)) => rest[d + 1..].iter().collect(),
+                ("checkout", None) => rest
+                    .iter()
+                    .filter(|a| !a.text.starts_with('-'))
+                    .skip(1)
+                    .collect(),
+                _ => rest
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, a)| {
+                        let source_value =
+                            *i > 0 && matches!(rest[i - 1].text.as_str(), "-s" | "--source");
+                        !a.text.starts_with('-') && !source_value
+                    })
+                    .map(|(_, a)| a)
+                    .collect(),
+            };
+            for a in files.into_iter().filter(|a| a.known) {
+                if let Loc::Inside { rel, .. } = self.resolve_arg(a, false)
+                    && !rel.as_os_str().is_empty()
+                    && self.is_protected(&rel)
+                {
+                    self.find(
+                        RuleId::ProtectedPath,
+                        format!("git {sub} writes a protected path: {}", rel.display()),
+                    );
+                }
+            }
+        }
         if sub == "clone" {
             // `git clone -c core.hooksPath=DIR`: written into the new repository's
             // config, and in force for the clone itself (its checkout runs hooks).
@@ -3738,6 +3782,77 @@ impl Walker<'_> {
             self.check_write_target(&a, true, what);
         }
         self.check_path_args(args, &targets);
+        if matches!(name, "ln" | "link" | "cp") {
+            self.note_links(name, args, &p);
+        }
+    }
+
+    /// Remembers the links `ln` (and `cp -s`) makes, so that later words of the line
+    /// are resolved through them (`ln -s .git/hooks h && echo x > h/pre-commit` writes a
+    /// hook). A symbolic link points to its target as written, taken from the link's
+    /// folder; a hard link (or `ln -r`) to the file the target names from here. Where a
+    /// NAME that exists may be a folder (the link then goes inside it), both are taken.
+    fn note_links(&mut self, name: &str, args: &[Arg], p: &opts::Parsed) {
+        let symbolic = p.has('s', "symbolic") || (name == "cp" && p.has('s', "symbolic-link"));
+        if name == "cp" && !symbolic {
+            return;
+        }
+        let as_written = symbolic && !p.has('r', "relative");
+        let ops: Vec<&Arg> = p.operands.iter().map(|&i| &args[i]).collect();
+        let base = |a: &Arg| {
+            a.text
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
+        let inside = |dir: &Arg, src: &Arg| Arg {
+            text: format!("{}/{}", dir.text.trim_end_matches('/'), base(src)),
+            ..dir.clone()
+        };
+        // (what the link points to, where the link is)
+        let mut made: Vec<(&Arg, Arg)> = Vec::new();
+        if let Some(dir) = p.value_of('t', "target-directory") {
+            made.extend(ops.iter().map(|s| (*s, inside(dir, s))));
+        } else {
+            match ops.as_slice() {
+                [] => {}
+                [src] => made.push((src, Arg::literal(base(src)))),
+                [src, dest] => {
+                    let folder = dest.text.ends_with('/');
+                    let exists = !folder
+                        && matches!(self.resolve_arg(dest, false), Loc::Inside { ref path, .. } | Loc::Outside(ref path) if self.cls.fs.exists(path));
+                    if !folder || p.has('T', "no-target-directory") {
+                        made.push((src, (*dest).clone()));
+                    }
+                    if (folder || exists) && !p.has('T', "no-target-directory") {
+                        made.push((src, inside(dest, src)));
+                    }
+                }
+                [srcs @ .., dir] => made.extend(srcs.iter().map(|s| (*s, inside(dir, s)))),
+            }
+        }
+        for (src, link) in made {
+            if !src.known || !link.known || src.text.is_empty() {
+                continue;
+            }
+            let at = match self.resolve_arg(&link, false) {
+                Loc::Inside { path, .. } | Loc::Outside(path) => path,
+                Loc::Unknown => continue,
+            };
+            let target = if as_written {
+                PathBuf::from(&src.text)
+            } else {
+                match self.resolve_arg(src, true) {
+                    Loc::Inside { path, .. } | Loc::Outside(path) => path,
+                    Loc::Unknown => continue,
+                }
+            };
+            if self.links.len() < 64 {
+                self.links.insert(at, target);
+            }
+        }
     }
 
     fn dd(&mut self, args: &[Arg]) {

@@ -117,6 +117,10 @@ pub struct Walker<'a> {
     /// in the line (`git config remote.origin.push HEAD:main`), with their values when
     /// known. Kept on disk, they outlive subshells and pipelines.
     pub git_settings: Vec<(String, Option<String>)>,
+    /// Links the line makes (`ln -s TARGET NAME`, `cp -s`), by the link's absolute path:
+    /// later words are resolved through them as through links on disk. Kept on disk,
+    /// they outlive subshells.
+    pub links: HashMap<PathBuf, PathBuf>,
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
@@ -402,6 +406,7 @@ impl<'a> Walker<'a> {
             commands: 0,
             functions: HashSet::new(),
             git_settings: Vec::new(),
+            links: HashMap::new(),
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,

@@ -343,7 +343,8 @@ impl Walker<'_> {
                         format!("{what} writes to a block device: {}", p.display()),
                     );
                 } else if path::is_harmless_device(&p) {
-                } else if path::is_system_root(&p) {
+                } else if path::is_system_root(&p) || (a.glob && path::glob_may_be_system_root(&p))
+                {
                     self.cur_writes = true;
                     self.find(
                         RuleId::SysRootWrite,
@@ -960,8 +961,10 @@ impl Walker<'_> {
             | "brew" | "snap" | "zypper" | "apk" | "port" | "flatpak" | "emerge" | "nix-env"
             | "rpm" => self.system_packages(name, args),
             "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "pipx" | "gem" | "go" | "uv"
-            | "composer" | "twine" | "docker" | "podman" | "poetry" | "flit" | "hatch" | "helm"
-            | "deno" => self.dev_tool(name, args, depth),
+            | "composer" | "twine" | "docker" | "podman" | "nerdctl" | "buildah"
+            | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" => {
+                self.dev_tool(name, args, depth)
+            }
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
                 self.test_runner(name, args);
                 if name == "tsc" {
@@ -3077,7 +3080,11 @@ impl Walker<'_> {
             }
             Loc::Outside(p) => {
                 let whole = self.cls.worktree.starts_with(&p);
-                if path::is_system_root(&p) {
+                // (`/` itself is the deletion of everything, named below.)
+                let in_root = p.parent().is_some() && path::is_system_root(&p);
+                let glob_in_root =
+                    !(recursive || force) && a.glob && path::glob_may_be_system_root(&p);
+                if in_root || glob_in_root {
                     self.find(
                         RuleId::SysRootWrite,
                         format!("{name} deletes in a system root: {}", p.display()),
@@ -3533,6 +3540,12 @@ impl Walker<'_> {
                     "data-urlencode",
                     "json",
                     "url",
+                    "libcurl",
+                    "stderr",
+                    "etag-save",
+                    "etag-compare",
+                    "hsts",
+                    "alt-svc",
                 ],
                 permute: true,
             },
@@ -3550,6 +3563,11 @@ impl Walker<'_> {
                     "tries",
                     "timeout",
                     "input-file",
+                    "save-cookies",
+                    "load-cookies",
+                    "hsts-file",
+                    "warc-file",
+                    "rejected-log",
                 ],
                 permute: true,
             },
@@ -3648,7 +3666,14 @@ impl Walker<'_> {
             "setfacl" => targets.extend(ops.iter().copied()),
             "chmod" | "chown" | "chgrp" | "chattr" => {
                 let skip_first = !args.iter().any(|a| a.text.starts_with("--reference"));
-                targets.extend(ops.iter().copied().skip(usize::from(skip_first)));
+                if matches!(name, "chmod" | "chattr") && skip_first {
+                    // A mode may begin with `-` (`chmod -w F`, `chattr -i F`): the first
+                    // word that is none of the program's own options is the mode, every
+                    // word after it a file.
+                    targets.extend(mode_operands(name, args));
+                } else {
+                    targets.extend(ops.iter().copied().skip(usize::from(skip_first)));
+                }
                 // `-R` on `/` changes every system root below it. (`-r` is a
                 // chmod mode, not recursion.)
                 let recursive = args.iter().skip(1).any(|a| {
@@ -3691,6 +3716,13 @@ impl Walker<'_> {
                     ('\0', "output-dir"),
                     ('\0', "trace"),
                     ('\0', "trace-ascii"),
+                    // Files curl writes besides the download: the C code of the
+                    // transfer, its error output, the ETag, the HSTS and Alt-Svc caches.
+                    ('\0', "libcurl"),
+                    ('\0', "stderr"),
+                    ('\0', "etag-save"),
+                    ('\0', "hsts"),
+                    ('\0', "alt-svc"),
                 ] {
                     for v in p.values_of(c, l) {
                         if v.text != "-" {
@@ -3714,6 +3746,10 @@ impl Walker<'_> {
                     ('o', "output-file"),
                     ('P', "directory-prefix"),
                     ('a', "append-output"),
+                    ('\0', "save-cookies"),
+                    ('\0', "hsts-file"),
+                    ('\0', "warc-file"),
+                    ('\0', "rejected-log"),
                 ] {
                     for v in p.values_of(c, l) {
                         if v.text != "-" {
@@ -3873,10 +3909,11 @@ impl Walker<'_> {
     }
 
     fn kill(&mut self, args: &[Arg]) {
+        // Signal names in any case, with or without `SIG` (`-sigkill`, `-s SigKill`).
         let sigkill = |s: &str| {
-            let s = s.trim_start_matches('-');
-            let s = s.strip_prefix("SIG").unwrap_or(s);
-            s == "9" || s.eq_ignore_ascii_case("KILL")
+            let s = s.trim_start_matches('-').to_ascii_uppercase();
+            let s = s.strip_prefix("SIG").unwrap_or(&s);
+            s == "9" || s == "KILL"
         };
         let mut forced = false;
         let mut i = 1;
@@ -3885,6 +3922,16 @@ impl Walker<'_> {
             if t == "-s" || t == "-n" || t == "--signal" {
                 forced |= args.get(i + 1).is_some_and(|a| sigkill(&a.text));
                 i += 2;
+                continue;
+            }
+            if let Some(v) = t
+                .strip_prefix("--signal=")
+                .or_else(|| t.strip_prefix("-s").filter(|v| !v.is_empty()))
+                .or_else(|| t.strip_prefix("-n").filter(|v| !v.is_empty()))
+            {
+                // `-sigkill` is the signal's name, `-sKILL` its option: either way.
+                forced |= sigkill(v) || sigkill(t);
+                i += 1;
                 continue;
             }
             if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") && sigkill(t) {
@@ -4251,7 +4298,14 @@ impl Walker<'_> {
         // Options of one tool that take the next word as their value (before the
         // subcommand: `docker --context prod push`, `npm --tag beta publish`).
         let own_values: &[&str] = match name {
-            "docker" | "podman" => &[
+            "docker" | "podman" | "nerdctl" | "buildah" | "docker-compose" => &[
+                "-f",
+                "--file",
+                "-p",
+                "--project-name",
+                "--project-directory",
+                "--env-file",
+                "--profile",
                 "-c",
                 "--context",
                 "-H",
@@ -4332,7 +4386,27 @@ impl Walker<'_> {
             "yarn" => sub == "publish" || (sub == "npm" && sub2 == "publish"),
             "twine" => sub == "upload",
             "gem" => sub == "push",
-            "docker" | "podman" => sub == "push" || (sub == "image" && sub2 == "push"),
+            // `docker push`, and the spellings that push an image: `image push`,
+            // `manifest push`, `compose push`, `build --push` (buildx's too, and its
+            // `bake`), an output of type registry or with `push=true`.
+            "docker" | "podman" | "nerdctl" | "buildah" | "docker-compose" => {
+                let pushes_output = args.iter().any(|a| {
+                    let t = a.text.as_str();
+                    t == "--push"
+                        || (t.starts_with("--push=") && !t.ends_with("=false"))
+                        || ((t.starts_with("--output=") || t.starts_with("-o"))
+                            && (t.contains("type=registry") || t.contains("push=true")))
+                }) || args.windows(2).any(|w| {
+                    matches!(w[0].text.as_str(), "--output" | "-o")
+                        && (w[1].text.contains("type=registry") || w[1].text.contains("push=true"))
+                });
+                let builds = matches!(sub, "build" | "buildx" | "image" | "compose" | "bake")
+                    || name == "docker-compose";
+                sub == "push"
+                    || (matches!(sub, "image" | "manifest" | "compose" | "buildx")
+                        && words.contains(&"push"))
+                    || (builds && pushes_output)
+            }
             "helm" => sub == "push",
             _ => false,
         };
@@ -5029,6 +5103,55 @@ fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
         _ => return None,
     };
     Some(format!("{name} {what}"))
+}
+
+/// The files of `chmod MODE FILE…` and `chattr MODE FILE…` (indices into `args`), the
+/// mode found past the options even when it begins with `-` (`chmod -x`, `chattr -i`).
+fn mode_operands(name: &str, args: &[Arg]) -> Vec<usize> {
+    let (flags, valued): (&[&str], &[&str]) = match name {
+        "chattr" => (&["-R", "-V", "-f"], &["-v", "-p"]),
+        _ => (
+            &[
+                "-c",
+                "-f",
+                "-v",
+                "-R",
+                "--changes",
+                "--silent",
+                "--quiet",
+                "--verbose",
+                "--recursive",
+                "--preserve-root",
+                "--no-preserve-root",
+            ],
+            &[],
+        ),
+    };
+    let mut i = 1;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if valued.contains(&t) {
+            i += 2;
+            continue;
+        }
+        let cluster_of_flags = t.len() > 1
+            && t.starts_with('-')
+            && !t.starts_with("--")
+            && t[1..]
+                .chars()
+                .all(|c| flags.iter().any(|f| f.len() == 2 && f.ends_with(c)));
+        if flags.contains(&t) || cluster_of_flags {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    // `args[i]` is the mode.
+    (i + 1..args.len()).collect()
 }
 
 /// A script operand that is the process's stdin: `-` (for a shell or interpreter),

@@ -199,13 +199,15 @@ pub fn is_within(path: &Path, root: &Path) -> bool {
     path.starts_with(root)
 }
 
-/// System roots: a write there is refused outright (rule `sys.root-write`).
+/// System roots: a write there is refused outright (rule `sys.root-write`). `/` itself
+/// counts: what is written into it (`tar xf a.tar -C /`, `cp -r etc /`) lands in them.
 pub fn is_system_root(path: &Path) -> bool {
     let mut comps = path.components();
     if comps.next() != Some(Component::RootDir) {
         return false;
     }
     match comps.next() {
+        None => true,
         Some(Component::Normal(first)) => {
             let f = first.as_bytes();
             matches!(
@@ -215,6 +217,33 @@ pub fn is_system_root(path: &Path) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether a glob's first component can match a system root (`/e*c/passwd`, `/u?r/bin`,
+/// `/[e]tc`, `/*`): the shell expands it before the program runs.
+pub fn glob_may_be_system_root(path: &Path) -> bool {
+    let mut comps = path.components();
+    if comps.next() != Some(Component::RootDir) {
+        return false;
+    }
+    let Some(Component::Normal(first)) = comps.next() else {
+        return false;
+    };
+    let Some(first) = first.to_str().filter(|f| f.contains(['*', '?', '['])) else {
+        return false;
+    };
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
+    glob::Pattern::new(first).is_ok_and(|p| {
+        [
+            "etc", "usr", "bin", "sbin", "boot", "sys", "proc", "lib", "lib32", "lib64", "libx32",
+        ]
+        .iter()
+        .any(|root| p.matches_with(root, opts))
+    })
 }
 
 /// Block devices and raw memory: writing there destroys a disk or the kernel.
@@ -504,6 +533,13 @@ mod tests {
         assert!(is_system_root(Path::new("/lib64/x")));
         assert!(is_system_root(Path::new("/usr")));
         assert!(!is_system_root(Path::new("/var/tmp")));
+        assert!(is_system_root(Path::new("/")));
+        assert!(glob_may_be_system_root(Path::new("/e*c/passwd")));
+        assert!(glob_may_be_system_root(Path::new("/u?r/bin/x")));
+        assert!(glob_may_be_system_root(Path::new("/[e]tc/x")));
+        assert!(glob_may_be_system_root(Path::new("/*/x")));
+        assert!(!glob_may_be_system_root(Path::new("/tmp/*.log")));
+        assert!(!glob_may_be_system_root(Path::new("/t*p/x")));
         assert!(is_block_device(Path::new("/dev/sda1")));
         assert!(is_block_device(Path::new("/dev/nvme0n1")));
         assert!(is_block_device(Path::new("/dev/mem")));

@@ -1155,6 +1155,29 @@ fn writes_to_system_roots_are_refused() {
     check(
         &classifier(),
         &[
+            // a glob that can match a system root, and `/` itself as a destination
+            ("ls > /e*c/passwd", SYS),
+            ("ls > /e*c/pass*d", SYS),
+            ("cp x /e*c/passwd", SYS),
+            ("cp x /e?c/", SYS),
+            ("echo x > /[e]tc/hosts", SYS),
+            ("touch /u?r/bin/x", SYS),
+            ("tar xf a.tar -C /", SYS),
+            ("tar -C / -xf x.tar", SYS),
+            ("cp x /", SYS),
+            ("unzip -d / a.zip", SYS),
+            // attribute changes and privileged edits
+            ("chattr -i /etc/passwd", SYS),
+            ("chattr +i /etc/resolv.conf", SYS),
+            ("chmod -w /etc/passwd", SYS),
+            ("sudoedit /etc/hosts", SYS),
+            // files curl and wget write besides the download
+            ("curl --libcurl /etc/x.c x", SYS),
+            ("curl --stderr /etc/x x", SYS),
+            ("curl --etag-save /etc/x x", SYS),
+            ("curl --hsts /etc/x x", SYS),
+            ("curl --alt-svc /etc/x x", SYS),
+            ("wget --save-cookies /etc/x x", SYS),
             // redirections
             ("echo x > /etc/hosts", SYS),
             ("echo x >> /etc/profile", SYS),
@@ -1300,6 +1323,26 @@ fn publishing_is_refused() {
             ("npm --workspace=pkg publish", PUB),
             ("cargo --locked publish", PUB),
             ("docker image push org/image", PUB),
+            ("docker compose push", PUB),
+            ("docker compose -f deploy.yml push", PUB),
+            ("docker-compose push", PUB),
+            ("docker build --push -t org/image .", PUB),
+            ("docker buildx build --push .", PUB),
+            ("docker buildx build -o type=registry .", PUB),
+            ("docker buildx bake --push", PUB),
+            ("docker manifest push org/image", PUB),
+            ("podman push org/image", PUB),
+            ("buildah push org/image", PUB),
+        ],
+    );
+    // Building, running and pulling publish nothing.
+    check(
+        &classifier(),
+        &[
+            ("docker build -t org/image .", yellow("default.unknown")),
+            ("docker buildx build --load .", yellow("default.unknown")),
+            ("docker compose up -d", yellow("default.unknown")),
+            ("docker pull org/image", yellow("default.unknown")),
         ],
     );
 }
@@ -1751,6 +1794,14 @@ fn red_asked_rules() {
             ("kill -KILL 1234", red("proc.kill")),
             ("kill -SIGKILL 1234", red("proc.kill")),
             ("kill -s KILL 1234", red("proc.kill")),
+            // bash takes a signal's name in any case
+            ("kill -s sigkill 1234", red("proc.kill")),
+            ("kill -SigKill 1234", red("proc.kill")),
+            ("kill -sigkill 1234", red("proc.kill")),
+            ("kill -s 9 1234", red("proc.kill")),
+            ("kill --signal KILL 1234", red("proc.kill")),
+            ("kill --signal=kill 1234", red("proc.kill")),
+            ("kill -sKILL 1234", red("proc.kill")),
             ("pkill node", red("proc.kill")),
             ("pkill -f 'cargo watch'", red("proc.kill")),
             ("killall node", red("proc.kill")),
@@ -1792,6 +1843,23 @@ fn red_asked_rules() {
 
 /// A package manager's own options before its subcommand (some taking a value) hide
 /// nothing: `pip -q install x` is `pip install x`.
+/// `chattr` on a path outside the worktree is red; inside it is a write there. A quoted
+/// glob is a name, not a pattern that can match a system root.
+#[test]
+fn attribute_changes_and_globs_outside_the_system_roots_are_asked() {
+    check(
+        &classifier(),
+        &[
+            ("chattr +i /tmp/x", red("fence.path-outside")),
+            ("chattr -i notes.txt", yellow("fs.write-inside")),
+            ("chmod -R -w build", red("perm.change")),
+            ("ls > /tmp/*.log", red("fence.path-outside")),
+            ("echo x > \"/e*c/passwd\"", red("fence.path-outside")),
+            ("kill -s TERM 1234", yellow("default.unknown")),
+        ],
+    );
+}
+
 #[test]
 fn package_manager_options_before_the_subcommand_hide_nothing() {
     const PIP: Want = red("pkg.global-install");
@@ -5123,7 +5191,8 @@ fn in_place_editors_and_install_steps_write_where_they_say() {
             ("make install-bin BINDIR=/usr/local/bin", SYS),
             ("cmake --install . --prefix /usr", SYS),
             ("python3 setup.py install", red("pkg.global-install")),
-            ("make install DESTDIR=/", red("fence.path-outside")),
+            // `/` as the destination installs into the system roots below it.
+            ("make install DESTDIR=/", SYS),
         ],
     );
     check(

@@ -824,6 +824,17 @@ impl Walker<'_> {
                 }
             }
             "printenv" => self.note_secret("printenv (the environment)"),
+            "let" => {
+                // Each word is an arithmetic expression: its subscripts expand, and so
+                // do those in the values of the variables it names.
+                let mut noticed = crate::word::Noticed::default();
+                for a in args.iter().skip(1) {
+                    crate::word::scan_substitutions(&a.text, &mut noticed);
+                    crate::word::scan_variable_values(&a.text, self, &mut noticed);
+                }
+                self.walk_noticed(noticed);
+                self.find(RuleId::DefaultUnknown, "let evaluates arithmetic");
+            }
             "set" | "export" | "declare" | "typeset" => {
                 if args.len() == 1
                     || args
@@ -983,6 +994,21 @@ impl Walker<'_> {
             }
             "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel" => {
                 self.cur_writes = true;
+                if name == "make" {
+                    // `make CC='…'`: a variable given to make names a program as the
+                    // same variable in the environment does.
+                    for a in args.iter().skip(1) {
+                        if is_assignment(&a.text)
+                            && let Some((var, value)) = a.text.split_once('=')
+                        {
+                            let value = Arg {
+                                text: value.to_string(),
+                                ..a.clone()
+                            };
+                            self.judge_program_variable(var, &value);
+                        }
+                    }
+                }
                 self.install_destination(name, args);
                 if name == "cmake" {
                     // `cmake -B DIR` makes the build tree there.
@@ -2022,6 +2048,22 @@ impl Walker<'_> {
     // --- shells and interpreters ----------------------------------------
 
     fn shell(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        // A shell sources `$BASH_ENV` (bash, non-interactive) or `$ENV` (sh, interactive)
+        // before anything else: set in the line, it is `source FILE`.
+        for var in ["BASH_ENV", "ENV"] {
+            if let Some(value) = self.state.vars.get(var).cloned() {
+                let file = match value {
+                    Some(v) if v.is_empty() => continue,
+                    Some(v) => Arg {
+                        home_based: v.starts_with('~'),
+                        ..Arg::literal(v)
+                    },
+                    None => Arg::unknown(),
+                };
+                let file = self.expand_tilde(file);
+                self.source(&[Arg::literal("source"), file]);
+            }
+        }
         // Shell options: `-c` may sit in a cluster (`-lc`, `-ec`); `-o`/`-O`
         // take a value; `--rcfile`/`--init-file` name a file that is run.
         let mut command: Option<usize> = None;

@@ -339,7 +339,34 @@ fn is_program_variable(name: &str) -> bool {
             | "GIT_PROXY_COMMAND"
             | "GIT_EXTERNAL_DIFF"
             | "BROWSER"
-    )
+            // Builds run these: the compilers and tools make, cargo and configure
+            // scripts call, and make's shell.
+            | "CC"
+            | "CXX"
+            | "CPP"
+            | "LD"
+            | "AR"
+            | "RUSTC"
+            | "RUSTDOC"
+            | "RUSTC_WRAPPER"
+            | "RUSTC_WORKSPACE_WRAPPER"
+            | "CARGO_BUILD_RUSTC"
+            | "CARGO_BUILD_RUSTC_WRAPPER"
+            | "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER"
+            | "MAKE"
+            | "SHELL"
+            // less runs its input preprocessor through a shell.
+            | "LESSOPEN"
+            | "LESSCLOSE"
+    ) || (name.starts_with("CARGO_TARGET_")
+        && (name.ends_with("_RUNNER") || name.ends_with("_LINKER")))
+}
+
+/// Variables bash expands again each time it shows them (`PS4` on every traced line
+/// under `set -x`, the prompts of an interactive shell): a substitution in the value
+/// runs then.
+fn is_prompt_variable(name: &str) -> bool {
+    matches!(name, "PS0" | "PS1" | "PS2" | "PS4")
 }
 
 impl<'a> Walker<'a> {
@@ -361,16 +388,32 @@ impl<'a> Walker<'a> {
     }
 
     pub(crate) fn judge_program_variable(&mut self, name: &str, value: &Arg) {
-        if !is_program_variable(name) || !value.known || value.text.trim().is_empty() {
+        if is_prompt_variable(name) && value.known {
+            let mut noticed = Noticed::default();
+            word::scan_substitutions(&value.text, &mut noticed);
+            self.walk_noticed(noticed);
             return;
         }
+        let is_program = is_program_variable(name) || name == "PROMPT_COMMAND";
+        if !is_program || !value.known || value.text.trim().is_empty() {
+            return;
+        }
+        // `LESSOPEN='|cmd %s'`: the bars say how less reads the command's output.
+        let value = if name.starts_with("LESS") {
+            Arg {
+                text: value.text.trim_start_matches('|').to_string(),
+                ..value.clone()
+            }
+        } else {
+            value.clone()
+        };
         let io = CmdIo::default();
         let inv = crate::command::Invocation {
             io: &io,
             procsub_network: false,
             subs_network: false,
         };
-        self.shell_string(value, &inv);
+        self.shell_string(&value, &inv);
     }
 
     /// A walker starting in `cwd`; `branch` overrides the session's current
@@ -790,10 +833,25 @@ impl<'a> Walker<'a> {
                 let a = word::eval_word(&w.value, self, noticed);
                 self.note_secret_in(&a);
             }
-            ast::ExtendedTestExpr::BinaryTest(_, l, r) => {
+            ast::ExtendedTestExpr::BinaryTest(op, l, r) => {
+                use ast::BinaryPredicate as P;
+                let arithmetic = matches!(
+                    op,
+                    P::ArithmeticEqualTo
+                        | P::ArithmeticNotEqualTo
+                        | P::ArithmeticLessThan
+                        | P::ArithmeticLessThanOrEqualTo
+                        | P::ArithmeticGreaterThan
+                        | P::ArithmeticGreaterThanOrEqualTo
+                );
                 for w in [l, r] {
                     let a = word::eval_word(&w.value, self, noticed);
                     self.note_secret_in(&a);
+                    if arithmetic {
+                        // Each side is an arithmetic expression (`[[ y -eq 1 ]]`).
+                        word::scan_substitutions(&a.text, noticed);
+                        word::scan_variable_values(&a.text, self, noticed);
+                    }
                 }
             }
         }
@@ -860,6 +918,7 @@ impl<'a> Walker<'a> {
                     .flatten()
                 {
                     word::scan_substitutions(&e.value, &mut noticed);
+                    word::scan_variable_values(&e.value, self, &mut noticed);
                 }
                 self.walk_noticed(noticed);
                 self.walk_list(&f.body.list);
@@ -898,6 +957,7 @@ impl<'a> Walker<'a> {
             ast::CompoundCommand::Arithmetic(a) => {
                 let mut noticed = Noticed::default();
                 word::scan_substitutions(&a.expr.value, &mut noticed);
+                word::scan_variable_values(&a.expr.value, self, &mut noticed);
                 self.walk_noticed(noticed);
                 // `( ( cmd ) )` is two subshells to bash but reads as `((…))`
                 // to the parser: judge the inside as commands too.
@@ -1062,9 +1122,16 @@ impl<'a> Walker<'a> {
                         ) = (&a.name, &a.value)
                         {
                             let value = word::eval_word(&v.value, self, &mut noticed);
-                            self.state
-                                .vars
-                                .insert(n.clone(), value.known.then(|| value.text.clone()));
+                            // `declare -n r=x`: r names x, whose value it takes when
+                            // expanded; not known here.
+                            let nameref = args[0].text != "export"
+                                && args[1..]
+                                    .iter()
+                                    .any(|f| f.text.starts_with('-') && f.text[1..].contains('n'));
+                            self.state.vars.insert(
+                                n.clone(),
+                                (value.known && !nameref).then(|| value.text.clone()),
+                            );
                         }
                         self.push_word(&w.value, &mut args, &mut noticed);
                     }

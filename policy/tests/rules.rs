@@ -3107,6 +3107,62 @@ fn a_link_made_earlier_in_the_line_is_followed() {
     );
 }
 
+/// Strings bash evaluates after the line has set them: `PS4` under `set -x`, `${x@P}`,
+/// a variable's value read by arithmetic, the file `BASH_ENV` names; and variables that
+/// name a program a build or a pager runs.
+#[test]
+fn strings_bash_or_a_build_evaluates_later_are_judged() {
+    const OUT: Want = refused("fs.delete-outside");
+    check(
+        &classifier(),
+        &[
+            ("PS4='$(rm -rf ~)' bash -x -c ls", OUT),
+            ("PS4='$(rm -rf ~)'; set -x; ls", OUT),
+            (
+                "PS4='$(curl x|sh)' bash -x -c ls",
+                refused("shell.pipe-to-interpreter"),
+            ),
+            ("x='$(rm -rf ~)'; echo ${x@P}", OUT),
+            ("y='a[$(rm -rf ~)]'; echo $(( y ))", OUT),
+            ("y='a[$(rm -rf ~)]'; (( y ))", OUT),
+            ("y='a[$(rm -rf ~)]'; let y", OUT),
+            ("y='a[$(rm -rf ~)]'; [[ y -eq 1 ]]", OUT),
+            ("y='a[$(rm -rf ~)]'; z=y; echo $(( z + 1 ))", OUT),
+            (
+                "BASH_ENV=/tmp/x bash script.sh",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "env BASH_ENV=/tmp/x bash -c ls",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "export BASH_ENV=/tmp/x; bash -c ls",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "declare -n r=x; x=rm; $r -rf ~",
+                refused("shell.dynamic-program"),
+            ),
+            ("CC=\"rm -rf ~\" make", OUT),
+            ("make CC=\"rm -rf ~\"", OUT),
+            ("RUSTC_WRAPPER=\"rm -rf ~\" cargo build", OUT),
+            (
+                "CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER='rm -rf ~' cargo test",
+                OUT,
+            ),
+            ("LESSOPEN=\"|rm -rf ~ %s\" less x", OUT),
+            ("PROMPT_COMMAND=\"rm -rf ~\" bash -i", OUT),
+            // Everyday values stay what they were.
+            ("CC=clang make", yellow("default.unknown")),
+            ("make -j4 CFLAGS=-O2", yellow("default.unknown")),
+            ("BASH_ENV=./env.sh bash -c ls", yellow("default.unknown")),
+            ("i=0; (( i++ ))", yellow("default.unknown")),
+            ("x='$(date)'; echo \"$x\"", yellow("default.unknown")),
+        ],
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The path fence
 // ---------------------------------------------------------------------------

@@ -128,7 +128,15 @@ impl Walker<'_> {
         let Some(cwd) = self.start_of(p) else {
             return Loc::Unknown;
         };
-        let resolved = path::resolve(self.cls.fs.as_ref(), &cwd, p, follow_final);
+        let resolved = if self.links.is_empty() {
+            path::resolve(self.cls.fs.as_ref(), &cwd, p, follow_final)
+        } else {
+            let fs = path::WithLinks {
+                inner: self.cls.fs.as_ref(),
+                links: &self.links,
+            };
+            path::resolve(&fs, &cwd, p, follow_final)
+        };
         self.locate(resolved)
     }
 
@@ -301,7 +309,14 @@ impl Walker<'_> {
         }
     }
 
+    /// `~` at the start of a word the line does not expand itself (an option's value,
+    /// a file named in a program's own language): taken for the home, the stricter
+    /// reading. Only where `home_based` says the word began with it: a `~` left in a
+    /// word the shell has expanded was quoted, and is a name like any other (`grep "~"`).
     fn expand_tilde(&self, mut a: Arg) -> Arg {
+        if !a.home_based {
+            return a;
+        }
         if let Some(rest) = a.text.strip_prefix('~')
             && (rest.is_empty() || rest.starts_with('/'))
         {
@@ -328,7 +343,8 @@ impl Walker<'_> {
                         format!("{what} writes to a block device: {}", p.display()),
                     );
                 } else if path::is_harmless_device(&p) {
-                } else if path::is_system_root(&p) {
+                } else if path::is_system_root(&p) || (a.glob && path::glob_may_be_system_root(&p))
+                {
                     self.cur_writes = true;
                     self.find(
                         RuleId::SysRootWrite,
@@ -416,16 +432,19 @@ impl Walker<'_> {
         // The word, and what follows `=`, `@` or `<` in it (`--file=PATH`, curl's
         // `-d @PATH` and `-F name=<PATH`). A relative one is taken from the working
         // directory (`cd /etc && curl -d @shadow …`).
-        let mut candidates: Vec<&str> = vec![t];
-        candidates.extend(t.split_once('=').map(|x| x.1));
-        candidates.extend(t.split_once('@').map(|x| x.1));
-        candidates.extend(t.split_once('<').map(|x| x.1));
+        // A `~` beginning the word itself is the shell's to expand: left there, it was
+        // quoted (`grep "~"`) and names no home. After `=`, `@` or `<` the program may
+        // take it for the home: read so.
+        let mut candidates: Vec<(&str, bool)> = vec![(t, a.home_based)];
+        candidates.extend(t.split_once('=').map(|x| (x.1, true)));
+        candidates.extend(t.split_once('@').map(|x| (x.1, true)));
+        candidates.extend(t.split_once('<').map(|x| (x.1, true)));
 
-        for c in candidates {
+        for (c, tilde) in candidates {
             if c.is_empty() || c.starts_with('-') {
                 continue;
             }
-            let c = match (c.strip_prefix('~'), &self.cls.home) {
+            let c = match (c.strip_prefix('~').filter(|_| tilde), &self.cls.home) {
                 (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
                     format!("{}{rest}", h.display())
                 }
@@ -465,8 +484,9 @@ impl Walker<'_> {
             );
             return;
         }
-        let t = t.split_once('=').map_or(t, |x| x.1);
-        let t = match (t.strip_prefix('~'), &self.cls.home) {
+        // As in `note_secret_in`: a `~` the shell left at the start was quoted.
+        let (t, tilde) = t.split_once('=').map_or((t, a.home_based), |x| (x.1, true));
+        let t = match (t.strip_prefix('~').filter(|_| tilde), &self.cls.home) {
             (Some(rest), Some(h)) if rest.is_empty() || rest.starts_with('/') => {
                 format!("{}{rest}", h.display())
             }
@@ -550,21 +570,32 @@ impl Walker<'_> {
         }
         let name = program_name(&first.text).to_string();
         let name = name.as_str();
-        if self.ctx == Context::Line && self.functions.contains(name) {
-            // A function defined in the line: its body was judged where it
-            // was defined.
-            self.check_path_args(args, &[]);
+        // A name the line defines as a function calls the function only where the shell
+        // would look one up: as the command word itself, not through a wrapper (`command`,
+        // `env`, `exec`, `timeout`, `xargs`…) nor by a path (`/usr/bin/git`). Even then
+        // the definition may not run (`false && f(){ …; }`, a subshell, `unset -f`): the
+        // call is judged as the worse of the function's body, judged where it was defined,
+        // and the program of that name.
+        let calls_function = self.ctx == Context::Line
+            && depth == 0
+            && !first.text.contains('/')
+            && self.functions.contains(name);
+        if calls_function {
             self.find(
                 RuleId::DefaultUnknown,
                 format!("calls the shell function `{name}` defined in the line"),
             );
-            if self.functions_changing_dir.contains(name) {
-                // Where it leaves the shell is not followed: later relative
-                // paths cannot be placed.
-                self.state.cwd = Cwd::Unknown;
-            }
-            return;
         }
+        self.judge_program(name, args, inv, depth);
+        if calls_function && self.functions_changing_dir.contains(name) {
+            // Where it leaves the shell is not followed: later relative
+            // paths cannot be placed.
+            self.state.cwd = Cwd::Unknown;
+        }
+    }
+
+    /// Judges the program `name` (`args[0]` as written) by what it is.
+    fn judge_program(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
         if NETWORK_PROGRAMS.contains(&name)
             && (name != "rsync" || args[1..].iter().any(|a| is_remote_spec(&a.text)))
         {
@@ -572,7 +603,7 @@ impl Walker<'_> {
         }
         match name {
             // Wrappers: judge what they run.
-            "sudo" | "doas" | "pkexec" | "su" | "runuser" => {
+            "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" => {
                 self.priv_wrapper(name, args, inv, depth)
             }
             "env" => self.env_wrapper(args, inv, depth),
@@ -686,6 +717,8 @@ impl Walker<'_> {
                 }
             }
             "flock" => self.flock_wrapper(args, inv, depth),
+            "socat" => self.socat(args, inv, depth),
+            "nc" | "ncat" | "netcat" => self.netcat(args, inv, depth),
             "watch" => self.watch_wrapper(args, inv, depth),
             "xargs" => self.xargs_wrapper(args, inv, depth),
             // The dynamic loader runs the program it is given (`ld.so /usr/bin/git push`):
@@ -713,10 +746,22 @@ impl Walker<'_> {
             }
             "script" => self.script_wrapper(args, inv, depth),
             "trap" => {
-                if let Some(s) = args
-                    .get(1)
-                    .filter(|a| a.text != "-" && !a.text.starts_with('-'))
-                {
+                // `trap [-lpP] [--] [STRING SIGNAL…]`: the options only print; after
+                // them (and `--`) the first word is the string run on the signals, unless
+                // it is `-`, which resets them.
+                let mut rest = &args[1..];
+                let prints = |a: &Arg| {
+                    a.text.len() > 1
+                        && a.text.starts_with('-')
+                        && a.text[1..].chars().all(|c| matches!(c, 'l' | 'p' | 'P'))
+                };
+                if rest.first().is_some_and(prints) {
+                    return;
+                }
+                if rest.first().is_some_and(|a| a.text == "--") {
+                    rest = &rest[1..];
+                }
+                if let Some(s) = rest.first().filter(|a| a.text != "-") {
                     let s = s.clone();
                     self.shell_string(&s, inv);
                 }
@@ -787,6 +832,17 @@ impl Walker<'_> {
                 }
             }
             "printenv" => self.note_secret("printenv (the environment)"),
+            "let" => {
+                // Each word is an arithmetic expression: its subscripts expand, and so
+                // do those in the values of the variables it names.
+                let mut noticed = crate::word::Noticed::default();
+                for a in args.iter().skip(1) {
+                    crate::word::scan_substitutions(&a.text, &mut noticed);
+                    crate::word::scan_variable_values(&a.text, self, &mut noticed);
+                }
+                self.walk_noticed(noticed);
+                self.find(RuleId::DefaultUnknown, "let evaluates arithmetic");
+            }
             "set" | "export" | "declare" | "typeset" => {
                 if args.len() == 1
                     || args
@@ -924,8 +980,10 @@ impl Walker<'_> {
             | "brew" | "snap" | "zypper" | "apk" | "port" | "flatpak" | "emerge" | "nix-env"
             | "rpm" => self.system_packages(name, args),
             "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "pipx" | "gem" | "go" | "uv"
-            | "composer" | "twine" | "docker" | "podman" | "poetry" | "flit" | "hatch" | "helm"
-            | "deno" => self.dev_tool(name, args, depth),
+            | "composer" | "twine" | "docker" | "podman" | "nerdctl" | "buildah"
+            | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" => {
+                self.dev_tool(name, args, depth)
+            }
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
                 self.test_runner(name, args);
                 if name == "tsc" {
@@ -944,6 +1002,21 @@ impl Walker<'_> {
             }
             "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel" => {
                 self.cur_writes = true;
+                if name == "make" {
+                    // `make CC='…'`: a variable given to make names a program as the
+                    // same variable in the environment does.
+                    for a in args.iter().skip(1) {
+                        if is_assignment(&a.text)
+                            && let Some((var, value)) = a.text.split_once('=')
+                        {
+                            let value = Arg {
+                                text: value.to_string(),
+                                ..a.clone()
+                            };
+                            self.judge_program_variable(var, &value);
+                        }
+                    }
+                }
                 self.install_destination(name, args);
                 if name == "cmake" {
                     // `cmake -B DIR` makes the build tree there.
@@ -1013,25 +1086,6 @@ impl Walker<'_> {
                     });
                     self.cur_writes = true;
                     self.check_write_target(&t, true, "protoc");
-                }
-            }
-        }
-        if name == "socat" {
-            // `OPEN:/etc/x,creat`: an address that is a file socat writes.
-            for a in args.iter().skip(1) {
-                let upper = a.text.to_ascii_uppercase();
-                for kind in ["OPEN:", "CREATE:", "CREAT:", "GOPEN:"] {
-                    if let Some(rest) = upper.strip_prefix(kind) {
-                        let path = &a.text[a.text.len() - rest.len()..];
-                        let path = path.split(',').next().unwrap_or("");
-                        let t = self.expand_tilde(Arg {
-                            text: path.to_string(),
-                            known: a.known,
-                            home_based: path.starts_with('~'),
-                            ..Arg::default()
-                        });
-                        self.check_write_target(&t, true, "socat");
-                    }
                 }
             }
         }
@@ -1374,7 +1428,7 @@ impl Walker<'_> {
             }
             _ => {
                 let spec = match name {
-                    "sudo" => OptSpec {
+                    "sudo" | "sudoedit" => OptSpec {
                         short_arg: "ugpCDrtUTRh",
                         long_arg: &[
                             "user",
@@ -1406,14 +1460,25 @@ impl Walker<'_> {
                 while start < args.len() && is_assignment(&args[start].text) {
                     start += 1;
                 }
-                if name == "sudo" && p.has('e', "edit") {
+                if name == "sudoedit" || (name == "sudo" && p.has('e', "edit")) {
                     for a in args.iter().skip(start).cloned().collect::<Vec<_>>() {
                         self.check_write_target(&a, true, "sudoedit");
                     }
                     return;
                 }
                 if start < args.len() {
+                    // `sudo -D DIR CMD` runs CMD in DIR, as `env -C DIR` does.
+                    let saved_cwd = self.state.cwd.clone();
+                    if name == "sudo"
+                        && let Some(dir) = p.value_of('D', "chdir").cloned()
+                    {
+                        self.state.cwd = match self.resolve_arg(&dir, true) {
+                            Loc::Inside { path, .. } | Loc::Outside(path) => Cwd::At(path),
+                            Loc::Unknown => Cwd::Unknown,
+                        };
+                    }
                     self.judge_argv(&args[start..], inv, depth + 1);
+                    self.state.cwd = saved_cwd;
                 } else if name != "sudo" || p.has('s', "shell") || p.has('i', "login") {
                     // `sudo -s <<EOF`, `doas <<EOF`: a shell that reads its
                     // program from stdin.
@@ -1566,6 +1631,174 @@ impl Walker<'_> {
         if p.first_operand < args.len() {
             self.judge_argv(&args[p.first_operand..], inv, depth + 1);
         }
+    }
+
+    /// socat's two addresses: a file (`FILE:`, `OPEN:`, `CREATE:`, `GOPEN:`, or a bare
+    /// path) is read, and written unless `-u`/`-U` makes data flow the other way; a
+    /// program (`EXEC:ARGV`, `SYSTEM:SHELL-STRING`) is judged as run with the other
+    /// address, often a socket, as its stdin.
+    fn socat(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let mut addresses: Vec<&Arg> = Vec::new();
+        let (mut forward, mut backward) = (false, false);
+        let mut i = 1;
+        while i < args.len() {
+            let t = args[i].text.as_str();
+            if t.len() > 1 && t.starts_with('-') && addresses.is_empty() {
+                match t {
+                    "-u" => forward = true,
+                    "-U" => backward = true,
+                    // Options with a value.
+                    "-b" | "-t" | "-T" | "-l" | "-lf" | "-lp" | "-d" => i += 1,
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            addresses.push(&args[i]);
+            i += 1;
+        }
+        for (n, a) in addresses.into_iter().take(2).enumerate() {
+            // Which way data flows through this address: `-u` reads the first and
+            // writes the second, `-U` the reverse.
+            let (reads, writes) = match (forward, backward) {
+                (true, _) => (n == 0, n == 1),
+                (_, true) => (n == 1, n == 0),
+                _ => (true, true),
+            };
+            let text = a.text.as_str();
+            let (kind, rest) = match text.split_once(':') {
+                Some((k, r)) if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') => {
+                    (k.to_ascii_uppercase(), r)
+                }
+                _ if text.contains('/') => ("GOPEN".to_string(), text),
+                _ => continue,
+            };
+            // Address options follow the first comma.
+            let param = rest.split(',').next().unwrap_or("");
+            let word = |w: &str| {
+                self.expand_tilde(Arg {
+                    text: w.to_string(),
+                    known: a.known,
+                    home_based: w.starts_with('~'),
+                    ..Arg::default()
+                })
+            };
+            match kind.as_str() {
+                "FILE" | "OPEN" | "CREATE" | "CREAT" | "GOPEN" | "PIPE" | "NAMEDPIPE" => {
+                    let path = word(param);
+                    let creates = matches!(kind.as_str(), "CREATE" | "CREAT");
+                    if reads && !creates {
+                        self.note_secret_in(&path);
+                        self.check_read_path(&path);
+                    }
+                    if writes || creates {
+                        self.check_write_target(&path, true, "socat");
+                    }
+                }
+                "EXEC" | "SYSTEM" => {
+                    let io = CmdIo {
+                        stdin_pipe: true,
+                        ..CmdIo::default()
+                    };
+                    let nested = Invocation {
+                        io: &io,
+                        procsub_network: inv.procsub_network,
+                        subs_network: inv.subs_network,
+                    };
+                    if kind == "SYSTEM" {
+                        self.shell_string(&word(param), &nested);
+                    } else if depth < MAX_WRAPPERS {
+                        let argv: Vec<Arg> = param.split_whitespace().map(word).collect();
+                        if !argv.is_empty() {
+                            self.judge_argv(&argv, &nested, depth + 1);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.check_path_args(args, &[]);
+    }
+
+    /// nc and ncat: the program `-e`/`--exec` runs (an argv) and the string
+    /// `-c`/`--sh-exec` runs (a shell string), each with the connection as its stdin;
+    /// `--lua-exec FILE` runs a script.
+    fn netcat(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        let io = CmdIo {
+            stdin_pipe: true,
+            ..CmdIo::default()
+        };
+        let nested = Invocation {
+            io: &io,
+            procsub_network: inv.procsub_network,
+            subs_network: inv.subs_network,
+        };
+        let mut i = 1;
+        while i < args.len() {
+            let a = &args[i];
+            let t = a.text.as_str();
+            let (kind, value) = match t {
+                "-e" | "--exec" => ("exec", args.get(i + 1).cloned()),
+                "-c" | "--sh-exec" => ("sh", args.get(i + 1).cloned()),
+                "--lua-exec" => ("lua", args.get(i + 1).cloned()),
+                _ => {
+                    let attached = |p: &str| {
+                        t.strip_prefix(p).map(|v| Arg {
+                            text: v.to_string(),
+                            ..a.clone()
+                        })
+                    };
+                    match (
+                        attached("--exec="),
+                        attached("--sh-exec="),
+                        attached("--lua-exec="),
+                    ) {
+                        (Some(v), _, _) => ("exec", Some(v)),
+                        (_, Some(v), _) => ("sh", Some(v)),
+                        (_, _, Some(v)) => ("lua", Some(v)),
+                        _ => {
+                            i += 1;
+                            continue;
+                        }
+                    }
+                }
+            };
+            i += if t.contains('=') { 1 } else { 2 };
+            let Some(v) = value else { continue };
+            match kind {
+                "sh" => self.shell_string(&v, &nested),
+                "exec" => match v.value() {
+                    Some(text) if depth < MAX_WRAPPERS => {
+                        // The words as they are, `~` taken for the home as a shell would
+                        // (the stricter reading).
+                        let argv: Vec<Arg> = text
+                            .split_whitespace()
+                            .map(|w| {
+                                self.expand_tilde(Arg {
+                                    home_based: w.starts_with('~'),
+                                    ..Arg::literal(w)
+                                })
+                            })
+                            .collect();
+                        if !argv.is_empty() {
+                            self.judge_argv(&argv, &nested, depth + 1);
+                        }
+                    }
+                    Some(_) => {}
+                    None => self.shell_string(&v, &nested),
+                },
+                _ => {
+                    self.find(
+                        RuleId::DefaultUnknown,
+                        format!("{} runs a script for each connection", args[0].text),
+                    );
+                    if Self::is_path_token(&v) {
+                        self.check_read_path(&v);
+                    }
+                }
+            }
+        }
+        self.check_path_args(args, &[]);
     }
 
     fn flock_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
@@ -1823,6 +2056,22 @@ impl Walker<'_> {
     // --- shells and interpreters ----------------------------------------
 
     fn shell(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        // A shell sources `$BASH_ENV` (bash, non-interactive) or `$ENV` (sh, interactive)
+        // before anything else: set in the line, it is `source FILE`.
+        for var in ["BASH_ENV", "ENV"] {
+            if let Some(value) = self.state.vars.get(var).cloned() {
+                let file = match value {
+                    Some(v) if v.is_empty() => continue,
+                    Some(v) => Arg {
+                        home_based: v.starts_with('~'),
+                        ..Arg::literal(v)
+                    },
+                    None => Arg::unknown(),
+                };
+                let file = self.expand_tilde(file);
+                self.source(&[Arg::literal("source"), file]);
+            }
+        }
         // Shell options: `-c` may sit in a cluster (`-lc`, `-ec`); `-o`/`-O`
         // take a value; `--rcfile`/`--init-file` name a file that is run.
         let mut command: Option<usize> = None;
@@ -1917,13 +2166,7 @@ impl Walker<'_> {
                 },
                 format!("{name} runs a script read from a process substitution"),
             ),
-            Some(s)
-                if args[s].text == "-"
-                    || args[s].text == "/dev/stdin"
-                    || args[s].text == "/proc/self/fd/0" =>
-            {
-                self.stdin_program(name, inv)
-            }
+            Some(s) if is_stdin_path(&args[s].text) => self.stdin_program(name, inv),
             Some(_) => {
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
@@ -2058,7 +2301,7 @@ impl Walker<'_> {
                 args[r + 1..]
                     .iter()
                     .find(|a| !a.text.starts_with('-') || a.text == "-")
-                    .is_some_and(|a| a.text == "-" || a.text == "/dev/stdin")
+                    .is_some_and(|a| is_stdin_path(&a.text))
             });
             if stdin_script {
                 self.stdin_program(name, inv);
@@ -2102,9 +2345,7 @@ impl Walker<'_> {
                 },
                 format!("{name} runs a script read from a process substitution"),
             ),
-            Some(s) if args[s].text == "-" || args[s].text == "/dev/stdin" => {
-                self.stdin_program(name, inv)
-            }
+            Some(s) if is_stdin_path(&args[s].text) => self.stdin_program(name, inv),
             Some(s) => {
                 // `python setup.py install` outside a virtualenv installs
                 // into the system's Python, like `pip install`.
@@ -2242,11 +2483,6 @@ impl Walker<'_> {
 
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         let g = git::parse(args);
-        for c in &g.configs {
-            if let Some((rule, reason)) = git::config_program(c) {
-                self.find(rule, reason);
-            }
-        }
         if g.exec_path {
             self.find(
                 RuleId::GitConfigProgram,
@@ -2297,6 +2533,25 @@ impl Walker<'_> {
                 Loc::Inside { path, .. } if path == self.cls.worktree.join(".git") => {}
                 _ => other_repo = true,
             }
+        }
+        // `-c key=value`, and its spelling in the environment the line gives git
+        // (`GIT_CONFIG_KEY_0=… GIT_CONFIG_VALUE_0=…`, `GIT_CONFIG_PARAMETERS`).
+        let (env_settings, env_unknown) = {
+            let vars = &self.state.vars;
+            let names: Vec<String> = vars.keys().cloned().collect();
+            git::environment_settings(&|n: &str| vars.get(n).cloned(), names.into_iter())
+        };
+        for c in g.configs.iter().chain(&env_settings) {
+            if let Some((rule, reason)) = git::config_program(c) {
+                self.find(rule, reason);
+            }
+            self.git_setting_runs(c, inv, depth);
+        }
+        if env_unknown {
+            self.find(
+                RuleId::GitConfigProgram,
+                "git settings given in the environment that cannot be known before running",
+            );
         }
         let Some(sub_i) = g.sub else {
             self.state.cwd = saved_cwd;
@@ -2369,6 +2624,15 @@ impl Walker<'_> {
                         deciding.push(format!("${name}"));
                     }
                 }
+                // Settings written earlier in the line (`git config remote.origin.push
+                // HEAD:main; git push`) decide as their `-c` spelling does.
+                let mut configs = g.configs.clone();
+                for (key, value) in &self.git_settings {
+                    match value {
+                        Some(v) => configs.push(format!("{key}={v}")),
+                        None => deciding.push(format!("git config {key}")),
+                    }
+                }
                 if let Some(setting) = deciding.first() {
                     self.find(
                         RuleId::GitPushMain,
@@ -2378,7 +2642,7 @@ impl Walker<'_> {
                         ),
                     );
                 }
-                let found = git::analyze_push(rest, branch.as_deref(), &g.configs);
+                let found = git::analyze_push(rest, branch.as_deref(), &configs);
                 let decided = found.iter().any(|(r, _)| {
                     matches!(
                         r,
@@ -2454,22 +2718,67 @@ impl Walker<'_> {
                     self.state.branch = target;
                 }
             }
+            "branch" | "symbolic-ref" | "stash"
+                if !other_repo && git::moves_branch(&sub, rest).is_some() =>
+            {
+                // `git branch -m main`, `git symbolic-ref HEAD refs/heads/main`,
+                // `git stash branch main`: the current branch is another from here on.
+                self.cur_writes = true;
+                if let Some((from, to)) = git::moves_branch(&sub, rest) {
+                    let current = &self.state.branch;
+                    // `git branch -m OLD NEW` renames the current branch only when it is
+                    // OLD; when that is not known, a move to main may be one.
+                    let moves = from.is_none()
+                        || from == *current
+                        || (current.is_none() && to.as_deref().is_some_and(git::is_main));
+                    if moves {
+                        self.state.branch = to;
+                    }
+                }
+            }
+            "branch" if git::branch_upstream(rest).is_some() => {
+                // `git branch -u origin/main`: a later `git push` (under
+                // `push.default=upstream`, which config may hold) goes there.
+                self.cur_writes = true;
+                if let Some((name, merge)) = git::branch_upstream(rest) {
+                    let name = name
+                        .or_else(|| branch.clone())
+                        .unwrap_or_else(|| "HEAD".into());
+                    self.git_settings
+                        .push((format!("branch.{name}.merge"), merge));
+                }
+            }
             "config" => {
                 self.cur_writes = true;
                 // `git config core.hooksPath DIR`, `git config alias.x '!…'`:
-                // a program for git to run later.
-                let key = rest
-                    .iter()
-                    .find(|a| !a.text.starts_with('-'))
-                    .map(|a| a.text.clone());
-                if let Some(key) = key
-                    && rest.iter().filter(|a| !a.text.starts_with('-')).count() >= 2
-                    && git::config_program(&format!("{key}=")).is_some()
-                {
-                    self.find(
-                        RuleId::GitConfigProgram,
-                        format!("git config {key} sets a program for git to run later"),
-                    );
+                // a program for git to run later, judged as the line it will run.
+                if let Some((key, value)) = git::config_assignment(rest) {
+                    let k = display_arg(&key);
+                    if !key.known {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config sets a key not known before running: {k}"),
+                        );
+                    } else if git::config_program(&format!("{k}=")).is_some() {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config {k} sets a program for git to run later"),
+                        );
+                    }
+                    if let Some(v) = value.as_ref().and_then(Arg::value) {
+                        let setting = format!("{k}={v}");
+                        self.git_setting_runs(&setting, inv, depth);
+                    }
+                    if key.known && git::push_deciding_setting(&k) {
+                        self.find(
+                            RuleId::GitConfigProgram,
+                            format!("git config {k} decides what a later git push pushes"),
+                        );
+                        if !other_repo {
+                            let v = value.and_then(|v| v.value().map(str::to_string));
+                            self.git_settings.push((k, v));
+                        }
+                    }
                 }
                 // The file a change is written to: `--system` writes
                 // /etc/gitconfig, `--global` the home's, `-f FILE` that file.
@@ -2574,6 +2883,65 @@ impl Walker<'_> {
             }
             _ => {}
         }
+        if matches!(sub.as_str(), "checkout" | "restore" | "mv" | "rm") {
+            // The files they write or remove in the worktree (`git checkout REV --
+            // .envrc`, `git mv x .envrc`): a protected one is a protected write.
+            // Past a revision: checkout's first operand before `--`, restore's
+            // `--source`/`-s` value.
+            let dashes = rest.iter().position(|a| a.text == "--");
+            let files: Vec<&Arg> = match (sub.as_str(), dashes) {
+                (_, Some(d)) => rest[d + 1..].iter().collect(),
+                ("checkout", None) => rest
+                    .iter()
+                    .filter(|a| !a.text.starts_with('-'))
+                    .skip(1)
+                    .collect(),
+                _ => rest
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, a)| {
+                        let source_value =
+                            *i > 0 && matches!(rest[i - 1].text.as_str(), "-s" | "--source");
+                        !a.text.starts_with('-') && !source_value
+                    })
+                    .map(|(_, a)| a)
+                    .collect(),
+            };
+            for a in files.into_iter().filter(|a| a.known) {
+                if let Loc::Inside { rel, .. } = self.resolve_arg(a, false)
+                    && !rel.as_os_str().is_empty()
+                    && self.is_protected(&rel)
+                {
+                    self.find(
+                        RuleId::ProtectedPath,
+                        format!("git {sub} writes a protected path: {}", rel.display()),
+                    );
+                }
+            }
+        }
+        if sub == "clone" {
+            // `git clone -c core.hooksPath=DIR`: written into the new repository's
+            // config, and in force for the clone itself (its checkout runs hooks).
+            for c in git::clone_settings(rest) {
+                let k = display_arg(&c);
+                if let Some((rule, reason)) = git::config_program(&k) {
+                    // An alias is only defined there, not run.
+                    let rule = if rule == RuleId::DynamicProgram {
+                        RuleId::GitConfigProgram
+                    } else {
+                        rule
+                    };
+                    self.find(rule, reason);
+                }
+                if c.known {
+                    self.git_setting_runs(&k, inv, depth);
+                }
+            }
+        }
+        let cwd = self.state.cwd.clone();
+        for c in git::option_commands(&sub, rest) {
+            self.git_runs(&[c], inv, depth, cwd.clone());
+        }
         for (target, what) in git::write_targets(&sub, rest) {
             self.check_write_target(&target, true, what);
         }
@@ -2617,6 +2985,29 @@ impl Walker<'_> {
             self.judge_argv(cmd, inv, depth + 1);
         }
         self.state.cwd = saved;
+    }
+
+    /// Judges what a git setting's value runs (`core.pager=…`, `alias.x=!…`), as the
+    /// program a variable such as `GIT_PAGER` names is judged. A value not known before
+    /// running stays with the setting's own rule.
+    fn git_setting_runs(&mut self, setting: &str, inv: &Invocation, depth: usize) {
+        if setting.contains(UNKNOWN) {
+            return;
+        }
+        match git::setting_runs(setting) {
+            Some(git::SettingRuns::Shell(s)) => {
+                let cwd = self.state.cwd.clone();
+                self.git_runs(&[Arg::literal(s)], inv, depth, cwd);
+            }
+            Some(git::SettingRuns::Git(words)) if depth < MAX_WRAPPERS => {
+                let argv: Vec<Arg> = std::iter::once("git")
+                    .chain(words.split_whitespace())
+                    .map(Arg::literal)
+                    .collect();
+                self.judge_argv(&argv, inv, depth + 1);
+            }
+            _ => {}
+        }
     }
 
     fn gh(&mut self, args: &[Arg]) {
@@ -2739,7 +3130,11 @@ impl Walker<'_> {
             }
             Loc::Outside(p) => {
                 let whole = self.cls.worktree.starts_with(&p);
-                if path::is_system_root(&p) {
+                // (`/` itself is the deletion of everything, named below.)
+                let in_root = p.parent().is_some() && path::is_system_root(&p);
+                let glob_in_root =
+                    !(recursive || force) && a.glob && path::glob_may_be_system_root(&p);
+                if in_root || glob_in_root {
                     self.find(
                         RuleId::SysRootWrite,
                         format!("{name} deletes in a system root: {}", p.display()),
@@ -2824,24 +3219,20 @@ impl Walker<'_> {
             .find(|s| matches!(self.resolve_arg(s, true), Loc::Outside(_) | Loc::Unknown))
             .unwrap_or(&starts[0])
             .clone();
-        // Whether an expression before `-delete` may leave a start itself undeleted (a test
-        // such as `-name '*.o'` or `-type f`, or `-mindepth 1`): find deletes only what the
-        // expression before it matched.
+        // Whether an expression before `-delete` (or `-exec rm`) may spare some of what lies
+        // below a start (a test such as `-name '*.o'` or `-type f`, `-mindepth 2`): find
+        // deletes only what the expression before it matched.
         let mut start_spared = false;
         while i < args.len() {
             let t = args[i].text.as_str();
             match t {
                 "-delete" => {
                     for s in starts.clone() {
-                        // A start named `.` (`.`, `./`, `a/.`) is never removed itself
-                        // (rmdir of `.` fails): at the worktree's root only its contents
-                        // go. Named any other way (`find "$PWD" -delete`,
-                        // `find ../wt -delete`) the root goes last: the worktree itself.
-                        let dot = {
-                            let t = s.text.trim_end_matches('/');
-                            s.known && (t == "." || t.ends_with("/."))
-                        };
-                        if (dot || start_spared)
+                        // Nothing before it spares anything: all below the start goes, at
+                        // the worktree's root its whole content, as `rm -rf .` there
+                        // deletes it (`.` itself stays, as it does for rm). Something
+                        // that may spare part of it (`-name '*.o'`) deletes inside.
+                        if start_spared
                             && matches!(self.resolve_arg(&s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty())
                         {
                             self.find(
@@ -2888,8 +3279,11 @@ impl Walker<'_> {
                         }) && args[begin + 1..end].iter().any(|a| a.text.contains("{}"));
                     if deletes_found {
                         for s in &starts {
-                            if matches!(self.resolve_arg(s, true), Loc::Outside(ref p) if !self.is_allowed_outside(p))
-                            {
+                            let at_root = matches!(self.resolve_arg(s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty());
+                            let outside = matches!(self.resolve_arg(s, true), Loc::Outside(ref p) if !self.is_allowed_outside(p));
+                            // At the worktree's root with nothing sparing any of it, the
+                            // whole content goes, as with `find . -delete`.
+                            if outside || (at_root && !start_spared) {
                                 self.delete_target(
                                     &format!("find {t} {}", args[begin].text),
                                     s,
@@ -2922,10 +3316,17 @@ impl Walker<'_> {
                 | "-warn"
                 | "-nowarn" => i += 1,
                 "-maxdepth" | "-regextype" => i += 2,
+                // `-mindepth 1` spares the start alone, which `rm -rf .` spares too.
                 "-mindepth" => {
                     start_spared |= args
                         .get(i + 1)
-                        .is_none_or(|n| n.text.parse::<u64>().map_or(true, |n| n > 0));
+                        .is_none_or(|n| n.text.parse::<u64>().map_or(true, |n| n > 1));
+                    i += 2;
+                }
+                // A name test that matches every name (`-name '*'`) spares nothing.
+                "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename"
+                    if args.get(i + 1).is_some_and(|p| p.known && p.text == "*") =>
+                {
                     i += 2;
                 }
                 _ => {
@@ -3013,11 +3414,17 @@ impl Walker<'_> {
                     ),
                     crate::sed::SedAction::Write(file) => {
                         self.cur_writes = true;
-                        let a = self.expand_tilde(Arg::literal(file));
+                        let a = self.expand_tilde(Arg {
+                            home_based: file.starts_with('~'),
+                            ..Arg::literal(file)
+                        });
                         self.check_write_target(&a, true, "sed w");
                     }
                     crate::sed::SedAction::Read(file) => {
-                        let a = self.expand_tilde(Arg::literal(file));
+                        let a = self.expand_tilde(Arg {
+                            home_based: file.starts_with('~'),
+                            ..Arg::literal(file)
+                        });
                         self.check_read_path(&a);
                     }
                 }
@@ -3183,6 +3590,12 @@ impl Walker<'_> {
                     "data-urlencode",
                     "json",
                     "url",
+                    "libcurl",
+                    "stderr",
+                    "etag-save",
+                    "etag-compare",
+                    "hsts",
+                    "alt-svc",
                 ],
                 permute: true,
             },
@@ -3200,6 +3613,11 @@ impl Walker<'_> {
                     "tries",
                     "timeout",
                     "input-file",
+                    "save-cookies",
+                    "load-cookies",
+                    "hsts-file",
+                    "warc-file",
+                    "rejected-log",
                 ],
                 permute: true,
             },
@@ -3298,7 +3716,14 @@ impl Walker<'_> {
             "setfacl" => targets.extend(ops.iter().copied()),
             "chmod" | "chown" | "chgrp" | "chattr" => {
                 let skip_first = !args.iter().any(|a| a.text.starts_with("--reference"));
-                targets.extend(ops.iter().copied().skip(usize::from(skip_first)));
+                if matches!(name, "chmod" | "chattr") && skip_first {
+                    // A mode may begin with `-` (`chmod -w F`, `chattr -i F`): the first
+                    // word that is none of the program's own options is the mode, every
+                    // word after it a file.
+                    targets.extend(mode_operands(name, args));
+                } else {
+                    targets.extend(ops.iter().copied().skip(usize::from(skip_first)));
+                }
                 // `-R` on `/` changes every system root below it. (`-r` is a
                 // chmod mode, not recursion.)
                 let recursive = args.iter().skip(1).any(|a| {
@@ -3341,6 +3766,13 @@ impl Walker<'_> {
                     ('\0', "output-dir"),
                     ('\0', "trace"),
                     ('\0', "trace-ascii"),
+                    // Files curl writes besides the download: the C code of the
+                    // transfer, its error output, the ETag, the HSTS and Alt-Svc caches.
+                    ('\0', "libcurl"),
+                    ('\0', "stderr"),
+                    ('\0', "etag-save"),
+                    ('\0', "hsts"),
+                    ('\0', "alt-svc"),
                 ] {
                     for v in p.values_of(c, l) {
                         if v.text != "-" {
@@ -3364,6 +3796,10 @@ impl Walker<'_> {
                     ('o', "output-file"),
                     ('P', "directory-prefix"),
                     ('a', "append-output"),
+                    ('\0', "save-cookies"),
+                    ('\0', "hsts-file"),
+                    ('\0', "warc-file"),
+                    ('\0', "rejected-log"),
                 ] {
                     for v in p.values_of(c, l) {
                         if v.text != "-" {
@@ -3432,6 +3868,77 @@ impl Walker<'_> {
             self.check_write_target(&a, true, what);
         }
         self.check_path_args(args, &targets);
+        if matches!(name, "ln" | "link" | "cp") {
+            self.note_links(name, args, &p);
+        }
+    }
+
+    /// Remembers the links `ln` (and `cp -s`) makes, so that later words of the line
+    /// are resolved through them (`ln -s .git/hooks h && echo x > h/pre-commit` writes a
+    /// hook). A symbolic link points to its target as written, taken from the link's
+    /// folder; a hard link (or `ln -r`) to the file the target names from here. Where a
+    /// NAME that exists may be a folder (the link then goes inside it), both are taken.
+    fn note_links(&mut self, name: &str, args: &[Arg], p: &opts::Parsed) {
+        let symbolic = p.has('s', "symbolic") || (name == "cp" && p.has('s', "symbolic-link"));
+        if name == "cp" && !symbolic {
+            return;
+        }
+        let as_written = symbolic && !p.has('r', "relative");
+        let ops: Vec<&Arg> = p.operands.iter().map(|&i| &args[i]).collect();
+        let base = |a: &Arg| {
+            a.text
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        };
+        let inside = |dir: &Arg, src: &Arg| Arg {
+            text: format!("{}/{}", dir.text.trim_end_matches('/'), base(src)),
+            ..dir.clone()
+        };
+        // (what the link points to, where the link is)
+        let mut made: Vec<(&Arg, Arg)> = Vec::new();
+        if let Some(dir) = p.value_of('t', "target-directory") {
+            made.extend(ops.iter().map(|s| (*s, inside(dir, s))));
+        } else {
+            match ops.as_slice() {
+                [] => {}
+                [src] => made.push((src, Arg::literal(base(src)))),
+                [src, dest] => {
+                    let folder = dest.text.ends_with('/');
+                    let exists = !folder
+                        && matches!(self.resolve_arg(dest, false), Loc::Inside { ref path, .. } | Loc::Outside(ref path) if self.cls.fs.exists(path));
+                    if !folder || p.has('T', "no-target-directory") {
+                        made.push((src, (*dest).clone()));
+                    }
+                    if (folder || exists) && !p.has('T', "no-target-directory") {
+                        made.push((src, inside(dest, src)));
+                    }
+                }
+                [srcs @ .., dir] => made.extend(srcs.iter().map(|s| (*s, inside(dir, s)))),
+            }
+        }
+        for (src, link) in made {
+            if !src.known || !link.known || src.text.is_empty() {
+                continue;
+            }
+            let at = match self.resolve_arg(&link, false) {
+                Loc::Inside { path, .. } | Loc::Outside(path) => path,
+                Loc::Unknown => continue,
+            };
+            let target = if as_written {
+                PathBuf::from(&src.text)
+            } else {
+                match self.resolve_arg(src, true) {
+                    Loc::Inside { path, .. } | Loc::Outside(path) => path,
+                    Loc::Unknown => continue,
+                }
+            };
+            if self.links.len() < 64 {
+                self.links.insert(at, target);
+            }
+        }
     }
 
     fn dd(&mut self, args: &[Arg]) {
@@ -3452,10 +3959,11 @@ impl Walker<'_> {
     }
 
     fn kill(&mut self, args: &[Arg]) {
+        // Signal names in any case, with or without `SIG` (`-sigkill`, `-s SigKill`).
         let sigkill = |s: &str| {
-            let s = s.trim_start_matches('-');
-            let s = s.strip_prefix("SIG").unwrap_or(s);
-            s == "9" || s.eq_ignore_ascii_case("KILL")
+            let s = s.trim_start_matches('-').to_ascii_uppercase();
+            let s = s.strip_prefix("SIG").unwrap_or(&s);
+            s == "9" || s == "KILL"
         };
         let mut forced = false;
         let mut i = 1;
@@ -3464,6 +3972,16 @@ impl Walker<'_> {
             if t == "-s" || t == "-n" || t == "--signal" {
                 forced |= args.get(i + 1).is_some_and(|a| sigkill(&a.text));
                 i += 2;
+                continue;
+            }
+            if let Some(v) = t
+                .strip_prefix("--signal=")
+                .or_else(|| t.strip_prefix("-s").filter(|v| !v.is_empty()))
+                .or_else(|| t.strip_prefix("-n").filter(|v| !v.is_empty()))
+            {
+                // `-sigkill` is the signal's name, `-sKILL` its option: either way.
+                forced |= sigkill(v) || sigkill(t);
+                i += 1;
                 continue;
             }
             if t.starts_with('-') && t.len() > 1 && !t.starts_with("--") && sigkill(t) {
@@ -3564,11 +4082,85 @@ impl Walker<'_> {
 
     fn system_packages(&mut self, name: &str, args: &[Arg]) {
         let words: Vec<&str> = args.iter().skip(1).map(|a| a.text.as_str()).collect();
-        let first_word = words
-            .iter()
-            .find(|w| !w.starts_with('-'))
-            .copied()
-            .unwrap_or("");
+        // Options before the subcommand that take the next word as their value
+        // (`apt-get -o Dpkg::Options::=--force-confnew install jq`, `dnf -c F install`).
+        let value_options: &[&str] = match name {
+            "apt" | "apt-get" | "aptitude" => &[
+                "-o",
+                "-c",
+                "-t",
+                "-a",
+                "--option",
+                "--config-file",
+                "--target-release",
+                "--default-release",
+                "--host-architecture",
+            ],
+            "dnf" | "yum" | "microdnf" => &[
+                "-c",
+                "-d",
+                "-e",
+                "-x",
+                "-R",
+                "--config",
+                "--releasever",
+                "--installroot",
+                "--enablerepo",
+                "--disablerepo",
+                "--repo",
+                "--repoid",
+                "--debuglevel",
+                "--errorlevel",
+                "--exclude",
+                "--setopt",
+                "--forcearch",
+                "--repofrompath",
+                "--color",
+                "--destdir",
+                "--downloaddir",
+                "--randomwait",
+                "--rpmverbosity",
+            ],
+            "zypper" => &[
+                "-c",
+                "-R",
+                "-p",
+                "-D",
+                "--config",
+                "--root",
+                "--plus-repo",
+                "--reposd-dir",
+                "--cache-dir",
+                "--raw-cache-dir",
+                "--solv-cache-dir",
+                "--pkg-cache-dir",
+            ],
+            "apk" => &[
+                "-X",
+                "-p",
+                "--repository",
+                "--root",
+                "--arch",
+                "--cache-dir",
+                "--keys-dir",
+                "--repositories-file",
+            ],
+            "flatpak" => &["--installation"],
+            _ => &[],
+        };
+        let mut first_word = "";
+        let mut k = 0;
+        while k < words.len() {
+            if value_options.contains(&words[k]) {
+                k += 2;
+                continue;
+            }
+            if !words[k].starts_with('-') {
+                first_word = words[k];
+                break;
+            }
+            k += 1;
+        }
         let mutating = match name {
             "pacman" => words.iter().any(|w| {
                 (w.starts_with("-S") && !w[2..].contains(['s', 'i', 'l', 'g', 'p']))
@@ -3650,6 +4242,46 @@ impl Walker<'_> {
     }
 
     fn pip(&mut self, args: &[Arg], sub_index: usize) {
+        // pip's own options may come before the subcommand (`pip -q install`, `pip
+        // --proxy URL install`); those that take a value take the next word.
+        const VALUE_OPTIONS: &[&str] = &[
+            "--python",
+            "--log",
+            "--log-file",
+            "--local-log",
+            "--keyring-provider",
+            "--proxy",
+            "--retries",
+            "--timeout",
+            "--exists-action",
+            "--trusted-host",
+            "--cert",
+            "--client-cert",
+            "--cache-dir",
+            "--src",
+            "--use-feature",
+            "--use-deprecated",
+            "--resume-retries",
+            "-i",
+            "--index-url",
+            "--extra-index-url",
+            "-f",
+            "--find-links",
+            "-c",
+            "--constraint",
+            "-r",
+            "--requirement",
+        ];
+        let mut sub_index = sub_index;
+        while let Some(a) = args.get(sub_index) {
+            if VALUE_OPTIONS.contains(&a.text.as_str()) {
+                sub_index += 2;
+            } else if a.text.starts_with('-') {
+                sub_index += 1;
+            } else {
+                break;
+            }
+        }
         let sub = args.get(sub_index).map(|a| a.text.as_str()).unwrap_or("");
         if matches!(sub, "install" | "uninstall" | "download" | "wheel") {
             self.cur_writes = true;
@@ -3716,7 +4348,14 @@ impl Walker<'_> {
         // Options of one tool that take the next word as their value (before the
         // subcommand: `docker --context prod push`, `npm --tag beta publish`).
         let own_values: &[&str] = match name {
-            "docker" | "podman" => &[
+            "docker" | "podman" | "nerdctl" | "buildah" | "docker-compose" => &[
+                "-f",
+                "--file",
+                "-p",
+                "--project-name",
+                "--project-directory",
+                "--env-file",
+                "--profile",
                 "-c",
                 "--context",
                 "-H",
@@ -3797,7 +4436,27 @@ impl Walker<'_> {
             "yarn" => sub == "publish" || (sub == "npm" && sub2 == "publish"),
             "twine" => sub == "upload",
             "gem" => sub == "push",
-            "docker" | "podman" => sub == "push" || (sub == "image" && sub2 == "push"),
+            // `docker push`, and the spellings that push an image: `image push`,
+            // `manifest push`, `compose push`, `build --push` (buildx's too, and its
+            // `bake`), an output of type registry or with `push=true`.
+            "docker" | "podman" | "nerdctl" | "buildah" | "docker-compose" => {
+                let pushes_output = args.iter().any(|a| {
+                    let t = a.text.as_str();
+                    t == "--push"
+                        || (t.starts_with("--push=") && !t.ends_with("=false"))
+                        || ((t.starts_with("--output=") || t.starts_with("-o"))
+                            && (t.contains("type=registry") || t.contains("push=true")))
+                }) || args.windows(2).any(|w| {
+                    matches!(w[0].text.as_str(), "--output" | "-o")
+                        && (w[1].text.contains("type=registry") || w[1].text.contains("push=true"))
+                });
+                let builds = matches!(sub, "build" | "buildx" | "image" | "compose" | "bake")
+                    || name == "docker-compose";
+                sub == "push"
+                    || (matches!(sub, "image" | "manifest" | "compose" | "buildx")
+                        && words.contains(&"push"))
+                    || (builds && pushes_output)
+            }
             "helm" => sub == "push",
             _ => false,
         };
@@ -4249,7 +4908,10 @@ impl Walker<'_> {
                 ">" if !in_print => {}
                 ">" => {
                     if lit != "/dev/stdout" && lit != "/dev/stderr" && lit != "-" {
-                        let a = self.expand_tilde(Arg::literal(lit));
+                        let a = self.expand_tilde(Arg {
+                            home_based: lit.starts_with('~'),
+                            ..Arg::literal(lit)
+                        });
                         self.check_write_target(&a, true, "awk print >");
                     }
                 }
@@ -4491,6 +5153,64 @@ fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
         _ => return None,
     };
     Some(format!("{name} {what}"))
+}
+
+/// The files of `chmod MODE FILE…` and `chattr MODE FILE…` (indices into `args`), the
+/// mode found past the options even when it begins with `-` (`chmod -x`, `chattr -i`).
+fn mode_operands(name: &str, args: &[Arg]) -> Vec<usize> {
+    let (flags, valued): (&[&str], &[&str]) = match name {
+        "chattr" => (&["-R", "-V", "-f"], &["-v", "-p"]),
+        _ => (
+            &[
+                "-c",
+                "-f",
+                "-v",
+                "-R",
+                "--changes",
+                "--silent",
+                "--quiet",
+                "--verbose",
+                "--recursive",
+                "--preserve-root",
+                "--no-preserve-root",
+            ],
+            &[],
+        ),
+    };
+    let mut i = 1;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if t == "--" {
+            i += 1;
+            break;
+        }
+        if valued.contains(&t) {
+            i += 2;
+            continue;
+        }
+        let cluster_of_flags = t.len() > 1
+            && t.starts_with('-')
+            && !t.starts_with("--")
+            && t[1..]
+                .chars()
+                .all(|c| flags.iter().any(|f| f.len() == 2 && f.ends_with(c)));
+        if flags.contains(&t) || cluster_of_flags {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    // `args[i]` is the mode.
+    (i + 1..args.len()).collect()
+}
+
+/// A script operand that is the process's stdin: `-` (for a shell or interpreter),
+/// `/dev/stdin`, and the descriptor 0 links (`/dev/fd/0`, `/proc/self/fd/0`).
+fn is_stdin_path(t: &str) -> bool {
+    matches!(
+        t,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
+    )
 }
 
 fn is_assignment(t: &str) -> bool {

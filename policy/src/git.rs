@@ -315,6 +315,295 @@ pub fn config_program(setting: &str) -> Option<(RuleId, String)> {
     })
 }
 
+/// How git runs the value of a setting that names a program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingRuns {
+    /// A string git hands to a shell (`core.pager`, `alias.x=!…`, `diff.external`…).
+    Shell(String),
+    /// An alias without `!`: the words of a git command (`alias.p=push -f` runs
+    /// `git push -f`).
+    Git(String),
+}
+
+/// What the value of `setting` (`key=value`) makes git run, when the key names a program
+/// and the value is one (a boolean `core.pager`/`pager.log` or `core.fsmonitor` only turns
+/// a behaviour on or off).
+pub fn setting_runs(setting: &str) -> Option<SettingRuns> {
+    let (key, value) = setting.split_once('=')?;
+    let key = key.to_ascii_lowercase();
+    let value = value.trim();
+    if let Some(alias) = key.strip_prefix("alias.") {
+        if alias.is_empty() || value.is_empty() {
+            return None;
+        }
+        return Some(match value.strip_prefix('!') {
+            Some(shell) => SettingRuns::Shell(shell.to_string()),
+            None => SettingRuns::Git(value.to_string()),
+        });
+    }
+    let boolean = matches!(
+        value.to_ascii_lowercase().as_str(),
+        "" | "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0"
+    );
+    if boolean {
+        return None;
+    }
+    let last = key.rsplit('.').next().unwrap_or("");
+    let runs = matches!(
+        key.as_str(),
+        "core.pager"
+            | "core.sshcommand"
+            | "core.editor"
+            | "core.fsmonitor"
+            | "core.askpass"
+            | "core.gitproxy"
+            | "core.alternaterefscommand"
+            | "diff.external"
+            | "gpg.program"
+            | "sequence.editor"
+            | "uploadpack.packobjectshook"
+            | "sendemail.sendmailcmd"
+            | "sendemail.tocmd"
+            | "sendemail.cccmd"
+    ) || key.starts_with("pager.")
+        || (key.starts_with("filter.") && matches!(last, "clean" | "smudge" | "process"))
+        || (key.starts_with("diff.") && matches!(last, "textconv" | "command"))
+        || (key.starts_with("merge.") && last == "driver")
+        || (key.starts_with("gpg.") && last == "program")
+        || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack"))
+        // A helper is a shell string after `!`, a program by its path, or
+        // `git credential-NAME` by a bare name.
+        || (key.starts_with("credential.")
+            && last == "helper"
+            && (value.starts_with('!') || value.starts_with('/') || value.starts_with('~')));
+    runs.then(|| SettingRuns::Shell(value.trim_start_matches('!').to_string()))
+}
+
+/// The settings git's environment gives it (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>` and
+/// `GIT_CONFIG_VALUE_<n>`, `GIT_CONFIG_PARAMETERS`), the spelling of `git -c` in the
+/// environment: `key=value` settings, and whether any is there whose key or value is not
+/// known. `var` gives a variable's value: `None` unset, `Some(None)` set to a value not
+/// known.
+pub fn environment_settings(
+    var: &dyn Fn(&str) -> Option<Option<String>>,
+    keys: impl Iterator<Item = String>,
+) -> (Vec<String>, bool) {
+    let mut settings = Vec::new();
+    let mut unknown = false;
+    for name in keys {
+        let Some(n) = name.strip_prefix("GIT_CONFIG_KEY_") else {
+            continue;
+        };
+        match (var(&name), var(&format!("GIT_CONFIG_VALUE_{n}"))) {
+            (Some(Some(k)), Some(Some(v))) => settings.push(format!("{k}={v}")),
+            (Some(Some(k)), None) => settings.push(format!("{k}=")),
+            (Some(_), _) => unknown = true,
+            (None, _) => {}
+        }
+    }
+    match var("GIT_CONFIG_PARAMETERS") {
+        Some(Some(p)) => match parse_config_parameters(&p) {
+            Some(found) => settings.extend(found),
+            None => unknown = true,
+        },
+        Some(None) => unknown = true,
+        None => {}
+    }
+    (settings, unknown)
+}
+
+/// Reads `GIT_CONFIG_PARAMETERS`: single-quoted words separated by spaces, each
+/// `'key=value'` or `'key'='value'` (a quote inside written `'\''`). `None` when it
+/// cannot be read.
+fn parse_config_parameters(text: &str) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    // One single-quoted string, `'\''` taken as a quote.
+    let quoted = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>| -> Option<String> {
+        let mut s = String::new();
+        if chars.next()? != '\'' {
+            return None;
+        }
+        loop {
+            match chars.next()? {
+                '\'' => {
+                    if chars.peek() == Some(&'\\') {
+                        // `'\''`: the quote ends, an escaped quote, a quote begins again.
+                        chars.next();
+                        if chars.next()? != '\'' || chars.next()? != '\'' {
+                            return None;
+                        }
+                        s.push('\'');
+                    } else {
+                        return Some(s);
+                    }
+                }
+                c => s.push(c),
+            }
+        }
+    };
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        if chars.peek().is_none() {
+            return Some(out);
+        }
+        let first = quoted(&mut chars)?;
+        if chars.peek() == Some(&'=') {
+            chars.next();
+            let value = if chars.peek() == Some(&'\'') {
+                quoted(&mut chars)?
+            } else {
+                String::new()
+            };
+            out.push(format!("{first}={value}"));
+        } else if first.contains('=') {
+            out.push(first);
+        } else {
+            out.push(format!("{first}="));
+        }
+    }
+}
+
+/// What `git config …` (`args` after `config`) sets: the key and, when the command gives
+/// one, the value. Reads both syntaxes (`git config KEY VALUE`, `git config --add KEY
+/// VALUE`, and git 2.46's `git config set [--append] KEY VALUE`) past the options,
+/// some of which take a value (`--type bool`, `--file F`, `--comment C`). `None` for a
+/// read, an unset or another action.
+pub fn config_assignment(args: &[Arg]) -> Option<(Arg, Option<Arg>)> {
+    const VALUE_OPTIONS: &[&str] = &[
+        "-f",
+        "--file",
+        "--blob",
+        "--type",
+        "--default",
+        "--comment",
+        "--value",
+    ];
+    const NOT_A_SET: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--get-color",
+        "--get-colorbool",
+        "-l",
+        "--list",
+        "--unset",
+        "--unset-all",
+        "--rename-section",
+        "--remove-section",
+        "-e",
+        "--edit",
+    ];
+    let mut operands: Vec<&Arg> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if VALUE_OPTIONS.contains(&t) {
+            i += 2;
+            continue;
+        }
+        if NOT_A_SET.contains(&t) {
+            return None;
+        }
+        if t == "--" {
+            operands.extend(args[i + 1..].iter());
+            break;
+        }
+        if !t.starts_with('-') || t == "-" {
+            operands.push(&args[i]);
+        }
+        i += 1;
+    }
+    let operands = match operands.first().map(|a| a.text.as_str()) {
+        Some("set") => &operands[1..],
+        Some(
+            "get" | "list" | "unset" | "edit" | "rename-section" | "remove-section" | "get-color"
+            | "get-colorbool",
+        ) => return None,
+        _ => &operands[..],
+    };
+    let key = (*operands.first()?).clone();
+    Some((key, operands.get(1).map(|v| (*v).clone())))
+}
+
+/// Values of a subcommand's options that git runs as a command on this machine:
+/// `difftool -x/--extcmd`, `--upload-pack` (`-u` for clone) of fetch, pull, clone and
+/// ls-remote, `push --receive-pack/--exec`, `archive --exec`. (For a remote reached over
+/// ssh they run there; for a path or `file://` one they run here.)
+pub fn option_commands(sub: &str, args: &[Arg]) -> Vec<Arg> {
+    let (short, long): (&[&str], &[&str]) = match sub {
+        "difftool" => (&["-x"], &["--extcmd"]),
+        "fetch" | "pull" | "ls-remote" => (&[], &["--upload-pack"]),
+        "clone" => (&["-u"], &["--upload-pack"]),
+        "push" => (&[], &["--receive-pack", "--exec"]),
+        "archive" => (&[], &["--exec"]),
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if short.contains(&t) || long.contains(&t) {
+            out.extend(args.get(i + 1).cloned());
+            i += 2;
+            continue;
+        }
+        let attached = long
+            .iter()
+            .find_map(|l| t.strip_prefix(l).and_then(|r| r.strip_prefix('=')))
+            .or_else(|| {
+                short
+                    .iter()
+                    .find_map(|s| t.strip_prefix(s).filter(|r| !r.is_empty()))
+            });
+        if let Some(v) = attached {
+            out.push(Arg {
+                text: v.to_string(),
+                ..a.clone()
+            });
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The `-c`/`--config key=value` settings `git clone` writes into the new repository's
+/// config (`args` after `clone`).
+pub fn clone_settings(args: &[Arg]) -> Vec<Arg> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if t == "-c" || t == "--config" {
+            out.extend(args.get(i + 1).cloned());
+            i += 2;
+            continue;
+        }
+        if let Some(v) = t
+            .strip_prefix("--config=")
+            .or_else(|| t.strip_prefix("-c").filter(|r| !r.is_empty()))
+        {
+            out.push(Arg {
+                text: v.to_string(),
+                ..a.clone()
+            });
+        }
+        i += 1;
+    }
+    out
+}
+
 const PUSH_SPEC: OptSpec = OptSpec {
     short_arg: "o",
     long_arg: &["push-option", "repo", "receive-pack", "exec"],
@@ -393,7 +682,7 @@ pub fn config_write_file(args: &[Arg]) -> Option<ConfigFile> {
     (changes || operands >= 2).then_some(file).flatten()
 }
 
-fn is_main(branch: &str) -> bool {
+pub fn is_main(branch: &str) -> bool {
     let b = branch
         .strip_prefix("refs/heads/")
         .or_else(|| branch.strip_prefix("heads/"))
@@ -584,6 +873,93 @@ pub fn analyze_push(
     out
 }
 
+/// A subcommand that makes another branch the current one without checking it out:
+/// `git branch -m [OLD] NEW` (`-M`, `--move`), `git symbolic-ref HEAD refs/heads/NEW`,
+/// `git stash branch NEW`. Returns the branch it renames (`None`: the current one) and
+/// the branch current afterwards (`None`: not known before running).
+pub fn moves_branch(sub: &str, args: &[Arg]) -> Option<(Option<String>, Option<String>)> {
+    let operands: Vec<&Arg> = args.iter().filter(|a| !a.text.starts_with('-')).collect();
+    let name = |a: &Arg| a.value().map(str::to_string);
+    match sub {
+        "branch" => {
+            let moving = args.iter().any(|a| {
+                opts::is_long(&a.text, "move")
+                    || (a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text.contains(['m', 'M']))
+            });
+            if !moving {
+                return None;
+            }
+            match operands.as_slice() {
+                [new] => Some((None, name(new))),
+                [old, new, ..] => Some((Some(name(old)?), name(new))),
+                [] => None,
+            }
+        }
+        "symbolic-ref" => {
+            if args
+                .iter()
+                .any(|a| a.text.starts_with('-') && a.text != "-m")
+            {
+                return None;
+            }
+            match operands.as_slice() {
+                [head, target, ..] if head.text == "HEAD" => Some((
+                    None,
+                    name(target).map(|t| {
+                        t.strip_prefix("refs/heads/")
+                            .map_or(t.clone(), str::to_string)
+                    }),
+                )),
+                _ => None,
+            }
+        }
+        "stash" => match operands.as_slice() {
+            [b, new, ..] if b.text == "branch" => Some((None, name(new))),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// `git branch -u UPSTREAM [NAME]` (`--set-upstream-to`): the branch whose upstream it
+/// sets (`None`: the current one) and the `branch.NAME.merge` value that follows
+/// (`refs/heads/main` for `origin/main`; `None` when not known).
+pub fn branch_upstream(args: &[Arg]) -> Option<(Option<String>, Option<String>)> {
+    let mut upstream: Option<&Arg> = None;
+    let mut attached: Option<Arg> = None;
+    let mut operands: Vec<&Arg> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if t == "-u" || t == "--set-upstream-to" {
+            upstream = args.get(i + 1);
+            i += 2;
+            continue;
+        }
+        if let Some(v) = t
+            .strip_prefix("--set-upstream-to=")
+            .or_else(|| t.strip_prefix("-u").filter(|v| !v.is_empty()))
+        {
+            attached = Some(Arg {
+                text: v.to_string(),
+                ..args[i].clone()
+            });
+        } else if !t.starts_with('-') {
+            operands.push(&args[i]);
+        }
+        i += 1;
+    }
+    let upstream = attached.as_ref().or(upstream)?;
+    let merge = upstream.value().map(|u| {
+        let branch = u.split_once('/').map_or(u, |x| x.1);
+        format!("refs/heads/{branch}")
+    });
+    let name = operands.first().and_then(|a| a.value().map(str::to_string));
+    Some((name, merge))
+}
+
 /// The branch a `git checkout`/`git switch` moves to, if it is one.
 /// `Some(None)` means it moves somewhere that cannot be known.
 pub fn checkout_target(sub: &str, args: &[Arg]) -> Option<Option<String>> {
@@ -617,8 +993,12 @@ pub fn checkout_target(sub: &str, args: &[Arg]) -> Option<Option<String>> {
         return Some(None);
     }
     let first = p.operands.first().map(|&i| &argv[i])?;
+    // `git checkout -t origin/main` makes and checks out a branch named after the
+    // remote one.
+    let tracking = p.has('t', "track");
     match first.value() {
         Some("-") => Some(None),
+        Some(b) if tracking => Some(Some(b.split_once('/').map_or(b, |x| x.1).to_string())),
         Some(b) => Some(Some(b.to_string())),
         None => Some(None),
     }

@@ -83,6 +83,26 @@ impl FsView for OnceFs<'_> {
     }
 }
 
+/// `inner` with the links a line makes before the point being judged (`ln -s /etc e &&
+/// echo x > e/passwd`): each link's path, absolute, and what it points to as written.
+pub struct WithLinks<'a> {
+    pub inner: &'a dyn FsView,
+    pub links: &'a std::collections::HashMap<PathBuf, PathBuf>,
+}
+
+impl FsView for WithLinks<'_> {
+    fn read_link(&self, path: &Path) -> io::Result<PathBuf> {
+        match self.links.get(path) {
+            Some(target) => Ok(target.clone()),
+            None => self.inner.read_link(path),
+        }
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.links.contains_key(path) || self.inner.exists(path)
+    }
+}
+
 /// A filesystem with no symlinks at all: resolution is purely lexical.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct LexicalFs;
@@ -179,13 +199,15 @@ pub fn is_within(path: &Path, root: &Path) -> bool {
     path.starts_with(root)
 }
 
-/// System roots: a write there is refused outright (rule `sys.root-write`).
+/// System roots: a write there is refused outright (rule `sys.root-write`). `/` itself
+/// counts: what is written into it (`tar xf a.tar -C /`, `cp -r etc /`) lands in them.
 pub fn is_system_root(path: &Path) -> bool {
     let mut comps = path.components();
     if comps.next() != Some(Component::RootDir) {
         return false;
     }
     match comps.next() {
+        None => true,
         Some(Component::Normal(first)) => {
             let f = first.as_bytes();
             matches!(
@@ -195,6 +217,33 @@ pub fn is_system_root(path: &Path) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether a glob's first component can match a system root (`/e*c/passwd`, `/u?r/bin`,
+/// `/[e]tc`, `/*`): the shell expands it before the program runs.
+pub fn glob_may_be_system_root(path: &Path) -> bool {
+    let mut comps = path.components();
+    if comps.next() != Some(Component::RootDir) {
+        return false;
+    }
+    let Some(Component::Normal(first)) = comps.next() else {
+        return false;
+    };
+    let Some(first) = first.to_str().filter(|f| f.contains(['*', '?', '['])) else {
+        return false;
+    };
+    let opts = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
+    glob::Pattern::new(first).is_ok_and(|p| {
+        [
+            "etc", "usr", "bin", "sbin", "boot", "sys", "proc", "lib", "lib32", "lib64", "libx32",
+        ]
+        .iter()
+        .any(|root| p.matches_with(root, opts))
+    })
 }
 
 /// Block devices and raw memory: writing there destroys a disk or the kernel.
@@ -232,7 +281,6 @@ pub fn is_harmless_device(path: &Path) -> bool {
 /// Paths inside the worktree whose contents run code later, outside the
 /// sandbox (SPEC §2, "protected paths"). `rel` is relative to the worktree.
 pub fn is_protected(rel: &Path) -> bool {
-    let s = rel.as_os_str().as_bytes();
     let first = rel.components().next();
     let first = match first {
         Some(Component::Normal(n)) => n.as_bytes(),
@@ -251,19 +299,26 @@ pub fn is_protected(rel: &Path) -> bool {
     if is_git_control(rel) {
         return true;
     }
-    if matches!(
-        first,
-        b".gitmodules" | b".envrc" | b".mcp.json" | b".vscode" | b".idea"
-    ) {
+    if first == b".gitmodules" {
         return true;
     }
-    if rel.starts_with(".claude")
-        && let Some(name) = rel.file_name()
-    {
-        let n = name.as_bytes();
-        return n.starts_with(b"settings") && n.ends_with(b".json")
-            || s == b".claude"
-            || n == b"hooks";
+    // At any depth: direnv loads the `.envrc` of every folder a person enters, and an
+    // editor or agent opened in a folder of the worktree reads that folder's settings.
+    let parts: Vec<&[u8]> = rel.components().map(|c| c.as_os_str().as_bytes()).collect();
+    for (i, part) in parts.iter().enumerate() {
+        if matches!(*part, b".envrc" | b".mcp.json" | b".vscode" | b".idea") {
+            return true;
+        }
+        if *part == b".claude" {
+            return match parts.get(i + 1..) {
+                Some([]) | None => true,
+                Some([name]) => {
+                    name.starts_with(b"settings") && name.ends_with(b".json") || *name == b"hooks"
+                }
+                Some([b"hooks", ..]) => true,
+                Some(_) => false,
+            };
+        }
     }
     false
 }
@@ -478,6 +533,13 @@ mod tests {
         assert!(is_system_root(Path::new("/lib64/x")));
         assert!(is_system_root(Path::new("/usr")));
         assert!(!is_system_root(Path::new("/var/tmp")));
+        assert!(is_system_root(Path::new("/")));
+        assert!(glob_may_be_system_root(Path::new("/e*c/passwd")));
+        assert!(glob_may_be_system_root(Path::new("/u?r/bin/x")));
+        assert!(glob_may_be_system_root(Path::new("/[e]tc/x")));
+        assert!(glob_may_be_system_root(Path::new("/*/x")));
+        assert!(!glob_may_be_system_root(Path::new("/tmp/*.log")));
+        assert!(!glob_may_be_system_root(Path::new("/t*p/x")));
         assert!(is_block_device(Path::new("/dev/sda1")));
         assert!(is_block_device(Path::new("/dev/nvme0n1")));
         assert!(is_block_device(Path::new("/dev/mem")));
@@ -508,6 +570,12 @@ mod tests {
             ".git/modules/lib/info/config",
             "HEAD",
             "forged/HEAD",
+            "sub/.envrc",
+            "a/b/.vscode/settings.json",
+            "sub/.idea/workspace.xml",
+            "sub/.claude/settings.json",
+            "sub/.claude/hooks/check.sh",
+            "sub/.mcp.json",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
@@ -522,6 +590,9 @@ mod tests {
             "HEADER",
             "evil/.gitignore",
             "src/git/config",
+            "sub/.claude/notes.md",
+            "sub/.gitmodules",
+            "src/envrc",
         ] {
             assert!(!is_protected(Path::new(p)), "{p}");
         }

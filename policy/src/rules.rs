@@ -99,7 +99,7 @@ use Level::{Green, Red, Yellow};
 pub const READ_PROGRAMS: &[&str] = &[
     "ls", "pwd", "cat", "grep", "rg", "head", "tail", "which", "file", "wc",
 ];
-pub const PRIV_PROGRAMS: &[&str] = &["sudo", "doas", "su", "pkexec", "runuser"];
+pub const PRIV_PROGRAMS: &[&str] = &["sudo", "sudoedit", "doas", "su", "pkexec", "runuser"];
 pub const FETCH_PROGRAMS: &[&str] = &["curl", "wget"];
 pub const PERM_PROGRAMS: &[&str] = &["chmod", "chown", "chgrp"];
 pub const KILL_PROGRAMS: &[&str] = &["pkill", "killall", "killall5"];

@@ -113,6 +113,14 @@ pub struct Walker<'a> {
     commands: usize,
     /// Functions defined in the line.
     pub functions: HashSet<String>,
+    /// Settings that decide where a push goes written to the repository's config earlier
+    /// in the line (`git config remote.origin.push HEAD:main`), with their values when
+    /// known. Kept on disk, they outlive subshells and pipelines.
+    pub git_settings: Vec<(String, Option<String>)>,
+    /// Links the line makes (`ln -s TARGET NAME`, `cp -s`), by the link's absolute path:
+    /// later words are resolved through them as through links on disk. Kept on disk,
+    /// they outlive subshells.
+    pub links: HashMap<PathBuf, PathBuf>,
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
@@ -331,7 +339,34 @@ fn is_program_variable(name: &str) -> bool {
             | "GIT_PROXY_COMMAND"
             | "GIT_EXTERNAL_DIFF"
             | "BROWSER"
-    )
+            // Builds run these: the compilers and tools make, cargo and configure
+            // scripts call, and make's shell.
+            | "CC"
+            | "CXX"
+            | "CPP"
+            | "LD"
+            | "AR"
+            | "RUSTC"
+            | "RUSTDOC"
+            | "RUSTC_WRAPPER"
+            | "RUSTC_WORKSPACE_WRAPPER"
+            | "CARGO_BUILD_RUSTC"
+            | "CARGO_BUILD_RUSTC_WRAPPER"
+            | "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER"
+            | "MAKE"
+            | "SHELL"
+            // less runs its input preprocessor through a shell.
+            | "LESSOPEN"
+            | "LESSCLOSE"
+    ) || (name.starts_with("CARGO_TARGET_")
+        && (name.ends_with("_RUNNER") || name.ends_with("_LINKER")))
+}
+
+/// Variables bash expands again each time it shows them (`PS4` on every traced line
+/// under `set -x`, the prompts of an interactive shell): a substitution in the value
+/// runs then.
+fn is_prompt_variable(name: &str) -> bool {
+    matches!(name, "PS0" | "PS1" | "PS2" | "PS4")
 }
 
 impl<'a> Walker<'a> {
@@ -353,16 +388,32 @@ impl<'a> Walker<'a> {
     }
 
     pub(crate) fn judge_program_variable(&mut self, name: &str, value: &Arg) {
-        if !is_program_variable(name) || !value.known || value.text.trim().is_empty() {
+        if is_prompt_variable(name) && value.known {
+            let mut noticed = Noticed::default();
+            word::scan_substitutions(&value.text, &mut noticed);
+            self.walk_noticed(noticed);
             return;
         }
+        let is_program = is_program_variable(name) || name == "PROMPT_COMMAND";
+        if !is_program || !value.known || value.text.trim().is_empty() {
+            return;
+        }
+        // `LESSOPEN='|cmd %s'`: the bars say how less reads the command's output.
+        let value = if name.starts_with("LESS") {
+            Arg {
+                text: value.text.trim_start_matches('|').to_string(),
+                ..value.clone()
+            }
+        } else {
+            value.clone()
+        };
         let io = CmdIo::default();
         let inv = crate::command::Invocation {
             io: &io,
             procsub_network: false,
             subs_network: false,
         };
-        self.shell_string(value, &inv);
+        self.shell_string(&value, &inv);
     }
 
     /// A walker starting in `cwd`; `branch` overrides the session's current
@@ -397,6 +448,8 @@ impl<'a> Walker<'a> {
             depth: 0,
             commands: 0,
             functions: HashSet::new(),
+            git_settings: Vec::new(),
+            links: HashMap::new(),
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,
@@ -418,6 +471,15 @@ impl<'a> Walker<'a> {
         self.state.cwd = Cwd::Process;
         self.process_cwd = Some(read);
         self
+    }
+
+    /// Restores the state saved before a subshell, a pipeline or a body walked out of
+    /// order. The repository's current branch is kept: a checkout there moved HEAD on disk
+    /// (`(git checkout main); git push`).
+    fn restore_state(&mut self, saved: State) {
+        let branch = std::mem::take(&mut self.state.branch);
+        self.state = saved;
+        self.state.branch = branch;
     }
 
     /// Starts the walk in `cwd`.
@@ -694,7 +756,7 @@ impl<'a> Walker<'a> {
         }
         self.stdout_text = None;
         if let Some(s) = saved {
-            self.state = s;
+            self.restore_state(s);
         }
     }
 
@@ -771,10 +833,25 @@ impl<'a> Walker<'a> {
                 let a = word::eval_word(&w.value, self, noticed);
                 self.note_secret_in(&a);
             }
-            ast::ExtendedTestExpr::BinaryTest(_, l, r) => {
+            ast::ExtendedTestExpr::BinaryTest(op, l, r) => {
+                use ast::BinaryPredicate as P;
+                let arithmetic = matches!(
+                    op,
+                    P::ArithmeticEqualTo
+                        | P::ArithmeticNotEqualTo
+                        | P::ArithmeticLessThan
+                        | P::ArithmeticLessThanOrEqualTo
+                        | P::ArithmeticGreaterThan
+                        | P::ArithmeticGreaterThanOrEqualTo
+                );
                 for w in [l, r] {
                     let a = word::eval_word(&w.value, self, noticed);
                     self.note_secret_in(&a);
+                    if arithmetic {
+                        // Each side is an arithmetic expression (`[[ y -eq 1 ]]`).
+                        word::scan_substitutions(&a.text, noticed);
+                        word::scan_variable_values(&a.text, self, noticed);
+                    }
                 }
             }
         }
@@ -786,7 +863,7 @@ impl<'a> Walker<'a> {
             ast::CompoundCommand::Subshell(s) => {
                 let saved = self.state.clone();
                 self.walk_list(&s.list);
-                self.state = saved;
+                self.restore_state(saved);
             }
             ast::CompoundCommand::ForClause(f) => {
                 let mut noticed = Noticed::default();
@@ -799,10 +876,20 @@ impl<'a> Walker<'a> {
                     };
                     for w in words {
                         let a = word::eval_word(&w.value, self, &mut noticed);
-                        self.note_secret_in(&a);
-                        match a.fields(ifs.as_deref()) {
-                            Some(fields) => values.extend(fields),
-                            None => values.push(a),
+                        // Brace expansion comes first: `for f in {/etc/passwd,}`.
+                        let expanded = if a.brace {
+                            word::expand_braces(&w.value, self, &mut noticed).map(|words| {
+                                words.into_iter().filter(|w| !w.text.is_empty()).collect()
+                            })
+                        } else {
+                            None
+                        };
+                        for a in expanded.unwrap_or_else(|| vec![a]) {
+                            self.note_secret_in(&a);
+                            match a.fields(ifs.as_deref()) {
+                                Some(fields) => values.extend(fields),
+                                None => values.push(a),
+                            }
                         }
                     }
                 }
@@ -831,6 +918,7 @@ impl<'a> Walker<'a> {
                     .flatten()
                 {
                     word::scan_substitutions(&e.value, &mut noticed);
+                    word::scan_variable_values(&e.value, self, &mut noticed);
                 }
                 self.walk_noticed(noticed);
                 self.walk_list(&f.body.list);
@@ -869,13 +957,14 @@ impl<'a> Walker<'a> {
             ast::CompoundCommand::Arithmetic(a) => {
                 let mut noticed = Noticed::default();
                 word::scan_substitutions(&a.expr.value, &mut noticed);
+                word::scan_variable_values(&a.expr.value, self, &mut noticed);
                 self.walk_noticed(noticed);
                 // `( ( cmd ) )` is two subshells to bash but reads as `((…))`
                 // to the parser: judge the inside as commands too.
                 let inner = a.expr.value.clone();
                 let saved = self.state.clone();
                 self.walk_nested(&inner);
-                self.state = saved;
+                self.restore_state(saved);
             }
         }
     }
@@ -946,7 +1035,7 @@ impl<'a> Walker<'a> {
             }
             self.push_part(text);
         }
-        self.state = saved;
+        self.restore_state(saved);
     }
 
     /// Walks the command substitutions found while evaluating words; returns
@@ -1033,9 +1122,16 @@ impl<'a> Walker<'a> {
                         ) = (&a.name, &a.value)
                         {
                             let value = word::eval_word(&v.value, self, &mut noticed);
-                            self.state
-                                .vars
-                                .insert(n.clone(), value.known.then(|| value.text.clone()));
+                            // `declare -n r=x`: r names x, whose value it takes when
+                            // expanded; not known here.
+                            let nameref = args[0].text != "export"
+                                && args[1..]
+                                    .iter()
+                                    .any(|f| f.text.starts_with('-') && f.text[1..].contains('n'));
+                            self.state.vars.insert(
+                                n.clone(),
+                                (value.known && !nameref).then(|| value.text.clone()),
+                            );
                         }
                         self.push_word(&w.value, &mut args, &mut noticed);
                     }
@@ -1133,6 +1229,8 @@ impl<'a> Walker<'a> {
         if a.brace
             && let Some(words) = word::expand_braces(raw, self, noticed)
         {
+            // An empty word of an expansion is dropped (`{/etc/passwd,}` is one word).
+            let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
             if args.is_empty() {
                 // A command word built by brace expansion is not identifiable.
                 args.push(a);
@@ -1166,7 +1264,7 @@ impl<'a> Walker<'a> {
         let outer = std::mem::replace(&mut self.inherit_pipe, piped);
         self.walk_list(list);
         self.inherit_pipe = outer;
-        self.state = saved;
+        self.restore_state(saved);
         let network = self.network_parts.len() > before;
         self.cur = cur;
         (self.cur_writes, self.cur_network, self.cur_test_runner) = flags;
@@ -1177,6 +1275,22 @@ impl<'a> Walker<'a> {
         let refs: Vec<&ast::IoRedirect> = redirects.iter().collect();
         let mut io = CmdIo::default();
         self.judge_redirect_list_into(&refs, &mut io);
+    }
+
+    /// The file a redirection's word names. Bash brace-expands it as it does an argument:
+    /// `> {/etc/passwd,}` writes `/etc/passwd` (the empty word is dropped). Words that
+    /// expand to several are an error to bash, and each is judged.
+    fn redirect_target(&mut self, raw: &str, noticed: &mut Noticed) -> Vec<Arg> {
+        let a = word::eval_word(raw, self, noticed);
+        if a.brace
+            && let Some(words) = word::expand_braces(raw, self, noticed)
+        {
+            let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
+            if !words.is_empty() {
+                return words;
+            }
+        }
+        vec![a]
     }
 
     fn judge_redirect_list_into(&mut self, redirects: &[&ast::IoRedirect], io: &mut CmdIo) {
@@ -1202,23 +1316,28 @@ impl<'a> Walker<'a> {
             match r {
                 ast::IoRedirect::File(_, kind, target) => match target {
                     ast::IoFileRedirectTarget::Filename(w) => {
-                        let a = word::eval_word(&w.value, self, &mut noticed);
+                        let targets = self.redirect_target(&w.value, &mut noticed);
                         self.walk_noticed(noticed);
-                        self.note_secret_in(&a);
-                        match kind {
-                            ast::IoFileRedirectKind::Read => self.check_read_path(&a),
-                            _ => self.check_write_target(&a, true, "redirection"),
+                        for a in &targets {
+                            self.note_secret_in(a);
+                            match kind {
+                                ast::IoFileRedirectKind::Read => self.check_read_path(a),
+                                _ => self.check_write_target(a, true, "redirection"),
+                            }
                         }
                     }
                     ast::IoFileRedirectTarget::Duplicate(w) => {
-                        let a = word::eval_word(&w.value, self, &mut noticed);
+                        let targets = self.redirect_target(&w.value, &mut noticed);
                         self.walk_noticed(noticed);
-                        // `>& file` (not a descriptor number or `-`) writes a file.
-                        let is_fd = a.value().is_some_and(|v| {
-                            v == "-" || v.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
-                        });
-                        if !is_fd {
-                            self.check_write_target(&a, true, "redirection");
+                        for a in &targets {
+                            // `>& file` (not a descriptor number or `-`) writes a file.
+                            let is_fd = a.value().is_some_and(|v| {
+                                v == "-"
+                                    || v.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
+                            });
+                            if !is_fd {
+                                self.check_write_target(a, true, "redirection");
+                            }
                         }
                     }
                     ast::IoFileRedirectTarget::Fd(_) => {}
@@ -1232,9 +1351,11 @@ impl<'a> Walker<'a> {
                     }
                 },
                 ast::IoRedirect::OutputAndError(w, _) => {
-                    let a = word::eval_word(&w.value, self, &mut noticed);
+                    let targets = self.redirect_target(&w.value, &mut noticed);
                     self.walk_noticed(noticed);
-                    self.check_write_target(&a, true, "redirection");
+                    for a in &targets {
+                        self.check_write_target(a, true, "redirection");
+                    }
                 }
                 ast::IoRedirect::HereDocument(_, doc) => {
                     if doc.requires_expansion && doc.doc.value.matches("$(").count() > 8 {

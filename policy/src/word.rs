@@ -304,6 +304,7 @@ fn eval_pieces(
             }
             WordPiece::ArithmeticExpression(e) => {
                 scan_substitutions(&e.value, noticed);
+                scan_variable_values(&e.value, scope, noticed);
                 push_unknown(arg);
             }
         }
@@ -512,6 +513,20 @@ fn parameter(
             );
             remove_pattern(&v, p, suffix, largest)
         }
+        // `${x@P}` expands the value as a prompt: its substitutions run.
+        ParameterExpr::Transform {
+            parameter,
+            op: brush_parser::word::ParameterTransformOp::PromptExpand,
+            ..
+        } => {
+            note_parameter(parameter, noticed);
+            if let Parameter::Named(name) = parameter
+                && let Some(v) = scope.var(name)
+            {
+                scan_substitutions(&v, noticed);
+            }
+            None
+        }
         ParameterExpr::ParameterLength { parameter, .. }
         | ParameterExpr::Substring { parameter, .. }
         | ParameterExpr::Transform { parameter, .. }
@@ -596,6 +611,38 @@ pub fn scan_substitutions(text: &str, noticed: &mut Noticed) {
             noticed.substitutions.push(text.to_string());
         }
     }
+}
+
+/// Finds command substitutions in the values of the variables an arithmetic expression
+/// names: bash evaluates such a value as an expression in turn, and a subscript there
+/// expands (`y='a[$(cmd)]'; echo $(( y ))` runs cmd). Names in those values are followed
+/// a few levels deep.
+pub fn scan_variable_values(expr: &str, scope: &dyn Scope, noticed: &mut Noticed) {
+    fn walk(
+        expr: &str,
+        scope: &dyn Scope,
+        noticed: &mut Noticed,
+        seen: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > 4 {
+            return;
+        }
+        let names = expr
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'));
+        for name in names.take(64) {
+            if seen.iter().any(|s| s == name) {
+                continue;
+            }
+            seen.push(name.to_string());
+            if let Some(v) = scope.var(name) {
+                scan_substitutions(&v, noticed);
+                walk(&v, scope, noticed, seen, depth + 1);
+            }
+        }
+    }
+    walk(expr, scope, noticed, &mut Vec::new(), 0);
 }
 
 fn collect_subs(pieces: &[WordPieceWithSource], noticed: &mut Noticed) {

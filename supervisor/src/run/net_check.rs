@@ -630,19 +630,7 @@ fn connect_datagram(
 /// Whether `socket` is a datagram socket (`SO_TYPE`). An error counts as a stream socket,
 /// whose path checks and performs every destination.
 fn is_datagram(socket: &OwnedFd) -> bool {
-    let mut kind: libc::c_int = 0;
-    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    // SAFETY: getsockopt into a c_int with its size.
-    let ret = unsafe {
-        libc::getsockopt(
-            socket.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_TYPE,
-            &mut kind as *mut libc::c_int as *mut libc::c_void,
-            &mut len,
-        )
-    };
-    ret == 0 && kind == libc::SOCK_DGRAM
+    socket_int_option(socket, libc::SO_TYPE).is_ok_and(|kind| kind == libc::SOCK_DGRAM)
 }
 
 /// A datagram for an address outside the sandbox's own network namespace: refused with
@@ -866,22 +854,27 @@ fn connect_allowed(
 }
 
 fn socket_domain(socket: &OwnedFd) -> io::Result<libc::c_int> {
-    let mut domain: libc::c_int = 0;
+    socket_int_option(socket, libc::SO_DOMAIN)
+}
+
+/// An integer `SOL_SOCKET` option of `socket` (`SO_DOMAIN`, `SO_TYPE`).
+fn socket_int_option(socket: &OwnedFd, name: libc::c_int) -> io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
     let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: getsockopt into a c_int with its size.
     let ret = unsafe {
         libc::getsockopt(
             socket.as_raw_fd(),
             libc::SOL_SOCKET,
-            libc::SO_DOMAIN,
-            &mut domain as *mut libc::c_int as *mut libc::c_void,
+            name,
+            &mut value as *mut libc::c_int as *mut libc::c_void,
             &mut len,
         )
     };
     if ret < 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(domain)
+    Ok(value)
 }
 
 /// Whether the target's descriptor `fd` is close-on-exec (`flags:` of its fdinfo, octal).

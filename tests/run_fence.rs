@@ -4960,12 +4960,8 @@ fn a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor(w: &Worl
         support::skip(test, "root is exempt from RLIMIT_NPROC");
         return;
     };
-    // One mode at a time: another's sandbox of the same user, holding its threads, would
-    // leave this fence none to start with (the limit is counted from the user's tasks).
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _alone = ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // The test runs alone (support::ALONE names it): the limit below is counted from the
+    // user's tasks, which another test's sandbox of the same user would grow or shrink.
     let victim = w.write_outside("victim.txt", "original");
     w.compile_c(
         "hold",

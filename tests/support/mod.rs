@@ -136,6 +136,39 @@ pub struct World {
     pub home: PathBuf,
     ids: Option<(u32, u32)>,
     _dirs: Vec<tempfile::TempDir>,
+    _turn: Turn,
+}
+
+/// Tests that count the test user's tasks (RLIMIT_NPROC is checked against every task of
+/// the user, machine-wide) run alone in their test binary: a test of the same user ending
+/// meanwhile would free tasks the count relied on.
+const ALONE: &[&str] = &["a_sandbox_at_fences_thread_limit_gets_refusals_not_a_dead_supervisor"];
+
+/// Held by every world for its test's life: shared, or alone for the tests in [`ALONE`].
+static TURNS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+enum Turn {
+    Shared(#[allow(dead_code)] std::sync::RwLockReadGuard<'static, ()>),
+    Alone(#[allow(dead_code)] std::sync::RwLockWriteGuard<'static, ()>),
+}
+
+impl Turn {
+    fn take(test: &str) -> Turn {
+        // A test that panicked poisons nothing worth refusing the others for.
+        if ALONE.iter().any(|name| test.ends_with(name)) {
+            Turn::Alone(
+                TURNS
+                    .write()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            )
+        } else {
+            Turn::Shared(
+                TURNS
+                    .read()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            )
+        }
+    }
 }
 
 impl World {
@@ -192,6 +225,7 @@ impl World {
                 .expect("chmod");
             d
         };
+        let turn = Turn::take(test);
         let (w, o, h) = (mk(), mk(), mk());
         Some(World {
             who,
@@ -200,6 +234,7 @@ impl World {
             home: h.path().canonicalize().unwrap(),
             ids,
             _dirs: vec![w, o, h],
+            _turn: turn,
         })
     }
 

@@ -594,6 +594,64 @@ fn no_notification_listener_reaches_the_sandbox(w: &World) {
     child.wait().unwrap();
 }
 
+/// The lock and state files tools write in the home (cargo's package-cache lock and
+/// global cache, Python's and vim's histories) are outside the worktree: each write is
+/// refused at once with its reason line, never put to a person (a `cargo build` made four
+/// such questions, each waiting out the ask timeout). The files outside stay as they were.
+fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
+    let cargo = w.home.join(".cargo");
+    std::fs::create_dir_all(&cargo).unwrap();
+    std::fs::write(cargo.join(".package-cache"), "host").unwrap();
+    for p in [&cargo, &cargo.join(".package-cache")] {
+        w.own(p);
+    }
+    let log = w.outside.join("audit.jsonl");
+    w.write(
+        "s.sh",
+        &format!(
+            "echo x > {h}/.cargo/.package-cache; echo x > {h}/.cargo/.global-cache; echo x > {h}/.python_history; echo end\n",
+            h = w.home.display()
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--approver".as_ref(),
+            "deny".as_ref(),
+            "--log".as_ref(),
+            log.as_os_str(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "s.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(text.ends_with("end\n"), "{text}{err}");
+    assert_eq!(
+        std::fs::read_to_string(cargo.join(".package-cache")).unwrap(),
+        "host"
+    );
+    assert!(!cargo.join(".global-cache").exists());
+    assert!(!w.home.join(".python_history").exists());
+    assert_eq!(
+        err.matches("fence: blocked write of a tool's lock or state file in the home")
+            .count(),
+        3,
+        "{err}"
+    );
+    // Refused by the rule itself, not by a question nobody answered.
+    let records = std::fs::read_to_string(&log).unwrap();
+    let state: Vec<&str> = records
+        .lines()
+        .filter(|l| l.contains("\"rule\":\"fence.tool-state\""))
+        .collect();
+    assert_eq!(state.len(), 3, "{records}");
+    assert!(
+        state.iter().all(|l| l.contains("\"answer\":\"none\"")),
+        "{records}"
+    );
+}
+
 fn secrets_under_home_are_unreadable(w: &World) {
     std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
     std::fs::write(w.home.join(".ssh/id_ed25519"), "PRIVATE-KEY-MATERIAL").unwrap();
@@ -2390,19 +2448,28 @@ fn tmp_is_private_where_a_mount_namespace_can_be_made(w: &World) {
         written.display(),
         marker.display()
     );
-    let run = |extra: &[&str]| {
+    let run_script = |extra: &[&str], script: &str| {
         let mut args: Vec<&OsStr> = extra.iter().map(OsStr::new).collect();
-        args.extend(["--", "/bin/sh", "-c", &script].map(OsStr::new));
+        args.extend(["--", "/bin/sh", "-c", script].map(OsStr::new));
         w.fence(&args)
             .current_dir(&wt)
             .env("HOME", &home)
             .output()
             .unwrap()
     };
+    let run = |extra: &[&str]| run_script(extra, &script);
     let out = run(&[]);
     let (text, err) = (stdout(&out), stderr(&out));
     assert!(text.ends_with("end\n"), "{text} {err}");
     assert!(!written.exists(), "the write reached the host's /tmp");
+    // A file the sandbox made in /dev/shm (the session's own with a mount namespace, the
+    // host's without one, writable either way) is removed with rm: the exec check takes
+    // the folder as the sandbox's own, not as outside the worktree.
+    let shm = run_script(
+        &["--approver", "deny"],
+        "f=$(mktemp /dev/shm/fence-it-XXXXXX) && rm -f \"$f\" && test ! -e \"$f\" && echo removed",
+    );
+    assert_eq!(stdout(&shm), "removed\n", "{}", stderr(&shm));
     if w.who == support::Who::UnprivilegedWithoutNamespaces {
         assert!(
             err.contains("fence: blocked write outside the worktree") && text.contains("host-only"),
@@ -2414,6 +2481,15 @@ fn tmp_is_private_where_a_mount_namespace_can_be_made(w: &World) {
             !text.contains("host-only"),
             "the host's /tmp is seen: {text}"
         );
+        // And so is one in the private /tmp: `rm` of it is no delete outside the worktree.
+        let removed = run_script(
+            &["--approver", "deny"],
+            &format!(
+                "echo private > {0} && rm -f {0} && test ! -e {0} && echo removed",
+                written.display()
+            ),
+        );
+        assert_eq!(stdout(&removed), "removed\n", "{}", stderr(&removed));
         let kept = run(&["--host-tmp"]);
         let (text, err) = (stdout(&kept), stderr(&kept));
         assert!(!written.exists(), "the write reached the host's /tmp");
@@ -3112,6 +3188,94 @@ fn git_init(w: &World) {
         .unwrap();
     assert!(out.status.success());
     chown_tree(w, &w.worktree);
+}
+
+/// `git stash` keeps the changes, then cleans the tree with a `git reset --hard` child of
+/// its own: that reset runs (the stash is whole, the tree clean, `git stash pop` brings the
+/// change back), while a `git reset --hard` the sandbox runs itself is still refused, as
+/// is one run by a program of the sandbox's named `git` and started as `git stash`.
+fn git_stash_cleans_the_tree_while_a_reset_hard_stays_refused(w: &World) {
+    git_init(w);
+    w.write("a.txt", "committed\n");
+    support::git(&w.worktree, &["add", "a.txt"]);
+    support::git(&w.worktree, &["commit", "-q", "-m", "a"]);
+    chown_tree(w, &w.worktree);
+    w.write("a.txt", "changed\n");
+    let git = |args: &[&str]| {
+        w.fence(
+            &[
+                &[
+                    "--approver",
+                    "deny",
+                    "--",
+                    "git",
+                    "-c",
+                    "user.name=t",
+                    "-c",
+                    "user.email=t@t",
+                ][..],
+                args,
+            ]
+            .concat()
+            .iter()
+            .map(OsStr::new)
+            .collect::<Vec<_>>(),
+        )
+        .output()
+        .unwrap()
+    };
+    let out = git(&["stash"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("a.txt")).unwrap(),
+        "committed\n",
+        "the tree was not cleaned: {}",
+        stderr(&out)
+    );
+    assert_eq!(
+        support::git(&w.worktree, &["stash", "list"])
+            .lines()
+            .count(),
+        1
+    );
+    let out = git(&["stash", "pop"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("a.txt")).unwrap(),
+        "changed\n"
+    );
+    // The sandbox's own reset, direct or from a program named git run as `git stash`.
+    w.compile_c(
+        "git",
+        r#"#include <unistd.h>
+int main(void) {
+    execlp("git", "git", "reset", "--hard", "-q", "--no-recurse-submodules", (char *)0);
+    return 127;
+}
+"#,
+    );
+    for args in [
+        &["--", "git", "reset", "--hard"][..],
+        &["--", "./git", "stash"],
+    ] {
+        let mut all = vec!["--approver", "deny"];
+        all.extend_from_slice(args);
+        let out = w
+            .fence(&all.iter().map(OsStr::new).collect::<Vec<_>>())
+            .output()
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(w.worktree.join("a.txt")).unwrap(),
+            "changed\n",
+            "{args:?} discarded the change: {}",
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("(rule git.reset-hard)"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
 
 fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
@@ -4938,6 +5102,87 @@ fn the_sandbox_cannot_signal_or_trace_fence(w: &World) {
     );
 }
 
+/// The signals fence sends its init (the terminal's Ctrl-Z as a request to stop the whole
+/// sandbox, SIGCONT, forwarded ones) are acted on only when fence sent them. A process of
+/// the sandbox reaches the init where nothing scopes its signals: below Landlock ABI 6, in a
+/// pid namespace, whose init takes every signal it blocks. Its stop request, sent with
+/// `kill` or forged with `rt_sigqueueinfo` (sender pid 0), used to stop fence and the
+/// whole session until someone continued it. The session now runs to its end.
+fn the_sandbox_cannot_ask_its_init_to_stop_the_session(w: &World) {
+    w.compile_c(
+        "ask_stop",
+        r#"#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void) {
+    int sig = SIGRTMAX - 1;
+    pid_t init[2] = { 1, getppid() };
+    for (int i = 0; i < 2; i++) {
+        printf("kill %d: %d\n", init[i], kill(init[i], sig));
+        siginfo_t info;
+        memset(&info, 0, sizeof info);
+        info.si_signo = sig;
+        info.si_code = SI_QUEUE;
+        info.si_pid = 0;
+        info.si_uid = 0;
+        printf("queue %d: %ld\n", init[i], syscall(SYS_rt_sigqueueinfo, init[i], sig, &info));
+        printf("cont %d: %d\n", init[i], kill(init[i], SIGCONT));
+    }
+    fflush(stdout);
+    usleep(300000);
+    FILE *f = fopen("after", "w");
+    fputs("ran on\n", f);
+    fclose(f);
+    return 0;
+}
+"#,
+    );
+    let mut command = w.fence(&[
+        "--approver".as_ref(),
+        "deny".as_ref(),
+        "--".as_ref(),
+        "./ask_stop".as_ref(),
+    ]);
+    // Below ABI 6 the pid namespace alone keeps the sandbox's signals in (without one fence
+    // refuses such a kernel), which is where the init is reachable.
+    if w.who != support::Who::UnprivilegedWithoutNamespaces {
+        command.env("FENCE_LANDLOCK_ABI_MAX", "5");
+    }
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(20) {
+            // A stopped fence takes SIGKILL all the same.
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "the session did not end within 20 s (stopped?): {}{}",
+                stdout(&out),
+                stderr(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("after")).unwrap(),
+        "ran on\n"
+    );
+}
+
 /// The number of tasks (threads included) of user `uid` on the machine, which its
 /// processes' RLIMIT_NPROC is checked against.
 fn tasks_of_user(uid: u32) -> usize {
@@ -6042,6 +6287,7 @@ both_ways!(
     capability_sets_of_the_sandbox_are_empty,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
+    tool_state_files_in_the_home_are_refused_without_a_question,
     kerberos_ticket_caches_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
@@ -6082,6 +6328,7 @@ both_ways!(
     builds_and_git_inside_run_as_usual,
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
+    git_stash_cleans_the_tree_while_a_reset_hard_stays_refused,
     a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
@@ -6113,6 +6360,7 @@ both_ways!(
     fence_inside_fence_refuses_to_start,
     an_interactive_shell_in_tmux_behaves_as_without_fence,
     the_sandbox_cannot_signal_or_trace_fence,
+    the_sandbox_cannot_ask_its_init_to_stop_the_session,
     the_sandbox_cannot_limit_or_renice_processes_outside,
     the_command_runs_under_sched_batch_unless_normal_scheduling_is_asked,
     system_v_ipc_and_message_queues_of_the_host_are_unreachable,

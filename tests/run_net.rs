@@ -704,6 +704,82 @@ for fam, addr in [(socket.AF_INET, ('127.0.0.1', {pa})), (socket.AF_INET, ('127.
     }
 }
 
+/// With its own network namespace, an allowed connection is one fence made in the host's
+/// namespace and installed at the sandbox's descriptor. Disconnected (`connect` with
+/// AF_UNSPEC) and connected anew, it would leave from the host: a loopback address is then
+/// the host's loopback, any service there. fence refuses both calls on such a socket, with
+/// a reason; the host's other listener receives nothing, in every mode (without a network
+/// namespace the loopback table refuses the second connect).
+fn an_allowed_connection_cannot_be_pointed_at_another_host_port(w: &World) {
+    let (a, pa) = host_listener("127.0.0.1:0").unwrap();
+    let (b, pb) = host_listener("127.0.0.1:0").unwrap();
+    w.compile_c(
+        "reconnect",
+        &format!(
+            r#"#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static struct sockaddr_in to(int port) {{
+    struct sockaddr_in a = {{ .sin_family = AF_INET, .sin_port = htons(port) }};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    return a;
+}}
+int main(void) {{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = to({pa}), b = to({pb});
+    printf("allowed %d\n", connect(s, (struct sockaddr *)&a, sizeof a));
+    struct sockaddr none = {{ .sa_family = AF_UNSPEC }};
+    int r = connect(s, &none, sizeof none);
+    printf("disconnect %d %s\n", r, r ? strerror(errno) : "");
+    r = connect(s, (struct sockaddr *)&b, sizeof b);
+    printf("other %d %s\n", r, r ? strerror(errno) : "");
+    printf("write %zd\n", write(s, "leak", 4));
+    /* A fresh socket to the same port: refused as every host port no rule opens. */
+    int t = socket(AF_INET, SOCK_STREAM, 0);
+    r = connect(t, (struct sockaddr *)&b, sizeof b);
+    printf("fresh %d %s\n", r, r ? strerror(errno) : "");
+    return 0;
+}}
+"#
+        ),
+    );
+    let allow = format!("127.0.0.1:{pa}");
+    let out = w
+        .fence(&[
+            "--approver".as_ref(),
+            "deny".as_ref(),
+            "--allow-net".as_ref(),
+            allow.as_ref(),
+            "--".as_ref(),
+            "./reconnect".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(out.status.success(), "{text}{err}");
+    assert!(text.contains("allowed 0"), "{text}{err}");
+    assert_eq!(
+        accepted(&b),
+        (0, 0),
+        "a host port no rule opens was reached: {text}{err}"
+    );
+    assert_eq!(accepted(&a).0, 1, "{text}{err}");
+    if w.who != support::Who::UnprivilegedWithoutNamespaces {
+        // The disconnect itself is refused, with its reason on the process's stderr.
+        assert!(
+            text.contains("disconnect -1 Permission denied"),
+            "{text}{err}"
+        );
+        assert!(
+            err.contains("(rule fence.net-host-socket)"),
+            "no reason for the refused disconnect: {text}{err}"
+        );
+    }
+}
+
 fn allowed_names_resolve_in_the_supervisor_and_never_to_loopback(w: &World) {
     let (a, pa) = host_listener("127.0.0.1:0").unwrap();
     let (b, pb) = host_listener("127.0.0.1:0").unwrap();
@@ -1257,6 +1333,7 @@ both_ways!(
     allow_unix_opens_one_outside_socket,
     a_thread_swapping_the_sockaddr_never_reaches_a_host_port,
     allow_net_opens_exactly_the_allowed_ports,
+    an_allowed_connection_cannot_be_pointed_at_another_host_port,
     allowed_names_resolve_in_the_supervisor_and_never_to_loopback,
     a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one,
     proxy_lets_allowed_names_through_and_refuses_others,

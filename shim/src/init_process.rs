@@ -523,12 +523,12 @@ fn supervise(
             }
             continue;
         }
-        // si_code <= 0: sent by a process (kill, sigqueue, tgkill); > 0: by the kernel,
-        // which for terminal signals already delivered them to the target's group. No
-        // process of the sandbox can signal this one (Landlock's signal scope; in a pid
-        // namespace, its init takes no signal it has no handler for from inside): a
-        // process-sent signal is the supervisor's.
-        if info.si_code > 0 {
+        // Only the supervisor's signals are acted on. One the kernel sent (si_code > 0)
+        // already reached the target's group (the terminal's). A process of the sandbox
+        // may reach this one too: below Landlock ABI 6 nothing scopes its signals, and a
+        // pid namespace's init takes, from inside, every signal it blocks (as it blocks
+        // these to wait for them). Its stop request would stop the whole session.
+        if !sent_by_parent(&info, parent) {
             continue;
         }
         if sig == crate::channel::stop_sandbox_signal() {
@@ -549,6 +549,17 @@ fn supervise(
         // SAFETY: kill with a pid we forked and a valid signal number.
         unsafe { libc::kill(target, sig) };
     }
+}
+
+/// Whether a signal was sent with `kill` by this process's parent, the supervisor. `kill`
+/// is `SI_USER`, with the sender's pid as this process's namespace sees it: 0 for a sender
+/// outside its pid namespace, which is where the parent is when this process is the
+/// namespace's init (and `getppid` then says 0 too). A process can forge the pid only with
+/// `rt_sigqueueinfo`, whose code the kernel keeps negative (`SI_QUEUE`…) for a signal sent
+/// to another process; and inside the namespace every sender has a pid above 0.
+fn sent_by_parent(info: &libc::siginfo_t, parent: libc::pid_t) -> bool {
+    // SAFETY: si_pid is read from a siginfo that sigwaitinfo filled; for SI_USER it is set.
+    info.si_code == libc::SI_USER && unsafe { info.si_pid() } == parent
 }
 
 /// Sends `sig` to every process of the sandbox but this one. In the sandbox's own pid

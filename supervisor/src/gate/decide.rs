@@ -162,12 +162,32 @@ pub const MAX_PENDING: usize = 128;
 /// execs the same argv under each directory's name, and a person is asked once.
 const REPEAT_WINDOW: Duration = Duration::from_secs(2);
 
+/// Most refusals remembered at once for [`REPEAT_WINDOW`].
+const RECENT_MAX: usize = 1024;
+
 /// A refusal just given to one thread about one object.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct RecentKey {
     tid: i32,
     event: EventKind,
     subject: Subject,
+}
+
+impl RecentKey {
+    /// A change of a file's content and of its metadata count as one: `touch` of a file
+    /// outside tries `open(O_CREAT)`, then, refused, `utimensat` on the same path, and the
+    /// person who said No to the first is not asked the second.
+    fn new(tid: i32, event: EventKind, subject: Subject) -> RecentKey {
+        let event = match event {
+            EventKind::Metadata => EventKind::Write,
+            e => e,
+        };
+        RecentKey {
+            tid,
+            event,
+            subject,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -319,11 +339,7 @@ impl Gate {
             self.finish(req, None, &answer, true);
             return answer;
         }
-        let recent_key = RecentKey {
-            tid: req.call.tid,
-            event: req.event,
-            subject: req.subject.clone(),
-        };
+        let recent_key = RecentKey::new(req.call.tid, req.event, req.subject.clone());
         if let Some(Some(answer)) = self.recent_refusal(&recent_key) {
             // The same thread asking again about the same thing right after a No (a shell
             // trying the next `PATH` entry): the same answer, logged, no second card.
@@ -390,6 +406,12 @@ impl Gate {
         let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
         if recent.len() > 256 {
             recent.retain(|_, (_, at)| at.elapsed() < REPEAT_WINDOW);
+            // A sandbox refused thousands of times a second (each path up to 4 kB) would
+            // keep them all for the window: forgotten at once instead. Forgetting only
+            // lets a line be shown or a question put again; it allows nothing.
+            if recent.len() > RECENT_MAX {
+                recent.clear();
+            }
         }
         recent.insert(key, (answer, Instant::now()));
     }
@@ -535,11 +557,7 @@ impl Gate {
             Transcript::line(&shown, &Outcome::Blocked { rule: r.rule })
         });
         if let Some(line) = &line {
-            let key = RecentKey {
-                tid: r.tid,
-                event: r.event,
-                subject: r.subject.clone(),
-            };
+            let key = RecentKey::new(r.tid, r.event, r.subject.clone());
             if self.recent_refusal(&key).is_none() {
                 self.transcript.show(line);
             }
@@ -899,6 +917,28 @@ mod tests {
             g.ask(&exec(&["git", "reset", "--hard"], Level::Red, 6))
                 .allows()
         );
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
+    }
+
+    /// `touch` of a file outside: `open(O_CREAT)` refused, then `utimensat` on the same
+    /// path. The person said No once; the metadata change is not put to them again.
+    #[test]
+    fn a_metadata_change_right_after_a_refused_write_of_the_same_path_is_not_asked() {
+        let fake = Fake::new(
+            vec![Answer::No { reason: None }, Answer::Yes],
+            Duration::ZERO,
+        );
+        let g = gate(fake.clone());
+        let on = |event, path: &str, tid| Request {
+            event,
+            subject: Subject::Path(path.as_bytes().to_vec()),
+            ..exec(&["touch"], Level::Red, tid)
+        };
+        assert!(!g.ask(&on(EventKind::Write, "/home/u/x", 7)).allows());
+        assert!(!g.ask(&on(EventKind::Metadata, "/home/u/x", 7)).allows());
+        assert_eq!(fake.asked.load(Ordering::SeqCst), 1);
+        // Another path is asked.
+        assert!(g.ask(&on(EventKind::Metadata, "/home/u/y", 7)).allows());
         assert_eq!(fake.asked.load(Ordering::SeqCst), 2);
     }
 

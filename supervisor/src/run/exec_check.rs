@@ -9,6 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::blocked_reason::BlockedReason;
+use super::fence::Fence;
 use super::listener::{Notification, Response};
 use super::path_resolve::{self, Base, Caller, Found, ProcessCwd, Resolution};
 use super::question::{Ask, OnYes, Outcome};
@@ -49,17 +50,66 @@ pub trait ExecPolicy: Send + Sync {
     fn judge(&self, request: &ExecRequest) -> ExecJudgement;
 }
 
+/// `git stash` (push or save) keeps the changes, then cleans the tree with a
+/// `git reset --hard -q --no-recurse-submodules` of its own, a child it forks and execs:
+/// that reset discards nothing the stash has not kept, and refusing it left the stash made
+/// and the changes still in the tree (`git stash pop` then fails). It is told from a reset
+/// the sandbox asks for by its caller, stash's forked child: its command line is still
+/// stash's, and its executable a git that no writable root holds (a program of the
+/// sandbox's named `git`, run as `git stash`, could otherwise exec the reset). Policy, as
+/// every exec rule.
+fn is_stash_cleanup(argv: &[String], caller: Caller, fence: &Fence) -> bool {
+    let [_, reset, hard, rest @ ..] = argv else {
+        return false;
+    };
+    let quiet = |a: &String| matches!(a.as_str(), "-q" | "--quiet" | "--no-recurse-submodules");
+    if reset != "reset" || hard != "--hard" || !rest.iter().all(quiet) {
+        return false;
+    }
+    let Ok(exe) = std::fs::read_link(format!("/proc/{}/exe", caller.tid)) else {
+        return false;
+    };
+    if exe.file_name() != Some(OsStr::new("git")) || fence.root_of(&exe).is_some() {
+        return false;
+    }
+    let Ok(cmdline) = std::fs::read(format!("/proc/{}/cmdline", caller.tid)) else {
+        return false;
+    };
+    // Read by tid: trusted only while the call still waits.
+    caller.still_pending() && runs_stash_push(&cmdline)
+}
+
+/// Whether a command line (NUL-separated) is `git [global options] stash [push|save]…`.
+fn runs_stash_push(cmdline: &[u8]) -> bool {
+    let mut words = cmdline.split(|b| *b == 0).skip(1);
+    loop {
+        match words.next() {
+            Some(b"stash") => break,
+            // Global options that take the next word as their value.
+            Some(b"-c" | b"-C" | b"--git-dir" | b"--work-tree" | b"--namespace") => {
+                words.next();
+            }
+            Some(w) if w.starts_with(b"-") => {}
+            _ => return false,
+        }
+    }
+    match words.next() {
+        None | Some(b"push" | b"save" | b"") => true,
+        Some(w) => w.starts_with(b"-"),
+    }
+}
+
 /// Reads the exec's program and argv from the target and asks `policy`: allowed execs run
 /// (`CONTINUE`), refused ones fail with EACCES and a reason, and those the policy asks
 /// about become a question (on Yes: `CONTINUE`).
 pub fn check(
     policy: &dyn ExecPolicy,
-    worktree: &Path,
+    fence: &Fence,
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &Notification,
 ) -> Outcome {
-    let (request, missing) = match read_request(worktree, mem, caller, n) {
+    let (request, missing) = match read_request(&fence.worktree, mem, caller, n) {
         Ok(r) => r,
         Err(e) => {
             // Unreadable or oversized arguments: refuse (fail closed).
@@ -76,7 +126,17 @@ pub fn check(
     if missing {
         return Outcome::failed(EventKind::Exec, libc::ENOENT);
     }
-    let verdict = policy.judge(&request);
+    let mut verdict = policy.judge(&request);
+    if verdict.rule == "git.reset-hard" && is_stash_cleanup(&request.argv, caller, fence) {
+        verdict = ExecJudgement {
+            action: policy::Action::Allow,
+            level: policy::Level::Green,
+            rule: "git.stash-cleanup".into(),
+            description: String::new(),
+            reason: "git stash cleans the tree whose changes it saved".into(),
+            part: String::new(),
+        };
+    }
     let subject = Subject::Argv(request.raw_argv);
     let level = verdict.level.as_str();
     if verdict.action == policy::Action::Allow {
@@ -292,6 +352,28 @@ mod tests {
 
     fn argv(items: &[&str]) -> Vec<Vec<u8>> {
         items.iter().map(|a| a.as_bytes().to_vec()).collect()
+    }
+
+    #[test]
+    fn only_a_stash_push_or_save_is_taken_for_the_stash() {
+        for yes in [
+            &b"git\0stash\0"[..],
+            b"git\0stash\0push\0-m\0wip\0",
+            b"/usr/bin/git\0-C\0sub\0stash\0save\0",
+            b"git\0-c\0a.b=c\0stash\0-u\0",
+        ] {
+            assert!(runs_stash_push(yes), "{}", String::from_utf8_lossy(yes));
+        }
+        for no in [
+            &b"git\0stash\0pop\0"[..],
+            b"git\0stash\0apply\0",
+            b"git\0reset\0--hard\0",
+            b"git\0-C\0stash\0reset\0",
+            b"sh\0-c\0git stash\0",
+            b"git\0",
+        ] {
+            assert!(!runs_stash_push(no), "{}", String::from_utf8_lossy(no));
+        }
     }
 
     #[test]

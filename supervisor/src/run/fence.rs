@@ -66,6 +66,9 @@ pub struct Fence {
     /// namespace the host's `/dev/shm`. Any may be a repository of its own, or become one,
     /// whose hooks and config the user's git runs later.
     pub rule_bases: Vec<PathBuf>,
+    /// The tools' lock and state files in the home ([`state_files`]), whose writes are
+    /// refused at once, without a question (absolute, not resolved: the home as given).
+    pub state_files: Vec<PathBuf>,
     /// The unreadable paths (SPEC §2 secrets, `--deny-read`; those missing at start where
     /// they would be made), each with everything beneath it: no write, move or link there
     /// is carried out for the sandbox, even with a person's Yes, since the descriptor or
@@ -217,6 +220,19 @@ impl Fence {
     }
 
     /// Why a write on `path` outside the fence is refused: what to tell, and the rule.
+    /// Whether `path` (absolute, resolved) is one of the tools' lock or state files in the
+    /// home, or a companion of one (`.global-cache-journal`, `.viminfz.tmp`).
+    pub fn is_state_file(&self, path: &Path) -> bool {
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return false;
+        };
+        self.state_files.iter().any(|f| {
+            f.parent() == Some(dir)
+                && f.file_name()
+                    .is_some_and(|stem| name.as_bytes().starts_with(stem.as_bytes()))
+        })
+    }
+
     pub fn refusal(&self, path: &Path, what: &str) -> (String, &'static str) {
         if self.in_read_only_worktree(path) {
             (
@@ -479,6 +495,39 @@ fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
         .any(|i| git_dir_at(parts.len() - i))
 }
 
+/// The lock and state files that tools write in the home as they run, each by the name it
+/// starts with: cargo's package-cache locks and its global cache database (in `CARGO_HOME`,
+/// else `~/.cargo`), and the histories and state of interactive programs whose variables
+/// the environment set itself (fence points the unset ones into the worktree's cache
+/// folder) or that have none (`~/.python_history` before Python 3.13, `~/.viminfo`,
+/// `~/.lesshst`, `~/.wget-hsts`). A write there is outside the worktree, and the tools
+/// run on without it (cargo builds without its lock, vim without its history); asking a
+/// person about each would hold every `cargo build` on four questions. So the write is
+/// refused at once with its reason line, in every mode. Policy: Landlock refuses these
+/// writes either way.
+pub fn state_files(home: &Path, cargo_home: Option<&Path>) -> Vec<PathBuf> {
+    let cargo = cargo_home.map_or_else(|| home.join(".cargo"), Path::to_path_buf);
+    let mut files = vec![cargo.join(".package-cache"), cargo.join(".global-cache")];
+    files.extend(
+        [
+            ".python_history",
+            ".viminf",
+            ".lesshst",
+            ".wget-hsts",
+            ".bash_history",
+            ".zsh_history",
+            ".node_repl_history",
+            ".sqlite_history",
+            ".psql_history",
+            ".mysql_history",
+            ".rediscli_history",
+        ]
+        .iter()
+        .map(|name| home.join(name)),
+    );
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -528,12 +577,43 @@ mod tests {
         ));
     }
 
+    #[test]
+    fn tool_state_files_are_matched_by_folder_and_name_start() {
+        let mut f = fence("/w", &[PathBuf::from("/w")]);
+        f.state_files = state_files(Path::new("/home/u"), None);
+        for yes in [
+            "/home/u/.cargo/.package-cache",
+            "/home/u/.cargo/.package-cache-mutate",
+            "/home/u/.cargo/.global-cache",
+            "/home/u/.cargo/.global-cache-journal",
+            "/home/u/.viminfo",
+            "/home/u/.viminfz.tmp",
+            "/home/u/.python_history",
+        ] {
+            assert!(f.is_state_file(Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/home/u/.cargo/config.toml",
+            "/home/u/.cargo/bin/cargo",
+            "/home/u/.cargo/registry/.package-cache",
+            "/home/u/.bashrc",
+            "/home/u/x/.python_history",
+            "/home/.python_history",
+        ] {
+            assert!(!f.is_state_file(Path::new(no)), "{no}");
+        }
+        f.state_files = state_files(Path::new("/home/u"), Some(Path::new("/opt/cargo")));
+        assert!(f.is_state_file(Path::new("/opt/cargo/.package-cache")));
+        assert!(!f.is_state_file(Path::new("/home/u/.cargo/.package-cache")));
+    }
+
     /// A fence for `worktree` writable in `writable`, with a mount view and Landlock ABI 3
     /// or later; tests change the fields they are about.
     fn fence(worktree: impl Into<PathBuf>, writable: &[PathBuf]) -> Fence {
         Fence {
             worktree: worktree.into(),
             writable: writable.to_vec(),
+            state_files: vec![],
             devices: vec![],
             protected: vec![],
             rule_bases: vec![],

@@ -275,7 +275,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     let tmp_needs_mount_namespace =
         bases.len() > 1 && tmp.path.parent() == Some(Path::new("/dev/shm"));
     let SessionPolicy {
-        policy,
+        settings: mut policy_settings,
         mode,
         network,
         profile: config_profile,
@@ -691,14 +691,42 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         writable.push(PathBuf::from(shim::landlock_fence::PRIVATE_TMP));
     }
     path_resolve::settle_roots(&writable);
+    // The exec check judges a delete or write in the sandbox's own temporary folders as it
+    // judges one in the session TMPDIR: the private /tmp, and /dev/shm (the session's own
+    // with a mount namespace; without one the host's, which Landlock lets it write all the
+    // same). `rm -f /tmp/x` of a file the sandbox made there is no delete outside. Policy,
+    // as every exec rule: the kernel decides what these folders hold.
+    policy_settings.exceptions.extend(
+        writable
+            .iter()
+            .filter(|w| {
+                w.as_path() == Path::new("/dev/shm")
+                    || w.as_path() == Path::new(shim::landlock_fence::PRIVATE_TMP)
+            })
+            .cloned(),
+    );
+    let policy: Arc<dyn exec_check::ExecPolicy> = match policy::Classifier::new(policy_settings) {
+        Ok(classifier) => Arc::new(classifier),
+        Err(e) => {
+            kill_and_reap(shim_process.pid);
+            return Err(format!("the session's policy: {e}"));
+        }
+    };
     // Without a mount view the sandbox's /dev/ptmx is the host's, which would hand out the
     // machine's pseudo-terminals (Landlock does not grant it there either: the shim's plan).
     if !shim_process.namespaces.mount {
         devices.retain(|d| d != Path::new("/dev/ptmx"));
     }
+    // The home as the kernel names it: the paths checked are resolved.
+    let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
+    let state_files = home.clone().map_or_else(Vec::new, |h| {
+        let cargo_home = std::env::var_os("CARGO_HOME").map(|c| real(PathBuf::from(c)));
+        fence::state_files(&real(h), cargo_home.as_deref())
+    });
     let fence = Arc::new(Fence {
         worktree,
         writable,
+        state_files,
         devices,
         protected: protected.clone(),
         rule_bases: prepare::with_shared_memory(&rule_bases, shim_process.namespaces.mount),
@@ -787,6 +815,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             dns: dns.clone(),
                             names: args.resolve.clone(),
                             proxy_clients: proxy_clients.clone(),
+                            host_sockets: if shim_process.namespaces.net {
+                                net_check::HostSockets::probe()
+                            } else {
+                                Default::default()
+                            },
                         };
                         let supervision = Supervision {
                             listener: Arc::new(listener),
@@ -1065,8 +1098,9 @@ fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>,
 
 /// What the config files give a session.
 struct SessionPolicy {
-    /// The policy crate's classifier, in exec context.
-    policy: Arc<dyn exec_check::ExecPolicy>,
+    /// The settings of the policy crate's classifier, which judges in exec context (made
+    /// once the sandbox's own folders are known).
+    settings: policy::Settings,
     /// `--mode`, else the config's, never looser than the config's minimum.
     mode: policy::Mode,
     /// The config's `[network]` table.
@@ -1091,9 +1125,8 @@ fn exec_policy(
     }
     loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let mode = loaded.settings.mode;
-    let classifier = policy::Classifier::new(loaded.settings).map_err(|e| e.to_string())?;
     Ok(SessionPolicy {
-        policy: Arc::new(classifier),
+        settings: loaded.settings,
         mode,
         network: loaded.network,
         profile: loaded.profile,

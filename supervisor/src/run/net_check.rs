@@ -84,6 +84,133 @@ pub struct NetFence {
     pub names: Vec<(String, IpAddr)>,
     /// Who connected to the domain proxy, by local port (the proxy names its clients).
     pub proxy_clients: Arc<ProxyClients>,
+    /// With the sandbox's own network namespace: which of its sockets are the host's.
+    pub host_sockets: HostSockets,
+}
+
+/// `SO_NETNS_COOKIE` (Linux 5.14; not in the `libc` crate for this target): the cookie of
+/// the network namespace a socket belongs to.
+const SO_NETNS_COOKIE: libc::c_int = 71;
+
+/// Tells the sockets of fence's own network namespace (the host's) from the sandbox's,
+/// where the sandbox has a namespace of its own. The sandbox holds host sockets: each
+/// connection fence made for it ([`connect_allowed`]), and any descriptor inherited from
+/// outside. A connect or addressed send fence performed on one would leave from the
+/// host's namespace — its loopback services, its routes — while the checks took the
+/// socket for the sandbox's (whose loopback is its own). So none is performed on a host
+/// socket, the `AF_UNSPEC` connect that would disconnect one included: a connection fence
+/// made stays the one it checked.
+#[derive(Debug, Default)]
+pub struct HostSockets {
+    /// The host namespace's cookie, compared with each socket's.
+    cookie: Option<u64>,
+    /// Where the kernel has no namespace cookie (5.13): the inodes of the sockets fence
+    /// installed (a socket's inode stays while any descriptor of it is open).
+    installed: std::sync::Mutex<std::collections::HashSet<u64>>,
+}
+
+impl HostSockets {
+    /// Reads the cookie of fence's own network namespace from a socket made for it.
+    pub fn probe() -> HostSockets {
+        // SAFETY: socket() with constant arguments; owned below.
+        let raw = unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+        let cookie = (raw >= 0)
+            .then(|| {
+                // SAFETY: a fresh descriptor, owned from here on.
+                let probe = unsafe { OwnedFd::from_raw_fd(raw) };
+                netns_cookie(&probe).ok()
+            })
+            .flatten();
+        HostSockets {
+            cookie,
+            installed: Default::default(),
+        }
+    }
+
+    /// Remembers a socket fence installed in the sandbox.
+    fn record(&self, socket: &OwnedFd) {
+        if self.cookie.is_none()
+            && let Ok(inode) = socket_inode(socket)
+        {
+            self.installed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .insert(inode);
+        }
+    }
+
+    /// Whether `socket` belongs to the host's network namespace; `Err` holds the errno to
+    /// answer (ENOTSOCK for a descriptor that is no socket). A socket whose namespace
+    /// cannot be read counts as the host's.
+    fn holds(&self, socket: &OwnedFd) -> Result<bool, i32> {
+        match self.cookie {
+            Some(host) => match netns_cookie(socket) {
+                Ok(cookie) => Ok(cookie == host),
+                Err(e) if e.raw_os_error() == Some(libc::ENOTSOCK) => Err(libc::ENOTSOCK),
+                Err(_) => Ok(true),
+            },
+            None => Ok(socket_inode(socket).map_or(true, |inode| {
+                self.installed
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .contains(&inode)
+            })),
+        }
+    }
+}
+
+/// The cookie of the network namespace `socket` belongs to.
+fn netns_cookie(socket: &OwnedFd) -> io::Result<u64> {
+    let mut value: u64 = 0;
+    let mut len = std::mem::size_of::<u64>() as libc::socklen_t;
+    // SAFETY: getsockopt into a u64 with its size.
+    let ret = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_NETNS_COOKIE,
+            &mut value as *mut u64 as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if ret < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(value)
+}
+
+/// The answer to a connect or addressed send on a host socket (see [`HostSockets`]).
+fn on_host_socket(caller: Caller, call: &'static str, destination: String) -> Outcome {
+    let d = decision(call, caller, destination, "fence.net-host-socket", false);
+    Outcome::refused(
+        libc::EACCES,
+        &format!(
+            "{call} on a socket of the host's network (a connection fence made, or a descriptor from outside): it would leave from the host, not the sandbox"
+        ),
+        d,
+    )
+}
+
+/// With the sandbox's own network namespace, the target's socket `fd` for a call to an
+/// address other than a pathname unix socket (whose path is checked in every
+/// namespace), fetched and checked to be the sandbox's own (see [`HostSockets`]); `None`
+/// without that namespace or for a pathname. `Err` holds the answer.
+fn own_socket(
+    net: &NetFence,
+    caller: Caller,
+    fd: i32,
+    address: &Address,
+    call: &'static str,
+) -> Result<Option<(OwnedFd, TargetCredentials)>, Box<Outcome>> {
+    if !net.own_netns || matches!(address, Address::UnixPath(_)) {
+        return Ok(None);
+    }
+    let (socket, creds) = target_socket(caller, fd).map_err(|e| Box::new(Outcome::error(e)))?;
+    match net.host_sockets.holds(&socket) {
+        Ok(false) => Ok(Some((socket, creds))),
+        Ok(true) => Err(Box::new(on_host_socket(caller, call, address.shown()))),
+        Err(errno) => Err(Box::new(Outcome::error(errno))),
+    }
 }
 
 /// One decision on a network call: what was asked, where to, under which rule. This is
@@ -264,6 +391,19 @@ enum Address {
     /// `AF_UNSPEC`: on `connect`, dissolves an association.
     Unspecified,
     Other(u16),
+}
+
+impl Address {
+    /// The address as a person reads it in a reason or the log.
+    fn shown(&self) -> String {
+        match self {
+            Address::UnixPath(path) => String::from_utf8_lossy(path).into_owned(),
+            Address::UnixOther => "abstract unix address".to_string(),
+            Address::Inet(addr) => addr.to_string(),
+            Address::Unspecified => "AF_UNSPEC (disconnect)".to_string(),
+            Address::Other(family) => format!("address family {family}"),
+        }
+    }
 }
 
 fn parse_address(bytes: &[u8]) -> Option<Address> {
@@ -456,6 +596,10 @@ fn connect(
     bytes: Vec<u8>,
 ) -> Outcome {
     let caller = call.caller;
+    let fetched = match own_socket(net, caller, fd, &address, "connect") {
+        Ok(fetched) => fetched,
+        Err(outcome) => return *outcome,
+    };
     match address {
         Address::UnixPath(path) => {
             let (socket, creds) = match target_socket(caller, fd) {
@@ -467,34 +611,39 @@ fn connect(
                 unsafe { libc::connect(socket.as_raw_fd(), sa, salen) as isize }
             })
         }
-        Address::Inet(addr) => connect_inet(call, net, fd, addr, bytes),
+        Address::Inet(addr) => connect_inet(call, net, fd, addr, bytes, fetched),
         Address::UnixOther if !net.own_netns => abstract_outside_netns(caller),
-        Address::UnixOther | Address::Unspecified => perform_connect(caller, fd, bytes),
+        Address::UnixOther | Address::Unspecified => match fetched {
+            Some((socket, creds)) => connect_as(socket, &creds, bytes),
+            None => perform_connect(caller, fd, bytes),
+        },
         Address::Other(_) => Outcome::error(libc::EAFNOSUPPORT),
     }
 }
 
 /// A connect to an inet address: a destination an `--allow-net` rule covers (loopback
 /// included: a rule for 127.0.0.1:5432 opens the host's service), else loopback (the
-/// sandbox's own servers), else an unknown destination.
+/// sandbox's own servers), else an unknown destination. `fetched` is the target's socket,
+/// fetched and checked to be the sandbox's own where it has its own network namespace.
 fn connect_inet(
     call: &Call<'_>,
     net: &NetFence,
     fd: i32,
     addr: SocketAddr,
     bytes: Vec<u8>,
+    fetched: Option<(OwnedFd, TargetCredentials)>,
 ) -> Outcome {
     let (listener, id, caller) = (call.listener, call.n.id, call.caller);
     let dest = loopback_table::connect_destination(addr);
-    // In the sandbox's own network namespace the socket is fetched first (its type
-    // decides), and used for the connect made at once.
-    let mut fetched = None;
-    if net.own_netns {
-        match connect_datagram(net, caller, fd, dest, &bytes) {
+    // In the sandbox's own network namespace the socket's type decides first, and the
+    // socket is used for the connect made at once.
+    let fetched = match fetched {
+        Some((socket, creds)) => match connect_datagram(net, caller, socket, creds, dest, &bytes) {
             Err(outcome) => return *outcome,
-            Ok(stream) => fetched = Some(stream),
-        }
-    }
+            Ok(stream) => Some(stream),
+        },
+        None => None,
+    };
     if let Some(rule) = net.allowed.rule_for(dest) {
         let d = decision("connect", caller, dest.to_string(), rule, true);
         let outcome =
@@ -604,11 +753,11 @@ fn connect_inet(
 fn connect_datagram(
     net: &NetFence,
     caller: Caller,
-    fd: i32,
+    socket: OwnedFd,
+    creds: TargetCredentials,
     dest: SocketAddr,
     bytes: &[u8],
 ) -> Result<(OwnedFd, TargetCredentials), Box<Outcome>> {
-    let (socket, creds) = target_socket(caller, fd).map_err(|e| Box::new(Outcome::error(e)))?;
     if !is_datagram(&socket) {
         return Ok((socket, creds));
     }
@@ -847,6 +996,8 @@ fn connect_allowed(
         // SAFETY: F_SETFL on our own fresh descriptor.
         unsafe { libc::fcntl(fresh.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
     }
+    // Recorded before it is installed: from then on the sandbox may use it.
+    net.host_sockets.record(&fresh);
     match listener.install_fd_at(id, std::os::fd::AsFd::as_fd(&fresh), fd, cloexec) {
         Ok(()) => Outcome::from_result(Ok(0)),
         Err(e) => Outcome::from_result(Err(e)),
@@ -1066,7 +1217,11 @@ fn sendto(
     data: Vec<u8>,
     flags: i32,
 ) -> Outcome {
-    let (socket, creds) = match target_socket(caller, fd) {
+    let fetched = match own_socket(net, caller, fd, &address, "sendto") {
+        Ok(fetched) => fetched,
+        Err(outcome) => return *outcome,
+    };
+    let (socket, creds) = match fetched.map_or_else(|| target_socket(caller, fd), Ok) {
         Ok(s) => s,
         Err(errno) => return Outcome::error(errno),
     };

@@ -627,6 +627,17 @@ pub fn check(
                 } else {
                     op
                 };
+                if fence.is_state_file(p) {
+                    return refused(
+                        event,
+                        libc::EACCES,
+                        &format!(
+                            "{verb} of a tool's lock or state file in the home (refused without a question: the tool runs without it)"
+                        ),
+                        p.as_os_str().as_bytes(),
+                        "fence.tool-state",
+                    );
+                }
                 let (mut what, rule) = fence.refusal(p, verb);
                 // Both ends of a rename are shown: the person approves the move whole.
                 if let [from, to] = resolved.as_slice() {

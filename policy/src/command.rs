@@ -609,9 +609,67 @@ impl Walker<'_> {
             "env" => self.env_wrapper(args, inv, depth),
             "timeout" => self.simple_wrapper(args, inv, depth, "sk", &["signal", "kill-after"], 1),
             "nice" => self.simple_wrapper(args, inv, depth, "n", &["adjustment"], 0),
-            "nohup" | "setsid" | "unbuffer" | "chronic" | "catchsegv" | "builtin" | "nocache" => {
-                self.simple_wrapper(args, inv, depth, "", &[], 0)
+            "nohup" | "setsid" | "unbuffer" | "chronic" | "catchsegv" | "builtin" | "nocache"
+            | "eatmydata" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            // Runs its command with other ids, groups, capabilities or limits.
+            "setpriv" => self.simple_wrapper(
+                args,
+                inv,
+                depth,
+                "",
+                &[
+                    "ambient-caps",
+                    "bounding-set",
+                    "egid",
+                    "euid",
+                    "groups",
+                    "inh-caps",
+                    "pdeathsig",
+                    "regid",
+                    "reuid",
+                    "rgid",
+                    "ruid",
+                    "securebits",
+                    "selinux-label",
+                    "apparmor-profile",
+                    "landlock-access",
+                    "landlock-rule",
+                    "seccomp-filter",
+                ],
+                0,
+            ),
+            // Holds a systemd inhibitor lock while its command runs.
+            "systemd-inhibit" => {
+                self.simple_wrapper(args, inv, depth, "", &["what", "who", "why", "mode"], 0)
             }
+            // Gives its command line editing.
+            "rlwrap" => self.simple_wrapper(
+                args,
+                inv,
+                depth,
+                "bCDefFgHlOpPqsStwz",
+                &[
+                    "break-chars",
+                    "command-name",
+                    "history-no-dupes",
+                    "extra-char-after-completion",
+                    "file",
+                    "history-format",
+                    "forget-matching",
+                    "history-filename",
+                    "logfile",
+                    "one-shot-rx",
+                    "prompt-colour",
+                    "pre-given",
+                    "quote-characters",
+                    "histsize",
+                    "substitute-prompt",
+                    "set-term-name",
+                    "polling",
+                    "filter",
+                ],
+                0,
+            ),
             "stdbuf" => {
                 self.simple_wrapper(args, inv, depth, "ioe", &["input", "output", "error"], 0)
             }

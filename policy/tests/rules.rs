@@ -6101,6 +6101,111 @@ fn command_runners_are_judged_by_the_command_they_run() {
     );
 }
 
+/// Wrappers and watchers that run the command they are given, right away or on each
+/// change (`eatmydata`, `setpriv`, `systemd-inhibit`, `rlwrap`, `fd -x`, `entr`,
+/// `watchexec`, `nodemon --exec`, `concurrently`): the command is judged as if run
+/// directly, in a line and at exec.
+#[test]
+fn wrappers_and_watchers_are_judged_by_the_command_they_run() {
+    const OUT: Want = refused("fs.delete-outside");
+    const MAIN: Want = refused("git.push-main");
+    check(
+        &classifier(),
+        &[
+            ("eatmydata git push origin main", MAIN),
+            ("eatmydata -- rm -rf ~", OUT),
+            ("eatmydata shutdown now", refused("sys.services")),
+            (
+                "eatmydata tee .git/hooks/pre-commit < x",
+                red("fence.protected-path"),
+            ),
+            ("eatmydata curl example.com", red("net.fetch")),
+            ("setpriv --reuid=0 rm -rf /", OUT),
+            (
+                "setpriv --reuid 1000 --regid 1000 --clear-groups git push -f",
+                refused("git.push-force"),
+            ),
+            ("systemd-inhibit rm -rf ..", OUT),
+            (
+                "systemd-inhibit --what=idle --why 'long build' git push origin main",
+                MAIN,
+            ),
+            ("rlwrap git push --force", refused("git.push-force")),
+            ("rlwrap -a -H hist.txt rm -rf ~", OUT),
+            ("fd -x git push origin main", MAIN),
+            ("fd -e rs -x rm -rf ~", OUT),
+            ("fdfind . src --exec-batch rm -rf / ;", OUT),
+            ("fd -X git push -f", refused("git.push-force")),
+            ("ls | entr git push origin main", MAIN),
+            ("ls | entr -rs 'rm -rf ~'", OUT),
+            ("watchexec -- git push origin main", MAIN),
+            ("watchexec -e rs 'rm -rf ~'", OUT),
+            ("watchexec -w src -- cargo build && rm -rf /", OUT),
+            ("nodemon --exec 'git push origin main'", MAIN),
+            ("nodemon -x 'rm -rf ~' src/index.js", OUT),
+            ("concurrently \"git push origin main\"", MAIN),
+            ("concurrently -n a,b 'npm run dev' 'rm -rf /'", OUT),
+            // Everyday use is asked as the tool is.
+            ("eatmydata ls", green("read.list")),
+            ("fd -e rs", yellow("default.unknown")),
+            ("fd -e rs -x wc -l", yellow("default.unknown")),
+            ("ls src | entr -c cargo test", yellow("default.unknown")),
+            ("watchexec -e rs -- cargo test", yellow("default.unknown")),
+            ("nodemon --exec 'npm run dev'", yellow("default.unknown")),
+            (
+                "concurrently 'npm:dev' 'npm:watch'",
+                yellow("default.unknown"),
+            ),
+        ],
+    );
+    check_exec(
+        &classifier(),
+        &[
+            (
+                &["eatmydata", "git", "push", "origin", "main"],
+                Action::Deny,
+                "git.push-main",
+            ),
+            (
+                &["setpriv", "--reuid=0", "rm", "-rf", "/"],
+                Action::Deny,
+                "fs.delete-outside",
+            ),
+            (
+                &["rlwrap", "git", "push", "-f"],
+                Action::Deny,
+                "git.push-force",
+            ),
+            (
+                &["fd", "-x", "git", "push", "origin", "main"],
+                Action::Deny,
+                "git.push-main",
+            ),
+            (
+                &["entr", "-s", "git push origin main"],
+                Action::Deny,
+                "git.push-main",
+            ),
+            (
+                &["watchexec", "--", "git", "push", "-f"],
+                Action::Deny,
+                "git.push-force",
+            ),
+            (
+                &["nodemon", "--exec", "git push origin main"],
+                Action::Deny,
+                "git.push-main",
+            ),
+            (
+                &["concurrently", "git push origin main"],
+                Action::Deny,
+                "git.push-main",
+            ),
+            (&["eatmydata", "cargo", "build"], Action::Allow, ""),
+        ],
+    );
+}
+
 #[test]
 fn env_split_string_expands_braced_variables_only() {
     check(

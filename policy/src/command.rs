@@ -2611,6 +2611,7 @@ impl Walker<'_> {
                 "git settings given in the environment that cannot be known before running",
             );
         }
+        self.config_files_agent_writes();
         let Some(sub_i) = g.sub else {
             self.state.cwd = saved_cwd;
             return;
@@ -2760,7 +2761,8 @@ impl Walker<'_> {
                 let unforced = g
                     .configs
                     .iter()
-                    .any(|c| c.to_ascii_lowercase().starts_with("clean.requireforce=f"));
+                    .chain(&env_settings)
+                    .any(|c| git::sets_false(c, "clean.requireForce"));
                 if force || unforced {
                     self.find(
                         RuleId::GitCleanForce,
@@ -3027,6 +3029,49 @@ impl Walker<'_> {
         let _ = depth;
         self.check_path_args(args, &skip);
         self.state.cwd = saved_cwd;
+    }
+
+    /// The config files git reads that the line moves to where the agent can write
+    /// (`XDG_CONFIG_HOME=. git status` reads `./git/config`, `HOME=.` reads
+    /// `./.gitconfig`, `GIT_CONFIG_GLOBAL=./x`): such a file can set a program for git
+    /// to run (`core.fsmonitor`, `core.pager`), as `-c` can. Places the agent can write:
+    /// the worktree, the session's temp directory and the machine's temp folders; a
+    /// place the line does not tell counts as one.
+    fn config_files_agent_writes(&mut self) {
+        const CONFIG_HOMES: [(&str, &str); 5] = [
+            ("XDG_CONFIG_HOME", "/git/config"),
+            ("HOME", "/.gitconfig"),
+            ("GIT_CONFIG_GLOBAL", ""),
+            ("GIT_CONFIG_SYSTEM", ""),
+            ("GIT_CONFIG", ""),
+        ];
+        for (name, file) in CONFIG_HOMES {
+            let Some(value) = self.state.vars.get(name).cloned() else {
+                continue;
+            };
+            let writable = match value {
+                None => true,
+                Some(v) if v.is_empty() || v == "/dev/null" => false,
+                Some(v) => match self.resolve_arg(&Arg::literal(format!("{v}{file}")), true) {
+                    Loc::Inside { .. } | Loc::Unknown => true,
+                    Loc::Outside(p) => {
+                        self.is_allowed_outside(&p)
+                            || ["/tmp", "/var/tmp", "/dev/shm"]
+                                .iter()
+                                .any(|t| p.starts_with(t))
+                    }
+                },
+            };
+            if writable {
+                self.find(
+                    RuleId::GitConfigProgram,
+                    format!(
+                        "${name} makes git read a config file the agent can write, \
+                         which can set a program for git to run"
+                    ),
+                );
+            }
+        }
     }
 
     /// A command a git subcommand runs (`submodule foreach`, `rebase -x`,

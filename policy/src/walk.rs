@@ -388,6 +388,11 @@ impl<'a> Walker<'a> {
     }
 
     pub(crate) fn judge_program_variable(&mut self, name: &str, value: &Arg) {
+        // git appends its traces to the file a `GIT_TRACE*` variable names by an absolute
+        // path (a number names a descriptor, a boolean stderr; a relative path is ignored).
+        if name.starts_with("GIT_TRACE") && value.known_prefix().starts_with('/') {
+            self.check_write_target(value, true, name);
+        }
         if is_prompt_variable(name) && value.known {
             let mut noticed = Noticed::default();
             word::scan_substitutions(&value.text, &mut noticed);

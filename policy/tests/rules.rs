@@ -688,6 +688,107 @@ fn git_options_and_settings_that_run_a_program_are_judged() {
     );
 }
 
+/// Where git writes its traces and reads its config, and which settings run nothing:
+/// `GIT_TRACE*=PATH` appends to PATH; a config home or file the agent can write
+/// (`XDG_CONFIG_HOME`, `HOME`, `GIT_CONFIG_GLOBAL` in the worktree) can set a program;
+/// `git grep -O CMD` runs CMD; config booleans are read in every spelling; allowing a
+/// transport other than `ext` runs no program.
+#[test]
+fn git_trace_files_config_homes_and_grep_pagers_are_judged() {
+    const OUT: Want = refused("fs.delete-outside");
+    const PROGRAM: Want = red("git.config-program");
+    check(
+        &classifier(),
+        &[
+            (
+                "GIT_TRACE=/etc/passwd git status",
+                refused("sys.root-write"),
+            ),
+            (
+                "GIT_TRACE2_EVENT=/etc/x git status",
+                refused("sys.root-write"),
+            ),
+            (
+                "GIT_TRACE2=/usr/bin/x git status",
+                refused("sys.root-write"),
+            ),
+            ("GIT_TRACE=$HOME/.bashrc git log", red("fence.path-outside")),
+            (
+                "GIT_TRACE_PACKET=~/.profile git fetch",
+                red("fence.path-outside"),
+            ),
+            (
+                "export GIT_TRACE_PERFORMANCE=/etc/x; git log",
+                refused("sys.root-write"),
+            ),
+            (
+                "env GIT_TRACE_SETUP=/etc/x git log",
+                refused("sys.root-write"),
+            ),
+            (
+                "GIT_TRACE=/work/repo/.git/hooks/pre-commit git status",
+                red("fence.protected-path"),
+            ),
+            ("GIT_TRACE=1 git status", yellow("default.unknown")),
+            ("GIT_TRACE=true git status", yellow("default.unknown")),
+            (
+                "GIT_TRACE=2 GIT_TRACE_PACKET=0 git status",
+                yellow("default.unknown"),
+            ),
+            ("XDG_CONFIG_HOME=. git status", PROGRAM),
+            ("XDG_CONFIG_HOME=. git diff", PROGRAM),
+            ("XDG_CONFIG_HOME=$PWD/cfg git show", PROGRAM),
+            ("export XDG_CONFIG_HOME=/work/repo/x; git log", PROGRAM),
+            ("HOME=. git log", PROGRAM),
+            ("GIT_CONFIG_GLOBAL=./x git status", PROGRAM),
+            ("GIT_CONFIG_SYSTEM=/tmp/x.cfg git status", PROGRAM),
+            ("XDG_CONFIG_HOME=$(mktemp -d) git status", PROGRAM),
+            (
+                "GIT_CONFIG_GLOBAL=/dev/null git status",
+                yellow("default.unknown"),
+            ),
+            (
+                "XDG_CONFIG_HOME=/home/dev/.config git status",
+                green("git.read"),
+            ),
+            ("HOME=/home/dev git log", yellow("default.unknown")),
+            ("git grep -O'rm -rf ~' foo", OUT),
+            ("git grep --open-files-in-pager='rm -rf ~' foo", OUT),
+            (
+                "git grep -O 'git push origin main' foo",
+                refused("git.push-main"),
+            ),
+            ("git grep -n foo", yellow("default.unknown")),
+            (
+                "git -c clean.requireforce=0 clean -d",
+                red("git.clean-force"),
+            ),
+            (
+                "git -c CLEAN.REQUIREFORCE=no clean -dx",
+                red("git.clean-force"),
+            ),
+            (
+                "git -c clean.requireForce=off clean",
+                red("git.clean-force"),
+            ),
+            (
+                "git -c clean.requireForce=false clean -dx",
+                red("git.clean-force"),
+            ),
+            ("git -c clean.requireForce=true clean -n", yellow("")),
+            ("git -c clean.requireForce=1 clean -d", yellow("")),
+            (
+                "git -c protocol.file.allow=always submodule update --init",
+                yellow(""),
+            ),
+            ("git -c protocol.https.allow=always fetch", yellow("")),
+            ("git -c protocol.allow=never fetch", yellow("")),
+            ("git -c protocol.ext.allow=always fetch", PROGRAM),
+            ("git -c protocol.allow=always fetch", PROGRAM),
+        ],
+    );
+}
+
 /// `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` and
 /// `GIT_CONFIG_PARAMETERS` are `git -c` in the environment: every setting they give is
 /// judged as its `-c` spelling, not only those that decide a push.

@@ -587,6 +587,9 @@ impl Walker<'_> {
             );
         }
         self.judge_program(name, args, inv, depth);
+        if calls_function && args.len() > 1 {
+            self.call_function(name, args);
+        }
         if calls_function && self.functions_changing_dir.contains(name) {
             // Where it leaves the shell is not followed: later relative
             // paths cannot be placed.
@@ -594,8 +597,38 @@ impl Walker<'_> {
         }
     }
 
+    /// Judges the body of the function `name` again with the call's arguments as its
+    /// positional parameters (`f(){ rm -rf "$1"; }; f /` deletes `/`).
+    fn call_function(&mut self, name: &str, args: &[Arg]) {
+        if self.calling.iter().any(|c| c == name) {
+            return;
+        }
+        let Some(body) = self.function_bodies.get(name).cloned() else {
+            return;
+        };
+        let params = std::iter::once(Some(name.to_string()))
+            .chain(args[1..].iter().map(|a| a.known.then(|| a.text.clone())))
+            .collect();
+        let saved = self.state.clone();
+        self.state.positional = Some(params);
+        self.calling.push(name.to_string());
+        self.walk_nested(&body);
+        self.calling.pop();
+        self.state = saved;
+    }
+
     /// Judges the program `name` (`args[0]` as written) by what it is.
     fn judge_program(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
+        // Builtins that set what later words expand to (and are judged as any program).
+        match name {
+            "set" => self.set_positional(args),
+            "shift" => self.shift_positional(args),
+            "printf" => self.printf_to_variable(args),
+            "read" => self.read_into_variables(args, inv),
+            "mapfile" | "readarray" => self.map_lines_into_array(args, inv),
+            "test" | "[" => self.test_subscripts(args),
+            _ => {}
+        }
         if NETWORK_PROGRAMS.contains(&name)
             && (name != "rsync" || args[1..].iter().any(|a| is_remote_spec(&a.text)))
         {
@@ -2003,12 +2036,24 @@ impl Walker<'_> {
         // The words xargs adds come from its input: known when the line
         // pipes known text into it (`echo / | xargs rm -rf`), otherwise not
         // known before running.
-        let fed = inv.io.piped.as_deref().filter(|t| {
-            !p.has('a', "arg-file")
-                && !p.has('0', "null")
-                && !p.has('d', "delimiter")
-                && !t.contains(['\'', '"', '\\'])
-        });
+        // A here-string is input too (`xargs rm -rf <<< ~`).
+        let herestring = inv
+            .io
+            .herestring
+            .as_ref()
+            .filter(|h| h.known)
+            .map(|h| h.text.clone());
+        let fed = inv
+            .io
+            .piped
+            .as_deref()
+            .or(herestring.as_deref())
+            .filter(|t| {
+                !p.has('a', "arg-file")
+                    && !p.has('0', "null")
+                    && !p.has('d', "delimiter")
+                    && !t.contains(['\'', '"', '\\'])
+            });
         if let Some(text) = fed {
             let inner_base = inner.clone();
             let runs: Vec<Vec<Arg>> = match &replace {
@@ -3209,8 +3254,39 @@ impl Walker<'_> {
         }
     }
 
+    /// What a word whose unknown pieces are only numbers the shell makes can delete
+    /// (`/tmp/audit-$$.txt`): an entry of the folder before them whose name begins with
+    /// the known text between, written with `…` for the rest (`/tmp/audit-…`). `None`
+    /// for any other word, and where the entry may be the worktree or what holds it
+    /// (`/tmp/w$$` for a worktree `/tmp/wt`): the word is then judged as its folder.
+    fn numbered_entry(&self, a: &Arg) -> Option<Arg> {
+        if !a.unknown_only_numbers() {
+            return None;
+        }
+        let prefix = a.known_prefix();
+        let (dir, start) = match prefix.rfind('/') {
+            Some(i) => (&prefix[..=i], &prefix[i + 1..]),
+            None => ("./", prefix),
+        };
+        if let Loc::Outside(p) = self.resolve_arg(&Arg::literal(dir), true) {
+            let holds_worktree = self
+                .cls
+                .worktree
+                .strip_prefix(&p)
+                .ok()
+                .and_then(|rest| rest.components().next())
+                .is_none_or(|c| c.as_os_str().to_string_lossy().starts_with(start));
+            if holds_worktree {
+                return None;
+            }
+        }
+        Some(Arg::literal(format!("{dir}{start}\u{2026}")))
+    }
+
     /// One path a deletion reaches (`rm`, `find -delete`).
     fn delete_target(&mut self, name: &str, a: &Arg, recursive: bool, force: bool) {
+        let numbered = self.numbered_entry(a);
+        let a = numbered.as_ref().unwrap_or(a);
         let trailing = a.text.ends_with('/');
         let shown = display_arg(a);
         match self.resolve_arg(a, trailing) {
@@ -5424,7 +5500,7 @@ fn changes_positional(script: &str) -> bool {
 /// Whether `set` with these words sets the positional parameters: `--`, `-`, or an
 /// operand; options alone (`set -eu`, `set +x`, `set -o pipefail`, whose `-o` takes the
 /// next word) do not.
-fn set_changes_positional(words: &[&str]) -> bool {
+pub(crate) fn set_changes_positional(words: &[&str]) -> bool {
     let mut i = 0;
     while let Some(w) = words.get(i) {
         if *w == "--" || *w == "-" || !w.starts_with(['-', '+']) {

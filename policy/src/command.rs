@@ -336,7 +336,7 @@ impl Walker<'_> {
     pub fn check_write_target(&mut self, a: &Arg, follow_final: bool, what: &str) {
         match self.resolve_arg(a, follow_final) {
             Loc::Outside(p) => {
-                if path::is_block_device(&p) {
+                if path::is_block_device(&p) || (a.glob && path::glob_may_be_block_device(&p)) {
                     self.cur_writes = true;
                     self.find(
                         RuleId::DiskTools,
@@ -963,11 +963,52 @@ impl Walker<'_> {
             }
             _ => {
                 if self.command_runner(name, args, inv, depth) {
-                    // A runner's own output files (`perf record -o FILE`).
+                    // A runner's own output files (`perf record -o FILE`), and the
+                    // commands its options run (`gdb -ex 'shell CMD' --args …`).
+                    self.option_programs(name, args, inv);
                     self.other_writer(name, args);
                 } else {
                     self.program(name, args, inv, depth)
                 }
+            }
+        }
+    }
+
+    /// `curl -n`, `--netrc`, `--netrc-optional` read the credentials in `~/.netrc` (and
+    /// send them); `--netrc-file F` those in F.
+    fn curl_netrc(&mut self, args: &[Arg]) {
+        // curl's short options that take a value: a cluster ends at the first of them.
+        const VALUE_LETTERS: &str = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
+        for (i, a) in args.iter().enumerate().skip(1) {
+            let t = a.text.as_str();
+            if t == "--" {
+                break;
+            }
+            let short_n = t.starts_with('-')
+                && !t.starts_with("--")
+                && t[1..]
+                    .chars()
+                    .take_while(|c| !VALUE_LETTERS.contains(*c))
+                    .any(|c| c == 'n');
+            if short_n || t == "--netrc" || t == "--netrc-optional" {
+                let netrc = match &self.cls.home {
+                    Some(h) => h.join(".netrc").display().to_string(),
+                    None => "~/.netrc".to_string(),
+                };
+                self.note_secret(&format!("{netrc} (curl {t})"));
+            } else if let Some(file) = t
+                .strip_prefix("--netrc-file=")
+                .map(|f| Arg {
+                    text: f.to_string(),
+                    ..a.clone()
+                })
+                .or_else(|| {
+                    (t == "--netrc-file")
+                        .then(|| args.get(i + 1).cloned())
+                        .flatten()
+                })
+            {
+                self.note_secret(&format!("{} (curl --netrc-file)", display_arg(&file)));
             }
         }
     }
@@ -1010,6 +1051,9 @@ impl Walker<'_> {
         }
         if matches!(name, "ssh" | "scp" | "sftp") {
             self.ssh_local_commands(args, inv);
+        }
+        if name == "curl" {
+            self.curl_netrc(args);
         }
         if FETCH_PROGRAMS.contains(&name) {
             self.find(RuleId::NetFetch, format!("{name} reaches the network"));
@@ -1093,6 +1137,7 @@ impl Walker<'_> {
             }
             "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel" => {
                 self.cur_writes = true;
+                self.option_programs(name, args, inv);
                 if name == "make" {
                     // `make CC='…'`: a variable given to make names a program as the
                     // same variable in the environment does.
@@ -1125,6 +1170,7 @@ impl Walker<'_> {
                 }
             }
             _ => {
+                self.option_programs(name, args, inv);
                 if !self.other_writer(name, args) {
                     self.check_path_args(args, &[]);
                 }
@@ -3571,6 +3617,10 @@ impl Walker<'_> {
     /// before the line runs (`sed "s/x/$V/"`) is not read.
     fn sed_scripts(&mut self, args: &[Arg], inv: &Invocation) {
         let p = opts::parse(args, 1, &SED_OPTIONS);
+        // `… | sed -f -`: the script comes from stdin (and GNU sed's `e` runs commands).
+        if p.values_of('f', "file").any(|v| is_stdin_path(&v.text)) {
+            self.stdin_program("sed", inv);
+        }
         let mut scripts: Vec<Arg> = p.values_of('e', "expression").cloned().collect();
         if scripts.is_empty()
             && !p.has('f', "file")
@@ -3617,18 +3667,8 @@ impl Walker<'_> {
     /// `--use-compress-program`, `--info-script`/`--new-volume-script`/
     /// `--rsh-command`, and rsync's `-e`/`--rsh`. Each is run by a shell.
     fn option_programs(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
-        let (short, long): (&[&str], &[&str]) = match name {
-            "tar" => (
-                &["-I", "-F"],
-                &[
-                    "--to-command",
-                    "--use-compress-program",
-                    "--info-script",
-                    "--new-volume-script",
-                    "--rsh-command",
-                ],
-            ),
-            _ => (&["-e"], &["--rsh"]),
+        let Some((short, long, language)) = option_program_table(name) else {
+            return;
         };
         let mut found: Vec<(Arg, bool)> = Vec::new();
         let mut i = 1;
@@ -3666,6 +3706,23 @@ impl Walker<'_> {
             }
             i += 1;
         }
+        if language == OptionLanguage::ExCommand {
+            // `vim +':!CMD' file`: a `+` word is a command too.
+            found.extend(
+                args[1..]
+                    .iter()
+                    .filter_map(|a| a.text.strip_prefix('+').map(|c| (Arg::literal(c), false))),
+            );
+        }
+        let found: Vec<(Arg, bool)> = found
+            .into_iter()
+            .flat_map(|(v, piped)| {
+                language
+                    .shell_lines(&v)
+                    .into_iter()
+                    .map(move |line| (line, piped))
+            })
+            .collect();
         for (v, piped) in found {
             let io = CmdIo {
                 stdin_pipe: piped,
@@ -4905,6 +4962,13 @@ impl Walker<'_> {
             .values_of('i', "include")
             .any(|v| matches!(v.text.as_str(), "inplace" | "inplace.awk"));
         let from_file = p.has('f', "file") || p.has('E', "exec");
+        // `… | awk -f -`: the program comes from stdin (and awk's `system()` runs commands).
+        if p.values_of('f', "file")
+            .chain(p.values_of('E', "exec"))
+            .any(|v| is_stdin_path(&v.text))
+        {
+            self.stdin_program("awk", inv);
+        }
         let mut programs: Vec<Arg> = p.values_of('e', "source").cloned().collect();
         let mut files: Vec<usize> = Vec::new();
         for (n, &i) in p.operands.iter().enumerate() {
@@ -5446,6 +5510,126 @@ fn deglob(text: &str) -> std::borrow::Cow<'_, str> {
         })
         .collect();
     std::borrow::Cow::Owned(parts.join("/"))
+}
+
+/// How a program reads an option's value that can run a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OptionLanguage {
+    /// A line for a shell (`tar -I CMD`, `man -P CMD`, `zip -TT CMD`).
+    Shell,
+    /// An editor's ex command: `:!CMD` and `!CMD` run CMD (`vim -c ':!make'`).
+    ExCommand,
+    /// A gdb command: `shell CMD` and `!CMD` run CMD.
+    GdbCommand,
+    /// Make syntax: each `$(shell CMD)` runs CMD (`make --eval`).
+    MakeText,
+}
+
+impl OptionLanguage {
+    /// The shell lines the value runs.
+    fn shell_lines(self, v: &Arg) -> Vec<Arg> {
+        let line = |text: &str| Arg {
+            text: text.to_string(),
+            ..v.clone()
+        };
+        let t = v.text.trim_start();
+        match self {
+            OptionLanguage::Shell => vec![v.clone()],
+            OptionLanguage::ExCommand => {
+                let t = t.trim_start_matches([':', ' ', '\t']);
+                let t = t
+                    .strip_prefix("silent")
+                    .map_or(t, |r| r.trim_start_matches(['!', ' ']));
+                let t = t.strip_prefix("exe").map_or(t, |_| "");
+                let bang = t
+                    .strip_prefix('!')
+                    .or_else(|| t.strip_prefix("r !").or_else(|| t.strip_prefix("w !")))
+                    .or_else(|| {
+                        t.strip_prefix("read !")
+                            .or_else(|| t.strip_prefix("write !"))
+                    });
+                bang.map(|c| vec![line(c)]).unwrap_or_default()
+            }
+            OptionLanguage::GdbCommand => t
+                .strip_prefix("shell ")
+                .or_else(|| t.strip_prefix('!'))
+                .or_else(|| t.strip_prefix("pipe "))
+                .map(|c| vec![line(c)])
+                .unwrap_or_default(),
+            OptionLanguage::MakeText => {
+                let mut out = Vec::new();
+                let mut rest = v.text.as_str();
+                while let Some(i) = rest.find("$(shell ").or_else(|| rest.find("${shell ")) {
+                    let body = &rest[i + 8..];
+                    let close = if rest[i..].starts_with("$(") {
+                        ')'
+                    } else {
+                        '}'
+                    };
+                    // Up to the closing bracket that balances the opening one.
+                    let mut depth = 0usize;
+                    let end = body
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            if c == '(' || c == '{' {
+                                depth += 1;
+                            } else if (c == ')' || c == '}') && depth > 0 {
+                                depth -= 1;
+                            } else if c == close {
+                                return true;
+                            }
+                            false
+                        })
+                        .map_or(body.len(), |(k, _)| k);
+                    out.push(line(&body[..end]));
+                    rest = &body[end..];
+                }
+                out
+            }
+        }
+    }
+}
+
+/// The options of `name` whose values run commands, short and long, and how the value
+/// is read. `None` for a program with none.
+fn option_program_table(
+    name: &str,
+) -> Option<(
+    &'static [&'static str],
+    &'static [&'static str],
+    OptionLanguage,
+)> {
+    Some(match name {
+        "tar" => (
+            &["-I", "-F"],
+            &[
+                "--to-command",
+                "--use-compress-program",
+                "--info-script",
+                "--new-volume-script",
+                "--rsh-command",
+            ],
+            OptionLanguage::Shell,
+        ),
+        "rsync" => (&["-e"], &["--rsh"], OptionLanguage::Shell),
+        "man" => (&["-P"], &["--pager"], OptionLanguage::Shell),
+        "zip" => (&["-TT"], &["--unzip-command"], OptionLanguage::Shell),
+        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" => {
+            (&["-c"], &["--cmd"], OptionLanguage::ExCommand)
+        }
+        "gdb" => (
+            &["-ex", "-iex", "--ex"],
+            &[
+                "-eval-command",
+                "--eval-command",
+                "-init-eval-command",
+                "--init-eval-command",
+            ],
+            OptionLanguage::GdbCommand,
+        ),
+        "make" | "gmake" => (&["-E"], &["--eval"], OptionLanguage::MakeText),
+        _ => return None,
+    })
 }
 
 /// What a pid option means to a tool that either acts on running processes or runs a

@@ -243,6 +243,30 @@ impl Walker<'_> {
         path::is_protected(rel) || self.req.protected.iter().any(|p| rel.starts_with(p))
     }
 
+    /// A search's pattern that looks like a path (`grep -rn '../' src`, `rg /root`) is
+    /// judged by the token rule of the path fence alone: it is never opened, so it reads
+    /// no credential.
+    pub fn check_pattern_tokens(&mut self, args: &[Arg], patterns: &[usize]) {
+        for &i in patterns {
+            let a = &args[i];
+            if !Self::is_path_token(a) {
+                continue;
+            }
+            match self.resolve_arg(a, false) {
+                Loc::Outside(p) if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) => {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!(
+                            "a pattern that names a path outside the worktree: {}",
+                            p.display()
+                        ),
+                    )
+                }
+                _ => {}
+            }
+        }
+    }
+
     pub fn check_path_args(&mut self, args: &[Arg], skip: &[usize]) {
         for (i, a) in args.iter().enumerate().skip(1) {
             if skip.contains(&i) {
@@ -1047,7 +1071,9 @@ impl Walker<'_> {
             } else {
                 self.find(RuleId::ReadList, format!("{name} only reads"));
             }
-            return self.check_path_args(args, &[]);
+            let patterns = search_patterns(name, args, 1);
+            self.check_pattern_tokens(args, &patterns);
+            return self.check_path_args(args, &patterns);
         }
         if matches!(name, "ssh" | "scp" | "sftp") {
             self.ssh_local_commands(args, inv);
@@ -1172,7 +1198,9 @@ impl Walker<'_> {
             _ => {
                 self.option_programs(name, args, inv);
                 if !self.other_writer(name, args) {
-                    self.check_path_args(args, &[]);
+                    let patterns = search_patterns(name, args, 1);
+                    self.check_pattern_tokens(args, &patterns);
+                    self.check_path_args(args, &patterns);
                 }
             }
         }
@@ -3118,6 +3146,11 @@ impl Walker<'_> {
         }
         self.cur_writes |= writes_before;
         let _ = depth;
+        if sub == "grep" {
+            let patterns = search_patterns("git-grep", args, sub_i + 1);
+            self.check_pattern_tokens(args, &patterns);
+            skip.extend(patterns);
+        }
         self.check_path_args(args, &skip);
         self.state.cwd = saved_cwd;
     }
@@ -5510,6 +5543,115 @@ fn deglob(text: &str) -> std::borrow::Cow<'_, str> {
         })
         .collect();
     std::borrow::Cow::Owned(parts.join("/"))
+}
+
+/// The words of a search that are its pattern, not a path (`grep -rn '../' src`): the
+/// values of `-e`/`--regexp`, else the first operand unless `-f`/`--file` gives the
+/// patterns. For grep, rg, ag, ack and `git grep` (`args[0]` the program, or `grep`
+/// after git's own words from `start`).
+pub fn search_patterns(name: &str, args: &[Arg], start: usize) -> Vec<usize> {
+    let spec = match name {
+        "grep" | "egrep" | "fgrep" | "git-grep" => OptSpec {
+            short_arg: "efmABCdD",
+            long_arg: &[
+                "regexp",
+                "file",
+                "max-count",
+                "after-context",
+                "before-context",
+                "context",
+                "directories",
+                "devices",
+                "include",
+                "exclude",
+                "exclude-dir",
+                "exclude-from",
+                "label",
+                "binary-files",
+                "max-depth",
+                "threads",
+            ],
+            permute: true,
+        },
+        "rg" => OptSpec {
+            short_arg: "efmABCgtTEjMr",
+            long_arg: &[
+                "regexp",
+                "file",
+                "max-count",
+                "after-context",
+                "before-context",
+                "context",
+                "glob",
+                "iglob",
+                "type",
+                "type-not",
+                "encoding",
+                "threads",
+                "max-columns",
+                "replace",
+                "pre",
+                "pre-glob",
+                "sort",
+                "sortr",
+                "type-add",
+                "type-clear",
+                "ignore-file",
+                "max-depth",
+                "max-filesize",
+                "path-separator",
+                "colors",
+                "context-separator",
+                "field-match-separator",
+                "field-context-separator",
+                "dfa-size-limit",
+                "regex-size-limit",
+                "engine",
+                "hyperlink-format",
+            ],
+            permute: true,
+        },
+        "ag" | "ack" | "ack-grep" => OptSpec {
+            short_arg: "ABCGgmp",
+            long_arg: &[
+                "after",
+                "before",
+                "context",
+                "file-search-regex",
+                "max-count",
+                "path-to-ignore",
+                "ignore",
+                "ignore-dir",
+                "depth",
+                "type",
+                "match",
+            ],
+            permute: true,
+        },
+        _ => return Vec::new(),
+    };
+    let p = opts::parse(args, start, &spec);
+    let mut patterns: Vec<usize> = Vec::new();
+    // `-e PATTERN` (its value is the next word, or the rest of its own).
+    let mut i = start;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if t == "--" {
+            break;
+        }
+        if t == "-e" || t == "--regexp" || (name == "ag" && t == "--match") {
+            patterns.push(i + 1);
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    let explicit = p.has('e', "regexp") || p.has('f', "file");
+    if !explicit && let Some(&first) = p.operands.first() {
+        patterns.push(first);
+    }
+    patterns.retain(|&i| i < args.len());
+    patterns
 }
 
 /// How a program reads an option's value that can run a command.

@@ -1224,9 +1224,13 @@ impl<'a> Walker<'a> {
         }
         if reads_trees(&args) {
             // `tar czf - ~ | nc …`, `rsync -a ~/ host:`: a folder that holds a secret
-            // path, read whole, reads the secret.
-            for a in args.iter().skip(1) {
-                self.note_secret_holder(a);
+            // path, read whole, reads the secret. (A search's pattern is no folder.)
+            let name = crate::command::program_name(&args[0].text).to_string();
+            let patterns = crate::command::search_patterns(&name, &args, 1);
+            for (i, a) in args.iter().enumerate().skip(1) {
+                if !patterns.contains(&i) {
+                    self.note_secret_holder(a);
+                }
             }
         }
         if piped_out

@@ -1194,7 +1194,9 @@ fn a_quoted_tilde_is_a_file_in_the_worktree() {
             ("grep -rn \"~\" src", green("read.list")),
             ("rg -F \"~\" src", green("read.list")),
             ("grep -r '~/' .", green("read.list")),
-            ("grep -r ~ .", red("fence.secret-read")),
+            // Expanded, but still the pattern: the home is not read (the token rule
+            // still sees it).
+            ("grep -r ~ .", red("fence.path-outside")),
         ],
     );
 }
@@ -3572,6 +3574,36 @@ fn programs_hidden_in_stdin_globs_and_option_values_are_judged() {
             ("vim -c 'set nu' x", yellow("")),
             ("gdb -batch -ex run -ex bt ./a.out", yellow("")),
             ("make -n", yellow("default.unknown")),
+        ],
+    );
+}
+
+/// A search's pattern is not a path it reads: a recursive grep for `../` or `/root`
+/// reads no credential (the token rule still applies to it). Its path operands are
+/// judged as ever.
+#[test]
+fn a_search_pattern_that_looks_like_a_path_reads_nothing() {
+    const TOKEN: Want = red("fence.path-outside");
+    check(
+        &classifier(),
+        &[
+            ("grep -rn '../' src", TOKEN),
+            ("grep -rn '..' src", TOKEN),
+            ("rg '../'", TOKEN),
+            ("grep -r '/' src", TOKEN),
+            ("grep -rn '/root' src", TOKEN),
+            ("grep -r -e '/root' src", TOKEN),
+            ("rg -g '*.ts' '../lib' src", TOKEN),
+            ("git grep -n '../' -- src", TOKEN),
+            ("ag '/root' src", TOKEN),
+            ("grep -rn foo src", green("read.list")),
+            ("rg -n 'use crate' src", green("read.list")),
+            // The paths searched are read.
+            ("grep -r token ~", red("fence.secret-read")),
+            ("rg token ~/.ssh", red("fence.secret-read")),
+            ("grep -rn x /root", red("fence.secret-read")),
+            ("grep -r -e '../' ~", red("fence.secret-read")),
+            ("grep -f ~/.ssh/id_rsa src", red("fence.secret-read")),
         ],
     );
 }

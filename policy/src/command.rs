@@ -4212,8 +4212,22 @@ impl Walker<'_> {
 
     fn dd(&mut self, args: &[Arg]) {
         for a in args.iter().skip(1) {
+            // SPEC §2 lists `dd of=…` among the disk tools: a device, or a target not
+            // known before running, is one. An ordinary file is a write like any other
+            // (`dd if=/dev/zero of=test.img`), judged where it lands.
             if let Some(of) = a.text.strip_prefix("of=") {
-                self.find(RuleId::DiskTools, format!("dd writes raw blocks: of={of}"));
+                let target = self.expand_tilde(Arg {
+                    text: of.to_string(),
+                    known: a.known,
+                    glob: a.glob,
+                    home_based: of.starts_with('~'),
+                    ..Arg::default()
+                });
+                if target.known {
+                    self.check_write_target(&target, true, "dd");
+                } else {
+                    self.find(RuleId::DiskTools, format!("dd writes raw blocks: of={of}"));
+                }
             }
             if let Some(src) = a.text.strip_prefix("if=") {
                 let src = Arg {

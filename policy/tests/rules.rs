@@ -1248,6 +1248,45 @@ fn disk_and_filesystem_tools_are_refused() {
             ("tee /dev/sda < disk.img", DISK),
             ("cp disk.img /dev/sdb", DISK),
             ("sudo dd if=/dev/zero of=/dev/sda", DISK),
+            ("dd if=/dev/zero of=$DISK", DISK),
+            ("dd if=x.img of=/dev/s?a", DISK),
+            ("cd /dev && dd if=x.img of=sda", DISK),
+        ],
+    );
+    // `dd of=FILE` for an ordinary file is a write to FILE, judged where it lands; the
+    // disk rule is for devices.
+    check(
+        &classifier(),
+        &[
+            (
+                "dd if=/dev/zero of=test.img bs=1M count=4",
+                yellow("fs.write-inside"),
+            ),
+            (
+                "dd if=/dev/urandom of=build/blob bs=1k count=1",
+                yellow("fs.write-inside"),
+            ),
+            ("dd if=x of=/dev/null", yellow("default.unknown")),
+            ("dd if=x of=/tmp/y", red("fence.path-outside")),
+            (
+                "dd if=x of=.git/hooks/pre-commit",
+                red("fence.protected-path"),
+            ),
+        ],
+    );
+    check_exec(
+        &classifier(),
+        &[
+            (
+                &["dd", "if=/dev/zero", "of=test.bin", "bs=1M", "count=4"],
+                Action::Allow,
+                "",
+            ),
+            (
+                &["dd", "if=/dev/zero", "of=/dev/sda"],
+                Action::Deny,
+                "disk.tools",
+            ),
         ],
     );
 }
@@ -5210,7 +5249,7 @@ fn writers_with_output_flags_and_destinations_into_system_roots_are_refused() {
             ("gpg --armor --export-secret-keys > /etc/x", SYS),
         ],
     );
-    // `dd of=` is a disk tool whatever it writes; either rule refuses it.
+    // `dd of=` into a system root is refused as the write it is.
     check(
         &classifier(),
         &[(

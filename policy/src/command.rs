@@ -4236,6 +4236,15 @@ impl Walker<'_> {
                     ..Arg::default()
                 };
                 self.note_secret_in(&src);
+                // Raw blocks read from a disk hold every file on it, credentials included.
+                if let Loc::Outside(p) = self.resolve_arg(&src, true)
+                    && path::is_block_device(&p)
+                {
+                    self.find(
+                        RuleId::DiskTools,
+                        format!("dd reads raw blocks: if={}", p.display()),
+                    );
+                }
             }
         }
         self.cur_writes = true;

@@ -1251,6 +1251,7 @@ fn disk_and_filesystem_tools_are_refused() {
             ("dd if=/dev/zero of=$DISK", DISK),
             ("dd if=x.img of=/dev/s?a", DISK),
             ("cd /dev && dd if=x.img of=sda", DISK),
+            ("dd if=/dev/sda of=disk.img", DISK),
         ],
     );
     // `dd of=FILE` for an ordinary file is a write to FILE, judged where it lands; the

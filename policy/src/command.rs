@@ -243,6 +243,30 @@ impl Walker<'_> {
         path::is_protected(rel) || self.req.protected.iter().any(|p| rel.starts_with(p))
     }
 
+    /// A search's pattern that looks like a path (`grep -rn '../' src`, `rg /root`) is
+    /// judged by the token rule of the path fence alone: it is never opened, so it reads
+    /// no credential.
+    pub fn check_pattern_tokens(&mut self, args: &[Arg], patterns: &[usize]) {
+        for &i in patterns {
+            let a = &args[i];
+            if !Self::is_path_token(a) {
+                continue;
+            }
+            match self.resolve_arg(a, false) {
+                Loc::Outside(p) if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) => {
+                    self.find(
+                        RuleId::PathOutside,
+                        format!(
+                            "a pattern that names a path outside the worktree: {}",
+                            p.display()
+                        ),
+                    )
+                }
+                _ => {}
+            }
+        }
+    }
+
     pub fn check_path_args(&mut self, args: &[Arg], skip: &[usize]) {
         for (i, a) in args.iter().enumerate().skip(1) {
             if skip.contains(&i) {
@@ -336,7 +360,7 @@ impl Walker<'_> {
     pub fn check_write_target(&mut self, a: &Arg, follow_final: bool, what: &str) {
         match self.resolve_arg(a, follow_final) {
             Loc::Outside(p) => {
-                if path::is_block_device(&p) {
+                if path::is_block_device(&p) || (a.glob && path::glob_may_be_block_device(&p)) {
                     self.cur_writes = true;
                     self.find(
                         RuleId::DiskTools,
@@ -587,6 +611,9 @@ impl Walker<'_> {
             );
         }
         self.judge_program(name, args, inv, depth);
+        if calls_function && args.len() > 1 {
+            self.call_function(name, args);
+        }
         if calls_function && self.functions_changing_dir.contains(name) {
             // Where it leaves the shell is not followed: later relative
             // paths cannot be placed.
@@ -594,8 +621,38 @@ impl Walker<'_> {
         }
     }
 
+    /// Judges the body of the function `name` again with the call's arguments as its
+    /// positional parameters (`f(){ rm -rf "$1"; }; f /` deletes `/`).
+    fn call_function(&mut self, name: &str, args: &[Arg]) {
+        if self.calling.iter().any(|c| c == name) {
+            return;
+        }
+        let Some(body) = self.function_bodies.get(name).cloned() else {
+            return;
+        };
+        let params = std::iter::once(Some(name.to_string()))
+            .chain(args[1..].iter().map(|a| a.known.then(|| a.text.clone())))
+            .collect();
+        let saved = self.state.clone();
+        self.state.positional = Some(params);
+        self.calling.push(name.to_string());
+        self.walk_nested(&body);
+        self.calling.pop();
+        self.state = saved;
+    }
+
     /// Judges the program `name` (`args[0]` as written) by what it is.
     fn judge_program(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
+        // Builtins that set what later words expand to (and are judged as any program).
+        match name {
+            "set" => self.set_positional(args),
+            "shift" => self.shift_positional(args),
+            "printf" => self.printf_to_variable(args),
+            "read" => self.read_into_variables(args, inv),
+            "mapfile" | "readarray" => self.map_lines_into_array(args, inv),
+            "test" | "[" => self.test_subscripts(args),
+            _ => {}
+        }
         if NETWORK_PROGRAMS.contains(&name)
             && (name != "rsync" || args[1..].iter().any(|a| is_remote_spec(&a.text)))
         {
@@ -609,9 +666,67 @@ impl Walker<'_> {
             "env" => self.env_wrapper(args, inv, depth),
             "timeout" => self.simple_wrapper(args, inv, depth, "sk", &["signal", "kill-after"], 1),
             "nice" => self.simple_wrapper(args, inv, depth, "n", &["adjustment"], 0),
-            "nohup" | "setsid" | "unbuffer" | "chronic" | "catchsegv" | "builtin" | "nocache" => {
-                self.simple_wrapper(args, inv, depth, "", &[], 0)
+            "nohup" | "setsid" | "unbuffer" | "chronic" | "catchsegv" | "builtin" | "nocache"
+            | "eatmydata" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            // Runs its command with other ids, groups, capabilities or limits.
+            "setpriv" => self.simple_wrapper(
+                args,
+                inv,
+                depth,
+                "",
+                &[
+                    "ambient-caps",
+                    "bounding-set",
+                    "egid",
+                    "euid",
+                    "groups",
+                    "inh-caps",
+                    "pdeathsig",
+                    "regid",
+                    "reuid",
+                    "rgid",
+                    "ruid",
+                    "securebits",
+                    "selinux-label",
+                    "apparmor-profile",
+                    "landlock-access",
+                    "landlock-rule",
+                    "seccomp-filter",
+                ],
+                0,
+            ),
+            // Holds a systemd inhibitor lock while its command runs.
+            "systemd-inhibit" => {
+                self.simple_wrapper(args, inv, depth, "", &["what", "who", "why", "mode"], 0)
             }
+            // Gives its command line editing.
+            "rlwrap" => self.simple_wrapper(
+                args,
+                inv,
+                depth,
+                "bCDefFgHlOpPqsStwz",
+                &[
+                    "break-chars",
+                    "command-name",
+                    "history-no-dupes",
+                    "extra-char-after-completion",
+                    "file",
+                    "history-format",
+                    "forget-matching",
+                    "history-filename",
+                    "logfile",
+                    "one-shot-rx",
+                    "prompt-colour",
+                    "pre-given",
+                    "quote-characters",
+                    "histsize",
+                    "substitute-prompt",
+                    "set-term-name",
+                    "polling",
+                    "filter",
+                ],
+                0,
+            ),
             "stdbuf" => {
                 self.simple_wrapper(args, inv, depth, "ioe", &["input", "output", "error"], 0)
             }
@@ -872,11 +987,52 @@ impl Walker<'_> {
             }
             _ => {
                 if self.command_runner(name, args, inv, depth) {
-                    // A runner's own output files (`perf record -o FILE`).
+                    // A runner's own output files (`perf record -o FILE`), and the
+                    // commands its options run (`gdb -ex 'shell CMD' --args …`).
+                    self.option_programs(name, args, inv);
                     self.other_writer(name, args);
                 } else {
                     self.program(name, args, inv, depth)
                 }
+            }
+        }
+    }
+
+    /// `curl -n`, `--netrc`, `--netrc-optional` read the credentials in `~/.netrc` (and
+    /// send them); `--netrc-file F` those in F.
+    fn curl_netrc(&mut self, args: &[Arg]) {
+        // curl's short options that take a value: a cluster ends at the first of them.
+        const VALUE_LETTERS: &str = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
+        for (i, a) in args.iter().enumerate().skip(1) {
+            let t = a.text.as_str();
+            if t == "--" {
+                break;
+            }
+            let short_n = t.starts_with('-')
+                && !t.starts_with("--")
+                && t[1..]
+                    .chars()
+                    .take_while(|c| !VALUE_LETTERS.contains(*c))
+                    .any(|c| c == 'n');
+            if short_n || t == "--netrc" || t == "--netrc-optional" {
+                let netrc = match &self.cls.home {
+                    Some(h) => h.join(".netrc").display().to_string(),
+                    None => "~/.netrc".to_string(),
+                };
+                self.note_secret(&format!("{netrc} (curl {t})"));
+            } else if let Some(file) = t
+                .strip_prefix("--netrc-file=")
+                .map(|f| Arg {
+                    text: f.to_string(),
+                    ..a.clone()
+                })
+                .or_else(|| {
+                    (t == "--netrc-file")
+                        .then(|| args.get(i + 1).cloned())
+                        .flatten()
+                })
+            {
+                self.note_secret(&format!("{} (curl --netrc-file)", display_arg(&file)));
             }
         }
     }
@@ -915,10 +1071,15 @@ impl Walker<'_> {
             } else {
                 self.find(RuleId::ReadList, format!("{name} only reads"));
             }
-            return self.check_path_args(args, &[]);
+            let patterns = search_patterns(name, args, 1);
+            self.check_pattern_tokens(args, &patterns);
+            return self.check_path_args(args, &patterns);
         }
         if matches!(name, "ssh" | "scp" | "sftp") {
             self.ssh_local_commands(args, inv);
+        }
+        if name == "curl" {
+            self.curl_netrc(args);
         }
         if FETCH_PROGRAMS.contains(&name) {
             self.find(RuleId::NetFetch, format!("{name} reaches the network"));
@@ -1002,6 +1163,7 @@ impl Walker<'_> {
             }
             "make" | "cmake" | "ninja" | "meson" | "gradle" | "gradlew" | "mvn" | "bazel" => {
                 self.cur_writes = true;
+                self.option_programs(name, args, inv);
                 if name == "make" {
                     // `make CC='…'`: a variable given to make names a program as the
                     // same variable in the environment does.
@@ -1034,8 +1196,11 @@ impl Walker<'_> {
                 }
             }
             _ => {
+                self.option_programs(name, args, inv);
                 if !self.other_writer(name, args) {
-                    self.check_path_args(args, &[]);
+                    let patterns = search_patterns(name, args, 1);
+                    self.check_pattern_tokens(args, &patterns);
+                    self.check_path_args(args, &patterns);
                 }
             }
         }
@@ -1945,12 +2110,24 @@ impl Walker<'_> {
         // The words xargs adds come from its input: known when the line
         // pipes known text into it (`echo / | xargs rm -rf`), otherwise not
         // known before running.
-        let fed = inv.io.piped.as_deref().filter(|t| {
-            !p.has('a', "arg-file")
-                && !p.has('0', "null")
-                && !p.has('d', "delimiter")
-                && !t.contains(['\'', '"', '\\'])
-        });
+        // A here-string is input too (`xargs rm -rf <<< ~`).
+        let herestring = inv
+            .io
+            .herestring
+            .as_ref()
+            .filter(|h| h.known)
+            .map(|h| h.text.clone());
+        let fed = inv
+            .io
+            .piped
+            .as_deref()
+            .or(herestring.as_deref())
+            .filter(|t| {
+                !p.has('a', "arg-file")
+                    && !p.has('0', "null")
+                    && !p.has('d', "delimiter")
+                    && !t.contains(['\'', '"', '\\'])
+            });
         if let Some(text) = fed {
             let inner_base = inner.clone();
             let runs: Vec<Vec<Arg>> = match &replace {
@@ -2553,6 +2730,7 @@ impl Walker<'_> {
                 "git settings given in the environment that cannot be known before running",
             );
         }
+        self.config_files_agent_writes();
         let Some(sub_i) = g.sub else {
             self.state.cwd = saved_cwd;
             return;
@@ -2702,7 +2880,8 @@ impl Walker<'_> {
                 let unforced = g
                     .configs
                     .iter()
-                    .any(|c| c.to_ascii_lowercase().starts_with("clean.requireforce=f"));
+                    .chain(&env_settings)
+                    .any(|c| git::sets_false(c, "clean.requireForce"));
                 if force || unforced {
                     self.find(
                         RuleId::GitCleanForce,
@@ -2967,8 +3146,56 @@ impl Walker<'_> {
         }
         self.cur_writes |= writes_before;
         let _ = depth;
+        if sub == "grep" {
+            let patterns = search_patterns("git-grep", args, sub_i + 1);
+            self.check_pattern_tokens(args, &patterns);
+            skip.extend(patterns);
+        }
         self.check_path_args(args, &skip);
         self.state.cwd = saved_cwd;
+    }
+
+    /// The config files git reads that the line moves to where the agent can write
+    /// (`XDG_CONFIG_HOME=. git status` reads `./git/config`, `HOME=.` reads
+    /// `./.gitconfig`, `GIT_CONFIG_GLOBAL=./x`): such a file can set a program for git
+    /// to run (`core.fsmonitor`, `core.pager`), as `-c` can. Places the agent can write:
+    /// the worktree, the session's temp directory and the machine's temp folders; a
+    /// place the line does not tell counts as one.
+    fn config_files_agent_writes(&mut self) {
+        const CONFIG_HOMES: [(&str, &str); 5] = [
+            ("XDG_CONFIG_HOME", "/git/config"),
+            ("HOME", "/.gitconfig"),
+            ("GIT_CONFIG_GLOBAL", ""),
+            ("GIT_CONFIG_SYSTEM", ""),
+            ("GIT_CONFIG", ""),
+        ];
+        for (name, file) in CONFIG_HOMES {
+            let Some(value) = self.state.vars.get(name).cloned() else {
+                continue;
+            };
+            let writable = match value {
+                None => true,
+                Some(v) if v.is_empty() || v == "/dev/null" => false,
+                Some(v) => match self.resolve_arg(&Arg::literal(format!("{v}{file}")), true) {
+                    Loc::Inside { .. } | Loc::Unknown => true,
+                    Loc::Outside(p) => {
+                        self.is_allowed_outside(&p)
+                            || ["/tmp", "/var/tmp", "/dev/shm"]
+                                .iter()
+                                .any(|t| p.starts_with(t))
+                    }
+                },
+            };
+            if writable {
+                self.find(
+                    RuleId::GitConfigProgram,
+                    format!(
+                        "${name} makes git read a config file the agent can write, \
+                         which can set a program for git to run"
+                    ),
+                );
+            }
+        }
     }
 
     /// A command a git subcommand runs (`submodule foreach`, `rebase -x`,
@@ -3106,8 +3333,39 @@ impl Walker<'_> {
         }
     }
 
+    /// What a word whose unknown pieces are only numbers the shell makes can delete
+    /// (`/tmp/audit-$$.txt`): an entry of the folder before them whose name begins with
+    /// the known text between, written with `…` for the rest (`/tmp/audit-…`). `None`
+    /// for any other word, and where the entry may be the worktree or what holds it
+    /// (`/tmp/w$$` for a worktree `/tmp/wt`): the word is then judged as its folder.
+    fn numbered_entry(&self, a: &Arg) -> Option<Arg> {
+        if !a.unknown_only_numbers() {
+            return None;
+        }
+        let prefix = a.known_prefix();
+        let (dir, start) = match prefix.rfind('/') {
+            Some(i) => (&prefix[..=i], &prefix[i + 1..]),
+            None => ("./", prefix),
+        };
+        if let Loc::Outside(p) = self.resolve_arg(&Arg::literal(dir), true) {
+            let holds_worktree = self
+                .cls
+                .worktree
+                .strip_prefix(&p)
+                .ok()
+                .and_then(|rest| rest.components().next())
+                .is_none_or(|c| c.as_os_str().to_string_lossy().starts_with(start));
+            if holds_worktree {
+                return None;
+            }
+        }
+        Some(Arg::literal(format!("{dir}{start}\u{2026}")))
+    }
+
     /// One path a deletion reaches (`rm`, `find -delete`).
     fn delete_target(&mut self, name: &str, a: &Arg, recursive: bool, force: bool) {
+        let numbered = self.numbered_entry(a);
+        let a = numbered.as_ref().unwrap_or(a);
         let trailing = a.text.ends_with('/');
         let shown = display_arg(a);
         match self.resolve_arg(a, trailing) {
@@ -3392,6 +3650,10 @@ impl Walker<'_> {
     /// before the line runs (`sed "s/x/$V/"`) is not read.
     fn sed_scripts(&mut self, args: &[Arg], inv: &Invocation) {
         let p = opts::parse(args, 1, &SED_OPTIONS);
+        // `… | sed -f -`: the script comes from stdin (and GNU sed's `e` runs commands).
+        if p.values_of('f', "file").any(|v| is_stdin_path(&v.text)) {
+            self.stdin_program("sed", inv);
+        }
         let mut scripts: Vec<Arg> = p.values_of('e', "expression").cloned().collect();
         if scripts.is_empty()
             && !p.has('f', "file")
@@ -3438,18 +3700,8 @@ impl Walker<'_> {
     /// `--use-compress-program`, `--info-script`/`--new-volume-script`/
     /// `--rsh-command`, and rsync's `-e`/`--rsh`. Each is run by a shell.
     fn option_programs(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
-        let (short, long): (&[&str], &[&str]) = match name {
-            "tar" => (
-                &["-I", "-F"],
-                &[
-                    "--to-command",
-                    "--use-compress-program",
-                    "--info-script",
-                    "--new-volume-script",
-                    "--rsh-command",
-                ],
-            ),
-            _ => (&["-e"], &["--rsh"]),
+        let Some((short, long, language)) = option_program_table(name) else {
+            return;
         };
         let mut found: Vec<(Arg, bool)> = Vec::new();
         let mut i = 1;
@@ -3487,6 +3739,23 @@ impl Walker<'_> {
             }
             i += 1;
         }
+        if language == OptionLanguage::ExCommand {
+            // `vim +':!CMD' file`: a `+` word is a command too.
+            found.extend(
+                args[1..]
+                    .iter()
+                    .filter_map(|a| a.text.strip_prefix('+').map(|c| (Arg::literal(c), false))),
+            );
+        }
+        let found: Vec<(Arg, bool)> = found
+            .into_iter()
+            .flat_map(|(v, piped)| {
+                language
+                    .shell_lines(&v)
+                    .into_iter()
+                    .map(move |line| (line, piped))
+            })
+            .collect();
         for (v, piped) in found {
             let io = CmdIo {
                 stdin_pipe: piped,
@@ -3943,8 +4212,22 @@ impl Walker<'_> {
 
     fn dd(&mut self, args: &[Arg]) {
         for a in args.iter().skip(1) {
+            // SPEC §2 lists `dd of=…` among the disk tools: a device, or a target not
+            // known before running, is one. An ordinary file is a write like any other
+            // (`dd if=/dev/zero of=test.img`), judged where it lands.
             if let Some(of) = a.text.strip_prefix("of=") {
-                self.find(RuleId::DiskTools, format!("dd writes raw blocks: of={of}"));
+                let target = self.expand_tilde(Arg {
+                    text: of.to_string(),
+                    known: a.known,
+                    glob: a.glob,
+                    home_based: of.starts_with('~'),
+                    ..Arg::default()
+                });
+                if target.known {
+                    self.check_write_target(&target, true, "dd");
+                } else {
+                    self.find(RuleId::DiskTools, format!("dd writes raw blocks: of={of}"));
+                }
             }
             if let Some(src) = a.text.strip_prefix("if=") {
                 let src = Arg {
@@ -3953,6 +4236,15 @@ impl Walker<'_> {
                     ..Arg::default()
                 };
                 self.note_secret_in(&src);
+                // Raw blocks read from a disk hold every file on it, credentials included.
+                if let Loc::Outside(p) = self.resolve_arg(&src, true)
+                    && path::is_block_device(&p)
+                {
+                    self.find(
+                        RuleId::DiskTools,
+                        format!("dd reads raw blocks: if={}", p.display()),
+                    );
+                }
             }
         }
         self.cur_writes = true;
@@ -4726,6 +5018,13 @@ impl Walker<'_> {
             .values_of('i', "include")
             .any(|v| matches!(v.text.as_str(), "inplace" | "inplace.awk"));
         let from_file = p.has('f', "file") || p.has('E', "exec");
+        // `… | awk -f -`: the program comes from stdin (and awk's `system()` runs commands).
+        if p.values_of('f', "file")
+            .chain(p.values_of('E', "exec"))
+            .any(|v| is_stdin_path(&v.text))
+        {
+            self.stdin_program("awk", inv);
+        }
         let mut programs: Vec<Arg> = p.values_of('e', "source").cloned().collect();
         let mut files: Vec<usize> = Vec::new();
         for (n, &i) in p.operands.iter().enumerate() {
@@ -5269,6 +5568,235 @@ fn deglob(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(parts.join("/"))
 }
 
+/// The words of a search that are its pattern, not a path (`grep -rn '../' src`): the
+/// values of `-e`/`--regexp`, else the first operand unless `-f`/`--file` gives the
+/// patterns. For grep, rg, ag, ack and `git grep` (`args[0]` the program, or `grep`
+/// after git's own words from `start`).
+pub fn search_patterns(name: &str, args: &[Arg], start: usize) -> Vec<usize> {
+    let spec = match name {
+        "grep" | "egrep" | "fgrep" | "git-grep" => OptSpec {
+            short_arg: "efmABCdD",
+            long_arg: &[
+                "regexp",
+                "file",
+                "max-count",
+                "after-context",
+                "before-context",
+                "context",
+                "directories",
+                "devices",
+                "include",
+                "exclude",
+                "exclude-dir",
+                "exclude-from",
+                "label",
+                "binary-files",
+                "max-depth",
+                "threads",
+            ],
+            permute: true,
+        },
+        "rg" => OptSpec {
+            short_arg: "efmABCgtTEjMr",
+            long_arg: &[
+                "regexp",
+                "file",
+                "max-count",
+                "after-context",
+                "before-context",
+                "context",
+                "glob",
+                "iglob",
+                "type",
+                "type-not",
+                "encoding",
+                "threads",
+                "max-columns",
+                "replace",
+                "pre",
+                "pre-glob",
+                "sort",
+                "sortr",
+                "type-add",
+                "type-clear",
+                "ignore-file",
+                "max-depth",
+                "max-filesize",
+                "path-separator",
+                "colors",
+                "context-separator",
+                "field-match-separator",
+                "field-context-separator",
+                "dfa-size-limit",
+                "regex-size-limit",
+                "engine",
+                "hyperlink-format",
+            ],
+            permute: true,
+        },
+        "ag" | "ack" | "ack-grep" => OptSpec {
+            short_arg: "ABCGgmp",
+            long_arg: &[
+                "after",
+                "before",
+                "context",
+                "file-search-regex",
+                "max-count",
+                "path-to-ignore",
+                "ignore",
+                "ignore-dir",
+                "depth",
+                "type",
+                "match",
+            ],
+            permute: true,
+        },
+        _ => return Vec::new(),
+    };
+    let p = opts::parse(args, start, &spec);
+    let mut patterns: Vec<usize> = Vec::new();
+    // `-e PATTERN` (its value is the next word, or the rest of its own).
+    let mut i = start;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if t == "--" {
+            break;
+        }
+        if t == "-e" || t == "--regexp" || (name == "ag" && t == "--match") {
+            patterns.push(i + 1);
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    let explicit = p.has('e', "regexp") || p.has('f', "file");
+    if !explicit && let Some(&first) = p.operands.first() {
+        patterns.push(first);
+    }
+    patterns.retain(|&i| i < args.len());
+    patterns
+}
+
+/// How a program reads an option's value that can run a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OptionLanguage {
+    /// A line for a shell (`tar -I CMD`, `man -P CMD`, `zip -TT CMD`).
+    Shell,
+    /// An editor's ex command: `:!CMD` and `!CMD` run CMD (`vim -c ':!make'`).
+    ExCommand,
+    /// A gdb command: `shell CMD` and `!CMD` run CMD.
+    GdbCommand,
+    /// Make syntax: each `$(shell CMD)` runs CMD (`make --eval`).
+    MakeText,
+}
+
+impl OptionLanguage {
+    /// The shell lines the value runs.
+    fn shell_lines(self, v: &Arg) -> Vec<Arg> {
+        let line = |text: &str| Arg {
+            text: text.to_string(),
+            ..v.clone()
+        };
+        let t = v.text.trim_start();
+        match self {
+            OptionLanguage::Shell => vec![v.clone()],
+            OptionLanguage::ExCommand => {
+                let t = t.trim_start_matches([':', ' ', '\t']);
+                let t = t
+                    .strip_prefix("silent")
+                    .map_or(t, |r| r.trim_start_matches(['!', ' ']));
+                let t = t.strip_prefix("exe").map_or(t, |_| "");
+                let bang = t
+                    .strip_prefix('!')
+                    .or_else(|| t.strip_prefix("r !").or_else(|| t.strip_prefix("w !")))
+                    .or_else(|| {
+                        t.strip_prefix("read !")
+                            .or_else(|| t.strip_prefix("write !"))
+                    });
+                bang.map(|c| vec![line(c)]).unwrap_or_default()
+            }
+            OptionLanguage::GdbCommand => t
+                .strip_prefix("shell ")
+                .or_else(|| t.strip_prefix('!'))
+                .or_else(|| t.strip_prefix("pipe "))
+                .map(|c| vec![line(c)])
+                .unwrap_or_default(),
+            OptionLanguage::MakeText => {
+                let mut out = Vec::new();
+                let mut rest = v.text.as_str();
+                while let Some(i) = rest.find("$(shell ").or_else(|| rest.find("${shell ")) {
+                    let body = &rest[i + 8..];
+                    let close = if rest[i..].starts_with("$(") {
+                        ')'
+                    } else {
+                        '}'
+                    };
+                    // Up to the closing bracket that balances the opening one.
+                    let mut depth = 0usize;
+                    let end = body
+                        .char_indices()
+                        .find(|&(_, c)| {
+                            if c == '(' || c == '{' {
+                                depth += 1;
+                            } else if (c == ')' || c == '}') && depth > 0 {
+                                depth -= 1;
+                            } else if c == close {
+                                return true;
+                            }
+                            false
+                        })
+                        .map_or(body.len(), |(k, _)| k);
+                    out.push(line(&body[..end]));
+                    rest = &body[end..];
+                }
+                out
+            }
+        }
+    }
+}
+
+/// The options of `name` whose values run commands, short and long, and how the value
+/// is read. `None` for a program with none.
+fn option_program_table(
+    name: &str,
+) -> Option<(
+    &'static [&'static str],
+    &'static [&'static str],
+    OptionLanguage,
+)> {
+    Some(match name {
+        "tar" => (
+            &["-I", "-F"],
+            &[
+                "--to-command",
+                "--use-compress-program",
+                "--info-script",
+                "--new-volume-script",
+                "--rsh-command",
+            ],
+            OptionLanguage::Shell,
+        ),
+        "rsync" => (&["-e"], &["--rsh"], OptionLanguage::Shell),
+        "man" => (&["-P"], &["--pager"], OptionLanguage::Shell),
+        "zip" => (&["-TT"], &["--unzip-command"], OptionLanguage::Shell),
+        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" => {
+            (&["-c"], &["--cmd"], OptionLanguage::ExCommand)
+        }
+        "gdb" => (
+            &["-ex", "-iex", "--ex"],
+            &[
+                "-eval-command",
+                "--eval-command",
+                "-init-eval-command",
+                "--init-eval-command",
+            ],
+            OptionLanguage::GdbCommand,
+        ),
+        "make" | "gmake" => (&["-E"], &["--eval"], OptionLanguage::MakeText),
+        _ => return None,
+    })
+}
+
 /// What a pid option means to a tool that either acts on running processes or runs a
 /// command.
 #[derive(Debug, Clone, Copy)]
@@ -5321,7 +5849,7 @@ fn changes_positional(script: &str) -> bool {
 /// Whether `set` with these words sets the positional parameters: `--`, `-`, or an
 /// operand; options alone (`set -eu`, `set +x`, `set -o pipefail`, whose `-o` takes the
 /// next word) do not.
-fn set_changes_positional(words: &[&str]) -> bool {
+pub(crate) fn set_changes_positional(words: &[&str]) -> bool {
     let mut i = 0;
     while let Some(w) = words.get(i) {
         if *w == "--" || *w == "-" || !w.starts_with(['-', '+']) {

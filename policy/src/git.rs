@@ -304,7 +304,7 @@ pub fn config_program(setting: &str) -> Option<(RuleId, String)> {
         || (key.starts_with("merge.") && last == "driver")
         || (key.starts_with("gpg.") && last == "program")
         || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack" | "proxy"))
-        || (key.starts_with("protocol.") && last == "allow")
+        || allows_program_transport(&key, setting.split_once('=').map(|x| x.1))
         || key.starts_with("sendemail.")
         || (key.starts_with("credential.") && last == "helper");
     program_key.then(|| {
@@ -313,6 +313,37 @@ pub fn config_program(setting: &str) -> Option<(RuleId, String)> {
             format!("sets a program for git to run: -c {setting}"),
         )
     })
+}
+
+/// Whether a `protocol.*allow` setting lets git use the `ext::` transport, which runs
+/// the command its URL names: `protocol.ext.allow`, and `protocol.allow=always`, the
+/// default of every transport without a setting of its own (`ext` included). Allowing
+/// another transport (`protocol.file.allow=always`, the usual way to add a submodule from
+/// a local path) runs no program.
+fn allows_program_transport(key: &str, value: Option<&str>) -> bool {
+    let never = value.is_some_and(|v| v.trim().eq_ignore_ascii_case("never"));
+    match key {
+        "protocol.ext.allow" => !never,
+        "protocol.allow" => value.is_none_or(|v| v.trim().eq_ignore_ascii_case("always")),
+        _ => false,
+    }
+}
+
+/// Whether `value` is one of git's spellings of false (`false`, `no`, `off`, `0`, any
+/// case). An empty value is false too; a key written without `=` is true.
+pub fn is_false(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "" | "false" | "no" | "off" | "0"
+    )
+}
+
+/// Whether the `key=value` setting sets `key` (compared without case, as git does) to
+/// false.
+pub fn sets_false(setting: &str, key: &str) -> bool {
+    setting
+        .split_once('=')
+        .is_some_and(|(k, v)| k.trim().eq_ignore_ascii_case(key) && is_false(v))
 }
 
 /// How git runs the value of a setting that names a program.
@@ -531,7 +562,7 @@ pub fn config_assignment(args: &[Arg]) -> Option<(Arg, Option<Arg>)> {
 
 /// Values of a subcommand's options that git runs as a command on this machine:
 /// `difftool -x/--extcmd`, `--upload-pack` (`-u` for clone) of fetch, pull, clone and
-/// ls-remote, `push --receive-pack/--exec`, `archive --exec`. (For a remote reached over
+/// ls-remote, `push --receive-pack/--exec`, `archive --exec`, `grep -O`. (For a remote reached over
 /// ssh they run there; for a path or `file://` one they run here.)
 pub fn option_commands(sub: &str, args: &[Arg]) -> Vec<Arg> {
     let (short, long): (&[&str], &[&str]) = match sub {
@@ -540,6 +571,9 @@ pub fn option_commands(sub: &str, args: &[Arg]) -> Vec<Arg> {
         "clone" => (&["-u"], &["--upload-pack"]),
         "push" => (&[], &["--receive-pack", "--exec"]),
         "archive" => (&[], &["--exec"]),
+        // `git grep -O'CMD'` opens the files it finds with CMD through a shell. (git
+        // takes the value only attached; a separate word is judged as one too.)
+        "grep" => (&["-O"], &["--open-files-in-pager"]),
         _ => return Vec::new(),
     };
     let mut out = Vec::new();

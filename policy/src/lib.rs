@@ -16,6 +16,7 @@
 //! assert_eq!(v.part, "rm -rf ~");
 //! ```
 
+mod builtin;
 mod command;
 pub mod config;
 mod git;

@@ -259,6 +259,37 @@ pub fn is_block_device(path: &Path) -> bool {
     matches!(s, b"mem" | b"kmem" | b"port") || PREFIXES.iter().any(|p| s.starts_with(p))
 }
 
+/// Whether a glob (`/dev/s?a`, `/dev/nvme*`) can match a block device: a glob in a
+/// redirection target that matches one file is expanded by bash.
+pub fn glob_may_be_block_device(path: &Path) -> bool {
+    let Some(pattern) = path.to_str().filter(|p| p.starts_with("/dev/")) else {
+        return false;
+    };
+    let Ok(pattern) = glob::Pattern::new(pattern) else {
+        return false;
+    };
+    const SAMPLES: &[&str] = &[
+        "/dev/sda",
+        "/dev/sdb",
+        "/dev/hda",
+        "/dev/vda",
+        "/dev/xvda",
+        "/dev/nvme0n1",
+        "/dev/nvme0n1p1",
+        "/dev/mmcblk0",
+        "/dev/dm-0",
+        "/dev/md0",
+        "/dev/loop0",
+        "/dev/mem",
+        "/dev/kmem",
+        "/dev/port",
+        "/dev/sr0",
+        "/dev/nbd0",
+        "/dev/sda1",
+    ];
+    SAMPLES.iter().any(|d| pattern.matches(d))
+}
+
 /// Paths outside the worktree that every command touches and that the line
 /// context does not count as leaving it (SPEC §2, "Exceptions").
 pub fn is_exception(path: &Path, extra: &[PathBuf]) -> bool {

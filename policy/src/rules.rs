@@ -694,7 +694,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         C::BOTH,
         &[
             "mkfs*",
-            "dd of=…",
+            "dd of=DEVICE",
             "fdisk",
             "parted",
             "wipefs",

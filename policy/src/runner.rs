@@ -31,6 +31,11 @@ enum Runs {
     /// GNU parallel: a command template before `:::`, filled with each
     /// argument after it (or, without `:::`, with what it reads).
     Parallel,
+    /// The words after the options; with this flag, the first of them is a string for
+    /// `sh -c` instead (`entr -s 'make test'`).
+    ArgvOrString(char),
+    /// The words after this option, up to a `;` word (`fd -x CMD ARGS… \;`).
+    AfterOptionUntilSemicolon(char, &'static str),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -347,7 +352,90 @@ static RUNNERS: &[Runner] = &[
         spec("j", &["jobs", "id", "semaphorename"]),
         Runs::Parallel,
     ),
+    // File finders and watchers that run a command for what they find or see change:
+    // entr and watchexec also run it once at start, and on every change after.
+    runner(
+        "fd",
+        &[],
+        NONE,
+        Runs::AfterOptionUntilSemicolon('x', "exec"),
+    ),
+    runner(
+        "fd",
+        &[],
+        NONE,
+        Runs::AfterOptionUntilSemicolon('X', "exec-batch"),
+    ),
+    runner(
+        "fdfind",
+        &[],
+        NONE,
+        Runs::AfterOptionUntilSemicolon('x', "exec"),
+    ),
+    runner(
+        "fdfind",
+        &[],
+        NONE,
+        Runs::AfterOptionUntilSemicolon('X', "exec-batch"),
+    ),
+    runner("entr", &[], NONE, Runs::ArgvOrString('s')),
+    // watchexec hands its command to a shell (`watchexec 'cargo test && x'`).
+    runner("watchexec", &[], WATCHEXEC, Runs::Joined),
+    runner("nodemon", &[], NONE, Runs::OptionString('x', "exec")),
+    // Each operand is a command line for a shell.
+    runner("concurrently", &[], CONCURRENTLY, Runs::EachString),
 ];
+
+const WATCHEXEC: OptSpec = spec(
+    "wWFosdEefji",
+    &[
+        "watch",
+        "watch-non-recursive",
+        "watch-file",
+        "on-busy-update",
+        "signal",
+        "stop-signal",
+        "stop-timeout",
+        "map-signal",
+        "debounce",
+        "delay-run",
+        "shell",
+        "emit-events-to",
+        "env",
+        "wrap-process",
+        "color",
+        "bell",
+        "project-origin",
+        "workdir",
+        "exts",
+        "filter",
+        "filter-file",
+        "filter-prog",
+        "ignore",
+        "ignore-file",
+        "fs-events",
+        "timeout",
+    ],
+);
+const CONCURRENTLY: OptSpec = OptSpec {
+    short_arg: "nsmpclt",
+    long_arg: &[
+        "names",
+        "name-separator",
+        "success",
+        "max-processes",
+        "prefix",
+        "prefix-colors",
+        "prefix-length",
+        "timestamp-format",
+        "hide",
+        "restart-tries",
+        "restart-after",
+        "default-input-target",
+        "kill-signal",
+    ],
+    permute: true,
+};
 
 /// GNU parallel's separators between a command and its argument lists.
 fn is_parallel_separator(t: &str) -> bool {
@@ -419,12 +507,12 @@ impl Walker<'_> {
         // The command's first word, for the forms that run words as they are.
         let from = |i: usize| i.min(args.len());
         let command_at = match r.runs {
-            Runs::Argv => from(p.first_operand + r.skip),
+            Runs::Argv | Runs::ArgvOrString(_) => from(p.first_operand + r.skip),
             Runs::AfterDashDash => match args[start..].iter().position(|a| a.text == "--") {
                 Some(i) => start + i + 1,
                 None => from(p.first_operand + r.skip),
             },
-            Runs::AfterOption(short, long) => {
+            Runs::AfterOption(short, long) | Runs::AfterOptionUntilSemicolon(short, long) => {
                 let at = args[start..].iter().position(|a| {
                     let t = a.text.as_str();
                     (short != '\0' && t == format!("-{short}")) || opts::is_long(t, long)
@@ -438,6 +526,15 @@ impl Walker<'_> {
         };
         let command: Vec<Arg> = match r.runs {
             Runs::Argv | Runs::AfterDashDash | Runs::AfterOption(..) => args[command_at..].to_vec(),
+            Runs::AfterOptionUntilSemicolon(..) => args[command_at..]
+                .iter()
+                .take_while(|a| a.text != ";")
+                .cloned()
+                .collect(),
+            Runs::ArgvOrString(flag) if p.has(flag, "") => {
+                args[command_at..].iter().take(1).cloned().collect()
+            }
+            Runs::ArgvOrString(_) => args[command_at..].to_vec(),
             Runs::OptionString(short, long) => {
                 // `--run 'CMD'`, `--run='CMD'`, `-X 'CMD'` anywhere among the options.
                 let value = args[start..].iter().enumerate().find_map(|(i, a)| {
@@ -472,7 +569,11 @@ impl Walker<'_> {
         // strings run by a shell are judged as lines instead.
         if matches!(
             r.runs,
-            Runs::Argv | Runs::AfterDashDash | Runs::AfterOption(..)
+            Runs::Argv
+                | Runs::AfterDashDash
+                | Runs::AfterOption(..)
+                | Runs::AfterOptionUntilSemicolon(..)
+                | Runs::ArgvOrString(_)
         ) {
             self.check_path_args(&args[..command_at], &[]);
         }
@@ -495,7 +596,16 @@ impl Walker<'_> {
                 }
             }
             Runs::Parallel => self.parallel(&command, inv),
-            Runs::Argv | Runs::AfterDashDash | Runs::AfterOption(..) => {
+            Runs::ArgvOrString(flag) if p.has(flag, "") => {
+                for s in &command {
+                    self.shell_string(s, inv);
+                }
+            }
+            Runs::Argv
+            | Runs::AfterDashDash
+            | Runs::AfterOption(..)
+            | Runs::AfterOptionUntilSemicolon(..)
+            | Runs::ArgvOrString(_) => {
                 if !command.is_empty() {
                     self.judge_argv(&command, inv, depth + 1);
                 }

@@ -74,6 +74,9 @@ pub struct State {
     pub venv: bool,
     /// `pushd` stack.
     pub dir_stack: Vec<Cwd>,
+    /// Indexed arrays assigned in the line (`arr=(a b)`): `None` when an element is not
+    /// known.
+    pub arrays: HashMap<String, Option<Vec<String>>>,
     /// The positional parameters (`$0` first) of the shell string being walked, when
     /// the command that runs it gives them (`sh -c 'rm -rf "$1"' sh DIR`): `None` when
     /// they cannot be known (the line's own, a function's body, a string that shifts or
@@ -113,6 +116,12 @@ pub struct Walker<'a> {
     commands: usize,
     /// Functions defined in the line.
     pub functions: HashSet<String>,
+    /// The body of each function defined in the line, as written: judged again where the
+    /// function is called with arguments (`f(){ rm -rf "$1"; }; f /`).
+    pub function_bodies: HashMap<String, String>,
+    /// The functions whose body is being judged for a call (a function calling itself
+    /// is judged once).
+    pub calling: Vec<String>,
     /// Settings that decide where a push goes written to the repository's config earlier
     /// in the line (`git config remote.origin.push HEAD:main`), with their values when
     /// known. Kept on disk, they outlive subshells and pipelines.
@@ -257,7 +266,21 @@ impl Scope for Walker<'_> {
     fn var(&self, name: &str) -> Option<String> {
         match self.state.vars.get(name) {
             Some(v) => v.clone(),
+            // fence run sets TMPDIR to the session's temp directory for everything in the
+            // sandbox, whatever fence itself was started with.
+            None if name == "TMPDIR" && self.cls.session_tmp.is_some() => self
+                .cls
+                .session_tmp
+                .as_ref()
+                .map(|t| t.display().to_string()),
             None => self.req.env.get(name).cloned(),
+        }
+    }
+    fn array(&self, name: &str) -> Option<Vec<String>> {
+        match self.state.arrays.get(name) {
+            Some(elements) => elements.clone(),
+            // A scalar is an array of one.
+            None => self.var(name).map(|v| vec![v]),
         }
     }
     fn home(&self) -> Option<String> {
@@ -270,7 +293,9 @@ impl Scope for Walker<'_> {
         self.cwd_path().map(|c| c.display().to_string())
     }
     fn set_by_environment(&self, name: &str) -> bool {
-        !self.state.vars.contains_key(name) && self.req.env.contains_key(name)
+        !self.state.vars.contains_key(name)
+            && self.req.env.contains_key(name)
+            && !(name == "TMPDIR" && self.cls.session_tmp.is_some())
     }
     fn positional(&self, n: usize) -> Option<String> {
         match &self.state.positional {
@@ -388,6 +413,11 @@ impl<'a> Walker<'a> {
     }
 
     pub(crate) fn judge_program_variable(&mut self, name: &str, value: &Arg) {
+        // git appends its traces to the file a `GIT_TRACE*` variable names by an absolute
+        // path (a number names a descriptor, a boolean stderr; a relative path is ignored).
+        if name.starts_with("GIT_TRACE") && value.known_prefix().starts_with('/') {
+            self.check_write_target(value, true, name);
+        }
         if is_prompt_variable(name) && value.known {
             let mut noticed = Noticed::default();
             word::scan_substitutions(&value.text, &mut noticed);
@@ -416,6 +446,16 @@ impl<'a> Walker<'a> {
         self.shell_string(&value, &inv);
     }
 
+    /// Sets a shell variable for what follows in the line (`None`: to a value not known).
+    /// A scalar assignment replaces an array's first element; the array is not followed
+    /// further.
+    pub(crate) fn set_var(&mut self, name: &str, value: Option<String>) {
+        if let Some(elements) = self.state.arrays.get_mut(name) {
+            *elements = None;
+        }
+        self.state.vars.insert(name.to_string(), value);
+    }
+
     /// A walker starting in `cwd`; `branch` overrides the session's current
     /// branch (the exec context reads it per exec).
     pub fn new(
@@ -438,6 +478,7 @@ impl<'a> Walker<'a> {
                 branch: branch.unwrap_or_else(|| req.current_branch.clone()),
                 venv,
                 dir_stack: Vec::new(),
+                arrays: HashMap::new(),
                 positional: None,
             },
             parts: Vec::new(),
@@ -448,6 +489,8 @@ impl<'a> Walker<'a> {
             depth: 0,
             commands: 0,
             functions: HashSet::new(),
+            function_bodies: HashMap::new(),
+            calling: Vec::new(),
             git_settings: Vec::new(),
             links: HashMap::new(),
             functions_changing_dir: HashSet::new(),
@@ -1018,6 +1061,11 @@ impl<'a> Walker<'a> {
             self.push_part(text);
         }
         self.functions.insert(name.clone());
+        let body = self
+            .written(f.body.0.location().as_ref().map(span_bounds))
+            .filter(|_| self.sources.last().is_some_and(|s| s.verbatim))
+            .unwrap_or_else(|| f.body.0.to_string());
+        self.function_bodies.insert(name.clone(), body);
         // The body runs later, from wherever it is called: judge it with what
         // is known now, and let nothing it does leak into the state. Its positional
         // parameters are its caller's arguments, not known here.
@@ -1041,6 +1089,9 @@ impl<'a> Walker<'a> {
     /// Walks the command substitutions found while evaluating words; returns
     /// whether any of them runs a network program.
     pub fn walk_noticed(&mut self, noticed: Noticed) -> bool {
+        for (name, value) in &noticed.assigned {
+            self.set_var(name, value.clone());
+        }
         let mut network = false;
         for v in &noticed.variables {
             if is_secret_variable(v) && self.secret_read.is_none() {
@@ -1073,6 +1124,8 @@ impl<'a> Walker<'a> {
         let mut noticed = Noticed::default();
         let mut args: Vec<Arg> = Vec::new();
         let mut assignments: Vec<(String, Arg)> = Vec::new();
+        // The elements of the arrays assigned (`arr=(a b)`), when every one is known.
+        let mut arrays: Vec<(String, Option<Vec<String>>)> = Vec::new();
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
         let mut procsub_network: Vec<bool> = Vec::new();
 
@@ -1095,10 +1148,25 @@ impl<'a> Walker<'a> {
                                 word::eval_word(&v.value, self, &mut noticed)
                             }
                             ast::AssignmentValue::Array(items) => {
-                                for (_, v) in items {
-                                    word::eval_word(&v.value, self, &mut noticed);
+                                let mut elements = Some(Vec::new());
+                                for (index, v) in items {
+                                    let e = word::eval_word(&v.value, self, &mut noticed);
+                                    match (&mut elements, index, e.fields(Some(" \t\n"))) {
+                                        (Some(out), None, None)
+                                            if e.known && !e.glob && !e.brace =>
+                                        {
+                                            out.push(e.text)
+                                        }
+                                        _ => elements = None,
+                                    }
                                 }
-                                Arg::unknown()
+                                if let ast::AssignmentName::VariableName(n) = &a.name {
+                                    arrays.push((n.clone(), elements.clone()));
+                                }
+                                match elements.as_ref().map(|e| e.first().cloned()) {
+                                    Some(first) => Arg::literal(first.unwrap_or_default()),
+                                    None => Arg::unknown(),
+                                }
                             }
                         };
                         let name = match &a.name {
@@ -1156,9 +1224,13 @@ impl<'a> Walker<'a> {
         }
         if reads_trees(&args) {
             // `tar czf - ~ | nc …`, `rsync -a ~/ host:`: a folder that holds a secret
-            // path, read whole, reads the secret.
-            for a in args.iter().skip(1) {
-                self.note_secret_holder(a);
+            // path, read whole, reads the secret. (A search's pattern is no folder.)
+            let name = crate::command::program_name(&args[0].text).to_string();
+            let patterns = crate::command::search_patterns(&name, &args, 1);
+            for (i, a) in args.iter().enumerate().skip(1) {
+                if !patterns.contains(&i) {
+                    self.note_secret_holder(a);
+                }
             }
         }
         if piped_out
@@ -1190,9 +1262,10 @@ impl<'a> Walker<'a> {
                 if is_secret_variable(name) && self.secret_read.is_none() {
                     self.secret_read = Some(format!("${name}"));
                 }
-                self.state
-                    .vars
-                    .insert(name.clone(), value.known.then(|| value.text.clone()));
+                self.set_var(name, value.known.then(|| value.text.clone()));
+            }
+            for (name, elements) in arrays {
+                self.state.arrays.insert(name, elements);
             }
             return !self.cur.is_empty();
         }

@@ -46,6 +46,9 @@ pub struct Arg {
     /// Byte offsets of `text` where a field ends whatever `IFS` is: between the
     /// parameters of a quoted `"$@"`, each its own word.
     pub breaks: Vec<usize>,
+    /// How many of the unknown pieces are numbers the shell makes (`$$`, `$RANDOM`,
+    /// `$((…))`, `${#x}`): pieces that hold no `/` and are never `.` or `..`.
+    pub numbers: usize,
 }
 
 impl Arg {
@@ -73,7 +76,7 @@ impl Arg {
 
     /// The program cannot be identified from this word before running.
     pub fn is_dynamic(&self) -> bool {
-        !self.known || self.glob || self.brace || self.procsub || self.assumed
+        !self.known || self.glob || self.brace || self.procsub || self.assumed || self.cmdsub
     }
 
     /// The fields the shell makes of this word: an unquoted expansion whose
@@ -133,10 +136,18 @@ impl Arg {
                     text,
                     unquoted: Vec::new(),
                     breaks: Vec::new(),
+                    numbers: 0,
                     ..self.clone()
                 })
                 .collect(),
         )
+    }
+
+    /// Every unknown piece is a number the shell makes (`/tmp/x-$$.txt`): the word
+    /// names an entry of the folder before the first of them whose name begins with
+    /// the known text between.
+    pub fn unknown_only_numbers(&self) -> bool {
+        !self.known && self.numbers > 0 && self.text.matches(UNKNOWN).count() == self.numbers
     }
 
     /// The known text before the first unknown piece.
@@ -170,6 +181,10 @@ pub trait Scope {
     fn all_positional(&self) -> Option<Vec<String>> {
         None
     }
+    /// The elements of an indexed array, if every one is known (`arr=(a b)`).
+    fn array(&self, _name: &str) -> Option<Vec<String>> {
+        None
+    }
 }
 
 /// Things noticed while evaluating words that matter beyond the word itself.
@@ -179,6 +194,8 @@ pub struct Noticed {
     pub substitutions: Vec<String>,
     /// Names of variables expanded.
     pub variables: Vec<String>,
+    /// Variables `${X:=word}` assigns, with their values when known.
+    pub assigned: Vec<(String, Option<String>)>,
 }
 
 pub fn parser_options() -> ParserOptions {
@@ -279,17 +296,48 @@ fn eval_pieces(
                 }
                 None => push_unknown(arg),
             },
+            WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+                parameter:
+                    Parameter::NamedWithAllIndices {
+                        name,
+                        concatenate: false,
+                    },
+                indirect: false,
+            }) if quoted => {
+                noticed.variables.push(name.clone());
+                match scope.array(name) {
+                    // `"${arr[@]}"`: each element a word of its own.
+                    Some(elements) => {
+                        for (i, e) in elements.iter().enumerate() {
+                            if i > 0 {
+                                arg.breaks.push(arg.text.len());
+                            }
+                            arg.text.push_str(e);
+                        }
+                    }
+                    None => push_unknown(arg),
+                }
+            }
             WordPiece::ParameterExpansion(expr) => {
                 let source = raw.get(p.start_index..p.end_index).unwrap_or("");
                 match parameter(expr, source, scope, noticed, &mut arg.assumed) {
                     Some(v) => push_expanded(arg, &v, quoted),
+                    None if is_number(expr) => {
+                        push_unknown(arg);
+                        arg.numbers += 1;
+                    }
                     None => push_unknown(arg),
                 }
             }
             WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
                 noticed.substitutions.push(s.clone());
                 match known_output(s, scope) {
-                    Some(v) => push_expanded(arg, &v, quoted),
+                    Some(v) => {
+                        // Known, but still a substitution: as the command word it is a
+                        // program that cannot be identified before running (SPEC §2).
+                        arg.cmdsub |= !s.trim_start().starts_with("pwd");
+                        push_expanded(arg, &v, quoted)
+                    }
                     None => {
                         arg.cmdsub = true;
                         push_unknown(arg);
@@ -306,6 +354,7 @@ fn eval_pieces(
                 scan_substitutions(&e.value, noticed);
                 scan_variable_values(&e.value, scope, noticed);
                 push_unknown(arg);
+                arg.numbers += 1;
             }
         }
     }
@@ -321,8 +370,99 @@ fn known_output(src: &str, scope: &dyn Scope) -> Option<String> {
     let mut words = t.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("pwd"), None | Some("-L" | "-P"), None) => scope.cwd(),
+        (Some("echo"), ..) => echo_output(t, scope),
         _ => None,
     }
+}
+
+/// The output of `echo WORDS` when every word is known and none is an option
+/// (`$(echo ~)` is the home).
+fn echo_output(src: &str, scope: &dyn Scope) -> Option<String> {
+    use brush_parser::ast;
+    let crate::parse::ParseOutcome::Program(p) = crate::parse::parse(src) else {
+        return None;
+    };
+    let [list] = p.complete_commands.as_slice() else {
+        return None;
+    };
+    let [ast::CompoundListItem(and_or, _)] = list.0.as_slice() else {
+        return None;
+    };
+    let [ast::Command::Simple(sc)] = and_or.first.seq.as_slice() else {
+        return None;
+    };
+    if !and_or.additional.is_empty() || sc.prefix.is_some() {
+        return None;
+    }
+    let mut out = Vec::new();
+    for item in sc.suffix.iter().flat_map(|s| s.0.iter()) {
+        let ast::CommandPrefixOrSuffixItem::Word(w) = item else {
+            return None;
+        };
+        let a = eval_word(&w.value, scope, &mut Noticed::default());
+        if !a.known || a.glob || a.brace || a.text.starts_with('-') {
+            return None;
+        }
+        out.push(a.text);
+    }
+    Some(out.join(" "))
+}
+
+/// Whether an expansion that is not known is a number the shell makes: `$$`, `$?`,
+/// `$#`, `${#x}`, `$RANDOM` and the like.
+fn is_number(expr: &ParameterExpr) -> bool {
+    match expr {
+        ParameterExpr::ParameterLength { .. } => true,
+        ParameterExpr::Parameter {
+            parameter,
+            indirect: false,
+        } => match parameter {
+            Parameter::Special(
+                SpecialParameter::ProcessId
+                | SpecialParameter::LastExitStatus
+                | SpecialParameter::PositionalParameterCount,
+            ) => true,
+            Parameter::Named(n) => matches!(
+                n.as_str(),
+                "RANDOM"
+                    | "SRANDOM"
+                    | "PPID"
+                    | "BASHPID"
+                    | "UID"
+                    | "EUID"
+                    | "SECONDS"
+                    | "EPOCHSECONDS"
+                    | "LINENO"
+            ),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// A shell arithmetic operand that is a plain integer (`0`, ` 1 `), else `None`.
+fn integer(text: &str) -> Option<i64> {
+    text.trim().parse().ok()
+}
+
+/// `${v:offset:length}` with integer operands, as bash counts them (a negative offset
+/// from the end; a negative length leaves that many characters off the end).
+fn substring(v: &str, offset: i64, length: Option<i64>) -> Option<String> {
+    let chars: Vec<char> = v.chars().collect();
+    let n = chars.len() as i64;
+    let start = if offset < 0 { n + offset } else { offset };
+    if start < 0 || start > n {
+        return Some(String::new());
+    }
+    let end = match length {
+        None => n,
+        Some(l) if l < 0 => n + l,
+        Some(l) => (start + l).min(n),
+    };
+    if end < start {
+        return None;
+    }
+    Some(chars[start as usize..end as usize].iter().collect())
 }
 
 /// The output of `$(cat <<'EOF' … EOF)`: the here-document's body, when it
@@ -399,10 +539,40 @@ fn parameter(
     }
     let lookup = |param: &Parameter, indirect: bool, noticed: &mut Noticed, assumed: &mut bool| {
         note_parameter(param, noticed);
-        if indirect {
-            return None;
-        }
+        let indirected;
+        let param = if indirect {
+            // `${!v}`: the variable whose name is v's value (`v=GITHUB_TOKEN`).
+            let Parameter::Named(name) = param else {
+                return None;
+            };
+            let target = scope.var(name)?;
+            let valid = target
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && target
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return None;
+            }
+            indirected = Parameter::Named(target);
+            note_parameter(&indirected, noticed);
+            &indirected
+        } else {
+            param
+        };
         match param {
+            Parameter::NamedWithIndex { name, index } => {
+                let i: usize = index.trim().parse().ok()?;
+                match scope.array(name) {
+                    Some(elements) => Some(elements.get(i).cloned().unwrap_or_default()),
+                    None if i == 0 => scope.var(name),
+                    None => None,
+                }
+            }
+            // `${arr[*]}`, and `${arr[@]}` where it is not a word of its own.
+            Parameter::NamedWithAllIndices { name, .. } => scope.array(name).map(|e| e.join(" ")),
             Parameter::Named(name) => match name.as_str() {
                 "HOME" => scope.home(),
                 "PWD" => scope.cwd(),
@@ -445,12 +615,6 @@ fn parameter(
             indirect,
             default_value,
             ..
-        }
-        | ParameterExpr::AssignDefaultValues {
-            parameter,
-            indirect,
-            default_value,
-            ..
         } => match lookup(parameter, *indirect, noticed, assumed) {
             Some(v) if !v.is_empty() => Some(v),
             Some(_) => literal(default_value, noticed),
@@ -458,6 +622,51 @@ fn parameter(
                 *assumed = true;
                 literal(default_value, noticed)
             }
+        },
+        // `${X:=word}` sets X to the word as well, for what follows.
+        ParameterExpr::AssignDefaultValues {
+            parameter,
+            indirect,
+            default_value,
+            ..
+        } => {
+            let value = match lookup(parameter, *indirect, noticed, assumed) {
+                Some(v) if !v.is_empty() => return Some(v),
+                Some(_) => literal(default_value, noticed),
+                None => {
+                    *assumed = true;
+                    literal(default_value, noticed)
+                }
+            };
+            if let (Parameter::Named(name), false) = (parameter, *indirect) {
+                noticed.assigned.push((name.clone(), value.clone()));
+            }
+            value
+        }
+        ParameterExpr::Substring {
+            parameter,
+            indirect,
+            offset,
+            length,
+        } => {
+            let v = lookup(parameter, *indirect, noticed, assumed)?;
+            let offset = integer(&offset.value)?;
+            let length = match length {
+                Some(l) => Some(integer(&l.value)?),
+                None => None,
+            };
+            substring(&v, offset, length)
+        }
+        ParameterExpr::ParameterLength {
+            parameter,
+            indirect,
+        } => match parameter {
+            Parameter::NamedWithAllIndices { name, .. } if !*indirect => {
+                note_parameter(parameter, noticed);
+                scope.array(name).map(|e| e.len().to_string())
+            }
+            _ => lookup(parameter, *indirect, noticed, assumed)
+                .map(|v| v.chars().count().to_string()),
         },
         // `${X:?msg}`: the value, or nothing runs.
         ParameterExpr::IndicateErrorIfNullOrUnset {
@@ -527,9 +736,7 @@ fn parameter(
             }
             None
         }
-        ParameterExpr::ParameterLength { parameter, .. }
-        | ParameterExpr::Substring { parameter, .. }
-        | ParameterExpr::Transform { parameter, .. }
+        ParameterExpr::Transform { parameter, .. }
         | ParameterExpr::UppercaseFirstChar { parameter, .. }
         | ParameterExpr::UppercasePattern { parameter, .. }
         | ParameterExpr::LowercaseFirstChar { parameter, .. }

@@ -652,6 +652,38 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
     );
 }
 
+/// A session ends with its command: what it left running (a server started with `nohup …
+/// &`) is killed, and fence says so, naming how many, so that a user who expected it to
+/// stay knows why it is gone. The background process is gone from outside too.
+fn processes_left_running_are_killed_and_counted_when_the_command_ends(w: &World) {
+    let marker = format!("fence-left-{}", std::process::id());
+    w.write(
+        "s.sh",
+        &format!(
+            "nohup sleep 3600 {marker} >/dev/null 2>&1 &\nsetsid sleep 3600 {marker} >/dev/null 2>&1 &\necho started\n"
+        ),
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_eq!(stdout(&out), "started\n", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "fence: the command ended; 2 processes it left running were stopped with the session"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let left: Vec<String> = process_ids()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&marker))
+        })
+        .collect();
+    assert!(left.is_empty(), "still running: {left:?}");
+    // A command that leaves nothing says nothing.
+    let out = w.run(&["/bin/sh", "-c", "sleep 0.1 & wait"]);
+    assert!(!stderr(&out).contains("left running"), "{}", stderr(&out));
+}
+
 fn secrets_under_home_are_unreadable(w: &World) {
     std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
     std::fs::write(w.home.join(".ssh/id_ed25519"), "PRIVATE-KEY-MATERIAL").unwrap();
@@ -6287,6 +6319,7 @@ both_ways!(
     capability_sets_of_the_sandbox_are_empty,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
+    processes_left_running_are_killed_and_counted_when_the_command_ends,
     tool_state_files_in_the_home_are_refused_without_a_question,
     kerberos_ticket_caches_are_unreadable,
     a_secret_made_during_the_session_stays_unreadable,

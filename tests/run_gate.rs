@@ -641,7 +641,13 @@ fn a_log_that_cannot_be_opened_stops_fence() {
     let link = w.outside.join("link.jsonl");
     std::os::unix::fs::symlink(&keep, &link).unwrap();
     let marker = w.outside.join("ran");
-    for bad in [link.clone(), w.outside.join("missing/dir/log.jsonl")] {
+    // A log the sandbox could write (the worktree) would be its to truncate and forge.
+    let inside = w.worktree.join("audit.jsonl");
+    for bad in [
+        link.clone(),
+        w.outside.join("missing/dir/log.jsonl"),
+        inside.clone(),
+    ] {
         let out = w
             .fence(&[
                 OsStr::new("--log"),
@@ -657,6 +663,7 @@ fn a_log_that_cannot_be_opened_stops_fence() {
     }
     assert_eq!(std::fs::read_to_string(&keep).unwrap(), "keep");
     assert!(!marker.exists());
+    assert!(!inside.exists());
 }
 
 #[test]

@@ -244,8 +244,13 @@ pub enum FromShim {
     /// The target has exited and every other process of the sandbox has been killed and
     /// reaped: nothing the sandbox ran is left. `status` is the shim's own exit status
     /// (the target's, 128+N for a signal). Sent by the init just before it exits, so that
-    /// the supervisor need not wait for the kernel to tear its namespaces down.
-    Exited { status: i32 },
+    /// the supervisor need not wait for the kernel to tear its namespaces down. `left` is
+    /// how many processes were still running when the target exited (killed then).
+    Exited {
+        status: i32,
+        #[serde(default)]
+        left: u32,
+    },
 }
 
 /// The `SetupFailed` stage of a `pid_max` that could not be set (a read-only `/proc/sys`,

@@ -169,7 +169,7 @@ fn run(channel: Channel) -> i32 {
                 // SAFETY: setpgid on this process: a new group in the same session.
                 unsafe { libc::setpgid(0, 0) };
             }
-            let status = supervise(
+            let (status, left) = supervise(
                 target,
                 &forwarded,
                 spec.namespaces.pid,
@@ -183,7 +183,7 @@ fn run(channel: Channel) -> i32 {
             // in a namespace of its own waits for the kernel to unmount the view (most of a
             // millisecond), and reaps it last. A supervisor already gone makes the send
             // fail: nothing to do then.
-            let _ = channel.send(&FromShim::Exited { status }, None);
+            let _ = channel.send(&FromShim::Exited { status, left }, None);
             status
         }
     }
@@ -478,7 +478,8 @@ fn block_forwarded_signals() -> libc::sigset_t {
 }
 
 /// Waits for signals: reaps children, forwards user-sent signals to the target, and
-/// returns the target's status (128+N for a signal) once it has exited. The supervisor's
+/// returns the target's status (128+N for a signal) once it has exited, with the number of
+/// processes of the sandbox still running then, which were killed. The supervisor's
 /// [`crate::channel::stop_sandbox_signal`] stops the whole sandbox (then `stopped` tells
 /// it so), and its `SIGCONT` continues the whole sandbox.
 fn supervise(
@@ -487,7 +488,7 @@ fn supervise(
     in_pid_namespace: bool,
     cgroup_kill: Option<&OsStr>,
     stopped: &dyn Fn(),
-) -> i32 {
+) -> (i32, u32) {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
     loop {
@@ -508,18 +509,18 @@ fn supervise(
                 let _ = std::fs::write(kill, "1");
             }
             kill_descendants();
-            return 128 + libc::SIGKILL;
+            return (128 + libc::SIGKILL, 0);
         }
         if sig == libc::SIGCHLD {
             if let Some(status) = reap(target) {
                 // kill(-1) outside a namespace of its own would reach every process the
                 // user (or root) may signal: only as that namespace's pid 1.
-                if in_pid_namespace && std::process::id() == 1 {
-                    empty_pid_namespace();
+                let left = if in_pid_namespace && std::process::id() == 1 {
+                    empty_pid_namespace()
                 } else {
-                    kill_descendants();
-                }
-                return status;
+                    kill_descendants()
+                };
+                return (status, left);
             }
             continue;
         }
@@ -618,7 +619,8 @@ fn reap(target: libc::pid_t) -> Option<i32> {
 /// left, no process but this one is. (This process's own exit would have the kernel kill
 /// them too; it is done here so that the supervisor can be told the sandbox is empty
 /// before that exit.)
-fn empty_pid_namespace() {
+fn empty_pid_namespace() -> u32 {
+    let mut reaped = 0;
     loop {
         // SAFETY: kill(-1) from a namespace's init signals every other process of that
         // namespace (and none outside it). A fork racing with it fails: the kernel refuses
@@ -628,22 +630,27 @@ fn empty_pid_namespace() {
         // SAFETY: waitpid with a valid out-pointer; __WALL reaps children whatever signal
         // they report their end with, blocking until one has ended.
         let pid = unsafe { libc::waitpid(-1, &mut status, libc::__WALL) };
+        if pid > 0 && libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL {
+            reaped += 1;
+        }
         if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
             // ECHILD: no child left.
-            return;
+            return reaped;
         }
     }
 }
 
 /// Kills every descendant (they are all our children or theirs: we are a subreaper) until
-/// none is left.
-fn kill_descendants() {
+/// none is left; returns how many were killed.
+fn kill_descendants() -> u32 {
+    let mut killed = std::collections::HashSet::new();
     loop {
         let descendants = descendants_of(std::process::id() as libc::pid_t);
         if descendants.is_empty() {
-            return;
+            return killed.len() as u32;
         }
         for pid in descendants {
+            killed.insert(pid);
             // SAFETY: kill with a pid read from our own subtree.
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }

@@ -294,6 +294,19 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         .as_ref()
         .map(|g| (g.writable.clone(), g.protected.clone()))
         .unwrap_or_default();
+    if let Some(log) = &args.log {
+        let roots = [
+            worktree.as_path(),
+            tmp.path.as_path(),
+            Path::new("/dev/shm"),
+        ]
+        .into_iter()
+        .filter(|r| !(args.read_only_worktree && *r == worktree.as_path()))
+        .map(Path::to_path_buf)
+        .chain(args.allow_write.iter().cloned())
+        .chain(profile_writable.iter().cloned());
+        log_out_of_reach(log, roots)?;
+    }
     let gate = approval::start_gate(&approval::GateSettings {
         approver: args.approver.as_ref(),
         mode,
@@ -900,7 +913,16 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 unsafe { libc::kill(libc::getpid(), libc::SIGSTOP) };
             }
             // The target has exited and the init has killed and reaped everything else.
-            Ok(Some((FromShim::Exited { status }, _))) => {
+            Ok(Some((FromShim::Exited { status, left }, _))) => {
+                if left > 0 {
+                    // A server started with `nohup … &` or `setsid` ends with the session:
+                    // said, so that a user who expected it to stay knows why it is gone.
+                    eprintln!(
+                        "fence: the command ended; {left} process{} it left running {} stopped with the session",
+                        if left == 1 { "" } else { "es" },
+                        if left == 1 { "was" } else { "were" },
+                    );
+                }
                 exited = Some(status);
                 break;
             }
@@ -1094,6 +1116,30 @@ fn prepare_pass_fds(fds: &[i32]) -> Result<Vec<(shim::PassFd, Option<OwnedFd>)>,
         }
     }
     Ok(out)
+}
+
+/// Refuses an audit log (`--log`) the sandbox could write: one in the worktree, the session
+/// TMPDIR, `/dev/shm` or a writable folder would be the sandbox's to truncate and forge
+/// (its records of the sandbox's own refused calls included).
+fn log_out_of_reach(log: &Path, roots: impl Iterator<Item = PathBuf>) -> Result<(), String> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let absolute = std::path::absolute(log).map_err(|e| format!("--log {}: {e}", log.display()))?;
+    // The file may not exist yet: its folder is resolved, then the name added.
+    let resolved = match (absolute.parent(), absolute.file_name()) {
+        (Some(dir), Some(name)) => real(dir).join(name),
+        _ => real(&absolute),
+    };
+    for root in roots {
+        let root = real(&root);
+        if resolved.starts_with(&root) {
+            return Err(format!(
+                "--log {}: the file lies in {}, which the sandbox can write: the audit log would be the sandbox's to rewrite; put it outside the writable folders",
+                log.display(),
+                root.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// What the config files give a session.

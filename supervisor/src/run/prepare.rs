@@ -242,12 +242,33 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
         || has_url_password(value)
         || has_password_field(value)
         || (upper.ends_with(b"_PROXY") && has_bare_login(value))
+        || has_secret_text(value)
+}
+
+/// Whether `value` holds a secret whatever the variable is called: a PEM private key, an
+/// HTTP `Authorization:` header (git's `http.extraHeader` in `GIT_CONFIG_VALUE_<n>` or
+/// `GIT_CONFIG_PARAMETERS`), a Slack or Discord webhook (its path is the secret), or an
+/// Azure shared access signature (`sv=…&sig=…`).
+fn has_secret_text(value: &[u8]) -> bool {
+    let holds = |part: &[u8]| value.windows(part.len()).any(|w| w == part);
+    let holds_any_case = |part: &[u8]| {
+        value
+            .windows(part.len())
+            .any(|w| w.eq_ignore_ascii_case(part))
+    };
+    holds(b"PRIVATE KEY-----")
+        || holds_any_case(b"authorization:")
+        || holds(b"hooks.slack.com/services/")
+        || holds(b"/api/webhooks/")
+        || (has_field(value, b"sig") && has_field(value, b"sv"))
 }
 
 /// Words that name a credential when they stand alone in a variable's name.
 /// (`CI_JOB_JWT` is GitLab's signed identity token, `SLACK_WEBHOOK_URL` a URL whose path
 /// is the secret; `BEARER` and `AUTHORIZATION` name tokens sent as they are.)
-const CREDENTIAL_WORDS: [&[u8]; 11] = [
+const CREDENTIAL_WORDS: [&[u8]; 13] = [
+    b"PAT",
+    b"CREDS",
     b"PASS",
     b"PASSWD",
     b"PWD",
@@ -284,8 +305,15 @@ fn has_url_password(value: &[u8]) -> bool {
 }
 
 /// Whether `value` has a `password=` or `pwd=` field (any case) at its start or after `;`,
-/// `&`, `?` or white space: a query string or a connection string.
+/// `&`, `?`, `.` or white space: a query string, a connection string, or a Java system
+/// property (`-Dspring.datasource.password=…` in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS`).
 fn has_password_field(value: &[u8]) -> bool {
+    has_field(value, b"password") || has_field(value, b"pwd")
+}
+
+/// Whether `value` has the field `field=` (any case) at its start or after `;`, `&`, `?`,
+/// `.` or white space.
+fn has_field(value: &[u8], field: &[u8]) -> bool {
     // Each `=` in one pass (values such as LS_COLORS run to kilobytes), the field's name
     // before it compared in place.
     value
@@ -293,13 +321,11 @@ fn has_password_field(value: &[u8]) -> bool {
         .enumerate()
         .filter(|(_, b)| **b == b'=')
         .any(|(at, _)| {
-            [&b"password"[..], b"pwd"].iter().any(|field| {
-                at.checked_sub(field.len()).is_some_and(|start| {
-                    value[start..at].eq_ignore_ascii_case(field)
-                        && (start == 0
-                            || matches!(value[start - 1], b';' | b'&' | b'?')
-                            || value[start - 1].is_ascii_whitespace())
-                })
+            at.checked_sub(field.len()).is_some_and(|start| {
+                value[start..at].eq_ignore_ascii_case(field)
+                    && (start == 0
+                        || matches!(value[start - 1], b';' | b'&' | b'?' | b'.')
+                        || value[start - 1].is_ascii_whitespace())
             })
         })
 }
@@ -875,6 +901,22 @@ mod tests {
             ),
             ("API_BEARER", "x"),
             ("HTTP_AUTHORIZATION", "Bearer x"),
+            ("AZURE_DEVOPS_EXT_PAT", "x"),
+            ("GH_PAT", "x"),
+            ("GOOGLE_APPLICATION_CREDS", "x"),
+            ("GIT_CONFIG_VALUE_0", "Authorization: Basic eDp5"),
+            (
+                "GIT_CONFIG_PARAMETERS",
+                "'http.extraheader'='AUTHORIZATION: bearer x'",
+            ),
+            ("JAVA_TOOL_OPTIONS", "-Xmx1g -Dspring.datasource.password=x"),
+            ("DEPLOY", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n"),
+            ("NOTIFY", "https://hooks.slack.com/services/T0/B0/x"),
+            ("DISCORD", "https://discord.com/api/webhooks/1/x"),
+            (
+                "BLOB",
+                "https://a.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig=abc%3D",
+            ),
         ];
         let kept = [
             ("GIT_AUTHOR_NAME", "A"),
@@ -896,6 +938,11 @@ mod tests {
             ("NO_PROXY", "localhost,127.0.0.1,.internal"),
             ("HTTP_PROXY", "proxy.example:3128"),
             ("GIT_COMMITTER_EMAIL", "ci@example.com"),
+            ("CLASSPATH", "/usr/share/java"),
+            ("PATH", "/usr/bin:/bin"),
+            ("JAVA_TOOL_OPTIONS", "-Xmx1g -Dfile.encoding=UTF-8"),
+            ("SSH_CERT", "-----BEGIN CERTIFICATE-----"),
+            ("QUERY", "https://example.com/?sig=1"),
         ];
         let cases = gone
             .iter()

@@ -3310,6 +3310,99 @@ int main(void) {
     }
 }
 
+/// git rewrites `.git/config` (its `config.lock` renamed over it) for a branch's
+/// bookkeeping: `git branch -m`, `git branch -u`, `git config user.email`. Such a rewrite is
+/// written by fence from the text it checked; one that adds anything else (a remote, a
+/// program) is still refused. A program that renames a checked lock file and then writes
+/// through the descriptor it kept gets nothing into the config.
+fn git_keeps_branch_bookkeeping_in_its_config_and_nothing_else(w: &World) {
+    git_init(w);
+    w.write("a.txt", "a\n");
+    support::git(&w.worktree, &["add", "a.txt"]);
+    support::git(&w.worktree, &["commit", "-q", "-m", "a"]);
+    support::git(
+        &w.worktree,
+        &["remote", "add", "origin", "https://example.com/r.git"],
+    );
+    support::git(
+        &w.worktree,
+        &["update-ref", "refs/remotes/origin/trunk", "HEAD"],
+    );
+    chown_tree(w, &w.worktree);
+    let config = w.worktree.join(".git/config");
+    let run = |args: &[&str]| {
+        let mut all = vec!["--approver", "deny", "--", "git"];
+        all.extend_from_slice(args);
+        w.fence(&all.iter().map(OsStr::new).collect::<Vec<_>>())
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["branch", "-m", "work", "trunk"][..],
+        &["branch", "-u", "origin/trunk"],
+        &["config", "user.email", "agent@example.com"],
+    ] {
+        let out = run(args);
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    }
+    let get = |key: &str| support::git(&w.worktree, &["config", "--local", "--get", key]);
+    assert_eq!(get("branch.trunk.merge"), "refs/heads/trunk");
+    assert_eq!(get("branch.trunk.remote"), "origin");
+    assert_eq!(get("user.email"), "agent@example.com");
+    assert!(!w.worktree.join(".git/config.lock").exists());
+    let before = std::fs::read_to_string(&config).unwrap();
+    let out = run(&["remote", "add", "evil", "https://evil.example/r.git"]);
+    assert!(
+        stderr(&out).contains("(rule fence.protected-path)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_unchanged(&config, &before);
+    w.compile_c(
+        "late_write",
+        r#"#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(void) {
+    static char text[65536];
+    int c = open(".git/config", O_RDONLY);
+    ssize_t n = read(c, text, sizeof text - 1);
+    close(c);
+    int fd = open(".git/config.lock", O_CREAT | O_EXCL | O_WRONLY, 0644);
+    write(fd, text, n);
+    const char *name = "[user]\n\tname = Agent\n";
+    write(fd, name, strlen(name));
+    printf("rename %d\n", rename(".git/config.lock", ".git/config"));
+    const char *evil = "[core]\n\tfsmonitor = touch pwned\n";
+    printf("late %zd\n", write(fd, evil, strlen(evil)));
+    return 0;
+}
+"#,
+    );
+    let out = w
+        .fence(&[
+            "--approver".as_ref(),
+            "deny".as_ref(),
+            "--".as_ref(),
+            "./late_write".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        stdout(&out).contains("rename 0"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(text.contains("name = Agent"), "{text}");
+    assert!(
+        !text.contains("fsmonitor"),
+        "the late write reached the config: {text}"
+    );
+}
+
 fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     git_init(w);
     let config = std::fs::read_to_string(w.worktree.join(".git/config")).unwrap();
@@ -6362,6 +6455,7 @@ both_ways!(
     loopback_server_started_inside_is_usable,
     protected_paths_stay_read_only_while_git_commit_works,
     git_stash_cleans_the_tree_while_a_reset_hard_stays_refused,
+    git_keeps_branch_bookkeeping_in_its_config_and_nothing_else,
     a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,

@@ -99,6 +99,15 @@ pub enum Operation {
         object: OwnedFd,
         op: MetadataOp,
     },
+    /// git's rename of `lock` over the worktree's `config`, whose change the check found to
+    /// be a branch's bookkeeping ([`super::git_config_change`]): `text`, the bytes checked,
+    /// is written into `config` (in fence's view, where it is no read-only mount), and
+    /// `lock` removed, as the rename would have.
+    RewriteConfig {
+        lock: PathBuf,
+        config: PathBuf,
+        text: Vec<u8>,
+    },
 }
 
 impl Operation {
@@ -355,6 +364,11 @@ pub fn perform(
                 Ok(())
             }))
         }
+        Operation::RewriteConfig { lock, config, text } => {
+            value_response(act_as(&creds, move || {
+                rewrite_config(&lock, &config, &text)
+            }))
+        }
         other => value_response(act_as(&creds, move || {
             own_umask(umask)?;
             perform_path_call(other, view)
@@ -572,7 +586,8 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
             | Operation::Reopen { .. }
             | Operation::OwnProcess { .. }
             | Operation::Metadata { .. }
-            | Operation::MetadataFd { .. } => {
+            | Operation::MetadataFd { .. }
+            | Operation::RewriteConfig { .. } => {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }
         }
@@ -676,6 +691,37 @@ fn open_at_checked(
 
 /// The parent directory of `path` (opened as checked in `view`) and the last component's
 /// name.
+/// Writes `text` into the existing `config` (its inode, mode and owner kept) and removes
+/// `lock`, in fence's view.
+fn rewrite_config(lock: &Path, config: &Path, text: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let (dir, name) = parent_of(View::Fence, config)?;
+    // SAFETY: openat on our directory descriptor with a NUL-terminated name; the result
+    // is owned below.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            libc::O_WRONLY | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor, owned from here on.
+    let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    file.write_all(text)?;
+    let (dir, name) = parent_of(View::Fence, lock)?;
+    // SAFETY: our directory descriptor and a NUL-terminated name.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 fn parent_of(view: View, path: &Path) -> io::Result<(OwnedFd, CString)> {
     let parent = path.parent().unwrap_or(Path::new("/"));
     let name = path

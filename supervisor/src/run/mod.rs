@@ -10,6 +10,7 @@ mod dns_call;
 pub mod exec_check;
 mod fence;
 pub(crate) mod git_code;
+mod git_config_change;
 mod git_head;
 pub mod limits;
 mod listener;

@@ -777,6 +777,28 @@ pub fn check(
             {
                 return Outcome::failed(event, libc::ENOTEMPTY);
             }
+            // git's rewrite of the worktree's own `.git/config` (`config.lock` renamed over
+            // it) that only keeps a branch's bookkeeping or the author's identity: written
+            // by the supervisor from the text it checked ([`super::git_config_change`]).
+            if *op == "rename"
+                && !exchange
+                && let [from, to] = resolved.as_slice()
+                && *to == fence.worktree.join(".git/config")
+                && *from == fence.worktree.join(".git/config.lock")
+                && let Some(text) = super::git_config_change::bookkeeping_only(from, to)
+            {
+                return Outcome {
+                    rule: "fence.git-bookkeeping".into(),
+                    why: "git records a branch's upstream or name, or the author, in .git/config"
+                        .into(),
+                    perform: Some(Operation::RewriteConfig {
+                        lock: from.clone(),
+                        config: to.clone(),
+                        text,
+                    }),
+                    ..allowed(event, first_shown, Response::Error(libc::EACCES))
+                };
+            }
             if let Some(p) = resolved.iter().find(|p| {
                 fence.is_protected(p, names_entry) && !(removes && fence.is_removable_protected(p))
             }) {

@@ -1,0 +1,365 @@
+//! The worktree's `.git/config` rewritten by git for a branch's bookkeeping.
+//!
+//! `.git/config` is a protected path (SPEC §2): its settings run code in the user's git
+//! later (`core.fsmonitor`, `core.pager`, aliases, hooks folders, includes) and send pushes
+//! elsewhere (remote URLs). Yet git rewrites it in everyday branch work: `git push -u` and
+//! `git branch --set-upstream-to` record a branch's upstream, `git branch -m` and `-d`
+//! rename or drop a branch's section, `git checkout -b x origin/x` tracks, `git config
+//! user.email` sets the author. Each rewrite is git writing `.git/config.lock` and renaming
+//! it over `.git/config`.
+//!
+//! That rename is judged by what it changes. Both files are parsed and their entries
+//! compared; when every entry added or removed is a branch's bookkeeping
+//! (`branch.<name>.merge`, `rebase`, `description`, and `remote`/`pushRemote` naming a
+//! remote the config had before, or `.`) or the author's identity (`user.name`,
+//! `user.email`), the supervisor writes the new text into `.git/config` itself, from the
+//! bytes it checked, and removes the lock file: no descriptor the sandbox holds (git's of
+//! the lock file, or a racing thread's) ever becomes the config. Anything else — another
+//! key, a remote's URL, an include, a text this parser does not read exactly as git does —
+//! is asked, as every write to a protected path.
+//!
+//! Security boundary: the comparison and the write from the checked bytes. The parser
+//! refuses (and so leaves the question to a person) whatever it does not read exactly:
+//! carriage returns, NUL bytes, invalid UTF-8, entries on a section's line, escapes other
+//! than git's, unterminated quotes, a key before any section.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Largest config file read for the comparison; a larger one is asked.
+const MAX_CONFIG: u64 = 256 * 1024;
+
+/// One setting: section and key in lower case (git's are case-insensitive), the
+/// subsection as written (a legacy `[section.sub]` one in lower case, as git reads it).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    section: String,
+    subsection: Option<String>,
+    key: String,
+    /// `None` for a key without `=` (git's boolean true).
+    value: Option<String>,
+}
+
+/// When the rename of `lock` over `config` changes only a branch's bookkeeping or the
+/// author's identity: the new text, to be written into `config` by the supervisor.
+/// `None`: the rename is asked as before.
+pub fn bookkeeping_only(lock: &std::path::Path, config: &std::path::Path) -> Option<Vec<u8>> {
+    let new = read_bounded(lock)?;
+    let old = read_bounded(config)?;
+    let (before, after) = (parse(&old)?, parse(&new)?);
+    changes_only_bookkeeping(&before, &after).then_some(new)
+}
+
+fn read_bounded(path: &std::path::Path) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Not through a symbolic link: the check reads the files git wrote.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = Vec::new();
+    file.take(MAX_CONFIG + 1).read_to_end(&mut text).ok()?;
+    (text.len() as u64 <= MAX_CONFIG).then_some(text)
+}
+
+/// Whether every entry `after` adds to `before` or drops from it is bookkeeping.
+fn changes_only_bookkeeping(before: &[Entry], after: &[Entry]) -> bool {
+    let count = |entries: &[Entry]| {
+        let mut m: BTreeMap<Entry, i64> = BTreeMap::new();
+        for e in entries {
+            *m.entry(e.clone()).or_default() += 1;
+        }
+        m
+    };
+    let (old, new) = (count(before), count(after));
+    let remotes: BTreeSet<&str> = before
+        .iter()
+        .filter(|e| e.section == "remote" && e.key == "url")
+        .filter_map(|e| e.subsection.as_deref())
+        .collect();
+    let keys: BTreeSet<&Entry> = old.keys().chain(new.keys()).collect();
+    keys.into_iter().all(|e| {
+        old.get(e).copied().unwrap_or(0) == new.get(e).copied().unwrap_or(0)
+            || is_bookkeeping(e, &remotes)
+    })
+}
+
+fn is_bookkeeping(e: &Entry, remotes: &BTreeSet<&str>) -> bool {
+    let plain = |v: &str| {
+        !v.is_empty()
+            && v.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._/-+@".contains(&b))
+    };
+    match (e.section.as_str(), e.subsection.is_some(), e.key.as_str()) {
+        // The upstream branch of the same name only: another (`refs/heads/main` for a
+        // branch `feature`) is where a later `git push` with `push.default=upstream` goes.
+        ("branch", true, "merge") => {
+            e.value.as_deref()
+                == e.subsection
+                    .as_ref()
+                    .map(|b| format!("refs/heads/{b}"))
+                    .as_deref()
+        }
+        ("branch", true, "rebase") => e.value.as_deref().is_some_and(plain),
+        ("branch", true, "description") => e.value.is_some(),
+        // A branch's remote may be a URL, which `git push` on it would use: only a remote
+        // the config already had, or `.` (the repository itself).
+        ("branch", true, "remote" | "pushremote") => e
+            .value
+            .as_deref()
+            .is_some_and(|v| v == "." || remotes.contains(v)),
+        ("user", false, "name" | "email") => e.value.is_some(),
+        _ => false,
+    }
+}
+
+/// The entries of a config text, or `None` where it is not read exactly.
+fn parse(text: &[u8]) -> Option<Vec<Entry>> {
+    let text = std::str::from_utf8(text).ok()?;
+    if text.contains(['\0', '\r']) {
+        return None;
+    }
+    let mut section: Option<(String, Option<String>)> = None;
+    let mut out = Vec::new();
+    let mut lines = text.split('\n');
+    while let Some(line) = lines.next() {
+        let t = line.trim_start_matches([' ', '\t']);
+        if t.is_empty() || t.starts_with(['#', ';']) {
+            continue;
+        }
+        if let Some(rest) = t.strip_prefix('[') {
+            section = Some(parse_header(rest)?);
+            continue;
+        }
+        let (name, sub) = section.clone()?;
+        let key_end = t
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .unwrap_or(t.len());
+        let key = &t[..key_end];
+        if !key.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            return None;
+        }
+        let rest = t[key_end..].trim_start_matches([' ', '\t']);
+        // Git reads a key followed by anything but `=` (a comment included) as an error.
+        let value = if rest.is_empty() {
+            None
+        } else {
+            Some(parse_value(rest.strip_prefix('=')?, &mut lines)?)
+        };
+        out.push(Entry {
+            section: name.clone(),
+            subsection: sub.clone(),
+            key: key.to_ascii_lowercase(),
+            value,
+        });
+    }
+    Some(out)
+}
+
+/// A section header after its `[`: `name]`, `name "sub"]` or the legacy `name.sub]`,
+/// followed by nothing but blanks or a comment.
+fn parse_header(rest: &str) -> Option<(String, Option<String>)> {
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+        .unwrap_or(rest.len());
+    let name = rest[..name_end].to_ascii_lowercase();
+    if name.is_empty() {
+        return None;
+    }
+    let mut after = &rest[name_end..];
+    let mut sub = None;
+    if let Some(quoted) = after.strip_prefix(" \"") {
+        if name.contains('.') {
+            return None;
+        }
+        let mut s = String::new();
+        let mut chars = quoted.char_indices();
+        loop {
+            match chars.next()? {
+                (i, '"') => {
+                    after = &quoted[i + 1..];
+                    break;
+                }
+                (_, '\\') => match chars.next()? {
+                    (_, c @ ('"' | '\\')) => s.push(c),
+                    _ => return None,
+                },
+                (_, c) if c.is_control() => return None,
+                (_, c) => s.push(c),
+            }
+        }
+        sub = Some(s);
+    }
+    let after = after.strip_prefix(']')?.trim_start_matches([' ', '\t']);
+    if !(after.is_empty() || after.starts_with(['#', ';'])) {
+        return None;
+    }
+    match (sub, name.split_once('.')) {
+        (Some(s), _) => Some((name, Some(s))),
+        (None, Some((n, s))) if !n.is_empty() && !s.is_empty() => {
+            Some((n.to_string(), Some(s.to_string())))
+        }
+        (None, None) => Some((name, None)),
+        _ => None,
+    }
+}
+
+/// A value after its `=`, as git reads it: quotes removed, `\"`, `\\`, `\n`, `\t` and `\b`
+/// unescaped, a backslash at the end of a line joining the next, a `#` or `;` outside
+/// quotes starting a comment, blanks outside quotes trimmed at both ends.
+fn parse_value<'a>(mut v: &'a str, lines: &mut impl Iterator<Item = &'a str>) -> Option<String> {
+    let mut out = String::new();
+    let mut quoted = false;
+    // Length of `out` up to its last character that was quoted or not a blank.
+    let mut kept = 0;
+    let mut started = false;
+    loop {
+        let mut chars = v.chars();
+        let mut continued = false;
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => {
+                    quoted = !quoted;
+                    started = true;
+                    kept = out.len();
+                }
+                '\\' => match chars.next() {
+                    None => {
+                        continued = true;
+                        break;
+                    }
+                    Some(e) => {
+                        out.push(match e {
+                            '"' | '\\' => e,
+                            'n' => '\n',
+                            't' => '\t',
+                            'b' => '\u{8}',
+                            _ => return None,
+                        });
+                        started = true;
+                        kept = out.len();
+                    }
+                },
+                '#' | ';' if !quoted => break,
+                ' ' | '\t' if !quoted && !started => {}
+                c if c.is_control() && c != '\t' => return None,
+                c => {
+                    out.push(c);
+                    started = true;
+                    if quoted || !matches!(c, ' ' | '\t') {
+                        kept = out.len();
+                    }
+                }
+            }
+        }
+        if !continued {
+            break;
+        }
+        v = lines.next()?;
+    }
+    if quoted {
+        return None;
+    }
+    out.truncate(kept);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BEFORE: &str = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n\turl = https://example.com/r.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n";
+
+    fn judged(after: &str) -> bool {
+        changes_only_bookkeeping(
+            &parse(BEFORE.as_bytes()).unwrap(),
+            &parse(after.as_bytes()).unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_branchs_upstream_its_rename_and_the_author_are_bookkeeping() {
+        // git push -u origin feature
+        assert!(judged(&format!(
+            "{BEFORE}[branch \"feature\"]\n\tremote = origin\n\tmerge = refs/heads/feature\n"
+        )));
+        // git branch -m main trunk
+        assert!(judged(
+            &BEFORE
+                .replace("[branch \"main\"]", "[branch \"trunk\"]")
+                .replace("refs/heads/main", "refs/heads/trunk")
+        ));
+        // ... but not while its upstream is still main.
+        assert!(!judged(
+            &BEFORE.replace("[branch \"main\"]", "[branch \"trunk\"]")
+        ));
+        // git branch -d main (git leaves the header or not)
+        assert!(judged(BEFORE.split("[branch").next().unwrap()));
+        // git config user.email
+        assert!(judged(&format!(
+            "{BEFORE}[user]\n\temail = a@example.com\n\tname = \"A B\"\n"
+        )));
+        // Unchanged.
+        assert!(judged(BEFORE));
+    }
+
+    #[test]
+    fn settings_that_run_code_or_move_pushes_are_not() {
+        for added in [
+            "[core]\n\tfsmonitor = touch /tmp/x\n",
+            "[core]\n\tpager = sh -c x\n",
+            "[alias]\n\tst = !sh -c x\n",
+            "[include]\n\tpath = ../x\n",
+            "[includeIf \"gitdir:/\"]\n\tpath = ../x\n",
+            "[remote \"evil\"]\n\turl = https://evil.example/r.git\n",
+            "[branch \"feature\"]\n\tremote = https://evil.example/r.git\n",
+            "[branch \"feature\"]\n\tremote = evil\n",
+            "[remote \"origin\"]\n\tpush = refs/heads/*:refs/heads/main\n",
+            "[Core]\n\tHooksPath = x\n",
+            "[branch \"feature\"]\n\tremote = origin\n\tmerge = refs/heads/main\n",
+            "[core.x]\n\tsshcommand = x\n",
+        ] {
+            let after = format!("{BEFORE}{added}");
+            assert!(
+                parse(after.as_bytes()).is_none() || !judged(&after),
+                "{added}"
+            );
+        }
+        // A changed remote URL.
+        assert!(!judged(&BEFORE.replace(
+            "https://example.com/r.git",
+            "https://evil.example/r.git"
+        )));
+    }
+
+    #[test]
+    fn text_read_otherwise_than_git_reads_it_is_not_parsed() {
+        for text in [
+            "[core] fsmonitor = x\n",
+            "fsmonitor = x\n",
+            "[core]\r\n\tbare = false\r\n",
+            "[user]\n\tname = \"a\n",
+            "[user]\n\tname = a\\q\n",
+            "[core \"x]\n",
+            "[user]\n\tname\x00 = a\n",
+        ] {
+            assert!(parse(text.as_bytes()).is_none(), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn values_are_read_as_git_reads_them() {
+        let e = parse(b"[user]\n\tname = \"A  B\" # c\n\temail = a@b ; c\n[branch \"x\"]\n\tdescription = one \\\n two\n").unwrap();
+        assert_eq!(e[0].value.as_deref(), Some("A  B"));
+        assert_eq!(e[1].value.as_deref(), Some("a@b"));
+        assert_eq!(e[2].value.as_deref(), Some("one  two"));
+        // A continuation swallows what would otherwise be a section of its own.
+        let e = parse(b"[branch \"x\"]\n\tdescription = a\\\n[core]\n").unwrap();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].value.as_deref(), Some("a[core]"));
+    }
+}

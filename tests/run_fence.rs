@@ -5275,26 +5275,7 @@ int main(void) {
     if w.who != support::Who::UnprivilegedWithoutNamespaces {
         command.env("FENCE_LANDLOCK_ABI_MAX", "5");
     }
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(20) {
-            // A stopped fence takes SIGKILL all the same.
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "the session did not end within 20 s (stopped?): {}{}",
-                stdout(&out),
-                stderr(&out)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = output_within(command, Duration::from_secs(20));
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -5306,6 +5287,30 @@ int main(void) {
         std::fs::read_to_string(w.worktree.join("after")).unwrap(),
         "ran on\n"
     );
+}
+
+/// Runs `command` (its output piped) to its end; one that has not ended within `limit` is
+/// killed (a stopped fence too) and the test fails with what it printed.
+fn output_within(mut command: std::process::Command, limit: Duration) -> std::process::Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "the session did not end within {limit:?} (stopped?): {}{}",
+                stdout(&out),
+                stderr(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
 }
 
 /// The number of tasks (threads included) of user `uid` on the machine, which its
@@ -5411,21 +5416,7 @@ int main(void) {{
             Ok(())
         });
     }
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!("the session did not end within 60 s: {}", stderr(&out));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = output_within(command, Duration::from_secs(60));
     let (text, err) = (stdout(&out), stderr(&out));
     assert_eq!(out.status.code(), Some(0), "{text}{err}");
     assert!(!err.contains("panicked"), "{err}");

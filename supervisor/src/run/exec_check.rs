@@ -86,10 +86,30 @@ fn runs_stash_push(cmdline: &[u8]) -> bool {
         match words.next() {
             Some(b"stash") => break,
             // Global options that take the next word as their value.
-            Some(b"-c" | b"-C" | b"--git-dir" | b"--work-tree" | b"--namespace") => {
+            Some(
+                b"-c" | b"-C" | b"--git-dir" | b"--work-tree" | b"--namespace" | b"--config-env"
+                | b"--attr-source" | b"--super-prefix",
+            ) => {
                 words.next();
             }
-            Some(w) if w.starts_with(b"-") => {}
+            // Those that take none, and `--option=value`. Any other word before `stash`
+            // (an option this list does not know might take `stash` as its value): no.
+            Some(
+                b"-p"
+                | b"--paginate"
+                | b"-P"
+                | b"--no-pager"
+                | b"--bare"
+                | b"--no-replace-objects"
+                | b"--no-lazy-fetch"
+                | b"--no-optional-locks"
+                | b"--no-advice"
+                | b"--literal-pathspecs"
+                | b"--glob-pathspecs"
+                | b"--noglob-pathspecs"
+                | b"--icase-pathspecs",
+            ) => {}
+            Some(w) if w.starts_with(b"--") && w.contains(&b'=') => {}
             _ => return false,
         }
     }
@@ -369,6 +389,8 @@ mod tests {
             b"git\0stash\0apply\0",
             b"git\0reset\0--hard\0",
             b"git\0-C\0stash\0reset\0",
+            b"git\0--attr-source\0stash\0--no-pager\0x\0",
+            b"git\0--unknown-option\0stash\0",
             b"sh\0-c\0git stash\0",
             b"git\0",
         ] {

@@ -18,10 +18,13 @@
 //! key, a remote's URL, an include, a text this parser does not read exactly as git does —
 //! is asked, as every write to a protected path.
 //!
-//! Security boundary: the comparison and the write from the checked bytes. The parser
+//! Security boundary: the comparison and the write from the checked bytes. The comparison
+//! is made by entries and again by lines (every changed line must be a bookkeeping line
+//! of its own), so the lines git leaves alone are the same bytes in both files. The parser
 //! refuses (and so leaves the question to a person) whatever it does not read exactly:
 //! carriage returns, NUL bytes, invalid UTF-8, entries on a section's line, escapes other
-//! than git's, unterminated quotes, a key before any section.
+//! than git's, unterminated quotes, blanks before a continuation (which git keeps), a key
+//! before any section.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,7 +49,56 @@ pub fn bookkeeping_only(lock: &std::path::Path, config: &std::path::Path) -> Opt
     let new = read_bounded(lock)?;
     let old = read_bounded(config)?;
     let (before, after) = (parse(&old)?, parse(&new)?);
-    changes_only_bookkeeping(&before, &after).then_some(new)
+    (changes_only_bookkeeping(&before, &after) && changed_lines_are_bookkeeping(&old, &new))
+        .then_some(new)
+}
+
+/// The same comparison line by line, on the texts: every line one file has more of than
+/// the other is blank, a comment, a `[branch "…"]` or `[user]` header, or a `key = value`
+/// of a bookkeeping key without a backslash. The lines git leaves alone are then the same
+/// bytes, so a difference between this parser and git's in reading them (blanks before a
+/// continuation, which git keeps) cannot hide a change in a setting of another key.
+fn changed_lines_are_bookkeeping(old: &[u8], new: &[u8]) -> bool {
+    let count = |text: &[u8]| {
+        let mut m: BTreeMap<Vec<u8>, i64> = BTreeMap::new();
+        for line in text.split(|b| *b == b'\n') {
+            *m.entry(line.to_vec()).or_default() += 1;
+        }
+        m
+    };
+    let (before, after) = (count(old), count(new));
+    let lines: BTreeSet<&Vec<u8>> = before.keys().chain(after.keys()).collect();
+    lines.into_iter().all(|line| {
+        before.get(line).copied().unwrap_or(0) == after.get(line).copied().unwrap_or(0)
+            || std::str::from_utf8(line).is_ok_and(is_bookkeeping_line)
+    })
+}
+
+fn is_bookkeeping_line(line: &str) -> bool {
+    let t = line.trim_matches([' ', '\t']);
+    if t.is_empty() || t.starts_with(['#', ';']) {
+        return true;
+    }
+    if t.contains('\\') {
+        return false;
+    }
+    if let Some(rest) = t.strip_prefix('[') {
+        return match parse_header(rest) {
+            Some((section, sub)) => {
+                (section == "branch" && sub.is_some()) || (section == "user" && sub.is_none())
+            }
+            None => false,
+        };
+    }
+    let key_end = t
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or(t.len());
+    matches!(
+        t[..key_end].to_ascii_lowercase().as_str(),
+        "merge" | "rebase" | "description" | "remote" | "pushremote" | "name" | "email"
+    ) && t[key_end..]
+        .trim_start_matches([' ', '\t'])
+        .starts_with('=')
 }
 
 fn read_bounded(path: &std::path::Path) -> Option<Vec<u8>> {
@@ -259,6 +311,11 @@ fn parse_value<'a>(mut v: &'a str, lines: &mut impl Iterator<Item = &'a str>) ->
         if !continued {
             break;
         }
+        // A continuation: git keeps the blanks before it, which are hard to read alike;
+        // such a file is left to a person.
+        if out.ends_with([' ', '\t']) {
+            return None;
+        }
         v = lines.next()?;
     }
     if quoted {
@@ -351,12 +408,38 @@ mod tests {
         }
     }
 
+    /// git keeps the blanks before a continuation (`hooksPath = .githooks \` then `;`
+    /// reads `.githooks `, a folder no rule protects): such a change is not bookkeeping,
+    /// whatever the parser makes of it.
+    #[test]
+    fn a_changed_line_of_another_key_is_never_bookkeeping() {
+        let old = format!("{BEFORE}[core]\n\thooksPath = .githooks\n");
+        let new = format!("{BEFORE}[core]\n\thooksPath = .githooks \\\n;\n");
+        assert!(!changed_lines_are_bookkeeping(
+            old.as_bytes(),
+            new.as_bytes()
+        ));
+        assert!(parse(new.as_bytes()).is_none());
+        let new = format!("{old}[user]\n\temail = a@b\n");
+        assert!(changed_lines_are_bookkeeping(
+            old.as_bytes(),
+            new.as_bytes()
+        ));
+        let new = old.replace(".githooks", ".githooks2");
+        assert!(!changed_lines_are_bookkeeping(
+            old.as_bytes(),
+            new.as_bytes()
+        ));
+    }
+
     #[test]
     fn values_are_read_as_git_reads_them() {
-        let e = parse(b"[user]\n\tname = \"A  B\" # c\n\temail = a@b ; c\n[branch \"x\"]\n\tdescription = one \\\n two\n").unwrap();
+        let e = parse(b"[user]\n\tname = \"A  B\" # c\n\temail = a@b ; c\n[branch \"x\"]\n\tdescription = one\\\n two\n").unwrap();
         assert_eq!(e[0].value.as_deref(), Some("A  B"));
         assert_eq!(e[1].value.as_deref(), Some("a@b"));
-        assert_eq!(e[2].value.as_deref(), Some("one  two"));
+        assert_eq!(e[2].value.as_deref(), Some("one two"));
+        // Blanks before a continuation: left to a person.
+        assert!(parse(b"[branch \"x\"]\n\tdescription = one \\\n two\n").is_none());
         // A continuation swallows what would otherwise be a section of its own.
         let e = parse(b"[branch \"x\"]\n\tdescription = a\\\n[core]\n").unwrap();
         assert_eq!(e.len(), 1);

@@ -3401,6 +3401,31 @@ int main(void) {
         !text.contains("fsmonitor"),
         "the late write reached the config: {text}"
     );
+    // A change git reads otherwise than a parser might: blanks before a continuation are
+    // kept, so `hooksPath = .githooks \` then `;` names `.githooks ` (a folder no rule
+    // protects). Asked (refused here), and the setting stays as it was.
+    support::git(&w.worktree, &["config", "core.hooksPath", ".githooks"]);
+    chown_tree(w, &w.worktree);
+    w.write(
+        "blanks.py",
+        concat!(
+            "import os\n",
+            "text = open('.git/config').read()\n",
+            "text = text.replace('hooksPath = .githooks', 'hooksPath = .githooks \\\\\\n;')\n",
+            "open('.git/config.lock', 'w').write(text)\n",
+            "try:\n",
+            "    os.rename('.git/config.lock', '.git/config')\n",
+            "    print('renamed')\n",
+            "except OSError as e:\n",
+            "    print('refused', e.errno)\n",
+        ),
+    );
+    let out = w.run(&[PYTHON, "blanks.py"]);
+    assert_eq!(stdout(&out), "refused 13\n", "{}", stderr(&out));
+    assert_eq!(
+        support::git(&w.worktree, &["config", "--local", "core.hooksPath"]),
+        ".githooks"
+    );
 }
 
 fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {

@@ -286,14 +286,7 @@ fn eval_pieces(
                 indirect: false,
             }) if quoted => match scope.all_positional() {
                 // `"$@"`: each parameter a word of its own.
-                Some(params) => {
-                    for (i, param) in params.iter().enumerate() {
-                        if i > 0 {
-                            arg.breaks.push(arg.text.len());
-                        }
-                        arg.text.push_str(param);
-                    }
-                }
+                Some(params) => push_words(arg, &params),
                 None => push_unknown(arg),
             },
             WordPiece::ParameterExpansion(ParameterExpr::Parameter {
@@ -307,14 +300,7 @@ fn eval_pieces(
                 noticed.variables.push(name.clone());
                 match scope.array(name) {
                     // `"${arr[@]}"`: each element a word of its own.
-                    Some(elements) => {
-                        for (i, e) in elements.iter().enumerate() {
-                            if i > 0 {
-                                arg.breaks.push(arg.text.len());
-                            }
-                            arg.text.push_str(e);
-                        }
-                    }
+                    Some(elements) => push_words(arg, &elements),
                     None => push_unknown(arg),
                 }
             }
@@ -502,6 +488,16 @@ fn push_expanded(arg: &mut Arg, v: &str, quoted: bool) {
     arg.text.push_str(v);
     if !quoted && !v.is_empty() {
         arg.unquoted.push((start, arg.text.len()));
+    }
+}
+
+/// Appends `words` to `arg`, each a word of its own (`"$@"`, `"${arr[@]}"`).
+fn push_words(arg: &mut Arg, words: &[String]) {
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            arg.breaks.push(arg.text.len());
+        }
+        arg.text.push_str(word);
     }
 }
 

@@ -361,19 +361,21 @@ fn known_output(src: &str, scope: &dyn Scope) -> Option<String> {
     }
 }
 
+/// The one and-or list `src` parses to (`echo ~`, `cat <<'EOF' …`), or `None`.
+fn only_and_or(src: &str) -> Option<brush_parser::ast::AndOrList> {
+    let crate::parse::ParseOutcome::Program(p) = crate::parse::parse(src) else {
+        return None;
+    };
+    let [list] = <[_; 1]>::try_from(p.complete_commands).ok()?;
+    let [brush_parser::ast::CompoundListItem(and_or, _)] = <[_; 1]>::try_from(list.0).ok()?;
+    Some(and_or)
+}
+
 /// The output of `echo WORDS` when every word is known and none is an option
 /// (`$(echo ~)` is the home).
 fn echo_output(src: &str, scope: &dyn Scope) -> Option<String> {
     use brush_parser::ast;
-    let crate::parse::ParseOutcome::Program(p) = crate::parse::parse(src) else {
-        return None;
-    };
-    let [list] = p.complete_commands.as_slice() else {
-        return None;
-    };
-    let [ast::CompoundListItem(and_or, _)] = list.0.as_slice() else {
-        return None;
-    };
+    let and_or = &only_and_or(src)?;
     let [ast::Command::Simple(sc)] = and_or.first.seq.as_slice() else {
         return None;
     };
@@ -456,15 +458,7 @@ fn substring(v: &str, offset: i64, length: Option<i64>) -> Option<String> {
 /// substitution drops them.
 fn heredoc_of_cat(src: &str) -> Option<String> {
     use brush_parser::ast;
-    let crate::parse::ParseOutcome::Program(p) = crate::parse::parse(src) else {
-        return None;
-    };
-    let [list] = p.complete_commands.as_slice() else {
-        return None;
-    };
-    let [ast::CompoundListItem(and_or, _)] = list.0.as_slice() else {
-        return None;
-    };
+    let and_or = &only_and_or(src)?;
     if !and_or.additional.is_empty() {
         return None;
     }

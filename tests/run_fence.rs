@@ -89,6 +89,99 @@ fn hardlink_to_an_outside_file_is_refused(w: &World) {
     assert_eq!(std::fs::metadata(&victim).unwrap().nlink(), 1);
 }
 
+/// A file of the worktree that is a hard link to one outside (pnpm's `node_modules` and
+/// its store, uv's virtualenvs and its cache, `cp -al`), made before the session: Landlock
+/// judges the path, so a write would change the outside file too. Each kind of write goes
+/// to a private copy instead, in a folder granted whole and at the worktree's root (where
+/// the supervisor carries writes out); a metadata change through a descriptor, which
+/// reaches the shared file itself, is refused.
+fn a_hardlink_made_before_the_session_is_written_as_a_private_copy(w: &World) {
+    w.mkdir("sub");
+    let names = [
+        "sub/w",
+        "sub/a",
+        "sub/t",
+        "root-w",
+        "sub/m",
+        "sub/nofollow",
+        "sub/fd",
+    ];
+    let victims: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let victim = w.write_outside(&format!("shared-{i}"), "original\n");
+            std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+            std::fs::hard_link(&victim, w.worktree.join(name)).unwrap();
+            victim
+        })
+        .collect();
+    let out = w.python(
+        r#"import os
+open('sub/w', 'w').write('changed\n')
+open('sub/a', 'a').write('more\n')
+os.truncate('sub/t', 3)
+with open('root-w', 'r+') as f:
+    f.write('X')
+os.chmod('sub/m', 0o600)
+os.utime('sub/m', (1, 1))
+fd = os.open('sub/nofollow', os.O_WRONLY | os.O_NOFOLLOW)
+os.write(fd, b'N')
+os.close(fd)
+fd = os.open('sub/fd', os.O_RDONLY)
+try:
+    os.fchmod(fd, 0o600)
+except OSError as e:
+    print('fchmod refused', e.errno)
+"#,
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // From outside: every shared file as it was.
+    for victim in &victims {
+        assert_unchanged(victim, "original\n");
+        let meta = std::fs::metadata(victim).unwrap();
+        assert_eq!(
+            meta.mode() & 0o7777,
+            0o644,
+            "{} mode changed",
+            victim.display()
+        );
+        assert_ne!(meta.mtime(), 1, "{} times changed", victim.display());
+    }
+    assert!(
+        stdout(&out).contains("fchmod refused 1"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("fence.hardlink-metadata"),
+        "no reason for the refused fchmod: {}",
+        stderr(&out)
+    );
+    let read = |name: &str| std::fs::read_to_string(w.worktree.join(name)).unwrap();
+    assert_eq!(read("sub/w"), "changed\n");
+    assert_eq!(read("sub/a"), "original\nmore\n");
+    assert_eq!(read("sub/t"), "ori");
+    assert_eq!(read("root-w"), "Xriginal\n");
+    assert_eq!(read("sub/nofollow"), "Nriginal\n");
+    let m = std::fs::metadata(w.worktree.join("sub/m")).unwrap();
+    assert_eq!((m.mode() & 0o7777, m.mtime()), (0o600, 1));
+    // The written names are files of their own now; the one only read still shares.
+    for (name, victim) in names.iter().zip(&victims) {
+        let links = std::fs::metadata(w.worktree.join(name)).unwrap().nlink();
+        let shared = *name == "sub/fd";
+        assert_eq!(links, if shared { 2 } else { 1 }, "{name}");
+        assert_eq!(std::fs::metadata(victim).unwrap().nlink(), links, "{name}");
+    }
+    // No copy left half-made.
+    let stray: Vec<_> = std::fs::read_dir(w.worktree.join("sub"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains("fence-copy"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}
+
 fn rename_out_of_and_into_the_worktree_is_refused(w: &World) {
     w.write("inside.txt", "mine");
     let victim = w.write_outside("victim.txt", "original");
@@ -6413,6 +6506,7 @@ both_ways!(
     mkdir_of_a_folder_outside_that_exists_says_it_exists,
     write_through_symlinks_made_inside_is_blocked,
     hardlink_to_an_outside_file_is_refused,
+    a_hardlink_made_before_the_session_is_written_as_a_private_copy,
     rename_out_of_and_into_the_worktree_is_refused,
     metadata_and_truncate_outside_are_refused,
     metadata_inside_the_worktree_still_works,

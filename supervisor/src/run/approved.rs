@@ -99,6 +99,15 @@ pub enum Operation {
         object: OwnedFd,
         op: MetadataOp,
     },
+    /// A file with other hard links, which may lie outside the fence, replaced by a private
+    /// copy before it is written ([`super::private_copy`]); then `then` is carried out, or
+    /// without one the call goes to the kernel (`CONTINUE`: Landlock bounds it).
+    PrivateCopy {
+        path: PathBuf,
+        /// The copy gets the contents (not for an open that truncates).
+        keep_data: bool,
+        then: Option<Box<Operation>>,
+    },
     /// git's rename of `lock` over the worktree's `config`, whose change the check found to
     /// be a branch's bookkeeping ([`super::git_config_change`]): `text`, the bytes checked,
     /// is written into `config` (in fence's view, where it is no read-only mount), and
@@ -116,7 +125,11 @@ impl Operation {
     /// lease on the file to be given up. An open hands a wait to a thread of its own
     /// ([`perform`]); every other operation returns at once.
     pub fn may_wait(&self) -> bool {
-        matches!(self, Operation::Reopen { .. } | Operation::Truncate { .. })
+        // A private copy takes as long as its file does to copy.
+        matches!(
+            self,
+            Operation::Reopen { .. } | Operation::Truncate { .. } | Operation::PrivateCopy { .. }
+        )
     }
 }
 
@@ -364,6 +377,20 @@ pub fn perform(
                 Ok(())
             }))
         }
+        Operation::PrivateCopy {
+            path,
+            keep_data,
+            then,
+        } => {
+            let copied = act_as(&creds, move || {
+                super::private_copy::make(view, &path, keep_data)
+            });
+            match (copied, then) {
+                (Err(e), _) => errno_response(e),
+                (Ok(()), Some(then)) => perform(listener, n, caller, *then, view),
+                (Ok(()), None) => Response::Continue,
+            }
+        }
         Operation::RewriteConfig { lock, config, text } => {
             value_response(act_as(&creds, move || {
                 rewrite_config(&lock, &config, &text)
@@ -587,6 +614,7 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
             | Operation::OwnProcess { .. }
             | Operation::Metadata { .. }
             | Operation::MetadataFd { .. }
+            | Operation::PrivateCopy { .. }
             | Operation::RewriteConfig { .. } => {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }
@@ -722,7 +750,7 @@ fn rewrite_config(lock: &Path, config: &Path, text: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-fn parent_of(view: View, path: &Path) -> io::Result<(OwnedFd, CString)> {
+pub(super) fn parent_of(view: View, path: &Path) -> io::Result<(OwnedFd, CString)> {
     let parent = path.parent().unwrap_or(Path::new("/"));
     let name = path
         .file_name()

@@ -283,7 +283,13 @@ pub fn perform_on_fd(
     let path = Path::new(std::ffi::OsStr::from_bytes(
         bytes.strip_suffix(b" (deleted)").unwrap_or(bytes),
     ));
-    if !path.is_absolute() || fence.root_of(path).is_none() || fence.is_protected(path, false) {
+    // A file with other hard links, which may lie outside the fence, is asked about: the
+    // descriptor reaches the shared file itself, and no private copy can take its place.
+    if !path.is_absolute()
+        || fence.root_of(path).is_none()
+        || fence.is_protected(path, false)
+        || super::private_copy::is_shared_fd(&copy)
+    {
         return Err((bytes.to_vec(), copy));
     }
     let creds = match TargetCredentials::of_thread(caller.tid) {

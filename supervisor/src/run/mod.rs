@@ -23,6 +23,7 @@ mod path_resolve;
 mod pidfd;
 pub mod preflight;
 mod prepare;
+mod private_copy;
 pub mod profile_grants;
 mod proxy_gate;
 mod question;

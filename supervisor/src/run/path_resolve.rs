@@ -10,11 +10,12 @@
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::view::{self, View};
+use super::view::{self, Looked, View};
 
 /// Most symlinks followed in one resolution (the kernel's limit).
 const MAX_SYMLINKS: usize = 40;
@@ -160,10 +161,18 @@ pub fn resolve_with_cwd(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Found {
     Exists,
+    /// It exists, and is a regular file with other hard links ([`super::private_copy`]).
+    Shared,
     Missing,
     /// The walk did not look it up (a settled root, `..` last, /proc/self, an unfollowed
     /// last component, an unresolvable path).
     NotLooked,
+}
+
+impl Found {
+    fn existing(shared: bool) -> Found {
+        if shared { Found::Shared } else { Found::Exists }
+    }
 }
 
 /// [`resolve_with_cwd`], and whether the walk found the path's target: the lookup of the
@@ -511,19 +520,17 @@ fn walk_parent_at_once(start: PathBuf, names: &[&OsStr], follow_last: bool) -> Q
         return Quick::Done(Resolution::Path(entry), Found::NotLooked);
     }
     let looked = match &dir {
-        Some(fd) => nix::fcntl::readlinkat(fd, *last)
-            .map(PathBuf::from)
-            .map_err(std::io::Error::from),
-        None => view::read_link(&entry),
+        Some(fd) => view::look_at(fd.as_raw_fd(), last.as_bytes()),
+        None => view::look(&entry),
     };
     match looked {
-        Ok(target) => Quick::Link {
+        Ok(Looked::Link(target)) => Quick::Link {
             parent,
             target,
             links: 1,
         },
-        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-            Quick::Done(Resolution::Path(entry), Found::Exists)
+        Ok(Looked::Entry { shared }) => {
+            Quick::Done(Resolution::Path(entry), Found::existing(shared))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             Quick::Done(Resolution::Path(entry), Found::Missing)
@@ -641,9 +648,21 @@ fn walk_one_by_one(
         }
         // One readlink answers what an lstat and then a readlink would: the link's target,
         // EINVAL for an entry that is not a symlink, ENOENT for a missing one (and costs
-        // less than the lstat alone: no attributes are gathered).
-        match view::read_link(&candidate) {
-            Ok(target) => {
+        // less than the lstat alone: no attributes are gathered). The last name is looked
+        // at with a `statx` instead, which says whether a file has other hard links too.
+        let looked = if is_last {
+            view::look(&candidate)
+        } else {
+            match view::read_link(&candidate) {
+                Ok(target) => Ok(Looked::Link(target)),
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                    Ok(Looked::Entry { shared: false })
+                }
+                Err(e) => Err(e),
+            }
+        };
+        match looked {
+            Ok(Looked::Link(target)) => {
                 links += 1;
                 if links > MAX_SYMLINKS {
                     return unresolvable("too many symlinks".into());
@@ -671,8 +690,8 @@ fn walk_one_by_one(
                 }
                 follow_link(&target, &mut resolved, &mut pending);
             }
-            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
-                found = Found::Exists;
+            Ok(Looked::Entry { shared }) => {
+                found = Found::existing(shared);
                 resolved = candidate;
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -866,12 +885,20 @@ mod tests {
         std::fs::write(root.join("d/prog"), "").unwrap();
         symlink("d/prog", root.join("link")).unwrap();
         symlink("d/gone", root.join("dangling")).unwrap();
+        std::fs::hard_link(root.join("d/prog"), root.join("d/prog2")).unwrap();
+        std::fs::write(root.join("d/alone"), "").unwrap();
         let found = |rel: &str, follow: bool| {
             let p = root.join(rel).into_os_string().into_vec();
             resolve_found(me(), Base::Cwd, &p, follow, None).1
         };
-        assert_eq!(found("d/prog", true), Found::Exists);
-        assert_eq!(found("link", true), Found::Exists);
+        // A regular file with another hard link is told apart, through a symlink too,
+        // whichever walk looks (the second path is walked one name at a time: a `..`).
+        assert_eq!(found("d/prog", true), Found::Shared);
+        assert_eq!(found("link", true), Found::Shared);
+        assert_eq!(found("d/../d/prog2", true), Found::Shared);
+        assert_eq!(found("d/alone", true), Found::Exists);
+        assert_eq!(found("d/../d/alone", true), Found::Exists);
+        assert_eq!(found("d", true), Found::Exists);
         assert_eq!(found("d/gone", true), Found::Missing);
         assert_eq!(found("dangling", true), Found::Missing);
         assert_eq!(found("nodir/prog", true), Found::Missing);
@@ -883,7 +910,7 @@ mod tests {
             let looked = found(rel, true);
             let exists = std::fs::metadata(root.join(rel)).is_ok();
             match looked {
-                Found::Exists => assert!(exists, "{rel}"),
+                Found::Exists | Found::Shared => assert!(exists, "{rel}"),
                 Found::Missing => assert!(!exists, "{rel}"),
                 Found::NotLooked => {}
             }

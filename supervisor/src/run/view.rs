@@ -171,6 +171,92 @@ pub fn is_directory(path: &Path) -> bool {
     stat_nofollow(path).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR)
 }
 
+/// Whether `path` (absolute, resolved) names a regular file with other hard links as the
+/// sandbox sees it, its last component not followed ([`super::private_copy`]). Policy: the
+/// answer may be stale by the time a call acts.
+pub fn is_shared_file(path: &Path) -> bool {
+    stat_nofollow(path).is_ok_and(|st| super::private_copy::is_shared(&st))
+}
+
+/// What the last name of a path is, not followed.
+#[derive(Debug)]
+pub enum Looked {
+    /// A symbolic link to this target.
+    Link(PathBuf),
+    /// Anything else; `shared`: a regular file with other hard links.
+    Entry { shared: bool },
+}
+
+/// [`Looked`] for `path` (absolute and normalized, every directory above its last name
+/// resolved) as the sandbox sees it; paths under /proc in fence's /proc. One `statx` asks
+/// the type and the link count (a `readlink` follows for a symlink only): about what the
+/// `readlink` alone costs, which answered EINVAL for anything else.
+pub fn look(path: &Path) -> io::Result<Looked> {
+    match SANDBOX_ROOT.get() {
+        Some(root) if !super::path_resolve::in_proc(path) => {
+            let bytes = path.as_os_str().as_bytes();
+            let relative = bytes.strip_prefix(b"/").unwrap_or(bytes);
+            if relative.is_empty() {
+                return Ok(Looked::Entry { shared: false });
+            }
+            look_at(root.as_raw_fd(), relative)
+        }
+        _ => look_at(libc::AT_FDCWD, path.as_os_str().as_bytes()),
+    }
+}
+
+/// [`look`] of `name` relative to the directory `dirfd`.
+pub fn look_at(dirfd: RawFd, name: &[u8]) -> io::Result<Looked> {
+    let (kind, links) = with_c_name(name, |c_name| {
+        let mut st = std::mem::MaybeUninit::<libc::statx>::uninit();
+        // SAFETY: a NUL-terminated name and room for one statx.
+        let ret = unsafe {
+            libc::statx(
+                dirfd,
+                c_name,
+                libc::AT_SYMLINK_NOFOLLOW,
+                libc::STATX_TYPE | libc::STATX_NLINK,
+                st.as_mut_ptr(),
+            )
+        };
+        if ret == 0 {
+            // SAFETY: statx filled it.
+            let st = unsafe { st.assume_init() };
+            return Ok((
+                u32::from(st.stx_mode) & libc::S_IFMT,
+                u64::from(st.stx_nlink),
+            ));
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::ENOSYS) {
+            return Err(e);
+        }
+        // Before Linux 4.11, or refused by an outer filter: fstatat answers the same.
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: a NUL-terminated name and room for one stat.
+        if unsafe { libc::fstatat(dirfd, c_name, st.as_mut_ptr(), libc::AT_SYMLINK_NOFOLLOW) } != 0
+        {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fstatat filled it.
+        let st = unsafe { st.assume_init() };
+        Ok((st.st_mode & libc::S_IFMT, st.st_nlink))
+    })?;
+    if kind == libc::S_IFLNK {
+        return match read_link_at(dirfd, name) {
+            Ok(target) => Ok(Looked::Link(target)),
+            // No longer a symlink: replaced between the two calls.
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                Err(io::Error::from_raw_os_error(libc::EAGAIN))
+            }
+            Err(e) => Err(e),
+        };
+    }
+    Ok(Looked::Entry {
+        shared: kind == libc::S_IFREG && links > 1,
+    })
+}
+
 /// `readlinkat(dirfd, name)`. On every notified write: the name and the target are kept in
 /// buffers on the stack (a heap buffer of `PATH_MAX` per call showed in the profile), and
 /// only the result is allocated.

@@ -96,6 +96,28 @@ fn protected_path_unbound() -> bool {
     PROTECTED_PATH_UNBOUND.load(std::sync::atomic::Ordering::Acquire)
 }
 
+/// The flags of an open call (`open`, `openat`; `creat` is `O_CREAT|O_WRONLY|O_TRUNC`).
+fn open_flags(n: &Notification) -> Option<i32> {
+    match n.nr {
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_open => Some(n.args[1] as i32),
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_creat => Some(libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC),
+        libc::SYS_openat => Some(n.args[2] as i32),
+        _ => None,
+    }
+}
+
+/// Whether `n` is an open that fails on an existing name (`O_CREAT|O_EXCL`).
+fn exclusive_create(n: &Notification) -> bool {
+    open_flags(n).is_some_and(|f| f & libc::O_CREAT != 0 && f & libc::O_EXCL != 0)
+}
+
+/// Whether `n` is an open that truncates what it opens (`O_TRUNC`, `creat`).
+fn truncating_open(n: &Notification) -> bool {
+    open_flags(n).is_some_and(|f| f & libc::O_TRUNC != 0)
+}
+
 /// Whether call `n` makes a new name (a file, directory, node or link, or a rename's
 /// destination), judged from its number and registers (which the target cannot change
 /// after the check). An `O_TMPFILE` open makes an unnamed file.
@@ -862,11 +884,38 @@ pub fn check(
             let controlling_tty = || {
                 on_object && resolved.len() == 1 && same_path(&resolved[0], Path::new("/dev/tty"))
             };
+            // A file with other hard links, which may lie outside the fence: written as a
+            // private copy ([`super::private_copy`]; policy, not a boundary). The walk's
+            // look at the last name says so; an open that does not follow it (O_NOFOLLOW)
+            // looks here. An exclusive create meets an existing file with EEXIST.
+            let shared = on_object
+                && !unresolvable
+                && !exclusive_create(n)
+                && match (first_found, resolved.as_slice()) {
+                    (Found::Shared, [_]) => true,
+                    (Found::NotLooked, [p]) => super::view::is_shared_file(p),
+                    _ => false,
+                };
+            let private_copy = |then: Option<Operation>| {
+                Outcome {
+                rule: "fence.hardlink-copy".into(),
+                why: "a file with other hard links, which may lie outside the fence, is written as a private copy".into(),
+                perform: Some(Operation::PrivateCopy {
+                    path: resolved[0].clone(),
+                    keep_data: *op == "truncate" || (*op == "open" && !truncating_open(n)),
+                    then: then.map(Box::new),
+                }),
+                ..allowed(event, first_shown.clone(), Response::Error(libc::EACCES))
+            }
+            };
             if !protected_path_unbound()
                 && ((fence.read_only_view && !makes_name && !on_object)
                     || (!unresolvable && bounded_by_landlock(fence, &resolved, source.as_deref()))
                     || controlling_tty())
             {
+                if shared {
+                    return private_copy(None);
+                }
                 return allowed(event, first_shown, Response::Continue);
             }
             let operation = match (&descriptor, unresolvable) {
@@ -898,6 +947,7 @@ pub fn check(
                 _ => None,
             };
             match operation {
+                Some(op) if shared => private_copy(Some(op)),
                 Some(op) => Outcome {
                     perform: Some(op),
                     ..allowed(event, first_shown, Response::Error(libc::EACCES))
@@ -978,13 +1028,34 @@ pub fn check(
                 return asked(event, errno, &what, &target, rule, on_yes());
             };
             let object = target.as_os_str().as_bytes().to_vec();
+            let truncate = matches!(op, MetadataOp::Truncate { .. });
+            // A file with other hard links, which may lie outside the fence: the change is
+            // made to a private copy ([`super::private_copy`]; policy, not a boundary).
+            if super::view::is_shared_file(&target) {
+                let continues = fence.read_only_view && !truncate && !protected_path_unbound();
+                return Outcome {
+                    rule: "fence.hardlink-copy".into(),
+                    why: "a file with other hard links, which may lie outside the fence, is changed as a private copy".into(),
+                    perform: Some(Operation::PrivateCopy {
+                        path: target.clone(),
+                        keep_data: true,
+                        then: (!continues).then(|| {
+                            Box::new(Operation::Metadata {
+                                path: target.clone(),
+                                follow_last: path.follow_last,
+                                op: *op,
+                            })
+                        }),
+                    }),
+                    ..allowed(event, object, Response::Error(libc::EPERM))
+                };
+            }
             // Bounded by the read-only mounts, unless a protected path was made with a
             // person's approval (it has none): then carried out, as without a mount view.
             // Truncation is always carried out: it comes here only when Landlock does not
             // govern it, and a protected file the host made during the session has no
             // read-only mount either (a path swapped to it after the check would be
             // truncated).
-            let truncate = matches!(op, MetadataOp::Truncate { .. });
             if fence.read_only_view && !truncate && !protected_path_unbound() {
                 return allowed(event, object, Response::Continue);
             }
@@ -1038,7 +1109,15 @@ pub fn check(
                             "fence.metadata-outside",
                         );
                     }
-                    let (what, rule) = if fence.root_of(path).is_some() {
+                    let (what, rule) = if fence.root_of(path).is_some()
+                        && !fence.is_protected(path, false)
+                        && super::private_copy::is_shared_fd(&copy)
+                    {
+                        (
+                            "metadata change on a file with other hard links, which may lie outside the worktree",
+                            "fence.hardlink-metadata",
+                        )
+                    } else if fence.root_of(path).is_some() {
                         (
                             "metadata change on a protected path",
                             "fence.protected-path",

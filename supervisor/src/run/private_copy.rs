@@ -1,0 +1,274 @@
+//! A file of a writable root that has other hard links gets a private copy before it is
+//! written.
+//!
+//! Landlock judges a write by the path it was opened through, not by the file: a file in
+//! the worktree that is a hard link to one outside (pnpm's `node_modules` share their
+//! files with the store in the home, uv's virtualenvs with its cache, `cp -al` backups)
+//! would be written in both places at once, the outside one included, and the code of
+//! every other project that uses the shared file changed with it. The sandbox cannot make
+//! such a link (`link` of a file outside is refused), but it finds the ones that were
+//! there. So before an open for writing, a `truncate` or a metadata change on a path that
+//! names a regular file with more than one link, the supervisor replaces the name with a
+//! copy of its own (contents, mode without set-id bits, group where the caller may keep
+//! it, times) and the call then goes on to the copy: the other names keep the file as it
+//! was. A link whose other names are all inside the worktree (cargo's `target/`) is broken
+//! the same way, which changes nothing those tools rely on: they replace their files.
+//!
+//! Policy, not a boundary: the check reads the path the caller named, and a thread racing
+//! it can swap in the name of another shared file after the check (the kernel then writes
+//! that one, as Landlock allows it). What a person can rely on is that no plain write, by
+//! any program, reaches a shared file. The copy itself is made from the checked path with
+//! the caller's credentials (`acting`), through descriptors that follow no symlink.
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::view::View;
+
+/// Whether `st` is a regular file with other hard links.
+pub fn is_shared(st: &libc::stat) -> bool {
+    st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1
+}
+
+/// Whether the open descriptor `fd` is a regular file with other hard links.
+pub fn is_shared_fd(fd: &OwnedFd) -> bool {
+    fstat(fd.as_raw_fd()).is_ok_and(|st| is_shared(&st))
+}
+
+/// Replaces `path` (absolute, checked, in `view`) with a private copy when it names a
+/// regular file with other hard links; nothing when it does not (any more). `keep_data`:
+/// the copy gets the contents (an open that truncates, `creat`, needs none). Run with the
+/// caller's credentials: the copy is the caller's file, made only where the caller could
+/// write the original (`EACCES` otherwise, as its own call would have got).
+pub fn make(view: View, path: &Path, keep_data: bool) -> io::Result<()> {
+    let (dir, name) = super::approved::parent_of(view, path)?;
+    let dir = dir.as_raw_fd();
+    // Read for the copy (an O_PATH descriptor when no contents are needed: the caller may
+    // be allowed to write a file it may not read).
+    let flags = if keep_data {
+        libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY
+    } else {
+        libc::O_PATH
+    };
+    let original = open_at(dir, &name, flags | libc::O_NOFOLLOW | libc::O_CLOEXEC, 0)?;
+    let st = fstat(original.as_raw_fd())?;
+    if !is_shared(&st) {
+        return Ok(());
+    }
+    // The caller's own call would fail without write permission: so does the copy, which
+    // would otherwise give it a writable file where it had none.
+    access_for_writing(dir, &name)?;
+    let copy = new_unnamed(dir, &name)?;
+    if keep_data {
+        let mut from = std::fs::File::from(original);
+        let mut to = std::fs::File::from(copy.try_clone()?);
+        // copy_file_range where the filesystem has it (a reflink on btrfs or xfs).
+        io::copy(&mut from, &mut to)?;
+    }
+    let file = copy.file.as_raw_fd();
+    // The group where the caller may keep it (a member of it); the owner is the caller.
+    // SAFETY: fchown of our own descriptor; -1 leaves the owner.
+    let _ = unsafe { libc::fchown(file, u32::MAX, st.st_gid) };
+    // Set-user-ID and set-group-ID bits are not carried over: the copy is the caller's.
+    let mode = st.st_mode & 0o1777;
+    // SAFETY: fchmod of our own descriptor.
+    if unsafe { libc::fchmod(file, mode) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let times = [
+        libc::timespec {
+            tv_sec: st.st_atime,
+            tv_nsec: st.st_atime_nsec,
+        },
+        libc::timespec {
+            tv_sec: st.st_mtime,
+            tv_nsec: st.st_mtime_nsec,
+        },
+    ];
+    // SAFETY: futimens of our own descriptor with two valid timespecs.
+    if unsafe { libc::futimens(file, times.as_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    copy.replace(dir, &name, (st.st_dev, st.st_ino))
+}
+
+/// The copy being made: an unnamed file (`O_TMPFILE`) in the original's folder, named
+/// only once it is complete; or, where the filesystem has no unnamed files, a hidden name
+/// of its own from the start, removed again if anything fails.
+struct Copy {
+    file: OwnedFd,
+    named: Option<CString>,
+    dir: RawFd,
+}
+
+impl Copy {
+    fn try_clone(&self) -> io::Result<OwnedFd> {
+        self.file.try_clone()
+    }
+
+    /// Renames the copy over `name`, if `name` still names the file that was copied
+    /// (`original`: device and inode); else leaves everything as it is.
+    fn replace(mut self, dir: RawFd, name: &CStr, original: (u64, u64)) -> io::Result<()> {
+        let temp = match self.named.take() {
+            Some(temp) => temp,
+            None => {
+                let temp = temp_name(name);
+                let link = CString::new(format!("/proc/self/fd/{}", self.file.as_raw_fd()))?;
+                // SAFETY: NUL-terminated names; our own descriptors.
+                let ret = unsafe {
+                    libc::linkat(
+                        libc::AT_FDCWD,
+                        link.as_ptr(),
+                        dir,
+                        temp.as_ptr(),
+                        libc::AT_SYMLINK_FOLLOW,
+                    )
+                };
+                if ret != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                temp
+            }
+        };
+        self.named = Some(temp.clone());
+        let now = fstatat_nofollow(dir, name)?;
+        if (now.st_dev, now.st_ino) != original {
+            // Replaced meanwhile: whatever is there now is the call's to meet.
+            return Ok(());
+        }
+        // SAFETY: NUL-terminated names relative to our own descriptor.
+        if unsafe { libc::renameat(dir, temp.as_ptr(), dir, name.as_ptr()) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        self.named = None;
+        Ok(())
+    }
+}
+
+impl Drop for Copy {
+    fn drop(&mut self) {
+        if let Some(temp) = &self.named {
+            // SAFETY: a NUL-terminated name relative to our own descriptor.
+            unsafe { libc::unlinkat(self.dir, temp.as_ptr(), 0) };
+        }
+    }
+}
+
+/// A new file for the copy in the folder `dir`, readable and writable by its owner only
+/// until its mode is set.
+fn new_unnamed(dir: RawFd, name: &CStr) -> io::Result<Copy> {
+    match open_at(
+        dir,
+        c".",
+        libc::O_TMPFILE | libc::O_RDWR | libc::O_CLOEXEC,
+        0o600,
+    ) {
+        Ok(file) => {
+            return Ok(Copy {
+                file,
+                named: None,
+                dir,
+            });
+        }
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR)) => {}
+        Err(e) => return Err(e),
+    }
+    let temp = temp_name(name);
+    let file = open_at(
+        dir,
+        &temp,
+        libc::O_CREAT | libc::O_EXCL | libc::O_RDWR | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+        0o600,
+    )?;
+    Ok(Copy {
+        file,
+        named: Some(temp),
+        dir,
+    })
+}
+
+/// A hidden name beside `name` that no other copy uses: `.NAME.fence-copy-PID-N`, the
+/// original name shortened to fit a name's 255 bytes.
+fn temp_name(name: &CStr) -> CString {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let suffix = format!(
+        ".fence-copy-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let bytes = name.to_bytes();
+    let room = 255 - 1 - suffix.len();
+    let mut temp = Vec::with_capacity(255);
+    temp.push(b'.');
+    temp.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    temp.extend_from_slice(suffix.as_bytes());
+    // No NUL inside: the name came from a C string and the suffix is ASCII.
+    CString::new(temp).unwrap_or_else(|_| c".fence-copy".to_owned())
+}
+
+/// `faccessat2(W_OK, AT_EACCESS)`: whether this thread's filesystem ids may write the
+/// entry, its last component not followed. Before Linux 5.8, which has no `faccessat2`
+/// (`faccessat` judges by the real ids, not the acting thread's filesystem ids), an open
+/// for writing that changes nothing answers the same question.
+fn access_for_writing(dir: RawFd, name: &CStr) -> io::Result<()> {
+    // SAFETY: a NUL-terminated name relative to our own descriptor.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_faccessat2,
+            dir,
+            name.as_ptr(),
+            libc::W_OK,
+            libc::AT_EACCESS | libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if ret == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    if e.raw_os_error() != Some(libc::ENOSYS) {
+        return Err(e);
+    }
+    let flags = libc::O_WRONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW;
+    open_at(dir, name, flags | libc::O_CLOEXEC, 0).map(drop)
+}
+
+fn open_at(dir: RawFd, name: &CStr, flags: i32, mode: u32) -> io::Result<OwnedFd> {
+    // SAFETY: a NUL-terminated name relative to our own descriptor; checked below.
+    let fd = unsafe { libc::openat(dir, name.as_ptr(), flags, mode) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor that we now own.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat of a descriptor into room for one stat.
+    if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fstat filled it.
+    Ok(unsafe { st.assume_init() })
+}
+
+fn fstatat_nofollow(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a NUL-terminated name and room for one stat.
+    if unsafe {
+        libc::fstatat(
+            dir,
+            name.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    } != 0
+    {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fstatat filled it.
+    Ok(unsafe { st.assume_init() })
+}

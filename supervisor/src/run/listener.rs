@@ -5,7 +5,7 @@ use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::one_cpu::OneCpu;
+use super::one_cpu::{Chooser, OneCpu};
 
 /// `SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP` (Linux 6.6): the kernel wakes the supervisor on the
 /// target's CPU, which makes a notification about ten times cheaper.
@@ -30,6 +30,8 @@ pub struct Listener {
     /// Synchronous wake-ups are on right now: the notification loop turns them off for the
     /// answer to a caller that runs on another CPU ([`Listener::set_sync`]).
     sync_now: AtomicBool,
+    /// Whether installing a descriptor pinned pays on this machine ([`Chooser`]).
+    pinning: Chooser,
 }
 
 /// The answer to one notification.
@@ -52,6 +54,7 @@ impl Listener {
             fd,
             sync_wake_up: AtomicBool::new(false),
             sync_now: AtomicBool::new(false),
+            pinning: Chooser::default(),
         }
     }
 
@@ -176,7 +179,11 @@ impl Listener {
         // Pinned only while the call is pending before and after: a tid outlives its call
         // and may be another process's by now, and a call still pending once the caller's
         // affinity is set shows that the tid was the caller's all along.
-        let pinned = if self.sync_now.load(Ordering::Relaxed) && self.is_valid(id) {
+        // Pinned or not as the trials of this machine say ([`Chooser`]).
+        let sync = self.sync_now.load(Ordering::Relaxed);
+        let plan = self.pinning.plan();
+        let started = std::time::Instant::now();
+        let pinned = if sync && plan.pin && self.is_valid(id) {
             OneCpu::pin(tid).filter(|_| self.is_valid(id))
         } else {
             None
@@ -186,10 +193,19 @@ impl Listener {
             drop(pinned);
             let fd = installed?;
             self.respond(id, Response::Value(i64::from(fd)));
+            if plan.trial {
+                self.pinning.record(true, started.elapsed());
+            }
             return Ok(fd);
         }
         match self.add_fd(id, file, newfd_flags, libc::SECCOMP_ADDFD_FLAG_SEND as u32) {
-            Ok(fd) => return Ok(fd),
+            Ok(fd) => {
+                // A trial only when it went the planned way (pinning refused is neither).
+                if plan.trial && !plan.pin && sync {
+                    self.pinning.record(false, started.elapsed());
+                }
+                return Ok(fd);
+            }
             Err(e) if e.raw_os_error() != Some(libc::EINVAL) => return Err(e),
             Err(_) => {}
         }

@@ -154,7 +154,7 @@ except OSError as e:
         stdout(&out)
     );
     assert!(
-        stderr(&out).contains("fence.hardlink-metadata"),
+        stderr(&out).contains("fence.hardlink-descriptor"),
         "no reason for the refused fchmod: {}",
         stderr(&out)
     );
@@ -180,6 +180,104 @@ except OSError as e:
         .filter(|n| n.to_string_lossy().contains("fence-copy"))
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
+}
+
+/// The same shared file reached through a descriptor instead of a name: a reopen of
+/// `/dev/fd/N` or `/proc/self/fd/N`, a metadata change through that link or with
+/// `AT_EMPTY_PATH`, and `fchmod`/`futimens` once the inside name is gone. Each acts on the
+/// open file itself, which a private copy cannot replace: refused, and the file outside
+/// stays as it was. A read-only file the caller owns may still have its mode changed (on
+/// its private copy).
+fn a_shared_file_cannot_be_reached_through_its_descriptor(w: &World) {
+    w.mkdir("sub");
+    let victims: Vec<_> = (0..5)
+        .map(|i| {
+            let victim = w.write_outside(&format!("shared-{i}"), "original\n");
+            std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+            std::fs::hard_link(&victim, w.worktree.join(format!("sub/f{i}"))).unwrap();
+            victim
+        })
+        .collect();
+    std::fs::set_permissions(&victims[4], std::fs::Permissions::from_mode(0o444)).unwrap();
+    w.compile_c(
+        "emptypath",
+        r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    int fd = open(argv[1], O_PATH);
+    struct timespec ts[2] = {{1, 0}, {1, 0}};
+    printf("utimensat %d\n", utimensat(fd, "", ts, AT_EMPTY_PATH));
+    printf("fchmodat2 %ld\n", syscall(452, fd, "", 0777, AT_EMPTY_PATH));
+    return 0;
+}
+"#,
+    );
+    w.write(
+        "s.sh",
+        "exec 3<sub/f0\n(echo PWNED >>/dev/fd/3) || echo append refused\n\
+         (: >/proc/self/fd/3) || echo truncate refused\n\
+         exec 3<&-\n",
+    );
+    let shell = w.run(&["/bin/sh", "s.sh"]);
+    let out = w.python(
+        r#"import os
+fd = os.open('sub/f1', os.O_RDONLY)
+for name, op in [('chmod', lambda: os.chmod('/proc/self/fd/%d' % fd, 0o777)),
+                 ('utime', lambda: os.utime('/dev/fd/%d' % fd, (1, 1)))]:
+    try:
+        op()
+        print(name, 'done')
+    except OSError as e:
+        print(name, 'refused', e.errno)
+fd = os.open('sub/f3', os.O_RDONLY)
+os.unlink('sub/f3')
+try:
+    os.fchmod(fd, 0o777)
+    print('fchmod done')
+except OSError as e:
+    print('fchmod refused', e.errno)
+os.chmod('sub/f4', 0o644)
+print('own read-only file', oct(os.stat('sub/f4').st_mode & 0o777))
+"#,
+    );
+    let empty = w.run(&["./emptypath", "sub/f2"]);
+    let all = format!("{}{}{}", stdout(&shell), stdout(&out), stdout(&empty));
+    for victim in &victims[..4] {
+        assert_unchanged(victim, "original\n");
+        let meta = std::fs::metadata(victim).unwrap();
+        assert_eq!(
+            meta.mode() & 0o7777,
+            0o644,
+            "{} mode changed: {all}",
+            victim.display()
+        );
+        assert_ne!(meta.mtime(), 1, "{} times changed: {all}", victim.display());
+    }
+    assert_eq!(
+        std::fs::metadata(&victims[4]).unwrap().mode() & 0o7777,
+        0o444
+    );
+    for line in [
+        "append refused",
+        "truncate refused",
+        "chmod refused 1",
+        "utime refused 1",
+        "fchmod refused 1",
+        "utimensat -1",
+        "fchmodat2 -1",
+        "own read-only file 0o644",
+    ] {
+        assert!(all.contains(line), "no {line:?} in {all}");
+    }
+    assert!(
+        stderr(&shell).contains("fence.hardlink-descriptor"),
+        "no reason line: {}",
+        stderr(&shell)
+    );
 }
 
 fn rename_out_of_and_into_the_worktree_is_refused(w: &World) {
@@ -6507,6 +6605,7 @@ both_ways!(
     write_through_symlinks_made_inside_is_blocked,
     hardlink_to_an_outside_file_is_refused,
     a_hardlink_made_before_the_session_is_written_as_a_private_copy,
+    a_shared_file_cannot_be_reached_through_its_descriptor,
     rename_out_of_and_into_the_worktree_is_refused,
     metadata_and_truncate_outside_are_refused,
     metadata_inside_the_worktree_still_works,

@@ -106,6 +106,8 @@ pub enum Operation {
         path: PathBuf,
         /// The copy gets the contents (not for an open that truncates).
         keep_data: bool,
+        /// For a metadata change: made where the caller owns the file, too.
+        for_metadata: bool,
         then: Option<Box<Operation>>,
     },
     /// git's rename of `lock` over the worktree's `config`, whose change the check found to
@@ -380,10 +382,11 @@ pub fn perform(
         Operation::PrivateCopy {
             path,
             keep_data,
+            for_metadata,
             then,
         } => {
             let copied = act_as(&creds, move || {
-                super::private_copy::make(view, &path, keep_data)
+                super::private_copy::make(view, &path, keep_data, for_metadata)
             });
             match (copied, then) {
                 (Err(e), _) => errno_response(e),

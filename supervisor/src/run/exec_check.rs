@@ -277,7 +277,7 @@ fn read_request(
     let missing = !raw_path.starts_with(b"/proc/")
         && match found {
             Found::Missing => true,
-            Found::Exists | Found::Shared => false,
+            Found::Exists | Found::Shared | Found::SharedObject => false,
             Found::NotLooked => {
                 program.is_absolute()
                     && std::fs::symlink_metadata(&program)

@@ -288,7 +288,7 @@ pub fn perform_on_fd(
     if !path.is_absolute()
         || fence.root_of(path).is_none()
         || fence.is_protected(path, false)
-        || super::private_copy::is_shared_fd(&copy)
+        || super::private_copy::has_other_names(&copy, bytes)
     {
         return Err((bytes.to_vec(), copy));
     }

@@ -163,6 +163,11 @@ pub enum Found {
     Exists,
     /// It exists, and is a regular file with other hard links ([`super::private_copy`]).
     Shared,
+    /// The path ends in a descriptor's link (`/proc/<pid>/fd/N`, `/dev/fd/N`, a descriptor
+    /// with `AT_EMPTY_PATH`), so the call acts on the open file, not on a name, and that
+    /// file has names besides the one the link shows (other hard links): no private copy
+    /// can take its place.
+    SharedObject,
     Missing,
     /// The walk did not look it up (a settled root, `..` last, /proc/self, an unfollowed
     /// last component, an unresolvable path).
@@ -196,12 +201,24 @@ pub fn resolve_found(
             (Base::Fd(fd), _) => format!("/proc/{}/fd/{fd}", caller.tid),
         };
         match std::fs::read_link(&link) {
+            // A descriptor itself (`AT_EMPTY_PATH`): the call acts on its open file.
+            Ok(p) if usable_base(&p) && path.is_empty() && object_has_other_names(&link) => {
+                return (Resolution::Path(p), Found::SharedObject);
+            }
             Ok(p) if usable_base(&p) => p,
             Ok(p) => return unresolvable(format!("base is {}", p.display())),
             Err(e) => return unresolvable(format!("{link}: {e}")),
         }
     };
     walk(caller, start, path, follow_last)
+}
+
+/// Whether the open file behind the descriptor link `link` (in fence's /proc) is a
+/// regular file with more than one name: the link shows one of them, the call would act
+/// on all. Policy: the descriptor can be replaced once this has looked.
+fn object_has_other_names(link: impl AsRef<Path>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(link).is_ok_and(|m| m.is_file() && m.nlink() > 1)
 }
 
 /// A directory a relative path can start from: absolute, and not a removed directory.
@@ -596,6 +613,9 @@ fn walk_one_by_one(
     let mut missing = false;
     // What the lookup of the latest component said.
     let mut found = Found::NotLooked;
+    // The descriptor link the path ended in, followed to its file's name: the call acts on
+    // the open file behind it.
+    let mut object_link: Option<PathBuf> = None;
     while let Some(name) = pending.pop() {
         let is_last = pending.is_empty();
         if name == ".." {
@@ -688,6 +708,9 @@ fn walk_one_by_one(
                         ));
                     }
                 }
+                if is_last && candidate.starts_with("/proc") && is_descriptor_link(&candidate) {
+                    object_link = Some(candidate.clone());
+                }
                 follow_link(&target, &mut resolved, &mut pending);
             }
             Ok(Looked::Entry { shared }) => {
@@ -701,6 +724,9 @@ fn walk_one_by_one(
             }
             Err(e) => return unresolvable(format!("{}: {e}", candidate.display())),
         }
+    }
+    if object_link.is_some_and(object_has_other_names) {
+        found = Found::SharedObject;
     }
     (Resolution::Path(resolved), found)
 }
@@ -910,7 +936,7 @@ mod tests {
             let looked = found(rel, true);
             let exists = std::fs::metadata(root.join(rel)).is_ok();
             match looked {
-                Found::Exists | Found::Shared => assert!(exists, "{rel}"),
+                Found::Exists | Found::Shared | Found::SharedObject => assert!(exists, "{rel}"),
                 Found::Missing => assert!(!exists, "{rel}"),
                 Found::NotLooked => {}
             }

@@ -33,17 +33,26 @@ pub fn is_shared(st: &libc::stat) -> bool {
     st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink > 1
 }
 
-/// Whether the open descriptor `fd` is a regular file with other hard links.
-pub fn is_shared_fd(fd: &OwnedFd) -> bool {
-    fstat(fd.as_raw_fd()).is_ok_and(|st| is_shared(&st))
+/// Whether the open file `fd`, whose descriptor link shows `shown`, has names besides that
+/// one: a regular file with other hard links, or one whose shown name was removed
+/// (`/path (deleted)`) while a name elsewhere keeps it (an unnamed file of the sandbox's
+/// own, `O_TMPFILE` or all its names removed, has none).
+pub fn has_other_names(fd: &OwnedFd, shown: &[u8]) -> bool {
+    let deleted = shown.ends_with(b" (deleted)");
+    fstat(fd.as_raw_fd()).is_ok_and(|st| {
+        st.st_mode & libc::S_IFMT == libc::S_IFREG
+            && (st.st_nlink > 1 || (deleted && st.st_nlink > 0))
+    })
 }
 
 /// Replaces `path` (absolute, checked, in `view`) with a private copy when it names a
 /// regular file with other hard links; nothing when it does not (any more). `keep_data`:
 /// the copy gets the contents (an open that truncates, `creat`, needs none). Run with the
 /// caller's credentials: the copy is the caller's file, made only where the caller could
-/// write the original (`EACCES` otherwise, as its own call would have got).
-pub fn make(view: View, path: &Path, keep_data: bool) -> io::Result<()> {
+/// write the original (`EACCES` otherwise, as its own call would have got), or for a
+/// metadata change (`for_metadata`) also where it owns it (`EPERM` otherwise: a file it
+/// may neither write nor change the mode of stays so).
+pub fn make(view: View, path: &Path, keep_data: bool, for_metadata: bool) -> io::Result<()> {
     let (dir, name) = super::approved::parent_of(view, path)?;
     let dir = dir.as_raw_fd();
     // Read for the copy (an O_PATH descriptor when no contents are needed: the caller may
@@ -58,9 +67,19 @@ pub fn make(view: View, path: &Path, keep_data: bool) -> io::Result<()> {
     if !is_shared(&st) {
         return Ok(());
     }
-    // The caller's own call would fail without write permission: so does the copy, which
-    // would otherwise give it a writable file where it had none.
-    access_for_writing(dir, &name)?;
+    // The caller's own call would fail without write permission (a metadata change,
+    // without owning the file either): so does the copy, which would otherwise give it a
+    // file it may change where it had none.
+    if let Err(e) = access_for_writing(dir, &name) {
+        // SAFETY: setfsuid(-1) changes nothing and returns this thread's filesystem uid.
+        let fsuid = unsafe { libc::syscall(libc::SYS_setfsuid, u32::MAX) } as u32;
+        if !for_metadata {
+            return Err(e);
+        }
+        if st.st_uid != fsuid {
+            return Err(io::Error::from_raw_os_error(libc::EPERM));
+        }
+    }
     let copy = new_unnamed(dir, &name)?;
     if keep_data {
         let mut from = std::fs::File::from(original);

@@ -96,6 +96,9 @@ fn protected_path_unbound() -> bool {
     PROTECTED_PATH_UNBOUND.load(std::sync::atomic::Ordering::Acquire)
 }
 
+/// Why a call through a descriptor of a file with other hard links is refused.
+const SHARED_OBJECT: &str = "change through a descriptor of a file with other hard links, which may lie outside the worktree";
+
 /// The flags of an open call (`open`, `openat`; `creat` is `O_CREAT|O_WRONLY|O_TRUNC`).
 fn open_flags(n: &Notification) -> Option<i32> {
     match n.nr {
@@ -888,6 +891,17 @@ pub fn check(
             // private copy ([`super::private_copy`]; policy, not a boundary). The walk's
             // look at the last name says so; an open that does not follow it (O_NOFOLLOW)
             // looks here. An exclusive create meets an existing file with EEXIST.
+            // Through a descriptor's link, the call would act on the open file itself,
+            // shared with other names: refused, since no copy can take its place.
+            if on_object && first_found == Found::SharedObject {
+                return refused(
+                    event,
+                    libc::EACCES,
+                    SHARED_OBJECT,
+                    &first_shown,
+                    "fence.hardlink-descriptor",
+                );
+            }
             let shared = on_object
                 && !unresolvable
                 && !exclusive_create(n)
@@ -903,6 +917,7 @@ pub fn check(
                 perform: Some(Operation::PrivateCopy {
                     path: resolved[0].clone(),
                     keep_data: *op == "truncate" || (*op == "open" && !truncating_open(n)),
+                    for_metadata: false,
                     then: then.map(Box::new),
                 }),
                 ..allowed(event, first_shown.clone(), Response::Error(libc::EACCES))
@@ -967,10 +982,19 @@ pub fn check(
         }
         FsCall::MetadataPath { path, op } => {
             let event = EventKind::Metadata;
-            let (raw, resolution) = match resolve_arg(mem, caller, &cwd, path) {
+            let (raw, resolution, found) = match resolve_arg_found(mem, caller, &cwd, path) {
                 Ok(r) => r,
                 Err(e) => return Outcome::failed(event, errno_of(&e)),
             };
+            if found == Found::SharedObject {
+                return refused(
+                    event,
+                    libc::EPERM,
+                    SHARED_OBJECT,
+                    &shown(&raw, &resolution),
+                    "fence.hardlink-descriptor",
+                );
+            }
             if *op == MetadataOp::Unsupported {
                 return refused(
                     event,
@@ -1039,6 +1063,7 @@ pub fn check(
                     perform: Some(Operation::PrivateCopy {
                         path: target.clone(),
                         keep_data: true,
+                        for_metadata: !truncate,
                         then: (!continues).then(|| {
                             Box::new(Operation::Metadata {
                                 path: target.clone(),
@@ -1111,12 +1136,9 @@ pub fn check(
                     }
                     let (what, rule) = if fence.root_of(path).is_some()
                         && !fence.is_protected(path, false)
-                        && super::private_copy::is_shared_fd(&copy)
+                        && super::private_copy::has_other_names(&copy, &object)
                     {
-                        (
-                            "metadata change on a file with other hard links, which may lie outside the worktree",
-                            "fence.hardlink-metadata",
-                        )
+                        (SHARED_OBJECT, "fence.hardlink-descriptor")
                     } else if fence.root_of(path).is_some() {
                         (
                             "metadata change on a protected path",

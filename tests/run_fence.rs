@@ -225,6 +225,7 @@ int main(int argc, char **argv) {
     let shell = w.run(&["/bin/sh", "s.sh"]);
     let out = w.python(
         r#"import os
+top = os.getcwd()
 fd = os.open('sub/f1', os.O_RDONLY)
 for name, op in [('chmod', lambda: os.chmod('/proc/self/fd/%d' % fd, 0o777)),
                  ('utime', lambda: os.utime('/dev/fd/%d' % fd, (1, 1)))]:
@@ -233,6 +234,17 @@ for name, op in [('chmod', lambda: os.chmod('/proc/self/fd/%d' % fd, 0o777)),
         print(name, 'done')
     except OSError as e:
         print(name, 'refused', e.errno)
+# The same link named from a descriptor of /proc/self/fd, and from it as the cwd: the
+# kernel prints those with the sandbox's own pid.
+d = os.open('/proc/self/fd', os.O_RDONLY | os.O_DIRECTORY)
+for name, op in [('dirfd', lambda: os.open(str(fd), os.O_WRONLY | os.O_APPEND, dir_fd=d)),
+                 ('cwd', lambda: (os.chdir('/proc/self/fd'), os.open(str(fd), os.O_WRONLY | os.O_APPEND))[1])]:
+    try:
+        os.write(op(), b'PWNED')
+        print(name, 'done')
+    except OSError as e:
+        print(name, 'refused', e.errno)
+os.chdir(top)
 fd = os.open('sub/f3', os.O_RDONLY)
 os.unlink('sub/f3')
 try:
@@ -267,6 +279,8 @@ print('own read-only file', oct(os.stat('sub/f4').st_mode & 0o777))
         "chmod refused 1",
         "utime refused 1",
         "fchmod refused 1",
+        "dirfd refused 13",
+        "cwd refused 13",
         "utimensat -1",
         "fchmodat2 -1",
         "own read-only file 0o644",

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::os::fd::AsRawFd;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -195,7 +195,7 @@ pub fn resolve_found(
     } else {
         let link = match (base, cwd) {
             (Base::Cwd, Some(known)) if usable_base(known) => {
-                return walk(caller, known.to_path_buf(), path, follow_last);
+                return walk_from_base(caller, known.to_path_buf(), path, follow_last);
             }
             (Base::Cwd, _) => format!("/proc/{}/cwd", caller.tid),
             (Base::Fd(fd), _) => format!("/proc/{}/fd/{fd}", caller.tid),
@@ -205,12 +205,34 @@ pub fn resolve_found(
             Ok(p) if usable_base(&p) && path.is_empty() && object_has_other_names(&link) => {
                 return (Resolution::Path(p), Found::SharedObject);
             }
-            Ok(p) if usable_base(&p) => p,
+            Ok(p) if usable_base(&p) => return walk_from_base(caller, p, path, follow_last),
             Ok(p) => return unresolvable(format!("base is {}", p.display())),
             Err(e) => return unresolvable(format!("{link}: {e}")),
         }
     };
     walk(caller, start, path, follow_last)
+}
+
+/// Walks `path` from the caller's base directory `base` (its cwd or a directory
+/// descriptor, as the kernel printed it for the caller). A base in /proc is printed with
+/// the numbers of the caller's own pid namespace (`/proc/3/fd` for the sandbox's pid 3),
+/// which name other processes, or none, in fence's /proc: such a path is walked from `/`
+/// whole, where the walk maps the caller's own number to fence's and refuses any other.
+fn walk_from_base(
+    caller: Caller,
+    base: PathBuf,
+    path: &[u8],
+    follow_last: bool,
+) -> (Resolution, Found) {
+    if !in_proc(&base) {
+        return walk(caller, base, path, follow_last);
+    }
+    let mut whole = base.into_os_string().into_vec();
+    if !path.is_empty() {
+        whole.push(b'/');
+        whole.extend_from_slice(path);
+    }
+    walk(caller, PathBuf::from("/"), &whole, follow_last)
 }
 
 /// Whether the open file behind the descriptor link `link` (in fence's /proc) is a

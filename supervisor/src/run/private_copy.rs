@@ -13,6 +13,10 @@
 //! it, times) and the call then goes on to the copy: the other names keep the file as it
 //! was. A link whose other names are all inside the worktree (cargo's `target/`) is broken
 //! the same way, which changes nothing those tools rely on: they replace their files.
+//! A call that acts on the open file behind a descriptor instead of a name (a reopen of
+//! `/proc/self/fd/N`, `AT_EMPTY_PATH`, `fchmod`) would reach the shared file itself, which
+//! no copy replaces: it is refused (`path_resolve`'s `Found::SharedObject`,
+//! [`has_other_names`]).
 //!
 //! Policy, not a boundary: the check reads the path the caller named, and a thread racing
 //! it can swap in the name of another shared file after the check (the kernel then writes
@@ -53,8 +57,8 @@ pub fn has_other_names(fd: &OwnedFd, shown: &[u8]) -> bool {
 /// metadata change (`for_metadata`) also where it owns it (`EPERM` otherwise: a file it
 /// may neither write nor change the mode of stays so).
 pub fn make(view: View, path: &Path, keep_data: bool, for_metadata: bool) -> io::Result<()> {
-    let (dir, name) = super::approved::parent_of(view, path)?;
-    let dir = dir.as_raw_fd();
+    let (parent, name) = super::approved::parent_of(view, path)?;
+    let dir = parent.as_raw_fd();
     // Read for the copy (an O_PATH descriptor when no contents are needed: the caller may
     // be allowed to write a file it may not read).
     let flags = if keep_data {

@@ -294,6 +294,72 @@ print('own read-only file', oct(os.stat('sub/f4').st_mode & 0o777))
     );
 }
 
+/// An unnamed file (`O_TMPFILE`) given its name with `linkat(/proc/self/fd/N,
+/// AT_SYMLINK_FOLLOW)`, the atomic-create idiom: it works in a folder granted whole, at the
+/// worktree's root and in `.git` (held folders, where the supervisor makes the file and
+/// the link), and the name is judged as any new name: not a protected path, not outside.
+fn unnamed_files_are_made_and_named_where_the_fence_allows(w: &World) {
+    git(&w.worktree, &["init", "-q"]);
+    chown_tree(w, &w.worktree.join(".git"));
+    w.mkdir("sub");
+    w.compile_c(
+        "tmpfile",
+        r#"#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    for (int i = 1; i + 1 < argc; i += 2) {
+        int fd = open(argv[i], O_TMPFILE | O_WRONLY, 0644);
+        if (fd < 0) { printf("%s: open %d\n", argv[i + 1], errno); continue; }
+        if (write(fd, "made", 4) != 4) return 2;
+        char link[64];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        int ret = linkat(AT_FDCWD, link, AT_FDCWD, argv[i + 1], AT_SYMLINK_FOLLOW);
+        printf("%s: %s %d\n", argv[i + 1], ret ? "link" : "ok", ret ? errno : 0);
+        close(fd);
+    }
+    return 0;
+}
+"#,
+    );
+    let outside = w.outside.join("made-outside");
+    let o = outside.display().to_string();
+    let out = w.run(&[
+        "./tmpfile",
+        "sub",
+        "sub/a",
+        ".",
+        "b",
+        ".git",
+        ".git/c",
+        "sub",
+        "d",
+        "sub",
+        ".envrc",
+        "sub",
+        ".git/hooks/pre-commit",
+        "sub",
+        &o,
+    ]);
+    let said = stdout(&out);
+    for name in ["sub/a", "b", ".git/c", "d"] {
+        assert_eq!(
+            std::fs::read_to_string(w.worktree.join(name))
+                .ok()
+                .as_deref(),
+            Some("made"),
+            "{name}: {said}"
+        );
+    }
+    for name in [".envrc", ".git/hooks/pre-commit"] {
+        assert!(!w.worktree.join(name).exists(), "{name} made: {said}");
+    }
+    assert!(!outside.exists(), "named outside: {said}");
+}
+
 fn rename_out_of_and_into_the_worktree_is_refused(w: &World) {
     w.write("inside.txt", "mine");
     let victim = w.write_outside("victim.txt", "original");
@@ -6620,6 +6686,7 @@ both_ways!(
     hardlink_to_an_outside_file_is_refused,
     a_hardlink_made_before_the_session_is_written_as_a_private_copy,
     a_shared_file_cannot_be_reached_through_its_descriptor,
+    unnamed_files_are_made_and_named_where_the_fence_allows,
     rename_out_of_and_into_the_worktree_is_refused,
     metadata_and_truncate_outside_are_refused,
     metadata_inside_the_worktree_still_works,

@@ -110,6 +110,12 @@ pub enum Operation {
         for_metadata: bool,
         then: Option<Box<Operation>>,
     },
+    /// The first name of an unnamed file (`O_TMPFILE`), fetched from the caller: linked at
+    /// `to` from fence's own descriptor of it.
+    LinkUnnamed {
+        object: OwnedFd,
+        to: PathBuf,
+    },
     /// git's rename of `lock` over the worktree's `config`, whose change the check found to
     /// be a branch's bookkeeping ([`super::git_config_change`]): `text`, the bytes checked,
     /// is written into `config` (in fence's view, where it is no read-only mount), and
@@ -394,6 +400,24 @@ pub fn perform(
                 (Ok(()), None) => Response::Continue,
             }
         }
+        Operation::LinkUnnamed { object, to } => value_response(act_as(&creds, move || {
+            let (dir, name) = parent_of(view, &to)?;
+            let source = CString::new(format!("/proc/self/fd/{}", object.as_raw_fd()))?;
+            // SAFETY: NUL-terminated names; our own descriptors.
+            let ret = unsafe {
+                libc::linkat(
+                    libc::AT_FDCWD,
+                    source.as_ptr(),
+                    dir.as_raw_fd(),
+                    name.as_ptr(),
+                    libc::AT_SYMLINK_FOLLOW,
+                )
+            };
+            if ret != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        })),
         Operation::RewriteConfig { lock, config, text } => {
             value_response(act_as(&creds, move || {
                 rewrite_config(&lock, &config, &text)
@@ -618,6 +642,7 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
             | Operation::Metadata { .. }
             | Operation::MetadataFd { .. }
             | Operation::PrivateCopy { .. }
+            | Operation::LinkUnnamed { .. }
             | Operation::RewriteConfig { .. } => {
                 return Err(io::Error::from_raw_os_error(libc::EINVAL));
             }

@@ -13,6 +13,7 @@
 //! sandbox sits on a writable mount), the supervisor performs them on the checked object
 //! with the target's credentials ([`super::metadata`]).
 
+use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -96,6 +97,28 @@ fn protected_path_unbound() -> bool {
     PROTECTED_PATH_UNBOUND.load(std::sync::atomic::Ordering::Acquire)
 }
 
+/// The open file a link's source names through a descriptor (`/proc/self/fd/N` followed,
+/// or the descriptor itself with `AT_EMPTY_PATH`) when it is an unnamed regular file: made
+/// with `O_TMPFILE` and not yet linked (the kernel links no other file without a name).
+/// Fetched from the caller (`pidfd_getfd`), so what is checked is what gets linked.
+fn unnamed_object(
+    caller: Caller,
+    arg: &PathArg,
+    raw: &[u8],
+    resolution: &Resolution,
+) -> Option<OwnedFd> {
+    let fd = match (resolution, arg.base) {
+        (Resolution::Descriptor(link), _) => link.file_name()?.to_str()?.parse().ok()?,
+        (_, Base::Fd(fd)) if raw.is_empty() && arg.empty_is_base => fd,
+        _ => return None,
+    };
+    let object = super::pidfd::open(caller)
+        .and_then(|p| super::pidfd::get_fd(&p, fd))
+        .ok()?;
+    let st = nix::sys::stat::fstat(&object).ok()?;
+    (st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink == 0).then_some(object)
+}
+
 /// Why a call through a descriptor of a file with other hard links is refused.
 const SHARED_OBJECT: &str = "change through a descriptor of a file with other hard links, which may lie outside the worktree";
 
@@ -114,6 +137,11 @@ fn open_flags(n: &Notification) -> Option<i32> {
 /// Whether `n` is an open that fails on an existing name (`O_CREAT|O_EXCL`).
 fn exclusive_create(n: &Notification) -> bool {
     open_flags(n).is_some_and(|f| f & libc::O_CREAT != 0 && f & libc::O_EXCL != 0)
+}
+
+/// Whether `n` is an open that makes an unnamed file in a folder (`O_TMPFILE`).
+fn unnamed_file(n: &Notification) -> bool {
+    open_flags(n).is_some_and(|f| f & libc::O_TMPFILE == libc::O_TMPFILE)
 }
 
 /// Whether `n` is an open that truncates what it opens (`O_TRUNC`, `creat`).
@@ -542,12 +570,17 @@ pub fn check(
             let event = EventKind::Write;
             let mut source: Option<PathBuf> = None;
             let mut unresolvable = false;
+            // An unnamed file (`O_TMPFILE`) the link gives its first name, fetched.
+            let mut unnamed: Option<OwnedFd> = None;
             if let Some(arg) = link_source {
                 match resolve_arg(mem, caller, &cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
                     Ok((_, Resolution::Path(p))) => source = Some(p),
                     // Not resolvable from outside: Landlock's REFER right bounds it.
-                    Ok(_) => unresolvable = true,
+                    Ok((raw, resolution)) => {
+                        unnamed = unnamed_object(caller, arg, &raw, &resolution);
+                        unresolvable = true;
+                    }
                 }
             }
             let mut resolved: Vec<PathBuf> = Vec::with_capacity(paths.len());
@@ -785,7 +818,9 @@ pub fn check(
                 };
                 return Outcome::failed(event, errno);
             }
-            let names_entry = *op != "mkdir";
+            // An unnamed file (`O_TMPFILE`) is made in the folder without naming any entry
+            // of it: the later `linkat` that names it is judged as a create.
+            let names_entry = *op != "mkdir" && !unnamed_file(n);
             // A nested or bare repository's `.git`, `HEAD` and control files may be removed
             // (harmless), never made, moved or written.
             let removes = matches!(*op, "unlink" | "rmdir");
@@ -958,6 +993,14 @@ pub fn check(
                 }),
                 (Some(link), true) if paths.len() == 1 && link_source.is_none() => {
                     approved::reopen_for(n, link)
+                }
+                // The first name of an unnamed file: linked by the supervisor from the
+                // descriptor it fetched and checked, at the name it checked.
+                (None, true) if *op == "link" && resolved.len() == 1 => {
+                    unnamed.map(|object| Operation::LinkUnnamed {
+                        object,
+                        to: resolved[0].clone(),
+                    })
                 }
                 _ => None,
             };

@@ -4224,6 +4224,15 @@ fn inode_flags(path: &Path) -> Option<libc::c_long> {
     (r == 0).then_some(flags)
 }
 
+/// The inode's generation number (FS_IOC_GETVERSION), where the file system has one.
+fn inode_generation(path: &Path) -> Option<libc::c_long> {
+    let f = std::fs::File::open(path).ok()?;
+    let mut generation: libc::c_long = 0;
+    // SAFETY: FS_IOC_GETVERSION writes one long through a valid pointer.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), 0x8008_7601, &mut generation) };
+    (r == 0).then_some(generation)
+}
+
 fn a_git_file_cannot_be_pointed_at_another_git_directory(w: &World) {
     // A linked worktree's `.git` is a file naming its git directory; a forged one beside it
     // would bring its own hooks.
@@ -4303,9 +4312,11 @@ fn inode_flags_outside_cannot_be_changed_through_a_read_only_descriptor(w: &Worl
         );
         return;
     };
+    let generation = inode_generation(&victim);
     let v = victim.display().to_string();
     // chattr +dA on a descriptor opened for reading (FS_IOC_SETFLAGS), the same through
-    // FS_IOC_FSSETXATTR, and file_setattr(2) by path (469).
+    // FS_IOC_FSSETXATTR, and file_setattr(2) by path (469); the generation number through
+    // FS_IOC_SETVERSION and ext4's EXT4_IOC_SETVERSION.
     let out = w.python(&format!(
         r#"import os, fcntl, struct, ctypes
 v = {v:?}
@@ -4314,7 +4325,8 @@ flags = struct.unpack("l", fcntl.ioctl(fd, 0x80086601, bytes(8)))[0]
 fsx = bytearray(fcntl.ioctl(fd, 0x801c581f, bytes(28)))
 fsx[0:4] = struct.pack("I", struct.unpack("I", fsx[0:4])[0] | 0x80000 | 0x40)
 # no-dump and no-atime, as flags and as extended flags
-for req, arg in [(0x40086602, struct.pack("l", flags | 0x40 | 0x80)), (0x401c5820, bytes(fsx))]:
+for req, arg in [(0x40086602, struct.pack("l", flags | 0x40 | 0x80)), (0x401c5820, bytes(fsx)),
+                 (0x40087602, struct.pack("l", 4242)), (0x40086604, struct.pack("l", 4243))]:
     try:
         fcntl.ioctl(fd, req, arg)
         print("ioctl", hex(req), "passed")
@@ -4329,6 +4341,12 @@ print("file_setattr", libc.syscall(469, -100, v.encode(), attr, 20, 0), ctypes.g
         inode_flags(&victim),
         Some(before),
         "inode flags changed outside: {}",
+        stdout(&out)
+    );
+    assert_eq!(
+        inode_generation(&victim),
+        generation,
+        "generation changed outside: {}",
         stdout(&out)
     );
 }

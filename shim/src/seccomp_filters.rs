@@ -37,13 +37,16 @@ const SYS_FILE_SETATTR: i64 = 469;
 /// ioctl requests that change an inode's flags or extended attributes (`chattr`: no-dump,
 /// no-atime, project id…) on a descriptor opened for reading only: metadata that neither
 /// Landlock nor the notified metadata calls see (FS_IOC_SETFLAGS, its 32-bit twin,
-/// FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and its 32-bit twin).
-pub const INODE_FLAG_IOCTLS: [u64; 5] = [
+/// FS_IOC_FSSETXATTR, FS_IOC_SETVERSION and its 32-bit twin, and ext4's own
+/// EXT4_IOC_SETVERSION and its 32-bit twin, which set the inode's generation).
+pub const INODE_FLAG_IOCTLS: [u64; 7] = [
     0x4008_6602,
     0x4004_6602,
     0x401c_5820,
     0x4008_7602,
     0x4004_7602,
+    0x4008_6604,
+    0x4004_6604,
 ];
 
 /// ioctl requests that make, remove or change objects of the file system through a

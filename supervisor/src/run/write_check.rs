@@ -120,7 +120,16 @@ fn unnamed_object(
 }
 
 /// Why a call through a descriptor of a file with other hard links is refused.
-const SHARED_OBJECT: &str = "change through a descriptor of a file with other hard links, which may lie outside the worktree";
+const SHARED_OBJECT: &str = concat!(
+    "change through a descriptor of a file with other hard links, ",
+    "which may lie outside the worktree"
+);
+
+/// Why a write or metadata change by path goes to a private copy (for the log).
+const PRIVATE_COPY: &str = concat!(
+    "a file with other hard links, which may lie outside the fence, ",
+    "is written or changed as a private copy"
+);
 
 /// The flags of an open call (`open`, `openat`; `creat` is `O_CREAT|O_WRONLY|O_TRUNC`).
 fn open_flags(n: &Notification) -> Option<i32> {
@@ -922,10 +931,6 @@ pub fn check(
             let controlling_tty = || {
                 on_object && resolved.len() == 1 && same_path(&resolved[0], Path::new("/dev/tty"))
             };
-            // A file with other hard links, which may lie outside the fence: written as a
-            // private copy ([`super::private_copy`]; policy, not a boundary). The walk's
-            // look at the last name says so; an open that does not follow it (O_NOFOLLOW)
-            // looks here. An exclusive create meets an existing file with EEXIST.
             // Through a descriptor's link, the call would act on the open file itself,
             // shared with other names: refused, since no copy can take its place.
             if on_object && first_found == Found::SharedObject {
@@ -937,6 +942,10 @@ pub fn check(
                     "fence.hardlink-descriptor",
                 );
             }
+            // A file with other hard links, which may lie outside the fence: written as a
+            // private copy ([`super::private_copy`]; policy, not a boundary). The walk's
+            // look at the last name says so; an open that does not follow it (O_NOFOLLOW)
+            // looks here. An exclusive create meets an existing file with EEXIST.
             let shared = on_object
                 && !unresolvable
                 && !exclusive_create(n)
@@ -945,10 +954,9 @@ pub fn check(
                     (Found::NotLooked, [p]) => super::view::is_shared_file(p),
                     _ => false,
                 };
-            let private_copy = |then: Option<Operation>| {
-                Outcome {
+            let private_copy = |then: Option<Operation>| Outcome {
                 rule: "fence.hardlink-copy".into(),
-                why: "a file with other hard links, which may lie outside the fence, is written as a private copy".into(),
+                why: PRIVATE_COPY.into(),
                 perform: Some(Operation::PrivateCopy {
                     path: resolved[0].clone(),
                     keep_data: *op == "truncate" || (*op == "open" && !truncating_open(n)),
@@ -956,7 +964,6 @@ pub fn check(
                     then: then.map(Box::new),
                 }),
                 ..allowed(event, first_shown.clone(), Response::Error(libc::EACCES))
-            }
             };
             if !protected_path_unbound()
                 && ((fence.read_only_view && !makes_name && !on_object)
@@ -1102,7 +1109,7 @@ pub fn check(
                 let continues = fence.read_only_view && !truncate && !protected_path_unbound();
                 return Outcome {
                     rule: "fence.hardlink-copy".into(),
-                    why: "a file with other hard links, which may lie outside the fence, is changed as a private copy".into(),
+                    why: PRIVATE_COPY.into(),
                     perform: Some(Operation::PrivateCopy {
                         path: target.clone(),
                         keep_data: true,

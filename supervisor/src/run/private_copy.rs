@@ -115,7 +115,7 @@ pub fn make(view: View, path: &Path, keep_data: bool, for_metadata: bool) -> io:
     if unsafe { libc::futimens(file, times.as_ptr()) } != 0 {
         return Err(io::Error::last_os_error());
     }
-    copy.replace(dir, &name, (st.st_dev, st.st_ino))
+    copy.replace(&parent, &name, (st.st_dev, st.st_ino))
 }
 
 /// The copy being made: an unnamed file (`O_TMPFILE`) in the original's folder, named
@@ -134,7 +134,8 @@ impl Copy {
 
     /// Renames the copy over `name`, if `name` still names the file that was copied
     /// (`original`: device and inode); else leaves everything as it is.
-    fn replace(mut self, dir: RawFd, name: &CStr, original: (u64, u64)) -> io::Result<()> {
+    fn replace(mut self, parent: &OwnedFd, name: &CStr, original: (u64, u64)) -> io::Result<()> {
+        let dir = parent.as_raw_fd();
         let temp = match self.named.take() {
             Some(temp) => temp,
             None => {
@@ -157,7 +158,7 @@ impl Copy {
             }
         };
         self.named = Some(temp.clone());
-        let now = fstatat_nofollow(dir, name)?;
+        let now = super::spare_folders::fstatat_nofollow(parent, name)?;
         if (now.st_dev, now.st_ino) != original {
             // Replaced meanwhile: whatever is there now is the call's to meet.
             return Ok(());
@@ -275,23 +276,5 @@ fn fstat(fd: RawFd) -> io::Result<libc::stat> {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: fstat filled it.
-    Ok(unsafe { st.assume_init() })
-}
-
-fn fstatat_nofollow(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {
-    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: a NUL-terminated name and room for one stat.
-    if unsafe {
-        libc::fstatat(
-            dir,
-            name.as_ptr(),
-            st.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    } != 0
-    {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fstatat filled it.
     Ok(unsafe { st.assume_init() })
 }

@@ -472,7 +472,7 @@ fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
     Ok(unsafe { st.assume_init() })
 }
 
-fn fstatat_nofollow(dir: &OwnedFd, name: &CStr) -> io::Result<libc::stat> {
+pub(super) fn fstatat_nofollow(dir: &OwnedFd, name: &CStr) -> io::Result<libc::stat> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstatat of a NUL-terminated name relative to our descriptor.
     if unsafe {

@@ -6,7 +6,7 @@
 mod support;
 
 use std::ffi::OsStr;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::Path;
@@ -352,6 +352,55 @@ int main(int argc, char **argv) {
         assert!(!w.worktree.join(name).exists(), "{name} made: {said}");
     }
     assert!(!outside.exists(), "named outside: {said}");
+}
+
+/// An unnamed file made outside and handed in (here as stdin, read-only) is not the
+/// sandbox's to name: `linkat(0, "", AT_EMPTY_PATH)` into the worktree is refused, so it
+/// cannot be reopened there for writing.
+fn an_unnamed_file_made_outside_cannot_be_named_in_the_worktree(w: &World) {
+    w.compile_c(
+        "namestdin",
+        r#"#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(void) {
+    if (linkat(0, "", AT_FDCWD, "stolen", AT_EMPTY_PATH) != 0) { printf("refused %d\n", errno); return 0; }
+    int fd = open("stolen", O_WRONLY | O_TRUNC);
+    if (fd >= 0 && write(fd, "PWNED", 5) == 5) printf("written\n");
+    return 0;
+}
+"#,
+    );
+    let dir = std::ffi::CString::new(w.outside.as_os_str().as_bytes()).unwrap();
+    // SAFETY: open of a NUL-terminated path; checked below.
+    let fd = unsafe { libc::open(dir.as_ptr(), libc::O_TMPFILE | libc::O_RDWR, 0o644) };
+    assert!(fd >= 0, "O_TMPFILE in {}", w.outside.display());
+    // SAFETY: a fresh descriptor that we now own.
+    let made = unsafe { std::fs::File::from_raw_fd(fd) };
+    std::io::Write::write_all(&mut &made, b"original").unwrap();
+    if let Some((uid, gid)) = w.ids {
+        std::os::unix::fs::fchown(&made, Some(uid), Some(gid)).unwrap();
+    }
+    let stdin = std::fs::File::open(format!("/proc/self/fd/{}", made.as_raw_fd())).unwrap();
+    let out = w
+        .fence(&[OsStr::new("--"), OsStr::new("./namestdin")])
+        .stdin(Stdio::from(stdin))
+        .output()
+        .unwrap();
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        !w.worktree.join("stolen").exists(),
+        "named in the worktree: {said}"
+    );
+    let mut back = String::new();
+    std::io::Read::read_to_string(
+        &mut std::fs::File::open(format!("/proc/self/fd/{}", made.as_raw_fd())).unwrap(),
+        &mut back,
+    )
+    .unwrap();
+    assert_eq!(back, "original", "{said}");
 }
 
 fn rename_out_of_and_into_the_worktree_is_refused(w: &World) {
@@ -6699,6 +6748,7 @@ both_ways!(
     a_hardlink_made_before_the_session_is_written_as_a_private_copy,
     a_shared_file_cannot_be_reached_through_its_descriptor,
     unnamed_files_are_made_and_named_where_the_fence_allows,
+    an_unnamed_file_made_outside_cannot_be_named_in_the_worktree,
     rename_out_of_and_into_the_worktree_is_refused,
     metadata_and_truncate_outside_are_refused,
     metadata_inside_the_worktree_still_works,

@@ -134,7 +134,7 @@ pub struct World {
     pub worktree: PathBuf,
     pub outside: PathBuf,
     pub home: PathBuf,
-    ids: Option<(u32, u32)>,
+    pub ids: Option<(u32, u32)>,
     _dirs: Vec<tempfile::TempDir>,
     _turn: Turn,
 }

@@ -214,17 +214,23 @@ pub fn resolve_found(
 }
 
 /// Walks `path` from the caller's base directory `base` (its cwd or a directory
-/// descriptor, as the kernel printed it for the caller). A base in /proc is printed with
-/// the numbers of the caller's own pid namespace (`/proc/3/fd` for the sandbox's pid 3),
-/// which name other processes, or none, in fence's /proc: such a path is walked from `/`
-/// whole, where the walk maps the caller's own number to fence's and refuses any other.
+/// descriptor, as the kernel printed it for the caller). A base beneath a process's folder
+/// in /proc is printed with the numbers of the caller's own pid namespace (`/proc/3/fd`
+/// for the sandbox's pid 3), which name other processes, or none, in fence's /proc: such a
+/// path is walked from `/` whole, where the walk maps the caller's own number to fence's
+/// and refuses any other. Other folders of /proc (`/proc/sys`) are walked from as they are.
 fn walk_from_base(
     caller: Caller,
     base: PathBuf,
     path: &[u8],
     follow_last: bool,
 ) -> (Resolution, Found) {
-    if !in_proc(&base) {
+    let under_a_pid = in_proc(&base)
+        && base.components().nth(2).is_some_and(|c| {
+            let name = c.as_os_str().as_bytes();
+            !name.is_empty() && name.iter().all(u8::is_ascii_digit)
+        });
+    if !under_a_pid {
         return walk(caller, base, path, follow_last);
     }
     let mut whole = base.into_os_string().into_vec();

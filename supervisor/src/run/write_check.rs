@@ -98,16 +98,20 @@ fn protected_path_unbound() -> bool {
 }
 
 /// The open file a link's source names through a descriptor (`/proc/self/fd/N` followed,
-/// or the descriptor itself with `AT_EMPTY_PATH`) when it is an unnamed regular file: made
-/// with `O_TMPFILE` and not yet linked (the kernel links no other file without a name).
-/// Fetched from the caller (`pidfd_getfd`), so what is checked is what gets linked.
+/// or the descriptor itself with `AT_EMPTY_PATH`) when it is an unnamed regular file made
+/// in a writable root: made with `O_TMPFILE` and not yet linked (the kernel links no other
+/// file without a name), in a folder the sandbox may write (its link shows
+/// `FOLDER/#INODE (deleted)`; one made outside and handed in, as stdin or over a socket,
+/// is not the sandbox's to name). Fetched from the caller (`pidfd_getfd`), so what is
+/// checked is what gets linked.
 fn unnamed_object(
+    fence: &Fence,
     caller: Caller,
     arg: &PathArg,
     raw: &[u8],
     resolution: &Resolution,
 ) -> Option<OwnedFd> {
-    let fd = match (resolution, arg.base) {
+    let fd: i32 = match (resolution, arg.base) {
         (Resolution::Descriptor(link), _) => link.file_name()?.to_str()?.parse().ok()?,
         (_, Base::Fd(fd)) if raw.is_empty() && arg.empty_is_base => fd,
         _ => return None,
@@ -116,7 +120,20 @@ fn unnamed_object(
         .and_then(|p| super::pidfd::get_fd(&p, fd))
         .ok()?;
     let st = nix::sys::stat::fstat(&object).ok()?;
-    (st.st_mode & libc::S_IFMT == libc::S_IFREG && st.st_nlink == 0).then_some(object)
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG || st.st_nlink != 0 {
+        return None;
+    }
+    // Where it was made, as the caller's own link shows it (read after the fetch: a
+    // descriptor swapped in between shows another file, which is then not linked).
+    let link = format!("/proc/{}/fd/{fd}", caller.tid);
+    let shown = std::fs::read_link(&link).ok()?;
+    let now = nix::sys::stat::stat(link.as_str()).ok()?;
+    if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino) {
+        return None;
+    }
+    let name = shown.as_os_str().as_bytes().strip_suffix(b" (deleted)")?;
+    let folder = Path::new(std::ffi::OsStr::from_bytes(name)).parent()?;
+    (folder.is_absolute() && fence.root_of(folder).is_some()).then_some(object)
 }
 
 /// Why a call through a descriptor of a file with other hard links is refused.
@@ -587,7 +604,7 @@ pub fn check(
                     Ok((_, Resolution::Path(p))) => source = Some(p),
                     // Not resolvable from outside: Landlock's REFER right bounds it.
                     Ok((raw, resolution)) => {
-                        unnamed = unnamed_object(caller, arg, &raw, &resolution);
+                        unnamed = unnamed_object(fence, caller, arg, &raw, &resolution);
                         unresolvable = true;
                     }
                 }

@@ -1,10 +1,11 @@
 //! What a sandbox is made of before it starts: the private TMPDIR, the scrubbed
 //! environment, the unreadable paths, the terminal.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::{CStr, OsStr, OsString};
 use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// The session's private temporary directory (mode 0700), removed when dropped.
@@ -39,30 +40,54 @@ fn lock_dir(dir: &Path) -> std::io::Result<std::fs::File> {
 }
 
 /// Removes this user's session directories in `base` whose supervisor is gone.
+///
+/// Everything here is done through descriptors, never by a path resolved again: the
+/// sandbox of a session without a mount namespace can write in `base` (it is that
+/// session's TMPDIR's folder, or a folder `--allow-write` opened), plant a folder under
+/// the name of a stale session and swap one of its folders for a symbolic link while it
+/// is being removed; a removal by path would then follow the link and delete, with
+/// fence's rights, whatever it leads to. See [`remove_tree`].
 fn remove_stale_sessions(base: &Path, uid: u32) {
     let prefix = format!("fence-{uid}-");
-    let Ok(entries) = std::fs::read_dir(base) else {
+    let Ok(base_fd) = open_folder(base) else {
         return;
     };
-    for e in entries.flatten() {
-        if !e.file_name().to_string_lossy().starts_with(&prefix) {
+    let Ok(names) = super::spare_folders::entries(&base_fd) else {
+        return;
+    };
+    for name in names {
+        if !name.to_bytes().starts_with(prefix.as_bytes()) {
             continue;
         }
-        let Ok(meta) = e.path().symlink_metadata() else {
+        // The folder itself, never a symbolic link in its place: the checks, the lock and
+        // the removal all act on this descriptor.
+        let Ok(dir) = super::spare_folders::open_dir_at(base_fd.as_raw_fd(), &name) else {
             continue;
         };
-        let old = meta
-            .modified()
-            .ok()
-            .and_then(|m| m.elapsed().ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if !meta.is_dir() || meta.uid() != uid || !old {
+        let Ok(st) = super::spare_folders::fstat(&dir) else {
+            continue;
+        };
+        let modified = std::time::UNIX_EPOCH
+            + std::time::Duration::new(
+                st.st_mtime.max(0) as u64,
+                st.st_mtime_nsec.clamp(0, 999_999_999) as u32,
+            );
+        let old = modified.elapsed().is_ok_and(|age| age > STALE_AFTER);
+        if st.st_uid != uid || !old || !try_lock(&dir) {
             continue;
         }
-        if let Ok(_lock) = lock_dir(&e.path()) {
-            remove_tree(&e.path());
-        }
+        empty_folder(&dir, 0);
+        drop(dir);
+        // Whatever folder now has the name goes only if it is empty.
+        // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor.
+        let _ = unsafe { libc::unlinkat(base_fd.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
     }
+}
+
+/// Takes an exclusive `flock` on the folder open at `dir` without waiting.
+fn try_lock(dir: &OwnedFd) -> bool {
+    // SAFETY: flock on a descriptor we own.
+    unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 /// Whether the sandbox can have a private `/tmp` (the session TMPDIR's tmpfs bound on it):
@@ -161,13 +186,24 @@ impl Drop for SessionTmp {
     }
 }
 
-/// Removes the directory `path` and everything in it, symlinks not followed, giving each
-/// directory its owner's full rights first: the sandbox may have left one unreadable
-/// (mode 0333), which `remove_dir_all` cannot list, and a session directory left behind
-/// without a mount namespace would keep what the sandbox put there (a repository a
-/// symlink in the worktree leads to) past the session.
+/// Removes the directory `path` and everything in it, giving each folder its owner's full
+/// rights first: the sandbox may have left one unreadable (mode 0333), which
+/// `remove_dir_all` cannot list, and a session directory left behind without a mount
+/// namespace would keep what the sandbox put there (a repository a symlink in the worktree
+/// leads to) past the session.
+///
+/// A security boundary: the sandbox may still be writing in the tree (a process that
+/// outlived its session without namespaces, another session sharing the folder), so every
+/// step is relative to a descriptor of the folder it acts in, opened without following a
+/// symbolic link; a name swapped for a link meanwhile is unlinked as the link, and a
+/// folder moved away is emptied where it went, never anything the link leads to.
 pub fn remove_tree(path: &Path) {
-    remove_entry(path);
+    if let (Some(parent), Some(name)) = (path.parent(), path.file_name())
+        && let Ok(parent) = open_folder(parent)
+        && let Ok(name) = std::ffi::CString::new(name.as_bytes())
+    {
+        remove_at(&parent, &name, 0);
+    }
     if path.symlink_metadata().is_ok() {
         eprintln!(
             "fence: could not remove the session directory {} entirely",
@@ -176,25 +212,74 @@ pub fn remove_tree(path: &Path) {
     }
 }
 
-fn remove_entry(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let Ok(meta) = path.symlink_metadata() else {
+/// Deeper folders than this are left (each level holds a descriptor while its entries go).
+const MAX_DEPTH: usize = 200;
+
+/// Opens the folder at `path` (a session directory's parent: `/dev/shm`, `/tmp`, `$TMPDIR`).
+fn open_folder(path: &Path) -> std::io::Result<OwnedFd> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY)
+        .open(path)?;
+    Ok(f.into())
+}
+
+/// Removes `name` in the folder open at `dir`: a file, a symbolic link or any other
+/// non-folder is unlinked itself; a folder is emptied through its own descriptor, then
+/// removed if it is empty by then.
+fn remove_at(dir: &OwnedFd, name: &CStr, depth: usize) {
+    // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor (never follows).
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } == 0 {
+        return;
+    }
+    let e = std::io::Error::last_os_error().raw_os_error();
+    // A folder: EISDIR (EPERM on file systems that say so for unlink of a folder).
+    if !matches!(e, Some(libc::EISDIR | libc::EPERM)) || depth >= MAX_DEPTH {
+        return;
+    }
+    if let Ok(sub) = open_folder_at(dir, name) {
+        empty_folder(&sub, depth + 1);
+    }
+    // SAFETY: as above, for an empty folder.
+    let _ = unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
+}
+
+/// Removes everything in the folder open at `dir` (mode 0700 first).
+fn empty_folder(dir: &OwnedFd, depth: usize) {
+    // SAFETY: fchmod of a descriptor we own.
+    let _ = unsafe { libc::fchmod(dir.as_raw_fd(), 0o700) };
+    // The names are read first: the descriptor's position is not disturbed by removals.
+    let Ok(names) = super::spare_folders::entries(dir) else {
         return;
     };
-    if !meta.is_dir() {
-        let _ = std::fs::remove_file(path);
-        return;
+    for n in names {
+        remove_at(dir, &n, depth);
     }
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o700));
-    // The entries are read first and the directory closed before going deeper: a handle
-    // kept open per level would run out of descriptors in a deep enough tree.
-    let entries: Vec<PathBuf> = std::fs::read_dir(path)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    for e in entries {
-        remove_entry(&e);
+}
+
+/// Opens folder `name` of `dir` for reading, never through a symbolic link. One the
+/// sandbox made unreadable gets mode 0700 first, through an `O_PATH` descriptor of that
+/// very folder (its `/proc/self/fd` link names the inode, not a path), then is opened
+/// again from that descriptor.
+fn open_folder_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
+    match super::spare_folders::open_dir_at(dir.as_raw_fd(), name) {
+        Err(e) if e.raw_os_error() == Some(libc::EACCES) => {}
+        other => return other,
     }
-    let _ = std::fs::remove_dir(path);
+    let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: openat of a NUL-terminated name; the descriptor is owned below.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor we own.
+    let path_fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    std::fs::set_permissions(
+        format!("/proc/self/fd/{}", path_fd.as_raw_fd()),
+        std::fs::Permissions::from_mode(0o700),
+    )?;
+    super::spare_folders::open_dir_at(path_fd.as_raw_fd(), c".")
 }
 
 /// Whether a variable carries credentials and must not reach the sandbox unless passed
@@ -744,6 +829,100 @@ pub fn session_tty() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A folder with `names` and `fillers` empty files (the fillers make the removal long).
+    fn plant(dir: &Path, names: &[&str], fillers: usize) {
+        std::fs::create_dir_all(dir).unwrap();
+        for n in names {
+            std::fs::write(dir.join(n), n).unwrap();
+        }
+        for i in 0..fillers {
+            std::fs::write(dir.join(format!("f{i:05}")), "").unwrap();
+        }
+    }
+
+    fn age(path: &Path) {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::File::open(path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+
+    #[test]
+    fn a_stale_session_folder_goes_and_what_its_links_lead_to_stays() {
+        // SAFETY: getuid has no preconditions.
+        let uid = unsafe { libc::getuid() };
+        let base = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        plant(outside.path(), &["keep"], 0);
+        let stale = base.path().join(format!("fence-{uid}-stale"));
+        plant(&stale.join("sub"), &["a", "b"], 3);
+        std::os::unix::fs::symlink(outside.path(), stale.join("link")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("keep"), stale.join("sub/keep")).unwrap();
+        // A folder the sandbox left unreadable and unwritable.
+        std::fs::create_dir(stale.join("closed")).unwrap();
+        std::fs::write(stale.join("closed/x"), "x").unwrap();
+        std::fs::set_permissions(stale.join("closed"), std::fs::Permissions::from_mode(0o111))
+            .unwrap();
+        // A live session's folder (locked) and a young one stay.
+        let live = base.path().join(format!("fence-{uid}-live"));
+        std::fs::create_dir(&live).unwrap();
+        let _held = lock_dir(&live).unwrap();
+        let young = base.path().join(format!("fence-{uid}-young"));
+        std::fs::create_dir(&young).unwrap();
+        age(&stale);
+        age(&live);
+        remove_stale_sessions(base.path(), uid);
+        assert!(!stale.exists(), "the stale folder is removed");
+        assert!(live.exists() && young.exists());
+        assert_eq!(std::fs::read(outside.path().join("keep")).unwrap(), b"keep");
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_link_while_it_is_removed_leads_nowhere() {
+        // The sandbox races the removal of a folder it planted: once the removal has
+        // listed `d` and started on its entries, `d` is moved away and a symbolic link to
+        // a folder outside takes its name. Its entries are removed where the folder went;
+        // the outside folder's same-named files stay.
+        const FILLERS: usize = 4000;
+        let names = ["victim1", "victim2", "victim3"];
+        for _ in 0..3 {
+            let base = tempfile::tempdir().unwrap();
+            let outside = tempfile::tempdir().unwrap();
+            plant(outside.path(), &names, 0);
+            let top = base.path().join("fence-0-planted");
+            let d = top.join("d");
+            plant(&d, &names, FILLERS);
+            let racer = {
+                let (d, top, outside) = (d.clone(), top.clone(), outside.path().to_path_buf());
+                std::thread::spawn(move || {
+                    // Wait for the removal to start on `d`'s entries.
+                    let start = std::time::Instant::now();
+                    while d.join("f00000").exists()
+                        && d.join(format!("f{:05}", FILLERS - 1)).exists()
+                    {
+                        if start.elapsed() > std::time::Duration::from_secs(20) {
+                            return;
+                        }
+                        std::hint::spin_loop();
+                    }
+                    std::fs::rename(&d, top.join("moved")).unwrap();
+                    std::os::unix::fs::symlink(&outside, &d).unwrap();
+                })
+            };
+            remove_tree(&top);
+            racer.join().unwrap();
+            for n in names {
+                assert_eq!(
+                    std::fs::read(outside.path().join(n)).unwrap(),
+                    n.as_bytes(),
+                    "{n} outside is unchanged"
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_kerberos_cache_is_found_from_krb5ccname() {

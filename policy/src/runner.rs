@@ -656,6 +656,6 @@ impl Walker<'_> {
 
 /// `s` as one single-quoted shell word, as GNU parallel quotes each argument
 /// it puts in the line (the calling shell expanded `~` and `$X` already).
-fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }

@@ -82,6 +82,8 @@ pub struct State {
     /// they cannot be known (the line's own, a function's body, a string that shifts or
     /// sets them); an entry is `None` when its word is not known.
     pub positional: Option<Vec<Option<String>>>,
+    /// Name references (`declare -n r=HOME`): expanding `$r` expands `$HOME`.
+    pub namerefs: HashMap<String, String>,
 }
 
 /// How a simple command is connected to what is around it.
@@ -122,6 +124,13 @@ pub struct Walker<'a> {
     /// The functions whose body is being judged for a call (a function calling itself
     /// is judged once).
     pub calling: Vec<String>,
+    /// Aliases the line defines (`alias g=git`), with their values (`None` when not
+    /// known): a later command word of that name runs the value (bash expands aliases in
+    /// a script once `expand_aliases` is on, zsh always; the line is taken to).
+    pub aliases: HashMap<String, Option<String>>,
+    /// The aliases being expanded (an alias whose value starts with its own name, `alias
+    /// ls='ls -la'`, is expanded once).
+    pub expanding: Vec<String>,
     /// Settings that decide where a push goes written to the repository's config earlier
     /// in the line (`git config remote.origin.push HEAD:main`), with their values when
     /// known. Kept on disk, they outlive subshells and pipelines.
@@ -264,6 +273,7 @@ fn simple_bounds(sc: &ast::SimpleCommand) -> Option<Bounds> {
 
 impl Scope for Walker<'_> {
     fn var(&self, name: &str) -> Option<String> {
+        let name = self.referenced(name);
         match self.state.vars.get(name) {
             Some(v) => v.clone(),
             // fence run sets TMPDIR to the session's temp directory for everything in the
@@ -317,6 +327,14 @@ impl Scope for Walker<'_> {
 
 /// Variables that change which program runs or how a shell behaves: setting
 /// one is never harmless.
+/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
+fn is_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 fn is_control_variable(name: &str) -> bool {
     matches!(
         name,
@@ -341,6 +359,8 @@ fn is_control_variable(name: &str) -> bool {
         || name == "PYTHONSTARTUP"
         || name == "PERL5OPT"
         || name == "RUBYOPT"
+        // rg reads its flags from this file first: `--pre=./x` in it runs a program.
+        || name == "RIPGREP_CONFIG_PATH"
 }
 
 /// Variables whose value is a program other programs run with a shell:
@@ -449,6 +469,18 @@ impl<'a> Walker<'a> {
     /// Sets a shell variable for what follows in the line (`None`: to a value not known).
     /// A scalar assignment replaces an array's first element; the array is not followed
     /// further.
+    /// The variable `name` stands for: through name references (`declare -n`), a few
+    /// levels deep as bash follows them.
+    pub(crate) fn referenced<'n>(&'n self, mut name: &'n str) -> &'n str {
+        for _ in 0..8 {
+            match self.state.namerefs.get(name) {
+                Some(target) => name = target,
+                None => break,
+            }
+        }
+        name
+    }
+
     pub(crate) fn set_var(&mut self, name: &str, value: Option<String>) {
         if let Some(elements) = self.state.arrays.get_mut(name) {
             *elements = None;
@@ -480,6 +512,7 @@ impl<'a> Walker<'a> {
                 dir_stack: Vec::new(),
                 arrays: HashMap::new(),
                 positional: None,
+                namerefs: HashMap::new(),
             },
             parts: Vec::new(),
             cur: Vec::new(),
@@ -491,6 +524,8 @@ impl<'a> Walker<'a> {
             functions: HashSet::new(),
             function_bodies: HashMap::new(),
             calling: Vec::new(),
+            aliases: HashMap::new(),
+            expanding: Vec::new(),
             git_settings: Vec::new(),
             links: HashMap::new(),
             functions_changing_dir: HashSet::new(),
@@ -1094,6 +1129,7 @@ impl<'a> Walker<'a> {
         }
         let mut network = false;
         for v in &noticed.variables {
+            let v = self.referenced(v);
             if is_secret_variable(v) && self.secret_read.is_none() {
                 self.secret_read = Some(format!("${v}"));
             }
@@ -1191,15 +1227,21 @@ impl<'a> Walker<'a> {
                         {
                             let value = word::eval_word(&v.value, self, &mut noticed);
                             // `declare -n r=x`: r names x, whose value it takes when
-                            // expanded; not known here.
+                            // expanded (a value that is not a known name: not known).
                             let nameref = args[0].text != "export"
                                 && args[1..]
                                     .iter()
                                     .any(|f| f.text.starts_with('-') && f.text[1..].contains('n'));
+                            let target = (nameref && value.known && is_name(&value.text))
+                                .then(|| value.text.clone());
                             self.state.vars.insert(
                                 n.clone(),
                                 (value.known && !nameref).then(|| value.text.clone()),
                             );
+                            match target {
+                                Some(t) => self.state.namerefs.insert(n.clone(), t),
+                                None => self.state.namerefs.remove(n),
+                            };
                         }
                         self.push_word(&w.value, &mut args, &mut noticed);
                     }

@@ -939,6 +939,10 @@ fn expand_seq(seq: &[BraceExpressionOrText], out: &mut Vec<String>) -> Option<()
 
 /// Decodes the inside of `$'…'` as bash does. Written by hand: the escape
 /// set is small and fixed, and no maintained crate decodes bash's dialect.
+///
+/// A NUL (`\0`, `\x00`, `\u0000`, `\c@`…) ends the quoted text in bash: what follows
+/// it inside the quotes is dropped, and the word goes on after the closing quote
+/// (`$'git\0x' push` runs `git`, `gi$'t\0zz'` is `git`).
 pub fn decode_ansi_c(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -966,19 +970,27 @@ pub fn decode_ansi_c(s: &str) -> String {
             '?' => out.push('?'),
             'x' => {
                 let v = take_digits(&mut chars, 16, 2);
-                push_code(&mut out, v);
+                if !push_code(&mut out, v) {
+                    break;
+                }
             }
             'u' => {
                 let v = take_digits(&mut chars, 16, 4);
-                push_code(&mut out, v);
+                if !push_code(&mut out, v) {
+                    break;
+                }
             }
             'U' => {
                 let v = take_digits(&mut chars, 16, 8);
-                push_code(&mut out, v);
+                if !push_code(&mut out, v) {
+                    break;
+                }
             }
             'c' => {
-                if let Some(ch) = chars.next() {
-                    out.push(char::from((ch as u32 & 0x1f) as u8));
+                if let Some(ch) = chars.next()
+                    && !push_code(&mut out, Some(ch as u32 & 0x1f))
+                {
+                    break;
                 }
             }
             '0'..='7' => {
@@ -992,7 +1004,9 @@ pub fn decode_ansi_c(s: &str) -> String {
                         None => break,
                     }
                 }
-                push_code(&mut out, Some(v));
+                if !push_code(&mut out, Some(v)) {
+                    break;
+                }
             }
             other => {
                 out.push('\\');
@@ -1023,11 +1037,16 @@ fn take_digits(
     (n > 0).then_some(v)
 }
 
-fn push_code(out: &mut String, v: Option<u32>) {
+/// Pushes the character of code `v`; false for a NUL, which ends the quoted text. An
+/// invalid code point (or a missing one: `\x` alone) is dropped.
+fn push_code(out: &mut String, v: Option<u32>) -> bool {
     match v.and_then(char::from_u32) {
-        Some(c) if c != '\0' => out.push(c),
-        // A NUL ends the word in bash; an invalid code point is dropped.
-        _ => {}
+        Some('\0') => false,
+        Some(c) => {
+            out.push(c);
+            true
+        }
+        None => true,
     }
 }
 

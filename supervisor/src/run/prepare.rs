@@ -76,7 +76,7 @@ fn remove_stale_sessions(base: &Path, uid: u32) {
         if st.st_uid != uid || !old || !try_lock(&dir) {
             continue;
         }
-        empty_folder(&dir, 0);
+        empty_tree(&dir);
         drop(dir);
         // Whatever folder now has the name goes only if it is empty.
         // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor.
@@ -201,8 +201,13 @@ pub fn remove_tree(path: &Path) {
     if let (Some(parent), Some(name)) = (path.parent(), path.file_name())
         && let Ok(parent) = open_folder(parent)
         && let Ok(name) = std::ffi::CString::new(name.as_bytes())
+        && let Ok(top) = open_folder_at(&parent, &name)
     {
-        remove_at(&parent, &name, 0);
+        empty_tree(&top);
+        drop(top);
+        // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor; whatever
+        // folder has the name by now goes only if it is empty.
+        let _ = unsafe { libc::unlinkat(parent.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
     }
     if path.symlink_metadata().is_ok() {
         eprintln!(
@@ -212,8 +217,12 @@ pub fn remove_tree(path: &Path) {
     }
 }
 
-/// Deeper folders than this are left (each level holds a descriptor while its entries go).
-const MAX_DEPTH: usize = 200;
+/// Each level being emptied holds a descriptor; a folder deeper than this is moved up into
+/// the top folder (by `renameat2` between two descriptors) and emptied on a later pass, so
+/// a tree of any depth goes with a bounded number of descriptors.
+const MAX_DEPTH: usize = 100;
+/// Passes over the top folder (each takes `MAX_DEPTH` more levels).
+const MAX_PASSES: usize = 1000;
 
 /// Opens the folder at `path` (a session directory's parent: `/dev/shm`, `/tmp`, `$TMPDIR`).
 fn open_folder(path: &Path) -> std::io::Result<OwnedFd> {
@@ -225,28 +234,71 @@ fn open_folder(path: &Path) -> std::io::Result<OwnedFd> {
     Ok(f.into())
 }
 
+/// Folders moved up into the top folder: how many were (names are numbered by `next`).
+struct Moves {
+    next: u64,
+    done: u64,
+}
+
+/// Removes everything in the folder open at `top`.
+fn empty_tree(top: &OwnedFd) {
+    let mut moves = Moves { next: 0, done: 0 };
+    for _ in 0..MAX_PASSES {
+        let before = moves.done;
+        empty_folder(top, 0, top, &mut moves);
+        if moves.done == before {
+            return;
+        }
+        // SAFETY: lseek of a descriptor we own: the next pass lists the folder again.
+        if unsafe { libc::lseek(top.as_raw_fd(), 0, libc::SEEK_SET) } < 0 {
+            return;
+        }
+    }
+}
+
 /// Removes `name` in the folder open at `dir`: a file, a symbolic link or any other
 /// non-folder is unlinked itself; a folder is emptied through its own descriptor, then
-/// removed if it is empty by then.
-fn remove_at(dir: &OwnedFd, name: &CStr, depth: usize) {
+/// removed if it is empty by then (one too deep is moved up into `top` instead).
+fn remove_at(dir: &OwnedFd, name: &CStr, depth: usize, top: &OwnedFd, moves: &mut Moves) {
     // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor (never follows).
     if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } == 0 {
         return;
     }
     let e = std::io::Error::last_os_error().raw_os_error();
     // A folder: EISDIR (EPERM on file systems that say so for unlink of a folder).
-    if !matches!(e, Some(libc::EISDIR | libc::EPERM)) || depth >= MAX_DEPTH {
+    if !matches!(e, Some(libc::EISDIR | libc::EPERM)) {
+        return;
+    }
+    if depth >= MAX_DEPTH {
+        let Ok(to) = std::ffi::CString::new(format!(".fence-deep-{}", moves.next)) else {
+            return;
+        };
+        moves.next += 1;
+        // SAFETY: renameat2 of NUL-terminated names relative to our descriptors; it never
+        // replaces a name in `top` (a name taken is skipped: the next pass tries another).
+        if unsafe {
+            libc::renameat2(
+                dir.as_raw_fd(),
+                name.as_ptr(),
+                top.as_raw_fd(),
+                to.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        } == 0
+        {
+            moves.done += 1;
+        }
         return;
     }
     if let Ok(sub) = open_folder_at(dir, name) {
-        empty_folder(&sub, depth + 1);
+        empty_folder(&sub, depth + 1, top, moves);
     }
     // SAFETY: as above, for an empty folder.
     let _ = unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
 }
 
 /// Removes everything in the folder open at `dir` (mode 0700 first).
-fn empty_folder(dir: &OwnedFd, depth: usize) {
+fn empty_folder(dir: &OwnedFd, depth: usize, top: &OwnedFd, moves: &mut Moves) {
     // SAFETY: fchmod of a descriptor we own.
     let _ = unsafe { libc::fchmod(dir.as_raw_fd(), 0o700) };
     // The names are read first: the descriptor's position is not disturbed by removals.
@@ -254,7 +306,7 @@ fn empty_folder(dir: &OwnedFd, depth: usize) {
         return;
     };
     for n in names {
-        remove_at(dir, &n, depth);
+        remove_at(dir, &n, depth, top, moves);
     }
 }
 
@@ -878,6 +930,39 @@ mod tests {
         assert!(live.exists() && young.exists());
         assert_eq!(std::fs::read(outside.path().join("keep")).unwrap(), b"keep");
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_tree_deeper_than_the_descriptors_it_may_hold_is_removed() {
+        let base = tempfile::tempdir().unwrap();
+        let top = base.path().join("fence-0-deep");
+        // 1,100 levels by descriptors (a path this long is past PATH_MAX).
+        std::fs::create_dir(&top).unwrap();
+        let mut fd: OwnedFd = open_folder(&top).unwrap();
+        for _ in 0..1100 {
+            // SAFETY: mkdirat of a NUL-terminated name relative to our descriptor.
+            assert_eq!(
+                unsafe { libc::mkdirat(fd.as_raw_fd(), c"d".as_ptr(), 0o700) },
+                0
+            );
+            fd = super::super::spare_folders::open_dir_at(fd.as_raw_fd(), c"d").unwrap();
+        }
+        // SAFETY: openat of a NUL-terminated name relative to our descriptor.
+        let f = unsafe {
+            libc::openat(
+                fd.as_raw_fd(),
+                c"leaf".as_ptr(),
+                libc::O_CREAT | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o600,
+            )
+        };
+        assert!(f >= 0);
+        // SAFETY: our descriptor.
+        unsafe { libc::close(f) };
+        drop(fd);
+        remove_tree(&top);
+        assert!(!top.exists(), "the deep tree is gone");
+        assert_eq!(std::fs::read_dir(base.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -546,6 +546,99 @@ except OSError as e:
     assert_eq!(stdout(&out), "other refused 13\n", "{}", stderr(&out));
 }
 
+/// In an `--allow-write` folder the sandbox reaches only the unix sockets it bound itself.
+/// It binds and removes many there, so that their inode numbers are free again when a host
+/// program binds its own socket in the same folder (ext4 hands a freed number out again at
+/// once): that socket is still the host program's, and the host listener receives nothing.
+fn a_host_socket_on_an_inode_number_the_sandbox_used_stays_the_hosts(w: &World) {
+    let shared = w.outside.join("shared-sockets");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let victim = shared.join("victim.sock");
+    let ready = shared.join("READY");
+    let host = {
+        let (victim, ready) = (victim.clone(), ready.clone());
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while !ready.exists() {
+                if start.elapsed() > Duration::from_secs(60) {
+                    return None;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            let listener = std::os::unix::net::UnixListener::bind(&victim).unwrap();
+            std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o777)).unwrap();
+            listener.set_nonblocking(true).unwrap();
+            let mut got = Vec::new();
+            let until = std::time::Instant::now() + Duration::from_secs(8);
+            while std::time::Instant::now() < until {
+                if let Ok((mut c, _)) = listener.accept() {
+                    c.set_nonblocking(false).unwrap();
+                    c.set_read_timeout(Some(Duration::from_millis(500)))
+                        .unwrap();
+                    let mut buf = [0u8; 256];
+                    let n = c.read(&mut buf).unwrap_or(0);
+                    got.extend_from_slice(&buf[..n]);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Some(got)
+        })
+    };
+    w.write(
+        "spray.py",
+        &format!(
+            r#"import os, socket, time
+d = {d:?}
+inodes = set()
+for i in range(300):
+    p = os.path.join(d, 's%d' % i)
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(p)
+    inodes.add(os.stat(p).st_ino)
+    os.unlink(p)
+    s.close()
+open(os.path.join(d, 'READY'), 'w').close()
+v = os.path.join(d, 'victim.sock')
+deadline = time.time() + 20
+while not os.path.exists(v) and time.time() < deadline:
+    time.sleep(0.005)
+print('reused' if os.stat(v).st_ino in inodes else 'fresh', flush=True)
+t = socket.socket(socket.AF_UNIX)
+try:
+    t.connect(v)
+    t.sendall(b'PROBE-INODE-REUSE')
+    print('connected')
+except OSError as e:
+    print('refused', e.errno)
+"#,
+            d = shared.display().to_string()
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-write".as_ref(),
+            shared.as_os_str(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "spray.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let got = host.join().unwrap().expect("the sandbox made its sockets");
+    let text = stdout(&out);
+    assert!(
+        got.is_empty(),
+        "the host's socket received {:?} ({text}): {}",
+        String::from_utf8_lossy(&got),
+        stderr(&out)
+    );
+    assert!(text.ends_with("refused 13\n"), "{text}: {}", stderr(&out));
+    if !text.starts_with("reused") {
+        eprintln!("note: the host socket got a fresh inode number here; the check still held");
+    }
+}
+
 fn a_thread_swapping_the_sockaddr_never_reaches_a_host_port(w: &World) {
     let test = "a_thread_swapping_the_sockaddr_never_reaches_a_host_port";
     let (host, host_port) = host_listener("127.0.0.1:0").unwrap();
@@ -1001,6 +1094,60 @@ fn proxy_refuses_a_name_that_resolves_to_loopback(w: &World) {
     );
 }
 
+/// `--allow-net 127.0.0.1:PORT` opens that port of the host's loopback, and no other: a
+/// name the proxy lets through that resolves to 127.0.0.1 (`localhost` here, any name
+/// whose DNS the sandbox's author controls elsewhere) reaches no other port of it, neither
+/// by a plain request nor by a CONNECT tunnel.
+fn proxy_reaches_an_address_allowed_by_ip_only_on_its_allowed_ports(w: &World) {
+    let closed = HostServer::start("secret\n");
+    let opened = HostServer::start("open\n");
+    let fetch = |port: u16, tunnel: &str| {
+        format!(
+            "curl -sS --max-time 10 --noproxy '' -x \"$HTTP_PROXY\" {tunnel} -o /dev/null -w '%{{http_code}}\\n' http://localhost:{port}/ || true\n"
+        )
+    };
+    w.write(
+        "fetch.sh",
+        &[
+            fetch(closed.port, ""),
+            fetch(closed.port, "-p"),
+            fetch(opened.port, ""),
+        ]
+        .concat(),
+    );
+    let out = w
+        .fence(&[
+            "--allow-net".as_ref(),
+            format!("127.0.0.1:{}", opened.port).as_ref(),
+            "--allow-domain".as_ref(),
+            "localhost".as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "fetch.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(
+        closed.accepted(),
+        0,
+        "the proxy reached a host loopback port no rule opened: {err}"
+    );
+    let codes: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(
+        codes.first().map(String::as_str),
+        Some("403"),
+        "{codes:?}: {err}"
+    );
+    assert_eq!(
+        codes.last().map(String::as_str),
+        Some("200"),
+        "{codes:?}: {err}"
+    );
+    assert_eq!(opened.accepted(), 1, "the opened port: {codes:?}: {err}");
+    assert!(err.contains("(rule fence.net-internal)"), "{err}");
+}
+
 fn proxy_checks_the_tls_server_name_before_connecting(w: &World) {
     let server = HostServer::start("");
     let port = server.port;
@@ -1331,6 +1478,7 @@ both_ways!(
     tcp_fast_open_to_a_host_listener_gets_nothing_through,
     datagrams_to_an_outside_unix_socket_get_nothing_through,
     allow_unix_opens_one_outside_socket,
+    a_host_socket_on_an_inode_number_the_sandbox_used_stays_the_hosts,
     a_thread_swapping_the_sockaddr_never_reaches_a_host_port,
     allow_net_opens_exactly_the_allowed_ports,
     an_allowed_connection_cannot_be_pointed_at_another_host_port,
@@ -1338,6 +1486,7 @@ both_ways!(
     a_thread_swapping_between_an_allowed_and_a_forbidden_port_never_reaches_the_forbidden_one,
     proxy_lets_allowed_names_through_and_refuses_others,
     proxy_refuses_a_name_that_resolves_to_loopback,
+    proxy_reaches_an_address_allowed_by_ip_only_on_its_allowed_ports,
     proxy_checks_the_tls_server_name_before_connecting,
     proxy_refuses_two_host_headers_and_forwards_the_checked_host,
     another_sessions_proxy_refuses_this_sandbox,

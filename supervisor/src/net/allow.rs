@@ -157,24 +157,24 @@ impl AllowedDestinations {
         resolve: &dyn Fn(&str) -> std::io::Result<Vec<IpAddr>>,
     ) -> (AllowedDestinations, Vec<String>) {
         let mut warnings = Vec::new();
-        let by_ip: Vec<IpAddr> = rules
-            .iter()
-            .filter_map(|r| match r.host {
-                Host::Ip(ip) => Some(ip.to_canonical()),
-                Host::Name(_) => None,
-            })
-            .chain(overrides.iter().map(|(_, ip)| ip.to_canonical()))
-            .collect();
         let mut forced: HashMap<&str, Vec<IpAddr>> = HashMap::new();
         for (name, ip) in overrides {
             forced.entry(name.as_str()).or_default().push(*ip);
         }
         let mut allowed = Vec::new();
         for rule in rules {
+            // A name's internal addresses are allowed only where the user mapped that very
+            // name (`--resolve`): one the resolver gives (a name whose DNS points at the
+            // host's loopback) is refused, whatever else is allowed by address (a rule
+            // naming the address allows it on that rule's own ports).
+            let mut mapped = false;
             let ips = match &rule.host {
                 Host::Ip(ip) => vec![*ip],
                 Host::Name(name) => match forced.get(name.as_str()) {
-                    Some(ips) => ips.clone(),
+                    Some(ips) => {
+                        mapped = true;
+                        ips.clone()
+                    }
                     None => match resolve(name) {
                         Ok(ips) => ips,
                         Err(e) => {
@@ -189,7 +189,7 @@ impl AllowedDestinations {
             };
             for ip in ips {
                 let ip = ip.to_canonical();
-                if matches!(rule.host, Host::Name(_)) && is_internal(ip) && !by_ip.contains(&ip) {
+                if matches!(rule.host, Host::Name(_)) && is_internal(ip) && !mapped {
                     warnings.push(format!(
                         "--allow-net {}: resolves to {ip}, a loopback, private or link-local address: not allowed (allow it by IP, or map the name with --resolve)",
                         rule.text
@@ -306,16 +306,25 @@ mod tests {
         );
         assert_eq!(allowed.rule_for("93.184.216.34:80".parse().unwrap()), None);
         assert_eq!(warnings.len(), 3, "{warnings:?}");
-        // --resolve counts as allowed by IP, for its name and for others resolving there.
+        // --resolve maps its own name there, and no other name resolving there.
         let (allowed, _) = AllowedDestinations::build(&rules, &overrides, &dns);
         assert_eq!(
             allowed.rule_for("127.0.0.1:8080".parse().unwrap()),
             Some("mapped.test:8080")
         );
+        assert_eq!(allowed.rule_for("127.0.0.1:80".parse().unwrap()), None);
+        // A rule naming the address allows it on its own ports only: a name resolving
+        // there gets no other port of it.
+        let with_ip = [
+            parse_rule("127.0.0.1:5432").unwrap(),
+            parse_rule("internal.test:80").unwrap(),
+        ];
+        let (allowed, _) = AllowedDestinations::build(&with_ip, &[], &dns);
         assert_eq!(
-            allowed.rule_for("127.0.0.1:80".parse().unwrap()),
-            Some("internal.test:80")
+            allowed.rule_for("127.0.0.1:5432".parse().unwrap()),
+            Some("127.0.0.1:5432")
         );
+        assert_eq!(allowed.rule_for("127.0.0.1:80".parse().unwrap()), None);
         assert_eq!(
             allowed.rule_for("169.254.169.254:80".parse().unwrap()),
             None

@@ -121,9 +121,11 @@ pub struct ProxyPolicy {
     pub rules: Vec<DomainRule>,
     /// `--resolve` mappings, used instead of DNS.
     pub resolve: Vec<(String, IpAddr)>,
-    /// Addresses allowed by IP (`--allow-net` rules naming one, `--resolve` addresses): a
-    /// name may resolve to these even in the internal ranges.
-    pub allowed_by_ip: Vec<IpAddr>,
+    /// `--allow-net` rules that name an address, with their ports: a name the system
+    /// resolver resolves to an internal address (loopback, private, link-local) is
+    /// reached there only on a port such a rule allows for that address. (A name mapped
+    /// with `--resolve` goes where the mapping says.)
+    pub allowed_by_ip: Vec<(IpAddr, std::ops::RangeInclusive<u16>)>,
 }
 
 /// One decision of the proxy, and for an allowed connection the bytes it carried, when it
@@ -765,26 +767,42 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
     })
 }
 
-/// The addresses `host` may be reached at: `--resolve` first, else the system resolver;
-/// internal addresses only when allowed by IP.
+/// The addresses `host` may be reached at on `port`: a `--resolve` mapping of that very
+/// name as given, else the system resolver's answers, of which an internal address only
+/// where an `--allow-net` rule naming that address allows that port (a security boundary:
+/// an allowed name the sandbox's DNS points at the host's loopback reaches no other port
+/// of it than the user opened).
 async fn resolve(policy: &ProxyPolicy, host: &str, port: u16) -> Vec<SocketAddr> {
     let forced: Vec<IpAddr> = policy
         .resolve
         .iter()
         .filter(|(n, _)| n == host)
-        .map(|(_, ip)| *ip)
+        .map(|(_, ip)| ip.to_canonical())
         .collect();
-    let ips: Vec<IpAddr> = if !forced.is_empty() {
-        forced
-    } else {
-        match tokio::net::lookup_host((host, port)).await {
-            Ok(found) => found.map(|a| a.ip()).collect(),
-            Err(_) => Vec::new(),
-        }
+    if !forced.is_empty() {
+        return forced
+            .into_iter()
+            .map(|ip| SocketAddr::new(ip, port))
+            .collect();
+    }
+    let ips: Vec<IpAddr> = match tokio::net::lookup_host((host, port)).await {
+        Ok(found) => found.map(|a| a.ip()).collect(),
+        Err(_) => Vec::new(),
     };
+    reachable(policy, ips, port)
+}
+
+/// Of the resolver's answers `ips`, those `port` may be reached at (see [`resolve`]).
+fn reachable(policy: &ProxyPolicy, ips: Vec<IpAddr>, port: u16) -> Vec<SocketAddr> {
     ips.into_iter()
         .map(|ip| ip.to_canonical())
-        .filter(|ip| !is_internal(*ip) || policy.allowed_by_ip.contains(ip))
+        .filter(|ip| {
+            !is_internal(*ip)
+                || policy
+                    .allowed_by_ip
+                    .iter()
+                    .any(|(a, ports)| a == ip && ports.contains(&port))
+        })
         .map(|ip| SocketAddr::new(ip, port))
         .collect()
 }
@@ -893,6 +911,35 @@ fn check_client_hello(data: &[u8]) -> HelloCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_internal_address_a_name_resolves_to_is_reached_only_on_a_port_allowed_for_it() {
+        let policy = ProxyPolicy {
+            rules: Vec::new(),
+            resolve: Vec::new(),
+            allowed_by_ip: vec![("127.0.0.1".parse().unwrap(), 5432..=5432)],
+        };
+        let ips = || {
+            vec![
+                "127.0.0.1".parse().unwrap(),
+                "10.1.2.3".parse().unwrap(),
+                "93.184.216.34".parse().unwrap(),
+            ]
+        };
+        assert_eq!(
+            reachable(&policy, ips(), 5432),
+            vec![
+                "127.0.0.1:5432".parse().unwrap(),
+                "93.184.216.34:5432".parse().unwrap()
+            ]
+        );
+        assert_eq!(
+            reachable(&policy, ips(), 41001),
+            vec!["93.184.216.34:41001".parse::<SocketAddr>().unwrap()]
+        );
+        let mapped = "::ffff:127.0.0.1".parse().unwrap();
+        assert!(reachable(&policy, vec![mapped], 41001).is_empty());
+    }
 
     fn client_hello(extensions: &[u8]) -> Vec<u8> {
         let mut body = vec![3, 3];

@@ -1253,10 +1253,9 @@ fn start_proxy(
         .allow_net
         .iter()
         .filter_map(|r| match r.host {
-            Host::Ip(ip) => Some(ip.to_canonical()),
+            Host::Ip(ip) => Some((ip.to_canonical(), r.ports.clone())),
             Host::Name(_) => None,
         })
-        .chain(args.resolve.iter().map(|(_, ip)| ip.to_canonical()))
         .collect();
     let policy = crate::net::proxy::ProxyPolicy {
         rules: args.allow_domain.clone(),

@@ -1141,25 +1141,41 @@ fn unix_to_path(
     }
 }
 
-/// The socket files the sandbox bound during the session (device and inode), which it may
-/// reach wherever they lie in its writable roots. A name removed and bound again by a
-/// host program is another inode.
-static BOUND_SOCKETS: std::sync::Mutex<Vec<(u64, u64)>> = std::sync::Mutex::new(Vec::new());
+/// The socket files the sandbox bound during the session, which it may reach wherever they
+/// lie in its writable roots: each held by an `O_PATH` descriptor, with its device and
+/// inode. The descriptor keeps the inode allocated, so its number cannot be handed to
+/// another file while it is listed: ext4 gives a freed inode number out again at once,
+/// and a sandbox that bound and removed many sockets would otherwise have the next socket
+/// a host program makes in the same file system taken for its own (a security boundary).
+/// A socket file whose last name is gone is dropped from the list, descriptor and all.
+static BOUND_SOCKETS: std::sync::Mutex<Vec<BoundSocket>> = std::sync::Mutex::new(Vec::new());
 
-/// Device and inode of the object `fd` names (an `O_PATH` descriptor works).
-fn identity(fd: &impl AsRawFd) -> Option<(u64, u64)> {
+/// At most this many socket files are held (descriptors of the supervisor's); past it the
+/// oldest is forgotten and its socket is then reached as a host program's (refused).
+const MAX_BOUND_SOCKETS: usize = 256;
+
+struct BoundSocket {
+    id: (u64, u64),
+    /// Pins the inode (and so its number) while the entry is listed.
+    held: OwnedFd,
+}
+
+/// Device, inode and link count of the object `fd` names (an `O_PATH` descriptor works).
+fn identity_and_links(fd: &impl AsRawFd) -> Option<((u64, u64), u64)> {
     // SAFETY: fstat fills a zeroed stat buffer for our descriptor.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
-    (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+    (unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } == 0)
+        .then_some(((st.st_dev, st.st_ino), st.st_nlink as u64))
 }
 
 fn bound_by_the_sandbox(object: &OwnedFd) -> bool {
-    identity(object).is_some_and(|id| {
+    identity_and_links(object).is_some_and(|(id, _)| {
         BOUND_SOCKETS
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .contains(&id)
+            .iter()
+            .any(|b| b.id == id)
     })
 }
 
@@ -1180,17 +1196,20 @@ fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr) {
         return;
     }
     // SAFETY: a fresh descriptor that we now own.
-    let file = unsafe { OwnedFd::from_raw_fd(fd) };
-    if let Some(id) = identity(&file) {
-        let mut bound = BOUND_SOCKETS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // Bounded: the oldest is forgotten (its socket is then reached as a host's).
-        if bound.len() >= 65_536 {
-            bound.remove(0);
-        }
-        bound.push(id);
+    let held = unsafe { OwnedFd::from_raw_fd(fd) };
+    let Some((id, _)) = identity_and_links(&held) else {
+        return;
+    };
+    let mut bound = BOUND_SOCKETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Socket files removed since (no name left) are let go: their inode is freed with
+    // the descriptor, and its number leaves the list with it.
+    bound.retain(|b| identity_and_links(&b.held).is_some_and(|(_, links)| links > 0));
+    if bound.len() >= MAX_BOUND_SOCKETS {
+        bound.remove(0);
     }
+    bound.push(BoundSocket { id, held });
 }
 
 fn sockaddr_un(path: &[u8]) -> io::Result<libc::sockaddr_un> {

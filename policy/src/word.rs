@@ -726,16 +726,107 @@ fn parameter(
             }
             None
         }
+        // Case changes of the whole value or its first character (`${b,,}`, `${b^}`,
+        // `${b@L}`): worked out, as `git push origin ${b,,}` with `b=MAIN` pushes main.
+        // With a pattern (`${b^^[a-m]}`) the value is not worked out.
+        ParameterExpr::UppercasePattern {
+            parameter,
+            indirect,
+            pattern,
+        } if no_pattern(pattern) => {
+            lookup(parameter, *indirect, noticed, assumed).map(|v| v.to_uppercase())
+        }
+        ParameterExpr::LowercasePattern {
+            parameter,
+            indirect,
+            pattern,
+        } if no_pattern(pattern) => {
+            lookup(parameter, *indirect, noticed, assumed).map(|v| v.to_lowercase())
+        }
+        ParameterExpr::UppercaseFirstChar {
+            parameter,
+            indirect,
+            pattern,
+        } if no_pattern(pattern) => {
+            lookup(parameter, *indirect, noticed, assumed).map(|v| first_char(&v, true))
+        }
+        ParameterExpr::LowercaseFirstChar {
+            parameter,
+            indirect,
+            pattern,
+        } if no_pattern(pattern) => {
+            lookup(parameter, *indirect, noticed, assumed).map(|v| first_char(&v, false))
+        }
+        ParameterExpr::Transform {
+            parameter,
+            indirect,
+            op,
+        } if matches!(
+            op,
+            brush_parser::word::ParameterTransformOp::ToUpperCase
+                | brush_parser::word::ParameterTransformOp::ToLowerCase
+                | brush_parser::word::ParameterTransformOp::CapitalizeInitial
+        ) =>
+        {
+            let v = lookup(parameter, *indirect, noticed, assumed)?;
+            Some(match op {
+                brush_parser::word::ParameterTransformOp::ToUpperCase => v.to_uppercase(),
+                brush_parser::word::ParameterTransformOp::ToLowerCase => v.to_lowercase(),
+                _ => first_char(&v, true),
+            })
+        }
+        // `${b/X/y}`, `${b//X/y}`, `${b/#X/y}`, `${b/%X/y}` with plain text for both.
+        ParameterExpr::ReplaceSubstring {
+            parameter,
+            indirect,
+            pattern,
+            replacement,
+            match_kind,
+        } => {
+            let v = lookup(parameter, *indirect, noticed, assumed)?;
+            let with = replacement.as_deref().unwrap_or("");
+            let plain = |t: &str| !t.contains(['$', '\\', '`', '\'', '"', '*', '?', '[', '~']);
+            if pattern.is_empty() || !plain(pattern) || !plain(with) {
+                return None;
+            }
+            use brush_parser::word::SubstringMatchKind as K;
+            Some(match match_kind {
+                K::Anywhere => v.replace(pattern.as_str(), with),
+                K::FirstOccurrence => v.replacen(pattern.as_str(), with, 1),
+                K::Prefix => match v.strip_prefix(pattern.as_str()) {
+                    Some(rest) => format!("{with}{rest}"),
+                    None => v,
+                },
+                K::Suffix => match v.strip_suffix(pattern.as_str()) {
+                    Some(rest) => format!("{rest}{with}"),
+                    None => v,
+                },
+            })
+        }
         ParameterExpr::Transform { parameter, .. }
         | ParameterExpr::UppercaseFirstChar { parameter, .. }
         | ParameterExpr::UppercasePattern { parameter, .. }
         | ParameterExpr::LowercaseFirstChar { parameter, .. }
-        | ParameterExpr::LowercasePattern { parameter, .. }
-        | ParameterExpr::ReplaceSubstring { parameter, .. } => {
+        | ParameterExpr::LowercasePattern { parameter, .. } => {
             note_parameter(parameter, noticed);
             None
         }
         _ => None,
+    }
+}
+
+/// A case change's pattern that matches every character (none, or empty: `${b,,}`).
+fn no_pattern(pattern: &Option<String>) -> bool {
+    pattern.as_deref().is_none_or(str::is_empty)
+}
+
+/// `v` with its first character upper- or lower-cased.
+fn first_char(v: &str, upper: bool) -> String {
+    let mut chars = v.chars();
+    match chars.next() {
+        Some(c) if upper => c.to_uppercase().chain(chars).collect(),
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 

@@ -5,9 +5,8 @@
 //! decides. A table collects every row that disagrees and fails once, naming
 //! them all, so one broken spelling does not hide the next.
 //!
-//! Rows that expose a classifier bug live in their own `#[ignore = "BUG: …"]`
-//! tests at the bottom of the file (`bug_*`), unchanged: run them with
-//! `cargo test -p fence-policy --test rules -- --ignored`.
+//! The `bug_*` tests at the bottom hold rows that once exposed a classifier bug, each
+//! kept under the name it was found by; they run and pass like the others.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -5033,6 +5032,32 @@ fn uv_pip_installs_into_the_projects_virtualenv() {
 }
 
 #[test]
+fn case_changes_and_replacements_of_a_known_value_are_worked_out() {
+    check(
+        &classifier(),
+        &[
+            ("b=MAIN; git push origin ${b,,}", refused("git.push-main")),
+            ("b=Main; git push origin ${b,}", refused("git.push-main")),
+            ("b=MAIN; git push origin ${b@L}", refused("git.push-main")),
+            ("b=xmain; git push origin ${b/x/}", refused("git.push-main")),
+            (
+                "b=mainx; git push origin ${b/%x/}",
+                refused("git.push-main"),
+            ),
+            (
+                "b=ma-in; git push origin ${b//-/}",
+                refused("git.push-main"),
+            ),
+            ("f=FORCE; git push --${f,,}", refused("git.push-force")),
+            ("d=/TMP; rm -rf ${d,,}", refused("fs.delete-outside")),
+            ("b=feature; git push origin ${b^^}", red("git.push")),
+            // A pattern the value is not worked out with stays unknown: red, asked.
+            ("b=MAIN; git push origin ${b,,[A-M]}", red("git.push")),
+        ],
+    );
+}
+
+#[test]
 fn a_name_reference_expands_to_the_variable_it_names() {
     check(
         &classifier(),
@@ -5056,7 +5081,7 @@ fn a_name_reference_expands_to_the_variable_it_names() {
 }
 
 // ---------------------------------------------------------------------------
-// Known bugs: each test states what SPEC §2 requires and fails today.
+// Rows from bugs found and fixed: each test states what SPEC §2 requires.
 // ---------------------------------------------------------------------------
 
 #[test]

@@ -119,6 +119,49 @@ for fam, addr in [(socket.AF_INET, ('127.0.0.1', {p4})), (socket.AF_INET, ('0.0.
     }
 }
 
+/// This machine's own address (not loopback) is the machine's services: a connect to it is
+/// asked as such (`fence.net-host-address`), and with nobody to ask a host listener on
+/// every address receives nothing.
+fn an_address_of_this_machine_is_asked_as_one_and_reaches_nothing_unanswered(w: &World) {
+    let own = nix::ifaddrs::getifaddrs().ok().and_then(|mut addrs| {
+        addrs.find_map(|a| {
+            let v4 = a.address?.as_sockaddr_in()?.ip();
+            (!v4.is_loopback() && !v4.is_link_local()).then_some(v4)
+        })
+    });
+    let Some(own) = own else {
+        eprintln!(
+            "SKIPPED an_address_of_this_machine_is_asked_as_one: no IPv4 address besides loopback here"
+        );
+        return;
+    };
+    let (l, port) = host_listener("0.0.0.0:0").unwrap();
+    let out = w.python(&format!(
+        r#"import socket
+s = socket.socket()
+s.settimeout(5)
+try:
+    s.connect(('{own}', {port}))
+    s.send(b'hello')
+    print('connected')
+except OSError as e:
+    print('refused', e.errno)
+"#
+    ));
+    assert_eq!(
+        accepted(&l),
+        (0, 0),
+        "the host's listener was reached: {}",
+        stderr(&out)
+    );
+    assert_eq!(stdout(&out), "refused 13\n", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(rule fence.net-host-address)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// The local address (hex, as the kernel prints it) of the listening TCP socket with
 /// `inode` in the host's network namespace, if that table holds it. Sockets are found by
 /// inode, not port: a port number alone may also be held, on another address or family,
@@ -1471,6 +1514,7 @@ both_ways!(
     where_no_network_namespace_can_be_made_host_loopback_stays_closed,
     loopback_http_server_inside_is_reachable_with_curl,
     host_services_on_loopback_receive_nothing,
+    an_address_of_this_machine_is_asked_as_one_and_reaches_nothing_unanswered,
     servers_inside_listen_on_loopback_only,
     socket_types_other_than_tcp_streams_are_refused,
     udp_reaches_only_the_sandboxs_own_loopback,

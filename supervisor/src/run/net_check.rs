@@ -668,7 +668,12 @@ fn connect_inet(
                 d,
             );
         }
-        return unknown_destination(call, net, fd, dest, bytes, &UNKNOWN_OUTSIDE);
+        let kind = if is_address_of_this_machine(dest.ip()) {
+            &UNKNOWN_HOST_ADDRESS
+        } else {
+            &UNKNOWN_OUTSIDE
+        };
+        return unknown_destination(call, net, fd, dest, bytes, kind);
     }
     let Some(table) = &net.loopback else {
         // The sandbox's own network namespace: its loopback holds nothing of the host's.
@@ -849,6 +854,32 @@ const UNKNOWN_OUTSIDE: Unknown = Unknown {
     what: "connection to a destination no rule allows",
     errno: libc::EACCES,
 };
+
+/// An address of one of this machine's own interfaces other than loopback (its Ethernet
+/// address, a container bridge's): every service of the machine that listens on all its
+/// addresses answers there, so the question says so rather than show a bare address.
+const UNKNOWN_HOST_ADDRESS: Unknown = Unknown {
+    rule: "fence.net-host-address",
+    what: "connection to an address of this machine (its services that listen on every address answer there)",
+    errno: libc::EACCES,
+};
+
+/// Whether `ip` is an address of an interface in fence's own network namespace (the
+/// host's, where a sandbox with a namespace of its own has its approved connections made).
+fn is_address_of_this_machine(ip: IpAddr) -> bool {
+    let ip = ip.to_canonical();
+    nix::ifaddrs::getifaddrs().is_ok_and(|mut addrs| {
+        addrs.any(|a| {
+            a.address.is_some_and(|s| {
+                let own = s
+                    .as_sockaddr_in()
+                    .map(|v4| IpAddr::V4(v4.ip()))
+                    .or_else(|| s.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip())));
+                own.map(|o| o.to_canonical()) == Some(ip)
+            })
+        })
+    })
+}
 
 /// Without a network namespace: a port of the host's loopback on which something of the
 /// host's listens (a database, a development server, a local API).

@@ -1014,3 +1014,155 @@ fn gemini_protocol() {
     assert_eq!(r.json()["decision"], "deny", "{r:?}");
     assert!(r.stderr.contains("BeforeTool"), "{r:?}");
 }
+
+/// Codex's `apply_patch` trims each marker line and keeps the rest of it whole as the path:
+/// fence reads the patch as Codex does. A patch naming no file is not judged, so never
+/// allowed.
+#[test]
+fn codex_patches_are_read_as_codex_reads_them() {
+    let e = Env::new();
+    let codex = |patch: &str| {
+        let body = json!({
+            "session_id": "019a", "cwd": e.worktree, "hook_event_name": "PreToolUse",
+            "tool_name": "apply_patch", "tool_input": {"command": patch},
+        });
+        e.raw("codex", body.to_string().as_bytes())
+    };
+    let denied = |r: &Reply, rule: &str| {
+        let v = r.json();
+        assert_eq!(
+            v["hookSpecificOutput"]["permissionDecision"], "deny",
+            "{r:?}"
+        );
+        let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(reason.contains(rule), "{rule}: {reason}");
+    };
+    let out = e.outside.display().to_string();
+    for (patch, rule) in [
+        (
+            "*** Begin Patch\n  *** Add File: /etc/cron.d/x\n+x\n*** End Patch\n",
+            "sys.root-write",
+        ),
+        (
+            "*** Begin Patch\n\t*** Add File: /etc/cron.d/x\n+x\n*** End Patch\n",
+            "sys.root-write",
+        ),
+        (
+            "*** Begin Patch\n\u{a0}*** Update File: .git/hooks/pre-commit\n@@\n+x\n*** End Patch\n",
+            "fence.protected-path",
+        ),
+        (
+            &format!("*** Begin Patch\n*** Add File: x\t/../../../outside/y\n+x\n*** End Patch\n"),
+            "tool.write-outside",
+        ),
+        (
+            &format!("*** Begin Patch\n *** Delete File: {out}/notes.txt\n*** End Patch\n"),
+            "tool.write-outside",
+        ),
+        ("*** Begin Patch\n*** End Patch\n", "shell.parse-error"),
+        ("", "shell.parse-error"),
+    ] {
+        denied(&codex(patch), rule);
+    }
+}
+
+/// Gemini CLI runs a shell command in its `dir_path`: the line is judged from there.
+#[test]
+fn a_gemini_shell_command_is_judged_in_its_own_folder() {
+    let e = Env::new();
+    let gemini = |mode: &str, input: Value| {
+        let body = json!({
+            "session_id": "g1", "cwd": e.worktree, "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command", "tool_input": input,
+        });
+        let mut c = e.fence(&["hook", "gemini", "--mode", mode]);
+        c.env("GEMINI_PROJECT_DIR", &e.worktree);
+        e.run(c, body.to_string().as_bytes())
+    };
+    let r = gemini(
+        "auto",
+        json!({"command": "echo x > hooks/pre-commit", "dir_path": ".git"}),
+    );
+    let v = r.json();
+    assert_eq!(v["decision"], "deny", "{r:?}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap()
+            .contains("fence.protected-path"),
+        "{r:?}"
+    );
+    let r = gemini("auto", json!({"command": "ls", "dir_path": "src"}));
+    assert_eq!(r.json()["decision"], "allow", "{r:?}");
+    let r = gemini("auto", json!({"command": "ls", "dir_path": "missing"}));
+    assert_eq!(r.status, 2, "{r:?}");
+}
+
+/// Every path parameter a tool input carries is judged; a NUL byte in one, or `~` with no
+/// HOME to place it, is refused as input fence cannot judge.
+#[test]
+fn every_path_a_tool_names_is_judged_and_unplaceable_ones_are_refused() {
+    let e = Env::new();
+    let secret = e.home.join(".ssh/id_rsa").display().to_string();
+    let body = json!({
+        "session_id": "g1", "cwd": e.worktree, "hook_event_name": "BeforeTool",
+        "tool_name": "read_file", "tool_input": {"file_path": "src/a.rs", "absolute_path": secret},
+    });
+    let r = e.raw("gemini", body.to_string().as_bytes());
+    let v = r.json();
+    assert_eq!(v["decision"], "deny", "{r:?}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("fence.secret-read"),
+        "{r:?}"
+    );
+    let nul = e.claude_input(
+        &e.worktree,
+        "Write",
+        json!({"file_path": "src/x\u{0}/etc/passwd"}),
+    );
+    let r = e.run(
+        e.fence(&["hook", "claude-code"]),
+        nul.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 2, "{r:?}");
+    let read = e.claude_input(&e.worktree, "Read", json!({"file_path": "~/.ssh/id_rsa"}));
+    let mut c = e.fence(&["hook", "claude-code", "--worktree"]);
+    c.arg(&e.worktree).env_remove("HOME");
+    let r = e.run(c, read.to_string().as_bytes());
+    assert_eq!(r.status, 2, "{r:?}");
+    assert!(r.stderr.contains("HOME is not set"), "{r:?}");
+}
+
+/// The project settings of Gemini CLI and Codex hold hooks those agents run outside any
+/// sandbox: protected, as Claude Code's are.
+#[test]
+fn other_agents_project_settings_are_protected() {
+    let e = Env::new();
+    expect(
+        &e,
+        &[],
+        &[
+            (
+                "Write",
+                json!({"file_path": ".gemini/settings.json", "content": "{}"}),
+                "ask",
+                "fence.protected-path",
+            ),
+            (
+                "Write",
+                json!({"file_path": ".codex/hooks.json", "content": "{}"}),
+                "ask",
+                "fence.protected-path",
+            ),
+            (
+                "Edit",
+                json!({"file_path": ".codex/config.toml", "old_string": "a", "new_string": "b"}),
+                "ask",
+                "fence.protected-path",
+            ),
+        ],
+    );
+}

@@ -4981,6 +4981,8 @@ if os.path.isdir("shared"):
     os.mkdir("shared/grp")
 for name, op in [("stray HEAD", lambda: open("made/HEAD", "w").close()),
                  ("settings", lambda: (os.mkdir(".claude"), open(".claude/settings.json", "w").close())),
+                 ("gemini settings", lambda: (os.mkdir(".gemini"), open(".gemini/settings.json", "w").close())),
+                 ("codex hooks", lambda: (os.mkdir(".codex"), open(".codex/hooks.json", "w").close())),
                  ("pool file", lambda: open(".git/fence/x", "w").close())]:
     try:
         op()
@@ -5043,6 +5045,8 @@ open("done", "w").close()
     for (name, path) in [
         ("stray HEAD", "made/HEAD"),
         ("settings", ".claude/settings.json"),
+        ("gemini settings", ".gemini/settings.json"),
+        ("codex hooks", ".codex/hooks.json"),
         ("pool file", ".git/fence/x"),
     ] {
         assert!(text.contains(&format!("refused {name}")), "{text} {err}");

@@ -5493,6 +5493,17 @@ impl Walker<'_> {
                 format!("{what}: a patch with no file lines"),
             );
         }
+        // Each path is resolved on disk: a patch naming more is not judged in time.
+        if paths.len() > MAX_PATCH_PATHS {
+            self.find(
+                RuleId::TooComplex,
+                format!(
+                    "{what}: a patch naming {} files is too large to judge",
+                    paths.len()
+                ),
+            );
+            return;
+        }
         for p in paths {
             let a = self.expand_tilde(Arg {
                 text: p.clone(),
@@ -5504,6 +5515,9 @@ impl Walker<'_> {
         }
     }
 }
+
+/// The most files a patch may name and still be judged (each is resolved on disk).
+const MAX_PATCH_PATHS: usize = 5_000;
 
 /// The local destination of a copy tool whose source may be remote
 /// (`docker cp`, `kubectl cp`, `aws s3 cp`, `gsutil cp`, `rclone copy`,

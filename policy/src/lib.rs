@@ -502,6 +502,13 @@ impl Classifier {
         );
         w.judge_patch(patch, "patch");
         tool::as_tool_edit(&mut w);
+        if crate::patch::touched_paths(patch).is_empty() {
+            // Nothing to judge it by: never allowed as an edit that writes nowhere.
+            w.find(
+                RuleId::ParseError,
+                "the patch names no file fence can read (no `*** Add File:`, `*** Update File:`, `*** Delete File:` or diff header)",
+            );
+        }
         if w.cur.is_empty() {
             w.find(
                 RuleId::ToolEditInside,

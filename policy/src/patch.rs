@@ -4,43 +4,47 @@
 /// Every path a patch writes, creates, deletes or renames, as written.
 pub fn touched_paths(patch: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut push = |p: &str| {
-        let p = p.trim();
-        let p = p.split('\t').next().unwrap_or(p).trim_end();
-        let p = unquote(p);
+    let mut add = |p: String| {
         if !p.is_empty() && p != "/dev/null" && !out.contains(&p) {
             out.push(p);
         }
     };
     for line in patch.lines() {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        // Codex apply_patch.
+        // Codex apply_patch: it trims each marker line (blanks around it, a tab, a
+        // no-break space) and takes the rest of it whole as the path, tabs included.
+        let trimmed = line.trim();
         for marker in [
             "*** Add File: ",
             "*** Update File: ",
             "*** Delete File: ",
             "*** Move to: ",
         ] {
-            if let Some(p) = line.strip_prefix(marker) {
-                push(p);
+            if let Some(p) = trimmed.strip_prefix(marker) {
+                add(p.trim().to_string());
             }
         }
-        // Unified diff headers.
+        // Unified diff headers: a tab ends the name (a timestamp may follow).
+        let header = |p: &str| {
+            let p = p.trim();
+            let p = p.split('\t').next().unwrap_or(p).trim_end();
+            unquote(p)
+        };
         if let Some(p) = line
             .strip_prefix("+++ ")
             .or_else(|| line.strip_prefix("--- "))
         {
-            push(strip_git_prefix(p));
+            add(header(strip_git_prefix(p)));
         }
         if let Some(rest) = line.strip_prefix("diff --git ")
             && let Some((a, b)) = split_git_pair(rest)
         {
-            push(strip_git_prefix(&a));
-            push(strip_git_prefix(&b));
+            add(header(strip_git_prefix(&a)));
+            add(header(strip_git_prefix(&b)));
         }
         for marker in ["rename from ", "rename to ", "copy to ", "copy from "] {
             if let Some(p) = line.strip_prefix(marker) {
-                push(p);
+                add(header(p));
             }
         }
     }

@@ -350,6 +350,18 @@ pub fn is_protected(rel: &Path) -> bool {
                 Some(_) => false,
             };
         }
+        // Gemini CLI's and Codex's project settings (hooks, MCP servers): the folder
+        // itself (removing or replacing it) and the files that run programs.
+        if matches!(*part, b".gemini" | b".codex") {
+            return match parts.get(i + 1..) {
+                Some([]) | None => true,
+                Some([name]) => match *part {
+                    b".gemini" => *name == b"settings.json",
+                    _ => matches!(*name, b"config.toml" | b"hooks.json"),
+                },
+                Some(_) => false,
+            };
+        }
     }
     false
 }
@@ -607,8 +619,15 @@ mod tests {
             "sub/.claude/settings.json",
             "sub/.claude/hooks/check.sh",
             "sub/.mcp.json",
+            ".gemini/settings.json",
+            ".codex/config.toml",
+            ".codex/hooks.json",
+            "sub/.gemini/settings.json",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
+        }
+        for p in [".gemini/GEMINI.md", ".codex/prompts/x.md"] {
+            assert!(!is_protected(Path::new(p)), "{p}");
         }
         for p in [
             "src/main.rs",

@@ -163,7 +163,7 @@ pub fn holds_protected(rel: &Path) -> bool {
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
     }
-    if rel == Path::new(".git") || rel == Path::new(".claude") {
+    if rel == Path::new(".git") || AGENT_FOLDERS.iter().any(|f| rel == Path::new(f)) {
         return true;
     }
     // .git/modules, .git/modules/NAME, .git/modules/NAME/modules, …
@@ -217,13 +217,23 @@ fn is_linked_worktree_config(rel: &Path) -> bool {
             && (*name == "commondir" || *name == "config.worktree"))
 }
 
-/// `.claude/settings*.json`.
+/// The folders of agents' project settings, which hold their hooks (programs each agent
+/// runs outside any sandbox when it works in the project), their MCP servers and their
+/// permission rules.
+const AGENT_FOLDERS: [&str; 3] = [".claude", ".gemini", ".codex"];
+
+/// An agent's project settings: `.claude/settings*.json`, `.gemini/settings.json`,
+/// `.codex/config.toml` and `.codex/hooks.json`.
 fn is_agent_settings(rel: &Path) -> bool {
-    rel.parent() == Some(Path::new(".claude"))
-        && rel
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("settings") && n.ends_with(".json"))
+    let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    match rel.parent().and_then(|p| p.to_str()) {
+        Some(".claude") => name.starts_with("settings") && name.ends_with(".json"),
+        Some(".gemini") => name == "settings.json",
+        Some(".codex") => matches!(name, "config.toml" | "hooks.json"),
+        _ => false,
+    }
 }
 
 /// The protected paths that exist in `worktree`, to be made read-only.
@@ -249,11 +259,13 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    if let Ok(entries) = std::fs::read_dir(worktree.join(".claude")) {
-        for e in entries.flatten() {
-            let rel = Path::new(".claude").join(e.file_name());
-            if is_agent_settings(&rel) && e.file_type().is_ok_and(|t| !t.is_symlink()) {
-                out.push(worktree.join(rel));
+    for folder in AGENT_FOLDERS {
+        if let Ok(entries) = std::fs::read_dir(worktree.join(folder)) {
+            for e in entries.flatten() {
+                let rel = Path::new(folder).join(e.file_name());
+                if is_agent_settings(&rel) && e.file_type().is_ok_and(|t| !t.is_symlink()) {
+                    out.push(worktree.join(rel));
+                }
             }
         }
     }
@@ -283,8 +295,9 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
 /// be pinned as mount points: the kernel refuses to rename or remove a mount point, while
 /// a directory that merely contains read-only binds can be renamed away whole.
 pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = [".git", ".claude", ".git/modules", ".git/worktrees"]
+    let mut out: Vec<PathBuf> = [".git", ".git/modules", ".git/worktrees"]
         .iter()
+        .chain(AGENT_FOLDERS.iter())
         .map(|rel| worktree.join(rel))
         .filter(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_dir()))
         .collect();
@@ -405,15 +418,23 @@ mod tests {
             ".envrc",
             ".vscode/settings.json",
             ".claude/settings.local.json",
+            ".gemini/settings.json",
+            ".codex/config.toml",
+            ".codex/hooks.json",
             ".mcp.json",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
+        }
+        for p in [".claude", ".gemini", ".codex"] {
+            assert!(holds_protected(Path::new(p)), "{p}");
         }
         for p in [
             ".git/index",
             ".git/objects/ab/cd",
             "src/config",
             ".claude/notes.md",
+            ".gemini/notes.md",
+            ".codex/sessions",
             "a/.envrc",
             ".git/modules/lib/index",
             ".git/modules/lib/objects/ab/cd",

@@ -150,7 +150,15 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
     let input: Value = serde_json::from_slice(&buf).context("the hook input is not JSON")?;
     let call = HookInput::parse(agent, &input)?;
     let env = session::environment();
-    let home = env.get("HOME").map(PathBuf::from);
+    let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    // The agent expands `~` itself (from the password database when HOME is unset): a
+    // path fence cannot place is not judged.
+    let tilde = |p: &String| p == "~" || p.starts_with("~/");
+    if home.is_none() && call.tool.paths.iter().chain(&call.tool.patterns).any(tilde) {
+        bail!(
+            "the call names a path under `~`, and HOME is not set: fence cannot tell where it leads"
+        );
+    }
     let (project_dir, source) = match &a.worktree {
         Some(dir) => (Some(dir.clone()), "--worktree".to_string()),
         None => agent
@@ -226,6 +234,30 @@ impl HookInput {
             .as_object()
             .ok_or_else(|| anyhow!("the field `tool_input` is not an object"))?;
         let tool = tool_call(agent, name, input)?;
+        // Gemini CLI runs a shell command in the folder its `dir_path` (earlier
+        // `directory`) names, relative to the project: the line is judged from there.
+        let cwd = match (agent, tool.kind) {
+            (Agent::Gemini, ToolKind::Shell) => {
+                match ["dir_path", "directory"]
+                    .iter()
+                    .find_map(|k| input.get(*k).filter(|v| !v.is_null()).map(|v| (k, v)))
+                {
+                    None => cwd,
+                    Some((k, Value::String(d))) if !d.is_empty() => {
+                        if d.contains('\0') {
+                            bail!("{name}: tool_input.{k} holds a NUL byte");
+                        }
+                        let dir = cwd.join(d);
+                        if !dir.is_dir() {
+                            bail!("{name}: tool_input.{k} is not a directory: {d}");
+                        }
+                        dir
+                    }
+                    Some((k, _)) => bail!("{name}: tool_input.{k} is not a directory path"),
+                }
+            }
+            _ => cwd,
+        };
         let agent_plans = match obj.get("permission_mode") {
             None | Some(Value::Null) => false,
             Some(Value::String(m)) => m == "plan",
@@ -391,14 +423,20 @@ fn tool_call(agent: Agent, name: &str, input: &Map<String, Value>) -> Result<Too
                 .to_string(),
         );
     }
+    // Every key that names a path is judged, the worst winning: an agent's release may
+    // read another of the names its parameter has had.
     let mut named_path = false;
     for key in spec.path_keys {
         match input.get(*key) {
             None | Some(Value::Null) => continue,
+            Some(Value::String(s)) if s.contains('\0') => {
+                bail!("{name}: tool_input.{key} holds a NUL byte")
+            }
             Some(Value::String(s)) if !s.is_empty() => {
-                call.paths.push(s.clone());
+                if !call.paths.contains(s) {
+                    call.paths.push(s.clone());
+                }
                 named_path = true;
-                break;
             }
             Some(_) => bail!("{name}: tool_input.{key} is not a path"),
         }

@@ -41,16 +41,57 @@ pub fn find_worktree(
                 "refusing / as the worktree: it would fence nothing (use --force-worktree to insist)"
             );
         }
-        if let Some(h) = home.and_then(|h| std::fs::canonicalize(h).ok())
-            && real == h
-        {
+        if let Some(h) = home.and_then(|h| std::fs::canonicalize(h).ok()) {
+            if real == h {
+                bail!(
+                    "refusing your home directory {} as the worktree: it holds your credentials (use --force-worktree to insist)",
+                    real.display()
+                );
+            }
+            if h.starts_with(&real) {
+                bail!(
+                    "refusing {} as the worktree: your home directory {} lies in it, with your credentials (use --force-worktree to insist)",
+                    real.display(),
+                    h.display()
+                );
+            }
+        }
+        if is_system_folder(&real) {
             bail!(
-                "refusing your home directory {} as the worktree: it holds your credentials (use --force-worktree to insist)",
+                "refusing {} as the worktree: it is a system folder, where every write is refused (use --force-worktree to insist)",
                 real.display()
             );
         }
     }
     Ok(real)
+}
+
+/// A system root (SPEC §2: `/etc`, `/usr`, `/bin`, `/sbin`, `/lib*`, `/boot`, `/sys`,
+/// `/proc`) or a folder of one that holds no one's projects: everything under `/etc`,
+/// `/bin`, `/sbin`, `/lib*`, `/boot`, `/sys`, `/proc` and `/dev`, `/usr` itself and its
+/// program and library folders (`/usr/local/src/project` stays possible).
+fn is_system_folder(p: &Path) -> bool {
+    let parts: Vec<&str> = p
+        .components()
+        .skip(1)
+        .map(|c| c.as_os_str().to_str().unwrap_or(""))
+        .collect();
+    match parts.as_slice() {
+        [] => true,
+        [first, ..]
+            if matches!(
+                *first,
+                "etc" | "bin" | "sbin" | "boot" | "sys" | "proc" | "dev"
+            ) || first.starts_with("lib") =>
+        {
+            true
+        }
+        ["usr"] | ["usr", "share" | "local"] | ["usr", "local", "bin" | "sbin" | "lib"] => true,
+        ["usr", second, ..] => {
+            matches!(*second, "bin" | "sbin" | "libexec" | "include") || second.starts_with("lib")
+        }
+        _ => false,
+    }
 }
 
 /// The top of the git worktree that contains `dir`.
@@ -232,6 +273,51 @@ pub fn os_bytes(s: &OsString) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn system_folders_and_folders_holding_the_home_are_no_worktree() {
+        for p in [
+            "/",
+            "/etc",
+            "/etc/cron.d",
+            "/usr",
+            "/usr/bin",
+            "/usr/lib/x",
+            "/usr/local",
+            "/bin",
+            "/lib",
+            "/lib64",
+            "/lib/modules",
+            "/boot",
+            "/proc/self",
+            "/sys/kernel",
+            "/dev/shm",
+            "/usr/share",
+            "/usr/include/linux",
+        ] {
+            assert!(is_system_folder(Path::new(p)), "{p}");
+        }
+        for p in [
+            "/home/dev/repo",
+            "/usr/local/src/project",
+            "/srv/app",
+            "/opt/x",
+            "/tmp/w",
+        ] {
+            assert!(!is_system_folder(Path::new(p)), "{p}");
+        }
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        let err = find_worktree(Some(d.path()), d.path(), Some(&home), false).unwrap_err();
+        assert!(err.to_string().contains("your home directory"), "{err}");
+        assert!(find_worktree(Some(d.path()), d.path(), Some(&home), true).is_ok());
+        let err = find_worktree(Some(Path::new("/etc")), d.path(), None, false).unwrap_err();
+        assert!(err.to_string().contains("system folder"), "{err}");
+        let wt = d.path().join("wt");
+        std::fs::create_dir(&wt).unwrap();
+        assert!(find_worktree(Some(&wt), d.path(), Some(&home), false).is_ok());
+    }
 
     #[test]
     fn branch_is_read_from_head_and_linked_worktrees() {

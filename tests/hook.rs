@@ -1055,7 +1055,7 @@ fn codex_patches_are_read_as_codex_reads_them() {
             "fence.protected-path",
         ),
         (
-            &format!("*** Begin Patch\n*** Add File: x\t/../../../outside/y\n+x\n*** End Patch\n"),
+            "*** Begin Patch\n*** Add File: x\t/../../../outside/y\n+x\n*** End Patch\n",
             "tool.write-outside",
         ),
         (

@@ -355,6 +355,22 @@ impl Walker<'_> {
         a
     }
 
+    /// The values of `--option=VALUE` words (`prefix` is `--option=`), `~` expanded.
+    fn attached_values(&self, args: &[Arg], prefix: &str) -> Vec<Arg> {
+        args.iter()
+            .skip(1)
+            .filter_map(|a| {
+                let v = a.text.strip_prefix(prefix)?;
+                Some(self.expand_tilde(Arg {
+                    text: v.to_string(),
+                    known: a.known,
+                    home_based: v.starts_with('~'),
+                    ..Arg::default()
+                }))
+            })
+            .collect()
+    }
+
     /// A path the command writes (creates, truncates, appends, renames,
     /// changes metadata of).
     pub fn check_write_target(&mut self, a: &Arg, follow_final: bool, what: &str) {
@@ -4276,18 +4292,8 @@ impl Walker<'_> {
                     }
                     // `--one-top-level=DIR`: everything goes into DIR (an absolute DIR
                     // wherever `-C` is).
-                    for a in args.iter().skip(1) {
-                        if let Some(dir) = a.text.strip_prefix("--one-top-level=") {
-                            extra.push((
-                                self.expand_tilde(Arg {
-                                    text: dir.to_string(),
-                                    known: a.known,
-                                    home_based: dir.starts_with('~'),
-                                    ..Arg::default()
-                                }),
-                                "tar extract",
-                            ));
-                        }
+                    for dir in self.attached_values(args, "--one-top-level=") {
+                        extra.push((dir, "tar extract"));
                     }
                 }
                 if create {
@@ -4310,18 +4316,8 @@ impl Walker<'_> {
             },
             "rsync" => {
                 // `--backup-dir=DIR` (with `-b`): replaced files are moved there.
-                for a in args.iter().skip(1) {
-                    if let Some(dir) = a.text.strip_prefix("--backup-dir=") {
-                        extra.push((
-                            self.expand_tilde(Arg {
-                                text: dir.to_string(),
-                                known: a.known,
-                                home_based: dir.starts_with('~'),
-                                ..Arg::default()
-                            }),
-                            "rsync --backup-dir",
-                        ));
-                    }
+                for dir in self.attached_values(args, "--backup-dir=") {
+                    extra.push((dir, "rsync --backup-dir"));
                 }
                 if ops.len() >= 2 {
                     let dest = *ops.last().unwrap_or(&0);

@@ -394,7 +394,7 @@ impl Walker<'_> {
                     self.cur_writes = true;
                 } else {
                     self.cur_writes = true;
-                    self.find(
+                    self.find_outside_write(
                         RuleId::PathOutside,
                         format!("{what} writes outside the worktree: {}", p.display()),
                     );

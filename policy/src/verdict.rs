@@ -130,7 +130,20 @@ fn part_verdict(cls: &Classifier, ctx: Context, part: &Part) -> PartVerdict {
         .findings
         .iter()
         .filter(|f| table.rules[f.rule].contexts.contains(ctx))
-        .map(|f| judge(cls, ctx, mode, f.rule, &f.reason, &part.text))
+        .map(|f| {
+            let mut v = judge(cls, ctx, mode, f.rule, &f.reason, &part.text);
+            // A write outside the worktree is one of the events the kernel fence decides:
+            // auto-approve never answers it (SPEC §2, Modes), in a line as for a tool. (An
+            // exec under `fence run` runs: the kernel fence then refuses the write itself.)
+            if f.outside_write
+                && ctx == Context::Line
+                && mode == Mode::Auto
+                && v.action == Action::Allow
+            {
+                v.action = action_in(&table.rules[f.rule], Mode::Default);
+            }
+            v
+        })
         .collect();
     for (i, rule) in table.rules.iter().enumerate() {
         if let Origin::Custom { prefix } = &rule.origin
@@ -169,6 +182,7 @@ pub fn assemble(cls: &Classifier, ctx: Context, line: &str, mut w: Walker<'_>) -
         w.parts[first_net].findings.push(Finding {
             rule: RuleId::SecretExfiltrate as usize,
             reason: format!("the line reads {secret} and reaches the network"),
+            outside_write: false,
         });
     }
     let parts: Vec<PartVerdict> = w.parts.iter().map(|p| part_verdict(cls, ctx, p)).collect();

@@ -29,11 +29,14 @@ pub const MAX_DEPTH: usize = 64;
 const MAX_COMMANDS: usize = 20_000;
 
 /// One reason a rule applies to a part.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Finding {
     /// Index into the rule table.
     pub rule: usize,
     pub reason: String,
+    /// A write outside the worktree: an event the kernel fence decides under `fence run`,
+    /// so `--mode auto` asks rather than runs it (SPEC §2, Modes).
+    pub outside_write: bool,
 }
 
 /// One program position and what the analysis found there.
@@ -608,6 +611,19 @@ impl<'a> Walker<'a> {
         let f = Finding {
             rule: id as usize,
             reason: reason.into(),
+            outside_write: false,
+        };
+        if !self.cur.contains(&f) {
+            self.cur.push(f);
+        }
+    }
+
+    /// [`Self::find`] for a write outside the worktree ([`Finding::outside_write`]).
+    pub fn find_outside_write(&mut self, id: RuleId, reason: impl Into<String>) {
+        let f = Finding {
+            rule: id as usize,
+            reason: reason.into(),
+            outside_write: true,
         };
         if !self.cur.contains(&f) {
             self.cur.push(f);
@@ -622,6 +638,7 @@ impl<'a> Walker<'a> {
             findings: vec![Finding {
                 rule: id as usize,
                 reason: reason.into(),
+                outside_write: false,
             }],
         });
     }
@@ -641,11 +658,13 @@ impl<'a> Walker<'a> {
                 part.findings.push(Finding {
                     rule: RuleId::PlanWrite as usize,
                     reason: "plan mode: this command writes".into(),
+                    outside_write: false,
                 });
             } else if test_runner {
                 part.findings.push(Finding {
                     rule: RuleId::PlanTestRunner as usize,
                     reason: "plan mode: test runners and type checkers run".into(),
+                    outside_write: false,
                 });
             }
         }

@@ -5058,6 +5058,24 @@ fn case_changes_and_replacements_of_a_known_value_are_worked_out() {
 }
 
 #[test]
+fn auto_mode_asks_about_a_line_that_writes_outside_the_worktree() {
+    // Writes outside are what the kernel fence decides under `fence run`: auto-approve
+    // never answers them, in a line as for the Write tool. Reads outside still run.
+    check_actions(
+        &in_mode(Mode::Auto),
+        &[
+            ("echo x >> ~/.bashrc", Action::Ask),
+            ("cp build/out /tmp/out", Action::Ask),
+            ("tee /tmp/log < x", Action::Ask),
+            ("touch ../sibling/x", Action::Ask),
+            ("cat /tmp/notes.txt", Action::Allow),
+            ("cargo build", Action::Allow),
+            ("echo x > build/log", Action::Allow),
+        ],
+    );
+}
+
+#[test]
 fn a_name_reference_expands_to_the_variable_it_names() {
     check(
         &classifier(),

@@ -68,8 +68,8 @@ pub fn find_worktree(
 
 /// A system root (SPEC §2: `/etc`, `/usr`, `/bin`, `/sbin`, `/lib*`, `/boot`, `/sys`,
 /// `/proc`) or a folder of one that holds no one's projects: everything under `/etc`,
-/// `/bin`, `/sbin`, `/lib*`, `/boot`, `/sys`, `/proc` and `/dev`, `/usr` itself and its
-/// program and library folders (`/usr/local/src/project` stays possible).
+/// `/bin`, `/sbin`, `/lib*`, `/boot`, `/sys`, `/proc` and `/dev` (not `/dev/shm`), `/usr`
+/// itself and its program and library folders (`/usr/local/src/project` stays possible).
 fn is_system_folder(p: &Path) -> bool {
     let parts: Vec<&str> = p
         .components()
@@ -78,6 +78,8 @@ fn is_system_folder(p: &Path) -> bool {
         .collect();
     match parts.as_slice() {
         [] => true,
+        // `/dev/shm` is a tmpfs people do work in.
+        ["dev", "shm", ..] => false,
         [first, ..]
             if matches!(
                 *first,
@@ -291,7 +293,7 @@ mod tests {
             "/boot",
             "/proc/self",
             "/sys/kernel",
-            "/dev/shm",
+            "/dev/pts",
             "/usr/share",
             "/usr/include/linux",
         ] {
@@ -303,6 +305,7 @@ mod tests {
             "/srv/app",
             "/opt/x",
             "/tmp/w",
+            "/dev/shm/w",
         ] {
             assert!(!is_system_folder(Path::new(p)), "{p}");
         }

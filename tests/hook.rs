@@ -1099,6 +1099,26 @@ fn a_gemini_shell_command_is_judged_in_its_own_folder() {
     assert_eq!(r.json()["decision"], "allow", "{r:?}");
     let r = gemini("auto", json!({"command": "ls", "dir_path": "missing"}));
     assert_eq!(r.status, 2, "{r:?}");
+    // `..` is taken away as text, as Gemini resolves the folder: through a symlinked
+    // folder the line would seem to run one level deeper.
+    let wt = &e.worktree;
+    std::fs::create_dir_all(wt.join("a/b")).unwrap();
+    std::fs::create_dir_all(wt.join("a/y")).unwrap();
+    std::fs::create_dir_all(wt.join("y")).unwrap();
+    symlink("a/b", wt.join("x")).unwrap();
+    let r = gemini(
+        "auto",
+        json!({"command": "rm -rf ../../.ssh", "dir_path": "x/../y"}),
+    );
+    let v = r.json();
+    assert_eq!(v["decision"], "deny", "{r:?}");
+    assert!(
+        v["reason"].as_str().unwrap().contains("fs.delete-outside"),
+        "{r:?}"
+    );
+    // A folder named under a key Gemini no longer reads is not judged.
+    let r = gemini("auto", json!({"command": "ls", "directory": "src"}));
+    assert_eq!(r.status, 2, "{r:?}");
 }
 
 /// Every path parameter a tool input carries is judged; a NUL byte in one, or `~` with no

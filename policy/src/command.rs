@@ -5179,7 +5179,9 @@ impl Walker<'_> {
             .or_else(|| args.get(1).and_then(|a| a.value().map(str::to_string)))
             .or_else(|| inv.io.piped.clone());
         match text {
-            Some(t) => self.judge_patch(&t, "apply_patch"),
+            Some(t) => {
+                self.judge_patch(&t, "apply_patch");
+            }
             None => {
                 self.cur_writes = true;
                 self.find(
@@ -5480,9 +5482,10 @@ impl Walker<'_> {
     }
 
     /// A patch is judged by the worst path its file lines touch.
-    pub fn judge_patch(&mut self, text: &str, what: &str) {
+    pub fn judge_patch(&mut self, text: &str, what: &str) -> usize {
         self.cur_writes = true;
         let paths = crate::patch::touched_paths(text);
+        let named = paths.len();
         if paths.is_empty() {
             self.find(
                 RuleId::WriteInside,
@@ -5498,7 +5501,7 @@ impl Walker<'_> {
                     paths.len()
                 ),
             );
-            return;
+            return named;
         }
         for p in paths {
             let a = self.expand_tilde(Arg {
@@ -5509,6 +5512,7 @@ impl Walker<'_> {
             });
             self.check_write_target(&a, true, what);
         }
+        named
     }
 }
 

@@ -500,9 +500,9 @@ impl Classifier {
             Some(cwd.to_path_buf()),
             None,
         );
-        w.judge_patch(patch, "patch");
+        let named = w.judge_patch(patch, "patch");
         tool::as_tool_edit(&mut w);
-        if crate::patch::touched_paths(patch).is_empty() {
+        if named == 0 {
             // Nothing to judge it by: never allowed as an edit that writes nowhere.
             w.find(
                 RuleId::ParseError,

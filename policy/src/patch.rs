@@ -1,11 +1,14 @@
 //! The files a patch touches: Codex `apply_patch` envelopes and unified
 //! diffs (plain or `git diff` style). A patch is judged by the worst of them.
 
-/// Every path a patch writes, creates, deletes or renames, as written.
+/// Every path a patch writes, creates, deletes or renames, as written, in order, each
+/// once (a set keeps the dedup linear: a hook input of hundreds of thousands of file lines
+/// is read in time).
 pub fn touched_paths(patch: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut add = |p: String| {
-        if !p.is_empty() && p != "/dev/null" && !out.contains(&p) {
+        if !p.is_empty() && p != "/dev/null" && seen.insert(p.clone()) {
             out.push(p);
         }
     };

@@ -355,11 +355,18 @@ pub fn is_protected(rel: &Path) -> bool {
         if matches!(*part, b".gemini" | b".codex") {
             return match parts.get(i + 1..) {
                 Some([]) | None => true,
-                Some([name]) => match *part {
-                    b".gemini" => *name == b"settings.json",
-                    _ => matches!(*name, b"config.toml" | b"hooks.json"),
+                Some([name, ..]) => match *part {
+                    // `.env` is loaded into Gemini CLI's environment; `policies/` and
+                    // Codex's `rules/` say what runs unasked.
+                    b".gemini" => {
+                        matches!(*name, b"settings.json" | b".env") && parts.len() == i + 2
+                            || *name == b"policies"
+                    }
+                    _ => {
+                        matches!(*name, b"config.toml" | b"hooks.json") && parts.len() == i + 2
+                            || *name == b"rules"
+                    }
                 },
-                Some(_) => false,
             };
         }
     }
@@ -623,6 +630,9 @@ mod tests {
             ".codex/config.toml",
             ".codex/hooks.json",
             "sub/.gemini/settings.json",
+            ".gemini/.env",
+            ".gemini/policies/x.toml",
+            ".codex/rules/default.rules",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }

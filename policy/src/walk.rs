@@ -484,11 +484,14 @@ impl<'a> Walker<'a> {
         name
     }
 
+    /// Sets `name` (through a name reference, the variable it names: `r=x` after
+    /// `declare -n r=d` sets `d`).
     pub(crate) fn set_var(&mut self, name: &str, value: Option<String>) {
-        if let Some(elements) = self.state.arrays.get_mut(name) {
+        let name = self.referenced(name).to_string();
+        if let Some(elements) = self.state.arrays.get_mut(&name) {
             *elements = None;
         }
-        self.state.vars.insert(name.to_string(), value);
+        self.state.vars.insert(name, value);
     }
 
     /// A walker starting in `cwd`; `branch` overrides the session's current
@@ -995,16 +998,17 @@ impl<'a> Walker<'a> {
                 let literal = !values.is_empty()
                     && values.len() <= 8
                     && values.iter().all(|v| v.known && !v.glob && !v.brace);
-                if literal {
+                // A name reference as the loop variable names each word in turn: its value
+                // is not worked out.
+                let nameref = self.state.namerefs.remove(&f.variable_name).is_some();
+                if literal && !nameref {
                     // Each value is known: judge the body with each.
                     for v in values {
-                        self.state
-                            .vars
-                            .insert(f.variable_name.clone(), Some(v.text.clone()));
+                        self.set_var(&f.variable_name, Some(v.text.clone()));
                         self.walk_list(&f.body.list);
                     }
                 } else {
-                    self.state.vars.insert(f.variable_name.clone(), None);
+                    self.set_var(&f.variable_name, None);
                     self.walk_list(&f.body.list);
                 }
             }
@@ -1251,16 +1255,18 @@ impl<'a> Walker<'a> {
                                 && args[1..]
                                     .iter()
                                     .any(|f| f.text.starts_with('-') && f.text[1..].contains('n'));
-                            let target = (nameref && value.known && is_name(&value.text))
-                                .then(|| value.text.clone());
-                            self.state.vars.insert(
-                                n.clone(),
-                                (value.known && !nameref).then(|| value.text.clone()),
-                            );
-                            match target {
-                                Some(t) => self.state.namerefs.insert(n.clone(), t),
-                                None => self.state.namerefs.remove(n),
-                            };
+                            if nameref {
+                                self.state.vars.insert(n.clone(), None);
+                                match (value.known && is_name(&value.text))
+                                    .then(|| value.text.clone())
+                                {
+                                    Some(t) => self.state.namerefs.insert(n.clone(), t),
+                                    None => self.state.namerefs.remove(n),
+                                };
+                            } else {
+                                // Through a name reference declared before, as any assignment.
+                                self.set_var(n, value.known.then(|| value.text.clone()));
+                            }
                         }
                         self.push_word(&w.value, &mut args, &mut noticed);
                     }

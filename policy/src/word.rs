@@ -734,28 +734,28 @@ fn parameter(
             indirect,
             pattern,
         } if no_pattern(pattern) => {
-            lookup(parameter, *indirect, noticed, assumed).map(|v| v.to_uppercase())
+            lookup(parameter, *indirect, noticed, assumed).and_then(|v| ascii_case(&v, true))
         }
         ParameterExpr::LowercasePattern {
             parameter,
             indirect,
             pattern,
         } if no_pattern(pattern) => {
-            lookup(parameter, *indirect, noticed, assumed).map(|v| v.to_lowercase())
+            lookup(parameter, *indirect, noticed, assumed).and_then(|v| ascii_case(&v, false))
         }
         ParameterExpr::UppercaseFirstChar {
             parameter,
             indirect,
             pattern,
         } if no_pattern(pattern) => {
-            lookup(parameter, *indirect, noticed, assumed).map(|v| first_char(&v, true))
+            lookup(parameter, *indirect, noticed, assumed).and_then(|v| first_char(&v, true))
         }
         ParameterExpr::LowercaseFirstChar {
             parameter,
             indirect,
             pattern,
         } if no_pattern(pattern) => {
-            lookup(parameter, *indirect, noticed, assumed).map(|v| first_char(&v, false))
+            lookup(parameter, *indirect, noticed, assumed).and_then(|v| first_char(&v, false))
         }
         ParameterExpr::Transform {
             parameter,
@@ -769,11 +769,11 @@ fn parameter(
         ) =>
         {
             let v = lookup(parameter, *indirect, noticed, assumed)?;
-            Some(match op {
-                brush_parser::word::ParameterTransformOp::ToUpperCase => v.to_uppercase(),
-                brush_parser::word::ParameterTransformOp::ToLowerCase => v.to_lowercase(),
+            match op {
+                brush_parser::word::ParameterTransformOp::ToUpperCase => ascii_case(&v, true),
+                brush_parser::word::ParameterTransformOp::ToLowerCase => ascii_case(&v, false),
                 _ => first_char(&v, true),
-            })
+            }
         }
         // `${b/X/y}`, `${b//X/y}`, `${b/#X/y}`, `${b/%X/y}` with plain text for both.
         ParameterExpr::ReplaceSubstring {
@@ -785,7 +785,14 @@ fn parameter(
         } => {
             let v = lookup(parameter, *indirect, noticed, assumed)?;
             let with = replacement.as_deref().unwrap_or("");
-            let plain = |t: &str| !t.contains(['$', '\\', '`', '\'', '"', '*', '?', '[', '~']);
+            // Plain text only: no quoting or expansion, no glob or extglob operator, and
+            // no `&`, which bash 5.2's `patsub_replacement` turns into the matched text.
+            let plain = |t: &str| {
+                !t.contains([
+                    '$', '\\', '`', '\'', '"', '*', '?', '[', '~', '&', '(', ')', '!', '@', '+',
+                    '|',
+                ])
+            };
             if pattern.is_empty() || !plain(pattern) || !plain(with) {
                 return None;
             }
@@ -820,14 +827,27 @@ fn no_pattern(pattern: &Option<String>) -> bool {
     pattern.as_deref().is_none_or(str::is_empty)
 }
 
-/// `v` with its first character upper- or lower-cased.
-fn first_char(v: &str, upper: bool) -> String {
-    let mut chars = v.chars();
-    match chars.next() {
-        Some(c) if upper => c.to_uppercase().chain(chars).collect(),
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
+/// `v` upper- or lower-cased, when it is ASCII: bash maps each character with the C
+/// library's `towupper`/`towlower` in the locale the line runs in, which Unicode's full
+/// case mapping (`İ` to `i̇`, `ß` to `SS`) does not match; any other value is not worked out.
+fn ascii_case(v: &str, upper: bool) -> Option<String> {
+    v.is_ascii().then(|| {
+        if upper {
+            v.to_ascii_uppercase()
+        } else {
+            v.to_ascii_lowercase()
+        }
+    })
+}
+
+/// `v` with its first character upper- or lower-cased (ASCII values only, as above).
+fn first_char(v: &str, upper: bool) -> Option<String> {
+    if v.is_empty() {
+        return Some(String::new());
     }
+    let first = v.get(..1)?;
+    let first = ascii_case(first, upper)?;
+    v.is_ascii().then(|| format!("{first}{}", &v[1..]))
 }
 
 /// `${v%p}`, `${v%%p}`, `${v#p}`, `${v##p}`: `v` without the shortest or

@@ -5053,6 +5053,20 @@ fn case_changes_and_replacements_of_a_known_value_are_worked_out() {
             ("b=feature; git push origin ${b^^}", red("git.push")),
             // A pattern the value is not worked out with stays unknown: red, asked.
             ("b=MAIN; git push origin ${b,,[A-M]}", red("git.push")),
+            // bash 5.2 puts the match where `&` stands in a replacement; a case change of
+            // a value beyond ASCII follows the locale: neither is worked out.
+            (
+                "c=gt; ${c/g/&i} push --force origin main",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "c=GİT; ${c,,} push -f origin main",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "c=git; ${c/+(g)/g} push -f",
+                refused("shell.dynamic-program"),
+            ),
         ],
     );
 }
@@ -5094,6 +5108,15 @@ fn a_name_reference_expands_to_the_variable_it_names() {
                 refused("secret.exfiltrate"),
             ),
             ("declare -n r=SRC; ls \"$r\"", yellow("default.unknown")),
+            // An assignment through the reference sets the variable it names.
+            (
+                "declare -n r=d; d=build; r=$HOME; rm -rf \"$r\"",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "declare -n r=d; declare r=/; rm -rf \"$d\"",
+                refused("fs.delete-outside"),
+            ),
         ],
     );
 }

@@ -14,7 +14,15 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 4] = [".git/hooks", ".vscode", ".idea", SPARE_HOME];
+const PROTECTED_TREES: [&str; 6] = [
+    ".git/hooks",
+    ".vscode",
+    ".idea",
+    SPARE_HOME,
+    // Codex's and Gemini CLI's project rules of what runs unasked.
+    ".codex/rules",
+    ".gemini/policies",
+];
 
 /// Where, in the worktree, `fence run` keeps the empty folders it hands to the sandbox as
 /// new folders of the worktree's root (the supervisor's `spare_folders`): a protected tree,
@@ -222,15 +230,17 @@ fn is_linked_worktree_config(rel: &Path) -> bool {
 /// permission rules.
 const AGENT_FOLDERS: [&str; 3] = [".claude", ".gemini", ".codex"];
 
-/// An agent's project settings: `.claude/settings*.json`, `.gemini/settings.json`,
-/// `.codex/config.toml` and `.codex/hooks.json`.
+/// An agent's project settings: `.claude/settings*.json`, `.gemini/settings.json` and
+/// `.gemini/.env`, `.codex/config.toml` and `.codex/hooks.json`.
 fn is_agent_settings(rel: &Path) -> bool {
     let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
     match rel.parent().and_then(|p| p.to_str()) {
         Some(".claude") => name.starts_with("settings") && name.ends_with(".json"),
-        Some(".gemini") => name == "settings.json",
+        // `.gemini/.env` is loaded into Gemini CLI's environment, which the programs it
+        // starts outside any sandbox inherit (PATH, NODE_OPTIONS…).
+        Some(".gemini") => matches!(name, "settings.json" | ".env"),
         Some(".codex") => matches!(name, "config.toml" | "hooks.json"),
         _ => false,
     }
@@ -421,6 +431,9 @@ mod tests {
             ".gemini/settings.json",
             ".codex/config.toml",
             ".codex/hooks.json",
+            ".codex/rules/default.rules",
+            ".gemini/.env",
+            ".gemini/policies/p.toml",
             ".mcp.json",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");

@@ -17,7 +17,7 @@
 //! stderr, and exit status 2, which all three agents read as "block".
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use clap::Args;
@@ -190,12 +190,15 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
     }
     session::protect_git_code(&mut loaded.settings);
     let classifier = Classifier::new(loaded.settings)?;
-    Ok(classifier.classify_tool(&call.tool, &call.cwd))
+    Ok(classifier.classify_tool(&call.tool, &call.run_cwd))
 }
 
 /// The fields of a hook input fence needs.
 struct HookInput {
+    /// The agent's working directory: the worktree is found from it.
     cwd: PathBuf,
+    /// Where the tool runs, which it is judged from (Gemini's `dir_path`, else `cwd`).
+    run_cwd: PathBuf,
     tool: ToolCall,
     /// The agent says it is in plan mode (Claude Code's and Codex's
     /// `permission_mode`): fence's plan mode applies for the turn.
@@ -234,29 +237,31 @@ impl HookInput {
             .as_object()
             .ok_or_else(|| anyhow!("the field `tool_input` is not an object"))?;
         let tool = tool_call(agent, name, input)?;
-        // Gemini CLI runs a shell command in the folder its `dir_path` (earlier
-        // `directory`) names, relative to the project: the line is judged from there.
-        let cwd = match (agent, tool.kind) {
+        // Gemini CLI runs a shell command in the folder its `dir_path` names, resolved
+        // against the project as Node's `path.resolve` does (`..` taken away as text, not
+        // through links): the line is judged from there. An input naming the folder under
+        // another key is not judged (which one the agent runs in cannot be told).
+        let run_cwd = match (agent, tool.kind) {
             (Agent::Gemini, ToolKind::Shell) => {
-                match ["dir_path", "directory"]
-                    .iter()
-                    .find_map(|k| input.get(*k).filter(|v| !v.is_null()).map(|v| (k, v)))
-                {
-                    None => cwd,
-                    Some((k, Value::String(d))) if !d.is_empty() => {
+                if input.get("directory").is_some_and(|v| !v.is_null()) {
+                    bail!("{name}: tool_input.directory: fence judges Gemini's dir_path only");
+                }
+                match input.get("dir_path") {
+                    None | Some(Value::Null) => cwd.clone(),
+                    Some(Value::String(d)) if !d.is_empty() => {
                         if d.contains('\0') {
-                            bail!("{name}: tool_input.{k} holds a NUL byte");
+                            bail!("{name}: tool_input.dir_path holds a NUL byte");
                         }
-                        let dir = cwd.join(d);
+                        let dir = lexical_join(&cwd, d);
                         if !dir.is_dir() {
-                            bail!("{name}: tool_input.{k} is not a directory: {d}");
+                            bail!("{name}: tool_input.dir_path is not a directory: {d}");
                         }
                         dir
                     }
-                    Some((k, _)) => bail!("{name}: tool_input.{k} is not a directory path"),
+                    Some(_) => bail!("{name}: tool_input.dir_path is not a directory path"),
                 }
             }
-            _ => cwd,
+            _ => cwd.clone(),
         };
         let agent_plans = match obj.get("permission_mode") {
             None | Some(Value::Null) => false,
@@ -265,10 +270,28 @@ impl HookInput {
         };
         Ok(HookInput {
             cwd,
+            run_cwd,
             tool,
             agent_plans,
         })
     }
+}
+
+/// `rel` resolved against `base` as text, the way Node's `path.resolve` does: `.` and
+/// `..` are taken away without looking at the filesystem (a symlinked folder followed by
+/// `..` is not left through its target).
+fn lexical_join(base: &Path, rel: &str) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in base.join(rel).components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn string_field<'v>(obj: &'v Map<String, Value>, key: &str) -> Result<&'v str> {

@@ -270,23 +270,30 @@ fn remove_at(dir: &OwnedFd, name: &CStr, depth: usize, top: &OwnedFd, moves: &mu
         return;
     }
     if depth >= MAX_DEPTH {
-        let Ok(to) = std::ffi::CString::new(format!(".fence-deep-{}", moves.next)) else {
-            return;
-        };
-        moves.next += 1;
-        // SAFETY: renameat2 of NUL-terminated names relative to our descriptors; it never
-        // replaces a name in `top` (a name taken is skipped: the next pass tries another).
-        if unsafe {
-            libc::renameat2(
-                dir.as_raw_fd(),
-                name.as_ptr(),
-                top.as_raw_fd(),
-                to.as_ptr(),
-                libc::RENAME_NOREPLACE,
-            )
-        } == 0
-        {
-            moves.done += 1;
+        // A name the sandbox may have taken in `top` already is skipped for the next.
+        for _ in 0..64 {
+            let Ok(to) = std::ffi::CString::new(format!(".fence-deep-{}", moves.next)) else {
+                return;
+            };
+            moves.next += 1;
+            // SAFETY: renameat2 of NUL-terminated names relative to our descriptors; it
+            // never replaces a name in `top`.
+            if unsafe {
+                libc::renameat2(
+                    dir.as_raw_fd(),
+                    name.as_ptr(),
+                    top.as_raw_fd(),
+                    to.as_ptr(),
+                    libc::RENAME_NOREPLACE,
+                )
+            } == 0
+            {
+                moves.done += 1;
+                return;
+            }
+            if std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+                return;
+            }
         }
         return;
     }

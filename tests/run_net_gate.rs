@@ -85,13 +85,14 @@ fn host_address() -> Option<IpAddr> {
 }
 
 /// Where a direct connect of the sandbox to a host server is a question, and the rule that
-/// asks: the host's loopback without a network namespace; else this host's own address.
+/// asks: the host's loopback without a network namespace; else this host's own address,
+/// asked as one (`fence.net-host-address`).
 fn direct_destination(w: &World, test: &str) -> Option<(IpAddr, &'static str)> {
     if w.who == Who::UnprivilegedWithoutNamespaces {
         return Some((IpAddr::from([127, 0, 0, 1]), "fence.net-host-loopback"));
     }
     match host_address() {
-        Some(ip) => Some((ip, "fence.net-outside")),
+        Some(ip) => Some((ip, "fence.net-host-address")),
         None => {
             support::skip(
                 test,
@@ -179,10 +180,12 @@ fn direct_connect(w: &World, test: &str, answers: &str, extra: &[&str]) -> Optio
 
 /// What a question under `rule` says it is about.
 fn what(rule: &str) -> &'static str {
-    if rule == "fence.net-host-loopback" {
-        "connection to a host service on loopback"
-    } else {
-        "connection to a destination no rule allows"
+    match rule {
+        "fence.net-host-loopback" => "connection to a host service on loopback",
+        "fence.net-host-address" => {
+            "connection to an address of this machine (its services that listen on every address answer there)"
+        }
+        _ => "connection to a destination no rule allows",
     }
 }
 

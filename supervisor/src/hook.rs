@@ -252,7 +252,8 @@ impl HookInput {
                         if d.contains('\0') {
                             bail!("{name}: tool_input.dir_path holds a NUL byte");
                         }
-                        let dir = lexical_join(&cwd, d);
+                        // As text, as Node's `path.resolve` does (`..` not through links).
+                        let dir = policy::path::normalize(&cwd, Path::new(d));
                         if !dir.is_dir() {
                             bail!("{name}: tool_input.dir_path is not a directory: {d}");
                         }
@@ -275,23 +276,6 @@ impl HookInput {
             agent_plans,
         })
     }
-}
-
-/// `rel` resolved against `base` as text, the way Node's `path.resolve` does: `.` and
-/// `..` are taken away without looking at the filesystem (a symlinked folder followed by
-/// `..` is not left through its target).
-fn lexical_join(base: &Path, rel: &str) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in base.join(rel).components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 fn string_field<'v>(obj: &'v Map<String, Value>, key: &str) -> Result<&'v str> {

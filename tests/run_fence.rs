@@ -6336,6 +6336,252 @@ int main(void) {{
     );
 }
 
+/// An open of `/proc/self/fd/N` on a pipe (`/dev/stdout` in a pipeline) is carried out by
+/// the supervisor, outside Landlock. A thread swapping descriptor N between a pipe and a
+/// named FIFO outside the worktree (held with `O_PATH`) during 5,000 such opens never gets
+/// the FIFO opened for writing: its reader, outside, receives nothing.
+fn a_named_fifo_swapped_behind_a_pipes_descriptor_link_gets_nothing_written(w: &World) {
+    let test = "a_named_fifo_swapped_behind_a_pipes_descriptor_link_gets_nothing_written";
+    if !cc_ready(test) {
+        return;
+    }
+    let fifo = w.outside.join("host.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o666)).unwrap();
+    w.own(&fifo);
+    std::fs::set_permissions(&fifo, std::fs::Permissions::from_mode(0o666)).unwrap();
+    // The host's reader, open before the sandbox starts (a writer's open then succeeds).
+    use std::os::unix::fs::OpenOptionsExt;
+    let reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let src = r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static int fifo, pipe_w;
+static volatile int stop;
+static void *swap(void *arg) {
+    (void)arg;
+    while (!stop) { dup2(pipe_w, 10); dup2(fifo, 10); }
+    return 0;
+}
+int main(int argc, char **argv) {
+    int p[2];
+    if (argc < 2 || pipe(p) != 0) return 2;
+    pipe_w = p[1];
+    fifo = open(argv[1], O_PATH);
+    if (fifo < 0) { perror("open fifo"); return 2; }
+    struct stat pst;
+    fstat(pipe_w, &pst);
+    pthread_t t;
+    pthread_create(&t, 0, swap, 0);
+    int pipes = 0, others = 0;
+    for (int i = 0; i < 5000; i++) {
+        int fd = open("/proc/self/fd/10", O_WRONLY | O_NONBLOCK);
+        if (fd < 0) continue;
+        struct stat st;
+        fstat(fd, &st);
+        if (st.st_ino == pst.st_ino) pipes++;
+        else { others++; (void)!write(fd, "escaped\n", 8); }
+        close(fd);
+        /* Drain the pipe now and then so that it never fills. */
+        if (i % 512 == 0) { char buf[4096]; fcntl(p[0], F_SETFL, O_NONBLOCK); while (read(p[0], buf, sizeof buf) > 0) {} }
+    }
+    stop = 1;
+    pthread_join(t, 0);
+    printf("%d %d\n", pipes, others);
+    return 0;
+}
+"#;
+    let bin = w.compile_c("fiforace", src);
+    let out = w
+        .fence(&[
+            "--quiet-blocks".as_ref(),
+            "--".as_ref(),
+            bin.as_os_str(),
+            fifo.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut got = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut &reader, &mut got);
+    assert!(
+        got.is_empty(),
+        "the FIFO outside received {:?} ({})",
+        String::from_utf8_lossy(&got),
+        stdout(&out)
+    );
+    let counts: Vec<u32> = stdout(&out)
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert!(
+        counts.len() == 2 && counts[0] > 0 && counts[1] == 0,
+        "pipe reopens and other objects reached: {counts:?}"
+    );
+}
+
+/// Descriptors fence was started with (its standard streams) are the host's: a file in
+/// the host's /dev/shm as stdout reads, in the sandbox's view, as a path of its own private
+/// /dev/shm. No metadata change made through it — `fchmod`, `futimens`, `chmod` or `utime`
+/// of `/proc/self/fd/1` or `/dev/stdout` — reaches the host's file. (A folder as a standard
+/// descriptor is refused at start.)
+fn metadata_through_descriptors_from_outside_changes_nothing_outside(w: &World) {
+    let test = "metadata_through_descriptors_from_outside_changes_nothing_outside";
+    if !python_ready(test) || !private_shm_ready(w, test) {
+        return;
+    }
+    let shm = tempfile::Builder::new()
+        .prefix("fence-it-")
+        .tempdir_in("/dev/shm")
+        .unwrap();
+    let dir = shm.path().to_path_buf();
+    w.own(&dir);
+    let out_log = dir.join("out.log");
+    std::fs::write(&out_log, "host\n").unwrap();
+    w.own(&out_log);
+    std::fs::set_permissions(&out_log, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = |p: &Path| {
+        let m = std::fs::metadata(p).unwrap();
+        let xattr = xattr_names(p);
+        (m.mode() & 0o7777, m.mtime(), xattr)
+    };
+    let log_before = before(&out_log);
+    w.write(
+        "meta.py",
+        r#"import os, sys
+done = []
+def attempt(name, f):
+    try:
+        f()
+        done.append(name)
+    except OSError:
+        pass
+attempt("fchmod", lambda: os.fchmod(1, 0o606))
+attempt("futimens", lambda: os.utime(1, (5, 5)))
+attempt("chmod-link", lambda: os.chmod("/proc/self/fd/1", 0o666))
+attempt("utime-link", lambda: os.utime("/proc/self/fd/1", (6, 6)))
+attempt("chmod-dev-stdout", lambda: os.chmod("/dev/stdout", 0o666))
+attempt("xattr-link", lambda: os.setxattr("/proc/self/fd/1", "user.fence", b"x"))
+sys.stderr.write("ran " + " ".join(done) + "\n")
+"#,
+    );
+    let stdout_file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&out_log)
+        .unwrap();
+    let out = w
+        .fence(&[
+            "--quiet-blocks".as_ref(),
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "meta.py".as_ref(),
+        ])
+        .stdout(stdout_file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("ran"), "{}", stderr(&out));
+    assert_eq!(
+        before(&out_log),
+        log_before,
+        "the host's file behind stdout changed ({})",
+        stderr(&out)
+    );
+}
+
+/// The names of `path`'s extended attributes (listxattr), sorted.
+fn xattr_names(path: &Path) -> Vec<Vec<u8>> {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: a NUL-terminated path and a buffer of the given size.
+    let n = unsafe { libc::listxattr(c.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    if n <= 0 {
+        return Vec::new();
+    }
+    let mut names: Vec<Vec<u8>> = buf[..n as usize]
+        .split(|b| *b == 0)
+        .filter(|n| !n.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    names.sort();
+    names
+}
+
+/// A thread swapping descriptor 10 between a file in the worktree and fence's own stdout (a
+/// file outside the worktree) while `chmod("/proc/self/fd/10")` runs 3,000 times never
+/// changes the outside file's mode.
+fn a_thread_swapping_a_descriptor_during_chmod_never_changes_an_outside_file(w: &World) {
+    let test = "a_thread_swapping_a_descriptor_during_chmod_never_changes_an_outside_file";
+    if !cc_ready(test) {
+        return;
+    }
+    let log = w.write_outside("out.log", "");
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o600)).unwrap();
+    w.write("inside.txt", "mine");
+    let src = r#"#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static int inside, outside;
+static volatile int stop;
+static void *swap(void *arg) {
+    (void)arg;
+    while (!stop) { dup2(inside, 10); dup2(outside, 10); }
+    return 0;
+}
+int main(void) {
+    inside = open("inside.txt", O_RDONLY);
+    outside = dup(1);
+    if (inside < 0 || outside < 0) return 2;
+    pthread_t t;
+    pthread_create(&t, 0, swap, 0);
+    int ok = 0, refused = 0;
+    for (int i = 0; i < 3000; i++) {
+        if (chmod("/proc/self/fd/10", 0666) == 0) ok++; else refused++;
+    }
+    stop = 1;
+    pthread_join(t, 0);
+    fprintf(stderr, "counts %d %d\n", ok, refused);
+    return 0;
+}
+"#;
+    let bin = w.compile_c("fdswap", src);
+    let stdout_file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let out = w
+        .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
+        .stdout(stdout_file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::metadata(&log).unwrap().mode() & 0o7777,
+        0o600,
+        "the outside file's mode changed ({})",
+        stderr(&out)
+    );
+    let counts: Vec<u32> = stderr(&out)
+        .lines()
+        .find_map(|l| l.strip_prefix("counts "))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        counts.len() == 2 && counts[0] > 0 && counts[1] > 0,
+        "race not exercised: {counts:?} ({})",
+        stderr(&out)
+    );
+}
+
 fn datagram_to_an_outside_unix_socket_gets_nothing_through(w: &World) {
     let path = w.outside.join("log.sock");
     let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
@@ -6851,6 +7097,9 @@ both_ways!(
     a_worktree_under_dev_shm_is_the_hosts_and_the_rest_private,
     abstract_unix_names_of_the_host_cannot_be_taken,
     a_symlink_swapped_during_chmod_never_changes_an_outside_file,
+    a_named_fifo_swapped_behind_a_pipes_descriptor_link_gets_nothing_written,
+    metadata_through_descriptors_from_outside_changes_nothing_outside,
+    a_thread_swapping_a_descriptor_during_chmod_never_changes_an_outside_file,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
     a_fork_bomb_meets_its_pid_namespaces_own_limit,

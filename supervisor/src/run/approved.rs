@@ -75,10 +75,11 @@ pub enum Operation {
         dev: u64,
     },
     /// An open through the caller's own descriptor link (`/proc/<tgid>/fd/N`) of an object
-    /// without a path: reopened from that link and kept only if it is a pipe or a socket
-    /// (a descriptor swapped in since, naming a file, is refused).
+    /// without a path (`/dev/stdout` on a pipe): the caller's descriptor `fd` is fetched
+    /// (`pidfd_getfd`) and reopened only if it is an anonymous pipe (a descriptor swapped in
+    /// since the check, naming a file or a named FIFO, is refused).
     Reopen {
-        link: PathBuf,
+        fd: i32,
         flags: i32,
     },
     /// An open of one of the caller's own settings in /proc (`/proc/<tgid>/coredump_filter`,
@@ -253,6 +254,7 @@ pub fn operation_for(
 /// The reopen of an object behind the caller's descriptor link `link`, for an open call
 /// (`open`, `creat`, `openat`); `None` for any other call.
 pub fn reopen_for(n: &Notification, link: &Path) -> Option<Operation> {
+    let fd = link.file_name()?.to_str()?.parse().ok()?;
     let a = n.args;
     let flags = match n.nr {
         #[cfg(target_arch = "x86_64")]
@@ -262,10 +264,7 @@ pub fn reopen_for(n: &Notification, link: &Path) -> Option<Operation> {
         libc::SYS_openat => a[2] as i32,
         _ => return None,
     };
-    Some(Operation::Reopen {
-        link: link.to_path_buf(),
-        flags,
-    })
+    Some(Operation::Reopen { fd, flags })
 }
 
 /// Carries out `op` for the caller of `n` and returns the answer to send (or
@@ -329,10 +328,15 @@ pub fn perform(
             };
             open_as_asked(listener, n, open)
         }
-        Operation::Reopen { link, flags } => {
-            let opened = act_as(&creds, move || {
-                reopen_checked(&link, flags | libc::O_CLOEXEC)
-            });
+        Operation::Reopen { fd, flags } => {
+            // The very object the caller holds at that number now, not the number: the
+            // supervisor's own open is outside Landlock, so whatever it reopens must be
+            // the anonymous pipe it checks, never a file or FIFO swapped in after the check.
+            let pipe = match super::pidfd::open(caller).and_then(|p| super::pidfd::get_fd(&p, fd)) {
+                Ok(pipe) => pipe,
+                Err(_) => return Response::Error(libc::EBADF),
+            };
+            let opened = act_as(&creds, move || reopen_pipe(&pipe, flags | libc::O_CLOEXEC));
             match opened {
                 Ok(file) => answer_with(listener, n.id, n.tid, &file, flags),
                 Err(e) => errno_response(e),
@@ -655,30 +659,44 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
     }
 }
 
-/// Opens the object behind a descriptor link of the target (the kernel follows the magic
-/// link, as it would have for the target) and keeps it only when it is a pipe or a socket:
-/// whatever descriptor the target put at that number since the check, a file or a
-/// directory reached this way is refused (EACCES), since its path was never checked.
-fn reopen_checked(link: &Path, flags: i32) -> io::Result<OwnedFd> {
-    let c = CString::new(link.as_os_str().as_bytes())?;
+/// `PIPEFS_MAGIC`: the file system of anonymous pipes (`pipe(2)`), which have no path.
+const PIPEFS_MAGIC: libc::c_long = 0x5049_5045;
+
+/// Opens `pipe` (a descriptor fetched from the caller) anew with `flags`, as the kernel
+/// does for an open of `/proc/self/fd/N`: a new open file of the same pipe, in the
+/// direction asked. Security boundary: only an anonymous pipe is reopened. A named FIFO is
+/// a file with a path, which only the write check of that path may open for writing (the
+/// supervisor's open is outside Landlock); a socket cannot be opened (ENXIO, as the kernel
+/// answers); anything else is refused. The reopened object is checked to be the pipe
+/// fetched, so what is handed over is what was checked.
+fn reopen_pipe(pipe: &OwnedFd, flags: i32) -> io::Result<OwnedFd> {
+    let st = nix::sys::stat::fstat(pipe).map_err(io::Error::from)?;
+    match st.st_mode & libc::S_IFMT {
+        libc::S_IFIFO => {}
+        libc::S_IFSOCK => return Err(io::Error::from_raw_os_error(libc::ENXIO)),
+        _ => return Err(io::Error::from_raw_os_error(libc::EACCES)),
+    }
+    let fs = nix::sys::statfs::fstatfs(pipe).map_err(io::Error::from)?;
+    if fs.filesystem_type().0 as libc::c_long != PIPEFS_MAGIC {
+        return Err(io::Error::from_raw_os_error(libc::EACCES));
+    }
+    // Our own descriptor's link: nothing the sandbox can swap. `thread-self`, since this may
+    // run on a thread acting with the target's credentials.
+    let link = CString::new(format!("/proc/thread-self/fd/{}", pipe.as_raw_fd()))?;
     // Creating or truncating make no sense on a pipe; O_NOFOLLOW would refuse the link.
     let flags = flags & !(libc::O_CREAT | libc::O_EXCL | libc::O_TRUNC | libc::O_NOFOLLOW);
     // SAFETY: open of a NUL-terminated path; the result is checked below.
-    let fd = unsafe { libc::open(c.as_ptr(), flags | libc::O_CLOEXEC | libc::O_NOCTTY) };
+    let fd = unsafe { libc::open(link.as_ptr(), flags | libc::O_CLOEXEC | libc::O_NOCTTY) };
     if fd < 0 {
         return Err(io::Error::last_os_error());
     }
     // SAFETY: a fresh descriptor that we now own.
     let file = unsafe { OwnedFd::from_raw_fd(fd) };
-    // SAFETY: fstat fills a zeroed stat buffer for our descriptor.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } < 0 {
-        return Err(io::Error::last_os_error());
+    let again = nix::sys::stat::fstat(&file).map_err(io::Error::from)?;
+    if (again.st_dev, again.st_ino) != (st.st_dev, st.st_ino) {
+        return Err(io::Error::from_raw_os_error(libc::EACCES));
     }
-    match st.st_mode & libc::S_IFMT {
-        libc::S_IFIFO | libc::S_IFSOCK => Ok(file),
-        _ => Err(io::Error::from_raw_os_error(libc::EACCES)),
-    }
+    Ok(file)
 }
 
 /// `openat2(path, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)` in `view`: the

@@ -2,9 +2,9 @@
 //! target's credentials: never `CONTINUE` on a path or descriptor number the target can
 //! still swap (Landlock does not govern chmod, chown, utimes or xattrs).
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -287,6 +287,7 @@ pub fn perform_on_fd(
     // descriptor reaches the shared file itself, and no private copy can take its place.
     if !path.is_absolute()
         || fence.root_of(path).is_none()
+        || !in_sandbox_view(&copy, bytes, fence.root_of(path))
         || fence.is_protected(path, false)
         || super::private_copy::has_other_names(&copy, bytes)
     {
@@ -298,6 +299,81 @@ pub fn perform_on_fd(
     };
     let object = bytes.to_vec();
     Ok((apply_on_fetched(mem, &creds, copy, op), object))
+}
+
+/// Identity of the object behind a descriptor: its mount (`STATX_MNT_ID`, Linux 5.8),
+/// device and inode. `None` where the kernel does not report the mount.
+fn identity(dirfd: RawFd, name: &CStr, flags: i32) -> Option<(u64, u64, u64)> {
+    let mut st = std::mem::MaybeUninit::<libc::statx>::uninit();
+    // SAFETY: a NUL-terminated name and room for one statx.
+    let ret = unsafe {
+        libc::statx(
+            dirfd,
+            name.as_ptr(),
+            flags,
+            libc::STATX_INO | libc::STATX_MNT_ID,
+            st.as_mut_ptr(),
+        )
+    };
+    if ret != 0 {
+        return None;
+    }
+    // SAFETY: statx filled it.
+    let st = unsafe { st.assume_init() };
+    if st.stx_mask & libc::STATX_MNT_ID == 0 {
+        return None;
+    }
+    let dev = libc::makedev(st.stx_dev_major, st.stx_dev_minor);
+    Some((st.stx_mnt_id, dev, st.stx_ino))
+}
+
+/// Whether the object behind `copy` (a descriptor fetched from the sandbox, whose link
+/// shows `link`) is the object the sandbox's own view holds at that path, on the same
+/// mount: then the link's text, judged against the writable roots, says where the object
+/// lies. Security boundary for every metadata change carried out through a descriptor.
+/// A descriptor can come from outside (the standard streams fence was started with, a
+/// `--pass-fd`, one passed over an allowed unix socket): its object sits on the host's
+/// mounts, and its link shows a host path that may read as a path of the sandbox's
+/// private /tmp or /dev/shm (the host's `/tmp/x` is not the sandbox's `/tmp/x`).
+///
+/// An object without a name any more (`… (deleted)`) is on the sandbox's side when it is
+/// on the mount of the writable root its former path lies in (`root`). Without a mount
+/// view of its own the sandbox sees fence's mounts, and the link's text is its path there.
+pub(super) fn in_sandbox_view(copy: &OwnedFd, link: &[u8], root: Option<&Path>) -> bool {
+    if super::view::sandbox_root().is_none() {
+        return true;
+    }
+    let Some(held) = identity(copy.as_raw_fd(), c"", libc::AT_EMPTY_PATH) else {
+        return false;
+    };
+    let open_in_view = |path: &Path, flags: i32| {
+        super::approved::open_checked(super::view::View::Sandbox, path, flags, 0).ok()
+    };
+    let same_mount = |fd: Option<OwnedFd>, whole: bool| {
+        fd.and_then(|fd| identity(fd.as_raw_fd(), c"", libc::AT_EMPTY_PATH))
+            .is_some_and(|seen| {
+                if whole {
+                    seen == held
+                } else {
+                    seen.0 == held.0
+                }
+            })
+    };
+    match link.strip_suffix(b" (deleted)") {
+        None => {
+            let path = Path::new(std::ffi::OsStr::from_bytes(link));
+            same_mount(
+                open_in_view(path, libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC),
+                true,
+            )
+        }
+        Some(_) => root.is_some_and(|root| {
+            same_mount(
+                open_in_view(root, libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC),
+                false,
+            )
+        }),
+    }
 }
 
 /// Applies `op` to `object` (a descriptor the supervisor holds) with `creds`.

@@ -1053,6 +1053,7 @@ pub fn check(
                 Ok(r) => r,
                 Err(e) => return Outcome::failed(event, errno_of(&e)),
             };
+            let through_magic_link = path_resolve::followed_magic_link();
             if found == Found::SharedObject {
                 return refused(
                     event,
@@ -1120,10 +1121,22 @@ pub fn check(
             };
             let object = target.as_os_str().as_bytes().to_vec();
             let truncate = matches!(op, MetadataOp::Truncate { .. });
+            // Whether the kernel, left to carry the call out, resolves the path from the
+            // sandbox's root alone, as the check did: an absolute path through no magic
+            // link of /proc. A relative one starts at the caller's cwd or directory
+            // descriptor, and a magic link leads to a descriptor's or a cwd's object:
+            // either may be a directory or file handed in from outside, on the host's
+            // writable mounts, whose printed path reads as one of the sandbox's own (the
+            // host's /tmp for the sandbox's private /tmp). Such a call is carried out by
+            // the supervisor on the object the check resolved in the sandbox's view.
+            let from_root_alone = raw.first() == Some(&b'/') && !through_magic_link;
             // A file with other hard links, which may lie outside the fence: the change is
             // made to a private copy ([`super::private_copy`]; policy, not a boundary).
             if super::view::is_shared_file(&target) {
-                let continues = fence.read_only_view && !truncate && !protected_path_unbound();
+                let continues = fence.read_only_view
+                    && from_root_alone
+                    && !truncate
+                    && !protected_path_unbound();
                 return Outcome {
                     rule: "fence.hardlink-copy".into(),
                     why: PRIVATE_COPY.into(),
@@ -1148,7 +1161,7 @@ pub fn check(
             // govern it, and a protected file the host made during the session has no
             // read-only mount either (a path swapped to it after the check would be
             // truncated).
-            if fence.read_only_view && !truncate && !protected_path_unbound() {
+            if fence.read_only_view && from_root_alone && !truncate && !protected_path_unbound() {
                 return allowed(event, object, Response::Continue);
             }
             let response =
@@ -1201,12 +1214,17 @@ pub fn check(
                             "fence.metadata-outside",
                         );
                     }
-                    let (what, rule) = if fence.root_of(path).is_some()
+                    // A descriptor from outside (fence's own standard streams, a
+                    // `--pass-fd`) whose link reads as a path of the sandbox's private
+                    // /tmp: the object is the host's, outside the fence.
+                    let inside = fence.root_of(path).is_some()
+                        && metadata::in_sandbox_view(&copy, &object, fence.root_of(path));
+                    let (what, rule) = if inside
                         && !fence.is_protected(path, false)
                         && super::private_copy::has_other_names(&copy, &object)
                     {
                         (SHARED_OBJECT, "fence.hardlink-descriptor")
-                    } else if fence.root_of(path).is_some() {
+                    } else if inside {
                         (
                             "metadata change on a protected path",
                             "fence.protected-path",

@@ -727,6 +727,9 @@ impl Walker<'_> {
         {
             self.cur_network = true;
         }
+        if let Some(what) = credential_printer(name, args) {
+            self.note_secret(what);
+        }
         match name {
             // Wrappers: judge what they run.
             "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" => {
@@ -1222,6 +1225,27 @@ impl Walker<'_> {
             | "composer" | "twine" | "docker" | "podman" | "nerdctl" | "buildah"
             | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" => {
                 self.dev_tool(name, args, depth)
+            }
+            // NuGet's upload: `dotnet nuget push x.nupkg`, `nuget push x.nupkg`.
+            "dotnet" | "nuget"
+                if {
+                    let words: Vec<&str> = args
+                        .iter()
+                        .skip(1)
+                        .map(|a| a.text.as_str())
+                        .filter(|t| !t.starts_with('-'))
+                        .collect();
+                    (name == "dotnet" && words.starts_with(&["nuget", "push"]))
+                        || (name == "nuget" && words.first() == Some(&"push"))
+                } =>
+            {
+                let what = if name == "dotnet" {
+                    "dotnet nuget push"
+                } else {
+                    "nuget push"
+                };
+                self.find(RuleId::PkgPublish, format!("{what} publishes a package"));
+                self.check_path_args(args, &[]);
             }
             "sqlite3" | "sqlite" => self.sqlite(args),
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
@@ -2547,6 +2571,9 @@ impl Walker<'_> {
                     RuleId::DefaultUnknown,
                     format!("{name} runs a program from a here-document"),
                 );
+                // Read as inline code is (`python3 - <<EOF … os.system("…") … EOF`).
+                let doc = doc.clone();
+                self.inline_shell_commands(name, &doc);
             }
             return;
         }
@@ -2564,6 +2591,10 @@ impl Walker<'_> {
                     RuleId::DefaultUnknown,
                     format!("{name} runs a program from a here-string"),
                 );
+                if let Some(code) = hs.value() {
+                    let code = code.to_string();
+                    self.inline_shell_commands(name, &code);
+                }
             }
             return;
         }
@@ -3323,6 +3354,18 @@ impl Walker<'_> {
         }
         for (target, what) in git::write_targets(&sub, rest) {
             self.check_write_target(&target, true, what);
+        }
+        if sub == "submodule"
+            && rest
+                .iter()
+                .find(|a| !a.text.starts_with('-'))
+                .is_some_and(|a| a.text == "add")
+        {
+            // `git submodule add` records the submodule in `.gitmodules` at the top of
+            // the repository, whatever folder it runs in: the worktree's, for a line
+            // that runs inside it.
+            let top = Arg::literal(self.cls.worktree.join(".gitmodules").display().to_string());
+            self.check_write_target(&top, true, "git submodule add");
         }
         if self.cur_writes {
             // A subcommand that writes writes in the repository it runs in:
@@ -4346,8 +4389,81 @@ impl Walker<'_> {
             self.check_write_target(&a, true, what);
         }
         self.check_path_args(args, &targets);
+        if matches!(name, "cp" | "install" | "ln" | "link" | "rsync") {
+            self.check_names_made_in_folder(name, args, &p);
+        }
         if matches!(name, "ln" | "link" | "cp") {
             self.note_links(name, args, &p);
+        }
+    }
+
+    /// A copy or link into a folder makes a name there after its source: `cp tpl/.envrc
+    /// .` writes `./.envrc`, `ln -s ../x/.vscode` makes `./.vscode`, `rsync -a tpl/.claude
+    /// .` makes `./.claude`. The destination's own name was judged as a write already; a
+    /// name made this way is judged for the protected paths, where the folder is one:
+    /// written as a folder (`.`, `..`, a trailing `/`, `-t DIR`, more than one source)
+    /// or one on disk. (`rsync SRC/` copies what SRC holds, whose names the line does not
+    /// show.)
+    fn check_names_made_in_folder(&mut self, name: &str, args: &[Arg], p: &opts::Parsed) {
+        if p.has('T', "no-target-directory") || (name == "install" && p.has('d', "directory")) {
+            return;
+        }
+        let ops: Vec<&Arg> = p.operands.iter().map(|&i| &args[i]).collect();
+        let (sources, folder): (Vec<&Arg>, Arg) =
+            match (p.value_of('t', "target-directory"), ops.as_slice()) {
+                (Some(dir), _) if name != "rsync" => (ops.clone(), dir.clone()),
+                (_, []) => return,
+                // `ln -s TARGET` makes the link in the working directory.
+                (_, [src]) if matches!(name, "ln" | "link") => (vec![*src], Arg::literal(".")),
+                (_, [_]) => return,
+                (_, [srcs @ .., dest]) => {
+                    let t = dest.text.as_str();
+                    let written_as_folder = srcs.len() > 1
+                        || t.ends_with('/')
+                        || matches!(t.rsplit('/').next(), Some("." | ".."));
+                    let on_disk = || match self.resolve_arg(dest, true) {
+                        Loc::Inside { path, rel } => {
+                            rel.as_os_str().is_empty() || self.cls.fs.is_dir(&path)
+                        }
+                        Loc::Outside(path) => self.cls.fs.is_dir(&path),
+                        Loc::Unknown => false,
+                    };
+                    if !written_as_folder && !on_disk() {
+                        return;
+                    }
+                    (srcs.to_vec(), (*dest).clone())
+                }
+            };
+        if name == "rsync" && is_remote_spec(&folder.text) {
+            return;
+        }
+        for src in sources {
+            if !src.known
+                || (name == "rsync" && (src.text.ends_with('/') || is_remote_spec(&src.text)))
+            {
+                continue;
+            }
+            let base = src
+                .text
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or("");
+            if base.is_empty() || base == "." || base == ".." {
+                continue;
+            }
+            let made = Arg {
+                text: format!("{}/{base}", folder.text.trim_end_matches('/')),
+                ..folder.clone()
+            };
+            if let Loc::Inside { rel, .. } = self.resolve_arg(&made, false)
+                && self.is_protected(&rel)
+            {
+                self.find(
+                    RuleId::ProtectedPath,
+                    format!("{name} makes a protected path: {}", rel.display()),
+                );
+            }
         }
     }
 
@@ -4853,6 +4969,58 @@ impl Walker<'_> {
         }
     }
 
+    /// npm's other spellings of `--global`: a value for it (`--global=true`; npm reads
+    /// any but `false`, `0` or nothing as on), the letter among bundled short flags
+    /// (`-gD`: nopt splits a word of one-letter shorthands), `-L global` (the shorthand
+    /// of `--location`), and the `npm_config_global`
+    /// or `npm_config_location` variable the line or the environment sets (npm reads
+    /// its `npm_config_*` variables whatever their case).
+    fn npm_global_spelling(&self, args: &[Arg]) -> bool {
+        let on = |v: &str| !matches!(v, "" | "false" | "0");
+        let flag = args.iter().skip(1).take_while(|a| a.text != "--").any(|a| {
+            let t = a.text.as_str();
+            if let Some(v) = t.strip_prefix("--global=") {
+                return on(v);
+            }
+            // `-reg` is the one shorthand of its own that holds the letter (`--registry`).
+            t.strip_prefix('-').is_some_and(|letters| {
+                !letters.starts_with('-')
+                    && letters.len() > 1
+                    && letters != "reg"
+                    && letters.chars().all(|c| c.is_ascii_alphabetic())
+                    && letters.contains('g')
+            })
+        }) || args
+            .windows(2)
+            .any(|w| w[0].text == "-L" && w[1].text == "global");
+        let variable = |wanted: &str| {
+            let line = self
+                .state
+                .vars
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case(wanted))
+                .map(|(_, v)| v.clone());
+            let env = self
+                .req
+                .env
+                .iter()
+                .filter(|(k, _)| k.eq_ignore_ascii_case(wanted))
+                .filter(|(k, _)| !self.state.vars.contains_key(*k))
+                .map(|(_, v)| Some(v.clone()));
+            // A value the line does not show may well be on.
+            line.chain(env).any(|v| {
+                v.is_none_or(|v| {
+                    if wanted.ends_with("location") {
+                        v == "global"
+                    } else {
+                        on(&v)
+                    }
+                })
+            })
+        };
+        flag || variable("npm_config_global") || variable("npm_config_location")
+    }
+
     /// Language package managers and build tools: publishing, global
     /// installs, test runners, builds.
     fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
@@ -4942,7 +5110,8 @@ impl Walker<'_> {
         let global = has(&["-g", "--global", "--location=global"])
             || args
                 .windows(2)
-                .any(|w| w[0].text == "--location" && w[1].text == "global");
+                .any(|w| w[0].text == "--location" && w[1].text == "global")
+            || (matches!(name, "npm" | "pnpm" | "bun") && self.npm_global_spelling(args));
         let publish = match name {
             "npm" | "pnpm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
                 sub == "publish"
@@ -5003,9 +5172,14 @@ impl Walker<'_> {
                 | "un"
                 | "link"
         );
+        // `npm link`, `yarn link` and `bun link` with no package register the current
+        // one globally: a symlink in the global folder and its bins on the global path,
+        // as `npm install -g .` would put them.
+        let links_globally = sub == "link" && words.len() == 1;
         let global_install = match name {
-            "npm" | "pnpm" | "bun" => installs && global,
-            "yarn" => sub == "global",
+            "npm" | "bun" => (installs && global) || links_globally,
+            "pnpm" => installs && global,
+            "yarn" => sub == "global" || links_globally,
             "cargo" => sub == "install" || sub == "uninstall",
             "pipx" => matches!(
                 sub,
@@ -5314,9 +5488,29 @@ impl Walker<'_> {
             "call(",
             "Popen(",
         ];
+        // The file names the code opens are string literals too (`open("/home/u/.ssh/
+        // id_rsa")`, `File.read(File.expand_path("~/.aws/credentials"))`): one that names
+        // a credential is read, for the rule on lines that also reach the network.
+        for literal in code_string_literals(code).into_iter().take(64) {
+            let a = Arg {
+                home_based: literal.starts_with('~'),
+                text: literal,
+                known: true,
+                ..Arg::default()
+            };
+            let a = self.expand_tilde(a);
+            self.note_secret_in(&a);
+        }
         let mut found: Vec<String> = Vec::new();
         let subprocess = code.contains("subprocess");
-        for call in CALLS {
+        // Perl and Ruby also call without parentheses (`system "…"`), Lua through
+        // `os.execute("…")`.
+        let bare_calls: &[&str] = match name {
+            "perl" | "ruby" => &["system ", "exec "],
+            "lua" | "luajit" => &["execute("],
+            _ => &[],
+        };
+        for call in CALLS.iter().chain(bare_calls) {
             let generic = matches!(
                 *call,
                 "run(" | "call(" | "check_output(" | "Popen(" | "getoutput(" | "getstatusoutput("
@@ -5766,6 +5960,75 @@ fn is_stdin_path(t: &str) -> bool {
         t,
         "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
     )
+}
+
+/// The contents of the quoted literals in inline interpreter code (`'…'` and `"…"`,
+/// without escapes), up to a bound on the code read.
+fn code_string_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code.get(..code.len().min(16 * 1024)).unwrap_or(code);
+    while let Some(at) = rest.find(['"', '\'']) {
+        let q = &rest[at..at + 1];
+        let after = &rest[at + 1..];
+        let Some(end) = after.find(q) else {
+            break;
+        };
+        out.push(after[..end].to_string());
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// The clients that print a credential they keep in one of the secret paths: `gh auth
+/// token` (`~/.config/gh`), `gcloud auth print-access-token` (`~/.config/gcloud`), `az
+/// account get-access-token` (`~/.azure`), `aws configure get`/`export-credentials` and
+/// the tokens made from them (`~/.aws`), `kubectl config view --raw` (`~/.kube`), `git
+/// credential fill` (`~/.git-credentials` through its helper). Each reads the file as
+/// `cat` would, so a line that also reaches the network sends it out.
+fn credential_printer(name: &str, args: &[Arg]) -> Option<&'static str> {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.text.as_str())
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    let has = |f: &str| args.iter().skip(1).any(|a| a.text == f);
+    let starts = |prefix: &[&str]| words.len() >= prefix.len() && words[..prefix.len()] == *prefix;
+    match name {
+        "gh" if starts(&["auth", "token"])
+            || (starts(&["auth", "status"]) && (has("-t") || has("--show-token"))) =>
+        {
+            Some("gh auth token (~/.config/gh)")
+        }
+        "gcloud"
+            if words.first() == Some(&"auth")
+                && words
+                    .iter()
+                    .any(|w| matches!(*w, "print-access-token" | "print-identity-token")) =>
+        {
+            Some("gcloud auth print-access-token (~/.config/gcloud)")
+        }
+        "az" if starts(&["account", "get-access-token"]) => {
+            Some("az account get-access-token (~/.azure)")
+        }
+        "aws"
+            if starts(&["configure", "get"])
+                || starts(&["configure", "export-credentials"])
+                || starts(&["ecr", "get-login-password"])
+                || starts(&["ecr-public", "get-login-password"])
+                || starts(&["codeartifact", "get-authorization-token"])
+                || starts(&["sts", "get-session-token"]) =>
+        {
+            Some("aws credentials (~/.aws)")
+        }
+        "kubectl" | "oc" if starts(&["config", "view"]) && has("--raw") => {
+            Some("kubectl config view --raw (~/.kube)")
+        }
+        "git" if words.windows(2).any(|w| w == ["credential", "fill"]) => {
+            Some("git credential fill (~/.git-credentials)")
+        }
+        _ => None,
+    }
 }
 
 fn is_assignment(t: &str) -> bool {

@@ -26,6 +26,12 @@ pub trait FsView: Send + Sync {
     fn exists(&self, _path: &Path) -> bool {
         false
     }
+
+    /// Whether `path` is a folder (followed: a link to one is one, as `cp` takes it). A
+    /// view that cannot tell says no.
+    fn is_dir(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// The real filesystem.
@@ -39,6 +45,10 @@ impl FsView for RealFs {
 
     fn exists(&self, path: &Path) -> bool {
         path.symlink_metadata().is_ok()
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
     }
 }
 
@@ -81,6 +91,10 @@ impl FsView for OnceFs<'_> {
     fn exists(&self, path: &Path) -> bool {
         self.inner.exists(path)
     }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.inner.is_dir(path)
+    }
 }
 
 /// `inner` with the links a line makes before the point being judged (`ln -s /etc e &&
@@ -100,6 +114,10 @@ impl FsView for WithLinks<'_> {
 
     fn exists(&self, path: &Path) -> bool {
         self.links.contains_key(path) || self.inner.exists(path)
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        !self.links.contains_key(path) && self.inner.is_dir(path)
     }
 }
 

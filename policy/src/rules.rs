@@ -781,6 +781,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             "pnpm publish",
             "poetry publish",
             "uv publish",
+            "dotnet nuget push",
         ],
         "Publishes a package",
     ),

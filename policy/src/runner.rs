@@ -607,7 +607,20 @@ impl Walker<'_> {
             | Runs::AfterOptionUntilSemicolon(..)
             | Runs::ArgvOrString(_) => {
                 if !command.is_empty() {
+                    // What these run, runs in the project's virtualenv or the conda
+                    // environment (each made with its own pip): `poetry run pip install`
+                    // installs there, not into the system's Python. (uv's and rye's
+                    // environments have no pip of their own: the one found on the PATH
+                    // is the system's.)
+                    let saved_venv = self.state.venv;
+                    if matches!(
+                        r.program,
+                        "poetry" | "pipenv" | "pdm" | "hatch" | "conda" | "mamba" | "micromamba"
+                    ) {
+                        self.state.venv = true;
+                    }
                     self.judge_argv(&command, inv, depth + 1);
+                    self.state.venv = saved_venv;
                 }
             }
         }

@@ -3418,6 +3418,67 @@ int main(void) {{
 /// a line to the file it named (outside the worktree, or a hook). No symbolic link is made
 /// beneath a `.git` directory — refused with a reason, and by Landlock (no `MakeSym`
 /// there) for a path a racing thread swaps in after the check.
+/// `renameat2(RENAME_EXCHANGE)` moves the object at its new name to its old name too: a
+/// symlink exchanged into a git directory (`.git/COMMIT_EDITMSG` for a link to a file
+/// outside, which the user's next `git commit` writes through), or a link into a git
+/// directory's content exchanged to a name of the worktree (from the session TMPDIR, which
+/// no rule watches), is refused as the same link made or moved there is.
+fn a_symlink_exchanged_into_place_is_judged_as_one_moved_there(w: &World) {
+    let test = "a_symlink_exchanged_into_place_is_judged_as_one_moved_there";
+    if !python_ready(test) {
+        return;
+    }
+    git_init(w);
+    w.write("f", "f\n");
+    git(&w.worktree, &["add", "f"]);
+    git(&w.worktree, &["commit", "-q", "-m", "f"]);
+    w.write(".git/COMMIT_EDITMSG", "f\n");
+    w.mkdir("sub");
+    w.mkdir(".git/x");
+    w.write("tool", "a file\n");
+    chown_tree(w, &w.worktree);
+    let victim = w.write_outside("victim.txt", "original\n");
+    w.write(
+        "exchange.py",
+        &format!(
+            "import ctypes, os\n\
+             libc = ctypes.CDLL(None, use_errno=True)\n\
+             def exchange(a, b):\n\
+             \x20   r = libc.syscall(316, -100, a.encode(), -100, b.encode(), 2)\n\
+             \x20   print(a, b, 'exchanged' if r == 0 else 'refused %d' % ctypes.get_errno())\n\
+             os.symlink({victim:?}, 'sub/l')\n\
+             exchange('.git/COMMIT_EDITMSG', 'sub/l')\n\
+             tmp = os.environ['TMPDIR']\n\
+             os.symlink({git_x:?}, tmp + '/s')\n\
+             exchange('tool', tmp + '/s')\n",
+            victim = victim.display().to_string(),
+            git_x = w.worktree.join(".git/x").display().to_string(),
+        ),
+    );
+    let out = w.run(&[PYTHON, "exchange.py"]);
+    // The user's git, after the session, outside it.
+    git(
+        &w.worktree,
+        &["commit", "-q", "--allow-empty", "-m", "user"],
+    );
+    assert_unchanged(&victim, "original\n");
+    for name in [".git/COMMIT_EDITMSG", "tool"] {
+        let meta = std::fs::symlink_metadata(w.worktree.join(name)).unwrap();
+        assert!(
+            !meta.file_type().is_symlink(),
+            "{name} is a symlink now: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    assert!(
+        !stdout(&out).contains(" exchanged"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 fn no_symlink_is_made_in_a_git_directory_for_the_users_git(w: &World) {
     let test = "no_symlink_is_made_in_a_git_directory_for_the_users_git";
     if !python_ready(test) {
@@ -7076,6 +7137,7 @@ both_ways!(
     a_hardlink_to_a_protected_file_is_refused,
     a_thread_swapping_to_a_git_hook_never_writes_it,
     no_symlink_is_made_in_a_git_directory_for_the_users_git,
+    a_symlink_exchanged_into_place_is_judged_as_one_moved_there,
     a_folder_of_settings_cannot_be_swapped_for_a_forged_one,
     a_missing_settings_folder_or_git_cannot_be_linked_into_place,
     a_git_file_cannot_be_pointed_at_another_git_directory,

@@ -781,30 +781,39 @@ pub fn check(
             // folder it stands for would use a repository the rules by name let be
             // assembled there. Asked, as a protected path is; judged again when moved or
             // linked to a new name (a relative target means something else from another
-            // folder, and one made in the session TMPDIR was never judged). Policy: the
-            // target is read once and followed through the links that exist now.
-            let moved_link = match (*op, resolved.as_slice()) {
-                ("rename" | "link", [from, to]) if fence.has_rule_base(to) => {
-                    super::view::read_link(from)
-                        .ok()
-                        .map(|t| (to.clone(), t.into_os_string().into_encoded_bytes()))
-                }
-                _ => None,
+            // folder, and one made in the session TMPDIR was never judged), at both ends of
+            // an exchange (`RENAME_EXCHANGE` moves the object at the new name to the old
+            // one too). Policy: the target is read once and followed through the links that
+            // exist now.
+            let moved_link = |from: &PathBuf, to: &PathBuf| {
+                fence
+                    .has_rule_base(to)
+                    .then(|| super::view::read_link(from).ok())
+                    .flatten()
+                    .map(|t| (to.clone(), t.into_os_string().into_encoded_bytes()))
             };
-            let new_link = match (*op, resolved.as_slice()) {
+            let new_links: Vec<(PathBuf, Vec<u8>)> = match (*op, resolved.as_slice()) {
                 ("symlink", [link]) if fence.has_rule_base(link) => mem
                     .c_string(n.args[0], libc::PATH_MAX as usize)
                     .ok()
-                    .map(|t| (link.clone(), t)),
-                _ => moved_link,
+                    .map(|t| (link.clone(), t))
+                    .into_iter()
+                    .collect(),
+                ("rename", [from, to]) if exchange => moved_link(from, to)
+                    .into_iter()
+                    .chain(moved_link(to, from))
+                    .collect(),
+                ("rename" | "link", [from, to]) => moved_link(from, to).into_iter().collect(),
+                _ => Vec::new(),
             };
             // A symbolic link in a git directory (`.git/logs/refs/heads/main -> ~/.bashrc`):
             // git makes none, and the user's git follows one later, outside the sandbox (a
             // reflog is appended to through it on every commit, a ref written where a link in
             // `refs/` leads). Landlock grants no `MakeSym` there, so a swapped path meets the
             // kernel's refusal; this gives the reason, and carries out what a person allows.
-            if let Some((link, _)) = &new_link
-                && fence.in_git_directory(link)
+            if let Some((link, _)) = new_links
+                .iter()
+                .find(|(link, _)| fence.in_git_directory(link))
             {
                 return asked(
                     event,
@@ -815,8 +824,9 @@ pub fn check(
                     perform(),
                 );
             }
-            if let Some((link, target)) = &new_link
-                && symlink_leaves_the_rules(fence, link, target)
+            if let Some((link, _)) = new_links
+                .iter()
+                .find(|(link, target)| symlink_leaves_the_rules(fence, link, target))
             {
                 return asked(
                     event,

@@ -2878,6 +2878,29 @@ impl Walker<'_> {
 
     // --- git and gh -----------------------------------------------------
 
+    /// At exec the real argv is judged (SPEC §2): a push whose destination is still
+    /// unknown then (the current branch of a repository other than the worktree's, a
+    /// HEAD only git can read) is refused as a push to main would be — fail closed. In a
+    /// line it stays red: the exec will be judged again.
+    fn at_exec_unknown_is_main(&self, found: Vec<(RuleId, String)>) -> Vec<(RuleId, String)> {
+        found
+            .into_iter()
+            .map(|(rule, reason)| {
+                if self.ctx == Context::Exec
+                    && rule == RuleId::GitPush
+                    && git::is_unknown_destination(&reason)
+                {
+                    (
+                        RuleId::GitPushMain,
+                        format!("{reason}, nor as git runs: refused"),
+                    )
+                } else {
+                    (rule, reason)
+                }
+            })
+            .collect()
+    }
+
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         let g = git::parse(args);
         if g.exec_path {
@@ -2922,6 +2945,23 @@ impl Walker<'_> {
                     self.state.cwd = Cwd::Unknown;
                     other_repo = true;
                 }
+            }
+        }
+        // Without `-C`, git works in the repository of the working directory: another
+        // one than the worktree's when it lies outside it (a clone in the session TMPDIR)
+        // or in a repository of its own inside it; the worktree's branch is not its branch.
+        if g.dirs.is_empty() {
+            match self.cwd_path() {
+                Some(path) if path.starts_with(&self.cls.worktree) => {
+                    if path
+                        .ancestors()
+                        .take_while(|a| *a != self.cls.worktree)
+                        .any(|a| self.cls.fs.exists(&a.join(".git")))
+                    {
+                        other_repo = true;
+                    }
+                }
+                _ => other_repo = true,
             }
         }
         // `--git-dir` names the repository: the worktree's own only as its `.git`.
@@ -3017,6 +3057,17 @@ impl Walker<'_> {
                             v.split_whitespace()
                                 .any(|p| git::push_deciding_setting(&p.replace('\'', "")))
                         })
+                    } else if name == "HOME" || name == "XDG_CONFIG_HOME" {
+                        // Another home or config folder than the session's: git reads the
+                        // user's config from there (`~/.gitconfig`,
+                        // `$XDG_CONFIG_HOME/git/config`), which can set `remote.*.push`.
+                        let session = match name.as_str() {
+                            "HOME" => self.cls.home.clone(),
+                            _ => self.cls.home.as_ref().map(|h| h.join(".config")),
+                        };
+                        value
+                            .as_deref()
+                            .is_none_or(|v| session.as_deref() != Some(Path::new(v)))
                     } else if matches!(
                         name.as_str(),
                         "GIT_CONFIG_GLOBAL" | "GIT_CONFIG_SYSTEM" | "GIT_CONFIG"
@@ -3051,7 +3102,11 @@ impl Walker<'_> {
                         ),
                     );
                 }
-                let found = git::analyze_push(rest, branch.as_deref(), &configs);
+                let found = self.at_exec_unknown_is_main(git::analyze_push(
+                    rest,
+                    branch.as_deref(),
+                    &configs,
+                ));
                 let decided = found.iter().any(|(r, _)| {
                     matches!(
                         r,
@@ -3083,7 +3138,19 @@ impl Walker<'_> {
                         .filter(|a| !a.text.starts_with("--prefix") && a.text != "-P")
                         .cloned()
                         .collect();
-                    for (rule, reason) in git::analyze_push(&refs, branch.as_deref(), &g.configs) {
+                    if sub == "send-pack" && refs.iter().any(|a| a.text == "--stdin") {
+                        self.find(
+                            RuleId::GitPushMain,
+                            "git send-pack --stdin reads the refs it pushes from its input, \
+                             which the line does not show",
+                        );
+                    }
+                    let found = self.at_exec_unknown_is_main(git::analyze_push(
+                        &refs,
+                        branch.as_deref(),
+                        &g.configs,
+                    ));
+                    for (rule, reason) in found {
                         self.find(rule, reason);
                     }
                     self.find(RuleId::GitPush, format!("git {sub} pushes to a remote"));

@@ -279,6 +279,41 @@ pub fn write_targets(sub: &str, args: &[Arg]) -> Vec<(Arg, &'static str)> {
 /// (`remote.<name>.mirror`), a branch's upstream (`branch.<name>.merge`, which
 /// `push.default=upstream` follows) and the push mode itself (`matching` pushes every
 /// branch the remote has).
+/// `configured` (a `remote.NAME.push` refspec) applied to the local ref `full`
+/// (`refs/heads/feature`): the refspec git pushes instead, when its source matches.
+fn map_through(configured: &str, full: &str) -> Option<String> {
+    let force = if configured.starts_with('+') { "+" } else { "" };
+    let spec = configured.trim_start_matches('+');
+    let (src, dst) = spec.split_once(':').unwrap_or((spec, spec));
+    let as_ref = |s: &str| {
+        if s.starts_with("refs/") {
+            s.to_string()
+        } else {
+            format!("refs/heads/{s}")
+        }
+    };
+    let dst = match src.split_once('*') {
+        Some((before, after)) => {
+            let middle = full.strip_prefix(before)?.strip_suffix(after)?;
+            dst.replacen('*', middle, 1)
+        }
+        None if as_ref(src) == full => dst.to_string(),
+        None => return None,
+    };
+    Some(format!("{force}{full}:{dst}"))
+}
+
+/// How [`analyze_push`] says a destination cannot be known from the line: see
+/// [`is_unknown_destination`].
+const UNKNOWN_BEFORE_RUNNING: &str = "cannot be known before running";
+
+/// Whether a reason [`analyze_push`] gave says the destination cannot be known. At exec
+/// the real argv is judged (SPEC §2): a destination still unknown then (the branch of a
+/// repository other than the worktree's, a HEAD only git can read) fails closed.
+pub fn is_unknown_destination(reason: &str) -> bool {
+    reason.ends_with(UNKNOWN_BEFORE_RUNNING)
+}
+
 pub fn push_deciding_setting(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
     let last = key.rsplit('.').next().unwrap_or("");
@@ -820,9 +855,39 @@ pub fn analyze_push(
         positionals.remove(0); // the repository
     }
     let mut refspecs: Vec<Arg> = positionals.into_iter().cloned().collect();
+    let configured: Vec<&str> = setting("remote.", ".push").collect();
     if refspecs.is_empty() && !tags {
         // Without refspecs on the command line, `remote.NAME.push` says what goes.
-        refspecs.extend(setting("remote.", ".push").map(Arg::literal));
+        refspecs.extend(configured.iter().map(|c| Arg::literal(*c)));
+    } else if !configured.is_empty() {
+        // A refspec without `:dst` (`git push origin feature`) is mapped through
+        // `remote.NAME.push` too (git's `map_refspec`): the configured refspec whose source
+        // matches names the destination, and its `+` forces.
+        for r in refspecs.iter_mut() {
+            if !r.known || r.text.contains(':') {
+                continue;
+            }
+            let forced = r.text.starts_with('+');
+            let src = r.text.trim_start_matches('+').to_string();
+            let full = match src.as_str() {
+                "HEAD" | "@" => branch.map(|b| format!("refs/heads/{b}")),
+                s if s.starts_with("refs/") => Some(s.to_string()),
+                s => Some(format!("refs/heads/{s}")),
+            };
+            let mapped = match &full {
+                Some(full) => configured.iter().find_map(|c| map_through(c, full)),
+                // HEAD on a branch not known: any configured destination may be its.
+                None => configured.first().map(|c| c.to_string()),
+            };
+            if let Some(m) = mapped {
+                let m = if forced && !m.starts_with('+') {
+                    format!("+{m}")
+                } else {
+                    m
+                };
+                *r = Arg::literal(m);
+            }
+        }
     }
     if force || refspecs.iter().any(|r| r.text.starts_with('+')) {
         out.push((RuleId::GitPushForce, "force push".to_string()));
@@ -864,7 +929,7 @@ pub fn analyze_push(
             Some(_) => {}
             None => out.push((
                 RuleId::GitPush,
-                "pushes the current branch, which cannot be known before running".to_string(),
+                format!("pushes the current branch, which {UNKNOWN_BEFORE_RUNNING}"),
             )),
         }
         return out;
@@ -881,7 +946,7 @@ pub fn analyze_push(
             }
             out.push((
                 RuleId::GitPush,
-                "the push destination cannot be known before running".to_string(),
+                format!("the push destination {UNKNOWN_BEFORE_RUNNING}"),
             ));
             continue;
         }
@@ -908,7 +973,7 @@ pub fn analyze_push(
                 None => {
                     out.push((
                         RuleId::GitPush,
-                        "pushes HEAD, whose branch cannot be known before running".to_string(),
+                        format!("pushes HEAD, whose branch {UNKNOWN_BEFORE_RUNNING}"),
                     ));
                     continue;
                 }

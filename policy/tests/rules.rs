@@ -7434,3 +7434,107 @@ fn nuget_push_publishes_a_package() {
         ],
     );
 }
+
+/// Where a push goes is decided by more than its refspecs: `-c remote.NAME.push` maps a
+/// refspec without `:dst` (and forces with its `+`), a home or config folder other than
+/// the session's brings a `~/.gitconfig` that sets it, `git send-pack --stdin` reads its
+/// refs from its input. Each is refused as a push to main, in a line and at exec.
+#[test]
+fn a_push_decided_by_settings_or_input_the_line_does_not_show_is_refused() {
+    let c = classifier();
+    check(
+        &c,
+        &[
+            (
+                "git -c remote.origin.push=+refs/heads/feature:refs/heads/main push origin feature",
+                refused("git.push-force|git.push-main"),
+            ),
+            (
+                "git -c remote.origin.push=refs/heads/feature:refs/heads/main push origin feature",
+                refused("git.push-main"),
+            ),
+            (
+                "HOME=/tmp/x git push origin feature",
+                refused("git.push-main"),
+            ),
+            (
+                "XDG_CONFIG_HOME=/tmp/x git push origin feature",
+                refused("git.push-main"),
+            ),
+            (
+                "git send-pack --stdin /srv/remote.git < refs.txt",
+                refused("git.push-main"),
+            ),
+            // Unchanged: the session's own home, an explicit destination.
+            ("HOME=/home/dev git push origin feature", red("git.push")),
+            ("git push origin feature", red("git.push")),
+            ("git send-pack /srv/remote.git feature", red("git.push")),
+        ],
+    );
+    let argv: Vec<String> = ["git", "push", "origin", "feature"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for (name, value) in [("HOME", "/tmp/x"), ("XDG_CONFIG_HOME", "/tmp/x")] {
+        let env = vec![(name.to_string(), Some(value.to_string()))];
+        let v = c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/git"),
+            cwd: ExecCwd::Known(Path::new(WT)),
+            current_branch: Some("feature"),
+            env: &env,
+        });
+        assert_eq!(
+            (v.action, v.rule.as_str()),
+            (Action::Deny, "git.push-main"),
+            "{name}={value}: {}",
+            show(&v)
+        );
+    }
+}
+
+/// git pushes the branch of the repository it works in. A git run outside the worktree
+/// (a clone in the session TMPDIR) or in a repository nested inside it is not on the
+/// worktree's branch: a push of its HEAD, or a bare push, has a destination the session
+/// cannot know, which at exec — where the real argv is judged — is refused.
+#[test]
+fn a_push_of_another_repositorys_head_is_refused_at_exec() {
+    let c = classifier();
+    let judge = |argv: &[&str], cwd: &str| {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/git"),
+            cwd: ExecCwd::Known(Path::new(cwd)),
+            current_branch: Some("feature"),
+            env: &[],
+        })
+    };
+    for argv in [
+        &["git", "push", "origin", "HEAD"][..],
+        &["git", "push"][..],
+        &["git", "push", "origin", "@"][..],
+    ] {
+        let v = judge(argv, "/tmp/clone");
+        assert_eq!(
+            (v.action, v.rule.as_str()),
+            (Action::Deny, "git.push-main"),
+            "{argv:?} in /tmp/clone: {}",
+            show(&v)
+        );
+        // In the worktree, on branch feature: a push asked about, as before.
+        let v = judge(argv, WT);
+        assert_eq!(
+            (v.action, v.rule.as_str()),
+            (Action::Ask, "git.push"),
+            "{argv:?} in the worktree: {}",
+            show(&v)
+        );
+    }
+    // An explicit destination is known wherever git runs.
+    let v = judge(&["git", "push", "origin", "feature"], "/tmp/clone");
+    assert_eq!(v.rule, "git.push", "{}", show(&v));
+    // In a line the push stays red: the exec is judged again.
+    let v = c.classify_line("cd /tmp/clone && git push origin HEAD", Path::new(WT));
+    assert_ne!(v.action, Action::Allow, "{}", show(&v));
+}

@@ -315,12 +315,24 @@ fn runs_git(argv: &[Vec<u8>], program: &Path) -> bool {
 /// which is what git will see (the caller's /proc environ is its start's). An environment
 /// that cannot be read whole is given as `GIT_CONFIG_PARAMETERS` with no value: settings
 /// unknown, which the policy takes as deciding a push.
+///
+/// `HOME` and `XDG_CONFIG_HOME` are given too where they differ from the session's (fence's
+/// own): git reads the user's config from there (`~/.gitconfig`,
+/// `$XDG_CONFIG_HOME/git/config`), and a script can point them at a file it wrote that sets
+/// `remote.origin.push`.
 fn git_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Option<String>)> {
     let Ok(env) = mem.string_array(envp_addr) else {
         return vec![("GIT_CONFIG_PARAMETERS".into(), None)];
     };
+    let moved = |v: &[u8], name: &str| {
+        v.strip_prefix(name.as_bytes())
+            .and_then(|rest| rest.strip_prefix(b"="))
+            .is_some_and(|value| {
+                std::env::var_os(name).as_deref().map(OsStrExt::as_bytes) != Some(value)
+            })
+    };
     env.iter()
-        .filter(|v| v.starts_with(b"GIT_CONFIG"))
+        .filter(|v| v.starts_with(b"GIT_CONFIG") || moved(v, "HOME") || moved(v, "XDG_CONFIG_HOME"))
         .map(|v| {
             let text = String::from_utf8_lossy(v);
             match text.split_once('=') {

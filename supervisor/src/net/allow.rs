@@ -111,6 +111,23 @@ pub fn parse_resolve(text: &str) -> Result<(String, IpAddr), RuleError> {
     }
 }
 
+/// Whether `ip` is an address of an interface in fence's own network namespace (the
+/// host's, where a sandbox with a namespace of its own has its approved connections made).
+pub fn is_address_of_this_machine(ip: IpAddr) -> bool {
+    let ip = ip.to_canonical();
+    nix::ifaddrs::getifaddrs().is_ok_and(|mut addrs| {
+        addrs.any(|a| {
+            a.address.is_some_and(|s| {
+                let own = s
+                    .as_sockaddr_in()
+                    .map(|v4| IpAddr::V4(v4.ip()))
+                    .or_else(|| s.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip())));
+                own.map(|o| o.to_canonical()) == Some(ip)
+            })
+        })
+    })
+}
+
 /// Loopback, private, link-local, unique-local and cloud-metadata addresses (SPEC §4):
 /// a name resolving here is refused unless the address is allowed by IP.
 pub fn is_internal(ip: IpAddr) -> bool {
@@ -189,9 +206,12 @@ impl AllowedDestinations {
             };
             for ip in ips {
                 let ip = ip.to_canonical();
-                if matches!(rule.host, Host::Name(_)) && is_internal(ip) && !mapped {
+                if matches!(rule.host, Host::Name(_))
+                    && (is_internal(ip) || is_address_of_this_machine(ip))
+                    && !mapped
+                {
                     warnings.push(format!(
-                        "--allow-net {}: resolves to {ip}, a loopback, private or link-local address: not allowed (allow it by IP, or map the name with --resolve)",
+                        "--allow-net {}: resolves to {ip}, a loopback, private or link-local address or one of this machine's: not allowed (allow it by IP, or map the name with --resolve)",
                         rule.text
                     ));
                     continue;

@@ -29,7 +29,7 @@ use base64::Engine;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::allow::{RuleError, is_internal};
+use super::allow::{RuleError, is_address_of_this_machine, is_internal};
 use crate::gate::decide::ProcessInfo;
 
 /// Longest request head or ClientHello read before the connection is refused.
@@ -792,12 +792,16 @@ async fn resolve(policy: &ProxyPolicy, host: &str, port: u16) -> Vec<SocketAddr>
     reachable(policy, ips, port)
 }
 
-/// Of the resolver's answers `ips`, those `port` may be reached at (see [`resolve`]).
+/// Of the resolver's answers `ips`, those `port` may be reached at (see [`resolve`]). An
+/// internal address, or one of this machine's own interfaces (its Ethernet address, a
+/// bridge's: every service of the machine that listens on all its addresses answers
+/// there), only where an `--allow-net` rule names it with that port: a name whose DNS the
+/// agent's author controls may resolve to any of them.
 fn reachable(policy: &ProxyPolicy, ips: Vec<IpAddr>, port: u16) -> Vec<SocketAddr> {
     ips.into_iter()
         .map(|ip| ip.to_canonical())
         .filter(|ip| {
-            !is_internal(*ip)
+            !(is_internal(*ip) || is_address_of_this_machine(*ip))
                 || policy
                     .allowed_by_ip
                     .iter()
@@ -911,6 +915,41 @@ fn check_client_hello(data: &[u8]) -> HelloCheck {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An address of this machine's own interfaces (its Ethernet address, a bridge's) is
+    /// reached through a name only on a port an `--allow-net` rule allows for it: every
+    /// service of the machine that listens on all its addresses answers there.
+    #[test]
+    fn an_address_of_this_machine_a_name_resolves_to_is_reached_only_where_allowed() {
+        let own = nix::ifaddrs::getifaddrs().ok().and_then(|mut addrs| {
+            addrs.find_map(|a| {
+                let ip = a.address?.as_sockaddr_in().map(|v4| IpAddr::V4(v4.ip()))?;
+                (!is_internal(ip)).then_some(ip)
+            })
+        });
+        let Some(own) = own else {
+            eprintln!(
+                "SKIPPED an_address_of_this_machine_a_name_resolves_to_is_reached_only_where_allowed: no public IPv4 address on this machine's interfaces"
+            );
+            return;
+        };
+        let mut policy = ProxyPolicy {
+            rules: Vec::new(),
+            resolve: Vec::new(),
+            allowed_by_ip: Vec::new(),
+        };
+        let outside: IpAddr = "93.184.216.34".parse().unwrap();
+        assert_eq!(
+            reachable(&policy, vec![own, outside], 8765),
+            vec![SocketAddr::new(outside, 8765)]
+        );
+        policy.allowed_by_ip = vec![(own, 8765..=8765)];
+        assert_eq!(
+            reachable(&policy, vec![own], 8765),
+            vec![SocketAddr::new(own, 8765)]
+        );
+        assert!(reachable(&policy, vec![own], 5433).is_empty());
+    }
 
     #[test]
     fn an_internal_address_a_name_resolves_to_is_reached_only_on_a_port_allowed_for_it() {

@@ -668,7 +668,7 @@ fn connect_inet(
                 d,
             );
         }
-        let kind = if is_address_of_this_machine(dest.ip()) {
+        let kind = if crate::net::allow::is_address_of_this_machine(dest.ip()) {
             &UNKNOWN_HOST_ADDRESS
         } else {
             &UNKNOWN_OUTSIDE
@@ -863,23 +863,6 @@ const UNKNOWN_HOST_ADDRESS: Unknown = Unknown {
     what: "connection to an address of this machine (its services that listen on every address answer there)",
     errno: libc::EACCES,
 };
-
-/// Whether `ip` is an address of an interface in fence's own network namespace (the
-/// host's, where a sandbox with a namespace of its own has its approved connections made).
-fn is_address_of_this_machine(ip: IpAddr) -> bool {
-    let ip = ip.to_canonical();
-    nix::ifaddrs::getifaddrs().is_ok_and(|mut addrs| {
-        addrs.any(|a| {
-            a.address.is_some_and(|s| {
-                let own = s
-                    .as_sockaddr_in()
-                    .map(|v4| IpAddr::V4(v4.ip()))
-                    .or_else(|| s.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip())));
-                own.map(|o| o.to_canonical()) == Some(ip)
-            })
-        })
-    })
-}
 
 /// Without a network namespace: a port of the host's loopback on which something of the
 /// host's listens (a database, a development server, a local API).

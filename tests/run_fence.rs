@@ -1033,6 +1033,133 @@ fn secrets_under_home_are_unreadable(w: &World) {
     );
 }
 
+/// A secret reached through a link into the worktree (`~/.ssh -> W/priv/ssh`, a dotfiles
+/// checkout) lies in a folder the sandbox may write: that folder is not moved, exchanged or
+/// replaced (the secret would lie at a path no rule hides, readable in the next session and,
+/// without a mount view, through an open the supervisor carries out in it).
+fn a_folder_holding_a_secret_is_not_moved(w: &World) {
+    let ssh = w.mkdir("priv/ssh");
+    std::fs::write(ssh.join("id_rsa"), "PRIVATE-KEY-MATERIAL").unwrap();
+    w.own(&ssh.join("id_rsa"));
+    std::os::unix::fs::symlink(&ssh, w.home.join(".ssh")).unwrap();
+    w.own(&w.home.join(".ssh"));
+    w.mkdir("other");
+    w.write(
+        "s.sh",
+        "mv priv p2; mv priv/ssh other/ssh; python3 -c \"import ctypes; ctypes.CDLL(None).syscall(316, -100, b'priv', -100, b'other', 2)\"\n\
+         cat p2/ssh/id_rsa other/ssh/id_rsa other/id_rsa 2>/dev/null\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert!(
+        ssh.join("id_rsa").is_file(),
+        "the secret's folder moved: {}",
+        stderr(&out)
+    );
+    assert!(!w.worktree.join("p2").exists());
+    assert!(!w.worktree.join("other/ssh").exists());
+    assert!(
+        !stdout(&out).contains("PRIVATE-KEY-MATERIAL"),
+        "{}",
+        stdout(&out)
+    );
+    // The next session still cannot read it.
+    let out = w.run(&["/bin/sh", "-c", "cat priv/ssh/id_rsa; cat other/id_rsa"]);
+    assert!(
+        !stdout(&out).contains("PRIVATE-KEY-MATERIAL"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("Permission denied") || stderr(&out).contains("No such file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// In a linked git worktree the repository's other checkouts are unreadable (SPEC §2): the
+/// main checkout's files (an untracked `.env`, work in progress) and the other linked
+/// worktrees', while the shared git directory serves `git status` and `git log`.
+fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
+    let main = w.outside.join("main");
+    std::fs::create_dir_all(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "main"]);
+    std::fs::write(main.join("tracked.txt"), "TRACKED\n").unwrap();
+    git(&main, &["add", "tracked.txt"]);
+    git(
+        &main,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "c",
+        ],
+    );
+    std::fs::write(main.join("wip.env"), "MAIN-CHECKOUT-SECRET\n").unwrap();
+    let wt = w.worktree.display().to_string();
+    git(&main, &["worktree", "add", "-q", "-b", "feature", &wt]);
+    let sibling = w.outside.join("sibling");
+    git(
+        &main,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "other",
+            &sibling.display().to_string(),
+        ],
+    );
+    std::fs::write(sibling.join("wip.txt"), "SIBLING-SECRET\n").unwrap();
+    chown_tree(w, &w.outside);
+    chown_tree(w, &w.worktree);
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        &format!(
+            "cat {m}/wip.env {m}/tracked.txt {s}/wip.txt; ls {m}; git status --short >/dev/null && git log --oneline | head -1 && echo git-works",
+            m = main.display(),
+            s = sibling.display()
+        ),
+    ]);
+    let text = stdout(&out);
+    assert!(
+        !text.contains("MAIN-CHECKOUT-SECRET") && !text.contains("SIBLING-SECRET"),
+        "another checkout was read: {text}"
+    );
+    assert!(!text.contains("TRACKED"), "{text}");
+    assert!(text.contains("git-works"), "{text}{}", stderr(&out));
+}
+
+/// A push from a script whose home is moved (`HOME=$TMPDIR git push`, with a
+/// `~/.gitconfig` there setting `remote.origin.push`) is refused as a push to main at git's
+/// exec.
+fn a_push_sent_to_main_by_a_moved_home_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b feature\n\
+         printf '[remote \"origin\"]\\n\\tpush = +refs/heads/feature:refs/heads/main\\n' > \"$TMPDIR/.gitconfig\"\n\
+         HOME=$TMPDIR git push origin feature\n",
+    );
+}
+
+/// git pushes the branch of the repository it works in: with the worktree on a feature
+/// branch, a clone in the session TMPDIR on main, its HEAD pushed, is refused at git's exec (the session cannot know that
+/// repository's branch, and fails closed).
+fn a_push_of_another_repositorys_head_is_refused(w: &World) {
+    let remote = w.outside.join("remote.git");
+    push_from_a_script_is_refused(
+        w,
+        &format!(
+            "git checkout -q -b feature && git clone -q . \"$TMPDIR/c\" && cd \"$TMPDIR/c\" && git checkout -q main && git remote set-url origin {r} && git push origin HEAD\n",
+            r = remote.display()
+        ),
+    );
+}
+
 /// A Kerberos ticket cache logs in as the user to every service of the realm. fence
 /// removes `KRB5CCNAME` from the sandbox's environment, but the file stays where it is:
 /// MIT's default `/tmp/krb5cc_<uid>` (sssd's with a suffix), or wherever `KRB5CCNAME`
@@ -7078,6 +7205,10 @@ both_ways!(
     processes_left_running_are_killed_and_counted_when_the_command_ends,
     tool_state_files_in_the_home_are_refused_without_a_question,
     kerberos_ticket_caches_are_unreadable,
+    a_folder_holding_a_secret_is_not_moved,
+    a_linked_worktree_reads_none_of_the_other_checkouts,
+    a_push_sent_to_main_by_a_moved_home_is_refused,
+    a_push_of_another_repositorys_head_is_refused,
     a_secret_made_during_the_session_stays_unreadable,
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
     a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable,

@@ -114,6 +114,62 @@ pub fn git_dir(worktree: &Path) -> Option<PathBuf> {
     Some(worktree.join(target))
 }
 
+/// When `worktree` is a linked worktree of a repository (its `.git` a file naming
+/// `…/worktrees/NAME` of a git directory), the repository's other checkouts, which SPEC §2
+/// makes unreadable and unwritable: the main checkout's entries but the git directory the
+/// linked worktree's git uses (and one that holds the worktree itself), and the other
+/// linked worktrees. Empty for any other worktree.
+pub fn other_checkouts(worktree: &Path) -> Vec<PathBuf> {
+    let dot = worktree.join(".git");
+    if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
+    let Some(own_git_dir) = git_dir(worktree) else {
+        return Vec::new();
+    };
+    let Some(common) = read_small_regular_file(&own_git_dir.join("commondir"), false)
+        .and_then(|text| own_git_dir.join(text.trim()).canonicalize().ok())
+    else {
+        return Vec::new();
+    };
+    let own = worktree
+        .canonicalize()
+        .unwrap_or_else(|_| worktree.to_path_buf());
+    let mut out = Vec::new();
+    // A git directory called `.git` lies in its main checkout (a bare repository has none).
+    if common.file_name() == Some(std::ffi::OsStr::new(".git"))
+        && let Some(main) = common.parent()
+        && main != own
+        && let Ok(entries) = std::fs::read_dir(main)
+    {
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p != common && !own.starts_with(&p) {
+                out.push(p);
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
+        for entry in entries.flatten() {
+            let Some(text) = read_small_regular_file(&entry.path().join("gitdir"), false) else {
+                continue;
+            };
+            let Some(other) = Path::new(text.trim())
+                .parent()
+                .and_then(|p| p.canonicalize().ok())
+            else {
+                continue;
+            };
+            if other != own && !own.starts_with(&other) {
+                out.push(other);
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The worktree's current branch from its git HEAD, if it is on a branch.
 ///
 /// The sandbox rewrites HEAD (every `git checkout` does), so it may leave a FIFO there or
@@ -124,6 +180,9 @@ pub fn current_branch(worktree: &Path) -> Option<String> {
     let head = read_small_regular_file(&git_dir(worktree)?.join("HEAD"), false)?;
     head.trim()
         .strip_prefix("ref: refs/heads/")
+        // A repository whose refs are in reftable keeps `refs/heads/.invalid` in its HEAD
+        // file for older gits: the branch is in the tables, not known here.
+        .filter(|branch| *branch != ".invalid")
         .map(str::to_string)
 }
 

@@ -148,6 +148,13 @@ impl Fence {
         self.unreadable.iter().any(beneath)
     }
 
+    /// Whether an unreadable path lies beneath `path`, or is it: a folder that holds a
+    /// secret (`W/priv` for `~/.ssh -> W/priv/ssh`), which moved would put the secret at a
+    /// path no rule hides.
+    pub fn holds_unreadable(&self, path: &Path) -> bool {
+        self.unreadable.iter().any(|u| u.starts_with(path))
+    }
+
     /// The writable root containing `path`, if any.
     pub fn root_of(&self, path: &Path) -> Option<&Path> {
         self.writable

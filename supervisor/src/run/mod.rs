@@ -247,7 +247,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         args.force_worktree,
     )
     .map_err(|e| format!("{e:#}"))?;
-    let deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
+    let mut deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
+    // A linked worktree: the repository's other checkouts are unreadable (SPEC §2).
+    deny_extra.extend(crate::session::other_checkouts(&worktree));
     let secret_homes = prepare::home_dirs(home.as_deref());
     let (deny_read, deny_read_missing, mut deny_read_via) =
         prepare::denied_reads(&secret_homes, &deny_extra);
@@ -391,6 +393,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     );
     for w in &git_code.warnings {
         eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
+    }
+    // A secret file with other names (a hard link made before the session, `ln ~/.ssh/id_rsa
+    // W/k`): the fence hides the secret's paths, not its inode, so another name of it in
+    // the worktree or elsewhere reads it (SPEC §2: the banner warns).
+    for w in prepare::secrets_with_other_names(&deny_read) {
+        eprintln!("fence: warning: {}", crate::escape::for_terminal(&w));
     }
     protected.extend(git_code.protected);
     // The folder of the approval sockets, when a writable folder holds it (`--allow-write

@@ -705,6 +705,26 @@ fn walk_links(
     Some((done, Reached::End))
 }
 
+/// For each regular file among the unreadable paths `secrets` (as [`denied_reads`] lists
+/// those that exist) that has more than one name, a warning naming it: another name, made
+/// before the session, reads it wherever it lies. The folders among them are not walked.
+pub fn secrets_with_other_names(secrets: &[PathBuf]) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    secrets
+        .iter()
+        .filter_map(|s| {
+            let m = std::fs::symlink_metadata(s).ok()?;
+            (m.is_file() && m.nlink() > 1).then(|| {
+                format!(
+                    "the secret {} has {} names (hard links): any other name of it stays readable where it lies",
+                    s.display(),
+                    m.nlink()
+                )
+            })
+        })
+        .collect()
+}
+
 fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Some(home) = home {
@@ -746,6 +766,15 @@ fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     candidates.extend(entries_matching(Path::new("/etc/ssh"), |n| {
         n.ends_with(b"_key")
     }));
+    // The host keys `ssh-keygen -A` makes (first boot, openssh-server installed during the
+    // session) where none is there yet: root can read them once made. Missing ones freeze
+    // their folder, so a key made during the session never appears.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        for kind in ["rsa", "ecdsa", "ed25519", "dsa"] {
+            candidates.push(PathBuf::from(format!("/etc/ssh/ssh_host_{kind}_key")));
+        }
+    }
     // Kerberos ticket caches: MIT's default `/tmp/krb5cc_<uid>` (sssd's `…_<random>`), and
     // the one `KRB5CCNAME` names (a file, or a `DIR:` collection), which the sandbox's
     // environment loses but whose file stays where it is. A ticket there logs in as the

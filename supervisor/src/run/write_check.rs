@@ -671,6 +671,23 @@ pub fn check(
                     "fence.secret-path",
                 );
             }
+            // Nor is a folder that holds a secret moved, exchanged or replaced: the secret
+            // would lie at a path no rule hides, readable in the next session (and, without
+            // a mount view, through an open the supervisor carries out in the moved folder,
+            // whose grant went with its old name). With a mount view its cover is a mount
+            // point the kernel would not let the sandbox move, but the supervisor's own
+            // rename, in fence's view, meets no mount there.
+            if *op == "rename"
+                && let Some(p) = resolved.iter().find(|p| fence.holds_unreadable(p))
+            {
+                return refused(
+                    event,
+                    libc::EACCES,
+                    "move of a folder that holds an unreadable path (a secret)",
+                    p.as_os_str().as_bytes(),
+                    "fence.secret-path",
+                );
+            }
             // `mkdir` of a name that exists outside the fence (`mkdir -p` goes through
             // `/tmp`, `/dev`): the kernel answers EEXIST before it asks for any right, and
             // so does fence, with no reason line and no question. An error widens nothing.

@@ -705,24 +705,55 @@ fn walk_links(
     Some((done, Reached::End))
 }
 
+/// Most entries of one secret folder looked at by [`secrets_with_other_names`], on every
+/// start (`~/.ssh` holds a handful; a large folder is looked at in part).
+const MOST_SECRET_ENTRIES_LOOKED_AT: usize = 64;
+
 /// For each regular file among the unreadable paths `secrets` (as [`denied_reads`] lists
-/// those that exist) that has more than one name, a warning naming it: another name, made
-/// before the session, reads it wherever it lies. The folders among them are not walked.
+/// those that exist), or in a secret folder and the folders directly in it (at most
+/// [`MOST_SECRET_ENTRIES_LOOKED_AT`] entries each), that has more than one name, a warning
+/// naming it: another name, made before the session, reads it wherever it lies.
 pub fn secrets_with_other_names(secrets: &[PathBuf]) -> Vec<String> {
     use std::os::unix::fs::MetadataExt;
-    secrets
-        .iter()
-        .filter_map(|s| {
-            let m = std::fs::symlink_metadata(s).ok()?;
-            (m.is_file() && m.nlink() > 1).then(|| {
-                format!(
-                    "the secret {} has {} names (hard links): any other name of it stays readable where it lies",
-                    s.display(),
-                    m.nlink()
-                )
-            })
-        })
-        .collect()
+    let mut out = Vec::new();
+    let mut note = |path: &Path, m: &std::fs::Metadata| {
+        if m.is_file() && m.nlink() > 1 {
+            out.push(format!(
+                "the secret {} has {} names (hard links): any other name of it stays readable where it lies",
+                path.display(),
+                m.nlink()
+            ));
+        }
+    };
+    for secret in secrets {
+        let Ok(m) = std::fs::symlink_metadata(secret) else {
+            continue;
+        };
+        if !m.is_dir() {
+            note(secret, &m);
+            continue;
+        }
+        let mut budget = MOST_SECRET_ENTRIES_LOOKED_AT;
+        let mut folders = vec![(secret.clone(), 0)];
+        while let Some((folder, depth)) = folders.pop() {
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if budget == 0 {
+                    break;
+                }
+                budget -= 1;
+                let Ok(m) = entry.metadata() else { continue };
+                if m.is_dir() && depth == 0 {
+                    folders.push((entry.path(), 1));
+                } else {
+                    note(&entry.path(), &m);
+                }
+            }
+        }
+    }
+    out
 }
 
 fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
@@ -917,6 +948,33 @@ pub fn session_tty() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A secret file with another name made before the session (`ln ~/.ssh/id_rsa W/k`) is
+    /// named in a warning, whether the secret is the file or a folder holding it; a secret
+    /// without other names is not.
+    #[test]
+    fn a_secret_with_other_names_is_warned_about() {
+        let d = tempfile::tempdir().unwrap();
+        let ssh = d.path().join(".ssh");
+        std::fs::create_dir_all(ssh.join("keys")).unwrap();
+        std::fs::write(ssh.join("id_rsa"), "k").unwrap();
+        std::fs::write(ssh.join("keys/deploy"), "k").unwrap();
+        std::fs::write(ssh.join("known_hosts"), "h").unwrap();
+        let netrc = d.path().join(".netrc");
+        std::fs::write(&netrc, "n").unwrap();
+        assert!(secrets_with_other_names(&[ssh.clone(), netrc.clone()]).is_empty());
+        std::fs::hard_link(ssh.join("id_rsa"), d.path().join("k1")).unwrap();
+        std::fs::hard_link(ssh.join("keys/deploy"), d.path().join("k2")).unwrap();
+        std::fs::hard_link(&netrc, d.path().join("k3")).unwrap();
+        let warnings = secrets_with_other_names(&[ssh.clone(), netrc.clone()]).join("\n");
+        for named in [ssh.join("id_rsa"), ssh.join("keys/deploy"), netrc] {
+            assert!(
+                warnings.contains(&format!("{} has 2 names", named.display())),
+                "{warnings}"
+            );
+        }
+        assert!(!warnings.contains("known_hosts"), "{warnings}");
+    }
 
     /// A folder with `names` and `fillers` empty files (the fillers make the removal long).
     fn plant(dir: &Path, names: &[&str], fillers: usize) {

@@ -725,3 +725,46 @@ both_ways_on_any_kernel!(
     without_landlock_fence_refuses_and_degraded_says_so,
     truncate_race_at_abi_2_never_truncates_outside,
 );
+
+/// SPEC §2: `fence doctor` warns when the worktree holds files with a link count above one
+/// (a hard link made before any session, whose other name may lie outside: `fence run`
+/// writes such a file as a private copy, and reads reach the shared file).
+#[test]
+fn doctor_warns_about_worktree_files_with_other_hard_links() {
+    let outside = tempfile::tempdir().unwrap();
+    let wt = tempfile::tempdir().unwrap();
+    let wt_path = wt.path().canonicalize().unwrap();
+    support::git(&wt_path, &["init", "-q"]);
+    std::fs::write(outside.path().join("store-file"), "shared").unwrap();
+    std::fs::hard_link(
+        outside.path().join("store-file"),
+        wt_path.join("linked.txt"),
+    )
+    .unwrap();
+    std::fs::write(wt_path.join("plain.txt"), "own").unwrap();
+    let run = |json: bool| {
+        let mut cmd = Command::new(support::fence_binary());
+        cmd.arg("doctor");
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.current_dir(&wt_path)
+            .env_remove("FENCE_LANDLOCK_ABI_MAX")
+            .env_remove("FENCE_NO_NAMESPACES")
+            .output()
+            .expect("running fence doctor")
+    };
+    let out = run(true);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let shared = &report["worktree_hard_links"];
+    assert_eq!(shared["count"], 1, "{shared}");
+    assert_eq!(shared["examples"][0], "linked.txt", "{shared}");
+    let text = stdout(&run(false));
+    assert!(
+        text.contains("files have other hard links") && text.contains("linked.txt"),
+        "{text}"
+    );
+    std::fs::remove_file(wt_path.join("linked.txt")).unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&run(true).stdout).unwrap();
+    assert_eq!(report["worktree_hard_links"]["count"], 0);
+}

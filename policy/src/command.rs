@@ -1229,12 +1229,7 @@ impl Walker<'_> {
             // NuGet's upload: `dotnet nuget push x.nupkg`, `nuget push x.nupkg`.
             "dotnet" | "nuget"
                 if {
-                    let words: Vec<&str> = args
-                        .iter()
-                        .skip(1)
-                        .map(|a| a.text.as_str())
-                        .filter(|t| !t.starts_with('-'))
-                        .collect();
+                    let words = plain_words(args);
                     (name == "dotnet" && words.starts_with(&["nuget", "push"]))
                         || (name == "nuget" && words.first() == Some(&"push"))
                 } =>
@@ -6046,6 +6041,16 @@ fn code_string_literals(code: &str) -> Vec<String> {
     out
 }
 
+/// The words after the program that are not options (`dotnet nuget push x` → `nuget`,
+/// `push`, `x`): a subcommand's words, whatever options lie between them.
+fn plain_words(args: &[Arg]) -> Vec<&str> {
+    args.iter()
+        .skip(1)
+        .map(|a| a.text.as_str())
+        .filter(|t| !t.starts_with('-'))
+        .collect()
+}
+
 /// The clients that print a credential they keep in one of the secret paths: `gh auth
 /// token` (`~/.config/gh`), `gcloud auth print-access-token` (`~/.config/gcloud`), `az
 /// account get-access-token` (`~/.azure`), `aws configure get`/`export-credentials` and
@@ -6053,12 +6058,7 @@ fn code_string_literals(code: &str) -> Vec<String> {
 /// credential fill` (`~/.git-credentials` through its helper). Each reads the file as
 /// `cat` would, so a line that also reaches the network sends it out.
 fn credential_printer(name: &str, args: &[Arg]) -> Option<&'static str> {
-    let words: Vec<&str> = args
-        .iter()
-        .skip(1)
-        .map(|a| a.text.as_str())
-        .filter(|t| !t.starts_with('-'))
-        .collect();
+    let words = plain_words(args);
     let has = |f: &str| args.iter().skip(1).any(|a| a.text == f);
     let starts = |prefix: &[&str]| words.len() >= prefix.len() && words[..prefix.len()] == *prefix;
     match name {

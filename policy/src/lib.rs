@@ -111,6 +111,8 @@ pub const DEFAULT_SECRETS: &[&str] = &[
     "~/.pypirc",
     "~/.cargo/credentials*",
     "~/.git-credentials",
+    // git's credential store also reads and writes its XDG file.
+    "~/.config/git/credentials",
     "/etc/shadow",
     "/etc/gshadow",
     "/etc/sudoers*",

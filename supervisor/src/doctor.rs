@@ -158,6 +158,68 @@ struct Report {
     not_enforced: Vec<String>,
     death: DeathMechanism,
     verdict: Verdict,
+    /// The worktree of the current directory and its files with other hard links.
+    shared: Option<SharedFiles>,
+}
+
+/// Regular files of a worktree with more than one name (SPEC §2: a hard link made before
+/// the session, whose other name may lie outside, is written through its worktree name).
+#[derive(Debug, Serialize)]
+struct SharedFiles {
+    worktree: std::path::PathBuf,
+    /// How many were found.
+    count: usize,
+    /// The first few, relative to the worktree.
+    examples: Vec<std::path::PathBuf>,
+    /// Whether the walk stopped at [`MOST_WORKTREE_ENTRIES`] before the end.
+    partial: bool,
+}
+
+/// Most entries `fence doctor` looks at in a worktree.
+const MOST_WORKTREE_ENTRIES: usize = 100_000;
+
+/// The files of the current directory's worktree (as `fence run` finds it) with other
+/// hard links, `.git` left out (git's packs are its own). `None` outside any worktree
+/// `fence run` would accept.
+fn shared_files() -> Option<SharedFiles> {
+    use std::os::unix::fs::MetadataExt;
+    let cwd = std::env::current_dir().ok()?;
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let worktree = crate::session::find_worktree(None, &cwd, home.as_deref(), false).ok()?;
+    let mut found = SharedFiles {
+        worktree: worktree.clone(),
+        count: 0,
+        examples: Vec::new(),
+        partial: false,
+    };
+    let mut budget = MOST_WORKTREE_ENTRIES;
+    let mut folders = vec![worktree.clone()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                found.partial = true;
+                return Some(found);
+            }
+            budget -= 1;
+            let Ok(m) = entry.metadata() else { continue };
+            if m.is_dir() {
+                if entry.file_name() != ".git" {
+                    folders.push(entry.path());
+                }
+            } else if m.is_file() && m.nlink() > 1 {
+                found.count += 1;
+                if found.examples.len() < 5 {
+                    let path = entry.path();
+                    let rel = path.strip_prefix(&worktree).unwrap_or(&path).to_path_buf();
+                    found.examples.push(rel);
+                }
+            }
+        }
+    }
+    Some(found)
 }
 
 impl Report {
@@ -239,6 +301,7 @@ impl Report {
             not_enforced: vec![],
             death: DeathMechanism::ParentDeathSignal,
             verdict: Verdict::Full,
+            shared: shared_files(),
         };
         report.judge();
         report
@@ -433,6 +496,7 @@ impl Report {
             "enforced": self.enforced,
             "not_enforced": self.not_enforced,
             "verdict": self.verdict,
+            "worktree_hard_links": self.shared,
             "kernel_floors": KERNEL_FLOORS.iter().map(|(f, k, w)| json!({
                 "feature": f, "kernel": k, "without": w,
             })).collect::<Vec<_>>(),
@@ -578,6 +642,32 @@ impl Report {
                 Verdict::Refuse => "fence run would refuse to start (--allow-degraded runs weaker)",
             }
         ));
+        if let Some(shared) = &self.shared {
+            if shared.count == 0 {
+                out.push_str(&format!(
+                    "\nworktree {}: no file with other hard links{}\n",
+                    shared.worktree.display(),
+                    if shared.partial {
+                        " in the part looked at"
+                    } else {
+                        ""
+                    }
+                ));
+            } else {
+                let examples: Vec<String> = shared
+                    .examples
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                out.push_str(&format!(
+                    "\nwarning: worktree {}: {}{} files have other hard links ({}…): a name outside the worktree, made before the session (a package store, a cache, a backup), shares each; fence run writes them as private copies, and reads reach the shared file\n",
+                    shared.worktree.display(),
+                    if shared.partial { "at least " } else { "" },
+                    shared.count,
+                    examples.join(", ")
+                ));
+            }
+        }
         out.push_str("\nkernel features fence uses:\n");
         for (feature, kernel, without) in KERNEL_FLOORS {
             out.push_str(&format!(

@@ -118,8 +118,10 @@ pub fn git_dir(worktree: &Path) -> Option<PathBuf> {
 /// `…/worktrees/NAME` of a git directory), the repository's other checkouts, which SPEC §2
 /// makes unreadable and unwritable: the main checkout's entries but the git directory the
 /// linked worktree's git uses (and one that holds the worktree itself), and the other
-/// linked worktrees. Empty for any other worktree.
-pub fn other_checkouts(worktree: &Path) -> Vec<PathBuf> {
+/// linked worktrees. Empty for any other worktree. A main checkout that is `home` or
+/// holds it (a home kept in git) is left readable: hiding it would hide the toolchains
+/// and settings every command reads.
+pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let dot = worktree.join(".git");
     if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {
         return Vec::new();
@@ -140,6 +142,9 @@ pub fn other_checkouts(worktree: &Path) -> Vec<PathBuf> {
     if common.file_name() == Some(std::ffi::OsStr::new(".git"))
         && let Some(main) = common.parent()
         && main != own
+        && !home
+            .and_then(|h| h.canonicalize().ok())
+            .is_some_and(|h| h.starts_with(main))
         && let Ok(entries) = std::fs::read_dir(main)
     {
         for entry in entries.flatten() {

@@ -249,7 +249,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     .map_err(|e| format!("{e:#}"))?;
     let mut deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
     // A linked worktree: the repository's other checkouts are unreadable (SPEC §2).
-    deny_extra.extend(crate::session::other_checkouts(&worktree));
+    deny_extra.extend(crate::session::other_checkouts(&worktree, home.as_deref()));
     let secret_homes = prepare::home_dirs(home.as_deref());
     let (deny_read, deny_read_missing, mut deny_read_via) =
         prepare::denied_reads(&secret_homes, &deny_extra);

@@ -772,6 +772,8 @@ fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
             ".npmrc",
             ".pypirc",
             ".git-credentials",
+            // git's credential store also reads and writes its XDG file.
+            ".config/git/credentials",
         ] {
             candidates.push(home.join(rel));
         }

@@ -1114,6 +1114,9 @@ fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
         ],
     );
     std::fs::write(sibling.join("wip.txt"), "SIBLING-SECRET\n").unwrap();
+    // As git writes it with `worktree.useRelativePaths`: relative to its own folder.
+    let admin = main.join(".git/worktrees/sibling");
+    std::fs::write(admin.join("gitdir"), "../../../../sibling/.git\n").unwrap();
     chown_tree(w, &w.outside);
     chown_tree(w, &w.worktree);
     let out = w.run(&[
@@ -1132,6 +1135,25 @@ fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
     );
     assert!(!text.contains("TRACKED"), "{text}");
     assert!(text.contains("git-works"), "{text}{}", stderr(&out));
+    // With the shared git directory writable, git in the session sees the sibling's
+    // checkout missing and would unregister it: its folder there stays read-only.
+    let git_dir = main.join(".git");
+    let out = w
+        .fence(&[
+            "--allow-write".as_ref(),
+            git_dir.as_os_str(),
+            "--".as_ref(),
+            "git".as_ref(),
+            "worktree".as_ref(),
+            "prune".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        admin.join("gitdir").is_file(),
+        "the sibling was unregistered: {}",
+        stderr(&out)
+    );
 }
 
 /// A push from a script whose home is moved (`HOME=$TMPDIR git push`, with a

@@ -2959,6 +2959,19 @@ impl Walker<'_> {
                 _ => other_repo = true,
             }
         }
+        // `GIT_DIR`, `GIT_COMMON_DIR` (set in the line, or in an exec's environment) name
+        // the repository as `--git-dir` does.
+        for name in ["GIT_DIR", "GIT_COMMON_DIR"] {
+            if let Some(value) = self.state.vars.get(name).cloned() {
+                let own = value.is_some_and(|v| {
+                    matches!(self.resolve_arg(&Arg::literal(v), true),
+                        Loc::Inside { path, .. } if path == self.cls.worktree.join(".git"))
+                });
+                if !own {
+                    other_repo = true;
+                }
+            }
+        }
         // `--git-dir` names the repository: the worktree's own only as its `.git`.
         if let Some(dir) = &g.git_dir {
             match self.resolve_arg(dir, true) {
@@ -3101,6 +3114,7 @@ impl Walker<'_> {
                     rest,
                     branch.as_deref(),
                     &configs,
+                    other_repo,
                 ));
                 let decided = found.iter().any(|(r, _)| {
                     matches!(
@@ -3144,6 +3158,7 @@ impl Walker<'_> {
                         &refs,
                         branch.as_deref(),
                         &g.configs,
+                        false,
                     ));
                     for (rule, reason) in found {
                         self.find(rule, reason);
@@ -3475,6 +3490,13 @@ impl Walker<'_> {
             ("GIT_CONFIG", ""),
         ];
         for (name, file) in CONFIG_HOMES {
+            // At exec the home and XDG folders come from the environment of a process that
+            // runs inside the fence (a test suite's `HOME=$TMPDIR`), where whatever a config
+            // file there makes git run stays fenced too; only a push reads them
+            // (`git push`'s settings, above).
+            if self.ctx == Context::Exec && matches!(name, "HOME" | "XDG_CONFIG_HOME") {
+                continue;
+            }
             let Some(value) = self.state.vars.get(name).cloned() else {
                 continue;
             };

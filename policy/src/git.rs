@@ -274,11 +274,27 @@ pub fn write_targets(sub: &str, args: &[Arg]) -> Vec<(Arg, &'static str)> {
     out
 }
 
-/// A `-c` setting that decides what `git push` pushes or where, past the refspecs the rules
-/// read on the command line: a refspec (`remote.<name>.push`), mirroring
-/// (`remote.<name>.mirror`), a branch's upstream (`branch.<name>.merge`, which
-/// `push.default=upstream` follows) and the push mode itself (`matching` pushes every
-/// branch the remote has).
+/// The full names git may take a refspec's source `src` for (`refname_match`: `x` is
+/// `refs/x`, `refs/tags/x`, `refs/heads/x`, `refs/remotes/x` or `refs/remotes/x/HEAD`,
+/// whichever exists; `heads/x` is `refs/heads/x`); `HEAD` is the current branch (none when
+/// it is not known).
+fn local_ref_candidates(src: &str, branch: Option<&str>) -> Vec<String> {
+    match src {
+        "HEAD" | "@" => branch
+            .map(|b| format!("refs/heads/{b}"))
+            .into_iter()
+            .collect(),
+        s if s.starts_with("refs/") => vec![s.to_string()],
+        s => vec![
+            format!("refs/{s}"),
+            format!("refs/tags/{s}"),
+            format!("refs/heads/{s}"),
+            format!("refs/remotes/{s}"),
+            format!("refs/remotes/{s}/HEAD"),
+        ],
+    }
+}
+
 /// `configured` (a `remote.NAME.push` refspec) applied to the local ref `full`
 /// (`refs/heads/feature`): the refspec git pushes instead, when its source matches.
 fn map_through(configured: &str, full: &str) -> Option<String> {
@@ -314,6 +330,11 @@ pub fn is_unknown_destination(reason: &str) -> bool {
     reason.ends_with(UNKNOWN_BEFORE_RUNNING)
 }
 
+/// A `-c` setting that decides what `git push` pushes or where, past the refspecs the rules
+/// read on the command line: a refspec (`remote.<name>.push`), mirroring
+/// (`remote.<name>.mirror`), a branch's upstream (`branch.<name>.merge`, which
+/// `push.default=upstream` follows) and the push mode itself (`matching` pushes every
+/// branch the remote has).
 pub fn push_deciding_setting(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
     let last = key.rsplit('.').next().unwrap_or("");
@@ -796,10 +817,15 @@ fn pattern_covers_main(dst: &str) -> bool {
 /// `configs` are the `-c name=value` settings given before the subcommand:
 /// `remote.NAME.push`, `remote.NAME.mirror`, `push.default=matching` and
 /// `branch.NAME.merge` decide where a push without refspecs goes.
+///
+/// `foreign_config`: git works in a repository other than the worktree's, whose own config
+/// (`remote.NAME.push`, `push.default`, `branch.NAME.merge`) the line does not show and the
+/// sandbox may have written: a refspec without `:dst`, or none, goes where that config says.
 pub fn analyze_push(
     args: &[Arg],
     branch: Option<&str>,
     configs: &[String],
+    foreign_config: bool,
 ) -> Vec<(RuleId, String)> {
     let mut out = Vec::new();
     // `opts::parse` reads from index 1.
@@ -855,30 +881,52 @@ pub fn analyze_push(
         positionals.remove(0); // the repository
     }
     let mut refspecs: Vec<Arg> = positionals.into_iter().cloned().collect();
+    if foreign_config
+        && (refspecs.is_empty() && !tags
+            || refspecs.iter().any(|r| r.known && !r.text.contains(':')))
+    {
+        // Judged as written too (`main` still goes to main by default).
+        refspecs.push(Arg::unknown());
+    }
     let configured: Vec<&str> = setting("remote.", ".push").collect();
+    let upstream_mode = settings.iter().any(|(k, v)| {
+        k == "push.default"
+            && (v.eq_ignore_ascii_case("upstream") || v.eq_ignore_ascii_case("tracking"))
+    });
     if refspecs.is_empty() && !tags {
         // Without refspecs on the command line, `remote.NAME.push` says what goes.
         refspecs.extend(configured.iter().map(|c| Arg::literal(*c)));
-    } else if !configured.is_empty() {
+    } else if !configured.is_empty() || upstream_mode {
         // A refspec without `:dst` (`git push origin feature`) is mapped through
         // `remote.NAME.push` too (git's `map_refspec`): the configured refspec whose source
-        // matches names the destination, and its `+` forces.
+        // matches names the destination, and its `+` forces; under `push.default=upstream`
+        // a branch goes to the upstream `branch.NAME.merge` names.
         for r in refspecs.iter_mut() {
             if !r.known || r.text.contains(':') {
                 continue;
             }
             let forced = r.text.starts_with('+');
             let src = r.text.trim_start_matches('+').to_string();
-            let full = match src.as_str() {
-                "HEAD" | "@" => branch.map(|b| format!("refs/heads/{b}")),
-                s if s.starts_with("refs/") => Some(s.to_string()),
-                s => Some(format!("refs/heads/{s}")),
-            };
-            let mapped = match &full {
-                Some(full) => configured.iter().find_map(|c| map_through(c, full)),
+            let fulls = local_ref_candidates(&src, branch);
+            if fulls.is_empty() {
                 // HEAD on a branch not known: any configured destination may be its.
-                None => configured.first().map(|c| c.to_string()),
+                *r = Arg::unknown();
+                continue;
+            }
+            let upstream = |full: &String| {
+                let name = full.strip_prefix("refs/heads/")?.to_ascii_lowercase();
+                let key = format!("branch.{name}.merge");
+                let merge = settings.iter().find(|(k, _)| *k == key)?.1;
+                Some(format!("{full}:{merge}"))
             };
+            let mapped = fulls
+                .iter()
+                .find_map(|full| configured.iter().find_map(|c| map_through(c, full)))
+                .or_else(|| {
+                    upstream_mode
+                        .then(|| fulls.iter().find_map(upstream))
+                        .flatten()
+                });
             if let Some(m) = mapped {
                 let m = if forced && !m.starts_with('+') {
                     format!("+{m}")
@@ -1126,7 +1174,7 @@ mod tests {
 
     fn push(line: &str, branch: Option<&str>) -> Vec<RuleId> {
         let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
-        analyze_push(&args, branch, &[])
+        analyze_push(&args, branch, &[], false)
             .into_iter()
             .map(|(r, _)| r)
             .collect()
@@ -1196,7 +1244,7 @@ mod tests {
         assert_eq!(push("", None), vec![RuleId::GitPush]);
         let args = vec![Arg::literal("origin"), Arg::unknown()];
         assert_eq!(
-            analyze_push(&args, Some("x"), &[])
+            analyze_push(&args, Some("x"), &[], false)
                 .into_iter()
                 .map(|(r, _)| r)
                 .collect::<Vec<_>>(),

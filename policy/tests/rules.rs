@@ -7465,6 +7465,16 @@ fn a_push_decided_by_settings_or_input_the_line_does_not_show_is_refused() {
                 "git send-pack --stdin /srv/remote.git < refs.txt",
                 refused("git.push-main"),
             ),
+            // git matches a short source as `refs/heads/x` does (`heads/x`), and under
+            // `push.default=upstream` a branch goes to its `branch.NAME.merge`.
+            (
+                "git -c remote.origin.push=refs/heads/x:refs/heads/main push origin heads/x",
+                refused("git.push-main"),
+            ),
+            (
+                "git -c push.default=upstream -c branch.feature.merge=refs/heads/main push origin feature",
+                refused("git.push-main"),
+            ),
             // Unchanged: the session's own home, an explicit destination.
             ("HOME=/home/dev git push origin feature", red("git.push")),
             ("git push origin feature", red("git.push")),
@@ -7531,10 +7541,77 @@ fn a_push_of_another_repositorys_head_is_refused_at_exec() {
             show(&v)
         );
     }
-    // An explicit destination is known wherever git runs.
+    // An explicit destination is known wherever git runs; a refspec without one goes where
+    // that repository's own config (which the sandbox may have written) says.
+    let v = judge(&["git", "push", "origin", "feature:feature"], "/tmp/clone");
+    assert_eq!(v.rule, "git.push", "{}", show(&v));
     let v = judge(&["git", "push", "origin", "feature"], "/tmp/clone");
+    assert_eq!(
+        (v.action, v.rule.as_str()),
+        (Action::Deny, "git.push-main"),
+        "{}",
+        show(&v)
+    );
+    // GIT_DIR naming another repository is the same.
+    let argv: Vec<String> = ["git", "push", "origin", "feature"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let env = vec![("GIT_DIR".to_string(), Some("/tmp/x/.git".to_string()))];
+    let v = c.classify_exec(&ExecEvent {
+        argv: &argv,
+        program: Path::new("/usr/bin/git"),
+        cwd: ExecCwd::Known(Path::new(WT)),
+        current_branch: Some("feature"),
+        env: &env,
+    });
+    assert_eq!(
+        (v.action, v.rule.as_str()),
+        (Action::Deny, "git.push-main"),
+        "{}",
+        show(&v)
+    );
+    // The worktree's own git directory named so is the worktree's.
+    let env = vec![("GIT_DIR".to_string(), Some(format!("{WT}/.git")))];
+    let v = c.classify_exec(&ExecEvent {
+        argv: &argv,
+        program: Path::new("/usr/bin/git"),
+        cwd: ExecCwd::Known(Path::new(WT)),
+        current_branch: Some("feature"),
+        env: &env,
+    });
     assert_eq!(v.rule, "git.push", "{}", show(&v));
     // In a line the push stays red: the exec is judged again.
     let v = c.classify_line("cd /tmp/clone && git push origin HEAD", Path::new(WT));
     assert_ne!(v.action, Action::Allow, "{}", show(&v));
+}
+
+/// At exec a home moved for a test suite (`HOME=$TMPDIR`, pytest's monkeypatch, Go's
+/// `t.Setenv`) does not stop git: whatever a config file there makes git run stays inside
+/// the fence. Only a push reads where it goes from there.
+#[test]
+fn a_moved_home_at_exec_stops_only_a_push_it_can_decide() {
+    let c = classifier();
+    let judge = |argv: &[&str]| {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let env = vec![("HOME".to_string(), Some("/tmp/session/h".to_string()))];
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/git"),
+            cwd: ExecCwd::Known(Path::new(WT)),
+            current_branch: Some("feature"),
+            env: &env,
+        })
+    };
+    for argv in [
+        &["git", "status"][..],
+        &["git", "log", "--oneline"][..],
+        &["git", "init", "proj"][..],
+    ] {
+        let v = judge(argv);
+        assert_ne!(v.action, Action::Deny, "{argv:?}: {}", show(&v));
+        assert_ne!(v.rule, "git.config-program", "{argv:?}: {}", show(&v));
+    }
+    let v = judge(&["git", "push", "origin", "feature"]);
+    assert_eq!(v.rule, "git.push-main", "{}", show(&v));
 }

@@ -121,19 +121,25 @@ pub fn git_dir(worktree: &Path) -> Option<PathBuf> {
 /// linked worktrees. Empty for any other worktree. A main checkout that is `home` or
 /// holds it (a home kept in git) is left readable: hiding it would hide the toolchains
 /// and settings every command reads.
-pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+///
+/// Also returned: the other linked worktrees' folders in the git directory
+/// (`worktrees/NAME`), to be kept read-only: git in the session, seeing their checkouts
+/// missing, would take them for stale and unregister them (`git worktree prune`, `git gc`).
+pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let dot = worktree.join(".git");
     if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let Some(own_git_dir) = git_dir(worktree) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let Some(common) = read_small_regular_file(&own_git_dir.join("commondir"), false)
         .and_then(|text| own_git_dir.join(text.trim()).canonicalize().ok())
     else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
+    let own_admin = own_git_dir.canonicalize().ok();
+    let mut admin = Vec::new();
     let own = worktree
         .canonicalize()
         .unwrap_or_else(|_| worktree.to_path_buf());
@@ -156,23 +162,37 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     }
     if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
         for entry in entries.flatten() {
-            let Some(text) = read_small_regular_file(&entry.path().join("gitdir"), false) else {
+            let folder = entry.path();
+            if own_admin.as_deref() == folder.canonicalize().ok().as_deref() {
+                continue;
+            }
+            let Some(text) = read_small_regular_file(&folder.join("gitdir"), false) else {
                 continue;
             };
-            let Some(other) = Path::new(text.trim())
-                .parent()
-                .and_then(|p| p.canonicalize().ok())
-            else {
+            // Relative to this folder where git writes it so (`worktree.useRelativePaths`).
+            let named = folder.join(text.trim());
+            let Some(other) = named.parent().and_then(|p| p.canonicalize().ok()) else {
                 continue;
             };
             if other != own && !own.starts_with(&other) {
                 out.push(other);
+                admin.push(folder);
             }
         }
     }
     out.sort();
     out.dedup();
-    out
+    (out, admin)
+}
+
+/// The git directory of the repository `worktree` lies in: its own, or, for a worktree
+/// that is a folder of a repository (`--worktree` on a package of a monorepo), the nearest
+/// one above it.
+pub fn holding_git_dir(worktree: &Path) -> Option<PathBuf> {
+    worktree
+        .ancestors()
+        .find(|dir| dir.join(".git").symlink_metadata().is_ok())
+        .and_then(git_dir)
 }
 
 /// The worktree's current branch from its git HEAD, if it is on a branch.
@@ -182,7 +202,7 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> Vec<PathBuf> {
 /// reads a symlinked HEAD's target name, not its content, so nothing is lost) and read
 /// only when it is a regular file, and then only its first bytes.
 pub fn current_branch(worktree: &Path) -> Option<String> {
-    let head = read_small_regular_file(&git_dir(worktree)?.join("HEAD"), false)?;
+    let head = read_small_regular_file(&holding_git_dir(worktree)?.join("HEAD"), false)?;
     head.trim()
         .strip_prefix("ref: refs/heads/")
         // A repository whose refs are in reftable keeps `refs/heads/.invalid` in its HEAD
@@ -384,6 +404,21 @@ mod tests {
         let wt = d.path().join("wt");
         std::fs::create_dir(&wt).unwrap();
         assert!(find_worktree(Some(&wt), d.path(), Some(&home), false).is_ok());
+    }
+
+    #[test]
+    fn a_worktree_inside_a_repository_has_its_branch() {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("mono");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("packages/app")).unwrap();
+        std::fs::write(repo.join(".git/HEAD"), "ref: refs/heads/feature\n").unwrap();
+        assert_eq!(
+            current_branch(&repo.join("packages/app")).as_deref(),
+            Some("feature")
+        );
+        std::fs::write(repo.join(".git/HEAD"), "ref: refs/heads/.invalid\n").unwrap();
+        assert_eq!(current_branch(&repo.join("packages/app")), None);
     }
 
     #[test]

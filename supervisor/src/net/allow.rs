@@ -113,19 +113,37 @@ pub fn parse_resolve(text: &str) -> Result<(String, IpAddr), RuleError> {
 
 /// Whether `ip` is an address of an interface in fence's own network namespace (the
 /// host's, where a sandbox with a namespace of its own has its approved connections made).
+///
+/// The list is read again at most once a second (a `getifaddrs` is a netlink dump, slow on
+/// a host with hundreds of interfaces, and the proxy asks on every connection it makes).
 pub fn is_address_of_this_machine(ip: IpAddr) -> bool {
-    let ip = ip.to_canonical();
-    nix::ifaddrs::getifaddrs().is_ok_and(|mut addrs| {
-        addrs.any(|a| {
-            a.address.is_some_and(|s| {
-                let own = s
-                    .as_sockaddr_in()
-                    .map(|v4| IpAddr::V4(v4.ip()))
-                    .or_else(|| s.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip())));
-                own.map(|o| o.to_canonical()) == Some(ip)
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    static LAST: Mutex<Option<(Instant, Vec<IpAddr>)>> = Mutex::new(None);
+    let read = || -> Vec<IpAddr> {
+        nix::ifaddrs::getifaddrs()
+            .map(|addrs| {
+                addrs
+                    .filter_map(|a| {
+                        let s = a.address?;
+                        s.as_sockaddr_in()
+                            .map(|v4| IpAddr::V4(v4.ip()))
+                            .or_else(|| s.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip())))
+                            .map(|o| o.to_canonical())
+                    })
+                    .collect()
             })
-        })
-    })
+            .unwrap_or_default()
+    };
+    let ip = ip.to_canonical();
+    let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let fresh = last
+        .as_ref()
+        .is_some_and(|(at, _)| at.elapsed() < Duration::from_secs(1));
+    if !fresh {
+        *last = Some((Instant::now(), read()));
+    }
+    last.as_ref().is_some_and(|(_, own)| own.contains(&ip))
 }
 
 /// Loopback, private, link-local, unique-local and cloud-metadata addresses (SPEC §4):

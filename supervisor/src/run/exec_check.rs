@@ -319,7 +319,8 @@ fn runs_git(argv: &[Vec<u8>], program: &Path) -> bool {
 /// `HOME` and `XDG_CONFIG_HOME` are given too where they differ from the session's (fence's
 /// own): git reads the user's config from there (`~/.gitconfig`,
 /// `$XDG_CONFIG_HOME/git/config`), and a script can point them at a file it wrote that sets
-/// `remote.origin.push`.
+/// `remote.origin.push`. So are `GIT_DIR` and `GIT_COMMON_DIR`, which name another
+/// repository, whose config the sandbox may have written.
 fn git_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Option<String>)> {
     let Ok(env) = mem.string_array(envp_addr) else {
         return vec![("GIT_CONFIG_PARAMETERS".into(), None)];
@@ -332,7 +333,13 @@ fn git_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Optio
             })
     };
     env.iter()
-        .filter(|v| v.starts_with(b"GIT_CONFIG") || moved(v, "HOME") || moved(v, "XDG_CONFIG_HOME"))
+        .filter(|v| {
+            v.starts_with(b"GIT_CONFIG")
+                || v.starts_with(b"GIT_DIR=")
+                || v.starts_with(b"GIT_COMMON_DIR=")
+                || moved(v, "HOME")
+                || moved(v, "XDG_CONFIG_HOME")
+        })
         .map(|v| {
             let text = String::from_utf8_lossy(v);
             match text.split_once('=') {

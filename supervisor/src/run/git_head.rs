@@ -53,7 +53,7 @@ pub fn current_branch(worktree: &Path) -> Option<String> {
     {
         return e.branch.clone();
     }
-    let head = crate::session::git_dir(worktree)?.join("HEAD");
+    let head = crate::session::holding_git_dir(worktree)?.join("HEAD");
     let before = Stamp::of(&head);
     let branch = crate::session::current_branch(worktree);
     // Kept only when HEAD did not change while it was read.

@@ -248,8 +248,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     )
     .map_err(|e| format!("{e:#}"))?;
     let mut deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
-    // A linked worktree: the repository's other checkouts are unreadable (SPEC §2).
-    deny_extra.extend(crate::session::other_checkouts(&worktree, home.as_deref()));
+    // A linked worktree: the repository's other checkouts are unreadable (SPEC §2), and
+    // their folders in the git directory read-only.
+    let (other_checkouts, other_checkouts_admin) =
+        crate::session::other_checkouts(&worktree, home.as_deref());
+    deny_extra.extend(other_checkouts.iter().cloned());
     let secret_homes = prepare::home_dirs(home.as_deref());
     let (deny_read, deny_read_missing, mut deny_read_via) =
         prepare::denied_reads(&secret_homes, &deny_extra);
@@ -397,10 +400,16 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // A secret file with other names (a hard link made before the session, `ln ~/.ssh/id_rsa
     // W/k`): the fence hides the secret's paths, not its inode, so another name of it in
     // the worktree or elsewhere reads it (SPEC §2: the banner warns).
-    for w in prepare::secrets_with_other_names(&deny_read) {
+    let secrets: Vec<PathBuf> = deny_read
+        .iter()
+        .filter(|p| !other_checkouts.iter().any(|o| p.starts_with(o)))
+        .cloned()
+        .collect();
+    for w in prepare::secrets_with_other_names(&secrets) {
         eprintln!("fence: warning: {}", crate::escape::for_terminal(&w));
     }
     protected.extend(git_code.protected);
+    protected.extend(other_checkouts_admin);
     // The folder of the approval sockets, when a writable folder holds it (`--allow-write
     // /tmp`): moved away, or made by the sandbox before fence makes it, `fence approvals`
     // and later sessions would meet the sandbox's sockets there instead of fence's.

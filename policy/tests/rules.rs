@@ -349,6 +349,23 @@ fn git_settings_in_the_environment_decide_a_push() {
     }
 }
 
+/// Judges an execve of git (`/usr/bin/git`) with `argv`, working in `cwd`, with the
+/// environment `env`, the worktree on branch `feature`.
+fn git_exec(c: &Classifier, argv: &[&str], cwd: &str, env: &[(&str, &str)]) -> Verdict {
+    let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+    let env: Vec<(String, Option<String>)> = env
+        .iter()
+        .map(|(n, v)| (n.to_string(), Some(v.to_string())))
+        .collect();
+    c.classify_exec(&ExecEvent {
+        argv: &argv,
+        program: Path::new("/usr/bin/git"),
+        cwd: ExecCwd::Known(Path::new(cwd)),
+        current_branch: Some("feature"),
+        env: &env,
+    })
+}
+
 /// Judges an execve of `argv` (program `/usr/bin/argv[0]`) on branch `feature`.
 fn exec(c: &Classifier, argv: &[&str]) -> Verdict {
     exec_event(c, argv, &format!("/usr/bin/{}", argv[0]), Some("feature"))
@@ -7481,19 +7498,13 @@ fn a_push_decided_by_settings_or_input_the_line_does_not_show_is_refused() {
             ("git send-pack /srv/remote.git feature", red("git.push")),
         ],
     );
-    let argv: Vec<String> = ["git", "push", "origin", "feature"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
     for (name, value) in [("HOME", "/tmp/x"), ("XDG_CONFIG_HOME", "/tmp/x")] {
-        let env = vec![(name.to_string(), Some(value.to_string()))];
-        let v = c.classify_exec(&ExecEvent {
-            argv: &argv,
-            program: Path::new("/usr/bin/git"),
-            cwd: ExecCwd::Known(Path::new(WT)),
-            current_branch: Some("feature"),
-            env: &env,
-        });
+        let v = git_exec(
+            &c,
+            &["git", "push", "origin", "feature"],
+            WT,
+            &[(name, value)],
+        );
         assert_eq!(
             (v.action, v.rule.as_str()),
             (Action::Deny, "git.push-main"),
@@ -7510,16 +7521,7 @@ fn a_push_decided_by_settings_or_input_the_line_does_not_show_is_refused() {
 #[test]
 fn a_push_of_another_repositorys_head_is_refused_at_exec() {
     let c = classifier();
-    let judge = |argv: &[&str], cwd: &str| {
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        c.classify_exec(&ExecEvent {
-            argv: &argv,
-            program: Path::new("/usr/bin/git"),
-            cwd: ExecCwd::Known(Path::new(cwd)),
-            current_branch: Some("feature"),
-            env: &[],
-        })
-    };
+    let judge = |argv: &[&str], cwd: &str| git_exec(&c, argv, cwd, &[]);
     for argv in [
         &["git", "push", "origin", "HEAD"][..],
         &["git", "push"][..],
@@ -7553,18 +7555,8 @@ fn a_push_of_another_repositorys_head_is_refused_at_exec() {
         show(&v)
     );
     // GIT_DIR naming another repository is the same.
-    let argv: Vec<String> = ["git", "push", "origin", "feature"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let env = vec![("GIT_DIR".to_string(), Some("/tmp/x/.git".to_string()))];
-    let v = c.classify_exec(&ExecEvent {
-        argv: &argv,
-        program: Path::new("/usr/bin/git"),
-        cwd: ExecCwd::Known(Path::new(WT)),
-        current_branch: Some("feature"),
-        env: &env,
-    });
+    let push = ["git", "push", "origin", "feature"];
+    let v = git_exec(&c, &push, WT, &[("GIT_DIR", "/tmp/x/.git")]);
     assert_eq!(
         (v.action, v.rule.as_str()),
         (Action::Deny, "git.push-main"),
@@ -7572,14 +7564,7 @@ fn a_push_of_another_repositorys_head_is_refused_at_exec() {
         show(&v)
     );
     // The worktree's own git directory named so is the worktree's.
-    let env = vec![("GIT_DIR".to_string(), Some(format!("{WT}/.git")))];
-    let v = c.classify_exec(&ExecEvent {
-        argv: &argv,
-        program: Path::new("/usr/bin/git"),
-        cwd: ExecCwd::Known(Path::new(WT)),
-        current_branch: Some("feature"),
-        env: &env,
-    });
+    let v = git_exec(&c, &push, WT, &[("GIT_DIR", &format!("{WT}/.git"))]);
     assert_eq!(v.rule, "git.push", "{}", show(&v));
     // In a line the push stays red: the exec is judged again.
     let v = c.classify_line("cd /tmp/clone && git push origin HEAD", Path::new(WT));
@@ -7592,17 +7577,7 @@ fn a_push_of_another_repositorys_head_is_refused_at_exec() {
 #[test]
 fn a_moved_home_at_exec_stops_only_a_push_it_can_decide() {
     let c = classifier();
-    let judge = |argv: &[&str]| {
-        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
-        let env = vec![("HOME".to_string(), Some("/tmp/session/h".to_string()))];
-        c.classify_exec(&ExecEvent {
-            argv: &argv,
-            program: Path::new("/usr/bin/git"),
-            cwd: ExecCwd::Known(Path::new(WT)),
-            current_branch: Some("feature"),
-            env: &env,
-        })
-    };
+    let judge = |argv: &[&str]| git_exec(&c, argv, WT, &[("HOME", "/tmp/session/h")]);
     for argv in [
         &["git", "status"][..],
         &["git", "log", "--oneline"][..],

@@ -405,6 +405,84 @@ fn has_secret_text(value: &[u8]) -> bool {
         || holds(b"hooks.slack.com/services/")
         || holds(b"/api/webhooks/")
         || (has_field(value, b"sig") && has_field(value, b"sv"))
+        || has_issued_token(value)
+}
+
+/// The shapes of tokens that services issue with a fixed prefix, as their own secret
+/// scanners look for them: the prefix at the start of the value or after a character that
+/// cannot be part of a token, then at least as many token characters as the shortest real
+/// one has (so that `sk-learn` or `hf_hub` in a path is not one).
+const ISSUED_TOKENS: [(&[u8], usize); 27] = [
+    (b"ghp_", 30), // GitHub: personal, OAuth, user-to-server, server-to-server, refresh
+    (b"gho_", 30),
+    (b"ghu_", 30),
+    (b"ghs_", 30),
+    (b"ghr_", 30),
+    (b"github_pat_", 30),
+    (b"glpat-", 20), // GitLab: personal, deploy, runner, pipeline trigger
+    (b"gldt-", 20),
+    (b"glrt-", 20),
+    (b"glptt-", 20),
+    (b"xoxb-", 10), // Slack: bot, user, app, refresh, legacy workspace
+    (b"xoxp-", 10),
+    (b"xoxa-", 10),
+    (b"xoxe-", 10),
+    (b"xoxs-", 10),
+    (b"sk-ant-", 20),  // Anthropic
+    (b"sk-", 32),      // OpenAI (sk-proj-…, sk-svcacct-…, older sk-…)
+    (b"AIza", 35),     // Google API key
+    (b"ya29.", 20),    // Google OAuth access token
+    (b"npm_", 36),     // npm
+    (b"pypi-AgE", 50), // PyPI
+    (b"hf_", 30),      // Hugging Face
+    (b"sk_live_", 20), // Stripe secret and restricted keys
+    (b"rk_live_", 20),
+    (b"dckr_pat_", 20), // Docker Hub
+    (b"dop_v1_", 64),   // DigitalOcean
+    (b"shpat_", 32),    // Shopify
+];
+
+/// Whether `value` holds a token of one of [`ISSUED_TOKENS`]' shapes, or an AWS access key
+/// id (`AKIA`/`ASIA` and 16 upper-case letters or digits), or a JSON Web Token
+/// (`eyJ…` base64url header, payload and signature): a credential under a name the other
+/// checks do not know (`DEPLOY=ghp_…`, `CI_VAR_3=glpat-…`).
+fn has_issued_token(value: &[u8]) -> bool {
+    let token_char = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+    let run =
+        |from: usize, ok: &dyn Fn(u8) -> bool| value[from..].iter().take_while(|&&b| ok(b)).count();
+    (0..value.len()).any(|at| {
+        // Every shape opens with one of these letters: most places of a long value
+        // (`LS_COLORS`) are passed over by one comparison.
+        let opens_a_shape = matches!(
+            value[at],
+            b'g' | b'x' | b's' | b'A' | b'y' | b'n' | b'p' | b'h' | b'r' | b'd' | b'e'
+        );
+        if !opens_a_shape || (at > 0 && (token_char(value[at - 1]) || value[at - 1] == b'.')) {
+            return false;
+        }
+        let rest = &value[at..];
+        ISSUED_TOKENS.iter().any(|(prefix, least)| {
+            rest.starts_with(prefix) && run(at + prefix.len(), &token_char) >= *least
+        }) || ((rest.starts_with(b"AKIA") || rest.starts_with(b"ASIA"))
+            && run(at + 4, &|b: u8| {
+                b.is_ascii_uppercase() || b.is_ascii_digit()
+            }) == 16
+            && value.get(at + 20).is_none_or(|&b| !token_char(b)))
+            || (rest.starts_with(b"eyJ") && is_jwt(rest))
+    })
+}
+
+/// Whether `text` opens with three base64url parts joined by dots, the first two of at
+/// least ten characters and the signature of at least twenty.
+fn is_jwt(text: &[u8]) -> bool {
+    let part = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-';
+    let mut parts = text.split(|b| *b == b'.');
+    let lens: Vec<usize> = parts
+        .by_ref()
+        .take(3)
+        .map(|p| p.iter().take_while(|b| part(b)).count())
+        .collect();
+    matches!(lens.as_slice(), [h, p, s] if *h >= 10 && *p >= 10 && *s >= 20)
 }
 
 /// Words that name a credential when they stand alone in a variable's name.
@@ -1277,6 +1355,24 @@ mod tests {
                 "BLOB",
                 "https://a.blob.core.windows.net/c?sv=2022-11-02&ss=b&sig=abc%3D",
             ),
+            ("DEPLOY", "ghp_0123456789abcdefghijABCDEFGHIJ012345"),
+            ("CI_VAR_3", "glpat-abcdefghij0123456789"),
+            ("BOT", "xoxb-1234567890-abcdefghij"),
+            ("LLM", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz"),
+            ("OPENAI", "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"),
+            (
+                "X",
+                "prefix github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+            ),
+            ("MAPS", "AIzaSyA-0123456789abcdefghijklmnopqrstu"),
+            ("PUBLISH", "npm_abcdefghijklmnopqrstuvwxyz0123456789"),
+            ("HUB", "hf_abcdefghijklmnopqrstuvwxyz0123456"),
+            ("STRIPE", "sk_live_abcdefghijklmnopqrstuvwx"),
+            ("IDS", "id=AKIAIOSFODNN7EXAMPLE"),
+            (
+                "OIDC",
+                "x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            ),
         ];
         let kept = [
             ("GIT_AUTHOR_NAME", "A"),
@@ -1303,6 +1399,11 @@ mod tests {
             ("JAVA_TOOL_OPTIONS", "-Xmx1g -Dfile.encoding=UTF-8"),
             ("SSH_CERT", "-----BEGIN CERTIFICATE-----"),
             ("QUERY", "https://example.com/?sig=1"),
+            ("PYTHON_PKGS", "/opt/venv/lib/sk-learn:/opt/hf_hub"),
+            ("CACHE_DIR", "/srv/ghp_cache"),
+            ("BRANCH", "feature/sk-0123"),
+            ("BUILD_ID", "AKIAIOSFODNN7EXAMPLEX"),
+            ("NOTE", "eyJ.short.x"),
         ];
         let cases = gone
             .iter()

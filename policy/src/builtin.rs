@@ -107,6 +107,35 @@ impl Walker<'_> {
         }
     }
 
+    /// `unset [-v] NAME…`: each variable named is no longer known (its value is then the
+    /// environment's, or none, as the shell's state goes: `${x:-rm}` after `unset x` is
+    /// not the value the line gave x). `unset -f` removes functions and leaves variables.
+    /// A name not known (`unset "$v"`) may be any variable: none is known after it.
+    pub(crate) fn unset_variables(&mut self, args: &[Arg]) {
+        let mut functions = false;
+        for a in &args[1..] {
+            match a.value() {
+                Some("-f") => functions = true,
+                Some("-v") => functions = false,
+                Some(flag) if flag.starts_with('-') => {}
+                Some(_) if functions => {}
+                Some(name) => {
+                    let name = variable_name(name).to_string();
+                    self.set_var(&name, None);
+                    self.state.arrays.insert(name, None);
+                }
+                None if functions => {}
+                None => {
+                    let names: Vec<String> = self.state.vars.keys().cloned().collect();
+                    for name in names {
+                        self.set_var(&name, None);
+                    }
+                    self.state.env_unknown = true;
+                }
+            }
+        }
+    }
+
     /// `printf -v NAME FORMAT ARGS…`: NAME is set to what printf would print.
     pub(crate) fn printf_to_variable(&mut self, args: &[Arg]) {
         let Some(v) = args.iter().position(|a| a.text == "-v") else {

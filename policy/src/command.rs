@@ -587,8 +587,14 @@ impl Walker<'_> {
                     display_arg(first)
                 ),
             );
-            self.check_path_args(args, &[]);
-            return;
+            // A variable whose value the line gives (`CMD="git push"; $CMD origin main`):
+            // refused as above, and what it names is judged too, for the reason shown.
+            let named_by_the_line = first.known
+                && !(first.glob || first.brace || first.procsub || first.assumed || first.cmdsub);
+            if !named_by_the_line {
+                self.check_path_args(args, &[]);
+                return;
+            }
         }
         if self.ctx == Context::Line && Self::is_path_token(first) {
             match self.resolve_arg(first, true) {
@@ -625,6 +631,7 @@ impl Walker<'_> {
                 RuleId::DefaultUnknown,
                 format!("calls the shell function `{name}` defined in the line"),
             );
+            self.forget_what_function_sets(name);
         }
         self.judge_program(name, args, inv, depth);
         if self.ctx == Context::Line && !first.text.contains('/') {
@@ -710,6 +717,26 @@ impl Walker<'_> {
         self.state = saved;
     }
 
+    /// After a call of the function `name` defined in the line: the variables its body
+    /// sets are no longer known (`x=cat; f(){ x=git; }; f; $x push`).
+    fn forget_what_function_sets(&mut self, name: &str) {
+        let Some(sets) = self.function_sets.get(name).cloned() else {
+            return;
+        };
+        for var in sets {
+            if var.is_empty() {
+                let known: Vec<String> = self.state.vars.keys().cloned().collect();
+                for v in known {
+                    self.set_var(&v, None);
+                }
+                self.state.env_unknown = true;
+            } else {
+                self.set_var(&var, None);
+                self.state.arrays.insert(var, None);
+            }
+        }
+    }
+
     /// Judges the program `name` (`args[0]` as written) by what it is.
     fn judge_program(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
         // Builtins that set what later words expand to (and are judged as any program).
@@ -718,6 +745,7 @@ impl Walker<'_> {
             "shift" => self.shift_positional(args),
             "printf" => self.printf_to_variable(args),
             "read" => self.read_into_variables(args, inv),
+            "unset" => self.unset_variables(args),
             "mapfile" | "readarray" => self.map_lines_into_array(args, inv),
             "test" | "[" => self.test_subscripts(args),
             _ => {}

@@ -87,6 +87,9 @@ pub struct State {
     pub positional: Option<Vec<Option<String>>>,
     /// Name references (`declare -n r=HOME`): expanding `$r` expands `$HOME`.
     pub namerefs: HashMap<String, String>,
+    /// A variable whose name is not known was unset (`unset "$v"`): no value of the
+    /// environment is known from there on.
+    pub env_unknown: bool,
 }
 
 /// How a simple command is connected to what is around it.
@@ -124,6 +127,8 @@ pub struct Walker<'a> {
     /// The body of each function defined in the line, as written: judged again where the
     /// function is called with arguments (`f(){ rm -rf "$1"; }; f /`).
     pub function_bodies: HashMap<String, String>,
+    /// The variables each function defined in the line sets (an empty name: any).
+    pub function_sets: HashMap<String, Vec<String>>,
     /// The functions whose body is being judged for a call (a function calling itself
     /// is judged once).
     pub calling: Vec<String>,
@@ -281,6 +286,7 @@ impl Scope for Walker<'_> {
             Some(v) => v.clone(),
             // fence run sets TMPDIR to the session's temp directory for everything in the
             // sandbox, whatever fence itself was started with.
+            None if self.state.env_unknown => None,
             None if name == "TMPDIR" && self.cls.session_tmp.is_some() => self
                 .cls
                 .session_tmp
@@ -519,6 +525,7 @@ impl<'a> Walker<'a> {
                 arrays: HashMap::new(),
                 positional: None,
                 namerefs: HashMap::new(),
+                env_unknown: false,
             },
             parts: Vec::new(),
             cur: Vec::new(),
@@ -529,6 +536,7 @@ impl<'a> Walker<'a> {
             commands: 0,
             functions: HashSet::new(),
             function_bodies: HashMap::new(),
+            function_sets: HashMap::new(),
             calling: Vec::new(),
             aliases: HashMap::new(),
             expanding: Vec::new(),
@@ -1131,6 +1139,27 @@ impl<'a> Walker<'a> {
         self.state.positional = None;
         let changes_before = self.dir_changes;
         self.walk_compound(&f.body.0, &CmdIo::default());
+        // The variables its body sets: not known after a call (its assignments are the
+        // shell's own, made or not as its branches go).
+        let mut sets: Vec<String> = self
+            .state
+            .vars
+            .iter()
+            .filter(|(var, value)| saved.vars.get(*var) != Some(*value))
+            .map(|(var, _)| var.clone())
+            .chain(
+                self.state
+                    .arrays
+                    .iter()
+                    .filter(|(var, elements)| saved.arrays.get(*var) != Some(*elements))
+                    .map(|(var, _)| var.clone()),
+            )
+            .collect();
+        if self.state.env_unknown && !saved.env_unknown {
+            // `unset "$1"` in the body: any variable.
+            sets.push(String::new());
+        }
+        self.function_sets.insert(name.clone(), sets);
         if self.dir_changes != changes_before {
             self.functions_changing_dir.insert(name);
         }
@@ -1236,6 +1265,20 @@ impl<'a> Walker<'a> {
                                 n.clone()
                             }
                         };
+                        // `x+=m` appends to the value before: known when both parts are
+                        // (an array's elements are not followed through an append).
+                        let value = if !a.append {
+                            value
+                        } else if let (ast::AssignmentValue::Scalar(_), Some(before), true) =
+                            (&a.value, Scope::var(self, &name), value.known)
+                        {
+                            Arg::literal(before + &value.text)
+                        } else {
+                            if let Some(entry) = arrays.iter_mut().find(|(n, _)| *n == name) {
+                                entry.1 = None;
+                            }
+                            Arg::unknown()
+                        };
                         assignments.push((name, value));
                     } else {
                         // `export X=…`, `declare X=…`: an argument like any
@@ -1248,7 +1291,11 @@ impl<'a> Walker<'a> {
                             ast::AssignmentValue::Scalar(v),
                         ) = (&a.name, &a.value)
                         {
-                            let value = word::eval_word(&v.value, self, &mut noticed);
+                            let mut value = word::eval_word(&v.value, self, &mut noticed);
+                            if a.append {
+                                // `export X+=…`: what X held is not followed.
+                                value = Arg::unknown();
+                            }
                             // `declare -n r=x`: r names x, whose value it takes when
                             // expanded (a value that is not a known name: not known).
                             let nameref = args[0].text != "export"

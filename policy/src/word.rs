@@ -34,6 +34,10 @@ pub struct Arg {
     pub procsub: bool,
     /// Holds a command substitution (or backticks).
     pub cmdsub: bool,
+    /// Holds a parameter expansion (`$X`, `${X…}`, `"$@"`) other than a leading `$HOME`
+    /// or `${HOME}`: as the command word, a program that cannot be identified before
+    /// running (SPEC §2: `$VAR args`), whatever value the line gave the variable.
+    pub param: bool,
     /// Began with `~`, `$HOME` or `${HOME}` as written.
     pub home_based: bool,
     /// Holds a variable whose value the line does not set: one taken from
@@ -76,7 +80,13 @@ impl Arg {
 
     /// The program cannot be identified from this word before running.
     pub fn is_dynamic(&self) -> bool {
-        !self.known || self.glob || self.brace || self.procsub || self.assumed || self.cmdsub
+        !self.known
+            || self.glob
+            || self.brace
+            || self.procsub
+            || self.assumed
+            || self.cmdsub
+            || self.param
     }
 
     /// The fields the shell makes of this word: an unquoted expansion whose
@@ -256,6 +266,20 @@ fn eval_pieces(
     arg: &mut Arg,
 ) {
     for p in pieces {
+        if let WordPiece::ParameterExpansion(expr) = &p.piece {
+            // A leading `$HOME`/`${HOME}` names the home as `~` does (a path, judged as
+            // one); any other parameter makes the word one the line cannot pin down.
+            let leading_home = arg.text.is_empty()
+                && arg.home_based
+                && matches!(
+                    expr,
+                    ParameterExpr::Parameter {
+                        parameter: Parameter::Named(n),
+                        indirect: false,
+                    } if n == "HOME"
+                );
+            arg.param |= !leading_home;
+        }
         match &p.piece {
             WordPiece::Text(t) => {
                 if !quoted {

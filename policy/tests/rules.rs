@@ -1845,8 +1845,9 @@ fn a_program_named_by_a_variable_of_the_environment_is_refused() {
             ("$EDITOR README.md", DYN),
             ("\"$SHELL\" -c ls", DYN),
             ("sudo ${EDITOR} x", DYN),
-            // A value the line itself sets is known; an argument is expanded.
-            ("X=ls; $X src", green("read.list")),
+            // A value the line itself sets is still a variable as the program (SPEC §2:
+            // `$VAR args`); an argument is expanded.
+            ("X=ls; $X src", refused("shell.dynamic-program")),
             ("ls $SRC", green("read.list")),
         ],
     );
@@ -1858,24 +1859,76 @@ fn an_unquoted_variable_is_split_into_words_before_it_is_judged() {
         &classifier(),
         &[
             // The program and its arguments come out of one variable.
-            ("CMD=\"rm -rf\"; $CMD ~", refused("fs.delete-outside")),
-            ("X=\"rm -rf /\"; $X", refused("fs.delete-outside")),
+            ("CMD=\"rm -rf\"; $CMD ~", refused("shell.dynamic-program")),
+            ("X=\"rm -rf /\"; $X", refused("shell.dynamic-program")),
             (
                 "CMD=\"git push\"; $CMD origin main",
-                refused("git.push-main"),
+                refused("shell.dynamic-program"),
             ),
             (
                 "ARGS=\"origin main\"; git push $ARGS",
                 refused("git.push-main"),
             ),
-            ("X=\"ls -la\"; $X src", green("read.list")),
+            ("X=\"ls -la\"; $X src", refused("shell.dynamic-program")),
+            ("ls=ls; \"$ls\" src", refused("shell.dynamic-program")),
+            // A leading `$HOME` is a path, judged as `~` is.
+            ("$HOME/bin/tool", red("fence.path-outside")),
             // Quoted, the value stays one word.
             ("F=\"a b\"; cat \"$F\"", green("read.list")),
             // IFS set in the line splits where it says; a `~` made by
             // splitting is a file name, not the home directory.
-            ("IFS=_; cmd=rm_-rf_~; $cmd", red("fs.rm-recursive")),
+            (
+                "IFS=_; cmd=rm_-rf_~; $cmd",
+                refused("shell.dynamic-program"),
+            ),
             // IFS set to a value not known: the program is not known.
             ("IFS=$(cat sep); c=ls; $c", refused("shell.dynamic-program")),
+        ],
+    );
+}
+
+#[test]
+fn a_variable_changed_where_the_line_does_not_say_how_is_not_known() {
+    check(
+        &classifier(),
+        &[
+            // As the program: refused whatever value the line seems to give.
+            ("x=r; x+=m; $x -rf /", refused("shell.dynamic-program")),
+            (
+                "x=gi; x+=t; $x push origin main",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "x=cat; f(){ x=git; }; f; $x push -f origin main",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "x=ls; unset x; ${x:-rm} -rf /",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "x=s; x+=h; curl x | $x",
+                refused("shell.dynamic-program|net.pipe-to-interpreter"),
+            ),
+            // As an argument: an append is followed, a function's or unset's change is not
+            // known, and a default then stands for what the shell may use.
+            ("x=buil; x+=d; rm -rf $x", red("fs.rm-recursive")),
+            (
+                "x=build/..; x+=/..; rm -rf $x",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "x=ls; unset x; rm -rf ${x:-/}",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "x=build; f(){ x=/; }; f; rm -rf \"$x\"",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "d=build; unset \"$v\"; rm -rf \"${HOME:-/}\"",
+                refused("fs.delete-outside"),
+            ),
         ],
     );
 }
@@ -2614,12 +2667,17 @@ fn a_shell_string_is_judged_with_the_arguments_it_is_given() {
     check(
         &classifier(),
         &[
-            ("sh -c '\"$@\"' sh rm -rf ~", refused("fs.delete-outside")),
+            // A parameter as the program is one that cannot be identified (SPEC §2:
+            // `$VAR args`), whatever the line gives it.
+            (
+                "sh -c '\"$@\"' sh rm -rf ~",
+                refused("shell.dynamic-program"),
+            ),
             (
                 "sh -c 'exec \"$@\"' _ git push origin main",
-                refused("git.push-main"),
+                refused("shell.dynamic-program"),
             ),
-            ("bash -c '$1 -rf /' _ rm", refused("fs.delete-outside")),
+            ("bash -c '$1 -rf /' _ rm", refused("shell.dynamic-program")),
             ("sh -c 'rm -rf \"$1\"' _ /etc", refused("sys.root-write")),
             (
                 "sh -c 'set -e; rm -rf \"$1\"' _ /etc",
@@ -2675,7 +2733,7 @@ fn a_shell_string_is_judged_with_the_arguments_it_is_given() {
             ("sh -c 'rm -rf \"$1\"' _ *", red("fs.rm-recursive")),
             ("sh -c 'rm -rf \"$1\"' _ \"$X\"", red("fs.rm-recursive")),
             // No arguments: `"$@"` is no word at all, and nothing runs.
-            ("sh -c '\"$@\"'", yellow("default.unknown")),
+            ("sh -c '\"$@\"'", refused("shell.dynamic-program")),
             // The line's own parameters are not known.
             ("rm -rf \"$1\"", red("fs.rm-recursive")),
             // A loop's list is split into words as the shell splits it.

@@ -6792,6 +6792,112 @@ int main(void) {
     );
 }
 
+/// A thread swaps the path buffer of chmod, utimensat and setxattr between a file inside
+/// (an absolute path through no magic link, which the check allows) and
+/// `/proc/self/fd/1`, whose object is a file outside handed in as stdout: were the call
+/// left to the kernel after the check, it would read the swapped path and change the
+/// outside file (its mode, times or extended attributes), which no read-only mount bounds.
+fn a_path_swapped_to_a_descriptor_link_during_metadata_changes_nothing_outside(w: &World) {
+    let test = "a_path_swapped_to_a_descriptor_link_during_metadata_changes_nothing_outside";
+    if !cc_ready(test) {
+        return;
+    }
+    let log = w.write_outside("meta.log", "");
+    std::fs::set_permissions(&log, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let before = std::fs::metadata(&log).unwrap();
+    let inside = w.write("meta-inside.txt", "mine");
+    let src = r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+static char buf[4096];
+static char good[4096];
+static const char *bad = "/proc/self/fd/1";
+static volatile int stop;
+static void *swap(void *arg) {
+    (void)arg;
+    while (!stop) {
+        strcpy(buf, good);
+        for (volatile int i = 0; i < 50; i++) {}
+        strcpy(buf, bad);
+        for (volatile int i = 0; i < 50; i++) {}
+    }
+    return 0;
+}
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    snprintf(good, sizeof good, "%s", argv[1]);
+    strcpy(buf, good);
+    pthread_t t;
+    pthread_create(&t, 0, swap, 0);
+    int ok = 0, refused = 0;
+    struct timespec old[2] = {{86400, 0}, {86400, 0}};
+    for (int i = 0; i < 6000; i++) {
+        int r;
+        switch (i % 3) {
+        case 0: r = chmod(buf, 0606); break;
+        case 1: r = utimensat(AT_FDCWD, buf, old, 0); break;
+        default: r = setxattr(buf, "user.fence_test", "x", 1, 0); break;
+        }
+        if (r == 0) ok++; else refused++;
+    }
+    stop = 1;
+    pthread_join(t, 0);
+    fprintf(stderr, "counts %d %d\n", ok, refused);
+    return 0;
+}
+"#;
+    let bin = w.compile_c("metaswap", src);
+    let stdout_file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let out = w
+        .fence(&[
+            "--quiet-blocks".as_ref(),
+            "--".as_ref(),
+            bin.as_os_str(),
+            inside.as_os_str(),
+        ])
+        .stdout(stdout_file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after = std::fs::metadata(&log).unwrap();
+    assert_eq!(
+        after.mode() & 0o7777,
+        0o600,
+        "the outside file's mode changed ({})",
+        stderr(&out)
+    );
+    assert_eq!(
+        after.mtime(),
+        before.mtime(),
+        "the outside file's times changed ({})",
+        stderr(&out)
+    );
+    assert!(
+        xattr_names(&log).iter().all(|n| n != b"user.fence_test"),
+        "an extended attribute was set on the outside file ({})",
+        stderr(&out)
+    );
+    let counts: Vec<u32> = stderr(&out)
+        .lines()
+        .find_map(|l| l.strip_prefix("counts "))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        counts.len() == 2 && counts[0] > 0 && counts[1] > 0,
+        "race not exercised: {counts:?} ({})",
+        stderr(&out)
+    );
+}
+
 fn datagram_to_an_outside_unix_socket_gets_nothing_through(w: &World) {
     let path = w.outside.join("log.sock");
     let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
@@ -7315,6 +7421,7 @@ both_ways!(
     a_named_fifo_swapped_behind_a_pipes_descriptor_link_gets_nothing_written,
     metadata_through_descriptors_from_outside_changes_nothing_outside,
     a_thread_swapping_a_descriptor_during_chmod_never_changes_an_outside_file,
+    a_path_swapped_to_a_descriptor_link_during_metadata_changes_nothing_outside,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
     a_fork_bomb_meets_its_pid_namespaces_own_limit,

@@ -180,23 +180,6 @@ impl Found {
     }
 }
 
-thread_local! {
-    /// Whether the latest [`resolve_found`] on this thread followed a magic link of /proc
-    /// (`/proc/<pid>/{cwd,root,exe}`, `/proc/<pid>/fd/N`, through `/dev/fd` or
-    /// `/dev/stdout` too): see [`followed_magic_link`].
-    static MAGIC_LINK_FOLLOWED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether the latest [`resolve_found`] on this thread followed a magic link of /proc. The
-/// walk follows such a link by the text the kernel prints for its object, looked up again
-/// in the sandbox's view; the kernel follows it to the object itself, which may be one the
-/// sandbox's view does not hold at that path (a descriptor or a directory handed in from
-/// outside, on the host's mounts). A call the kernel is left to carry out on such a path
-/// (`CONTINUE`) is bounded by what the object is, not by what its text reads as.
-pub fn followed_magic_link() -> bool {
-    MAGIC_LINK_FOLLOWED.with(|f| f.get())
-}
-
 /// [`resolve_with_cwd`], and whether the walk found the path's target: the lookup of the
 /// last component already says it, where the exec check would otherwise `lstat` the result.
 pub fn resolve_found(
@@ -206,7 +189,6 @@ pub fn resolve_found(
     follow_last: bool,
     cwd: Option<&Path>,
 ) -> (Resolution, Found) {
-    MAGIC_LINK_FOLLOWED.with(|f| f.set(false));
     let unresolvable = |why: String| (Resolution::Unresolvable(why), Found::NotLooked);
     let start = if path.first() == Some(&b'/') {
         PathBuf::from("/")
@@ -732,9 +714,6 @@ fn walk_one_by_one(
                 links += 1;
                 if links > MAX_SYMLINKS {
                     return unresolvable("too many symlinks".into());
-                }
-                if candidate.starts_with("/proc") && is_magic_link(&candidate) {
-                    MAGIC_LINK_FOLLOWED.with(|f| f.set(true));
                 }
                 // A descriptor link to a file that has no name any more (removed, an
                 // O_TMPFILE or memfd file) shows `/path (deleted)`: no path leads there.

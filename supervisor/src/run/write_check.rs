@@ -1080,7 +1080,6 @@ pub fn check(
                 Ok(r) => r,
                 Err(e) => return Outcome::failed(event, errno_of(&e)),
             };
-            let through_magic_link = path_resolve::followed_magic_link();
             if found == Found::SharedObject {
                 return refused(
                     event,
@@ -1148,22 +1147,17 @@ pub fn check(
             };
             let object = target.as_os_str().as_bytes().to_vec();
             let truncate = matches!(op, MetadataOp::Truncate { .. });
-            // Whether the kernel, left to carry the call out, resolves the path from the
-            // sandbox's root alone, as the check did: an absolute path through no magic
-            // link of /proc. A relative one starts at the caller's cwd or directory
-            // descriptor, and a magic link leads to a descriptor's or a cwd's object:
-            // either may be a directory or file handed in from outside, on the host's
-            // writable mounts, whose printed path reads as one of the sandbox's own (the
-            // host's /tmp for the sandbox's private /tmp). Such a call is carried out by
-            // the supervisor on the object the check resolved in the sandbox's view.
-            let from_root_alone = raw.first() == Some(&b'/') && !through_magic_link;
+            // The call is always carried out by the supervisor, on the object the check
+            // resolved in the sandbox's view, never left to the kernel (`CONTINUE`): the
+            // kernel would read the path again from the caller's memory, which another
+            // thread may have changed since (a security boundary). Landlock does not
+            // govern metadata, and the read-only mounts of the view do not bound every
+            // path the kernel could then follow: `/proc/self/fd/N` leads to the object of
+            // a descriptor handed in from outside (the user's terminal, a log on the
+            // host), on the host's writable mounts.
             // A file with other hard links, which may lie outside the fence: the change is
             // made to a private copy ([`super::private_copy`]; policy, not a boundary).
             if super::view::is_shared_file(&target) {
-                let continues = fence.read_only_view
-                    && from_root_alone
-                    && !truncate
-                    && !protected_path_unbound();
                 return Outcome {
                     rule: "fence.hardlink-copy".into(),
                     why: PRIVATE_COPY.into(),
@@ -1171,25 +1165,14 @@ pub fn check(
                         path: target.clone(),
                         keep_data: true,
                         for_metadata: !truncate,
-                        then: (!continues).then(|| {
-                            Box::new(Operation::Metadata {
-                                path: target.clone(),
-                                follow_last: path.follow_last,
-                                op: *op,
-                            })
-                        }),
+                        then: Some(Box::new(Operation::Metadata {
+                            path: target.clone(),
+                            follow_last: path.follow_last,
+                            op: *op,
+                        })),
                     }),
                     ..allowed(event, object, Response::Error(libc::EPERM))
                 };
-            }
-            // Bounded by the read-only mounts, unless a protected path was made with a
-            // person's approval (it has none): then carried out, as without a mount view.
-            // Truncation is always carried out: it comes here only when Landlock does not
-            // govern it, and a protected file the host made during the session has no
-            // read-only mount either (a path swapped to it after the check would be
-            // truncated).
-            if fence.read_only_view && from_root_alone && !truncate && !protected_path_unbound() {
-                return allowed(event, object, Response::Continue);
             }
             let response =
                 metadata::perform_on_path(mem, caller, &root, &target, path.follow_last, op);

@@ -6898,6 +6898,89 @@ int main(int argc, char **argv) {
     );
 }
 
+/// fence started with `>> log`: the log handed in for appending stays append-only. The
+/// sandbox tries to cut it (`ftruncate`), punch a hole (`fallocate`), clear `O_APPEND`
+/// and write at offset 0, and write at an offset with `pwritev2(RWF_NOAPPEND)`; what the
+/// log held before is still there, byte for byte, and its own appended line follows. The
+/// same calls on a file of the worktree work, and `O_NONBLOCK` can still be set on stdin.
+fn a_log_handed_in_for_appending_keeps_what_it_held(w: &World) {
+    let test = "a_log_handed_in_for_appending_keeps_what_it_held";
+    if !cc_ready(test) {
+        return;
+    }
+    let before = "earlier lines of the log\n".repeat(200);
+    let log = w.write_outside("append.log", &before);
+    let src = r#"#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#ifndef RWF_NOAPPEND
+#define RWF_NOAPPEND 0x20
+#endif
+int main(void) {
+    int t = ftruncate(1, 6);
+    int p = fallocate(1, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096);
+    int flags = fcntl(1, F_GETFL);
+    int c = fcntl(1, F_SETFL, flags & ~O_APPEND);
+    pwrite(1, "OVERWRITTEN", 11, 0);
+    struct iovec v = {"NOAPPEND", 8};
+    int n = pwritev2(1, &v, 1, 0, RWF_NOAPPEND);
+    write(1, "appended\n", 9);
+    /* The same calls inside the worktree, and O_NONBLOCK on stdin. */
+    int fd = open("inside.bin", O_RDWR | O_CREAT | O_APPEND, 0644);
+    write(fd, "0123456789", 10);
+    int ti = ftruncate(fd, 4);
+    int ci = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_APPEND);
+    int nb = fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
+    fprintf(stderr, "outside %d %d %d %d inside %d %d stdin %d\n", t, p, c, n, ti, ci, nb);
+    return 0;
+}
+"#;
+    let bin = w.compile_c("appendonly", src);
+    let stdout_file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let (reader, writer) = std::io::pipe().unwrap();
+    let out = w
+        .fence(&["--quiet-blocks".as_ref(), "--".as_ref(), bin.as_os_str()])
+        .stdin(Stdio::from(reader.try_clone().unwrap()))
+        .stdout(stdout_file)
+        .output()
+        .unwrap();
+    drop(writer);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let after = std::fs::read(&log).unwrap();
+    assert!(
+        after.starts_with(before.as_bytes()),
+        "the log lost or changed what it held ({} bytes, starting {:?}): {}",
+        after.len(),
+        String::from_utf8_lossy(&after[..after.len().min(40)]),
+        stderr(&out)
+    );
+    // On a file opened for appending, pwrite appends whatever offset it names.
+    assert_eq!(
+        &after[before.len()..],
+        b"OVERWRITTENappended\n",
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("outside -1 -1 -1 -1 inside 0 0 stdin 0"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(w.worktree.join("inside.bin")).unwrap(),
+        b"0123"
+    );
+    // fence put the shared pipe's status flags back: its other end is not left
+    // non-blocking for whoever reads it next.
+    // SAFETY: F_GETFL on a descriptor the test owns.
+    let flags = unsafe { libc::fcntl(reader.as_raw_fd(), libc::F_GETFL) };
+    assert_eq!(flags & libc::O_NONBLOCK, 0, "stdin was left non-blocking");
+}
+
 fn datagram_to_an_outside_unix_socket_gets_nothing_through(w: &World) {
     let path = w.outside.join("log.sock");
     let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
@@ -7422,6 +7505,7 @@ both_ways!(
     metadata_through_descriptors_from_outside_changes_nothing_outside,
     a_thread_swapping_a_descriptor_during_chmod_never_changes_an_outside_file,
     a_path_swapped_to_a_descriptor_link_during_metadata_changes_nothing_outside,
+    a_log_handed_in_for_appending_keeps_what_it_held,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
     a_fork_bomb_meets_its_pid_namespaces_own_limit,

@@ -22,6 +22,9 @@ use seccompiler::{
     SeccompFilter, SeccompRule, TargetArch,
 };
 
+/// `RWF_NOAPPEND` (Linux 6.9): a `pwritev2` at its offset even on an `O_APPEND` file.
+const RWF_NOAPPEND: u64 = 0x20;
+
 /// Placeholder trace value marking the returns that become `SECCOMP_RET_USER_NOTIF`.
 const NOTIFY_MARK: u32 = 0x0fe7;
 
@@ -238,10 +241,16 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
     // a create (of a protected name that does not exist yet) or add a set-id bit after the
     // supervisor read them. Both are refused as a kernel without them would (ENOSYS); libc
     // and the programs that try openat2 first fall back to clone and openat.
-    let enosys: BTreeMap<i64, Vec<SeccompRule>> =
-        [(libc::SYS_clone3, vec![]), (libc::SYS_openat2, vec![])]
-            .into_iter()
-            .collect();
+    // Legacy AIO keeps each write's flags in memory too (`aio_rw_flags`: RWF_NOAPPEND
+    // would overwrite a file handed in for appending): refused as a kernel built without
+    // it would, as io_uring is.
+    let enosys: BTreeMap<i64, Vec<SeccompRule>> = [
+        (libc::SYS_clone3, vec![]),
+        (libc::SYS_openat2, vec![]),
+        (libc::SYS_io_setup, vec![]),
+    ]
+    .into_iter()
+    .collect();
     groups.push((enosys, OnMatch::Errno(libc::ENOSYS)));
     if guards.truncating_opens {
         groups.push((truncating_read_opens(), OnMatch::Errno(libc::EACCES)));
@@ -256,7 +265,19 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
         OnMatch::Errno(libc::EPROTONOSUPPORT),
     ));
     groups.push((socket_type_rules(udp), OnMatch::Errno(libc::EACCES)));
-    groups.push((fastopen_rules(), OnMatch::Errno(libc::EOPNOTSUPP)));
+    let mut unsupported = fastopen_rules();
+    // pwritev2(RWF_NOAPPEND) writes at an offset of a file opened for appending: refused
+    // as a kernel without the flag does (a file handed in with `>> log` stays append-only).
+    unsupported.insert(
+        libc::SYS_pwritev2,
+        vec![rule(vec![cond(
+            5,
+            Len::Dword,
+            Op::MaskedEq(RWF_NOAPPEND),
+            RWF_NOAPPEND,
+        )])],
+    );
+    groups.push((unsupported, OnMatch::Errno(libc::EOPNOTSUPP)));
     groups
 }
 
@@ -1154,6 +1175,18 @@ pub fn notified_calls() -> BTreeMap<i64, Vec<SeccompRule>> {
     #[cfg(target_arch = "x86_64")]
     rules.insert(libc::SYS_open, any_flag(1, &WRITE_OPEN_FLAGS));
     rules.insert(libc::SYS_openat, any_flag(2, &WRITE_OPEN_FLAGS));
+    // Changes through a descriptor that Landlock does not govern for files opened before
+    // the ruleset (fence's standard streams, `--pass-fd`): the supervisor carries them out
+    // on the fetched descriptor, keeping a file handed in for appending append-only.
+    rules.insert(libc::SYS_ftruncate, Vec::new());
+    rules.insert(libc::SYS_fallocate, Vec::new());
+    rules.insert(
+        libc::SYS_fcntl,
+        vec![rule(vec![
+            cond(1, Len::Dword, Op::Eq, libc::F_SETFL as u64),
+            cond(2, Len::Dword, Op::MaskedEq(libc::O_APPEND as u64), 0),
+        ])],
+    );
     // sendto with a destination address (argument 4 non-null): performed by the supervisor
     // with the address it checked (defence in depth: the datagram sockets that would use
     // the address are refused by the static program).
@@ -1420,6 +1453,16 @@ mod tests {
         assert_eq!(call(libc::SYS_read, [0; 6]), libc::SECCOMP_RET_ALLOW);
         assert_eq!(call(libc::SYS_io_uring_setup, [0; 6]), errno(libc::EPERM));
         assert_eq!(call(libc::SYS_ptrace, [0; 6]), errno(libc::EPERM));
+        // Per-write flags the filter cannot see (legacy AIO), and RWF_NOAPPEND.
+        assert_eq!(call(libc::SYS_io_setup, [0; 6]), errno(libc::ENOSYS));
+        assert_eq!(
+            call(libc::SYS_pwritev2, [1, 0, 1, 0, 0, 0x20]),
+            errno(libc::EOPNOTSUPP)
+        );
+        assert_eq!(
+            call(libc::SYS_pwritev2, [1, 0, 1, 0, 0, 0x10]),
+            libc::SECCOMP_RET_ALLOW
+        );
         // Set-id bits: refused on chmod and on files created; a plain mode and an open
         // without O_CREAT (whose mode register is unused) pass.
         let creat = libc::O_CREAT as u64 | libc::O_WRONLY as u64;
@@ -1868,6 +1911,20 @@ mod tests {
         assert_eq!(call(libc::SYS_sendto, [3, 0, 1, 0, 0x1000, 16]), notif);
         assert_eq!(
             call(libc::SYS_sendmsg, [3, 0, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        // Descriptor changes Landlock does not govern for inherited files; F_SETFL that
+        // keeps O_APPEND, and other fcntl commands, go to the kernel.
+        assert_eq!(call(libc::SYS_ftruncate, [1, 6, 0, 0, 0, 0]), notif);
+        assert_eq!(call(libc::SYS_fallocate, [1, 3, 0, 4096, 0, 0]), notif);
+        let setfl = libc::F_SETFL as u64;
+        assert_eq!(call(libc::SYS_fcntl, [1, setfl, 0o4000, 0, 0, 0]), notif);
+        assert_eq!(
+            call(libc::SYS_fcntl, [1, setfl, libc::O_APPEND as u64, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        assert_eq!(
+            call(libc::SYS_fcntl, [1, libc::F_GETFL as u64, 0, 0, 0, 0]),
             libc::SECCOMP_RET_ALLOW
         );
     }

@@ -177,6 +177,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // not stop when the sandbox takes the terminal's foreground (`terminal`).
     terminal::never_stop_for_the_terminal();
     let terminal = terminal::Terminal::capture();
+    let stream_flags = terminal::StreamFlags::capture();
     // First, before fence opens descriptors of its own.
     preflight::check_pass_fds(&args.pass_fd)?;
     let kernel_abi = shim::landlock_abi();
@@ -970,6 +971,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     if let Some(t) = &terminal {
         t.restore();
     }
+    stream_flags.restore();
     // The sandbox's proxied connections close with it; their last lines go to the log.
     if let Some(p) = &proxy {
         p.wait_idle(std::time::Duration::from_millis(500));

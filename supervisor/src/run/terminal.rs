@@ -77,6 +77,37 @@ impl Terminal {
     }
 }
 
+/// The file status flags (`O_NONBLOCK`, `O_APPEND`…) of fence's standard streams as the
+/// session found them. They belong to the open files the sandbox shares with whoever
+/// started fence (the user's shell, a CI runner's pipes), not to a descriptor: a
+/// non-blocking terminal or pipe left behind makes the next reader there fail with
+/// `EAGAIN`. Put back when the session ends, with the terminal's settings.
+pub struct StreamFlags([Option<libc::c_int>; 3]);
+
+impl StreamFlags {
+    pub fn capture() -> StreamFlags {
+        // SAFETY: F_GETFL on fence's own standard descriptors (an unused one fails).
+        StreamFlags(std::array::from_fn(|fd| {
+            let flags = unsafe { libc::fcntl(fd as RawFd, libc::F_GETFL) };
+            (flags >= 0).then_some(flags)
+        }))
+    }
+
+    /// Best effort, as [`Terminal::restore`]: a descriptor closed in between takes nothing.
+    pub fn restore(&self) {
+        for (fd, flags) in self.0.iter().enumerate() {
+            let Some(flags) = *flags else { continue };
+            // SAFETY: F_GETFL/F_SETFL on fence's own standard descriptors.
+            unsafe {
+                let now = libc::fcntl(fd as RawFd, libc::F_GETFL);
+                if now >= 0 && now != flags {
+                    libc::fcntl(fd as RawFd, libc::F_SETFL, flags);
+                }
+            }
+        }
+    }
+}
+
 /// Whether two terminal settings are the same, field by field (the struct has padding).
 fn same(a: &libc::termios, b: &libc::termios) -> bool {
     a.c_iflag == b.c_iflag

@@ -71,6 +71,40 @@ pub enum FsCall {
     MetadataFd { fd: i32, op: MetadataOp },
     /// `truncate(2)`: bounded by Landlock from ABI 3, else performed by the supervisor.
     Truncate { path: PathArg, length: u64 },
+    /// A change through a descriptor that Landlock does not govern for descriptors opened
+    /// before the sandbox's ruleset (its standard streams, `--pass-fd`): `ftruncate`,
+    /// `fallocate`, and `fcntl(F_SETFL)` without `O_APPEND`.
+    DescriptorWrite { fd: i32, op: DescriptorOp },
+}
+
+/// A call of [`FsCall::DescriptorWrite`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescriptorOp {
+    Truncate { length: u64 },
+    Allocate { mode: i32, offset: u64, len: u64 },
+    SetFlags { flags: u64 },
+}
+
+impl DescriptorOp {
+    /// Whether the call may change what a file opened for appending already holds, or
+    /// let a later write do so: cutting it, punching, zeroing, collapsing or shifting a
+    /// range, or clearing `O_APPEND`. Growing a file (`fallocate` with mode 0 or
+    /// `FALLOC_FL_KEEP_SIZE`) keeps what is there.
+    fn rewrites(self) -> bool {
+        match self {
+            DescriptorOp::Truncate { .. } => true,
+            DescriptorOp::Allocate { mode, .. } => mode & !libc::FALLOC_FL_KEEP_SIZE != 0,
+            DescriptorOp::SetFlags { flags } => flags & libc::O_APPEND as u64 == 0,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            DescriptorOp::Truncate { .. } => "truncate",
+            DescriptorOp::Allocate { .. } => "fallocate",
+            DescriptorOp::SetFlags { .. } => "clearing O_APPEND",
+        }
+    }
 }
 
 const AT_EMPTY_PATH: u64 = libc::AT_EMPTY_PATH as u64;
@@ -307,6 +341,22 @@ pub fn decode(n: &Notification) -> Option<FsCall> {
         libc::SYS_truncate => Some(FsCall::Truncate {
             path: PathArg::cwd(a[0], true),
             length: a[1],
+        }),
+        libc::SYS_ftruncate => Some(FsCall::DescriptorWrite {
+            fd: a[0] as i32,
+            op: DescriptorOp::Truncate { length: a[1] },
+        }),
+        libc::SYS_fallocate => Some(FsCall::DescriptorWrite {
+            fd: a[0] as i32,
+            op: DescriptorOp::Allocate {
+                mode: a[1] as i32,
+                offset: a[2],
+                len: a[3],
+            },
+        }),
+        libc::SYS_fcntl if a[1] as i32 == libc::F_SETFL => Some(FsCall::DescriptorWrite {
+            fd: a[0] as i32,
+            op: DescriptorOp::SetFlags { flags: a[2] },
         }),
 
         #[cfg(target_arch = "x86_64")]
@@ -1259,7 +1309,85 @@ pub fn check(
                 }
             }
         }
+        FsCall::DescriptorWrite { fd, op } => descriptor_write(fence, caller, *fd, *op),
     }
+}
+
+/// [`FsCall::DescriptorWrite`]: carried out by the supervisor on the target's descriptor,
+/// fetched with `pidfd_getfd` (the same open file, whatever another thread `dup2`s onto
+/// the number since), never left to the kernel. Security boundary: a file handed in from
+/// outside for appending (fence started with `>> log`) stays append-only — what it held
+/// before cannot be cut, punched or overwritten (clearing `O_APPEND`, after which a
+/// positioned write would overwrite it). Landlock governs truncation only for files the
+/// sandbox opened itself, and `pwritev2(RWF_NOAPPEND)` is refused by the static program.
+fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) -> Outcome {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStringExt;
+    let event = EventKind::Metadata;
+    let copy = match super::pidfd::open(caller).and_then(|p| super::pidfd::get_fd(&p, fd)) {
+        Ok(c) => c,
+        Err(_) => return Outcome::failed(event, libc::EBADF),
+    };
+    // SAFETY: F_GETFL on a descriptor we own.
+    let status = unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_GETFL) };
+    let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))
+        .map(|p| p.into_os_string().into_vec())
+        .unwrap_or_default();
+    if status >= 0 && status & libc::O_APPEND != 0 && op.rewrites() {
+        let path = Path::new(std::ffi::OsStr::from_bytes(&link));
+        let inside = path.is_absolute()
+            && fence.root_of(path).is_some()
+            && metadata::in_sandbox_view(&copy, &link, fence.root_of(path));
+        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: fstat of a descriptor we own into room for one stat.
+        let regular = unsafe { libc::fstat(copy.as_raw_fd(), st.as_mut_ptr()) } == 0
+            // SAFETY: fstat filled it.
+            && unsafe { st.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFREG;
+        if regular && !inside {
+            return refused(
+                event,
+                libc::EPERM,
+                &format!(
+                    "{} of a file outside the worktree opened for appending",
+                    op.name()
+                ),
+                &link,
+                "fence.append-only",
+            );
+        }
+    }
+    let creds = match super::acting::TargetCredentials::of_thread(caller.tid) {
+        Ok(c) if caller.still_pending() => c,
+        _ => return Outcome::failed(event, libc::EPERM),
+    };
+    let result = super::acting::act_as(&creds, move || {
+        let raw = copy.as_raw_fd();
+        // SAFETY: calls on a descriptor we own, with the target's values.
+        let ret = unsafe {
+            match op {
+                DescriptorOp::Truncate { length } => libc::ftruncate(raw, length as libc::off_t),
+                DescriptorOp::Allocate { mode, offset, len } => {
+                    libc::fallocate(raw, mode, offset as libc::off_t, len as libc::off_t)
+                }
+                DescriptorOp::SetFlags { flags } => {
+                    libc::fcntl(raw, libc::F_SETFL, flags as libc::c_int)
+                }
+            }
+        };
+        Ok(if ret < 0 {
+            Err(std::io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO))
+        } else {
+            Ok(ret as i64)
+        })
+    });
+    let response = match result {
+        Ok(Ok(value)) => Response::Value(value),
+        Ok(Err(errno)) => Response::Error(errno),
+        Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
+    };
+    allowed(event, link, response)
 }
 
 /// Whether a symlink made at `link` with `target` names a `.git` folder's content, or,

@@ -6981,6 +6981,59 @@ int main(void) {
     assert_eq!(flags & libc::O_NONBLOCK, 0, "stdin was left non-blocking");
 }
 
+/// Making `.git`, the worktree or an agent's settings folder writable by other accounts
+/// (a mode with group or other write, an ACL) is asked, as a write to the hooks it holds
+/// is: another account could then put its own hooks in, which run as the user. Modes that
+/// open nothing to others still change.
+fn folders_holding_protected_paths_are_not_opened_to_other_accounts(w: &World) {
+    git(&w.worktree, &["init", "-q"]);
+    chown_tree(w, &w.worktree.join(".git"));
+    for dir in [".claude", "src"] {
+        std::fs::create_dir_all(w.worktree.join(dir)).unwrap();
+        w.own(&w.worktree.join(dir));
+    }
+    let mode = |rel: &str| std::fs::metadata(w.worktree.join(rel)).unwrap().mode() & 0o7777;
+    let before = [mode(".git"), mode("."), mode(".claude")];
+    let out = w.python(
+        "import os\n\
+         for p, m in [('.git', 0o777), ('.', 0o777), ('.claude', 0o775)]:\n\
+         \x20   try:\n\
+         \x20       os.chmod(p, m)\n\
+         \x20       print('changed', p)\n\
+         \x20   except OSError as e:\n\
+         \x20       print('refused', p, e.errno)\n\
+         import struct\n\
+         acl = struct.pack('<I', 2) + b''.join(struct.pack('<HHI', t, 7, 0xFFFFFFFF) for t in (1, 4, 0x20))\n\
+         try:\n\
+         \x20   os.setxattr('.git', 'system.posix_acl_access', acl)\n\
+         \x20   print('changed acl')\n\
+         except OSError as e:\n\
+         \x20   print('refused acl', e.errno)\n\
+         os.chmod('.', 0o750)\n\
+         os.chmod('src', 0o777)\n\
+         print('ok')\n",
+    );
+    let text = stdout(&out);
+    assert!(text.contains("refused .git 1"), "{text}{}", stderr(&out));
+    assert!(text.contains("refused . 1"), "{text}{}", stderr(&out));
+    assert!(text.contains("refused .claude 1"), "{text}{}", stderr(&out));
+    assert!(text.contains("refused acl 1"), "{text}{}", stderr(&out));
+    assert!(text.ends_with("ok\n"), "{text}{}", stderr(&out));
+    assert_eq!(mode(".git"), before[0]);
+    assert_eq!(mode(".claude"), before[2]);
+    assert_eq!(
+        mode("."),
+        0o750,
+        "a mode that opens nothing to others changes"
+    );
+    assert_eq!(
+        mode("src"),
+        0o777,
+        "an ordinary folder's mode is the sandbox's"
+    );
+    assert!(xattr_names(&w.worktree.join(".git")).is_empty());
+}
+
 fn datagram_to_an_outside_unix_socket_gets_nothing_through(w: &World) {
     let path = w.outside.join("log.sock");
     let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
@@ -7506,6 +7559,7 @@ both_ways!(
     a_thread_swapping_a_descriptor_during_chmod_never_changes_an_outside_file,
     a_path_swapped_to_a_descriptor_link_during_metadata_changes_nothing_outside,
     a_log_handed_in_for_appending_keeps_what_it_held,
+    folders_holding_protected_paths_are_not_opened_to_other_accounts,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
     a_fork_bomb_meets_its_pid_namespaces_own_limit,

@@ -57,6 +57,34 @@ pub enum MetadataOp {
     Unsupported,
 }
 
+impl MetadataOp {
+    /// Whether the change may let other accounts write where they could not: a mode
+    /// with group or other write, another owner or group (`owner` is the object's now),
+    /// an extended attribute (a POSIX ACL is one). On a folder that holds protected paths
+    /// (`.git`, the worktree, an agent's settings folder) such a change is asked: another
+    /// account could then replace the hooks or settings it holds, which run as the user.
+    pub fn may_open_to_others(&self, owner: Option<(u32, u32)>) -> bool {
+        match *self {
+            MetadataOp::Chmod { mode } => mode & 0o022 != 0,
+            MetadataOp::Chown { uid, gid } => {
+                let (now_uid, now_gid) = owner.unzip();
+                (uid != u32::MAX && Some(uid) != now_uid)
+                    || (gid != u32::MAX && Some(gid) != now_gid)
+            }
+            MetadataOp::SetXattr { .. } | MetadataOp::RemoveXattr { .. } => true,
+            _ => false,
+        }
+    }
+}
+
+/// The owner and group of what `path` names (not following a last symlink).
+pub fn owner_of(path: &Path) -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.uid(), m.gid()))
+}
+
 /// The call with its memory arguments read and checked.
 #[derive(Debug)]
 enum Prepared {
@@ -289,6 +317,7 @@ pub fn perform_on_fd(
         || fence.root_of(path).is_none()
         || !in_sandbox_view(&copy, bytes, fence.root_of(path))
         || fence.is_protected(path, false)
+        || (op.may_open_to_others(owner_of_fd(&copy)) && fence.is_protected(path, true))
         || super::private_copy::has_other_names(&copy, bytes)
     {
         return Err((bytes.to_vec(), copy));
@@ -299,6 +328,18 @@ pub fn perform_on_fd(
     };
     let object = bytes.to_vec();
     Ok((apply_on_fetched(mem, &creds, copy, op), object))
+}
+
+/// The owner and group of the object behind `fd`.
+fn owner_of_fd(fd: &OwnedFd) -> Option<(u32, u32)> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: fstat of a descriptor we own into room for one stat.
+    if unsafe { libc::fstat(fd.as_raw_fd(), st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: fstat filled it.
+    let st = unsafe { st.assume_init() };
+    Some((st.st_uid, st.st_gid))
 }
 
 /// Identity of the object behind a descriptor: its mount (`STATX_MNT_ID`, Linux 5.8),

@@ -1177,6 +1177,19 @@ pub fn check(
                     on_yes(),
                 );
             }
+            // `chmod 0777 .git`: another account could then replace the hooks it holds.
+            if op.may_open_to_others(metadata::owner_of(&target))
+                && fence.is_protected(&target, true)
+            {
+                return asked(
+                    event,
+                    libc::EPERM,
+                    "change of who may write a folder holding protected paths",
+                    &target,
+                    "fence.protected-path",
+                    on_yes(),
+                );
+            }
             let Some(root) = fence.root_of(&target).map(PathBuf::from) else {
                 let (what, rule) = if matches!(op, MetadataOp::Truncate { .. }) {
                     fence.refusal(&target, "truncate")

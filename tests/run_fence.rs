@@ -2005,6 +2005,175 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
     );
 }
 
+/// Ctrl-Z stops fence only once nothing of the sandbox runs, and nothing runs again behind
+/// the user's prompt: a process continued by the kernel after it was stopped (its process
+/// group orphaned by a death the sandbox arranged while the init was stopping the others)
+/// is stopped again, and what the user types at the prompt reaches the shell, not the
+/// sandbox. The sandbox: Z (a session of its own) holds Y (a process group of its own,
+/// with the terminal as stdin), which holds many idle processes and W; W waits for Y to
+/// be stopped, then kills Z, so that the kernel continues Y; Y logs every 50 ms and copies
+/// what it can read from the terminal.
+fn a_process_continued_behind_the_prompt_is_stopped_again(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::process::CommandExt;
+    let test = "a_process_continued_behind_the_prompt_is_stopped_again";
+    if !cc_ready(test) {
+        return;
+    }
+    let src = r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+static char state_of(pid_t p) {
+    char path[64], b[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", p);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return '?';
+    int n = read(fd, b, sizeof b - 1);
+    close(fd);
+    if (n <= 0) return '?';
+    b[n] = 0;
+    char *r = strrchr(b, ')');
+    return r ? r[2] : '?';
+}
+int main(int argc, char **argv) {
+    int log = open(argv[1], O_WRONLY | O_CREAT | O_APPEND, 0644);
+    int idle = atoi(argv[2]);
+    signal(SIGHUP, SIG_IGN);
+    signal(SIGTSTP, SIG_IGN);
+    signal(SIGTTIN, SIG_IGN);
+    signal(SIGTTOU, SIG_IGN);
+    if (fork() == 0) {
+        setsid();
+        if (fork() == 0) {
+            setpgid(0, 0);
+            for (int i = 0; i < idle; i++)
+                if (fork() == 0) for (;;) pause();
+            pid_t z = getppid(), y = getpid();
+            if (fork() == 0) {
+                while (state_of(y) != 'T') {}
+                kill(z, SIGKILL);
+                dprintf(log, "W killed Z\n");
+                for (;;) pause();
+            }
+            dprintf(log, "ready\n");
+            int fl = fcntl(0, F_GETFL);
+            for (;;) {
+                struct pollfd p = {0, POLLIN, 0};
+                if (poll(&p, 1, 50) > 0 && (p.revents & POLLIN)) {
+                    char b[256];
+                    fcntl(0, F_SETFL, fl | O_NONBLOCK);
+                    int n = read(0, b, sizeof b);
+                    fcntl(0, F_SETFL, fl);
+                    if (n > 0) { dprintf(log, "read: "); write(log, b, n); }
+                }
+                dprintf(log, "alive\n");
+            }
+        }
+        for (;;) pause();
+    }
+    for (;;) pause();
+}
+"#;
+    let bin = w.compile_c("orphaned", src);
+    let (master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&slave_path)
+            .unwrap()
+    };
+    let mut reader = master.try_clone().unwrap();
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let shown_by_reader = shown.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = std::io::Read::read(&mut reader, &mut buf) {
+            shown_by_reader.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let shown_text = || String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+    let wait_for = |what: &str, secs: u64| {
+        let started = Instant::now();
+        while !shown_text().contains(what) && started.elapsed() < Duration::from_secs(secs) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let mut shell = w.command_as_runner("bash");
+    shell
+        .args(["--norc", "--noprofile", "-i"])
+        .env("F", support::fence_binary())
+        .env("P", &bin)
+        .stdin(Stdio::from(open_slave()))
+        .stdout(Stdio::from(open_slave()))
+        .stderr(Stdio::from(open_slave()));
+    // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
+    unsafe {
+        shell.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut shell = shell.spawn().unwrap();
+    let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
+    wait_for("bash-", 20);
+    let log = w.worktree.join("orphaned.log");
+    let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
+    typed(b"\"$F\" run --approver deny --quiet-blocks -- \"$P\" orphaned.log 2500 2>/dev/null\n");
+    let started = Instant::now();
+    while !log_text().contains("ready") && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    typed(b"\x1a");
+    wait_for("Stopped", 30);
+    std::thread::sleep(Duration::from_millis(500));
+    let at_prompt = log_text().matches("alive").count();
+    typed(b"echo typed-at-the-prompt\n");
+    std::thread::sleep(Duration::from_millis(1500));
+    let later = log_text().matches("alive").count();
+    let text = shown_text();
+    // fence is killed by its pid, not by a line typed at the prompt (which a sandbox
+    // reading the terminal would take): its sandbox dies with it.
+    let jobs = std::fs::read_to_string(format!("/proc/{0}/task/{0}/children", shell.id()))
+        .unwrap_or_default();
+    for pid in jobs
+        .split_whitespace()
+        .filter_map(|p| p.parse::<i32>().ok())
+    {
+        // SAFETY: kill of a child of the shell this test started.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let _ = shell.kill();
+    let _ = shell.wait();
+    let logged = log_text();
+    assert!(
+        text.contains("Stopped"),
+        "fence did not stop on Ctrl-Z: {text}"
+    );
+    assert_eq!(
+        at_prompt, later,
+        "the sandbox ran behind the prompt: {logged}\n{text}"
+    );
+    assert!(
+        !logged.contains("typed-at-the-prompt"),
+        "the sandbox read what was typed at the prompt: {logged}"
+    );
+    assert!(
+        text.matches("typed-at-the-prompt").count() >= 2,
+        "the shell did not get the line typed at its prompt: {text}"
+    );
+}
+
 /// With a mount view the sandbox has a devpts of its own: a program can make a
 /// pseudo-terminal and use both sides (test runners, `script`, expect). In every mode no
 /// terminal of the host is reachable: one the test opens, owned by the sandbox's user,
@@ -7560,6 +7729,7 @@ both_ways!(
     a_path_swapped_to_a_descriptor_link_during_metadata_changes_nothing_outside,
     a_log_handed_in_for_appending_keeps_what_it_held,
     folders_holding_protected_paths_are_not_opened_to_other_accounts,
+    a_process_continued_behind_the_prompt_is_stopped_again,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
     a_fork_bomb_meets_its_pid_namespaces_own_limit,

@@ -491,11 +491,27 @@ fn supervise(
 ) -> (i32, u32) {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
+    // The sandbox is stopped with threads still inside the kernel ([`Stop::Unsettled`]).
+    let mut watching = false;
     loop {
         // SAFETY: siginfo_t is plain data; sigwaitinfo writes it.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        // SAFETY: `set` is a valid sigset and `info` a valid out-pointer.
-        let sig = unsafe { libc::sigwaitinfo(set, &mut info) };
+        let sig = if watching {
+            let wait = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: STOPPED_WATCH.as_nanos() as libc::c_long,
+            };
+            // SAFETY: `set` is a valid sigset, `info` and `wait` valid pointers.
+            unsafe { libc::sigtimedwait(set, &mut info, &wait) }
+        } else {
+            // SAFETY: `set` is a valid sigset and `info` a valid out-pointer.
+            unsafe { libc::sigwaitinfo(set, &mut info) }
+        };
+        if watching && sig < 0 {
+            // Stop again what a death continued; watch as long as a thread is unsettled.
+            watching = stop_what_runs() != Some(true);
+            continue;
+        }
         if sig < 0 {
             continue;
         }
@@ -538,12 +554,24 @@ fn supervise(
             // process that ignores SIGTSTP (or left the terminal's process group) would
             // otherwise run on, take the terminal's foreground back and read what the
             // user types to the shell.
-            signal_sandbox(libc::SIGSTOP, in_pid_namespace);
-            stopped();
+            let stop = stop_sandbox(in_pid_namespace);
+            if stop != Stop::Failed {
+                watching = stop == Stop::Unsettled;
+                stopped();
+            } else {
+                // Something would not stop: the session goes on as it was, fence does not
+                // stop, and the shell's prompt does not come back behind a running process.
+                signal_sandbox(libc::SIGCONT, in_pid_namespace);
+                eprintln!(
+                    "fence: the sandbox could not be stopped (a process of it did not stop within {} s); it goes on",
+                    STOP_WAIT.as_secs()
+                );
+            }
             continue;
         }
         if sig == libc::SIGCONT {
             // The shell's `fg`/`bg`: the whole sandbox goes on, as it was stopped whole.
+            watching = false;
             signal_sandbox(libc::SIGCONT, in_pid_namespace);
             continue;
         }
@@ -590,6 +618,114 @@ fn signal_sandbox(sig: libc::c_int, in_pid_namespace: bool) {
             unsafe { libc::kill(pid, sig) };
         }
     }
+}
+
+/// How long [`stop_sandbox`] waits for every process of the sandbox to be stopped.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How often [`supervise`] looks again at a stopped sandbox that still has a thread in
+/// the kernel ([`Stop::Unsettled`]).
+const STOPPED_WATCH: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// What [`stop_sandbox`] achieved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// Every thread of every process is stopped or dead.
+    Settled,
+    /// None runs, but some are still inside the kernel (uninterruptible: a `vfork` parent
+    /// waiting for its stopped child, a core being dumped): each stops on its way back to
+    /// its program, or dies — and a death may orphan a process group whose stopped members
+    /// the kernel then continues. Watched while the session is stopped.
+    Unsettled,
+    /// Something still ran after [`STOP_WAIT`].
+    Failed,
+}
+
+/// Stops every process of the sandbox, and returns once every thread of each is seen
+/// stopped, dead or inside the kernel in two walks in a row (or after [`STOP_WAIT`]). A
+/// `SIGSTOP` sent once is not enough: a process dumping core does not stop until the dump
+/// ends, and one that dies then, or is killed by a process not yet stopped, may orphan a
+/// process group whose stopped members the kernel continues (`SIGHUP`, `SIGCONT`): such a
+/// process would run on behind the user's prompt and read what is typed there. So each
+/// walk stops again whatever runs. Two clean walks: a process dying during the first
+/// (after the walk had passed the group it orphans) is seen in the second with the group
+/// it continued. Security boundary: fence stops, and the shell's prompt comes back, only
+/// then; and while it is stopped, [`supervise`] keeps stopping what an unsettled thread's
+/// death continues.
+fn stop_sandbox(in_pid_namespace: bool) -> Stop {
+    signal_sandbox(libc::SIGSTOP, in_pid_namespace);
+    let deadline = std::time::Instant::now() + STOP_WAIT;
+    let mut clean_walks = 0;
+    while std::time::Instant::now() < deadline {
+        match stop_what_runs() {
+            None => clean_walks = 0,
+            Some(settled) => {
+                clean_walks += 1;
+                if clean_walks == 2 {
+                    return if settled {
+                        Stop::Settled
+                    } else {
+                        Stop::Unsettled
+                    };
+                }
+                continue;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_micros(500));
+    }
+    Stop::Failed
+}
+
+/// One walk of the sandbox's processes: stops again each one with a thread that can run
+/// its program (`R`, `S`, `I`…). `None` when there was one; otherwise whether every thread
+/// is stopped or dead (`true`) or some are still inside the kernel (`D`, `false`).
+fn stop_what_runs() -> Option<bool> {
+    let me = std::process::id() as libc::pid_t;
+    let mut ran = false;
+    let mut settled = true;
+    for pid in descendants_of(me) {
+        match thread_states(pid) {
+            Threads::StoppedOrDead => {}
+            Threads::InKernel => settled = false,
+            Threads::Running => {
+                ran = true;
+                // SAFETY: kill with a pid read from our own subtree.
+                unsafe { libc::kill(pid, libc::SIGSTOP) };
+            }
+        }
+    }
+    (!ran).then_some(settled)
+}
+
+/// The worst state among a process's threads.
+enum Threads {
+    StoppedOrDead,
+    InKernel,
+    Running,
+}
+
+fn thread_states(pid: libc::pid_t) -> Threads {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Threads::StoppedOrDead;
+    };
+    let mut worst = Threads::StoppedOrDead;
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+            continue;
+        };
+        // The state follows the command's name, which is in parentheses and may hold any
+        // character: read after the last `)`.
+        let state = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .unwrap_or("");
+        match state {
+            "T" | "t" | "Z" | "X" | "x" => {}
+            "D" => worst = Threads::InKernel,
+            _ => return Threads::Running,
+        }
+    }
+    worst
 }
 
 /// Reaps every child that has exited; returns the target's status if it is among them.

@@ -7203,6 +7203,48 @@ fn folders_holding_protected_paths_are_not_opened_to_other_accounts(w: &World) {
     assert!(xattr_names(&w.worktree.join(".git")).is_empty());
 }
 
+/// A datagram socket made outside and handed to fence as a standard stream could send to
+/// any address with `sendmsg`: fence does not start (125), naming it, and the listener it
+/// could have reached receives nothing.
+fn a_datagram_socket_handed_in_from_outside_is_refused_at_start(w: &World) {
+    let listener = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handed = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let out = w
+        .fence(&[
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "-c".as_ref(),
+            format!(
+                "import socket\ns = socket.socket(fileno=1)\ns.sendmsg([b'out'], [], 0, ('127.0.0.1', {port}))\n"
+            )
+            .as_ref(),
+        ])
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(handed)))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("datagram or raw socket (AF_INET)"),
+        "{}",
+        stderr(&out)
+    );
+    let mut buf = [0u8; 16];
+    assert!(
+        listener.recv(&mut buf).is_err(),
+        "a datagram reached the listener"
+    );
+    // A stream socket passes (it sends only to its peer).
+    let (a, _b) = std::os::unix::net::UnixStream::pair().unwrap();
+    let out = w
+        .fence(&["--".as_ref(), "true".as_ref()])
+        .stdout(Stdio::from(std::os::fd::OwnedFd::from(a)))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 fn datagram_to_an_outside_unix_socket_gets_nothing_through(w: &World) {
     let path = w.outside.join("log.sock");
     let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
@@ -7730,6 +7772,7 @@ both_ways!(
     a_log_handed_in_for_appending_keeps_what_it_held,
     folders_holding_protected_paths_are_not_opened_to_other_accounts,
     a_process_continued_behind_the_prompt_is_stopped_again,
+    a_datagram_socket_handed_in_from_outside_is_refused_at_start,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,
     a_fork_bomb_meets_its_pid_namespaces_own_limit,

@@ -180,6 +180,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     let stream_flags = terminal::StreamFlags::capture();
     // First, before fence opens descriptors of its own.
     preflight::check_pass_fds(&args.pass_fd)?;
+    preflight::check_handed_in_sockets(&args.pass_fd)?;
     let kernel_abi = shim::landlock_abi();
     let abi_cap = preflight::landlock_abi_cap()?;
     let abi = shim::landlock_fence::effective_abi(kernel_abi, abi_cap);

@@ -197,6 +197,49 @@ pub fn check_pass_fds(fds: &[RawFd]) -> Result<(), String> {
     Ok(())
 }
 
+/// Refuses a datagram or raw socket among the descriptors the sandbox is handed (0, 1, 2
+/// and `--pass-fd`). Such a socket was made outside, in the host's network namespace, and
+/// `sendmsg` (not notified) can name any destination on it: a UDP socket reaches every
+/// address, a unix one every socket the user may write, a netlink one the kernel's
+/// network configuration. Stream sockets are left: they send only to their peer (a
+/// connect is notified, `MSG_FASTOPEN` refused). Fail closed: fence does not start.
+pub fn check_handed_in_sockets(pass: &[RawFd]) -> Result<(), String> {
+    for fd in [0, 1, 2].iter().chain(pass) {
+        let option = |name: libc::c_int| {
+            let mut value: libc::c_int = 0;
+            let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+            // SAFETY: getsockopt into an int of the size given.
+            let ret = unsafe {
+                libc::getsockopt(
+                    *fd,
+                    libc::SOL_SOCKET,
+                    name,
+                    (&mut value as *mut libc::c_int).cast(),
+                    &mut len,
+                )
+            };
+            (ret == 0).then_some(value)
+        };
+        let Some(kind) = option(libc::SO_TYPE) else {
+            continue; // not a socket (or not open)
+        };
+        if matches!(kind, libc::SOCK_DGRAM | libc::SOCK_RAW | libc::SOCK_RDM) {
+            let family = match option(libc::SO_DOMAIN) {
+                Some(libc::AF_INET) => "AF_INET",
+                Some(libc::AF_INET6) => "AF_INET6",
+                Some(libc::AF_UNIX) => "AF_UNIX",
+                Some(libc::AF_NETLINK) => "AF_NETLINK",
+                Some(libc::AF_PACKET) => "AF_PACKET",
+                _ => "another family",
+            };
+            return Err(format!(
+                "descriptor {fd} is a datagram or raw socket ({family}) made outside the sandbox: a process of the sandbox could send from it to any address; give fence a pipe, a file, a terminal or a stream socket there"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// How the sandbox dies if fence dies, strongest first (SPEC §3 "Fail closed").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeathMechanism {

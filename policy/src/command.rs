@@ -421,7 +421,8 @@ impl Walker<'_> {
             }
             Loc::Unknown => {
                 self.cur_writes = true;
-                self.find(
+                // It may lie outside: as a write there, never auto-approved.
+                self.find_outside_write(
                     RuleId::PathOutside,
                     format!(
                         "{what} writes a path that cannot be worked out before running: {}",
@@ -2924,6 +2925,35 @@ impl Walker<'_> {
             .collect()
     }
 
+    /// The config file of the repository a git command works in (`.git/config`, a
+    /// protected path when it is the worktree's): `--git-dir`'s or `GIT_DIR`'s `config`,
+    /// else that of the nearest folder holding a `.git`, else the worktree's.
+    fn repository_config(&self, git_dir: Option<&Arg>, other_repo: bool) -> Arg {
+        let dir = git_dir.cloned().or_else(|| {
+            self.state.vars.get("GIT_DIR").map(|v| match v {
+                Some(v) => Arg::literal(v.clone()),
+                None => Arg::unknown(),
+            })
+        });
+        if let Some(dir) = dir {
+            return match dir.value() {
+                Some(d) => Arg::literal(format!("{}/config", d.trim_end_matches('/'))),
+                None => Arg::unknown(),
+            };
+        }
+        if !other_repo {
+            return Arg::literal(self.cls.worktree.join(".git/config").display().to_string());
+        }
+        let Some(cwd) = self.cwd_path() else {
+            return Arg::unknown();
+        };
+        let top = cwd
+            .ancestors()
+            .find(|a| self.cls.fs.exists(&a.join(".git")))
+            .unwrap_or(&cwd);
+        Arg::literal(top.join(".git/config").display().to_string())
+    }
+
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         let g = git::parse(args);
         if g.exec_path {
@@ -3305,6 +3335,9 @@ impl Walker<'_> {
                             None => Arg::unknown(),
                         },
                         git::ConfigFile::Path(a) => self.expand_tilde(a),
+                        git::ConfigFile::Repository => {
+                            self.repository_config(g.git_dir.as_ref(), other_repo)
+                        }
                     };
                     self.check_write_target(&file, true, "git config");
                 }
@@ -3724,11 +3757,17 @@ impl Walker<'_> {
         let trailing = a.text.ends_with('/');
         let shown = display_arg(a);
         match self.resolve_arg(a, trailing) {
+            // It may lie outside: as a deletion there, never auto-approved.
             Loc::Unknown => {
                 if recursive && force {
-                    self.find(RuleId::RmRecursive, format!("{name} deletes a path that cannot be worked out before running: {shown}"));
+                    self.find_outside_write(RuleId::RmRecursive, format!("{name} deletes a path that cannot be worked out before running: {shown}"));
                 } else {
-                    self.find(RuleId::RmFile, format!("{name} deletes {shown}"));
+                    self.find_outside_write(
+                        RuleId::RmFile,
+                        format!(
+                            "{name} deletes a path that cannot be worked out before running: {shown}"
+                        ),
+                    );
                 }
             }
             Loc::Outside(p) if self.is_allowed_outside(&p) => {
@@ -3764,7 +3803,7 @@ impl Walker<'_> {
                         format!("{name} {what}: {}", p.display()),
                     );
                 } else {
-                    self.find(
+                    self.find_outside_write(
                         RuleId::PathOutside,
                         format!("{name} deletes outside the worktree: {}", p.display()),
                     );
@@ -4301,26 +4340,30 @@ impl Walker<'_> {
                 } else if name != "cp" {
                     // `ln -s TARGET` makes a link named after it in the cwd.
                 }
-                if name == "ln" {
+                if name == "ln" || name == "link" {
                     // A link that points outside is a way out for later reads
-                    // and writes through it.
+                    // and writes through it. A hard link is a new name of the file
+                    // itself, made writable through the worktree: an event the
+                    // kernel fence decides (SPEC §2), never auto-approved.
+                    let hard = name == "link" || !p.has('s', "symbolic");
                     for &i in ops {
                         if targets.contains(&i) || !Self::is_path_token(&args[i]) {
                             continue;
                         }
-                        match self.resolve_arg(&args[i], true) {
-                            Loc::Outside(p) if !path::is_exception(&p, &[]) => self.find(
-                                RuleId::PathOutside,
-                                format!("links to a path outside the worktree: {}", p.display()),
+                        let found = match self.resolve_arg(&args[i], true) {
+                            Loc::Outside(p) if !path::is_exception(&p, &[]) => {
+                                format!("links to a path outside the worktree: {}", p.display())
+                            }
+                            Loc::Unknown => format!(
+                                "links to a path that cannot be worked out: {}",
+                                display_arg(&args[i])
                             ),
-                            Loc::Unknown => self.find(
-                                RuleId::PathOutside,
-                                format!(
-                                    "links to a path that cannot be worked out: {}",
-                                    display_arg(&args[i])
-                                ),
-                            ),
-                            _ => {}
+                            _ => continue,
+                        };
+                        if hard {
+                            self.find_outside_write(RuleId::PathOutside, found);
+                        } else {
+                            self.find(RuleId::PathOutside, found);
                         }
                     }
                 }

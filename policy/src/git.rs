@@ -723,12 +723,13 @@ pub enum ConfigFile {
     System,
     Global,
     Path(Arg),
+    /// The repository's own (`--local`, `--worktree`, or no file named).
+    Repository,
 }
 
-/// The file `git config …` (`args` after `config`) changes, when it changes
-/// one outside the repository's own config: `--system`, `--global`, `-f FILE`.
-/// `None` for a read (`--get`, `--list`, `get`, `list`) or the repository's
-/// config.
+/// The file `git config …` (`args` after `config`) changes: `--system`, `--global`,
+/// `-f FILE`, else the repository's own config. `None` for a read (`--get`, `--list`,
+/// `get`, `list`).
 pub fn config_write_file(args: &[Arg]) -> Option<ConfigFile> {
     const READS: &[&str] = &[
         "--get",
@@ -786,7 +787,7 @@ pub fn config_write_file(args: &[Arg]) -> Option<ConfigFile> {
         }
         i += 1;
     }
-    (changes || operands >= 2).then_some(file).flatten()
+    (changes || operands >= 2).then(|| file.unwrap_or(ConfigFile::Repository))
 }
 
 pub fn is_main(branch: &str) -> bool {

@@ -34,7 +34,8 @@ pub struct Finding {
     /// Index into the rule table.
     pub rule: usize,
     pub reason: String,
-    /// A write outside the worktree: an event the kernel fence decides under `fence run`,
+    /// A write outside the worktree, or one whose target cannot be worked out before
+    /// running and so may lie there: an event the kernel fence decides under `fence run`,
     /// so `--mode auto` asks rather than runs it (SPEC §2, Modes).
     pub outside_write: bool,
 }

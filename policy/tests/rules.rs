@@ -595,13 +595,20 @@ fn git_config_writes_the_file_its_scope_names() {
                 "git config --file=.gitmodules submodule.x.update '!sh'",
                 red("fence.protected-path"),
             ),
-            // Reads, and the repository's own config, stay as they were.
+            // Reads stay as they were.
             (
                 "git config --global --get user.name",
                 yellow("default.unknown"),
             ),
             ("git config --system --list", yellow("default.unknown")),
-            ("git config user.name x", yellow("default.unknown")),
+            // The repository's own config is `.git/config`, a protected path (SPEC §2).
+            ("git config user.name x", red("fence.protected-path")),
+            (
+                "git config --local user.name x",
+                red("fence.protected-path"),
+            ),
+            ("git config --unset user.name", red("fence.protected-path")),
+            ("git -C .. config user.name x", red("fence.path-outside")),
             (
                 "git config -f build/x.cfg a.b c",
                 yellow("default.unknown|fs.write-inside"),
@@ -644,13 +651,13 @@ fn git_config_finds_the_key_past_options_and_the_set_subcommand() {
                 refused("shell.pipe-to-interpreter"),
             ),
             ("git config core.pager less", red("git.config-program")),
-            ("git config set user.name x", yellow("default.unknown")),
+            ("git config set user.name x", red("fence.protected-path")),
             (
                 "git config --type bool core.bare",
                 yellow("default.unknown"),
             ),
             ("git config get core.pager", yellow("default.unknown")),
-            ("git config --unset core.pager", yellow("default.unknown")),
+            ("git config --unset core.pager", red("fence.protected-path")),
         ],
     );
 }
@@ -4022,6 +4029,47 @@ fn auto_mode_runs_what_would_be_asked_but_still_refuses_absolutes() {
         (v.level, v.absolute),
         (Level::Red, false),
         "the level stays"
+    );
+}
+
+/// Auto-approve never answers an event the kernel fence decides (SPEC §2, Modes): a
+/// write outside the worktree of any kind (a deletion, a hard link to an outside file,
+/// `touch`), a write to a protected path (`git config` writes `.git/config`), and a write
+/// whose target cannot be worked out before running, which may lie outside.
+#[test]
+fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
+    check_actions(
+        &in_mode(Mode::Auto),
+        &[
+            ("rm ../x", Action::Ask),
+            ("rm ~/x", Action::Ask),
+            ("unlink ../x", Action::Ask),
+            ("rmdir ../x", Action::Ask),
+            ("ln ../x y", Action::Ask),
+            ("link ../x y", Action::Ask),
+            ("touch ~/x", Action::Ask),
+            ("mv README.md ..", Action::Ask),
+            ("chmod 600 ../x", Action::Ask),
+            ("git config core.hooksPath x", Action::Ask),
+            ("git config user.name x", Action::Ask),
+            ("git config --unset user.name", Action::Ask),
+            ("git -C .. config user.name x", Action::Ask),
+            ("echo x > \"$NOPE\"/x", Action::Ask),
+            ("cp x $NOPE", Action::Ask),
+            ("rm -rf \"$NOPE\"/*", Action::Ask),
+            ("rm \"$NOPE\"", Action::Ask),
+            ("unlink $NOPE", Action::Ask),
+            ("rmdir $NOPE", Action::Ask),
+            ("chmod 600 $NOPE", Action::Ask),
+            // Inside, and reads: run.
+            ("rm notes.txt", Action::Allow),
+            ("rm -rf build", Action::Allow),
+            ("git config --get user.name", Action::Allow),
+            ("git config -l", Action::Allow),
+            // A symbolic link made inside gives no access outside: the kernel fence
+            // judges what is later done through it.
+            ("ln -s ../x y", Action::Allow),
+        ],
     );
 }
 

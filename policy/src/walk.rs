@@ -91,6 +91,10 @@ pub struct State {
     /// A variable whose name is not known was unset (`unset "$v"`): no value of the
     /// environment is known from there on.
     pub env_unknown: bool,
+    /// Variables with the integer attribute (`declare -i n`): a value assigned to one is
+    /// an arithmetic expression, evaluated as `let` evaluates it (`n='a[$(cmd)]'` runs
+    /// cmd).
+    pub integers: HashSet<String>,
 }
 
 /// How a simple command is connected to what is around it.
@@ -338,6 +342,25 @@ impl Scope for Walker<'_> {
 /// Variables that change which program runs or how a shell behaves: setting
 /// one is never harmless.
 /// A shell variable's name: a letter or `_`, then letters, digits and `_`.
+/// Whether the flags of `declare`/`typeset`/`local` give the integer attribute
+/// (`Some(true)`: `-i`, `-ix`), take it away (`Some(false)`: `+i`) or leave it.
+fn integer_attribute(args: &[Arg]) -> Option<bool> {
+    let mut on = None;
+    for a in args.iter().skip(1) {
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if let Some(flags) = t.strip_prefix(['-', '+'])
+            && !flags.contains('=')
+            && flags.contains('i')
+        {
+            on = Some(t.starts_with('-'));
+        }
+    }
+    on
+}
+
 fn is_name(s: &str) -> bool {
     s.chars()
         .next()
@@ -433,6 +456,9 @@ impl<'a> Walker<'a> {
     /// variable that changes how programs are found or run is asked about, and one that
     /// names a program has its value judged as the string a shell runs.
     pub(crate) fn judge_command_assignment(&mut self, name: &str, value: &Arg) {
+        if value.known {
+            self.evaluate_if_integer(name, &value.text);
+        }
         if is_control_variable(name) {
             self.find(
                 RuleId::DefaultUnknown,
@@ -498,7 +524,49 @@ impl<'a> Walker<'a> {
         if let Some(elements) = self.state.arrays.get_mut(&name) {
             *elements = None;
         }
+        // An integer variable holds the number its value evaluates to: known when the
+        // value is one already.
+        let value = match value {
+            Some(v) if self.evaluate_if_integer(&name, &v) => {
+                word::integer(&v).map(|n| n.to_string())
+            }
+            v => v,
+        };
         self.state.vars.insert(name, value);
+    }
+
+    /// A value assigned to a variable with the integer attribute is evaluated as an
+    /// arithmetic expression, as `let` evaluates it: its subscripts expand, and so do
+    /// those in the values of the variables it names. Returns whether `name` is one.
+    fn evaluate_if_integer(&mut self, name: &str, value: &str) -> bool {
+        if !self.state.integers.contains(self.referenced(name)) {
+            return false;
+        }
+        let mut noticed = Noticed::default();
+        word::scan_substitutions(value, &mut noticed);
+        word::scan_variable_values(value, self, &mut noticed);
+        self.walk_noticed(noticed);
+        true
+    }
+
+    /// `declare -i NAME…`, `typeset +i NAME…`, `local -i …` (a `-` flag holding `i` gives
+    /// the attribute, a `+` one takes it away): the names that have it from here on.
+    fn declare_integers(&mut self, args: &[Arg]) {
+        let Some(on) = integer_attribute(args) else {
+            return;
+        };
+        for a in &args[1..] {
+            let name = a.text.split_once('=').map_or(a.text.as_str(), |x| x.0);
+            if !is_name(name) {
+                continue;
+            }
+            let name = self.referenced(name).to_string();
+            if on {
+                self.state.integers.insert(name);
+            } else {
+                self.state.integers.remove(&name);
+            }
+        }
     }
 
     /// A walker starting in `cwd`; `branch` overrides the session's current
@@ -527,6 +595,7 @@ impl<'a> Walker<'a> {
                 positional: None,
                 namerefs: HashMap::new(),
                 env_unknown: false,
+                integers: HashSet::new(),
             },
             parts: Vec::new(),
             cur: Vec::new(),
@@ -938,9 +1007,15 @@ impl<'a> Walker<'a> {
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
                 self.eval_test(a, noticed)
             }
-            ast::ExtendedTestExpr::UnaryTest(_, w) => {
+            ast::ExtendedTestExpr::UnaryTest(op, w) => {
                 let a = word::eval_word(&w.value, self, noticed);
                 self.note_secret_in(&a);
+                if matches!(op, ast::UnaryPredicate::ShellVariableIsSetAndAssigned)
+                    && let Some((_, index)) = a.text.split_once('[')
+                {
+                    // `[[ -v 'a[$(cmd)]' ]]`: the subscript is evaluated, as for `test -v`.
+                    word::scan_substitutions(index, noticed);
+                }
             }
             ast::ExtendedTestExpr::BinaryTest(op, l, r) => {
                 use ast::BinaryPredicate as P;
@@ -1270,6 +1345,13 @@ impl<'a> Walker<'a> {
                         // (an array's elements are not followed through an append).
                         let value = if !a.append {
                             value
+                        } else if self.state.integers.contains(self.referenced(&name)) {
+                            // `n+=EXPR` on an integer variable adds what EXPR evaluates to:
+                            // EXPR is evaluated, the sum is not followed.
+                            if value.known {
+                                self.evaluate_if_integer(&name, &value.text);
+                            }
+                            Arg::unknown()
                         } else if let (ast::AssignmentValue::Scalar(_), Some(before), true) =
                             (&a.value, Scope::var(self, &name), value.known)
                         {
@@ -1303,6 +1385,12 @@ impl<'a> Walker<'a> {
                                 && args[1..]
                                     .iter()
                                     .any(|f| f.text.starts_with('-') && f.text[1..].contains('n'));
+                            if args[0].text != "export" && args[0].text != "readonly" {
+                                // `declare -i n=VALUE`: VALUE is evaluated as n's.
+                                let mut words = args.clone();
+                                words.push(Arg::literal(n.clone()));
+                                self.declare_integers(&words);
+                            }
                             if nameref {
                                 self.state.vars.insert(n.clone(), None);
                                 match (value.known && is_name(&value.text))
@@ -1333,6 +1421,12 @@ impl<'a> Walker<'a> {
                     });
                 }
             }
+        }
+        if args
+            .first()
+            .is_some_and(|a| matches!(a.text.as_str(), "declare" | "typeset" | "local"))
+        {
+            self.declare_integers(&args);
         }
         for a in &args {
             self.note_secret_in(a);

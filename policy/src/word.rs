@@ -453,7 +453,7 @@ fn is_number(expr: &ParameterExpr) -> bool {
 }
 
 /// A shell arithmetic operand that is a plain integer (`0`, ` 1 `), else `None`.
-fn integer(text: &str) -> Option<i64> {
+pub fn integer(text: &str) -> Option<i64> {
     text.trim().parse().ok()
 }
 

@@ -3698,6 +3698,44 @@ fn programs_hidden_in_stdin_globs_and_option_values_are_judged() {
     );
 }
 
+/// Arithmetic contexts bash evaluates without a `$((…))` in sight run the substitutions
+/// in their array subscripts: `[[ -v 'a[…]' ]]` as `test -v` does, and a value assigned to
+/// a variable with the integer attribute (`declare -i n; n='a[$(cmd)]'`), evaluated as
+/// `let` evaluates it, however it is assigned.
+#[test]
+fn subscripts_in_test_v_and_integer_assignments_run_their_substitutions() {
+    const OUT: Want = refused("fs.delete-outside");
+    check(
+        &classifier(),
+        &[
+            (
+                "[[ -v 'y[$(git push -f origin main)]' ]]",
+                refused("git.push-force"),
+            ),
+            ("[[ -v 'y[$(rm -rf /)]' ]]", refused("fs.delete-outside")),
+            ("[[ ! -v 'a[$(rm -rf ~)]' ]] && echo x", OUT),
+            ("declare -i n; n='a[$(rm -rf ~)]'", OUT),
+            ("declare -i n='a[$(rm -rf ~)]'", OUT),
+            ("typeset -i n; n='a[$(rm -rf ~)]' true", OUT),
+            ("local -i n; n+='a[$(rm -rf ~)]'", OUT),
+            ("declare -ix n; export n='a[$(rm -rf ~)]'", OUT),
+            ("declare -i n; for n in 'a[$(rm -rf ~)]'; do :; done", OUT),
+            ("declare -i n; y='a[$(rm -rf ~)]'; n=y", OUT),
+            // Not an integer (any more): a string like any other.
+            ("n='a[$(rm -rf ~)]'", yellow("default.empty")),
+            (
+                "declare -i n; declare +i n; n='a[$(rm -rf ~)]'",
+                yellow("default.unknown"),
+            ),
+            ("[[ -v x ]]", yellow("default.empty")),
+        ],
+    );
+    check_actions(
+        &in_mode(Mode::Auto),
+        &[("[[ -v 'y[$(rm -rf /)]' ]]", Action::Deny)],
+    );
+}
+
 /// A search's pattern is not a path it reads: a recursive grep for `../` or `/root`
 /// reads no credential (the token rule still applies to it). Its path operands are
 /// judged as ever.

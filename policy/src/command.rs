@@ -160,8 +160,17 @@ impl Walker<'_> {
             || self.cls.exceptions.iter().any(|e| p.starts_with(e))
     }
 
-    /// A word that names a path in the sense of the path fence.
+    /// A word that names a path in the sense of the path fence (SPEC §2): one that starts
+    /// with `/`, `~`, `$HOME` or `${HOME}`, or holds `..`, as written. What a variable
+    /// gives a word (`echo $PATH`, `ls $OLDPWD`) does not make it one: the rules that
+    /// judge what a command deletes, writes or reads as a credential look at the value.
     pub fn is_path_token(a: &Arg) -> bool {
+        !a.procsub && a.written_as_path()
+    }
+
+    /// A word whose value, as the program gets it, names a path that may leave where it
+    /// is used: it starts with `/` or `~`, or holds `..` (`ln -s $X y` with `X=/etc`).
+    fn is_path_value(a: &Arg) -> bool {
         let t = &a.text;
         if a.procsub {
             return false;
@@ -171,6 +180,14 @@ impl Walker<'_> {
             || a.home_based
             || t.contains("..")
             || (!a.known && a.known_prefix().starts_with('/'))
+    }
+
+    /// Whether a word leads out of the worktree only through a symlink: named by where
+    /// it is written it lies inside (`out/x` with `out` a link to a folder outside).
+    fn leaves_through_symlink(&self, a: &Arg) -> bool {
+        let p = Path::new(&a.text);
+        self.start_of(p)
+            .is_some_and(|cwd| matches!(self.locate(path::normalize(&cwd, p)), Loc::Inside { .. }))
     }
 
     /// The secret path a glob word can expand to, if any (`~/.ss?/*`,
@@ -298,21 +315,30 @@ impl Walker<'_> {
                 let Loc::Outside(p) = self.resolve_arg(a, true) else {
                     continue;
                 };
+                // Named as written it lies inside (`out/x`, `$D/x` with `D=out`), or
+                // the working directory lies outside (`cd / && cat etc/passwd`): only a
+                // value an expansion made absolute or gave `..` (`$PATH`, `$OLDPWD`) is
+                // no path token, and leaves only as a credential or through a symlink.
+                let through_link = self.leaves_through_symlink(a);
+                let how = if through_link {
+                    " through a symlink"
+                } else {
+                    ""
+                };
                 if self.cls.is_secret(&p) {
                     self.note_secret(&p.display().to_string());
                     self.find(
                         RuleId::SecretRead,
-                        format!(
-                            "{} reads a credential through a symlink: {}",
-                            a.text,
-                            p.display()
-                        ),
+                        format!("{} reads a credential{how}: {}", a.text, p.display()),
                     );
-                } else if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) {
+                } else if !path::is_exception(&p, &[])
+                    && !self.is_allowed_outside(&p)
+                    && (through_link || !Self::is_path_value(a))
+                {
                     self.find(
                         RuleId::PathOutside,
                         format!(
-                            "{} leads outside the worktree through a symlink: {}",
+                            "{} leads outside the worktree{how}: {}",
                             a.text,
                             p.display()
                         ),
@@ -4347,7 +4373,7 @@ impl Walker<'_> {
                     // kernel fence decides (SPEC §2), never auto-approved.
                     let hard = name == "link" || !p.has('s', "symbolic");
                     for &i in ops {
-                        if targets.contains(&i) || !Self::is_path_token(&args[i]) {
+                        if targets.contains(&i) || !Self::is_path_value(&args[i]) {
                             continue;
                         }
                         let found = match self.resolve_arg(&args[i], true) {

@@ -195,10 +195,21 @@ impl Walker<'_> {
     /// runs, so it reads what it matches. With `whole_tree`, a directory it
     /// matches that holds a secret counts too.
     fn glob_secret(&self, a: &Arg, whole_tree: bool) -> Option<String> {
+        // A name a glob matched is judged by the glob too: what it can reach is not only
+        // what it matched when judged.
+        let a = match &a.globbed_from {
+            Some(pattern) => Arg {
+                text: pattern.clone(),
+                known: true,
+                glob: true,
+                ..a.clone()
+            },
+            None => a.clone(),
+        };
         if !a.glob || !a.known || a.text.len() > 4096 {
             return None;
         }
-        let a = self.expand_tilde(a.clone());
+        let a = self.expand_tilde(a);
         let p = Path::new(&a.text);
         let cwd = self.start_of(p)?;
         self.cls

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use brush_parser::ast::{self, SourceLocation};
 
+use crate::expand;
 use crate::level::Context;
 use crate::opts;
 use crate::parse::{self, ParseOutcome};
@@ -1069,10 +1070,11 @@ impl<'a> Walker<'a> {
                             None
                         };
                         for a in expanded.unwrap_or_else(|| vec![a]) {
-                            self.note_secret_in(&a);
-                            match a.fields(ifs.as_deref()) {
-                                Some(fields) => values.extend(fields),
-                                None => values.push(a),
+                            for field in a.fields(ifs.as_deref()).unwrap_or_else(|| vec![a]) {
+                                for v in self.pathnames(field) {
+                                    self.note_secret_in(&v);
+                                    values.push(v);
+                                }
                             }
                         }
                     }
@@ -1513,12 +1515,13 @@ impl<'a> Walker<'a> {
         {
             // An empty word of an expansion is dropped (`{/etc/passwd,}` is one word).
             let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
-            if args.is_empty() {
+            let command_word = args.is_empty();
+            if command_word {
                 // A command word built by brace expansion is not identifiable.
                 args.push(a);
-                args.extend(words.into_iter().skip(1));
-            } else {
-                args.extend(words);
+            }
+            for w in words.into_iter().skip(usize::from(command_word)) {
+                args.extend(self.pathnames(w));
             }
             return;
         }
@@ -1527,9 +1530,68 @@ impl<'a> Walker<'a> {
             None => Some(" \t\n"),
             Some(v) => v.as_deref(),
         };
-        match a.fields(ifs) {
-            Some(fields) => args.extend(fields),
-            None => args.push(a),
+        for field in a.fields(ifs).unwrap_or_else(|| vec![a]) {
+            if args.is_empty() {
+                // A command word a glob makes is not identifiable: kept as written.
+                args.push(field);
+            } else {
+                args.extend(self.pathnames(field));
+            }
+        }
+    }
+
+    /// Pathname expansion of one field (SPEC §2: every argument is expanded): the names
+    /// a glob matches on the filesystem, each judged as that name written out, and the
+    /// word as written when nothing matches. Past the bound of [`expand`], the word is
+    /// one whose value cannot be worked out before running, never auto-approved.
+    pub(crate) fn pathnames(&mut self, a: Arg) -> Vec<Arg> {
+        if a.glob_at.is_empty() || !a.known || a.text.len() > 4096 {
+            return vec![a];
+        }
+        let Some(cwd) = self.start_of(std::path::Path::new(&a.text)) else {
+            return vec![a];
+        };
+        let found = if self.links.is_empty() {
+            expand::expand(self.cls.fs.as_ref(), &cwd, &a.text, &a.glob_at)
+        } else {
+            let fs = crate::path::WithLinks {
+                inner: self.cls.fs.as_ref(),
+                links: &self.links,
+            };
+            expand::expand(&fs, &cwd, &a.text, &a.glob_at)
+        };
+        let name = |text: String| Arg {
+            text,
+            known: true,
+            glob: false,
+            brace: false,
+            unquoted: Vec::new(),
+            breaks: Vec::new(),
+            numbers: 0,
+            expanded: Vec::new(),
+            glob_at: Vec::new(),
+            globbed_from: Some(a.text.clone()),
+            ..a.clone()
+        };
+        match found {
+            expand::Expansion::Unmatched => vec![a],
+            expand::Expansion::Matches(words) => words.into_iter().map(name).collect(),
+            expand::Expansion::Unknown => {
+                self.find_outside_write(
+                    RuleId::PathOutside,
+                    format!(
+                        "{} matches more names than fence reads (over {}): where they lead cannot be worked out before running",
+                        a.text,
+                        expand::MAX_MATCHES
+                    ),
+                );
+                // The folder before the first pattern character is known.
+                let first = a.glob_at.iter().copied().min().unwrap_or(0);
+                let dir = a.text[..first].rfind('/').map_or("", |i| &a.text[..=i]);
+                let mut unknown = name(format!("{dir}{}", word::UNKNOWN));
+                unknown.known = false;
+                vec![unknown]
+            }
         }
     }
 
@@ -1569,10 +1631,12 @@ impl<'a> Walker<'a> {
         {
             let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
             if !words.is_empty() {
-                return words;
+                return words.into_iter().flat_map(|w| self.pathnames(w)).collect();
             }
         }
-        vec![a]
+        // A glob matching one name is that name (several are an error to bash: each is
+        // judged).
+        self.pathnames(a)
     }
 
     fn judge_redirect_list_into(&mut self, redirects: &[&ast::IoRedirect], io: &mut CmdIo) {

@@ -57,6 +57,13 @@ pub struct Arg {
     /// `$HOME`, command substitutions, arithmetic), quoted or not: the rest is the word
     /// as written ([`Arg::written_as_path`]).
     pub expanded: Vec<(usize, usize)>,
+    /// Byte offsets of `text` that hold unquoted pattern characters (`*`, `?`, `[`, `]`),
+    /// written so or given by an unquoted expansion: pathname expansion treats only these
+    /// as patterns.
+    pub glob_at: Vec<usize>,
+    /// A name pathname expansion made: the glob word it matched, whose reach is judged
+    /// as well (a credential it can name).
+    pub globbed_from: Option<String>,
 }
 
 impl Arg {
@@ -163,6 +170,12 @@ impl Arg {
                     let end = start + text.len();
                     Arg {
                         expanded: within(&self.expanded, start, end),
+                        glob_at: self
+                            .glob_at
+                            .iter()
+                            .filter(|&&i| i >= start && i < end)
+                            .map(|i| i - start)
+                            .collect(),
                         text,
                         unquoted: Vec::new(),
                         breaks: Vec::new(),
@@ -342,9 +355,10 @@ fn eval_piece(
     match &p.piece {
         WordPiece::Text(t) => {
             if !quoted {
-                if t.contains(['*', '?']) || t.find('[').is_some_and(|i| t[i + 1..].contains(']')) {
+                if is_pattern(t) {
                     arg.glob = true;
                 }
+                note_pattern_chars(arg, t);
                 if has_brace_expansion(t) {
                     arg.brace = true;
                 }
@@ -555,13 +569,33 @@ fn heredoc_of_cat(src: &str) -> Option<String> {
     (!doc.requires_expansion).then(|| doc.doc.value.trim_end_matches('\n').to_string())
 }
 
-/// Appends the value of an expansion, noting where an unquoted one lies.
+/// Appends the value of an expansion, noting where an unquoted one lies: it is split
+/// into fields and its pattern characters glob, as bash does with `X='*'; ls $X`.
 fn push_expanded(arg: &mut Arg, v: &str, quoted: bool) {
     let start = arg.text.len();
+    if !quoted {
+        arg.glob |= is_pattern(v);
+        note_pattern_chars(arg, v);
+    }
     arg.text.push_str(v);
     if !quoted && !v.is_empty() {
         arg.unquoted.push((start, arg.text.len()));
     }
+}
+
+/// Whether unquoted text holds a pattern: `*`, `?`, or `[` with a `]` after it.
+fn is_pattern(t: &str) -> bool {
+    t.contains(['*', '?']) || t.find('[').is_some_and(|i| t[i + 1..].contains(']'))
+}
+
+/// Notes the pattern characters of unquoted `t`, about to be appended to `arg`.
+fn note_pattern_chars(arg: &mut Arg, t: &str) {
+    let at = arg.text.len();
+    arg.glob_at.extend(
+        t.char_indices()
+            .filter(|(_, c)| matches!(c, '*' | '?' | '[' | ']'))
+            .map(|(i, _)| at + i),
+    );
 }
 
 /// Appends `words` to `arg`, each a word of its own (`"$@"`, `"${arr[@]}"`).

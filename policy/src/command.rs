@@ -3562,6 +3562,13 @@ impl Walker<'_> {
                 self.check_write_target(&d, true, "git");
             }
         }
+        if git::writes_repository_config(&sub, rest) {
+            // `git remote add`, `git branch -u`, `git push -u`: a setting written to the
+            // repository's config, as `git config` writes one.
+            self.cur_writes = true;
+            let file = self.repository_config(g.git_dir.as_ref(), other_repo);
+            self.check_write_target(&file, true, &format!("git {sub}"));
+        }
         self.cur_writes |= writes_before;
         let _ = depth;
         if sub == "grep" {

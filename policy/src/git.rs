@@ -790,6 +790,35 @@ pub fn config_write_file(args: &[Arg]) -> Option<ConfigFile> {
     (changes || operands >= 2).then(|| file.unwrap_or(ConfigFile::Repository))
 }
 
+/// Whether `git SUB ARGS` writes a setting to the repository's config (as `git config`
+/// does): `remote add|rename|remove|rm|set-url|set-branches`, `branch --set-upstream-to`,
+/// `-u` or `--unset-upstream`, `push -u`/`--set-upstream`.
+pub fn writes_repository_config(sub: &str, args: &[Arg]) -> bool {
+    let words = || args.iter().map(|a| a.text.as_str());
+    match sub {
+        "remote" => words().find(|w| !w.starts_with('-')).is_some_and(|w| {
+            matches!(
+                w,
+                "add" | "rename" | "remove" | "rm" | "set-url" | "set-branches"
+            )
+        }),
+        "branch" => words().any(|w| {
+            w == "--unset-upstream"
+                || w.starts_with("--set-upstream-to")
+                || (w.starts_with("-u") && !w.starts_with("--"))
+        }),
+        "push" => words().take_while(|w| *w != "--").any(|w| {
+            w == "--set-upstream"
+                || w.strip_prefix('-').is_some_and(|f| {
+                    !f.starts_with('-')
+                        && f.contains('u')
+                        && f.chars().all(|c| "dfnquv46".contains(c))
+                })
+        }),
+        _ => false,
+    }
+}
+
 pub fn is_main(branch: &str) -> bool {
     let b = branch
         .strip_prefix("refs/heads/")

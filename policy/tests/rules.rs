@@ -4252,6 +4252,14 @@ fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
             ("git config user.name x", Action::Ask),
             ("git config --unset user.name", Action::Ask),
             ("git -C .. config user.name x", Action::Ask),
+            ("git remote add evil https://x.example/r.git", Action::Ask),
+            (
+                "git remote set-url origin https://x.example/r.git",
+                Action::Ask,
+            ),
+            ("git branch -u origin/feature", Action::Ask),
+            ("git branch --unset-upstream", Action::Ask),
+            ("git push -u origin feature", Action::Ask),
             ("echo x > \"$NOPE\"/x", Action::Ask),
             ("cp x $NOPE", Action::Ask),
             ("rm -rf \"$NOPE\"/*", Action::Ask),
@@ -4264,6 +4272,8 @@ fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
             ("rm -rf build", Action::Allow),
             ("git config --get user.name", Action::Allow),
             ("git config -l", Action::Allow),
+            ("git remote -v", Action::Allow),
+            ("git push origin feature", Action::Allow),
             // A symbolic link made inside gives no access outside: the kernel fence
             // judges what is later done through it.
             ("ln -s ../x y", Action::Allow),

@@ -531,11 +531,27 @@ impl Walker<'_> {
             let Some(cwd) = self.start_of(Path::new(&c)) else {
                 continue;
             };
+            // As written, and through the symlinks on the way (`link-out/.ssh/id_rsa`
+            // with `link-out` a link to the home).
             let p = path::normalize(&cwd, Path::new(&c));
-            if self.cls.is_secret(&p) {
+            let real = self.resolve_through_links(&cwd, &c);
+            if let Some(p) = [p, real].into_iter().find(|p| self.cls.is_secret(p)) {
                 self.note_secret(&p.display().to_string());
                 return;
             }
+        }
+    }
+
+    /// `text` resolved from `cwd` through symlinks, those the line made included.
+    fn resolve_through_links(&self, cwd: &Path, text: &str) -> PathBuf {
+        if self.links.is_empty() {
+            path::resolve(self.cls.fs.as_ref(), cwd, Path::new(text), true)
+        } else {
+            let fs = path::WithLinks {
+                inner: self.cls.fs.as_ref(),
+                links: &self.links,
+            };
+            path::resolve(&fs, cwd, Path::new(text), true)
         }
     }
 
@@ -573,8 +589,11 @@ impl Walker<'_> {
         let Some(cwd) = self.start_of(Path::new(&t)) else {
             return;
         };
+        // As written, and through the symlinks on the way (`grep -r x link-out` with
+        // `link-out` a link to the home).
         let p = path::normalize(&cwd, Path::new(&t));
-        if self.cls.holds_secret(&p) {
+        let real = self.resolve_through_links(&cwd, &t);
+        if let Some(p) = [p, real].into_iter().find(|p| self.cls.holds_secret(p)) {
             self.note_secret(&format!("{} (holds credentials)", p.display()));
             self.find(
                 RuleId::SecretRead,

@@ -1323,6 +1323,15 @@ impl<'a> Walker<'a> {
                                         {
                                             out.push(e.text)
                                         }
+                                        // `arr=(*/x)`: the names the glob matches.
+                                        (Some(out), None, None) if e.known && !e.brace => {
+                                            let names = self.pathnames(e.clone());
+                                            if names.iter().all(|n| n.known && !n.glob) {
+                                                out.extend(names.into_iter().map(|n| n.text));
+                                            } else {
+                                                elements = None;
+                                            }
+                                        }
                                         _ => elements = None,
                                     }
                                 }

@@ -340,9 +340,6 @@ impl Scope for Walker<'_> {
     }
 }
 
-/// Variables that change which program runs or how a shell behaves: setting
-/// one is never harmless.
-/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
 /// Whether the flags of `declare`/`typeset`/`local` give the integer attribute
 /// (`Some(true)`: `-i`, `-ix`), take it away (`Some(false)`: `+i`) or leave it.
 fn integer_attribute(args: &[Arg]) -> Option<bool> {
@@ -362,6 +359,9 @@ fn integer_attribute(args: &[Arg]) -> Option<bool> {
     on
 }
 
+/// Variables that change which program runs or how a shell behaves: setting
+/// one is never harmless.
+/// A shell variable's name: a letter or `_`, then letters, digits and `_`.
 fn is_name(s: &str) -> bool {
     s.chars()
         .next()
@@ -1589,7 +1589,7 @@ impl<'a> Walker<'a> {
                 self.find_outside_write(
                     RuleId::PathOutside,
                     format!(
-                        "{} matches more names than fence reads (over {}): where they lead cannot be worked out before running",
+                        "{} matches more names than fence reads (over {}), or one it cannot write down: where they lead cannot be worked out before running",
                         a.text,
                         expand::MAX_MATCHES
                     ),

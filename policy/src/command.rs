@@ -3010,6 +3010,13 @@ impl Walker<'_> {
         Arg::literal(top.join(".git/config").display().to_string())
     }
 
+    /// A bookkeeping change ([`git::is_bookkeeping_setting`]) of a config file in the
+    /// worktree: `fence run` lets git write it into `.git/config` unasked, so the line
+    /// judges it as it always did. Another repository's config is a write like any other.
+    fn is_own_bookkeeping(&self, file: &Arg, bookkeeping: bool) -> bool {
+        bookkeeping && matches!(self.resolve_arg(file, true), Loc::Inside { .. })
+    }
+
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         let g = git::parse(args);
         if g.exec_path {
@@ -3385,17 +3392,21 @@ impl Walker<'_> {
                 // /etc/gitconfig, `--global` the home's, `-f FILE` that file.
                 if let Some(file) = git::config_write_file(rest) {
                     let file = match file {
-                        git::ConfigFile::System => Arg::literal("/etc/gitconfig"),
-                        git::ConfigFile::Global => match crate::word::Scope::home(self) {
+                        git::ConfigFile::System => Some(Arg::literal("/etc/gitconfig")),
+                        git::ConfigFile::Global => Some(match crate::word::Scope::home(self) {
                             Some(h) => Arg::literal(format!("{h}/.gitconfig")),
                             None => Arg::unknown(),
-                        },
-                        git::ConfigFile::Path(a) => self.expand_tilde(a),
+                        }),
+                        git::ConfigFile::Path(a) => Some(self.expand_tilde(a)),
                         git::ConfigFile::Repository => {
-                            self.repository_config(g.git_dir.as_ref(), other_repo)
+                            let file = self.repository_config(g.git_dir.as_ref(), other_repo);
+                            let bookkeeping = git::config_change_is_bookkeeping(rest);
+                            (!self.is_own_bookkeeping(&file, bookkeeping)).then_some(file)
                         }
                     };
-                    self.check_write_target(&file, true, "git config");
+                    if let Some(file) = file {
+                        self.check_write_target(&file, true, "git config");
+                    }
                 }
                 skip = (sub_i + 1..args.len()).collect();
             }
@@ -3581,12 +3592,27 @@ impl Walker<'_> {
                 self.check_write_target(&d, true, "git");
             }
         }
+        let bookkeeping = match sub.as_str() {
+            "branch" => {
+                rest.iter().any(|a| a.text == "--unset-upstream")
+                    || git::branch_upstream(rest).is_some_and(|(name, merge)| {
+                        match (name.or_else(|| branch.clone()), merge) {
+                            (Some(n), Some(m)) => m == format!("refs/heads/{n}"),
+                            _ => false,
+                        }
+                    })
+            }
+            "push" => git::push_upstream_is_bookkeeping(rest),
+            _ => false,
+        };
         if git::writes_repository_config(&sub, rest) {
             // `git remote add`, `git branch -u`, `git push -u`: a setting written to the
             // repository's config, as `git config` writes one.
             self.cur_writes = true;
             let file = self.repository_config(g.git_dir.as_ref(), other_repo);
-            self.check_write_target(&file, true, &format!("git {sub}"));
+            if !self.is_own_bookkeeping(&file, bookkeeping) {
+                self.check_write_target(&file, true, &format!("git {sub}"));
+            }
         }
         self.cur_writes |= writes_before;
         let _ = depth;

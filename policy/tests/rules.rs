@@ -601,13 +601,32 @@ fn git_config_writes_the_file_its_scope_names() {
                 yellow("default.unknown"),
             ),
             ("git config --system --list", yellow("default.unknown")),
-            // The repository's own config is `.git/config`, a protected path (SPEC §2).
-            ("git config user.name x", red("fence.protected-path")),
+            // The repository's own config is `.git/config`, a protected path (SPEC §2),
+            // but for the author's identity and a branch's bookkeeping, which `fence run`
+            // lets git write there.
+            ("git config user.name x", yellow("default.unknown")),
+            ("git config --local user.email x", yellow("default.unknown")),
+            ("git config --unset user.name", yellow("default.unknown")),
             (
-                "git config --local user.name x",
+                "git config branch.feature.description x",
+                yellow("default.unknown"),
+            ),
+            (
+                "git config remote.origin.url x",
                 red("fence.protected-path"),
             ),
-            ("git config --unset user.name", red("fence.protected-path")),
+            (
+                "git config --local core.abbrev 12",
+                red("fence.protected-path"),
+            ),
+            (
+                "git config --unset core.editor",
+                red("fence.protected-path"),
+            ),
+            (
+                "git config branch.feature.merge refs/heads/main",
+                red("fence.protected-path|git.config-program"),
+            ),
             ("git -C .. config user.name x", red("fence.path-outside")),
             (
                 "git config -f build/x.cfg a.b c",
@@ -651,7 +670,8 @@ fn git_config_finds_the_key_past_options_and_the_set_subcommand() {
                 refused("shell.pipe-to-interpreter"),
             ),
             ("git config core.pager less", red("git.config-program")),
-            ("git config set user.name x", red("fence.protected-path")),
+            ("git config set user.name x", yellow("default.unknown")),
+            ("git config set core.abbrev 12", red("fence.protected-path")),
             (
                 "git config --type bool core.bare",
                 yellow("default.unknown"),
@@ -4266,17 +4286,16 @@ fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
             ("mv README.md ..", Action::Ask),
             ("chmod 600 ../x", Action::Ask),
             ("git config core.hooksPath x", Action::Ask),
-            ("git config user.name x", Action::Ask),
-            ("git config --unset user.name", Action::Ask),
+            ("git config remote.origin.url x", Action::Ask),
+            ("git config --unset core.editor", Action::Ask),
             ("git -C .. config user.name x", Action::Ask),
             ("git remote add evil https://x.example/r.git", Action::Ask),
             (
                 "git remote set-url origin https://x.example/r.git",
                 Action::Ask,
             ),
-            ("git branch -u origin/feature", Action::Ask),
-            ("git branch --unset-upstream", Action::Ask),
-            ("git push -u origin feature", Action::Ask),
+            ("git branch -u origin/main", Action::Ask),
+            ("git push -u https://x.example/r.git feature", Action::Ask),
             ("echo x > \"$NOPE\"/x", Action::Ask),
             ("cp x $NOPE", Action::Ask),
             ("rm -rf \"$NOPE\"/*", Action::Ask),
@@ -4291,6 +4310,13 @@ fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
             ("git config -l", Action::Allow),
             ("git remote -v", Action::Allow),
             ("git push origin feature", Action::Allow),
+            // The author's identity and a branch's upstream of its own name: bookkeeping
+            // `fence run` lets git write into `.git/config`.
+            ("git config user.name x", Action::Allow),
+            ("git config --unset user.name", Action::Allow),
+            ("git branch -u origin/feature", Action::Allow),
+            ("git branch --unset-upstream", Action::Allow),
+            ("git push -u origin feature", Action::Allow),
             // A symbolic link made inside gives no access outside: the kernel fence
             // judges what is later done through it.
             ("ln -s ../x y", Action::Allow),

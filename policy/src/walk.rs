@@ -1596,7 +1596,8 @@ impl<'a> Walker<'a> {
                 );
                 // The folder before the first pattern character is known.
                 let first = a.glob_at.iter().copied().min().unwrap_or(0);
-                let dir = a.text[..first].rfind('/').map_or("", |i| &a.text[..=i]);
+                let before = a.text.get(..first).unwrap_or("");
+                let dir = before.rfind('/').map_or("", |i| &before[..=i]);
                 let mut unknown = name(format!("{dir}{}", word::UNKNOWN));
                 unknown.known = false;
                 vec![unknown]

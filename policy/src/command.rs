@@ -4429,12 +4429,17 @@ impl Walker<'_> {
                 } else if name != "cp" {
                     // `ln -s TARGET` makes a link named after it in the cwd.
                 }
-                if name == "ln" || name == "link" {
+                let cp_links = name == "cp" && (p.has('l', "link") || p.has('s', "symbolic-link"));
+                if name == "ln" || name == "link" || cp_links {
                     // A link that points outside is a way out for later reads
-                    // and writes through it. A hard link is a new name of the file
-                    // itself, made writable through the worktree: an event the
-                    // kernel fence decides (SPEC §2), never auto-approved.
-                    let hard = name == "link" || !p.has('s', "symbolic");
+                    // and writes through it. A hard link (`ln`, `link`, `cp -l`) is a
+                    // new name of the file itself, made writable through the worktree:
+                    // an event the kernel fence decides (SPEC §2), never auto-approved.
+                    let hard = match name {
+                        "link" => true,
+                        "cp" => p.has('l', "link"),
+                        _ => !p.has('s', "symbolic"),
+                    };
                     for &i in ops {
                         if targets.contains(&i) || !Self::is_path_value(&args[i]) {
                             continue;

@@ -4282,6 +4282,8 @@ fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
             ("rmdir ../x", Action::Ask),
             ("ln ../x y", Action::Ask),
             ("link ../x y", Action::Ask),
+            ("cp -l ../x y", Action::Ask),
+            ("cp --link ../x y", Action::Ask),
             ("touch ~/x", Action::Ask),
             ("mv README.md ..", Action::Ask),
             ("chmod 600 ../x", Action::Ask),
@@ -4309,6 +4311,8 @@ fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
             ("git config --get user.name", Action::Allow),
             ("git config -l", Action::Allow),
             ("git remote -v", Action::Allow),
+            // A copy of an outside file reads it: a read outside runs.
+            ("cp ../x y", Action::Allow),
             ("git push origin feature", Action::Allow),
             // The author's identity and a branch's upstream of its own name: bookkeeping
             // `fence run` lets git write into `.git/config`.

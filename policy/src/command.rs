@@ -17,6 +17,9 @@ use crate::rules::{
 use crate::walk::{CmdIo, Cwd, Walker};
 use crate::word::{Arg, UNKNOWN};
 
+/// How many words of a line are kept to be resolved through symlinks as credentials.
+const MAX_SECRET_CANDIDATES: usize = 512;
+
 /// How many wrappers may be stacked (`sudo env nice timeout …`) before the
 /// command is too complex to judge.
 const MAX_WRAPPERS: usize = 24;
@@ -531,13 +534,30 @@ impl Walker<'_> {
             let Some(cwd) = self.start_of(Path::new(&c)) else {
                 continue;
             };
-            // As written, and through the symlinks on the way (`link-out/.ssh/id_rsa`
-            // with `link-out` a link to the home).
             let p = path::normalize(&cwd, Path::new(&c));
-            let real = self.resolve_through_links(&cwd, &c);
-            if let Some(p) = [p, real].into_iter().find(|p| self.cls.is_secret(p)) {
+            if self.cls.is_secret(&p) {
                 self.note_secret(&p.display().to_string());
                 return;
+            }
+            // Through the symlinks on the way (`link-out/.ssh/id_rsa` with `link-out` a
+            // link to the home): read from the filesystem only if the line reaches the
+            // network, where a credential read decides anything.
+            if self.secret_candidates.len() < MAX_SECRET_CANDIDATES {
+                self.secret_candidates.push((cwd, c));
+            }
+        }
+    }
+
+    /// Resolves the words [`Self::note_secret_in`] set aside through symlinks, until one
+    /// names a credential (for `secret.exfiltrate`).
+    pub fn resolve_secret_candidates(&mut self) {
+        for (cwd, c) in std::mem::take(&mut self.secret_candidates) {
+            if self.secret_read.is_some() {
+                return;
+            }
+            let real = self.resolve_through_links(&cwd, &c);
+            if self.cls.is_secret(&real) {
+                self.note_secret(&real.display().to_string());
             }
         }
     }

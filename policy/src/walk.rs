@@ -165,6 +165,9 @@ pub struct Walker<'a> {
     pub functions_changing_dir: HashSet<String>,
     /// What the line reads that is a credential, for `secret.exfiltrate`.
     pub secret_read: Option<String>,
+    /// Words that may name a credential through a symlink, with the directory each is
+    /// taken from: resolved only when the line reaches the network.
+    pub secret_candidates: Vec<(PathBuf, String)>,
     /// Parts that run a network program.
     pub network_parts: Vec<usize>,
     /// The sources being walked, outermost first: parts are named by the
@@ -618,6 +621,7 @@ impl<'a> Walker<'a> {
             stdin_pipe_in: false,
             inherit_pipe: false,
             secret_read: None,
+            secret_candidates: Vec::new(),
             network_parts: Vec::new(),
             sources: Vec::new(),
             cmd_text: None,

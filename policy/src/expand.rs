@@ -63,16 +63,19 @@ fn component(part: &str, offset: usize, special: &[usize]) -> Component {
     let wild = part
         .char_indices()
         .any(|(i, c)| is_special(i) && matches!(c, '*' | '?'));
-    let bracket = part.char_indices().any(|(i, c)| {
-        is_special(i) && c == '[' && part[i + 1..].char_indices().skip(1).any(|(_, c)| c == ']')
-    });
+    // A `[` opens a bracket expression only with a `]` after its first character; bash
+    // takes any other literally.
+    let opens = |i: usize| part[i + 1..].char_indices().skip(1).any(|(_, c)| c == ']');
+    let bracket = part
+        .char_indices()
+        .any(|(i, c)| is_special(i) && c == '[' && opens(i));
     if !(wild || bracket) {
         return Component::Literal(part.to_string());
     }
     let mut pattern = String::with_capacity(part.len() + 8);
     let mut after_open = false;
     for (i, c) in part.char_indices() {
-        if is_special(i) {
+        if is_special(i) && (c != '[' || opens(i)) {
             // bash takes `[^…]` as `[!…]`.
             if after_open && c == '^' {
                 pattern.push('!');
@@ -287,6 +290,9 @@ mod tests {
         assert_eq!(ex("/home/*/.ss?/*"), matches(&["/home/u/.ssh/id_rsa"]));
         assert_eq!(ex("s[a-z]c/m[^x]in.rs"), matches(&["src/main.rs"]));
         assert_eq!(ex("*.py"), Expansion::Unmatched);
+        // An unclosed `[` is a character like any other.
+        assert_eq!(ex("[*"), Expansion::Unmatched);
+        assert_eq!(ex("s*[c/*"), Expansion::Unmatched);
         assert_eq!(ex("*/nothing"), Expansion::Unmatched);
         assert_eq!(ex("plain"), Expansion::Unmatched);
     }

@@ -17,6 +17,9 @@ use crate::rules::{
 use crate::walk::{CmdIo, Cwd, Walker};
 use crate::word::{Arg, UNKNOWN};
 
+/// How many words of a line are kept to be resolved through symlinks as credentials.
+const MAX_SECRET_CANDIDATES: usize = 512;
+
 /// How many wrappers may be stacked (`sudo env nice timeout …`) before the
 /// command is too complex to judge.
 const MAX_WRAPPERS: usize = 24;
@@ -160,8 +163,17 @@ impl Walker<'_> {
             || self.cls.exceptions.iter().any(|e| p.starts_with(e))
     }
 
-    /// A word that names a path in the sense of the path fence.
+    /// A word that names a path in the sense of the path fence (SPEC §2): one that starts
+    /// with `/`, `~`, `$HOME` or `${HOME}`, or holds `..`, as written. What a variable
+    /// gives a word (`echo $PATH`, `ls $OLDPWD`) does not make it one: the rules that
+    /// judge what a command deletes, writes or reads as a credential look at the value.
     pub fn is_path_token(a: &Arg) -> bool {
+        !a.procsub && a.written_as_path()
+    }
+
+    /// A word whose value, as the program gets it, names a path that may leave where it
+    /// is used: it starts with `/` or `~`, or holds `..` (`ln -s $X y` with `X=/etc`).
+    fn is_path_value(a: &Arg) -> bool {
         let t = &a.text;
         if a.procsub {
             return false;
@@ -173,15 +185,34 @@ impl Walker<'_> {
             || (!a.known && a.known_prefix().starts_with('/'))
     }
 
+    /// Whether a word leads out of the worktree only through a symlink: named by where
+    /// it is written it lies inside (`out/x` with `out` a link to a folder outside).
+    fn leaves_through_symlink(&self, a: &Arg) -> bool {
+        let p = Path::new(&a.text);
+        self.start_of(p)
+            .is_some_and(|cwd| matches!(self.locate(path::normalize(&cwd, p)), Loc::Inside { .. }))
+    }
+
     /// The secret path a glob word can expand to, if any (`~/.ss?/*`,
     /// `/home/*/.aws/credentials`): the shell expands it before the program
     /// runs, so it reads what it matches. With `whole_tree`, a directory it
     /// matches that holds a secret counts too.
     fn glob_secret(&self, a: &Arg, whole_tree: bool) -> Option<String> {
+        // A name a glob matched is judged by the glob too: what it can reach is not only
+        // what it matched when judged.
+        let a = match &a.globbed_from {
+            Some(pattern) => Arg {
+                text: pattern.clone(),
+                known: true,
+                glob: true,
+                ..a.clone()
+            },
+            None => a.clone(),
+        };
         if !a.glob || !a.known || a.text.len() > 4096 {
             return None;
         }
-        let a = self.expand_tilde(a.clone());
+        let a = self.expand_tilde(a);
         let p = Path::new(&a.text);
         let cwd = self.start_of(p)?;
         self.cls
@@ -298,21 +329,30 @@ impl Walker<'_> {
                 let Loc::Outside(p) = self.resolve_arg(a, true) else {
                     continue;
                 };
+                // Named as written it lies inside (`out/x`, `$D/x` with `D=out`), or
+                // the working directory lies outside (`cd / && cat etc/passwd`): only a
+                // value an expansion made absolute or gave `..` (`$PATH`, `$OLDPWD`) is
+                // no path token, and leaves only as a credential or through a symlink.
+                let through_link = self.leaves_through_symlink(a);
+                let how = if through_link {
+                    " through a symlink"
+                } else {
+                    ""
+                };
                 if self.cls.is_secret(&p) {
                     self.note_secret(&p.display().to_string());
                     self.find(
                         RuleId::SecretRead,
-                        format!(
-                            "{} reads a credential through a symlink: {}",
-                            a.text,
-                            p.display()
-                        ),
+                        format!("{} reads a credential{how}: {}", a.text, p.display()),
                     );
-                } else if !path::is_exception(&p, &[]) && !self.is_allowed_outside(&p) {
+                } else if !path::is_exception(&p, &[])
+                    && !self.is_allowed_outside(&p)
+                    && (through_link || !Self::is_path_value(a))
+                {
                     self.find(
                         RuleId::PathOutside,
                         format!(
-                            "{} leads outside the worktree through a symlink: {}",
+                            "{} leads outside the worktree{how}: {}",
                             a.text,
                             p.display()
                         ),
@@ -421,7 +461,8 @@ impl Walker<'_> {
             }
             Loc::Unknown => {
                 self.cur_writes = true;
-                self.find(
+                // It may lie outside: as a write there, never auto-approved.
+                self.find_outside_write(
                     RuleId::PathOutside,
                     format!(
                         "{what} writes a path that cannot be worked out before running: {}",
@@ -498,6 +539,39 @@ impl Walker<'_> {
                 self.note_secret(&p.display().to_string());
                 return;
             }
+            // Through the symlinks on the way (`link-out/.ssh/id_rsa` with `link-out` a
+            // link to the home): read from the filesystem only if the line reaches the
+            // network, where a credential read decides anything.
+            if self.secret_candidates.len() < MAX_SECRET_CANDIDATES {
+                self.secret_candidates.push((cwd, c));
+            }
+        }
+    }
+
+    /// Resolves the words [`Self::note_secret_in`] set aside through symlinks, until one
+    /// names a credential (for `secret.exfiltrate`).
+    pub fn resolve_secret_candidates(&mut self) {
+        for (cwd, c) in std::mem::take(&mut self.secret_candidates) {
+            if self.secret_read.is_some() {
+                return;
+            }
+            let real = self.resolve_through_links(&cwd, &c);
+            if self.cls.is_secret(&real) {
+                self.note_secret(&real.display().to_string());
+            }
+        }
+    }
+
+    /// `text` resolved from `cwd` through symlinks, those the line made included.
+    fn resolve_through_links(&self, cwd: &Path, text: &str) -> PathBuf {
+        if self.links.is_empty() {
+            path::resolve(self.cls.fs.as_ref(), cwd, Path::new(text), true)
+        } else {
+            let fs = path::WithLinks {
+                inner: self.cls.fs.as_ref(),
+                links: &self.links,
+            };
+            path::resolve(&fs, cwd, Path::new(text), true)
         }
     }
 
@@ -535,8 +609,11 @@ impl Walker<'_> {
         let Some(cwd) = self.start_of(Path::new(&t)) else {
             return;
         };
+        // As written, and through the symlinks on the way (`grep -r x link-out` with
+        // `link-out` a link to the home).
         let p = path::normalize(&cwd, Path::new(&t));
-        if self.cls.holds_secret(&p) {
+        let real = self.resolve_through_links(&cwd, &t);
+        if let Some(p) = [p, real].into_iter().find(|p| self.cls.holds_secret(p)) {
             self.note_secret(&format!("{} (holds credentials)", p.display()));
             self.find(
                 RuleId::SecretRead,
@@ -2924,6 +3001,42 @@ impl Walker<'_> {
             .collect()
     }
 
+    /// The config file of the repository a git command works in (`.git/config`, a
+    /// protected path when it is the worktree's): `--git-dir`'s or `GIT_DIR`'s `config`,
+    /// else that of the nearest folder holding a `.git`, else the worktree's.
+    fn repository_config(&self, git_dir: Option<&Arg>, other_repo: bool) -> Arg {
+        let dir = git_dir.cloned().or_else(|| {
+            self.state.vars.get("GIT_DIR").map(|v| match v {
+                Some(v) => Arg::literal(v.clone()),
+                None => Arg::unknown(),
+            })
+        });
+        if let Some(dir) = dir {
+            return match dir.value() {
+                Some(d) => Arg::literal(format!("{}/config", d.trim_end_matches('/'))),
+                None => Arg::unknown(),
+            };
+        }
+        if !other_repo {
+            return Arg::literal(self.cls.worktree.join(".git/config").display().to_string());
+        }
+        let Some(cwd) = self.cwd_path() else {
+            return Arg::unknown();
+        };
+        let top = cwd
+            .ancestors()
+            .find(|a| self.cls.fs.exists(&a.join(".git")))
+            .unwrap_or(&cwd);
+        Arg::literal(top.join(".git/config").display().to_string())
+    }
+
+    /// A bookkeeping change ([`git::is_bookkeeping_setting`]) of a config file in the
+    /// worktree: `fence run` lets git write it into `.git/config` unasked, so the line
+    /// judges it as it always did. Another repository's config is a write like any other.
+    fn is_own_bookkeeping(&self, file: &Arg, bookkeeping: bool) -> bool {
+        bookkeeping && matches!(self.resolve_arg(file, true), Loc::Inside { .. })
+    }
+
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         let g = git::parse(args);
         if g.exec_path {
@@ -3299,14 +3412,21 @@ impl Walker<'_> {
                 // /etc/gitconfig, `--global` the home's, `-f FILE` that file.
                 if let Some(file) = git::config_write_file(rest) {
                     let file = match file {
-                        git::ConfigFile::System => Arg::literal("/etc/gitconfig"),
-                        git::ConfigFile::Global => match crate::word::Scope::home(self) {
+                        git::ConfigFile::System => Some(Arg::literal("/etc/gitconfig")),
+                        git::ConfigFile::Global => Some(match crate::word::Scope::home(self) {
                             Some(h) => Arg::literal(format!("{h}/.gitconfig")),
                             None => Arg::unknown(),
-                        },
-                        git::ConfigFile::Path(a) => self.expand_tilde(a),
+                        }),
+                        git::ConfigFile::Path(a) => Some(self.expand_tilde(a)),
+                        git::ConfigFile::Repository => {
+                            let file = self.repository_config(g.git_dir.as_ref(), other_repo);
+                            let bookkeeping = git::config_change_is_bookkeeping(rest);
+                            (!self.is_own_bookkeeping(&file, bookkeeping)).then_some(file)
+                        }
                     };
-                    self.check_write_target(&file, true, "git config");
+                    if let Some(file) = file {
+                        self.check_write_target(&file, true, "git config");
+                    }
                 }
                 skip = (sub_i + 1..args.len()).collect();
             }
@@ -3490,6 +3610,28 @@ impl Walker<'_> {
             dirs.extend(g.repo_dirs.iter().map(|d| self.expand_tilde(d.clone())));
             for d in dirs {
                 self.check_write_target(&d, true, "git");
+            }
+        }
+        let bookkeeping = match sub.as_str() {
+            "branch" => {
+                rest.iter().any(|a| a.text == "--unset-upstream")
+                    || git::branch_upstream(rest).is_some_and(|(name, merge)| {
+                        match (name.or_else(|| branch.clone()), merge) {
+                            (Some(n), Some(m)) => m == format!("refs/heads/{n}"),
+                            _ => false,
+                        }
+                    })
+            }
+            "push" => git::push_upstream_is_bookkeeping(rest),
+            _ => false,
+        };
+        if git::writes_repository_config(&sub, rest) {
+            // `git remote add`, `git branch -u`, `git push -u`: a setting written to the
+            // repository's config, as `git config` writes one.
+            self.cur_writes = true;
+            let file = self.repository_config(g.git_dir.as_ref(), other_repo);
+            if !self.is_own_bookkeeping(&file, bookkeeping) {
+                self.check_write_target(&file, true, &format!("git {sub}"));
             }
         }
         self.cur_writes |= writes_before;
@@ -3724,11 +3866,17 @@ impl Walker<'_> {
         let trailing = a.text.ends_with('/');
         let shown = display_arg(a);
         match self.resolve_arg(a, trailing) {
+            // It may lie outside: as a deletion there, never auto-approved.
             Loc::Unknown => {
                 if recursive && force {
-                    self.find(RuleId::RmRecursive, format!("{name} deletes a path that cannot be worked out before running: {shown}"));
+                    self.find_outside_write(RuleId::RmRecursive, format!("{name} deletes a path that cannot be worked out before running: {shown}"));
                 } else {
-                    self.find(RuleId::RmFile, format!("{name} deletes {shown}"));
+                    self.find_outside_write(
+                        RuleId::RmFile,
+                        format!(
+                            "{name} deletes a path that cannot be worked out before running: {shown}"
+                        ),
+                    );
                 }
             }
             Loc::Outside(p) if self.is_allowed_outside(&p) => {
@@ -3764,7 +3912,7 @@ impl Walker<'_> {
                         format!("{name} {what}: {}", p.display()),
                     );
                 } else {
-                    self.find(
+                    self.find_outside_write(
                         RuleId::PathOutside,
                         format!("{name} deletes outside the worktree: {}", p.display()),
                     );
@@ -4301,26 +4449,35 @@ impl Walker<'_> {
                 } else if name != "cp" {
                     // `ln -s TARGET` makes a link named after it in the cwd.
                 }
-                if name == "ln" {
+                let cp_links = name == "cp" && (p.has('l', "link") || p.has('s', "symbolic-link"));
+                if name == "ln" || name == "link" || cp_links {
                     // A link that points outside is a way out for later reads
-                    // and writes through it.
+                    // and writes through it. A hard link (`ln`, `link`, `cp -l`) is a
+                    // new name of the file itself, made writable through the worktree:
+                    // an event the kernel fence decides (SPEC §2), never auto-approved.
+                    let hard = match name {
+                        "link" => true,
+                        "cp" => p.has('l', "link"),
+                        _ => !p.has('s', "symbolic"),
+                    };
                     for &i in ops {
-                        if targets.contains(&i) || !Self::is_path_token(&args[i]) {
+                        if targets.contains(&i) || !Self::is_path_value(&args[i]) {
                             continue;
                         }
-                        match self.resolve_arg(&args[i], true) {
-                            Loc::Outside(p) if !path::is_exception(&p, &[]) => self.find(
-                                RuleId::PathOutside,
-                                format!("links to a path outside the worktree: {}", p.display()),
+                        let found = match self.resolve_arg(&args[i], true) {
+                            Loc::Outside(p) if !path::is_exception(&p, &[]) => {
+                                format!("links to a path outside the worktree: {}", p.display())
+                            }
+                            Loc::Unknown => format!(
+                                "links to a path that cannot be worked out: {}",
+                                display_arg(&args[i])
                             ),
-                            Loc::Unknown => self.find(
-                                RuleId::PathOutside,
-                                format!(
-                                    "links to a path that cannot be worked out: {}",
-                                    display_arg(&args[i])
-                                ),
-                            ),
-                            _ => {}
+                            _ => continue,
+                        };
+                        if hard {
+                            self.find_outside_write(RuleId::PathOutside, found);
+                        } else {
+                            self.find(RuleId::PathOutside, found);
                         }
                     }
                 }

@@ -723,12 +723,13 @@ pub enum ConfigFile {
     System,
     Global,
     Path(Arg),
+    /// The repository's own (`--local`, `--worktree`, or no file named).
+    Repository,
 }
 
-/// The file `git config …` (`args` after `config`) changes, when it changes
-/// one outside the repository's own config: `--system`, `--global`, `-f FILE`.
-/// `None` for a read (`--get`, `--list`, `get`, `list`) or the repository's
-/// config.
+/// The file `git config …` (`args` after `config`) changes: `--system`, `--global`,
+/// `-f FILE`, else the repository's own config. `None` for a read (`--get`, `--list`,
+/// `get`, `list`).
 pub fn config_write_file(args: &[Arg]) -> Option<ConfigFile> {
     const READS: &[&str] = &[
         "--get",
@@ -786,7 +787,111 @@ pub fn config_write_file(args: &[Arg]) -> Option<ConfigFile> {
         }
         i += 1;
     }
-    (changes || operands >= 2).then_some(file).flatten()
+    (changes || operands >= 2).then(|| file.unwrap_or(ConfigFile::Repository))
+}
+
+/// Whether `git SUB ARGS` writes a setting to the repository's config (as `git config`
+/// does): `remote add|rename|remove|rm|set-url|set-branches`, `branch --set-upstream-to`,
+/// `-u` or `--unset-upstream`, `push -u`/`--set-upstream`.
+pub fn writes_repository_config(sub: &str, args: &[Arg]) -> bool {
+    let words = || args.iter().map(|a| a.text.as_str());
+    match sub {
+        "remote" => words().find(|w| !w.starts_with('-')).is_some_and(|w| {
+            matches!(
+                w,
+                "add" | "rename" | "remove" | "rm" | "set-url" | "set-branches"
+            )
+        }),
+        "branch" => words().any(|w| {
+            w == "--unset-upstream"
+                || w.starts_with("--set-upstream-to")
+                || (w.starts_with("-u") && !w.starts_with("--"))
+        }),
+        "push" => words().take_while(|w| *w != "--").any(|w| {
+            w == "--set-upstream"
+                || w.strip_prefix('-').is_some_and(|f| {
+                    !f.starts_with('-')
+                        && f.contains('u')
+                        && f.chars().all(|c| "dfnquv46".contains(c))
+                })
+        }),
+        _ => false,
+    }
+}
+
+/// Whether a setting git writes to the repository's config is a branch's bookkeeping or
+/// the author's identity: `user.name`, `user.email`, `branch.B.description`,
+/// `branch.B.rebase`, `branch.B.merge` naming `refs/heads/B` (an upstream of another
+/// name decides where a later push goes). `fence run` lets git write these into the
+/// protected `.git/config` unasked (the supervisor compares the rewrite), and a line that
+/// writes only them is judged as it always was. `value` is `None` for an unset.
+pub fn is_bookkeeping_setting(key: &str, value: Option<&str>) -> bool {
+    let plain = |v: &str| {
+        !v.is_empty()
+            && v.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"._/-+@".contains(&b))
+    };
+    let lower = key.to_ascii_lowercase();
+    if lower == "user.name" || lower == "user.email" {
+        return true;
+    }
+    let Some((branch, name)) = key
+        .get(..7)
+        .filter(|b| b.eq_ignore_ascii_case("branch."))
+        .and_then(|_| key[7..].rsplit_once('.'))
+    else {
+        return false;
+    };
+    match name.to_ascii_lowercase().as_str() {
+        "description" => true,
+        "rebase" => value.is_none_or(plain),
+        "merge" => value.is_none_or(|v| v == format!("refs/heads/{branch}")),
+        _ => false,
+    }
+}
+
+/// Whether `git config ARGS` (a change of the repository's own config) sets or unsets only
+/// a bookkeeping setting ([`is_bookkeeping_setting`]), its key and value known.
+pub fn config_change_is_bookkeeping(args: &[Arg]) -> bool {
+    let unset = args
+        .iter()
+        .any(|a| matches!(a.text.as_str(), "--unset" | "--unset-all" | "unset"));
+    if unset {
+        let mut keys = args
+            .iter()
+            .filter(|a| !a.text.starts_with('-') && a.text != "unset");
+        return match (keys.next(), keys.next()) {
+            (Some(k), None) => k.value().is_some_and(|k| is_bookkeeping_setting(k, None)),
+            _ => false,
+        };
+    }
+    match config_assignment(args) {
+        Some((key, Some(value))) => match (key.value(), value.value()) {
+            (Some(k), Some(v)) => is_bookkeeping_setting(k, Some(v)),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Whether `git push -u ARGS` records only an upstream of the same name on a remote the
+/// repository names (`git push -u origin feature`, `git push -u`): bookkeeping. A refspec
+/// that pushes to another name, or a remote given by its URL, is not.
+pub fn push_upstream_is_bookkeeping(args: &[Arg]) -> bool {
+    let operands: Vec<&str> = args
+        .iter()
+        .map(|a| a.text.as_str())
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    let Some((remote, refspecs)) = operands.split_first() else {
+        return true;
+    };
+    remote
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        && refspecs
+            .iter()
+            .all(|r| !r.contains(':') && !r.starts_with('+'))
 }
 
 pub fn is_main(branch: &str) -> bool {

@@ -19,6 +19,7 @@
 mod builtin;
 mod command;
 pub mod config;
+mod expand;
 mod git;
 mod level;
 mod opts;

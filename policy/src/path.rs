@@ -32,6 +32,14 @@ pub trait FsView: Send + Sync {
     fn is_dir(&self, _path: &Path) -> bool {
         false
     }
+
+    /// The names in the folder at `path` (followed), without `.` and `..`: at most
+    /// `max + 1` of them, so that a caller sees there are more than it reads. `None` when
+    /// it cannot be read; a view that cannot tell reads nothing (globs then stay as
+    /// written).
+    fn list_dir(&self, _path: &Path, _max: usize) -> Option<Vec<OsString>> {
+        None
+    }
 }
 
 /// The real filesystem.
@@ -49,6 +57,16 @@ impl FsView for RealFs {
 
     fn is_dir(&self, path: &Path) -> bool {
         path.is_dir()
+    }
+
+    fn list_dir(&self, path: &Path, max: usize) -> Option<Vec<OsString>> {
+        let entries = std::fs::read_dir(path).ok()?;
+        Some(
+            entries
+                .filter_map(|e| e.ok().map(|e| e.file_name()))
+                .take(max.saturating_add(1))
+                .collect(),
+        )
     }
 }
 
@@ -95,6 +113,10 @@ impl FsView for OnceFs<'_> {
     fn is_dir(&self, path: &Path) -> bool {
         self.inner.is_dir(path)
     }
+
+    fn list_dir(&self, path: &Path, max: usize) -> Option<Vec<OsString>> {
+        self.inner.list_dir(path, max)
+    }
 }
 
 /// `inner` with the links a line makes before the point being judged (`ln -s /etc e &&
@@ -118,6 +140,26 @@ impl FsView for WithLinks<'_> {
 
     fn is_dir(&self, path: &Path) -> bool {
         !self.links.contains_key(path) && self.inner.is_dir(path)
+    }
+
+    /// The folder's names on disk and the links the line made in it.
+    fn list_dir(&self, path: &Path, max: usize) -> Option<Vec<OsString>> {
+        let made: Vec<OsString> = self
+            .links
+            .keys()
+            .filter(|l| l.parent() == Some(path))
+            .filter_map(|l| l.file_name().map(|n| n.to_os_string()))
+            .collect();
+        let mut names = self.inner.list_dir(path, max);
+        if !made.is_empty() {
+            let list = names.get_or_insert_with(Vec::new);
+            for n in made {
+                if !list.contains(&n) {
+                    list.push(n);
+                }
+            }
+        }
+        names
     }
 }
 

@@ -178,6 +178,9 @@ fn part_verdict(cls: &Classifier, ctx: Context, part: &Part) -> PartVerdict {
 /// Turns a finished walk into the verdict for `line`.
 pub fn assemble(cls: &Classifier, ctx: Context, line: &str, mut w: Walker<'_>) -> Verdict {
     // Credentials read anywhere in a line that reaches the network.
+    if w.secret_read.is_none() && !w.network_parts.is_empty() {
+        w.resolve_secret_candidates();
+    }
     if let (Some(secret), Some(&first_net)) = (w.secret_read.clone(), w.network_parts.first()) {
         w.parts[first_net].findings.push(Finding {
             rule: RuleId::SecretExfiltrate as usize,

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use brush_parser::ast::{self, SourceLocation};
 
+use crate::expand;
 use crate::level::Context;
 use crate::opts;
 use crate::parse::{self, ParseOutcome};
@@ -34,7 +35,8 @@ pub struct Finding {
     /// Index into the rule table.
     pub rule: usize,
     pub reason: String,
-    /// A write outside the worktree: an event the kernel fence decides under `fence run`,
+    /// A write outside the worktree, or one whose target cannot be worked out before
+    /// running and so may lie there: an event the kernel fence decides under `fence run`,
     /// so `--mode auto` asks rather than runs it (SPEC §2, Modes).
     pub outside_write: bool,
 }
@@ -90,6 +92,10 @@ pub struct State {
     /// A variable whose name is not known was unset (`unset "$v"`): no value of the
     /// environment is known from there on.
     pub env_unknown: bool,
+    /// Variables with the integer attribute (`declare -i n`): a value assigned to one is
+    /// an arithmetic expression, evaluated as `let` evaluates it (`n='a[$(cmd)]'` runs
+    /// cmd).
+    pub integers: HashSet<String>,
 }
 
 /// How a simple command is connected to what is around it.
@@ -159,6 +165,9 @@ pub struct Walker<'a> {
     pub functions_changing_dir: HashSet<String>,
     /// What the line reads that is a credential, for `secret.exfiltrate`.
     pub secret_read: Option<String>,
+    /// Words that may name a credential through a symlink, with the directory each is
+    /// taken from: resolved only when the line reaches the network.
+    pub secret_candidates: Vec<(PathBuf, String)>,
     /// Parts that run a network program.
     pub network_parts: Vec<usize>,
     /// The sources being walked, outermost first: parts are named by the
@@ -334,6 +343,25 @@ impl Scope for Walker<'_> {
     }
 }
 
+/// Whether the flags of `declare`/`typeset`/`local` give the integer attribute
+/// (`Some(true)`: `-i`, `-ix`), take it away (`Some(false)`: `+i`) or leave it.
+fn integer_attribute(args: &[Arg]) -> Option<bool> {
+    let mut on = None;
+    for a in args.iter().skip(1) {
+        let t = a.text.as_str();
+        if t == "--" {
+            break;
+        }
+        if let Some(flags) = t.strip_prefix(['-', '+'])
+            && !flags.contains('=')
+            && flags.contains('i')
+        {
+            on = Some(t.starts_with('-'));
+        }
+    }
+    on
+}
+
 /// Variables that change which program runs or how a shell behaves: setting
 /// one is never harmless.
 /// A shell variable's name: a letter or `_`, then letters, digits and `_`.
@@ -432,6 +460,9 @@ impl<'a> Walker<'a> {
     /// variable that changes how programs are found or run is asked about, and one that
     /// names a program has its value judged as the string a shell runs.
     pub(crate) fn judge_command_assignment(&mut self, name: &str, value: &Arg) {
+        if value.known {
+            self.evaluate_if_integer(name, &value.text);
+        }
         if is_control_variable(name) {
             self.find(
                 RuleId::DefaultUnknown,
@@ -497,7 +528,49 @@ impl<'a> Walker<'a> {
         if let Some(elements) = self.state.arrays.get_mut(&name) {
             *elements = None;
         }
+        // An integer variable holds the number its value evaluates to: known when the
+        // value is one already.
+        let value = match value {
+            Some(v) if self.evaluate_if_integer(&name, &v) => {
+                word::integer(&v).map(|n| n.to_string())
+            }
+            v => v,
+        };
         self.state.vars.insert(name, value);
+    }
+
+    /// A value assigned to a variable with the integer attribute is evaluated as an
+    /// arithmetic expression, as `let` evaluates it: its subscripts expand, and so do
+    /// those in the values of the variables it names. Returns whether `name` is one.
+    fn evaluate_if_integer(&mut self, name: &str, value: &str) -> bool {
+        if !self.state.integers.contains(self.referenced(name)) {
+            return false;
+        }
+        let mut noticed = Noticed::default();
+        word::scan_substitutions(value, &mut noticed);
+        word::scan_variable_values(value, self, &mut noticed);
+        self.walk_noticed(noticed);
+        true
+    }
+
+    /// `declare -i NAME…`, `typeset +i NAME…`, `local -i …` (a `-` flag holding `i` gives
+    /// the attribute, a `+` one takes it away): the names that have it from here on.
+    fn declare_integers(&mut self, args: &[Arg]) {
+        let Some(on) = integer_attribute(args) else {
+            return;
+        };
+        for a in &args[1..] {
+            let name = a.text.split_once('=').map_or(a.text.as_str(), |x| x.0);
+            if !is_name(name) {
+                continue;
+            }
+            let name = self.referenced(name).to_string();
+            if on {
+                self.state.integers.insert(name);
+            } else {
+                self.state.integers.remove(&name);
+            }
+        }
     }
 
     /// A walker starting in `cwd`; `branch` overrides the session's current
@@ -526,6 +599,7 @@ impl<'a> Walker<'a> {
                 positional: None,
                 namerefs: HashMap::new(),
                 env_unknown: false,
+                integers: HashSet::new(),
             },
             parts: Vec::new(),
             cur: Vec::new(),
@@ -547,6 +621,7 @@ impl<'a> Walker<'a> {
             stdin_pipe_in: false,
             inherit_pipe: false,
             secret_read: None,
+            secret_candidates: Vec::new(),
             network_parts: Vec::new(),
             sources: Vec::new(),
             cmd_text: None,
@@ -937,9 +1012,15 @@ impl<'a> Walker<'a> {
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
                 self.eval_test(a, noticed)
             }
-            ast::ExtendedTestExpr::UnaryTest(_, w) => {
+            ast::ExtendedTestExpr::UnaryTest(op, w) => {
                 let a = word::eval_word(&w.value, self, noticed);
                 self.note_secret_in(&a);
+                if matches!(op, ast::UnaryPredicate::ShellVariableIsSetAndAssigned)
+                    && let Some((_, index)) = a.text.split_once('[')
+                {
+                    // `[[ -v 'a[$(cmd)]' ]]`: the subscript is evaluated, as for `test -v`.
+                    word::scan_substitutions(index, noticed);
+                }
             }
             ast::ExtendedTestExpr::BinaryTest(op, l, r) => {
                 use ast::BinaryPredicate as P;
@@ -993,10 +1074,11 @@ impl<'a> Walker<'a> {
                             None
                         };
                         for a in expanded.unwrap_or_else(|| vec![a]) {
-                            self.note_secret_in(&a);
-                            match a.fields(ifs.as_deref()) {
-                                Some(fields) => values.extend(fields),
-                                None => values.push(a),
+                            for field in a.fields(ifs.as_deref()).unwrap_or_else(|| vec![a]) {
+                                for v in self.pathnames(field) {
+                                    self.note_secret_in(&v);
+                                    values.push(v);
+                                }
                             }
                         }
                     }
@@ -1245,6 +1327,15 @@ impl<'a> Walker<'a> {
                                         {
                                             out.push(e.text)
                                         }
+                                        // `arr=(*/x)`: the names the glob matches.
+                                        (Some(out), None, None) if e.known && !e.brace => {
+                                            let names = self.pathnames(e.clone());
+                                            if names.iter().all(|n| n.known && !n.glob) {
+                                                out.extend(names.into_iter().map(|n| n.text));
+                                            } else {
+                                                elements = None;
+                                            }
+                                        }
                                         _ => elements = None,
                                     }
                                 }
@@ -1269,6 +1360,13 @@ impl<'a> Walker<'a> {
                         // (an array's elements are not followed through an append).
                         let value = if !a.append {
                             value
+                        } else if self.state.integers.contains(self.referenced(&name)) {
+                            // `n+=EXPR` on an integer variable adds what EXPR evaluates to:
+                            // EXPR is evaluated, the sum is not followed.
+                            if value.known {
+                                self.evaluate_if_integer(&name, &value.text);
+                            }
+                            Arg::unknown()
                         } else if let (ast::AssignmentValue::Scalar(_), Some(before), true) =
                             (&a.value, Scope::var(self, &name), value.known)
                         {
@@ -1302,6 +1400,12 @@ impl<'a> Walker<'a> {
                                 && args[1..]
                                     .iter()
                                     .any(|f| f.text.starts_with('-') && f.text[1..].contains('n'));
+                            if args[0].text != "export" && args[0].text != "readonly" {
+                                // `declare -i n=VALUE`: VALUE is evaluated as n's.
+                                let mut words = args.clone();
+                                words.push(Arg::literal(n.clone()));
+                                self.declare_integers(&words);
+                            }
                             if nameref {
                                 self.state.vars.insert(n.clone(), None);
                                 match (value.known && is_name(&value.text))
@@ -1332,6 +1436,12 @@ impl<'a> Walker<'a> {
                     });
                 }
             }
+        }
+        if args
+            .first()
+            .is_some_and(|a| matches!(a.text.as_str(), "declare" | "typeset" | "local"))
+        {
+            self.declare_integers(&args);
         }
         for a in &args {
             self.note_secret_in(a);
@@ -1418,12 +1528,13 @@ impl<'a> Walker<'a> {
         {
             // An empty word of an expansion is dropped (`{/etc/passwd,}` is one word).
             let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
-            if args.is_empty() {
+            let command_word = args.is_empty();
+            if command_word {
                 // A command word built by brace expansion is not identifiable.
                 args.push(a);
-                args.extend(words.into_iter().skip(1));
-            } else {
-                args.extend(words);
+            }
+            for w in words.into_iter().skip(usize::from(command_word)) {
+                args.extend(self.pathnames(w));
             }
             return;
         }
@@ -1432,9 +1543,69 @@ impl<'a> Walker<'a> {
             None => Some(" \t\n"),
             Some(v) => v.as_deref(),
         };
-        match a.fields(ifs) {
-            Some(fields) => args.extend(fields),
-            None => args.push(a),
+        for field in a.fields(ifs).unwrap_or_else(|| vec![a]) {
+            if args.is_empty() {
+                // A command word a glob makes is not identifiable: kept as written.
+                args.push(field);
+            } else {
+                args.extend(self.pathnames(field));
+            }
+        }
+    }
+
+    /// Pathname expansion of one field (SPEC §2: every argument is expanded): the names
+    /// a glob matches on the filesystem, each judged as that name written out, and the
+    /// word as written when nothing matches. Past the bound of [`expand`], the word is
+    /// one whose value cannot be worked out before running, never auto-approved.
+    pub(crate) fn pathnames(&mut self, a: Arg) -> Vec<Arg> {
+        if a.glob_at.is_empty() || !a.known || a.text.len() > 4096 {
+            return vec![a];
+        }
+        let Some(cwd) = self.start_of(std::path::Path::new(&a.text)) else {
+            return vec![a];
+        };
+        let found = if self.links.is_empty() {
+            expand::expand(self.cls.fs.as_ref(), &cwd, &a.text, &a.glob_at)
+        } else {
+            let fs = crate::path::WithLinks {
+                inner: self.cls.fs.as_ref(),
+                links: &self.links,
+            };
+            expand::expand(&fs, &cwd, &a.text, &a.glob_at)
+        };
+        let name = |text: String| Arg {
+            text,
+            known: true,
+            glob: false,
+            brace: false,
+            unquoted: Vec::new(),
+            breaks: Vec::new(),
+            numbers: 0,
+            expanded: Vec::new(),
+            glob_at: Vec::new(),
+            globbed_from: Some(a.text.clone()),
+            ..a.clone()
+        };
+        match found {
+            expand::Expansion::Unmatched => vec![a],
+            expand::Expansion::Matches(words) => words.into_iter().map(name).collect(),
+            expand::Expansion::Unknown => {
+                self.find_outside_write(
+                    RuleId::PathOutside,
+                    format!(
+                        "{} matches more names than fence reads (over {}), or one it cannot write down: where they lead cannot be worked out before running",
+                        a.text,
+                        expand::MAX_MATCHES
+                    ),
+                );
+                // The folder before the first pattern character is known.
+                let first = a.glob_at.iter().copied().min().unwrap_or(0);
+                let before = a.text.get(..first).unwrap_or("");
+                let dir = before.rfind('/').map_or("", |i| &before[..=i]);
+                let mut unknown = name(format!("{dir}{}", word::UNKNOWN));
+                unknown.known = false;
+                vec![unknown]
+            }
         }
     }
 
@@ -1474,10 +1645,12 @@ impl<'a> Walker<'a> {
         {
             let words: Vec<Arg> = words.into_iter().filter(|w| !w.text.is_empty()).collect();
             if !words.is_empty() {
-                return words;
+                return words.into_iter().flat_map(|w| self.pathnames(w)).collect();
             }
         }
-        vec![a]
+        // A glob matching one name is that name (several are an error to bash: each is
+        // judged).
+        self.pathnames(a)
     }
 
     fn judge_redirect_list_into(&mut self, redirects: &[&ast::IoRedirect], io: &mut CmdIo) {

@@ -53,6 +53,17 @@ pub struct Arg {
     /// How many of the unknown pieces are numbers the shell makes (`$$`, `$RANDOM`,
     /// `$((…))`, `${#x}`): pieces that hold no `/` and are never `.` or `..`.
     pub numbers: usize,
+    /// Byte ranges of `text` that expansions produced (parameters other than a leading
+    /// `$HOME`, command substitutions, arithmetic), quoted or not: the rest is the word
+    /// as written ([`Arg::written_as_path`]).
+    pub expanded: Vec<(usize, usize)>,
+    /// Byte offsets of `text` that hold unquoted pattern characters (`*`, `?`, `[`, `]`),
+    /// written so or given by an unquoted expansion: pathname expansion treats only these
+    /// as patterns.
+    pub glob_at: Vec<usize>,
+    /// A name pathname expansion made: the glob word it matched, whose reach is judged
+    /// as well (a credential it can name).
+    pub globbed_from: Option<String>,
 }
 
 impl Arg {
@@ -118,36 +129,59 @@ impl Arg {
             return None;
         }
         let white = |c: char| matches!(c, ' ' | '\t' | '\n');
-        let mut out = Vec::new();
+        // Each field with the offset in `text` where it starts: a field is a slice of it.
+        let mut out: Vec<(String, usize)> = Vec::new();
         let mut cur = String::new();
+        let mut cur_start = 0;
         // A field begun by quoted or literal text, even empty, is a field.
         let mut started = false;
         for (i, c) in self.text.char_indices() {
             if i > 0 && self.breaks.contains(&i) {
-                out.push(std::mem::take(&mut cur));
+                out.push((std::mem::take(&mut cur), cur_start));
                 started = false;
             }
             if is_sep(i, c) {
                 if started || !cur.is_empty() || !white(c) {
-                    out.push(std::mem::take(&mut cur));
+                    out.push((std::mem::take(&mut cur), cur_start));
                 }
                 started = false;
             } else {
+                if cur.is_empty() {
+                    cur_start = i;
+                }
                 cur.push(c);
                 started = true;
             }
         }
         if started || !cur.is_empty() {
-            out.push(cur);
+            out.push((cur, cur_start));
         }
+        // The ranges of `text` that fall in a field, moved to its own offsets.
+        let within = |ranges: &[(usize, usize)], start: usize, end: usize| {
+            ranges
+                .iter()
+                .filter(|&&(s, e)| s < end && e > start)
+                .map(|&(s, e)| (s.max(start) - start, e.min(end) - start))
+                .collect::<Vec<_>>()
+        };
         Some(
             out.into_iter()
-                .map(|text| Arg {
-                    text,
-                    unquoted: Vec::new(),
-                    breaks: Vec::new(),
-                    numbers: 0,
-                    ..self.clone()
+                .map(|(text, start)| {
+                    let end = start + text.len();
+                    Arg {
+                        expanded: within(&self.expanded, start, end),
+                        glob_at: self
+                            .glob_at
+                            .iter()
+                            .filter(|&&i| i >= start && i < end)
+                            .map(|i| i - start)
+                            .collect(),
+                        text,
+                        unquoted: Vec::new(),
+                        breaks: Vec::new(),
+                        numbers: 0,
+                        ..self.clone()
+                    }
                 })
                 .collect(),
         )
@@ -158,6 +192,19 @@ impl Arg {
     /// the known text between.
     pub fn unknown_only_numbers(&self) -> bool {
         !self.known && self.numbers > 0 && self.text.matches(UNKNOWN).count() == self.numbers
+    }
+
+    /// Whether the word is a path token of the path fence (SPEC §2) as written: it
+    /// starts with `/`, `~`, `$HOME` or `${HOME}`, or holds `..`, in its own text rather
+    /// than in what an expansion gave it (`$PATH`, `$OLDPWD` are not; `$PWD/..` is).
+    pub fn written_as_path(&self) -> bool {
+        let literal = |i: usize| !self.expanded.iter().any(|&(s, e)| i >= s && i < e);
+        self.home_based
+            || (self.text.starts_with(['/', '~']) && literal(0))
+            || self
+                .text
+                .match_indices("..")
+                .any(|(i, _)| literal(i) && literal(i + 1))
     }
 
     /// The known text before the first unknown piece.
@@ -232,11 +279,12 @@ pub fn eval_word(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Arg {
         known: true,
         ..Arg::default()
     };
-    // `$HOME` as the variable, not the start of `$HOMEBREW_PREFIX`.
-    let home_var = raw
+    // `$HOME` as the variable, not the start of `$HOMEBREW_PREFIX`; quoted or not.
+    let unquoted = raw.strip_prefix('"').unwrap_or(raw);
+    let home_var = unquoted
         .strip_prefix("$HOME")
         .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
-    arg.home_based = raw.starts_with('~') || home_var || raw.starts_with("${HOME}");
+    arg.home_based = raw.starts_with('~') || home_var || unquoted.starts_with("${HOME}");
     eval_pieces(raw, &pieces, false, scope, noticed, &mut arg);
     if arg.brace {
         // Brace expansion makes several words; the caller asks for them with
@@ -266,6 +314,12 @@ fn eval_pieces(
     arg: &mut Arg,
 ) {
     for p in pieces {
+        let mut expansion = matches!(
+            p.piece,
+            WordPiece::CommandSubstitution(_)
+                | WordPiece::BackquotedCommandSubstitution(_)
+                | WordPiece::ArithmeticExpression(_)
+        );
         if let WordPiece::ParameterExpansion(expr) = &p.piece {
             // A leading `$HOME`/`${HOME}` names the home as `~` does (a path, judged as
             // one); any other parameter makes the word one the line cannot pin down.
@@ -279,93 +333,108 @@ fn eval_pieces(
                     } if n == "HOME"
                 );
             arg.param |= !leading_home;
+            expansion = !leading_home;
         }
-        match &p.piece {
-            WordPiece::Text(t) => {
-                if !quoted {
-                    if t.contains(['*', '?'])
-                        || t.find('[').is_some_and(|i| t[i + 1..].contains(']'))
-                    {
-                        arg.glob = true;
-                    }
-                    if has_brace_expansion(t) {
-                        arg.brace = true;
-                    }
+        let start = arg.text.len();
+        eval_piece(raw, p, quoted, scope, noticed, arg);
+        if expansion && arg.text.len() > start {
+            arg.expanded.push((start, arg.text.len()));
+        }
+    }
+}
+
+/// Evaluates one piece of a word onto `arg`.
+fn eval_piece(
+    raw: &str,
+    p: &WordPieceWithSource,
+    quoted: bool,
+    scope: &dyn Scope,
+    noticed: &mut Noticed,
+    arg: &mut Arg,
+) {
+    match &p.piece {
+        WordPiece::Text(t) => {
+            if !quoted {
+                if is_pattern(t) {
+                    arg.glob = true;
                 }
-                arg.text.push_str(t);
+                note_pattern_chars(arg, t);
+                if has_brace_expansion(t) {
+                    arg.brace = true;
+                }
             }
-            WordPiece::SingleQuotedText(t) => arg.text.push_str(t),
-            WordPiece::AnsiCQuotedText(t) => arg.text.push_str(&decode_ansi_c(t)),
-            WordPiece::DoubleQuotedSequence(inner)
-            | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                eval_pieces(raw, inner, true, scope, noticed, arg);
-            }
-            WordPiece::TildeExpansion(t) => match tilde(t, scope) {
-                Some(v) => arg.text.push_str(&v),
+            arg.text.push_str(t);
+        }
+        WordPiece::SingleQuotedText(t) => arg.text.push_str(t),
+        WordPiece::AnsiCQuotedText(t) => arg.text.push_str(&decode_ansi_c(t)),
+        WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+            eval_pieces(raw, inner, true, scope, noticed, arg);
+        }
+        WordPiece::TildeExpansion(t) => match tilde(t, scope) {
+            Some(v) => arg.text.push_str(&v),
+            None => push_unknown(arg),
+        },
+        WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+            parameter:
+                Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false }),
+            indirect: false,
+        }) if quoted => match scope.all_positional() {
+            // `"$@"`: each parameter a word of its own.
+            Some(params) => push_words(arg, &params),
+            None => push_unknown(arg),
+        },
+        WordPiece::ParameterExpansion(ParameterExpr::Parameter {
+            parameter:
+                Parameter::NamedWithAllIndices {
+                    name,
+                    concatenate: false,
+                },
+            indirect: false,
+        }) if quoted => {
+            noticed.variables.push(name.clone());
+            match scope.array(name) {
+                // `"${arr[@]}"`: each element a word of its own.
+                Some(elements) => push_words(arg, &elements),
                 None => push_unknown(arg),
-            },
-            WordPiece::ParameterExpansion(ParameterExpr::Parameter {
-                parameter:
-                    Parameter::Special(SpecialParameter::AllPositionalParameters { concatenate: false }),
-                indirect: false,
-            }) if quoted => match scope.all_positional() {
-                // `"$@"`: each parameter a word of its own.
-                Some(params) => push_words(arg, &params),
+            }
+        }
+        WordPiece::ParameterExpansion(expr) => {
+            let source = raw.get(p.start_index..p.end_index).unwrap_or("");
+            match parameter(expr, source, scope, noticed, &mut arg.assumed) {
+                Some(v) => push_expanded(arg, &v, quoted),
+                None if is_number(expr) => {
+                    push_unknown(arg);
+                    arg.numbers += 1;
+                }
                 None => push_unknown(arg),
-            },
-            WordPiece::ParameterExpansion(ParameterExpr::Parameter {
-                parameter:
-                    Parameter::NamedWithAllIndices {
-                        name,
-                        concatenate: false,
-                    },
-                indirect: false,
-            }) if quoted => {
-                noticed.variables.push(name.clone());
-                match scope.array(name) {
-                    // `"${arr[@]}"`: each element a word of its own.
-                    Some(elements) => push_words(arg, &elements),
-                    None => push_unknown(arg),
+            }
+        }
+        WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
+            noticed.substitutions.push(s.clone());
+            match known_output(s, scope) {
+                Some(v) => {
+                    // Known, but still a substitution: as the command word it is a
+                    // program that cannot be identified before running (SPEC §2).
+                    arg.cmdsub |= !s.trim_start().starts_with("pwd");
+                    push_expanded(arg, &v, quoted)
+                }
+                None => {
+                    arg.cmdsub = true;
+                    push_unknown(arg);
                 }
             }
-            WordPiece::ParameterExpansion(expr) => {
-                let source = raw.get(p.start_index..p.end_index).unwrap_or("");
-                match parameter(expr, source, scope, noticed, &mut arg.assumed) {
-                    Some(v) => push_expanded(arg, &v, quoted),
-                    None if is_number(expr) => {
-                        push_unknown(arg);
-                        arg.numbers += 1;
-                    }
-                    None => push_unknown(arg),
-                }
+        }
+        WordPiece::EscapeSequence(s) => {
+            let rest = s.strip_prefix('\\').unwrap_or(s);
+            if rest != "\n" {
+                arg.text.push_str(rest);
             }
-            WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
-                noticed.substitutions.push(s.clone());
-                match known_output(s, scope) {
-                    Some(v) => {
-                        // Known, but still a substitution: as the command word it is a
-                        // program that cannot be identified before running (SPEC §2).
-                        arg.cmdsub |= !s.trim_start().starts_with("pwd");
-                        push_expanded(arg, &v, quoted)
-                    }
-                    None => {
-                        arg.cmdsub = true;
-                        push_unknown(arg);
-                    }
-                }
-            }
-            WordPiece::EscapeSequence(s) => {
-                let rest = s.strip_prefix('\\').unwrap_or(s);
-                if rest != "\n" {
-                    arg.text.push_str(rest);
-                }
-            }
-            WordPiece::ArithmeticExpression(e) => {
-                scan_substitutions(&e.value, noticed);
-                scan_variable_values(&e.value, scope, noticed);
-                push_unknown(arg);
-                arg.numbers += 1;
-            }
+        }
+        WordPiece::ArithmeticExpression(e) => {
+            scan_substitutions(&e.value, noticed);
+            scan_variable_values(&e.value, scope, noticed);
+            push_unknown(arg);
+            arg.numbers += 1;
         }
     }
 }
@@ -453,7 +522,7 @@ fn is_number(expr: &ParameterExpr) -> bool {
 }
 
 /// A shell arithmetic operand that is a plain integer (`0`, ` 1 `), else `None`.
-fn integer(text: &str) -> Option<i64> {
+pub fn integer(text: &str) -> Option<i64> {
     text.trim().parse().ok()
 }
 
@@ -500,13 +569,33 @@ fn heredoc_of_cat(src: &str) -> Option<String> {
     (!doc.requires_expansion).then(|| doc.doc.value.trim_end_matches('\n').to_string())
 }
 
-/// Appends the value of an expansion, noting where an unquoted one lies.
+/// Appends the value of an expansion, noting where an unquoted one lies: it is split
+/// into fields and its pattern characters glob, as bash does with `X='*'; ls $X`.
 fn push_expanded(arg: &mut Arg, v: &str, quoted: bool) {
     let start = arg.text.len();
+    if !quoted {
+        arg.glob |= is_pattern(v);
+        note_pattern_chars(arg, v);
+    }
     arg.text.push_str(v);
     if !quoted && !v.is_empty() {
         arg.unquoted.push((start, arg.text.len()));
     }
+}
+
+/// Whether unquoted text holds a pattern: `*`, `?`, or `[` with a `]` after it.
+fn is_pattern(t: &str) -> bool {
+    t.contains(['*', '?']) || t.find('[').is_some_and(|i| t[i + 1..].contains(']'))
+}
+
+/// Notes the pattern characters of unquoted `t`, about to be appended to `arg`.
+fn note_pattern_chars(arg: &mut Arg, t: &str) {
+    let at = arg.text.len();
+    arg.glob_at.extend(
+        t.char_indices()
+            .filter(|(_, c)| matches!(c, '*' | '?' | '[' | ']'))
+            .map(|(i, _)| at + i),
+    );
 }
 
 /// Appends `words` to `arg`, each a word of its own (`"$@"`, `"${arr[@]}"`).

@@ -1343,10 +1343,10 @@ fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) ->
     };
     // SAFETY: F_GETFL on a descriptor we own.
     let status = unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_GETFL) };
-    let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))
-        .map(|p| p.into_os_string().into_vec())
-        .unwrap_or_default();
     if status >= 0 && status & libc::O_APPEND != 0 && op.rewrites() {
+        let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))
+            .map(|p| p.into_os_string().into_vec())
+            .unwrap_or_default();
         let path = Path::new(std::ffi::OsStr::from_bytes(&link));
         let inside = path.is_absolute()
             && fence.root_of(path).is_some()
@@ -1400,7 +1400,12 @@ fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) ->
         Ok(Err(errno)) => Response::Error(errno),
         Err(e) => Response::Error(e.raw_os_error().unwrap_or(libc::EPERM)),
     };
-    allowed(event, link, response)
+    // The object is not looked up for a call that keeps what it holds (the most common:
+    // `O_NONBLOCK` set on a pipe or a socket).
+    Outcome {
+        subject: None,
+        ..allowed(event, Vec::new(), response)
+    }
 }
 
 /// Whether a symlink made at `link` with `target` names a `.git` folder's content, or,

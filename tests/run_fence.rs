@@ -7062,9 +7062,10 @@ int main(int argc, char **argv) {
 
 /// fence started with `>> log`: the log handed in for appending stays append-only. The
 /// sandbox tries to cut it (`ftruncate`), punch a hole (`fallocate`), clear `O_APPEND`
-/// and write at offset 0, and write at an offset with `pwritev2(RWF_NOAPPEND)`; what the
-/// log held before is still there, byte for byte, and its own appended line follows. The
-/// same calls on a file of the worktree work, and `O_NONBLOCK` can still be set on stdin.
+/// (the call succeeds, `O_APPEND` stays) and write at offset 0, and write at an offset
+/// with `pwritev2(RWF_NOAPPEND)`; what the log held before is still there, byte for byte,
+/// and what it wrote follows. The same calls on a file of the worktree work, and
+/// `O_NONBLOCK` can still be set on stdin.
 fn a_log_handed_in_for_appending_keeps_what_it_held(w: &World) {
     let test = "a_log_handed_in_for_appending_keeps_what_it_held";
     if !cc_ready(test) {
@@ -7077,6 +7078,7 @@ fn a_log_handed_in_for_appending_keeps_what_it_held(w: &World) {
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #ifndef RWF_NOAPPEND
@@ -7087,6 +7089,10 @@ int main(void) {
     int p = fallocate(1, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096);
     int flags = fcntl(1, F_GETFL);
     int c = fcntl(1, F_SETFL, flags & ~O_APPEND);
+    int kept = (fcntl(1, F_GETFL) & O_APPEND) != 0;
+    /* FS_IOC_UNRESVSP64: a punch through the generic ioctl (struct space_resv). */
+    long long resv[6] = {0, 0, 4096, 0, 0, 0};
+    int u = ioctl(1, 0x4030582b, resv);
     pwrite(1, "OVERWRITTEN", 11, 0);
     struct iovec v = {"NOAPPEND", 8};
     int n = pwritev2(1, &v, 1, 0, RWF_NOAPPEND);
@@ -7097,7 +7103,7 @@ int main(void) {
     int ti = ftruncate(fd, 4);
     int ci = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_APPEND);
     int nb = fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
-    fprintf(stderr, "outside %d %d %d %d inside %d %d stdin %d\n", t, p, c, n, ti, ci, nb);
+    fprintf(stderr, "outside %d %d %d %d %d kept %d inside %d %d stdin %d\n", t, p, c, n, u, kept, ti, ci, nb);
     return 0;
 }
 "#;
@@ -7128,7 +7134,7 @@ int main(void) {
         stderr(&out)
     );
     assert!(
-        stderr(&out).contains("outside -1 -1 -1 -1 inside 0 0 stdin 0"),
+        stderr(&out).contains("outside -1 -1 0 -1 -1 kept 1 inside 0 0 stdin 0"),
         "{}",
         stderr(&out)
     );
@@ -7173,6 +7179,9 @@ fn folders_holding_protected_paths_are_not_opened_to_other_accounts(w: &World) {
          \x20   print('refused acl', e.errno)\n\
          os.chmod('.', 0o750)\n\
          os.chmod('src', 0o777)\n\
+         os.umask(0)\n\
+         os.mkdir('.gemini', 0o777)\n\
+         os.mkdir('plain', 0o777)\n\
          print('ok')\n",
     );
     let text = stdout(&out);
@@ -7193,6 +7202,10 @@ fn folders_holding_protected_paths_are_not_opened_to_other_accounts(w: &World) {
         0o777,
         "an ordinary folder's mode is the sandbox's"
     );
+    // Made with a mode and umask that open it to all: a folder holding protected paths
+    // is made without group or other write, an ordinary one as asked.
+    assert_eq!(mode(".gemini"), 0o755);
+    assert_eq!(mode("plain"), 0o777);
     assert!(xattr_names(&w.worktree.join(".git")).is_empty());
 }
 

@@ -491,15 +491,33 @@ fn supervise(
 ) -> (i32, u32) {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
-    // The sandbox is stopped with threads still inside the kernel ([`Stop::Unsettled`]).
-    let mut watching = false;
+    // While the sandbox is stopped with threads still inside the kernel
+    // ([`Stop::Unsettled`]): when to walk it next, and the wait between walks, which grows
+    // from [`STOPPED_WATCH`] while nothing runs. The walk is due by the clock, whatever
+    // signals arrive meanwhile (a continued process could send the init one every few
+    // milliseconds to keep a wait from ever running out).
+    let mut watch: Option<(std::time::Instant, std::time::Duration)> = None;
     loop {
+        if let Some((due, every)) = watch
+            && std::time::Instant::now() >= due
+        {
+            watch = match stop_what_runs() {
+                Some(true) => None,
+                Some(false) => {
+                    let next = (every * 2).min(STOPPED_WATCH_MAX);
+                    Some((std::time::Instant::now() + next, next))
+                }
+                None => Some((std::time::Instant::now() + STOPPED_WATCH, STOPPED_WATCH)),
+            };
+            continue;
+        }
         // SAFETY: siginfo_t is plain data; sigwaitinfo writes it.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let sig = if watching {
+        let sig = if let Some((due, _)) = watch {
+            let left = due.saturating_duration_since(std::time::Instant::now());
             let wait = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: STOPPED_WATCH.as_nanos() as libc::c_long,
+                tv_sec: left.as_secs() as libc::time_t,
+                tv_nsec: left.subsec_nanos() as libc::c_long,
             };
             // SAFETY: `set` is a valid sigset, `info` and `wait` valid pointers.
             unsafe { libc::sigtimedwait(set, &mut info, &wait) }
@@ -507,11 +525,6 @@ fn supervise(
             // SAFETY: `set` is a valid sigset and `info` a valid out-pointer.
             unsafe { libc::sigwaitinfo(set, &mut info) }
         };
-        if watching && sig < 0 {
-            // Stop again what a death continued; watch as long as a thread is unsettled.
-            watching = stop_what_runs() != Some(true);
-            continue;
-        }
         if sig < 0 {
             continue;
         }
@@ -556,7 +569,8 @@ fn supervise(
             // user types to the shell.
             let stop = stop_sandbox(in_pid_namespace);
             if stop != Stop::Failed {
-                watching = stop == Stop::Unsettled;
+                watch = (stop == Stop::Unsettled)
+                    .then(|| (std::time::Instant::now() + STOPPED_WATCH, STOPPED_WATCH));
                 stopped();
             } else {
                 // Something would not stop: the session goes on as it was, fence does not
@@ -571,7 +585,7 @@ fn supervise(
         }
         if sig == libc::SIGCONT {
             // The shell's `fg`/`bg`: the whole sandbox goes on, as it was stopped whole.
-            watching = false;
+            watch = None;
             signal_sandbox(libc::SIGCONT, in_pid_namespace);
             continue;
         }
@@ -623,9 +637,12 @@ fn signal_sandbox(sig: libc::c_int, in_pid_namespace: bool) {
 /// How long [`stop_sandbox`] waits for every process of the sandbox to be stopped.
 const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// How often [`supervise`] looks again at a stopped sandbox that still has a thread in
-/// the kernel ([`Stop::Unsettled`]).
+/// How soon [`supervise`] looks again at a stopped sandbox that still has a thread in the
+/// kernel ([`Stop::Unsettled`]); the wait doubles while nothing runs, up to
+/// [`STOPPED_WATCH_MAX`] (a `vfork` parent whose child was stopped waits as long as the
+/// session is stopped), and starts again at this after a walk that stopped something.
 const STOPPED_WATCH: std::time::Duration = std::time::Duration::from_millis(20);
+const STOPPED_WATCH_MAX: std::time::Duration = std::time::Duration::from_millis(160);
 
 /// What [`stop_sandbox`] achieved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -650,8 +667,8 @@ enum Stop {
 /// walk stops again whatever runs. Two clean walks: a process dying during the first
 /// (after the walk had passed the group it orphans) is seen in the second with the group
 /// it continued. Security boundary: fence stops, and the shell's prompt comes back, only
-/// then; and while it is stopped, [`supervise`] keeps stopping what an unsettled thread's
-/// death continues.
+/// then. While it is stopped, [`supervise`] stops again what an unsettled thread's later
+/// death continues, at its next walk (20 to 160 ms later): that long, such a process runs.
 fn stop_sandbox(in_pid_namespace: bool) -> Stop {
     signal_sandbox(libc::SIGSTOP, in_pid_namespace);
     let deadline = std::time::Instant::now() + STOP_WAIT;
@@ -721,7 +738,9 @@ fn thread_states(pid: libc::pid_t) -> Threads {
             .unwrap_or("");
         match state {
             "T" | "t" | "Z" | "X" | "x" => {}
-            "D" => worst = Threads::InKernel,
+            // Asleep in the kernel without taking signals (`I` is `D` that does not count
+            // as load): back in its program it stops first, for its SIGSTOP is pending.
+            "D" | "I" => worst = Threads::InKernel,
             _ => return Threads::Running,
         }
     }

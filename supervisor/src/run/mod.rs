@@ -176,6 +176,15 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // The user's terminal as the session finds it, put back when it ends; and fence does
     // not stop when the sandbox takes the terminal's foreground (`terminal`).
     terminal::never_stop_for_the_terminal();
+    // Calls the supervisor carries out on the sandbox's descriptors can raise signals
+    // meant for the target: SIGIO when it sets O_ASYNC on a terminal without a process
+    // group (the caller of F_SETFL becomes its owner), SIGXFSZ when a size change passes
+    // fence's own file size limit (the call then fails with EFBIG). Either would end the
+    // supervisor by default, and the session with it.
+    for sig in [libc::SIGIO, libc::SIGXFSZ] {
+        // SAFETY: signal() with SIG_IGN on a valid signal number.
+        unsafe { libc::signal(sig, libc::SIG_IGN) };
+    }
     let terminal = terminal::Terminal::capture();
     let stream_flags = terminal::StreamFlags::capture();
     // First, before fence opens descriptors of its own.

@@ -223,7 +223,7 @@ pub fn check_handed_in_sockets(pass: &[RawFd]) -> Result<(), String> {
         let Some(kind) = option(libc::SO_TYPE) else {
             continue; // not a socket (or not open)
         };
-        if matches!(kind, libc::SOCK_DGRAM | libc::SOCK_RAW | libc::SOCK_RDM) {
+        if !matches!(kind, libc::SOCK_STREAM | libc::SOCK_SEQPACKET) {
             let family = match option(libc::SO_DOMAIN) {
                 Some(libc::AF_INET) => "AF_INET",
                 Some(libc::AF_INET6) => "AF_INET6",

@@ -386,7 +386,14 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
         || has_url_password(value)
         || has_password_field(value)
         || (upper.ends_with(b"_PROXY") && has_bare_login(value))
-        || has_secret_text(value)
+        || (!names_paths(&upper) && has_secret_text(value))
+}
+
+/// Whether a variable holds paths or names a place (`PATH`, `LD_LIBRARY_PATH`, `HOME`,
+/// `PWD`): removed, it would break every program of the sandbox, and a folder's name in
+/// it may look like a token (`/opt/hf_models_…`). Its name is still judged above.
+fn names_paths(upper: &[u8]) -> bool {
+    upper.ends_with(b"PATH") || matches!(upper, b"HOME" | b"PWD" | b"OLDPWD" | b"SHELL")
 }
 
 /// Whether `value` holds a secret whatever the variable is called: a PEM private key, an
@@ -462,7 +469,16 @@ fn has_issued_token(value: &[u8]) -> bool {
         }
         let rest = &value[at..];
         ISSUED_TOKENS.iter().any(|(prefix, least)| {
-            rest.starts_with(prefix) && run(at + prefix.len(), &token_char) >= *least
+            if !rest.starts_with(prefix) {
+                return false;
+            }
+            let len = run(at + prefix.len(), &token_char);
+            let body = &rest[prefix.len()..prefix.len() + len];
+            // Issued tokens are random: letters and digits both (a name such as
+            // `sk-the-long-name-of-a-folder-here` is not one).
+            len >= *least
+                && body.iter().any(u8::is_ascii_digit)
+                && body.iter().any(u8::is_ascii_alphabetic)
         }) || ((rest.starts_with(b"AKIA") || rest.starts_with(b"ASIA"))
             && run(at + 4, &|b: u8| {
                 b.is_ascii_uppercase() || b.is_ascii_digit()
@@ -1367,7 +1383,7 @@ mod tests {
             ("MAPS", "AIzaSyA-0123456789abcdefghijklmnopqrstu"),
             ("PUBLISH", "npm_abcdefghijklmnopqrstuvwxyz0123456789"),
             ("HUB", "hf_abcdefghijklmnopqrstuvwxyz0123456"),
-            ("STRIPE", "sk_live_abcdefghijklmnopqrstuvwx"),
+            ("STRIPE", "sk_live_51Habcdefghijklmnopqrstuvwx"),
             ("IDS", "id=AKIAIOSFODNN7EXAMPLE"),
             (
                 "OIDC",
@@ -1404,6 +1420,11 @@ mod tests {
             ("BRANCH", "feature/sk-0123"),
             ("BUILD_ID", "AKIAIOSFODNN7EXAMPLEX"),
             ("NOTE", "eyJ.short.x"),
+            (
+                "PATH",
+                "/usr/bin:/opt/hf_abcdefghijklmnopqrstuvwxyz0123456/bin",
+            ),
+            ("LABEL", "sk-the-long-name-of-a-folder-here-and-more"),
         ];
         let cases = gone
             .iter()
@@ -1415,6 +1436,17 @@ mod tests {
                 removed,
                 "{name}={value}: removed should be {removed}"
             );
+        }
+    }
+
+    #[test]
+    fn token_shapes_are_read_safely_at_every_length() {
+        // Every cut of a text made of the shapes' openings: no slice past the end.
+        let text = b"g gh ghp_ x xox xoxb- s sk sk- sk-ant- A AI AIza AK AKIA y ya29. n npm_ p pypi-AgE h hf_ r rk_live_ d dckr_pat_ dop_v1_ e eyJ eyJa.b";
+        for end in 0..=text.len() {
+            for start in 0..end {
+                let _ = has_issued_token(&text[start..end]);
+            }
         }
     }
 

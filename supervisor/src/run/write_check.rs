@@ -1081,6 +1081,16 @@ pub fn check(
                     },
                     // A folder made in a held directory: from a spare folder the ruleset
                     // grants whole, where one fits ([`super::spare_folders`]).
+                    // A folder that holds protected paths (`.claude`, `.git/modules/x`) is
+                    // made without group or other write, whatever the mode and umask say:
+                    // another account could otherwise put its own settings or hooks in it
+                    // (as `chmod` on one is asked).
+                    Operation::Mkdir { path, mode } if fence.is_protected(&path, true) => {
+                        Operation::Mkdir {
+                            path,
+                            mode: mode & !0o022,
+                        }
+                    }
                     Operation::Mkdir { path, mode } => match fence.spares_for(&path) {
                         Some(spares) => Operation::MkdirFromSpare {
                             path,
@@ -1329,20 +1339,25 @@ pub fn check(
 /// [`FsCall::DescriptorWrite`]: carried out by the supervisor on the target's descriptor,
 /// fetched with `pidfd_getfd` (the same open file, whatever another thread `dup2`s onto
 /// the number since), never left to the kernel. Security boundary: a file handed in from
-/// outside for appending (fence started with `>> log`) stays append-only — what it held
-/// before cannot be cut, punched or overwritten (clearing `O_APPEND`, after which a
-/// positioned write would overwrite it). Landlock governs truncation only for files the
-/// sandbox opened itself, and `pwritev2(RWF_NOAPPEND)` is refused by the static program.
+/// outside for appending (fence started with `>> log`), opened for writing only, stays
+/// append-only — what it held before cannot be cut or punched (refused) or overwritten
+/// (`O_APPEND` is kept when other status flags are set: a positioned write then appends).
+/// Landlock governs truncation only for files the sandbox opened itself; the ioctls that
+/// punch or swap blocks and `pwritev2(RWF_NOAPPEND)` are refused by the static program. A
+/// descriptor open for reading too could still change the file through a shared mapping.
 fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) -> Outcome {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStringExt;
     let event = EventKind::Metadata;
     let copy = match super::pidfd::open(caller).and_then(|p| super::pidfd::get_fd(&p, fd)) {
         Ok(c) => c,
-        Err(_) => return Outcome::failed(event, libc::EBADF),
+        // EBADF: no such descriptor; ESRCH: the caller is gone; anything else (EMFILE,
+        // EPERM) as it is.
+        Err(e) => return Outcome::failed(event, e.raw_os_error().unwrap_or(libc::EBADF)),
     };
     // SAFETY: F_GETFL on a descriptor we own.
     let status = unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_GETFL) };
+    let mut op = op;
     if status >= 0 && status & libc::O_APPEND != 0 && op.rewrites() {
         let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))
             .map(|p| p.into_os_string().into_vec())
@@ -1357,23 +1372,27 @@ fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) ->
             // SAFETY: fstat filled it.
             && unsafe { st.assume_init() }.st_mode & libc::S_IFMT == libc::S_IFREG;
         if regular && !inside {
-            return refused(
-                event,
-                libc::EPERM,
-                &format!(
-                    "{} of a file outside the worktree opened for appending",
-                    op.name()
-                ),
-                &link,
-                "fence.append-only",
-            );
+            if let DescriptorOp::SetFlags { flags } = op {
+                // The other flags are set (`fcntl(1, F_SETFL, O_NONBLOCK)` written without
+                // reading the flags first is common); O_APPEND stays.
+                op = DescriptorOp::SetFlags {
+                    flags: flags | libc::O_APPEND as u64,
+                };
+            } else {
+                return refused(
+                    event,
+                    libc::EPERM,
+                    &format!(
+                        "{} of a file outside the worktree opened for appending",
+                        op.name()
+                    ),
+                    &link,
+                    "fence.append-only",
+                );
+            }
         }
     }
-    let creds = match super::acting::TargetCredentials::of_thread(caller.tid) {
-        Ok(c) if caller.still_pending() => c,
-        _ => return Outcome::failed(event, libc::EPERM),
-    };
-    let result = super::acting::act_as(&creds, move || {
+    let call = move || {
         let raw = copy.as_raw_fd();
         // SAFETY: calls on a descriptor we own, with the target's values.
         let ret = unsafe {
@@ -1394,7 +1413,21 @@ fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) ->
         } else {
             Ok(ret as i64)
         })
-    });
+    };
+    // Status flags are the open file's, checked against nothing but `O_NOATIME` (the
+    // file's owner only): other flags are set as they are, without taking the target's
+    // credentials. A size change is made with them (a set-id bit dropped on the way).
+    let as_is =
+        matches!(op, DescriptorOp::SetFlags { flags } if flags & libc::O_NOATIME as u64 == 0);
+    let result = if as_is {
+        call()
+    } else {
+        let creds = match super::acting::TargetCredentials::of_thread(caller.tid) {
+            Ok(c) if caller.still_pending() => c,
+            _ => return Outcome::failed(event, libc::EPERM),
+        };
+        super::acting::act_as(&creds, call)
+    };
     let response = match result {
         Ok(Ok(value)) => Response::Value(value),
         Ok(Err(errno)) => Response::Error(errno),

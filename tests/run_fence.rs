@@ -1545,6 +1545,48 @@ fn host_pty() -> (std::fs::File, String) {
     }
 }
 
+/// Keeps what the terminal's master side shows, read on a thread of its own so that no
+/// write to the terminal waits on a full buffer.
+fn show_terminal(master: &std::fs::File) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
+    let mut reader = master.try_clone().unwrap();
+    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let shown_by_reader = shown.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = std::io::Read::read(&mut reader, &mut buf) {
+            shown_by_reader.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    shown
+}
+
+/// An interactive bash as the leader of a session on the terminal whose slave side
+/// `open_slave` opens, as at a prompt (the test types the commands), with `env` set.
+fn bash_on_terminal(
+    w: &World,
+    open_slave: &dyn Fn() -> std::fs::File,
+    env: &[(&str, &OsStr)],
+) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let mut shell = w.command_as_runner("bash");
+    shell
+        .args(["--norc", "--noprofile", "-i"])
+        .envs(env.iter().copied())
+        .stdin(Stdio::from(open_slave()))
+        .stdout(Stdio::from(open_slave()))
+        .stderr(Stdio::from(open_slave()));
+    // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
+    unsafe {
+        shell.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    shell.spawn().unwrap()
+}
+
 /// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
 /// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
 /// fence.
@@ -1801,16 +1843,7 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
             victim = victim.display().to_string()
         ),
     );
-    // Whatever the terminal shows is read, so that no write waits on a full buffer.
-    let mut reader = master.try_clone().unwrap();
-    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let shown_by_reader = shown.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n @ 1..) = std::io::Read::read(&mut reader, &mut buf) {
-            shown_by_reader.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
+    let shown = show_terminal(&master);
     // `shell -c script` as the leader of a session on the terminal, with fence and the
     // Python program as `$0` and `$1`; what the terminal showed once it returned, and its
     // settings then. On a terminal fence would ask a person by default: no one answers
@@ -1940,23 +1973,8 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
     );
     // An interactive shell on the terminal, as at a prompt: the test types the commands.
     shown.lock().unwrap().clear();
-    let mut shell = w.command_as_runner("bash");
-    shell
-        .args(["--norc", "--noprofile", "-i"])
-        .env("F", support::fence_binary())
-        .stdin(Stdio::from(open_slave()))
-        .stdout(Stdio::from(open_slave()))
-        .stderr(Stdio::from(open_slave()));
-    // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
-    unsafe {
-        shell.pre_exec(|| {
-            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut shell = shell.spawn().unwrap();
+    let fence = support::fence_binary();
+    let mut shell = bash_on_terminal(w, &open_slave, &[("F", fence.as_os_str())]);
     let ticks = w.worktree.join("ticks");
     let size = || std::fs::metadata(&ticks).map_or(0, |m| m.len());
     let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
@@ -2015,7 +2033,6 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
 /// what it can read from the terminal.
 fn a_process_continued_behind_the_prompt_is_stopped_again(w: &World) {
     use std::os::unix::fs::OpenOptionsExt;
-    use std::os::unix::process::CommandExt;
     let test = "a_process_continued_behind_the_prompt_is_stopped_again";
     if !cc_ready(test) {
         return;
@@ -2090,15 +2107,7 @@ int main(int argc, char **argv) {
             .open(&slave_path)
             .unwrap()
     };
-    let mut reader = master.try_clone().unwrap();
-    let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let shown_by_reader = shown.clone();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n @ 1..) = std::io::Read::read(&mut reader, &mut buf) {
-            shown_by_reader.lock().unwrap().extend_from_slice(&buf[..n]);
-        }
-    });
+    let shown = show_terminal(&master);
     let shown_text = || String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
     let wait_for = |what: &str, secs: u64| {
         let started = Instant::now();
@@ -2106,24 +2115,12 @@ int main(int argc, char **argv) {
             std::thread::sleep(Duration::from_millis(20));
         }
     };
-    let mut shell = w.command_as_runner("bash");
-    shell
-        .args(["--norc", "--noprofile", "-i"])
-        .env("F", support::fence_binary())
-        .env("P", &bin)
-        .stdin(Stdio::from(open_slave()))
-        .stdout(Stdio::from(open_slave()))
-        .stderr(Stdio::from(open_slave()));
-    // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
-    unsafe {
-        shell.pre_exec(|| {
-            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    let mut shell = shell.spawn().unwrap();
+    let fence = support::fence_binary();
+    let mut shell = bash_on_terminal(
+        w,
+        &open_slave,
+        &[("F", fence.as_os_str()), ("P", bin.as_os_str())],
+    );
     let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
     wait_for("bash-", 20);
     let log = w.worktree.join("orphaned.log");

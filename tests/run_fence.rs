@@ -1567,24 +1567,34 @@ fn bash_on_terminal(
     open_slave: &dyn Fn() -> std::fs::File,
     env: &[(&str, &OsStr)],
 ) -> std::process::Child {
-    use std::os::unix::process::CommandExt;
     let mut shell = w.command_as_runner("bash");
     shell
         .args(["--norc", "--noprofile", "-i"])
-        .envs(env.iter().copied())
+        .envs(env.iter().copied());
+    lead_a_session_on_terminal(&mut shell, open_slave);
+    shell.spawn().unwrap()
+}
+
+/// Makes `command` the leader of a new session whose controlling terminal is the one
+/// `open_slave` opens, with the terminal as its standard streams.
+fn lead_a_session_on_terminal(
+    command: &mut std::process::Command,
+    open_slave: &dyn Fn() -> std::fs::File,
+) {
+    use std::os::unix::process::CommandExt;
+    command
         .stdin(Stdio::from(open_slave()))
         .stdout(Stdio::from(open_slave()))
         .stderr(Stdio::from(open_slave()));
     // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
     unsafe {
-        shell.pre_exec(|| {
+        command.pre_exec(|| {
             if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
         });
     }
-    shell.spawn().unwrap()
 }
 
 /// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
@@ -1804,7 +1814,6 @@ fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
 /// leader of a pseudo-terminal, as a shell's job would run on the user's terminal.
 fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
     use std::os::unix::fs::OpenOptionsExt;
-    use std::os::unix::process::CommandExt;
     let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
     let open_slave = || {
@@ -1856,19 +1865,8 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
             .arg("-c")
             .arg(script)
             .arg(support::fence_binary())
-            .arg(PYTHON)
-            .stdin(Stdio::from(open_slave()))
-            .stdout(Stdio::from(open_slave()))
-            .stderr(Stdio::from(open_slave()));
-        // SAFETY: setsid and ioctl are async-signal-safe; the closure touches nothing else.
-        unsafe {
-            command.pre_exec(|| {
-                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+            .arg(PYTHON);
+        lead_a_session_on_terminal(&mut command, &open_slave);
         // `keys` are typed on the terminal once the sandbox has made the file named.
         let mut child = command.spawn().unwrap();
         let (mut keys, started) = (keys, Instant::now());

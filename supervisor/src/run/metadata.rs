@@ -63,11 +63,12 @@ impl MetadataOp {
     /// an extended attribute (a POSIX ACL is one). On a folder that holds protected paths
     /// (`.git`, the worktree, an agent's settings folder) such a change is asked: another
     /// account could then replace the hooks or settings it holds, which run as the user.
-    pub fn may_open_to_others(&self, owner: Option<(u32, u32)>) -> bool {
+    /// `owner` is asked for only by a `chown`.
+    pub fn may_open_to_others(&self, owner: impl FnOnce() -> Option<(u32, u32)>) -> bool {
         match *self {
             MetadataOp::Chmod { mode } => mode & 0o022 != 0,
             MetadataOp::Chown { uid, gid } => {
-                let (now_uid, now_gid) = owner.unzip();
+                let (now_uid, now_gid) = owner().unzip();
                 (uid != u32::MAX && Some(uid) != now_uid)
                     || (gid != u32::MAX && Some(gid) != now_gid)
             }
@@ -317,7 +318,7 @@ pub fn perform_on_fd(
         || fence.root_of(path).is_none()
         || !in_sandbox_view(&copy, bytes, fence.root_of(path))
         || fence.is_protected(path, false)
-        || (op.may_open_to_others(owner_of_fd(&copy)) && fence.is_protected(path, true))
+        || (op.may_open_to_others(|| owner_of_fd(&copy)) && fence.is_protected(path, true))
         || super::private_copy::has_other_names(&copy, bytes)
     {
         return Err((bytes.to_vec(), copy));

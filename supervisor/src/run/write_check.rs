@@ -1188,7 +1188,7 @@ pub fn check(
                 );
             }
             // `chmod 0777 .git`: another account could then replace the hooks it holds.
-            if op.may_open_to_others(metadata::owner_of(&target))
+            if op.may_open_to_others(|| metadata::owner_of(&target))
                 && fence.is_protected(&target, true)
             {
                 return asked(

@@ -1078,7 +1078,8 @@ fn a_folder_holding_a_secret_is_not_moved(w: &World) {
 
 /// In a linked git worktree the repository's other checkouts are unreadable (SPEC §2): the
 /// main checkout's files (an untracked `.env`, work in progress) and the other linked
-/// worktrees', while the shared git directory serves `git status` and `git log`.
+/// worktrees', while the shared git directory serves `git status` and `git log` and takes
+/// a `git commit` without an `--allow-write`.
 fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
     let main = w.outside.join("main");
     std::fs::create_dir_all(&main).unwrap();
@@ -1135,13 +1136,35 @@ fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
     );
     assert!(!text.contains("TRACKED"), "{text}");
     assert!(text.contains("git-works"), "{text}{}", stderr(&out));
-    // With the shared git directory writable, git in the session sees the sibling's
-    // checkout missing and would unregister it: its folder there stays read-only.
+    // The shared git directory is writable without being named (SPEC §2): `git commit`
+    // works, while its hooks and config keep the worktree's protections.
     let git_dir = main.join(".git");
+    let config = std::fs::read_to_string(git_dir.join("config")).unwrap();
+    std::fs::write(w.worktree.join("change.txt"), "change\n").unwrap();
+    chown_tree(w, &w.worktree);
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        &format!(
+            "git add change.txt && git -c user.name=t -c user.email=t@t commit -q -m change && echo committed; \
+             echo 'touch /tmp/pwned' > {g}/hooks/pre-commit; echo '[core] x = 1' >> {g}/config",
+            g = git_dir.display()
+        ),
+    ]);
+    assert!(stdout(&out).contains("committed"), "{}", stderr(&out));
+    assert_eq!(
+        git(&main, &["log", "-1", "--format=%s", "feature"]).trim(),
+        "change"
+    );
+    assert!(
+        !git_dir.join("hooks/pre-commit").exists(),
+        "a hook was written"
+    );
+    assert_unchanged(&git_dir.join("config"), &config);
+    // Git in the session sees the sibling's checkout missing and would unregister it: its
+    // folder there stays read-only.
     let out = w
         .fence(&[
-            "--allow-write".as_ref(),
-            git_dir.as_os_str(),
             "--".as_ref(),
             "git".as_ref(),
             "worktree".as_ref(),

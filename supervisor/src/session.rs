@@ -114,6 +114,27 @@ pub fn git_dir(worktree: &Path) -> Option<PathBuf> {
     Some(worktree.join(target))
 }
 
+/// The git directory a worktree whose `.git` is a file commits into, when it lies outside
+/// the worktree: a linked worktree's shared git directory (its `commondir`, which holds
+/// the linked worktree's own folder under `worktrees/`), or a submodule's git directory
+/// under its superproject's `.git/modules/`. SPEC §2 keeps it writable so that `git
+/// commit` works; the caller adds it as an `--allow-write` folder, which keeps the
+/// worktree's protections there (hooks, config, the other worktrees' folders). `None` for
+/// a worktree whose `.git` is a folder, or when the file cannot be read.
+pub fn shared_git_dir(worktree: &Path) -> Option<PathBuf> {
+    let dot = worktree.join(".git");
+    if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let own = git_dir(worktree)?.canonicalize().ok()?;
+    let dir = match read_small_regular_file(&own.join("commondir"), false) {
+        Some(text) => own.join(text.trim()).canonicalize().ok()?,
+        None => own,
+    };
+    let inside = worktree.canonicalize().is_ok_and(|w| dir.starts_with(&w));
+    (dir.is_dir() && !inside).then_some(dir)
+}
+
 /// When `worktree` is a linked worktree of a repository (its `.git` a file naming
 /// `…/worktrees/NAME` of a git directory), the repository's other checkouts, which SPEC §2
 /// makes unreadable and unwritable: the main checkout's entries but the git directory the

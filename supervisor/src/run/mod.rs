@@ -264,6 +264,14 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     let (other_checkouts, other_checkouts_admin) =
         crate::session::other_checkouts(&worktree, home.as_deref());
     deny_extra.extend(other_checkouts.iter().cloned());
+    // Its shared git directory stays writable (SPEC §2), so that `git commit` works: as an
+    // `--allow-write` folder, with the worktree's protections there.
+    if !args.read_only_worktree
+        && let Some(shared) = crate::session::shared_git_dir(&worktree)
+        && !args.allow_write.contains(&shared)
+    {
+        args.allow_write.push(shared);
+    }
     let secret_homes = prepare::home_dirs(home.as_deref());
     let (deny_read, deny_read_missing, mut deny_read_via) =
         prepare::denied_reads(&secret_homes, &deny_extra);

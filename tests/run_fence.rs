@@ -4172,6 +4172,44 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+/// The configuration of the hook managers that git's hooks run (pre-commit, lefthook) and
+/// Claude Code's project hook scripts run code on the user's next `git commit` or agent
+/// session: existing ones stay as they were and new ones are not made, while the rest of
+/// the worktree is written.
+fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
+    git_init(w);
+    w.write(".pre-commit-config.yaml", "repos: []\n");
+    std::fs::create_dir_all(w.worktree.join(".claude/hooks")).unwrap();
+    w.write(".claude/hooks/fmt.sh", "#!/bin/sh\nexit 0\n");
+    chown_tree(w, &w.worktree);
+    w.write(
+        "s.sh",
+        "printf 'repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n    entry: touch /tmp/p\\n' > .pre-commit-config.yaml\n\
+         echo 'pre-commit: {commands: {x: {run: touch /tmp/p}}}' > lefthook.yml\n\
+         echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
+         echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
+         echo ok > notes.txt\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    assert_unchanged(&w.worktree.join(".pre-commit-config.yaml"), "repos: []\n");
+    assert_unchanged(
+        &w.worktree.join(".claude/hooks/fmt.sh"),
+        "#!/bin/sh\nexit 0\n",
+    );
+    assert!(
+        !w.worktree.join("lefthook.yml").exists(),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!w.worktree.join(".claude/hooks/new.sh").exists());
+    assert_unchanged(&w.worktree.join("notes.txt"), "ok\n");
+    assert!(
+        stderr(&out).contains("rule fence.protected-path"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A repository whose config names a hooks folder in the worktree (husky's `.husky/_`,
 /// whose stubs run `.husky/<hook>`) and includes a config file of the worktree: both are
 /// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.
@@ -7674,6 +7712,7 @@ fn writing_past_the_tmp_size_in_dev_shm_fails(w: &World) {
 }
 
 both_ways!(
+    hook_managers_configs_and_agent_hook_scripts_are_protected,
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,
     xargs_with_a_placeholder_in_a_shell_string_runs,

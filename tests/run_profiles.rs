@@ -71,7 +71,7 @@ fn claude_profile_opens_its_folder_and_nothing_else_in_home(w: &World) {
         "{err}"
     );
     assert!(
-        err.contains("fence: profile claude (Claude Code): writable ~/.claude; protected ~/.claude/settings.json, ~/.claude/settings.local.json"),
+        err.contains("fence: profile claude (Claude Code): writable ~/.claude; protected ~/.claude/settings.json, ~/.claude/settings.local.json, ~/.claude/hooks, ~/.claude/plugins/cache, ~/.claude/plugins/installed_plugins.json"),
         "{err}"
     );
     assert!(
@@ -460,7 +460,75 @@ fn gemini_extensions_cannot_be_added_from_inside(w: &World) {
     assert!(err.contains("(rule fence.protected-path)"), "{err}");
 }
 
+/// The files from which an agent runs programs the next time it runs unfenced stay as they
+/// were: Codex's `hooks.json` (where fence's own hook is installed), Claude Code's hook
+/// scripts and its installed plugins' hooks; the agent's other state is written.
+fn agents_hook_files_cannot_be_rewritten_from_inside(w: &World) {
+    let codex_hooks = home_file(w, ".codex/hooks.json", "{\"hooks\":\"fence hook codex\"}\n");
+    let out = fence_with(
+        w,
+        &["--profile", "codex"],
+        "echo '{\"hooks\":\"touch /tmp/x\"}' > \"$HOME/.codex/hooks.json\"\n\
+         rm -f \"$HOME/.codex/hooks.json\"\n\
+         echo s > \"$HOME/.codex/state.txt\"\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        read(&codex_hooks).as_deref(),
+        Some("{\"hooks\":\"fence hook codex\"}\n"),
+        "{err}"
+    );
+    assert_eq!(
+        read(&w.home.join(".codex/state.txt")).as_deref(),
+        Some("s\n"),
+        "{err}"
+    );
+    assert!(err.contains("(rule fence.protected-path)"), "{err}");
+    for dir in [
+        ".claude",
+        ".claude/hooks",
+        ".claude/plugins",
+        ".claude/plugins/cache",
+        ".claude/plugins/cache/m",
+        ".claude/plugins/cache/m/p",
+        ".claude/plugins/cache/m/p/1.0",
+    ] {
+        std::fs::create_dir_all(w.home.join(dir)).unwrap();
+        w.own(&w.home.join(dir));
+    }
+    let script = home_file(w, ".claude/hooks/fmt.sh", "#!/bin/sh\nexit 0\n");
+    let plugin = home_file(
+        w,
+        ".claude/plugins/cache/m/p/1.0/hooks/hooks.json",
+        "{\"hooks\":{}}\n",
+    );
+    let out = fence_with(
+        w,
+        &["--profile", "claude"],
+        "echo 'touch /tmp/x' >> \"$HOME/.claude/hooks/fmt.sh\"\n\
+         echo 'touch /tmp/x' > \"$HOME/.claude/hooks/new.sh\"\n\
+         echo '{\"hooks\":{\"x\":1}}' > \"$HOME/.claude/plugins/cache/m/p/1.0/hooks/hooks.json\"\n\
+         mkdir -p \"$HOME/.claude/plugins/cache/evil\"\n\
+         echo s > \"$HOME/.claude/state.txt\"\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        read(&script).as_deref(),
+        Some("#!/bin/sh\nexit 0\n"),
+        "{err}"
+    );
+    assert!(!w.home.join(".claude/hooks/new.sh").exists(), "{err}");
+    assert_eq!(read(&plugin).as_deref(), Some("{\"hooks\":{}}\n"), "{err}");
+    assert!(!w.home.join(".claude/plugins/cache/evil").exists(), "{err}");
+    assert_eq!(
+        read(&w.home.join(".claude/state.txt")).as_deref(),
+        Some("s\n"),
+        "{err}"
+    );
+}
+
 both_ways!(
+    agents_hook_files_cannot_be_rewritten_from_inside,
     gemini_extensions_cannot_be_added_from_inside,
     a_link_into_the_profiles_folder_is_refused_and_git_works_there,
     a_thread_swapping_to_the_settings_file_never_writes_it,
@@ -515,7 +583,13 @@ fn fence_profiles_json_is_a_stable_list() {
     );
     assert_eq!(
         claude["protected"],
-        serde_json::json!(["~/.claude/settings.json", "~/.claude/settings.local.json"])
+        serde_json::json!([
+            "~/.claude/settings.json",
+            "~/.claude/settings.local.json",
+            "~/.claude/hooks",
+            "~/.claude/plugins/cache",
+            "~/.claude/plugins/installed_plugins.json"
+        ])
     );
     assert_eq!(
         claude["domains"],
@@ -553,11 +627,11 @@ fn fence_profiles_prints_a_readable_table() {
     for line in [
         "claude  Claude Code",
         "  writable   ~/.claude/  ~/.claude.json",
-        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json",
+        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json",
         "  domains    api.anthropic.com:443  platform.claude.com:443",
         "  passes     ANTHROPIC_API_KEY",
         "codex  OpenAI Codex CLI",
-        "  protected  ~/.codex/config.toml  ~/.codex/rules",
+        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules",
         "ci  a CI job step",
         "  domains    none",
     ] {

@@ -393,6 +393,25 @@ pub fn is_protected(rel: &Path) -> bool {
     if first == b".gitmodules" {
         return true;
     }
+    // pre-commit's and lefthook's configuration at the worktree's root: the git hook they
+    // install runs the commands it names on the user's next `git commit`.
+    if rel.components().count() == 1
+        && matches!(
+            first,
+            b".pre-commit-config.yaml"
+                | b".lefthook.yml"
+                | b"lefthook.yml"
+                | b"lefthook.yaml"
+                | b"lefthook.toml"
+                | b"lefthook.json"
+                | b"lefthook-local.yml"
+                | b"lefthook-local.yaml"
+                | b"lefthook-local.toml"
+                | b"lefthook-local.json"
+        )
+    {
+        return true;
+    }
     // At any depth: direnv loads the `.envrc` of every folder a person enters, and an
     // editor or agent opened in a folder of the worktree reads that folder's settings.
     let parts: Vec<&[u8]> = rel.components().map(|c| c.as_os_str().as_bytes()).collect();
@@ -693,10 +712,19 @@ mod tests {
             ".gemini/.env",
             ".gemini/policies/x.toml",
             ".codex/rules/default.rules",
+            ".pre-commit-config.yaml",
+            "lefthook.yml",
+            ".lefthook.yml",
+            "lefthook-local.toml",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
-        for p in [".gemini/GEMINI.md", ".codex/prompts/x.md"] {
+        for p in [
+            ".gemini/GEMINI.md",
+            ".codex/prompts/x.md",
+            "docs/.pre-commit-config.yaml",
+            "src/lefthook.yml",
+        ] {
             assert!(!is_protected(Path::new(p)), "{p}");
         }
         for p in [

@@ -48,19 +48,29 @@ pub const PROFILES: &[Profile] = &[
         description: "Claude Code",
         folders: &[".claude"],
         files: &[".claude.json"],
-        protected: &[".claude/settings.json", ".claude/settings.local.json"],
+        // Hook scripts, and installed plugins (their hooks and MCP servers): programs
+        // Claude Code runs outside any sandbox the next time it runs unfenced.
+        protected: &[
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claude/hooks",
+            ".claude/plugins/cache",
+            ".claude/plugins/installed_plugins.json",
+        ],
         domains: &["api.anthropic.com:443", "platform.claude.com:443"],
         env: &["ANTHROPIC_API_KEY"],
         approver: None,
         notes: "platform.claude.com refreshes a claude.ai sign-in; sign in outside fence. \
-                Telemetry and error reporting (statsig, sentry) are not allowed.",
+                Telemetry and error reporting (statsig, sentry) are not allowed. Plugins are \
+                installed and updated outside fence (~/.claude/plugins/cache is protected).",
     },
     Profile {
         name: "codex",
         description: "OpenAI Codex CLI",
         folders: &[".codex"],
         files: &[],
-        protected: &[".codex/config.toml", ".codex/rules"],
+        // hooks.json: where fence's own Codex hook is installed (docs/hooks.md).
+        protected: &[".codex/config.toml", ".codex/hooks.json", ".codex/rules"],
         domains: &[
             "api.openai.com:443",
             "chatgpt.com:443",

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 6] = [
+const PROTECTED_TREES: [&str; 7] = [
     ".git/hooks",
     ".vscode",
     ".idea",
@@ -22,6 +22,8 @@ const PROTECTED_TREES: [&str; 6] = [
     // Codex's and Gemini CLI's project rules of what runs unasked.
     ".codex/rules",
     ".gemini/policies",
+    // Where Claude Code's project settings conventionally keep the hook scripts they name.
+    ".claude/hooks",
 ];
 
 /// Where, in the worktree, `fence run` keeps the empty folders it hands to the sandbox as
@@ -31,13 +33,30 @@ pub const SPARE_HOME: &str = ".git/fence";
 /// Relative paths protected exactly.
 /// `.git/commondir` names the directory git takes its config and hooks from;
 /// `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
-const PROTECTED_FILES: [&str; 6] = [
+const PROTECTED_FILES: [&str; 8] = [
     ".git/config",
     ".git/commondir",
     ".git/config.worktree",
     ".gitmodules",
     ".envrc",
     ".mcp.json",
+    // pre-commit's and lefthook's configuration: the git hook they install runs the
+    // commands it names on the user's next `git commit` (as husky's folder does).
+    ".pre-commit-config.yaml",
+    ".lefthook.yml",
+];
+
+/// Hook managers' configuration files at the worktree's root whose names do not start
+/// with a dot (lefthook reads any of these, `-local` ones merged in).
+const PROTECTED_UNDOTTED: [&str; 8] = [
+    "lefthook.yml",
+    "lefthook.yaml",
+    "lefthook.toml",
+    "lefthook.json",
+    "lefthook-local.yml",
+    "lefthook-local.yaml",
+    "lefthook-local.toml",
+    "lefthook-local.json",
 ];
 
 /// Every protected path, and every directory that holds one, lies below a dot-named entry
@@ -51,7 +70,9 @@ fn below_a_dot_entry(rel: &Path) -> bool {
 /// Whether `rel` (relative to the worktree) is a protected path.
 pub fn is_protected(rel: &Path) -> bool {
     if !below_a_dot_entry(rel) {
-        return is_nested_git_control(rel) || is_stray_head(rel);
+        return is_nested_git_control(rel)
+            || is_stray_head(rel)
+            || PROTECTED_UNDOTTED.iter().any(|f| rel == Path::new(f));
     }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
@@ -251,6 +272,7 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = PROTECTED_TREES
         .iter()
         .chain(PROTECTED_FILES.iter())
+        .chain(PROTECTED_UNDOTTED.iter())
         .map(|rel| worktree.join(rel))
         .filter(|p| {
             p.symlink_metadata()
@@ -435,6 +457,11 @@ mod tests {
             ".gemini/.env",
             ".gemini/policies/p.toml",
             ".mcp.json",
+            ".claude/hooks/fmt.sh",
+            ".pre-commit-config.yaml",
+            "lefthook.yml",
+            ".lefthook.yml",
+            "lefthook-local.yaml",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
@@ -449,6 +476,8 @@ mod tests {
             ".gemini/notes.md",
             ".codex/sessions",
             "a/.envrc",
+            "src/lefthook.yml",
+            "docs/.pre-commit-config.yaml",
             ".git/modules/lib/index",
             ".git/modules/lib/objects/ab/cd",
             ".git/modules/config",

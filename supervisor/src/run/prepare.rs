@@ -383,6 +383,8 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
         || (words.iter().any(|w| CREDENTIAL_WORDS.contains(w))
             && !matches!(upper.as_slice(), b"PWD" | b"OLDPWD"))
         || auth_names_a_credential
+        // `DB_PW`; not Playwright's `PW_TEST_…` settings.
+        || (words.len() > 1 && words.last() == Some(&&b"PW"[..]))
         || has_url_password(value)
         || has_password_field(value)
         || (upper.ends_with(b"_PROXY") && has_bare_login(value))
@@ -546,7 +548,34 @@ fn has_url_password(value: &[u8]) -> bool {
 /// `&`, `?`, `.` or white space: a query string, a connection string, or a Java system
 /// property (`-Dspring.datasource.password=…` in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS`).
 fn has_password_field(value: &[u8]) -> bool {
-    has_field(value, b"password") || has_field(value, b"pwd")
+    has_field(value, b"password") || has_field(value, b"pwd") || has_query_secret(value)
+}
+
+/// Whether `value` holds a URL query parameter that services use to carry a key or token
+/// (`?key=…` of Google's APIs, `&access_token=…`, `?token=…`): after `?` or `&` only, so
+/// that a `key=value` list is not taken for one.
+fn has_query_secret(value: &[u8]) -> bool {
+    const FIELDS: [&[u8]; 7] = [
+        b"key",
+        b"api_key",
+        b"apikey",
+        b"token",
+        b"access_token",
+        b"secret",
+        b"client_secret",
+    ];
+    value
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'=')
+        .any(|(at, _)| {
+            FIELDS.iter().any(|field| {
+                at.checked_sub(field.len() + 1).is_some_and(|start| {
+                    matches!(value[start], b'?' | b'&')
+                        && value[start + 1..at].eq_ignore_ascii_case(field)
+                })
+            })
+        })
 }
 
 /// Whether `value` has the field `field=` (any case) at its start or after `;`, `&`, `?`,
@@ -1344,6 +1373,8 @@ mod tests {
             ("SQL", "Server=h;Uid=u;Pwd=b"),
             ("HTTPS_PROXY", "user:pw@proxy:3128"),
             ("MYSQL_PWD", "x"),
+            ("DB_PW", "x"),
+            ("TILES_URL", "https://tiles.example/v1?style=a&key=abc"),
             ("SSHPASS", "x"),
             ("BW_SESSION", "x"),
             ("OP_SESSION_my", "x"),
@@ -1395,6 +1426,7 @@ mod tests {
             ("GIT_AUTHOR_EMAIL", "a@example.com"),
             ("XAUTHORITY", "/run/user/1000/xauth"),
             ("PWD", "/home/a/src"),
+            ("PW_TEST_HTML_REPORT_OPEN", "never"),
             ("OLDPWD", "/home/a"),
             ("SSH_ASKPASS", "/usr/bin/ksshaskpass"),
             ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/run/user/1000/bus"),
@@ -1460,6 +1492,11 @@ mod tests {
             ("a b\tpwd=1", true),
             ("pwd=", true),
             ("xpwd=1", false),
+            ("https://maps.example/api?key=AIzaX", true),
+            ("https://h/x?a=1&Access_Token=t", true),
+            ("wss://h/?token=t", true),
+            ("key=value", false),
+            ("sort_key=1&monkey=2", false),
             ("mypassword=1", false),
             ("password", false),
             ("=pwd", false),

@@ -220,7 +220,10 @@ mod tests {
             g.protected,
             [
                 h.join(".claude/settings.json"),
-                h.join(".claude/settings.local.json")
+                h.join(".claude/settings.local.json"),
+                h.join(".claude/hooks"),
+                h.join(".claude/plugins/cache"),
+                h.join(".claude/plugins/installed_plugins.json"),
             ]
         );
         let banner = g.banner();

@@ -77,6 +77,16 @@ impl Terminal {
     }
 }
 
+/// On every way out of the session, errors included (a broken shim channel kills the
+/// sandbox and returns early): a terminal left in raw mode or without echo would take the
+/// user's next command line unseen. The sandbox is gone by then; a second restore after
+/// the session's own changes nothing.
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        self.restore();
+    }
+}
+
 /// The file status flags (`O_NONBLOCK`, `O_APPEND`…) of fence's standard streams as the
 /// session found them. They belong to the open files the sandbox shares with whoever
 /// started fence (the user's shell, a CI runner's pipes), not to a descriptor: a
@@ -105,6 +115,13 @@ impl StreamFlags {
                 }
             }
         }
+    }
+}
+
+/// As for [`Terminal`]: put back on every way out of the session.
+impl Drop for StreamFlags {
+    fn drop(&mut self) {
+        self.restore();
     }
 }
 

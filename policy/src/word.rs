@@ -279,12 +279,17 @@ pub fn eval_word(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Arg {
         known: true,
         ..Arg::default()
     };
-    // `$HOME` as the variable, not the start of `$HOMEBREW_PREFIX`; quoted or not.
+    // `$HOME` as the variable, not the start of `$HOMEBREW_PREFIX`; quoted or not. With
+    // braces, an operator on it is still the home (`${HOME:?}`, `${HOME%/}`,
+    // `${HOME:-/x}`): the word starts with the home variable and is a path token.
     let unquoted = raw.strip_prefix('"').unwrap_or(raw);
     let home_var = unquoted
         .strip_prefix("$HOME")
-        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
-    arg.home_based = raw.starts_with('~') || home_var || unquoted.starts_with("${HOME}");
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        || unquoted.strip_prefix("${HOME").is_some_and(|rest| {
+            rest.starts_with(['}', ':', '-', '=', '?', '+', '%', '#', '/', '^', ',', '@'])
+        });
+    arg.home_based = raw.starts_with('~') || home_var;
     eval_pieces(raw, &pieces, false, scope, noticed, &mut arg);
     if arg.brace {
         // Brace expansion makes several words; the caller asks for them with

@@ -7951,3 +7951,20 @@ fn a_moved_home_at_exec_stops_only_a_push_it_can_decide() {
     let v = judge(&["git", "push", "origin", "feature"]);
     assert_eq!(v.rule, "git.push-main", "{}", show(&v));
 }
+
+/// `${HOME:?}`, `${HOME%/}`, `${HOME:-…}`: the home variable with an operator starts the
+/// word as `$HOME` does, so the word is a path token; `${HOMEDIR}` is another variable.
+#[test]
+fn the_home_variable_with_an_operator_is_a_path_token() {
+    check(
+        &classifier(),
+        &[
+            ("ls \"${HOME:?}\"", red("fence.path-outside")),
+            ("cat ${HOME%/}/.bashrc", red("fence.path-outside")),
+            ("cat ${HOME:-/nonexistent}/.profile", red("fence.path-outside")),
+            ("ls ${HOME:+/}", red("fence.path-outside")),
+            ("rm -rf \"${HOME:?}\"/", refused("fs.delete-outside")),
+            ("ls ${HOMEDIR}", green("read.list")),
+        ],
+    );
+}

@@ -93,7 +93,7 @@ fn embedded_path(t: &str) -> Option<&str> {
     candidates
         .into_iter()
         .flatten()
-        .find(|v| v.starts_with('/') || v.starts_with('~'))
+        .find(|v| v.starts_with('/') || v.starts_with('~') || v.split('/').any(|c| c == ".."))
 }
 
 /// sed's options that take a value (`-E`, `-n`, `-r`, `-s`, `-z` and `-i[SUFFIX]` take
@@ -358,7 +358,10 @@ impl Walker<'_> {
                         ),
                     );
                 }
-            } else if a.text.starts_with('-')
+            }
+            // An option's value is a path of its own (`--file=../x`, `-f/etc/x`): the word
+            // as a whole may be a path token and still resolve inside.
+            if a.text.starts_with('-')
                 && let Some(v) = embedded_path(&a.text)
             {
                 let sub = Arg {

@@ -7968,3 +7968,20 @@ fn the_home_variable_with_an_operator_is_a_path_token() {
         ],
     );
 }
+
+/// The value of an option is a path of its own: `--file=../x` and `-f../x` leave the
+/// worktree though the word as a whole resolves inside it.
+#[test]
+fn an_option_value_that_climbs_out_is_a_path_outside() {
+    check(
+        &classifier(),
+        &[
+            ("grep --file=../patterns foo src", red("fence.path-outside")),
+            ("grep -f../patterns foo src", red("fence.path-outside")),
+            ("rg --ignore-file=../../ignore foo", red("fence.path-outside")),
+            ("cat --foo=src/../../x", red("fence.path-outside")),
+            ("grep --file=src/../patterns foo", green("read.list")),
+            ("git log --oneline HEAD..main", green("git.read")),
+        ],
+    );
+}

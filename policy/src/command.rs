@@ -3116,6 +3116,19 @@ impl Walker<'_> {
                 }
             }
         }
+        // `--git-dir` and `--work-tree` name folders git reads and writes: one outside the
+        // worktree is a path outside, as `-C` is.
+        for d in &g.repo_dirs {
+            if let Loc::Outside(p) = self.resolve_arg(d, true)
+                && !path::is_exception(&p, &[])
+                && !self.is_allowed_outside(&p)
+            {
+                self.find(
+                    RuleId::PathOutside,
+                    format!("git uses a folder outside the worktree: {}", p.display()),
+                );
+            }
+        }
         // `--git-dir` names the repository: the worktree's own only as its `.git`.
         if let Some(dir) = &g.git_dir {
             match self.resolve_arg(dir, true) {
@@ -3519,6 +3532,16 @@ impl Walker<'_> {
                     self.patch_from_stdin(inv, "git apply");
                 }
             }
+            // `git $X origin main`, `… | xargs git`: what git will do is not known before
+            // running, and it may push (SPEC §2: a push whose destination cannot be known
+            // is red).
+            _ if !args[sub_i].known => self.find(
+                RuleId::GitPush,
+                format!(
+                    "git {}: the subcommand cannot be known before running, and may push",
+                    display_arg(&args[sub_i])
+                ),
+            ),
             _ => {}
         }
         if matches!(sub.as_str(), "checkout" | "restore" | "mv" | "rm") {

@@ -2698,7 +2698,7 @@ fn a_push_through_git_dir_options_on_main_is_refused() {
             ("git -C src push origin HEAD", refused("git.push-main")),
             ("git --git-dir=.git push", refused("git.push-main")),
             ("git --work-tree=. push", refused("git.push-main")),
-            ("git --git-dir=/elsewhere/.git push", red("git.push")),
+            ("git --git-dir=/elsewhere/.git push", red("git.push|fence.path-outside")),
             ("git --namespace=x push", red("git.push")),
         ],
     );
@@ -7982,6 +7982,36 @@ fn an_option_value_that_climbs_out_is_a_path_outside() {
             ("cat --foo=src/../../x", red("fence.path-outside")),
             ("grep --file=src/../patterns foo", green("read.list")),
             ("git log --oneline HEAD..main", green("git.read")),
+        ],
+    );
+}
+
+/// `--git-dir` and `--work-tree` outside the worktree point git at folders outside, as
+/// `-C` does.
+#[test]
+fn git_folders_given_outside_the_worktree_are_paths_outside() {
+    check(
+        &classifier(),
+        &[
+            ("git --git-dir=../other/.git log", red("fence.path-outside")),
+            ("git --work-tree=../x status", red("fence.path-outside")),
+            ("git --work-tree /tmp/x status", red("fence.path-outside")),
+            ("git --git-dir=.git status", green("git.read")),
+        ],
+    );
+}
+
+/// A git subcommand the line does not show may be a push: red, not yellow.
+#[test]
+fn a_git_subcommand_that_cannot_be_known_may_push() {
+    check(
+        &classifier(),
+        &[
+            ("git $SUB origin main", red("git.push")),
+            ("git \"$(cat cmd.txt)\"", red("git.push")),
+            ("cat cmd.txt | xargs git", red("git.push")),
+            ("xargs git < cmd.txt", red("git.push")),
+            ("SUB=status; git $SUB", green("git.read")),
         ],
     );
 }

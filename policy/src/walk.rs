@@ -1766,18 +1766,14 @@ fn literal_output(args: &[Arg], io: &CmdIo) -> Option<String> {
         }),
         "echo" => {
             let words = &args[1..];
-            let plain = words
-                .iter()
-                .all(|a| a.known && !a.glob && !a.text.starts_with('-'));
-            plain.then(|| {
-                let mut out = words
-                    .iter()
-                    .map(|a| a.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ");
+            if !words.iter().all(|a| a.known && !a.glob) {
+                return None;
+            }
+            let (mut out, newline) = word::echo_text(words.iter().map(|a| a.text.as_str()))?;
+            if newline {
                 out.push('\n');
-                out
-            })
+            }
+            Some(out)
         }
         "printf" => {
             let format = args.get(1).filter(|a| a.known && !a.glob)?;

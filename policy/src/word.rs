@@ -486,12 +486,42 @@ fn echo_output(src: &str, scope: &dyn Scope) -> Option<String> {
             return None;
         };
         let a = eval_word(&w.value, scope, &mut Noticed::default());
-        if !a.known || a.glob || a.brace || a.text.starts_with('-') {
+        if !a.known || a.glob || a.brace {
             return None;
         }
         out.push(a.text);
     }
-    Some(out.join(" "))
+    echo_text(out.iter().map(String::as_str)).map(|(text, _)| text)
+}
+
+/// What bash's `echo` prints for `words`, and whether a newline follows: the leading
+/// words made of `-` and the letters `n`, `e` and `E` are its options, every other word
+/// is printed as it is (`echo -rf /` prints `-rf /`). `None` when `-e` would read
+/// escapes in the words.
+pub fn echo_text<'x>(words: impl IntoIterator<Item = &'x str>) -> Option<(String, bool)> {
+    let (mut newline, mut escapes) = (true, false);
+    let mut printed = Vec::new();
+    for w in words {
+        let option = printed.is_empty()
+            && w.len() > 1
+            && w.starts_with('-')
+            && w[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'));
+        if !option {
+            printed.push(w);
+            continue;
+        }
+        for c in w[1..].chars() {
+            match c {
+                'n' => newline = false,
+                'e' => escapes = true,
+                _ => escapes = false,
+            }
+        }
+    }
+    if escapes && printed.iter().any(|w| w.contains('\\')) {
+        return None;
+    }
+    Some((printed.join(" "), newline))
 }
 
 /// Whether an expansion that is not known is a number the shell makes: `$$`, `$?`,

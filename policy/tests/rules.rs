@@ -8015,3 +8015,19 @@ fn a_git_subcommand_that_cannot_be_known_may_push() {
         ],
     );
 }
+
+/// Bash's `echo` takes only `-n`, `-e` and `-E`: any other word beginning with `-` is
+/// printed, and what it prints into `xargs` is known.
+#[test]
+fn echo_prints_words_that_are_not_its_options() {
+    check(
+        &classifier(),
+        &[
+            ("echo -rf / | xargs rm", refused("fs.delete-outside")),
+            ("echo -n / | xargs rm -rf", refused("fs.delete-outside")),
+            ("echo push -f origin feature | xargs git", refused("git.push-force")),
+            ("rm -rf $(echo -n /)", refused("fs.delete-outside")),
+            ("rm -rf \"$(echo -E ~)\"", refused("fs.delete-outside")),
+        ],
+    );
+}

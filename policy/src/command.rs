@@ -5369,23 +5369,27 @@ impl Walker<'_> {
                 i += 2;
                 continue;
             }
-            if matches!(
-                w,
-                "-w" | "--workspace"
-                    | "--prefix"
-                    | "-C"
-                    | "--dir"
-                    | "--filter"
-                    | "-F"
-                    | "--cwd"
-                    | "--location"
-                    | "--registry"
-                    | "--manifest-path"
-                    | "--config"
-                    | "-Z"
-                    | "--repository"
-                    | "-r"
-            ) {
+            // pnpm's `-r` (`--recursive`) and `-w` (`--workspace-root`) take no value.
+            let pnpm_flag = name == "pnpm" && matches!(w, "-r" | "-w");
+            if !pnpm_flag
+                && matches!(
+                    w,
+                    "-w" | "--workspace"
+                        | "--prefix"
+                        | "-C"
+                        | "--dir"
+                        | "--filter"
+                        | "-F"
+                        | "--cwd"
+                        | "--location"
+                        | "--registry"
+                        | "--manifest-path"
+                        | "--config"
+                        | "-Z"
+                        | "--repository"
+                        | "-r"
+                )
+            {
                 i += 2;
                 continue;
             }
@@ -5411,7 +5415,16 @@ impl Walker<'_> {
             "npm" | "pnpm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
                 sub == "publish"
             }
-            "yarn" => sub == "publish" || (sub == "npm" && sub2 == "publish"),
+            // `yarn workspace NAME publish` (classic) or `… npm publish` (berry), and
+            // `yarn workspaces foreach … npm publish`, publish from the workspaces.
+            "yarn" => {
+                let publishes = |w: &[&str]| {
+                    w.first() == Some(&"publish") || w.starts_with(&["npm", "publish"])
+                };
+                publishes(&words)
+                    || (sub == "workspace" && publishes(words.get(2..).unwrap_or_default()))
+                    || (sub == "workspaces" && words.windows(2).any(|w| w == ["npm", "publish"]))
+            }
             "twine" => sub == "upload",
             "gem" => sub == "push",
             // `docker push`, and the spellings that push an image: `image push`,

@@ -8031,3 +8031,22 @@ fn echo_prints_words_that_are_not_its_options() {
         ],
     );
 }
+
+/// pnpm's `-r` and `-w` take no value, and yarn publishes from a workspace too.
+#[test]
+fn publishing_from_workspaces_is_publishing() {
+    const PUB: Want = refused("pkg.publish");
+    check(
+        &classifier(),
+        &[
+            ("pnpm -r publish", PUB),
+            ("pnpm -w publish --access public", PUB),
+            ("pnpm -r --filter ./packages/a publish", PUB),
+            ("yarn workspace app publish", PUB),
+            ("yarn workspace app npm publish --tolerate-republish", PUB),
+            ("yarn workspaces foreach -A --topological npm publish", PUB),
+            ("pnpm -r test", yellow("default.unknown")),
+            ("yarn workspace app build", yellow("default.unknown")),
+        ],
+    );
+}

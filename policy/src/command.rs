@@ -2430,7 +2430,13 @@ impl Walker<'_> {
                     && !p.has('0', "null")
                     && !p.has('d', "delimiter")
                     && !t.contains(['\'', '"', '\\'])
-            });
+            })
+            // The names find prints, each one whole whatever the delimiter.
+            .or(inv
+                .io
+                .piped_found
+                .as_deref()
+                .filter(|_| !p.has('a', "arg-file")));
         if let Some(text) = fed {
             let inner_base = inner.clone();
             let runs: Vec<Vec<Arg>> = match &replace {
@@ -4006,6 +4012,7 @@ impl Walker<'_> {
             .find(|s| matches!(self.resolve_arg(s, true), Loc::Outside(_) | Loc::Unknown))
             .unwrap_or(&starts[0])
             .clone();
+        let found_name = self.found_below(&worst_start);
         // Whether an expression before `-delete` (or `-exec rm`) may spare some of what lies
         // below a start (a test such as `-name '*.o'` or `-type f`, `-mindepth 2`): find
         // deletes only what the expression before it matched.
@@ -4044,8 +4051,7 @@ impl Walker<'_> {
                         .map(|(k, a)| {
                             if a.text.contains("{}") {
                                 let mut b = a.clone();
-                                let base = worst_start.text.trim_end_matches('/');
-                                b.text = a.text.replace("{}", &format!("{base}/{{}}"));
+                                b.text = a.text.replace("{}", &found_name);
                                 // As the program word, `{}` runs each file found.
                                 b.known = a.known && worst_start.known && k > 0;
                                 b
@@ -4128,6 +4134,73 @@ impl Walker<'_> {
             RuleId::DefaultUnknown,
             "find is not one of the reads that run unasked",
         );
+    }
+
+    /// How a name `find` finds below `start` is judged: `START/{}`, a name in that
+    /// folder. Below `/` find walks the system roots: `/etc/{}` stands for what it finds
+    /// (`find / -exec chmod 777 {} +` changes /etc).
+    fn found_below(&self, start: &Arg) -> String {
+        if start.known
+            && matches!(self.resolve_arg(start, true), Loc::Outside(ref p) if p == Path::new("/"))
+        {
+            return "/etc/{}".into();
+        }
+        format!("{}/{{}}", start.text.trim_end_matches('/'))
+    }
+
+    /// What `find` prints, as [`Self::found_below`] names it, one start a line: `None`
+    /// unless it prints only the names it finds (no `-printf`, `-exec`, `-ls`…) from
+    /// starts the line shows.
+    pub(crate) fn names_find_prints(&self, args: &[Arg]) -> Option<String> {
+        if args.first().map(|a| program_name(&a.text)) != Some("find") {
+            return None;
+        }
+        let mut i = 1;
+        while let Some(a) = args.get(i) {
+            match a.text.as_str() {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                t if t.starts_with("-O") && t.len() > 2 => i += 1,
+                _ => break,
+            }
+        }
+        let mut starts = Vec::new();
+        while let Some(a) = args.get(i) {
+            let t = a.text.as_str();
+            if t.starts_with('-') || matches!(t, "(" | "!" | ",") {
+                break;
+            }
+            if !a.known {
+                return None;
+            }
+            starts.push(a.clone());
+            i += 1;
+        }
+        let prints_other = args[i..].iter().any(|a| {
+            !a.known
+                || matches!(
+                    a.text.as_str(),
+                    "-printf"
+                        | "-fprintf"
+                        | "-fprint"
+                        | "-fprint0"
+                        | "-ls"
+                        | "-fls"
+                        | "-exec"
+                        | "-execdir"
+                        | "-ok"
+                        | "-okdir"
+                        | "-files0-from"
+                )
+        });
+        if prints_other {
+            return None;
+        }
+        if starts.is_empty() {
+            starts.push(Arg::literal("."));
+        }
+        let names: Vec<String> = starts.iter().map(|s| self.found_below(s)).collect();
+        Some(names.join("\n") + "\n")
     }
 
     // --- writers --------------------------------------------------------

@@ -110,6 +110,10 @@ pub struct CmdIo {
     /// What arrives through the pipe on stdin, when the line says it
     /// (`cat <<EOF | apply_patch`, `echo / | xargs rm -rf`).
     pub piped: Option<String>,
+    /// What `find` writes into the pipe on stdin, each name it finds standing as
+    /// `find -exec` names it (`START/{}`), one a line: `find /etc | xargs rm` removes in
+    /// /etc.
+    pub piped_found: Option<String>,
 }
 
 pub struct Walker<'a> {
@@ -180,6 +184,9 @@ pub struct Walker<'a> {
     /// says it (`cat <<EOF`, `echo WORDS`): the next element of a pipeline
     /// reads it.
     stdout_text: Option<String>,
+    /// What the simple command just walked writes to stdout when it is `find` printing
+    /// the names it finds ([`CmdIo::piped_found`]).
+    stdout_found: Option<String>,
     /// The command being walked writes into a pipe (so `stdout_text` matters).
     stdout_piped: bool,
     /// Reads [`Cwd::Process`], and what it read. Most execs are judged without their
@@ -626,6 +633,7 @@ impl<'a> Walker<'a> {
             sources: Vec::new(),
             cmd_text: None,
             stdout_text: None,
+            stdout_found: None,
             stdout_piped: false,
             process_cwd: None,
             process_cwd_read: OnceCell::new(),
@@ -921,23 +929,26 @@ impl<'a> Walker<'a> {
         // there changes nothing after it.
         let saved = (p.seq.len() > 1).then(|| self.state.clone());
         let inherited = std::mem::take(&mut self.stdin_pipe_in) || self.inherit_pipe;
-        let mut piped = None;
+        let (mut piped, mut found) = (None, None);
         for (i, cmd) in p.seq.iter().enumerate() {
             let io = CmdIo {
                 stdin_pipe: i > 0 || inherited,
                 piped: piped.take(),
+                piped_found: found.take(),
                 ..CmdIo::default()
             };
             self.stdout_text = None;
+            self.stdout_found = None;
             self.stdout_piped = i + 1 < p.seq.len();
             self.walk_command(cmd, &io);
             self.stdout_piped = false;
-            piped = match cmd {
-                ast::Command::Simple(_) => self.stdout_text.take(),
-                _ => None,
+            (piped, found) = match cmd {
+                ast::Command::Simple(_) => (self.stdout_text.take(), self.stdout_found.take()),
+                _ => (None, None),
             };
         }
         self.stdout_text = None;
+        self.stdout_found = None;
         if let Some(s) = saved {
             self.restore_state(s);
         }
@@ -1515,6 +1526,11 @@ impl<'a> Walker<'a> {
         }
         self.stdout_text = if piped_out {
             literal_output(&args, &io)
+        } else {
+            None
+        };
+        self.stdout_found = if piped_out {
+            self.names_find_prints(&args)
         } else {
             None
         };

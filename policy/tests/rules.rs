@@ -1216,7 +1216,10 @@ fn recursive_or_forced_deletion_outside_or_of_the_worktree_is_refused() {
             ("x=~; rm -rf $x", OUT),
             ("HOME=/work; rm -rf ~", OUT),
             ("export HOME=/work/repo; rm -rf ~", OUT),
-            ("find / -name x -exec rm -rf {} \\;", OUT),
+            (
+                "find / -name x -exec rm -rf {} \\;",
+                refused("fs.delete-outside|sys.root-write"),
+            ),
         ],
     );
 }
@@ -2698,7 +2701,10 @@ fn a_push_through_git_dir_options_on_main_is_refused() {
             ("git -C src push origin HEAD", refused("git.push-main")),
             ("git --git-dir=.git push", refused("git.push-main")),
             ("git --work-tree=. push", refused("git.push-main")),
-            ("git --git-dir=/elsewhere/.git push", red("git.push|fence.path-outside")),
+            (
+                "git --git-dir=/elsewhere/.git push",
+                red("git.push|fence.path-outside"),
+            ),
             ("git --namespace=x push", red("git.push")),
         ],
     );
@@ -7961,7 +7967,10 @@ fn the_home_variable_with_an_operator_is_a_path_token() {
         &[
             ("ls \"${HOME:?}\"", red("fence.path-outside")),
             ("cat ${HOME%/}/.bashrc", red("fence.path-outside")),
-            ("cat ${HOME:-/nonexistent}/.profile", red("fence.path-outside")),
+            (
+                "cat ${HOME:-/nonexistent}/.profile",
+                red("fence.path-outside"),
+            ),
             ("ls ${HOME:+/}", red("fence.path-outside")),
             ("rm -rf \"${HOME:?}\"/", refused("fs.delete-outside")),
             ("ls ${HOMEDIR}", green("read.list")),
@@ -7978,7 +7987,10 @@ fn an_option_value_that_climbs_out_is_a_path_outside() {
         &[
             ("grep --file=../patterns foo src", red("fence.path-outside")),
             ("grep -f../patterns foo src", red("fence.path-outside")),
-            ("rg --ignore-file=../../ignore foo", red("fence.path-outside")),
+            (
+                "rg --ignore-file=../../ignore foo",
+                red("fence.path-outside"),
+            ),
             ("cat --foo=src/../../x", red("fence.path-outside")),
             ("grep --file=src/../patterns foo", green("read.list")),
             ("git log --oneline HEAD..main", green("git.read")),
@@ -8025,7 +8037,10 @@ fn echo_prints_words_that_are_not_its_options() {
         &[
             ("echo -rf / | xargs rm", refused("fs.delete-outside")),
             ("echo -n / | xargs rm -rf", refused("fs.delete-outside")),
-            ("echo push -f origin feature | xargs git", refused("git.push-force")),
+            (
+                "echo push -f origin feature | xargs git",
+                refused("git.push-force"),
+            ),
             ("rm -rf $(echo -n /)", refused("fs.delete-outside")),
             ("rm -rf \"$(echo -E ~)\"", refused("fs.delete-outside")),
         ],
@@ -8047,6 +8062,58 @@ fn publishing_from_workspaces_is_publishing() {
             ("yarn workspaces foreach -A --topological npm publish", PUB),
             ("pnpm -r test", yellow("default.unknown")),
             ("yarn workspace app build", yellow("default.unknown")),
+        ],
+    );
+}
+
+/// Below `/` find walks the system roots: what `-exec` does to each name it finds, it
+/// does to files in /etc.
+#[test]
+fn find_from_the_root_reaches_the_system_roots() {
+    check(
+        &classifier(),
+        &[
+            (
+                "find / -type f -exec chmod 777 {} +",
+                refused("sys.root-write"),
+            ),
+            ("find / -exec chown dev {} \\;", refused("sys.root-write")),
+            (
+                "find / -name '*.conf' -exec sed -i s/a/b/ {} +",
+                refused("sys.root-write"),
+            ),
+            ("find / -name x -exec cat {} \\;", red("fence.path-outside")),
+        ],
+    );
+}
+
+/// The names find prints into `xargs` are the names it finds below its starts, as
+/// `find -exec` takes them.
+#[test]
+fn names_find_pipes_into_xargs_are_judged_as_found() {
+    check(
+        &classifier(),
+        &[
+            ("find /etc | xargs rm", refused("sys.root-write")),
+            (
+                "find /etc -print0 | xargs -0 chmod 777",
+                refused("sys.root-write"),
+            ),
+            (
+                "find /etc -name '*.conf' | xargs sed -i s/a/b/",
+                refused("sys.root-write"),
+            ),
+            (
+                "find / -name '*.log' | xargs rm -f",
+                refused("sys.root-write"),
+            ),
+            ("find ~ -type f | xargs rm -f", refused("fs.delete-outside")),
+            ("find . -name '*.o' | xargs rm -rf", red("fs.rm-recursive")),
+            ("find . -name '*.o' | xargs rm -f", yellow("")),
+            (
+                "find src -name '*.rs' | xargs grep foo",
+                yellow("default.unknown"),
+            ),
         ],
     );
 }

@@ -1279,6 +1279,13 @@ impl<'a> Walker<'a> {
                 self.secret_read = Some(format!("${v}"));
             }
         }
+        if let Some(v) = noticed.indirect_unknown.first()
+            && self.secret_read.is_none()
+        {
+            self.secret_read = Some(format!(
+                "${{!{v}}} (a variable whose name is not known before running)"
+            ));
+        }
         for s in &noticed.substitutions {
             network |= self.walk_nested(s);
         }

@@ -253,6 +253,9 @@ pub struct Noticed {
     pub variables: Vec<String>,
     /// Variables `${X:=word}` assigns, with their values when known.
     pub assigned: Vec<(String, Option<String>)>,
+    /// Variables expanded as `${!v}` whose value, the name of the variable expanded, is
+    /// not known: it may name a credential.
+    pub indirect_unknown: Vec<String>,
 }
 
 pub fn parser_options() -> ParserOptions {
@@ -683,17 +686,19 @@ fn parameter(
             let Parameter::Named(name) = param else {
                 return None;
             };
-            let target = scope.var(name)?;
-            let valid = target
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && target
+            let target = scope.var(name).filter(|target| {
+                target
                     .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !valid {
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && target
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            let Some(target) = target else {
+                noticed.indirect_unknown.push(name.clone());
                 return None;
-            }
+            };
             indirected = Parameter::Named(target);
             note_parameter(&indirected, noticed);
             &indirected

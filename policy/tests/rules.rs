@@ -8163,3 +8163,22 @@ fn an_indirect_expansion_of_an_unknown_name_may_read_a_credential() {
         ],
     );
 }
+
+/// `mapfile -C CALLBACK` runs the callback as a line of shell as it reads.
+#[test]
+fn a_mapfile_callback_is_judged_as_a_line() {
+    check(
+        &classifier(),
+        &[
+            (
+                "mapfile -C 'rm -rf /' -c 1 lines < README.md",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "readarray -c1 -C 'git push -f' a < x",
+                refused("git.push-force"),
+            ),
+            ("mapfile -t lines < README.md", yellow("")),
+        ],
+    );
+}

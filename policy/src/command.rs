@@ -1080,6 +1080,42 @@ impl Walker<'_> {
                     }
                 }
             }
+            "hash" => {
+                // `hash -p PATH NAME…`: NAME runs the program at PATH from then on, as an
+                // alias for it would.
+                let mut path: Option<Arg> = None;
+                let mut i = 1;
+                while let Some(a) = args.get(i) {
+                    match a.text.as_str() {
+                        "-p" => {
+                            path = args.get(i + 1).cloned();
+                            i += 2;
+                        }
+                        "--" => {
+                            i += 1;
+                            break;
+                        }
+                        t if t.starts_with("-p") => {
+                            path = Some(Arg {
+                                text: t[2..].to_string(),
+                                ..a.clone()
+                            });
+                            i += 1;
+                        }
+                        t if t.starts_with('-') => i += 1,
+                        _ => break,
+                    }
+                }
+                if let Some(path) = path {
+                    for a in &args[i..] {
+                        if !a.text.contains(crate::word::UNKNOWN) {
+                            let value = crate::runner::shell_quote(&path.text);
+                            self.aliases
+                                .insert(a.text.clone(), path.known.then_some(value));
+                        }
+                    }
+                }
+            }
             "eval" => {
                 self.find(
                     RuleId::DynamicProgram,

@@ -8182,3 +8182,20 @@ fn a_mapfile_callback_is_judged_as_a_line() {
         ],
     );
 }
+
+/// `hash -p PATH NAME` makes NAME run the program at PATH, as an alias would.
+#[test]
+fn a_name_hashed_to_another_program_runs_that_program() {
+    check(
+        &classifier(),
+        &[
+            ("hash -p /bin/rm ls; ls -rf /", refused("fs.delete-outside")),
+            (
+                "hash -p/usr/bin/git st; st push -f",
+                refused("git.push-force"),
+            ),
+            ("hash -p \"$P\" ls; ls", refused("shell.dynamic-program")),
+            ("hash -r; ls", yellow("")),
+        ],
+    );
+}

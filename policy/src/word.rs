@@ -457,9 +457,43 @@ fn known_output(src: &str, scope: &dyn Scope) -> Option<String> {
     let mut words = t.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("pwd"), None | Some("-L" | "-P"), None) => scope.cwd(),
-        (Some("echo"), ..) => echo_output(t, scope),
+        (Some("echo" | "printf" | "dirname"), ..) => echo_output(t, scope),
         _ => None,
     }
+}
+
+/// What `printf FORMAT ARGS…` prints when the format is one of the plain ones (`%s`,
+/// `%s\n`, no conversion at all) and every word is known.
+fn printf_text(words: &[String]) -> Option<String> {
+    let (format, rest) = words.split_first()?;
+    let f = format.replace("\\n", "\n");
+    match f.as_str() {
+        "%s\n" | "%s " | "%s" if rest.is_empty() => Some(f[2..].to_string()),
+        "%s\n" | "%s " | "%s" => Some(rest.iter().map(|w| format!("{w}{}", &f[2..])).collect()),
+        _ if rest.is_empty() && !f.contains(['%', '\\']) => Some(f),
+        _ => None,
+    }
+}
+
+/// What `dirname NAME` prints for one name.
+fn dirname_text(words: &[String]) -> Option<String> {
+    let [name] = words else {
+        return None;
+    };
+    if name.is_empty() || name.starts_with('-') {
+        return None;
+    }
+    let trimmed = name.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Some("/".into());
+    }
+    Some(match trimmed.rfind('/') {
+        None => ".".into(),
+        Some(i) => {
+            let parent = trimmed[..i].trim_end_matches('/');
+            if parent.is_empty() { "/" } else { parent }.to_string()
+        }
+    })
 }
 
 /// The one and-or list `src` parses to (`echo ~`, `cat <<'EOF' …`), or `None`.
@@ -472,8 +506,8 @@ fn only_and_or(src: &str) -> Option<brush_parser::ast::AndOrList> {
     Some(and_or)
 }
 
-/// The output of `echo WORDS` when every word is known and none is an option
-/// (`$(echo ~)` is the home).
+/// The output of `echo WORDS`, `printf FORMAT WORDS` or `dirname NAME` when every word
+/// is known (`$(echo ~)` is the home, `$(dirname "$PWD")` the folder above).
 fn echo_output(src: &str, scope: &dyn Scope) -> Option<String> {
     use brush_parser::ast;
     let and_or = &only_and_or(src)?;
@@ -494,7 +528,14 @@ fn echo_output(src: &str, scope: &dyn Scope) -> Option<String> {
         }
         out.push(a.text);
     }
-    echo_text(out.iter().map(String::as_str)).map(|(text, _)| text)
+    let program = sc.word_or_name.as_ref()?.value.as_str();
+    match program {
+        "echo" => echo_text(out.iter().map(String::as_str)).map(|(text, _)| text),
+        // A substitution drops the newlines at the end of what it reads.
+        "printf" => printf_text(&out).map(|t| t.trim_end_matches('\n').to_string()),
+        "dirname" => dirname_text(&out),
+        _ => None,
+    }
 }
 
 /// What bash's `echo` prints for `words`, and whether a newline follows: the leading

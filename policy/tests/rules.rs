@@ -8199,3 +8199,26 @@ fn a_name_hashed_to_another_program_runs_that_program() {
         ],
     );
 }
+
+/// What `printf` with a plain format and `dirname` print is known: a substitution of
+/// theirs names what it names (`$(dirname "$PWD")` is the folder above the worktree).
+#[test]
+fn printf_and_dirname_in_a_substitution_are_known() {
+    check(
+        &classifier(),
+        &[
+            ("rm -rf $(printf /)", refused("fs.delete-outside")),
+            ("rm -rf \"$(printf %s ~)\"", refused("fs.delete-outside")),
+            (
+                "rm -rf \"$(printf '%s\\n' ..)\"",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "rm -rf \"$(dirname \"$PWD\")\"",
+                refused("fs.delete-outside"),
+            ),
+            ("rm -rf $(dirname $(pwd))", refused("fs.delete-outside")),
+            ("rm -rf \"$(dirname src/x)\"", red("fs.rm-recursive")),
+        ],
+    );
+}

@@ -2456,16 +2456,21 @@ impl Walker<'_> {
             .as_ref()
             .filter(|h| h.known)
             .map(|h| h.text.clone());
+        let null = p.has('0', "null");
         let fed = inv
             .io
             .piped
             .as_deref()
             .or(herestring.as_deref())
             .filter(|t| {
-                !p.has('a', "arg-file")
-                    && !p.has('0', "null")
-                    && !p.has('d', "delimiter")
-                    && !t.contains(['\'', '"', '\\'])
+                // Without -0 xargs reads quotes and backslashes; with it, names ended by
+                // NUL (`printf '%s\0' … | xargs -0`).
+                let words_fit = if null {
+                    t.contains('\0')
+                } else {
+                    !t.contains(['\'', '"', '\\', '\0'])
+                };
+                !p.has('a', "arg-file") && !p.has('d', "delimiter") && words_fit
             })
             // The names find prints, each one whole whatever the delimiter.
             .or(inv
@@ -2475,10 +2480,15 @@ impl Walker<'_> {
                 .filter(|_| !p.has('a', "arg-file")));
         if let Some(text) = fed {
             let inner_base = inner.clone();
+            let items: Vec<&str> = if null && text.contains('\0') {
+                text.split('\0').filter(|w| !w.is_empty()).collect()
+            } else {
+                text.lines().map(str::trim).collect()
+            };
             let runs: Vec<Vec<Arg>> = match &replace {
-                Some(r) => text
-                    .lines()
-                    .map(str::trim)
+                Some(r) => items
+                    .iter()
+                    .copied()
                     .filter(|l| !l.is_empty())
                     .take(9)
                     .map(|line| {
@@ -2491,7 +2501,11 @@ impl Walker<'_> {
                     .collect(),
                 None => {
                     let mut run = inner_base;
-                    run.extend(text.split_whitespace().take(257).map(Arg::literal));
+                    if null && text.contains('\0') {
+                        run.extend(items.iter().take(257).map(|w| Arg::literal(*w)));
+                    } else {
+                        run.extend(text.split_whitespace().take(257).map(Arg::literal));
+                    }
                     vec![run]
                 }
             };

@@ -1806,6 +1806,8 @@ fn literal_output(args: &[Arg], io: &CmdIo) -> Option<String> {
             }
             let f = format.text.replace("\\n", "\n");
             match f.as_str() {
+                // Names ended by NUL, for `xargs -0`.
+                "%s\\0" => Some(rest.iter().map(|a| format!("{}\0", a.text)).collect()),
                 "%s\n" | "%s " | "%s" | "%s\0" => Some(
                     rest.iter()
                         .map(|a| a.text.as_str())

@@ -8222,3 +8222,26 @@ fn printf_and_dirname_in_a_substitution_are_known() {
         ],
     );
 }
+
+/// `printf '%s\0' NAMES… | xargs -0`: the names, each whole, are what xargs adds.
+#[test]
+fn names_printed_with_nul_into_xargs_null_are_known() {
+    check(
+        &classifier(),
+        &[
+            (
+                "printf '%s\\0' / | xargs -0 rm -rf",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "printf '%s\\0' ~ | xargs -0 -I{} rm -rf {}",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "printf '%s\\0' build dist | xargs -0 rm -rf",
+                red("fs.rm-recursive"),
+            ),
+            ("printf '%s\\0' a.txt | xargs -0 rm", yellow("")),
+        ],
+    );
+}

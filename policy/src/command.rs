@@ -3239,7 +3239,11 @@ impl Walker<'_> {
         match sub.as_str() {
             "status" | "log" | "diff" | "show" => {
                 self.find(RuleId::GitRead, format!("git {sub} only reads"));
-                if let Some(i) = rest.iter().position(|a| a.text.starts_with("--output")) {
+                // `--output FILE`, `--output=FILE` (not `--output-indicator-new=+`).
+                if let Some(i) = rest
+                    .iter()
+                    .position(|a| a.text == "--output" || a.text.starts_with("--output="))
+                {
                     let v = rest[i]
                         .text
                         .split_once('=')

@@ -8245,3 +8245,23 @@ fn names_printed_with_nul_into_xargs_null_are_known() {
         ],
     );
 }
+
+/// `--output-indicator-new` sets a character of the diff, and writes no file as
+/// `--output` does.
+#[test]
+fn git_output_indicators_write_nothing() {
+    check(
+        &classifier(),
+        &[
+            (
+                "git diff --output-indicator-new=+ --output-indicator-old=-",
+                green("git.read"),
+            ),
+            (
+                "git log -p --output-indicator-context=' '",
+                green("git.read"),
+            ),
+            ("git diff --output=x.diff", yellow("")),
+        ],
+    );
+}

@@ -1282,6 +1282,19 @@ impl Walker<'_> {
                             && !a.text.starts_with("--")
                             && a.text.contains('C'))
                 });
+            // `wc --files0-from=F`, `file -f F`: the names read come from F (or stdin),
+            // and where they lead is not known before running.
+            let names_from_file = args.iter().skip(1).any(|a| match name {
+                "wc" => a.text.starts_with("--files0-from"),
+                "file" => {
+                    a.text == "--files-from"
+                        || a.text.starts_with("--files-from=")
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('f'))
+                }
+                _ => false,
+            });
             if compiles {
                 self.cur_writes = true;
                 self.find(
@@ -1292,6 +1305,11 @@ impl Walker<'_> {
                 self.find(
                     RuleId::DefaultUnknown,
                     "rg --pre/--hostname-bin runs a program",
+                );
+            } else if names_from_file {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} reads the names it reads from a file: where they lead is not known before running"),
                 );
             } else {
                 self.find(RuleId::ReadList, format!("{name} only reads"));

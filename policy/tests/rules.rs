@@ -8246,6 +8246,25 @@ fn names_printed_with_nul_into_xargs_null_are_known() {
     );
 }
 
+/// A read whose file names come from a file (`wc --files0-from`, `file -f`) may read
+/// anywhere: not green.
+#[test]
+fn reads_of_names_listed_in_a_file_are_asked() {
+    check(
+        &classifier(),
+        &[
+            ("wc --files0-from=list.txt", yellow("default.unknown")),
+            (
+                "find . -print0 | wc -l --files0-from=-",
+                yellow("default.unknown"),
+            ),
+            ("file -f names.txt", yellow("default.unknown")),
+            ("file --files-from names.txt", yellow("default.unknown")),
+            ("file -bi README.md", green("read.list")),
+        ],
+    );
+}
+
 /// `--output-indicator-new` sets a character of the diff, and writes no file as
 /// `--output` does.
 #[test]

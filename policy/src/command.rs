@@ -1404,7 +1404,7 @@ impl Walker<'_> {
                 self.find(RuleId::PkgPublish, format!("{what} publishes a package"));
                 self.check_path_args(args, &[]);
             }
-            "sqlite3" | "sqlite" => self.sqlite(args),
+            "sqlite3" | "sqlite" => self.sqlite(args, inv),
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
                 self.test_runner(name, args);
                 if name == "tsc" {
@@ -1670,7 +1670,7 @@ impl Walker<'_> {
 
     /// `sqlite3 [OPTIONS] [FILE] [SQL…]`: the database file is opened for writing (made
     /// when missing, and written by any statement that changes it) unless `-readonly`.
-    fn sqlite(&mut self, args: &[Arg]) {
+    fn sqlite(&mut self, args: &[Arg], inv: &Invocation) {
         // Its options are single-dash words; these take the next word as their value.
         const VALUE_OPTIONS: &[&str] = &[
             "-cmd",
@@ -1721,6 +1721,64 @@ impl Walker<'_> {
             .unwrap_or_default();
         let skip: Vec<usize> = targets.iter().chain(&sql).copied().collect();
         self.check_path_args(args, &skip);
+        // Its dot-commands, in the SQL words, in `-cmd` values and in what it reads on
+        // stdin: `.shell`/`.system` run a line of shell, `.output`/`.once` write a file
+        // (or pipe into a command: `.once '|sh'`).
+        let mut texts: Vec<String> = sql
+            .iter()
+            .map(|&i| &args[i])
+            .chain(
+                args.windows(2)
+                    .filter(|w| w[0].text == "-cmd")
+                    .map(|w| &w[1]),
+            )
+            .filter(|a| a.known)
+            .map(|a| a.text.clone())
+            .collect();
+        texts.extend(
+            inv.io
+                .heredoc
+                .clone()
+                .or_else(|| {
+                    inv.io
+                        .herestring
+                        .as_ref()
+                        .and_then(|h| h.value().map(str::to_string))
+                })
+                .or_else(|| inv.io.piped.clone()),
+        );
+        for line in texts.iter().flat_map(|t| t.lines()) {
+            self.sqlite_dot_command(line.trim_start(), inv);
+        }
+    }
+
+    /// One line sqlite3 reads that may be a dot-command.
+    fn sqlite_dot_command(&mut self, line: &str, inv: &Invocation) {
+        let Some((cmd, rest)) = line.split_once(char::is_whitespace) else {
+            return;
+        };
+        let rest = rest.trim();
+        let unquoted = rest
+            .strip_prefix('\'')
+            .and_then(|r| r.strip_suffix('\''))
+            .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
+            .unwrap_or(rest);
+        match cmd {
+            ".shell" | ".system" => self.shell_string(&Arg::literal(unquoted), inv),
+            ".output" | ".once" | ".save" | ".backup" => {
+                let target = unquoted
+                    .split_whitespace()
+                    .rfind(|w| !w.starts_with('-'))
+                    .unwrap_or_default();
+                if let Some(command) = unquoted.strip_prefix('|') {
+                    self.shell_string(&Arg::literal(command), inv);
+                } else if !target.is_empty() {
+                    self.cur_writes = true;
+                    self.check_write_target(&Arg::literal(target), true, "sqlite3");
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Where a build's install step writes: `make install PREFIX=/usr`,

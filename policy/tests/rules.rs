@@ -8284,3 +8284,37 @@ fn git_output_indicators_write_nothing() {
         ],
     );
 }
+
+/// sqlite3's dot-commands: `.shell` and `.system` run a line of shell, `.output` and
+/// `.once` write a file, wherever sqlite3 reads them (an argument, `-cmd`, stdin).
+#[test]
+fn sqlite_dot_commands_run_shell_and_write_files() {
+    check(
+        &classifier(),
+        &[
+            (
+                "sqlite3 x.db '.shell rm -rf /'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "sqlite3 x.db '.system git push -f'",
+                refused("git.push-force"),
+            ),
+            ("sqlite3 -cmd '.shell reboot' x.db", refused("sys.services")),
+            (
+                "sqlite3 x.db <<< '.shell rm -rf ~'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "sqlite3 x.db '.once /etc/x' 'select 1'",
+                refused("sys.root-write"),
+            ),
+            (
+                "sqlite3 x.db '.backup /tmp/b.db'",
+                red("fence.path-outside"),
+            ),
+            ("sqlite3 x.db '.output out.csv' 'select 1'", yellow("")),
+            ("sqlite3 x.db 'select * from t'", yellow("")),
+        ],
+    );
+}

@@ -1405,6 +1405,7 @@ impl Walker<'_> {
                 self.check_path_args(args, &[]);
             }
             "sqlite3" | "sqlite" => self.sqlite(args, inv),
+            "psql" | "mysql" | "mariadb" => self.sql_client(name, args, inv),
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
                 self.test_runner(name, args);
                 if name == "tsc" {
@@ -1750,6 +1751,76 @@ impl Walker<'_> {
         for line in texts.iter().flat_map(|t| t.lines()) {
             self.sqlite_dot_command(line.trim_start(), inv);
         }
+    }
+
+    /// psql, mysql: the commands they are given (`-c`/`--command`, `-e`/`--execute`)
+    /// and read on stdin may escape to a shell (`\! CMD`, mysql's `system CMD`) or send
+    /// output into a command (`\o |CMD`).
+    fn sql_client(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        self.find(
+            RuleId::DefaultUnknown,
+            format!("{name} runs commands on a database"),
+        );
+        let (short, long) = if name == "psql" {
+            ("-c", "--command")
+        } else {
+            ("-e", "--execute")
+        };
+        let mut texts: Vec<Arg> = Vec::new();
+        for (i, a) in args.iter().enumerate().skip(1) {
+            if a.text == short || a.text == long {
+                texts.extend(args.get(i + 1).cloned());
+            } else if let Some(v) = a
+                .text
+                .strip_prefix(long)
+                .and_then(|r| r.strip_prefix('='))
+                .or_else(|| a.text.strip_prefix(short).filter(|r| !r.is_empty()))
+            {
+                texts.push(Arg {
+                    text: v.to_string(),
+                    ..a.clone()
+                });
+            }
+        }
+        let mut lines: Vec<String> = Vec::new();
+        for t in &texts {
+            if !t.known {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} runs commands that cannot be known before running"),
+                );
+                continue;
+            }
+            lines.extend(t.text.lines().map(str::to_string));
+        }
+        let stdin = inv
+            .io
+            .heredoc
+            .clone()
+            .or_else(|| {
+                inv.io
+                    .herestring
+                    .as_ref()
+                    .and_then(|h| h.value().map(str::to_string))
+            })
+            .or_else(|| inv.io.piped.clone());
+        lines.extend(stdin.iter().flat_map(|t| t.lines().map(str::to_string)));
+        for line in &lines {
+            let l = line.trim_start();
+            let shell = l.strip_prefix("\\!").or_else(|| {
+                (name != "psql")
+                    .then(|| l.strip_prefix("system "))
+                    .flatten()
+            });
+            if let Some(cmd) = shell {
+                self.shell_string(&Arg::literal(cmd.trim()), inv);
+            } else if let Some(rest) = l.strip_prefix("\\o").or_else(|| l.strip_prefix("\\g"))
+                && let Some(cmd) = rest.trim().strip_prefix('|')
+            {
+                self.shell_string(&Arg::literal(cmd.trim()), inv);
+            }
+        }
+        self.check_path_args(args, &[]);
     }
 
     /// One line sqlite3 reads that may be a dot-command.

@@ -8318,3 +8318,20 @@ fn sqlite_dot_commands_run_shell_and_write_files() {
         ],
     );
 }
+
+/// psql's `\!` and mysql's `system`/`\!` run a line of shell, given with `-c`/`-e` or on
+/// stdin.
+#[test]
+fn sql_clients_escaping_to_a_shell_run_that_line() {
+    check(
+        &classifier(),
+        &[
+            ("psql -c '\\! rm -rf /'", refused("fs.delete-outside")),
+            ("psql <<< '\\! git push -f'", refused("git.push-force")),
+            ("mysql -e 'system rm -rf ~'", refused("fs.delete-outside")),
+            ("mariadb --execute='\\! reboot'", refused("sys.services")),
+            ("psql -c 'select 1'", yellow("default.unknown")),
+            ("mysql -u root db < dump.sql", yellow("default.unknown")),
+        ],
+    );
+}

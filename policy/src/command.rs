@@ -717,6 +717,11 @@ impl Walker<'_> {
         if self.ctx == Context::Line && !first.text.contains('/') {
             self.expand_alias(&first.text, args, inv);
         }
+        if self.ctx == Context::Line && first.text.contains('/') {
+            // `./x.sh` after `echo 'rm -rf /' > x.sh`.
+            let first = first.clone();
+            self.run_script_written(&first);
+        }
         if calls_function && args.len() > 1 {
             self.call_function(name, args);
         }
@@ -2850,11 +2855,30 @@ impl Walker<'_> {
                 format!("{name} runs a script read from a process substitution"),
             ),
             Some(s) if is_stdin_path(&args[s].text) => self.stdin_program(name, inv),
-            Some(_) => {
+            Some(s) => {
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
+                let script = args[s].clone();
+                self.run_script_written(&script);
             }
             None => self.stdin_program(name, inv),
+        }
+    }
+
+    /// A script the line wrote earlier with text it shows (`echo 'rm -rf /' > x.sh &&
+    /// sh x.sh`) runs that text: judged as a line of its own.
+    pub(crate) fn run_script_written(&mut self, file: &Arg) {
+        if self.scripts_written.is_empty() || !file.known {
+            return;
+        }
+        let path = match self.resolve_arg(file, true) {
+            Loc::Inside { path, .. } | Loc::Outside(path) => path,
+            Loc::Unknown => return,
+        };
+        if let Some(Some(text)) = self.scripts_written.get(&path).cloned() {
+            // Judged once: a script that runs itself is not followed further.
+            self.scripts_written.remove(&path);
+            self.walk_nested(&text);
         }
     }
 
@@ -3107,6 +3131,8 @@ impl Walker<'_> {
                     RuleId::DefaultUnknown,
                     format!("sources {}", display_arg(file)),
                 );
+                let file = file.clone();
+                self.run_script_written(&file);
             }
         }
     }

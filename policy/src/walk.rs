@@ -157,6 +157,11 @@ pub struct Walker<'a> {
     /// later words are resolved through them as through links on disk. Kept on disk,
     /// they outlive subshells.
     pub links: HashMap<PathBuf, PathBuf>,
+    /// Files the line writes through stdout (`echo 'rm -rf /' > x.sh`, `cat > x.sh <<EOF`),
+    /// by absolute path, with what they then hold when the line shows it: a script the
+    /// line runs afterwards (`sh x.sh`, `. ./x.sh`, `./x.sh`) is judged by what it holds.
+    /// Kept on disk, they outlive subshells.
+    pub scripts_written: HashMap<PathBuf, Option<String>>,
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
@@ -623,6 +628,7 @@ impl<'a> Walker<'a> {
             expanding: Vec::new(),
             git_settings: Vec::new(),
             links: HashMap::new(),
+            scripts_written: HashMap::new(),
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,
@@ -1541,6 +1547,7 @@ impl<'a> Walker<'a> {
         } else {
             None
         };
+        self.note_scripts_written(&args, &io, &redirects);
         true
     }
 
@@ -1656,6 +1663,47 @@ impl<'a> Walker<'a> {
         let refs: Vec<&ast::IoRedirect> = redirects.iter().collect();
         let mut io = CmdIo::default();
         self.judge_redirect_list_into(&refs, &mut io);
+    }
+
+    /// Records what a command writes into files through stdout (`>`, `>|`, `>>`, `&>`):
+    /// the text when the line shows what the command prints, `None` otherwise.
+    fn note_scripts_written(&mut self, args: &[Arg], io: &CmdIo, redirects: &[&ast::IoRedirect]) {
+        for r in redirects {
+            let (w, append) = match r {
+                ast::IoRedirect::File(
+                    fd,
+                    kind @ (ast::IoFileRedirectKind::Write
+                    | ast::IoFileRedirectKind::Clobber
+                    | ast::IoFileRedirectKind::Append),
+                    ast::IoFileRedirectTarget::Filename(w),
+                ) if fd.is_none_or(|fd| fd == 1) => {
+                    (w, matches!(kind, ast::IoFileRedirectKind::Append))
+                }
+                ast::IoRedirect::OutputAndError(w, append) => (w, *append),
+                _ => continue,
+            };
+            let target = word::eval_word(&w.value, self, &mut Noticed::default());
+            if !target.known || target.glob || target.brace {
+                continue;
+            }
+            let path = match self.resolve_arg(&target, true) {
+                crate::command::Loc::Inside { path, .. } => path,
+                crate::command::Loc::Outside(path) => path,
+                crate::command::Loc::Unknown => continue,
+            };
+            let printed = literal_output(args, io);
+            let held = match (append, printed) {
+                (false, printed) => printed,
+                (true, Some(more)) => self
+                    .scripts_written
+                    .get(&path)
+                    .cloned()
+                    .flatten()
+                    .map(|before| before + &more),
+                (true, None) => None,
+            };
+            self.scripts_written.insert(path, held);
+        }
     }
 
     /// The file a redirection's word names. Bash brace-expands it as it does an argument:

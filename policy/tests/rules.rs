@@ -8335,3 +8335,38 @@ fn sql_clients_escaping_to_a_shell_run_that_line() {
         ],
     );
 }
+
+/// A script the line writes with text it shows, then runs (`sh x.sh`, `. ./x.sh`,
+/// `./x.sh`), runs that text: judged as a line of its own.
+#[test]
+fn a_script_the_line_writes_and_runs_is_judged_by_its_text() {
+    check(
+        &classifier(),
+        &[
+            (
+                "echo 'rm -rf /' > x.sh && sh x.sh",
+                refused("fs.delete-outside"),
+            ),
+            ("printf 'rm -rf /' > x; . ./x", refused("fs.delete-outside")),
+            (
+                "echo 'git push -f' > x.sh; chmod +x x.sh; ./x.sh",
+                refused("git.push-force"),
+            ),
+            (
+                "echo ls > x.sh; echo 'rm -rf ~' >> x.sh; bash x.sh",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "cat > x.sh <<'EOF'\ngit push origin main\nEOF\nbash x.sh",
+                refused("git.push-main"),
+            ),
+            (
+                "(echo 'rm -rf /' > x.sh); cd src; sh ../x.sh",
+                refused("fs.delete-outside"),
+            ),
+            // Overwritten with what the line does not show: not known.
+            ("echo 'rm -rf /' > x.sh; cat y > x.sh; sh x.sh", yellow("")),
+            ("echo 'cargo test' > x.sh && sh x.sh", yellow("")),
+        ],
+    );
+}

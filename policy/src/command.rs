@@ -2868,18 +2868,22 @@ impl Walker<'_> {
     /// A script the line wrote earlier with text it shows (`echo 'rm -rf /' > x.sh &&
     /// sh x.sh`) runs that text: judged as a line of its own.
     pub(crate) fn run_script_written(&mut self, file: &Arg) {
+        if let Some(text) = self.take_script_written(file) {
+            self.walk_nested(&text);
+        }
+    }
+
+    /// The text the line wrote into `file`, if it shows it. Taken: a script judged once
+    /// (one that runs itself is not followed further).
+    fn take_script_written(&mut self, file: &Arg) -> Option<String> {
         if self.scripts_written.is_empty() || !file.known {
-            return;
+            return None;
         }
         let path = match self.resolve_arg(file, true) {
             Loc::Inside { path, .. } | Loc::Outside(path) => path,
-            Loc::Unknown => return,
+            Loc::Unknown => return None,
         };
-        if let Some(Some(text)) = self.scripts_written.get(&path).cloned() {
-            // Judged once: a script that runs itself is not followed further.
-            self.scripts_written.remove(&path);
-            self.walk_nested(&text);
-        }
+        self.scripts_written.remove(&path).flatten()
     }
 
     /// A shell or interpreter that reads its program from stdin.
@@ -3095,6 +3099,11 @@ impl Walker<'_> {
                 }
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
+                // A script the line wrote: the shell commands its code runs.
+                let script = args[s].clone();
+                if let Some(text) = self.take_script_written(&script) {
+                    self.inline_shell_commands(name, &text);
+                }
             }
             None => self.stdin_program(name, inv),
         }

@@ -8367,6 +8367,15 @@ fn a_script_the_line_writes_and_runs_is_judged_by_its_text() {
             // Overwritten with what the line does not show: not known.
             ("echo 'rm -rf /' > x.sh; cat y > x.sh; sh x.sh", yellow("")),
             ("echo 'cargo test' > x.sh && sh x.sh", yellow("")),
+            // An interpreter's script: the shell commands its code runs.
+            (
+                "echo 'import os; os.system(\"rm -rf /\")' > x.py && python3 x.py",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "echo 'import os; os.system(\"python3 x.py\")' > x.py && python3 x.py",
+                yellow(""),
+            ),
         ],
     );
 }

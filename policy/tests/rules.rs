@@ -8379,3 +8379,27 @@ fn a_script_the_line_writes_and_runs_is_judged_by_its_text() {
         ],
     );
 }
+
+/// The command line of a merge, diff or GUI tool, a browser or a man viewer set with
+/// `-c` is a program git runs.
+#[test]
+fn git_tool_commands_are_programs_git_runs() {
+    check(
+        &classifier(),
+        &[
+            (
+                "git -c merge.tool=x -c mergetool.x.cmd='rm -rf /' mergetool",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "git -c difftool.x.cmd='git push -f' difftool",
+                refused("git.push-force"),
+            ),
+            ("git -c mergetool.x.path=/tmp/x mergetool", at_least_red()),
+            (
+                "git -c mergetool.keepBackup=false mergetool",
+                yellow("default.unknown"),
+            ),
+        ],
+    );
+}

@@ -4391,6 +4391,13 @@ impl Walker<'_> {
         if args.first().map(|a| program_name(&a.text)) != Some("find") {
             return None;
         }
+        // Following links (`-L`, `-follow`) its names lead wherever the links do.
+        if args
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "-L" | "-follow"))
+        {
+            return None;
+        }
         let mut i = 1;
         while let Some(a) = args.get(i) {
             match a.text.as_str() {

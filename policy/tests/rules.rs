@@ -8114,6 +8114,8 @@ fn names_find_pipes_into_xargs_are_judged_as_found() {
                 "find src -name '*.rs' | xargs grep foo",
                 yellow("default.unknown"),
             ),
+            // Following links, the names lead wherever the links do: not known.
+            ("find -L . -type f | xargs sed -i s/a/b/", red("")),
         ],
     );
 }

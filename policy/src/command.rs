@@ -720,7 +720,7 @@ impl Walker<'_> {
         if self.ctx == Context::Line && first.text.contains('/') {
             // `./x.sh` after `echo 'rm -rf /' > x.sh`.
             let first = first.clone();
-            self.run_script_written(&first);
+            self.run_script_written(&first, true);
         }
         if calls_function && args.len() > 1 {
             self.call_function(name, args);
@@ -2825,9 +2825,12 @@ impl Walker<'_> {
                     .chain(args.iter().skip(c + 2).map(word))
                     .collect();
             let known = string.value().is_some_and(|s| !changes_positional(s));
-            let outer = std::mem::replace(&mut self.state.positional, known.then_some(params));
+            // The string runs in a shell of its own: where it goes and what it sets stay
+            // there (`sh -c 'cd /'; rm -rf build` removes ./build).
+            let saved = self.state.clone();
+            self.state.positional = known.then_some(params);
             self.shell_string(&string, inv);
-            self.state.positional = outer;
+            self.restore_state(saved);
             // A wrapper, as `timeout` is: the string's commands are judged as parts of
             // their own, so the shell itself adds nothing (an empty string or one built at
             // run time is judged above, and a login shell's profile is the user's own).
@@ -2859,7 +2862,7 @@ impl Walker<'_> {
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
                 let script = args[s].clone();
-                self.run_script_written(&script);
+                self.run_script_written(&script, true);
             }
             None => self.stdin_program(name, inv),
         }
@@ -2867,9 +2870,15 @@ impl Walker<'_> {
 
     /// A script the line wrote earlier with text it shows (`echo 'rm -rf /' > x.sh &&
     /// sh x.sh`) runs that text: judged as a line of its own.
-    pub(crate) fn run_script_written(&mut self, file: &Arg) {
+    /// In a `child` shell (`sh x.sh`, `./x.sh`, not `. x.sh`) where the script goes and
+    /// what it sets stay there.
+    pub(crate) fn run_script_written(&mut self, file: &Arg, child: bool) {
         if let Some(text) = self.take_script_written(file) {
+            let saved = child.then(|| self.state.clone());
             self.walk_nested(&text);
+            if let Some(saved) = saved {
+                self.restore_state(saved);
+            }
         }
     }
 
@@ -3141,7 +3150,7 @@ impl Walker<'_> {
                     format!("sources {}", display_arg(file)),
                 );
                 let file = file.clone();
-                self.run_script_written(&file);
+                self.run_script_written(&file, false);
             }
         }
     }

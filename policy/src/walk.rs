@@ -657,7 +657,7 @@ impl<'a> Walker<'a> {
     /// Restores the state saved before a subshell, a pipeline or a body walked out of
     /// order. The repository's current branch is kept: a checkout there moved HEAD on disk
     /// (`(git checkout main); git push`).
-    fn restore_state(&mut self, saved: State) {
+    pub(crate) fn restore_state(&mut self, saved: State) {
         let branch = std::mem::take(&mut self.state.branch);
         self.state = saved;
         self.state.branch = branch;

@@ -8405,3 +8405,26 @@ fn git_tool_commands_are_programs_git_runs() {
         ],
     );
 }
+
+/// A string run by `sh -c`, or a script run by a shell of its own, runs in a child
+/// process: where it goes and what it sets do not reach the rest of the line. A script
+/// sourced does.
+#[test]
+fn a_child_shell_keeps_its_directory_and_variables() {
+    check(
+        &classifier(),
+        &[
+            ("sh -c 'cd /tmp'; rm -rf build", red("")),
+            (
+                "bash -c 'X=/'; rm -rf \"./$X\"",
+                refused("fs.delete-outside"),
+            ),
+            ("sh -c 'X=/'; rm -rf build$X", red("fs.rm-recursive")),
+            ("echo 'cd /tmp' > x.sh; bash x.sh; rm -rf build", red("")),
+            (
+                "echo 'cd /' > x.sh; . ./x.sh; rm -rf build",
+                refused("fs.delete-outside"),
+            ),
+        ],
+    );
+}

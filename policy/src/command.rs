@@ -2715,14 +2715,19 @@ impl Walker<'_> {
         self.judge_argv(&inner, inv, depth + 1);
     }
 
-    /// A string a wrapper runs with a shell (`sh -c`, `su -c`, `watch`).
+    /// A string a wrapper runs with a shell (`sh -c`, `su -c`, `watch`), or keeps to run
+    /// later (`trap`, `alias`). Either way it does not run here and now in the line's own
+    /// shell: where it goes and what it sets do not reach the rest of the line
+    /// (`su -c 'cd /'; rm -rf build`, `trap 'cd /' EXIT; rm -rf build` remove ./build).
     pub(crate) fn shell_string(&mut self, s: &Arg, inv: &Invocation) {
         match s.value() {
             Some(text) => {
                 let text = text.to_string();
+                let saved = self.state.clone();
                 self.stdin_pipe_in = inv.io.stdin_pipe;
                 self.walk_nested(&text);
                 self.stdin_pipe_in = false;
+                self.restore_state(saved);
             }
             None => {
                 let rule = if inv.subs_network {

@@ -8425,6 +8425,11 @@ fn a_child_shell_keeps_its_directory_and_variables() {
                 "echo 'cd /' > x.sh; . ./x.sh; rm -rf build",
                 refused("fs.delete-outside"),
             ),
+            // Strings other wrappers run, or that run later.
+            ("su -c 'cd /' dev; rm -rf build", at_least_red()),
+            ("trap 'cd /' EXIT; rm -rf build", red("")),
+            ("alias up='cd /'; rm -rf build", red("")),
+            ("watch -n1 'X=/'; rm -rf build$X", red("fs.rm-recursive")),
         ],
     );
 }

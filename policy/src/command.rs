@@ -2878,11 +2878,78 @@ impl Walker<'_> {
     /// In a `child` shell (`sh x.sh`, `./x.sh`, not `. x.sh`) where the script goes and
     /// what it sets stay there.
     pub(crate) fn run_script_written(&mut self, file: &Arg, child: bool) {
+        self.run_download(file);
         if let Some(text) = self.take_script_written(file) {
             let saved = child.then(|| self.state.clone());
             self.walk_nested(&text);
             if let Some(saved) = saved {
                 self.restore_state(saved);
+            }
+        }
+    }
+
+    /// Running a file a download in the line wrote runs what the network sent: refused
+    /// as `curl … | sh` is.
+    fn run_download(&mut self, file: &Arg) {
+        if self.downloads.is_empty() || !file.known {
+            return;
+        }
+        let path = match self.resolve_arg(file, true) {
+            Loc::Inside { path, .. } | Loc::Outside(path) => path,
+            Loc::Unknown => return,
+        };
+        if self.downloads.contains(&path) {
+            self.find(
+                RuleId::PipeToInterpreter,
+                format!(
+                    "runs {}, which a download in the line wrote",
+                    display_arg(file)
+                ),
+            );
+        }
+    }
+
+    /// Notes the files a download writes: `curl -o FILE`, `wget -O FILE`, and the name
+    /// taken from the URL (`curl -O URL`, `wget URL` without `-O`).
+    fn note_downloads(&mut self, name: &str, p: &opts::Parsed, args: &[Arg]) {
+        let mut files: Vec<Arg> = Vec::new();
+        let (named, remote_name) = match name {
+            "curl" => (
+                p.values_of('o', "output").cloned().collect::<Vec<_>>(),
+                p.has('O', "remote-name") || p.has('\0', "remote-name-all"),
+            ),
+            _ => {
+                let named: Vec<Arg> = p.values_of('O', "output-document").cloned().collect();
+                let other_dir = p.has('P', "directory-prefix");
+                let remote = named.is_empty() && !other_dir;
+                (named, remote)
+            }
+        };
+        files.extend(named.into_iter().filter(|v| v.text != "-"));
+        if remote_name && !p.has('\0', "output-dir") {
+            for &i in &p.operands {
+                let url = &args[i];
+                if !url.known {
+                    continue;
+                }
+                let path = url.text.split(['?', '#']).next().unwrap_or_default();
+                let path = path.split_once("://").map_or(path, |x| x.1);
+                if let Some((_, base)) = path.rsplit_once('/')
+                    && !base.is_empty()
+                    && base != "."
+                    && base != ".."
+                {
+                    files.push(Arg::literal(base));
+                }
+            }
+        }
+        for f in files {
+            if !f.known {
+                continue;
+            }
+            if let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&f, true) {
+                self.scripts_written.insert(path.clone(), None);
+                self.downloads.insert(path);
             }
         }
     }
@@ -3115,6 +3182,7 @@ impl Walker<'_> {
                 self.check_path_args(args, &[]);
                 // A script the line wrote: the shell commands its code runs.
                 let script = args[s].clone();
+                self.run_download(&script);
                 if let Some(text) = self.take_script_written(&script) {
                     self.inline_shell_commands(name, &text);
                 }
@@ -4791,6 +4859,9 @@ impl Walker<'_> {
             },
         };
         let p = opts::parse(args, 1, &spec);
+        if matches!(name, "curl" | "wget") && self.ctx == Context::Line {
+            self.note_downloads(name, &p, args);
+        }
         let mut targets: Vec<usize> = Vec::new();
         let mut extra: Vec<(Arg, &str)> = Vec::new();
         let ops = &p.operands;

@@ -162,6 +162,10 @@ pub struct Walker<'a> {
     /// line runs afterwards (`sh x.sh`, `. ./x.sh`, `./x.sh`) is judged by what it holds.
     /// Kept on disk, they outlive subshells.
     pub scripts_written: HashMap<PathBuf, Option<String>>,
+    /// Files a download in the line writes (`curl -o i.sh URL`, `wget URL/i.sh`,
+    /// `curl URL > i.sh`): running one later in the line (`sh i.sh`, `./i.sh`) runs what
+    /// the network sent, as `curl URL | sh` does.
+    pub downloads: HashSet<PathBuf>,
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
@@ -629,6 +633,7 @@ impl<'a> Walker<'a> {
             git_settings: Vec::new(),
             links: HashMap::new(),
             scripts_written: HashMap::new(),
+            downloads: HashSet::new(),
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,
@@ -1691,6 +1696,12 @@ impl<'a> Walker<'a> {
                 crate::command::Loc::Outside(path) => path,
                 crate::command::Loc::Unknown => continue,
             };
+            // Written by a download (`curl URL > i.sh`), or by anything else.
+            if self.cur_network && !append {
+                self.downloads.insert(path.clone());
+            } else if !self.cur_network {
+                self.downloads.remove(&path);
+            }
             let printed = literal_output(args, io);
             let held = match (append, printed) {
                 (false, printed) => printed,

@@ -241,6 +241,11 @@ impl Walker<'_> {
             .map(|&i| args[i].clone())
             .unwrap_or_else(|| Arg::literal("MAPFILE"));
         self.walk_subscript(&target);
+        // `-C CALLBACK`: a string the shell runs as each block of lines is read.
+        let callbacks: Vec<Arg> = p.values_of('C', "").cloned().collect();
+        for c in &callbacks {
+            self.shell_string(c, inv);
+        }
         let plain = !p.has('d', "") && !p.has('n', "") && !p.has('O', "") && !p.has('s', "");
         let lines = stdin_text(inv).filter(|_| plain).map(|t| {
             let t = t.strip_suffix('\n').unwrap_or(&t).to_string();

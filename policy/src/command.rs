@@ -93,7 +93,7 @@ fn embedded_path(t: &str) -> Option<&str> {
     candidates
         .into_iter()
         .flatten()
-        .find(|v| v.starts_with('/') || v.starts_with('~'))
+        .find(|v| v.starts_with('/') || v.starts_with('~') || v.split('/').any(|c| c == ".."))
 }
 
 /// sed's options that take a value (`-E`, `-n`, `-r`, `-s`, `-z` and `-i[SUFFIX]` take
@@ -358,7 +358,10 @@ impl Walker<'_> {
                         ),
                     );
                 }
-            } else if a.text.starts_with('-')
+            }
+            // An option's value is a path of its own (`--file=../x`, `-f/etc/x`): the word
+            // as a whole may be a path token and still resolve inside.
+            if a.text.starts_with('-')
                 && let Some(v) = embedded_path(&a.text)
             {
                 let sub = Arg {
@@ -713,6 +716,11 @@ impl Walker<'_> {
         self.judge_program(name, args, inv, depth);
         if self.ctx == Context::Line && !first.text.contains('/') {
             self.expand_alias(&first.text, args, inv);
+        }
+        if self.ctx == Context::Line && first.text.contains('/') {
+            // `./x.sh` after `echo 'rm -rf /' > x.sh`.
+            let first = first.clone();
+            self.run_script_written(&first, true);
         }
         if calls_function && args.len() > 1 {
             self.call_function(name, args);
@@ -1077,6 +1085,42 @@ impl Walker<'_> {
                     }
                 }
             }
+            "hash" => {
+                // `hash -p PATH NAME…`: NAME runs the program at PATH from then on, as an
+                // alias for it would.
+                let mut path: Option<Arg> = None;
+                let mut i = 1;
+                while let Some(a) = args.get(i) {
+                    match a.text.as_str() {
+                        "-p" => {
+                            path = args.get(i + 1).cloned();
+                            i += 2;
+                        }
+                        "--" => {
+                            i += 1;
+                            break;
+                        }
+                        t if t.starts_with("-p") => {
+                            path = Some(Arg {
+                                text: t[2..].to_string(),
+                                ..a.clone()
+                            });
+                            i += 1;
+                        }
+                        t if t.starts_with('-') => i += 1,
+                        _ => break,
+                    }
+                }
+                if let Some(path) = path {
+                    for a in &args[i..] {
+                        if !a.text.contains(crate::word::UNKNOWN) {
+                            let value = crate::runner::shell_quote(&path.text);
+                            self.aliases
+                                .insert(a.text.clone(), path.known.then_some(value));
+                        }
+                    }
+                }
+            }
             "eval" => {
                 self.find(
                     RuleId::DynamicProgram,
@@ -1243,6 +1287,19 @@ impl Walker<'_> {
                             && !a.text.starts_with("--")
                             && a.text.contains('C'))
                 });
+            // `wc --files0-from=F`, `file -f F`: the names read come from F (or stdin),
+            // and where they lead is not known before running.
+            let names_from_file = args.iter().skip(1).any(|a| match name {
+                "wc" => a.text.starts_with("--files0-from"),
+                "file" => {
+                    a.text == "--files-from"
+                        || a.text.starts_with("--files-from=")
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('f'))
+                }
+                _ => false,
+            });
             if compiles {
                 self.cur_writes = true;
                 self.find(
@@ -1253,6 +1310,11 @@ impl Walker<'_> {
                 self.find(
                     RuleId::DefaultUnknown,
                     "rg --pre/--hostname-bin runs a program",
+                );
+            } else if names_from_file {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} reads the names it reads from a file: where they lead is not known before running"),
                 );
             } else {
                 self.find(RuleId::ReadList, format!("{name} only reads"));
@@ -1347,7 +1409,8 @@ impl Walker<'_> {
                 self.find(RuleId::PkgPublish, format!("{what} publishes a package"));
                 self.check_path_args(args, &[]);
             }
-            "sqlite3" | "sqlite" => self.sqlite(args),
+            "sqlite3" | "sqlite" => self.sqlite(args, inv),
+            "psql" | "mysql" | "mariadb" => self.sql_client(name, args, inv),
             "pytest" | "mypy" | "pyright" | "tsc" | "ruff" => {
                 self.test_runner(name, args);
                 if name == "tsc" {
@@ -1613,7 +1676,7 @@ impl Walker<'_> {
 
     /// `sqlite3 [OPTIONS] [FILE] [SQL…]`: the database file is opened for writing (made
     /// when missing, and written by any statement that changes it) unless `-readonly`.
-    fn sqlite(&mut self, args: &[Arg]) {
+    fn sqlite(&mut self, args: &[Arg], inv: &Invocation) {
         // Its options are single-dash words; these take the next word as their value.
         const VALUE_OPTIONS: &[&str] = &[
             "-cmd",
@@ -1664,6 +1727,134 @@ impl Walker<'_> {
             .unwrap_or_default();
         let skip: Vec<usize> = targets.iter().chain(&sql).copied().collect();
         self.check_path_args(args, &skip);
+        // Its dot-commands, in the SQL words, in `-cmd` values and in what it reads on
+        // stdin: `.shell`/`.system` run a line of shell, `.output`/`.once` write a file
+        // (or pipe into a command: `.once '|sh'`).
+        let mut texts: Vec<String> = sql
+            .iter()
+            .map(|&i| &args[i])
+            .chain(
+                args.windows(2)
+                    .filter(|w| w[0].text == "-cmd")
+                    .map(|w| &w[1]),
+            )
+            .filter(|a| a.known)
+            .map(|a| a.text.clone())
+            .collect();
+        texts.extend(
+            inv.io
+                .heredoc
+                .clone()
+                .or_else(|| {
+                    inv.io
+                        .herestring
+                        .as_ref()
+                        .and_then(|h| h.value().map(str::to_string))
+                })
+                .or_else(|| inv.io.piped.clone()),
+        );
+        for line in texts.iter().flat_map(|t| t.lines()) {
+            self.sqlite_dot_command(line.trim_start(), inv);
+        }
+    }
+
+    /// psql, mysql: the commands they are given (`-c`/`--command`, `-e`/`--execute`)
+    /// and read on stdin may escape to a shell (`\! CMD`, mysql's `system CMD`) or send
+    /// output into a command (`\o |CMD`).
+    fn sql_client(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        self.find(
+            RuleId::DefaultUnknown,
+            format!("{name} runs commands on a database"),
+        );
+        let (short, long) = if name == "psql" {
+            ("-c", "--command")
+        } else {
+            ("-e", "--execute")
+        };
+        let mut texts: Vec<Arg> = Vec::new();
+        for (i, a) in args.iter().enumerate().skip(1) {
+            if a.text == short || a.text == long {
+                texts.extend(args.get(i + 1).cloned());
+            } else if let Some(v) = a
+                .text
+                .strip_prefix(long)
+                .and_then(|r| r.strip_prefix('='))
+                .or_else(|| a.text.strip_prefix(short).filter(|r| !r.is_empty()))
+            {
+                texts.push(Arg {
+                    text: v.to_string(),
+                    ..a.clone()
+                });
+            }
+        }
+        let mut lines: Vec<String> = Vec::new();
+        for t in &texts {
+            if !t.known {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} runs commands that cannot be known before running"),
+                );
+                continue;
+            }
+            lines.extend(t.text.lines().map(str::to_string));
+        }
+        let stdin = inv
+            .io
+            .heredoc
+            .clone()
+            .or_else(|| {
+                inv.io
+                    .herestring
+                    .as_ref()
+                    .and_then(|h| h.value().map(str::to_string))
+            })
+            .or_else(|| inv.io.piped.clone());
+        lines.extend(stdin.iter().flat_map(|t| t.lines().map(str::to_string)));
+        for line in &lines {
+            let l = line.trim_start();
+            let shell = l.strip_prefix("\\!").or_else(|| {
+                (name != "psql")
+                    .then(|| l.strip_prefix("system "))
+                    .flatten()
+            });
+            if let Some(cmd) = shell {
+                self.shell_string(&Arg::literal(cmd.trim()), inv);
+            } else if let Some(rest) = l.strip_prefix("\\o").or_else(|| l.strip_prefix("\\g"))
+                && let Some(cmd) = rest.trim().strip_prefix('|')
+            {
+                self.shell_string(&Arg::literal(cmd.trim()), inv);
+            }
+        }
+        self.check_path_args(args, &[]);
+    }
+
+    /// One line sqlite3 reads that may be a dot-command.
+    fn sqlite_dot_command(&mut self, line: &str, inv: &Invocation) {
+        let Some((cmd, rest)) = line.split_once(char::is_whitespace) else {
+            return;
+        };
+        let rest = rest.trim();
+        let unquoted = rest
+            .strip_prefix('\'')
+            .and_then(|r| r.strip_suffix('\''))
+            .or_else(|| rest.strip_prefix('"').and_then(|r| r.strip_suffix('"')))
+            .unwrap_or(rest);
+        match cmd {
+            ".shell" | ".system" => self.shell_string(&Arg::literal(unquoted), inv),
+            ".output" | ".once" | ".save" | ".backup" => {
+                let target = unquoted
+                    .split_whitespace()
+                    .rfind(|w| !w.starts_with('-'))
+                    .unwrap_or_default();
+                if let Some(command) = unquoted.strip_prefix('|') {
+                    self.shell_string(&Arg::literal(command), inv);
+                } else if !target.is_empty() {
+                    self.cur_writes = true;
+                    self.check_write_target(&Arg::literal(target), true, "sqlite3");
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Where a build's install step writes: `make install PREFIX=/usr`,
@@ -2417,23 +2608,39 @@ impl Walker<'_> {
             .as_ref()
             .filter(|h| h.known)
             .map(|h| h.text.clone());
+        let null = p.has('0', "null");
         let fed = inv
             .io
             .piped
             .as_deref()
             .or(herestring.as_deref())
             .filter(|t| {
-                !p.has('a', "arg-file")
-                    && !p.has('0', "null")
-                    && !p.has('d', "delimiter")
-                    && !t.contains(['\'', '"', '\\'])
-            });
+                // Without -0 xargs reads quotes and backslashes; with it, names ended by
+                // NUL (`printf '%s\0' … | xargs -0`).
+                let words_fit = if null {
+                    t.contains('\0')
+                } else {
+                    !t.contains(['\'', '"', '\\', '\0'])
+                };
+                !p.has('a', "arg-file") && !p.has('d', "delimiter") && words_fit
+            })
+            // The names find prints, each one whole whatever the delimiter.
+            .or(inv
+                .io
+                .piped_found
+                .as_deref()
+                .filter(|_| !p.has('a', "arg-file")));
         if let Some(text) = fed {
             let inner_base = inner.clone();
+            let items: Vec<&str> = if null && text.contains('\0') {
+                text.split('\0').filter(|w| !w.is_empty()).collect()
+            } else {
+                text.lines().map(str::trim).collect()
+            };
             let runs: Vec<Vec<Arg>> = match &replace {
-                Some(r) => text
-                    .lines()
-                    .map(str::trim)
+                Some(r) => items
+                    .iter()
+                    .copied()
                     .filter(|l| !l.is_empty())
                     .take(9)
                     .map(|line| {
@@ -2446,7 +2653,11 @@ impl Walker<'_> {
                     .collect(),
                 None => {
                     let mut run = inner_base;
-                    run.extend(text.split_whitespace().take(257).map(Arg::literal));
+                    if null && text.contains('\0') {
+                        run.extend(items.iter().take(257).map(|w| Arg::literal(*w)));
+                    } else {
+                        run.extend(text.split_whitespace().take(257).map(Arg::literal));
+                    }
                     vec![run]
                 }
             };
@@ -2504,14 +2715,19 @@ impl Walker<'_> {
         self.judge_argv(&inner, inv, depth + 1);
     }
 
-    /// A string a wrapper runs with a shell (`sh -c`, `su -c`, `watch`).
+    /// A string a wrapper runs with a shell (`sh -c`, `su -c`, `watch`), or keeps to run
+    /// later (`trap`, `alias`). Either way it does not run here and now in the line's own
+    /// shell: where it goes and what it sets do not reach the rest of the line
+    /// (`su -c 'cd /'; rm -rf build`, `trap 'cd /' EXIT; rm -rf build` remove ./build).
     pub(crate) fn shell_string(&mut self, s: &Arg, inv: &Invocation) {
         match s.value() {
             Some(text) => {
                 let text = text.to_string();
+                let saved = self.state.clone();
                 self.stdin_pipe_in = inv.io.stdin_pipe;
                 self.walk_nested(&text);
                 self.stdin_pipe_in = false;
+                self.restore_state(saved);
             }
             None => {
                 let rule = if inv.subs_network {
@@ -2614,9 +2830,12 @@ impl Walker<'_> {
                     .chain(args.iter().skip(c + 2).map(word))
                     .collect();
             let known = string.value().is_some_and(|s| !changes_positional(s));
-            let outer = std::mem::replace(&mut self.state.positional, known.then_some(params));
+            // The string runs in a shell of its own: where it goes and what it sets stay
+            // there (`sh -c 'cd /'; rm -rf build` removes ./build).
+            let saved = self.state.clone();
+            self.state.positional = known.then_some(params);
             self.shell_string(&string, inv);
-            self.state.positional = outer;
+            self.restore_state(saved);
             // A wrapper, as `timeout` is: the string's commands are judged as parts of
             // their own, so the shell itself adds nothing (an empty string or one built at
             // run time is judged above, and a login shell's profile is the user's own).
@@ -2644,12 +2863,108 @@ impl Walker<'_> {
                 format!("{name} runs a script read from a process substitution"),
             ),
             Some(s) if is_stdin_path(&args[s].text) => self.stdin_program(name, inv),
-            Some(_) => {
+            Some(s) => {
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
+                let script = args[s].clone();
+                self.run_script_written(&script, true);
             }
             None => self.stdin_program(name, inv),
         }
+    }
+
+    /// A script the line wrote earlier with text it shows (`echo 'rm -rf /' > x.sh &&
+    /// sh x.sh`) runs that text: judged as a line of its own.
+    /// In a `child` shell (`sh x.sh`, `./x.sh`, not `. x.sh`) where the script goes and
+    /// what it sets stay there.
+    pub(crate) fn run_script_written(&mut self, file: &Arg, child: bool) {
+        self.run_download(file);
+        if let Some(text) = self.take_script_written(file) {
+            let saved = child.then(|| self.state.clone());
+            self.walk_nested(&text);
+            if let Some(saved) = saved {
+                self.restore_state(saved);
+            }
+        }
+    }
+
+    /// Running a file a download in the line wrote runs what the network sent: refused
+    /// as `curl … | sh` is.
+    fn run_download(&mut self, file: &Arg) {
+        if self.downloads.is_empty() || !file.known {
+            return;
+        }
+        let path = match self.resolve_arg(file, true) {
+            Loc::Inside { path, .. } | Loc::Outside(path) => path,
+            Loc::Unknown => return,
+        };
+        if self.downloads.contains(&path) {
+            self.find(
+                RuleId::PipeToInterpreter,
+                format!(
+                    "runs {}, which a download in the line wrote",
+                    display_arg(file)
+                ),
+            );
+        }
+    }
+
+    /// Notes the files a download writes: `curl -o FILE`, `wget -O FILE`, and the name
+    /// taken from the URL (`curl -O URL`, `wget URL` without `-O`).
+    fn note_downloads(&mut self, name: &str, p: &opts::Parsed, args: &[Arg]) {
+        let mut files: Vec<Arg> = Vec::new();
+        let (named, remote_name) = match name {
+            "curl" => (
+                p.values_of('o', "output").cloned().collect::<Vec<_>>(),
+                p.has('O', "remote-name") || p.has('\0', "remote-name-all"),
+            ),
+            _ => {
+                let named: Vec<Arg> = p.values_of('O', "output-document").cloned().collect();
+                let other_dir = p.has('P', "directory-prefix");
+                let remote = named.is_empty() && !other_dir;
+                (named, remote)
+            }
+        };
+        files.extend(named.into_iter().filter(|v| v.text != "-"));
+        if remote_name && !p.has('\0', "output-dir") {
+            for &i in &p.operands {
+                let url = &args[i];
+                if !url.known {
+                    continue;
+                }
+                let path = url.text.split(['?', '#']).next().unwrap_or_default();
+                let path = path.split_once("://").map_or(path, |x| x.1);
+                if let Some((_, base)) = path.rsplit_once('/')
+                    && !base.is_empty()
+                    && base != "."
+                    && base != ".."
+                {
+                    files.push(Arg::literal(base));
+                }
+            }
+        }
+        for f in files {
+            if !f.known {
+                continue;
+            }
+            if let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&f, true) {
+                self.scripts_written.insert(path.clone(), None);
+                self.downloads.insert(path);
+            }
+        }
+    }
+
+    /// The text the line wrote into `file`, if it shows it. Taken: a script judged once
+    /// (one that runs itself is not followed further).
+    fn take_script_written(&mut self, file: &Arg) -> Option<String> {
+        if self.scripts_written.is_empty() || !file.known {
+            return None;
+        }
+        let path = match self.resolve_arg(file, true) {
+            Loc::Inside { path, .. } | Loc::Outside(path) => path,
+            Loc::Unknown => return None,
+        };
+        self.scripts_written.remove(&path).flatten()
     }
 
     /// A shell or interpreter that reads its program from stdin.
@@ -2865,6 +3180,12 @@ impl Walker<'_> {
                 }
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
+                // A script the line wrote: the shell commands its code runs.
+                let script = args[s].clone();
+                self.run_download(&script);
+                if let Some(text) = self.take_script_written(&script) {
+                    self.inline_shell_commands(name, &text);
+                }
             }
             None => self.stdin_program(name, inv),
         }
@@ -2901,6 +3222,8 @@ impl Walker<'_> {
                     RuleId::DefaultUnknown,
                     format!("sources {}", display_arg(file)),
                 );
+                let file = file.clone();
+                self.run_script_written(&file, false);
             }
         }
     }
@@ -3113,6 +3436,19 @@ impl Walker<'_> {
                 }
             }
         }
+        // `--git-dir` and `--work-tree` name folders git reads and writes: one outside the
+        // worktree is a path outside, as `-C` is.
+        for d in &g.repo_dirs {
+            if let Loc::Outside(p) = self.resolve_arg(d, true)
+                && !path::is_exception(&p, &[])
+                && !self.is_allowed_outside(&p)
+            {
+                self.find(
+                    RuleId::PathOutside,
+                    format!("git uses a folder outside the worktree: {}", p.display()),
+                );
+            }
+        }
         // `--git-dir` names the repository: the worktree's own only as its `.git`.
         if let Some(dir) = &g.git_dir {
             match self.resolve_arg(dir, true) {
@@ -3167,7 +3503,11 @@ impl Walker<'_> {
         match sub.as_str() {
             "status" | "log" | "diff" | "show" => {
                 self.find(RuleId::GitRead, format!("git {sub} only reads"));
-                if let Some(i) = rest.iter().position(|a| a.text.starts_with("--output")) {
+                // `--output FILE`, `--output=FILE` (not `--output-indicator-new=+`).
+                if let Some(i) = rest
+                    .iter()
+                    .position(|a| a.text == "--output" || a.text.starts_with("--output="))
+                {
                     let v = rest[i]
                         .text
                         .split_once('=')
@@ -3516,6 +3856,16 @@ impl Walker<'_> {
                     self.patch_from_stdin(inv, "git apply");
                 }
             }
+            // `git $X origin main`, `… | xargs git`: what git will do is not known before
+            // running, and it may push (SPEC §2: a push whose destination cannot be known
+            // is red).
+            _ if !args[sub_i].known => self.find(
+                RuleId::GitPush,
+                format!(
+                    "git {}: the subcommand cannot be known before running, and may push",
+                    display_arg(&args[sub_i])
+                ),
+            ),
             _ => {}
         }
         if matches!(sub.as_str(), "checkout" | "restore" | "mv" | "rm") {
@@ -3980,6 +4330,7 @@ impl Walker<'_> {
             .find(|s| matches!(self.resolve_arg(s, true), Loc::Outside(_) | Loc::Unknown))
             .unwrap_or(&starts[0])
             .clone();
+        let found_name = self.found_below(&worst_start);
         // Whether an expression before `-delete` (or `-exec rm`) may spare some of what lies
         // below a start (a test such as `-name '*.o'` or `-type f`, `-mindepth 2`): find
         // deletes only what the expression before it matched.
@@ -4018,8 +4369,7 @@ impl Walker<'_> {
                         .map(|(k, a)| {
                             if a.text.contains("{}") {
                                 let mut b = a.clone();
-                                let base = worst_start.text.trim_end_matches('/');
-                                b.text = a.text.replace("{}", &format!("{base}/{{}}"));
+                                b.text = a.text.replace("{}", &found_name);
                                 // As the program word, `{}` runs each file found.
                                 b.known = a.known && worst_start.known && k > 0;
                                 b
@@ -4102,6 +4452,80 @@ impl Walker<'_> {
             RuleId::DefaultUnknown,
             "find is not one of the reads that run unasked",
         );
+    }
+
+    /// How a name `find` finds below `start` is judged: `START/{}`, a name in that
+    /// folder. Below `/` find walks the system roots: `/etc/{}` stands for what it finds
+    /// (`find / -exec chmod 777 {} +` changes /etc).
+    fn found_below(&self, start: &Arg) -> String {
+        if start.known
+            && matches!(self.resolve_arg(start, true), Loc::Outside(ref p) if p == Path::new("/"))
+        {
+            return "/etc/{}".into();
+        }
+        format!("{}/{{}}", start.text.trim_end_matches('/'))
+    }
+
+    /// What `find` prints, as [`Self::found_below`] names it, one start a line: `None`
+    /// unless it prints only the names it finds (no `-printf`, `-exec`, `-ls`…) from
+    /// starts the line shows.
+    pub(crate) fn names_find_prints(&self, args: &[Arg]) -> Option<String> {
+        if args.first().map(|a| program_name(&a.text)) != Some("find") {
+            return None;
+        }
+        // Following links (`-L`, `-follow`) its names lead wherever the links do.
+        if args
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "-L" | "-follow"))
+        {
+            return None;
+        }
+        let mut i = 1;
+        while let Some(a) = args.get(i) {
+            match a.text.as_str() {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                t if t.starts_with("-O") && t.len() > 2 => i += 1,
+                _ => break,
+            }
+        }
+        let mut starts = Vec::new();
+        while let Some(a) = args.get(i) {
+            let t = a.text.as_str();
+            if t.starts_with('-') || matches!(t, "(" | "!" | ",") {
+                break;
+            }
+            if !a.known {
+                return None;
+            }
+            starts.push(a.clone());
+            i += 1;
+        }
+        let prints_other = args[i..].iter().any(|a| {
+            !a.known
+                || matches!(
+                    a.text.as_str(),
+                    "-printf"
+                        | "-fprintf"
+                        | "-fprint"
+                        | "-fprint0"
+                        | "-ls"
+                        | "-fls"
+                        | "-exec"
+                        | "-execdir"
+                        | "-ok"
+                        | "-okdir"
+                        | "-files0-from"
+                )
+        });
+        if prints_other {
+            return None;
+        }
+        if starts.is_empty() {
+            starts.push(Arg::literal("."));
+        }
+        let names: Vec<String> = starts.iter().map(|s| self.found_below(s)).collect();
+        Some(names.join("\n") + "\n")
     }
 
     // --- writers --------------------------------------------------------
@@ -4435,6 +4859,9 @@ impl Walker<'_> {
             },
         };
         let p = opts::parse(args, 1, &spec);
+        if matches!(name, "curl" | "wget") && self.ctx == Context::Line {
+            self.note_downloads(name, &p, args);
+        }
         let mut targets: Vec<usize> = Vec::new();
         let mut extra: Vec<(Arg, &str)> = Vec::new();
         let ops = &p.operands;
@@ -5343,23 +5770,27 @@ impl Walker<'_> {
                 i += 2;
                 continue;
             }
-            if matches!(
-                w,
-                "-w" | "--workspace"
-                    | "--prefix"
-                    | "-C"
-                    | "--dir"
-                    | "--filter"
-                    | "-F"
-                    | "--cwd"
-                    | "--location"
-                    | "--registry"
-                    | "--manifest-path"
-                    | "--config"
-                    | "-Z"
-                    | "--repository"
-                    | "-r"
-            ) {
+            // pnpm's `-r` (`--recursive`) and `-w` (`--workspace-root`) take no value.
+            let pnpm_flag = name == "pnpm" && matches!(w, "-r" | "-w");
+            if !pnpm_flag
+                && matches!(
+                    w,
+                    "-w" | "--workspace"
+                        | "--prefix"
+                        | "-C"
+                        | "--dir"
+                        | "--filter"
+                        | "-F"
+                        | "--cwd"
+                        | "--location"
+                        | "--registry"
+                        | "--manifest-path"
+                        | "--config"
+                        | "-Z"
+                        | "--repository"
+                        | "-r"
+                )
+            {
                 i += 2;
                 continue;
             }
@@ -5385,7 +5816,16 @@ impl Walker<'_> {
             "npm" | "pnpm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
                 sub == "publish"
             }
-            "yarn" => sub == "publish" || (sub == "npm" && sub2 == "publish"),
+            // `yarn workspace NAME publish` (classic) or `… npm publish` (berry), and
+            // `yarn workspaces foreach … npm publish`, publish from the workspaces.
+            "yarn" => {
+                let publishes = |w: &[&str]| {
+                    w.first() == Some(&"publish") || w.starts_with(&["npm", "publish"])
+                };
+                publishes(&words)
+                    || (sub == "workspace" && publishes(words.get(2..).unwrap_or_default()))
+                    || (sub == "workspaces" && words.windows(2).any(|w| w == ["npm", "publish"]))
+            }
             "twine" => sub == "upload",
             "gem" => sub == "push",
             // `docker push`, and the spellings that push an image: `image push`,

@@ -375,6 +375,7 @@ pub fn config_program(setting: &str) -> Option<(RuleId, String)> {
         || (key.starts_with("filter.") && matches!(last, "clean" | "smudge" | "process"))
         || (key.starts_with("diff.") && matches!(last, "textconv" | "command"))
         || (key.starts_with("merge.") && last == "driver")
+        || is_tool_command(&key, last)
         || (key.starts_with("gpg.") && last == "program")
         || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack" | "proxy"))
         || allows_program_transport(&key, setting.split_once('=').map(|x| x.1))
@@ -386,6 +387,19 @@ pub fn config_program(setting: &str) -> Option<(RuleId, String)> {
             format!("sets a program for git to run: -c {setting}"),
         )
     })
+}
+
+/// The command line of a merge or diff tool, a GUI tool, a browser or a man viewer
+/// (`mergetool.NAME.cmd`, `difftool.NAME.cmd`, `guitool.NAME.cmd`, `browser.NAME.cmd`,
+/// `man.NAME.cmd`), or a tool's program path (`mergetool.NAME.path`…): run by
+/// `git mergetool`, `git difftool`, `git web--browse`, `git help`.
+fn is_tool_command(key: &str, last: &str) -> bool {
+    let section = key.split('.').next().unwrap_or("");
+    matches!(
+        section,
+        "mergetool" | "difftool" | "guitool" | "browser" | "man"
+    ) && key.matches('.').count() == 2
+        && matches!(last, "cmd" | "path")
 }
 
 /// Whether a `protocol.*allow` setting lets git use the `ext::` transport, which runs
@@ -473,6 +487,7 @@ pub fn setting_runs(setting: &str) -> Option<SettingRuns> {
         || (key.starts_with("filter.") && matches!(last, "clean" | "smudge" | "process"))
         || (key.starts_with("diff.") && matches!(last, "textconv" | "command"))
         || (key.starts_with("merge.") && last == "driver")
+        || is_tool_command(&key, last)
         || (key.starts_with("gpg.") && last == "program")
         || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack"))
         // A helper is a shell string after `!`, a program by its path, or

@@ -646,6 +646,13 @@ impl Walker<'_> {
             if !template.is_empty() {
                 let blank = Arg::literal("");
                 self.shell_string(&joined(&template, Some(&blank)), inv);
+            } else if inv.io.stdin_pipe {
+                // Without a template each line it reads is a command line of its own:
+                // `curl … | parallel` runs what it downloads, as `| sh` does.
+                self.find(
+                    RuleId::PipeToInterpreter,
+                    "parallel runs each line it reads from the pipe as a command",
+                );
             }
             return;
         }

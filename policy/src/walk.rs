@@ -110,6 +110,10 @@ pub struct CmdIo {
     /// What arrives through the pipe on stdin, when the line says it
     /// (`cat <<EOF | apply_patch`, `echo / | xargs rm -rf`).
     pub piped: Option<String>,
+    /// What `find` writes into the pipe on stdin, each name it finds standing as
+    /// `find -exec` names it (`START/{}`), one a line: `find /etc | xargs rm` removes in
+    /// /etc.
+    pub piped_found: Option<String>,
 }
 
 pub struct Walker<'a> {
@@ -153,6 +157,15 @@ pub struct Walker<'a> {
     /// later words are resolved through them as through links on disk. Kept on disk,
     /// they outlive subshells.
     pub links: HashMap<PathBuf, PathBuf>,
+    /// Files the line writes through stdout (`echo 'rm -rf /' > x.sh`, `cat > x.sh <<EOF`),
+    /// by absolute path, with what they then hold when the line shows it: a script the
+    /// line runs afterwards (`sh x.sh`, `. ./x.sh`, `./x.sh`) is judged by what it holds.
+    /// Kept on disk, they outlive subshells.
+    pub scripts_written: HashMap<PathBuf, Option<String>>,
+    /// Files a download in the line writes (`curl -o i.sh URL`, `wget URL/i.sh`,
+    /// `curl URL > i.sh`): running one later in the line (`sh i.sh`, `./i.sh`) runs what
+    /// the network sent, as `curl URL | sh` does.
+    pub downloads: HashSet<PathBuf>,
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
@@ -180,6 +193,9 @@ pub struct Walker<'a> {
     /// says it (`cat <<EOF`, `echo WORDS`): the next element of a pipeline
     /// reads it.
     stdout_text: Option<String>,
+    /// What the simple command just walked writes to stdout when it is `find` printing
+    /// the names it finds ([`CmdIo::piped_found`]).
+    stdout_found: Option<String>,
     /// The command being walked writes into a pipe (so `stdout_text` matters).
     stdout_piped: bool,
     /// Reads [`Cwd::Process`], and what it read. Most execs are judged without their
@@ -616,6 +632,8 @@ impl<'a> Walker<'a> {
             expanding: Vec::new(),
             git_settings: Vec::new(),
             links: HashMap::new(),
+            scripts_written: HashMap::new(),
+            downloads: HashSet::new(),
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,
@@ -626,6 +644,7 @@ impl<'a> Walker<'a> {
             sources: Vec::new(),
             cmd_text: None,
             stdout_text: None,
+            stdout_found: None,
             stdout_piped: false,
             process_cwd: None,
             process_cwd_read: OnceCell::new(),
@@ -643,7 +662,7 @@ impl<'a> Walker<'a> {
     /// Restores the state saved before a subshell, a pipeline or a body walked out of
     /// order. The repository's current branch is kept: a checkout there moved HEAD on disk
     /// (`(git checkout main); git push`).
-    fn restore_state(&mut self, saved: State) {
+    pub(crate) fn restore_state(&mut self, saved: State) {
         let branch = std::mem::take(&mut self.state.branch);
         self.state = saved;
         self.state.branch = branch;
@@ -921,23 +940,26 @@ impl<'a> Walker<'a> {
         // there changes nothing after it.
         let saved = (p.seq.len() > 1).then(|| self.state.clone());
         let inherited = std::mem::take(&mut self.stdin_pipe_in) || self.inherit_pipe;
-        let mut piped = None;
+        let (mut piped, mut found) = (None, None);
         for (i, cmd) in p.seq.iter().enumerate() {
             let io = CmdIo {
                 stdin_pipe: i > 0 || inherited,
                 piped: piped.take(),
+                piped_found: found.take(),
                 ..CmdIo::default()
             };
             self.stdout_text = None;
+            self.stdout_found = None;
             self.stdout_piped = i + 1 < p.seq.len();
             self.walk_command(cmd, &io);
             self.stdout_piped = false;
-            piped = match cmd {
-                ast::Command::Simple(_) => self.stdout_text.take(),
-                _ => None,
+            (piped, found) = match cmd {
+                ast::Command::Simple(_) => (self.stdout_text.take(), self.stdout_found.take()),
+                _ => (None, None),
             };
         }
         self.stdout_text = None;
+        self.stdout_found = None;
         if let Some(s) = saved {
             self.restore_state(s);
         }
@@ -1268,6 +1290,13 @@ impl<'a> Walker<'a> {
                 self.secret_read = Some(format!("${v}"));
             }
         }
+        if let Some(v) = noticed.indirect_unknown.first()
+            && self.secret_read.is_none()
+        {
+            self.secret_read = Some(format!(
+                "${{!{v}}} (a variable whose name is not known before running)"
+            ));
+        }
         for s in &noticed.substitutions {
             network |= self.walk_nested(s);
         }
@@ -1518,6 +1547,12 @@ impl<'a> Walker<'a> {
         } else {
             None
         };
+        self.stdout_found = if piped_out {
+            self.names_find_prints(&args)
+        } else {
+            None
+        };
+        self.note_scripts_written(&args, &io, &redirects);
         true
     }
 
@@ -1633,6 +1668,53 @@ impl<'a> Walker<'a> {
         let refs: Vec<&ast::IoRedirect> = redirects.iter().collect();
         let mut io = CmdIo::default();
         self.judge_redirect_list_into(&refs, &mut io);
+    }
+
+    /// Records what a command writes into files through stdout (`>`, `>|`, `>>`, `&>`):
+    /// the text when the line shows what the command prints, `None` otherwise.
+    fn note_scripts_written(&mut self, args: &[Arg], io: &CmdIo, redirects: &[&ast::IoRedirect]) {
+        for r in redirects {
+            let (w, append) = match r {
+                ast::IoRedirect::File(
+                    fd,
+                    kind @ (ast::IoFileRedirectKind::Write
+                    | ast::IoFileRedirectKind::Clobber
+                    | ast::IoFileRedirectKind::Append),
+                    ast::IoFileRedirectTarget::Filename(w),
+                ) if fd.is_none_or(|fd| fd == 1) => {
+                    (w, matches!(kind, ast::IoFileRedirectKind::Append))
+                }
+                ast::IoRedirect::OutputAndError(w, append) => (w, *append),
+                _ => continue,
+            };
+            let target = word::eval_word(&w.value, self, &mut Noticed::default());
+            if !target.known || target.glob || target.brace {
+                continue;
+            }
+            let path = match self.resolve_arg(&target, true) {
+                crate::command::Loc::Inside { path, .. } => path,
+                crate::command::Loc::Outside(path) => path,
+                crate::command::Loc::Unknown => continue,
+            };
+            // Written by a download (`curl URL > i.sh`), or by anything else.
+            if self.cur_network && !append {
+                self.downloads.insert(path.clone());
+            } else if !self.cur_network {
+                self.downloads.remove(&path);
+            }
+            let printed = literal_output(args, io);
+            let held = match (append, printed) {
+                (false, printed) => printed,
+                (true, Some(more)) => self
+                    .scripts_written
+                    .get(&path)
+                    .cloned()
+                    .flatten()
+                    .map(|before| before + &more),
+                (true, None) => None,
+            };
+            self.scripts_written.insert(path, held);
+        }
     }
 
     /// The file a redirection's word names. Bash brace-expands it as it does an argument:
@@ -1766,18 +1848,14 @@ fn literal_output(args: &[Arg], io: &CmdIo) -> Option<String> {
         }),
         "echo" => {
             let words = &args[1..];
-            let plain = words
-                .iter()
-                .all(|a| a.known && !a.glob && !a.text.starts_with('-'));
-            plain.then(|| {
-                let mut out = words
-                    .iter()
-                    .map(|a| a.text.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ");
+            if !words.iter().all(|a| a.known && !a.glob) {
+                return None;
+            }
+            let (mut out, newline) = word::echo_text(words.iter().map(|a| a.text.as_str()))?;
+            if newline {
                 out.push('\n');
-                out
-            })
+            }
+            Some(out)
         }
         "printf" => {
             let format = args.get(1).filter(|a| a.known && !a.glob)?;
@@ -1787,6 +1865,8 @@ fn literal_output(args: &[Arg], io: &CmdIo) -> Option<String> {
             }
             let f = format.text.replace("\\n", "\n");
             match f.as_str() {
+                // Names ended by NUL, for `xargs -0`.
+                "%s\\0" => Some(rest.iter().map(|a| format!("{}\0", a.text)).collect()),
                 "%s\n" | "%s " | "%s" | "%s\0" => Some(
                     rest.iter()
                         .map(|a| a.text.as_str())

@@ -253,6 +253,9 @@ pub struct Noticed {
     pub variables: Vec<String>,
     /// Variables `${X:=word}` assigns, with their values when known.
     pub assigned: Vec<(String, Option<String>)>,
+    /// Variables expanded as `${!v}` whose value, the name of the variable expanded, is
+    /// not known: it may name a credential.
+    pub indirect_unknown: Vec<String>,
 }
 
 pub fn parser_options() -> ParserOptions {
@@ -279,12 +282,17 @@ pub fn eval_word(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Arg {
         known: true,
         ..Arg::default()
     };
-    // `$HOME` as the variable, not the start of `$HOMEBREW_PREFIX`; quoted or not.
+    // `$HOME` as the variable, not the start of `$HOMEBREW_PREFIX`; quoted or not. With
+    // braces, an operator on it is still the home (`${HOME:?}`, `${HOME%/}`,
+    // `${HOME:-/x}`): the word starts with the home variable and is a path token.
     let unquoted = raw.strip_prefix('"').unwrap_or(raw);
     let home_var = unquoted
         .strip_prefix("$HOME")
-        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'));
-    arg.home_based = raw.starts_with('~') || home_var || unquoted.starts_with("${HOME}");
+        .is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        || unquoted.strip_prefix("${HOME").is_some_and(|rest| {
+            rest.starts_with(['}', ':', '-', '=', '?', '+', '%', '#', '/', '^', ',', '@'])
+        });
+    arg.home_based = raw.starts_with('~') || home_var;
     eval_pieces(raw, &pieces, false, scope, noticed, &mut arg);
     if arg.brace {
         // Brace expansion makes several words; the caller asks for them with
@@ -449,9 +457,43 @@ fn known_output(src: &str, scope: &dyn Scope) -> Option<String> {
     let mut words = t.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("pwd"), None | Some("-L" | "-P"), None) => scope.cwd(),
-        (Some("echo"), ..) => echo_output(t, scope),
+        (Some("echo" | "printf" | "dirname"), ..) => echo_output(t, scope),
         _ => None,
     }
+}
+
+/// What `printf FORMAT ARGS…` prints when the format is one of the plain ones (`%s`,
+/// `%s\n`, no conversion at all) and every word is known.
+fn printf_text(words: &[String]) -> Option<String> {
+    let (format, rest) = words.split_first()?;
+    let f = format.replace("\\n", "\n");
+    match f.as_str() {
+        "%s\n" | "%s " | "%s" if rest.is_empty() => Some(f[2..].to_string()),
+        "%s\n" | "%s " | "%s" => Some(rest.iter().map(|w| format!("{w}{}", &f[2..])).collect()),
+        _ if rest.is_empty() && !f.contains(['%', '\\']) => Some(f),
+        _ => None,
+    }
+}
+
+/// What `dirname NAME` prints for one name.
+fn dirname_text(words: &[String]) -> Option<String> {
+    let [name] = words else {
+        return None;
+    };
+    if name.is_empty() || name.starts_with('-') {
+        return None;
+    }
+    let trimmed = name.trim_end_matches('/');
+    if trimmed.is_empty() {
+        return Some("/".into());
+    }
+    Some(match trimmed.rfind('/') {
+        None => ".".into(),
+        Some(i) => {
+            let parent = trimmed[..i].trim_end_matches('/');
+            if parent.is_empty() { "/" } else { parent }.to_string()
+        }
+    })
 }
 
 /// The one and-or list `src` parses to (`echo ~`, `cat <<'EOF' …`), or `None`.
@@ -464,8 +506,8 @@ fn only_and_or(src: &str) -> Option<brush_parser::ast::AndOrList> {
     Some(and_or)
 }
 
-/// The output of `echo WORDS` when every word is known and none is an option
-/// (`$(echo ~)` is the home).
+/// The output of `echo WORDS`, `printf FORMAT WORDS` or `dirname NAME` when every word
+/// is known (`$(echo ~)` is the home, `$(dirname "$PWD")` the folder above).
 fn echo_output(src: &str, scope: &dyn Scope) -> Option<String> {
     use brush_parser::ast;
     let and_or = &only_and_or(src)?;
@@ -481,12 +523,49 @@ fn echo_output(src: &str, scope: &dyn Scope) -> Option<String> {
             return None;
         };
         let a = eval_word(&w.value, scope, &mut Noticed::default());
-        if !a.known || a.glob || a.brace || a.text.starts_with('-') {
+        if !a.known || a.glob || a.brace {
             return None;
         }
         out.push(a.text);
     }
-    Some(out.join(" "))
+    let program = sc.word_or_name.as_ref()?.value.as_str();
+    match program {
+        "echo" => echo_text(out.iter().map(String::as_str)).map(|(text, _)| text),
+        // A substitution drops the newlines at the end of what it reads.
+        "printf" => printf_text(&out).map(|t| t.trim_end_matches('\n').to_string()),
+        "dirname" => dirname_text(&out),
+        _ => None,
+    }
+}
+
+/// What bash's `echo` prints for `words`, and whether a newline follows: the leading
+/// words made of `-` and the letters `n`, `e` and `E` are its options, every other word
+/// is printed as it is (`echo -rf /` prints `-rf /`). `None` when `-e` would read
+/// escapes in the words.
+pub fn echo_text<'x>(words: impl IntoIterator<Item = &'x str>) -> Option<(String, bool)> {
+    let (mut newline, mut escapes) = (true, false);
+    let mut printed = Vec::new();
+    for w in words {
+        let option = printed.is_empty()
+            && w.len() > 1
+            && w.starts_with('-')
+            && w[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'));
+        if !option {
+            printed.push(w);
+            continue;
+        }
+        for c in w[1..].chars() {
+            match c {
+                'n' => newline = false,
+                'e' => escapes = true,
+                _ => escapes = false,
+            }
+        }
+    }
+    if escapes && printed.iter().any(|w| w.contains('\\')) {
+        return None;
+    }
+    Some((printed.join(" "), newline))
 }
 
 /// Whether an expansion that is not known is a number the shell makes: `$$`, `$?`,
@@ -648,17 +727,19 @@ fn parameter(
             let Parameter::Named(name) = param else {
                 return None;
             };
-            let target = scope.var(name)?;
-            let valid = target
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                && target
+            let target = scope.var(name).filter(|target| {
+                target
                     .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !valid {
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && target
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            });
+            let Some(target) = target else {
+                noticed.indirect_unknown.push(name.clone());
                 return None;
-            }
+            };
             indirected = Parameter::Named(target);
             note_parameter(&indirected, noticed);
             &indirected

@@ -3156,6 +3156,13 @@ impl Walker<'_> {
             return;
         };
         let sub = args[sub_i].text.clone();
+        if args[sub_i].known && !git::is_command(&sub) {
+            let near = git::autocorrect_candidates(&sub);
+            if !near.is_empty() {
+                self.state.cwd = saved_cwd;
+                return self.git_autocorrected(args, sub_i, &near, inv, depth);
+            }
+        }
         let rest = &args[sub_i + 1..];
         let branch = if other_repo {
             None
@@ -3643,6 +3650,43 @@ impl Walker<'_> {
         }
         self.check_path_args(args, &skip);
         self.state.cwd = saved_cwd;
+    }
+
+    /// An unknown git subcommand that git may correct to one of `near`
+    /// ([`git::autocorrect_candidates`]): judged as each of them, the worst deciding, and
+    /// never better than an unknown command. The current branch after it is known only when
+    /// every one of them leaves the same.
+    fn git_autocorrected(
+        &mut self,
+        args: &[Arg],
+        sub_i: usize,
+        near: &[&str],
+        inv: &Invocation,
+        depth: usize,
+    ) {
+        self.find(
+            RuleId::DefaultUnknown,
+            format!(
+                "git {} is not a git command; git may correct it to {}",
+                args[sub_i].text,
+                near.join(", ")
+            ),
+        );
+        let before = self.state.branch.clone();
+        let mut after = None;
+        for command in near {
+            self.state.branch = before.clone();
+            let mut as_corrected = args.to_vec();
+            as_corrected[sub_i] = Arg::literal(*command);
+            self.git(&as_corrected, inv, depth);
+            let branch = self.state.branch.clone();
+            after = match after {
+                None => Some(branch),
+                Some(b) if b == branch => Some(b),
+                Some(_) => Some(None),
+            };
+        }
+        self.state.branch = after.flatten();
     }
 
     /// The config files git reads that the line moves to where the agent can write

@@ -450,6 +450,48 @@ fn push_to_main_or_master_is_refused_in_every_spelling() {
     );
 }
 
+/// git's `help.autocorrect` runs the command closest to a misspelt one in the same process,
+/// so the misspelling is judged as every command git may correct it to.
+#[test]
+fn a_misspelt_git_subcommand_is_judged_as_the_commands_git_corrects_it_to() {
+    check(
+        &classifier(),
+        &[
+            (
+                "git -c help.autocorrect=immediate psuh origin main",
+                refused("git.push-main"),
+            ),
+            ("git psuh origin main", refused("git.push-main")),
+            ("git psuh --force origin work", refused("git.push-force")),
+            (
+                "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=help.autocorrect GIT_CONFIG_VALUE_0=1 git psuh origin main",
+                refused("git.push-main"),
+            ),
+            ("git pus origin feature", red("git.push")),
+            ("git -C src phsu origin main", refused("git.push-main")),
+            ("git rset --hard", red("git.reset-hard")),
+            // A read stays as unknown as before; a name far from every command too.
+            ("git stauts", yellow("default.unknown")),
+            ("git frobnicate", yellow("default.unknown")),
+        ],
+    );
+    check_exec(
+        &classifier(),
+        &[
+            (
+                &["git", "psuh", "origin", "main"],
+                Action::Deny,
+                "git.push-main",
+            ),
+            (
+                &["git", "-c", "help.autocorrect=1", "psuh", "origin", "+work"],
+                Action::Deny,
+                "git.push-force",
+            ),
+        ],
+    );
+}
+
 #[test]
 fn bare_push_and_head_on_main_are_refused() {
     for branch in ["main", "master"] {

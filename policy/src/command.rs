@@ -10,6 +10,7 @@ use crate::git;
 use crate::level::Context;
 use crate::opts::{self, OptSpec};
 use crate::path;
+use crate::refs::{self, Refs};
 use crate::rules::{
     DISK_PROGRAMS, FETCH_PROGRAMS, FIREWALL_PROGRAMS, INTERPRETERS, KILL_PROGRAMS,
     NETWORK_PROGRAMS, PERM_PROGRAMS, READ_PROGRAMS, RuleId, SERVICE_PROGRAMS, SHELLS,
@@ -3001,6 +3002,16 @@ impl Walker<'_> {
             .collect()
     }
 
+    /// The refs of the worktree's repository, which a push's sources name; `None` for
+    /// another repository (whose pushes [`git::analyze_push`] judges by its config) or
+    /// none at all.
+    fn worktree_refs(&self, other_repo: bool) -> Option<Result<Refs<'_>, refs::Unresolved>> {
+        if other_repo {
+            return None;
+        }
+        Refs::of_folder(self.cls.fs.as_ref(), &self.cls.worktree)
+    }
+
     /// The config file of the repository a git command works in (`.git/config`, a
     /// protected path when it is the worktree's): `--git-dir`'s or `GIT_DIR`'s `config`,
     /// else that of the nearest folder holding a `.git`, else the worktree's.
@@ -3258,11 +3269,13 @@ impl Walker<'_> {
                         ),
                     );
                 }
+                let refs = self.worktree_refs(other_repo);
                 let found = self.at_exec_unknown_is_main(git::analyze_push(
                     rest,
                     branch.as_deref(),
                     &configs,
                     other_repo,
+                    refs.as_ref(),
                 ));
                 let decided = found.iter().any(|(r, _)| {
                     matches!(
@@ -3302,11 +3315,14 @@ impl Walker<'_> {
                              which the line does not show",
                         );
                     }
+                    // send-pack's sources are local refs; subtree's word is the remote's.
+                    let local = self.worktree_refs(other_repo || sub == "subtree");
                     let found = self.at_exec_unknown_is_main(git::analyze_push(
                         &refs,
                         branch.as_deref(),
                         &g.configs,
                         false,
+                        local.as_ref(),
                     ));
                     for (rule, reason) in found {
                         self.find(rule, reason);

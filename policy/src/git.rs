@@ -3,6 +3,7 @@
 //! `git log --grep push` for a push; this reads git's own grammar.
 
 use crate::opts::{self, OptSpec};
+use crate::refs::{Refs, Unresolved};
 use crate::rules::RuleId;
 use crate::word::Arg;
 
@@ -926,11 +927,15 @@ fn pattern_covers_main(dst: &str) -> bool {
 /// `foreign_config`: git works in a repository other than the worktree's, whose own config
 /// (`remote.NAME.push`, `push.default`, `branch.NAME.merge`) the line does not show and the
 /// sandbox may have written: a refspec without `:dst`, or none, goes where that config says.
+///
+/// `refs`: the refs of the repository git pushes from, when it is the worktree's and has
+/// one: a source without `:dst` lands where the ref it names resolves to.
 pub fn analyze_push(
     args: &[Arg],
     branch: Option<&str>,
     configs: &[String],
     foreign_config: bool,
+    refs: Option<&Result<Refs<'_>, Unresolved>>,
 ) -> Vec<(RuleId, String)> {
     let mut out = Vec::new();
     // `opts::parse` reads from index 1.
@@ -1119,6 +1124,37 @@ pub fn analyze_push(
                 "pushes all matching branches, main/master included".to_string(),
             ));
             continue;
+        }
+        // `git push origin feat` with `refs/heads/feat` a symbolic ref to main pushes to
+        // main. A target that cannot be read is unknown: refused at exec, asked in a line.
+        let names_destination = delete || spec.split_once(':').is_some_and(|(_, d)| !d.is_empty());
+        if !names_destination
+            && !matches!(dst, "HEAD" | "@")
+            && !dst.contains(['*', '?', '['])
+            && let Some(refs) = refs
+        {
+            match refs
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|r| r.push_destinations(dst))
+            {
+                Ok(targets) => {
+                    if let Some(t) = targets.iter().find(|t| is_main(t)) {
+                        out.push((
+                            RuleId::GitPushMain,
+                            format!("pushes {dst}, a symbolic ref to {t}"),
+                        ));
+                        continue;
+                    }
+                }
+                Err(e) => {
+                    out.push((
+                        RuleId::GitPush,
+                        format!("pushes {dst}, but {e}: its destination {UNKNOWN_BEFORE_RUNNING}"),
+                    ));
+                    continue;
+                }
+            }
         }
         let dst = if dst == "HEAD" || dst == "@" {
             match branch {
@@ -1371,7 +1407,7 @@ mod tests {
 
     fn push(line: &str, branch: Option<&str>) -> Vec<RuleId> {
         let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
-        analyze_push(&args, branch, &[], false)
+        analyze_push(&args, branch, &[], false, None)
             .into_iter()
             .map(|(r, _)| r)
             .collect()
@@ -1452,7 +1488,7 @@ mod tests {
         assert_eq!(push("", None), vec![RuleId::GitPush]);
         let args = vec![Arg::literal("origin"), Arg::unknown()];
         assert_eq!(
-            analyze_push(&args, Some("x"), &[], false)
+            analyze_push(&args, Some("x"), &[], false, None)
                 .into_iter()
                 .map(|(r, _)| r)
                 .collect::<Vec<_>>(),

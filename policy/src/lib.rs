@@ -27,6 +27,7 @@ mod parse;
 mod patch;
 pub mod path;
 pub mod profile;
+pub mod refs;
 pub mod rules;
 mod runner;
 mod sed;

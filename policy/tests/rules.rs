@@ -3935,6 +3935,70 @@ fn real_classifier(wt: &Path) -> Classifier {
     Classifier::new(s).unwrap()
 }
 
+/// git pushes a symbolic source ref to the ref it resolves to, and HEAD's branch is the
+/// end of its chain: `refs/heads/feat` → `refs/heads/main` makes `git push origin feat` a
+/// push to main. A ref git could not resolve leaves the destination unknown: asked in a
+/// line, refused at exec.
+#[test]
+fn a_push_of_a_symbolic_ref_to_main_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let wt = d.path().canonicalize().unwrap();
+    let git = wt.join(".git");
+    std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+    std::fs::write(git.join("HEAD"), "ref: refs/heads/work\n").unwrap();
+    std::fs::write(git.join("refs/heads/work"), "0123abcd\n").unwrap();
+    std::fs::write(git.join("refs/heads/feat"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(git.join("FOO_HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(git.join("refs/heads/loop"), "ref: refs/heads/loop\n").unwrap();
+    let c = real_classifier(&wt);
+    let w = wt.display().to_string();
+    check_in(
+        &c,
+        &w,
+        &[
+            ("git push origin feat", refused("git.push-main")),
+            ("git push origin FOO_HEAD", refused("git.push-main")),
+            (
+                "git push origin +feat",
+                refused("git.push-main|git.push-force"),
+            ),
+            ("git push origin loop", red("git.push")),
+            ("git push origin work", red("git.push")),
+            ("git push origin feat:feat", red("git.push")),
+        ],
+    );
+    let exec_in = |argv: &[&str]| {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/git"),
+            cwd: ExecCwd::Known(&wt),
+            current_branch: Some("work"),
+            env: &[],
+        })
+    };
+    for (argv, want, rule) in [
+        (
+            &["git", "push", "origin", "feat"][..],
+            Action::Deny,
+            "git.push-main",
+        ),
+        (
+            &["git", "push", "origin", "loop"],
+            Action::Deny,
+            "git.push-main",
+        ),
+        (&["git", "push", "origin", "work"], Action::Ask, "git.push"),
+    ] {
+        let v = exec_in(argv);
+        assert!(v.action == want && v.rule == rule, "{argv:?}: {}", show(&v));
+    }
+    // A repository whose refs are in a reftable cannot be read.
+    std::fs::create_dir(git.join("reftable")).unwrap();
+    let v = exec_in(&["git", "push", "origin", "work"]);
+    assert_eq!(v.action, Action::Deny, "{}", show(&v));
+}
+
 #[test]
 fn a_symlink_out_of_the_worktree_leads_outside() {
     let t = symlink_tree();

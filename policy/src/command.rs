@@ -15,6 +15,7 @@ use crate::rules::{
     DISK_PROGRAMS, FETCH_PROGRAMS, FIREWALL_PROGRAMS, INTERPRETERS, KILL_PROGRAMS,
     NETWORK_PROGRAMS, PERM_PROGRAMS, READ_PROGRAMS, RuleId, SERVICE_PROGRAMS, SHELLS,
 };
+use crate::tool_commands;
 use crate::walk::{CmdIo, Cwd, Walker};
 use crate::word::{Arg, UNKNOWN};
 
@@ -5350,12 +5351,10 @@ impl Walker<'_> {
         flag || variable("npm_config_global") || variable("npm_config_location")
     }
 
-    /// Language package managers and build tools: publishing, global
-    /// installs, test runners, builds.
-    fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
-        // Subcommand words: not options, not `+toolchain`, not the value of
-        // an option that takes one.
-        let mut words: Vec<&str> = Vec::new();
+    /// Where a package tool's subcommand words are in `args`: not options, not
+    /// `+toolchain`, not the value of an option that takes one.
+    fn subcommand_words(name: &str, args: &[Arg]) -> Vec<usize> {
+        let mut words = Vec::new();
         // Options of one tool that take the next word as their value (before the
         // subcommand: `docker --context prod push`, `npm --tag beta publish`).
         let own_values: &[&str] = match name {
@@ -5424,11 +5423,156 @@ impl Walker<'_> {
                 continue;
             }
             if !w.starts_with('-') && !w.starts_with('+') {
-                words.push(w);
+                words.push(i);
             }
             i += 1;
         }
-        let sub = words.first().copied().unwrap_or("");
+        words
+    }
+
+    /// Language package managers and build tools: publishing, global
+    /// installs, test runners, builds. A cargo subcommand is judged as the
+    /// commands its aliases expand to.
+    fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
+        if name != "cargo" {
+            return self.dev_tool_as_written(name, args, depth);
+        }
+        match self.cargo_expansions(args) {
+            Ok(commands) => {
+                for command in commands {
+                    self.dev_tool_as_written(name, &command, depth);
+                }
+            }
+            Err(why) => {
+                // In a line the exec is judged again; at exec nothing is.
+                let rule = if self.ctx == Context::Exec {
+                    RuleId::DynamicProgram
+                } else {
+                    RuleId::DefaultUnknown
+                };
+                self.find(rule, why);
+                self.dev_tool_as_written(name, args, depth);
+            }
+        }
+    }
+
+    /// `cargo ARGS` as each command it runs: the subcommand, when it is no cargo
+    /// builtin and an alias defines it, replaced by the alias's words (every
+    /// definition cargo may see, and their join), and again for an alias of an
+    /// alias. An error says which alias cannot be read.
+    fn cargo_expansions(&self, args: &[Arg]) -> Result<Vec<Vec<Arg>>, String> {
+        // cargo refuses an alias that comes back to itself; more commands than this
+        // is no alias a person writes.
+        const MOST: usize = 16;
+        let mut done = Vec::new();
+        let mut work: Vec<(Vec<Arg>, Vec<String>)> = vec![(args.to_vec(), Vec::new())];
+        while let Some((argv, expanded)) = work.pop() {
+            if done.len() + work.len() > MOST {
+                return Err("cargo aliases expand to too many commands to judge".into());
+            }
+            let at = Self::subcommand_words("cargo", &argv).first().copied();
+            let Some(at) = at.filter(|&at| argv[at].known) else {
+                done.push(argv);
+                continue;
+            };
+            let sub = argv[at].text.clone();
+            if tool_commands::CARGO_BUILTINS.contains(&sub.as_str()) || expanded.contains(&sub) {
+                done.push(argv);
+                continue;
+            }
+            let definitions = self.cargo_alias(&argv[..at], &sub).map_err(|why| {
+                format!(
+                    "cargo {sub}: its alias cannot be read ({why}); \
+                     cargo may run any command in its place"
+                )
+            })?;
+            if definitions.is_empty() {
+                // A program `cargo-SUB`, whose exec is judged on its own.
+                done.push(argv);
+                continue;
+            }
+            let mut expansions = definitions.clone();
+            if definitions.len() > 1 {
+                expansions.push(definitions.concat());
+            }
+            for words in expansions {
+                let mut command = argv[..at].to_vec();
+                command.extend(words.iter().map(Arg::literal));
+                command.extend_from_slice(&argv[at + 1..]);
+                let mut expanded = expanded.clone();
+                expanded.push(sub.clone());
+                work.push((command, expanded));
+            }
+        }
+        Ok(done)
+    }
+
+    /// The definitions of cargo's alias `name` (see [`tool_commands::CargoConfig`]);
+    /// `before` are the words before the subcommand.
+    fn cargo_alias(&self, before: &[Arg], name: &str) -> Result<Vec<Vec<String>>, String> {
+        let var = |n: &str| -> Option<Option<String>> {
+            match self.state.vars.get(n) {
+                Some(v) => Some(v.clone()),
+                None => self.req.env.get(n).map(|v| Some(v.clone())),
+            }
+        };
+        let cwd = self
+            .cwd_path()
+            .ok_or("the working directory is not known")?;
+        let mut cli = Vec::new();
+        let mut i = 1;
+        while i < before.len() {
+            let a = &before[i];
+            if a.text == "-C" {
+                return Err("cargo -C reads the config of another folder".into());
+            }
+            let value = if a.text == "--config" {
+                i += 1;
+                before.get(i)
+            } else {
+                a.text.strip_prefix("--config=").map(|_| a)
+            };
+            if let Some(v) = value {
+                if !v.known {
+                    return Err("a --config value is not known before running".into());
+                }
+                let v = v.text.strip_prefix("--config=").unwrap_or(&v.text);
+                cli.push(v.to_string());
+            }
+            i += 1;
+        }
+        let cargo_home = match var("CARGO_HOME") {
+            Some(Some(h)) => cwd.join(h),
+            Some(None) => return Err("CARGO_HOME is not known before running".into()),
+            None => self
+                .cls
+                .home
+                .as_ref()
+                .map(|h| h.join(".cargo"))
+                .ok_or("the home folder is not known")?,
+        };
+        tool_commands::CargoConfig {
+            fs: self.cls.fs.as_ref(),
+            cwd: &cwd,
+            cargo_home: &cargo_home,
+            env_value: var(&tool_commands::env_name(name)),
+            cli: &cli,
+        }
+        .alias(name)
+    }
+
+    fn dev_tool_as_written(&mut self, name: &str, args: &[Arg], depth: usize) {
+        let words: Vec<&str> = Self::subcommand_words(name, args)
+            .into_iter()
+            .map(|i| args[i].text.as_str())
+            .collect();
+        // The word as written (`npm pub`), and the command the tool takes it for.
+        let typed = words.first().copied().unwrap_or("");
+        let sub = match name {
+            "npm" => tool_commands::npm_command(typed).unwrap_or(typed),
+            "gem" => tool_commands::gem_command(typed).unwrap_or(typed),
+            _ => typed,
+        };
         let sub2 = words.get(1).copied().unwrap_or("");
         let has = |f: &[&str]| {
             args.iter().skip(1).any(|a| {
@@ -5442,9 +5586,11 @@ impl Walker<'_> {
                 .any(|w| w[0].text == "--location" && w[1].text == "global")
             || (matches!(name, "npm" | "pnpm" | "bun") && self.npm_global_spelling(args));
         let publish = match name {
-            "npm" | "pnpm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
+            "npm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
                 sub == "publish"
             }
+            // `pnpm pm CMD` runs pnpm's own CMD whatever the scripts say.
+            "pnpm" => sub == "publish" || (sub == "pm" && sub2 == "publish"),
             "yarn" => sub == "publish" || (sub == "npm" && sub2 == "publish"),
             "twine" => sub == "upload",
             "gem" => sub == "push",
@@ -5475,7 +5621,7 @@ impl Walker<'_> {
         if publish {
             self.find(
                 RuleId::PkgPublish,
-                format!("{name} {sub} publishes a package"),
+                format!("{name} {typed} publishes a package"),
             );
             return self.check_path_args(args, &[]);
         }
@@ -5583,7 +5729,7 @@ impl Walker<'_> {
             "deno" => sub == "init",
             _ => false,
         };
-        if makes_folder && let Some(at) = args.iter().position(|a| a.text == sub) {
+        if makes_folder && let Some(at) = args.iter().position(|a| a.text == typed) {
             for dir in args[at + 1..].iter().filter(|a| !a.text.starts_with('-')) {
                 let dir = dir.clone();
                 self.check_write_target(&dir, true, name);
@@ -5615,7 +5761,7 @@ impl Walker<'_> {
         }
         if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
             && matches!(sub, "exec" | "x" | "dlx")
-            && let Some(at) = args.iter().position(|a| a.text == sub)
+            && let Some(at) = args.iter().position(|a| a.text == typed)
         {
             self.package_exec(&args[at..], depth);
         }

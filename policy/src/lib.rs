@@ -32,6 +32,7 @@ pub mod rules;
 mod runner;
 mod sed;
 mod tool;
+mod tool_commands;
 mod verdict;
 mod walk;
 mod word;

@@ -1574,6 +1574,98 @@ fn publishing_is_refused() {
     );
 }
 
+/// npm and RubyGems run an unambiguous abbreviation of a command, and cargo expands its
+/// aliases (config files, `CARGO_ALIAS_<NAME>`, `--config`), in the same process: each is
+/// judged as the command it runs.
+#[test]
+fn publishing_by_abbreviation_or_alias_is_refused() {
+    const PUB: Want = refused("pkg.publish");
+    check(
+        &classifier(),
+        &[
+            ("npm pub", PUB),
+            ("npm publ", PUB),
+            ("npm publi --registry http://127.0.0.1:47080/", PUB),
+            ("npm --tag beta pu", PUB),
+            ("gem pu fence-0.1.gem", PUB),
+            ("gem pus fence-0.1.gem", PUB),
+            ("pnpm pm publish", PUB),
+            ("CARGO_ALIAS_P=publish cargo p", PUB),
+            ("CARGO_ALIAS_SHIP='publish --allow-dirty' cargo ship", PUB),
+            ("cargo --config 'alias.p=\"publish\"' p", PUB),
+            (
+                "cargo --config 'alias.p=[\"q\"]' --config 'alias.q=\"publish\"' p",
+                PUB,
+            ),
+            // An alias whose value is not known may be publish: the exec is judged again.
+            ("CARGO_ALIAS_P=$X cargo p", yellow("default.unknown")),
+        ],
+    );
+    check_exec(
+        &classifier(),
+        &[
+            (&["npm", "pub"], Action::Deny, "pkg.publish"),
+            (&["gem", "pu", "x.gem"], Action::Deny, "pkg.publish"),
+        ],
+    );
+    // A config file of the working directory or one above, or of `$CARGO_HOME`.
+    let d = tempfile::tempdir().unwrap();
+    let wt = d.path().canonicalize().unwrap();
+    std::fs::create_dir_all(wt.join(".cargo")).unwrap();
+    std::fs::create_dir_all(wt.join("crate/src")).unwrap();
+    std::fs::write(wt.join(".cargo/config.toml"), "[alias]\np = \"publish\"\n").unwrap();
+    std::fs::create_dir_all(wt.join("home/.cargo")).unwrap();
+    std::fs::write(
+        wt.join("home/.cargo/config.toml"),
+        "[alias]\nclippy = [\"publish\", \"--no-verify\"]\n",
+    )
+    .unwrap();
+    let c = real_classifier(&wt);
+    let w = wt.display().to_string();
+    let home = format!("CARGO_HOME={w}/home/.cargo");
+    check_in(
+        &c,
+        &w,
+        &[
+            ("cargo p", PUB),
+            ("cd crate/src && cargo p", PUB),
+            (&format!("{home} cargo clippy"), PUB),
+            ("cargo t", yellow("default.unknown")),
+        ],
+    );
+    let exec_in = |argv: &[&str], env: &[(String, Option<String>)]| {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/cargo"),
+            cwd: ExecCwd::Known(&wt.join("crate")),
+            current_branch: Some("work"),
+            env,
+        })
+    };
+    let v = exec_in(&["cargo", "p"], &[]);
+    assert_eq!(
+        (v.action, v.rule.as_str()),
+        (Action::Deny, "pkg.publish"),
+        "{}",
+        show(&v)
+    );
+    let alias = [("CARGO_ALIAS_X".to_string(), Some("publish".to_string()))];
+    let v = exec_in(&["cargo", "x"], &alias);
+    assert_eq!(
+        (v.action, v.rule.as_str()),
+        (Action::Deny, "pkg.publish"),
+        "{}",
+        show(&v)
+    );
+    // A config cargo cannot read either: what it would run cannot be known.
+    std::fs::write(wt.join(".cargo/config.toml"), "[alias\n").unwrap();
+    let v = exec_in(&["cargo", "p"], &[]);
+    assert_eq!(v.action, Action::Deny, "{}", show(&v));
+    let v = exec_in(&["cargo", "build"], &[]);
+    assert_eq!(v.action, Action::Allow, "{}", show(&v));
+}
+
 #[test]
 fn firewall_and_network_configuration_are_refused() {
     const FW: Want = refused("net.firewall");

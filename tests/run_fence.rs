@@ -3389,6 +3389,35 @@ fn a_push_sent_to_main_by_exported_git_settings_is_refused(w: &World) {
     );
 }
 
+/// git pushes a symbolic source ref to the ref it resolves to: with `refs/heads/feat` made
+/// a symbolic ref to main, `git push origin feat` is refused at git's exec as a push to main.
+fn a_push_of_a_symbolic_ref_to_main_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b work\n\
+         git symbolic-ref refs/heads/feat refs/heads/main\n\
+         git push origin feat\n",
+    );
+}
+
+/// A bare `git push` pushes the end of HEAD's chain of symbolic refs: from HEAD → feat →
+/// main it is refused as a push to main.
+fn a_bare_push_through_a_chain_of_symbolic_refs_to_main_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b work\n\
+         git symbolic-ref refs/heads/feat refs/heads/main\n\
+         git symbolic-ref HEAD refs/heads/feat\n\
+         git push\n",
+    );
+}
+
+/// With `help.autocorrect` on, git runs `psuh` as `push` in the same process: the
+/// misspelling is judged as the push it may become.
+fn a_misspelt_push_to_main_is_refused(w: &World) {
+    push_from_a_script_is_refused(w, "git -c help.autocorrect=immediate psuh origin main\n");
+}
+
 /// `xargs -I{} sh -c '…{}…'` runs as it does outside: the shell string xargs makes of
 /// each input line is judged when xargs runs it, not refused at xargs's own exec for the
 /// placeholder it still holds.
@@ -7780,6 +7809,9 @@ both_ways!(
     git_push_to_main_from_a_script_is_refused,
     a_bare_git_push_on_main_from_a_script_is_refused,
     a_push_sent_to_main_by_exported_git_settings_is_refused,
+    a_push_of_a_symbolic_ref_to_main_is_refused,
+    a_bare_push_through_a_chain_of_symbolic_refs_to_main_is_refused,
+    a_misspelt_push_to_main_is_refused,
     rm_rf_home_from_a_script_is_refused,
     a_thread_swapping_the_path_never_writes_outside,
     carried_out_creates_leave_the_callers_cpu_affinity_as_it_was,

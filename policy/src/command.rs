@@ -10,10 +10,12 @@ use crate::git;
 use crate::level::Context;
 use crate::opts::{self, OptSpec};
 use crate::path;
+use crate::refs::{self, Refs};
 use crate::rules::{
     DISK_PROGRAMS, FETCH_PROGRAMS, FIREWALL_PROGRAMS, INTERPRETERS, KILL_PROGRAMS,
     NETWORK_PROGRAMS, PERM_PROGRAMS, READ_PROGRAMS, RuleId, SERVICE_PROGRAMS, SHELLS,
 };
+use crate::tool_commands;
 use crate::walk::{CmdIo, Cwd, Walker};
 use crate::word::{Arg, UNKNOWN};
 
@@ -3324,6 +3326,16 @@ impl Walker<'_> {
             .collect()
     }
 
+    /// The refs of the worktree's repository, which a push's sources name; `None` for
+    /// another repository (whose pushes [`git::analyze_push`] judges by its config) or
+    /// none at all.
+    fn worktree_refs(&self, other_repo: bool) -> Option<Result<Refs<'_>, refs::Unresolved>> {
+        if other_repo {
+            return None;
+        }
+        Refs::of_folder(self.cls.fs.as_ref(), &self.cls.worktree)
+    }
+
     /// The config file of the repository a git command works in (`.git/config`, a
     /// protected path when it is the worktree's): `--git-dir`'s or `GIT_DIR`'s `config`,
     /// else that of the nearest folder holding a `.git`, else the worktree's.
@@ -3492,6 +3504,13 @@ impl Walker<'_> {
             return;
         };
         let sub = args[sub_i].text.clone();
+        if args[sub_i].known && !git::is_command(&sub) {
+            let near = git::autocorrect_candidates(&sub);
+            if !near.is_empty() {
+                self.state.cwd = saved_cwd;
+                return self.git_autocorrected(args, sub_i, &near, inv, depth);
+            }
+        }
         let rest = &args[sub_i + 1..];
         let branch = if other_repo {
             None
@@ -3591,11 +3610,13 @@ impl Walker<'_> {
                         ),
                     );
                 }
+                let refs = self.worktree_refs(other_repo);
                 let found = self.at_exec_unknown_is_main(git::analyze_push(
                     rest,
                     branch.as_deref(),
                     &configs,
                     other_repo,
+                    refs.as_ref(),
                 ));
                 let decided = found.iter().any(|(r, _)| {
                     matches!(
@@ -3635,11 +3656,14 @@ impl Walker<'_> {
                              which the line does not show",
                         );
                     }
+                    // send-pack's sources are local refs; subtree's word is the remote's.
+                    let local = self.worktree_refs(other_repo || sub == "subtree");
                     let found = self.at_exec_unknown_is_main(git::analyze_push(
                         &refs,
                         branch.as_deref(),
                         &g.configs,
                         false,
+                        local.as_ref(),
                     ));
                     for (rule, reason) in found {
                         self.find(rule, reason);
@@ -3993,6 +4017,43 @@ impl Walker<'_> {
         }
         self.check_path_args(args, &skip);
         self.state.cwd = saved_cwd;
+    }
+
+    /// An unknown git subcommand that git may correct to one of `near`
+    /// ([`git::autocorrect_candidates`]): judged as each of them, the worst deciding, and
+    /// never better than an unknown command. The current branch after it is known only when
+    /// every one of them leaves the same.
+    fn git_autocorrected(
+        &mut self,
+        args: &[Arg],
+        sub_i: usize,
+        near: &[&str],
+        inv: &Invocation,
+        depth: usize,
+    ) {
+        self.find(
+            RuleId::DefaultUnknown,
+            format!(
+                "git {} is not a git command; git may correct it to {}",
+                args[sub_i].text,
+                near.join(", ")
+            ),
+        );
+        let before = self.state.branch.clone();
+        let mut after = None;
+        for command in near {
+            self.state.branch = before.clone();
+            let mut as_corrected = args.to_vec();
+            as_corrected[sub_i] = Arg::literal(*command);
+            self.git(&as_corrected, inv, depth);
+            let branch = self.state.branch.clone();
+            after = match after {
+                None => Some(branch),
+                Some(b) if b == branch => Some(b),
+                Some(_) => Some(None),
+            };
+        }
+        self.state.branch = after.flatten();
     }
 
     /// The config files git reads that the line moves to where the agent can write
@@ -5717,12 +5778,10 @@ impl Walker<'_> {
         flag || variable("npm_config_global") || variable("npm_config_location")
     }
 
-    /// Language package managers and build tools: publishing, global
-    /// installs, test runners, builds.
-    fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
-        // Subcommand words: not options, not `+toolchain`, not the value of
-        // an option that takes one.
-        let mut words: Vec<&str> = Vec::new();
+    /// Where a package tool's subcommand words are in `args`: not options, not
+    /// `+toolchain`, not the value of an option that takes one.
+    fn subcommand_words(name: &str, args: &[Arg]) -> Vec<usize> {
+        let mut words = Vec::new();
         // Options of one tool that take the next word as their value (before the
         // subcommand: `docker --context prod push`, `npm --tag beta publish`).
         let own_values: &[&str] = match name {
@@ -5795,11 +5854,156 @@ impl Walker<'_> {
                 continue;
             }
             if !w.starts_with('-') && !w.starts_with('+') {
-                words.push(w);
+                words.push(i);
             }
             i += 1;
         }
-        let sub = words.first().copied().unwrap_or("");
+        words
+    }
+
+    /// Language package managers and build tools: publishing, global
+    /// installs, test runners, builds. A cargo subcommand is judged as the
+    /// commands its aliases expand to.
+    fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
+        if name != "cargo" {
+            return self.dev_tool_as_written(name, args, depth);
+        }
+        match self.cargo_expansions(args) {
+            Ok(commands) => {
+                for command in commands {
+                    self.dev_tool_as_written(name, &command, depth);
+                }
+            }
+            Err(why) => {
+                // In a line the exec is judged again; at exec nothing is.
+                let rule = if self.ctx == Context::Exec {
+                    RuleId::DynamicProgram
+                } else {
+                    RuleId::DefaultUnknown
+                };
+                self.find(rule, why);
+                self.dev_tool_as_written(name, args, depth);
+            }
+        }
+    }
+
+    /// `cargo ARGS` as each command it runs: the subcommand, when it is no cargo
+    /// builtin and an alias defines it, replaced by the alias's words (every
+    /// definition cargo may see, and their join), and again for an alias of an
+    /// alias. An error says which alias cannot be read.
+    fn cargo_expansions(&self, args: &[Arg]) -> Result<Vec<Vec<Arg>>, String> {
+        // cargo refuses an alias that comes back to itself; more commands than this
+        // is no alias a person writes.
+        const MOST: usize = 16;
+        let mut done = Vec::new();
+        let mut work: Vec<(Vec<Arg>, Vec<String>)> = vec![(args.to_vec(), Vec::new())];
+        while let Some((argv, expanded)) = work.pop() {
+            if done.len() + work.len() > MOST {
+                return Err("cargo aliases expand to too many commands to judge".into());
+            }
+            let at = Self::subcommand_words("cargo", &argv).first().copied();
+            let Some(at) = at.filter(|&at| argv[at].known) else {
+                done.push(argv);
+                continue;
+            };
+            let sub = argv[at].text.clone();
+            if tool_commands::CARGO_BUILTINS.contains(&sub.as_str()) || expanded.contains(&sub) {
+                done.push(argv);
+                continue;
+            }
+            let definitions = self.cargo_alias(&argv[..at], &sub).map_err(|why| {
+                format!(
+                    "cargo {sub}: its alias cannot be read ({why}); \
+                     cargo may run any command in its place"
+                )
+            })?;
+            if definitions.is_empty() {
+                // A program `cargo-SUB`, whose exec is judged on its own.
+                done.push(argv);
+                continue;
+            }
+            let mut expansions = definitions.clone();
+            if definitions.len() > 1 {
+                expansions.push(definitions.concat());
+            }
+            for words in expansions {
+                let mut command = argv[..at].to_vec();
+                command.extend(words.iter().map(Arg::literal));
+                command.extend_from_slice(&argv[at + 1..]);
+                let mut expanded = expanded.clone();
+                expanded.push(sub.clone());
+                work.push((command, expanded));
+            }
+        }
+        Ok(done)
+    }
+
+    /// The definitions of cargo's alias `name` (see [`tool_commands::CargoConfig`]);
+    /// `before` are the words before the subcommand.
+    fn cargo_alias(&self, before: &[Arg], name: &str) -> Result<Vec<Vec<String>>, String> {
+        let var = |n: &str| -> Option<Option<String>> {
+            match self.state.vars.get(n) {
+                Some(v) => Some(v.clone()),
+                None => self.req.env.get(n).map(|v| Some(v.clone())),
+            }
+        };
+        let cwd = self
+            .cwd_path()
+            .ok_or("the working directory is not known")?;
+        let mut cli = Vec::new();
+        let mut i = 1;
+        while i < before.len() {
+            let a = &before[i];
+            if a.text == "-C" {
+                return Err("cargo -C reads the config of another folder".into());
+            }
+            let value = if a.text == "--config" {
+                i += 1;
+                before.get(i)
+            } else {
+                a.text.strip_prefix("--config=").map(|_| a)
+            };
+            if let Some(v) = value {
+                if !v.known {
+                    return Err("a --config value is not known before running".into());
+                }
+                let v = v.text.strip_prefix("--config=").unwrap_or(&v.text);
+                cli.push(v.to_string());
+            }
+            i += 1;
+        }
+        let cargo_home = match var("CARGO_HOME") {
+            Some(Some(h)) => cwd.join(h),
+            Some(None) => return Err("CARGO_HOME is not known before running".into()),
+            None => self
+                .cls
+                .home
+                .as_ref()
+                .map(|h| h.join(".cargo"))
+                .ok_or("the home folder is not known")?,
+        };
+        tool_commands::CargoConfig {
+            fs: self.cls.fs.as_ref(),
+            cwd: &cwd,
+            cargo_home: &cargo_home,
+            env_value: var(&tool_commands::env_name(name)),
+            cli: &cli,
+        }
+        .alias(name)
+    }
+
+    fn dev_tool_as_written(&mut self, name: &str, args: &[Arg], depth: usize) {
+        let words: Vec<&str> = Self::subcommand_words(name, args)
+            .into_iter()
+            .map(|i| args[i].text.as_str())
+            .collect();
+        // The word as written (`npm pub`), and the command the tool takes it for.
+        let typed = words.first().copied().unwrap_or("");
+        let sub = match name {
+            "npm" => tool_commands::npm_command(typed).unwrap_or(typed),
+            "gem" => tool_commands::gem_command(typed).unwrap_or(typed),
+            _ => typed,
+        };
         let sub2 = words.get(1).copied().unwrap_or("");
         let has = |f: &[&str]| {
             args.iter().skip(1).any(|a| {
@@ -5813,9 +6017,11 @@ impl Walker<'_> {
                 .any(|w| w[0].text == "--location" && w[1].text == "global")
             || (matches!(name, "npm" | "pnpm" | "bun") && self.npm_global_spelling(args));
         let publish = match name {
-            "npm" | "pnpm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
+            "npm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
                 sub == "publish"
             }
+            // `pnpm pm CMD` runs pnpm's own CMD whatever the scripts say.
+            "pnpm" => sub == "publish" || (sub == "pm" && sub2 == "publish"),
             // `yarn workspace NAME publish` (classic) or `… npm publish` (berry), and
             // `yarn workspaces foreach … npm publish`, publish from the workspaces.
             "yarn" => {
@@ -5855,7 +6061,7 @@ impl Walker<'_> {
         if publish {
             self.find(
                 RuleId::PkgPublish,
-                format!("{name} {sub} publishes a package"),
+                format!("{name} {typed} publishes a package"),
             );
             return self.check_path_args(args, &[]);
         }
@@ -5963,7 +6169,7 @@ impl Walker<'_> {
             "deno" => sub == "init",
             _ => false,
         };
-        if makes_folder && let Some(at) = args.iter().position(|a| a.text == sub) {
+        if makes_folder && let Some(at) = args.iter().position(|a| a.text == typed) {
             for dir in args[at + 1..].iter().filter(|a| !a.text.starts_with('-')) {
                 let dir = dir.clone();
                 self.check_write_target(&dir, true, name);
@@ -5995,7 +6201,7 @@ impl Walker<'_> {
         }
         if matches!(name, "npm" | "pnpm" | "yarn" | "bun")
             && matches!(sub, "exec" | "x" | "dlx")
-            && let Some(at) = args.iter().position(|a| a.text == sub)
+            && let Some(at) = args.iter().position(|a| a.text == typed)
         {
             self.package_exec(&args[at..], depth);
         }

@@ -3,6 +3,7 @@
 //! `git log --grep push` for a push; this reads git's own grammar.
 
 use crate::opts::{self, OptSpec};
+use crate::refs::{Refs, Unresolved};
 use crate::rules::RuleId;
 use crate::word::Arg;
 
@@ -941,11 +942,15 @@ fn pattern_covers_main(dst: &str) -> bool {
 /// `foreign_config`: git works in a repository other than the worktree's, whose own config
 /// (`remote.NAME.push`, `push.default`, `branch.NAME.merge`) the line does not show and the
 /// sandbox may have written: a refspec without `:dst`, or none, goes where that config says.
+///
+/// `refs`: the refs of the repository git pushes from, when it is the worktree's and has
+/// one: a source without `:dst` lands where the ref it names resolves to.
 pub fn analyze_push(
     args: &[Arg],
     branch: Option<&str>,
     configs: &[String],
     foreign_config: bool,
+    refs: Option<&Result<Refs<'_>, Unresolved>>,
 ) -> Vec<(RuleId, String)> {
     let mut out = Vec::new();
     // `opts::parse` reads from index 1.
@@ -1135,6 +1140,37 @@ pub fn analyze_push(
             ));
             continue;
         }
+        // `git push origin feat` with `refs/heads/feat` a symbolic ref to main pushes to
+        // main. A target that cannot be read is unknown: refused at exec, asked in a line.
+        let names_destination = delete || spec.split_once(':').is_some_and(|(_, d)| !d.is_empty());
+        if !names_destination
+            && !matches!(dst, "HEAD" | "@")
+            && !dst.contains(['*', '?', '['])
+            && let Some(refs) = refs
+        {
+            match refs
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|r| r.push_destinations(dst))
+            {
+                Ok(targets) => {
+                    if let Some(t) = targets.iter().find(|t| is_main(t)) {
+                        out.push((
+                            RuleId::GitPushMain,
+                            format!("pushes {dst}, a symbolic ref to {t}"),
+                        ));
+                        continue;
+                    }
+                }
+                Err(e) => {
+                    out.push((
+                        RuleId::GitPush,
+                        format!("pushes {dst}, but {e}: its destination {UNKNOWN_BEFORE_RUNNING}"),
+                    ));
+                    continue;
+                }
+            }
+        }
         let dst = if dst == "HEAD" || dst == "@" {
             match branch {
                 Some(b) => b,
@@ -1288,18 +1324,121 @@ pub fn checkout_target(sub: &str, args: &[Arg]) -> Option<Option<String>> {
     }
 }
 
+/// git's commands: `git --list-cmds=main` of git 2.47 (its builtins and the programs of its
+/// exec path), with those of other versions and the common add-ons (`subtree`).
+#[rustfmt::skip]
+const COMMANDS: &[&str] = &[
+    "add", "am", "annotate", "apply", "archimport", "archive", "backfill", "bisect", "blame",
+    "branch", "bugreport", "bundle", "cat-file", "check-attr", "check-ignore", "check-mailmap",
+    "check-ref-format", "checkout", "checkout-index", "cherry", "cherry-pick", "citool",
+    "clean", "clone", "column", "commit", "commit-graph", "commit-tree", "config",
+    "count-objects", "credential", "credential-cache", "credential-store", "cvsexportcommit",
+    "cvsimport", "cvsserver", "daemon", "describe", "diagnose", "diff", "diff-files",
+    "diff-index", "diff-pairs", "diff-tree", "difftool", "fast-export", "fast-import", "fetch",
+    "fetch-pack", "filter-branch", "fmt-merge-msg", "for-each-ref", "for-each-repo",
+    "format-patch", "fsck", "fsck-objects", "fsmonitor--daemon", "gc", "get-tar-commit-id",
+    "grep", "gui", "hash-object", "help", "history", "hook", "http-backend", "http-fetch",
+    "http-push", "imap-send", "index-pack", "init", "init-db", "instaweb",
+    "interpret-trailers", "last-modified", "log", "ls-files", "ls-remote", "ls-tree",
+    "mailinfo", "mailsplit", "maintenance", "merge", "merge-base", "merge-file", "merge-index",
+    "merge-octopus", "merge-one-file", "merge-ours", "merge-recursive", "merge-recursive-ours",
+    "merge-recursive-theirs", "merge-resolve", "merge-subtree", "merge-tree", "mergetool",
+    "mktag", "mktree", "multi-pack-index", "mv", "name-rev", "notes", "p4", "pack-objects",
+    "pack-redundant", "pack-refs", "patch-id", "pickaxe", "prune", "prune-packed", "pull",
+    "push", "quiltimport", "range-diff", "read-tree", "rebase", "receive-pack", "reflog",
+    "refs", "remote", "remote-ext", "remote-fd", "remote-ftp", "remote-ftps", "remote-http",
+    "remote-https", "repack", "replace", "replay", "repo", "request-pull", "rerere", "reset",
+    "restore", "rev-list", "rev-parse", "revert", "rm", "send-email", "send-pack", "shell",
+    "shortlog", "show", "show-branch", "show-index", "show-ref", "sparse-checkout", "stage",
+    "stash", "status", "stripspace", "submodule", "subtree", "svn", "switch", "symbolic-ref",
+    "tag", "unpack-file", "unpack-objects", "update-index", "update-ref", "update-server-info",
+    "upload-archive", "upload-pack", "var", "verify-commit", "verify-pack", "verify-tag",
+    "version", "whatchanged", "worktree", "write-tree",
+];
+
+/// git's common commands (`git help`): a name one of them starts with is corrected to it
+/// before any other.
+#[rustfmt::skip]
+const COMMON: &[&str] = &[
+    "add", "backfill", "bisect", "branch", "clone", "commit", "diff", "fetch", "grep", "init",
+    "log", "merge", "mv", "pull", "push", "rebase", "reset", "restore", "rm", "show", "status",
+    "switch", "tag",
+];
+
+/// Whether `name` is one of git's own commands.
+pub fn is_command(name: &str) -> bool {
+    COMMANDS.contains(&name)
+}
+
+/// The commands git may run for the unknown subcommand `typed`. With `help.autocorrect`
+/// set (`-c`, the environment, or the user's config, which the line does not show) git runs
+/// the closest command in the same process, so no exec of it is seen. git scores each
+/// command (`help.c`, `help_unknown_cmd`): 0 for a common command that starts with `typed`,
+/// else a weighted edit distance plus one, and corrects to the best when it is alone and
+/// below 6. Which commands compete depends on the aliases and programs of the machine, so
+/// every command below 6 is returned, not only the best.
+pub fn autocorrect_candidates(typed: &str) -> Vec<&'static str> {
+    const SIMILAR_ENOUGH: usize = 6;
+    COMMANDS
+        .iter()
+        .copied()
+        .filter(|c| {
+            (COMMON.contains(c) && c.starts_with(typed))
+                || edit_distance(typed.as_bytes(), c.as_bytes()) + 1 < SIMILAR_ENOUGH
+        })
+        .collect()
+}
+
+/// git's `levenshtein(typed, candidate, 0, 2, 1, 3)`: a swap of two neighbours costs 0, a
+/// substitution 2, an insertion 1 and a deletion 3.
+fn edit_distance(a: &[u8], b: &[u8]) -> usize {
+    const SWAP: usize = 0;
+    const SUBSTITUTION: usize = 2;
+    const INSERTION: usize = 1;
+    const DELETION: usize = 3;
+    // d[i][j]: from the first i bytes of `a` to the first j of `b`.
+    let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j * INSERTION;
+    }
+    for i in 0..a.len() {
+        d[i + 1][0] = (i + 1) * DELETION;
+        for j in 0..b.len() {
+            let mut best = d[i][j] + if a[i] == b[j] { 0 } else { SUBSTITUTION };
+            if i > 0 && j > 0 && a[i - 1] == b[j] && a[i] == b[j - 1] {
+                best = best.min(d[i - 1][j - 1] + SWAP);
+            }
+            best = best.min(d[i][j + 1] + DELETION);
+            best = best.min(d[i + 1][j] + INSERTION);
+            d[i + 1][j + 1] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn push(line: &str, branch: Option<&str>) -> Vec<RuleId> {
         let args: Vec<Arg> = line.split_whitespace().map(Arg::literal).collect();
-        analyze_push(&args, branch, &[], false)
+        analyze_push(&args, branch, &[], false, None)
             .into_iter()
             .map(|(r, _)| r)
             .collect()
     }
 
+    #[test]
+    fn autocorrect_reaches_push_from_its_misspellings() {
+        for typed in ["psuh", "pus", "pu", "pusj", "phus", "puhs", "pish"] {
+            assert!(autocorrect_candidates(typed).contains(&"push"), "{typed}");
+        }
+        assert!(!autocorrect_candidates("frobnicate").contains(&"push"));
+        // git's own scores: one insertion is 1 (+1), one deletion 3 (+1).
+        assert_eq!(edit_distance(b"psh", b"push"), 1);
+        assert_eq!(edit_distance(b"pussh", b"push"), 3);
+        assert_eq!(edit_distance(b"psuh", b"push"), 0);
+    }
     #[test]
     fn main_in_every_spelling() {
         for l in [
@@ -1364,7 +1503,7 @@ mod tests {
         assert_eq!(push("", None), vec![RuleId::GitPush]);
         let args = vec![Arg::literal("origin"), Arg::unknown()];
         assert_eq!(
-            analyze_push(&args, Some("x"), &[], false)
+            analyze_push(&args, Some("x"), &[], false, None)
                 .into_iter()
                 .map(|(r, _)| r)
                 .collect::<Vec<_>>(),

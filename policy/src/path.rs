@@ -40,6 +40,13 @@ pub trait FsView: Send + Sync {
     fn list_dir(&self, _path: &Path, _max: usize) -> Option<Vec<OsString>> {
         None
     }
+
+    /// The text of the regular file at `path` (followed) when it holds at most `most`
+    /// bytes: `None` when nothing is there, an error when something is that cannot be read
+    /// as such a file. A view that cannot tell finds nothing.
+    fn read_file(&self, _path: &Path, _most: u64) -> io::Result<Option<String>> {
+        Ok(None)
+    }
 }
 
 /// The real filesystem.
@@ -67,6 +74,21 @@ impl FsView for RealFs {
                 .take(max.saturating_add(1))
                 .collect(),
         )
+    }
+
+    fn read_file(&self, path: &Path, most: u64) -> io::Result<Option<String>> {
+        match crate::config::read_regular_file(path, true, most) {
+            Ok(text) => Ok(Some(text)),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -117,6 +139,10 @@ impl FsView for OnceFs<'_> {
     fn list_dir(&self, path: &Path, max: usize) -> Option<Vec<OsString>> {
         self.inner.list_dir(path, max)
     }
+
+    fn read_file(&self, path: &Path, most: u64) -> io::Result<Option<String>> {
+        self.inner.read_file(path, most)
+    }
 }
 
 /// `inner` with the links a line makes before the point being judged (`ln -s /etc e &&
@@ -160,6 +186,14 @@ impl FsView for WithLinks<'_> {
             }
         }
         names
+    }
+
+    /// A link the line makes is no file on disk yet.
+    fn read_file(&self, path: &Path, most: u64) -> io::Result<Option<String>> {
+        if self.links.contains_key(path) {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        }
+        self.inner.read_file(path, most)
     }
 }
 

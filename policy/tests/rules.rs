@@ -450,6 +450,48 @@ fn push_to_main_or_master_is_refused_in_every_spelling() {
     );
 }
 
+/// git's `help.autocorrect` runs the command closest to a misspelt one in the same process,
+/// so the misspelling is judged as every command git may correct it to.
+#[test]
+fn a_misspelt_git_subcommand_is_judged_as_the_commands_git_corrects_it_to() {
+    check(
+        &classifier(),
+        &[
+            (
+                "git -c help.autocorrect=immediate psuh origin main",
+                refused("git.push-main"),
+            ),
+            ("git psuh origin main", refused("git.push-main")),
+            ("git psuh --force origin work", refused("git.push-force")),
+            (
+                "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=help.autocorrect GIT_CONFIG_VALUE_0=1 git psuh origin main",
+                refused("git.push-main"),
+            ),
+            ("git pus origin feature", red("git.push")),
+            ("git -C src phsu origin main", refused("git.push-main")),
+            ("git rset --hard", red("git.reset-hard")),
+            // A read stays as unknown as before; a name far from every command too.
+            ("git stauts", yellow("default.unknown")),
+            ("git frobnicate", yellow("default.unknown")),
+        ],
+    );
+    check_exec(
+        &classifier(),
+        &[
+            (
+                &["git", "psuh", "origin", "main"],
+                Action::Deny,
+                "git.push-main",
+            ),
+            (
+                &["git", "-c", "help.autocorrect=1", "psuh", "origin", "+work"],
+                Action::Deny,
+                "git.push-force",
+            ),
+        ],
+    );
+}
+
 #[test]
 fn bare_push_and_head_on_main_are_refused() {
     for branch in ["main", "master"] {
@@ -1533,6 +1575,98 @@ fn publishing_is_refused() {
             ("docker pull org/image", yellow("default.unknown")),
         ],
     );
+}
+
+/// npm and RubyGems run an unambiguous abbreviation of a command, and cargo expands its
+/// aliases (config files, `CARGO_ALIAS_<NAME>`, `--config`), in the same process: each is
+/// judged as the command it runs.
+#[test]
+fn publishing_by_abbreviation_or_alias_is_refused() {
+    const PUB: Want = refused("pkg.publish");
+    check(
+        &classifier(),
+        &[
+            ("npm pub", PUB),
+            ("npm publ", PUB),
+            ("npm publi --registry http://127.0.0.1:47080/", PUB),
+            ("npm --tag beta pu", PUB),
+            ("gem pu fence-0.1.gem", PUB),
+            ("gem pus fence-0.1.gem", PUB),
+            ("pnpm pm publish", PUB),
+            ("CARGO_ALIAS_P=publish cargo p", PUB),
+            ("CARGO_ALIAS_SHIP='publish --allow-dirty' cargo ship", PUB),
+            ("cargo --config 'alias.p=\"publish\"' p", PUB),
+            (
+                "cargo --config 'alias.p=[\"q\"]' --config 'alias.q=\"publish\"' p",
+                PUB,
+            ),
+            // An alias whose value is not known may be publish: the exec is judged again.
+            ("CARGO_ALIAS_P=$X cargo p", yellow("default.unknown")),
+        ],
+    );
+    check_exec(
+        &classifier(),
+        &[
+            (&["npm", "pub"], Action::Deny, "pkg.publish"),
+            (&["gem", "pu", "x.gem"], Action::Deny, "pkg.publish"),
+        ],
+    );
+    // A config file of the working directory or one above, or of `$CARGO_HOME`.
+    let d = tempfile::tempdir().unwrap();
+    let wt = d.path().canonicalize().unwrap();
+    std::fs::create_dir_all(wt.join(".cargo")).unwrap();
+    std::fs::create_dir_all(wt.join("crate/src")).unwrap();
+    std::fs::write(wt.join(".cargo/config.toml"), "[alias]\np = \"publish\"\n").unwrap();
+    std::fs::create_dir_all(wt.join("home/.cargo")).unwrap();
+    std::fs::write(
+        wt.join("home/.cargo/config.toml"),
+        "[alias]\nclippy = [\"publish\", \"--no-verify\"]\n",
+    )
+    .unwrap();
+    let c = real_classifier(&wt);
+    let w = wt.display().to_string();
+    let home = format!("CARGO_HOME={w}/home/.cargo");
+    check_in(
+        &c,
+        &w,
+        &[
+            ("cargo p", PUB),
+            ("cd crate/src && cargo p", PUB),
+            (&format!("{home} cargo clippy"), PUB),
+            ("cargo t", yellow("default.unknown")),
+        ],
+    );
+    let exec_in = |argv: &[&str], env: &[(String, Option<String>)]| {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/cargo"),
+            cwd: ExecCwd::Known(&wt.join("crate")),
+            current_branch: Some("work"),
+            env,
+        })
+    };
+    let v = exec_in(&["cargo", "p"], &[]);
+    assert_eq!(
+        (v.action, v.rule.as_str()),
+        (Action::Deny, "pkg.publish"),
+        "{}",
+        show(&v)
+    );
+    let alias = [("CARGO_ALIAS_X".to_string(), Some("publish".to_string()))];
+    let v = exec_in(&["cargo", "x"], &alias);
+    assert_eq!(
+        (v.action, v.rule.as_str()),
+        (Action::Deny, "pkg.publish"),
+        "{}",
+        show(&v)
+    );
+    // A config cargo cannot read either: what it would run cannot be known.
+    std::fs::write(wt.join(".cargo/config.toml"), "[alias\n").unwrap();
+    let v = exec_in(&["cargo", "p"], &[]);
+    assert_eq!(v.action, Action::Deny, "{}", show(&v));
+    let v = exec_in(&["cargo", "build"], &[]);
+    assert_eq!(v.action, Action::Allow, "{}", show(&v));
 }
 
 #[test]
@@ -3897,6 +4031,70 @@ fn real_classifier(wt: &Path) -> Classifier {
     s.env = env(&[("HOME", HOME)]);
     s.fs = Arc::new(RealFs);
     Classifier::new(s).unwrap()
+}
+
+/// git pushes a symbolic source ref to the ref it resolves to, and HEAD's branch is the
+/// end of its chain: `refs/heads/feat` → `refs/heads/main` makes `git push origin feat` a
+/// push to main. A ref git could not resolve leaves the destination unknown: asked in a
+/// line, refused at exec.
+#[test]
+fn a_push_of_a_symbolic_ref_to_main_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let wt = d.path().canonicalize().unwrap();
+    let git = wt.join(".git");
+    std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+    std::fs::write(git.join("HEAD"), "ref: refs/heads/work\n").unwrap();
+    std::fs::write(git.join("refs/heads/work"), "0123abcd\n").unwrap();
+    std::fs::write(git.join("refs/heads/feat"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(git.join("FOO_HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::write(git.join("refs/heads/loop"), "ref: refs/heads/loop\n").unwrap();
+    let c = real_classifier(&wt);
+    let w = wt.display().to_string();
+    check_in(
+        &c,
+        &w,
+        &[
+            ("git push origin feat", refused("git.push-main")),
+            ("git push origin FOO_HEAD", refused("git.push-main")),
+            (
+                "git push origin +feat",
+                refused("git.push-main|git.push-force"),
+            ),
+            ("git push origin loop", red("git.push")),
+            ("git push origin work", red("git.push")),
+            ("git push origin feat:feat", red("git.push")),
+        ],
+    );
+    let exec_in = |argv: &[&str]| {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        c.classify_exec(&ExecEvent {
+            argv: &argv,
+            program: Path::new("/usr/bin/git"),
+            cwd: ExecCwd::Known(&wt),
+            current_branch: Some("work"),
+            env: &[],
+        })
+    };
+    for (argv, want, rule) in [
+        (
+            &["git", "push", "origin", "feat"][..],
+            Action::Deny,
+            "git.push-main",
+        ),
+        (
+            &["git", "push", "origin", "loop"],
+            Action::Deny,
+            "git.push-main",
+        ),
+        (&["git", "push", "origin", "work"], Action::Ask, "git.push"),
+    ] {
+        let v = exec_in(argv);
+        assert!(v.action == want && v.rule == rule, "{argv:?}: {}", show(&v));
+    }
+    // A repository whose refs are in a reftable cannot be read.
+    std::fs::create_dir(git.join("reftable")).unwrap();
+    let v = exec_in(&["git", "push", "origin", "work"]);
+    assert_eq!(v.action, Action::Deny, "{}", show(&v));
 }
 
 #[test]

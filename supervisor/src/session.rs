@@ -223,13 +223,26 @@ pub fn holding_git_dir(worktree: &Path) -> Option<PathBuf> {
 /// reads a symlinked HEAD's target name, not its content, so nothing is lost) and read
 /// only when it is a regular file, and then only its first bytes.
 pub fn current_branch(worktree: &Path) -> Option<String> {
-    let head = read_small_regular_file(&holding_git_dir(worktree)?.join("HEAD"), false)?;
-    head.trim()
-        .strip_prefix("ref: refs/heads/")
-        // A repository whose refs are in reftable keeps `refs/heads/.invalid` in its HEAD
-        // file for older gits: the branch is in the tables, not known here.
-        .filter(|branch| *branch != ".invalid")
-        .map(str::to_string)
+    let git_dir = holding_git_dir(worktree)?;
+    let head = head_text(&git_dir)?;
+    branch_of_head(git_dir, &head)
+}
+
+/// The text of the HEAD file in `git_dir`, read as [`current_branch`] says.
+pub fn head_text(git_dir: &Path) -> Option<String> {
+    read_small_regular_file(&git_dir.join("HEAD"), false)
+}
+
+/// The branch a HEAD holding `head` is on: the end of its chain of symbolic refs, as git
+/// pushes it (`HEAD` → `refs/heads/feat` → `refs/heads/main` is on main). `None` when it
+/// is detached or the chain cannot be followed: a repository whose refs are in reftable
+/// (its HEAD file holds `refs/heads/.invalid` for older gits), a loop, a chain deeper than
+/// git follows.
+pub fn branch_of_head(git_dir: PathBuf, head: &str) -> Option<String> {
+    policy::refs::Refs::at(&RealFs, git_dir)
+        .ok()?
+        .branch_of_head(head)
+        .ok()?
 }
 
 /// `path`'s text when it is a regular file of at most 4 KiB (a HEAD or a `.git` file; see
@@ -460,6 +473,19 @@ mod tests {
         std::fs::write(linked.join(".git"), "gitdir: ../.git/worktrees/l\n").unwrap();
         assert_eq!(current_branch(&linked).as_deref(), Some("feature"));
         std::fs::write(wt.join(".git/HEAD"), "0123abcd\n").unwrap();
+        assert_eq!(current_branch(wt), None);
+    }
+
+    #[test]
+    fn a_head_naming_a_symbolic_ref_is_on_the_branch_it_ends_at() {
+        let d = tempfile::tempdir().unwrap();
+        let wt = d.path();
+        std::fs::create_dir_all(wt.join(".git/refs/heads")).unwrap();
+        std::fs::write(wt.join(".git/HEAD"), "ref: refs/heads/feat\n").unwrap();
+        std::fs::write(wt.join(".git/refs/heads/feat"), "ref: refs/heads/main\n").unwrap();
+        assert_eq!(current_branch(wt).as_deref(), Some("main"));
+        // A loop is no branch that can be known.
+        std::fs::write(wt.join(".git/refs/heads/main"), "ref: refs/heads/feat\n").unwrap();
         assert_eq!(current_branch(wt), None);
     }
 

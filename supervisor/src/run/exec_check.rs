@@ -264,7 +264,7 @@ fn read_request(
     } else {
         None
     };
-    let git_env = if runs_git(&argv, &program) {
+    let git_env = if runs_git(&argv, &program) || runs_cargo(&argv, &program) {
         git_environment(mem, envp_addr)
     } else {
         Vec::new()
@@ -308,22 +308,34 @@ fn runs_git(argv: &[Vec<u8>], program: &Path) -> bool {
     named_git(program.as_os_str().as_bytes()) || argv.first().is_some_and(|a| named_git(a))
 }
 
+/// Whether the exec runs cargo (or rustup's proxy of it), whose aliases its environment
+/// may define (`CARGO_ALIAS_P=publish cargo p`).
+fn runs_cargo(argv: &[Vec<u8>], program: &Path) -> bool {
+    let named_cargo = |bytes: &[u8]| bytes.rsplit(|c| *c == b'/').next() == Some(b"cargo");
+    named_cargo(program.as_os_str().as_bytes()) || argv.first().is_some_and(|a| named_cargo(a))
+}
+
 /// The variables of a git command's environment that choose its settings where the argv
 /// does not show them (`GIT_CONFIG_COUNT`, `GIT_CONFIG_KEY_<n>`, `GIT_CONFIG_VALUE_<n>`,
 /// `GIT_CONFIG_PARAMETERS`, `GIT_CONFIG_GLOBAL`…): a script that exported them earlier can
 /// send `git push origin feature` to main. Read from the exec's own environment array,
 /// which is what git will see (the caller's /proc environ is its start's). An environment
 /// that cannot be read whole is given as `GIT_CONFIG_PARAMETERS` with no value: settings
-/// unknown, which the policy takes as deciding a push.
+/// unknown, which the policy takes as deciding a push (and as `CARGO_HOME` with no value:
+/// cargo's aliases unknown).
 ///
 /// `HOME` and `XDG_CONFIG_HOME` are given too where they differ from the session's (fence's
 /// own): git reads the user's config from there (`~/.gitconfig`,
 /// `$XDG_CONFIG_HOME/git/config`), and a script can point them at a file it wrote that sets
 /// `remote.origin.push`. So are `GIT_DIR` and `GIT_COMMON_DIR`, which name another
-/// repository, whose config the sandbox may have written.
+/// repository, whose config the sandbox may have written. For cargo, `CARGO_ALIAS_<NAME>`
+/// and `CARGO_HOME` (whose `config.toml` holds aliases too) are given likewise.
 fn git_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Option<String>)> {
     let Ok(env) = mem.string_array(envp_addr) else {
-        return vec![("GIT_CONFIG_PARAMETERS".into(), None)];
+        return vec![
+            ("GIT_CONFIG_PARAMETERS".into(), None),
+            ("CARGO_HOME".into(), None),
+        ];
     };
     let moved = |v: &[u8], name: &str| {
         v.strip_prefix(name.as_bytes())
@@ -337,6 +349,8 @@ fn git_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Optio
             v.starts_with(b"GIT_CONFIG")
                 || v.starts_with(b"GIT_DIR=")
                 || v.starts_with(b"GIT_COMMON_DIR=")
+                || v.starts_with(b"CARGO_ALIAS_")
+                || v.starts_with(b"CARGO_HOME=")
                 || moved(v, "HOME")
                 || moved(v, "XDG_CONFIG_HOME")
         })

@@ -6,6 +6,10 @@
 //! where one `statx` of HEAD tells whether the last answer still holds: git replaces HEAD
 //! by renaming a new file over it, which changes its inode and change time. The branch is
 //! policy input, not a security boundary.
+//!
+//! HEAD's branch may itself be made a symbolic ref (`git symbolic-ref refs/heads/feat
+//! refs/heads/main`) without HEAD changing: the branch's own file is watched as well, and a
+//! HEAD that reaches its branch through more than one symbolic ref is read every time.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -22,8 +26,10 @@ struct Stamp {
 }
 
 impl Stamp {
+    /// Not followed: a symlink is itself a ref (git reads a link to `refs/…` as a
+    /// symbolic ref).
     fn of(path: &Path) -> Option<Stamp> {
-        let m = std::fs::metadata(path).ok()?;
+        let m = std::fs::symlink_metadata(path).ok()?;
         Some(Stamp {
             dev: m.dev(),
             ino: m.ino(),
@@ -39,6 +45,9 @@ struct Entry {
     worktree: PathBuf,
     head: PathBuf,
     stamp: Stamp,
+    /// The file of the branch HEAD names and its stamp (`None`: no loose file, the ref is
+    /// packed or unborn).
+    branch_file: Option<(PathBuf, Option<Stamp>)>,
     branch: Option<String>,
 }
 
@@ -50,18 +59,43 @@ pub fn current_branch(worktree: &Path) -> Option<String> {
     let mut last = LAST.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(e) = last.as_ref().filter(|e| e.worktree == worktree)
         && Stamp::of(&e.head) == Some(e.stamp)
+        && e.branch_file
+            .as_ref()
+            .is_none_or(|(file, stamp)| Stamp::of(file) == *stamp)
     {
         return e.branch.clone();
     }
-    let head = crate::session::holding_git_dir(worktree)?.join("HEAD");
+    let git_dir = crate::session::holding_git_dir(worktree)?;
+    let head = git_dir.join("HEAD");
     let before = Stamp::of(&head);
-    let branch = crate::session::current_branch(worktree);
-    // Kept only when HEAD did not change while it was read.
+    let text = crate::session::head_text(&git_dir);
+    // The file of the branch HEAD names, stamped before the chain is read.
+    let named = text
+        .as_deref()
+        .and_then(|t| t.strip_prefix("ref:"))
+        .map(|t| t.trim().to_string());
+    let branch_file = named.as_deref().and_then(|name| {
+        let file = policy::refs::Refs::at(&policy::RealFs, git_dir.clone())
+            .ok()?
+            .file_of(name)
+            .ok()?;
+        let stamp = Stamp::of(&file);
+        Some((file, stamp))
+    });
+    let branch = text.and_then(|t| crate::session::branch_of_head(git_dir, &t));
+    // Kept only when HEAD did not change while it was read, and HEAD is detached or names
+    // its branch directly: a longer chain has files of its own that are not watched.
+    let direct = match (&named, &branch) {
+        (None, _) => true,
+        (Some(name), Some(b)) => branch_file.is_some() && *name == format!("refs/heads/{b}"),
+        (Some(_), None) => false,
+    };
     *last = match before {
-        Some(stamp) if Stamp::of(&head) == Some(stamp) => Some(Entry {
+        Some(stamp) if direct && Stamp::of(&head) == Some(stamp) => Some(Entry {
             worktree: worktree.to_path_buf(),
             head,
             stamp,
+            branch_file,
             branch: branch.clone(),
         }),
         _ => None,
@@ -107,5 +141,26 @@ mod tests {
         // Same inode, different size and times.
         std::fs::write(git.join("HEAD"), "ref: refs/heads/three\n").unwrap();
         assert_eq!(current_branch(wt).as_deref(), Some("three"));
+    }
+
+    #[test]
+    fn a_branch_made_symbolic_behind_an_unchanged_head_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path();
+        let git = wt.join(".git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        write_head(&git, "ref: refs/heads/feat\n");
+        std::fs::write(git.join("refs/heads/feat"), "0123abcd\n").unwrap();
+        assert_eq!(current_branch(wt).as_deref(), Some("feat"));
+        assert_eq!(current_branch(wt).as_deref(), Some("feat"));
+        // As `git symbolic-ref refs/heads/feat refs/heads/main` writes it.
+        std::fs::write(git.join("refs/heads/feat.lock"), "ref: refs/heads/main\n").unwrap();
+        std::fs::rename(
+            git.join("refs/heads/feat.lock"),
+            git.join("refs/heads/feat"),
+        )
+        .unwrap();
+        assert_eq!(current_branch(wt).as_deref(), Some("main"));
+        assert_eq!(current_branch(wt).as_deref(), Some("main"));
     }
 }

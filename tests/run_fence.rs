@@ -4201,6 +4201,30 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+/// The way Claude Code's Bash tool runs each command (`bash -c -l "source SNAPSHOT &&
+/// eval 'CMD' …"`), and a package script's `$npm_execpath run x`, run under the fence: the
+/// programs they name are judged at their own execs.
+fn a_shell_strings_eval_and_source_run_under_the_fence(w: &World) {
+    w.write_outside(
+        "snapshot.sh",
+        "made_by_snapshot() { touch from-snapshot; }\n",
+    );
+    let snapshot = w.outside.join("snapshot.sh");
+    let out = w.run(&[
+        "/bin/bash",
+        "-c",
+        "-l",
+        &format!(
+            "source {} && eval 'made_by_snapshot; touch from-eval' < /dev/null && X=touch; $X from-variable",
+            snapshot.display()
+        ),
+    ]);
+    for name in ["from-snapshot", "from-eval", "from-variable"] {
+        assert!(w.worktree.join(name).exists(), "{name}: {}", stderr(&out));
+    }
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
 /// The configuration of the hook managers that git's hooks run (pre-commit, lefthook) and
 /// Claude Code's project hook scripts run code on the user's next `git commit` or agent
 /// session: existing ones stay as they were and new ones are not made, while the rest of
@@ -7741,6 +7765,7 @@ fn writing_past_the_tmp_size_in_dev_shm_fails(w: &World) {
 }
 
 both_ways!(
+    a_shell_strings_eval_and_source_run_under_the_fence,
     hook_managers_configs_and_agent_hook_scripts_are_protected,
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,

@@ -1124,13 +1124,31 @@ impl Walker<'_> {
                 }
             }
             "eval" => {
+                // `eval "$(curl …)"` runs what the network sent, as `sh -c "$(curl …)"`.
+                if inv.subs_network {
+                    self.find(
+                        RuleId::PipeToInterpreter,
+                        "eval runs what a network program printed",
+                    );
+                }
                 self.find(
                     RuleId::DynamicProgram,
                     "eval runs a string as a program: it cannot be identified before running",
                 );
+                // At exec the words are known: what they run is judged as `sh -c` judges
+                // its string (`eval 'git push origin main'` in a script).
+                if self.ctx == Context::Exec && args.len() > 1 && args[1..].iter().all(|a| a.known)
+                {
+                    let text = args[1..]
+                        .iter()
+                        .map(|a| a.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    self.shell_string(&Arg::literal(&text), inv);
+                }
                 self.check_path_args(args, &[]);
             }
-            "source" | "." => self.source(args),
+            "source" | "." => self.source(args, inv),
             "cd" | "pushd" | "popd" => self.cd(name, args),
             "git" => self.git(args, inv, depth),
             // git's commands under their own names, as git's exec-path holds them and git
@@ -2764,7 +2782,7 @@ impl Walker<'_> {
                     None => Arg::unknown(),
                 };
                 let file = self.expand_tilde(file);
-                self.source(&[Arg::literal("source"), file]);
+                self.source(&[Arg::literal("source"), file], inv);
             }
         }
         // Shell options: `-c` may sit in a cluster (`-lc`, `-ec`); `-o`/`-O`
@@ -3193,11 +3211,18 @@ impl Walker<'_> {
         }
     }
 
-    fn source(&mut self, args: &[Arg]) {
+    fn source(&mut self, args: &[Arg], inv: &Invocation) {
         let Some(file) = args.get(1) else {
             return;
         };
         if file.procsub {
+            // `source <(curl …)` runs what the network sent.
+            if inv.procsub_network {
+                self.find(
+                    RuleId::PipeToInterpreter,
+                    "sources what a network program printed",
+                );
+            }
             self.find(
                 RuleId::DynamicProgram,
                 "sources a process substitution: the program cannot be identified",
@@ -5875,9 +5900,11 @@ impl Walker<'_> {
                 }
             }
             Err(why) => {
-                // In a line the exec is judged again; at exec nothing is.
+                // In a line the exec is judged again; at exec nothing is, and cargo
+                // expands an alias in its own process: one that cannot be read may be
+                // `publish`.
                 let rule = if self.ctx == Context::Exec {
-                    RuleId::DynamicProgram
+                    RuleId::PkgPublish
                 } else {
                     RuleId::DefaultUnknown
                 };
@@ -6475,6 +6502,15 @@ impl Walker<'_> {
         let b = text.as_bytes();
         let mut i = 0;
         while i < b.len() {
+            // A string or a regular expression written in the program is data: a `|` or
+            // `>` inside it (`print $1 "|" $2`, `/a|b/`, `"a -> b"`) is no pipe or
+            // redirection. A `/` opens a regular expression where an operand is expected
+            // (after `~`, `(`, `,`, `{`, `;`, `!`, `&`, `|` or at the start), and divides
+            // elsewhere.
+            if b[i] == b'"' || (b[i] == b'/' && awk_operand_expected(b, i)) {
+                i = awk_literal_end(b, i);
+                continue;
+            }
             let (op, skip) = if b[i..].starts_with(b"system") {
                 ("system", 6)
             } else if b[i] == b'|' && b.get(i + 1) == Some(&b'|') {
@@ -7244,6 +7280,34 @@ enum PidMeans {
     NoCommand,
     /// It acts on them, and runs a command too when one is named (strace -p PID CMD).
     CommandIfNamed,
+}
+
+/// Where the string or regular expression opened by the quote or slash at `at` ends: just
+/// past its closing delimiter (a backslash escapes the next byte), or the program's end.
+fn awk_literal_end(b: &[u8], at: usize) -> usize {
+    let close = b[at];
+    let mut k = at + 1;
+    while k < b.len() {
+        match b[k] {
+            b'\\' => k += 2,
+            c if c == close => return k + 1,
+            b'\n' if close == b'/' => return k,
+            _ => k += 1,
+        }
+    }
+    b.len()
+}
+
+/// Whether a `/` at `at` stands where awk expects an operand, so that it opens a regular
+/// expression rather than dividing.
+fn awk_operand_expected(b: &[u8], at: usize) -> bool {
+    match b[..at].iter().rev().find(|c| !matches!(c, b' ' | b'\t')) {
+        None => true,
+        Some(c) => matches!(
+            c,
+            b'~' | b'(' | b',' | b'{' | b';' | b'!' | b'&' | b'|' | b'\n'
+        ),
+    }
 }
 
 /// The awk string that ends just before byte `at` of `text` (spaces between), decoded:

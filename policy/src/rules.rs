@@ -836,7 +836,12 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         "shell.dynamic-program",
         Red,
         true,
-        C::BOTH,
+        // A line only. At exec the program a shell string, `eval` or `source` runs is
+        // identified at its own exec and judged there (a script file's are, the same
+        // way): refusing the shell's exec instead refused every `eval` of Claude Code's
+        // Bash tool and every `$npm_execpath run x` of a package's scripts. What the
+        // network sent is still refused at exec (`shell.pipe-to-interpreter`).
+        C::LINE,
         &[
             "eval",
             "$VAR args",
@@ -962,7 +967,13 @@ mod tests {
     fn absolute_rules_are_red_deny_in_both_contexts() {
         for r in BUILTIN_RULES.iter().filter(|r| r.absolute) {
             assert_eq!(r.level, Level::Red, "{}", r.name);
-            assert_eq!(r.contexts, Contexts::BOTH, "{}", r.name);
+            // The one exception, whose programs are judged at their own execs.
+            let contexts = if r.id == RuleId::DynamicProgram {
+                Contexts::LINE
+            } else {
+                Contexts::BOTH
+            };
+            assert_eq!(r.contexts, contexts, "{}", r.name);
             assert_eq!(Action::for_level(r.level, r.absolute), Action::Deny);
         }
     }

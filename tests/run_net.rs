@@ -76,6 +76,72 @@ kill $(jobs -p)
     );
 }
 
+/// With the proxy running (any --allow-domain), the sandbox's own servers stay reachable
+/// by every loopback spelling: in a network namespace of the sandbox's own, the wildcard
+/// asked as `0.0.0.0` and `127.0.0.2` (NO_PROXY's `127.0.0.0/8`); none of them goes to
+/// the proxy, which runs outside and would answer 403.
+fn loopback_servers_stay_reachable_when_the_proxy_runs(w: &World) {
+    let name = "loopback_servers_stay_reachable_when_the_proxy_runs";
+    if !python_ready(name) {
+        return;
+    }
+    if !Path::new("/usr/bin/curl").exists() {
+        support::skip(name, "/usr/bin/curl is missing");
+        return;
+    }
+    let own_namespace = w.who != support::Who::UnprivilegedWithoutNamespaces;
+    // On the host's network the wildcard is the host's; fence's connect check judges it.
+    let wildcard = if own_namespace {
+        "0.0.0.0"
+    } else {
+        "127.0.0.1"
+    };
+    w.write("index.html", "hello from inside\n");
+    w.write(
+        "serve.sh",
+        &format!(
+            r#"set -e
+start() {{
+    python3 -u -m http.server "$@" > "$log" 2>&1 &
+    for _ in $(seq 100); do
+        port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$log" | head -1)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+}}
+log=a.log start 0
+curl -sS --max-time 10 "http://{wildcard}:$port/index.html"
+if {own_namespace}; then
+    log=b.log start 0 --bind 127.0.0.2
+    curl -sS --max-time 10 "http://127.0.0.2:$port/index.html"
+fi
+kill $(jobs -p)
+"#
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "example.com:443".as_ref(),
+            "--".as_ref(),
+            "bash".as_ref(),
+            "serve.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let want = if own_namespace {
+        "hello from inside\nhello from inside\n"
+    } else {
+        "hello from inside\n"
+    };
+    assert_eq!(stdout(&out), want, "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("proxied connection"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 fn host_services_on_loopback_receive_nothing(w: &World) {
     let (v4, p4) = host_listener("127.0.0.1:0").unwrap();
     let v6 = host_listener("[::1]:0");
@@ -210,6 +276,13 @@ time.sleep(3)
         .collect();
     let loopback4 = format!("{:08X}", u32::from_ne_bytes([127, 0, 0, 1]));
     let loopback6 = format!("{:024X}{:08X}", 0, u32::from_ne_bytes([0, 0, 0, 1]));
+    // A dual-stack IPv6 socket's wildcard becomes IPv4's loopback in its mapped form.
+    let mapped4 = format!(
+        "{:016X}{:08X}{:08X}",
+        0,
+        u32::from_ne_bytes([0, 0, 0xff, 0xff]),
+        u32::from_ne_bytes([127, 0, 0, 1])
+    );
     let seen: Vec<(u64, String)> = inodes
         .iter()
         .filter_map(|&i| host_listener_with_inode(i).map(|a| (i, a)))
@@ -223,7 +296,7 @@ time.sleep(3)
     );
     for (inode, addr) in &seen {
         assert!(
-            *addr == loopback4 || *addr == loopback6,
+            *addr == loopback4 || *addr == loopback6 || *addr == mapped4,
             "a sandbox server listens on {addr} (socket inode {inode}) in the host's network"
         );
     }
@@ -1511,6 +1584,7 @@ fn where_no_network_namespace_can_be_made_host_loopback_stays_closed(w: &World) 
 }
 
 both_ways!(
+    loopback_servers_stay_reachable_when_the_proxy_runs,
     where_no_network_namespace_can_be_made_host_loopback_stays_closed,
     loopback_http_server_inside_is_reachable_with_curl,
     host_services_on_loopback_receive_nothing,

@@ -1328,9 +1328,25 @@ fn with_proxy_variables(
             .iter()
             .any(|n| k.to_string_lossy().eq_ignore_ascii_case(n))
     });
+    // The sandbox's own loopback is reached directly, in every spelling clients compare
+    // (curl, Go and Python's requests read the CIDR ranges; urllib only names): through
+    // the proxy, which runs outside the sandbox's network namespace, a server the sandbox
+    // started would not be found. The user's own entries are left out: the sandbox has
+    // no route but loopback, so a host reached directly instead of through the proxy
+    // would fail where an --allow-domain rule could let it through.
+    let mut no_proxy =
+        "localhost,.localhost,127.0.0.1,127.0.0.0/8,::1,[::1],::1/128,0.0.0.0".to_string();
+    if let Ok(host) = nix::unistd::gethostname()
+        && let Some(host) = host.to_str()
+        && !host.is_empty()
+        && !host.contains(',')
+    {
+        no_proxy.push(',');
+        no_proxy.push_str(host);
+    }
     for name in NAMES {
         let value = if name == "NO_PROXY" {
-            "localhost,127.0.0.1,::1".to_string()
+            no_proxy.clone()
         } else {
             proxy.url.clone()
         };

@@ -17,7 +17,8 @@
 //! - Inet: destinations an `--allow-net` rule covers (the domain proxy's among them), and
 //!   loopback. With a network namespace loopback is the sandbox's own; without one the
 //!   [`LoopbackTable`] decides (a connect reaches only sockets the sandbox bound), every
-//!   inet bind is made on loopback (a wildcard becomes 127.0.0.1 or ::1, so a server in the
+//!   inet bind is made on loopback (a wildcard becomes 127.0.0.1, or ::1 on an IPv6-only
+//!   socket and `::ffff:127.0.0.1` on a dual-stack one, so a server in the
 //!   sandbox is never reachable from the network), and `listen` on an unbound socket binds
 //!   it to loopback first (the kernel would bind the wildcard). Any other destination is a
 //!   question through the gate ([`unknown_destination`]), except link-local and metadata
@@ -1374,11 +1375,7 @@ fn bind(
         return Outcome::error(libc::EPERM);
     };
     let ip = addr.ip().to_canonical();
-    if ip.is_unspecified() {
-        // A wildcard bind becomes a loopback bind: a server in the sandbox is reachable
-        // from the host's loopback, never from the network.
-        rewrite_to_loopback(&mut bytes);
-    } else if !ip.is_loopback() {
+    if !ip.is_unspecified() && !ip.is_loopback() {
         let d = decision("bind", caller, addr.to_string(), "fence.net-bind", false);
         return Outcome::refused(libc::EADDRNOTAVAIL, "bind outside loopback", d);
     }
@@ -1386,6 +1383,14 @@ fn bind(
         Ok(s) => s,
         Err(errno) => return Outcome::error(errno),
     };
+    if ip.is_unspecified() {
+        // A wildcard bind becomes a loopback bind: a server in the sandbox is reachable
+        // from the host's loopback, never from the network. An IPv6 socket that also
+        // takes IPv4 (`IPV6_V6ONLY` off, as `python -m http.server` binds `::`) gets
+        // IPv4's loopback in its mapped form: clients ask `127.0.0.1` by name far more
+        // often than `[::1]`, and `localhost` falls back to it.
+        rewrite_to_loopback(&mut bytes, !v6_only(&socket));
+    }
     let result = act_as(&creds, move || {
         // A host listener of the same user sharing the port through SO_REUSEPORT would
         // take connections meant for ours; the connect check refuses that case anyway.
@@ -1595,16 +1600,36 @@ fn sockaddr_call(
 }
 
 /// Makes an unspecified inet address in `bytes` (IPv4, IPv6, or v4-mapped) the loopback
-/// address of the same kind.
-fn rewrite_to_loopback(bytes: &mut [u8]) {
+/// address of the same kind; `::` on a socket that takes IPv4 too (`dual_stack`) becomes
+/// `::ffff:127.0.0.1`.
+fn rewrite_to_loopback(bytes: &mut [u8], dual_stack: bool) {
     let family = u16::from_ne_bytes([bytes[0], bytes[1]]) as i32;
     if family == libc::AF_INET {
         bytes[4..8].copy_from_slice(&Ipv4Addr::LOCALHOST.octets());
-    } else if bytes[8..20] == Ipv4Addr::UNSPECIFIED.to_ipv6_mapped().octets()[..12] {
-        bytes[20..24].copy_from_slice(&Ipv4Addr::LOCALHOST.octets());
+    } else if dual_stack || bytes[8..20] == Ipv4Addr::UNSPECIFIED.to_ipv6_mapped().octets()[..12] {
+        bytes[8..24].copy_from_slice(&Ipv4Addr::LOCALHOST.to_ipv6_mapped().octets());
     } else {
         bytes[8..24].copy_from_slice(&Ipv6Addr::LOCALHOST.octets());
     }
+}
+
+/// Whether `socket` is an IPv6 socket that takes IPv6 only (`IPV6_V6ONLY`); false for
+/// any other, and when the option cannot be read (the bind then fails as the kernel says
+/// and the caller sees it).
+fn v6_only(socket: &OwnedFd) -> bool {
+    let mut value: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt on our descriptor into an int of the size given.
+    let ret = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_IPV6,
+            libc::IPV6_V6ONLY,
+            (&mut value as *mut libc::c_int).cast(),
+            &mut len,
+        )
+    };
+    ret == 0 && value != 0
 }
 
 /// `listen` without a network namespace: an unbound inet socket is first bound to
@@ -1624,7 +1649,7 @@ fn listen(net: &NetFence, caller: Caller, fd: i32, backlog: i32) -> Outcome {
     if let Some(addr) = local {
         if addr.port() == 0 {
             let mut bytes = inet_sockaddr(addr);
-            rewrite_to_loopback(&mut bytes);
+            rewrite_to_loopback(&mut bytes, !v6_only(&socket));
             let result = act_as(&creds, move || {
                 set_reuseport_off(&socket);
                 // A loopback sockaddr of the socket's own family.
@@ -1785,13 +1810,15 @@ mod tests {
 
     #[test]
     fn wildcard_binds_become_loopback_binds() {
-        for (from, to) in [
-            ("0.0.0.0:80", "127.0.0.1:80"),
-            ("[::]:80", "[::1]:80"),
-            ("[::ffff:0.0.0.0]:80", "[::ffff:127.0.0.1]:80"),
+        for (from, dual_stack, to) in [
+            ("0.0.0.0:80", false, "127.0.0.1:80"),
+            ("0.0.0.0:80", true, "127.0.0.1:80"),
+            ("[::]:80", false, "[::1]:80"),
+            ("[::]:80", true, "[::ffff:127.0.0.1]:80"),
+            ("[::ffff:0.0.0.0]:80", false, "[::ffff:127.0.0.1]:80"),
         ] {
             let mut b = inet_sockaddr(from.parse().unwrap());
-            rewrite_to_loopback(&mut b);
+            rewrite_to_loopback(&mut b, dual_stack);
             assert_eq!(parse_address(&b), Some(Address::Inet(to.parse().unwrap())));
         }
     }

@@ -133,8 +133,10 @@ pub const PROFILES: &[Profile] = &[
         approver: Some(DefaultApprover::Deny),
         notes: "Nobody is asked: every question is answered No, even on a terminal. No \
                 network: package registries are not allowed by the profile; name them \
-                with --allow-domain (e.g. crates.io, static.crates.io, registry.npmjs.org, \
-                pypi.org, files.pythonhosted.org) or fetch dependencies before the fenced step.",
+                with --allow-domain (e.g. registry.npmjs.org, pypi.org, \
+                files.pythonhosted.org) or fetch dependencies before the fenced step. \
+                cargo keeps its downloads in ~/.cargo, which stays unwritable: run cargo \
+                fetch before the fenced step.",
     },
 ];
 

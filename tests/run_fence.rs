@@ -923,7 +923,7 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
     w.write(
         "s.sh",
         &format!(
-            "echo x > {h}/.cargo/.package-cache; echo x > {h}/.cargo/.global-cache; echo x > {h}/.python_history; echo end\n",
+            "echo x > {h}/.cargo/.package-cache; echo x > {h}/.cargo/.global-cache; echo x > {h}/.python_history; echo x > {h}/.cargo/.package-cache; echo end\n",
             h = w.home.display()
         ),
     );
@@ -947,6 +947,7 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
     );
     assert!(!cargo.join(".global-cache").exists());
     assert!(!w.home.join(".python_history").exists());
+    // Told once per file (a tool tries its lock again and again), logged every time.
     assert_eq!(
         err.matches("fence: blocked write of a tool's lock or state file in the home")
             .count(),
@@ -959,7 +960,7 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
         .lines()
         .filter(|l| l.contains("\"rule\":\"fence.tool-state\""))
         .collect();
-    assert_eq!(state.len(), 3, "{records}");
+    assert_eq!(state.len(), 4, "{records}");
     assert!(
         state.iter().all(|l| l.contains("\"answer\":\"none\"")),
         "{records}"

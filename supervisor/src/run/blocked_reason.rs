@@ -46,8 +46,33 @@ impl BlockedReason {
     }
 }
 
+/// Rules whose refusals are expected and harmless (a tool's lock or state file in the
+/// home: the tool goes on without it), told once per object in a session: cargo alone
+/// tried its locks 17 times a command, each a line an agent reads.
+const TOLD_ONCE: &[&str] = &["fence.tool-state"];
+
+/// Whether `reason` is to be told: always, but for [`TOLD_ONCE`] rules only the first
+/// time its object is refused in this session (up to 1,024 objects remembered).
+fn worth_telling(reason: &BlockedReason) -> bool {
+    static TOLD: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+    if !TOLD_ONCE.contains(&reason.rule.as_str()) {
+        return true;
+    }
+    let mut told = TOLD.lock().unwrap_or_else(|e| e.into_inner());
+    if told.contains(&reason.object) {
+        return false;
+    }
+    if told.len() < 1024 {
+        told.push(reason.object.clone());
+    }
+    true
+}
+
 /// Writes the reason line to `caller`'s stderr, if that can be done without waiting.
 pub fn tell(caller: Caller, reason: &BlockedReason) {
+    if !worth_telling(reason) {
+        return;
+    }
     let Ok(pidfd) = pidfd::open(caller) else {
         return;
     };
@@ -68,4 +93,30 @@ pub fn tell(caller: Caller, reason: &BlockedReason) {
     line.truncate(libc::PIPE_BUF);
     let mut file = std::fs::File::from(stderr);
     let _ = file.write(&line);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tool's lock refused again and again is told once; other refusals every time.
+    #[test]
+    fn tool_state_refusals_are_told_once_per_object() {
+        let reason = |rule: &str, object: &[u8]| BlockedReason {
+            what: "write".into(),
+            object: object.to_vec(),
+            rule: rule.into(),
+            answer: None,
+        };
+        let lock = reason("fence.tool-state", b"/home/u/.cargo/.package-cache");
+        assert!(worth_telling(&lock));
+        assert!(!worth_telling(&lock));
+        assert!(worth_telling(&reason(
+            "fence.tool-state",
+            b"/home/u/.cargo/.global-cache"
+        )));
+        let outside = reason("fence.write-outside", b"/etc/x");
+        assert!(worth_telling(&outside));
+        assert!(worth_telling(&outside));
+    }
 }

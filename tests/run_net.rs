@@ -451,7 +451,7 @@ for name, family, dest in [('host4', socket.AF_INET, ('127.0.0.1', {p4})),
         );
     }
     assert!(
-        stderr(&out).contains("UDP outside the sandbox's own loopback (DNS: --allow-dns): 192.0.2.1:53 (rule fence.net-datagram)"),
+        stderr(&out).contains("UDP outside the sandbox's own loopback (DNS: a host named with --allow-domain is reached through fence's proxy without a lookup; --allow-dns lets lookups out): 192.0.2.1:53 (rule fence.net-datagram)"),
         "{}",
         stderr(&out)
     );

@@ -46,10 +46,11 @@ impl BlockedReason {
     }
 }
 
-/// Rules whose refusals are expected and harmless (a tool's lock or state file in the
-/// home: the tool goes on without it), told once per object in a session: cargo alone
-/// tried its locks 17 times a command, each a line an agent reads.
-const TOLD_ONCE: &[&str] = &["fence.tool-state"];
+/// Rules whose refusals come again and again for the same object, told once per object in
+/// a session: a tool's lock or state file in the home (the tool goes on without it; cargo
+/// tried its locks 17 times a command), a datagram to the same resolver (npm retried its
+/// lookups for a minute), each a line an agent reads.
+const TOLD_ONCE: &[&str] = &["fence.tool-state", "fence.net-datagram"];
 
 /// Whether `reason` is to be told: always, but for [`TOLD_ONCE`] rules only the first
 /// time its object is refused in this session (up to 1,024 objects remembered).

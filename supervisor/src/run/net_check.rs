@@ -797,7 +797,7 @@ fn datagram_outside(
     call: &'static str,
 ) -> Outcome {
     let hint = if dest.port() == 53 && net.dns.is_none() {
-        " (DNS: --allow-dns)"
+        " (DNS: a host named with --allow-domain is reached through fence's proxy without a lookup; --allow-dns lets lookups out)"
     } else {
         ""
     };

@@ -742,6 +742,10 @@ fn doctor_warns_about_worktree_files_with_other_hard_links() {
     )
     .unwrap();
     std::fs::write(wt_path.join("plain.txt"), "own").unwrap();
+    // Two names both in the worktree (a build's own links) share nothing outside.
+    std::fs::create_dir(wt_path.join("target")).unwrap();
+    std::fs::write(wt_path.join("target/app"), "bin").unwrap();
+    std::fs::hard_link(wt_path.join("target/app"), wt_path.join("target/app-1234")).unwrap();
     let run = |json: bool| {
         let mut cmd = Command::new(support::fence_binary());
         cmd.arg("doctor");

@@ -192,16 +192,22 @@ fn shared_files() -> Option<SharedFiles> {
         examples: Vec::new(),
         partial: false,
     };
+    // Each linked file by device and inode: its link count, the names of it found in the
+    // worktree, and the first. One whose names all lie in the worktree (a build's own
+    // hard links: cargo links `target/debug/x` to `target/debug/deps/x-HASH`) shares
+    // nothing with the outside.
+    let mut linked: std::collections::HashMap<(u64, u64), (u64, u64, std::path::PathBuf)> =
+        std::collections::HashMap::new();
     let mut budget = MOST_WORKTREE_ENTRIES;
     let mut folders = vec![worktree.clone()];
-    while let Some(folder) = folders.pop() {
+    'walk: while let Some(folder) = folders.pop() {
         let Ok(entries) = std::fs::read_dir(&folder) else {
             continue;
         };
         for entry in entries.flatten() {
             if budget == 0 {
                 found.partial = true;
-                return Some(found);
+                break 'walk;
             }
             budget -= 1;
             let Ok(m) = entry.metadata() else { continue };
@@ -210,15 +216,25 @@ fn shared_files() -> Option<SharedFiles> {
                     folders.push(entry.path());
                 }
             } else if m.is_file() && m.nlink() > 1 {
-                found.count += 1;
-                if found.examples.len() < 5 {
-                    let path = entry.path();
-                    let rel = path.strip_prefix(&worktree).unwrap_or(&path).to_path_buf();
-                    found.examples.push(rel);
-                }
+                let seen = linked
+                    .entry((m.dev(), m.ino()))
+                    .or_insert_with(|| (m.nlink(), 0, entry.path()));
+                seen.1 += 1;
             }
         }
     }
+    let mut outside: Vec<&std::path::PathBuf> = linked
+        .values()
+        .filter(|(nlink, seen, _)| seen < nlink)
+        .map(|(_, _, path)| path)
+        .collect();
+    outside.sort();
+    found.count = outside.len();
+    found.examples = outside
+        .iter()
+        .take(5)
+        .map(|p| p.strip_prefix(&worktree).unwrap_or(p).to_path_buf())
+        .collect();
     Some(found)
 }
 

@@ -507,7 +507,7 @@ fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
 /// else `~/.cargo`), and the histories and state of interactive programs whose variables
 /// the environment set itself (fence points the unset ones into the worktree's cache
 /// folder) or that have none (`~/.python_history` before Python 3.13, `~/.viminfo`,
-/// `~/.lesshst`, `~/.wget-hsts`). A write there is outside the worktree, and the tools
+/// `~/.lesshst`, `~/.wget-hsts`, top's `~/.config/procps`). A write there is outside the worktree, and the tools
 /// run on without it (cargo builds without its lock, vim without its history); asking a
 /// person about each would hold every `cargo build` on four questions. So the write is
 /// refused at once with its reason line, in every mode. Policy: Landlock refuses these
@@ -528,6 +528,8 @@ pub fn state_files(home: &Path, cargo_home: Option<&Path>) -> Vec<PathBuf> {
             ".psql_history",
             ".mysql_history",
             ".rediscli_history",
+            // top makes its folder at start to read and save its settings.
+            ".config/procps",
         ]
         .iter()
         .map(|name| home.join(name)),
@@ -596,6 +598,7 @@ mod tests {
             "/home/u/.viminfo",
             "/home/u/.viminfz.tmp",
             "/home/u/.python_history",
+            "/home/u/.config/procps",
         ] {
             assert!(f.is_state_file(Path::new(yes)), "{yes}");
         }
@@ -604,6 +607,7 @@ mod tests {
             "/home/u/.cargo/bin/cargo",
             "/home/u/.cargo/registry/.package-cache",
             "/home/u/.bashrc",
+            "/home/u/.config/git/config",
             "/home/u/x/.python_history",
             "/home/.python_history",
         ] {

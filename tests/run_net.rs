@@ -35,6 +35,19 @@ fn accepted(l: &TcpListener) -> (usize, usize) {
     (count, bytes)
 }
 
+/// A shell prelude: `log=FILE start ARGS…` starts `python3 -m http.server ARGS…` in the
+/// background and sets `port` once it listens.
+const SERVE: &str = r#"set -e
+start() {
+    python3 -u -m http.server "$@" > "$log" 2>&1 &
+    for _ in $(seq 100); do
+        port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$log" | head -1)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+}
+"#;
+
 fn loopback_http_server_inside_is_reachable_with_curl(w: &World) {
     if !python_ready("loopback_http_server_inside_is_reachable_with_curl") {
         return;
@@ -51,21 +64,14 @@ fn loopback_http_server_inside_is_reachable_with_curl(w: &World) {
     // on loopback when the sandbox shares the host's network), both asked with curl.
     w.write(
         "serve.sh",
-        r#"set -e
-start() {
-    python3 -u -m http.server "$@" > "$log" 2>&1 &
-    for _ in $(seq 100); do
-        port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$log" | head -1)
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-}
-log=a.log start 0 --bind 127.0.0.1
+        &format!(
+            r#"{SERVE}log=a.log start 0 --bind 127.0.0.1
 curl -sS --max-time 10 "http://127.0.0.1:$port/index.html"
 log=b.log start 0
 curl -sS --max-time 10 "http://localhost:$port/index.html"
 kill $(jobs -p)
-"#,
+"#
+        ),
     );
     let out = w.run(&["bash", "serve.sh"]);
     assert_eq!(
@@ -100,16 +106,7 @@ fn loopback_servers_stay_reachable_when_the_proxy_runs(w: &World) {
     w.write(
         "serve.sh",
         &format!(
-            r#"set -e
-start() {{
-    python3 -u -m http.server "$@" > "$log" 2>&1 &
-    for _ in $(seq 100); do
-        port=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$log" | head -1)
-        [ -n "$port" ] && break
-        sleep 0.1
-    done
-}}
-log=a.log start 0
+            r#"{SERVE}log=a.log start 0
 curl -sS --max-time 10 "http://{wildcard}:$port/index.html"
 if {own_namespace}; then
     log=b.log start 0 --bind 127.0.0.2

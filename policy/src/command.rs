@@ -1818,17 +1818,7 @@ impl Walker<'_> {
             }
             lines.extend(t.text.lines().map(str::to_string));
         }
-        let stdin = inv
-            .io
-            .heredoc
-            .clone()
-            .or_else(|| {
-                inv.io
-                    .herestring
-                    .as_ref()
-                    .and_then(|h| h.value().map(str::to_string))
-            })
-            .or_else(|| inv.io.piped.clone());
+        let stdin = written_stdin(inv).or_else(|| inv.io.piped.clone());
         lines.extend(stdin.iter().flat_map(|t| t.lines().map(str::to_string)));
         for line in &lines {
             let l = line.trim_start();
@@ -6282,16 +6272,7 @@ impl Walker<'_> {
     // --- patches --------------------------------------------------------
 
     fn apply_patch(&mut self, args: &[Arg], inv: &Invocation) {
-        let text = inv
-            .io
-            .heredoc
-            .clone()
-            .or_else(|| {
-                inv.io
-                    .herestring
-                    .as_ref()
-                    .and_then(|h| h.value().map(str::to_string))
-            })
+        let text = written_stdin(inv)
             .or_else(|| args.get(1).and_then(|a| a.value().map(str::to_string)))
             .or_else(|| inv.io.piped.clone());
         match text {
@@ -7280,6 +7261,17 @@ enum PidMeans {
     NoCommand,
     /// It acts on them, and runs a command too when one is named (strace -p PID CMD).
     CommandIfNamed,
+}
+
+/// The standard input the line writes for a command: its here-document, else its
+/// here-string's known value.
+fn written_stdin(inv: &Invocation) -> Option<String> {
+    inv.io.heredoc.clone().or_else(|| {
+        inv.io
+            .herestring
+            .as_ref()
+            .and_then(|h| h.value().map(str::to_string))
+    })
 }
 
 /// Where the string or regular expression opened by the quote or slash at `at` ends: just

@@ -1025,13 +1025,22 @@ fn socket_domain(socket: &OwnedFd) -> io::Result<libc::c_int> {
 
 /// An integer `SOL_SOCKET` option of `socket` (`SO_DOMAIN`, `SO_TYPE`).
 fn socket_int_option(socket: &OwnedFd, name: libc::c_int) -> io::Result<libc::c_int> {
+    socket_int_option_at(socket, libc::SOL_SOCKET, name)
+}
+
+/// An integer option of `socket` at protocol `level`.
+fn socket_int_option_at(
+    socket: &OwnedFd,
+    level: libc::c_int,
+    name: libc::c_int,
+) -> io::Result<libc::c_int> {
     let mut value: libc::c_int = 0;
     let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
     // SAFETY: getsockopt into a c_int with its size.
     let ret = unsafe {
         libc::getsockopt(
             socket.as_raw_fd(),
-            libc::SOL_SOCKET,
+            level,
             name,
             &mut value as *mut libc::c_int as *mut libc::c_void,
             &mut len,
@@ -1617,19 +1626,7 @@ fn rewrite_to_loopback(bytes: &mut [u8], dual_stack: bool) {
 /// any other, and when the option cannot be read (the bind then fails as the kernel says
 /// and the caller sees it).
 fn v6_only(socket: &OwnedFd) -> bool {
-    let mut value: libc::c_int = 0;
-    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-    // SAFETY: getsockopt on our descriptor into an int of the size given.
-    let ret = unsafe {
-        libc::getsockopt(
-            socket.as_raw_fd(),
-            libc::IPPROTO_IPV6,
-            libc::IPV6_V6ONLY,
-            (&mut value as *mut libc::c_int).cast(),
-            &mut len,
-        )
-    };
-    ret == 0 && value != 0
+    socket_int_option_at(socket, libc::IPPROTO_IPV6, libc::IPV6_V6ONLY).is_ok_and(|v| v != 0)
 }
 
 /// `listen` without a network namespace: an unbound inet socket is first bound to

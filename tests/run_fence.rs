@@ -971,11 +971,15 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
 /// &`) is killed, and fence says so, naming how many, so that a user who expected it to
 /// stay knows why it is gone. The background process is gone from outside too.
 fn processes_left_running_are_killed_and_counted_when_the_command_ends(w: &World) {
-    let marker = format!("fence-left-{}", std::process::id());
+    // Unique to this test's world: the same test runs at once for other users.
+    let marker = format!(
+        "fence-left-{}",
+        w.worktree.file_name().unwrap().to_string_lossy()
+    );
     w.write(
         "s.sh",
         &format!(
-            "nohup sleep 3600 {marker} >/dev/null 2>&1 &\nsetsid sleep 3600 {marker} >/dev/null 2>&1 &\necho started\n"
+            "nohup perl -e 'sleep 3600' {marker} >/dev/null 2>&1 &\nsetsid perl -e 'sleep 3600' {marker} >/dev/null 2>&1 &\necho started\n"
         ),
     );
     let out = w.run(&["/bin/sh", "s.sh"]);
@@ -997,6 +1001,15 @@ fn processes_left_running_are_killed_and_counted_when_the_command_ends(w: &World
     // A command that leaves nothing says nothing.
     let out = w.run(&["/bin/sh", "-c", "sleep 0.1 & wait"]);
     assert!(!stderr(&out).contains("left running"), "{}", stderr(&out));
+    // Nor does one whose helper ends with it, a moment later (Python's resource tracker
+    // ends when the command's pipe closes).
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        "(sleep 0.01; echo helper-done > done.txt) & exit 0",
+    ]);
+    assert!(!stderr(&out).contains("left running"), "{}", stderr(&out));
+    assert!(w.worktree.join("done.txt").exists(), "{}", stderr(&out));
 }
 
 fn secrets_under_home_are_unreadable(w: &World) {

@@ -542,6 +542,7 @@ fn supervise(
         }
         if sig == libc::SIGCHLD {
             if let Some(status) = reap(target) {
+                let_helpers_end(HELPERS_GRACE);
                 // kill(-1) outside a namespace of its own would reach every process the
                 // user (or root) may signal: only as that namespace's pid 1.
                 let left = if in_pid_namespace && std::process::id() == 1 {
@@ -766,6 +767,30 @@ fn reap(target: libc::pid_t) -> Option<i32> {
                 125
             });
         }
+    }
+}
+
+/// How long processes that end with the command get to end on their own.
+const HELPERS_GRACE: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Reaps children as they end, for up to `grace` or until none is left: helpers that end
+/// with the command (Python's resource tracker and forkserver end when its pipes close)
+/// are then neither killed nor counted as left running. What still runs after is killed;
+/// it stays in the sandbox meanwhile.
+fn let_helpers_end(grace: std::time::Duration) {
+    let until = std::time::Instant::now() + grace;
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid with a valid out-pointer, without blocking.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG | libc::__WALL) };
+        if pid > 0 {
+            continue;
+        }
+        if pid < 0 || std::time::Instant::now() >= until {
+            // ECHILD: none left; or the time is up.
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 

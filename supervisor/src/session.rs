@@ -114,25 +114,44 @@ pub fn git_dir(worktree: &Path) -> Option<PathBuf> {
     Some(worktree.join(target))
 }
 
-/// The git directory a worktree whose `.git` is a file commits into, when it lies outside
-/// the worktree: a linked worktree's shared git directory (its `commondir`, which holds
-/// the linked worktree's own folder under `worktrees/`), or a submodule's git directory
-/// under its superproject's `.git/modules/`. SPEC §2 keeps it writable so that `git
-/// commit` works; the caller adds it as an `--allow-write` folder, which keeps the
-/// worktree's protections there (hooks, config, the other worktrees' folders). `None` for
-/// a worktree whose `.git` is a folder, or when the file cannot be read.
+/// The shared git directory a linked worktree commits into, when it lies outside the
+/// worktree. SPEC §2 keeps it writable so that `git commit` works; the caller adds it as
+/// an `--allow-write` folder, which keeps the worktree's protections there (hooks,
+/// config, the other worktrees' folders).
+///
+/// Security boundary: this widens the fence from what the worktree holds, and a `.git`
+/// file is the worktree's content (a repository unpacked from anywhere may bring one
+/// naming `gitdir: /home/u`). So it is taken only as git makes it: the file names
+/// `COMMON/worktrees/NAME`, whose `commondir` names COMMON, whose `gitdir` names this
+/// `.git` file back (git writes both when it adds the worktree; a forged `.git` file
+/// cannot make another folder name it back), and COMMON is a git directory (`HEAD`,
+/// `objects/`, `refs/`). `None` otherwise, for a worktree whose `.git` is a folder, and
+/// for a submodule's (its git directory is not opened).
 pub fn shared_git_dir(worktree: &Path) -> Option<PathBuf> {
     let dot = worktree.join(".git");
     if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {
         return None;
     }
+    let dot = dot.canonicalize().ok()?;
     let own = git_dir(worktree)?.canonicalize().ok()?;
-    let dir = match read_small_regular_file(&own.join("commondir"), false) {
-        Some(text) => own.join(text.trim()).canonicalize().ok()?,
-        None => own,
-    };
-    let inside = worktree.canonicalize().is_ok_and(|w| dir.starts_with(&w));
-    (dir.is_dir() && !inside).then_some(dir)
+    let common = own
+        .join(read_small_regular_file(&own.join("commondir"), false)?.trim())
+        .canonicalize()
+        .ok()?;
+    if own.parent() != Some(common.join("worktrees").as_path()) {
+        return None;
+    }
+    let back = own
+        .join(read_small_regular_file(&own.join("gitdir"), false)?.trim())
+        .canonicalize()
+        .ok()?;
+    let is_git_dir = common.join("HEAD").is_file()
+        && common.join("objects").is_dir()
+        && common.join("refs").is_dir();
+    let inside = worktree
+        .canonicalize()
+        .is_ok_and(|w| common.starts_with(&w));
+    (back == dot && is_git_dir && !inside).then_some(common)
 }
 
 /// When `worktree` is a linked worktree of a repository (its `.git` a file naming
@@ -453,6 +472,60 @@ mod tests {
         );
         std::fs::write(repo.join(".git/HEAD"), "ref: refs/heads/.invalid\n").unwrap();
         assert_eq!(current_branch(&repo.join("packages/app")), None);
+    }
+
+    #[test]
+    fn a_shared_git_directory_is_opened_only_as_git_makes_it() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let common = root.join("main/.git");
+        let admin = common.join("worktrees/l");
+        std::fs::create_dir_all(&admin).unwrap();
+        std::fs::create_dir_all(common.join("objects")).unwrap();
+        std::fs::create_dir_all(common.join("refs")).unwrap();
+        std::fs::write(common.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(admin.join("commondir"), "../..\n").unwrap();
+        let linked = root.join("linked");
+        std::fs::create_dir_all(&linked).unwrap();
+        std::fs::write(
+            admin.join("gitdir"),
+            format!("{}\n", linked.join(".git").display()),
+        )
+        .unwrap();
+        std::fs::write(
+            linked.join(".git"),
+            format!("gitdir: {}\n", admin.display()),
+        )
+        .unwrap();
+        assert_eq!(shared_git_dir(&linked), Some(common.clone()));
+        // A `.git` file naming any folder (a home) opens nothing.
+        let forged = root.join("forged");
+        std::fs::create_dir_all(&forged).unwrap();
+        std::fs::write(forged.join(".git"), format!("gitdir: {}\n", root.display())).unwrap();
+        assert_eq!(shared_git_dir(&forged), None);
+        // Nor one naming a real linked worktree's folder that does not name it back.
+        std::fs::write(
+            forged.join(".git"),
+            format!("gitdir: {}\n", admin.display()),
+        )
+        .unwrap();
+        assert_eq!(shared_git_dir(&forged), None);
+        // Nor a folder that is not a git directory, whatever it says back.
+        let fake = root.join("home");
+        let fake_admin = fake.join("worktrees/x");
+        std::fs::create_dir_all(&fake_admin).unwrap();
+        std::fs::write(fake_admin.join("commondir"), "../..\n").unwrap();
+        std::fs::write(
+            fake_admin.join("gitdir"),
+            format!("{}\n", forged.join(".git").display()),
+        )
+        .unwrap();
+        std::fs::write(
+            forged.join(".git"),
+            format!("gitdir: {}\n", fake_admin.display()),
+        )
+        .unwrap();
+        assert_eq!(shared_git_dir(&forged), None);
     }
 
     #[test]

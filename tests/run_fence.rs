@@ -4215,6 +4215,32 @@ fn protected_paths_stay_read_only_while_git_commit_works(w: &World) {
     );
 }
 
+/// A `.git` file is the worktree's content: one naming a folder outside (`gitdir: HOME`,
+/// in a repository unpacked from anywhere) opens nothing there; only a linked worktree's
+/// shared git directory, as git makes it, is writable.
+fn a_git_file_naming_a_folder_outside_opens_nothing(w: &World) {
+    let target = w.outside.join("named");
+    std::fs::create_dir_all(target.join("worktrees")).unwrap();
+    chown_tree(w, &w.outside);
+    std::fs::write(
+        w.worktree.join(".git"),
+        format!("gitdir: {}\n", target.display()),
+    )
+    .unwrap();
+    chown_tree(w, &w.worktree);
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        &format!(
+            "echo x > {t}/planted; mkdir {t}/worktrees/made; echo end",
+            t = target.display()
+        ),
+    ]);
+    assert!(stdout(&out).contains("end"), "{}", stderr(&out));
+    assert!(!target.join("planted").exists(), "{}", stderr(&out));
+    assert!(!target.join("worktrees/made").exists(), "{}", stderr(&out));
+}
+
 /// The way Claude Code's Bash tool runs each command (`bash -c -l "source SNAPSHOT &&
 /// eval 'CMD' …"`), and a package script's `$npm_execpath run x`, run under the fence: the
 /// programs they name are judged at their own execs.
@@ -7779,6 +7805,7 @@ fn writing_past_the_tmp_size_in_dev_shm_fails(w: &World) {
 }
 
 both_ways!(
+    a_git_file_naming_a_folder_outside_opens_nothing,
     a_shell_strings_eval_and_source_run_under_the_fence,
     hook_managers_configs_and_agent_hook_scripts_are_protected,
     write_by_absolute_path_outside_is_blocked_with_a_reason,

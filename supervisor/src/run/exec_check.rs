@@ -28,7 +28,7 @@ pub struct ExecRequest {
     pub cwd: ProcessCwd,
     pub current_branch: Option<String>,
     /// For a git command: the variables of its environment that choose git's settings
-    /// ([`git_environment`]).
+    /// ([`settings_environment`]).
     pub git_env: Vec<(String, Option<String>)>,
 }
 
@@ -265,7 +265,7 @@ fn read_request(
         None
     };
     let git_env = if runs_git(&argv, &program) || runs_cargo(&argv, &program) {
-        git_environment(mem, envp_addr)
+        settings_environment(mem, envp_addr)
     } else {
         Vec::new()
     };
@@ -301,18 +301,21 @@ fn read_request(
 /// Whether the exec runs git itself: the program's file or argv[0] is named `git` or
 /// `git-<command>` (`/usr/lib/git-core/git-push` is git run as `git push`).
 fn runs_git(argv: &[Vec<u8>], program: &Path) -> bool {
-    let named_git = |bytes: &[u8]| {
-        let name = bytes.rsplit(|c| *c == b'/').next().unwrap_or_default();
+    runs_named(argv, program, |name| {
         name == b"git" || name.starts_with(b"git-")
-    };
-    named_git(program.as_os_str().as_bytes()) || argv.first().is_some_and(|a| named_git(a))
+    })
 }
 
 /// Whether the exec runs cargo (or rustup's proxy of it), whose aliases its environment
 /// may define (`CARGO_ALIAS_P=publish cargo p`).
 fn runs_cargo(argv: &[Vec<u8>], program: &Path) -> bool {
-    let named_cargo = |bytes: &[u8]| bytes.rsplit(|c| *c == b'/').next() == Some(b"cargo");
-    named_cargo(program.as_os_str().as_bytes()) || argv.first().is_some_and(|a| named_cargo(a))
+    runs_named(argv, program, |name| name == b"cargo")
+}
+
+/// Whether the program's file name or argv[0]'s last component is one `named` takes.
+fn runs_named(argv: &[Vec<u8>], program: &Path, named: impl Fn(&[u8]) -> bool) -> bool {
+    let last = |bytes: &[u8]| named(bytes.rsplit(|c| *c == b'/').next().unwrap_or_default());
+    last(program.as_os_str().as_bytes()) || argv.first().is_some_and(|a| last(a))
 }
 
 /// The variables of a git command's environment that choose its settings where the argv
@@ -330,7 +333,7 @@ fn runs_cargo(argv: &[Vec<u8>], program: &Path) -> bool {
 /// `remote.origin.push`. So are `GIT_DIR` and `GIT_COMMON_DIR`, which name another
 /// repository, whose config the sandbox may have written. For cargo, `CARGO_ALIAS_<NAME>`
 /// and `CARGO_HOME` (whose `config.toml` holds aliases too) are given likewise.
-fn git_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Option<String>)> {
+fn settings_environment(mem: &TargetMemory<'_>, envp_addr: u64) -> Vec<(String, Option<String>)> {
     let Ok(env) = mem.string_array(envp_addr) else {
         return vec![
             ("GIT_CONFIG_PARAMETERS".into(), None),

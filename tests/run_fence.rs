@@ -2864,6 +2864,66 @@ print("done")
     }
 }
 
+/// The supervisor keeps each thread's cwd between its writes: every way a process's cwd
+/// or the path naming it changes (`chdir`, `fchdir`, a rename of the folder it is in,
+/// another thread's `chdir`, a child's `CLONE_FS`-shared one) is followed, so each write
+/// lands where the process meant, in a folder Landlock grants whole (`src`) or at the
+/// worktree's root, which the supervisor writes for it.
+fn writes_follow_every_change_of_the_working_directory(w: &World) {
+    w.mkdir("src/sub");
+    w.mkdir("lib");
+    let out = w.python(
+        r#"import ctypes, os, threading
+def put(name, text):
+    with open(name, "w") as f: f.write(text)
+os.chdir("src"); put("a", "1"); put("a2", "1")
+os.chdir(".."); put("b", "2")
+fd = os.open("lib", os.O_RDONLY); os.fchdir(fd); os.close(fd); put("c", "3")
+os.chdir(".."); put("d", "4")
+os.chdir("src/sub"); put("e", "5")
+os.rename("../sub", "../../moved"); put("f", "6")
+os.chdir("../src"); put("g", "7")
+t = threading.Thread(target=lambda: os.chdir("..")); t.start(); t.join(); put("h", "8")
+t = threading.Thread(target=lambda: os.chdir("lib")); t.start(); t.join(); put("i", "9")
+# A child sharing the filesystem context (CLONE_FS | SIGCHLD) changes the cwd of both.
+libc = ctypes.CDLL(None, use_errno=True)
+pid = libc.syscall(56, 0x200 | 17, 0, 0, 0, 0)
+if pid == 0:
+    os.chdir(".."); os._exit(0)
+os.waitpid(pid, 0); put("j", "10")
+print("done")
+"#,
+    );
+    let err = stderr(&out);
+    assert_eq!(stdout(&out), "done\n", "{err}");
+    for (path, text) in [
+        ("src/a", "1"),
+        ("src/a2", "1"),
+        ("b", "2"),
+        ("lib/c", "3"),
+        ("d", "4"),
+        ("moved/e", "5"),
+        ("moved/f", "6"),
+        ("src/g", "7"),
+        ("h", "8"),
+        ("lib/i", "9"),
+        ("j", "10"),
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(w.worktree.join(path))
+                .ok()
+                .as_deref(),
+            Some(text),
+            "{path}: {err}"
+        );
+    }
+    for stray in [
+        "src/b", "b/c", "lib/d", "src/sub", "src/h", "src/i", "lib/j",
+    ] {
+        assert!(!w.worktree.join(stray).exists(), "{stray}: {err}");
+    }
+}
+
 /// A descriptor link to a file that has lost its name reads `/path (deleted)`: a create
 /// through it must not make a file of that name (nor anything else).
 fn a_descriptor_link_to_a_removed_file_makes_no_file(w: &World) {
@@ -7861,6 +7921,7 @@ both_ways!(
     tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions,
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,
+    writes_follow_every_change_of_the_working_directory,
     a_descriptor_link_to_a_removed_file_makes_no_file,
     a_write_through_the_callers_own_proc_pid_reaches_its_file,
     a_process_writes_its_own_proc_settings_but_no_others,

@@ -615,11 +615,15 @@ fn notified_table(
     let mut calls = notified_calls();
     if watch_writes {
         // The supervisor carries creates out with the caller's umask, which it keeps
-        // between calls and must hear of when it changes; and a pathname unix bind makes a
+        // between calls and must hear of when it changes; a pathname unix bind makes a
         // name, which it carries out too (the address is in memory: BPF cannot tell a
         // pathname from an inet or abstract one, so every bind is notified).
         calls.insert(libc::SYS_umask, Vec::new());
         calls.insert(libc::SYS_bind, Vec::new());
+        // The supervisor keeps each thread's working directory between its writes and must
+        // hear of a change (`fence::run::kept_cwd`); the calls run unchanged.
+        calls.insert(libc::SYS_chdir, Vec::new());
+        calls.insert(libc::SYS_fchdir, Vec::new());
     } else {
         calls.retain(|nr, _| !LANDLOCK_BOUNDED_WRITES.contains(nr));
     }

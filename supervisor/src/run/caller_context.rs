@@ -195,7 +195,7 @@ pub fn exec_seen() {
 }
 
 /// `pidfd_open(tid, PIDFD_THREAD)`: a descriptor that tells when this very thread exits.
-fn pidfd_of_thread(tid: libc::pid_t) -> io::Result<OwnedFd> {
+pub(super) fn pidfd_of_thread(tid: libc::pid_t) -> io::Result<OwnedFd> {
     const PIDFD_THREAD: libc::c_uint = libc::O_EXCL as libc::c_uint;
     // SAFETY: pidfd_open takes a pid and flags by value; the result is checked.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, tid, PIDFD_THREAD) };
@@ -208,7 +208,7 @@ fn pidfd_of_thread(tid: libc::pid_t) -> io::Result<OwnedFd> {
 
 /// Whether the thread behind a pidfd has exited (its pidfd polls readable then). An
 /// error counts as exited: the entry is dropped and read again.
-fn has_exited(thread: &OwnedFd) -> bool {
+pub(super) fn has_exited(thread: &OwnedFd) -> bool {
     let mut p = libc::pollfd {
         fd: thread.as_raw_fd(),
         events: libc::POLLIN,
@@ -242,6 +242,11 @@ mod tests {
         assert!(!has_exited(&fd));
         done_tx.send(()).unwrap();
         t.join().unwrap();
+        // A joined thread may not have finished exiting yet (its tid is cleared first).
+        let started = std::time::Instant::now();
+        while !has_exited(&fd) && started.elapsed() < std::time::Duration::from_secs(10) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         assert!(has_exited(&fd));
     }
 }

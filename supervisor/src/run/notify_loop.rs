@@ -15,9 +15,10 @@ use super::caller_context;
 use super::dns_call;
 use super::exec_check::{self, ExecPolicy};
 use super::fence::Fence;
+use super::kept_cwd::KeptCwds;
 use super::listener::{Listener, Notification, Response};
 use super::net_check::{self, NetFence};
-use super::path_resolve::Caller;
+use super::path_resolve::{Caller, ProcessCwd};
 use super::question::{self, Outcome, Settle};
 use super::target_memory::TargetMemory;
 use super::write_check;
@@ -56,6 +57,7 @@ fn run(s: Supervision) {
     };
     // The thread that made the last call received, and the CPU this thread received it on.
     let mut last: Option<(libc::pid_t, i32)> = None;
+    let mut cwds = KeptCwds::default();
     loop {
         // Waiting: the caller's wake-up brings this thread to the caller's CPU.
         s.listener.set_sync(true);
@@ -66,7 +68,7 @@ fn run(s: Supervision) {
                 s.listener
                     .set_sync(caller_on_this_cpu(cpu_before, cpu, last, n.tid));
                 last = Some((n.tid, cpu));
-                handle(&s, &settle, n)
+                handle(&s, &settle, &mut cwds, n)
             }
             // A caller gone before its call was received, or the end of the sandbox.
             Ok(None) if s.listener.hung_up() => return,
@@ -78,10 +80,19 @@ fn run(s: Supervision) {
     }
 }
 
-fn handle(s: &Supervision, settle: &Settle, n: Notification) {
+fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification) {
     let received = Instant::now();
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::of_call(&s.listener, n.tid, n.id);
+    cwds.heard_from(n.tid, received);
+    if changes_a_cwd(&n) {
+        cwds.changing(n.tid, n.nr, received);
+    }
+    // Notified only so that kept cwds are forgotten ([`super::kept_cwd`]).
+    if n.nr == libc::SYS_chdir || n.nr == libc::SYS_fchdir {
+        s.listener.respond(n.id, Response::Continue);
+        return;
+    }
     if let Some(relay) = &s.net.dns {
         // `--allow-dns`: datagram sockets are the relay's stand-ins, made on a thread of
         // their own (the relay's sockets are made with the target's credentials); a receive
@@ -135,15 +146,11 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
     // own. Any other answer, and any answer recorded in the log, gets it before it acts
     // (`confirmed`). Metadata calls, which the check may carry out itself, read as always.
     let confirmed = |mem: &TargetMemory<'_>, outcome: &Outcome| {
-        let plain_continue = outcome.allowed
-            && matches!(outcome.response, Response::Continue)
-            && outcome.perform.is_none()
-            && outcome.ask.is_none()
-            && !s.gate.logging();
-        plain_continue || mem.confirm()
+        (plain_continue(outcome) && !s.gate.logging()) || mem.confirm()
     };
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
         caller_context::exec_seen();
+        cwds.exec_seen();
         let mem = TargetMemory::deferring(&s.listener, &n);
         let outcome = exec_check::check(s.policy.as_ref(), &s.fence, &mem, caller, &n);
         if !confirmed(&mem, &outcome) {
@@ -159,7 +166,7 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
         } else {
             TargetMemory::new(&s.listener, &n)
         };
-        let outcome = write_check::check(&s.fence, &mem, caller, &n, &call);
+        let outcome = check_write(s, cwds, &mem, caller, &n, &call);
         if !confirmed(&mem, &outcome) {
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
             return;
@@ -173,6 +180,59 @@ fn handle(s: &Supervision, settle: &Settle, n: Notification) {
         s.counters.denied.fetch_add(1, Ordering::Relaxed);
     }
     question::settle(settle, n, caller, outcome, received);
+}
+
+/// The write check, with the caller's cwd kept from an earlier call where there is one. A
+/// kept cwd decides only a plain `CONTINUE`, which the kernel bounds whatever the cwd
+/// really is; any other answer is worked out again from the cwd read now
+/// ([`super::kept_cwd`]). A cwd read for the call is kept for the next.
+fn check_write(
+    s: &Supervision,
+    cwds: &mut KeptCwds,
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    n: &super::listener::Notification,
+    call: &write_check::FsCall,
+) -> Outcome {
+    if let Some(kept) = cwds.get(n.tid) {
+        let outcome = write_check::check_from(
+            &s.fence,
+            mem,
+            caller,
+            n,
+            call,
+            &ProcessCwd::kept(n.tid, kept),
+        );
+        if plain_continue(&outcome) {
+            return outcome;
+        }
+    }
+    let cwd = ProcessCwd::of(n.tid);
+    let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &cwd);
+    if let Some(read) = cwd.read_now() {
+        cwds.keep(n.tid, read, || caller.still_pending());
+    }
+    outcome
+}
+
+/// An answer that lets the call run as the target made it, and nothing more.
+fn plain_continue(outcome: &Outcome) -> bool {
+    outcome.allowed
+        && matches!(outcome.response, Response::Continue)
+        && outcome.perform.is_none()
+        && outcome.ask.is_none()
+}
+
+/// Whether a notified call may change a thread's cwd or the path that names it: `chdir`,
+/// `fchdir`, a rename, a folder's removal.
+fn changes_a_cwd(n: &super::listener::Notification) -> bool {
+    match n.nr {
+        libc::SYS_chdir | libc::SYS_fchdir | libc::SYS_renameat | libc::SYS_renameat2 => true,
+        #[cfg(target_arch = "x86_64")]
+        libc::SYS_rename | libc::SYS_rmdir => true,
+        libc::SYS_unlinkat => n.args[2] & libc::AT_REMOVEDIR as u64 != 0,
+        _ => false,
+    }
 }
 
 /// Whether the caller of the call just received most likely runs on this thread's CPU,

@@ -111,6 +111,8 @@ impl Base {
 pub struct ProcessCwd {
     tid: libc::pid_t,
     read: OnceLock<Option<PathBuf>>,
+    /// Given from what was kept for the thread ([`super::kept_cwd`]), not read for this call.
+    kept: bool,
 }
 
 impl ProcessCwd {
@@ -118,7 +120,25 @@ impl ProcessCwd {
         ProcessCwd {
             tid,
             read: OnceLock::new(),
+            kept: false,
         }
+    }
+
+    /// The cwd kept for the thread from an earlier call ([`super::kept_cwd`]).
+    pub fn kept(tid: libc::pid_t, cwd: PathBuf) -> ProcessCwd {
+        ProcessCwd {
+            tid,
+            read: OnceLock::from(Some(cwd)),
+            kept: true,
+        }
+    }
+
+    /// The cwd when it was read from /proc for this call and a walk can start from it.
+    pub fn read_now(&self) -> Option<&Path> {
+        if self.kept {
+            return None;
+        }
+        self.read.get()?.as_deref().filter(|p| usable_base(p))
     }
 
     /// The directory as /proc names it (a removed one ends in ` (deleted)`): what the

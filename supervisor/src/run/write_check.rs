@@ -623,10 +623,22 @@ pub fn check(
     n: &Notification,
     call: &FsCall,
 ) -> Outcome {
-    let cwd = ProcessCwd::of(caller.tid);
+    check_from(fence, mem, caller, n, call, &ProcessCwd::of(caller.tid))
+}
+
+/// [`check`], with relative paths placed against `cwd` (one kept from an earlier call:
+/// see [`super::kept_cwd`] for when its answer may be used).
+pub fn check_from(
+    fence: &Fence,
+    mem: &TargetMemory<'_>,
+    caller: Caller,
+    n: &Notification,
+    call: &FsCall,
+    cwd: &ProcessCwd,
+) -> Outcome {
     match call {
         FsCall::SetIdCreate { path } => {
-            let raw = match resolve_arg(mem, caller, &cwd, path) {
+            let raw = match resolve_arg(mem, caller, cwd, path) {
                 Ok((raw, resolution)) => shown(&raw, &resolution),
                 Err(e) => return Outcome::failed(EventKind::Write, errno_of(&e)),
             };
@@ -649,7 +661,7 @@ pub fn check(
             // An unnamed file (`O_TMPFILE`) the link gives its first name, fetched.
             let mut unnamed: Option<OwnedFd> = None;
             if let Some(arg) = link_source {
-                match resolve_arg(mem, caller, &cwd, arg) {
+                match resolve_arg(mem, caller, cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
                     Ok((_, Resolution::Path(p))) => source = Some(p),
                     // Not resolvable from outside: Landlock's REFER right bounds it.
@@ -664,7 +676,7 @@ pub fn check(
             let mut descriptor: Option<PathBuf> = None;
             let mut first_found = Found::NotLooked;
             for arg in paths {
-                match resolve_arg_found(mem, caller, &cwd, arg) {
+                match resolve_arg_found(mem, caller, cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
                     Ok((raw, resolution, found)) => {
                         if first_shown.is_empty() {
@@ -1136,7 +1148,7 @@ pub fn check(
         }
         FsCall::MetadataPath { path, op } => {
             let event = EventKind::Metadata;
-            let (raw, resolution, found) = match resolve_arg_found(mem, caller, &cwd, path) {
+            let (raw, resolution, found) = match resolve_arg_found(mem, caller, cwd, path) {
                 Ok(r) => r,
                 Err(e) => return Outcome::failed(event, errno_of(&e)),
             };

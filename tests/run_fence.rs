@@ -2873,10 +2873,18 @@ fn writes_follow_every_change_of_the_working_directory(w: &World) {
     w.mkdir("src/sub");
     w.mkdir("lib");
     let out = w.python(
-        r#"import ctypes, os, threading
+        r#"import ctypes, errno, os, threading
 def put(name, text):
     with open(name, "w") as f: f.write(text)
 os.chdir("src"); put("a", "1"); put("a2", "1")
+# Calls the supervisor may carry out itself, made once each with a cwd kept.
+try:
+    os.setxattr("a", "user.fence", b"1", os.XATTR_CREATE)
+    os.setxattr("a2", "user.fence", b"2", os.XATTR_CREATE)
+    os.removexattr("a2", "user.fence")
+    print("xattrs")
+except OSError as e:
+    if e.errno != errno.EOPNOTSUPP: raise
 os.chdir(".."); put("b", "2")
 fd = os.open("lib", os.O_RDONLY); os.fchdir(fd); os.close(fd); put("c", "3")
 os.chdir(".."); put("d", "4")
@@ -2895,7 +2903,15 @@ print("done")
 "#,
     );
     let err = stderr(&out);
-    assert_eq!(stdout(&out), "done\n", "{err}");
+    let text = stdout(&out);
+    assert!(text.ends_with("done\n"), "{text}{err}");
+    if text.starts_with("xattrs") {
+        assert_eq!(
+            xattr(&w.worktree.join("src/a"), "user.fence"),
+            Some(b"1".to_vec())
+        );
+        assert_eq!(xattr(&w.worktree.join("src/a2"), "user.fence"), None);
+    }
     for (path, text) in [
         ("src/a", "1"),
         ("src/a2", "1"),
@@ -2922,6 +2938,47 @@ print("done")
     ] {
         assert!(!w.worktree.join(stray).exists(), "{stray}: {err}");
     }
+    // With writes left to Landlock no chdir is notified: nothing may be kept then.
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        support::skip(
+            "without_namespaces::writes_follow_every_change_of_the_working_directory",
+            "--no-write-watch needs a mount namespace: its part is not run",
+        );
+        return;
+    }
+    w.write(
+        "probe2.py",
+        "import os\nos.chdir('lib'); os.chmod('c', 0o600)\nos.chdir('..'); os.chmod('d', 0o640)\nos.chdir('src'); os.chmod('a', 0o604)\nprint('done')\n",
+    );
+    let out = w
+        .fence(&["--no-write-watch", "--", PYTHON, "probe2.py"].map(OsStr::new))
+        .output()
+        .unwrap();
+    assert_eq!(stdout(&out), "done\n", "{}", stderr(&out));
+    for (path, mode) in [
+        ("lib/c", 0o600),
+        ("d", 0o640),
+        ("src/a", 0o604),
+        ("b", 0o644),
+    ] {
+        let meta = std::fs::metadata(w.worktree.join(path)).unwrap();
+        assert_eq!(
+            meta.permissions().mode() & 0o777,
+            mode,
+            "{path}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+/// The value of extended attribute `name` of `path`, read from outside.
+fn xattr(path: &Path, name: &str) -> Option<Vec<u8>> {
+    let p = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    let n = std::ffi::CString::new(name).unwrap();
+    let mut buf = [0u8; 256];
+    // SAFETY: NUL-terminated strings and a buffer of the given length.
+    let len = unsafe { libc::getxattr(p.as_ptr(), n.as_ptr(), buf.as_mut_ptr().cast(), buf.len()) };
+    (len >= 0).then(|| buf[..len as usize].to_vec())
 }
 
 /// A descriptor link to a file that has lost its name reads `/path (deleted)`: a create

@@ -1921,6 +1921,29 @@ mod tests {
 
     #[cfg(target_arch = "x86_64")]
     #[test]
+    fn chdir_is_notified_exactly_while_writes_are_watched() {
+        // The supervisor keeps cwds only while writes are watched, and must then hear of
+        // every change (fence::run::kept_cwd).
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        for (watch, table, dns) in [
+            (true, false, false),
+            (true, true, true),
+            (false, true, true),
+        ] {
+            let p = notification_program(watch, table, dns).unwrap();
+            let want = if watch {
+                libc::SECCOMP_RET_USER_NOTIF
+            } else {
+                libc::SECCOMP_RET_ALLOW
+            };
+            for nr in [libc::SYS_chdir, libc::SYS_fchdir] {
+                assert_eq!(run(&p, X86_64, nr as u32, [0; 6]), want, "{nr} {watch}");
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
     fn notification_program_sends_writes_and_execs_but_not_reads() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         let p = notification_program(true, false, false).unwrap();

@@ -63,18 +63,28 @@ struct Entry {
 
 /// The kept cwds. Owned by the notification loop's receiving thread, which alone checks
 /// writes inline and sees every call that changes a cwd, in the order it answers them.
-#[derive(Default)]
 pub struct KeptCwds {
     kept: HashMap<libc::pid_t, Entry, foldhash::fast::RandomState>,
     /// Bumped by every call that may change a cwd.
     epoch: u64,
     /// Calls that may change a cwd, let through and not known to have run.
     in_flight: Vec<InFlight>,
-    /// Set for good when pidfds of threads cannot be had.
+    /// Set for good when pidfds of threads cannot be had, or from the start when the calls
+    /// that change a cwd are not notified.
     disabled: bool,
 }
 
 impl KeptCwds {
+    /// Kept cwds, or none at all (`keep` false).
+    pub fn new(keep: bool) -> KeptCwds {
+        KeptCwds {
+            kept: HashMap::default(),
+            epoch: 0,
+            in_flight: Vec::new(),
+            disabled: !keep,
+        }
+    }
+
     /// Thread `tid` made a notified call at `now`: any call of its that changed a cwd has
     /// run. The threads of the others not heard from for [`IN_FLIGHT_FOR`] are looked at.
     pub fn heard_from(&mut self, tid: libc::pid_t, now: Instant) {
@@ -252,7 +262,7 @@ mod tests {
             return;
         }
         let (t, changer) = (Thread::start(), Thread::start());
-        let mut cwds = KeptCwds::default();
+        let mut cwds = KeptCwds::new(true);
         let now = Instant::now();
         assert_eq!(cwds.get(t.tid), None);
         cwds.keep(t.tid, Path::new("/w/src"), || true);
@@ -289,7 +299,7 @@ mod tests {
         }
         let (t, changer) = (Thread::start(), Thread::start());
         let blocked_in = blocked_call(changer.tid);
-        let mut cwds = KeptCwds::default();
+        let mut cwds = KeptCwds::new(true);
         let then = Instant::now();
         // Blocked in another call than the change: it has run, once looked at.
         cwds.changing(changer.tid, libc::SYS_chdir, then);
@@ -336,7 +346,7 @@ mod tests {
         let t = Thread::start();
         let tid = t.tid;
         let watch = pidfd_of_thread(tid).unwrap();
-        let mut cwds = KeptCwds::default();
+        let mut cwds = KeptCwds::new(true);
         cwds.keep(tid, Path::new("/w/src"), || true);
         assert_eq!(cwds.get(tid), Some(PathBuf::from("/w/src")));
         t.end();
@@ -358,7 +368,7 @@ mod tests {
             return;
         }
         let t = Thread::start();
-        let mut cwds = KeptCwds::default();
+        let mut cwds = KeptCwds::new(true);
         cwds.keep(t.tid, Path::new("/w/src"), || false);
         assert_eq!(cwds.get(t.tid), None);
         t.end();

@@ -880,6 +880,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             policy: policy.clone(),
                             gate: gate.clone(),
                             counters: counters.clone(),
+                            // Without watched writes no chdir, rename or folder removal
+                            // is notified: nothing could tell a kept cwd is stale.
+                            keep_cwds: !args.no_write_watch,
                         };
                         if let Err(e) = notify_loop::spawn(supervision) {
                             kill_and_reap(shim_process.pid);

@@ -39,6 +39,9 @@ pub struct Supervision {
     pub policy: Arc<dyn ExecPolicy>,
     pub gate: Arc<Gate>,
     pub counters: Arc<Counters>,
+    /// Keep each thread's cwd between its writes ([`super::kept_cwd`]): only while writes
+    /// are watched, when every call that changes one is notified.
+    pub keep_cwds: bool,
 }
 
 /// Starts the loop on its own thread; it runs until the process exits.
@@ -57,7 +60,7 @@ fn run(s: Supervision) {
     };
     // The thread that made the last call received, and the CPU this thread received it on.
     let mut last: Option<(libc::pid_t, i32)> = None;
-    let mut cwds = KeptCwds::default();
+    let mut cwds = KeptCwds::new(s.keep_cwds);
     loop {
         // Waiting: the caller's wake-up brings this thread to the caller's CPU.
         s.listener.set_sync(true);
@@ -150,7 +153,13 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
     };
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
         caller_context::exec_seen();
-        cwds.exec_seen();
+        // A thread other than its process's leader takes the leader's id as its exec
+        // runs, and may have a cwd of its own: in flight until it has.
+        if is_thread_group_leader(n.tid) {
+            cwds.exec_seen();
+        } else {
+            cwds.changing(n.tid, n.nr, received);
+        }
         let mem = TargetMemory::deferring(&s.listener, &n);
         let outcome = exec_check::check(s.policy.as_ref(), &s.fence, &mem, caller, &n);
         if !confirmed(&mem, &outcome) {
@@ -182,10 +191,13 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
     question::settle(settle, n, caller, outcome, received);
 }
 
-/// The write check, with the caller's cwd kept from an earlier call where there is one. A
-/// kept cwd decides only a plain `CONTINUE`, which the kernel bounds whatever the cwd
-/// really is; any other answer is worked out again from the cwd read now
-/// ([`super::kept_cwd`]). A cwd read for the call is kept for the next.
+/// The write check, with the caller's cwd kept from an earlier call where there is one
+/// ([`super::kept_cwd`]). Only for the writes Landlock bounds, whose check carries nothing
+/// out itself (a metadata call's does) and whose one `CONTINUE` the kernel bounds whatever
+/// the cwd really is, and not while decisions are logged (a record names the path). Any
+/// other answer reached from a kept cwd stands only if the cwd read now is the same;
+/// otherwise it is worked out again from the one read. A cwd read for the call is kept for
+/// the next.
 fn check_write(
     s: &Supervision,
     cwds: &mut KeptCwds,
@@ -194,25 +206,33 @@ fn check_write(
     n: &super::listener::Notification,
     call: &write_check::FsCall,
 ) -> Outcome {
+    if !matches!(call, write_check::FsCall::Bounded { .. }) || s.gate.logging() {
+        return write_check::check(&s.fence, mem, caller, n, call);
+    }
+    let fresh = ProcessCwd::of(n.tid);
     if let Some(kept) = cwds.get(n.tid) {
-        let outcome = write_check::check_from(
-            &s.fence,
-            mem,
-            caller,
-            n,
-            call,
-            &ProcessCwd::kept(n.tid, kept),
-        );
-        if plain_continue(&outcome) {
+        let from_kept = ProcessCwd::kept(n.tid, kept);
+        let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &from_kept);
+        if plain_continue(&outcome) || !from_kept.consulted() {
+            return outcome;
+        }
+        if fresh.get().is_some() && fresh.get() == from_kept.get() {
             return outcome;
         }
     }
-    let cwd = ProcessCwd::of(n.tid);
-    let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &cwd);
-    if let Some(read) = cwd.read_now() {
+    let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &fresh);
+    if let Some(read) = fresh.read_now() {
         cwds.keep(n.tid, read, || caller.still_pending());
     }
     outcome
+}
+
+/// Whether thread `tid` leads its thread group (its id is its process's): `tgkill` with no
+/// signal finds thread `tid` in thread group `tid` only then. An error other than that
+/// counts as not: the exec is then taken to be in flight.
+fn is_thread_group_leader(tid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 sends nothing; the call only looks the thread up.
+    unsafe { libc::syscall(libc::SYS_tgkill, tid, tid, 0) == 0 }
 }
 
 /// An answer that lets the call run as the target made it, and nothing more.

@@ -14,6 +14,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::view::{self, Looked, View};
 
@@ -107,12 +108,25 @@ impl Base {
 /// and then kept for the rest of the check: the exec check's policy rarely asks for it (and
 /// the first lookup of a new process's /proc entry costs ~20 µs here, more than the rest of
 /// the exec check); the two relative paths of a `rename` or `link` share one read.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ProcessCwd {
     tid: libc::pid_t,
     read: OnceLock<Option<PathBuf>>,
     /// Given from what was kept for the thread ([`super::kept_cwd`]), not read for this call.
     kept: bool,
+    /// Something asked for it.
+    consulted: AtomicBool,
+}
+
+impl Clone for ProcessCwd {
+    fn clone(&self) -> ProcessCwd {
+        ProcessCwd {
+            tid: self.tid,
+            read: self.read.clone(),
+            kept: self.kept,
+            consulted: AtomicBool::new(self.consulted()),
+        }
+    }
 }
 
 impl ProcessCwd {
@@ -121,6 +135,7 @@ impl ProcessCwd {
             tid,
             read: OnceLock::new(),
             kept: false,
+            consulted: AtomicBool::new(false),
         }
     }
 
@@ -130,7 +145,13 @@ impl ProcessCwd {
             tid,
             read: OnceLock::from(Some(cwd)),
             kept: true,
+            consulted: AtomicBool::new(false),
         }
+    }
+
+    /// Whether anything asked for the cwd: a check that did not placed no path against it.
+    pub fn consulted(&self) -> bool {
+        self.consulted.load(Ordering::Relaxed)
     }
 
     /// The cwd when it was read from /proc for this call and a walk can start from it.
@@ -149,6 +170,7 @@ impl ProcessCwd {
     }
 
     fn read(&self) -> Option<&Path> {
+        self.consulted.store(true, Ordering::Relaxed);
         self.read
             .get_or_init(|| view::read_proc_link(self.tid, "cwd").ok())
             .as_deref()

@@ -85,7 +85,7 @@ pub const KERNEL_FLOORS: [(&str, &str, &str); 14] = [
     (
         "PIDFD_THREAD",
         "6.9",
-        "blocked reasons and descriptor fetches go through the thread-group leader",
+        "blocked reasons and descriptor fetches go through the thread-group leader; a thread's cwd, credentials and umask are read at every call that needs them, not kept",
     ),
     (
         "user namespaces (unprivileged)",
@@ -458,7 +458,7 @@ impl Report {
         }
         if !self.pidfd_thread.present {
             self.not_enforced.push(
-                "no PIDFD_THREAD (Linux 6.9): descriptor fetches and blocked reasons go through the thread-group leader".into(),
+                "no PIDFD_THREAD (Linux 6.9): descriptor fetches and blocked reasons go through the thread-group leader; nothing of a thread is kept between its calls (slower writes)".into(),
             );
         }
         self.verdict = verdict;

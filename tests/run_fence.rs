@@ -2971,6 +2971,62 @@ print("done")
     }
 }
 
+/// A bare repository's `config` is protected by the `HEAD` beside it, in the folder the
+/// path really names. A process whose kept cwd is such a folder, renamed by another session
+/// of the same worktree, still cannot write its `config` by a relative name.
+fn a_kept_cwd_renamed_by_another_session_reaches_no_git_control_file(w: &World) {
+    git_init(w);
+    let bare = w.mkdir("top/fixture.git");
+    let git = std::process::Command::new("git")
+        .args(["init", "-q", "--bare"])
+        .arg(&bare)
+        .output()
+        .unwrap();
+    assert!(
+        git.status.success(),
+        "{}",
+        String::from_utf8_lossy(&git.stderr)
+    );
+    chown_tree(w, &w.worktree.join("top"));
+    let config = std::fs::read_to_string(bare.join("config")).unwrap();
+    w.write(
+        "a.py",
+        r##"import os, time
+os.chdir("top/fixture.git")
+with open("description", "a") as f: f.write("kept\n")
+deadline = time.time() + 30
+while not os.path.exists("../../go") and time.time() < deadline: time.sleep(0.01)
+try:
+    with open("config", "a") as f: f.write("#STALE\n")
+    print("written")
+except OSError as e:
+    print("refused", e.errno)
+"##,
+    );
+    let a = w
+        .fence(&["--", PYTHON, "a.py"].map(OsStr::new))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !std::fs::read_to_string(bare.join("description")).is_ok_and(|d| d.contains("kept"))
+        && started.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let b = w.run(&["/bin/sh", "-c", "mv top/fixture.git top/fx2 && touch go"]);
+    assert!(w.worktree.join("top/fx2/HEAD").exists(), "{}", stderr(&b));
+    let out = a.wait_with_output().unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(text.starts_with("refused"), "{text}{err}");
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("top/fx2/config")).unwrap(),
+        config,
+        "{err}"
+    );
+}
+
 /// The value of extended attribute `name` of `path`, read from outside.
 fn xattr(path: &Path, name: &str) -> Option<Vec<u8>> {
     let p = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
@@ -7979,6 +8035,7 @@ both_ways!(
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,
     writes_follow_every_change_of_the_working_directory,
+    a_kept_cwd_renamed_by_another_session_reaches_no_git_control_file,
     a_descriptor_link_to_a_removed_file_makes_no_file,
     a_write_through_the_callers_own_proc_pid_reaches_its_file,
     a_process_writes_its_own_proc_settings_but_no_others,

@@ -459,6 +459,18 @@ fn is_git_file(rel: &Path, path: &Path) -> bool {
             .is_ok_and(|m| m.file_type().is_file())
 }
 
+/// Whether the rules by name may look at the filesystem to judge `path` (bytes, relative
+/// or absolute): it ends in the name of a git directory's control file (`config`,
+/// `commondir`, `config.worktree`) or has a `hooks` folder on it, and whether it is one
+/// depends on a `HEAD` beside it ([`in_a_git_directory`]), so on the folder the path
+/// really names. A kept cwd never decides such a call (`notify_loop::check_write`).
+pub fn may_name_a_git_control(path: &[u8]) -> bool {
+    [&b"config"[..], b"commondir", b"config.worktree"]
+        .iter()
+        .any(|n| path.ends_with(n))
+        || path.split(|c| *c == b'/').any(|name| name == b"hooks")
+}
+
 /// Whether `path` (`rel` in the worktree) is a control file of a git directory that
 /// exists in the worktree outside `.git` folders (a bare repository: a test fixture, a
 /// mirror): its `config`, `commondir`, `config.worktree`, or its `hooks`. New ones cannot be
@@ -468,11 +480,7 @@ fn is_git_file(rel: &Path, path: &Path) -> bool {
 /// stale by the time the call acts).
 fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
     // Every notified write comes here: most paths are answered from their bytes.
-    let bytes = rel.as_os_str().as_bytes();
-    let control_name = [&b"config"[..], b"commondir", b"config.worktree"]
-        .iter()
-        .any(|n| bytes.ends_with(n));
-    if !control_name && !bytes.split(|c| *c == b'/').any(|name| name == b"hooks") {
+    if !may_name_a_git_control(rel.as_os_str().as_bytes()) {
         return false;
     }
     let parts: Vec<&std::ffi::OsStr> = rel.components().map(|c| c.as_os_str()).collect();

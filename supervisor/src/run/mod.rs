@@ -734,7 +734,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }
     if args.no_write_watch {
         eprintln!(
-            "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, and protected paths that do not exist yet (such as .envrc) can be created"
+            "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, protected paths that do not exist yet (such as .envrc) can be created, and a nested or bare repository's config and hooks can be written"
         );
     }
     spawn_signal_forwarder(forwarded, shim_process.pid, gate.clone());

@@ -23,7 +23,7 @@ use super::question::{self, Outcome, Settle};
 use super::target_memory::TargetMemory;
 use super::write_check;
 use crate::gate::EventKind;
-use crate::gate::decide::Gate;
+use crate::gate::decide::{Gate, Subject};
 
 /// Counters, read at the end of a session.
 #[derive(Debug, Default)]
@@ -192,9 +192,12 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
 }
 
 /// The write check, with the caller's cwd kept from an earlier call where there is one
-/// ([`super::kept_cwd`]). Only for the writes Landlock bounds, whose check carries nothing
-/// out itself (a metadata call's does) and whose one `CONTINUE` the kernel bounds whatever
-/// the cwd really is, and not while decisions are logged (a record names the path). Any
+/// ([`super::kept_cwd`]). Only for the writes Landlock bounds with one path, whose check
+/// carries nothing out itself (a metadata call's does) and whose one `CONTINUE` the kernel
+/// bounds whatever the cwd really is, and not while decisions are logged (a record names
+/// the path). A `CONTINUE` stands unless the rules by name looked at the filesystem for it
+/// (a bare repository's `config` is known by the `HEAD` beside it, in the folder the path
+/// really names: one renamed by another session or the host is not the kept one). Any
 /// other answer reached from a kept cwd stands only if the cwd read now is the same;
 /// otherwise it is worked out again from the one read. A cwd read for the call is kept for
 /// the next.
@@ -206,14 +209,22 @@ fn check_write(
     n: &super::listener::Notification,
     call: &write_check::FsCall,
 ) -> Outcome {
-    if !matches!(call, write_check::FsCall::Bounded { .. }) || s.gate.logging() {
+    let one_path = matches!(
+        call,
+        write_check::FsCall::Bounded { paths, link_source: None, .. } if paths.len() == 1
+    );
+    if !one_path || s.gate.logging() {
         return write_check::check(&s.fence, mem, caller, n, call);
     }
     let fresh = ProcessCwd::of(n.tid);
     if let Some(kept) = cwds.get(n.tid) {
         let from_kept = ProcessCwd::kept(n.tid, kept);
         let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &from_kept);
-        if plain_continue(&outcome) || !from_kept.consulted() {
+        let looked_by_name = || match &outcome.subject {
+            Some(Subject::Path(p)) => super::fence::may_name_a_git_control(p),
+            _ => true,
+        };
+        if !from_kept.consulted() || (plain_continue(&outcome) && !looked_by_name()) {
             return outcome;
         }
         if fresh.get().is_some() && fresh.get() == from_kept.get() {

@@ -192,7 +192,8 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
 }
 
 /// The write check, with the caller's cwd kept from an earlier call where there is one
-/// ([`super::kept_cwd`]). Only for the writes Landlock bounds with one path, whose check
+/// ([`super::kept_cwd`]). Only for the writes Landlock bounds with one path (not a
+/// symlink, whose relative target is judged from the folder it is made in), whose check
 /// carries nothing out itself (a metadata call's does) and whose one `CONTINUE` the kernel
 /// bounds whatever the cwd really is, and not while decisions are logged (a record names
 /// the path). A `CONTINUE` stands unless the rules by name looked at the filesystem for it
@@ -211,7 +212,8 @@ fn check_write(
 ) -> Outcome {
     let one_path = matches!(
         call,
-        write_check::FsCall::Bounded { paths, link_source: None, .. } if paths.len() == 1
+        write_check::FsCall::Bounded { op, paths, link_source: None }
+            if paths.len() == 1 && *op != "symlink"
     );
     if !one_path || s.gate.logging() {
         return write_check::check(&s.fence, mem, caller, n, call);

@@ -231,6 +231,19 @@ mod tests {
             self.done.send(()).unwrap();
             self.handle.join().unwrap();
         }
+        /// Ends the thread and waits until its pidfd says it has exited (a joined thread
+        /// may not have finished exiting yet).
+        fn end_and_wait(self) {
+            let watch = pidfd_of_thread(self.tid).unwrap();
+            self.end();
+            let mut p = libc::pollfd {
+                fd: std::os::fd::AsRawFd::as_raw_fd(&watch),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            assert_eq!(unsafe { libc::poll(&mut p, 1, 10_000) }, 1);
+        }
     }
 
     fn pidfd_thread_here() -> bool {
@@ -317,15 +330,7 @@ mod tests {
             assert_eq!(cwds.get(t.tid), None);
         }
         // Gone: it has run (or never will).
-        let watch = pidfd_of_thread(changer.tid).unwrap();
-        changer.end();
-        let mut p = libc::pollfd {
-            fd: std::os::fd::AsRawFd::as_raw_fd(&watch),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        assert_eq!(unsafe { libc::poll(&mut p, 1, 10_000) }, 1);
+        changer.end_and_wait();
         // Its /proc entry goes once it is reaped, which follows its exit closely.
         let mut later = 4;
         while cwds.get(t.tid).is_none() && later < 1000 {
@@ -345,19 +350,10 @@ mod tests {
         }
         let t = Thread::start();
         let tid = t.tid;
-        let watch = pidfd_of_thread(tid).unwrap();
         let mut cwds = KeptCwds::new(true);
         cwds.keep(tid, Path::new("/w/src"), || true);
         assert_eq!(cwds.get(tid), Some(PathBuf::from("/w/src")));
-        t.end();
-        // A joined thread may not have finished exiting yet: wait until its pidfd says so.
-        let mut p = libc::pollfd {
-            fd: std::os::fd::AsRawFd::as_raw_fd(&watch),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        assert_eq!(unsafe { libc::poll(&mut p, 1, 10_000) }, 1);
+        t.end_and_wait();
         assert_eq!(cwds.get(tid), None);
         assert!(cwds.kept.is_empty(), "the exited thread's entry is dropped");
     }

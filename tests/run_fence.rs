@@ -1687,8 +1687,20 @@ fn refusals_while_fences_stderr_does_not_drain_do_not_grow_fence(w: &World) {
         let deadline = Instant::now() + Duration::from_secs(120);
         while !w.worktree.join(name).exists() {
             if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+                let status = child.try_wait().ok().flatten();
+                // What fence wrote, from its undrained stderr (without waiting for more).
+                let mut said = Vec::new();
+                if let Some(mut err) = child.stderr.take() {
+                    // SAFETY: F_SETFL on the pipe's read end we own.
+                    unsafe { libc::fcntl(err.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+                    let _ = std::io::Read::read_to_end(&mut err, &mut said);
+                }
                 let _ = child.kill();
-                panic!("the sandboxed program never wrote `{name}`");
+                let said = String::from_utf8_lossy(&said);
+                let tail = &said[said.floor_char_boundary(said.len().saturating_sub(3000))..];
+                panic!(
+                    "the sandboxed program never wrote `{name}` (fence: {status:?}); the end of what fence wrote: {tail}"
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }

@@ -484,47 +484,41 @@ mod tests {
         std::fs::create_dir_all(common.join("objects")).unwrap();
         std::fs::create_dir_all(common.join("refs")).unwrap();
         std::fs::write(common.join("HEAD"), "ref: refs/heads/main\n").unwrap();
-        std::fs::write(admin.join("commondir"), "../..\n").unwrap();
+        // A worktree's `.git` file naming `admin`, and `admin` naming it back (`git
+        // worktree add`'s `commondir` and `gitdir`).
+        let git_file = |worktree: &Path, admin: &Path| {
+            std::fs::write(
+                worktree.join(".git"),
+                format!("gitdir: {}\n", admin.display()),
+            )
+            .unwrap();
+        };
+        let names_back = |admin: &Path, worktree: &Path| {
+            std::fs::write(admin.join("commondir"), "../..\n").unwrap();
+            std::fs::write(
+                admin.join("gitdir"),
+                format!("{}\n", worktree.join(".git").display()),
+            )
+            .unwrap();
+        };
         let linked = root.join("linked");
         std::fs::create_dir_all(&linked).unwrap();
-        std::fs::write(
-            admin.join("gitdir"),
-            format!("{}\n", linked.join(".git").display()),
-        )
-        .unwrap();
-        std::fs::write(
-            linked.join(".git"),
-            format!("gitdir: {}\n", admin.display()),
-        )
-        .unwrap();
+        names_back(&admin, &linked);
+        git_file(&linked, &admin);
         assert_eq!(shared_git_dir(&linked), Some(common.clone()));
         // A `.git` file naming any folder (a home) opens nothing.
         let forged = root.join("forged");
         std::fs::create_dir_all(&forged).unwrap();
-        std::fs::write(forged.join(".git"), format!("gitdir: {}\n", root.display())).unwrap();
+        git_file(&forged, &root);
         assert_eq!(shared_git_dir(&forged), None);
         // Nor one naming a real linked worktree's folder that does not name it back.
-        std::fs::write(
-            forged.join(".git"),
-            format!("gitdir: {}\n", admin.display()),
-        )
-        .unwrap();
+        git_file(&forged, &admin);
         assert_eq!(shared_git_dir(&forged), None);
         // Nor a folder that is not a git directory, whatever it says back.
-        let fake = root.join("home");
-        let fake_admin = fake.join("worktrees/x");
+        let fake_admin = root.join("home/worktrees/x");
         std::fs::create_dir_all(&fake_admin).unwrap();
-        std::fs::write(fake_admin.join("commondir"), "../..\n").unwrap();
-        std::fs::write(
-            fake_admin.join("gitdir"),
-            format!("{}\n", forged.join(".git").display()),
-        )
-        .unwrap();
-        std::fs::write(
-            forged.join(".git"),
-            format!("gitdir: {}\n", fake_admin.display()),
-        )
-        .unwrap();
+        names_back(&fake_admin, &forged);
+        git_file(&forged, &fake_admin);
         assert_eq!(shared_git_dir(&forged), None);
     }
 

@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::caller_context::{has_exited, pidfd_of_thread};
+use super::listener::Notification;
 
 /// Most threads kept (each holds a descriptor); beyond it, the entries of exited threads
 /// go, then all.
@@ -85,9 +86,33 @@ impl KeptCwds {
         }
     }
 
+    /// Notification `n`, received at `now`: its thread's earlier calls have run, and a
+    /// call that may change a cwd or the path naming it forgets every kept one — a
+    /// `chdir`, `fchdir`, rename or folder removal, and an exec (in flight when a thread
+    /// other than its process's leader makes it: it takes the leader's id as it runs, and
+    /// may have a cwd of its own).
+    pub fn received(&mut self, n: &Notification, now: Instant) {
+        self.heard_from(n.tid, now);
+        match n.nr {
+            libc::SYS_chdir | libc::SYS_fchdir | libc::SYS_renameat | libc::SYS_renameat2 => {
+                self.changing(n.tid, n.nr, now)
+            }
+            #[cfg(target_arch = "x86_64")]
+            libc::SYS_rename | libc::SYS_rmdir => self.changing(n.tid, n.nr, now),
+            libc::SYS_unlinkat if n.args[2] & libc::AT_REMOVEDIR as u64 != 0 => {
+                self.changing(n.tid, n.nr, now)
+            }
+            libc::SYS_execve | libc::SYS_execveat if is_thread_group_leader(n.tid) => {
+                self.exec_seen()
+            }
+            libc::SYS_execve | libc::SYS_execveat => self.changing(n.tid, n.nr, now),
+            _ => {}
+        }
+    }
+
     /// Thread `tid` made a notified call at `now`: any call of its that changed a cwd has
     /// run. The threads of the others not heard from for [`IN_FLIGHT_FOR`] are looked at.
-    pub fn heard_from(&mut self, tid: libc::pid_t, now: Instant) {
+    fn heard_from(&mut self, tid: libc::pid_t, now: Instant) {
         if self.in_flight.is_empty() {
             return;
         }
@@ -105,7 +130,7 @@ impl KeptCwds {
 
     /// Call `nr` (a `chdir`, `fchdir`, rename or folder removal) of `tid`, about to be
     /// answered at `now`: every kept cwd goes, and none is kept until it has run.
-    pub fn changing(&mut self, tid: libc::pid_t, nr: i64, now: Instant) {
+    fn changing(&mut self, tid: libc::pid_t, nr: i64, now: Instant) {
         self.epoch += 1;
         self.in_flight.push(InFlight {
             tid,
@@ -115,7 +140,7 @@ impl KeptCwds {
     }
 
     /// An exec is about to run: every kept cwd goes.
-    pub fn exec_seen(&mut self) {
+    fn exec_seen(&mut self) {
         self.epoch += 1;
     }
 
@@ -177,6 +202,14 @@ impl KeptCwds {
             },
         );
     }
+}
+
+/// Whether thread `tid` leads its thread group (its id is its process's): `tgkill` with no
+/// signal finds thread `tid` in thread group `tid` only then. An error other than that
+/// counts as not: the exec is then taken to be in flight.
+fn is_thread_group_leader(tid: libc::pid_t) -> bool {
+    // SAFETY: signal 0 sends nothing; the call only looks the thread up.
+    unsafe { libc::syscall(libc::SYS_tgkill, tid, tid, 0) == 0 }
 }
 
 /// Whether thread `tid` may still be in its call `nr`, by `/proc/<tid>/syscall`: the number

@@ -87,10 +87,7 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
     let received = Instant::now();
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::of_call(&s.listener, n.tid, n.id);
-    cwds.heard_from(n.tid, received);
-    if changes_a_cwd(&n) {
-        cwds.changing(n.tid, n.nr, received);
-    }
+    cwds.received(&n, received);
     // Notified only so that kept cwds are forgotten ([`super::kept_cwd`]).
     if n.nr == libc::SYS_chdir || n.nr == libc::SYS_fchdir {
         s.listener.respond(n.id, Response::Continue);
@@ -153,13 +150,6 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
     };
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
         caller_context::exec_seen();
-        // A thread other than its process's leader takes the leader's id as its exec
-        // runs, and may have a cwd of its own: in flight until it has.
-        if is_thread_group_leader(n.tid) {
-            cwds.exec_seen();
-        } else {
-            cwds.changing(n.tid, n.nr, received);
-        }
         let mem = TargetMemory::deferring(&s.listener, &n);
         let outcome = exec_check::check(s.policy.as_ref(), &s.fence, &mem, caller, &n);
         if !confirmed(&mem, &outcome) {
@@ -229,7 +219,7 @@ fn check_write(
         if !from_kept.consulted() || (plain_continue(&outcome) && !looked_by_name()) {
             return outcome;
         }
-        if fresh.get().is_some() && fresh.get() == from_kept.get() {
+        if matches!((fresh.base(), from_kept.base()), (Some(now), Some(kept)) if now == kept) {
             return outcome;
         }
     }
@@ -240,32 +230,12 @@ fn check_write(
     outcome
 }
 
-/// Whether thread `tid` leads its thread group (its id is its process's): `tgkill` with no
-/// signal finds thread `tid` in thread group `tid` only then. An error other than that
-/// counts as not: the exec is then taken to be in flight.
-fn is_thread_group_leader(tid: libc::pid_t) -> bool {
-    // SAFETY: signal 0 sends nothing; the call only looks the thread up.
-    unsafe { libc::syscall(libc::SYS_tgkill, tid, tid, 0) == 0 }
-}
-
 /// An answer that lets the call run as the target made it, and nothing more.
 fn plain_continue(outcome: &Outcome) -> bool {
     outcome.allowed
         && matches!(outcome.response, Response::Continue)
         && outcome.perform.is_none()
         && outcome.ask.is_none()
-}
-
-/// Whether a notified call may change a thread's cwd or the path that names it: `chdir`,
-/// `fchdir`, a rename, a folder's removal.
-fn changes_a_cwd(n: &super::listener::Notification) -> bool {
-    match n.nr {
-        libc::SYS_chdir | libc::SYS_fchdir | libc::SYS_renameat | libc::SYS_renameat2 => true,
-        #[cfg(target_arch = "x86_64")]
-        libc::SYS_rename | libc::SYS_rmdir => true,
-        libc::SYS_unlinkat => n.args[2] & libc::AT_REMOVEDIR as u64 != 0,
-        _ => false,
-    }
 }
 
 /// Whether the caller of the call just received most likely runs on this thread's CPU,

@@ -2881,6 +2881,99 @@ print("done")
 /// another thread's `chdir`, a child's `CLONE_FS`-shared one) is followed, so each write
 /// lands where the process meant, in a folder Landlock grants whole (`src`) or at the
 /// worktree's root, which the supervisor writes for it.
+/// A process sharing its parent's memory (`vfork`) writes names from that memory, then
+/// execs a program that writes other names at the same address: every write, the calls
+/// the supervisor carries out included (a chmod, an open at the worktree's root), reaches
+/// the name the running program passed, never the one in the memory it had before its
+/// exec (which its parent still holds).
+fn writes_read_the_memory_of_the_program_running_after_vfork_and_exec(w: &World) {
+    if !cc_ready("writes_read_the_memory_of_the_program_running_after_vfork_and_exec") {
+        return;
+    }
+    w.compile_c(
+        "vfexec",
+        r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#define AT ((void *)0x7e0000000000UL)
+static char *page(void) {
+    char *p = mmap(AT, 4096, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p != AT) { perror("mmap"); _exit(2); }
+    return p;
+}
+static int append(const char *name, const char *text) {
+    int fd = open(name, O_WRONLY | O_APPEND);
+    if (fd < 0) { perror(name); return -1; }
+    int ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+    close(fd);
+    return ok ? 0 : -1;
+}
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        /* The new image, in the vfork child: its own name at the same address. */
+        char *p = page();
+        strcpy(p, "right");
+        const mode_t modes[] = {0600, 0604, 0606};
+        for (int i = 0; i < 3; i++) {
+            if (chmod(p, modes[i]) != 0) { perror("chmod"); return 3; }
+            if (append(p, "new image\n") != 0) return 3;
+        }
+        return 0;
+    }
+    char *p = page();
+    strcpy(p, "victim");
+    pid_t pid = vfork();
+    if (pid == 0) {
+        /* Writes with the name in the memory shared with the parent, then the exec. */
+        for (int i = 0; i < 3; i++) {
+            int fd = open(p, O_WRONLY | O_APPEND);
+            if (fd >= 0) close(fd);
+        }
+        chmod(p, 0644);
+        execl("./vfexec", "vfexec", "child", (char *)0);
+        _exit(127);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid) return 4;
+    printf("child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+    return 0;
+}
+"#,
+    );
+    use std::os::unix::fs::PermissionsExt;
+    for name in ["victim", "right"] {
+        let path = w.worktree.join(name);
+        std::fs::write(&path, "").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        w.own(&path);
+    }
+    let out = w.run(&["./vfexec"]);
+    assert_eq!(stdout(&out), "child 0\n", "{}", stderr(&out));
+    let mode = |name: &str| {
+        std::fs::metadata(w.worktree.join(name))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o7777
+    };
+    assert_eq!(mode("right"), 0o606, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("right")).unwrap(),
+        "new image\n".repeat(3)
+    );
+    assert_eq!(mode("victim"), 0o644, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("victim")).unwrap(),
+        ""
+    );
+}
+
 fn writes_follow_every_change_of_the_working_directory(w: &World) {
     w.mkdir("src/sub");
     w.mkdir("lib");
@@ -8047,6 +8140,7 @@ both_ways!(
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,
     writes_follow_every_change_of_the_working_directory,
+    writes_read_the_memory_of_the_program_running_after_vfork_and_exec,
     a_kept_cwd_renamed_by_another_session_reaches_no_git_control_file,
     a_descriptor_link_to_a_removed_file_makes_no_file,
     a_write_through_the_callers_own_proc_pid_reaches_its_file,

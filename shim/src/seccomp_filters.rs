@@ -621,7 +621,7 @@ fn notified_table(
         calls.insert(libc::SYS_umask, Vec::new());
         calls.insert(libc::SYS_bind, Vec::new());
         // The supervisor keeps each thread's working directory between its writes and must
-        // hear of a change (`fence::run::kept_cwd`); the calls run unchanged.
+        // hear of a change (`fence::run::kept_thread`); the calls run unchanged.
         calls.insert(libc::SYS_chdir, Vec::new());
         calls.insert(libc::SYS_fchdir, Vec::new());
     } else {
@@ -1923,7 +1923,7 @@ mod tests {
     #[test]
     fn chdir_is_notified_exactly_while_writes_are_watched() {
         // The supervisor keeps cwds only while writes are watched, and must then hear of
-        // every change (fence::run::kept_cwd).
+        // every change (fence::run::kept_thread).
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
         for (watch, table, dns) in [
             (true, false, false),

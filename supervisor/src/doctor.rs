@@ -85,7 +85,7 @@ pub const KERNEL_FLOORS: [(&str, &str, &str); 14] = [
     (
         "PIDFD_THREAD",
         "6.9",
-        "blocked reasons and descriptor fetches go through the thread-group leader; a thread's cwd, credentials and umask are read at every call that needs them, not kept",
+        "blocked reasons and descriptor fetches go through the thread-group leader; a thread's cwd, credentials and umask are read at every call that needs them and its memory by `process_vm_readv`, nothing kept",
     ),
     (
         "user namespaces (unprivileged)",

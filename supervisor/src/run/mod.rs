@@ -12,7 +12,7 @@ mod fence;
 pub(crate) mod git_code;
 mod git_config_change;
 mod git_head;
-mod kept_cwd;
+mod kept_thread;
 pub mod limits;
 mod listener;
 mod loopback_table;

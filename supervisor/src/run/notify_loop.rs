@@ -15,7 +15,7 @@ use super::caller_context;
 use super::dns_call;
 use super::exec_check::{self, ExecPolicy};
 use super::fence::Fence;
-use super::kept_cwd::KeptCwds;
+use super::kept_thread::{Kept, KeptThreads};
 use super::listener::{Listener, Notification, Response};
 use super::net_check::{self, NetFence};
 use super::path_resolve::{Caller, ProcessCwd};
@@ -39,8 +39,9 @@ pub struct Supervision {
     pub policy: Arc<dyn ExecPolicy>,
     pub gate: Arc<Gate>,
     pub counters: Arc<Counters>,
-    /// Keep each thread's cwd between its writes ([`super::kept_cwd`]): only while writes
-    /// are watched, when every call that changes one is notified.
+    /// Keep each thread's cwd between its writes ([`super::kept_thread`]): only while writes
+    /// are watched, when every call that changes one is notified. (Its memory descriptor
+    /// is kept either way: every exec is notified.)
     pub keep_cwds: bool,
 }
 
@@ -60,7 +61,7 @@ fn run(s: Supervision) {
     };
     // The thread that made the last call received, and the CPU this thread received it on.
     let mut last: Option<(libc::pid_t, i32)> = None;
-    let mut cwds = KeptCwds::new(s.keep_cwds);
+    let mut kept = KeptThreads::new(s.keep_cwds);
     loop {
         // Waiting: the caller's wake-up brings this thread to the caller's CPU.
         s.listener.set_sync(true);
@@ -71,7 +72,7 @@ fn run(s: Supervision) {
                 s.listener
                     .set_sync(caller_on_this_cpu(cpu_before, cpu, last, n.tid));
                 last = Some((n.tid, cpu));
-                handle(&s, &settle, &mut cwds, n)
+                handle(&s, &settle, &mut kept, n)
             }
             // A caller gone before its call was received, or the end of the sandbox.
             Ok(None) if s.listener.hung_up() => return,
@@ -83,12 +84,12 @@ fn run(s: Supervision) {
     }
 }
 
-fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification) {
+fn handle(s: &Supervision, settle: &Settle, threads: &mut KeptThreads, n: Notification) {
     let received = Instant::now();
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::of_call(&s.listener, n.tid, n.id);
-    cwds.received(&n, received);
-    // Notified only so that kept cwds are forgotten ([`super::kept_cwd`]).
+    threads.received(&n, received);
+    // Notified only so that kept cwds are forgotten ([`super::kept_thread`]).
     if n.nr == libc::SYS_chdir || n.nr == libc::SYS_fchdir {
         s.listener.respond(n.id, Response::Continue);
         return;
@@ -160,12 +161,15 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
         }
         outcome
     } else if let Some(call) = write_check::decode(&n) {
+        let kept = threads.thread(n.tid);
         let mem = if matches!(call, write_check::FsCall::Bounded { .. }) {
             TargetMemory::deferring(&s.listener, &n)
         } else {
             TargetMemory::new(&s.listener, &n)
-        };
-        let outcome = check_write(s, cwds, &mem, caller, &n, &call);
+        }
+        .through(kept.memory.clone());
+        let outcome = check_write(s, threads, &kept, &mem, caller, &n, &call);
+        threads.keep_memory(n.tid, n.nr, &kept, || caller.still_pending());
         if !confirmed(&mem, &outcome) {
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
             return;
@@ -182,7 +186,7 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
 }
 
 /// The write check, with the caller's cwd kept from an earlier call where there is one
-/// ([`super::kept_cwd`]). Only for the writes Landlock bounds with one path (not a
+/// ([`super::kept_thread`]). Only for the writes Landlock bounds with one path (not a
 /// symlink, whose relative target is judged from the folder it is made in), whose check
 /// carries nothing out itself (a metadata call's does) and whose one `CONTINUE` the kernel
 /// bounds whatever the cwd really is, and not while decisions are logged (a record names
@@ -194,7 +198,8 @@ fn handle(s: &Supervision, settle: &Settle, cwds: &mut KeptCwds, n: Notification
 /// the next.
 fn check_write(
     s: &Supervision,
-    cwds: &mut KeptCwds,
+    threads: &mut KeptThreads,
+    kept: &Kept,
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &super::listener::Notification,
@@ -209,8 +214,8 @@ fn check_write(
         return write_check::check(&s.fence, mem, caller, n, call);
     }
     let fresh = ProcessCwd::of(n.tid);
-    if let Some(kept) = cwds.get(n.tid) {
-        let from_kept = ProcessCwd::kept(n.tid, kept);
+    if let Some(cwd) = &kept.cwd {
+        let from_kept = ProcessCwd::kept(n.tid, cwd.clone());
         let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &from_kept);
         let looked_by_name = || match &outcome.subject {
             Some(Subject::Path(p)) => super::fence::may_name_a_git_control(p),
@@ -225,7 +230,7 @@ fn check_write(
     }
     let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &fresh);
     if let Some(read) = fresh.read_now() {
-        cwds.keep(n.tid, read, || caller.still_pending());
+        threads.keep(n.tid, read, || caller.still_pending());
     }
     outcome
 }

@@ -112,7 +112,7 @@ impl Base {
 pub struct ProcessCwd {
     tid: libc::pid_t,
     read: OnceLock<Option<PathBuf>>,
-    /// Given from what was kept for the thread ([`super::kept_cwd`]), not read for this call.
+    /// Given from what was kept for the thread ([`super::kept_thread`]), not read for this call.
     kept: bool,
     /// Something asked for it.
     consulted: AtomicBool,
@@ -139,7 +139,7 @@ impl ProcessCwd {
         }
     }
 
-    /// The cwd kept for the thread from an earlier call ([`super::kept_cwd`]).
+    /// The cwd kept for the thread from an earlier call ([`super::kept_thread`]).
     pub fn kept(tid: libc::pid_t, cwd: PathBuf) -> ProcessCwd {
         ProcessCwd {
             tid,

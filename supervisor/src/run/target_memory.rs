@@ -3,6 +3,8 @@
 //! after its thread is gone, so bytes read are trusted only while the call still waits.
 
 use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::Arc;
 
 use super::listener::{Listener, Notification};
 
@@ -32,6 +34,8 @@ pub struct TargetMemory<'a> {
     deferred: bool,
     /// A read was made without its validity check.
     unconfirmed: std::cell::Cell<bool>,
+    /// The caller's `/proc/<tid>/mem`, kept since an earlier call ([`super::kept_thread`]).
+    kept: Option<Arc<OwnedFd>>,
 }
 
 impl<'a> TargetMemory<'a> {
@@ -41,6 +45,16 @@ impl<'a> TargetMemory<'a> {
             notif,
             deferred: false,
             unconfirmed: std::cell::Cell::new(false),
+            kept: None,
+        }
+    }
+
+    /// The same reads, through `memory`: the caller's `/proc/<tid>/mem` kept for its
+    /// thread ([`super::kept_thread`] says why it is the caller's memory).
+    pub fn through(self, memory: Option<Arc<OwnedFd>>) -> Self {
+        TargetMemory {
+            kept: memory,
+            ..self
         }
     }
 
@@ -82,7 +96,7 @@ impl<'a> TargetMemory<'a> {
         let mut buf = vec![0u8; len];
         let mut done = 0;
         while done < len {
-            let n = read_raw(self.notif.tid, addr + done as u64, &mut buf[done..])?;
+            let n = self.read(addr + done as u64, &mut buf[done..])?;
             if n == 0 {
                 return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(
                     libc::EFAULT,
@@ -118,7 +132,7 @@ impl<'a> TargetMemory<'a> {
         // each time set off glibc's fastbin consolidation).
         let mut first = [0u8; FIRST_READ];
         let want = first_read_len(addr);
-        let n = read_raw(self.notif.tid, addr, &mut first[..want])?;
+        let n = self.read(addr, &mut first[..want])?;
         self.c_string_from(addr, &first[..n], max)
     }
 
@@ -144,7 +158,7 @@ impl<'a> TargetMemory<'a> {
         loop {
             let want = PAGE - (cursor as usize % PAGE);
             let mut chunk = vec![0u8; want];
-            let n = read_raw(self.notif.tid, cursor, &mut chunk)?;
+            let n = self.read(cursor, &mut chunk)?;
             if n == 0 {
                 return Err(MemoryError::Unreadable(io::Error::from_raw_os_error(
                     libc::EFAULT,
@@ -286,7 +300,7 @@ impl<'a> TargetMemory<'a> {
                 }
                 None => {
                     let want = pointer_block_len(cursor);
-                    read_raw(self.notif.tid, cursor, &mut block[..want])?
+                    self.read(cursor, &mut block[..want])?
                 }
             };
             if n < 8 {
@@ -417,8 +431,22 @@ fn read_vectored(
     Ok(n as usize)
 }
 
-/// One `process_vm_readv` of up to `buf.len()` bytes.
 impl TargetMemory<'_> {
+    /// Up to `buf.len()` bytes at `addr`: through the kept descriptor where there is one
+    /// and it reads, otherwise (or when it fails or reads nothing) by `process_vm_readv`,
+    /// whose answer stands.
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<usize, MemoryError> {
+        if let (Some(mem), Ok(offset)) = (&self.kept, libc::off_t::try_from(addr)) {
+            // SAFETY: `buf` is writable for its length.
+            let n =
+                unsafe { libc::pread(mem.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), offset) };
+            if n > 0 {
+                return Ok(n as usize);
+            }
+        }
+        read_raw(self.notif.tid, addr, buf)
+    }
+
     /// Writes `bytes` at `addr` in the caller's memory (what a call the supervisor performs
     /// returns there, such as received data).
     ///
@@ -485,6 +513,7 @@ fn range_writable(maps: &str, addr: u64, len: u64) -> bool {
     at >= end
 }
 
+/// One `process_vm_readv` of up to `buf.len()` bytes.
 fn read_raw(tid: libc::pid_t, addr: u64, buf: &mut [u8]) -> Result<usize, MemoryError> {
     let local = libc::iovec {
         iov_base: buf.as_mut_ptr() as *mut libc::c_void,
@@ -550,6 +579,41 @@ mod tests {
             args: [0; 6],
         };
         f(&TargetMemory::deferring(&listener, &notif))
+    }
+
+    /// [`with_own_memory`], the reads going through `kept` as a kept descriptor.
+    fn with_own_memory_through<T>(kept: OwnedFd, f: impl FnOnce(&TargetMemory<'_>) -> T) -> T {
+        let fd: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
+        let listener = Listener::new(fd);
+        let notif = Notification {
+            id: 0,
+            tid: std::process::id() as libc::pid_t,
+            nr: 0,
+            args: [0; 6],
+        };
+        f(&TargetMemory::deferring(&listener, &notif).through(Some(Arc::new(kept))))
+    }
+
+    #[test]
+    fn a_kept_descriptor_reads_the_callers_memory_and_one_that_reads_nothing_is_passed_over() {
+        let path = b"src/main.rs\0";
+        let addr = path.as_ptr() as u64;
+        let mem: OwnedFd = std::fs::File::open("/proc/self/mem").unwrap().into();
+        let got = with_own_memory_through(mem, |m| m.c_string(addr, PATH_MAX).unwrap());
+        assert_eq!(got, b"src/main.rs");
+        // A descriptor that reads nothing (an address space gone reads so): the read is made
+        // again with process_vm_readv, whose answer stands.
+        let empty: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
+        let got = with_own_memory_through(empty, |m| m.c_string(addr, PATH_MAX).unwrap());
+        assert_eq!(got, b"src/main.rs");
+        // And one that fails (a directory): the same.
+        let dir: OwnedFd = std::fs::File::open("/").unwrap().into();
+        let got = with_own_memory_through(dir, |m| m.c_string(addr, PATH_MAX).unwrap());
+        assert_eq!(got, b"src/main.rs");
+        // An address no offset can name is process_vm_readv's to refuse.
+        let mem: OwnedFd = std::fs::File::open("/proc/self/mem").unwrap().into();
+        let refused = with_own_memory_through(mem, |m| m.c_string(u64::MAX - 8, PATH_MAX));
+        assert!(matches!(refused, Err(MemoryError::Unreadable(_))));
     }
 
     fn pointers_of(strings: &[&[u8]]) -> Vec<u64> {

@@ -627,7 +627,7 @@ pub fn check(
 }
 
 /// [`check`], with relative paths placed against `cwd` (one kept from an earlier call:
-/// see [`super::kept_cwd`] for when its answer may be used).
+/// see [`super::kept_thread`] for when its answer may be used).
 pub fn check_from(
     fence: &Fence,
     mem: &TargetMemory<'_>,

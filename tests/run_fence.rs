@@ -105,6 +105,38 @@ fn assert_shared_file_unchanged(victim: &Path, said: &str) {
 /// to a private copy instead, in a folder granted whole and at the worktree's root (where
 /// the supervisor carries writes out); a metadata change through a descriptor, which
 /// reaches the shared file itself, is refused.
+/// A file with a hard link outside is written as a private copy also when the write is
+/// placed against a kept cwd: the name is looked up in the directory the process is in
+/// now, not in one it kept before (`plain/x` is an ordinary file, `linked/x` shares its
+/// inode with a file outside).
+fn a_hard_link_written_from_a_kept_cwd_is_still_a_private_copy(w: &World) {
+    w.mkdir("plain");
+    w.mkdir("linked");
+    w.write("plain/x", "plain\n");
+    let victim = w.write_outside("shared-kept", "original\n");
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::hard_link(&victim, w.worktree.join("linked/x")).unwrap();
+    let out = w.python(
+        r#"import os
+os.chdir('plain')
+for i in range(3):
+    open('x', 'a').write('p\n')
+os.chdir('../linked')
+# Another name first, so that the shared one is first written against the kept cwd.
+for i in range(2):
+    open('y', 'a').write('y\n')
+for i in range(3):
+    open('x', 'a').write('l\n')
+print('done')
+"#,
+    );
+    assert_eq!(stdout(&out), "done\n", "{}", stderr(&out));
+    assert_shared_file_unchanged(&victim, &stdout(&out));
+    let read = |name: &str| std::fs::read_to_string(w.worktree.join(name)).unwrap();
+    assert_eq!(read("plain/x"), "plain\np\np\np\n");
+    assert_eq!(read("linked/x"), "original\nl\nl\nl\n");
+}
+
 fn a_hardlink_made_before_the_session_is_written_as_a_private_copy(w: &World) {
     w.mkdir("sub");
     let names = [
@@ -2980,7 +3012,10 @@ fn writes_follow_every_change_of_the_working_directory(w: &World) {
     let out = w.python(
         r#"import ctypes, errno, os, threading
 def put(name, text):
-    with open(name, "w") as f: f.write(text)
+    # Three times: the first places the name against the cwd read for it, the next
+    # against the kept one, the last in the kept one's descriptor.
+    for _ in range(3):
+        with open(name, "w") as f: f.write(text)
 os.chdir("src"); put("a", "1"); put("a2", "1")
 # Calls the supervisor may carry out itself, made once each with a cwd kept.
 try:
@@ -8095,6 +8130,7 @@ both_ways!(
     write_through_symlinks_made_inside_is_blocked,
     hardlink_to_an_outside_file_is_refused,
     a_hardlink_made_before_the_session_is_written_as_a_private_copy,
+    a_hard_link_written_from_a_kept_cwd_is_still_a_private_copy,
     a_shared_file_cannot_be_reached_through_its_descriptor,
     unnamed_files_are_made_and_named_where_the_fence_allows,
     an_unnamed_file_made_outside_cannot_be_named_in_the_worktree,

@@ -96,6 +96,8 @@ struct Entry {
     thread: OwnedFd,
     /// The cwd read for one of the thread's calls, and the cwd epoch it was read in.
     cwd: Option<(PathBuf, u64)>,
+    /// A descriptor of that cwd (`O_PATH`), opened once it served a later call.
+    cwd_dir: Option<Arc<OwnedFd>>,
     /// `/proc/<tid>/mem`, opened while a call of the thread was pending, and the exec epoch
     /// it was opened in.
     memory: Option<(Arc<OwnedFd>, u64)>,
@@ -105,6 +107,8 @@ struct Entry {
 #[derive(Default)]
 pub struct Kept {
     pub cwd: Option<PathBuf>,
+    /// A descriptor of `cwd`, when one is kept with it.
+    pub cwd_dir: Option<Arc<OwnedFd>>,
     pub memory: Option<Arc<OwnedFd>>,
     /// The thread had an entry: it has written before.
     known: bool,
@@ -220,9 +224,11 @@ impl KeptThreads {
             self.kept.remove(&tid);
             return Kept::default();
         }
-        let cwd = match &entry.cwd {
-            Some((cwd, epoch)) if *epoch == self.epoch => Some(cwd.clone()),
-            _ => None,
+        let (cwd, cwd_dir) = match &entry.cwd {
+            Some((cwd, epoch)) if *epoch == self.epoch => {
+                (Some(cwd.clone()), entry.cwd_dir.clone())
+            }
+            _ => (None, None),
         };
         let memory = match &entry.memory {
             Some((fd, epoch)) if *epoch == self.exec_epoch && !self.exec_in_flight() => {
@@ -232,6 +238,7 @@ impl KeptThreads {
         };
         Kept {
             cwd,
+            cwd_dir,
             memory,
             known: true,
         }
@@ -282,6 +289,7 @@ impl KeptThreads {
                 Entry {
                     thread,
                     cwd: None,
+                    cwd_dir: None,
                     memory: None,
                 },
             );
@@ -299,6 +307,7 @@ impl KeptThreads {
         let Some(entry) = self.entry(tid, pending) else {
             return;
         };
+        entry.cwd_dir = None;
         match &mut entry.cwd {
             Some((kept, at)) => {
                 kept.clear();
@@ -306,6 +315,31 @@ impl KeptThreads {
                 *at = epoch;
             }
             none => *none = Some((cwd.to_path_buf(), epoch)),
+        }
+    }
+
+    /// After a write check of `tid`'s pending call that placed its path against the kept
+    /// cwd (`kept`, what [`Self::thread`] gave for that call) without a descriptor of it:
+    /// one is opened now (`/proc/<tid>/cwd`, the directory itself) and kept with the cwd,
+    /// unless a change may be in flight or the cwd was forgotten meanwhile. The thread's
+    /// call is pending, so its cwd is the kept one (every change to it would have been
+    /// seen); `pending` says whether it still is, asked after the open.
+    pub fn keep_cwd_dir(&mut self, tid: libc::pid_t, kept: &Kept, pending: impl FnOnce() -> bool) {
+        if kept.cwd.is_none() || kept.cwd_dir.is_some() || !self.in_flight.is_empty() {
+            return;
+        }
+        let epoch = self.epoch;
+        let Some(entry) = self.kept.get_mut(&tid) else {
+            return;
+        };
+        if !matches!(entry.cwd, Some((_, at)) if at == epoch) {
+            return;
+        }
+        let Ok(dir) = open_cwd(tid) else {
+            return;
+        };
+        if pending() {
+            entry.cwd_dir = Some(Arc::new(dir));
         }
     }
 
@@ -352,6 +386,16 @@ impl KeptThreads {
             entry.memory = Some((Arc::new(memory), exec_epoch));
         }
     }
+}
+
+/// The directory `/proc/<tid>/cwd` links to, opened `O_PATH`.
+fn open_cwd(tid: libc::pid_t) -> std::io::Result<OwnedFd> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+        .open(format!("/proc/{tid}/cwd"))
+        .map(OwnedFd::from)
 }
 
 /// `/proc/<tid>/mem` for reading (close-on-exec, as std opens every file).
@@ -544,6 +588,50 @@ mod tests {
         t.end_and_wait();
         assert_eq!(cwds.get(tid), None);
         assert!(cwds.kept.is_empty(), "the exited thread's entry is dropped");
+    }
+
+    #[test]
+    fn a_cwd_descriptor_comes_once_the_kept_cwd_served_and_goes_with_it() {
+        if !pidfd_thread_here() {
+            return;
+        }
+        let (t, changer) = (Thread::start(), Thread::start());
+        let here = std::env::current_dir().unwrap();
+        let mut threads = KeptThreads::new(true);
+        threads.keep(t.tid, &here, || true);
+        let kept = threads.thread(t.tid);
+        assert_eq!(kept.cwd.as_deref(), Some(here.as_path()));
+        assert!(
+            kept.cwd_dir.is_none(),
+            "opened once the kept cwd has served"
+        );
+        threads.keep_cwd_dir(t.tid, &kept, || true);
+        let kept = threads.thread(t.tid);
+        let dir = kept.cwd_dir.clone().expect("kept with the cwd");
+        // The directory the thread is in (this process's cwd).
+        let shown = std::fs::read_link(format!(
+            "/proc/self/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(dir.as_ref())
+        ))
+        .unwrap();
+        assert_eq!(shown, here);
+        // A change anywhere: both go, and a cwd kept again comes without the old one's.
+        threads.changing(changer.tid, libc::SYS_chdir, Instant::now());
+        let during = threads.thread(t.tid);
+        assert!(during.cwd.is_none() && during.cwd_dir.is_none());
+        threads.heard_from(changer.tid, Instant::now());
+        threads.keep(t.tid, Path::new("/"), || true);
+        let after = threads.thread(t.tid);
+        assert_eq!(after.cwd.as_deref(), Some(Path::new("/")));
+        assert!(
+            after.cwd_dir.is_none(),
+            "the old directory's descriptor went"
+        );
+        // Opened for a call no longer pending: not kept.
+        threads.keep_cwd_dir(t.tid, &after, || false);
+        assert!(threads.thread(t.tid).cwd_dir.is_none());
+        t.end();
+        changer.end();
     }
 
     /// The bytes at `addr` read through a kept memory descriptor.

@@ -25,6 +25,23 @@ use super::write_check;
 use crate::gate::EventKind;
 use crate::gate::decide::{Gate, Subject};
 
+/// A caller whose next call reached this thread this soon after the answer to its last one
+/// is taken to be in a loop of notified calls: once answered, it is given this thread's
+/// CPU at once (`sched_yield`) instead of waiting for this thread to go back to sleep.
+///
+/// Scheduling, not confinement. The command runs under `SCHED_BATCH`, so a caller the
+/// synchronous answer wakes on this CPU does not preempt this thread: the thread goes on
+/// to wait for the next call, sleeps, and the caller's next call wakes it again. For a
+/// caller that comes straight back, yielding skips that sleep and wake-up (~1.2 µs a call
+/// here): the caller runs, its next call finds no one waiting and queues, and when it
+/// blocks this thread, still runnable, carries on and receives it at once. Not after an
+/// exec (the caller runs long, and this thread would sit runnable behind it instead of
+/// waiting for other processes' calls), nor after a call answered with the ordinary
+/// wake-up (its caller is not on this CPU). A call another process makes while this thread
+/// sits behind a yielded-to caller waits until that caller blocks or its time slice ends;
+/// the limit keeps that to the end of a tight loop.
+const BACK_SOON: std::time::Duration = std::time::Duration::from_micros(50);
+
 /// Counters, read at the end of a session.
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -59,8 +76,9 @@ fn run(s: Supervision) {
         gate: s.gate.clone(),
         quiet_blocks: s.fence.quiet_blocks,
     };
-    // The thread that made the last call received, and the CPU this thread received it on.
-    let mut last: Option<(libc::pid_t, i32)> = None;
+    // The thread that made the last call received, the CPU this thread received it on,
+    // and when its answer was sent.
+    let mut last: Option<(libc::pid_t, i32, Instant)> = None;
     let mut kept = KeptThreads::new(s.keep_cwds);
     loop {
         // Waiting: the caller's wake-up brings this thread to the caller's CPU.
@@ -69,10 +87,22 @@ fn run(s: Supervision) {
         match s.listener.receive() {
             Ok(Some(n)) => {
                 let cpu = current_cpu();
-                s.listener
-                    .set_sync(caller_on_this_cpu(cpu_before, cpu, last, n.tid));
-                last = Some((n.tid, cpu));
-                handle(&s, &settle, &mut kept, n)
+                let previous = last.map(|(tid, cpu, _)| (tid, cpu));
+                let here = caller_on_this_cpu(cpu_before, cpu, previous, n.tid);
+                s.listener.set_sync(here);
+                let yield_after = here
+                    && n.nr != libc::SYS_execve
+                    && n.nr != libc::SYS_execveat
+                    && last.is_some_and(|(tid, _, answered)| {
+                        tid == n.tid && answered.elapsed() < BACK_SOON
+                    });
+                let tid = n.tid;
+                handle(&s, &settle, &mut kept, n);
+                last = Some((tid, cpu, Instant::now()));
+                if yield_after {
+                    // SAFETY: no arguments.
+                    unsafe { libc::sched_yield() };
+                }
             }
             // A caller gone before its call was received, or the end of the sandbox.
             Ok(None) if s.listener.hung_up() => return,
@@ -215,13 +245,17 @@ fn check_write(
     }
     let fresh = ProcessCwd::of(n.tid);
     if let Some(cwd) = &kept.cwd {
-        let from_kept = ProcessCwd::kept(n.tid, cwd.clone());
+        let from_kept = ProcessCwd::kept(n.tid, cwd.clone(), kept.cwd_dir.clone());
         let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &from_kept);
         let looked_by_name = || match &outcome.subject {
             Some(Subject::Path(p)) => super::fence::may_name_a_git_control(p),
             _ => true,
         };
-        if !from_kept.consulted() || (plain_continue(&outcome) && !looked_by_name()) {
+        if !from_kept.consulted() {
+            return outcome;
+        }
+        if plain_continue(&outcome) && !looked_by_name() {
+            threads.keep_cwd_dir(n.tid, kept, || caller.still_pending());
             return outcome;
         }
         if matches!((fresh.base(), from_kept.base()), (Some(now), Some(kept)) if now == kept) {

@@ -10,11 +10,11 @@
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use super::view::{self, Looked, View};
 
@@ -114,6 +114,8 @@ pub struct ProcessCwd {
     read: OnceLock<Option<PathBuf>>,
     /// Given from what was kept for the thread ([`super::kept_thread`]), not read for this call.
     kept: bool,
+    /// A descriptor of the kept directory, kept with it: a single name is looked up there.
+    dir: Option<Arc<OwnedFd>>,
     /// Something asked for it.
     consulted: AtomicBool,
 }
@@ -124,6 +126,7 @@ impl Clone for ProcessCwd {
             tid: self.tid,
             read: self.read.clone(),
             kept: self.kept,
+            dir: self.dir.clone(),
             consulted: AtomicBool::new(self.consulted()),
         }
     }
@@ -135,18 +138,26 @@ impl ProcessCwd {
             tid,
             read: OnceLock::new(),
             kept: false,
+            dir: None,
             consulted: AtomicBool::new(false),
         }
     }
 
-    /// The cwd kept for the thread from an earlier call ([`super::kept_thread`]).
-    pub fn kept(tid: libc::pid_t, cwd: PathBuf) -> ProcessCwd {
+    /// The cwd kept for the thread from an earlier call ([`super::kept_thread`]), and a
+    /// descriptor of that directory when one was kept with it.
+    pub fn kept(tid: libc::pid_t, cwd: PathBuf, dir: Option<Arc<OwnedFd>>) -> ProcessCwd {
         ProcessCwd {
             tid,
             read: OnceLock::from(Some(cwd)),
             kept: true,
+            dir,
             consulted: AtomicBool::new(false),
         }
+    }
+
+    /// The kept directory's descriptor ([`Self::kept`]).
+    pub fn dir(&self) -> Option<BorrowedFd<'_>> {
+        self.dir.as_deref().map(AsFd::as_fd)
     }
 
     /// Whether anything asked for the cwd: a check that did not placed no path against it.
@@ -253,6 +264,23 @@ pub fn resolve_found(
         }
     };
     walk(caller, start, path, follow_last)
+}
+
+/// [`resolve_found`] of a relative `path` from the caller's cwd `cwd`, of which `dir` is a
+/// descriptor (kept with it, [`super::kept_thread`]): a single name is looked up in `dir`
+/// instead of by the whole path from the sandbox's root. The same answers; a cwd in /proc
+/// or one no walk can start from goes the usual way.
+pub fn resolve_found_from(
+    caller: Caller,
+    cwd: &Path,
+    dir: BorrowedFd<'_>,
+    path: &[u8],
+    follow_last: bool,
+) -> (Resolution, Found) {
+    if path.first() == Some(&b'/') || !usable_base(cwd) || in_proc(cwd) {
+        return resolve_found(caller, Base::Cwd, path, follow_last, Some(cwd));
+    }
+    walk_counting_at(caller, cwd.to_path_buf(), Some(dir), path, follow_last, 0)
 }
 
 /// Walks `path` from the caller's base directory `base` (its cwd or a directory
@@ -461,8 +489,20 @@ fn walk_counting(
     follow_last: bool,
     links: usize,
 ) -> (Resolution, Found) {
+    walk_counting_at(caller, start, None, path, follow_last, links)
+}
+
+/// [`walk_counting`]; `start_dir`, when given, is a descriptor of `start`.
+fn walk_counting_at(
+    caller: Caller,
+    start: PathBuf,
+    start_dir: Option<BorrowedFd<'_>>,
+    path: &[u8],
+    follow_last: bool,
+    links: usize,
+) -> (Resolution, Found) {
     let names = components(path);
-    match walk_parent_at_once(start, &names, follow_last) {
+    match walk_parent_at_once(start, start_dir, &names, follow_last) {
         Quick::Done(resolution, found) => (resolution, found),
         Quick::Link {
             parent,
@@ -520,7 +560,15 @@ static NO_OPENAT2: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool
 /// the walk one component at a time ([`walk_one_by_one`]), which gives the same answers
 /// for every path; this only spares most calls the component-by-component `readlink`s
 /// (each walks the whole path again: 5 or 6 for a git object below the worktree).
-fn walk_parent_at_once(start: PathBuf, names: &[&OsStr], follow_last: bool) -> Quick {
+///
+/// `start_dir`, a descriptor of `start`, serves a single name: it is looked up there, one
+/// component, where its whole path would be walked again from the root.
+fn walk_parent_at_once(
+    start: PathBuf,
+    start_dir: Option<BorrowedFd<'_>>,
+    names: &[&OsStr],
+    follow_last: bool,
+) -> Quick {
     use std::sync::atomic::Ordering;
     let Some((last, names)) = names.split_last() else {
         return Quick::Walk(start);
@@ -606,9 +654,12 @@ fn walk_parent_at_once(start: PathBuf, names: &[&OsStr], follow_last: bool) -> Q
     if !follow_last || settled(&entry) {
         return Quick::Done(Resolution::Path(entry), Found::NotLooked);
     }
-    let looked = match &dir {
-        Some(fd) => view::look_at(fd.as_raw_fd(), last.as_bytes()),
-        None => view::look(&entry),
+    let looked = match (&dir, start_dir) {
+        (Some(fd), _) => view::look_at(fd.as_raw_fd(), last.as_bytes()),
+        (None, Some(fd)) if names.is_empty() && walked.is_none() => {
+            view::look_at(fd.as_raw_fd(), last.as_bytes())
+        }
+        (None, _) => view::look(&entry),
     };
     match looked {
         Ok(Looked::Link(target)) => Quick::Link {

@@ -503,7 +503,12 @@ fn resolve_arg_found(
     } else {
         let relative = raw.first() != Some(&b'/') && matches!(arg.base, Base::Cwd);
         let known = relative.then(|| cwd.base()).flatten();
-        path_resolve::resolve_found(caller, arg.base, &raw, arg.follow_last, known)
+        match (known, cwd.dir()) {
+            (Some(known), Some(dir)) => {
+                path_resolve::resolve_found_from(caller, known, dir, &raw, arg.follow_last)
+            }
+            _ => path_resolve::resolve_found(caller, arg.base, &raw, arg.follow_last, known),
+        }
     };
     Ok((raw, resolution, found))
 }

@@ -319,13 +319,13 @@ impl KeptThreads {
     }
 
     /// After a write check of `tid`'s pending call that placed its path against the kept
-    /// cwd (`kept`, what [`Self::thread`] gave for that call) without a descriptor of it:
-    /// one is opened now (`/proc/<tid>/cwd`, the directory itself) and kept with the cwd,
-    /// unless a change may be in flight or the cwd was forgotten meanwhile. The thread's
-    /// call is pending, so its cwd is the kept one (every change to it would have been
-    /// seen); `pending` says whether it still is, asked after the open.
+    /// cwd (given by [`Self::thread`] for that call, with `kept`) without a descriptor of
+    /// it: one is opened now (`/proc/<tid>/cwd`, the directory itself) and kept with the
+    /// cwd, unless a change may be in flight or the cwd was forgotten meanwhile. The
+    /// thread's call is pending, so its cwd is the kept one (every change to it would have
+    /// been seen); `pending` says whether it still is, asked after the open.
     pub fn keep_cwd_dir(&mut self, tid: libc::pid_t, kept: &Kept, pending: impl FnOnce() -> bool) {
-        if kept.cwd.is_none() || kept.cwd_dir.is_some() || !self.in_flight.is_empty() {
+        if kept.cwd_dir.is_some() || !self.in_flight.is_empty() {
             return;
         }
         let epoch = self.epoch;

@@ -90,14 +90,15 @@ fn run(s: Supervision) {
                 let previous = last.map(|(tid, cpu, _)| (tid, cpu));
                 let here = caller_on_this_cpu(cpu_before, cpu, previous, n.tid);
                 s.listener.set_sync(here);
+                let received = Instant::now();
                 let yield_after = here
                     && n.nr != libc::SYS_execve
                     && n.nr != libc::SYS_execveat
                     && last.is_some_and(|(tid, _, answered)| {
-                        tid == n.tid && answered.elapsed() < BACK_SOON
+                        tid == n.tid && received.saturating_duration_since(answered) < BACK_SOON
                     });
                 let tid = n.tid;
-                handle(&s, &settle, &mut kept, n);
+                handle(&s, &settle, &mut kept, n, received);
                 last = Some((tid, cpu, Instant::now()));
                 if yield_after {
                     // SAFETY: no arguments.
@@ -114,8 +115,14 @@ fn run(s: Supervision) {
     }
 }
 
-fn handle(s: &Supervision, settle: &Settle, threads: &mut KeptThreads, n: Notification) {
-    let received = Instant::now();
+/// Judges and answers notification `n`, received at `received`.
+fn handle(
+    s: &Supervision,
+    settle: &Settle,
+    threads: &mut KeptThreads,
+    n: Notification,
+    received: Instant,
+) {
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::of_call(&s.listener, n.tid, n.id);
     threads.received(&n, received);
@@ -191,14 +198,14 @@ fn handle(s: &Supervision, settle: &Settle, threads: &mut KeptThreads, n: Notifi
         }
         outcome
     } else if let Some(call) = write_check::decode(&n) {
-        let kept = threads.thread(n.tid);
+        let mut kept = threads.thread(n.tid);
         let mem = if matches!(call, write_check::FsCall::Bounded { .. }) {
             TargetMemory::deferring(&s.listener, &n)
         } else {
             TargetMemory::new(&s.listener, &n)
         }
         .through(kept.memory.clone());
-        let outcome = check_write(s, threads, &kept, &mem, caller, &n, &call);
+        let outcome = check_write(s, threads, &mut kept, &mem, caller, &n, &call);
         threads.keep_memory(n.tid, n.nr, &kept, || caller.still_pending());
         if !confirmed(&mem, &outcome) {
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
@@ -229,7 +236,7 @@ fn handle(s: &Supervision, settle: &Settle, threads: &mut KeptThreads, n: Notifi
 fn check_write(
     s: &Supervision,
     threads: &mut KeptThreads,
-    kept: &Kept,
+    kept: &mut Kept,
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &super::listener::Notification,
@@ -244,8 +251,8 @@ fn check_write(
         return write_check::check(&s.fence, mem, caller, n, call);
     }
     let fresh = ProcessCwd::of(n.tid);
-    if let Some(cwd) = &kept.cwd {
-        let from_kept = ProcessCwd::kept(n.tid, cwd.clone(), kept.cwd_dir.clone());
+    if let Some(cwd) = kept.cwd.take() {
+        let from_kept = ProcessCwd::kept(n.tid, cwd, kept.cwd_dir.clone());
         let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &from_kept);
         let looked_by_name = || match &outcome.subject {
             Some(Subject::Path(p)) => super::fence::may_name_a_git_control(p),

@@ -99,12 +99,6 @@ fn assert_shared_file_unchanged(victim: &Path, said: &str) {
     assert_ne!(meta.mtime(), 1, "{path} times changed: {said}");
 }
 
-/// A file of the worktree that is a hard link to one outside (pnpm's `node_modules` and
-/// its store, uv's virtualenvs and its cache, `cp -al`), made before the session: Landlock
-/// judges the path, so a write would change the outside file too. Each kind of write goes
-/// to a private copy instead, in a folder granted whole and at the worktree's root (where
-/// the supervisor carries writes out); a metadata change through a descriptor, which
-/// reaches the shared file itself, is refused.
 /// A file with a hard link outside is written as a private copy also when the write is
 /// placed against a kept cwd: the name is looked up in the directory the process is in
 /// now, not in one it kept before (`plain/x` is an ordinary file, `linked/x` shares its
@@ -137,6 +131,12 @@ print('done')
     assert_eq!(read("linked/x"), "original\nl\nl\nl\n");
 }
 
+/// A file of the worktree that is a hard link to one outside (pnpm's `node_modules` and
+/// its store, uv's virtualenvs and its cache, `cp -al`), made before the session: Landlock
+/// judges the path, so a write would change the outside file too. Each kind of write goes
+/// to a private copy instead, in a folder granted whole and at the worktree's root (where
+/// the supervisor carries writes out); a metadata change through a descriptor, which
+/// reaches the shared file itself, is refused.
 fn a_hardlink_made_before_the_session_is_written_as_a_private_copy(w: &World) {
     w.mkdir("sub");
     let names = [
@@ -2802,6 +2802,70 @@ fn an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder(w: &World
     );
 }
 
+/// fence raises its own limit of open files for what it keeps per thread; the sandbox keeps
+/// the soft limit it was started with (seen from outside: the limits of the sandboxed
+/// process in /proc, read while it waits).
+fn the_sandbox_keeps_the_open_files_limit_it_was_given(w: &World) {
+    use std::os::unix::process::CommandExt;
+    w.write(
+        "wait.py",
+        "import sys, time\nprint('up', flush=True)\ntime.sleep(30)\n",
+    );
+    let mut cmd = w.fence(&["--", PYTHON, "wait.py"].map(OsStr::new));
+    // SAFETY: setrlimit is async-signal-safe; it runs in the child before exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            let mut limit = libc::rlimit {
+                rlim_cur: 0,
+                rlim_max: 0,
+            };
+            libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit);
+            limit.rlim_cur = 777.min(limit.rlim_max);
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert_eq!(line, "up\n");
+    let soft = |pid: i32| -> Option<String> {
+        let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).ok()?;
+        let row = limits.lines().find(|l| l.starts_with("Max open files"))?;
+        row.split_whitespace().nth(3).map(str::to_string)
+    };
+    let fence_soft = soft(child.id() as i32);
+    let sandboxed = descendants_of(child.id() as i32)
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| c.contains("wait.py"))
+        })
+        .map(|pid| (pid, soft(pid)))
+        .collect::<Vec<_>>();
+    child.kill().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        !sandboxed.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (pid, limit) in sandboxed {
+        assert_eq!(limit.as_deref(), Some("777"), "pid {pid}");
+    }
+    assert_ne!(fence_soft.as_deref(), Some("777"), "fence raised its own");
+}
+
 fn credentials_are_scrubbed_from_the_environment(w: &World) {
     let log = w.home.join("audit.jsonl");
     let out = w
@@ -2908,11 +2972,6 @@ print("done")
     }
 }
 
-/// The supervisor keeps each thread's cwd between its writes: every way a process's cwd
-/// or the path naming it changes (`chdir`, `fchdir`, a rename of the folder it is in,
-/// another thread's `chdir`, a child's `CLONE_FS`-shared one) is followed, so each write
-/// lands where the process meant, in a folder Landlock grants whole (`src`) or at the
-/// worktree's root, which the supervisor writes for it.
 /// A process sharing its parent's memory (`vfork`) writes names from that memory, then
 /// execs a program that writes other names at the same address: every write, the calls
 /// the supervisor carries out included (a chmod, an open at the worktree's root), reaches
@@ -3006,6 +3065,11 @@ int main(int argc, char **argv) {
     );
 }
 
+/// The supervisor keeps each thread's cwd between its writes: every way a process's cwd
+/// or the path naming it changes (`chdir`, `fchdir`, a rename of the folder it is in,
+/// another thread's `chdir`, a child's `CLONE_FS`-shared one) is followed, so each write
+/// lands where the process meant, in a folder Landlock grants whole (`src`) or at the
+/// worktree's root, which the supervisor writes for it.
 fn writes_follow_every_change_of_the_working_directory(w: &World) {
     w.mkdir("src/sub");
     w.mkdir("lib");
@@ -8172,6 +8236,7 @@ both_ways!(
     the_hosts_pseudo_terminals_cannot_be_taken,
     refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,
     credentials_are_scrubbed_from_the_environment,
+    the_sandbox_keeps_the_open_files_limit_it_was_given,
     tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions,
     fifos_flags_and_umask_survive_carried_out_opens,
     umask_changes_reach_carried_out_creates,

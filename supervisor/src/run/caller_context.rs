@@ -93,8 +93,9 @@ pub fn of_thread_kept(tid: libc::pid_t) -> io::Result<(TargetCredentials, Option
     let thread = if usable() {
         match pidfd_of_thread(tid) {
             Ok(fd) => Some(fd),
-            // No PIDFD_THREAD (before Linux 6.9): nothing can be kept safely.
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) => {
+            // No PIDFD_THREAD (before Linux 6.9): nothing can be kept safely. (EINVAL also
+            // comes for an id that names only a process group by now: the kernel is asked.)
+            Err(e) if !pidfd_thread_supported(&e) => {
                 disable();
                 None
             }
@@ -204,6 +205,19 @@ pub(super) fn pidfd_of_thread(tid: libc::pid_t) -> io::Result<OwnedFd> {
     }
     // SAFETY: a fresh descriptor that we now own.
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
+}
+
+/// Whether `error`, from [`pidfd_of_thread`], may still leave `PIDFD_THREAD` usable: any
+/// error but EINVAL and ENOSYS, and those when a pidfd of the calling thread can be had
+/// (asked once). Some kernels answer EINVAL for an id that only names a process group by
+/// then (its leader reaped), which a sandbox can time: that turns nothing off.
+pub(super) fn pidfd_thread_supported(error: &io::Error) -> bool {
+    if !matches!(error.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) {
+        return true;
+    }
+    static HERE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // SAFETY: gettid has no preconditions.
+    *HERE.get_or_init(|| pidfd_of_thread(unsafe { libc::gettid() }).is_ok())
 }
 
 /// Whether the thread behind a pidfd has exited (its pidfd polls readable then). An

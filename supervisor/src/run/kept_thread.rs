@@ -19,11 +19,14 @@
 //! - An exec forgets every kept cwd too: a thread other than its process's leader that
 //!   calls it takes the leader's id, and may have had a cwd of its own.
 //!
-//! Policy, not a boundary: a kept cwd is used only for a write check whose answer is a
-//! plain `CONTINUE`, which the kernel bounds whatever directory the call really starts from
-//! (Landlock's grants, the read-only mounts). Every other answer (refused, asked, carried
-//! out by the supervisor, a private copy) is worked out again from the cwd read for that
-//! call ([`super::notify_loop`]). A cwd a process changed outside these calls (another
+//! Policy, not a boundary: a kept cwd decides a write check's plain `CONTINUE`, which the
+//! kernel bounds whatever directory the call really starts from (Landlock's grants, the
+//! read-only mounts). Any other answer (refused, asked, carried out by the supervisor, a
+//! private copy) stands only when the cwd read for that call names the same directory,
+//! and is worked out again from that one otherwise ([`super::notify_loop`]). Once a kept
+//! cwd has served, an `O_PATH` descriptor of the directory (`/proc/<tid>/cwd` opened) is
+//! kept with it, and a single name is looked at there; while the cwd is kept no call has
+//! changed it, so the descriptor is the thread's cwd itself. A cwd a process changed outside these calls (another
 //! sandbox or the host renaming a folder above it, a thread made without `CLONE_FS`
 //! racing an exec) can only make the kernel refuse a write without a blocked reason, or
 //! skip the private copy of a file with other hard links, which a path swapped after its
@@ -44,8 +47,10 @@
 //!   takes the leader's id). Every exec seen forgets every kept descriptor, before it is
 //!   answered, and none is opened or used while an exec by a thread other than its
 //!   leader is in flight (the leader's id changes task as it runs). None is opened for a
-//!   call that is itself an exec. Threads of other processes sharing the address space
-//!   (`vfork`, `CLONE_VM`) each have their own entry, dropped at any exec the same way.
+//!   call that is itself an exec. While a leader's own exec runs, the other threads of its
+//!   process may still open theirs: each is their own address space until the exec ends
+//!   them. Threads of other processes sharing the address space (`vfork`, `CLONE_VM`)
+//!   each have their own entry, dropped at any exec the same way.
 //! - An entry whose thread has exited (its `PIDFD_THREAD` pidfd polls readable) is
 //!   dropped, so a reused id never reaches another thread's descriptor.
 //! - A read that fails or returns nothing through the descriptor is made again with
@@ -53,11 +58,14 @@
 //!   nothing). One difference remains: a read of `/proc/<tid>/mem` is a ptrace read and
 //!   sees pages the caller mapped without read access, where the kernel would have
 //!   failed the call with `EFAULT`; such a path is still checked like any other, so this
-//!   can only carry out a checked call that the kernel would have refused.
+//!   can only carry out a checked call that the kernel would have refused. Only the writes
+//!   Landlock bounds read through it (most of them answered `CONTINUE`, where the kernel
+//!   reads the path again itself); metadata calls, which the supervisor carries out, read
+//!   with `process_vm_readv`.
 //!
 //! A descriptor is opened at a thread's second write at the earliest (most processes of a
-//! build write a file or two, and an open costs a few reads), for at most
-//! [`MOST_MEMORY`] threads.
+//! build write a file or two, and an open costs a few reads; a first write is only noted,
+//! without a descriptor), for at most [`MOST_MEMORY`] threads at a time.
 //!
 //! Each entry holds a pidfd of its thread (`PIDFD_THREAD`, Linux 6.9), found alive after
 //! what it keeps was read. Without `PIDFD_THREAD` nothing is kept; at most [`MOST_KEPT`]
@@ -69,7 +77,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::caller_context::{has_exited, pidfd_of_thread};
+use super::caller_context::{has_exited, pidfd_of_thread, pidfd_thread_supported};
 use super::listener::Notification;
 
 /// Most threads kept (each holds a descriptor, and one more for its memory); beyond it,
@@ -125,6 +133,9 @@ pub struct KeptThreads {
     exec_epoch: u64,
     /// Calls that may change a cwd, let through and not known to have run.
     in_flight: Vec<InFlight>,
+    /// Threads seen writing once, without an entry: their next write opens one
+    /// ([`Self::keep_memory`]). An id reused in between only makes that open early.
+    seen_once: std::collections::HashSet<libc::pid_t, foldhash::fast::RandomState>,
     /// Set from the start when the calls that change a cwd are not notified.
     cwds_off: bool,
     /// Set for good when pidfds of threads cannot be had.
@@ -139,6 +150,7 @@ impl KeptThreads {
             epoch: 0,
             exec_epoch: 0,
             in_flight: Vec::new(),
+            seen_once: Default::default(),
             cwds_off: !keep_cwds,
             disabled: false,
         }
@@ -217,7 +229,8 @@ impl KeptThreads {
     /// What is kept for thread `tid`, the caller of a pending call: its thread is alive,
     /// so `tid` still names it.
     pub fn thread(&mut self, tid: libc::pid_t) -> Kept {
-        let Some(entry) = self.kept.get(&tid) else {
+        let exec_in_flight = self.exec_in_flight();
+        let Some(entry) = self.kept.get_mut(&tid) else {
             return Kept::default();
         };
         if has_exited(&entry.thread) {
@@ -228,12 +241,14 @@ impl KeptThreads {
             Some((cwd, epoch)) if *epoch == self.epoch => {
                 (Some(cwd.clone()), entry.cwd_dir.clone())
             }
-            _ => (None, None),
+            _ => {
+                // A cwd forgotten: its folder's descriptor is of no more use.
+                entry.cwd_dir = None;
+                (None, None)
+            }
         };
         let memory = match &entry.memory {
-            Some((fd, epoch)) if *epoch == self.exec_epoch && !self.exec_in_flight() => {
-                Some(fd.clone())
-            }
+            Some((fd, epoch)) if *epoch == self.exec_epoch && !exec_in_flight => Some(fd.clone()),
             _ => None,
         };
         Kept {
@@ -267,7 +282,7 @@ impl KeptThreads {
             let thread = match pidfd_of_thread(tid) {
                 Ok(fd) => fd,
                 // No PIDFD_THREAD (before Linux 6.9): nothing can be kept safely.
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) => {
+                Err(e) if !pidfd_thread_supported(&e) => {
                     self.disabled = true;
                     self.kept.clear();
                     return None;
@@ -345,9 +360,10 @@ impl KeptThreads {
 
     /// After a write check of `tid`'s pending call `nr` that read its memory without a kept
     /// descriptor (`kept`, what [`Self::thread`] gave for that call): a thread seen writing
-    /// before gets its descriptor now; one seen for the first time, an entry (its next
-    /// write opens the descriptor). Never for an exec, nor while another thread's exec may
-    /// be running. `pending` says whether the call is still pending, asked after any open.
+    /// before gets its descriptor now (and an entry if it had none); one seen for the first
+    /// time is only noted. Never for an exec, nor while another thread's exec may be
+    /// running, nor beyond [`MOST_MEMORY`] threads. `pending` says whether the call is
+    /// still pending, asked after every open.
     pub fn keep_memory(
         &mut self,
         tid: libc::pid_t,
@@ -355,15 +371,19 @@ impl KeptThreads {
         kept: &Kept,
         pending: impl Fn() -> bool,
     ) {
-        if kept.memory.is_some()
+        if self.disabled
+            || kept.memory.is_some()
             || nr == libc::SYS_execve
             || nr == libc::SYS_execveat
             || self.exec_in_flight()
         {
             return;
         }
-        if !kept.known {
-            self.entry(tid, &pending);
+        if !kept.known && !self.seen_once.remove(&tid) {
+            if self.seen_once.len() >= 4 * MOST_KEPT {
+                self.seen_once.clear();
+            }
+            self.seen_once.insert(tid);
             return;
         }
         let with_memory =
@@ -371,18 +391,23 @@ impl KeptThreads {
         if with_memory(&self.kept) >= MOST_MEMORY {
             self.kept.retain(|_, e| !has_exited(&e.thread));
             if with_memory(&self.kept) >= MOST_MEMORY {
-                self.kept.values_mut().for_each(|e| e.memory = None);
+                return;
             }
         }
         let exec_epoch = self.exec_epoch;
         let Ok(memory) = open_memory(tid) else {
             return;
         };
-        // The open found the caller's task only if its call was still pending after it.
-        if !pending() {
+        // The open found the caller's task only if its call was still pending after it
+        // (asked once, after the pidfd's opening too where the entry is new).
+        let mut asked = false;
+        let Some(entry) = self.entry(tid, || {
+            asked = true;
+            pending()
+        }) else {
             return;
-        }
-        if let Some(entry) = self.entry(tid, &pending) {
+        };
+        if asked || pending() {
             entry.memory = Some((Arc::new(memory), exec_epoch));
         }
     }
@@ -651,13 +676,17 @@ mod tests {
         let (t, execing) = (Thread::start(), Thread::start());
         let mut threads = KeptThreads::new(false);
         let open = libc::SYS_openat;
-        // First write: an entry, no descriptor yet.
+        // First write: noted, nothing opened.
         let first = threads.thread(t.tid);
         assert!(first.memory.is_none() && !first.known);
         threads.keep_memory(t.tid, open, &first, || true);
         let second = threads.thread(t.tid);
-        assert!(second.known && second.memory.is_none());
-        // Second write: the descriptor, which reads this process's memory.
+        assert!(!second.known && second.memory.is_none());
+        assert!(
+            threads.kept.is_empty(),
+            "no descriptor for a thread that wrote once"
+        );
+        // Second write: the entry and the descriptor, which reads this process's memory.
         threads.keep_memory(t.tid, open, &second, || true);
         let third = threads.thread(t.tid);
         let memory = third.memory.clone().expect("kept at the second write");
@@ -706,8 +735,7 @@ mod tests {
         let tid = t.tid;
         let mut threads = KeptThreads::new(true);
         threads.keep_memory(tid, libc::SYS_openat, &Kept::default(), || true);
-        let known = threads.thread(tid);
-        threads.keep_memory(tid, libc::SYS_openat, &known, || true);
+        threads.keep_memory(tid, libc::SYS_openat, &Kept::default(), || true);
         assert!(threads.thread(tid).memory.is_some());
         t.end_and_wait();
         let gone = threads.thread(tid);

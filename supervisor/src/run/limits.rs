@@ -333,6 +333,28 @@ fn unescape(field: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Raises fence's own soft limit of open files to its hard limit. Called once the
+/// sandbox's init has been started, so the sandbox keeps the limit it was given (every
+/// process of it descends from that init). The notification loop keeps descriptors per
+/// calling thread (a pidfd, its cwd's folder, its memory: with the kept credentials' pidfds
+/// up to ~900), beside those each carried-out call needs, where a soft limit of 1,024 is
+/// common. fence waits with epoll and poll, never `select`, so any descriptor number works.
+/// Best effort: at the old limit, descriptors are only kept for fewer threads.
+pub fn raise_open_files() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read or write one rlimit through a valid pointer.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

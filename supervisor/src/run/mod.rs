@@ -884,6 +884,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             // is notified: nothing could tell a kept cwd is stale.
                             keep_cwds: !args.no_write_watch,
                         };
+                        limits::raise_open_files();
                         if let Err(e) = notify_loop::spawn(supervision) {
                             kill_and_reap(shim_process.pid);
                             return Err(format!("starting the notification loop: {e}"));

@@ -34,12 +34,14 @@ use crate::gate::decide::{Gate, Subject};
 /// to wait for the next call, sleeps, and the caller's next call wakes it again. For a
 /// caller that comes straight back, yielding skips that sleep and wake-up (~1.2 µs a call
 /// here): the caller runs, its next call finds no one waiting and queues, and when it
-/// blocks this thread, still runnable, carries on and receives it at once. Not after an
-/// exec (the caller runs long, and this thread would sit runnable behind it instead of
-/// waiting for other processes' calls), nor after a call answered with the ordinary
-/// wake-up (its caller is not on this CPU). A call another process makes while this thread
-/// sits behind a yielded-to caller waits until that caller blocks or its time slice ends;
-/// the limit keeps that to the end of a tight loop.
+/// blocks this thread, still runnable, carries on and receives it at once. Only after a
+/// write answered here: not after an exec (the caller runs long, and this thread would sit
+/// runnable behind it instead of waiting for other processes' calls), a call handed to a
+/// thread of its own (its caller still waits), or one answered with the ordinary wake-up
+/// (its caller is not on this CPU). The test looks at the gap before this call, not the
+/// one after: a caller that leaves its loop right after a yield (or a program that does so
+/// on purpose) keeps this thread runnable behind it until it blocks or its time slice ends,
+/// a few milliseconds at most, and a call another process makes meanwhile waits that long.
 const BACK_SOON: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// Counters, read at the end of a session.
@@ -98,9 +100,9 @@ fn run(s: Supervision) {
                         tid == n.tid && received.saturating_duration_since(answered) < BACK_SOON
                     });
                 let tid = n.tid;
-                handle(&s, &settle, &mut kept, n, received);
+                let write_answered = handle(&s, &settle, &mut kept, n, received);
                 last = Some((tid, cpu, Instant::now()));
-                if yield_after {
+                if yield_after && write_answered {
                     // SAFETY: no arguments.
                     unsafe { libc::sched_yield() };
                 }
@@ -115,21 +117,22 @@ fn run(s: Supervision) {
     }
 }
 
-/// Judges and answers notification `n`, received at `received`.
+/// Judges and answers notification `n`, received at `received`. Returns whether it was a
+/// write whose answer this thread sent (not a thread of its own).
 fn handle(
     s: &Supervision,
     settle: &Settle,
     threads: &mut KeptThreads,
     n: Notification,
     received: Instant,
-) {
+) -> bool {
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::of_call(&s.listener, n.tid, n.id);
     threads.received(&n, received);
     // Notified only so that kept cwds are forgotten ([`super::kept_thread`]).
     if n.nr == libc::SYS_chdir || n.nr == libc::SYS_fchdir {
         s.listener.respond(n.id, Response::Continue);
-        return;
+        return false;
     }
     if let Some(relay) = &s.net.dns {
         // `--allow-dns`: datagram sockets are the relay's stand-ins, made on a thread of
@@ -145,16 +148,16 @@ fn handle(
                 // No thread for it: refused, and the loop goes on.
                 s.listener.respond(id, Response::Error(libc::EAGAIN));
             }
-            return;
+            return false;
         }
         if n.nr == libc::SYS_setsockopt {
             s.listener
                 .respond(n.id, dns_call::setsockopt(relay, caller, &n));
-            return;
+            return false;
         }
         if n.nr == libc::SYS_recvfrom {
             dns_call::recvfrom(s.listener.clone(), relay, caller, n);
-            return;
+            return false;
         }
     }
     if [
@@ -173,11 +176,11 @@ fn handle(
             caller,
             n,
         );
-        return;
+        return false;
     }
     if n.nr == libc::SYS_umask {
         caller_context::umask_called(&s.listener, &n);
-        return;
+        return false;
     }
     // Most execs and most writes Landlock bounds are answered `CONTINUE`, which the kernel
     // accepts only while the call is pending: their reads need no validity check of their
@@ -186,6 +189,7 @@ fn handle(
     let confirmed = |mem: &TargetMemory<'_>, outcome: &Outcome| {
         (plain_continue(outcome) && !s.gate.logging()) || mem.confirm()
     };
+    let mut is_write = false;
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
         caller_context::exec_seen();
         let mem = TargetMemory::deferring(&s.listener, &n);
@@ -194,23 +198,33 @@ fn handle(
             // The caller is gone (its tid may be another thread's by now): nothing read
             // for it is acted on, and the answer finds no call.
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
-            return;
+            return false;
         }
         outcome
     } else if let Some(call) = write_check::decode(&n) {
-        let mut kept = threads.thread(n.tid);
-        let mem = if matches!(call, write_check::FsCall::Bounded { .. }) {
-            TargetMemory::deferring(&s.listener, &n)
+        // The writes Landlock bounds read the caller's memory through its kept descriptor
+        // (a metadata call, which the check carries out, reads it as the kernel would:
+        // [`super::kept_thread`] says where the two differ).
+        let bounded = matches!(call, write_check::FsCall::Bounded { .. });
+        let mut kept = if bounded {
+            threads.thread(n.tid)
+        } else {
+            Kept::default()
+        };
+        let mem = if bounded {
+            TargetMemory::deferring(&s.listener, &n).through(kept.memory.clone())
         } else {
             TargetMemory::new(&s.listener, &n)
-        }
-        .through(kept.memory.clone());
+        };
         let outcome = check_write(s, threads, &mut kept, &mem, caller, &n, &call);
-        threads.keep_memory(n.tid, n.nr, &kept, || caller.still_pending());
+        if bounded {
+            threads.keep_memory(n.tid, n.nr, &kept, || caller.still_pending());
+        }
         if !confirmed(&mem, &outcome) {
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
-            return;
+            return false;
         }
+        is_write = true;
         outcome
     } else {
         // A call the filter sends but no check owns: refuse.
@@ -219,7 +233,7 @@ fn handle(
     if !outcome.allowed && !matches!(outcome.response, Response::Continue | Response::Value(_)) {
         s.counters.denied.fetch_add(1, Ordering::Relaxed);
     }
-    question::settle(settle, n, caller, outcome, received);
+    question::settle(settle, n, caller, outcome, received) && is_write
 }
 
 /// The write check, with the caller's cwd kept from an earlier call where there is one

@@ -82,14 +82,21 @@ pub struct Settle {
 
 /// Answers `n` according to `outcome`: inline, unless a question has to wait for a person,
 /// which then waits on a thread of its own.
-pub fn settle(s: &Settle, n: Notification, caller: Caller, outcome: Outcome, received: Instant) {
+/// Returns whether the call was answered here (not on a thread of its own).
+pub fn settle(
+    s: &Settle,
+    n: Notification,
+    caller: Caller,
+    outcome: Outcome,
+    received: Instant,
+) -> bool {
     // A call the supervisor carries out that may wait (a FIFO opened for writing waits for
     // its reader) runs on a thread of its own, as a question does; a rename, link, unlink,
     // mkdir… returns at once and is carried out inline.
     let may_wait = outcome.perform.as_ref().is_some_and(|op| op.may_wait());
     if !may_wait && (outcome.ask.is_none() || s.gate.answers_at_once()) {
         finish(s, &n, caller, outcome, received);
-        return;
+        return true;
     }
     let id = n.id;
     let listener = s.listener.clone();
@@ -105,6 +112,7 @@ pub fn settle(s: &Settle, n: Notification, caller: Caller, outcome: Outcome, rec
         // No thread to wait on the question: nobody can be asked, the call is refused.
         listener.respond(id, Response::Error(libc::EAGAIN));
     }
+    false
 }
 
 fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, received: Instant) {

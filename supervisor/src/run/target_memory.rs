@@ -570,19 +570,15 @@ mod tests {
     /// listener is any descriptor: these reads never ask it about validity (deferred, and
     /// never confirmed).
     fn with_own_memory<T>(f: impl FnOnce(&TargetMemory<'_>) -> T) -> T {
-        let fd: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
-        let listener = Listener::new(fd);
-        let notif = Notification {
-            id: 0,
-            tid: std::process::id() as libc::pid_t,
-            nr: 0,
-            args: [0; 6],
-        };
-        f(&TargetMemory::deferring(&listener, &notif))
+        with_own_memory_through(None, f)
     }
 
-    /// [`with_own_memory`], the reads going through `kept` as a kept descriptor.
-    fn with_own_memory_through<T>(kept: OwnedFd, f: impl FnOnce(&TargetMemory<'_>) -> T) -> T {
+    /// [`with_own_memory`], the reads going through `kept` when given, as a kept
+    /// descriptor.
+    fn with_own_memory_through<T>(
+        kept: Option<OwnedFd>,
+        f: impl FnOnce(&TargetMemory<'_>) -> T,
+    ) -> T {
         let fd: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
         let listener = Listener::new(fd);
         let notif = Notification {
@@ -591,7 +587,7 @@ mod tests {
             nr: 0,
             args: [0; 6],
         };
-        f(&TargetMemory::deferring(&listener, &notif).through(Some(Arc::new(kept))))
+        f(&TargetMemory::deferring(&listener, &notif).through(kept.map(Arc::new)))
     }
 
     #[test]
@@ -599,20 +595,20 @@ mod tests {
         let path = b"src/main.rs\0";
         let addr = path.as_ptr() as u64;
         let mem: OwnedFd = std::fs::File::open("/proc/self/mem").unwrap().into();
-        let got = with_own_memory_through(mem, |m| m.c_string(addr, PATH_MAX).unwrap());
+        let got = with_own_memory_through(Some(mem), |m| m.c_string(addr, PATH_MAX).unwrap());
         assert_eq!(got, b"src/main.rs");
         // A descriptor that reads nothing (an address space gone reads so): the read is made
         // again with process_vm_readv, whose answer stands.
         let empty: OwnedFd = std::fs::File::open("/dev/null").unwrap().into();
-        let got = with_own_memory_through(empty, |m| m.c_string(addr, PATH_MAX).unwrap());
+        let got = with_own_memory_through(Some(empty), |m| m.c_string(addr, PATH_MAX).unwrap());
         assert_eq!(got, b"src/main.rs");
         // And one that fails (a directory): the same.
         let dir: OwnedFd = std::fs::File::open("/").unwrap().into();
-        let got = with_own_memory_through(dir, |m| m.c_string(addr, PATH_MAX).unwrap());
+        let got = with_own_memory_through(Some(dir), |m| m.c_string(addr, PATH_MAX).unwrap());
         assert_eq!(got, b"src/main.rs");
         // An address no offset can name is process_vm_readv's to refuse.
         let mem: OwnedFd = std::fs::File::open("/proc/self/mem").unwrap().into();
-        let refused = with_own_memory_through(mem, |m| m.c_string(u64::MAX - 8, PATH_MAX));
+        let refused = with_own_memory_through(Some(mem), |m| m.c_string(u64::MAX - 8, PATH_MAX));
         assert!(matches!(refused, Err(MemoryError::Unreadable(_))));
     }
 

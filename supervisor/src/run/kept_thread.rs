@@ -18,6 +18,10 @@
 //!   shows `running` and is looked at again later).
 //! - An exec forgets every kept cwd too: a thread other than its process's leader that
 //!   calls it takes the leader's id, and may have had a cwd of its own.
+//! - A rename on the host (or by another session of the worktree) is not notified: a cwd
+//!   is read again once it has been kept for [`CWD_KEPT_FOR`] (1 ms), which bounds how
+//!   long one kept from before such a rename places paths (at ~2 µs a read, at most one
+//!   read a millisecond per writing thread).
 //!
 //! Policy, not a boundary: a kept cwd decides a write check's plain `CONTINUE`, which the
 //! kernel bounds whatever directory the call really starts from (Landlock's grants, the
@@ -26,11 +30,13 @@
 //! and is worked out again from that one otherwise ([`super::notify_loop`]). Once a kept
 //! cwd has served, an `O_PATH` descriptor of the directory (`/proc/<tid>/cwd` opened) is
 //! kept with it, and a single name is looked at there; while the cwd is kept no call has
-//! changed it, so the descriptor is the thread's cwd itself. A cwd a process changed outside these calls (another
-//! sandbox or the host renaming a folder above it, a thread made without `CLONE_FS`
-//! racing an exec) can only make the kernel refuse a write without a blocked reason, or
-//! skip the private copy of a file with other hard links, which a path swapped after its
-//! check skips anyway.
+//! changed it, so the descriptor is the thread's cwd itself.
+//!
+//! A cwd a process changed outside these calls (another sandbox or the host renaming a
+//! folder above it, a thread made without `CLONE_FS` racing an exec) can only, for at most
+//! [`CWD_KEPT_FOR`], make the kernel refuse a write without a blocked reason, or skip the
+//! private copy of a file with other hard links, which a path swapped after its check
+//! skips anyway.
 //!
 //! **The memory.** The path of a write is read from the caller's memory; a
 //! `process_vm_readv` names the thread and looks up its task, checks ptrace access and
@@ -87,6 +93,12 @@ const MOST_KEPT: usize = 256;
 /// Most threads whose memory descriptor is kept.
 const MOST_MEMORY: usize = 128;
 
+/// How long a cwd read from `/proc/<tid>/cwd` is kept before it is read again. A call the
+/// sandbox makes that changes a cwd or the path naming it forgets every kept one at once;
+/// a rename on the host (or by another session of the worktree) is not seen, and this
+/// bounds how long a cwd kept from before it can place a path.
+pub const CWD_KEPT_FOR: Duration = Duration::from_millis(1);
+
 /// How often a thread that changed a cwd and has not been heard from since is looked at
 /// (`/proc/<tid>/syscall`) to see whether its call has run.
 pub const IN_FLIGHT_FOR: Duration = Duration::from_millis(20);
@@ -102,8 +114,8 @@ struct InFlight {
 
 struct Entry {
     thread: OwnedFd,
-    /// The cwd read for one of the thread's calls, and the cwd epoch it was read in.
-    cwd: Option<(PathBuf, u64)>,
+    /// The cwd read for one of the thread's calls, the cwd epoch it was read in, and when.
+    cwd: Option<(PathBuf, u64, Instant)>,
     /// A descriptor of that cwd (`O_PATH`), opened once it served a later call.
     cwd_dir: Option<Arc<OwnedFd>>,
     /// `/proc/<tid>/mem`, opened while a call of the thread was pending, and the exec epoch
@@ -226,9 +238,10 @@ impl KeptThreads {
             .any(|c| c.nr == libc::SYS_execve || c.nr == libc::SYS_execveat)
     }
 
-    /// What is kept for thread `tid`, the caller of a pending call: its thread is alive,
-    /// so `tid` still names it.
-    pub fn thread(&mut self, tid: libc::pid_t) -> Kept {
+    /// What is kept for thread `tid`, the caller of a pending call received at `now`: its
+    /// thread is alive, so `tid` still names it. A cwd read more than [`CWD_KEPT_FOR`]
+    /// before is not given (it is read again for the call, and kept anew).
+    pub fn thread_at(&mut self, tid: libc::pid_t, now: Instant) -> Kept {
         let exec_in_flight = self.exec_in_flight();
         let Some(entry) = self.kept.get_mut(&tid) else {
             return Kept::default();
@@ -238,7 +251,9 @@ impl KeptThreads {
             return Kept::default();
         }
         let (cwd, cwd_dir) = match &entry.cwd {
-            Some((cwd, epoch)) if *epoch == self.epoch => {
+            Some((cwd, epoch, read))
+                if *epoch == self.epoch && now.saturating_duration_since(*read) < CWD_KEPT_FOR =>
+            {
                 (Some(cwd.clone()), entry.cwd_dir.clone())
             }
             _ => {
@@ -259,7 +274,13 @@ impl KeptThreads {
         }
     }
 
-    /// The kept cwd of thread `tid` ([`Self::thread`]).
+    /// [`Self::thread_at`] now.
+    #[cfg(test)]
+    pub fn thread(&mut self, tid: libc::pid_t) -> Kept {
+        self.thread_at(tid, Instant::now())
+    }
+
+    /// The kept cwd of thread `tid` ([`Self::thread_at`]).
     #[cfg(test)]
     pub fn get(&mut self, tid: libc::pid_t) -> Option<PathBuf> {
         self.thread(tid).cwd
@@ -323,13 +344,15 @@ impl KeptThreads {
             return;
         };
         entry.cwd_dir = None;
+        let now = Instant::now();
         match &mut entry.cwd {
-            Some((kept, at)) => {
+            Some((kept, at, read)) => {
                 kept.clear();
                 kept.push(cwd);
                 *at = epoch;
+                *read = now;
             }
-            none => *none = Some((cwd.to_path_buf(), epoch)),
+            none => *none = Some((cwd.to_path_buf(), epoch, now)),
         }
     }
 
@@ -347,7 +370,7 @@ impl KeptThreads {
         let Some(entry) = self.kept.get_mut(&tid) else {
             return;
         };
-        if !matches!(entry.cwd, Some((_, at)) if at == epoch) {
+        if !matches!(entry.cwd, Some((_, at, _)) if at == epoch) {
             return;
         }
         let Ok(dir) = open_cwd(tid) else {
@@ -597,6 +620,32 @@ mod tests {
             later += 1;
         }
         assert_eq!(cwds.get(t.tid), Some(PathBuf::from("/w")));
+        t.end();
+    }
+
+    #[test]
+    fn a_kept_cwd_is_read_again_once_it_is_older_than_its_bound() {
+        if !pidfd_thread_here() {
+            return;
+        }
+        let t = Thread::start();
+        let mut threads = KeptThreads::new(true);
+        threads.keep(t.tid, Path::new("/w/src"), || true);
+        let now = Instant::now();
+        assert_eq!(
+            threads.thread_at(t.tid, now).cwd,
+            Some(PathBuf::from("/w/src"))
+        );
+        // A folder renamed on the host is not seen: past the bound the cwd is not given.
+        let later = threads.thread_at(t.tid, now + CWD_KEPT_FOR);
+        assert_eq!(later.cwd, None);
+        assert!(
+            later.known,
+            "the thread's entry stays (its memory, its pidfd)"
+        );
+        // Read again for that call, it is kept anew.
+        threads.keep(t.tid, Path::new("/w/moved"), || true);
+        assert_eq!(threads.get(t.tid), Some(PathBuf::from("/w/moved")));
         t.end();
     }
 

@@ -207,7 +207,7 @@ fn handle(
         // [`super::kept_thread`] says where the two differ).
         let bounded = matches!(call, write_check::FsCall::Bounded { .. });
         let mut kept = if bounded {
-            threads.thread(n.tid)
+            threads.thread_at(n.tid, received)
         } else {
             Kept::default()
         };

@@ -3181,16 +3181,7 @@ print("done")
 fn a_kept_cwd_renamed_by_another_session_reaches_no_git_control_file(w: &World) {
     git_init(w);
     let bare = w.mkdir("top/fixture.git");
-    let git = std::process::Command::new("git")
-        .args(["init", "-q", "--bare"])
-        .arg(&bare)
-        .output()
-        .unwrap();
-    assert!(
-        git.status.success(),
-        "{}",
-        String::from_utf8_lossy(&git.stderr)
-    );
+    support::git(&bare, &["init", "-q", "--bare"]);
     chown_tree(w, &w.worktree.join("top"));
     let config = std::fs::read_to_string(bare.join("config")).unwrap();
     w.write(

@@ -206,15 +206,12 @@ fn handle(
         // (a metadata call, which the check carries out, reads it as the kernel would:
         // [`super::kept_thread`] says where the two differ).
         let bounded = matches!(call, write_check::FsCall::Bounded { .. });
-        let mut kept = if bounded {
-            threads.thread_at(n.tid, received)
+        let (mut kept, mem) = if bounded {
+            let kept = threads.thread_at(n.tid, received);
+            let mem = TargetMemory::deferring(&s.listener, &n).through(kept.memory.clone());
+            (kept, mem)
         } else {
-            Kept::default()
-        };
-        let mem = if bounded {
-            TargetMemory::deferring(&s.listener, &n).through(kept.memory.clone())
-        } else {
-            TargetMemory::new(&s.listener, &n)
+            (Kept::default(), TargetMemory::new(&s.listener, &n))
         };
         let outcome = check_write(s, threads, &mut kept, &mem, caller, &n, &call);
         if bounded {

@@ -2468,6 +2468,114 @@ fn a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable(w: &W
     }
 }
 
+/// Files only root may read in /etc (a TLS key's folder, a service's password file, any
+/// the SPEC's list does not name) are unreadable to a root session as to any user: root's
+/// files there are nobody's to the sandbox, which runs without capabilities. Also one the
+/// host makes, or renames over a readable one, during the session; the readable ones read
+/// as before.
+fn root_only_files_in_etc_are_unreadable_to_every_session(w: &World) {
+    let test = "root_only_files_in_etc_are_unreadable_to_every_session";
+    if w.who == support::Who::Root {
+        let fs = std::process::Command::new("stat")
+            .args(["-f", "-c", "%T", "/etc"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_default();
+        let v = kernel_version();
+        let idmaps = v >= (5, 12)
+            && match fs.as_str() {
+                "ext2/ext3" | "xfs" | "btrfs" => true,
+                "tmpfs" => v >= (6, 3),
+                "overlayfs" => v >= (5, 19),
+                _ => false,
+            };
+        if !idmaps {
+            support::skip(
+                test,
+                &format!(
+                    "Linux {}.{} cannot idmap /etc on {fs}: a root session reads root's other files there (docs/run.md)",
+                    v.0, v.1
+                ),
+            );
+            return;
+        }
+    }
+    struct Removed(Vec<std::path::PathBuf>);
+    impl Drop for Removed {
+        fn drop(&mut self) {
+            for p in &self.0 {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+    let tag = format!("{}-{:?}", std::process::id(), w.who).to_lowercase();
+    let etc = |name: &str| std::path::PathBuf::from(format!("/etc/fence-{name}-{tag}"));
+    let (only, group, open, made, staged) = (
+        etc("root-only"),
+        etc("root-group"),
+        etc("open"),
+        etc("made"),
+        etc("staged"),
+    );
+    let _removed = Removed(vec![
+        only.clone(),
+        group.clone(),
+        open.clone(),
+        made.clone(),
+        staged.clone(),
+    ]);
+    let put = |p: &Path, text: &str, mode: u32| {
+        std::fs::write(p, text).unwrap();
+        std::os::unix::fs::chown(p, Some(0), Some(0)).unwrap();
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    put(&only, "ROOT-ONLY-SECRET\n", 0o600);
+    put(&group, "ROOT-GROUP-SECRET\n", 0o640);
+    put(&open, "OPEN-BEFORE\n", 0o644);
+    let names = format!(
+        "{} {} {} {}",
+        only.display(),
+        group.display(),
+        open.display(),
+        made.display()
+    );
+    w.write(
+        "s.sh",
+        &format!(
+            "cat {names} 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {names} 2>&1\necho read-done > done\n"
+        ),
+    );
+    let child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    put(&made, "MADE-DURING-SECRET\n", 0o600);
+    put(&staged, "RENAMED-OVER-SECRET\n", 0o600);
+    std::fs::rename(&staged, &open).unwrap();
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not run to its end: {text} {}",
+        stderr(&out)
+    );
+    assert!(
+        text.contains("OPEN-BEFORE"),
+        "a readable file was not read: {text}"
+    );
+    assert!(
+        text.contains("Permission denied"),
+        "no refusal by permission: {text}"
+    );
+    for marker in ["ROOT-ONLY", "ROOT-GROUP", "MADE-DURING", "RENAMED-OVER"] {
+        assert!(!text.contains(marker), "{marker} was read: {text}");
+    }
+}
+
 /// A device node outside /dev (a chroot's, an initramfs tree's) gives no device: with a
 /// mount view every mount but the device list's has no devices.
 fn a_device_node_outside_dev_gives_no_device(w: &World) {
@@ -8214,6 +8322,7 @@ both_ways!(
     a_secret_made_during_the_session_stays_unreadable,
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
     a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable,
+    root_only_files_in_etc_are_unreadable_to_every_session,
     a_device_node_outside_dev_gives_no_device,
     a_directory_descriptor_from_outside_reaches_no_secret,
     a_read_only_host_mount_inside_the_worktree_stays_read_only,

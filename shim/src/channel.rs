@@ -165,7 +165,9 @@ pub struct PassFd {
 /// Messages from the supervisor to the shim.
 #[derive(Debug, Serialize, Deserialize)]
 pub enum ToShim {
-    /// What to build and run; the shim prepares its namespaces on receipt.
+    /// What to build and run; the shim prepares its namespaces on receipt. The descriptor
+    /// attached, if any, is the user namespace a root session's `/etc` is shown through
+    /// (`mount_view::shift_root_owner`).
     Start(Box<SandboxSpec>),
     /// The shim is where it must be (in the session cgroup, when there is one): it may
     /// fork the target. Nothing is forked before it, so that no process of the sandbox

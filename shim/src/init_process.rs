@@ -52,8 +52,8 @@ pub fn run_from_inherited_channel(unshare_net: bool) -> i32 {
 }
 
 fn run(channel: Channel) -> i32 {
-    let mut spec = match channel.recv::<ToShim>() {
-        Ok(Some((ToShim::Start(spec), _))) => spec,
+    let (mut spec, owner_shift) = match channel.recv::<ToShim>() {
+        Ok(Some((ToShim::Start(spec), userns))) => (spec, userns),
         Ok(Some((other, _))) => {
             report(
                 &channel,
@@ -103,7 +103,7 @@ fn run(channel: Channel) -> i32 {
             .spawn(move || target_process::prebuild(&spec))
             .ok()
     };
-    let spare_pool = match prepare_namespaces(&mut spec) {
+    let spare_pool = match prepare_namespaces(&mut spec, owner_shift) {
         Ok(pool) => pool,
         Err(message) => {
             report(&channel, "namespaces", &message, 125);
@@ -203,7 +203,12 @@ fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
 /// Makes the sandbox's namespaces and mount view. Returns the spare folders' pool, opened
 /// through the worktree's mount, when the spec names one and it is what the supervisor made
 /// and lies under a read-only bind of the view (see [`mount_view::ViewMade::spare_pool`]).
-fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<Option<OwnedFd>, String> {
+/// `owner_shift` is the user namespace a root session's `/etc` is shown through
+/// ([`mount_view::shift_root_owner`]), when the supervisor could make one.
+fn prepare_namespaces(
+    spec: &mut SandboxSpec,
+    owner_shift: Option<OwnedFd>,
+) -> Result<Option<OwnedFd>, String> {
     let ns = spec.namespaces;
     let mut spare_pool = None;
     if ns.mount {
@@ -242,8 +247,31 @@ fn prepare_namespaces(spec: &mut SandboxSpec) -> Result<Option<OwnedFd>, String>
         pinned_paths.dedup();
         let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
+        mount_view::make_private().map_err(|e| e.to_string())?;
+        // A session of uid 0 in the host's user namespace sees /etc with root's files as
+        // nobody's, so that root's secrets there need no frozen listing (security
+        // boundary: the kernel's permission check, see `mount_view::shift_root_owner`).
+        // Not where a writable root lies in or above it: its files must stay writable.
+        let etc = Path::new(mount_view::SYSTEM_CONFIG);
+        let etc_apart = !writable
+            .iter()
+            .any(|w| Path::new(w).starts_with(etc) || etc.starts_with(w));
+        if let Some(userns) = owner_shift.filter(|_| !ns.user && etc_apart) {
+            // Where it cannot be done, nothing changed: the secrets root can read there
+            // are found readable below and their folders frozen.
+            let _ = mount_view::shift_root_owner(etc, &userns);
+        }
         let missing = missing_outside(spec, &writable);
-        let existing = existing_outside(spec, &writable);
+        // The existing secrets the sandbox could read but for their covers: their folders
+        // are frozen.
+        let existing: Vec<&Path> = {
+            let all = existing_outside(spec, &writable);
+            let readable = readable_by_sandbox(&all);
+            all.into_iter()
+                .zip(readable)
+                .filter_map(|(e, r)| r.then_some(e))
+                .collect()
+        };
         let homes: Vec<&Path> = spec.homes.iter().map(Path::new).collect();
         // A folder holding such a link inside a writable root cannot be frozen (its
         // writes would go to the tmpfs): Landlock's read rules then stay.
@@ -377,26 +405,52 @@ fn nearest_dir(path: &Path) -> Option<&Path> {
     Some(dir)
 }
 
-/// Whether this process can open `path` for reading: the sandbox, with fewer rights
-/// (no capabilities; in a user namespace, the same ids), cannot where this cannot.
-fn readable_here(path: &Path) -> bool {
+/// Which of `paths` the sandbox could open for reading. Asked of the kernel on a thread of
+/// this process whose effective capabilities are cleared: the target keeps this process's
+/// uid, gid and groups (in a user namespace, the same ids outside) and drops every
+/// capability, so what the thread may open is what the sandbox may (a root session: the
+/// files of root's own it reads as their owner; a shifted `/etc`'s root files it does
+/// not). A path is counted readable wherever the answer is not a refusal, and every path
+/// when the check cannot be made: at worst a folder is frozen that need not be.
+fn readable_by_sandbox(paths: &[&Path]) -> Vec<bool> {
     use std::os::unix::fs::OpenOptionsExt;
-    match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-    {
-        Ok(_) => true,
-        Err(e) => !matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)),
+    if paths.is_empty() {
+        return Vec::new();
     }
+    let check = || -> Vec<bool> {
+        if caps::clear(None, caps::CapSet::Effective).is_err() {
+            return vec![true; paths.len()];
+        }
+        paths
+            .iter()
+            .map(|path| {
+                match std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+                    .open(path)
+                {
+                    Ok(_) => true,
+                    Err(e) => !matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)),
+                }
+            })
+            .collect()
+    };
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("fence-readable".into())
+            .spawn_scoped(s, check)
+            .ok()
+            .and_then(|t| t.join().ok())
+    })
+    .unwrap_or_else(|| vec![true; paths.len()])
 }
 
 /// The folders whose listing the mount view freezes (`mount_view::snapshot`), so that the
 /// secret paths stay unreadable whatever the host does during the session:
 /// - for each one missing at start, the nearest existing folder above it, so that one
 ///   made there (a login in another terminal) never appears;
-/// - for each one that exists and that the sandbox could read but for its cover, its
-///   folder, so that a rename or unlink on the host (`git credential-store` rewrites
+/// - for each one of `existing` (those that exist and that the sandbox could read but for
+///   their covers: [`readable_by_sandbox`]), its folder, so that a rename or unlink on the host (`git credential-store` rewrites
 ///   `~/.git-credentials` by a rename) cannot take the cover away with the old name:
 ///   in a frozen folder the secret's name is an empty object of the tmpfs, not the
 ///   host's;
@@ -405,8 +459,9 @@ fn readable_here(path: &Path) -> bool {
 /// - and each folder from those up to the home directory, so that a folder above moved
 ///   aside on the host (`mv ~/.config ~/.config.old`) does not bring a live one in.
 ///
-/// A secret the sandbox could not read anyway (a root-owned `/etc/shadow` for a user) keeps
-/// its cover alone, as does one directly in `/` (`/root`). `None` when a missing one's
+/// A secret the sandbox could not read anyway (a root-owned `/etc/shadow` for a user, and
+/// for root in a shifted `/etc`) keeps its cover alone, as does one directly in `/`
+/// (`/root`). `None` when a missing one's
 /// folder cannot be frozen (`/`, or where the view mounts anew: `/proc`, `/dev`):
 /// Landlock's read rules then stand in.
 fn freeze_dirs(
@@ -442,9 +497,7 @@ fn freeze_dirs(
     }
     for e in existing {
         let Some(dir) = e.parent() else { continue };
-        // A root session freezes /etc (`shadow`: ~150 entries, ~1.5 ms of its start): any
-        // user's `passwd` on the host replaces the file by a rename.
-        if cannot_freeze(dir) || !readable_here(e) {
+        if cannot_freeze(dir) {
             continue;
         }
         add_chain(dir, &mut dirs);
@@ -915,8 +968,8 @@ mod tests {
             freeze_dirs(&[], &[], &[&links, Path::new("/")], &[], &[&home]),
             Some(vec![home.clone(), home.join("data"), links.clone()])
         );
-        // An existing one directly in / keeps its cover alone; one in /etc that this
-        // process can read (/etc/hostname) has /etc frozen.
+        // An existing one directly in / keeps its cover alone; one in /etc the sandbox
+        // could read (/etc/hostname) has /etc frozen.
         assert_eq!(
             freeze_dirs(&[Path::new("/etc")], &[], &[], &[], &[]),
             Some(vec![])
@@ -925,5 +978,26 @@ mod tests {
             freeze_dirs(&[Path::new("/etc/hostname")], &[], &[], &[], &[]),
             Some(vec![PathBuf::from("/etc")])
         );
+    }
+
+    /// The check is the kernel's for this process's ids without capabilities: a file whose
+    /// mode grants nothing is unreadable to the sandbox even where this process (root, with
+    /// CAP_DAC_OVERRIDE) could open it, and this process keeps its capabilities.
+    #[test]
+    fn readability_is_judged_without_capabilities() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let (open, closed) = (dir.path().join("open"), dir.path().join("closed"));
+        std::fs::write(&open, "o").unwrap();
+        std::fs::write(&closed, "c").unwrap();
+        std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let missing = dir.path().join("missing");
+        let before = caps::read(None, caps::CapSet::Effective).unwrap();
+        assert_eq!(
+            readable_by_sandbox(&[&open, &closed, &missing]),
+            vec![true, false, true]
+        );
+        assert_eq!(caps::read(None, caps::CapSet::Effective).unwrap(), before);
+        assert!(readable_by_sandbox(&[]).is_empty());
     }
 }

@@ -247,30 +247,30 @@ pub fn set_child_subreaper() -> io::Result<()> {
     }
 }
 
-/// `mount_setattr(2)` on `path`, setting and clearing mount attributes.
-pub fn mount_setattr(path: &CString, recursive: bool, set: u64, clear: u64) -> io::Result<()> {
-    #[repr(C)]
-    struct MountAttr {
-        attr_set: u64,
-        attr_clr: u64,
-        propagation: u64,
-        userns_fd: u64,
-    }
-    let attr = MountAttr {
-        attr_set: set,
-        attr_clr: clear,
-        propagation: 0,
-        userns_fd: 0,
-    };
-    let flags = if recursive { libc::AT_RECURSIVE } else { 0 };
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+/// `mount_setattr(dir, path, flags, attr)`.
+fn mount_setattr_at(
+    dir: RawFd,
+    path: &CStr,
+    flags: libc::c_int,
+    attr: &MountAttr,
+) -> io::Result<()> {
     // SAFETY: `path` is NUL-terminated and `attr` lives across the call; its size is passed.
     let ret = unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
-            libc::AT_FDCWD,
+            dir,
             path.as_ptr(),
             flags as libc::c_uint,
-            &attr as *const MountAttr,
+            attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
         )
     };
@@ -281,9 +281,43 @@ pub fn mount_setattr(path: &CString, recursive: bool, set: u64, clear: u64) -> i
     }
 }
 
+/// `mount_setattr(2)` on `path`, setting and clearing mount attributes.
+pub fn mount_setattr(path: &CString, recursive: bool, set: u64, clear: u64) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: set,
+        attr_clr: clear,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    let flags = if recursive { libc::AT_RECURSIVE } else { 0 };
+    mount_setattr_at(libc::AT_FDCWD, path, flags, &attr)
+}
+
+/// `MOUNT_ATTR_IDMAP` (Linux 5.12).
+pub const MOUNT_ATTR_IDMAP: u64 = 0x0010_0000;
+
+/// Idmaps a detached tree from [`open_tree_clone`] (every mount of it) through the uid and
+/// gid maps of the user namespace `userns`, setting the attributes `set` with it. The
+/// kernel refuses a tree already attached, a file system that cannot be idmapped, and a
+/// user namespace that is not one or is the initial one.
+pub fn idmap_tree(tree: &OwnedFd, userns: &OwnedFd, set: u64) -> io::Result<()> {
+    let attr = MountAttr {
+        attr_set: MOUNT_ATTR_IDMAP | set,
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: userns.as_raw_fd() as u64,
+    };
+    mount_setattr_at(
+        tree.as_raw_fd(),
+        c"",
+        libc::AT_EMPTY_PATH | libc::AT_RECURSIVE,
+        &attr,
+    )
+}
+
 /// `open_tree(dir, name, OPEN_TREE_CLONE | AT_RECURSIVE)`: a detached copy of the mount
 /// tree at `name` in `dir` (its last component not followed), with its submounts, held by
-/// the returned descriptor (close-on-exec) until [`move_mount_to`] attaches it (Linux 5.2).
+/// the returned descriptor (close-on-exec) until [`move_mount_at`] attaches it (Linux 5.2).
 pub fn open_tree_clone(dir: RawFd, name: &CStr) -> io::Result<OwnedFd> {
     const OPEN_TREE_CLONE: libc::c_uint = 1;
     let flags = OPEN_TREE_CLONE

@@ -20,6 +20,7 @@ mod metadata;
 mod net_check;
 mod notify_loop;
 mod one_cpu;
+mod owner_shift;
 mod path_resolve;
 mod pidfd;
 pub mod preflight;
@@ -38,7 +39,7 @@ mod workers;
 mod write_check;
 
 use std::ffi::OsString;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -631,7 +632,17 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             };
             // A shim that could not make its network namespace has said so and ended: the
             // spec may not reach it, and its word says why.
-            let sent = ours.send(&ToShim::Start(Box::new(spec)), None);
+            // A root session in the host's user namespace sees /etc with root's files as
+            // nobody's (`owner_shift`); without the namespace the shim freezes it instead.
+            // SAFETY: geteuid has no preconditions.
+            let owner_shift =
+                (shim.namespaces.mount && !shim.namespaces.user && unsafe { libc::geteuid() } == 0)
+                    .then(owner_shift::namespace)
+                    .and_then(Result::ok);
+            let sent = ours.send(
+                &ToShim::Start(Box::new(spec)),
+                owner_shift.as_ref().map(|fd| fd.as_fd()),
+            );
             // The shim's first word, read after the spec is sent: it makes the network
             // namespace while this thread builds the spec.
             match await_ready(&shim, &ours) {

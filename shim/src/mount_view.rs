@@ -395,6 +395,18 @@ pub const ROOT_OWNER_SHIFT_MAP: &str = "0 65534 1\n1 1 65533\n65535 65535 429490
 ///
 /// Why by hand: no crate wraps `open_tree`, `mount_setattr` and `move_mount`.
 pub fn shift_root_owner(dir: &Path, userns: &OwnedFd) -> io::Result<()> {
+    let (c, tree) = shifted_tree(dir, userns)?;
+    sys::move_mount_at(&tree, libc::AT_FDCWD, &c)
+}
+
+/// Whether [`shift_root_owner`] can be done here: the shifted copy of `dir` is made,
+/// detached, and dropped (`fence doctor`'s probe; nothing is mounted anywhere).
+pub fn probe_shift_root_owner(dir: &Path, userns: &OwnedFd) -> io::Result<()> {
+    shifted_tree(dir, userns).map(drop)
+}
+
+/// A detached copy of `dir`'s mount tree, idmapped through `userns` and read-only.
+fn shifted_tree(dir: &Path, userns: &OwnedFd) -> io::Result<(CString, OwnedFd)> {
     if !dir.symlink_metadata()?.is_dir() {
         return Err(io::Error::other(format!(
             "{} is not a folder",
@@ -404,7 +416,7 @@ pub fn shift_root_owner(dir: &Path, userns: &OwnedFd) -> io::Result<()> {
     let c = CString::new(dir.as_os_str().as_bytes()).map_err(io::Error::other)?;
     let tree = sys::open_tree_clone(libc::AT_FDCWD, &c)?;
     sys::idmap_tree(&tree, userns, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODEV)?;
-    sys::move_mount_at(&tree, libc::AT_FDCWD, &c)
+    Ok((c, tree))
 }
 
 /// Most entries a directory may have for its listing to be frozen ([`snapshot`]): each is

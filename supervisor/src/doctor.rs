@@ -21,7 +21,7 @@ pub struct DoctorArgs {
 
 /// The kernel features fence uses, the release that brought each, and what fence does
 /// without it (SPEC §3 "Kernel floors"; the README carries the same table).
-pub const KERNEL_FLOORS: [(&str, &str, &str); 14] = [
+pub const KERNEL_FLOORS: [(&str, &str, &str); 15] = [
     (
         "Landlock ABI 1",
         "5.13",
@@ -88,6 +88,11 @@ pub const KERNEL_FLOORS: [(&str, &str, &str); 14] = [
         "blocked reasons and descriptor fetches go through the thread-group leader; a thread's cwd, credentials and umask are read at every call that needs them and its memory by `process_vm_readv`, nothing kept",
     ),
     (
+        "idmapped mounts",
+        "5.12",
+        "a root session's /etc has its listing frozen (~150 binds, ~1.6 ms of a start) and root's files there that the secret list does not name stay readable to it",
+    ),
+    (
         "user namespaces (unprivileged)",
         "3.8",
         "an ordinary user runs without pid, mount and network namespaces",
@@ -152,6 +157,8 @@ struct Report {
     pidfd_thread: Fact,
     addfd_send: Fact,
     namespaces: Result<shim::Namespaces, String>,
+    /// A root session's `/etc` with root's files as nobody's (`None`: not root).
+    root_etc: Option<Result<(), String>>,
     cgroup: Result<bool, String>,
     yama: Option<u32>,
     enforced: Vec<String>,
@@ -291,6 +298,11 @@ impl Report {
             detail: "probing it needs a pending notification; judged by the kernel version".into(),
         };
         let namespaces = probe_namespaces();
+        let root_etc = namespaces
+            .as_ref()
+            .is_ok_and(|n| n.mount && !n.user)
+            .then(crate::run::owner_shift::probe)
+            .flatten();
         let cgroup = SessionCgroup::create(crate::run::limits::DEFAULT_MAX_PROCS)
             .map(|cg| cg.dir.join("cgroup.kill").exists())
             .map_err(|e| e.to_string());
@@ -311,6 +323,7 @@ impl Report {
             pidfd_thread,
             addfd_send,
             namespaces,
+            root_etc,
             cgroup,
             yama,
             enforced: vec![],
@@ -409,6 +422,15 @@ impl Report {
             }
             Err(e) => self.not_enforced.push(format!("no namespaces: {e}")),
         }
+        match &self.root_etc {
+            Some(Ok(())) => self.enforced.push(
+                "a root session reads /etc as an ordinary user does: root's files there are nobody's to it (idmapped mount, probed), so shadow, TLS keys and any file only root may read are refused".into(),
+            ),
+            Some(Err(e)) => self.not_enforced.push(format!(
+                "a root session can read root's files in /etc that the secret list does not name ({e}); the listed ones stay hidden (its listing is frozen)"
+            )),
+            None => {}
+        }
         let pid_max = crate::run::limits::pid_namespace_max(
             crate::run::limits::DEFAULT_MAX_PROCS,
             self.version,
@@ -506,6 +528,11 @@ impl Report {
             "namespaces": match &self.namespaces {
                 Ok(n) => json!({"user": n.user, "pid": n.pid, "mount": n.mount, "net": n.net}),
                 Err(e) => json!(e),
+            },
+            "root_etc_idmapped": match &self.root_etc {
+                None => json!(null),
+                Some(Ok(())) => json!(true),
+                Some(Err(e)) => json!(e),
             },
             "yama_ptrace_scope": self.yama,
             "kill_if_fence_dies": self.death.describe(),
@@ -623,6 +650,15 @@ impl Report {
                 Err(e) => e.clone(),
             },
         );
+        if let Some(root_etc) = &self.root_etc {
+            line(
+                "/etc for root",
+                match root_etc {
+                    Ok(()) => "idmapped, root's files nobody's (probed)".to_string(),
+                    Err(e) => format!("frozen listing ({e})"),
+                },
+            );
+        }
         line(
             "session cgroup",
             match &self.cgroup {
@@ -804,6 +840,7 @@ mod tests {
             "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
             "cgroup.kill",
             "PIDFD_THREAD",
+            "idmapped mounts",
         ] {
             assert!(features.contains(&needed), "{needed}");
         }

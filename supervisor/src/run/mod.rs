@@ -20,7 +20,7 @@ mod metadata;
 mod net_check;
 mod notify_loop;
 mod one_cpu;
-mod owner_shift;
+pub mod owner_shift;
 mod path_resolve;
 mod pidfd;
 pub mod preflight;

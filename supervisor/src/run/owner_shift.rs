@@ -99,6 +99,25 @@ pub fn namespace() -> io::Result<OwnedFd> {
     Ok(ns)
 }
 
+/// What a root session's `/etc` gets here, for `fence doctor`: `None` for an ordinary
+/// user (who reads it by their own rights), else whether the shifted view can be made
+/// (probed: the namespace and a detached shifted copy of `/etc`, then dropped).
+pub fn probe() -> Option<Result<(), String>> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return None;
+    }
+    let ns = match namespace() {
+        Ok(ns) => ns,
+        Err(e) => return Some(Err(format!("no user namespace for its mapping: {e}"))),
+    };
+    let etc = std::path::Path::new(shim::mount_view::SYSTEM_CONFIG);
+    Some(
+        shim::mount_view::probe_shift_root_owner(etc, &ns)
+            .map_err(|e| format!("no idmapped mount of {}: {e}", etc.display())),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     /// As root the namespace is made (a user namespace: checked inside), and each call

@@ -2574,6 +2574,28 @@ fn root_only_files_in_etc_are_unreadable_to_every_session(w: &World) {
     for marker in ["ROOT-ONLY", "ROOT-GROUP", "MADE-DURING", "RENAMED-OVER"] {
         assert!(!text.contains(marker), "{marker} was read: {text}");
     }
+    // A root that is also in `nogroup` (65534, what the kernel shows for an id without a
+    // mapping) gets no group rights to root's group's files there.
+    if w.who == support::Who::Root {
+        let out = std::process::Command::new("setpriv")
+            .args(["--groups", "0,65534", "--"])
+            .arg(support::fence_binary())
+            .args(["run", "--", "cat"])
+            .arg(&group)
+            .current_dir(&w.worktree)
+            .env_clear()
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+            .env("HOME", &w.home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let (text, err) = (stdout(&out), stderr(&out));
+        assert!(
+            err.contains("Permission denied"),
+            "not refused by permission (setpriv?): {text} {err}"
+        );
+        assert!(!text.contains("ROOT-GROUP"), "read as nogroup: {text}");
+    }
 }
 
 /// A device node outside /dev (a chroot's, an initramfs tree's) gives no device: with a

@@ -252,9 +252,12 @@ fn prepare_namespaces(
         // nobody's, so that root's secrets there need no frozen listing (security
         // boundary: the kernel's permission check, see `mount_view::shift_root_owner`).
         // Not where a writable root lies in or above it: its files must stay writable.
+        // Nor where the worktree does, read-only or not (git refuses a repository whose
+        // files are another user's).
         let etc = Path::new(mount_view::SYSTEM_CONFIG);
         let etc_apart = !writable
             .iter()
+            .chain([&spec.worktree.as_os_str()])
             .any(|w| Path::new(w).starts_with(etc) || etc.starts_with(w));
         if let Some(userns) = owner_shift.filter(|_| !ns.user && etc_apart) {
             // Where it cannot be done, nothing changed: the secrets root can read there
@@ -424,14 +427,17 @@ fn readable_by_sandbox(paths: &[&Path]) -> Vec<bool> {
         paths
             .iter()
             .map(|path| {
-                match std::fs::OpenOptions::new()
+                let refused = match std::fs::OpenOptions::new()
                     .read(true)
                     .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
                     .open(path)
                 {
-                    Ok(_) => true,
-                    Err(e) => !matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)),
-                }
+                    Ok(_) => false,
+                    Err(e) => matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)),
+                };
+                // A folder whose listing is refused but that may be searched still lets a
+                // name known inside be opened.
+                !refused || path.is_dir() && searchable(path)
             })
             .collect()
     };
@@ -443,6 +449,22 @@ fn readable_by_sandbox(paths: &[&Path]) -> Vec<bool> {
             .and_then(|t| t.join().ok())
     })
     .unwrap_or_else(|| vec![true; paths.len()])
+}
+
+/// Whether this thread may search the folder `path` (`faccessat` with `AT_EACCESS`: its own
+/// credentials and capabilities, not the real ids'). Counted searchable when unsure.
+fn searchable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return true;
+    };
+    // SAFETY: a NUL-terminated path and plain flags.
+    let ret = unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), libc::X_OK, libc::AT_EACCESS) };
+    ret == 0
+        || !matches!(
+            std::io::Error::last_os_error().raw_os_error(),
+            Some(libc::EACCES | libc::EPERM)
+        )
 }
 
 /// The folders whose listing the mount view freezes (`mount_view::snapshot`), so that the
@@ -992,10 +1014,16 @@ mod tests {
         std::fs::write(&closed, "c").unwrap();
         std::fs::set_permissions(&closed, std::fs::Permissions::from_mode(0o000)).unwrap();
         let missing = dir.path().join("missing");
+        // A folder that may be searched but not listed lets a known name be opened.
+        let (search_only, shut) = (dir.path().join("search-only"), dir.path().join("shut"));
+        for (d, mode) in [(&search_only, 0o100), (&shut, 0o000)] {
+            std::fs::create_dir(d).unwrap();
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
         let before = caps::read(None, caps::CapSet::Effective).unwrap();
         assert_eq!(
-            readable_by_sandbox(&[&open, &closed, &missing]),
-            vec![true, false, true]
+            readable_by_sandbox(&[&open, &closed, &missing, &search_only, &shut]),
+            vec![true, false, true, true, false]
         );
         assert_eq!(caps::read(None, caps::CapSet::Effective).unwrap(), before);
         assert!(readable_by_sandbox(&[]).is_empty());

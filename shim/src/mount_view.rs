@@ -371,10 +371,13 @@ pub fn make_private() -> Result<(), MountViewError> {
 pub const SYSTEM_CONFIG: &str = "/etc";
 
 /// The uid and gid maps of the user namespace through which a root session sees `/etc`
-/// ([`shift_root_owner`]): 0 shows as 65534 (`nobody`, `nogroup`), every other id as itself
-/// but 65534, which is left out (the kernel shows an id without a mapping as the overflow
-/// id, 65534, and grants it nothing). No file there is then root's, nor of root's group.
-pub const ROOT_OWNER_SHIFT_MAP: &str = "0 65534 1\n1 1 65533\n65535 65535 4294901760\n";
+/// ([`shift_root_owner`]): every id as itself but 0, which is left out. The kernel shows an
+/// id without a mapping as the overflow id (65534, `nobody`, `nogroup`) and grants it
+/// nothing: not the owner's rights to any uid, not the group's to a member of any group
+/// (0 mapped to 65534 instead would give a root that is also in `nogroup` the group
+/// rights of every file of root's group). No file there is then root's, nor of root's
+/// group.
+pub const ROOT_OWNER_SHIFT_MAP: &str = "1 1 4294967294\n";
 
 /// Shows `dir` (with the mounts beneath it) read-only, through an idmapped bind of itself
 /// whose user namespace `userns` has [`ROOT_OWNER_SHIFT_MAP`]: root's files and root's

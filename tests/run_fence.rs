@@ -1079,6 +1079,106 @@ fn secrets_under_home_are_unreadable(w: &World) {
     );
 }
 
+/// A secret is hidden under every name the host's mounts give it: with the home bound a
+/// second time outside it (and, for a root session, `/etc` too), the key, a login made
+/// during the session and root's files in `/etc` stay unreadable through the other names,
+/// while an ordinary file there reads as before.
+fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
+    struct Unmounted(Vec<std::path::PathBuf>);
+    impl Drop for Unmounted {
+        fn drop(&mut self) {
+            for p in self.0.iter().rev() {
+                let _ = std::process::Command::new("umount")
+                    .arg("-l")
+                    .arg(p)
+                    .status();
+            }
+        }
+    }
+    std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
+    std::fs::write(w.home.join(".ssh/id_ed25519"), "PRIVATE-KEY-MATERIAL").unwrap();
+    std::fs::write(w.home.join("notes.txt"), "public notes").unwrap();
+    for p in [
+        w.home.join(".ssh"),
+        w.home.join(".ssh/id_ed25519"),
+        w.home.join("notes.txt"),
+    ] {
+        w.own(&p);
+    }
+    let (home_alias, etc_alias) = (w.outside.join("home-again"), w.outside.join("etc-again"));
+    std::fs::create_dir_all(&home_alias).unwrap();
+    std::fs::create_dir_all(&etc_alias).unwrap();
+    let mut mounted = Unmounted(Vec::new());
+    for (from, to) in [
+        (w.home.as_path(), &home_alias),
+        (Path::new("/etc"), &etc_alias),
+    ] {
+        let ok = std::process::Command::new("mount")
+            .arg("--bind")
+            .arg(from)
+            .arg(to)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mount --bind {} {}", from.display(), to.display());
+        mounted.0.push(to.clone());
+    }
+    let probe = std::path::PathBuf::from(
+        format!("/etc/fence-alias-probe-{}-{:?}", std::process::id(), w.who).to_lowercase(),
+    );
+    std::fs::write(&probe, "ROOT-ONLY-VIA-ALIAS\n").unwrap();
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o600)).unwrap();
+    struct Removed(std::path::PathBuf);
+    impl Drop for Removed {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    let _removed = Removed(probe.clone());
+    let probe_alias = etc_alias.join(probe.file_name().unwrap());
+    w.write(
+        "s.sh",
+        &format!(
+            "cat {a}/.ssh/id_ed25519 {a}/notes.txt {p} 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
+            a = home_alias.display(),
+            p = probe_alias.display()
+        ),
+    );
+    let child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    std::fs::write(
+        w.home.join(".netrc"),
+        "machine x password NETRC-MADE-DURING\n",
+    )
+    .unwrap();
+    w.own(&w.home.join(".netrc"));
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    let text = stdout(&out);
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not run to its end: {text} {}",
+        stderr(&out)
+    );
+    assert!(
+        text.contains("public notes"),
+        "an ordinary file under the other name was unreadable: {text} {}",
+        stderr(&out)
+    );
+    for marker in [
+        "PRIVATE-KEY-MATERIAL",
+        "NETRC-MADE-DURING",
+        "ROOT-ONLY-VIA-ALIAS",
+    ] {
+        assert!(!text.contains(marker), "{marker} was read: {text}");
+    }
+    drop(mounted);
+}
+
 /// A secret reached through a link into the worktree (`~/.ssh -> W/priv/ssh`, a dotfiles
 /// checkout) lies in a folder the sandbox may write: that folder is not moved, exchanged or
 /// replaced (the secret would lie at a path no rule hides, readable in the next session and,
@@ -8334,6 +8434,7 @@ both_ways!(
     capability_sets_of_the_sandbox_are_empty,
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
+    secrets_are_unreadable_through_other_mounts_of_their_folders,
     processes_left_running_are_killed_and_counted_when_the_command_ends,
     tool_state_files_in_the_home_are_refused_without_a_question,
     kerberos_ticket_caches_are_unreadable,

@@ -17,6 +17,7 @@ pub mod limits;
 mod listener;
 mod loopback_table;
 mod metadata;
+mod mount_aliases;
 mod net_check;
 mod notify_loop;
 mod one_cpu;
@@ -275,8 +276,25 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         args.allow_write.push(shared);
     }
     let secret_homes = prepare::home_dirs(home.as_deref());
-    let (deny_read, deny_read_missing, mut deny_read_via) =
+    let (mut deny_read, mut deny_read_missing, mut deny_read_via) =
         prepare::denied_reads(&secret_homes, &deny_extra);
+    // The secrets' other names, through other mounts of their file systems (a bind of `/`
+    // elsewhere), are hidden as the secrets are; and, in a root session, whole other names
+    // of `/etc`, which its idmapped view does not reach (`mount_aliases`).
+    {
+        let (mut existing, missing) = mount_aliases::other_names(&deny_read, &deny_read_missing);
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            let etc = PathBuf::from(shim::mount_view::SYSTEM_CONFIG);
+            existing.extend(mount_aliases::other_names(&[etc], &[]).0);
+        }
+        if !existing.is_empty() || !missing.is_empty() {
+            deny_read = prepare::outermost(deny_read.into_iter().chain(existing));
+            deny_read_missing.extend(missing);
+            deny_read_missing.sort();
+            deny_read_missing.dedup();
+        }
+    }
     // The links on the way to a --deny-read path as given (its canonical form has none).
     let given: Vec<PathBuf> = args.deny_read.iter().map(|p| cwd.join(p)).collect();
     deny_read_via.extend(prepare::link_folders(&given));

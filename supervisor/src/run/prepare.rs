@@ -682,16 +682,24 @@ pub fn denied_reads(
         list.sort();
         list.dedup();
     }
-    // One beneath another (a home's keys inside a hidden /root) goes with it.
-    let mut outermost: Vec<PathBuf> = Vec::new();
-    for p in existing {
-        if !outermost.iter().any(|o| p.starts_with(o)) {
-            outermost.push(p);
-        }
-    }
     via.sort();
     via.dedup();
-    (outermost, missing, via)
+    (outermost(existing), missing, via)
+}
+
+/// `paths` sorted, without duplicates and without one beneath another (a home's keys inside
+/// a hidden /root go with it).
+pub fn outermost(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
+    let mut sorted: Vec<PathBuf> = paths.into_iter().collect();
+    sorted.sort();
+    sorted.dedup();
+    let mut out: Vec<PathBuf> = Vec::new();
+    for p in sorted {
+        if !out.iter().any(|o| p.starts_with(o)) {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The home directories whose secrets are hidden: `$HOME`, and the account's own from the

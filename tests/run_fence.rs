@@ -1044,7 +1044,9 @@ fn processes_left_running_are_killed_and_counted_when_the_command_ends(w: &World
     assert!(w.worktree.join("done.txt").exists(), "{}", stderr(&out));
 }
 
-fn secrets_under_home_are_unreadable(w: &World) {
+/// A home holding an ssh key (`PRIVATE-KEY-MATERIAL`) and an ordinary file (`public
+/// notes`), owned by the world's user.
+fn home_with_a_key_and_notes(w: &World) {
     std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
     std::fs::write(w.home.join(".ssh/id_ed25519"), "PRIVATE-KEY-MATERIAL").unwrap();
     std::fs::write(w.home.join("notes.txt"), "public notes").unwrap();
@@ -1055,6 +1057,10 @@ fn secrets_under_home_are_unreadable(w: &World) {
     ] {
         w.own(&p);
     }
+}
+
+fn secrets_under_home_are_unreadable(w: &World) {
+    home_with_a_key_and_notes(w);
     w.write("link", "");
     std::fs::remove_file(w.worktree.join("link")).unwrap();
     std::os::unix::fs::symlink(w.home.join(".ssh/id_ed25519"), w.worktree.join("link")).unwrap();
@@ -1095,16 +1101,7 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
             }
         }
     }
-    std::fs::create_dir_all(w.home.join(".ssh")).unwrap();
-    std::fs::write(w.home.join(".ssh/id_ed25519"), "PRIVATE-KEY-MATERIAL").unwrap();
-    std::fs::write(w.home.join("notes.txt"), "public notes").unwrap();
-    for p in [
-        w.home.join(".ssh"),
-        w.home.join(".ssh/id_ed25519"),
-        w.home.join("notes.txt"),
-    ] {
-        w.own(&p);
-    }
+    home_with_a_key_and_notes(w);
     let (home_alias, etc_alias) = (w.outside.join("home-again"), w.outside.join("etc-again"));
     std::fs::create_dir_all(&home_alias).unwrap();
     std::fs::create_dir_all(&etc_alias).unwrap();
@@ -1135,20 +1132,11 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     }
     let _removed = Removed(probe.clone());
     let probe_alias = etc_alias.join(probe.file_name().unwrap());
-    w.write(
-        "s.sh",
-        &format!(
-            "cat {a}/.ssh/id_ed25519 {a}/notes.txt {p} 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
-            a = home_alias.display(),
-            p = probe_alias.display()
-        ),
-    );
-    let child = w
-        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = w.start_script(&format!(
+        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {p} 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
+        a = home_alias.display(),
+        p = probe_alias.display()
+    ));
     std::thread::sleep(Duration::from_millis(700));
     std::fs::write(
         w.home.join(".netrc"),
@@ -1156,14 +1144,8 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     )
     .unwrap();
     w.own(&w.home.join(".netrc"));
-    w.write("go", "");
-    let out = child.wait_with_output().unwrap();
+    let out = w.finish_script(child);
     let text = stdout(&out);
-    assert!(
-        w.worktree.join("done").exists(),
-        "the probe did not run to its end: {text} {}",
-        stderr(&out)
-    );
     assert!(
         text.contains("public notes"),
         "an ordinary file under the other name was unreadable: {text} {}",
@@ -2639,30 +2621,15 @@ fn root_only_files_in_etc_are_unreadable_to_every_session(w: &World) {
         open.display(),
         made.display()
     );
-    w.write(
-        "s.sh",
-        &format!(
-            "cat {names} 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {names} 2>&1\necho read-done > done\n"
-        ),
-    );
-    let child = w
-        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = w.start_script(&format!(
+        "cat {names} 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {names} 2>&1\necho read-done > done\n"
+    ));
     std::thread::sleep(Duration::from_millis(700));
     put(&made, "MADE-DURING-SECRET\n", 0o600);
     put(&staged, "RENAMED-OVER-SECRET\n", 0o600);
     std::fs::rename(&staged, &open).unwrap();
-    w.write("go", "");
-    let out = child.wait_with_output().unwrap();
+    let out = w.finish_script(child);
     let text = stdout(&out);
-    assert!(
-        w.worktree.join("done").exists(),
-        "the probe did not run to its end: {text} {}",
-        stderr(&out)
-    );
     assert!(
         text.contains("OPEN-BEFORE"),
         "a readable file was not read: {text}"

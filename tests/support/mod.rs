@@ -321,6 +321,35 @@ impl World {
         cmd
     }
 
+    /// Writes `script` to the worktree as `s.sh` and starts `fence run -- /bin/sh s.sh` with
+    /// its output piped, for a test that changes the host while the session runs (the
+    /// script waiting for a file `go` the test then writes).
+    #[allow(dead_code)]
+    pub fn start_script(&self, script: &str) -> std::process::Child {
+        self.write("s.sh", script);
+        self.fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starting fence")
+    }
+
+    /// Lets a script from [`World::start_script`] go on (writes `go`), waits for the session
+    /// and returns its output, once the script has shown it ran to its end (it writes
+    /// `done`).
+    #[allow(dead_code)]
+    pub fn finish_script(&self, child: std::process::Child) -> Output {
+        self.write("go", "");
+        let out = child.wait_with_output().expect("waiting for fence");
+        assert!(
+            self.worktree.join("done").exists(),
+            "the script did not run to its end: {} {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
     /// Runs `fence run -- ARGS` and returns its output.
     pub fn run(&self, args: &[&str]) -> Output {
         let mut all: Vec<&OsStr> = vec![OsStr::new("--")];

@@ -269,7 +269,7 @@ fn prepare_namespaces(
         // are frozen.
         let existing: Vec<&Path> = {
             let all = existing_outside(spec, &writable);
-            let readable = readable_by_sandbox(&all);
+            let readable = readable_by_sandbox(&all)?;
             all.into_iter()
                 .zip(readable)
                 .filter_map(|(e, r)| r.then_some(e))
@@ -408,47 +408,49 @@ fn nearest_dir(path: &Path) -> Option<&Path> {
     Some(dir)
 }
 
-/// Which of `paths` the sandbox could open for reading. Asked of the kernel on a thread of
-/// this process whose effective capabilities are cleared: the target keeps this process's
-/// uid, gid and groups (in a user namespace, the same ids outside) and drops every
-/// capability, so what the thread may open is what the sandbox may (a root session: the
-/// files of root's own it reads as their owner; a shifted `/etc`'s root files it does
+/// Which of `paths` the sandbox could open for reading. Asked of the kernel with this
+/// thread's effective capabilities cleared for the time of the check (capabilities are a
+/// thread's own; they are taken back from the permitted set after it): the target keeps
+/// this process's uid, gid and groups (in a user namespace, the same ids outside) and drops
+/// every capability, so what the thread may open is what the sandbox may (a root session:
+/// the files of root's own it reads as their owner; a shifted `/etc`'s root files it does
 /// not). A path is counted readable wherever the answer is not a refusal, and every path
-/// when the check cannot be made: at worst a folder is frozen that need not be.
-fn readable_by_sandbox(paths: &[&Path]) -> Vec<bool> {
+/// when the check cannot be made: at worst a folder is frozen that need not be. An error
+/// only when the capabilities cannot be taken back (the view could not be made without
+/// them).
+fn readable_by_sandbox(paths: &[&Path]) -> Result<Vec<bool>, String> {
+    use caps::CapSet;
     use std::os::unix::fs::OpenOptionsExt;
     if paths.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
-    let check = || -> Vec<bool> {
-        if caps::clear(None, caps::CapSet::Effective).is_err() {
-            return vec![true; paths.len()];
-        }
-        paths
-            .iter()
-            .map(|path| {
-                let refused = match std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-                    .open(path)
-                {
-                    Ok(_) => false,
-                    Err(e) => matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)),
-                };
-                // A folder whose listing is refused but that may be searched still lets a
-                // name known inside be opened.
-                !refused || path.is_dir() && searchable(path)
-            })
-            .collect()
+    let Ok(kept) = caps::read(None, CapSet::Effective) else {
+        return Ok(vec![true; paths.len()]);
     };
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .name("fence-readable".into())
-            .spawn_scoped(s, check)
-            .ok()
-            .and_then(|t| t.join().ok())
-    })
-    .unwrap_or_else(|| vec![true; paths.len()])
+    if caps::clear(None, CapSet::Effective).is_err() {
+        // Nothing changed, or only part: taken back below either way.
+        let _ = caps::set(None, CapSet::Effective, &kept);
+        return Ok(vec![true; paths.len()]);
+    }
+    let answers = paths
+        .iter()
+        .map(|path| {
+            let refused = match std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+                .open(path)
+            {
+                Ok(_) => false,
+                Err(e) => matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)),
+            };
+            // A folder whose listing is refused but that may be searched still lets a name
+            // known inside be opened.
+            !refused || path.is_dir() && searchable(path)
+        })
+        .collect();
+    caps::set(None, CapSet::Effective, &kept)
+        .map_err(|e| format!("taking back the capabilities set aside to judge the secrets: {e}"))?;
+    Ok(answers)
 }
 
 /// Whether this thread may search the folder `path` (`faccessat` with `AT_EACCESS`: its own
@@ -1023,9 +1025,9 @@ mod tests {
         let before = caps::read(None, caps::CapSet::Effective).unwrap();
         assert_eq!(
             readable_by_sandbox(&[&open, &closed, &missing, &search_only, &shut]),
-            vec![true, false, true, true, false]
+            Ok(vec![true, false, true, true, false])
         );
         assert_eq!(caps::read(None, caps::CapSet::Effective).unwrap(), before);
-        assert!(readable_by_sandbox(&[]).is_empty());
+        assert_eq!(readable_by_sandbox(&[]), Ok(vec![]));
     }
 }

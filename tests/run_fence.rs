@@ -1102,23 +1102,10 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         }
     }
     home_with_a_key_and_notes(w);
-    let (home_alias, etc_alias) = (w.outside.join("home-again"), w.outside.join("etc-again"));
-    std::fs::create_dir_all(&home_alias).unwrap();
-    std::fs::create_dir_all(&etc_alias).unwrap();
-    let mut mounted = Unmounted(Vec::new());
-    for (from, to) in [
-        (w.home.as_path(), &home_alias),
-        (Path::new("/etc"), &etc_alias),
-    ] {
-        let ok = std::process::Command::new("mount")
-            .arg("--bind")
-            .arg(from)
-            .arg(to)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "mount --bind {} {}", from.display(), to.display());
-        mounted.0.push(to.clone());
-    }
+    std::fs::create_dir_all(w.home.join(".ssh/keys")).unwrap();
+    std::fs::write(w.home.join(".ssh/keys/deploy"), "DEPLOY-KEY-MATERIAL").unwrap();
+    w.own(&w.home.join(".ssh/keys"));
+    w.own(&w.home.join(".ssh/keys/deploy"));
     let probe = std::path::PathBuf::from(
         format!("/etc/fence-alias-probe-{}-{:?}", std::process::id(), w.who).to_lowercase(),
     );
@@ -1131,11 +1118,38 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         }
     }
     let _removed = Removed(probe.clone());
-    let probe_alias = etc_alias.join(probe.file_name().unwrap());
+    let again = |name: &str| w.outside.join(name);
+    // The home and /etc bound elsewhere; a folder inside the key folder, the key file and
+    // a root-only file of /etc bound on their own.
+    let mut mounted = Unmounted(Vec::new());
+    for (from, to, file) in [
+        (w.home.clone(), again("home-again"), false),
+        ("/etc".into(), again("etc-again"), false),
+        (w.home.join(".ssh/keys"), again("keys-again"), false),
+        (w.home.join(".ssh/id_ed25519"), again("key-again"), true),
+        (probe.clone(), again("probe-again"), true),
+    ] {
+        if file {
+            std::fs::write(&to, "").unwrap();
+        } else {
+            std::fs::create_dir_all(&to).unwrap();
+        }
+        let ok = std::process::Command::new("mount")
+            .arg("--bind")
+            .arg(&from)
+            .arg(&to)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mount --bind {} {}", from.display(), to.display());
+        mounted.0.push(to);
+    }
+    let home_alias = again("home-again");
     let child = w.start_script(&format!(
-        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {p} 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
+        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
         a = home_alias.display(),
-        p = probe_alias.display()
+        e = again("etc-again").display(),
+        p = probe.file_name().unwrap().to_string_lossy(),
+        o = w.outside.display(),
     ));
     std::thread::sleep(Duration::from_millis(700));
     std::fs::write(
@@ -1153,6 +1167,7 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     );
     for marker in [
         "PRIVATE-KEY-MATERIAL",
+        "DEPLOY-KEY-MATERIAL",
         "NETRC-MADE-DURING",
         "ROOT-ONLY-VIA-ALIAS",
     ] {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::channel::{
     Channel, FromShim, NET_STAGE, PID_MAX_STAGE, SHIM_CHANNEL_FD, SandboxSpec, ToShim,
 };
-use crate::{landlock_fence, mount_view, protected_paths, sys, target_process};
+use crate::{landlock_fence, mount_aliases, mount_view, protected_paths, sys, target_process};
 
 /// Signals the init forwards to the target when someone sent them (not the terminal:
 /// a terminal's signals already reach the target, which shares the process group).
@@ -212,6 +212,30 @@ fn prepare_namespaces(
     let ns = spec.namespaces;
     let mut spare_pool = None;
     if ns.mount {
+        mount_view::make_private().map_err(|e| e.to_string())?;
+        // The secrets' other names, found again in this namespace now that it is private: a
+        // mount the host made after the supervisor looked, before the copy, is here too
+        // (`mount_aliases`; security boundary with the covers). In a root session the
+        // other names of /etc are hidden whole: the shift below does not reach them.
+        let mounts = mount_aliases::table().map_err(|e| format!("reading the mount table: {e}"))?;
+        let known: Vec<PathBuf> = spec.deny_read.iter().map(PathBuf::from).collect();
+        let known_missing: Vec<PathBuf> =
+            spec.deny_read_missing.iter().map(PathBuf::from).collect();
+        let (mut more, more_missing) = mount_aliases::other_names(&mounts, &known, &known_missing);
+        if owner_shift.is_some() {
+            more.extend(mount_aliases::other_names_of(
+                &mounts,
+                Path::new(mount_view::SYSTEM_CONFIG),
+            ));
+        }
+        for (list, found) in [
+            (&mut spec.deny_read, more),
+            (&mut spec.deny_read_missing, more_missing),
+        ] {
+            list.extend(found.into_iter().map(PathBuf::into_os_string));
+            list.sort();
+            list.dedup();
+        }
         let mut writable: Vec<&OsStr> = vec![spec.tmpdir.as_os_str()];
         if !spec.read_only_worktree {
             writable.push(spec.worktree.as_os_str());
@@ -247,7 +271,6 @@ fn prepare_namespaces(
         pinned_paths.dedup();
         let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();
         let sized_tmp = spec.tmp_size.map(|size| (spec.tmpdir.as_os_str(), size));
-        mount_view::make_private().map_err(|e| e.to_string())?;
         // A session of uid 0 in the host's user namespace sees /etc with root's files as
         // nobody's, so that root's secrets there need no frozen listing (security
         // boundary: the kernel's permission check, see `mount_view::shift_root_owner`).

@@ -13,6 +13,7 @@ mod bpf_peephole;
 pub mod channel;
 pub mod init_process;
 pub mod landlock_fence;
+pub mod mount_aliases;
 pub mod mount_view;
 pub mod protected_paths;
 pub mod seccomp_filters;

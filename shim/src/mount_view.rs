@@ -753,44 +753,15 @@ fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<(boo
 /// `/proc/self/mountinfo` (mount point: field 5, with octal escapes; per-mount options:
 /// field 6).
 fn writable_mounts_beneath(roots: &[&Path]) -> io::Result<Vec<PathBuf>> {
-    let info = std::fs::read_to_string("/proc/self/mountinfo")?;
-    let mut out = Vec::new();
-    for line in info.lines() {
-        let fields: Vec<&str> = line.split(' ').collect();
-        let (Some(point), Some(options)) = (fields.get(4), fields.get(5)) else {
-            continue;
-        };
-        if options.split(',').any(|o| o == "ro") {
-            continue;
-        }
-        let point = PathBuf::from(OsStr::from_bytes(&unescape_mountinfo(point)));
-        if roots.iter().any(|r| point.starts_with(r) && point != *r) {
-            out.push(point);
-        }
-    }
+    let mut out: Vec<PathBuf> = crate::mount_aliases::table()?
+        .into_iter()
+        .filter(|m| !m.read_only)
+        .map(|m| m.point)
+        .filter(|point| roots.iter().any(|r| point.starts_with(r) && point != *r))
+        .collect();
     out.sort();
     out.dedup();
     Ok(out)
-}
-
-/// A mountinfo field with its `\ooo` octal escapes (space, tab, newline, backslash) undone.
-fn unescape_mountinfo(field: &str) -> Vec<u8> {
-    let b = field.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    out
 }
 
 /// The kernel has no `open_tree`/`move_mount` (before Linux 5.2), or an outer sandbox

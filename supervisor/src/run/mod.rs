@@ -17,7 +17,6 @@ pub mod limits;
 mod listener;
 mod loopback_table;
 mod metadata;
-mod mount_aliases;
 mod net_check;
 mod notify_loop;
 mod one_cpu;
@@ -280,13 +279,17 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         prepare::denied_reads(&secret_homes, &deny_extra);
     // The secrets' other names, through other mounts of their file systems (a bind of `/`
     // elsewhere), are hidden as the secrets are; and, in a root session, whole other names
-    // of `/etc`, which its idmapped view does not reach (`mount_aliases`).
+    // of `/etc`, which its idmapped view does not reach (`shim::mount_aliases`). The shim
+    // looks again in the sandbox's own mount namespace.
     {
-        let (mut existing, missing) = mount_aliases::other_names(&deny_read, &deny_read_missing);
+        let mounts = shim::mount_aliases::table()
+            .map_err(|e| format!("reading the mount table (/proc/self/mountinfo): {e}"))?;
+        let (mut existing, missing) =
+            shim::mount_aliases::other_names(&mounts, &deny_read, &deny_read_missing);
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } == 0 {
-            let etc = PathBuf::from(shim::mount_view::SYSTEM_CONFIG);
-            existing.extend(mount_aliases::other_names(&[etc], &[]).0);
+            let etc = Path::new(shim::mount_view::SYSTEM_CONFIG);
+            existing.extend(shim::mount_aliases::other_names_of(&mounts, etc));
         }
         if !existing.is_empty() || !missing.is_empty() {
             deny_read = prepare::outermost(deny_read.into_iter().chain(existing));

@@ -1120,7 +1120,8 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     let _removed = Removed(probe.clone());
     let again = |name: &str| w.outside.join(name);
     // The home and /etc bound elsewhere; a folder inside the key folder, the key file and
-    // a root-only file of /etc bound on their own.
+    // a root-only file of /etc bound on their own; and / bound inside itself (toolbox's
+    // /run/host), which leads back to every folder above a secret.
     let mut mounted = Unmounted(Vec::new());
     for (from, to, file) in [
         (w.home.clone(), again("home-again"), false),
@@ -1128,6 +1129,7 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         (w.home.join(".ssh/keys"), again("keys-again"), false),
         (w.home.join(".ssh/id_ed25519"), again("key-again"), true),
         (probe.clone(), again("probe-again"), true),
+        ("/".into(), again("root-again"), false),
     ] {
         if file {
             std::fs::write(&to, "").unwrap();
@@ -1145,11 +1147,13 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     }
     let home_alias = again("home-again");
     let child = w.start_script(&format!(
-        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
+        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again {o}/root-again{h}/.ssh/id_ed25519 {o}/root-again{probe} 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
         a = home_alias.display(),
         e = again("etc-again").display(),
         p = probe.file_name().unwrap().to_string_lossy(),
         o = w.outside.display(),
+        h = w.home.display(),
+        probe = probe.display(),
     ));
     std::thread::sleep(Duration::from_millis(700));
     std::fs::write(

@@ -8,8 +8,10 @@
 //! not readable. Ancestors of a denied path keep `ReadDir`, so names in them stay
 //! listable while the contents of the denied path are not readable.
 
+use std::collections::HashSet;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirEntryExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use landlock::{
@@ -446,7 +448,8 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
     }
     plan.held_keep_removes = ns.mount;
     if !reads_by_mounts {
-        grant_read_except(Path::new("/"), &carved, &mut plan)?;
+        let mut carve = Carve::new(&carved);
+        grant_read_except(Path::new("/"), &mut carve, &mut plan)?;
     }
 
     // `/dev/ptmx` only with a devpts of the sandbox's own: the host's would hand out the
@@ -623,14 +626,71 @@ fn split_writable(
     }
 }
 
-/// Grants read beneath `path` except beneath any of `denied`: `path` itself when no denied
-/// path lies in it, else each of its entries in turn. Symlinks get no rule: access through
-/// one is judged on the object it reaches, so a link to a secret does not open it.
+/// What the carve keeps out of its grants. A Landlock rule holds an inode, not a path,
+/// and an access is allowed when a rule grants it on any folder of the walk from the file
+/// up to the root, crossing from a mount's root to its mount point: a grant on a path that
+/// is another name of a secret, or of a folder on a secret's walk (`/mnt` for a bind of `/`
+/// at `/mnt/host`, reached again as `/mnt/host/mnt`), would open the secret under its own
+/// name. So grants are judged by inode as well as by path.
+struct Carve<'a> {
+    denied: &'a [PathBuf],
+    /// (device, inode) of each existing denied path.
+    secrets: HashSet<(u64, u64)>,
+    /// (device, inode) of every folder on the walk up from a denied path (its existing
+    /// ancestors by path, each as a lookup finds it: a mount point as its mount's root).
+    on_walk: HashSet<(u64, u64)>,
+    /// Folders already descended into, by inode: another name of one is not walked twice
+    /// (a recursive bind of `/` inside itself would never end).
+    visited: HashSet<(u64, u64)>,
+    /// The mount points of this namespace: an entry there is identified by a `stat` (its
+    /// listing's inode number is the covered folder's).
+    mount_points: HashSet<PathBuf>,
+}
+
+impl<'a> Carve<'a> {
+    fn new(denied: &'a [PathBuf]) -> Carve<'a> {
+        let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+        let secrets = denied.iter().filter_map(|d| id(d)).collect();
+        let on_walk = denied
+            .iter()
+            .flat_map(|d| d.ancestors().skip(1))
+            .filter_map(id)
+            .collect();
+        let mount_points = crate::mount_aliases::table()
+            .map(|t| t.into_iter().map(|m| m.point).collect())
+            .unwrap_or_default();
+        Carve {
+            denied,
+            secrets,
+            on_walk,
+            visited: HashSet::new(),
+            mount_points,
+        }
+    }
+}
+
+/// Grants read beneath `path` except beneath any of the carve's denied paths: `path`
+/// itself when no denied path lies in it and it is no folder on a denied path's walk (by
+/// inode, [`Carve`]), else each of its entries in turn; nothing on a denied path or
+/// another name of one. Symlinks get no rule: access through one is judged on the object
+/// it reaches, so a link to a secret does not open it.
 fn grant_read_except(
     path: &Path,
-    denied: &[PathBuf],
+    carve: &mut Carve<'_>,
     plan: &mut FencePlan,
 ) -> Result<(), LandlockFenceError> {
+    let id = std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
+    grant_read_except_known(path, id, carve, plan)
+}
+
+/// [`grant_read_except`], with `path`'s (device, inode) as the caller found it.
+fn grant_read_except_known(
+    path: &Path,
+    id: Option<(u64, u64)>,
+    carve: &mut Carve<'_>,
+    plan: &mut FencePlan,
+) -> Result<(), LandlockFenceError> {
+    let denied = carve.denied;
     // A secret, or a file staged beside one, which a rename may make the secret: a grant
     // holds the inode.
     let staged = |d: &PathBuf| {
@@ -638,11 +698,19 @@ fn grant_read_except(
             && matches!((d.file_name(), path.file_name()), (Some(s), Some(n))
                 if crate::mount_view::is_staged_beside(n.as_bytes(), s.as_bytes()))
     };
-    if denied.iter().any(|d| d == path || staged(d)) {
+    if denied.iter().any(|d| d == path || staged(d))
+        || id.is_some_and(|id| carve.secrets.contains(&id))
+    {
         return Ok(());
     }
-    if !denied.iter().any(|d| d.starts_with(path)) {
+    let on_walk = id.is_some_and(|id| carve.on_walk.contains(&id));
+    if !on_walk && !denied.iter().any(|d| d.starts_with(path)) {
         plan.read.push(path.to_path_buf());
+        return Ok(());
+    }
+    if let Some(id) = id
+        && !carve.visited.insert(id)
+    {
         return Ok(());
     }
     plan.list_only.push(path.to_path_buf());
@@ -668,7 +736,17 @@ fn grant_read_except(
         if kind.is_symlink() {
             continue;
         }
-        grant_read_except(&entry.path(), denied, plan)?;
+        let child = entry.path();
+        // A file's identity is its listing's inode number on this folder's device. A
+        // folder's is looked up: it may be a mount point (its listing's number is the
+        // covered folder's) or a btrfs subvolume (a device of its own); so is a mount
+        // point that is a file.
+        let child_id = if kind.is_dir() || carve.mount_points.contains(&child) {
+            std::fs::metadata(&child).ok().map(|m| (m.dev(), m.ino()))
+        } else {
+            id.map(|(dev, _)| (dev, entry.ino()))
+        };
+        grant_read_except_known(&child, child_id, carve, plan)?;
     }
     Ok(())
 }

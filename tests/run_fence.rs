@@ -1118,6 +1118,12 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         }
     }
     let _removed = Removed(probe.clone());
+    // A folder of secrets on the disk with a tmpfs mounted over it on the host: the bind of
+    // / below shows what the tmpfs hides.
+    std::fs::create_dir_all(w.home.join(".gnupg")).unwrap();
+    std::fs::write(w.home.join(".gnupg/private"), "GNUPG-ON-DISK").unwrap();
+    w.own(&w.home.join(".gnupg"));
+    w.own(&w.home.join(".gnupg/private"));
     let again = |name: &str| w.outside.join(name);
     // The home and /etc bound elsewhere; a folder inside the key folder, the key file and
     // a root-only file of /etc bound on their own; and / bound inside itself (toolbox's
@@ -1131,6 +1137,17 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         (probe.clone(), again("probe-again"), true),
         ("/".into(), again("root-again"), false),
     ] {
+        if from == w.home {
+            // Before the home's bind, so that it does not show the tmpfs either.
+            let ok = std::process::Command::new("mount")
+                .args(["-t", "tmpfs", "-o", "size=64k,mode=0700", "fence-test"])
+                .arg(w.home.join(".gnupg"))
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "mount -t tmpfs over .gnupg");
+            mounted.0.push(w.home.join(".gnupg"));
+            w.own(&w.home.join(".gnupg"));
+        }
         if file {
             std::fs::write(&to, "").unwrap();
         } else {
@@ -1147,7 +1164,7 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     }
     let home_alias = again("home-again");
     let child = w.start_script(&format!(
-        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again {o}/root-again{h}/.ssh/id_ed25519 {o}/root-again{probe} 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
+        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again {o}/root-again{h}/.ssh/id_ed25519 {o}/root-again{probe} {o}/root-again{h}/.gnupg/private {a}/.gnupg/private 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
         a = home_alias.display(),
         e = again("etc-again").display(),
         p = probe.file_name().unwrap().to_string_lossy(),
@@ -1172,6 +1189,7 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     for marker in [
         "PRIVATE-KEY-MATERIAL",
         "DEPLOY-KEY-MATERIAL",
+        "GNUPG-ON-DISK",
         "NETRC-MADE-DURING",
         "ROOT-ONLY-VIA-ALIAS",
     ] {

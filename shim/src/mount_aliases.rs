@@ -18,9 +18,9 @@
 //! object (device and inode, the name itself not followed; for a missing secret, its
 //! nearest existing folder): a mount stacked over part of it hides what lies beneath.
 //!
-//! Not covered: what a mount stacked over a secret hides (the folder beneath, shown by
-//! another mount of the file system under it), and copies (a btrfs snapshot holds the
-//! files as they were).
+//! A mount stacked over a secret hides the folder beneath it, which another mount of the
+//! file system under it may still show: that name is hidden too. Not covered: copies (a
+//! btrfs snapshot holds the files as they were).
 //!
 //! Why by hand: the procfs crate parses mountinfo into strings (non-UTF-8 paths lost), and
 //! what is done with the mounts here is this module's own.
@@ -35,6 +35,8 @@ use std::path::{Path, PathBuf};
 pub struct Mount {
     /// The mount id (field 1), as `statx` gives it with `STATX_MNT_ID`.
     pub id: u64,
+    /// The id of the mount it is mounted on (field 2).
+    pub parent: u64,
     /// `major:minor` of the file system.
     pub device: Vec<u8>,
     /// The folder of the file system the mount shows.
@@ -58,13 +60,14 @@ pub fn parse(mountinfo: &[u8]) -> Vec<Mount> {
         .filter_map(|line| {
             let mut fields = line.split(|b| *b == b' ');
             let id = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
-            let _parent = fields.next()?;
+            let parent = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
             let device = fields.next()?.to_vec();
             let root = PathBuf::from(OsStr::from_bytes(&unescape(fields.next()?)));
             let point = PathBuf::from(OsStr::from_bytes(&unescape(fields.next()?)));
             let read_only = fields.next()?.split(|b| *b == b',').any(|o| o == b"ro");
             (root.is_absolute() && point.is_absolute()).then_some(Mount {
                 id,
+                parent,
                 device,
                 root,
                 point,
@@ -250,6 +253,33 @@ pub fn other_names(
             }
         }
     }
+    // A mount stacked over a secret hides the folder beneath it, which another mount of the
+    // file system under it still shows: those names are hidden too, with no object to
+    // compare them with (the secret's name leads to the mount on top).
+    for s in &secrets {
+        for top in mounts.iter().filter(|m| m.point == *s) {
+            let Some(under) = mounts.iter().find(|m| m.id == top.parent) else {
+                continue;
+            };
+            let Ok(rest) = s.strip_prefix(&under.point) else {
+                continue;
+            };
+            let place = joined(&under.root, rest);
+            for m in mounts {
+                if m.id == under.id || m.id == top.id || m.device != under.device {
+                    continue;
+                }
+                let alias = match place.strip_prefix(&m.root) {
+                    Ok(below) => joined(&m.point, below),
+                    Err(_) if m.root.starts_with(&place) => m.point.clone(),
+                    Err(_) => continue,
+                };
+                if alias != *s && alias.symlink_metadata().is_ok() {
+                    found_existing.push(alias);
+                }
+            }
+        }
+    }
     let mut found_missing = Vec::new();
     if shared_device {
         for path in missing {
@@ -286,6 +316,7 @@ mod tests {
     fn mount(id: u64, device: &str, root: &str, point: &str) -> Mount {
         Mount {
             id,
+            parent: 1,
             device: device.as_bytes().to_vec(),
             root: root.into(),
             point: point.into(),
@@ -310,6 +341,7 @@ mod tests {
             garbage\n";
         let mut ro = mount(30, "254:0", "/home/u", "/mnt/my home");
         ro.read_only = true;
+        ro.parent = 22;
         assert_eq!(
             parse(text),
             vec![
@@ -317,6 +349,7 @@ mod tests {
                 ro,
                 Mount {
                     point: PathBuf::from(OsStr::from_bytes(b"/mnt/\xff")),
+                    parent: 22,
                     ..mount(31, "254:0", "/x", "/")
                 },
             ]
@@ -402,6 +435,7 @@ mod tests {
             },
             Mount {
                 id: u64::MAX - 1,
+                parent: root.id,
                 device: b"0:9999".to_vec(),
                 root: "/".into(),
                 point: real.join(".ssh/inner"),

@@ -346,6 +346,7 @@ fn prepare_namespaces(
             private_shm: shm,
             private_tmp,
             spare_pool: pool_path,
+            host_mounts: Some(&mounts),
         })
         .map_err(|e| e.to_string())?;
         spare_pool = made.spare_pool.filter(|fd| {

@@ -106,6 +106,9 @@ pub struct ViewPlan<'a> {
     /// protected path): opened through the worktree's own mount before the read-only binds
     /// cover it ([`ViewMade::spare_pool`]).
     pub spare_pool: Option<&'a Path>,
+    /// The namespace's mounts as the host made them, read before any mount of the view
+    /// (`mount_aliases::table`); read here when the caller has none.
+    pub host_mounts: Option<&'a [crate::mount_aliases::Mount]>,
 }
 
 /// What [`apply`] did beyond its plan's certainties.
@@ -148,6 +151,7 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
         private_shm,
         private_tmp,
         spare_pool,
+        host_mounts,
     } = *view;
     let mut made = ViewMade::default();
     let root = cstring(OsStr::new("/"))?;
@@ -158,7 +162,15 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
     // is a fraction of the view's (a frozen /etc alone adds ~150 binds, each a line of
     // mountinfo the kernel formats). Frozen folders never lie inside a writable root.
     let roots: Vec<&Path> = writable.iter().map(Path::new).collect();
-    let writable_submounts = writable_mounts_beneath(&roots).map_err(MountViewError::ReadOnly)?;
+    let read_here;
+    let host_mounts = match host_mounts {
+        Some(m) => m,
+        None => {
+            read_here = crate::mount_aliases::table().map_err(MountViewError::ReadOnly)?;
+            &read_here
+        }
+    };
+    let writable_submounts = writable_mounts_beneath(&roots, host_mounts);
     // Snapshots before anything else: they replace a directory by a tmpfs holding binds of
     // what it held, and every later step works on the paths as they then are. Parents
     // first, so that a nested one is taken inside its parent's bind.
@@ -749,19 +761,20 @@ fn minimal_dev(devices: &[&Path], session_tty: Option<&Path>) -> io::Result<(boo
     Ok((private_pts, bound))
 }
 
-/// The mount points strictly beneath `roots` whose own mount is writable now, from
-/// `/proc/self/mountinfo` (mount point: field 5, with octal escapes; per-mount options:
-/// field 6).
-fn writable_mounts_beneath(roots: &[&Path]) -> io::Result<Vec<PathBuf>> {
-    let mut out: Vec<PathBuf> = crate::mount_aliases::table()?
-        .into_iter()
+/// The mount points strictly beneath `roots` whose own mount is writable in `mounts`.
+fn writable_mounts_beneath(
+    roots: &[&Path],
+    mounts: &[crate::mount_aliases::Mount],
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = mounts
+        .iter()
         .filter(|m| !m.read_only)
-        .map(|m| m.point)
+        .map(|m| m.point.clone())
         .filter(|point| roots.iter().any(|r| point.starts_with(r) && point != *r))
         .collect();
     out.sort();
     out.dedup();
-    Ok(out)
+    out
 }
 
 /// The kernel has no `open_tree`/`move_mount` (before Linux 5.2), or an outer sandbox

@@ -1124,6 +1124,13 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     std::fs::write(w.home.join(".gnupg/private"), "GNUPG-ON-DISK").unwrap();
     w.own(&w.home.join(".gnupg"));
     w.own(&w.home.join(".gnupg/private"));
+    // The same below a tmpfs over a folder above a secret (`~/.config`, above the missing
+    // `~/.config/gh`): the disk's `.config/gh` beneath it.
+    std::fs::create_dir_all(w.home.join(".config/gh")).unwrap();
+    std::fs::write(w.home.join(".config/gh/hosts.yml"), "GH-TOKEN-ON-DISK").unwrap();
+    for p in [".config", ".config/gh", ".config/gh/hosts.yml"] {
+        w.own(&w.home.join(p));
+    }
     let again = |name: &str| w.outside.join(name);
     // The home and /etc bound elsewhere; a folder inside the key folder, the key file and
     // a root-only file of /etc bound on their own; and / bound inside itself (toolbox's
@@ -1139,14 +1146,16 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     ] {
         if from == w.home {
             // Before the home's bind, so that it does not show the tmpfs either.
-            let ok = std::process::Command::new("mount")
-                .args(["-t", "tmpfs", "-o", "size=64k,mode=0700", "fence-test"])
-                .arg(w.home.join(".gnupg"))
-                .status()
-                .is_ok_and(|s| s.success());
-            assert!(ok, "mount -t tmpfs over .gnupg");
-            mounted.0.push(w.home.join(".gnupg"));
-            w.own(&w.home.join(".gnupg"));
+            for over in [".gnupg", ".config"] {
+                let ok = std::process::Command::new("mount")
+                    .args(["-t", "tmpfs", "-o", "size=64k,mode=0755", "fence-test"])
+                    .arg(w.home.join(over))
+                    .status()
+                    .is_ok_and(|s| s.success());
+                assert!(ok, "mount -t tmpfs over {over}");
+                mounted.0.push(w.home.join(over));
+                w.own(&w.home.join(over));
+            }
         }
         if file {
             std::fs::write(&to, "").unwrap();
@@ -1164,7 +1173,7 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
     }
     let home_alias = again("home-again");
     let child = w.start_script(&format!(
-        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again {o}/root-again{h}/.ssh/id_ed25519 {o}/root-again{probe} {o}/root-again{h}/.gnupg/private {a}/.gnupg/private 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
+        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again {o}/root-again{h}/.ssh/id_ed25519 {o}/root-again{probe} {o}/root-again{h}/.gnupg/private {a}/.gnupg/private {o}/root-again{h}/.config/gh/hosts.yml {a}/.config/gh/hosts.yml 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
         a = home_alias.display(),
         e = again("etc-again").display(),
         p = probe.file_name().unwrap().to_string_lossy(),
@@ -1190,12 +1199,77 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         "PRIVATE-KEY-MATERIAL",
         "DEPLOY-KEY-MATERIAL",
         "GNUPG-ON-DISK",
+        "GH-TOKEN-ON-DISK",
         "NETRC-MADE-DURING",
         "ROOT-ONLY-VIA-ALIAS",
     ] {
         assert!(!text.contains(marker), "{marker} was read: {text}");
     }
     drop(mounted);
+}
+
+/// Another name of a folder above a secret, listed before the folder itself (`/mnt/…`, a
+/// bind of `/tmp`, before `/tmp`), takes nothing from the folder's own grants: a tmpfs
+/// mounted in the real folder stays readable (without namespaces Landlock's carve walked
+/// each folder once and skipped the real one), and the secret stays hidden under both.
+fn an_earlier_name_of_a_folder_above_a_secret_keeps_its_mounts_readable(w: &World) {
+    home_with_a_key_and_notes(w);
+    let tag = format!("{}-{:?}", std::process::id(), w.who).to_lowercase();
+    let data = std::path::PathBuf::from(format!("/tmp/fence-carve-data-{tag}"));
+    let tmp_again = std::path::PathBuf::from(format!("/mnt/fence-tmp-again-{tag}"));
+    struct Gone(Vec<std::path::PathBuf>);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            for p in &self.0 {
+                let _ = std::process::Command::new("umount")
+                    .arg("-l")
+                    .arg(p)
+                    .status();
+                let _ = std::fs::remove_dir(p);
+            }
+        }
+    }
+    let mut gone = Gone(Vec::new());
+    for (dir, args) in [
+        (
+            &data,
+            vec!["-t", "tmpfs", "-o", "size=64k,mode=0755", "fence-test"],
+        ),
+        (&tmp_again, vec!["--bind", "/tmp"]),
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+        gone.0.push(dir.clone());
+        let ok = std::process::Command::new("mount")
+            .args(args)
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "mount onto {}", dir.display());
+    }
+    std::fs::write(data.join("f"), "ORDINARY-DATA").unwrap();
+    let key_again = tmp_again
+        .join(w.home.strip_prefix("/tmp").unwrap())
+        .join(".ssh/id_ed25519");
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        &format!(
+            "cat {} {} 2>&1",
+            data.join("f").display(),
+            key_again.display()
+        ),
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("ORDINARY-DATA"),
+        "an ordinary file on a mount was unreadable: {text} {}",
+        stderr(&out)
+    );
+    assert!(
+        !text.contains("PRIVATE-KEY-MATERIAL"),
+        "the key was read: {text}"
+    );
+    drop(gone);
 }
 
 /// A secret reached through a link into the worktree (`~/.ssh -> W/priv/ssh`, a dotfiles
@@ -8439,6 +8513,7 @@ both_ways!(
     no_notification_listener_reaches_the_sandbox,
     secrets_under_home_are_unreadable,
     secrets_are_unreadable_through_other_mounts_of_their_folders,
+    an_earlier_name_of_a_folder_above_a_secret_keeps_its_mounts_readable,
     processes_left_running_are_killed_and_counted_when_the_command_ends,
     tool_state_files_in_the_home_are_refused_without_a_question,
     kerberos_ticket_caches_are_unreadable,

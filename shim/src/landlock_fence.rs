@@ -639,9 +639,11 @@ struct Carve<'a> {
     /// (device, inode) of every folder on the walk up from a denied path (its existing
     /// ancestors by path, each as a lookup finds it: a mount point as its mount's root).
     on_walk: HashSet<(u64, u64)>,
-    /// Folders already descended into, by inode: another name of one is not walked twice
-    /// (a recursive bind of `/` inside itself would never end).
-    visited: HashSet<(u64, u64)>,
+    /// The folders the walk is in, by inode: a folder reached again beneath itself (a
+    /// recursive bind of `/` inside itself) is not walked again, so the walk ends. Another
+    /// name elsewhere is walked as its own (a bind of `/var` at `/mnt/v` must not keep
+    /// `/var` and the mounts beneath it from their grants).
+    walking: Vec<(u64, u64)>,
     /// The mount points of this namespace: an entry there is identified by a `stat` (its
     /// listing's inode number is the covered folder's).
     mount_points: HashSet<PathBuf>,
@@ -663,7 +665,7 @@ impl<'a> Carve<'a> {
             denied,
             secrets,
             on_walk,
-            visited: HashSet::new(),
+            walking: Vec::new(),
             mount_points,
         }
     }
@@ -708,9 +710,7 @@ fn grant_read_except_known(
         plan.read.push(path.to_path_buf());
         return Ok(());
     }
-    if let Some(id) = id
-        && !carve.visited.insert(id)
-    {
+    if id.is_some_and(|id| carve.walking.contains(&id)) {
         return Ok(());
     }
     plan.list_only.push(path.to_path_buf());
@@ -746,7 +746,12 @@ fn grant_read_except_known(
         } else {
             id.map(|(dev, _)| (dev, entry.ino()))
         };
-        grant_read_except_known(&child, child_id, carve, plan)?;
+        carve.walking.extend(id);
+        let granted = grant_read_except_known(&child, child_id, carve, plan);
+        if id.is_some() {
+            carve.walking.pop();
+        }
+        granted?;
     }
     Ok(())
 }

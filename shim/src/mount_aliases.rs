@@ -18,9 +18,11 @@
 //! object (device and inode, the name itself not followed; for a missing secret, its
 //! nearest existing folder): a mount stacked over part of it hides what lies beneath.
 //!
-//! A mount stacked over a secret hides the folder beneath it, which another mount of the
-//! file system under it may still show: that name is hidden too. Not covered: copies (a
-//! btrfs snapshot holds the files as they were).
+//! A mount stacked over a secret, or over a folder above one, hides what lies beneath it,
+//! which another mount of the file system under it may still show: that name is hidden
+//! too. Not covered: copies (a btrfs snapshot holds the files as they were), and a bind of
+//! a secret file whose original was since replaced by a rename (mountinfo then gives its
+//! root as `…//deleted`).
 //!
 //! Why by hand: the procfs crate parses mountinfo into strings (non-UTF-8 paths lost), and
 //! what is done with the mounts here is this module's own.
@@ -244,8 +246,14 @@ pub fn other_names(
             found_existing.push(s.clone());
         }
     }
+    // One look for each object: the shim is handed the supervisor's list, which holds every
+    // name already (200 binds of `/` would make it 200 times 200).
+    let mut looked = std::collections::HashSet::new();
     if shared_device {
         for s in &secrets {
+            if identity(s).is_some_and(|id| !looked.insert(id)) {
+                continue;
+            }
             for c in candidates(mounts, s) {
                 if identity(&c.original).is_some() && identity(&c.alias) == identity(&c.original) {
                     found_existing.push(c.alias);
@@ -253,12 +261,13 @@ pub fn other_names(
             }
         }
     }
-    // A mount stacked over a secret hides the folder beneath it, which another mount of the
-    // file system under it still shows: those names are hidden too, with no object to
-    // compare them with (the secret's name leads to the mount on top).
-    for s in &secrets {
-        for top in mounts.iter().filter(|m| m.point == *s) {
-            let Some(under) = mounts.iter().find(|m| m.id == top.parent) else {
+    // A mount stacked over a secret, or over a folder above one (a tmpfs on the home), hides
+    // what lies beneath it, which another mount of the file system under it still shows:
+    // those names are hidden too where they exist, with no object to compare them with
+    // (the secret's name leads to the mount on top).
+    for s in secrets.iter().chain(missing) {
+        for top in mounts.iter().filter(|m| s.starts_with(&m.point)) {
+            let Some(under) = mounts.iter().find(|m| m.id == top.parent && m.id != top.id) else {
                 continue;
             };
             let Ok(rest) = s.strip_prefix(&under.point) else {
@@ -301,10 +310,11 @@ pub fn other_names(
             }
         }
     }
+    // `/` is never a name to hide (a bind of `/` inside a secret would make it one).
     for list in [&mut found_existing, &mut found_missing] {
         list.sort();
         list.dedup();
-        list.retain(|p| !existing.contains(p) && !missing.contains(p));
+        list.retain(|p| !existing.contains(p) && !missing.contains(p) && p != Path::new("/"));
     }
     (found_existing, found_missing)
 }

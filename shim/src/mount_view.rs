@@ -170,7 +170,18 @@ pub fn apply(view: &ViewPlan<'_>) -> Result<ViewMade, MountViewError> {
             &read_here
         }
     };
-    let writable_submounts = writable_mounts_beneath(&roots, host_mounts);
+    // Not those beneath a folder the view mounts anew (the private /dev/shm, /tmp and the
+    // sized TMPDIR are fresh tmpfs mounts, without the host's submounts).
+    let fresh: Vec<&Path> = private_shm
+        .into_iter()
+        .chain(private_tmp)
+        .chain(sized_tmp.map(|(path, _)| path))
+        .map(Path::new)
+        .collect();
+    let writable_submounts: Vec<PathBuf> = writable_mounts_beneath(&roots, host_mounts)
+        .into_iter()
+        .filter(|point| !fresh.iter().any(|f| point.starts_with(f)))
+        .collect();
     // Snapshots before anything else: they replace a directory by a tmpfs holding binds of
     // what it held, and every later step works on the paths as they then are. Parents
     // first, so that a nested one is taken inside its parent's bind.

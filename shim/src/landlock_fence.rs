@@ -645,8 +645,9 @@ struct Carve<'a> {
     /// `/var` and the mounts beneath it from their grants).
     walking: Vec<(u64, u64)>,
     /// The mount points of this namespace: an entry there is identified by a `stat` (its
-    /// listing's inode number is the covered folder's).
-    mount_points: HashSet<PathBuf>,
+    /// listing's inode number is the covered one's). `None` when the table could not be
+    /// read: every entry is then looked up.
+    mount_points: Option<HashSet<PathBuf>>,
 }
 
 impl<'a> Carve<'a> {
@@ -659,8 +660,8 @@ impl<'a> Carve<'a> {
             .filter_map(id)
             .collect();
         let mount_points = crate::mount_aliases::table()
-            .map(|t| t.into_iter().map(|m| m.point).collect())
-            .unwrap_or_default();
+            .ok()
+            .map(|t| t.into_iter().map(|m| m.point).collect());
         Carve {
             denied,
             secrets,
@@ -741,7 +742,12 @@ fn grant_read_except_known(
         // folder's is looked up: it may be a mount point (its listing's number is the
         // covered folder's) or a btrfs subvolume (a device of its own); so is a mount
         // point that is a file.
-        let child_id = if kind.is_dir() || carve.mount_points.contains(&child) {
+        let child_id = if kind.is_dir()
+            || carve
+                .mount_points
+                .as_ref()
+                .is_none_or(|points| points.contains(&child))
+        {
             std::fs::metadata(&child).ok().map(|m| (m.dev(), m.ino()))
         } else {
             id.map(|(dev, _)| (dev, entry.ino()))

@@ -1171,9 +1171,31 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         assert!(ok, "mount --bind {} {}", from.display(), to.display());
         mounted.0.push(to);
     }
+    // A file bind of a secret, whose original the host then replaces by a rename: the bind
+    // shows the old file, which no other name leads to.
+    std::fs::create_dir_all(w.home.join(".aws")).unwrap();
+    std::fs::write(w.home.join(".aws/credentials"), "AWS-KEY-BEFORE-RENAME").unwrap();
+    for p in [".aws", ".aws/credentials"] {
+        w.own(&w.home.join(p));
+    }
+    std::fs::write(again("aws-again"), "").unwrap();
+    let ok = std::process::Command::new("mount")
+        .arg("--bind")
+        .arg(w.home.join(".aws/credentials"))
+        .arg(again("aws-again"))
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "mount --bind of .aws/credentials");
+    mounted.0.push(again("aws-again"));
+    std::fs::write(w.home.join(".aws/credentials.new"), "aws-key-after").unwrap();
+    std::fs::rename(
+        w.home.join(".aws/credentials.new"),
+        w.home.join(".aws/credentials"),
+    )
+    .unwrap();
     let home_alias = again("home-again");
     let child = w.start_script(&format!(
-        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again {o}/root-again{h}/.ssh/id_ed25519 {o}/root-again{probe} {o}/root-again{h}/.gnupg/private {a}/.gnupg/private {o}/root-again{h}/.config/gh/hosts.yml {a}/.config/gh/hosts.yml 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
+        "cat {a}/.ssh/id_ed25519 {a}/notes.txt {e}/{p} {o}/keys-again/deploy {o}/key-again {o}/probe-again {o}/root-again{h}/.ssh/id_ed25519 {o}/root-again{probe} {o}/root-again{h}/.gnupg/private {a}/.gnupg/private {o}/root-again{h}/.config/gh/hosts.yml {a}/.config/gh/hosts.yml {o}/aws-again 2>&1; ls {a}/.ssh 2>&1\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {a}/.netrc {a}/.ssh/id_ed25519 2>&1\necho read-done > done\n",
         a = home_alias.display(),
         e = again("etc-again").display(),
         p = probe.file_name().unwrap().to_string_lossy(),
@@ -1200,6 +1222,7 @@ fn secrets_are_unreadable_through_other_mounts_of_their_folders(w: &World) {
         "DEPLOY-KEY-MATERIAL",
         "GNUPG-ON-DISK",
         "GH-TOKEN-ON-DISK",
+        "AWS-KEY-BEFORE-RENAME",
         "NETRC-MADE-DURING",
         "ROOT-ONLY-VIA-ALIAS",
     ] {

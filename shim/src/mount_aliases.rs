@@ -20,9 +20,9 @@
 //!
 //! A mount stacked over a secret, or over a folder above one, hides what lies beneath it,
 //! which another mount of the file system under it may still show: that name is hidden
-//! too. Not covered: copies (a btrfs snapshot holds the files as they were), and a bind of
-//! a secret file whose original was since replaced by a rename (mountinfo then gives its
-//! root as `…//deleted`).
+//! too, as is a bind of a secret file since replaced by a rename (mountinfo shows its root
+//! as `PATH//deleted`: it shows the old file). Not covered: copies (a btrfs snapshot holds
+//! the files as they were).
 //!
 //! Why by hand: the procfs crate parses mountinfo into strings (non-UTF-8 paths lost), and
 //! what is done with the mounts here is this module's own.
@@ -47,6 +47,10 @@ pub struct Mount {
     pub point: PathBuf,
     /// Mounted read-only (per-mount options, field 6).
     pub read_only: bool,
+    /// Its root was removed or replaced since it was mounted (mountinfo shows the root as
+    /// `PATH//deleted`; `root` is `PATH`): a bind of a file that a rename has replaced
+    /// shows the old one, which no name of the file system leads to any more.
+    pub root_deleted: bool,
 }
 
 /// The mounts of this process's mount namespace (`/proc/self/mountinfo`).
@@ -64,7 +68,12 @@ pub fn parse(mountinfo: &[u8]) -> Vec<Mount> {
             let id = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
             let parent = std::str::from_utf8(fields.next()?).ok()?.parse().ok()?;
             let device = fields.next()?.to_vec();
-            let root = PathBuf::from(OsStr::from_bytes(&unescape(fields.next()?)));
+            let mut root_bytes = unescape(fields.next()?);
+            let root_deleted = root_bytes.ends_with(b"//deleted");
+            if root_deleted {
+                root_bytes.truncate(root_bytes.len() - b"//deleted".len());
+            }
+            let root = PathBuf::from(OsStr::from_bytes(&root_bytes));
             let point = PathBuf::from(OsStr::from_bytes(&unescape(fields.next()?)));
             let read_only = fields.next()?.split(|b| *b == b',').any(|o| o == b"ro");
             (root.is_absolute() && point.is_absolute()).then_some(Mount {
@@ -74,6 +83,7 @@ pub fn parse(mountinfo: &[u8]) -> Vec<Mount> {
                 root,
                 point,
                 read_only,
+                root_deleted,
             })
         })
         .collect()
@@ -159,10 +169,21 @@ fn joined(base: &Path, rest: &Path) -> PathBuf {
     }
 }
 
-/// A name another mount gives: `alias`, which must lead to the same object as `original`.
+/// A name another mount gives: `alias`, which must lead to the same object as `original`,
+/// unless it shows what was there before a rename replaced it (`replaced`).
 struct Candidate {
     alias: PathBuf,
     original: PathBuf,
+    replaced: bool,
+}
+
+impl Candidate {
+    /// Whether the name shows the secret (or what the secret was before it was replaced).
+    fn shows_it(&self) -> bool {
+        self.replaced && self.alias.symlink_metadata().is_ok()
+            || identity(&self.original).is_some()
+                && identity(&self.alias) == identity(&self.original)
+    }
 }
 
 /// The other names `path` (absolute, canonical) may have through `mounts`, from the table
@@ -188,6 +209,7 @@ fn candidates(mounts: &[Mount], path: &Path) -> Vec<Candidate> {
                 out.push(Candidate {
                     alias,
                     original: path.to_path_buf(),
+                    replaced: m.root_deleted,
                 });
             }
         } else if let Ok(inner) = m.root.strip_prefix(&place) {
@@ -195,6 +217,7 @@ fn candidates(mounts: &[Mount], path: &Path) -> Vec<Candidate> {
             out.push(Candidate {
                 alias: m.point.clone(),
                 original: joined(path, inner),
+                replaced: m.root_deleted,
             });
         }
     }
@@ -206,7 +229,7 @@ fn candidates(mounts: &[Mount], path: &Path) -> Vec<Candidate> {
 pub fn other_names_of(mounts: &[Mount], path: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = candidates(mounts, path)
         .into_iter()
-        .filter(|c| identity(&c.original).is_some() && identity(&c.alias) == identity(&c.original))
+        .filter(Candidate::shows_it)
         .map(|c| c.alias)
         .collect();
     out.sort();
@@ -255,7 +278,7 @@ pub fn other_names(
                 continue;
             }
             for c in candidates(mounts, s) {
-                if identity(&c.original).is_some() && identity(&c.alias) == identity(&c.original) {
+                if c.shows_it() {
                     found_existing.push(c.alias);
                 }
             }
@@ -297,11 +320,9 @@ pub fn other_names(
             };
             for c in candidates(mounts, path) {
                 if c.alias.symlink_metadata().is_ok() {
-                    // Made since it was found missing: an existing name of the same object
-                    // is hidden as the others are.
-                    if identity(&c.original).is_some()
-                        && identity(&c.alias) == identity(&c.original)
-                    {
+                    // Made since it was found missing (or shown as it was before a rename):
+                    // an existing name of it is hidden as the others are.
+                    if c.shows_it() {
                         found_existing.push(c.alias);
                     }
                 } else if nearest_existing(&c.alias).and_then(identity) == Some(near) {
@@ -331,6 +352,7 @@ mod tests {
             root: root.into(),
             point: point.into(),
             read_only: false,
+            root_deleted: false,
         }
     }
 
@@ -348,6 +370,7 @@ mod tests {
         let text = b"22 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n\
             30 22 254:0 /home/u /mnt/my\\040home ro,nosuid - ext4 /dev/vda rw\n\
             31 22 254:0 /x /mnt/\\377 rw - ext4 /dev/vda rw\n\
+            32 22 254:0 /home/u/.netrc//deleted /srv/n rw - ext4 /dev/vda rw\n\
             garbage\n";
         let mut ro = mount(30, "254:0", "/home/u", "/mnt/my home");
         ro.read_only = true;
@@ -361,6 +384,11 @@ mod tests {
                     point: PathBuf::from(OsStr::from_bytes(b"/mnt/\xff")),
                     parent: 22,
                     ..mount(31, "254:0", "/x", "/")
+                },
+                Mount {
+                    parent: 22,
+                    root_deleted: true,
+                    ..mount(32, "254:0", "/home/u/.netrc", "/srv/n")
                 },
             ]
         );
@@ -450,6 +478,7 @@ mod tests {
                 root: "/".into(),
                 point: real.join(".ssh/inner"),
                 read_only: false,
+                root_deleted: false,
             },
         ];
         let (existing, missing) = other_names(

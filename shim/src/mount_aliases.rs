@@ -191,16 +191,22 @@ impl Candidate {
 /// beneath that mount's root; or, when the whole mount lies inside the path, its mount
 /// point, standing for the folder of the path it shows.
 fn candidates(mounts: &[Mount], path: &Path) -> Vec<Candidate> {
-    let Some(own) = own_mount(mounts, path) else {
+    match own_mount(mounts, path) {
+        Some(own) => names_through(mounts, own, &[own.id], path),
+        None => Vec::new(),
+    }
+}
+
+/// The names other mounts of `through`'s file system (but those of `skip`) give `path`,
+/// placed in that file system by `through`, the mount it lies on.
+fn names_through(mounts: &[Mount], through: &Mount, skip: &[u64], path: &Path) -> Vec<Candidate> {
+    let Ok(rest) = path.strip_prefix(&through.point) else {
         return Vec::new();
     };
-    let Ok(rest) = path.strip_prefix(&own.point) else {
-        return Vec::new();
-    };
-    let place = joined(&own.root, rest);
+    let place = joined(&through.root, rest);
     let mut out = Vec::new();
     for m in mounts {
-        if m.id == own.id || m.device != own.device {
+        if skip.contains(&m.id) || m.device != through.device {
             continue;
         }
         if let Ok(below) = place.strip_prefix(&m.root) {
@@ -293,21 +299,9 @@ pub fn other_names(
             let Some(under) = mounts.iter().find(|m| m.id == top.parent && m.id != top.id) else {
                 continue;
             };
-            let Ok(rest) = s.strip_prefix(&under.point) else {
-                continue;
-            };
-            let place = joined(&under.root, rest);
-            for m in mounts {
-                if m.id == under.id || m.id == top.id || m.device != under.device {
-                    continue;
-                }
-                let alias = match place.strip_prefix(&m.root) {
-                    Ok(below) => joined(&m.point, below),
-                    Err(_) if m.root.starts_with(&place) => m.point.clone(),
-                    Err(_) => continue,
-                };
-                if alias != *s && alias.symlink_metadata().is_ok() {
-                    found_existing.push(alias);
+            for c in names_through(mounts, under, &[under.id, top.id], s) {
+                if c.alias.symlink_metadata().is_ok() {
+                    found_existing.push(c.alias);
                 }
             }
         }

@@ -16,6 +16,7 @@
 //! ([`shim::mount_view`]).
 
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -268,7 +269,9 @@ fn parents_from(mountinfo: &str, own: &str, controllers: &dyn Fn(&Path) -> Strin
         ) else {
             continue;
         };
-        let mount_point = PathBuf::from(unescape(mount_point));
+        let mount_point = PathBuf::from(std::ffi::OsStr::from_bytes(
+            &shim::mount_aliases::unescape(mount_point.as_bytes()),
+        ));
         let own_path = match *fstype {
             "cgroup2" => {
                 if !controllers(&mount_point)
@@ -307,30 +310,6 @@ fn parents_from(mountinfo: &str, own: &str, controllers: &dyn Fn(&Path) -> Strin
         }
     }
     out
-}
-
-/// Undoes mountinfo's octal escapes (`\040` for a space).
-fn unescape(field: &str) -> String {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\'
-            && i + 3 < bytes.len()
-            && bytes[i + 1..i + 4]
-                .iter()
-                .all(|b| (b'0'..=b'7').contains(b))
-        {
-            out.push(
-                (bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0'),
-            );
-            i += 4;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Raises fence's own soft limit of open files to its hard limit. Called once the
@@ -439,6 +418,6 @@ mod tests {
 
     #[test]
     fn mountinfo_escapes() {
-        assert_eq!(unescape(r"/a\040b"), "/a b");
+        assert_eq!(shim::mount_aliases::unescape(br"/a\040b"), b"/a b");
     }
 }

@@ -231,6 +231,13 @@ impl KeptThreads {
         self.exec_epoch += 1;
     }
 
+    /// The cwd epoch a call received now is checked in, when directories may be known for
+    /// it as cwds may be kept ([`super::path_resolve::known_dirs_for_call`]): writes are
+    /// watched, and no call that changes a path is in flight.
+    pub fn dirs_epoch(&self) -> Option<u64> {
+        (!self.cwds_off && self.in_flight.is_empty()).then_some(self.epoch)
+    }
+
     /// Whether an exec by a thread other than its leader may be running.
     fn exec_in_flight(&self) -> bool {
         self.in_flight

@@ -18,7 +18,7 @@ use super::fence::Fence;
 use super::kept_thread::{Kept, KeptThreads};
 use super::listener::{Listener, Notification, Response};
 use super::net_check::{self, NetFence};
-use super::path_resolve::{Caller, ProcessCwd};
+use super::path_resolve::{self, Caller, ProcessCwd};
 use super::question::{self, Outcome, Settle};
 use super::target_memory::TargetMemory;
 use super::write_check;
@@ -129,6 +129,14 @@ fn handle(
     s.counters.notifications.fetch_add(1, Ordering::Relaxed);
     let caller = Caller::of_call(&s.listener, n.tid, n.id);
     threads.received(&n, received);
+    // Directories opened for earlier calls, known as long as cwds are kept (not while a
+    // record of each decision names the path as read for it).
+    path_resolve::known_dirs_for_call(
+        threads
+            .dirs_epoch()
+            .filter(|_| !s.gate.logging())
+            .map(|epoch| (epoch, received)),
+    );
     // Notified only so that kept cwds are forgotten ([`super::kept_thread`]).
     if n.nr == libc::SYS_chdir || n.nr == libc::SYS_fchdir {
         s.listener.respond(n.id, Response::Continue);
@@ -234,16 +242,17 @@ fn handle(
 }
 
 /// The write check, with the caller's cwd kept from an earlier call where there is one
-/// ([`super::kept_thread`]). Only for the writes Landlock bounds with one path (not a
-/// symlink, whose relative target is judged from the folder it is made in), whose check
-/// carries nothing out itself (a metadata call's does) and whose one `CONTINUE` the kernel
-/// bounds whatever the cwd really is, and not while decisions are logged (a record names
-/// the path). A `CONTINUE` stands unless the rules by name looked at the filesystem for it
-/// (a bare repository's `config` is known by the `HEAD` beside it, in the folder the path
-/// really names: one renamed by another session or the host is not the kept one). Any
-/// other answer reached from a kept cwd stands only if the cwd read now is the same;
-/// otherwise it is worked out again from the one read. A cwd read for the call is kept for
-/// the next.
+/// ([`super::kept_thread`]). Only for the writes Landlock bounds with one new path (a
+/// link's source is placed against the same cwd; not a symlink, whose relative target is
+/// judged from the folder it is made in, nor a rename, which forgets every kept cwd),
+/// whose check carries nothing out itself (a metadata call's does) and whose one
+/// `CONTINUE` the kernel bounds whatever the cwd really is, and not while decisions are
+/// logged (a record names the path). A `CONTINUE` stands unless the rules by name looked
+/// at the filesystem for it (a bare repository's `config` is known by the `HEAD` beside
+/// it, in the folder the path really names: one renamed by another session or the host is
+/// not the kept one). Any other answer reached from a kept cwd stands only if the cwd read
+/// now is the same; otherwise it is worked out again from the one read. A cwd read for
+/// the call is kept for the next.
 fn check_write(
     s: &Supervision,
     threads: &mut KeptThreads,
@@ -255,8 +264,7 @@ fn check_write(
 ) -> Outcome {
     let one_path = matches!(
         call,
-        write_check::FsCall::Bounded { op, paths, link_source: None }
-            if paths.len() == 1 && *op != "symlink"
+        write_check::FsCall::Bounded { op, paths, .. } if paths.len() == 1 && *op != "symlink"
     );
     if !one_path || s.gate.logging() {
         return write_check::check(&s.fence, mem, caller, n, call);

@@ -627,11 +627,19 @@ fn walk_parent_at_once(
     // the most common call of all.
     let dir = if walked.is_none() && (names.is_empty() || settled_program_dir || settled(&parent)) {
         None
+    } else if let Some(known) = walked.is_none().then(|| known_dir(&parent)).flatten() {
+        Some(known)
     } else {
+        // A lexical parent opened for the notification loop is kept for the calls after
+        // this one ([`KnownDirs`]).
+        let remembered = walked.is_none() && known_dirs_on();
         let walked = walked.as_ref().unwrap_or(&parent);
         // An openat2 and its close cost about what two readlinks do (3.4 against 1.6 µs
-        // each here): worth it from three directories to look at.
-        if NO_OPENAT2.load(Ordering::Relaxed) || unsettled_depth(walked) < QUICK_FROM_DEPTH {
+        // each here): worth it from three directories to look at, or from one when the
+        // directory is kept for the next calls.
+        if NO_OPENAT2.load(Ordering::Relaxed)
+            || (!remembered && unsettled_depth(walked) < QUICK_FROM_DEPTH)
+        {
             return Quick::Walk(start);
         }
         // The open the supervisor's carried-out calls use: symlinks refused on the way.
@@ -641,7 +649,8 @@ fn walk_parent_at_once(
             libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
             0,
         ) {
-            Ok(fd) => Some(fd),
+            Ok(fd) if remembered => Some(remember_dir(&parent, fd)),
+            Ok(fd) => Some(Arc::new(fd)),
             Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
                 NO_OPENAT2.store(true, Ordering::Relaxed);
                 return Quick::Walk(start);
@@ -696,6 +705,109 @@ pub(super) fn in_proc(path: &Path) -> bool {
                 .split(|c| *c == b'/')
                 .all(|name| !name.is_empty() && name != b"."));
     !plain && path.starts_with("/proc")
+}
+
+/// Directories the quick walk opened lately on the notification loop's thread, each an
+/// `O_PATH` descriptor by the lexical path it was opened with (symlinks refused on the way,
+/// so that path was the real one): a later call naming a path in the same directory (git
+/// makes, links and removes each object in its folder, one call after another) looks up
+/// its last name there instead of opening the directory again (~2.4 µs a call here).
+///
+/// Kept as the notification loop keeps a thread's cwd ([`super::kept_thread`]) and for the
+/// same reasons. A directory's path changes only by a rename or removal of it or of a
+/// folder above it (a path without symlinks gains one only where a folder on it was
+/// removed or moved away first; the sandbox can make no mount): every such call of the
+/// sandbox is notified and forgets every known directory, and while one is in flight
+/// none is known or kept. A rename on the host, or by another session of the worktree, is
+/// not seen: a directory is opened again once it has been known for [`DIR_KNOWN_FOR`].
+/// Nothing is known while decisions are logged (a record names the path as read for it),
+/// nor on any other thread.
+///
+/// Policy, not a boundary, as a kept cwd is: a `CONTINUE` is bounded by the kernel
+/// whatever directory the call really lands in, and whatever the supervisor carries out
+/// it opens again from the path it judged, refusing symlinks on the way
+/// ([`super::approved::open_checked`]).
+struct KnownDirs {
+    /// The cwd epoch of the call being checked, and when it was received; `None`: nothing
+    /// is known for it.
+    call: Option<(u64, std::time::Instant)>,
+    dirs: Vec<KnownDir>,
+}
+
+struct KnownDir {
+    path: PathBuf,
+    fd: Arc<OwnedFd>,
+    epoch: u64,
+    opened: std::time::Instant,
+}
+
+/// Most directories known at a time (those of the last millisecond's calls).
+const MOST_KNOWN_DIRS: usize = 16;
+
+/// How long a directory is known before it is opened again: a kept cwd's time
+/// ([`super::kept_thread::CWD_KEPT_FOR`]).
+const DIR_KNOWN_FOR: std::time::Duration = super::kept_thread::CWD_KEPT_FOR;
+
+thread_local! {
+    static KNOWN_DIRS: std::cell::RefCell<KnownDirs> = const {
+        std::cell::RefCell::new(KnownDirs { call: None, dirs: Vec::new() })
+    };
+}
+
+/// Before the notification loop checks a call: the cwd epoch it is checked in and when it
+/// was received, or `None` when no directory may be known for it (a change in flight,
+/// decisions logged). Directories known in another epoch are forgotten.
+pub fn known_dirs_for_call(call: Option<(u64, std::time::Instant)>) {
+    KNOWN_DIRS.with_borrow_mut(|known| {
+        known.call = call;
+        match call {
+            Some((epoch, _)) => known.dirs.retain(|d| d.epoch == epoch),
+            None => known.dirs.clear(),
+        }
+    });
+}
+
+fn known_dirs_on() -> bool {
+    KNOWN_DIRS.with_borrow(|known| known.call.is_some())
+}
+
+/// The known directory at lexical path `path`, if one is known for the call being checked.
+fn known_dir(path: &Path) -> Option<Arc<OwnedFd>> {
+    KNOWN_DIRS.with_borrow(|known| {
+        let (epoch, now) = known.call?;
+        known
+            .dirs
+            .iter()
+            .find(|d| {
+                d.epoch == epoch
+                    && now.saturating_duration_since(d.opened) < DIR_KNOWN_FOR
+                    && d.path == path
+            })
+            .map(|d| d.fd.clone())
+    })
+}
+
+/// Keeps `fd`, just opened at lexical path `path` for the call being checked.
+fn remember_dir(path: &Path, fd: OwnedFd) -> Arc<OwnedFd> {
+    let fd = Arc::new(fd);
+    KNOWN_DIRS.with_borrow_mut(|known| {
+        let Some((epoch, now)) = known.call else {
+            return;
+        };
+        known
+            .dirs
+            .retain(|d| d.path != path && now.saturating_duration_since(d.opened) < DIR_KNOWN_FOR);
+        if known.dirs.len() >= MOST_KNOWN_DIRS {
+            known.dirs.remove(0);
+        }
+        known.dirs.push(KnownDir {
+            path: path.to_path_buf(),
+            fd: fd.clone(),
+            epoch,
+            opened: now,
+        });
+    });
+    fd
 }
 
 /// Fewest directories below the settled roots for which the quick walk opens the parent.
@@ -1161,6 +1273,10 @@ mod tests {
                 }
             };
             let path = path.into_bytes();
+            // Every other path with the notification loop's known directories on (the
+            // tree does not change, so they answer as a fresh look does).
+            let known = next(2) == 0;
+            known_dirs_for_call(known.then(|| (1, std::time::Instant::now())));
             for follow in [true, false] {
                 let quick = walk(me(), start.clone(), &path, follow);
                 let slow = walk_one_by_one(me(), start.clone(), &components(&path), follow, 0);
@@ -1177,5 +1293,56 @@ mod tests {
                 );
             }
         }
+        known_dirs_for_call(None);
+    }
+
+    #[test]
+    fn a_known_directory_serves_its_epoch_for_a_millisecond_only() {
+        use std::os::unix::fs::symlink;
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        for d in ["w", "w/a", "w/a/b", "elsewhere"] {
+            std::fs::create_dir(root.join(d)).unwrap();
+        }
+        let path = root.join("w/a/b/x");
+        let resolve = || walk(me(), PathBuf::from("/"), path.as_os_str().as_bytes(), true).0;
+        let at = Instant::now();
+        known_dirs_for_call(Some((7, at)));
+        assert_eq!(resolve(), Resolution::Path(path.clone()));
+        // `w/a/b` becomes a symlink out behind the loop's back (the host's rename: the
+        // sandbox's would have changed the epoch).
+        std::fs::rename(root.join("w/a/b"), root.join("w/a/old")).unwrap();
+        symlink(root.join("elsewhere"), root.join("w/a/b")).unwrap();
+        let moved = Resolution::Path(root.join("elsewhere/x"));
+        // Within the epoch and the millisecond the known directory answers.
+        known_dirs_for_call(Some((7, at + Duration::from_micros(500))));
+        assert_eq!(resolve(), Resolution::Path(path.clone()));
+        // A millisecond later it is looked at again.
+        known_dirs_for_call(Some((7, at + Duration::from_millis(2))));
+        assert_eq!(resolve(), moved);
+        // Known again from that look; a new epoch (a rename or removal seen) forgets it.
+        std::fs::remove_file(root.join("w/a/b")).unwrap();
+        std::fs::rename(root.join("w/a/old"), root.join("w/a/b")).unwrap();
+        let later = at + Duration::from_millis(3);
+        known_dirs_for_call(Some((8, later)));
+        assert_eq!(resolve(), Resolution::Path(path.clone()));
+        std::fs::rename(root.join("w/a/b"), root.join("w/a/old")).unwrap();
+        symlink(root.join("elsewhere"), root.join("w/a/b")).unwrap();
+        known_dirs_for_call(Some((9, later)));
+        assert_eq!(resolve(), moved);
+        // Off (a change in flight, decisions logged, another thread): nothing is kept.
+        known_dirs_for_call(None);
+        std::fs::remove_file(root.join("w/a/b")).unwrap();
+        std::fs::rename(root.join("w/a/old"), root.join("w/a/b")).unwrap();
+        assert_eq!(resolve(), Resolution::Path(path.clone()));
+        std::fs::rename(root.join("w/a/b"), root.join("w/a/old")).unwrap();
+        symlink(root.join("elsewhere"), root.join("w/a/b")).unwrap();
+        assert_eq!(resolve(), moved);
+        let known = std::thread::spawn(known_dirs_on);
+        assert!(
+            !known.join().unwrap(),
+            "known directories on another thread"
+        );
     }
 }

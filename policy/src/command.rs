@@ -1336,6 +1336,13 @@ impl Walker<'_> {
                     RuleId::DefaultUnknown,
                     format!("{name} reads the names it reads from a file: where they lead is not known before running"),
                 );
+            } else if self.in_loop_over_judged == 0
+                && reads_an_unknown_path(name, args, &search_patterns(name, args, 1))
+            {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} reads a path that is not known before running"),
+                );
             } else {
                 self.find(RuleId::ReadList, format!("{name} only reads"));
             }
@@ -3545,7 +3552,13 @@ impl Walker<'_> {
                     let v = rest[i]
                         .text
                         .split_once('=')
-                        .map(|x| Arg::literal(x.1))
+                        .map(|x| Arg {
+                            text: x.1.to_string(),
+                            known: rest[i].known,
+                            home_based: x.1.starts_with('~'),
+                            ..Arg::default()
+                        })
+                        .map(|a| self.expand_tilde(a))
                         .or_else(|| rest.get(i + 1).cloned());
                     if let Some(v) = v {
                         self.check_write_target(&v, true, "git --output");
@@ -3556,6 +3569,29 @@ impl Walker<'_> {
                     .any(|a| a.text == "--ext-diff" || a.text.starts_with("--textconv"))
                 {
                     self.find(RuleId::DefaultUnknown, "runs an external diff program");
+                }
+                // A word the line does not give that may be an option (`git diff $OPT`):
+                // `--output=FILE` writes, `--ext-diff` runs a program, `--no-index`
+                // reads files outside the repository. A word with a known start that is
+                // not one (`HEAD~$N`, `src/$F`) names a revision or a path of the
+                // repository, and a long option whose name is known (`--since=$D`) is
+                // that option, `--output` aside (the file it writes is not known).
+                if rest.iter().any(|a| {
+                    !a.known && !a.procsub && {
+                        let start = a.known_prefix();
+                        start.is_empty()
+                            || (start.starts_with('-')
+                                && (!start.starts_with("--")
+                                    || !start.contains('=')
+                                    || start.starts_with("--output=")))
+                    }
+                }) {
+                    self.find(
+                        RuleId::DefaultUnknown,
+                        format!(
+                            "git {sub} is given a word not known before running, which may be an option that writes or runs a program"
+                        ),
+                    );
                 }
             }
             "push" => {
@@ -7029,6 +7065,35 @@ fn deglob(text: &str) -> std::borrow::Cow<'_, str> {
 /// patterns. For grep, rg, ag, ack and `git grep` (`args[0]` the program, or `grep`
 /// after git's own words from `start`).
 pub fn search_patterns(name: &str, args: &[Arg], start: usize) -> Vec<usize> {
+    let Some(spec) = search_options(name) else {
+        return Vec::new();
+    };
+    let p = opts::parse(args, start, &spec);
+    let mut patterns: Vec<usize> = Vec::new();
+    // `-e PATTERN` (its value is the next word, or the rest of its own).
+    let mut i = start;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        if t == "--" {
+            break;
+        }
+        if t == "-e" || t == "--regexp" || (name == "ag" && t == "--match") {
+            patterns.push(i + 1);
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    let explicit = p.has('e', "regexp") || p.has('f', "file");
+    if !explicit && let Some(&first) = p.operands.first() {
+        patterns.push(first);
+    }
+    patterns.retain(|&i| i < args.len());
+    patterns
+}
+
+/// The options of a search program that take a value (`None` for other programs).
+fn search_options(name: &str) -> Option<OptSpec> {
     let spec = match name {
         "grep" | "egrep" | "fgrep" | "git-grep" => OptSpec {
             short_arg: "efmABCdD",
@@ -7107,30 +7172,78 @@ pub fn search_patterns(name: &str, args: &[Arg], start: usize) -> Vec<usize> {
             ],
             permute: true,
         },
-        _ => return Vec::new(),
+        _ => return None,
     };
-    let p = opts::parse(args, start, &spec);
-    let mut patterns: Vec<usize> = Vec::new();
-    // `-e PATTERN` (its value is the next word, or the rest of its own).
-    let mut i = start;
-    while i < args.len() {
-        let t = args[i].text.as_str();
-        if t == "--" {
-            break;
-        }
-        if t == "-e" || t == "--regexp" || (name == "ag" && t == "--match") {
-            patterns.push(i + 1);
-            i += 2;
-            continue;
-        }
-        i += 1;
-    }
-    let explicit = p.has('e', "regexp") || p.has('f', "file");
-    if !explicit && let Some(&first) = p.operands.first() {
-        patterns.push(first);
-    }
-    patterns.retain(|&i| i < args.len());
-    patterns
+    Some(spec)
+}
+
+/// Whether a program of the read list is given a path the line does not give before
+/// running (`cat $F`, `wc -l $(cat list)`, `xargs cat` of input not known): it reads
+/// wherever that leads, so the read is not known to stay inside the worktree. Option
+/// values that are no paths (`head -n $N`), search patterns, and `which`'s program names
+/// are not looked at; a patterns file (`grep -f $F`) is a path.
+fn reads_an_unknown_path(name: &str, args: &[Arg], patterns: &[usize]) -> bool {
+    let spec = match name {
+        "which" | "pwd" => return false,
+        "head" | "tail" => OptSpec {
+            short_arg: "nc",
+            long_arg: &[
+                "lines",
+                "bytes",
+                "pid",
+                "sleep-interval",
+                "max-unchanged-stats",
+            ],
+            permute: true,
+        },
+        "ls" => OptSpec {
+            short_arg: "ITw",
+            long_arg: &[
+                "hide",
+                "ignore",
+                "width",
+                "tabsize",
+                "format",
+                "sort",
+                "time",
+                "time-style",
+                "color",
+                "indicator-style",
+                "quoting-style",
+                "block-size",
+                "hyperlink",
+            ],
+            permute: true,
+        },
+        "file" => OptSpec {
+            short_arg: "mFeP",
+            long_arg: &[
+                "magic-file",
+                "separator",
+                "exclude",
+                "exclude-quiet",
+                "parameter",
+            ],
+            permute: true,
+        },
+        "wc" => OptSpec {
+            short_arg: "",
+            long_arg: &["files0-from", "total"],
+            permute: true,
+        },
+        _ => search_options(name).unwrap_or(OptSpec {
+            short_arg: "",
+            long_arg: &[],
+            permute: true,
+        }),
+    };
+    let p = opts::parse(args, 1, &spec);
+    let unknown = |a: &Arg| !a.known && !a.procsub;
+    p.operands
+        .iter()
+        .filter(|i| !patterns.contains(i))
+        .any(|&i| unknown(&args[i]))
+        || p.values_of('f', "file").any(unknown) && search_options(name).is_some()
 }
 
 /// How a program reads an option's value that can run a command.

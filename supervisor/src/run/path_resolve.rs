@@ -726,11 +726,15 @@ pub(super) fn in_proc(path: &Path) -> bool {
 /// Policy, not a boundary, as a kept cwd is: a `CONTINUE` is bounded by the kernel
 /// whatever directory the call really lands in, and whatever the supervisor carries out
 /// it opens again from the path it judged, refusing symlinks on the way
-/// ([`super::approved::open_checked`]).
+/// ([`super::approved::open_checked`]). Only a plain `CONTINUE` is decided with a known
+/// directory: the loop works any other answer out again without them
+/// ([`known_dir_served`]).
 struct KnownDirs {
     /// The cwd epoch of the call being checked, and when it was received; `None`: nothing
     /// is known for it.
     call: Option<(u64, std::time::Instant)>,
+    /// A known directory served a walk for the call being checked.
+    served: bool,
     dirs: Vec<KnownDir>,
 }
 
@@ -750,7 +754,7 @@ const DIR_KNOWN_FOR: std::time::Duration = super::kept_thread::CWD_KEPT_FOR;
 
 thread_local! {
     static KNOWN_DIRS: std::cell::RefCell<KnownDirs> = const {
-        std::cell::RefCell::new(KnownDirs { call: None, dirs: Vec::new() })
+        std::cell::RefCell::new(KnownDirs { call: None, served: false, dirs: Vec::new() })
     };
 }
 
@@ -760,6 +764,7 @@ thread_local! {
 pub fn known_dirs_for_call(call: Option<(u64, std::time::Instant)>) {
     KNOWN_DIRS.with_borrow_mut(|known| {
         known.call = call;
+        known.served = false;
         match call {
             Some((epoch, _)) => known.dirs.retain(|d| d.epoch == epoch),
             None => known.dirs.clear(),
@@ -771,11 +776,17 @@ fn known_dirs_on() -> bool {
     KNOWN_DIRS.with_borrow(|known| known.call.is_some())
 }
 
+/// Whether a directory known from an earlier call served a walk for the call being
+/// checked (one opened for it does not count).
+pub fn known_dir_served() -> bool {
+    KNOWN_DIRS.with_borrow(|known| known.served)
+}
+
 /// The known directory at lexical path `path`, if one is known for the call being checked.
 fn known_dir(path: &Path) -> Option<Arc<OwnedFd>> {
-    KNOWN_DIRS.with_borrow(|known| {
+    KNOWN_DIRS.with_borrow_mut(|known| {
         let (epoch, now) = known.call?;
-        known
+        let fd = known
             .dirs
             .iter()
             .find(|d| {
@@ -783,7 +794,9 @@ fn known_dir(path: &Path) -> Option<Arc<OwnedFd>> {
                     && now.saturating_duration_since(d.opened) < DIR_KNOWN_FOR
                     && d.path == path
             })
-            .map(|d| d.fd.clone())
+            .map(|d| d.fd.clone())?;
+        known.served = true;
+        Some(fd)
     })
 }
 
@@ -1315,12 +1328,19 @@ mod tests {
         std::fs::rename(root.join("w/a/b"), root.join("w/a/old")).unwrap();
         symlink(root.join("elsewhere"), root.join("w/a/b")).unwrap();
         let moved = Resolution::Path(root.join("elsewhere/x"));
-        // Within the epoch and the millisecond the known directory answers.
+        // Within the epoch and the millisecond the known directory answers, and says so
+        // (the loop works any answer but a plain CONTINUE out again without it).
         known_dirs_for_call(Some((7, at + Duration::from_micros(500))));
+        assert!(!known_dir_served());
         assert_eq!(resolve(), Resolution::Path(path.clone()));
+        assert!(known_dir_served());
         // A millisecond later it is looked at again.
         known_dirs_for_call(Some((7, at + Duration::from_millis(2))));
         assert_eq!(resolve(), moved);
+        assert!(
+            !known_dir_served(),
+            "a directory opened for the call served it"
+        );
         // Known again from that look; a new epoch (a rename or removal seen) forgets it.
         std::fs::remove_file(root.join("w/a/b")).unwrap();
         std::fs::rename(root.join("w/a/old"), root.join("w/a/b")).unwrap();

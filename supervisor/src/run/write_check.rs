@@ -887,7 +887,14 @@ pub fn check_from(
                     .into_iter()
                     .chain(moved_link(to, from))
                     .collect(),
-                ("rename" | "link", [from, to]) => moved_link(from, to).into_iter().collect(),
+                ("rename", [from, to]) => moved_link(from, to).into_iter().collect(),
+                // A link's new name is its one path; the object linked is its source (a
+                // symlink itself unless the call follows it, `AT_SYMLINK_FOLLOW`).
+                ("link", [to]) => source
+                    .as_ref()
+                    .and_then(|from| moved_link(from, to))
+                    .into_iter()
+                    .collect(),
                 _ => Vec::new(),
             };
             // A symbolic link in a git directory (`.git/logs/refs/heads/main -> ~/.bashrc`):

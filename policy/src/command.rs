@@ -1336,9 +1336,13 @@ impl Walker<'_> {
                     RuleId::DefaultUnknown,
                     format!("{name} reads the names it reads from a file: where they lead is not known before running"),
                 );
-            } else if self.in_loop_over_judged == 0
+            } else if self.ctx == Context::Line
+                && self.in_loop_over_judged == 0
                 && reads_an_unknown_path(name, args, &search_patterns(name, args, 1))
             {
+                // In line context only: at an exec the words are the real ones, but for a
+                // program a wrapper runs later with words from its input (`xargs cat`),
+                // which is judged at its own exec, with them.
                 self.find(
                     RuleId::DefaultUnknown,
                     format!("{name} reads a path that is not known before running"),
@@ -3570,22 +3574,25 @@ impl Walker<'_> {
                 {
                     self.find(RuleId::DefaultUnknown, "runs an external diff program");
                 }
-                // A word the line does not give that may be an option (`git diff $OPT`):
+                // A word the line does not give that may be an option (`git diff $OPT`; at
+                // an exec, only a wrapper's words to come, judged at git's own exec):
                 // `--output=FILE` writes, `--ext-diff` runs a program, `--no-index`
                 // reads files outside the repository. A word with a known start that is
                 // not one (`HEAD~$N`, `src/$F`) names a revision or a path of the
                 // repository, and a long option whose name is known (`--since=$D`) is
                 // that option, `--output` aside (the file it writes is not known).
-                if rest.iter().any(|a| {
-                    !a.known && !a.procsub && {
-                        let start = a.known_prefix();
-                        start.is_empty()
-                            || (start.starts_with('-')
-                                && (!start.starts_with("--")
-                                    || !start.contains('=')
-                                    || start.starts_with("--output=")))
-                    }
-                }) {
+                if self.ctx == Context::Line
+                    && rest.iter().any(|a| {
+                        !a.known && !a.procsub && {
+                            let start = a.known_prefix();
+                            start.is_empty()
+                                || (start.starts_with('-')
+                                    && (!start.starts_with("--")
+                                        || !start.contains('=')
+                                        || start.starts_with("--output=")))
+                        }
+                    })
+                {
                     self.find(
                         RuleId::DefaultUnknown,
                         format!(

@@ -4737,6 +4737,15 @@ fn ask_all_mode_asks_at_exec_and_is_default_on_lines() {
     );
     let v = exec(&c, &["git", "push", "origin", "main"]);
     assert_eq!(v.action, Action::Deny, "{}", show(&v));
+    // A read xargs runs with words from its input is judged at its own exec, with them.
+    for argv in [
+        &["xargs", "cat"][..],
+        &["xargs", "grep", "-l", "x"],
+        &["xargs", "git", "log"],
+    ] {
+        let v = exec(&c, argv);
+        assert_eq!(v.action, Action::Allow, "{argv:?}: {}", show(&v));
+    }
 }
 
 // ---------------------------------------------------------------------------

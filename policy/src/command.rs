@@ -5718,6 +5718,33 @@ impl Walker<'_> {
             }
         }
         let sub = args.get(sub_index).map(|a| a.text.as_str()).unwrap_or("");
+        // `pip config set|unset|edit` writes a pip config file: the user's
+        // (`~/.config/pip/pip.conf`) unless `--global` names the system's
+        // (`/etc/pip.conf`) or `--site` the environment's. Every later pip outside the
+        // sandbox reads the user's and the system's (an index set there serves every
+        // install).
+        if sub == "config"
+            && let Some(action) = args[sub_index + 1..]
+                .iter()
+                .find(|a| !a.text.starts_with('-'))
+            && matches!(action.text.as_str(), "set" | "unset" | "edit")
+        {
+            let has = |f: &str| args[sub_index..].iter().any(|a| a.text == f);
+            let file = if has("--global") {
+                Some(Arg::literal("/etc/pip.conf"))
+            } else if has("--site") {
+                None
+            } else {
+                Some(match crate::word::Scope::home(self) {
+                    Some(h) => Arg::literal(format!("{h}/.config/pip/pip.conf")),
+                    None => Arg::unknown(),
+                })
+            };
+            self.cur_writes = true;
+            if let Some(file) = file {
+                self.check_write_target(&file, true, "pip config");
+            }
+        }
         if matches!(sub, "install" | "uninstall" | "download" | "wheel") {
             self.cur_writes = true;
             let rest = &args[sub_index..];
@@ -5765,6 +5792,35 @@ impl Walker<'_> {
             );
         }
         self.check_path_args(args, &[]);
+    }
+
+    /// `npm config set|delete|edit|fix` (and `npm set`) writes an npm config file: the
+    /// user's `~/.npmrc` unless `--location project` names the project's (`./.npmrc`) or
+    /// `--location global`/`-g` the installation's. Every later npm outside the sandbox
+    /// reads the user's and the installation's (a registry set there serves every
+    /// install), and `~/.npmrc` holds the user's registry tokens.
+    fn npm_config_change(&mut self, args: &[Arg], global: bool) {
+        let location = args.iter().enumerate().skip(1).find_map(|(i, a)| {
+            let t = a.text.as_str();
+            t.strip_prefix("--location=")
+                .map(str::to_string)
+                .or_else(|| {
+                    (t == "--location" || t == "-L")
+                        .then(|| args.get(i + 1).map(|v| v.text.clone()))
+                        .flatten()
+                })
+        });
+        let file = match location.as_deref() {
+            _ if global => Arg::unknown(),
+            Some("global") => Arg::unknown(),
+            Some("project") => Arg::literal(".npmrc"),
+            Some("user") | None => match crate::word::Scope::home(self) {
+                Some(h) => Arg::literal(format!("{h}/.npmrc")),
+                None => Arg::unknown(),
+            },
+            Some(_) => Arg::unknown(),
+        };
+        self.check_write_target(&file, true, "npm config");
     }
 
     fn test_runner(&mut self, name: &str, args: &[Arg]) {
@@ -6180,6 +6236,11 @@ impl Walker<'_> {
         }
         if name == "uv" && sub == "pip" {
             return self.pip(args, 2);
+        }
+        if name == "npm"
+            && ((sub == "config" && NPM_CONFIG_CHANGES.contains(&sub2)) || sub == "set")
+        {
+            self.npm_config_change(args, global);
         }
         // Test runners and type checkers (trusted by name in plan mode).
         let runner = match name {
@@ -7183,6 +7244,9 @@ fn search_options(name: &str) -> Option<OptSpec> {
     };
     Some(spec)
 }
+
+/// `npm config` subcommands that change a config file.
+const NPM_CONFIG_CHANGES: &[&str] = &["set", "delete", "rm", "edit", "fix"];
 
 /// Whether a program of the read list is given a path the line does not give before
 /// running (`cat $F`, `wc -l $(cat list)`, `xargs cat` of input not known): it reads

@@ -1133,6 +1133,48 @@ fn a_script_named_as_descriptor_zero_is_read_from_stdin() {
     );
 }
 
+/// npm's and pip's `config set` write a config file every later npm or pip outside the
+/// sandbox reads (a registry or index set there serves every install): the user's in the
+/// home, the installation's or the system's, unless the project's is named.
+#[test]
+fn package_manager_config_changes_write_where_they_write() {
+    check(
+        &classifier(),
+        &[
+            (
+                "npm config set registry https://evil.example",
+                red("fence.path-outside"),
+            ),
+            ("npm set registry x", red("fence.path-outside")),
+            ("npm c delete registry", red("fence.path-outside")),
+            ("npm config set registry x -g", red("fence.path-outside")),
+            ("npm config set registry x --location project", yellow("")),
+            ("npm config get registry", yellow("default.unknown")),
+            (
+                "pip config set global.index-url https://evil.example",
+                red("fence.path-outside"),
+            ),
+            (
+                "pip config --global set global.index-url x",
+                refused("sys.root-write"),
+            ),
+            (
+                "python3 -m pip config set global.index-url x",
+                red("fence.path-outside"),
+            ),
+            ("pip config list", yellow("")),
+        ],
+    );
+    // At an exec the kernel fence decides the write (a path outside: refused or asked).
+    for argv in [
+        &["npm", "config", "set", "registry", "x"][..],
+        &["pip", "config", "set", "global.index-url", "x"],
+    ] {
+        let v = exec(&classifier(), argv);
+        assert_eq!(v.action, Action::Allow, "{argv:?}: {}", show(&v));
+    }
+}
+
 /// bash's `select` menu loop runs its body with the variable set to one of its words, as
 /// `for` does: its words and body are judged as a `for` loop's (the parser has no
 /// `select`), and the verdict names the line as written.

@@ -1300,6 +1300,7 @@ impl Walker<'_> {
                         a.text == *f || a.text.strip_prefix(f).is_some_and(|r| r.starts_with('='))
                     })
                 });
+            let patterns = search_patterns(name, args, 1);
             let compiles = name == "file"
                 && args.iter().any(|a| {
                     a.text == "--compile"
@@ -1338,7 +1339,7 @@ impl Walker<'_> {
                 );
             } else if self.ctx == Context::Line
                 && self.in_loop_over_judged == 0
-                && reads_an_unknown_path(name, args, &search_patterns(name, args, 1))
+                && reads_an_unknown_path(name, args, &patterns)
             {
                 // In line context only: at an exec the words are the real ones, but for a
                 // program a wrapper runs later with words from its input (`xargs cat`),
@@ -1350,7 +1351,6 @@ impl Walker<'_> {
             } else {
                 self.find(RuleId::ReadList, format!("{name} only reads"));
             }
-            let patterns = search_patterns(name, args, 1);
             self.check_pattern_tokens(args, &patterns);
             return self.check_path_args(args, &patterns);
         }
@@ -5810,9 +5810,9 @@ impl Walker<'_> {
                         .flatten()
                 })
         });
+        // The installation's lies under npm's prefix, which the line does not show.
         let file = match location.as_deref() {
             _ if global => Arg::unknown(),
-            Some("global") => Arg::unknown(),
             Some("project") => Arg::literal(".npmrc"),
             Some("user") | None => match crate::word::Scope::home(self) {
                 Some(h) => Arg::literal(format!("{h}/.npmrc")),

@@ -45,30 +45,26 @@ pub fn parse(src: &str) -> ParseOutcome {
         return ParseOutcome::Error("a here-document operator without a body".into());
     }
     let opts = crate::word::parser_options();
-    // The parser has panicking paths on malformed input; a panic is a line
-    // that cannot be parsed, never a crash of fence.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), &opts);
-        parser.parse_program().map_err(|e| e.to_string())
-    }));
-    match result {
+    match parse_program(src, &opts) {
         Ok(Ok(p)) => ParseOutcome::Program(p),
-        Ok(Err(e)) => match select_as_for(src).map(|s| parse_only(&s, &opts)) {
-            Some(Some(p)) => ParseOutcome::Program(p),
+        Ok(Err(e)) => match select_as_for(src).map(|s| parse_program(&s, &opts)) {
+            Some(Ok(Ok(p))) => ParseOutcome::Program(p),
             _ => ParseOutcome::Error(e),
         },
         Err(_) => ParseOutcome::Error("the shell parser failed on this line".into()),
     }
 }
 
-/// The program of `src` when it parses, `None` otherwise (a panic of the parser included).
-fn parse_only(src: &str, opts: &brush_parser::ParserOptions) -> Option<Program> {
+/// One run of the parser over `src`. The parser has panicking paths on malformed input: a
+/// panic (`Err`) is a line that cannot be parsed, never a crash of fence.
+fn parse_program(
+    src: &str,
+    opts: &brush_parser::ParserOptions,
+) -> std::thread::Result<Result<Program, String>> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut parser = brush_parser::Parser::new(std::io::Cursor::new(src.as_bytes()), opts);
-        parser.parse_program().ok()
+        parser.parse_program().map_err(|e| e.to_string())
     }))
-    .ok()
-    .flatten()
 }
 
 /// `src` with each `select` loop written as a `for` loop, when it has one: the parser knows

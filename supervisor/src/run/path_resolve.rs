@@ -730,9 +730,10 @@ pub(super) fn in_proc(path: &Path) -> bool {
 /// directory: the loop works any other answer out again without them
 /// ([`known_dir_served`]).
 struct KnownDirs {
-    /// The cwd epoch of the call being checked, and when it was received; `None`: nothing
-    /// is known for it.
-    call: Option<(u64, std::time::Instant)>,
+    /// When the call being checked was received; `None`: nothing is known for it.
+    call: Option<std::time::Instant>,
+    /// The cwd epoch the directories were opened in.
+    epoch: u64,
     /// A known directory served a walk for the call being checked.
     served: bool,
     dirs: Vec<KnownDir>,
@@ -741,7 +742,6 @@ struct KnownDirs {
 struct KnownDir {
     path: PathBuf,
     fd: Arc<OwnedFd>,
-    epoch: u64,
     opened: std::time::Instant,
 }
 
@@ -754,7 +754,7 @@ const DIR_KNOWN_FOR: std::time::Duration = super::kept_thread::CWD_KEPT_FOR;
 
 thread_local! {
     static KNOWN_DIRS: std::cell::RefCell<KnownDirs> = const {
-        std::cell::RefCell::new(KnownDirs { call: None, served: false, dirs: Vec::new() })
+        std::cell::RefCell::new(KnownDirs { call: None, epoch: 0, served: false, dirs: Vec::new() })
     };
 }
 
@@ -763,10 +763,14 @@ thread_local! {
 /// decisions logged). Directories known in another epoch are forgotten.
 pub fn known_dirs_for_call(call: Option<(u64, std::time::Instant)>) {
     KNOWN_DIRS.with_borrow_mut(|known| {
-        known.call = call;
+        known.call = call.map(|(_, received)| received);
         known.served = false;
         match call {
-            Some((epoch, _)) => known.dirs.retain(|d| d.epoch == epoch),
+            Some((epoch, _)) if epoch == known.epoch => {}
+            Some((epoch, _)) => {
+                known.epoch = epoch;
+                known.dirs.clear();
+            }
             None => known.dirs.clear(),
         }
     });
@@ -785,15 +789,11 @@ pub fn known_dir_served() -> bool {
 /// The known directory at lexical path `path`, if one is known for the call being checked.
 fn known_dir(path: &Path) -> Option<Arc<OwnedFd>> {
     KNOWN_DIRS.with_borrow_mut(|known| {
-        let (epoch, now) = known.call?;
+        let now = known.call?;
         let fd = known
             .dirs
             .iter()
-            .find(|d| {
-                d.epoch == epoch
-                    && now.saturating_duration_since(d.opened) < DIR_KNOWN_FOR
-                    && d.path == path
-            })
+            .find(|d| now.saturating_duration_since(d.opened) < DIR_KNOWN_FOR && d.path == path)
             .map(|d| d.fd.clone())?;
         known.served = true;
         Some(fd)
@@ -804,7 +804,7 @@ fn known_dir(path: &Path) -> Option<Arc<OwnedFd>> {
 fn remember_dir(path: &Path, fd: OwnedFd) -> Arc<OwnedFd> {
     let fd = Arc::new(fd);
     KNOWN_DIRS.with_borrow_mut(|known| {
-        let Some((epoch, now)) = known.call else {
+        let Some(now) = known.call else {
             return;
         };
         known
@@ -816,7 +816,6 @@ fn remember_dir(path: &Path, fd: OwnedFd) -> Arc<OwnedFd> {
         known.dirs.push(KnownDir {
             path: path.to_path_buf(),
             fd: fd.clone(),
-            epoch,
             opened: now,
         });
     });

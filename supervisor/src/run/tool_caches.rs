@@ -20,15 +20,27 @@
 //!
 //! Policy, not a boundary: the folder is one more writable root, bounded by Landlock and
 //! checked by the write check as the session's TMPDIR is.
+//!
+//! The folders are pruned ([`prune`]): beside each one the supervisor keeps a record of its
+//! worktree's path (`NAME-ID.worktree`, in `worktrees`, which the sandbox cannot write),
+//! touched at every session, and at most once a day a start removes, on a background
+//! thread, the folders whose worktree is gone or is another one now (a path whose path and
+//! inode no longer give ID: agents make and remove a worktree per task) and those no
+//! session has used for 90 days.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::hash::Hasher;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
+use nix::dir::{Dir, Type};
+use nix::errno::Errno;
 use nix::fcntl::{AT_FDCWD, OFlag};
-use nix::sys::stat::Mode;
+use nix::sys::stat::{FileStat, Mode, UtimensatFlags};
+use nix::sys::time::TimeSpec;
+use nix::unistd::UnlinkatFlags;
 
 /// The variables set, each with its folder in the cache and what it caches. Only caches that
 /// a tool rebuilds when they are empty: a folder a tool reads as its installation (a model
@@ -221,8 +233,272 @@ fn kept_folder(base: &Path, worktree: &Path) -> Result<PathBuf, String> {
     let worktrees = private_dir_at(&fence, OsStr::new("worktrees"), euid)?;
     let name = folder_name(worktree, wt.st_dev, wt.st_ino);
     let dir = private_dir_at(&worktrees, &name, euid)?;
-    std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd()))
-        .map_err(|e| format!("naming the cache folder: {e}"))
+    let path = std::fs::read_link(format!("/proc/self/fd/{}", dir.as_raw_fd()))
+        .map_err(|e| format!("naming the cache folder: {e}"))?;
+    // Bookkeeping for the prune: a failure here costs the folder nothing but its record.
+    record_use(&worktrees, &name, worktree);
+    if prune_due(&worktrees, SystemTime::now()) {
+        let _ = std::thread::Builder::new()
+            .name("fence-prune".into())
+            .spawn(move || {
+                lower_priority();
+                prune(&worktrees, SystemTime::now());
+            });
+    }
+    Ok(path)
+}
+
+/// The record beside folder `NAME-ID`: `NAME-ID.worktree`.
+const RECORD_SUFFIX: &[u8] = b".worktree";
+/// A folder being removed is renamed `.removing-NAME-ID` first: it is no session's folder
+/// from then on, and a prune cut short (fence exits) is finished by the next one.
+const REMOVING_PREFIX: &[u8] = b".removing-";
+/// The file whose modification time says when the folders were last pruned.
+const PRUNE_STAMP: &str = ".pruned";
+/// How often a start prunes.
+const PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
+/// A folder no session has used for this long is removed, its worktree there or not.
+const UNUSED_FOR: Duration = Duration::from_secs(90 * 24 * 3600);
+/// How deep a folder is removed: each level holds a descriptor, and the sandbox made the
+/// tree. What lies deeper stays, under its `.removing-` name.
+const MAX_DEPTH: usize = 128;
+
+fn record_name(folder: &OsStr) -> CString {
+    let mut n = folder.as_bytes().to_vec();
+    n.extend_from_slice(RECORD_SUFFIX);
+    CString::new(n).expect("folder names are plain")
+}
+
+/// Marks folder `name` used now, writing its record (the worktree's path) when missing.
+fn record_use(worktrees: &OwnedFd, name: &OsStr, worktree: &Path) {
+    let record = record_name(name);
+    let touched = nix::sys::stat::utimensat(
+        worktrees,
+        record.as_c_str(),
+        &TimeSpec::UTIME_NOW,
+        &TimeSpec::UTIME_NOW,
+        UtimensatFlags::NoFollowSymlink,
+    );
+    if touched != Err(Errno::ENOENT) {
+        return;
+    }
+    let flags =
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+    if let Ok(fd) = nix::fcntl::openat(
+        worktrees,
+        record.as_c_str(),
+        flags,
+        Mode::S_IRUSR | Mode::S_IWUSR,
+    ) {
+        let _ = nix::unistd::write(&fd, worktree.as_os_str().as_bytes());
+    }
+}
+
+/// Whether a day has passed since the last prune (or none was made); if so, the stamp is
+/// set now, so that the sessions starting meanwhile do not prune too.
+fn prune_due(worktrees: &OwnedFd, now: SystemTime) -> bool {
+    match nix::sys::stat::fstatat(
+        worktrees,
+        PRUNE_STAMP,
+        nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+    ) {
+        Ok(st) if !older_than(&st, PRUNE_EVERY, now) => return false,
+        Ok(_) => {
+            let _ = nix::sys::stat::utimensat(
+                worktrees,
+                PRUNE_STAMP,
+                &TimeSpec::UTIME_NOW,
+                &TimeSpec::UTIME_NOW,
+                UtimensatFlags::NoFollowSymlink,
+            );
+        }
+        Err(_) => {
+            let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+            if nix::fcntl::openat(worktrees, PRUNE_STAMP, flags, Mode::S_IRUSR | Mode::S_IWUSR)
+                .is_err()
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Whether `st` was last modified longer than `age` before `now`.
+fn older_than(st: &FileStat, age: Duration, now: SystemTime) -> bool {
+    let Ok(since_epoch) = now.duration_since(SystemTime::UNIX_EPOCH) else {
+        return false;
+    };
+    let mtime = Duration::new(
+        st.st_mtime.max(0) as u64,
+        st.st_mtime_nsec.clamp(0, 999_999_999) as u32,
+    );
+    since_epoch.saturating_sub(mtime) > age
+}
+
+/// The prune's thread yields to everything else: the CPU only when it is idle, and the disk
+/// likewise.
+fn lower_priority() {
+    // SAFETY: a plain scheduling parameter for the calling thread (0).
+    unsafe {
+        let param = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_IDLE, &param);
+        // IOPRIO_WHO_PROCESS (1) with 0 names the calling thread; class IDLE (3) << 13.
+        libc::syscall(libc::SYS_ioprio_set, 1, 0, 3 << 13);
+    }
+}
+
+/// Removes from `worktrees` the folders whose worktree is gone or replaced, those unused for
+/// [`UNUSED_FOR`], records left without their folder, and what an earlier prune left half
+/// removed. Never follows a symlink, and leaves anything it cannot judge.
+pub(crate) fn prune(worktrees: &OwnedFd, now: SystemTime) {
+    let Ok(listing) = nix::fcntl::openat(
+        worktrees,
+        ".",
+        OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    ) else {
+        return;
+    };
+    let Ok(mut listing) = Dir::from_fd(listing) else {
+        return;
+    };
+    let names: Vec<(CString, Option<Type>)> = listing
+        .iter()
+        .filter_map(Result::ok)
+        .map(|e| (e.file_name().to_owned(), e.file_type()))
+        .filter(|(n, _)| n.as_bytes() != b"." && n.as_bytes() != b"..")
+        .collect();
+    for (name, kind) in &names {
+        let bytes = name.as_bytes();
+        if bytes.starts_with(REMOVING_PREFIX) {
+            remove_tree(worktrees, name);
+        } else if let Some(folder) = bytes.strip_suffix(RECORD_SUFFIX) {
+            // A record whose folder is gone (removed by hand).
+            let folder_there = names.iter().any(|(n, _)| n.as_bytes() == folder);
+            if !folder_there {
+                let _ =
+                    nix::unistd::unlinkat(worktrees, name.as_c_str(), UnlinkatFlags::NoRemoveDir);
+            }
+        } else if !bytes.starts_with(b".")
+            && kind.is_none_or(|k| k == Type::Directory)
+            && stale(worktrees, name, now)
+        {
+            let mut removing = REMOVING_PREFIX.to_vec();
+            removing.extend_from_slice(bytes);
+            let removing = CString::new(removing).expect("from a C string");
+            if nix::fcntl::renameat(worktrees, name.as_c_str(), worktrees, removing.as_c_str())
+                .is_ok()
+            {
+                let record = record_name(OsStr::from_bytes(bytes));
+                let _ =
+                    nix::unistd::unlinkat(worktrees, record.as_c_str(), UnlinkatFlags::NoRemoveDir);
+                remove_tree(worktrees, &removing);
+            }
+        }
+    }
+}
+
+/// Whether folder `name` is to go: its worktree (as its record names it) is gone or is
+/// another one now, or no session used it for [`UNUSED_FOR`] (a folder without a record,
+/// made before records were kept, by its own modification time).
+fn stale(worktrees: &OwnedFd, name: &CStr, now: SystemTime) -> bool {
+    let at = worktrees;
+    let nofollow = nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW;
+    let record = record_name(OsStr::from_bytes(name.to_bytes()));
+    let Ok(record_st) = nix::sys::stat::fstatat(at, record.as_c_str(), nofollow) else {
+        return nix::sys::stat::fstatat(at, name, nofollow)
+            .is_ok_and(|st| older_than(&st, UNUSED_FOR, now));
+    };
+    if older_than(&record_st, UNUSED_FOR, now) {
+        return true;
+    }
+    let Ok(fd) = nix::fcntl::openat(
+        worktrees,
+        record.as_c_str(),
+        OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+        Mode::empty(),
+    ) else {
+        return false;
+    };
+    let mut path = vec![0u8; libc::PATH_MAX as usize + 1];
+    let Ok(n) = nix::unistd::read(&fd, &mut path) else {
+        return false;
+    };
+    path.truncate(n);
+    if n == 0 || n > libc::PATH_MAX as usize || path[0] != b'/' {
+        return false;
+    }
+    let worktree = PathBuf::from(OsString::from_vec(path));
+    match nix::sys::stat::stat(&worktree) {
+        Ok(st) => folder_name(&worktree, st.st_dev, st.st_ino).as_bytes() != name.to_bytes(),
+        Err(Errno::ENOENT | Errno::ENOTDIR) => true,
+        // Unreadable for now (a disk not mounted answers ENOENT, one refusing EACCES):
+        // judged again at the next prune.
+        Err(_) => false,
+    }
+}
+
+/// Removes folder `name` of `parent` and all it holds, deepest first, each folder opened
+/// relative to the one above it and never through a symlink (the sandbox wrote the tree).
+/// Folders it may not write are made writable first (the user's own). Gives up, leaving the
+/// rest, on any error or deeper than [`MAX_DEPTH`]; returns whether all is gone.
+fn remove_tree(parent: &OwnedFd, name: &CStr) -> bool {
+    let open = |at: &dyn AsFd, n: &CStr| {
+        let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        let fd = nix::fcntl::openat(at, n, flags, Mode::empty()).ok()?;
+        let _ = nix::sys::stat::fchmod(&fd, Mode::S_IRWXU);
+        Dir::from_fd(fd).ok()
+    };
+    let Some(top) = open(parent, name) else {
+        // Not a folder (or gone): a plain entry is unlinked.
+        return nix::unistd::unlinkat(parent, name, UnlinkatFlags::NoRemoveDir).is_ok();
+    };
+    let mut stack: Vec<(Dir, CString)> = vec![(top, name.to_owned())];
+    while let Some((dir, _)) = stack.last_mut() {
+        // The whole listing first, then the removals (none while the folder is read).
+        let entries: Vec<(CString, Option<Type>)> = dir
+            .iter()
+            .map_while(Result::ok)
+            .map(|e| (e.file_name().to_owned(), e.file_type()))
+            .filter(|(n, _)| n.as_bytes() != b"." && n.as_bytes() != b"..")
+            .collect();
+        let mut subfolder = None;
+        for (n, kind) in entries {
+            let unlinked = match kind {
+                Some(Type::Directory) => Err(Errno::EISDIR),
+                _ => nix::unistd::unlinkat(&*dir, n.as_c_str(), UnlinkatFlags::NoRemoveDir),
+            };
+            match unlinked {
+                Ok(()) | Err(Errno::ENOENT) => {}
+                Err(Errno::EISDIR) => {
+                    subfolder = Some(n);
+                    break;
+                }
+                Err(_) => return false,
+            }
+        }
+        if let Some(sub) = subfolder {
+            let Some(d) = open(&*dir, &sub) else {
+                return false;
+            };
+            if stack.len() >= MAX_DEPTH {
+                return false;
+            }
+            stack.push((d, sub));
+            continue;
+        }
+        let (done, n) = stack.pop().expect("the loop's own entry");
+        drop(done);
+        let above: &dyn AsFd = match stack.last() {
+            Some((above, _)) => above,
+            None => parent,
+        };
+        if nix::unistd::unlinkat(above, n.as_c_str(), UnlinkatFlags::RemoveDir).is_err() {
+            return false;
+        }
+    }
+    true
 }
 
 fn open_dir<Fd: AsFd>(dir: Fd, name: &OsStr, follow: bool) -> nix::Result<OwnedFd> {
@@ -303,6 +579,182 @@ mod tests {
             matches!(&second, CacheHome::Kept(d) if d != dir),
             "{second:?}"
         );
+    }
+
+    /// `fence/worktrees` of the cache under home `h`, and a descriptor of it.
+    fn worktrees_of(h: &Path) -> (PathBuf, OwnedFd) {
+        let dir = h.canonicalize().unwrap().join(".cache/fence/worktrees");
+        std::fs::create_dir_all(&dir).unwrap();
+        let fd = open_dir(AT_FDCWD, dir.as_os_str(), false).unwrap();
+        (dir, fd)
+    }
+
+    fn kept(h: &Path, worktree: &Path) -> PathBuf {
+        match place(Some(h), None, worktree, Path::new("/t"), false) {
+            CacheHome::Kept(dir) => dir,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// Sets the modification time of `p` (not followed) to `days` ago.
+    fn age(p: &Path, days: u64) {
+        let then = SystemTime::now() - Duration::from_secs(days * 24 * 3600);
+        let secs = then
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        let t = TimeSpec::new(secs as i64, 0);
+        nix::sys::stat::utimensat(AT_FDCWD, p, &t, &t, UtimensatFlags::NoFollowSymlink).unwrap();
+    }
+
+    #[test]
+    fn folders_of_worktrees_gone_replaced_or_unused_are_pruned_and_the_rest_kept() {
+        let h = home();
+        let (worktrees, fd) = worktrees_of(h.path());
+        let live = tempfile::tempdir().unwrap();
+        let gone = tempfile::tempdir().unwrap();
+        let idle = tempfile::tempdir().unwrap();
+        let live_dir = kept(h.path(), live.path());
+        let gone_dir = kept(h.path(), gone.path());
+        let idle_dir = kept(h.path(), idle.path());
+        let record = |dir: &Path| {
+            let mut n = dir.file_name().unwrap().to_os_string();
+            n.push(".worktree");
+            dir.with_file_name(n)
+        };
+        assert_eq!(
+            std::fs::read(record(&live_dir)).unwrap(),
+            live.path().as_os_str().as_bytes()
+        );
+        // What the sandbox may have left in a folder: links out of it (never followed), a
+        // deep tree, a folder the user may not write.
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("keep"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path(), gone_dir.join("dir-link")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("keep"), gone_dir.join("file-link"))
+            .unwrap();
+        let deep = (0..40).fold(gone_dir.join("go-build"), |p, i| p.join(i.to_string()));
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("f"), "x").unwrap();
+        let locked = gone_dir.join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        std::fs::write(locked.join("f"), "x").unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).unwrap();
+        drop(gone);
+        // The live worktree's path with another inode: a repository cloned there again.
+        let st = nix::sys::stat::stat(live.path()).unwrap();
+        let replaced = worktrees.join(folder_name(live.path(), st.st_dev, st.st_ino + 1));
+        std::fs::create_dir(&replaced).unwrap();
+        std::fs::write(record(&replaced), live.path().as_os_str().as_bytes()).unwrap();
+        // No session for 90 days, though the worktree is there.
+        age(&record(&idle_dir), 91);
+        // Folders from before records were kept: an old one and a recent one.
+        let old = worktrees.join("old-0000000000000000");
+        std::fs::create_dir(&old).unwrap();
+        age(&old, 91);
+        let recent = worktrees.join("recent-0000000000000001");
+        std::fs::create_dir(&recent).unwrap();
+        age(&recent, 80);
+        // A record without its folder, and a folder an earlier prune did not finish.
+        let lost = worktrees.join("lost-0000000000000002.worktree");
+        std::fs::write(&lost, "/nonexistent").unwrap();
+        let half = worktrees.join(".removing-half-0000000000000003");
+        std::fs::create_dir_all(half.join("a/b")).unwrap();
+
+        prune(&fd, SystemTime::now());
+
+        for p in [&live_dir, &record(&live_dir), &recent] {
+            assert!(p.exists(), "{} was removed", p.display());
+        }
+        for p in [
+            &gone_dir,
+            &record(&gone_dir),
+            &replaced,
+            &record(&replaced),
+            &idle_dir,
+            &record(&idle_dir),
+            &old,
+            &lost,
+            &half,
+        ] {
+            assert!(
+                std::fs::symlink_metadata(p).is_err(),
+                "{} is still there",
+                p.display()
+            );
+        }
+        let mut left: Vec<_> = std::fs::read_dir(&worktrees)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        left.sort();
+        let mut expected = vec![
+            OsString::from(PRUNE_STAMP),
+            live_dir.file_name().unwrap().to_os_string(),
+            record(&live_dir).file_name().unwrap().to_os_string(),
+            recent.file_name().unwrap().to_os_string(),
+        ];
+        expected.sort();
+        assert_eq!(left, expected);
+        assert_eq!(std::fs::read(outside.path().join("keep")).unwrap(), b"x");
+    }
+
+    #[test]
+    fn a_tree_deeper_than_the_limit_is_left_without_harm_and_its_folder_is_no_sessions() {
+        let h = home();
+        let (worktrees, fd) = worktrees_of(h.path());
+        let gone = tempfile::tempdir().unwrap();
+        let dir = kept(h.path(), gone.path());
+        let deep = (0..MAX_DEPTH + 5).fold(dir.clone(), |p, _| p.join("d"));
+        std::fs::create_dir_all(&deep).unwrap();
+        drop(gone);
+        prune(&fd, SystemTime::now());
+        prune(&fd, SystemTime::now());
+        assert!(!dir.exists());
+        let mut removing = REMOVING_PREFIX.to_vec();
+        removing.extend_from_slice(dir.file_name().unwrap().as_bytes());
+        let removing = worktrees.join(OsStr::from_bytes(&removing));
+        assert!(
+            removing.is_dir(),
+            "the rest is kept under its removing name"
+        );
+    }
+
+    #[test]
+    fn a_prune_is_due_once_a_day() {
+        let h = home();
+        let (worktrees, fd) = worktrees_of(h.path());
+        let now = SystemTime::now();
+        assert!(prune_due(&fd, now));
+        assert!(!prune_due(&fd, now));
+        age(&worktrees.join(PRUNE_STAMP), 2);
+        assert!(prune_due(&fd, now));
+        assert!(!prune_due(&fd, now));
+    }
+
+    #[test]
+    fn a_start_prunes_in_the_background() {
+        let h = home();
+        let (worktrees, _) = worktrees_of(h.path());
+        let stale = worktrees.join("stale-0000000000000000");
+        std::fs::create_dir_all(stale.join("go-build/00")).unwrap();
+        std::fs::write(
+            stale.with_file_name("stale-0000000000000000.worktree"),
+            "/nonexistent/worktree",
+        )
+        .unwrap();
+        let wt = tempfile::tempdir().unwrap();
+        let dir = kept(h.path(), wt.path());
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while stale.exists() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the stale folder was not pruned"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(dir.is_dir());
+        assert!(worktrees.join(PRUNE_STAMP).is_file());
     }
 
     #[test]

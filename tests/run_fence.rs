@@ -570,6 +570,19 @@ fn a_program_directory_repointed_in_the_worktree_is_followed_anew(w: &World) {
     );
 }
 
+/// Every exec the kernel takes is judged and runs: 100,000 arguments (`rm *.o` of a big
+/// build, `find -exec … {} +`) and more than a MiB of them.
+fn an_exec_with_as_many_arguments_as_the_kernel_takes_runs(w: &World) {
+    let out = w.run(&["/bin/sh", "-c", "/bin/echo $(seq 1 100000) | wc -w"]);
+    assert_eq!(stdout(&out).trim(), "100000", "stderr: {}", stderr(&out));
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        "a=$(head -c 100000 /dev/zero | tr '\\0' x); /bin/echo $a $a $a $a $a $a $a $a $a $a $a $a | wc -c",
+    ]);
+    assert_eq!(stdout(&out).trim(), "1200012", "stderr: {}", stderr(&out));
+}
+
 fn exit_status_and_signals_pass_through(w: &World) {
     assert_eq!(w.run(&["/bin/sh", "-c", "exit 7"]).status.code(), Some(7));
     w.write("term.sh", "kill -TERM $$\n");
@@ -8574,6 +8587,7 @@ both_ways!(
     o_path_dirfd_outside_then_openat_is_blocked,
     io_uring_ptrace_and_tiocsti_are_refused,
     exit_status_and_signals_pass_through,
+    an_exec_with_as_many_arguments_as_the_kernel_takes_runs,
     a_program_directory_repointed_in_the_worktree_is_followed_anew,
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,

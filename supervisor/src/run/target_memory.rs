@@ -10,10 +10,15 @@ use super::listener::{Listener, Notification};
 
 /// Longest path the kernel accepts (PATH_MAX), including the NUL.
 pub const PATH_MAX: usize = 4096;
-/// Most argv entries read for an exec judgement; more makes the exec refused.
-pub const MAX_ARGS: usize = 8192;
-/// Most argv bytes read for an exec judgement.
-pub const MAX_ARGV_BYTES: usize = 1 << 20;
+/// Most argv bytes read for an exec judgement: the kernel's own ceiling for argv and
+/// environment together (3/4 of its 8 MiB default stack limit, `bprm_stack_limits`), so
+/// that every exec the kernel would take is judged (`rm *.o` of a big build, `find -exec
+/// … {} +`) and one refused here for its size is one the kernel refuses too (E2BIG).
+pub const MAX_ARGV_BYTES: usize = 6 << 20;
+/// Most argv entries read for an exec judgement; more makes the exec refused (E2BIG). The
+/// kernel counts each argument's pointer (8 bytes) and at least its NUL against
+/// [`MAX_ARGV_BYTES`], so no exec it takes has more.
+pub const MAX_ARGS: usize = MAX_ARGV_BYTES / 9;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {

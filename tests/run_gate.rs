@@ -437,6 +437,72 @@ fn a_stream_of_sigwinch_gets_one_question_and_one_answer(w: &World) {
     assert_eq!(q[0]["answer"], "yes");
 }
 
+/// The branches of bare repository `remote`, read from outside.
+fn remote_branches(remote: &Path) -> String {
+    git(
+        remote,
+        &["for-each-ref", "--format=%(refname)", "refs/heads/"],
+    )
+}
+
+/// A person approves the push the card shows, and the sandbox re-points what it names while
+/// the question waits (the branch made a symbolic ref to main; HEAD moved to main): judged
+/// again after the answer, the push is refused, and the remote's main never moves.
+fn a_push_re_pointed_to_main_while_asked_is_refused_after_the_yes(w: &World) {
+    let (_, remote) = repo_with_uncommitted_work(w);
+    git(&w.worktree, &["branch", "sneaky"]);
+    git(&w.worktree, &["checkout", "-q", "-b", "feature"]);
+    chown_tree(w, &w.worktree);
+    let remote_arg = remote.display().to_string();
+    let push = |script_text: &str| {
+        w.write("s.sh", script_text);
+        let approver = script(w, "after 1500 yes\n");
+        run_logged(
+            w,
+            &["--approver", &approver, "--allow-write", &remote_arg],
+            &["/bin/sh", "s.sh"],
+        )
+    };
+    // Approved and unchanged: pushed.
+    let (out, _) = push("git push -q origin feature; echo push=$?\n");
+    assert!(stdout(&out).contains("push=0"), "{}", stderr(&out));
+    assert_eq!(remote_branches(&remote).trim(), "refs/heads/feature");
+    // The branch named becomes a symbolic ref to main while the question waits.
+    let (out, log) = push(
+        "(sleep 0.5; git symbolic-ref refs/heads/sneaky refs/heads/main) &\ngit push -q origin sneaky; echo push=$?\nwait\n",
+    );
+    let err = stderr(&out);
+    assert!(!stdout(&out).contains("push=0"), "{err}");
+    assert!(err.contains("changed while the question waited"), "{err}");
+    assert_eq!(
+        remote_branches(&remote).trim(),
+        "refs/heads/feature",
+        "{err}"
+    );
+    assert!(
+        log.iter().any(|l| l["action"] == "deny"
+            && l["reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("changed while"))),
+        "{log:?}"
+    );
+    // HEAD is moved to main while a push of HEAD waits.
+    git(
+        &w.worktree,
+        &["symbolic-ref", "--delete", "refs/heads/sneaky"],
+    );
+    let (out, _) =
+        push("(sleep 0.5; git checkout -q main) &\ngit push -q origin HEAD; echo push=$?\nwait\n");
+    let err = stderr(&out);
+    assert!(!stdout(&out).contains("push=0"), "{err}");
+    assert!(err.contains("changed while the question waited"), "{err}");
+    assert_eq!(
+        remote_branches(&remote).trim(),
+        "refs/heads/feature",
+        "{err}"
+    );
+}
+
 fn paths_that_are_not_utf8_are_logged_escaped_and_flagged(w: &World) {
     if !python_ready("paths_that_are_not_utf8_are_logged_escaped_and_flagged") {
         return;
@@ -590,6 +656,7 @@ both_ways!(
     a_protected_path_needs_a_yes,
     always_covers_the_exact_argv_only,
     a_stream_of_sigwinch_gets_one_question_and_one_answer,
+    a_push_re_pointed_to_main_while_asked_is_refused_after_the_yes,
     paths_that_are_not_utf8_are_logged_escaped_and_flagged,
     an_approved_write_lands_where_the_question_said_whatever_the_process_changes,
     connect_decisions_are_in_the_audit_log,

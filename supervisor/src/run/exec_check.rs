@@ -7,12 +7,13 @@
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::blocked_reason::BlockedReason;
 use super::fence::Fence;
 use super::listener::{Notification, Response};
 use super::path_resolve::{self, Base, Caller, Found, ProcessCwd, Resolution};
-use super::question::{Ask, OnYes, Outcome};
+use super::question::{Ask, OnYes, Outcome, Recheck};
 use super::target_memory::{MemoryError, PATH_MAX, TargetMemory};
 use crate::gate::decide::Subject;
 use crate::gate::{EventKind, Level};
@@ -123,7 +124,7 @@ fn runs_stash_push(cmdline: &[u8]) -> bool {
 /// (`CONTINUE`), refused ones fail with EACCES and a reason, and those the policy asks
 /// about become a question (on Yes: `CONTINUE`).
 pub fn check(
-    policy: &dyn ExecPolicy,
+    policy: &Arc<dyn ExecPolicy>,
     fence: &Fence,
     mem: &TargetMemory<'_>,
     caller: Caller,
@@ -157,14 +158,13 @@ pub fn check(
             part: String::new(),
         };
     }
-    let subject = Subject::Argv(request.raw_argv);
     let level = verdict.level.as_str();
     if verdict.action == policy::Action::Allow {
         // The exec itself is the target's: CONTINUE lets the kernel run it, with
         // Landlock's execute right and no_new_privs still in force.
         return Outcome {
             event: EventKind::Exec,
-            subject: Some(subject),
+            subject: Some(Subject::Argv(request.raw_argv)),
             allowed: true,
             level,
             rule: verdict.rule.into(),
@@ -192,11 +192,16 @@ pub fn check(
         },
         rule: verdict.rule.clone(),
         description: verdict.description.clone(),
-        on_yes: OnYes::Continue,
+        on_yes: OnYes::ContinueIf(judged_again(
+            policy.clone(),
+            fence.worktree.clone(),
+            request.clone(),
+            &verdict,
+        )),
     });
     Outcome {
         event: EventKind::Exec,
-        subject: Some(subject),
+        subject: Some(Subject::Argv(request.raw_argv)),
         allowed: false,
         level,
         rule: verdict.rule.clone().into(),
@@ -211,6 +216,49 @@ pub fn check(
         ask,
         perform: None,
     }
+}
+
+/// The exec judged again after a person's Yes, with the repository as it is then (the
+/// branch HEAD names, the refs a push names: the sandbox may have re-pointed them while the
+/// question waited, and the person approved what the card showed). It runs if the policy
+/// allows it now, or asks about the same thing for the same reason; anything else is
+/// refused. Policy, not a boundary: git reads its refs again after the answer, and a
+/// process racing it may still win (exec checks are policy, see the module's doc).
+fn judged_again(
+    policy: Arc<dyn ExecPolicy>,
+    worktree: PathBuf,
+    mut request: ExecRequest,
+    approved: &ExecJudgement,
+) -> Recheck {
+    let (rule, part) = (approved.rule.clone(), approved.part.clone());
+    Recheck(Box::new(move || {
+        if mentions_git(&request.raw_argv, &request.program) {
+            request.current_branch = super::git_head::current_branch(&worktree);
+        }
+        let now = policy.judge(&request);
+        let same = now.action == policy::Action::Ask && now.rule == rule && now.part == part;
+        if now.action == policy::Action::Allow || same {
+            return Ok(());
+        }
+        Err(BlockedReason {
+            what: format!(
+                "command (changed while the question waited: {})",
+                if now.reason.is_empty() {
+                    now.rule.as_str()
+                } else {
+                    now.reason.as_str()
+                }
+            ),
+            object: if now.part.is_empty() {
+                request.argv.join(" ")
+            } else {
+                now.part
+            }
+            .into_bytes(),
+            rule: now.rule,
+            answer: None,
+        })
+    }))
 }
 
 fn read_request(

@@ -201,7 +201,7 @@ fn handle(
     let outcome = if n.nr == libc::SYS_execve || n.nr == libc::SYS_execveat {
         caller_context::exec_seen();
         let mem = TargetMemory::deferring(&s.listener, &n);
-        let outcome = exec_check::check(s.policy.as_ref(), &s.fence, &mem, caller, &n);
+        let outcome = exec_check::check(&s.policy, &s.fence, &mem, caller, &n);
         if !confirmed(&mem, &outcome) {
             // The caller is gone (its tid may be another thread's by now): nothing read
             // for it is acted on, and the answer finds no call.

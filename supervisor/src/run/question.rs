@@ -67,10 +67,23 @@ pub struct Ask {
 /// What happens when a person says Yes.
 #[derive(Debug)]
 pub enum OnYes {
-    /// The kernel runs the call (exec: policy, not a boundary; Landlock still applies).
-    Continue,
+    /// The kernel runs the call if what was asked about still holds after the answer
+    /// (exec: policy, not a boundary; Landlock still applies).
+    ContinueIf(Recheck),
     /// The supervisor carries the call out from the checked values.
     Perform(Operation),
+}
+
+/// The judgement made again once a person has answered: what it depends on besides the
+/// call's own values (an exec's repository: a branch re-pointed while the question waited
+/// makes `git push origin feature` a push to main) may have changed meanwhile. `Err`
+/// refuses the call, with its reason.
+pub struct Recheck(pub Box<dyn FnOnce() -> Result<(), BlockedReason> + Send>);
+
+impl std::fmt::Debug for Recheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recheck")
+    }
 }
 
 /// Everything a decision needs to reach the process.
@@ -182,7 +195,24 @@ fn finish(s: &Settle, n: &Notification, caller: Caller, outcome: Outcome, receiv
             return;
         }
         let response = match ask.on_yes {
-            OnYes::Continue => Response::Continue,
+            OnYes::ContinueIf(Recheck(recheck)) => match recheck() {
+                Ok(()) => Response::Continue,
+                Err(changed) => {
+                    s.gate.record(&Record {
+                        event,
+                        subject: &request.subject,
+                        process: Some(&request.process),
+                        level: "red",
+                        action: "deny",
+                        rule: &changed.rule,
+                        reason: &changed.what,
+                        tid: n.tid,
+                        received,
+                    });
+                    tell(s, caller, Some(&changed));
+                    response
+                }
+            },
             // Approved beyond the fence: the real file, in fence's view.
             OnYes::Perform(op) => {
                 if protected_path {

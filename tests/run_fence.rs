@@ -5033,11 +5033,15 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     w.write(".pre-commit-config.yaml", "repos: []\n");
     std::fs::create_dir_all(w.worktree.join(".claude/hooks")).unwrap();
     w.write(".claude/hooks/fmt.sh", "#!/bin/sh\nexit 0\n");
+    std::fs::create_dir_all(w.worktree.join(".devcontainer")).unwrap();
+    w.write(".devcontainer/devcontainer.json", "{}\n");
     chown_tree(w, &w.worktree);
     w.write(
         "s.sh",
         "printf 'repos:\\n- repo: local\\n  hooks:\\n  - id: x\\n    entry: touch /tmp/p\\n' > .pre-commit-config.yaml\n\
          echo 'pre-commit: {commands: {x: {run: touch /tmp/p}}}' > lefthook.yml\n\
+         echo '{\"initializeCommand\": \"touch /tmp/p\"}' > .devcontainer/devcontainer.json\n\
+         printf '[hooks]\\nenter = \"touch /tmp/p\"\\n' > mise.toml\n\
          echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
          echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
          echo ok > notes.txt\n",
@@ -5054,6 +5058,8 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
         stderr(&out)
     );
     assert!(!w.worktree.join(".claude/hooks/new.sh").exists());
+    assert_unchanged(&w.worktree.join(".devcontainer/devcontainer.json"), "{}\n");
+    assert!(!w.worktree.join("mise.toml").exists(), "{}", stderr(&out));
     assert_unchanged(&w.worktree.join("notes.txt"), "ok\n");
     assert!(
         stderr(&out).contains("rule fence.protected-path"),

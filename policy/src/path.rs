@@ -429,10 +429,23 @@ pub fn is_protected(rel: &Path) -> bool {
     }
     // pre-commit's and lefthook's configuration at the worktree's root: the git hook they
     // install runs the commands it names on the user's next `git commit`.
+    // A dev container's definition (VS Code runs its `initializeCommand` on the host), and
+    // mise's project config (its hooks and environment run in the user's shell on `cd`).
+    if matches!(first, b".devcontainer" | b".mise")
+        || rel.starts_with(".config/mise")
+        || rel == Path::new(".config/mise.toml")
+    {
+        return true;
+    }
     if rel.components().count() == 1
         && matches!(
             first,
-            b".pre-commit-config.yaml"
+            b".devcontainer.json"
+                | b"mise.toml"
+                | b".mise.toml"
+                | b"mise.local.toml"
+                | b".mise.local.toml"
+                | b".pre-commit-config.yaml"
                 | b".lefthook.yml"
                 | b"lefthook.yml"
                 | b"lefthook.yaml"

@@ -561,6 +561,8 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             ".mcp.json",
             ".pre-commit-config.yaml",
             "lefthook.yml (and its other names)",
+            ".devcontainer/, .devcontainer.json",
+            "mise.toml, .mise.toml, .config/mise/ (and mise's other project config names)",
         ],
         "Writes a file that runs code later, outside the sandbox",
     ),

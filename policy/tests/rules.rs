@@ -3615,6 +3615,15 @@ fn protected_paths_at_any_depth_and_through_git_are_red() {
             ("git checkout HEAD", yellow("default.unknown")),
             ("git checkout -- src/a.rs", yellow("default.unknown")),
             ("echo x > sub/envrc", yellow("fs.write-inside")),
+            ("echo '{}' > .devcontainer/devcontainer.json", PROT),
+            ("echo '{}' > .devcontainer.json", PROT),
+            ("printf '[hooks]\\nenter = x\\n' >> mise.toml", PROT),
+            ("echo x > .mise.toml", PROT),
+            ("echo x > .config/mise/config.toml", PROT),
+            ("echo x > .config/mise.toml", PROT),
+            ("cp /dev/null .mise/config.toml", PROT),
+            ("echo x > .config/other.toml", yellow("fs.write-inside")),
+            ("echo x > docs/devcontainer.json", yellow("fs.write-inside")),
         ],
     );
 }

@@ -14,10 +14,17 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 7] = [
+const PROTECTED_TREES: [&str; 10] = [
     ".git/hooks",
     ".vscode",
     ".idea",
+    // A dev container's definition: VS Code runs its `initializeCommand` on the host when
+    // the folder is reopened in the container.
+    ".devcontainer",
+    // mise's project config folders: their `[hooks]` and `[env]` run in the user's shell
+    // on `cd` once the file is trusted, as direnv's `.envrc` does.
+    ".mise",
+    ".config/mise",
     SPARE_HOME,
     // Codex's and Gemini CLI's project rules of what runs unasked.
     ".codex/rules",
@@ -33,13 +40,17 @@ pub const SPARE_HOME: &str = ".git/fence";
 /// Relative paths protected exactly.
 /// `.git/commondir` names the directory git takes its config and hooks from;
 /// `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
-const PROTECTED_FILES: [&str; 8] = [
+const PROTECTED_FILES: [&str; 12] = [
     ".git/config",
     ".git/commondir",
     ".git/config.worktree",
     ".gitmodules",
     ".envrc",
     ".mcp.json",
+    ".devcontainer.json",
+    ".mise.toml",
+    ".mise.local.toml",
+    ".config/mise.toml",
     // pre-commit's and lefthook's configuration: the git hook they install runs the
     // commands it names on the user's next `git commit` (as husky's folder does).
     ".pre-commit-config.yaml",
@@ -47,8 +58,10 @@ const PROTECTED_FILES: [&str; 8] = [
 ];
 
 /// Hook managers' configuration files at the worktree's root whose names do not start
-/// with a dot (lefthook reads any of these, `-local` ones merged in).
-const PROTECTED_UNDOTTED: [&str; 8] = [
+/// with a dot (lefthook reads any of these, `-local` ones merged in), and mise's.
+const PROTECTED_UNDOTTED: [&str; 10] = [
+    "mise.toml",
+    "mise.local.toml",
     "lefthook.yml",
     "lefthook.yaml",
     "lefthook.toml",
@@ -462,6 +475,18 @@ mod tests {
             "lefthook.yml",
             ".lefthook.yml",
             "lefthook-local.yaml",
+            ".devcontainer",
+            ".devcontainer/devcontainer.json",
+            ".devcontainer/python/devcontainer.json",
+            ".devcontainer.json",
+            "mise.toml",
+            ".mise.toml",
+            "mise.local.toml",
+            ".mise.local.toml",
+            ".mise/config.toml",
+            ".config/mise.toml",
+            ".config/mise/config.toml",
+            ".config/mise/conf.d/tools.toml",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
@@ -478,6 +503,10 @@ mod tests {
             "a/.envrc",
             "src/lefthook.yml",
             "docs/.pre-commit-config.yaml",
+            ".config/other.toml",
+            ".config/misery/x",
+            "docs/devcontainer.json",
+            "mise.toml.bak",
             ".git/modules/lib/index",
             ".git/modules/lib/objects/ab/cd",
             ".git/modules/config",

@@ -5035,6 +5035,7 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     w.write(".claude/hooks/fmt.sh", "#!/bin/sh\nexit 0\n");
     std::fs::create_dir_all(w.worktree.join(".devcontainer")).unwrap();
     w.write(".devcontainer/devcontainer.json", "{}\n");
+    w.mkdir(".config");
     chown_tree(w, &w.worktree);
     w.write(
         "s.sh",
@@ -5042,6 +5043,9 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
          echo 'pre-commit: {commands: {x: {run: touch /tmp/p}}}' > lefthook.yml\n\
          echo '{\"initializeCommand\": \"touch /tmp/p\"}' > .devcontainer/devcontainer.json\n\
          printf '[hooks]\\nenter = \"touch /tmp/p\"\\n' > mise.toml\n\
+         echo '[hooks]' > .config/mise.toml\n\
+         mkdir -p .config/mise; echo '[hooks]' > .config/mise/config.toml\n\
+         echo ok > .config/other.toml\n\
          echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
          echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
          echo ok > notes.txt\n",
@@ -5059,7 +5063,10 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     );
     assert!(!w.worktree.join(".claude/hooks/new.sh").exists());
     assert_unchanged(&w.worktree.join(".devcontainer/devcontainer.json"), "{}\n");
-    assert!(!w.worktree.join("mise.toml").exists(), "{}", stderr(&out));
+    for made in ["mise.toml", ".config/mise.toml", ".config/mise/config.toml"] {
+        assert!(!w.worktree.join(made).exists(), "{made}: {}", stderr(&out));
+    }
+    assert_unchanged(&w.worktree.join(".config/other.toml"), "ok\n");
     assert_unchanged(&w.worktree.join("notes.txt"), "ok\n");
     assert!(
         stderr(&out).contains("rule fence.protected-path"),

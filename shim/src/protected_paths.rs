@@ -205,7 +205,10 @@ pub fn holds_protected(rel: &Path) -> bool {
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
     }
-    if rel == Path::new(".git") || AGENT_FOLDERS.iter().any(|f| rel == Path::new(f)) {
+    if rel == Path::new(".git")
+        || rel == Path::new(CONFIG_FOLDER)
+        || AGENT_FOLDERS.iter().any(|f| rel == Path::new(f))
+    {
         return true;
     }
     // .git/modules, .git/modules/NAME, .git/modules/NAME/modules, …
@@ -263,6 +266,9 @@ fn is_linked_worktree_config(rel: &Path) -> bool {
 /// runs outside any sandbox when it works in the project), their MCP servers and their
 /// permission rules.
 const AGENT_FOLDERS: [&str; 3] = [".claude", ".gemini", ".codex"];
+
+/// The folder that holds mise's `.config/mise.toml` and `.config/mise/`.
+const CONFIG_FOLDER: &str = ".config";
 
 /// An agent's project settings: `.claude/settings*.json`, `.gemini/settings.json` and
 /// `.gemini/.env`, `.codex/config.toml` and `.codex/hooks.json`.
@@ -340,7 +346,7 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
 /// be pinned as mount points: the kernel refuses to rename or remove a mount point, while
 /// a directory that merely contains read-only binds can be renamed away whole.
 pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = [".git", ".git/modules", ".git/worktrees"]
+    let mut out: Vec<PathBuf> = [".git", ".git/modules", ".git/worktrees", CONFIG_FOLDER]
         .iter()
         .chain(AGENT_FOLDERS.iter())
         .map(|rel| worktree.join(rel))
@@ -609,6 +615,7 @@ mod tests {
             ".git/modules/lib/modules/inner",
             ".git/worktrees",
             ".git/worktrees/lw",
+            ".config",
         ] {
             assert!(holds_protected(Path::new(p)), "{p}");
         }
@@ -620,6 +627,8 @@ mod tests {
             ".claude/notes.md",
             "a/.git",
             ".git/../x",
+            ".config/other",
+            "src/.config",
         ] {
             assert!(!holds_protected(Path::new(p)), "{p}");
         }

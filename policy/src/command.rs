@@ -847,7 +847,7 @@ impl Walker<'_> {
         }
         match name {
             // Wrappers: judge what they run.
-            "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" => {
+            "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" | "run0" => {
                 self.priv_wrapper(name, args, inv, depth)
             }
             "env" => self.env_wrapper(args, inv, depth),
@@ -1231,6 +1231,20 @@ impl Walker<'_> {
                 self.package_exec(args, depth);
                 self.check_path_args(args, &[]);
             }
+            "pre-commit" | "lefthook" | "husky" | "direnv" if hook_setup(name, args).is_some() => {
+                let (file, what) = hook_setup(name, args).unwrap_or_default();
+                let file = if let Some(rest) = file.strip_prefix("~/") {
+                    match crate::word::Scope::home(self) {
+                        Some(h) => Arg::literal(format!("{h}/{rest}")),
+                        None => Arg::unknown(),
+                    }
+                } else {
+                    Arg::literal(self.cls.worktree.join(file).display().to_string())
+                };
+                self.find(RuleId::DefaultUnknown, what);
+                self.check_write_target(&file, true, name);
+                self.check_path_args(args, &[]);
+            }
             _ => {
                 if self.command_runner(name, args, inv, depth) {
                     // A runner's own output files (`perf record -o FILE`), and the
@@ -1423,6 +1437,14 @@ impl Walker<'_> {
             | "composer" | "twine" | "docker" | "podman" | "nerdctl" | "buildah"
             | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" => {
                 self.dev_tool(name, args, depth)
+            }
+            _ if other_publisher(name, args) => {
+                let words = plain_words(args);
+                self.find(
+                    RuleId::PkgPublish,
+                    format!("{name} {} publishes a package", words.join(" ")),
+                );
+                self.check_path_args(args, &[]);
             }
             // NuGet's upload: `dotnet nuget push x.nupkg`, `nuget push x.nupkg`.
             "dotnet" | "nuget"
@@ -2126,6 +2148,24 @@ impl Walker<'_> {
                         short_arg: "uC",
                         ..OptSpec::default()
                     },
+                    // systemd's `run0 [OPTIONS] [CMD…]`; without a command, a shell.
+                    "run0" => OptSpec {
+                        short_arg: "ugD",
+                        long_arg: &[
+                            "user",
+                            "group",
+                            "chdir",
+                            "unit",
+                            "property",
+                            "description",
+                            "slice",
+                            "nice",
+                            "setenv",
+                            "background",
+                            "machine",
+                        ],
+                        permute: false,
+                    },
                     _ => OptSpec {
                         long_arg: &["user"],
                         ..OptSpec::default()
@@ -2146,7 +2186,7 @@ impl Walker<'_> {
                 if start < args.len() {
                     // `sudo -D DIR CMD` runs CMD in DIR, as `env -C DIR` does.
                     let saved_cwd = self.state.cwd.clone();
-                    if name == "sudo"
+                    if matches!(name, "sudo" | "run0")
                         && let Some(dir) = p.value_of('D', "chdir").cloned()
                     {
                         self.state.cwd = match self.resolve_arg(&dir, true) {
@@ -2579,6 +2619,10 @@ impl Walker<'_> {
         }
         if let Some(c) = p.value_of('c', "command").cloned() {
             self.shell_string(&c, inv);
+        } else {
+            // Without `-c`, script runs the user's shell, which reads its commands
+            // from script's input: a pipe into it is a pipe into a shell.
+            self.stdin_program("script", inv);
         }
     }
 
@@ -3063,6 +3107,13 @@ impl Walker<'_> {
                     && !t.starts_with("--")
                     && name == "perl"
                     && (t.contains('e') || t.contains('E')))
+                // ruby's flags bundled before its `-e` (`-ne`, `-lpe`).
+                || (name == "ruby"
+                    && t.len() > 2
+                    && t.strip_prefix('-').is_some_and(|b| {
+                        b.strip_suffix('e')
+                            .is_some_and(|f| f.chars().all(|c| "acdlnpsSvwy".contains(c)))
+                    }))
                 || (is_python(name)
                     && t.starts_with('-')
                     && !t.starts_with("--")
@@ -3145,11 +3196,24 @@ impl Walker<'_> {
             let code = args.get(i + 1);
             let downloaded = inv.subs_network && code.is_some_and(|c| c.cmdsub && !c.known);
             // `python3 -c 'exec(sys.stdin.read())'` runs what it reads.
-            let runs_stdin = inv.io.stdin_pipe
-                && code.and_then(Arg::value).is_some_and(|c| {
-                    c.contains("stdin")
-                        && (c.contains("exec") || c.contains("eval") || c.contains("system"))
+            // perl's and ruby's `-n`/`-p` (in a bundle as `-ne`, `-lpe`) loop over the
+            // input lines; a bundle ends at a switch that takes the rest of its word.
+            let perl_like = matches!(name, "perl" | "ruby");
+            let line_loop = perl_like
+                && args[1..=i.min(args.len() - 1)].iter().any(|a| {
+                    a.text
+                        .strip_prefix('-')
+                        .filter(|b| !b.starts_with('-'))
+                        .is_some_and(|b| {
+                            b.chars()
+                                .take_while(|c| !"eEMmIxdDCVir".contains(*c))
+                                .any(|c| c == 'n' || c == 'p')
+                        })
                 });
+            let runs_stdin = inv.io.stdin_pipe
+                && code
+                    .and_then(Arg::value)
+                    .is_some_and(|c| inline_code_runs_its_input(c, line_loop, perl_like));
             if downloaded {
                 self.find(
                     RuleId::PipeToInterpreter,
@@ -3198,6 +3262,13 @@ impl Walker<'_> {
                         RuleId::PkgGlobal,
                         "setup.py install outside a virtualenv changes the system's Python",
                     );
+                }
+                // `python setup.py sdist upload`: distutils' upload to the index.
+                if is_python(name)
+                    && program_name(&args[s].text) == "setup.py"
+                    && args[s + 1..].iter().any(|a| a.text == "upload")
+                {
+                    self.find(RuleId::PkgPublish, "setup.py upload publishes a package");
                 }
                 self.find(RuleId::DefaultUnknown, format!("{name} runs a script"));
                 self.check_path_args(args, &[]);
@@ -5394,11 +5465,13 @@ impl Walker<'_> {
     }
 
     fn kill(&mut self, args: &[Arg]) {
-        // Signal names in any case, with or without `SIG` (`-sigkill`, `-s SigKill`).
+        // Signal names in any case, with or without `SIG` (`-sigkill`, `-s SigKill`);
+        // the number as a number (`-09`, `-s 0009`).
         let sigkill = |s: &str| {
             let s = s.trim_start_matches('-').to_ascii_uppercase();
             let s = s.strip_prefix("SIG").unwrap_or(&s);
-            s == "9" || s == "KILL"
+            let number = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            s == "KILL" || (number && s.trim_start_matches('0') == "9")
         };
         let mut forced = false;
         let mut i = 1;
@@ -5825,12 +5898,17 @@ impl Walker<'_> {
 
     fn test_runner(&mut self, name: &str, args: &[Arg]) {
         let is_runner = match name {
-            "pytest" | "mypy" | "pyright" => true,
+            "pytest" | "pyright" => true,
             "tsc" => args.iter().any(|a| a.text == "--noEmit"),
+            // `--fix-only` and `--add-noqa` rewrite the sources as `--fix` does;
+            // `mypy --install-types` installs packages.
             "ruff" => {
                 args.get(1).is_some_and(|a| a.text == "check")
-                    && !args.iter().any(|a| a.text == "--fix")
+                    && !args
+                        .iter()
+                        .any(|a| matches!(a.text.as_str(), "--fix" | "--fix-only" | "--add-noqa"))
             }
+            "mypy" => !args.iter().any(|a| a.text == "--install-types"),
             _ => false,
         };
         if is_runner {
@@ -6118,6 +6196,15 @@ impl Walker<'_> {
         let sub = match name {
             "npm" => tool_commands::npm_command(typed).unwrap_or(typed),
             "gem" => tool_commands::gem_command(typed).unwrap_or(typed),
+            // A bare `yarn` (`yarn --frozen-lockfile`) is `yarn install`.
+            "yarn"
+                if typed.is_empty()
+                    && !args.iter().skip(1).any(|a| {
+                        matches!(a.text.as_str(), "-v" | "--version" | "-h" | "--help")
+                    }) =>
+            {
+                "install"
+            }
             _ => typed,
         };
         let sub2 = words.get(1).copied().unwrap_or("");
@@ -6991,6 +7078,31 @@ fn mode_operands(name: &str, args: &[Arg]) -> Vec<usize> {
 
 /// A script operand that is the process's stdin: `-` (for a shell or interpreter),
 /// `/dev/stdin`, and the descriptor 0 links (`/dev/fd/0`, `/proc/self/fd/0`).
+/// Whether inline interpreter code hands what it reads on its input to an evaluator
+/// or a shell: `exec(sys.stdin.read())`, `eval STDIN.read`, `eval join "", <STDIN>`,
+/// `exec(open(0).read())`, `eval(require("fs").readFileSync(0, "utf8"))`,
+/// `os.system(input())`; with `line_loop` (perl's and ruby's `-n`/`-p`, which read
+/// every input line into `$_`) the code reads its input whatever it names.
+/// `perl_like` code runs a command in backquotes too.
+fn inline_code_runs_its_input(code: &str, line_loop: bool, perl_like: bool) -> bool {
+    let lower = code.to_ascii_lowercase();
+    let reads = line_loop
+        || [
+            "stdin",
+            "input(",
+            "open(0",
+            "readfilesync(0",
+            "argf",
+            "<>",
+            "/dev/fd/0",
+        ]
+        .iter()
+        .any(|r| lower.contains(r));
+    let runs = ["exec", "eval", "system"].iter().any(|r| lower.contains(r))
+        || (perl_like && (code.contains('`') || code.contains("qx")));
+    reads && runs
+}
+
 fn is_stdin_path(t: &str) -> bool {
     matches!(
         t,
@@ -7017,6 +7129,56 @@ fn code_string_literals(code: &str) -> Vec<String> {
 
 /// The words after the program that are not options (`dotnet nuget push x` → `nuget`,
 /// `push`, `x`): a subcommand's words, whatever options lie between them.
+/// The publishing commands of the package tools the rest of the table does not know:
+/// `pdm publish`, `lerna publish`, `jsr publish`, `vsce publish` and `ovsx publish`
+/// (editor extensions), `mvn deploy` (the phase that uploads to the remote repository,
+/// whatever phases come before it), `gradle publish` and its `publish…` tasks
+/// (`publishToMavenLocal` stays on this machine), `crane push`.
+fn other_publisher(name: &str, args: &[Arg]) -> bool {
+    let words = plain_words(args);
+    match name {
+        "pdm" | "lerna" | "jsr" | "vsce" | "ovsx" => words.first() == Some(&"publish"),
+        "mvn" | "mvnw" => words
+            .iter()
+            .any(|w| *w == "deploy" || w.starts_with("deploy:")),
+        "gradle" | "gradlew" => words
+            .iter()
+            .any(|w| w.starts_with("publish") && !w.ends_with("ToMavenLocal")),
+        "crane" => words.first() == Some(&"push"),
+        _ => false,
+    }
+}
+
+/// The file a hook manager writes without naming it, and what it does: `pre-commit
+/// install` and `lefthook install`/`add` write a hook into `.git/hooks/`, `husky` (bare,
+/// `init`, `install`) points `core.hooksPath` at its folder in `.git/config`; each is a
+/// program git runs later, outside the sandbox. `direnv allow` records in the user's
+/// data folder that the `.envrc` may run in every shell that enters the folder.
+fn hook_setup(name: &str, args: &[Arg]) -> Option<(&'static str, &'static str)> {
+    let words = plain_words(args);
+    let first = words.first().copied();
+    let asks_help = args
+        .iter()
+        .skip(1)
+        .any(|a| matches!(a.text.as_str(), "-h" | "--help" | "-V" | "--version"));
+    match (name, first) {
+        _ if asks_help => None,
+        ("pre-commit", Some("install")) | ("lefthook", Some("install" | "add")) => Some((
+            ".git/hooks/pre-commit",
+            "installs a git hook that runs outside the sandbox",
+        )),
+        ("husky", None | Some("install" | "init")) => Some((
+            ".git/config",
+            "sets core.hooksPath: git runs its hooks outside the sandbox",
+        )),
+        ("direnv", Some("allow" | "permit" | "grant")) => Some((
+            "~/.local/share/direnv/allow/.envrc",
+            "allows the .envrc to run in every shell that enters the folder",
+        )),
+        _ => None,
+    }
+}
+
 fn plain_words(args: &[Arg]) -> Vec<&str> {
     args.iter()
         .skip(1)

@@ -99,7 +99,9 @@ use Level::{Green, Red, Yellow};
 pub const READ_PROGRAMS: &[&str] = &[
     "ls", "pwd", "cat", "grep", "rg", "head", "tail", "which", "file", "wc",
 ];
-pub const PRIV_PROGRAMS: &[&str] = &["sudo", "sudoedit", "doas", "su", "pkexec", "runuser"];
+pub const PRIV_PROGRAMS: &[&str] = &[
+    "sudo", "sudoedit", "doas", "su", "pkexec", "runuser", "run0",
+];
 pub const FETCH_PROGRAMS: &[&str] = &["curl", "wget"];
 pub const PERM_PROGRAMS: &[&str] = &["chmod", "chown", "chgrp"];
 pub const KILL_PROGRAMS: &[&str] = &["pkill", "killall", "killall5"];
@@ -786,6 +788,10 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             "pnpm publish",
             "poetry publish",
             "uv publish",
+            "pdm publish",
+            "lerna publish",
+            "mvn deploy",
+            "gradle publish",
             "dotnet nuget push",
         ],
         "Publishes a package",

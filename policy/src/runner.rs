@@ -138,6 +138,8 @@ static RUNNERS: &[Runner] = &[
         Runs::AfterDashDash,
     ),
     runner("asdf", &["exec"], NONE, Runs::Argv),
+    // `corepack npm publish`: the package manager it names, run with the rest.
+    runner("corepack", &[], NONE, Runs::Argv),
     Runner {
         skip: 1,
         ..runner("direnv", &["exec"], NONE, Runs::Argv)

@@ -1673,6 +1673,17 @@ impl Walker<'_> {
             // Each folder it names is made.
             "virtualenv" => Ops::All,
             "scp" | "sftp" => Ops::Last,
+            // `cpio -p DIR` (pass-through) copies the names it reads into DIR.
+            "cpio"
+                if args.iter().skip(1).any(|a| {
+                    a.text == "--pass-through"
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('p'))
+                }) =>
+            {
+                Ops::Last
+            }
             _ if outputs.is_empty() => return false,
             _ => Ops::None,
         };
@@ -1690,6 +1701,7 @@ impl Walker<'_> {
                 "ssh-keygen" => "bCfNtm",
                 "csplit" => "fbn",
                 "iconv" => "fto",
+                "cpio" => "DFEHIORMC",
                 _ => "o",
             },
             long_arg: &["output", "prefix", "directory", "tmpdir", "out-dir"],

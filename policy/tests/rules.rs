@@ -9102,3 +9102,27 @@ fn plan_mode_denies_the_installs_and_source_rewrites_of_checkers() {
         ],
     );
 }
+
+#[test]
+fn cpio_pass_through_writes_into_its_destination() {
+    check(
+        &classifier(),
+        &[
+            (
+                "find . -name '*.so' | cpio -pdm /usr/lib",
+                refused("sys.root-write"),
+            ),
+            (
+                "cpio --pass-through -d /etc < list",
+                refused("sys.root-write"),
+            ),
+            ("cpio -pdm /tmp/stage < list", red("fence.path-outside")),
+            ("find src | cpio -pdm stage", yellow("")),
+            ("find src | cpio -o > src.cpio", yellow("")),
+        ],
+    );
+    check_actions(
+        &in_mode(Mode::Plan),
+        &[("find src | cpio -pdm stage", Action::Deny)],
+    );
+}

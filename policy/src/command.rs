@@ -3134,7 +3134,27 @@ impl Walker<'_> {
                 inline_program = true;
                 break;
             }
-            if is_python(name) && matches!(t, "-W" | "-X" | "-Q") {
+            // Options whose value is the next word, not the script: python's `-W`,
+            // `-X`; perl's and ruby's `-I DIR`; ruby's `-r LIB`; node's modules
+            // loaded first (`-r`, `--require`, `--import`, `--loader`).
+            let takes_value = match name {
+                _ if is_python(name) => matches!(t, "-W" | "-X" | "-Q"),
+                "perl" => t == "-I",
+                "ruby" => matches!(t, "-I" | "-r"),
+                "node" | "nodejs" => matches!(
+                    t,
+                    "-r" | "--require"
+                        | "--import"
+                        | "--loader"
+                        | "--experimental-loader"
+                        | "-C"
+                        | "--conditions"
+                        | "--env-file"
+                        | "--input-type"
+                ),
+                _ => false,
+            };
+            if takes_value {
                 i += 2;
                 continue;
             }

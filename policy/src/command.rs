@@ -7108,8 +7108,6 @@ fn mode_operands(name: &str, args: &[Arg]) -> Vec<usize> {
     (i + 1..args.len()).collect()
 }
 
-/// A script operand that is the process's stdin: `-` (for a shell or interpreter),
-/// `/dev/stdin`, and the descriptor 0 links (`/dev/fd/0`, `/proc/self/fd/0`).
 /// Whether inline interpreter code hands what it reads on its input to an evaluator
 /// or a shell: `exec(sys.stdin.read())`, `eval STDIN.read`, `eval join "", <STDIN>`,
 /// `exec(open(0).read())`, `eval(require("fs").readFileSync(0, "utf8"))`,
@@ -7130,11 +7128,29 @@ fn inline_code_runs_its_input(code: &str, line_loop: bool, perl_like: bool) -> b
         ]
         .iter()
         .any(|r| lower.contains(r));
-    let runs = ["exec", "eval", "system"].iter().any(|r| lower.contains(r))
-        || (perl_like && (code.contains('`') || code.contains("qx")));
+    let runs = ["exec", "eval", "system"]
+        .iter()
+        .any(|r| names_a_call(&lower, r))
+        || (perl_like && (code.contains('`') || names_a_call(code, "qx")));
     reads && runs
 }
 
+/// Whether `code` names `word` as a word of its own, not inside a pattern's slashes nor
+/// alone in quotes: `exec(`, `eval $_`, `os.system(`, `eval <STDIN>`, not `/exec/` (a
+/// regex a filter matches), `"system"` (a string it counts), `execute` or `subsystem`.
+fn names_a_call(code: &str, word: &str) -> bool {
+    let bytes = code.as_bytes();
+    let part_of_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'/';
+    code.match_indices(word).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + word.len()).copied();
+        let quoted = before.is_some_and(|b| matches!(b, b'"' | b'\'')) && before == after;
+        !before.is_some_and(part_of_name) && !after.is_some_and(part_of_name) && !quoted
+    })
+}
+
+/// A script operand that is the process's stdin: `-` (for a shell or interpreter),
+/// `/dev/stdin`, and the descriptor 0 links (`/dev/fd/0`, `/proc/self/fd/0`).
 fn is_stdin_path(t: &str) -> bool {
     matches!(
         t,
@@ -7159,8 +7175,6 @@ fn code_string_literals(code: &str) -> Vec<String> {
     out
 }
 
-/// The words after the program that are not options (`dotnet nuget push x` → `nuget`,
-/// `push`, `x`): a subcommand's words, whatever options lie between them.
 /// The publishing commands of the package tools the rest of the table does not know:
 /// `pdm publish`, `lerna publish`, `jsr publish`, `vsce publish` and `ovsx publish`
 /// (editor extensions), `mvn deploy` (the phase that uploads to the remote repository,
@@ -7211,6 +7225,8 @@ fn hook_setup(name: &str, args: &[Arg]) -> Option<(&'static str, &'static str)> 
     }
 }
 
+/// The words after the program that are not options (`dotnet nuget push x` → `nuget`,
+/// `push`, `x`): a subcommand's words, whatever options lie between them.
 fn plain_words(args: &[Arg]) -> Vec<&str> {
     args.iter()
         .skip(1)

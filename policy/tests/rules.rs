@@ -8955,6 +8955,23 @@ fn inline_code_that_evaluates_its_input_in_any_spelling_reads_its_program_from_t
                 "cat x | perl -lne 'print length'",
                 yellow("default.unknown"),
             ),
+            // A filter whose pattern or string names a runner runs nothing.
+            (
+                "git log | perl -ne 'print if /system/'",
+                yellow("default.unknown"),
+            ),
+            (
+                "rg -l x | perl -ne 'print if /exec|eval/'",
+                yellow("default.unknown"),
+            ),
+            (
+                "cat x | python3 -c 'import sys; print(sys.stdin.read().count(\"system\"))'",
+                yellow("default.unknown"),
+            ),
+            (
+                "cat x | perl -ne 'print if /executable/; $n++'",
+                yellow("default.unknown"),
+            ),
             (
                 "cat x | perl -Mopen=locale -e 'print <STDIN>'",
                 yellow("default.unknown"),

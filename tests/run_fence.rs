@@ -3032,16 +3032,28 @@ fn tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions(w: &W
         "cache.sh",
         "mkdir -p \"$GOCACHE\" && echo built > \"$GOCACHE/entry\"\n\
          echo planted > \"$GOCACHE/../../beside\"\n\
+         echo /elsewhere > \"$(dirname \"$GOCACHE\").worktree\"\n\
          echo planted > \"$GOCACHE/../../../elsewhere\"\n",
     );
     let out = w.run(&["/bin/sh", "cache.sh"]);
     let worktrees = w.home.join(".cache/fence/worktrees");
-    let folders: Vec<std::path::PathBuf> = std::fs::read_dir(&worktrees)
+    // The worktree's folder, the record of its worktree's path beside it, the prune's stamp.
+    let entries: Vec<std::path::PathBuf> = std::fs::read_dir(&worktrees)
         .unwrap_or_else(|e| panic!("{}: {e}; {}", worktrees.display(), stderr(&out)))
         .map(|e| e.unwrap().path())
         .collect();
-    assert_eq!(folders.len(), 1, "{folders:?}");
-    let dir = &folders[0];
+    let folders: Vec<&std::path::PathBuf> = entries.iter().filter(|p| p.is_dir()).collect();
+    assert_eq!(folders.len(), 1, "{entries:?}");
+    assert_eq!(entries.len(), 3, "{entries:?}");
+    let dir = folders[0];
+    let mut record = dir.clone().into_os_string();
+    record.push(".worktree");
+    assert_eq!(
+        std::fs::read(&record).unwrap(),
+        w.worktree.canonicalize().unwrap().as_os_str().as_bytes(),
+        "the record of the worktree's path was changed from inside"
+    );
+    assert!(worktrees.join(".pruned").is_file());
     assert_eq!(
         std::fs::read_to_string(dir.join("go-build/entry")).unwrap(),
         "built\n"

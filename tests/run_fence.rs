@@ -4801,6 +4801,25 @@ fn git_stash_cleans_the_tree_while_a_reset_hard_stays_refused(w: &World) {
         std::fs::read_to_string(w.worktree.join("a.txt")).unwrap(),
         "changed\n"
     );
+    // With the untracked files (`-u`): kept in the stash and cleaned away, then brought
+    // back; `git clean -f` of the sandbox's own stays refused.
+    w.write("new.txt", "untracked\n");
+    let out = git(&["stash", "-u"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!w.worktree.join("new.txt").exists(), "{}", stderr(&out));
+    let out = git(&["stash", "pop"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("new.txt")).unwrap(),
+        "untracked\n"
+    );
+    let out = git(&["clean", "--force", "--quiet", "-d", ":/"]);
+    assert!(w.worktree.join("new.txt").exists(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(rule git.clean-force)"),
+        "{}",
+        stderr(&out)
+    );
     // The sandbox's own reset, direct or from a program named git run as `git stash`.
     w.compile_c(
         "git",

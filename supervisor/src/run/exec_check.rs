@@ -52,19 +52,25 @@ pub trait ExecPolicy: Send + Sync {
 }
 
 /// `git stash` (push or save) keeps the changes, then cleans the tree with a
-/// `git reset --hard -q --no-recurse-submodules` of its own, a child it forks and execs:
-/// that reset discards nothing the stash has not kept, and refusing it left the stash made
-/// and the changes still in the tree (`git stash pop` then fails). It is told from a reset
-/// the sandbox asks for by its caller, stash's forked child: its command line is still
-/// stash's, and its executable a git that no writable root holds (a program of the
-/// sandbox's named `git`, run as `git stash`, could otherwise exec the reset). Policy, as
-/// every exec rule.
+/// `git reset --hard -q --no-recurse-submodules` of its own, a child it forks and execs,
+/// and with `-u`/`-a` a `git clean --force --quiet -d :/` (`-x` added for `-a`) of the
+/// untracked files it kept too: they discard nothing the stash has not kept, and refusing
+/// them left the stash made and the changes still in the tree (`git stash pop` then
+/// fails). They are told from a reset or clean the sandbox asks for by their exact words
+/// and their caller, stash's forked child: its command line is still stash's, and its
+/// executable a git that no writable root holds (a program of the sandbox's named `git`,
+/// run as `git stash`, could otherwise exec them). Policy, as every exec rule.
 fn is_stash_cleanup(argv: &[String], caller: Caller, fence: &Fence) -> bool {
-    let [_, reset, hard, rest @ ..] = argv else {
-        return false;
-    };
-    let quiet = |a: &String| matches!(a.as_str(), "-q" | "--quiet" | "--no-recurse-submodules");
-    if reset != "reset" || hard != "--hard" || !rest.iter().all(quiet) {
+    let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+    let quiet = |a: &&str| matches!(*a, "-q" | "--quiet" | "--no-recurse-submodules");
+    let resets =
+        matches!(words.as_slice(), ["reset", "--hard", rest @ ..] if rest.iter().all(quiet));
+    let cleans = matches!(
+        words.as_slice(),
+        ["clean", "--force", "--quiet", "-d", ":/"]
+            | ["clean", "--force", "--quiet", "-d", ":/", "-x"]
+    );
+    if !resets && !cleans {
         return false;
     }
     let Ok(exe) = std::fs::read_link(format!("/proc/{}/exe", caller.tid)) else {
@@ -148,7 +154,9 @@ pub fn check(
         return Outcome::failed(EventKind::Exec, libc::ENOENT);
     }
     let mut verdict = policy.judge(&request);
-    if verdict.rule == "git.reset-hard" && is_stash_cleanup(&request.argv, caller, fence) {
+    if matches!(verdict.rule.as_str(), "git.reset-hard" | "git.clean-force")
+        && is_stash_cleanup(&request.argv, caller, fence)
+    {
         verdict = ExecJudgement {
             action: policy::Action::Allow,
             level: policy::Level::Green,

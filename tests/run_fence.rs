@@ -583,6 +583,63 @@ fn an_exec_with_as_many_arguments_as_the_kernel_takes_runs(w: &World) {
     assert_eq!(stdout(&out).trim(), "1200012", "stderr: {}", stderr(&out));
 }
 
+/// A name with a trailing slash must be a directory, and a name on the way too: such calls
+/// fail as they do bare, with the kernel's own error and no reason line (`cp f newdir/`
+/// with `newdir` missing made a file `newdir` when fence carried the create out).
+fn a_trailing_slash_or_a_file_on_the_way_fails_as_bare(w: &World) {
+    if !python_ready("a_trailing_slash_or_a_file_on_the_way_fails_as_bare") {
+        return;
+    }
+    w.write("slash.py", SLASH_PY);
+    let out = w.run(&[PYTHON, "slash.py"]);
+    assert_eq!(
+        stdout(&out),
+        "open-creat-missing EISDIR\nopen-creat-file EISDIR\nopen-w-file ENOTDIR\n\
+         open-w-dir EISDIR\nlink-missing ENOENT\nlink-exists EEXIST\nsymlink-missing ENOENT\n\
+         fifo-missing ENOENT\nrename-file ENOTDIR\nrename-file-from-slash ENOTDIR\n\
+         unlink-file ENOTDIR\nmkdir ok\nrename-dir ok\nrmdir ok\nunder-a-file ENOTDIR\n\
+         link-under-a-file ENOTDIR\n",
+        "stderr: {}",
+        stderr(&out)
+    );
+    for made in ["o1", "l2", "s1", "f1", "nd2", "nd3"] {
+        assert!(
+            std::fs::symlink_metadata(w.worktree.join(made)).is_err(),
+            "{made} was made: {}",
+            stderr(&out)
+        );
+    }
+    assert_unchanged(&w.worktree.join("src.txt"), "x");
+    assert!(!stderr(&out).contains("fence: blocked"), "{}", stderr(&out));
+}
+
+const SLASH_PY: &str = r#"import os, errno
+def t(name, f):
+    try:
+        f(); r = "ok"
+    except OSError as e:
+        r = errno.errorcode[e.errno]
+    print(name, r)
+open("src.txt", "w").write("x")
+os.mkdir("d")
+t("open-creat-missing", lambda: os.close(os.open("o1/", os.O_CREAT | os.O_WRONLY)))
+t("open-creat-file", lambda: os.close(os.open("src.txt/", os.O_CREAT | os.O_WRONLY)))
+t("open-w-file", lambda: os.close(os.open("src.txt/", os.O_WRONLY)))
+t("open-w-dir", lambda: os.close(os.open("d/", os.O_WRONLY)))
+t("link-missing", lambda: os.link("src.txt", "l2/"))
+t("link-exists", lambda: os.link("src.txt", "d/"))
+t("symlink-missing", lambda: os.symlink("x", "s1/"))
+t("fifo-missing", lambda: os.mkfifo("f1/"))
+t("rename-file", lambda: os.rename("src.txt", "nd2/"))
+t("rename-file-from-slash", lambda: os.rename("src.txt/", "nd3"))
+t("unlink-file", lambda: os.unlink("src.txt/"))
+t("mkdir", lambda: os.mkdir("nd4/"))
+t("rename-dir", lambda: os.rename("nd4/", "nd5/"))
+t("rmdir", lambda: os.rmdir("nd5/"))
+t("under-a-file", lambda: os.close(os.open("src.txt/sub", os.O_CREAT | os.O_WRONLY)))
+t("link-under-a-file", lambda: os.link("src.txt/x", "l3"))
+"#;
+
 fn exit_status_and_signals_pass_through(w: &World) {
     assert_eq!(w.run(&["/bin/sh", "-c", "exit 7"]).status.code(), Some(7));
     w.write("term.sh", "kill -TERM $$\n");
@@ -8632,6 +8689,7 @@ both_ways!(
     io_uring_ptrace_and_tiocsti_are_refused,
     exit_status_and_signals_pass_through,
     an_exec_with_as_many_arguments_as_the_kernel_takes_runs,
+    a_trailing_slash_or_a_file_on_the_way_fails_as_bare,
     a_program_directory_repointed_in_the_worktree_is_followed_anew,
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,

@@ -307,7 +307,7 @@ fn read_request(
                 found = looked;
                 p
             }
-            Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
+            Resolution::Unresolvable(_) | Resolution::Descriptor(_) | Resolution::NotADirectory => {
                 PathBuf::from(OsStr::from_bytes(&raw_path))
             }
         }

@@ -32,6 +32,9 @@ pub enum Resolution {
     /// The caller's own descriptor link (`/proc/<tgid>/fd/N`, also under `task/<tid>/`)
     /// to an object without a path (a pipe, a socket): what the kernel would reopen.
     Descriptor(PathBuf),
+    /// A name on the way is no directory (`file/sub`): the kernel fails the call with
+    /// ENOTDIR before it asks for any right.
+    NotADirectory,
 }
 
 /// The calling thread, as the resolver needs it.
@@ -966,6 +969,9 @@ fn walk_one_by_one(
                 missing = true;
                 found = Found::Missing;
                 resolved = candidate;
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
+                return (Resolution::NotADirectory, Found::NotLooked);
             }
             Err(e) => return unresolvable(format!("{}: {e}", candidate.display())),
         }

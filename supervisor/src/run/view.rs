@@ -165,6 +165,16 @@ pub fn is_socket(path: &Path) -> bool {
     stat_nofollow(path).is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFSOCK)
 }
 
+/// What `path` (absolute, resolved) names as the sandbox sees it, its last component not
+/// followed: `None` when nothing, else whether it is a directory.
+pub fn entry_kind(path: &Path) -> io::Result<Option<bool>> {
+    match stat_nofollow(path) {
+        Ok(st) => Ok(Some(st.st_mode & libc::S_IFMT == libc::S_IFDIR)),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Whether `path` (absolute, resolved) names a directory as the sandbox sees it, its last
 /// component not followed. Policy only: the answer may be stale by the time a call acts.
 pub fn is_directory(path: &Path) -> bool {

@@ -264,6 +264,52 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
     (fence.landlock_refer || same_directory()) && !moved.is_some_and(super::view::is_socket)
 }
 
+/// The kernel's answer to a call that names with a trailing slash something that is not a
+/// directory, or a name it would make as anything else: it fails before it asks for any
+/// right (`cp f newdir/` with `newdir` missing: `open("newdir/", O_CREAT)` is EISDIR; `mv
+/// f nd/` is ENOTDIR; `ln f l/` is ENOENT). The resolved paths have no slash, so a call
+/// carried out from them would make what the kernel refuses: the call fails as it would
+/// bare, and fence neither asks nor says anything. `None` where the slash changes nothing
+/// (`mkdir`, `rmdir`, a directory moved, an unnamed file's folder). An error widens
+/// nothing.
+fn trailing_slash_failure(
+    op: &str,
+    n: &Notification,
+    slashed: &[bool],
+    resolved: &[PathBuf],
+) -> Option<i32> {
+    if !slashed.iter().any(|s| *s) {
+        return None;
+    }
+    let kind = |p: &PathBuf| super::view::entry_kind(p).ok();
+    // Missing, a directory, or anything else.
+    let by_kind = |p: &PathBuf, dir: Option<i32>| match kind(p)? {
+        None => Some(libc::ENOENT),
+        Some(true) => dir,
+        Some(false) => Some(libc::ENOTDIR),
+    };
+    let remove_dir = n.nr == libc::SYS_unlinkat && n.args[2] & libc::AT_REMOVEDIR as u64 != 0;
+    match (op, resolved) {
+        ("open" | "creat", [p]) => {
+            let flags = open_flags(n)?;
+            if flags & libc::O_TMPFILE == libc::O_TMPFILE {
+                None
+            } else if flags & libc::O_CREAT != 0 {
+                Some(libc::EISDIR)
+            } else {
+                by_kind(p, Some(libc::EISDIR))
+            }
+        }
+        ("unlink", [p]) if !remove_dir => by_kind(p, Some(libc::EISDIR)),
+        ("link" | "symlink" | "mknod", [p]) => Some(match kind(p)? {
+            Some(_) => libc::EEXIST,
+            None => libc::ENOENT,
+        }),
+        ("rename", [from, _]) => by_kind(from, None),
+        _ => None,
+    }
+}
+
 /// Decodes a filesystem call; `None` for calls this check does not own.
 pub fn decode(n: &Notification) -> Option<FsCall> {
     let a = n.args;
@@ -516,7 +562,9 @@ fn resolve_arg_found(
 fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
     match resolution {
         Resolution::Path(p) => p.as_os_str().as_bytes().to_vec(),
-        Resolution::Unresolvable(_) | Resolution::Descriptor(_) => raw.to_vec(),
+        Resolution::Unresolvable(_) | Resolution::Descriptor(_) | Resolution::NotADirectory => {
+            raw.to_vec()
+        }
     }
 }
 
@@ -669,6 +717,10 @@ pub fn check_from(
                 match resolve_arg(mem, caller, cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
                     Ok((_, Resolution::Path(p))) => source = Some(p),
+                    // A name on the way is no directory: the kernel's own answer.
+                    Ok((_, Resolution::NotADirectory)) => {
+                        return Outcome::failed(event, libc::ENOTDIR);
+                    }
                     // Not resolvable from outside: Landlock's REFER right bounds it.
                     Ok((raw, resolution)) => {
                         unnamed = unnamed_object(fence, caller, arg, &raw, &resolution);
@@ -677,6 +729,7 @@ pub fn check_from(
                 }
             }
             let mut resolved: Vec<PathBuf> = Vec::with_capacity(paths.len());
+            let mut slashed: Vec<bool> = Vec::with_capacity(paths.len());
             let mut first_shown: Vec<u8> = Vec::new();
             let mut descriptor: Option<PathBuf> = None;
             let mut first_found = Found::NotLooked;
@@ -688,6 +741,7 @@ pub fn check_from(
                             first_shown = shown(&raw, &resolution);
                             first_found = found;
                         }
+                        slashed.push(raw.len() > 1 && raw.ends_with(b"/"));
                         match resolution {
                             Resolution::Path(p) => resolved.push(p),
                             // A pipe behind /proc/self/fd: Landlock decides, or with no mount
@@ -698,9 +752,18 @@ pub fn check_from(
                             }
                             // Another process's /proc, a loop: Landlock decides.
                             Resolution::Unresolvable(_) => unresolvable = true,
+                            // A name on the way is no directory: the kernel's own answer,
+                            // with no question and no line (an error widens nothing).
+                            Resolution::NotADirectory => {
+                                return Outcome::failed(event, libc::ENOTDIR);
+                            }
                         }
                     }
                 }
+            }
+            if !unresolvable && let Some(errno) = trailing_slash_failure(op, n, &slashed, &resolved)
+            {
+                return Outcome::failed(event, errno);
             }
             let perform = || {
                 if unresolvable {
@@ -1184,6 +1247,7 @@ pub fn check_from(
             }
             let target = match resolution {
                 Resolution::Path(p) => p,
+                Resolution::NotADirectory => return Outcome::failed(event, libc::ENOTDIR),
                 Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
                     return refused(
                         event,

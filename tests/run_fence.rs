@@ -4804,6 +4804,58 @@ fn git_init(w: &World) {
     chown_tree(w, &w.worktree);
 }
 
+/// `git init` in a worktree that is no repository yet makes one as it does bare (its hooks
+/// folder with the sample hooks, its first config, its probes of modes and symlinks),
+/// without a question; the new repository's hooks and config are then protected as any
+/// repository's: a hook, a sample renamed to a hook's name and a line added to the config
+/// are refused, checked from outside.
+fn git_init_makes_a_repository_whose_hooks_and_config_stay_protected(w: &World) {
+    w.write("a.txt", "a\n");
+    w.write(
+        "init.sh",
+        "git init -q -b work && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && echo made\n",
+    );
+    let out = w.run(&["/bin/sh", "init.sh"]);
+    assert!(stdout(&out).contains("made"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("fence: blocked"), "{}", stderr(&out));
+    let config = std::fs::read_to_string(w.worktree.join(".git/config")).unwrap();
+    let keys: Vec<String> = git(&w.worktree, &["config", "--list", "--local"])
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(
+        keys.iter().any(|k| k == "core.filemode=true")
+            && keys.iter().any(|k| k == "core.bare=false"),
+        "{keys:?}"
+    );
+    assert!(
+        !keys.iter().any(|k| k.starts_with("core.symlinks")),
+        "{keys:?}"
+    );
+    assert!(w.worktree.join(".git/hooks/pre-commit.sample").is_file());
+    assert_eq!(git(&w.worktree, &["log", "--format=%s"]).trim(), "one");
+    w.write(
+        "evil.sh",
+        "echo 'touch /tmp/p' > .git/hooks/pre-commit\n\
+         mv .git/hooks/pre-commit.sample .git/hooks/pre-push\n\
+         printf '[core]\\n\\tfsmonitor = evil\\n' >> .git/config\n\
+         git config core.hooksPath /tmp\n",
+    );
+    let out = w.run(&["/bin/sh", "evil.sh"]);
+    assert!(
+        !w.worktree.join(".git/hooks/pre-commit").exists(),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !w.worktree.join(".git/hooks/pre-push").exists(),
+        "{}",
+        stderr(&out)
+    );
+    assert!(w.worktree.join(".git/hooks/pre-commit.sample").is_file());
+    assert_unchanged(&w.worktree.join(".git/config"), &config);
+}
+
 /// `git stash` keeps the changes, then cleans the tree with a `git reset --hard` child of
 /// its own: that reset runs (the stash is whole, the tree clean, `git stash pop` brings the
 /// change back), while a `git reset --hard` the sandbox runs itself is still refused, as
@@ -8690,6 +8742,7 @@ both_ways!(
     exit_status_and_signals_pass_through,
     an_exec_with_as_many_arguments_as_the_kernel_takes_runs,
     a_trailing_slash_or_a_file_on_the_way_fails_as_bare,
+    git_init_makes_a_repository_whose_hooks_and_config_stay_protected,
     a_program_directory_repointed_in_the_worktree_is_followed_anew,
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,

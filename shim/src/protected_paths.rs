@@ -98,6 +98,26 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_stray_head(rel)
 }
 
+/// A protected path that runs nothing, as `git init` makes it: a protected tree's own
+/// folder made empty (`makes_folder`: `.git/hooks`, `.vscode`…, not fence's `.git/fence`;
+/// its folder above is held, and so is the new one, so whatever is made in it later is
+/// judged by its path), and a sample hook in the worktree's hooks folder
+/// (`.git/hooks/pre-commit.sample`), which git never runs: renamed to a hook's name it is
+/// a write to a protected path again.
+pub fn is_inert(rel: &Path, makes_folder: bool) -> bool {
+    if makes_folder {
+        return PROTECTED_TREES
+            .iter()
+            .any(|t| *t != SPARE_HOME && rel == Path::new(t));
+    }
+    rel.parent() == Some(Path::new(".git/hooks"))
+        && rel
+            .file_name()
+            .map(|n| n.as_bytes())
+            .and_then(|n| n.strip_suffix(b".sample"))
+            .is_some_and(|stem| !stem.is_empty())
+}
+
 /// Whether `rel` lies beneath a `.git` directory (`.git/logs/refs`, `vendor/lib/.git/refs`),
 /// not the `.git` entry itself. git never makes a symbolic link there, and the user's git
 /// follows one it finds: a reflog is appended to through it (`.git/logs/refs/heads/main ->
@@ -601,6 +621,30 @@ mod tests {
             ".git/modules/third_party/lib/objects/ab/cd",
         ] {
             assert!(!is_protected(Path::new(p)), "{p}");
+        }
+    }
+
+    #[test]
+    fn only_empty_protected_folders_and_sample_hooks_are_inert() {
+        for folder in [".git/hooks", ".vscode", ".devcontainer", ".claude/hooks"] {
+            assert!(is_inert(Path::new(folder), true), "{folder}");
+        }
+        for sample in [".git/hooks/pre-commit.sample", ".git/hooks/update.sample"] {
+            assert!(is_inert(Path::new(sample), false), "{sample}");
+        }
+        for (p, makes_folder) in [
+            (".git/fence", true),
+            (".git/hooks/sub", true),
+            (".git", true),
+            (".git/hooks", false),
+            (".git/hooks/pre-commit", false),
+            (".git/hooks/.sample", false),
+            (".git/hooks/x/pre-commit.sample", false),
+            (".git/config", false),
+            (".vscode/tasks.json", false),
+            ("vendor/.git/hooks/pre-commit.sample", false),
+        ] {
+            assert!(!is_inert(Path::new(p), makes_folder), "{p} {makes_folder}");
         }
     }
 

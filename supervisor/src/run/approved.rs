@@ -769,6 +769,10 @@ fn open_at_checked(
 /// `lock`, in fence's view.
 fn rewrite_config(lock: &Path, config: &Path, text: &[u8]) -> io::Result<()> {
     use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    // A repository's first config (made in the session) is made with the lock file's
+    // permissions, as git's rename would have left it.
+    let mode = std::fs::symlink_metadata(lock)?.permissions().mode() & 0o666;
     let (dir, name) = parent_of(View::Fence, config)?;
     // SAFETY: openat on our directory descriptor with a NUL-terminated name; the result
     // is owned below.
@@ -776,7 +780,13 @@ fn rewrite_config(lock: &Path, config: &Path, text: &[u8]) -> io::Result<()> {
         libc::openat(
             dir.as_raw_fd(),
             name.as_ptr(),
-            libc::O_WRONLY | libc::O_TRUNC | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC,
+            libc::O_WRONLY
+                | libc::O_CREAT
+                | libc::O_TRUNC
+                | libc::O_NOFOLLOW
+                | libc::O_NONBLOCK
+                | libc::O_CLOEXEC,
+            mode,
         )
     };
     if fd < 0 {

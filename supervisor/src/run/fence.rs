@@ -177,6 +177,34 @@ impl Fence {
                 .any(|base| protected_in(base, path, names_entry, plain).is_some())
     }
 
+    /// Whether `path` is a protected path of the worktree (or another rule base) that runs
+    /// nothing as `op` makes it (`shim::protected_paths::is_inert`): the empty folder of a
+    /// protected tree, a sample hook. `git init` makes both.
+    pub fn is_inert_protected(&self, path: &Path, op: &str) -> bool {
+        let makes_folder = op == "mkdir";
+        if !makes_folder && !matches!(op, "open" | "creat") {
+            return false;
+        }
+        self.bases().any(|base| {
+            path.strip_prefix(base)
+                .is_ok_and(|rel| shim::protected_paths::is_inert(rel, makes_folder))
+        })
+    }
+
+    /// Whether `link` (to `target`) is git's probe of whether symbolic links work, which
+    /// `git init` makes in a new git directory and removes at once: `.git/tXXXXXX` (six
+    /// characters of `mkstemp`) naming `testing`. It leads nowhere git looks.
+    pub fn is_git_symlink_probe(&self, link: &Path, target: &[u8]) -> bool {
+        let probe_name = link.file_name().map(|n| n.as_bytes()).is_some_and(|n| {
+            n.len() == 7 && n[0] == b't' && n[1..].iter().all(u8::is_ascii_alphanumeric)
+        });
+        target == b"testing"
+            && probe_name
+            && self
+                .bases()
+                .any(|base| link.parent() == Some(base.join(".git").as_path()))
+    }
+
     /// Whether `path` is protected by the absolute list ([`Fence::protected`]).
     fn in_protected_list(&self, path: &Path, names_entry: bool) -> bool {
         self.protected
@@ -200,7 +228,7 @@ impl Fence {
     }
 
     /// The worktree, then [`Fence::rule_bases`].
-    fn bases(&self) -> impl Iterator<Item = &PathBuf> {
+    pub(super) fn bases(&self) -> impl Iterator<Item = &PathBuf> {
         std::iter::once(&self.worktree).chain(&self.rule_bases)
     }
 

@@ -11,8 +11,12 @@
 //! That rename is judged by what it changes. Both files are parsed and their entries
 //! compared; when every entry added or removed is a branch's bookkeeping
 //! (`branch.<name>.merge`, `rebase`, `description`, and `remote`/`pushRemote` naming a
-//! remote the config had before, or `.`) or the author's identity (`user.name`,
-//! `user.email`), the supervisor writes the new text into `.git/config` itself, from the
+//! remote the config had before, or `.`), the author's identity (`user.name`,
+//! `user.email`) or what `git init` records of the repository and the file system it lies
+//! on (`core.repositoryformatversion`, `filemode`, `bare = false`, `logallrefupdates`,
+//! `symlinks`, `ignorecase`, `precomposeunicode`, `extensions.objectformat`; a config
+//! that does not exist yet counts as empty, so a repository made in the session gets its
+//! first config), the supervisor writes the new text into `.git/config` itself, from the
 //! bytes it checked, and removes the lock file: no descriptor the sandbox holds (git's of
 //! the lock file, or a racing thread's) ever becomes the config. Anything else — another
 //! key, a remote's URL, an include, a text this parser does not read exactly as git does —
@@ -47,7 +51,10 @@ struct Entry {
 /// `None`: the rename is asked as before.
 pub fn bookkeeping_only(lock: &std::path::Path, config: &std::path::Path) -> Option<Vec<u8>> {
     let new = read_bounded(lock)?;
-    let old = read_bounded(config)?;
+    let old = match std::fs::symlink_metadata(config) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        _ => read_bounded(config)?,
+    };
     let (before, after) = (parse(&old)?, parse(&new)?);
     (changes_only_bookkeeping(&before, &after) && changed_lines_are_bookkeeping(&old, &new))
         .then_some(new)
@@ -85,7 +92,8 @@ fn is_bookkeeping_line(line: &str) -> bool {
     if let Some(rest) = t.strip_prefix('[') {
         return match parse_header(rest) {
             Some((section, sub)) => {
-                (section == "branch" && sub.is_some()) || (section == "user" && sub.is_none())
+                (section == "branch" && sub.is_some())
+                    || (matches!(section.as_str(), "user" | "core" | "extensions") && sub.is_none())
             }
             None => false,
         };
@@ -95,7 +103,21 @@ fn is_bookkeeping_line(line: &str) -> bool {
         .unwrap_or(t.len());
     matches!(
         t[..key_end].to_ascii_lowercase().as_str(),
-        "merge" | "rebase" | "description" | "remote" | "pushremote" | "name" | "email"
+        "merge"
+            | "rebase"
+            | "description"
+            | "remote"
+            | "pushremote"
+            | "name"
+            | "email"
+            | "repositoryformatversion"
+            | "filemode"
+            | "bare"
+            | "logallrefupdates"
+            | "symlinks"
+            | "ignorecase"
+            | "precomposeunicode"
+            | "objectformat"
     ) && t[key_end..]
         .trim_start_matches([' ', '\t'])
         .starts_with('=')
@@ -165,6 +187,19 @@ fn is_bookkeeping(e: &Entry, remotes: &BTreeSet<&str>) -> bool {
             .as_deref()
             .is_some_and(|v| v == "." || remotes.contains(v)),
         ("user", false, "name" | "email") => e.value.is_some(),
+        // What `git init` records: the format, what the file system keeps. None runs
+        // anything; a bare repository is not one that has this worktree.
+        ("core", false, "repositoryformatversion") => {
+            matches!(e.value.as_deref(), Some("0" | "1"))
+        }
+        ("core", false, "bare") => e.value.as_deref() == Some("false"),
+        ("core", false, "filemode" | "logallrefupdates" | "symlinks" | "ignorecase")
+        | ("core", false, "precomposeunicode") => {
+            matches!(e.value.as_deref(), Some("true" | "false"))
+        }
+        ("extensions", false, "objectformat") => {
+            matches!(e.value.as_deref(), Some("sha1" | "sha256"))
+        }
         _ => false,
     }
 }
@@ -362,6 +397,40 @@ mod tests {
         )));
         // Unchanged.
         assert!(judged(BEFORE));
+    }
+
+    /// What `git init` writes into a repository's first config (and `git init` again).
+    #[test]
+    fn a_new_repositorys_first_config_is_bookkeeping() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lock, config) = (dir.path().join("config.lock"), dir.path().join("config"));
+        let first = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
+        std::fs::write(&lock, first).unwrap();
+        assert_eq!(
+            bookkeeping_only(&lock, &config).as_deref(),
+            Some(first.as_bytes())
+        );
+        std::fs::write(&config, first).unwrap();
+        let probed = format!(
+            "{first}\tsymlinks = false\n\tignorecase = true\n[extensions]\n\tobjectformat = sha256\n"
+        );
+        std::fs::write(&lock, &probed).unwrap();
+        assert!(bookkeeping_only(&lock, &config).is_some());
+        for not in [
+            first.replace("bare = false", "bare = true"),
+            format!("{first}\tfsmonitor = x\n"),
+            format!("{first}\thooksPath = /tmp\n"),
+            first.replace("filemode = true", "filemode = sh"),
+            format!("{first}[extensions]\n\tworktreeConfig = true\n"),
+        ] {
+            std::fs::write(&lock, &not).unwrap();
+            assert!(bookkeeping_only(&lock, &config).is_none(), "{not}");
+        }
+        // A config that cannot be read is not taken for a missing one.
+        std::fs::remove_file(&config).unwrap();
+        std::os::unix::fs::symlink("/etc/hostname", &config).unwrap();
+        std::fs::write(&lock, first).unwrap();
+        assert!(bookkeeping_only(&lock, &config).is_none());
     }
 
     #[test]

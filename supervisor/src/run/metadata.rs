@@ -86,6 +86,14 @@ pub fn owner_of(path: &Path) -> Option<(u32, u32)> {
         .map(|m| (m.uid(), m.gid()))
 }
 
+/// The permission bits of `path` (not followed), as the host sees it.
+pub fn mode_of(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| m.mode() & 0o7777)
+}
+
 /// The call with its memory arguments read and checked.
 #[derive(Debug)]
 enum Prepared {

@@ -264,6 +264,23 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
     (fence.landlock_refer || same_directory()) && !moved.is_some_and(super::view::is_socket)
 }
 
+/// Whether `op` only flips the owner's execute bit of a worktree's `.git/config` (or puts it
+/// back): `git init` probes whether the file system keeps modes that way, and records the
+/// answer (`core.filemode`). A config is read, never run, and no other bit changes (who may
+/// write it stays as it was).
+fn only_owner_execute_of_git_config(fence: &Fence, op: &MetadataOp, target: &Path) -> bool {
+    let MetadataOp::Chmod { mode } = op else {
+        return false;
+    };
+    let Some(now) = metadata::mode_of(target) else {
+        return false;
+    };
+    let config = fence
+        .bases()
+        .any(|base| target == base.join(".git/config").as_path());
+    config && (mode ^ now) & 0o7777 & !libc::S_IXUSR == 0
+}
+
 /// The kernel's answer to a call that names with a trailing slash something that is not a
 /// directory, or a name it would make as anything else: it fails before it asks for any
 /// right (`cp f newdir/` with `newdir` missing: `open("newdir/", O_CREAT)` is EISDIR; `mv
@@ -965,6 +982,10 @@ pub fn check_from(
             // reflog is appended to through it on every commit, a ref written where a link in
             // `refs/` leads). Landlock grants no `MakeSym` there, so a swapped path meets the
             // kernel's refusal; this gives the reason, and carries out what a person allows.
+            let new_links: Vec<(PathBuf, Vec<u8>)> = new_links
+                .into_iter()
+                .filter(|(link, target)| !fence.is_git_symlink_probe(link, target))
+                .collect();
             if let Some((link, _)) = new_links
                 .iter()
                 .find(|(link, _)| fence.in_git_directory(link))
@@ -1050,7 +1071,9 @@ pub fn check_from(
                 };
             }
             if let Some(p) = resolved.iter().find(|p| {
-                fence.is_protected(p, names_entry) && !(removes && fence.is_removable_protected(p))
+                fence.is_protected(p, names_entry)
+                    && !(removes && fence.is_removable_protected(p))
+                    && !fence.is_inert_protected(p, op)
             }) {
                 return asked(
                     event,
@@ -1265,7 +1288,9 @@ pub fn check_from(
                     op: *op,
                 })
             };
-            if fence.is_protected(&target, false) {
+            if fence.is_protected(&target, false)
+                && !only_owner_execute_of_git_config(fence, op, &target)
+            {
                 return asked(
                     event,
                     libc::EPERM,

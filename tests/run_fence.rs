@@ -1025,7 +1025,7 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
     w.write(
         "s.sh",
         &format!(
-            "echo x > {h}/.cargo/.package-cache; echo x > {h}/.cargo/.global-cache; echo x > {h}/.python_history; echo x > {h}/.cargo/.package-cache; echo end\n",
+            "echo x > {h}/.cargo/.package-cache; echo x > {h}/.cargo/.global-cache; echo x > {h}/.python_history; echo x > {h}/.cargo/.package-cache; mkdir {h}/.config; echo end\n",
             h = w.home.display()
         ),
     );
@@ -1049,6 +1049,12 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
     );
     assert!(!cargo.join(".global-cache").exists());
     assert!(!w.home.join(".python_history").exists());
+    // top makes `~/.config` first on an account that has none.
+    assert!(!w.home.join(".config").exists(), "{err}");
+    assert!(
+        err.contains("fence: blocked mkdir of the folder of a tool's state file in the home"),
+        "{err}"
+    );
     // Told once per file (a tool tries its lock again and again), logged every time.
     assert_eq!(
         err.matches("fence: blocked write of a tool's lock or state file in the home")
@@ -1062,7 +1068,7 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
         .lines()
         .filter(|l| l.contains("\"rule\":\"fence.tool-state\""))
         .collect();
-    assert_eq!(state.len(), 4, "{records}");
+    assert_eq!(state.len(), 5, "{records}");
     assert!(
         state.iter().all(|l| l.contains("\"answer\":\"none\"")),
         "{records}"

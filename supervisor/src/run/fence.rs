@@ -268,6 +268,15 @@ impl Fence {
         })
     }
 
+    /// Whether `path` is a folder above a tool's state file ([`state_files`]) that a tool
+    /// makes first when it is missing (top makes `~/.config` for `~/.config/procps` on an
+    /// account that has none): refused at once as the file's write is.
+    pub fn is_state_folder(&self, path: &Path) -> bool {
+        self.state_files
+            .iter()
+            .any(|f| f.starts_with(path) && f.as_path() != path)
+    }
+
     pub fn refusal(&self, path: &Path, what: &str) -> (String, &'static str) {
         if self.in_read_only_worktree(path) {
             (
@@ -649,6 +658,10 @@ mod tests {
         ] {
             assert!(!f.is_state_file(Path::new(no)), "{no}");
         }
+        assert!(f.is_state_folder(Path::new("/home/u/.config")));
+        assert!(f.is_state_folder(Path::new("/home/u/.cargo")));
+        assert!(!f.is_state_folder(Path::new("/home/u/.config/procps")));
+        assert!(!f.is_state_folder(Path::new("/home/u/.local")));
         f.state_files = state_files(Path::new("/home/u"), Some(Path::new("/opt/cargo")));
         assert!(f.is_state_file(Path::new("/opt/cargo/.package-cache")));
         assert!(!f.is_state_file(Path::new("/home/u/.cargo/.package-cache")));

@@ -875,12 +875,18 @@ pub fn check_from(
                 } else {
                     op
                 };
-                if fence.is_state_file(p) {
+                let state_folder = *op == "mkdir" && fence.is_state_folder(p);
+                if fence.is_state_file(p) || state_folder {
+                    let what = if state_folder {
+                        "the folder of a tool's state file"
+                    } else {
+                        "a tool's lock or state file"
+                    };
                     return refused(
                         event,
                         libc::EACCES,
                         &format!(
-                            "{verb} of a tool's lock or state file in the home (refused without a question: the tool runs without it)"
+                            "{verb} of {what} in the home (refused without a question: the tool runs without it)"
                         ),
                         p.as_os_str().as_bytes(),
                         "fence.tool-state",

@@ -98,17 +98,15 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_stray_head(rel)
 }
 
-/// A protected path that runs nothing, as `git init` makes it: a protected tree's own
-/// folder made empty (`makes_folder`: `.git/hooks`, `.vscode`…, not fence's `.git/fence`;
-/// its folder above is held, and so is the new one, so whatever is made in it later is
-/// judged by its path), and a sample hook in the worktree's hooks folder
-/// (`.git/hooks/pre-commit.sample`), which git never runs: renamed to a hook's name it is
-/// a write to a protected path again.
+/// A protected path that runs nothing, as `git init` makes it: the hooks folder made empty
+/// (`makes_folder`; `.git` is held, and so is the new folder, so whatever is made in it
+/// later is judged by its path), and a sample hook in it (`.git/hooks/pre-commit.sample`),
+/// which git never runs: renamed to a hook's name it is a write to a protected path again.
+/// Other protected folders (`.vscode`…) stay asked even empty: an editor may act on the
+/// folder alone.
 pub fn is_inert(rel: &Path, makes_folder: bool) -> bool {
     if makes_folder {
-        return PROTECTED_TREES
-            .iter()
-            .any(|t| *t != SPARE_HOME && rel == Path::new(t));
+        return rel == Path::new(".git/hooks");
     }
     rel.parent() == Some(Path::new(".git/hooks"))
         && rel
@@ -626,14 +624,14 @@ mod tests {
 
     #[test]
     fn only_empty_protected_folders_and_sample_hooks_are_inert() {
-        for folder in [".git/hooks", ".vscode", ".devcontainer", ".claude/hooks"] {
-            assert!(is_inert(Path::new(folder), true), "{folder}");
-        }
+        assert!(is_inert(Path::new(".git/hooks"), true));
         for sample in [".git/hooks/pre-commit.sample", ".git/hooks/update.sample"] {
             assert!(is_inert(Path::new(sample), false), "{sample}");
         }
         for (p, makes_folder) in [
             (".git/fence", true),
+            (".vscode", true),
+            (".claude/hooks", true),
             (".git/hooks/sub", true),
             (".git", true),
             (".git/hooks", false),

@@ -178,8 +178,8 @@ impl Fence {
     }
 
     /// Whether `path` is a protected path of the worktree (or another rule base) that runs
-    /// nothing as `op` makes it (`shim::protected_paths::is_inert`): the empty folder of a
-    /// protected tree, a sample hook. `git init` makes both.
+    /// nothing as `op` makes it (`shim::protected_paths::is_inert`): the empty hooks
+    /// folder, a sample hook. `git init` makes both.
     pub fn is_inert_protected(&self, path: &Path, op: &str) -> bool {
         let makes_folder = op == "mkdir";
         if !makes_folder && !matches!(op, "open" | "creat") {

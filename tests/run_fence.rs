@@ -4819,12 +4819,18 @@ fn git_init_makes_a_repository_whose_hooks_and_config_stay_protected(w: &World) 
     w.write("a.txt", "a\n");
     w.write(
         "init.sh",
-        "git init -q -b work && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && echo made\n",
+        "umask 000; git init -q -b work && git add a.txt && git -c user.name=t -c user.email=t@t commit -qm one && echo made\n",
     );
     let out = w.run(&["/bin/sh", "init.sh"]);
     assert!(stdout(&out).contains("made"), "{}", stderr(&out));
     assert!(!stderr(&out).contains("fence: blocked"), "{}", stderr(&out));
     let config = std::fs::read_to_string(w.worktree.join(".git/config")).unwrap();
+    // Made under `umask 0`, yet no other account may write it.
+    let mode = std::fs::metadata(w.worktree.join(".git/config"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o022, 0, "{mode:o}");
     let keys: Vec<String> = git(&w.worktree, &["config", "--list", "--local"])
         .lines()
         .map(str::to_string)
@@ -4845,7 +4851,9 @@ fn git_init_makes_a_repository_whose_hooks_and_config_stay_protected(w: &World) 
         "echo 'touch /tmp/p' > .git/hooks/pre-commit\n\
          mv .git/hooks/pre-commit.sample .git/hooks/pre-push\n\
          printf '[core]\\n\\tfsmonitor = evil\\n' >> .git/config\n\
-         git config core.hooksPath /tmp\n",
+         git config core.hooksPath /tmp\n\
+         git config core.repositoryformatversion 1; git config extensions.objectformat sha256\n\
+         git config core.logallrefupdates false\n",
     );
     let out = w.run(&["/bin/sh", "evil.sh"]);
     assert!(

@@ -771,8 +771,9 @@ fn rewrite_config(lock: &Path, config: &Path, text: &[u8]) -> io::Result<()> {
     use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     // A repository's first config (made in the session) is made with the lock file's
-    // permissions, as git's rename would have left it.
-    let mode = std::fs::symlink_metadata(lock)?.permissions().mode() & 0o666;
+    // permissions, as git's rename would have left it, but never writable by others (a
+    // lock made under `umask 0` would let another account set `core.fsmonitor`).
+    let mode = std::fs::symlink_metadata(lock)?.permissions().mode() & 0o644;
     let (dir, name) = parent_of(View::Fence, config)?;
     // SAFETY: openat on our directory descriptor with a NUL-terminated name; the result
     // is owned below.

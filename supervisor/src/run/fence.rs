@@ -108,6 +108,11 @@ pub struct Fence {
     /// a folder made in a held directory of the worktree, where a folder that existed at
     /// start would have been granted whole, is one of them moved into place.
     pub spares: Option<Arc<super::spare_folders::Spares>>,
+    /// The `.git/config` of the worktree and of each rule base that did not exist when the
+    /// session started: a repository made in the session (`git init`), whose config may
+    /// take what `git init` records ([`super::git_config_change`]); an existing one's may
+    /// not (a changed format or object format breaks it, reflogs off hide its history).
+    pub new_git_configs: Vec<PathBuf>,
 }
 
 impl Fence {
@@ -686,6 +691,7 @@ mod tests {
             landlock_refer: true,
             bounded: Default::default(),
             spares: None,
+            new_git_configs: Vec::new(),
         }
     }
 

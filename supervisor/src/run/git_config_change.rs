@@ -49,15 +49,20 @@ struct Entry {
 /// When the rename of `lock` over `config` changes only a branch's bookkeeping or the
 /// author's identity: the new text, to be written into `config` by the supervisor.
 /// `None`: the rename is asked as before.
-pub fn bookkeeping_only(lock: &std::path::Path, config: &std::path::Path) -> Option<Vec<u8>> {
+pub fn bookkeeping_only(
+    lock: &std::path::Path,
+    config: &std::path::Path,
+    made_in_session: bool,
+) -> Option<Vec<u8>> {
     let new = read_bounded(lock)?;
     let old = match std::fs::symlink_metadata(config) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         _ => read_bounded(config)?,
     };
     let (before, after) = (parse(&old)?, parse(&new)?);
-    (changes_only_bookkeeping(&before, &after) && changed_lines_are_bookkeeping(&old, &new))
-        .then_some(new)
+    (changes_only_bookkeeping(&before, &after, made_in_session)
+        && changed_lines_are_bookkeeping(&old, &new, made_in_session))
+    .then_some(new)
 }
 
 /// The same comparison line by line, on the texts: every line one file has more of than
@@ -65,7 +70,7 @@ pub fn bookkeeping_only(lock: &std::path::Path, config: &std::path::Path) -> Opt
 /// of a bookkeeping key without a backslash. The lines git leaves alone are then the same
 /// bytes, so a difference between this parser and git's in reading them (blanks before a
 /// continuation, which git keeps) cannot hide a change in a setting of another key.
-fn changed_lines_are_bookkeeping(old: &[u8], new: &[u8]) -> bool {
+fn changed_lines_are_bookkeeping(old: &[u8], new: &[u8], init: bool) -> bool {
     let count = |text: &[u8]| {
         let mut m: BTreeMap<Vec<u8>, i64> = BTreeMap::new();
         for line in text.split(|b| *b == b'\n') {
@@ -77,11 +82,11 @@ fn changed_lines_are_bookkeeping(old: &[u8], new: &[u8]) -> bool {
     let lines: BTreeSet<&Vec<u8>> = before.keys().chain(after.keys()).collect();
     lines.into_iter().all(|line| {
         before.get(line).copied().unwrap_or(0) == after.get(line).copied().unwrap_or(0)
-            || std::str::from_utf8(line).is_ok_and(is_bookkeeping_line)
+            || std::str::from_utf8(line).is_ok_and(|l| is_bookkeeping_line(l, init))
     })
 }
 
-fn is_bookkeeping_line(line: &str) -> bool {
+fn is_bookkeeping_line(line: &str, init: bool) -> bool {
     let t = line.trim_matches([' ', '\t']);
     if t.is_empty() || t.starts_with(['#', ';']) {
         return true;
@@ -93,7 +98,8 @@ fn is_bookkeeping_line(line: &str) -> bool {
         return match parse_header(rest) {
             Some((section, sub)) => {
                 (section == "branch" && sub.is_some())
-                    || (matches!(section.as_str(), "user" | "core" | "extensions") && sub.is_none())
+                    || (section == "user" && sub.is_none())
+                    || (init && matches!(section.as_str(), "core" | "extensions") && sub.is_none())
             }
             None => false,
         };
@@ -101,16 +107,10 @@ fn is_bookkeeping_line(line: &str) -> bool {
     let key_end = t
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
         .unwrap_or(t.len());
-    matches!(
-        t[..key_end].to_ascii_lowercase().as_str(),
-        "merge"
-            | "rebase"
-            | "description"
-            | "remote"
-            | "pushremote"
-            | "name"
-            | "email"
-            | "repositoryformatversion"
+    let key = t[..key_end].to_ascii_lowercase();
+    let init_key = matches!(
+        key.as_str(),
+        "repositoryformatversion"
             | "filemode"
             | "bare"
             | "logallrefupdates"
@@ -118,9 +118,14 @@ fn is_bookkeeping_line(line: &str) -> bool {
             | "ignorecase"
             | "precomposeunicode"
             | "objectformat"
-    ) && t[key_end..]
-        .trim_start_matches([' ', '\t'])
-        .starts_with('=')
+    );
+    (matches!(
+        key.as_str(),
+        "merge" | "rebase" | "description" | "remote" | "pushremote" | "name" | "email"
+    ) || (init && init_key))
+        && t[key_end..]
+            .trim_start_matches([' ', '\t'])
+            .starts_with('=')
 }
 
 fn read_bounded(path: &std::path::Path) -> Option<Vec<u8>> {
@@ -141,7 +146,7 @@ fn read_bounded(path: &std::path::Path) -> Option<Vec<u8>> {
 }
 
 /// Whether every entry `after` adds to `before` or drops from it is bookkeeping.
-fn changes_only_bookkeeping(before: &[Entry], after: &[Entry]) -> bool {
+fn changes_only_bookkeeping(before: &[Entry], after: &[Entry], init: bool) -> bool {
     let count = |entries: &[Entry]| {
         let mut m: BTreeMap<Entry, i64> = BTreeMap::new();
         for e in entries {
@@ -158,11 +163,11 @@ fn changes_only_bookkeeping(before: &[Entry], after: &[Entry]) -> bool {
     let keys: BTreeSet<&Entry> = old.keys().chain(new.keys()).collect();
     keys.into_iter().all(|e| {
         old.get(e).copied().unwrap_or(0) == new.get(e).copied().unwrap_or(0)
-            || is_bookkeeping(e, &remotes)
+            || is_bookkeeping(e, &remotes, init)
     })
 }
 
-fn is_bookkeeping(e: &Entry, remotes: &BTreeSet<&str>) -> bool {
+fn is_bookkeeping(e: &Entry, remotes: &BTreeSet<&str>, init: bool) -> bool {
     let plain = |v: &str| {
         !v.is_empty()
             && v.bytes()
@@ -187,8 +192,10 @@ fn is_bookkeeping(e: &Entry, remotes: &BTreeSet<&str>) -> bool {
             .as_deref()
             .is_some_and(|v| v == "." || remotes.contains(v)),
         ("user", false, "name" | "email") => e.value.is_some(),
-        // What `git init` records: the format, what the file system keeps. None runs
-        // anything; a bare repository is not one that has this worktree.
+        // What `git init` records in a repository made in the session: the format, what
+        // the file system keeps. None runs anything; a bare repository is not one that has
+        // this worktree.
+        _ if !init => false,
         ("core", false, "repositoryformatversion") => {
             matches!(e.value.as_deref(), Some("0" | "1"))
         }
@@ -370,6 +377,7 @@ mod tests {
         changes_only_bookkeeping(
             &parse(BEFORE.as_bytes()).unwrap(),
             &parse(after.as_bytes()).unwrap(),
+            false,
         )
     }
 
@@ -407,7 +415,7 @@ mod tests {
         let first = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
         std::fs::write(&lock, first).unwrap();
         assert_eq!(
-            bookkeeping_only(&lock, &config).as_deref(),
+            bookkeeping_only(&lock, &config, true).as_deref(),
             Some(first.as_bytes())
         );
         std::fs::write(&config, first).unwrap();
@@ -415,7 +423,7 @@ mod tests {
             "{first}\tsymlinks = false\n\tignorecase = true\n[extensions]\n\tobjectformat = sha256\n"
         );
         std::fs::write(&lock, &probed).unwrap();
-        assert!(bookkeeping_only(&lock, &config).is_some());
+        assert!(bookkeeping_only(&lock, &config, true).is_some());
         for not in [
             first.replace("bare = false", "bare = true"),
             format!("{first}\tfsmonitor = x\n"),
@@ -424,13 +432,19 @@ mod tests {
             format!("{first}[extensions]\n\tworktreeConfig = true\n"),
         ] {
             std::fs::write(&lock, &not).unwrap();
-            assert!(bookkeeping_only(&lock, &config).is_none(), "{not}");
+            assert!(bookkeeping_only(&lock, &config, true).is_none(), "{not}");
         }
+        // In a repository that was there before the session, none of it is bookkeeping.
+        std::fs::write(&config, first).unwrap();
+        std::fs::write(&lock, &probed).unwrap();
+        assert!(bookkeeping_only(&lock, &config, false).is_none());
+        std::fs::write(&lock, first.replace("filemode = true", "filemode = false")).unwrap();
+        assert!(bookkeeping_only(&lock, &config, false).is_none());
         // A config that cannot be read is not taken for a missing one.
         std::fs::remove_file(&config).unwrap();
         std::os::unix::fs::symlink("/etc/hostname", &config).unwrap();
         std::fs::write(&lock, first).unwrap();
-        assert!(bookkeeping_only(&lock, &config).is_none());
+        assert!(bookkeeping_only(&lock, &config, true).is_none());
     }
 
     #[test]
@@ -486,18 +500,21 @@ mod tests {
         let new = format!("{BEFORE}[core]\n\thooksPath = .githooks \\\n;\n");
         assert!(!changed_lines_are_bookkeeping(
             old.as_bytes(),
-            new.as_bytes()
+            new.as_bytes(),
+            false
         ));
         assert!(parse(new.as_bytes()).is_none());
         let new = format!("{old}[user]\n\temail = a@b\n");
         assert!(changed_lines_are_bookkeeping(
             old.as_bytes(),
-            new.as_bytes()
+            new.as_bytes(),
+            false
         ));
         let new = old.replace(".githooks", ".githooks2");
         assert!(!changed_lines_are_bookkeeping(
             old.as_bytes(),
-            new.as_bytes()
+            new.as_bytes(),
+            false
         ));
     }
 

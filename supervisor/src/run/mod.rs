@@ -807,7 +807,13 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         let cargo_home = std::env::var_os("CARGO_HOME").map(|c| real(PathBuf::from(c)));
         fence::state_files(&real(h), cargo_home.as_deref())
     });
+    let new_git_configs = std::iter::once(&worktree)
+        .chain(&rule_bases)
+        .map(|base| base.join(".git/config"))
+        .filter(|c| std::fs::symlink_metadata(c).is_err())
+        .collect();
     let fence = Arc::new(Fence {
+        new_git_configs,
         worktree,
         writable,
         state_files,

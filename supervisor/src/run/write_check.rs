@@ -1062,7 +1062,11 @@ pub fn check_from(
                 && let [from, to] = resolved.as_slice()
                 && *to == fence.worktree.join(".git/config")
                 && *from == fence.worktree.join(".git/config.lock")
-                && let Some(text) = super::git_config_change::bookkeeping_only(from, to)
+                && let Some(text) = super::git_config_change::bookkeeping_only(
+                    from,
+                    to,
+                    fence.new_git_configs.contains(to),
+                )
             {
                 return Outcome {
                     rule: "fence.git-bookkeeping".into(),

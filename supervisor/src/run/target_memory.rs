@@ -19,6 +19,9 @@ pub const MAX_ARGV_BYTES: usize = 6 << 20;
 /// kernel counts each argument's pointer (8 bytes) and at least its NUL against
 /// [`MAX_ARGV_BYTES`], so no exec it takes has more.
 pub const MAX_ARGS: usize = MAX_ARGV_BYTES / 9;
+/// The longest argv string the kernel takes (`MAX_ARG_STRLEN`, 32 pages): a longer one
+/// fails the exec with E2BIG, so none is read further.
+const MAX_ARG_STRLEN: usize = 32 * 4096;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MemoryError {
@@ -272,7 +275,7 @@ impl<'a> TargetMemory<'a> {
             return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
         }
         for batch in to_read.chunks(STRINGS_PER_READ) {
-            for s in self.string_batch(batch)? {
+            for s in self.string_batch(batch, MAX_ARGV_BYTES - total)? {
                 total += s.len() + 1;
                 if total > MAX_ARGV_BYTES {
                     return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
@@ -328,8 +331,11 @@ impl<'a> TargetMemory<'a> {
     }
 
     /// Reads the strings at `pointers`: one vectored read of each string's first bytes
-    /// (up to its page end), then the rest of any string not finished there.
-    fn string_batch(&self, pointers: &[u64]) -> Result<Vec<Vec<u8>>, MemoryError> {
+    /// (up to its page end), then the rest of any string not finished there, none further
+    /// than [`MAX_ARG_STRLEN`] nor all of them together further than `budget` bytes (the
+    /// same long string named by every pointer is read once per pointer: without the
+    /// budget a batch of them made the supervisor hold hundreds of MiB).
+    fn string_batch(&self, pointers: &[u64], budget: usize) -> Result<Vec<Vec<u8>>, MemoryError> {
         let lens: Vec<usize> = pointers
             .iter()
             .map(|&p| (PAGE - (p as usize % PAGE)).min(FIRST_READ))
@@ -354,24 +360,31 @@ impl<'a> TargetMemory<'a> {
         // before it are whole blocks, and the strings from there on are read one by one
         // (which reports the fault if it is real).
         let got = read_vectored(self.notif.tid, &local, &remote)?;
-        let mut out = Vec::with_capacity(pointers.len());
+        let mut out: Vec<Vec<u8>> = Vec::with_capacity(pointers.len());
         let mut offset = 0;
+        let mut used = 0usize;
         for (&p, &len) in pointers.iter().zip(&lens) {
             let block = &buf[offset..offset + len];
             let whole = offset + len <= got;
             offset += len;
-            match block.iter().position(|&b| b == 0) {
-                Some(nul) if whole => out.push(block[..nul].to_vec()),
+            let limit = MAX_ARG_STRLEN.min(budget.saturating_sub(used));
+            let s = match block.iter().position(|&b| b == 0) {
+                Some(nul) if whole => block[..nul].to_vec(),
                 _ if whole => {
+                    let rest_limit = limit
+                        .checked_sub(len)
+                        .ok_or(MemoryError::TooLong(MAX_ARGV_BYTES))?;
                     let mut s = block.to_vec();
-                    s.extend(self.c_string_unchecked(p + len as u64, MAX_ARGV_BYTES)?);
-                    if s.len() > MAX_ARGV_BYTES {
-                        return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
-                    }
-                    out.push(s);
+                    s.extend(self.c_string_unchecked(p + len as u64, rest_limit)?);
+                    s
                 }
-                _ => out.push(self.c_string_unchecked(p, MAX_ARGV_BYTES)?),
+                _ => self.c_string_unchecked(p, limit)?,
+            };
+            if s.len() > limit {
+                return Err(MemoryError::TooLong(MAX_ARGV_BYTES));
             }
+            used += s.len() + 1;
+            out.push(s);
         }
         Ok(out)
     }
@@ -633,10 +646,35 @@ mod tests {
         let array = pointers_of(&strings);
         let got = with_own_memory(|m| {
             let ptrs = m.pointers_from(array.as_ptr() as u64, None).unwrap();
-            m.string_batch(&ptrs).unwrap()
+            m.string_batch(&ptrs, MAX_ARGV_BYTES).unwrap()
         });
         let want: Vec<Vec<u8>> = strings.iter().map(|s| s[..s.len() - 1].to_vec()).collect();
         assert_eq!(got, want);
+    }
+
+    /// One long string named by every pointer is read no further than the kernel would
+    /// take: past the longest argv string, or the bytes left of the budget, the read stops.
+    #[test]
+    fn long_strings_are_read_no_further_than_the_kernel_takes() {
+        let huge: Vec<u8> = std::iter::repeat_n(b'x', MAX_ARG_STRLEN + 10)
+            .chain([0])
+            .collect();
+        let fits: Vec<u8> = std::iter::repeat_n(b'y', 100_000).chain([0]).collect();
+        let one = pointers_of(&[&huge]);
+        let many = pointers_of(&[&fits, &fits, &fits]);
+        with_own_memory(|m| {
+            let ptrs = m.pointers_from(one.as_ptr() as u64, None).unwrap();
+            assert!(matches!(
+                m.string_batch(&ptrs, MAX_ARGV_BYTES),
+                Err(MemoryError::TooLong(_))
+            ));
+            let ptrs = m.pointers_from(many.as_ptr() as u64, None).unwrap();
+            assert_eq!(m.string_batch(&ptrs, MAX_ARGV_BYTES).unwrap().len(), 3);
+            assert!(matches!(
+                m.string_batch(&ptrs, 250_000),
+                Err(MemoryError::TooLong(_))
+            ));
+        });
     }
 
     #[test]
@@ -648,7 +686,7 @@ mod tests {
             let ptrs = m.pointers_from(array.as_ptr() as u64, None).unwrap();
             assert_eq!(ptrs.len(), 300);
             ptrs.chunks(STRINGS_PER_READ)
-                .flat_map(|c| m.string_batch(c).unwrap())
+                .flat_map(|c| m.string_batch(c, MAX_ARGV_BYTES).unwrap())
                 .collect::<Vec<_>>()
         });
         assert_eq!(got.len(), 300);
@@ -680,11 +718,11 @@ mod tests {
         page[PAGE - 1] = 0; // "xxx…x\0" ending at the page end
         page[PAGE - 10..PAGE - 1].copy_from_slice(b"edge-word");
         let ends_at_edge = base as u64 + (PAGE - 10) as u64;
-        let ok = with_own_memory(|m| m.string_batch(&[ends_at_edge]).unwrap());
+        let ok = with_own_memory(|m| m.string_batch(&[ends_at_edge], MAX_ARGV_BYTES).unwrap());
         assert_eq!(ok, vec![b"edge-word".to_vec()]);
 
         page[PAGE - 1] = b'y'; // now no NUL before the hole
-        let runs_off = with_own_memory(|m| m.string_batch(&[ends_at_edge]));
+        let runs_off = with_own_memory(|m| m.string_batch(&[ends_at_edge], MAX_ARGV_BYTES));
         assert!(matches!(runs_off, Err(MemoryError::Unreadable(_))));
         // SAFETY: unmapping the page this test mapped.
         unsafe { libc::munmap(base as *mut libc::c_void, PAGE) };

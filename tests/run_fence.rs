@@ -4938,6 +4938,34 @@ fn git_stash_cleans_the_tree_while_a_reset_hard_stays_refused(w: &World) {
     );
     let out = git(&["clean", "--force", "--quiet", "-d", ":/"]);
     assert!(w.worktree.join("new.txt").exists(), "{}", stderr(&out));
+    // A stash started with a variable that loads other code into git is not taken at its
+    // word: its clean is refused.
+    let out = w
+        .fence(
+            &[
+                "--approver",
+                "deny",
+                "--",
+                "env",
+                "LD_LIBRARY_PATH=/nonexistent",
+                "git",
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "stash",
+                "-u",
+            ]
+            .map(OsStr::new),
+        )
+        .output()
+        .unwrap();
+    assert!(w.worktree.join("new.txt").exists(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(rule git.clean-force)"),
+        "{}",
+        stderr(&out)
+    );
     assert!(
         stderr(&out).contains("(rule git.clean-force)"),
         "{}",

@@ -59,7 +59,10 @@ pub trait ExecPolicy: Send + Sync {
 /// fails). They are told from a reset or clean the sandbox asks for by their exact words
 /// and their caller, stash's forked child: its command line is still stash's, and its
 /// executable a git that no writable root holds (a program of the sandbox's named `git`,
-/// run as `git stash`, could otherwise exec them). Policy, as every exec rule.
+/// run as `git stash`, could otherwise exec them), started without a variable that loads
+/// other code into it (`LD_PRELOAD`, `LD_AUDIT`, `LD_LIBRARY_PATH`, `GCONV_PATH`: a library
+/// of the sandbox's run inside that git could exec them itself). Policy, as every exec
+/// rule: the sandbox's own code in a git process is not ruled out whole.
 fn is_stash_cleanup(argv: &[String], caller: Caller, fence: &Fence) -> bool {
     let words: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
     let quiet = |a: &&str| matches!(*a, "-q" | "--quiet" | "--no-recurse-submodules");
@@ -82,8 +85,14 @@ fn is_stash_cleanup(argv: &[String], caller: Caller, fence: &Fence) -> bool {
     let Ok(cmdline) = std::fs::read(format!("/proc/{}/cmdline", caller.tid)) else {
         return false;
     };
+    let Ok(environ) = std::fs::read(format!("/proc/{}/environ", caller.tid)) else {
+        return false;
+    };
+    let loads_code = environ
+        .split(|b| *b == 0)
+        .any(|v| v.starts_with(b"LD_") || v.starts_with(b"GCONV_PATH="));
     // Read by tid: trusted only while the call still waits.
-    caller.still_pending() && runs_stash_push(&cmdline)
+    !loads_code && caller.still_pending() && runs_stash_push(&cmdline)
 }
 
 /// Whether a command line (NUL-separated) is `git [global options] stash [push|save]…`.

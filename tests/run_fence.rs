@@ -583,9 +583,10 @@ fn an_exec_with_as_many_arguments_as_the_kernel_takes_runs(w: &World) {
     assert_eq!(stdout(&out).trim(), "1200012", "stderr: {}", stderr(&out));
 }
 
-/// A name with a trailing slash must be a directory, and a name on the way too: such calls
-/// fail as they do bare, with the kernel's own error and no reason line (`cp f newdir/`
-/// with `newdir` missing made a file `newdir` when fence carried the create out).
+/// A name with a trailing slash, or a last name `.` or `..`, must be a directory, and a name
+/// on the way too: such calls fail as they do bare, with the kernel's own error and no
+/// reason line (`cp f newdir/` with `newdir` missing made a file `newdir` when fence carried
+/// the create out, `rmdir d/..` would have removed the folder above).
 fn a_trailing_slash_or_a_file_on_the_way_fails_as_bare(w: &World) {
     if !python_ready("a_trailing_slash_or_a_file_on_the_way_fails_as_bare") {
         return;
@@ -598,11 +599,16 @@ fn a_trailing_slash_or_a_file_on_the_way_fails_as_bare(w: &World) {
          open-w-dir EISDIR\nlink-missing ENOENT\nlink-exists EEXIST\nsymlink-missing ENOENT\n\
          fifo-missing ENOENT\nrename-file ENOTDIR\nrename-file-from-slash ENOTDIR\n\
          unlink-file ENOTDIR\nmkdir ok\nrename-dir ok\nrmdir ok\nunder-a-file ENOTDIR\n\
-         link-under-a-file ENOTDIR\n",
+         link-under-a-file ENOTDIR\nopen-creat-dot ENOENT\nunlink-dot-file ENOTDIR\n\
+         mkdir-dot ENOENT\nsymlink-dot ENOENT\nrename-to-dot ENOENT\nrename-to-dir-dot EBUSY\n\
+         rmdir-dot EINVAL\nrmdir-dotdot ENOTEMPTY\nunlink-dotdot EISDIR\n\
+         through-a-file-and-back ENOTDIR\n",
         "stderr: {}",
         stderr(&out)
     );
-    for made in ["o1", "l2", "s1", "f1", "nd2", "nd3"] {
+    for made in [
+        "o1", "l2", "s1", "f1", "nd2", "nd3", "new", "d2", "s2", "nn", "g",
+    ] {
         assert!(
             std::fs::symlink_metadata(w.worktree.join(made)).is_err(),
             "{made} was made: {}",
@@ -638,6 +644,16 @@ t("rename-dir", lambda: os.rename("nd4/", "nd5/"))
 t("rmdir", lambda: os.rmdir("nd5/"))
 t("under-a-file", lambda: os.close(os.open("src.txt/sub", os.O_CREAT | os.O_WRONLY)))
 t("link-under-a-file", lambda: os.link("src.txt/x", "l3"))
+t("open-creat-dot", lambda: os.close(os.open("new/.", os.O_CREAT | os.O_WRONLY)))
+t("unlink-dot-file", lambda: os.unlink("src.txt/."))
+t("mkdir-dot", lambda: os.mkdir("d2/."))
+t("symlink-dot", lambda: os.symlink("x", "s2/."))
+t("rename-to-dot", lambda: os.rename("src.txt", "nn/."))
+t("rename-to-dir-dot", lambda: os.rename("src.txt", "d/."))
+t("rmdir-dot", lambda: os.rmdir("d/."))
+t("rmdir-dotdot", lambda: os.rmdir("d/.."))
+t("unlink-dotdot", lambda: os.unlink("d/.."))
+t("through-a-file-and-back", lambda: os.close(os.open("src.txt/../g", os.O_CREAT | os.O_WRONLY)))
 "#;
 
 fn exit_status_and_signals_pass_through(w: &World) {

@@ -867,6 +867,10 @@ fn walk_one_by_one(
     while let Some(name) = pending.pop() {
         let is_last = pending.is_empty();
         if name == ".." {
+            // `file/..`: the kernel walks through `file` as a folder and fails.
+            if !missing && matches!(view::entry_kind(&resolved), Ok(Some(false))) {
+                return (Resolution::NotADirectory, Found::NotLooked);
+            }
             resolved.pop();
             found = if missing {
                 Found::Missing

@@ -281,21 +281,47 @@ fn only_owner_execute_of_git_config(fence: &Fence, op: &MetadataOp, target: &Pat
     config && (mode ^ now) & 0o7777 & !libc::S_IXUSR == 0
 }
 
-/// The kernel's answer to a call that names with a trailing slash something that is not a
-/// directory, or a name it would make as anything else: it fails before it asks for any
-/// right (`cp f newdir/` with `newdir` missing: `open("newdir/", O_CREAT)` is EISDIR; `mv
-/// f nd/` is ENOTDIR; `ln f l/` is ENOENT). The resolved paths have no slash, so a call
-/// carried out from them would make what the kernel refuses: the call fails as it would
-/// bare, and fence neither asks nor says anything. `None` where the slash changes nothing
-/// (`mkdir`, `rmdir`, a directory moved, an unnamed file's folder). An error widens
-/// nothing.
-fn trailing_slash_failure(
+/// How a path's last name is spelled, where that decides the kernel's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LastName {
+    Plain,
+    /// `name/`: it must be a directory.
+    Slash,
+    /// `name/.` or `.`.
+    Dot,
+    /// `name/..` or `..`.
+    DotDot,
+}
+
+impl LastName {
+    fn of(raw: &[u8]) -> LastName {
+        let last = raw.rsplit(|b| *b == b'/').next().unwrap_or_default();
+        match last {
+            b"." => LastName::Dot,
+            b".." => LastName::DotDot,
+            b"" if raw.len() > 1 => LastName::Slash,
+            _ => LastName::Plain,
+        }
+    }
+}
+
+/// The kernel's answer to a call whose path the kernel refuses by its spelling before it
+/// asks for any right: a trailing slash on something that is not a directory, or on a name
+/// it would make as anything else (`cp f newdir/` with `newdir` missing: `open("newdir/",
+/// O_CREAT)` is EISDIR; `mv f nd/` ENOTDIR; `ln f l/` ENOENT), and a last name `.` or `..`
+/// (`open("new/.", O_CREAT)` is ENOENT, `rmdir("d/.")` EINVAL, `rename(f, "d/..")`
+/// EBUSY). The resolved paths drop those spellings (`d/..` is `d`'s parent), so a call
+/// carried out from them would act where the kernel refuses: the call fails as it would
+/// bare, and fence neither asks nor says anything. `None` where the spelling changes
+/// nothing (`mkdir d/`, `rmdir d/`, a directory moved, an unnamed file's folder). An
+/// error widens nothing.
+fn path_spelling_failure(
     op: &str,
     n: &Notification,
-    slashed: &[bool],
+    spelled: &[LastName],
     resolved: &[PathBuf],
 ) -> Option<i32> {
-    if !slashed.iter().any(|s| *s) {
+    if spelled.iter().all(|s| *s == LastName::Plain) {
         return None;
     }
     let kind = |p: &PathBuf| super::view::entry_kind(p).ok();
@@ -306,6 +332,32 @@ fn trailing_slash_failure(
         Some(false) => Some(libc::ENOTDIR),
     };
     let remove_dir = n.nr == libc::SYS_unlinkat && n.args[2] & libc::AT_REMOVEDIR as u64 != 0;
+    // A last name `.` or `..`: the folder it lies in must be one, then each call has its
+    // own answer for such a name.
+    if let Some((i, dots)) = spelled
+        .iter()
+        .enumerate()
+        .find(|(_, s)| matches!(s, LastName::Dot | LastName::DotDot))
+    {
+        let on_dir = match (op, *dots) {
+            ("open" | "creat", _) => {
+                let flags = open_flags(n)?;
+                if flags & libc::O_TMPFILE == libc::O_TMPFILE {
+                    return None;
+                }
+                libc::EISDIR
+            }
+            ("unlink", LastName::Dot) if remove_dir => libc::EINVAL,
+            ("unlink", _) if remove_dir => libc::ENOTEMPTY,
+            ("rmdir", LastName::Dot) => libc::EINVAL,
+            ("rmdir", _) => libc::ENOTEMPTY,
+            ("unlink", _) => libc::EISDIR,
+            ("rename", _) => libc::EBUSY,
+            ("mkdir" | "link" | "symlink" | "mknod", _) => libc::EEXIST,
+            _ => return None,
+        };
+        return by_kind(resolved.get(i)?, Some(on_dir));
+    }
     match (op, resolved) {
         ("open" | "creat", [p]) => {
             let flags = open_flags(n)?;
@@ -746,7 +798,7 @@ pub fn check_from(
                 }
             }
             let mut resolved: Vec<PathBuf> = Vec::with_capacity(paths.len());
-            let mut slashed: Vec<bool> = Vec::with_capacity(paths.len());
+            let mut spelled: Vec<LastName> = Vec::with_capacity(paths.len());
             let mut first_shown: Vec<u8> = Vec::new();
             let mut descriptor: Option<PathBuf> = None;
             let mut first_found = Found::NotLooked;
@@ -758,7 +810,7 @@ pub fn check_from(
                             first_shown = shown(&raw, &resolution);
                             first_found = found;
                         }
-                        slashed.push(raw.len() > 1 && raw.ends_with(b"/"));
+                        spelled.push(LastName::of(&raw));
                         match resolution {
                             Resolution::Path(p) => resolved.push(p),
                             // A pipe behind /proc/self/fd: Landlock decides, or with no mount
@@ -778,7 +830,7 @@ pub fn check_from(
                     }
                 }
             }
-            if !unresolvable && let Some(errno) = trailing_slash_failure(op, n, &slashed, &resolved)
+            if !unresolvable && let Some(errno) = path_spelling_failure(op, n, &spelled, &resolved)
             {
                 return Outcome::failed(event, errno);
             }

@@ -260,7 +260,8 @@ const PRUNE_EVERY: Duration = Duration::from_secs(24 * 3600);
 /// A folder no session has used for this long is removed, its worktree there or not.
 const UNUSED_FOR: Duration = Duration::from_secs(90 * 24 * 3600);
 /// How deep a folder is removed: each level holds a descriptor, and the sandbox made the
-/// tree. What lies deeper stays, under its `.removing-` name.
+/// tree. A removal that meets a deeper folder stops there, and what is left of the folder
+/// stays under its `.removing-` name (tried again, and left again, at every prune).
 const MAX_DEPTH: usize = 128;
 
 fn record_name(folder: &OsStr) -> CString {

@@ -5233,6 +5233,7 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     w.write(".claude/hooks/fmt.sh", "#!/bin/sh\nexit 0\n");
     std::fs::create_dir_all(w.worktree.join(".devcontainer")).unwrap();
     w.write(".devcontainer/devcontainer.json", "{}\n");
+    w.write("mise.ci.toml", "[tools]\n");
     w.mkdir(".config");
     chown_tree(w, &w.worktree);
     w.write(
@@ -5244,6 +5245,8 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
          echo '[hooks]' > .config/mise.toml\n\
          mkdir -p .config/mise; echo '[hooks]' > .config/mise/config.toml\n\
          echo ok > .config/other.toml\n\
+         echo '[hooks]' >> mise.ci.toml; echo '[hooks]' > .mise.dev.toml\n\
+         mkdir -p mise; echo '[hooks]' > mise/config.toml\n\
          echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
          echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
          echo ok > notes.txt\n",
@@ -5261,7 +5264,14 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     );
     assert!(!w.worktree.join(".claude/hooks/new.sh").exists());
     assert_unchanged(&w.worktree.join(".devcontainer/devcontainer.json"), "{}\n");
-    for made in ["mise.toml", ".config/mise.toml", ".config/mise/config.toml"] {
+    assert_unchanged(&w.worktree.join("mise.ci.toml"), "[tools]\n");
+    for made in [
+        "mise.toml",
+        ".config/mise.toml",
+        ".config/mise/config.toml",
+        ".mise.dev.toml",
+        "mise/config.toml",
+    ] {
         assert!(!w.worktree.join(made).exists(), "{made}: {}", stderr(&out));
     }
     assert_unchanged(&w.worktree.join(".config/other.toml"), "ok\n");

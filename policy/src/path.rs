@@ -434,8 +434,21 @@ pub fn is_protected(rel: &Path) -> bool {
     if matches!(first, b".devcontainer" | b".mise")
         || rel.starts_with(".config/mise")
         || rel == Path::new(".config/mise.toml")
+        || rel == Path::new("mise/config.toml")
     {
         return true;
+    }
+    // mise's configs for an environment (`mise.dev.toml`, `.mise.staging.local.toml`).
+    if rel.components().count() == 1 {
+        let rest = first
+            .strip_prefix(b".mise.")
+            .or_else(|| first.strip_prefix(b"mise."));
+        if rest
+            .and_then(|r| r.strip_suffix(b".toml"))
+            .is_some_and(|env| !env.is_empty())
+        {
+            return true;
+        }
     }
     if rel.components().count() == 1
         && matches!(

@@ -564,7 +564,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             ".pre-commit-config.yaml",
             "lefthook.yml (and its other names)",
             ".devcontainer/, .devcontainer.json",
-            "mise.toml, .mise.toml, .config/mise/ (and mise's other project config names)",
+            "mise.toml, .mise.toml, mise.ENV.toml, mise/config.toml, .config/mise/ (and mise's other project config names)",
         ],
         "Writes a file that runs code later, outside the sandbox",
     ),

@@ -58,10 +58,12 @@ const PROTECTED_FILES: [&str; 12] = [
 ];
 
 /// Hook managers' configuration files at the worktree's root whose names do not start
-/// with a dot (lefthook reads any of these, `-local` ones merged in), and mise's.
-const PROTECTED_UNDOTTED: [&str; 10] = [
+/// with a dot (lefthook reads any of these, `-local` ones merged in), and mise's (its
+/// `mise.ENV.toml` ones: [`is_mise_env_config`]).
+const PROTECTED_UNDOTTED: [&str; 11] = [
     "mise.toml",
     "mise.local.toml",
+    "mise/config.toml",
     "lefthook.yml",
     "lefthook.yaml",
     "lefthook.toml",
@@ -80,11 +82,24 @@ fn below_a_dot_entry(rel: &Path) -> bool {
     rel.as_os_str().as_bytes().first() == Some(&b'.')
 }
 
+/// mise's configuration for an environment at the worktree's root (`mise.ENV.toml`,
+/// `.mise.ENV.toml`, their `.local` ones): which one mise loads depends on `MISE_ENV` in
+/// the user's shell, so every such name is protected.
+pub fn is_mise_env_config(rel: &Path) -> bool {
+    let name = rel.as_os_str().as_bytes();
+    let rest = name
+        .strip_prefix(b".mise.")
+        .or_else(|| name.strip_prefix(b"mise."));
+    rest.and_then(|r| r.strip_suffix(b".toml"))
+        .is_some_and(|env| !env.is_empty() && !env.contains(&b'/'))
+}
+
 /// Whether `rel` (relative to the worktree) is a protected path.
 pub fn is_protected(rel: &Path) -> bool {
     if !below_a_dot_entry(rel) {
         return is_nested_git_control(rel)
             || is_stray_head(rel)
+            || is_mise_env_config(rel)
             || PROTECTED_UNDOTTED.iter().any(|f| rel == Path::new(f));
     }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
@@ -96,6 +111,7 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_agent_settings(rel)
         || is_nested_git_control(rel)
         || is_stray_head(rel)
+        || is_mise_env_config(rel)
 }
 
 /// A protected path that runs nothing, as `git init` makes it: the hooks folder made empty
@@ -218,7 +234,7 @@ pub fn is_nested_git_control(rel: &Path) -> bool {
 /// Creating it empty (`mkdir`) is harmless: what is then made inside is checked by path.
 pub fn holds_protected(rel: &Path) -> bool {
     if !below_a_dot_entry(rel) {
-        return false;
+        return rel == Path::new(MISE_FOLDER);
     }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
@@ -287,6 +303,8 @@ const AGENT_FOLDERS: [&str; 3] = [".claude", ".gemini", ".codex"];
 
 /// The folder that holds mise's `.config/mise.toml` and `.config/mise/`.
 const CONFIG_FOLDER: &str = ".config";
+/// The folder that holds mise's `mise/config.toml`.
+const MISE_FOLDER: &str = "mise";
 
 /// An agent's project settings: `.claude/settings*.json`, `.gemini/settings.json` and
 /// `.gemini/.env`, `.codex/config.toml` and `.codex/hooks.json`.
@@ -316,6 +334,16 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
                 .is_ok_and(|m| !m.file_type().is_symlink())
         })
         .collect();
+    // mise's configs for an environment, by name: one read of the root's listing.
+    if let Ok(entries) = std::fs::read_dir(worktree) {
+        for e in entries.flatten() {
+            if is_mise_env_config(Path::new(&e.file_name()))
+                && e.file_type().is_ok_and(|t| !t.is_symlink())
+            {
+                out.push(e.path());
+            }
+        }
+    }
     if let Ok(entries) = std::fs::read_dir(worktree.join(".git/worktrees")) {
         for e in entries.flatten() {
             for name in ["commondir", "config.worktree"] {
@@ -364,12 +392,18 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
 /// be pinned as mount points: the kernel refuses to rename or remove a mount point, while
 /// a directory that merely contains read-only binds can be renamed away whole.
 pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = [".git", ".git/modules", ".git/worktrees", CONFIG_FOLDER]
-        .iter()
-        .chain(AGENT_FOLDERS.iter())
-        .map(|rel| worktree.join(rel))
-        .filter(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_dir()))
-        .collect();
+    let mut out: Vec<PathBuf> = [
+        ".git",
+        ".git/modules",
+        ".git/worktrees",
+        CONFIG_FOLDER,
+        MISE_FOLDER,
+    ]
+    .iter()
+    .chain(AGENT_FOLDERS.iter())
+    .map(|rel| worktree.join(rel))
+    .filter(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_dir()))
+    .collect();
     // Each linked worktree's folder: its `commondir` is a read-only bind, and the folder
     // must not be renamed away with it.
     if let Ok(entries) = std::fs::read_dir(worktree.join(".git/worktrees")) {
@@ -511,6 +545,10 @@ mod tests {
             ".config/mise.toml",
             ".config/mise/config.toml",
             ".config/mise/conf.d/tools.toml",
+            "mise/config.toml",
+            "mise.dev.toml",
+            ".mise.staging.toml",
+            "mise.dev.local.toml",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
@@ -531,6 +569,10 @@ mod tests {
             ".config/misery/x",
             "docs/devcontainer.json",
             "mise.toml.bak",
+            "mise..toml",
+            "sub/mise.dev.toml",
+            "mise/other.toml",
+            "mise.tom",
             ".git/modules/lib/index",
             ".git/modules/lib/objects/ab/cd",
             ".git/modules/config",
@@ -658,6 +700,7 @@ mod tests {
             ".git/worktrees",
             ".git/worktrees/lw",
             ".config",
+            "mise",
         ] {
             assert!(holds_protected(Path::new(p)), "{p}");
         }

@@ -467,18 +467,22 @@ fn a_push_re_pointed_to_main_while_asked_is_refused_after_the_yes(w: &World) {
     let (out, _) = push("git push -q origin feature; echo push=$?\n");
     assert!(stdout(&out).contains("push=0"), "{}", stderr(&out));
     assert_eq!(remote_branches(&remote).trim(), "refs/heads/feature");
+    // Refused after the Yes, and the remote's branches as they were.
+    let refused = |out: &Output| {
+        let err = stderr(out);
+        assert!(!stdout(out).contains("push=0"), "{err}");
+        assert!(err.contains("changed while the question waited"), "{err}");
+        assert_eq!(
+            remote_branches(&remote).trim(),
+            "refs/heads/feature",
+            "{err}"
+        );
+    };
     // The branch named becomes a symbolic ref to main while the question waits.
     let (out, log) = push(
         "(sleep 0.5; git symbolic-ref refs/heads/sneaky refs/heads/main) &\ngit push -q origin sneaky; echo push=$?\nwait\n",
     );
-    let err = stderr(&out);
-    assert!(!stdout(&out).contains("push=0"), "{err}");
-    assert!(err.contains("changed while the question waited"), "{err}");
-    assert_eq!(
-        remote_branches(&remote).trim(),
-        "refs/heads/feature",
-        "{err}"
-    );
+    refused(&out);
     assert!(
         log.iter().any(|l| l["action"] == "deny"
             && l["reason"]
@@ -493,14 +497,7 @@ fn a_push_re_pointed_to_main_while_asked_is_refused_after_the_yes(w: &World) {
     );
     let (out, _) =
         push("(sleep 0.5; git checkout -q main) &\ngit push -q origin HEAD; echo push=$?\nwait\n");
-    let err = stderr(&out);
-    assert!(!stdout(&out).contains("push=0"), "{err}");
-    assert!(err.contains("changed while the question waited"), "{err}");
-    assert_eq!(
-        remote_branches(&remote).trim(),
-        "refs/heads/feature",
-        "{err}"
-    );
+    refused(&out);
 }
 
 fn paths_that_are_not_utf8_are_logged_escaped_and_flagged(w: &World) {

@@ -364,12 +364,7 @@ pub(crate) fn prune(worktrees: &OwnedFd, now: SystemTime) {
     let Ok(mut listing) = Dir::from_fd(listing) else {
         return;
     };
-    let names: Vec<(CString, Option<Type>)> = listing
-        .iter()
-        .filter_map(Result::ok)
-        .map(|e| (e.file_name().to_owned(), e.file_type()))
-        .filter(|(n, _)| n.as_bytes() != b"." && n.as_bytes() != b"..")
-        .collect();
+    let names = entries_of(&mut listing);
     for (name, kind) in &names {
         let bytes = name.as_bytes();
         if bytes.starts_with(REMOVING_PREFIX) {
@@ -440,6 +435,16 @@ fn stale(worktrees: &OwnedFd, name: &CStr, now: SystemTime) -> bool {
     }
 }
 
+/// The entries of `dir` but `.` and `..`, each with its type where the listing gives it, up
+/// to the first error of the listing.
+fn entries_of(dir: &mut Dir) -> Vec<(CString, Option<Type>)> {
+    dir.iter()
+        .map_while(Result::ok)
+        .map(|e| (e.file_name().to_owned(), e.file_type()))
+        .filter(|(n, _)| n.as_bytes() != b"." && n.as_bytes() != b"..")
+        .collect()
+}
+
 /// Removes folder `name` of `parent` and all it holds, deepest first, each folder opened
 /// relative to the one above it and never through a symlink (the sandbox wrote the tree).
 /// Folders it may not write are made writable first (the user's own). Gives up, leaving the
@@ -458,12 +463,7 @@ fn remove_tree(parent: &OwnedFd, name: &CStr) -> bool {
     let mut stack: Vec<(Dir, CString)> = vec![(top, name.to_owned())];
     while let Some((dir, _)) = stack.last_mut() {
         // The whole listing first, then the removals (none while the folder is read).
-        let entries: Vec<(CString, Option<Type>)> = dir
-            .iter()
-            .map_while(Result::ok)
-            .map(|e| (e.file_name().to_owned(), e.file_type()))
-            .filter(|(n, _)| n.as_bytes() != b"." && n.as_bytes() != b"..")
-            .collect();
+        let entries = entries_of(dir);
         let mut subfolder = None;
         for (n, kind) in entries {
             let unlinked = match kind {

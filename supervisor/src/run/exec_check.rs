@@ -137,7 +137,7 @@ fn runs_stash_push(cmdline: &[u8]) -> bool {
 
 /// Reads the exec's program and argv from the target and asks `policy`: allowed execs run
 /// (`CONTINUE`), refused ones fail with EACCES and a reason, and those the policy asks
-/// about become a question (on Yes: `CONTINUE`).
+/// about become a question (on Yes: judged again, then `CONTINUE`: [`judged_again`]).
 pub fn check(
     policy: &Arc<dyn ExecPolicy>,
     fence: &Fence,

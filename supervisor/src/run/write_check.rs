@@ -1064,7 +1064,7 @@ pub fn check_from(
                 return asked(
                     event,
                     libc::EACCES,
-                    "symlink into a git folder or a writable folder outside the protected ones",
+                    "symlink into a .git folder, or into a writable folder outside the worktree (TMPDIR, /tmp, /dev/shm) where a repository the user's git would take for the worktree's could be made",
                     link,
                     "fence.protected-path",
                     perform(),

@@ -656,6 +656,28 @@ t("unlink-dotdot", lambda: os.unlink("d/.."))
 t("through-a-file-and-back", lambda: os.close(os.open("src.txt/../g", os.O_CREAT | os.O_WRONLY)))
 "#;
 
+/// An archive of other owners unpacks (`tar xf` of a release tarball): a root session's
+/// root keeps no capability to give files away, so it unpacks as any user does.
+fn an_archive_of_other_owners_unpacks(w: &World) {
+    let src = w.outside.join("tree");
+    std::fs::create_dir_all(src.join("d")).unwrap();
+    std::fs::write(src.join("d/f.txt"), "packed\n").unwrap();
+    let archive = w.outside.join("other-owners.tar");
+    let out = std::process::Command::new("tar")
+        .args(["--owner=1234", "--group=1234", "-cf"])
+        .arg(&archive)
+        .arg("-C")
+        .arg(&src)
+        .arg("d")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    w.own(&archive);
+    let out = w.run(&["tar", "xf", archive.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_unchanged(&w.worktree.join("d/f.txt"), "packed\n");
+}
+
 fn exit_status_and_signals_pass_through(w: &World) {
     assert_eq!(w.run(&["/bin/sh", "-c", "exit 7"]).status.code(), Some(7));
     w.write("term.sh", "kill -TERM $$\n");
@@ -8811,6 +8833,7 @@ both_ways!(
     an_exec_with_as_many_arguments_as_the_kernel_takes_runs,
     a_trailing_slash_or_a_file_on_the_way_fails_as_bare,
     git_init_makes_a_repository_whose_hooks_and_config_stay_protected,
+    an_archive_of_other_owners_unpacks,
     a_program_directory_repointed_in_the_worktree_is_followed_anew,
     a_signal_sent_to_fence_reaches_the_command,
     fence_sigkill_leaves_nothing_running,

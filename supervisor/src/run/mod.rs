@@ -596,12 +596,15 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             };
             let spec = SandboxSpec {
                 argv: args.command.clone(),
-                env: with_tool_caches(
-                    with_proxy_variables(
-                        prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
-                        proxy.as_ref(),
+                env: with_root_tar_options(
+                    with_tool_caches(
+                        with_proxy_variables(
+                            prepare::sandbox_environment(std::env::vars_os(), &args.env, &tmp.path),
+                            proxy.as_ref(),
+                        ),
+                        tool_caches.as_ref(),
                     ),
-                    tool_caches.as_ref(),
+                    nix::unistd::geteuid().is_root(),
                 ),
                 cwd: cwd.clone().into_os_string(),
                 worktree: worktree.clone().into_os_string(),
@@ -1345,7 +1348,6 @@ fn start_proxy(
     crate::net::proxy::start(policy, proxy_gate::hooks(gate, clients, args.quiet_blocks))
 }
 
-/// The proxy variables, upper and lower case, replacing any the environment had.
 /// Adds the tool cache variables the environment does not set (tool_caches.rs).
 fn with_tool_caches(
     mut env: Vec<(OsString, OsString)>,
@@ -1358,6 +1360,22 @@ fn with_tool_caches(
     env
 }
 
+/// In a root session, `TAR_OPTIONS=--no-same-owner` when the environment does not set
+/// `TAR_OPTIONS`: the sandbox's root keeps no capability, so GNU tar's default for root,
+/// giving each file the owner the archive names, fails on every file of another owner
+/// (`tar xf` of a release tarball exits 2); unpacked as any user unpacks, the files are
+/// root's.
+fn with_root_tar_options(
+    mut env: Vec<(OsString, OsString)>,
+    root: bool,
+) -> Vec<(OsString, OsString)> {
+    if root && !env.iter().any(|(k, _)| k == "TAR_OPTIONS") {
+        env.push(("TAR_OPTIONS".into(), "--no-same-owner".into()));
+    }
+    env
+}
+
+/// The proxy variables, upper and lower case, replacing any the environment had.
 fn with_proxy_variables(
     mut env: Vec<(OsString, OsString)>,
     proxy: Option<&crate::net::proxy::Proxy>,

@@ -4919,29 +4919,17 @@ fn git_stash_cleans_the_tree_while_a_reset_hard_stays_refused(w: &World) {
     support::git(&w.worktree, &["commit", "-q", "-m", "a"]);
     chown_tree(w, &w.worktree);
     w.write("a.txt", "changed\n");
-    let git = |args: &[&str]| {
-        w.fence(
-            &[
-                &[
-                    "--approver",
-                    "deny",
-                    "--",
-                    "git",
-                    "-c",
-                    "user.name=t",
-                    "-c",
-                    "user.email=t@t",
-                ][..],
-                args,
-            ]
-            .concat()
-            .iter()
-            .map(OsStr::new)
-            .collect::<Vec<_>>(),
-        )
-        .output()
-        .unwrap()
+    let fenced = |words: &[&str]| {
+        w.fence(&words.iter().map(OsStr::new).collect::<Vec<_>>())
+            .output()
+            .unwrap()
     };
+    // git with `before` in front of it (`env VAR=…`) under `--approver deny`.
+    let git_after = |before: &[&str], args: &[&str]| {
+        let git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"];
+        fenced(&[&["--approver", "deny", "--"][..], before, &git, args].concat())
+    };
+    let git = |args: &[&str]| git_after(&[], args);
     let out = git(&["stash"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
@@ -4974,41 +4962,19 @@ fn git_stash_cleans_the_tree_while_a_reset_hard_stays_refused(w: &World) {
         std::fs::read_to_string(w.worktree.join("new.txt")).unwrap(),
         "untracked\n"
     );
-    let out = git(&["clean", "--force", "--quiet", "-d", ":/"]);
-    assert!(w.worktree.join("new.txt").exists(), "{}", stderr(&out));
-    // A stash started with a variable that loads other code into git is not taken at its
-    // word: its clean is refused.
-    let out = w
-        .fence(
-            &[
-                "--approver",
-                "deny",
-                "--",
-                "env",
-                "LD_LIBRARY_PATH=/nonexistent",
-                "git",
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "stash",
-                "-u",
-            ]
-            .map(OsStr::new),
-        )
-        .output()
-        .unwrap();
-    assert!(w.worktree.join("new.txt").exists(), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("(rule git.clean-force)"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        stderr(&out).contains("(rule git.clean-force)"),
-        "{}",
-        stderr(&out)
-    );
+    // The sandbox's own clean, and a stash started with a variable that loads other code
+    // into git (not taken at its word: its clean is refused).
+    for out in [
+        git(&["clean", "--force", "--quiet", "-d", ":/"]),
+        git_after(&["env", "LD_LIBRARY_PATH=/nonexistent"], &["stash", "-u"]),
+    ] {
+        assert!(w.worktree.join("new.txt").exists(), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("(rule git.clean-force)"),
+            "{}",
+            stderr(&out)
+        );
+    }
     // The sandbox's own reset, direct or from a program named git run as `git stash`.
     w.compile_c(
         "git",
@@ -5023,12 +4989,7 @@ int main(void) {
         &["--", "git", "reset", "--hard"][..],
         &["--", "./git", "stash"],
     ] {
-        let mut all = vec!["--approver", "deny"];
-        all.extend_from_slice(args);
-        let out = w
-            .fence(&all.iter().map(OsStr::new).collect::<Vec<_>>())
-            .output()
-            .unwrap();
+        let out = fenced(&[&["--approver", "deny"][..], args].concat());
         assert_eq!(
             std::fs::read_to_string(w.worktree.join("a.txt")).unwrap(),
             "changed\n",

@@ -1014,7 +1014,7 @@ pub fn check_from(
                     .flatten()
                     .map(|t| (to.clone(), t.into_os_string().into_encoded_bytes()))
             };
-            let new_links: Vec<(PathBuf, Vec<u8>)> = match (*op, resolved.as_slice()) {
+            let mut new_links: Vec<(PathBuf, Vec<u8>)> = match (*op, resolved.as_slice()) {
                 ("symlink", [link]) if fence.has_rule_base(link) => mem
                     .c_string(n.args[0], libc::PATH_MAX as usize)
                     .ok()
@@ -1040,10 +1040,7 @@ pub fn check_from(
             // reflog is appended to through it on every commit, a ref written where a link in
             // `refs/` leads). Landlock grants no `MakeSym` there, so a swapped path meets the
             // kernel's refusal; this gives the reason, and carries out what a person allows.
-            let new_links: Vec<(PathBuf, Vec<u8>)> = new_links
-                .into_iter()
-                .filter(|(link, target)| !fence.is_git_symlink_probe(link, target))
-                .collect();
+            new_links.retain(|(link, target)| !fence.is_git_symlink_probe(link, target));
             if let Some((link, _)) = new_links
                 .iter()
                 .find(|(link, _)| fence.in_git_directory(link))

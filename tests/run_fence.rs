@@ -602,7 +602,8 @@ fn a_trailing_slash_or_a_file_on_the_way_fails_as_bare(w: &World) {
          link-under-a-file ENOTDIR\nopen-creat-dot ENOENT\nunlink-dot-file ENOTDIR\n\
          mkdir-dot ENOENT\nsymlink-dot ENOENT\nrename-to-dot ENOENT\nrename-to-dir-dot EBUSY\n\
          rmdir-dot EINVAL\nrmdir-dotdot ENOTEMPTY\nunlink-dotdot EISDIR\n\
-         through-a-file-and-back ENOTDIR\n",
+         through-a-file-and-back ENOTDIR\nutime-file-slash ENOTDIR\nchmod-file-slash ENOTDIR\n\
+         chown-file-slash ENOTDIR\nutime-dir-slash ok\nchmod-dir-slash ok\n",
         "stderr: {}",
         stderr(&out)
     );
@@ -616,6 +617,10 @@ fn a_trailing_slash_or_a_file_on_the_way_fails_as_bare(w: &World) {
         );
     }
     assert_unchanged(&w.worktree.join("src.txt"), "x");
+    // The metadata calls with a slash changed nothing: not the times, not the mode.
+    let src = std::fs::metadata(w.worktree.join("src.txt")).unwrap();
+    assert_ne!(src.modified().unwrap(), std::time::UNIX_EPOCH);
+    assert_ne!(src.permissions().mode() & 0o777, 0o600);
     assert!(!stderr(&out).contains("fence: blocked"), "{}", stderr(&out));
 }
 
@@ -654,6 +659,11 @@ t("rmdir-dot", lambda: os.rmdir("d/."))
 t("rmdir-dotdot", lambda: os.rmdir("d/.."))
 t("unlink-dotdot", lambda: os.unlink("d/.."))
 t("through-a-file-and-back", lambda: os.close(os.open("src.txt/../g", os.O_CREAT | os.O_WRONLY)))
+t("utime-file-slash", lambda: os.utime("src.txt/", (0, 0)))
+t("chmod-file-slash", lambda: os.chmod("src.txt/", 0o600))
+t("chown-file-slash", lambda: os.chown("src.txt/", os.getuid(), os.getgid()))
+t("utime-dir-slash", lambda: os.utime("d/", (0, 0)))
+t("chmod-dir-slash", lambda: os.chmod("d/", 0o755))
 "#;
 
 /// An archive of other owners unpacks (`tar xf` of a release tarball): a root session's

@@ -236,6 +236,7 @@ pub fn perform_on_path(
     root: &Path,
     target: &Path,
     follow_last: bool,
+    must_be_dir: bool,
     op: &MetadataOp,
 ) -> Response {
     let prepared = match prepare(mem, op) {
@@ -253,14 +254,21 @@ pub fn perform_on_path(
         .to_path_buf();
     let root = root.to_path_buf();
     respond_with(act_as(&creds, move || {
-        let fd = open_beneath(&root, &rel, follow_last)?;
+        let fd = open_beneath(&root, &rel, follow_last, must_be_dir)?;
         Ok(apply(&fd, &prepared))
     }))
 }
 
 /// `openat2(root, rel, O_PATH, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`, `root` opened in
-/// the sandbox's view.
-pub(super) fn open_beneath(root: &Path, rel: &Path, follow_last: bool) -> io::Result<OwnedFd> {
+/// the sandbox's view. `must_be_dir`: the caller's path ended with a slash, which is kept,
+/// so that the kernel follows the last name and refuses anything but a directory as it
+/// would have bare.
+pub(super) fn open_beneath(
+    root: &Path,
+    rel: &Path,
+    follow_last: bool,
+    must_be_dir: bool,
+) -> io::Result<OwnedFd> {
     // The root as the sandbox sees it (its private TMPDIR is a mount of its own).
     let rootfd = super::approved::open_checked(
         super::view::View::Sandbox,
@@ -268,11 +276,15 @@ pub(super) fn open_beneath(root: &Path, rel: &Path, follow_last: bool) -> io::Re
         libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
         0,
     )?;
-    let rel_c = if rel.as_os_str().is_empty() {
-        CString::new(".")?
+    let mut rel_bytes = if rel.as_os_str().is_empty() {
+        b".".to_vec()
     } else {
-        CString::new(rel.as_os_str().as_bytes())?
+        rel.as_os_str().as_bytes().to_vec()
     };
+    if must_be_dir {
+        rel_bytes.push(b'/');
+    }
+    let rel_c = CString::new(rel_bytes)?;
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
     how.flags =
         (libc::O_PATH | libc::O_CLOEXEC | if follow_last { 0 } else { libc::O_NOFOLLOW }) as u64;

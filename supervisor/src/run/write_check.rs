@@ -1340,6 +1340,18 @@ pub fn check_from(
                     );
                 }
             };
+            // `touch f/`: a trailing slash asks for a directory. The resolved path has no
+            // slash, so the call carried out from it would change the file the kernel
+            // refuses to (ENOTDIR), and a protected file would even be asked about. The
+            // followed object is known here; a last name not followed (`lchown l/`) is
+            // left to the kernel's own walk (`open_beneath` keeps the slash).
+            let must_be_dir = LastName::of(&raw) == LastName::Slash;
+            if must_be_dir
+                && path.follow_last
+                && super::view::entry_kind(&target).ok() == Some(Some(false))
+            {
+                return Outcome::failed(event, libc::ENOTDIR);
+            }
             let on_yes = || {
                 Some(Operation::Metadata {
                     path: target.clone(),
@@ -1419,8 +1431,15 @@ pub fn check_from(
                     ..allowed(event, object, Response::Error(libc::EPERM))
                 };
             }
-            let response =
-                metadata::perform_on_path(mem, caller, &root, &target, path.follow_last, op);
+            let response = metadata::perform_on_path(
+                mem,
+                caller,
+                &root,
+                &target,
+                path.follow_last,
+                must_be_dir,
+                op,
+            );
             allowed(event, object, response)
         }
         // Landlock from ABI 3 bounds truncate like any write; below it a path swapped after

@@ -1563,6 +1563,34 @@ fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
         "the sibling was unregistered: {}",
         stderr(&out)
     );
+    // The main checkout's own state in the shared git directory is read-only as the
+    // sibling's folder is: its branch, its index (what `git restore` takes back), a merge
+    // it would conclude, a rebase it would continue, its remote definitions.
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).unwrap();
+    let index = std::fs::read(git_dir.join("index")).unwrap();
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        &format!(
+            "cd {g} && echo 'ref: refs/heads/feature' > HEAD; cp index index.new && mv index.new index;              git rev-parse feature > MERGE_HEAD; mkdir -p rebase-merge;              mkdir -p remotes && echo 'URL: /elsewhere' > remotes/origin;              GIT_INDEX_FILE={g}/index git update-index --add --cacheinfo 100755,$(git rev-parse feature:change.txt),build.sh",
+            g = git_dir.display()
+        ),
+    ]);
+    assert_unchanged(&git_dir.join("HEAD"), &head);
+    assert_eq!(
+        std::fs::read(git_dir.join("index")).unwrap(),
+        index,
+        "the main checkout's index changed: {}",
+        stderr(&out)
+    );
+    for made in ["MERGE_HEAD", "rebase-merge", "remotes/origin"] {
+        assert!(
+            std::fs::symlink_metadata(git_dir.join(made)).is_err(),
+            "{made} was made: {}",
+            stderr(&out)
+        );
+    }
+    assert_eq!(git(&main, &["status", "--porcelain"]).trim(), "?? wip.env");
 }
 
 /// A push from a script whose home is moved (`HOME=$TMPDIR git push`, with a
@@ -5242,6 +5270,8 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
          mkdir -p mise; echo '[hooks]' > mise/config.toml\n\
          echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
          echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
+         mkdir -p .git/remotes .git/branches; echo 'URL: /elsewhere' > .git/remotes/origin\n\
+         echo /elsewhere > .git/branches/origin\n\
          echo ok > notes.txt\n",
     );
     let out = w.run(&["/bin/sh", "s.sh"]);
@@ -5264,6 +5294,9 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
         ".config/mise/config.toml",
         ".mise.dev.toml",
         "mise/config.toml",
+        // git's older remote definitions: a push to `origin` would go to /elsewhere.
+        ".git/remotes/origin",
+        ".git/branches/origin",
     ] {
         assert!(!w.worktree.join(made).exists(), "{made}: {}", stderr(&out));
     }

@@ -536,8 +536,12 @@ fn is_git_control(rel: &Path) -> bool {
     // `.git/commondir` names the directory git takes config and hooks from;
     // `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
     // `.git/fence`: the spare folders of `fence run`, which a sandbox must not fill.
+    // `.git/remotes/NAME` and `.git/branches/NAME`: git's older ways to define a remote,
+    // read for any name `.git/config` does not define (a push sent elsewhere).
     if rel.starts_with(".git/hooks")
         || rel.starts_with(".git/fence")
+        || rel.starts_with(".git/remotes")
+        || rel.starts_with(".git/branches")
         || [
             ".git/config",
             ".git/commondir",
@@ -561,7 +565,10 @@ fn is_git_control(rel: &Path) -> bool {
     if let [b".git", b"modules", below @ ..] = parts.as_slice() {
         // A name may end in a word of git's own folders (`lib/info`), so none is skipped.
         for (i, part) in below.iter().enumerate().skip(1) {
-            if *part == b"hooks" {
+            // `remotes` after `refs` is git's remote-tracking refs, not a definition.
+            let remote_definitions =
+                matches!(*part, b"remotes" | b"branches") && below[i - 1] != b"refs";
+            if *part == b"hooks" || remote_definitions {
                 return true;
             }
             if i + 1 == below.len()
@@ -743,6 +750,10 @@ mod tests {
             ".git/commondir",
             ".git/config.worktree",
             ".git/worktrees/w/commondir",
+            ".git/remotes/origin",
+            ".git/branches/origin",
+            "evil/.git/remotes/origin",
+            ".git/modules/lib/remotes/origin",
             ".gitmodules",
             ".envrc",
             ".vscode/settings.json",
@@ -793,6 +804,8 @@ mod tests {
             ".git/COMMIT_EDITMSG",
             ".claude/notes.md",
             ".git/modules/lib/refs/heads/main",
+            ".git/modules/lib/refs/remotes/origin/main",
+            ".git/modules/lib/logs/refs/remotes/origin/main",
             "evil/.git/index",
             ".git/logs/HEAD",
             "HEADER",

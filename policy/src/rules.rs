@@ -552,6 +552,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             ".git/hooks/",
             ".git/config",
             ".git/commondir",
+            ".git/remotes/, .git/branches/ (remotes defined outside the config)",
             ".git/modules/*/config",
             "*/.git (a repository nested in the worktree), its config and hooks/",
             ".gitmodules",

@@ -14,8 +14,13 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 10] = [
+const PROTECTED_TREES: [&str; 12] = [
     ".git/hooks",
+    // git's older ways to define a remote (a file per remote name: `URL:`, `Push:`,
+    // `Pull:` lines), read for any name `.git/config` does not define: one for `origin`
+    // in a repository with no remote yet sends the user's next `git push` elsewhere.
+    ".git/remotes",
+    ".git/branches",
     ".vscode",
     ".idea",
     // A dev container's definition: VS Code runs its `initializeCommand` on the host when
@@ -114,15 +119,17 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_mise_env_config(rel)
 }
 
-/// A protected path that runs nothing, as `git init` makes it: the hooks folder made empty
-/// (`makes_folder`; `.git` is held, and so is the new folder, so whatever is made in it
+/// A protected path that runs nothing, as `git init` makes it: the hooks folder made empty,
+/// and the remote definitions' folders git's templates hold (`makes_folder`; `.git` is held, and so is the new folder, so whatever is made in it
 /// later is judged by its path), and a sample hook in it (`.git/hooks/pre-commit.sample`),
 /// which git never runs: renamed to a hook's name it is a write to a protected path again.
 /// Other protected folders (`.vscode`…) stay asked even empty: an editor may act on the
 /// folder alone.
 pub fn is_inert(rel: &Path, makes_folder: bool) -> bool {
     if makes_folder {
-        return rel == Path::new(".git/hooks");
+        return [".git/hooks", ".git/branches", ".git/remotes"]
+            .iter()
+            .any(|f| rel == Path::new(f));
     }
     rel.parent() == Some(Path::new(".git/hooks"))
         && rel
@@ -165,11 +172,14 @@ fn is_stray_head(rel: &Path) -> bool {
         && !rel.components().any(|c| c.as_os_str() == ".git")
 }
 
-/// The files of the worktree's own git directory that make git run code or take its
-/// config from elsewhere: `.git/hooks/…`, `.git/config`, `.git/commondir`,
-/// `.git/config.worktree`, a linked worktree's and a submodule's.
+/// The files of the worktree's own git directory that make git run code, take its config
+/// from elsewhere or push elsewhere: `.git/hooks/…`, `.git/config`, `.git/commondir`,
+/// `.git/config.worktree`, `.git/remotes/…`, `.git/branches/…`, a linked worktree's and a
+/// submodule's.
 fn is_git_control(rel: &Path) -> bool {
     rel.starts_with(".git/hooks")
+        || rel.starts_with(".git/remotes")
+        || rel.starts_with(".git/branches")
         || [".git/config", ".git/commondir", ".git/config.worktree"]
             .iter()
             .any(|f| rel == Path::new(f))
@@ -214,7 +224,7 @@ pub fn is_nested_git_control(rel: &Path) -> bool {
             match first {
                 // `fence`: another session's spare folders, if the nested repository is
                 // the worktree of a session of its own.
-                b"hooks" | b"fence" => true,
+                b"hooks" | b"fence" | b"remotes" | b"branches" => true,
                 b"config" | b"commondir" | b"config.worktree" => !more,
                 b"worktrees" | b"modules" => {
                     is_git_control(Path::new(std::ffi::OsStr::from_bytes(tail)))
@@ -277,7 +287,11 @@ fn is_submodule_config_or_hook(rel: &Path) -> bool {
     // `hooks` in a submodule is protected with them.
     for (i, part) in parts.iter().enumerate().skip(1) {
         let part = part.to_str().unwrap_or("");
-        if part == "hooks" {
+        // `remotes` after `refs` is git's remote-tracking refs (`refs/remotes/origin/main`,
+        // written by every fetch), not a remote's definition.
+        let remote_definitions =
+            matches!(part, "remotes" | "branches") && parts[i - 1] != "refs";
+        if part == "hooks" || remote_definitions {
             return true;
         }
         if i + 1 == parts.len() && matches!(part, "config" | "commondir" | "config.worktree") {
@@ -376,7 +390,7 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
         out.push(dot_git);
     }
     for module in submodule_git_dirs(worktree) {
-        for name in ["config", "hooks"] {
+        for name in ["config", "hooks", "remotes", "branches"] {
             let p = module.join(name);
             if p.symlink_metadata()
                 .is_ok_and(|m| !m.file_type().is_symlink())
@@ -518,6 +532,9 @@ mod tests {
             ".git/config.worktree",
             ".git/worktrees/other/commondir",
             ".git/worktrees/other/config.worktree",
+            ".git/remotes",
+            ".git/remotes/origin",
+            ".git/branches/origin",
             ".envrc",
             ".vscode/settings.json",
             ".claude/settings.local.json",
@@ -558,6 +575,8 @@ mod tests {
         for p in [
             ".git/index",
             ".git/objects/ab/cd",
+            ".git/refs/remotes/origin/main",
+            ".git/logs/refs/remotes/origin/main",
             "src/config",
             ".claude/notes.md",
             ".gemini/notes.md",
@@ -595,6 +614,8 @@ mod tests {
             "evil/.git/config.worktree",
             "evil/.git/worktrees/w/commondir",
             "evil/.git/modules/inner/config",
+            "evil/.git/remotes/origin",
+            "evil/.git/branches/origin",
             ".hidden/x/.git/config",
             "a/.gitx/b/.git/config",
         ] {
@@ -645,6 +666,8 @@ mod tests {
             ".git/modules/lib/hooks/post-checkout",
             ".git/modules/lib/modules/inner/config",
             ".git/modules/lib/modules/inner/hooks/pre-commit",
+            ".git/modules/lib/remotes/origin",
+            ".git/modules/lib/branches/origin",
             ".git/modules/third_party/lib/config",
             ".git/modules/third_party/lib/hooks/post-checkout",
             // A submodule named `lib/info`: a name may end in a word of git's folders.
@@ -657,6 +680,8 @@ mod tests {
         }
         for p in [
             ".git/modules/lib/refs/heads/main",
+            ".git/modules/lib/refs/remotes/origin/main",
+            ".git/modules/lib/logs/refs/remotes/origin/main",
             ".git/modules/lib/index",
             ".git/modules/third_party/lib/objects/ab/cd",
         ] {
@@ -666,7 +691,9 @@ mod tests {
 
     #[test]
     fn only_empty_protected_folders_and_sample_hooks_are_inert() {
-        assert!(is_inert(Path::new(".git/hooks"), true));
+        for folder in [".git/hooks", ".git/branches", ".git/remotes"] {
+            assert!(is_inert(Path::new(folder), true), "{folder}");
+        }
         for sample in [".git/hooks/pre-commit.sample", ".git/hooks/update.sample"] {
             assert!(is_inert(Path::new(sample), false), "{sample}");
         }
@@ -678,6 +705,9 @@ mod tests {
             (".git", true),
             (".git/hooks", false),
             (".git/hooks/pre-commit", false),
+            (".git/branches/origin", false),
+            (".git/remotes/origin", false),
+            (".git/remotes/origin", true),
             (".git/hooks/.sample", false),
             (".git/hooks/x/pre-commit.sample", false),
             (".git/config", false),

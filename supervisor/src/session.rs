@@ -164,7 +164,9 @@ pub fn shared_git_dir(worktree: &Path) -> Option<PathBuf> {
 ///
 /// Also returned: the other linked worktrees' folders in the git directory
 /// (`worktrees/NAME`), to be kept read-only: git in the session, seeing their checkouts
-/// missing, would take them for stale and unregister them (`git worktree prune`, `git gc`).
+/// missing, would take them for stale and unregister them (`git worktree prune`, `git gc`);
+/// and, from a linked worktree, the main checkout's own state in the shared git directory
+/// ([`MAIN_CHECKOUT_STATE`]).
 pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let dot = worktree.join(".git");
     if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {
@@ -200,6 +202,13 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
             }
         }
     }
+    // The main checkout's own git state lies in the shared git directory itself, beside
+    // what all checkouts share: read-only as the other checkouts' `worktrees/NAME` are.
+    if common.file_name() == Some(std::ffi::OsStr::new(".git"))
+        && common.parent().is_some_and(|main| main != own)
+    {
+        admin.extend(MAIN_CHECKOUT_STATE.iter().map(|name| common.join(name)));
+    }
     if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
         for entry in entries.flatten() {
             let folder = entry.path();
@@ -224,6 +233,51 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
     out.dedup();
     (out, admin)
 }
+
+/// What of a shared git directory (`main/.git`) belongs to its main checkout alone: what
+/// git keeps per checkout (everything but the shared folders and files git lists as
+/// common: `objects`, `refs`, `packed-refs`, `config`, `hooks`, `info`, `logs`,
+/// `worktrees`…), which a linked worktree's git writes in its own `worktrees/NAME`. A
+/// session in a linked worktree writing them would change the main checkout: its branch
+/// (`HEAD`), what its next `git commit` or `git restore` takes (`index`), a merge or
+/// cherry-pick it is in the middle of (`MERGE_HEAD`: the sandbox's commit as a second
+/// parent), a rebase it would continue (`rebase-merge/git-rebase-todo` holds `exec`
+/// lines), its reflog, its submodules' git directories (`modules`).
+const MAIN_CHECKOUT_STATE: [&str; 33] = [
+    "HEAD",
+    "index",
+    "ORIG_HEAD",
+    "FETCH_HEAD",
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "MERGE_RR",
+    "MERGE_AUTOSTASH",
+    "AUTO_MERGE",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "REBASE_HEAD",
+    "SQUASH_MSG",
+    "COMMIT_EDITMSG",
+    "BISECT_LOG",
+    "BISECT_START",
+    "BISECT_TERMS",
+    "BISECT_NAMES",
+    "BISECT_EXPECTED_REV",
+    "BISECT_ANCESTORS_OK",
+    "BISECT_RUN",
+    "BISECT_HEAD",
+    "BISECT_FIRST_PARENT",
+    "logs/HEAD",
+    "rebase-merge",
+    "rebase-apply",
+    "sequencer",
+    "info/sparse-checkout",
+    "refs/bisect",
+    "refs/worktree",
+    "refs/rewritten",
+    "modules",
+];
 
 /// The git directory of the repository `worktree` lies in: its own, or, for a worktree
 /// that is a folder of a repository (`--worktree` on a package of a monorepo), the nearest

@@ -4228,6 +4228,17 @@ fn unix_socket_inside_the_worktree_works(w: &World) {
         "import socket, os\na = socket.socket(socket.AF_UNIX)\na.bind('rel.sock')\nb = socket.socket(socket.AF_UNIX)\np = os.path.join(os.getcwd(), 'abs.sock')\nb.bind(p)\nprint(a.getsockname(), b.getsockname() == p)\n",
     );
     assert_eq!(stdout(&out), "rel.sock True\n", "{}", stderr(&out));
+    // One in the session TMPDIR keeps its absolute address too, which other processes
+    // connect to from any folder (Python's multiprocessing `Listener` hands it to its
+    // clients, Go unlinks it on `Close`), also for a fence that cannot enter the sandbox's
+    // view by `chroot`: a worktree file of the same name is untouched.
+    w.write("t.sock", "precious");
+    let out = w.python(
+        "import socket, os\np = os.environ['TMPDIR'] + '/t.sock'\nfor _ in range(2):\n    s = socket.socket(socket.AF_UNIX)\n    s.bind(p)\n    a = s.getsockname()\n    print(a == p)\n    s.close()\n    os.unlink(a)\n\
+         from multiprocessing.connection import Listener, Client\nl = Listener(family='AF_UNIX')\nos.chdir('/')\nc = Client(l.address)\nprint(l.address.startswith(os.environ['TMPDIR']))\n",
+    );
+    assert_eq!(stdout(&out), "True\nTrue\nTrue\n", "{}", stderr(&out));
+    assert_unchanged(&w.worktree.join("t.sock"), "precious");
 }
 
 fn host_loopback_listener_is_unreachable(w: &World) {

@@ -797,6 +797,26 @@ pub fn restrict_thread_to_sockets_beneath(
     Ok(())
 }
 
+/// A Landlock ruleset that lets its domain make socket files only beneath `dir` (and handles
+/// nothing else), not yet enforced: for a process that enforces it itself
+/// (`landlock_restrict_self` on the descriptor) where it may not run library code, a child
+/// forked from a multi-threaded one.
+pub fn sockets_beneath_ruleset(
+    dir: std::os::fd::BorrowedFd<'_>,
+) -> Result<std::os::fd::OwnedFd, LandlockFenceError> {
+    let rs_err = |e: landlock::RulesetError| LandlockFenceError::Ruleset(e.to_string());
+    let created = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .handle_access(AccessFs::MakeSock)
+        .map_err(rs_err)?
+        .create()
+        .map_err(rs_err)?
+        .add_rule(PathBeneath::new(dir, AccessFs::MakeSock))
+        .map_err(rs_err)?;
+    Option::<std::os::fd::OwnedFd>::from(created)
+        .ok_or_else(|| LandlockFenceError::Ruleset("Landlock is not available".into()))
+}
+
 /// Opens a directory of a writable root for its rule (`O_PATH`), refusing any symlink on
 /// the way (`openat2` with `RESOLVE_NO_SYMLINKS`): the plan sorted these directories by
 /// their names, and a directory swapped for a symlink since (by another process working

@@ -778,6 +778,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         writable.push(PathBuf::from(shim::landlock_fence::PRIVATE_TMP));
     }
     path_resolve::settle_roots(&writable);
+    view::pin_writable_roots(&writable);
     // The exec check judges a delete or write in the sandbox's own temporary folders as it
     // judges one in the session TMPDIR: the private /tmp, and /dev/shm (the session's own
     // with a mount namespace; without one the host's, which Landlock lets it write all the

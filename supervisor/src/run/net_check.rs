@@ -1507,6 +1507,20 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
     // capabilities aside.
     let from_sandbox_root = !relative && chroot_into_sandbox_root();
     let same_view = view::sandbox_root().is_none() || same_directory(&parent, &parent_dir);
+    // A fence without that privilege binds such a path from a process of its own that has
+    // entered the sandbox's user and mount namespaces (the user's own: no privilege
+    // needed), so that the socket's address is the path the process gave.
+    if !relative
+        && !from_sandbox_root
+        && !same_view
+        && let Some(namespaces) = view::sandbox_namespaces()
+    {
+        let bound = bind_in_sandbox_namespaces(namespaces, &socket, &parent_dir, &original, umask);
+        if bound.is_ok() {
+            record_bound_socket(&parent_dir, &name);
+        }
+        return Outcome::from_result(bound.map(|()| 0));
+    }
     Outcome::from_result(act_as(&creds, move || {
         shim::landlock_fence::restrict_thread_to_sockets_beneath(parent_dir.as_fd())
             .map_err(|_| io::Error::from_raw_os_error(libc::EACCES))?;
@@ -1536,6 +1550,78 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         record_bound_socket(&parent_dir, &name);
         Ok(0)
     }))
+}
+
+/// Binds `socket` to `address` from a child process that enters the sandbox's user and
+/// mount namespaces (`namespaces`: descriptors of them) and a Landlock domain that lets it
+/// make socket files only beneath `dir`, the directory the check resolved (so a path
+/// swapped since puts the socket nowhere else), with the target's `umask`. Only for a
+/// fence that cannot `chroot` into the sandbox's view: its user is the namespaces' owner
+/// and the target's user, so the socket file gets the owner the target's own bind would
+/// have given it.
+///
+/// Why a process: a multi-threaded one may not enter another user namespace, and only
+/// there may an unprivileged one enter the mount namespace. The child is forked from a
+/// multi-threaded process, so it makes raw system calls only, on memory prepared before
+/// the fork, and leaves with `_exit` (its status: 0, or the errno that stopped it).
+fn bind_in_sandbox_namespaces(
+    (user, mount): (libc::c_int, libc::c_int),
+    socket: &OwnedFd,
+    dir: &OwnedFd,
+    address: &libc::sockaddr_un,
+    umask: u32,
+) -> io::Result<()> {
+    let ruleset = shim::landlock_fence::sockets_beneath_ruleset(dir.as_fd())
+        .map_err(|_| io::Error::from_raw_os_error(libc::EACCES))?;
+    let len = (std::mem::offset_of!(libc::sockaddr_un, sun_path)
+        + address.sun_path.iter().position(|&c| c == 0).unwrap_or(0)
+        + 1) as libc::socklen_t;
+    let (socket, ruleset) = (socket.as_raw_fd(), ruleset.as_raw_fd());
+    // SAFETY: fork; the child below makes only raw system calls on prepared memory and
+    // ends with _exit, as a child of a multi-threaded process must.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        // SAFETY: raw system calls on descriptors and memory prepared before the fork.
+        unsafe {
+            let errno = || *libc::__errno_location();
+            let step = |ret: libc::c_long| {
+                if ret < 0 {
+                    libc::_exit(errno().clamp(1, 255));
+                }
+            };
+            step(libc::setns(user, libc::CLONE_NEWUSER) as libc::c_long);
+            step(libc::setns(mount, libc::CLONE_NEWNS) as libc::c_long);
+            libc::umask(umask as libc::mode_t);
+            step(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) as libc::c_long);
+            step(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0));
+            step(libc::bind(
+                socket,
+                address as *const libc::sockaddr_un as *const libc::sockaddr,
+                len,
+            ) as libc::c_long);
+            libc::_exit(0);
+        }
+    }
+    let mut status = 0;
+    loop {
+        // SAFETY: waiting for the child forked above; `status` is a valid out-pointer.
+        let ret = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if ret == pid {
+            break;
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+    match (libc::WIFEXITED(status), libc::WEXITSTATUS(status)) {
+        (true, 0) => Ok(()),
+        (true, errno) => Err(io::Error::from_raw_os_error(errno)),
+        _ => Err(io::Error::from_raw_os_error(libc::EACCES)),
+    }
 }
 
 fn fchdir(dir: &OwnedFd) -> io::Result<()> {

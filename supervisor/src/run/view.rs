@@ -44,6 +44,57 @@ impl View {
     }
 }
 
+/// The writable roots (worktree, session TMPDIR, `--allow-write` folders…) as opened when
+/// the session started, for a sandbox with no mount view of its own; longest first.
+static PINNED_ROOTS: OnceLock<Vec<(PathBuf, OwnedFd)>> = OnceLock::new();
+
+/// Opens each writable root that is a directory, once, as the sandbox's Landlock ruleset is
+/// made from them: without a mount view the calls the supervisor carries out for the
+/// sandbox start from these descriptors ([`pinned_root_of`]), not from the roots' paths.
+/// Landlock's rules hold the folders themselves (their inodes): a worktree the host moves
+/// away during the session (`mv project project.old`, another clone made at the old path)
+/// stays the sandbox's, and the folder now at its path is no writable root for the kernel,
+/// so the supervisor must not carry out writes there either (security boundary). A root
+/// that cannot be opened is left to its path.
+pub fn pin_writable_roots(roots: &[PathBuf]) {
+    let mut pinned: Vec<(PathBuf, OwnedFd)> = roots
+        .iter()
+        .filter_map(|r| {
+            let c = CString::new(r.as_os_str().as_bytes()).ok()?;
+            // SAFETY: open of a NUL-terminated path; the result is checked.
+            let fd = unsafe {
+                libc::open(
+                    c.as_ptr(),
+                    libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                )
+            };
+            // SAFETY: a fresh descriptor that we now own.
+            (fd >= 0).then(|| (r.clone(), unsafe { OwnedFd::from_raw_fd(fd) }))
+        })
+        .collect();
+    pinned.sort_by_key(|(r, _)| std::cmp::Reverse(r.as_os_str().len()));
+    let _ = PINNED_ROOTS.set(pinned);
+}
+
+/// Without a mount view: the descriptor of the writable root that holds `path` (absolute,
+/// resolved) as opened at the start ([`pin_writable_roots`]), and the rest of `path`
+/// beneath it (`.` for the root itself). `None` with a mount view (its root is the base),
+/// and for a path in no pinned root.
+pub fn pinned_root_of(path: &Path) -> Option<(RawFd, &Path)> {
+    if SANDBOX_ROOT.get().is_some() {
+        return None;
+    }
+    PINNED_ROOTS.get()?.iter().find_map(|(root, fd)| {
+        let rel = path.strip_prefix(root).ok()?;
+        let rel = if rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            rel
+        };
+        Some((fd.as_raw_fd(), rel))
+    })
+}
+
 /// The sandbox's root directory, when it has a mount view of its own.
 pub fn sandbox_root() -> Option<std::os::fd::BorrowedFd<'static>> {
     use std::os::fd::AsFd;
@@ -58,7 +109,32 @@ pub fn set_sandbox_root(init: libc::pid_t) -> io::Result<()> {
     let root = open_directory_link(&format!("/proc/{init}/root"))?;
     SANDBOX_ROOT
         .set(root)
-        .map_err(|_| io::Error::other("the sandbox's root was already set"))
+        .map_err(|_| io::Error::other("the sandbox's root was already set"))?;
+    // Its user and mount namespaces, for what only a process inside them can do (a socket
+    // bound by an absolute path into the sandbox's private TMPDIR: `net_check`). Without
+    // them that falls back to what fence's view allows.
+    let open_ns = |name: &str| -> Option<OwnedFd> {
+        let c = CString::new(format!("/proc/{init}/ns/{name}")).ok()?;
+        // SAFETY: open of a NUL-terminated path; the result is checked.
+        let fd = unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        // SAFETY: a fresh descriptor that we now own.
+        (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+    };
+    if let (Some(user), Some(mount)) = (open_ns("user"), open_ns("mnt")) {
+        let _ = SANDBOX_NAMESPACES.set((user, mount));
+    }
+    Ok(())
+}
+
+/// The sandbox's user and mount namespaces (`/proc/<init>/ns/{user,mnt}`), once its root
+/// is set.
+static SANDBOX_NAMESPACES: OnceLock<(OwnedFd, OwnedFd)> = OnceLock::new();
+
+/// The sandbox's user and mount namespaces, when it has them and they could be opened.
+pub fn sandbox_namespaces() -> Option<(RawFd, RawFd)> {
+    SANDBOX_NAMESPACES
+        .get()
+        .map(|(user, mount)| (user.as_raw_fd(), mount.as_raw_fd()))
 }
 
 /// Opens the directory a /proc magic link (`/proc/<pid>/root`, `/proc/<tid>/cwd`) leads

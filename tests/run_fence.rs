@@ -4241,6 +4241,67 @@ fn unix_socket_inside_the_worktree_works(w: &World) {
     assert_unchanged(&w.worktree.join("t.sock"), "precious");
 }
 
+/// A worktree the host moves away during the session, with another folder made at its
+/// path, stays the sandbox's: Landlock's rules hold the folder itself, and the writes the
+/// supervisor carries out (a new name at the root, a file there rewritten, its metadata)
+/// start from the folder as it was at the start, so the new folder at the old path — not
+/// the session's — is written by none of them, with or without namespaces.
+fn a_worktree_moved_away_by_the_host_leaves_the_folder_at_its_path_unwritten(w: &World) {
+    let wt = w.worktree.clone();
+    let moved = wt.with_extension("moved");
+    let go = w.outside.join("go");
+    w.write(
+        "s.sh",
+        &format!(
+            "echo > ready\nwhile [ ! -e {go} ]; do sleep 0.05; done\n\
+             echo sandbox > {w}/planted.txt; echo x > {w}/existing.txt; chmod 600 {w}/existing.txt\n\
+             touch -d 2000-01-01 {w}/existing.txt; truncate -s 3 {w}/existing.txt; mkdir {w}/newdir\n\
+             ln -s /etc {w}/l; echo script-done\n",
+            go = go.display(),
+            w = wt.display()
+        ),
+    );
+    let child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !wt.join("ready").exists() && start.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::rename(&wt, &moved).unwrap();
+    std::fs::create_dir(&wt).unwrap();
+    std::fs::write(wt.join("existing.txt"), "original").unwrap();
+    std::fs::set_permissions(
+        wt.join("existing.txt"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    w.own(&wt);
+    w.own(&wt.join("existing.txt"));
+    let before = std::fs::metadata(wt.join("existing.txt")).unwrap();
+    std::fs::write(&go, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    let ran = stdout(&out).contains("script-done");
+    let after = std::fs::metadata(wt.join("existing.txt")).unwrap();
+    let made: Vec<_> = ["planted.txt", "newdir", "l"]
+        .into_iter()
+        .filter(|m| std::fs::symlink_metadata(wt.join(m)).is_ok())
+        .collect();
+    let text = std::fs::read_to_string(wt.join("existing.txt")).unwrap();
+    // Put the worktree back where its TempDir removes it.
+    std::fs::remove_dir_all(&wt).unwrap();
+    std::fs::rename(&moved, &wt).unwrap();
+    assert!(ran, "the script did not run to its end: {err}");
+    assert!(made.is_empty(), "{made:?} made in the new folder: {err}");
+    assert_eq!(text, "original", "{err}");
+    assert_eq!(after.permissions().mode() & 0o777, 0o644, "{err}");
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap(), "{err}");
+}
+
 fn host_loopback_listener_is_unreachable(w: &World) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -8898,6 +8959,7 @@ both_ways!(
     session_tmpdir_is_a_private_mount_on_a_dev_shm_directory,
     unix_socket_outside_is_unreachable,
     unix_socket_inside_the_worktree_works,
+    a_worktree_moved_away_by_the_host_leaves_the_folder_at_its_path_unwritten,
     a_host_socket_in_a_writable_folder_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,

@@ -603,7 +603,9 @@ fn a_trailing_slash_or_a_file_on_the_way_fails_as_bare(w: &World) {
          mkdir-dot ENOENT\nsymlink-dot ENOENT\nrename-to-dot ENOENT\nrename-to-dir-dot EBUSY\n\
          rmdir-dot EINVAL\nrmdir-dotdot ENOTEMPTY\nunlink-dotdot EISDIR\n\
          through-a-file-and-back ENOTDIR\nutime-file-slash ENOTDIR\nchmod-file-slash ENOTDIR\n\
-         chown-file-slash ENOTDIR\nutime-dir-slash ok\nchmod-dir-slash ok\n",
+         chown-file-slash ENOTDIR\nutime-dir-slash ok\nchmod-dir-slash ok\nsymlink-empty ENOENT\n\
+         rename-empty ENOENT\nmkdir-empty ENOENT\nopen-creat-empty ENOENT\nopen-creat-long ENAMETOOLONG\n\
+         mkdir-long ENAMETOOLONG\nopen-creat-loop ELOOP\n",
         "stderr: {}",
         stderr(&out)
     );
@@ -664,6 +666,14 @@ t("chmod-file-slash", lambda: os.chmod("src.txt/", 0o600))
 t("chown-file-slash", lambda: os.chown("src.txt/", os.getuid(), os.getgid()))
 t("utime-dir-slash", lambda: os.utime("d/", (0, 0)))
 t("chmod-dir-slash", lambda: os.chmod("d/", 0o755))
+t("symlink-empty", lambda: os.symlink("", ""))
+t("rename-empty", lambda: os.rename("", "x"))
+t("mkdir-empty", lambda: os.mkdir(""))
+t("open-creat-empty", lambda: os.close(os.open("", os.O_CREAT | os.O_WRONLY)))
+t("open-creat-long", lambda: os.close(os.open("n" * 256, os.O_CREAT | os.O_WRONLY)))
+t("mkdir-long", lambda: os.mkdir("m" * 256))
+os.symlink("loop", "loop")
+t("open-creat-loop", lambda: os.close(os.open("loop/x", os.O_CREAT | os.O_WRONLY)))
 "#;
 
 /// An archive of other owners unpacks (`tar xf` of a release tarball): a root session's

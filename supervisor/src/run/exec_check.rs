@@ -316,7 +316,7 @@ fn read_request(
                 found = looked;
                 p
             }
-            Resolution::Unresolvable(_) | Resolution::Descriptor(_) | Resolution::NotADirectory => {
+            Resolution::Unresolvable(_) | Resolution::Descriptor(_) | Resolution::Fails(_) => {
                 PathBuf::from(OsStr::from_bytes(&raw_path))
             }
         }

@@ -1094,7 +1094,7 @@ fn unix_to_path(
     let resolved = match path_resolve::resolve(caller, Base::Cwd, path, true) {
         Resolution::Path(p) => p,
         // As the kernel answers, before it asks for any right.
-        Resolution::NotADirectory => return Outcome::error(libc::ENOTDIR),
+        Resolution::Fails(errno) => return Outcome::error(errno),
         Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
             let d = decision(
                 "connect",
@@ -1446,7 +1446,7 @@ fn perform_bind(caller: Caller, fd: i32, bytes: Vec<u8>) -> Outcome {
 fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcome {
     let resolved = match path_resolve::resolve(caller, Base::Cwd, path, false) {
         Resolution::Path(p) => p,
-        Resolution::NotADirectory => return Outcome::error(libc::ENOTDIR),
+        Resolution::Fails(errno) => return Outcome::error(errno),
         // A socket file is never made through a descriptor link or an unresolvable path.
         Resolution::Descriptor(_) | Resolution::Unresolvable(_) => {
             return Outcome::error(libc::EACCES);

@@ -32,9 +32,12 @@ pub enum Resolution {
     /// The caller's own descriptor link (`/proc/<tgid>/fd/N`, also under `task/<tid>/`)
     /// to an object without a path (a pipe, a socket): what the kernel would reopen.
     Descriptor(PathBuf),
-    /// A name on the way is no directory (`file/sub`): the kernel fails the call with
-    /// ENOTDIR before it asks for any right.
-    NotADirectory,
+    /// The kernel fails the call with this errno before it asks for any right, by the
+    /// path alone: a name on the way is no directory (`file/sub`: ENOTDIR), a name is
+    /// longer than a file system takes (ENAMETOOLONG), too many symlinks (ELOOP), an empty
+    /// path (ENOENT). The call fails so, with no question and no line: an error widens
+    /// nothing.
+    Fails(i32),
 }
 
 /// The calling thread, as the resolver needs it.
@@ -514,10 +517,7 @@ fn walk_counting_at(
         } => {
             let links = links + more;
             if links > MAX_SYMLINKS {
-                return (
-                    Resolution::Unresolvable("too many symlinks".into()),
-                    Found::NotLooked,
-                );
+                return (Resolution::Fails(libc::ELOOP), Found::NotLooked);
             }
             let start = if target.is_absolute() {
                 PathBuf::from("/")
@@ -869,7 +869,7 @@ fn walk_one_by_one(
         if name == ".." {
             // `file/..`: the kernel walks through `file` as a folder and fails.
             if !missing && matches!(view::entry_kind(&resolved), Ok(Some(false))) {
-                return (Resolution::NotADirectory, Found::NotLooked);
+                return (Resolution::Fails(libc::ENOTDIR), Found::NotLooked);
             }
             resolved.pop();
             found = if missing {
@@ -937,7 +937,7 @@ fn walk_one_by_one(
             Ok(Looked::Link(target)) => {
                 links += 1;
                 if links > MAX_SYMLINKS {
-                    return unresolvable("too many symlinks".into());
+                    return (Resolution::Fails(libc::ELOOP), Found::NotLooked);
                 }
                 // A descriptor link to a file that has no name any more (removed, an
                 // O_TMPFILE or memfd file) shows `/path (deleted)`: no path leads there.
@@ -974,8 +974,11 @@ fn walk_one_by_one(
                 found = Found::Missing;
                 resolved = candidate;
             }
-            Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => {
-                return (Resolution::NotADirectory, Found::NotLooked);
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOTDIR | libc::ENAMETOOLONG)) => {
+                return (
+                    Resolution::Fails(e.raw_os_error().unwrap_or(libc::ENOTDIR)),
+                    Found::NotLooked,
+                );
             }
             Err(e) => return unresolvable(format!("{}: {e}", candidate.display())),
         }

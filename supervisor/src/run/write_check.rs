@@ -611,10 +611,7 @@ fn resolve_arg_found(
 ) -> Result<(Vec<u8>, Resolution, Found), MemoryError> {
     let raw = mem.c_string(arg.addr, PATH_MAX)?;
     let (resolution, found) = if raw.is_empty() && !arg.empty_is_base {
-        (
-            Resolution::Unresolvable("empty path".into()),
-            Found::NotLooked,
-        )
+        (Resolution::Fails(libc::ENOENT), Found::NotLooked)
     } else {
         let relative = raw.first() != Some(&b'/') && matches!(arg.base, Base::Cwd);
         let known = relative.then(|| cwd.base()).flatten();
@@ -631,7 +628,7 @@ fn resolve_arg_found(
 fn shown(raw: &[u8], resolution: &Resolution) -> Vec<u8> {
     match resolution {
         Resolution::Path(p) => p.as_os_str().as_bytes().to_vec(),
-        Resolution::Unresolvable(_) | Resolution::Descriptor(_) | Resolution::NotADirectory => {
+        Resolution::Unresolvable(_) | Resolution::Descriptor(_) | Resolution::Fails(_) => {
             raw.to_vec()
         }
     }
@@ -786,9 +783,9 @@ pub fn check_from(
                 match resolve_arg(mem, caller, cwd, arg) {
                     Err(e) => return Outcome::failed(event, errno_of(&e)),
                     Ok((_, Resolution::Path(p))) => source = Some(p),
-                    // A name on the way is no directory: the kernel's own answer.
-                    Ok((_, Resolution::NotADirectory)) => {
-                        return Outcome::failed(event, libc::ENOTDIR);
+                    // Failed by its spelling: the kernel's own answer.
+                    Ok((_, Resolution::Fails(errno))) => {
+                        return Outcome::failed(event, errno);
                     }
                     // Not resolvable from outside: Landlock's REFER right bounds it.
                     Ok((raw, resolution)) => {
@@ -821,10 +818,11 @@ pub fn check_from(
                             }
                             // Another process's /proc, a loop: Landlock decides.
                             Resolution::Unresolvable(_) => unresolvable = true,
-                            // A name on the way is no directory: the kernel's own answer,
-                            // with no question and no line (an error widens nothing).
-                            Resolution::NotADirectory => {
-                                return Outcome::failed(event, libc::ENOTDIR);
+                            // Failed by its spelling (a file on the way, a name too
+                            // long): the kernel's own answer, with no question and no line
+                            // (an error widens nothing).
+                            Resolution::Fails(errno) => {
+                                return Outcome::failed(event, errno);
                             }
                         }
                     }
@@ -1329,7 +1327,7 @@ pub fn check_from(
             }
             let target = match resolution {
                 Resolution::Path(p) => p,
-                Resolution::NotADirectory => return Outcome::failed(event, libc::ENOTDIR),
+                Resolution::Fails(errno) => return Outcome::failed(event, errno),
                 Resolution::Unresolvable(_) | Resolution::Descriptor(_) => {
                     return refused(
                         event,

@@ -4312,6 +4312,37 @@ fn a_worktree_moved_away_by_the_host_leaves_the_folder_at_its_path_unwritten(w: 
     assert_eq!(after.modified().unwrap(), before.modified().unwrap(), "{err}");
 }
 
+/// `chmod -R a+rX .` over a repository calls chmod on every file with the mode it has
+/// already, protected ones included: it runs as bare, with no question and no line, while
+/// a chmod that changes a protected file's mode is still refused.
+fn a_chmod_that_changes_nothing_runs_over_protected_files(w: &World) {
+    git_init(w);
+    w.write(".envrc", "export A=1\n");
+    std::fs::set_permissions(
+        w.worktree.join(".envrc"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    chown_tree(w, &w.worktree);
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        "chmod -R a+rX . && chmod -R u+w . && echo unchanged-ok; chmod 0666 .envrc || echo refused",
+    ]);
+    assert_eq!(stdout(&out), "unchanged-ok\nrefused\n", "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("fence: blocked").count(),
+        1,
+        "only the real change is refused: {err}"
+    );
+    let mode = std::fs::metadata(w.worktree.join(".envrc"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644, "{err}");
+}
+
 fn host_loopback_listener_is_unreachable(w: &World) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -8970,6 +9001,7 @@ both_ways!(
     unix_socket_outside_is_unreachable,
     unix_socket_inside_the_worktree_works,
     a_worktree_moved_away_by_the_host_leaves_the_folder_at_its_path_unwritten,
+    a_chmod_that_changes_nothing_runs_over_protected_files,
     a_host_socket_in_a_writable_folder_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,

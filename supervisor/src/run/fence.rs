@@ -196,6 +196,13 @@ impl Fence {
         })
     }
 
+    /// Whether `path` is fence's own folder of spare folders (`.git/fence`) of the worktree
+    /// or of a rule base, or lies beneath it.
+    pub fn in_spare_home(&self, path: &Path) -> bool {
+        self.bases()
+            .any(|base| path.starts_with(base.join(shim::protected_paths::SPARE_HOME)))
+    }
+
     /// Whether `link` (to `target`) is git's probe of whether symbolic links work, which
     /// `git init` makes in a new git directory and removes at once: `.git/tXXXXXX` (six
     /// characters of `mkstemp`) naming `testing`. It leads nowhere git looks.

@@ -174,6 +174,13 @@ pub fn read_link(path: &Path) -> io::Result<PathBuf> {
     }
 }
 
+/// The mode (type and permission bits), owner and group of `path` (absolute, resolved) as
+/// the sandbox sees it, its last component not followed.
+pub fn mode_and_owner(path: &Path) -> io::Result<(u32, u32, u32)> {
+    let st = stat_nofollow(path)?;
+    Ok((st.st_mode, st.st_uid, st.st_gid))
+}
+
 /// The device and inode numbers of `path` (absolute, resolved) as the sandbox sees it,
 /// its last component not followed.
 pub fn identity(path: &Path) -> io::Result<(u64, u64)> {

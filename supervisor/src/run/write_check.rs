@@ -281,6 +281,31 @@ fn only_owner_execute_of_git_config(fence: &Fence, op: &MetadataOp, target: &Pat
     config && (mode ^ now) & 0o7777 & !libc::S_IXUSR == 0
 }
 
+/// Whether `op` on `target` (resolved as the call resolves it) would leave it as it is: a
+/// `chmod` to the permission bits it has, a `chown` to the owner and group it has (-1
+/// keeps either) of something without set-user or set-group-ID bits, which any `chown`
+/// clears. A symbolic link is never taken for its target.
+fn changes_nothing(op: &MetadataOp, target: &Path) -> bool {
+    let Ok((mode, uid, gid)) = super::view::mode_and_owner(target) else {
+        return false;
+    };
+    if mode & libc::S_IFMT == libc::S_IFLNK {
+        return false;
+    }
+    match *op {
+        MetadataOp::Chmod { mode: wanted } => wanted & 0o7777 == mode & 0o7777,
+        MetadataOp::Chown {
+            uid: new_uid,
+            gid: new_gid,
+        } => {
+            mode & (libc::S_ISUID | libc::S_ISGID) == 0
+                && (new_uid == u32::MAX || new_uid == uid)
+                && (new_gid == u32::MAX || new_gid == gid)
+        }
+        _ => false,
+    }
+}
+
 /// How a path's last name is spelled, where that decides the kernel's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LastName {
@@ -1357,6 +1382,21 @@ pub fn check_from(
                     op: *op,
                 })
             };
+            // `chmod -R a+rX .` over a worktree calls chmod on every file, protected ones
+            // (read-only, or asked about) included, with the mode each has already: a
+            // change of nothing is answered as done, with nothing done and nothing asked.
+            // Policy: an answer that changes nothing widens nothing.
+            // fence's own spare folders (`.git/fence`), which are not there bare, take it as
+            // a change of nothing too: they stay as fence keeps them (closed to others).
+            if fence.root_of(&target).is_some()
+                && (changes_nothing(op, &target) || fence.in_spare_home(&target))
+            {
+                return Outcome {
+                    rule: "fence.metadata-unchanged".into(),
+                    why: "changes nothing".into(),
+                    ..allowed(event, target.as_os_str().as_bytes().to_vec(), Response::Value(0))
+                };
+            }
             if fence.is_protected(&target, false)
                 && !only_owner_execute_of_git_config(fence, op, &target)
             {

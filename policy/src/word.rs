@@ -294,6 +294,9 @@ pub fn eval_word(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Arg {
         });
     arg.home_based = raw.starts_with('~') || home_var;
     eval_pieces(raw, &pieces, false, scope, noticed, &mut arg);
+    if !arg.brace && braces_around_expansion(raw) {
+        arg.brace = true;
+    }
     if arg.brace {
         // Brace expansion makes several words; the caller asks for them with
         // [`expand_braces`]. The word itself stays readable.
@@ -1170,6 +1173,21 @@ fn has_brace_expansion(t: &str) -> bool {
     rest.contains('}') && (rest.contains(',') || rest.contains(".."))
 }
 
+/// An unquoted `{a,b}` whose members hold an expansion: `{a,$HOME/x}`, `{x,"$D"}`. The
+/// braces then lie in different pieces of the word, so no one text piece shows them;
+/// bash expands the braces first all the same, and each word is judged apart.
+fn braces_around_expansion(raw: &str) -> bool {
+    if !(raw.contains('$') || raw.contains('`') || raw.contains('~')) || !raw.contains('{') {
+        return false;
+    }
+    let parsed = brush_parser::word::parse_brace_expansions(raw, &parser_options());
+    parsed.ok().flatten().is_some_and(|items| {
+        items
+            .iter()
+            .any(|i| matches!(i, BraceExpressionOrText::Expr(_)))
+    })
+}
+
 /// The words a brace expansion produces, each evaluated; `None` when there
 /// are too many to judge one by one.
 pub fn expand_braces(raw: &str, scope: &dyn Scope, noticed: &mut Noticed) -> Option<Vec<Arg>> {
@@ -1435,5 +1453,22 @@ mod tests {
         let t: Vec<_> = words.iter().map(|a| a.text.as_str()).collect();
         assert_eq!(t, vec!["/etc/y", "x/y"]);
         assert!(expand_braces("{1..100000}", &S, &mut n).is_none());
+    }
+
+    #[test]
+    fn braces_around_an_expansion_are_expanded() {
+        // The members hold a variable: the braces are in different text pieces.
+        assert!(ev("{a,$HOME/x}").brace);
+        assert!(ev("{build,\"$HOME\"}").brace);
+        assert!(ev("{a,${X}}").brace);
+        let mut n = Noticed::default();
+        let words = expand_braces("{a,$HOME/.ssh/id_rsa}", &S, &mut n).unwrap();
+        let t: Vec<_> = words.iter().map(|a| a.text.as_str()).collect();
+        assert_eq!(t, vec!["a", "/home/u/.ssh/id_rsa"]);
+        // Not brace expansions: quoted braces, a parameter's own braces, one member.
+        assert!(!ev("\"{a,$HOME}\"").brace);
+        assert!(!ev("${HOME}/x").brace);
+        assert!(!ev("{$HOME}").brace);
+        assert!(!ev("${X:-a,b}").brace);
     }
 }

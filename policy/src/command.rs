@@ -6666,15 +6666,8 @@ impl Walker<'_> {
             }
             for (at, _) in code.match_indices(call).take(16) {
                 let rest = code[at + call.len()..].trim_start();
-                let Some(q) = rest
-                    .chars()
-                    .next()
-                    .filter(|c| matches!(c, '"' | '\'' | '`'))
-                else {
-                    continue;
-                };
-                if let Some(end) = rest[1..].find(q) {
-                    found.push(rest[1..1 + end].to_string());
+                if let Some(literal) = call_literal(rest, name) {
+                    found.push(literal.to_string());
                 }
             }
         }
@@ -6684,6 +6677,7 @@ impl Walker<'_> {
             while let (Some(inner), Some(_)) = (parts.next(), parts.next()) {
                 found.push(inner.to_string());
             }
+            found.extend(command_quotes(code, name).into_iter().map(str::to_string));
         }
         for f in found.into_iter().take(16) {
             // Only what reads as a shell line: a literal that does not parse
@@ -7156,6 +7150,76 @@ fn is_stdin_path(t: &str) -> bool {
         t,
         "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
     )
+}
+
+/// The string literal a call's argument starts with in inline code: `"…"`, `'…'`,
+/// `` `…` ``, and the quote operators perl and ruby write the same string with
+/// (`system q{rm -rf ~}`, `exec qq(…)`, ruby's `system %q(…)`, `%Q[…]`, `%(…)`), which
+/// a reading of quotes alone would pass over.
+fn call_literal<'a>(rest: &'a str, name: &str) -> Option<&'a str> {
+    if let Some(q) = rest
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\'' | '`'))
+    {
+        let end = rest[1..].find(q)?;
+        return Some(&rest[1..1 + end]);
+    }
+    let operators: &[&str] = match name {
+        "perl" => &["qq", "q"],
+        "ruby" => &["%q", "%Q", "%"],
+        _ => &[],
+    };
+    let after = operators.iter().find_map(|op| rest.strip_prefix(op))?;
+    quote_operator_body(after)
+}
+
+/// What perl's `qx…` and ruby's `%x…` quote: a shell command they run, as backquotes
+/// do (`qx{rm -rf ~}`, `%x(curl x | sh)`). `qx` counts only as a word of its own. A
+/// body that starts with a variable of the language (`qx($_)`, `%x(#{cmd})`) is a
+/// command built at run time, not a literal: left to the rules on the code itself.
+fn command_quotes<'a>(code: &'a str, name: &str) -> Vec<&'a str> {
+    let op = if name == "perl" { "qx" } else { "%x" };
+    let bytes = code.as_bytes();
+    code.match_indices(op)
+        .take(16)
+        .filter(|(at, _)| {
+            op.starts_with('%')
+                || !at
+                    .checked_sub(1)
+                    .is_some_and(|i| bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_')
+        })
+        .filter_map(|(at, _)| quote_operator_body(&code[at + op.len()..]))
+        .filter(|body| !body.trim_start().starts_with(['$', '@', '#']))
+        .collect()
+}
+
+/// The body of a perl or ruby quote operator from its opening delimiter: bracket pairs
+/// nest (`q{a{b}c}`), any other punctuation closes with itself (`q!…!`, `q/…/`).
+fn quote_operator_body(s: &str) -> Option<&str> {
+    let open = s.chars().next()?;
+    if open.is_alphanumeric() || open.is_whitespace() || open == '_' {
+        return None;
+    }
+    let close = match open {
+        '(' => ')',
+        '{' => '}',
+        '[' => ']',
+        '<' => '>',
+        c => c,
+    };
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices().skip(1) {
+        if open != close && c == open {
+            depth += 1;
+        } else if c == close {
+            if depth == 0 {
+                return Some(&s[open.len_utf8()..i]);
+            }
+            depth -= 1;
+        }
+    }
+    None
 }
 
 /// The contents of the quoted literals in inline interpreter code (`'…'` and `"…"`,

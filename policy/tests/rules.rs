@@ -7029,9 +7029,47 @@ fn shell_commands_in_inline_interpreter_code_are_judged() {
             ),
         ],
     );
+    // Perl's and ruby's quote operators write the same strings as quotes do.
     check(
         &classifier(),
         &[
+            (
+                "perl -e 'system(q{rm -rf ~})'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "perl -e 'system qq(git push origin main)'",
+                refused("git.push-main"),
+            ),
+            ("perl -e 'exec q!npm publish!'", refused("pkg.publish")),
+            (
+                "perl -e 'my $x = qx{git push --force}'",
+                refused("git.push-force"),
+            ),
+            (
+                "perl -e 'system q{echo {nested} && rm -rf /}'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "ruby -e 'system %q(rm -rf ~)'",
+                refused("fs.delete-outside"),
+            ),
+            ("ruby -e 'puts %x(rm -rf /)'", refused("fs.delete-outside")),
+            (
+                "ruby -e 'system(%Q{git reset --hard})'",
+                red("git.reset-hard"),
+            ),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("perl -e 'print q{rm -rf ~}'", yellow("default.unknown")),
+            (
+                "perl -e 'my $eqx = 1; print $eqx'",
+                yellow("default.unknown"),
+            ),
+            ("ruby -e 'puts %w(a b)'", yellow("default.unknown")),
             ("python3 -c 'print(1)'", yellow("default.unknown")),
             ("python3 -c \"exec('print(1)')\"", yellow("default.unknown")),
             (

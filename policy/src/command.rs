@@ -5735,8 +5735,8 @@ impl Walker<'_> {
             "nix-env" => words.iter().any(|w| {
                 matches!(
                     *w,
-                    "-i" | "-e" | "-u" | "--install" | "--uninstall" | "--upgrade"
-                )
+                    "--install" | "--uninstall" | "--upgrade" | "--set" | "--rollback"
+                ) || nix_env_changing_flags(w)
             }),
             _ => matches!(
                 first_word,
@@ -7150,6 +7150,18 @@ fn is_stdin_path(t: &str) -> bool {
         t,
         "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "/proc/thread-self/fd/0"
     )
+}
+
+/// A cluster of nix-env's short flags holding an operation that changes the profile:
+/// `-i`, `-e`, `-u` alone or joined to others (`-iA nixpkgs.jq`, `-ibA`), as its
+/// documentation spells the install. `-q` and the others only read.
+fn nix_env_changing_flags(w: &str) -> bool {
+    w.strip_prefix('-').is_some_and(|flags| {
+        !flags.is_empty()
+            && !flags.starts_with('-')
+            && flags.chars().all(|c| c.is_ascii_alphabetic())
+            && flags.contains(['i', 'e', 'u'])
+    })
 }
 
 /// The string literal a call's argument starts with in inline code: `"…"`, `'…'`,

@@ -2329,6 +2329,12 @@ fn red_asked_rules() {
             ("pacman -Syu", red("pkg.system")),
             ("brew install jq", red("pkg.system")),
             ("snap install jq", red("pkg.system")),
+            // nix-env's operations joined to other flags, as its manual writes them
+            ("nix-env -iA nixpkgs.jq", red("pkg.system")),
+            ("nix-env -f '<nixpkgs>' -iA jq", red("pkg.system")),
+            ("nix-env -e jq", red("pkg.system")),
+            ("nix-env -uv", red("pkg.system")),
+            ("nix-env --set ./result", red("pkg.system")),
             ("sudo apt-get install jq", red("pkg.system|priv.elevate")),
             // global installs
             ("npm install -g typescript", red("pkg.global-install")),
@@ -2412,6 +2418,8 @@ fn lookalikes_of_red_asked_rules_are_yellow() {
         &[
             ("gh pr list", yellow("")),
             ("gh pr view 12", yellow("")),
+            ("nix-env -qaP jq", yellow("")),
+            ("nix-env --query --installed", yellow("")),
             ("git reset --soft HEAD~1", yellow("")),
             ("git reset HEAD src/a.rs", yellow("")),
             ("git clean -n", yellow("")),

@@ -6251,10 +6251,12 @@ impl Walker<'_> {
                 .windows(2)
                 .any(|w| w[0].text == "--location" && w[1].text == "global")
             || (matches!(name, "npm" | "pnpm" | "bun") && self.npm_global_spelling(args));
+        // `npm unpublish` takes a published version (or the whole package) back off the
+        // registry: a change to what others install, as a publish is.
+        let unpublish = name == "npm" && sub == "unpublish";
         let publish = match name {
-            "npm" | "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => {
-                sub == "publish"
-            }
+            "npm" => sub == "publish" || unpublish,
+            "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => sub == "publish",
             // `pnpm pm CMD` runs pnpm's own CMD whatever the scripts say.
             "pnpm" => sub == "publish" || (sub == "pm" && sub2 == "publish"),
             // `yarn workspace NAME publish` (classic) or `… npm publish` (berry), and
@@ -6294,10 +6296,12 @@ impl Walker<'_> {
             _ => false,
         };
         if publish {
-            self.find(
-                RuleId::PkgPublish,
-                format!("{name} {typed} publishes a package"),
-            );
+            let what = if unpublish {
+                "removes a published package from the registry"
+            } else {
+                "publishes a package"
+            };
+            self.find(RuleId::PkgPublish, format!("{name} {typed} {what}"));
             return self.check_path_args(args, &[]);
         }
         let installs = matches!(

@@ -781,6 +781,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         C::BOTH,
         &[
             "npm publish",
+            "npm unpublish",
             "cargo publish",
             "twine upload",
             "gem push",

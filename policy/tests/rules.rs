@@ -1699,6 +1699,15 @@ fn publishing_is_refused() {
             ("docker pull org/image", yellow("default.unknown")),
         ],
     );
+    // Taking a version back off the registry changes what others install, too.
+    check(
+        &classifier(),
+        &[
+            ("npm unpublish pkg@1.0.0", PUB),
+            ("npm unpublish --force", PUB),
+            ("npm unp pkg@1.0.0", PUB),
+        ],
+    );
 }
 
 /// npm and RubyGems run an unambiguous abbreviation of a command, and cargo expands its

@@ -3863,6 +3863,15 @@ impl Walker<'_> {
                     );
                 }
             }
+            "rm" if git::rm_recursive_forced(rest) => {
+                // Deletes every tracked file below the paths, local changes included:
+                // `rm -rf` in git's spelling.
+                self.cur_writes = true;
+                self.find(
+                    RuleId::RmRecursive,
+                    "git rm -r -f deletes files recursively, uncommitted changes included",
+                );
+            }
             "checkout" | "switch" => {
                 self.cur_writes = true;
                 if let Some(target) = git::checkout_target(&sub, rest)

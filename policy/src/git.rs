@@ -1280,6 +1280,29 @@ pub fn branch_upstream(args: &[Arg]) -> Option<(Option<String>, Option<String>)>
     Some((name, merge))
 }
 
+/// Whether `git rm ARGS` removes files recursively and forced (`-rf`, `-r -f`,
+/// `--force -r`) from the worktree: not with `--cached` (the index only) nor a dry run.
+pub fn rm_recursive_forced(args: &[Arg]) -> bool {
+    let (mut recursive, mut force) = (false, false);
+    for a in args {
+        let t = a.text.as_str();
+        match t {
+            "--" => break,
+            "--cached" | "--dry-run" => return false,
+            "--force" => force = true,
+            _ if t.starts_with('-') && !t.starts_with("--") => {
+                if t.contains('n') {
+                    return false;
+                }
+                recursive |= t.contains('r');
+                force |= t.contains('f');
+            }
+            _ => {}
+        }
+    }
+    recursive && force
+}
+
 /// The branch a `git checkout`/`git switch` moves to, if it is one.
 /// `Some(None)` means it moves somewhere that cannot be known.
 pub fn checkout_target(sub: &str, args: &[Arg]) -> Option<Option<String>> {
@@ -1426,6 +1449,33 @@ mod tests {
             .into_iter()
             .map(|(r, _)| r)
             .collect()
+    }
+
+    fn words(line: &str) -> Vec<Arg> {
+        line.split_whitespace().map(Arg::literal).collect()
+    }
+
+    #[test]
+    fn rm_recursive_and_forced_in_any_spelling() {
+        for l in [
+            "-rf src",
+            "-r -f src",
+            "-fr src",
+            "--force -r src",
+            "-q -rf -- src",
+        ] {
+            assert!(rm_recursive_forced(&words(l)), "{l}");
+        }
+        for l in [
+            "-r src",
+            "-f x",
+            "-r --cached -f src",
+            "-rfn src",
+            "-r --dry-run -f x",
+            "-- -rf",
+        ] {
+            assert!(!rm_recursive_forced(&words(l)), "{l}");
+        }
     }
 
     #[test]

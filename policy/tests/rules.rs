@@ -1309,6 +1309,18 @@ fn recursive_forced_rm_inside_the_worktree_is_red() {
             ("find build -delete", RM),
             ("find . -type f -name '*.tmp' -delete", RM),
             ("xargs rm -rf < stale.txt", RM),
+            // git's own recursive and forced removal
+            ("git rm -rf src", RM),
+            ("git rm -r -f .", RM),
+            ("git -C sub rm --force -r lib", RM),
+        ],
+    );
+    check(
+        &classifier(),
+        &[
+            ("git rm -r --cached .", yellow("default.unknown")),
+            ("git rm -r src", yellow("default.unknown")),
+            ("git rm -rf --dry-run src", yellow("default.unknown")),
         ],
     );
 }

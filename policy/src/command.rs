@@ -3872,6 +3872,19 @@ impl Walker<'_> {
                     "git rm -r -f deletes files recursively, uncommitted changes included",
                 );
             }
+            "maintenance" if git::maintenance_schedules(rest) => {
+                // `start` registers the repository and installs cron entries, systemd
+                // timers or launchd agents that run git later, outside the sandbox;
+                // `stop` edits the same schedule.
+                self.cur_writes = true;
+                self.find(
+                    RuleId::SysServices,
+                    format!(
+                        "git maintenance {} changes the system's scheduled jobs",
+                        git::first_word(rest).unwrap_or_default()
+                    ),
+                );
+            }
             "checkout" | "switch" => {
                 self.cur_writes = true;
                 if let Some(target) = git::checkout_target(&sub, rest)

@@ -1303,6 +1303,19 @@ pub fn rm_recursive_forced(args: &[Arg]) -> bool {
     recursive && force
 }
 
+/// The first word of `args` that is no option: a subcommand's own subcommand.
+pub fn first_word(args: &[Arg]) -> Option<&str> {
+    args.iter()
+        .map(|a| a.text.as_str())
+        .find(|t| !t.starts_with('-'))
+}
+
+/// Whether `git maintenance ARGS` installs or removes the background schedule
+/// (`start`, `stop`), which git writes into cron, systemd or launchd.
+pub fn maintenance_schedules(args: &[Arg]) -> bool {
+    matches!(first_word(args), Some("start" | "stop"))
+}
+
 /// The branch a `git checkout`/`git switch` moves to, if it is one.
 /// `Some(None)` means it moves somewhere that cannot be known.
 pub fn checkout_target(sub: &str, args: &[Arg]) -> Option<Option<String>> {
@@ -1476,6 +1489,17 @@ mod tests {
         ] {
             assert!(!rm_recursive_forced(&words(l)), "{l}");
         }
+    }
+
+    #[test]
+    fn maintenance_start_and_stop_change_the_schedule() {
+        assert!(maintenance_schedules(&words("start")));
+        assert!(maintenance_schedules(&words(
+            "--quiet start --scheduler=crontab"
+        )));
+        assert!(maintenance_schedules(&words("stop")));
+        assert!(!maintenance_schedules(&words("run --task=gc")));
+        assert!(!maintenance_schedules(&words("register")));
     }
 
     #[test]

@@ -1667,7 +1667,15 @@ fn shutdown_services_and_schedulers_are_refused() {
             ("/sbin/reboot", SVC),
             ("/usr/bin/systemctl stop sshd", SVC),
             ("sudo systemctl stop sshd", SVC),
+            // git writes its maintenance schedule into cron, systemd or launchd
+            ("git maintenance start", SVC),
+            ("git maintenance start --scheduler=crontab", SVC),
+            ("git -C sub maintenance stop", SVC),
         ],
+    );
+    check(
+        &classifier(),
+        &[("git maintenance run --task=gc", yellow("default.unknown"))],
     );
 }
 

@@ -3590,6 +3590,23 @@ impl Walker<'_> {
                 );
             }
         }
+        // The same folders named in git's environment (`GIT_DIR=/tmp/x git status`,
+        // `export GIT_WORK_TREE=..`): outside the worktree, a path outside as above.
+        for name in git::REPO_DIR_VARIABLES {
+            if let Some(Some(value)) = self.state.vars.get(*name).cloned()
+                && let Loc::Outside(p) = self.resolve_arg(&Arg::literal(value), true)
+                && !path::is_exception(&p, &[])
+                && !self.is_allowed_outside(&p)
+            {
+                self.find(
+                    RuleId::PathOutside,
+                    format!(
+                        "git uses a path outside the worktree (${name}): {}",
+                        p.display()
+                    ),
+                );
+            }
+        }
         // `--git-dir` names the repository: the worktree's own only as its `.git`.
         if let Some(dir) = &g.git_dir {
             match self.resolve_arg(dir, true) {

@@ -1280,6 +1280,16 @@ pub fn branch_upstream(args: &[Arg]) -> Option<(Option<String>, Option<String>)>
     Some((name, merge))
 }
 
+/// The variables that name the folders git reads and writes, as `--git-dir` and
+/// `--work-tree` do.
+pub const REPO_DIR_VARIABLES: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+];
+
 /// Whether `git rm ARGS` removes files recursively and forced (`-rf`, `-r -f`,
 /// `--force -r`) from the worktree: not with `--cached` (the index only) nor a dry run.
 pub fn rm_recursive_forced(args: &[Arg]) -> bool {

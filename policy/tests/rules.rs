@@ -8462,6 +8462,19 @@ fn git_folders_given_outside_the_worktree_are_paths_outside() {
             ("git --work-tree=../x status", red("fence.path-outside")),
             ("git --work-tree /tmp/x status", red("fence.path-outside")),
             ("git --git-dir=.git status", green("git.read")),
+            // The same folders named in git's environment
+            ("GIT_DIR=../other/.git git log", red("fence.path-outside")),
+            ("GIT_DIR=/tmp/x git status", red("fence.path-outside")),
+            (
+                "export GIT_WORK_TREE=/; git status",
+                red("fence.path-outside"),
+            ),
+            (
+                "GIT_INDEX_FILE=/tmp/idx git add .",
+                red("fence.path-outside"),
+            ),
+            ("GIT_DIR=.git git status", yellow("default.unknown")),
+            ("GIT_DIR=$X git log", yellow("default.unknown")),
         ],
     );
 }

@@ -1151,6 +1151,7 @@ impl Walker<'_> {
             "source" | "." => self.source(args, inv),
             "cd" | "pushd" | "popd" => self.cd(name, args),
             "git" => self.git(args, inv, depth),
+            "hub" => self.hub(args, inv, depth),
             // git's commands under their own names, as git's exec-path holds them and git
             // runs them (`/usr/lib/git-core/git-push origin main`, `git-send-pack`): judged
             // as `git push origin main`.
@@ -3499,6 +3500,20 @@ impl Walker<'_> {
     /// judges it as it always did. Another repository's config is a write like any other.
     fn is_own_bookkeeping(&self, file: &Arg, bookkeeping: bool) -> bool {
         bookkeeping && matches!(self.resolve_arg(file, true), Loc::Inside { .. })
+    }
+
+    /// hub wraps git: it hands git every command that is not one of its own, with the
+    /// same words (`hub push origin main` is `git push origin main`), and its
+    /// `pull-request` opens one as `gh pr create` does. hub itself is not on the green
+    /// list: its reads are asked, as any program's.
+    fn hub(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
+        self.find(RuleId::DefaultUnknown, "hub runs git and GitHub's API");
+        let g = git::parse(args);
+        if g.sub.is_some_and(|i| args[i].text == "pull-request") {
+            self.find(RuleId::GhPrCreate, "hub pull-request opens a pull request");
+            return self.check_path_args(args, &[]);
+        }
+        self.git(args, inv, depth)
     }
 
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {

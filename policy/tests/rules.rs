@@ -8479,6 +8479,24 @@ fn git_folders_given_outside_the_worktree_are_paths_outside() {
     );
 }
 
+/// hub hands git the commands that are not its own: judged as git run with them, and
+/// never green (hub is not on the list). Its pull-request is `gh pr create`.
+#[test]
+fn hub_is_judged_as_the_git_it_runs() {
+    check(
+        &classifier(),
+        &[
+            ("hub push origin main", refused("git.push-main")),
+            ("hub push -f origin feature", refused("git.push-force")),
+            ("hub -C sub push origin master", refused("git.push-main")),
+            ("hub push origin feature", red("git.push")),
+            ("hub pull-request -m x", red("gh.pr-create")),
+            ("hub status", yellow("default.unknown")),
+            ("hub browse", yellow("default.unknown")),
+        ],
+    );
+}
+
 /// A git subcommand the line does not show may be a push: red, not yellow.
 #[test]
 fn a_git_subcommand_that_cannot_be_known_may_push() {

@@ -855,6 +855,15 @@ impl Walker<'_> {
             "nice" => self.simple_wrapper(args, inv, depth, "n", &["adjustment"], 0),
             "nohup" | "setsid" | "unbuffer" | "chronic" | "catchsegv" | "builtin" | "nocache"
             | "eatmydata" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            // `capsh [OPTIONS] -- ARGS` runs `/bin/bash ARGS` with the capabilities and
+            // ids its options set: `capsh -- -c 'CMD'` is `bash -c 'CMD'`.
+            "capsh" => {
+                if let Some(dashes) = args.iter().position(|a| a.text == "--") {
+                    let mut bash = vec![Arg::literal("bash")];
+                    bash.extend_from_slice(&args[dashes + 1..]);
+                    self.judge_argv(&bash, inv, depth + 1);
+                }
+            }
             // Runs its command with other ids, groups, capabilities or limits.
             "setpriv" => self.simple_wrapper(
                 args,

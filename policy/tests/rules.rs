@@ -7609,6 +7609,9 @@ fn wrappers_and_watchers_are_judged_by_the_command_they_run() {
                 "setpriv --reuid 1000 --regid 1000 --clear-groups git push -f",
                 refused("git.push-force"),
             ),
+            ("capsh -- -c 'git push origin main'", MAIN),
+            ("capsh --caps=cap_net_raw+eip -- -c 'rm -rf ~'", OUT),
+            ("capsh --print", yellow("default.unknown")),
             ("systemd-inhibit rm -rf ..", OUT),
             (
                 "systemd-inhibit --what=idle --why 'long build' git push origin main",

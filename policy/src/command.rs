@@ -1445,9 +1445,8 @@ impl Walker<'_> {
             | "rpm" => self.system_packages(name, args),
             "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "pipx" | "gem" | "go" | "uv"
             | "composer" | "twine" | "docker" | "podman" | "nerdctl" | "buildah"
-            | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" => {
-                self.dev_tool(name, args, depth)
-            }
+            | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" | "volta"
+            | "conda" | "mamba" | "micromamba" => self.dev_tool(name, args, depth),
             _ if other_publisher(name, args) => {
                 let words = plain_words(args);
                 self.find(
@@ -6151,6 +6150,17 @@ impl Walker<'_> {
     /// Language package managers and build tools: publishing, global
     /// installs, test runners, builds. A cargo subcommand is judged as the
     /// commands its aliases expand to.
+    /// Whether the active conda environment (`CONDA_PREFIX`, as the line or the session
+    /// sets it) lies inside the worktree.
+    fn conda_env_inside(&self) -> bool {
+        let prefix = match self.state.vars.get("CONDA_PREFIX") {
+            Some(v) => v.clone(),
+            None => self.req.env.get("CONDA_PREFIX").cloned(),
+        };
+        prefix
+            .is_some_and(|p| matches!(self.resolve_arg(&Arg::literal(p), true), Loc::Inside { .. }))
+    }
+
     fn dev_tool(&mut self, name: &str, args: &[Arg], depth: usize) {
         if name != "cargo" {
             return self.dev_tool_as_written(name, args, depth);
@@ -6412,6 +6422,18 @@ impl Walker<'_> {
             }
             "composer" => sub == "global",
             "deno" => sub == "install" && global,
+            // volta's tools go to its own folder in the home, on every shell's path.
+            "volta" => matches!(sub, "install" | "uninstall"),
+            // conda installs into the active environment, `base` when none is: the
+            // user's conda folder, outside the worktree unless the environment or a
+            // named prefix lies in it.
+            "conda" | "mamba" | "micromamba" => {
+                matches!(
+                    sub,
+                    "install" | "remove" | "uninstall" | "update" | "upgrade" | "create"
+                ) && !has(&["-p", "--prefix", "--prefix="])
+                    && !self.conda_env_inside()
+            }
             _ => false,
         };
         if global_install {

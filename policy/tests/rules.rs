@@ -2381,6 +2381,25 @@ fn red_asked_rules() {
                 "python3 -m pip install --user requests",
                 red("pkg.global-install"),
             ),
+            ("volta install node@20", red("pkg.global-install")),
+            ("conda install numpy", red("pkg.global-install")),
+            ("mamba install -c conda-forge x", red("pkg.global-install")),
+            ("conda create -n env python=3.12", red("pkg.global-install")),
+            ("micromamba remove x", red("pkg.global-install")),
+        ],
+    );
+    // A conda environment in the worktree is the project's own, as a virtualenv is.
+    check(
+        &classifier(),
+        &[
+            ("conda install -p ./env numpy", yellow("")),
+            ("conda create --prefix=./env python", yellow("")),
+            (
+                "CONDA_PREFIX=/work/repo/env conda install numpy",
+                yellow(""),
+            ),
+            ("conda list", yellow("default.unknown")),
+            ("volta pin node@20", yellow("")),
         ],
     );
 }

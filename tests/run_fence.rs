@@ -1070,8 +1070,9 @@ fn no_notification_listener_reaches_the_sandbox(w: &World) {
 
 /// The lock and state files tools write in the home (cargo's package-cache lock and
 /// global cache, Python's and vim's histories) are outside the worktree: each write is
-/// refused at once with its reason line, never put to a person (a `cargo build` made four
-/// such questions, each waiting out the ask timeout). The files outside stay as they were.
+/// refused at once, never put to a person (a `cargo build` made four such questions, each
+/// waiting out the ask timeout), and said on fence's transcript, not in the tool's output.
+/// The files outside stay as they were.
 fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
     let cargo = w.home.join(".cargo");
     std::fs::create_dir_all(&cargo).unwrap();
@@ -1109,13 +1110,15 @@ fn tool_state_files_in_the_home_are_refused_without_a_question(w: &World) {
     assert!(!w.home.join(".python_history").exists());
     // top makes `~/.config` first on an account that has none.
     assert!(!w.home.join(".config").exists(), "{err}");
+    // Not told on the tool's own stderr (it goes on without the file, and its output
+    // stays its own), but on fence's transcript, once per file, and logged every time.
+    assert!(!err.contains("fence: blocked"), "{err}");
     assert!(
-        err.contains("fence: blocked mkdir of the folder of a tool's state file in the home"),
+        err.contains("fence: Blocked: mkdir of the folder of a tool's state file in the home"),
         "{err}"
     );
-    // Told once per file (a tool tries its lock again and again), logged every time.
     assert_eq!(
-        err.matches("fence: blocked write of a tool's lock or state file in the home")
+        err.matches("fence: Blocked: write of a tool's lock or state file in the home")
             .count(),
         3,
         "{err}"

@@ -47,15 +47,24 @@ impl BlockedReason {
 }
 
 /// Rules whose refusals come again and again for the same object, told once per object in
-/// a session: a tool's lock or state file in the home (the tool goes on without it; cargo
-/// tried its locks 17 times a command), a datagram to the same resolver (npm retried its
-/// lookups for a minute), each a line an agent reads.
-const TOLD_ONCE: &[&str] = &["fence.tool-state", "fence.net-datagram"];
+/// a session: a datagram to the same resolver (npm retried its lookups for a minute), each
+/// a line an agent reads.
+const TOLD_ONCE: &[&str] = &["fence.net-datagram"];
 
-/// Whether `reason` is to be told: always, but for [`TOLD_ONCE`] rules only the first
-/// time its object is refused in this session (up to 1,024 objects remembered).
+/// Rules whose refusals the process is not told on its stderr, only fence's transcript and
+/// log: a tool's lock or state file in the home, which the tool goes on without (cargo
+/// tried its locks 17 times a command). A line in the tool's own stderr changed its output
+/// for nothing (`cargo metadata 2>&1 | jq`, a snapshot test of cargo's messages).
+const NOT_TOLD: &[&str] = &["fence.tool-state"];
+
+/// Whether `reason` is to be told: always, but never for [`NOT_TOLD`] rules, and for
+/// [`TOLD_ONCE`] rules only the first time its object is refused in this session (up to
+/// 1,024 objects remembered).
 fn worth_telling(reason: &BlockedReason) -> bool {
     static TOLD: std::sync::Mutex<Vec<Vec<u8>>> = std::sync::Mutex::new(Vec::new());
+    if NOT_TOLD.contains(&reason.rule.as_str()) {
+        return false;
+    }
     if !TOLD_ONCE.contains(&reason.rule.as_str()) {
         return true;
     }
@@ -100,9 +109,10 @@ pub fn tell(caller: Caller, reason: &BlockedReason) {
 mod tests {
     use super::*;
 
-    /// A tool's lock refused again and again is told once; other refusals every time.
+    /// A datagram refused again and again is told once, a tool's lock never (fence's
+    /// transcript has it); other refusals every time.
     #[test]
-    fn tool_state_refusals_are_told_once_per_object() {
+    fn repeated_refusals_are_told_once_per_object_and_tool_state_never() {
         let reason = |rule: &str, object: &[u8]| BlockedReason {
             what: "write".into(),
             object: object.to_vec(),
@@ -110,12 +120,11 @@ mod tests {
             answer: None,
         };
         let lock = reason("fence.tool-state", b"/home/u/.cargo/.package-cache");
-        assert!(worth_telling(&lock));
         assert!(!worth_telling(&lock));
-        assert!(worth_telling(&reason(
-            "fence.tool-state",
-            b"/home/u/.cargo/.global-cache"
-        )));
+        let datagram = reason("fence.net-datagram", b"10.0.0.1:53");
+        assert!(worth_telling(&datagram));
+        assert!(!worth_telling(&datagram));
+        assert!(worth_telling(&reason("fence.net-datagram", b"10.0.0.2:53")));
         let outside = reason("fence.write-outside", b"/etc/x");
         assert!(worth_telling(&outside));
         assert!(worth_telling(&outside));

@@ -561,7 +561,7 @@ fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
 
 /// The lock and state files that tools write in the home as they run, each by the name it
 /// starts with: cargo's package-cache locks and its global cache database (in `CARGO_HOME`,
-/// else `~/.cargo`), and the histories and state of interactive programs whose variables
+/// else `~/.cargo`), go's module cache lock, and the histories and state of interactive programs whose variables
 /// the environment set itself (fence points the unset ones into the worktree's cache
 /// folder) or that have none (`~/.python_history` before Python 3.13, `~/.viminfo`,
 /// `~/.lesshst`, `~/.wget-hsts`, top's `~/.config/procps`). A write there is outside the worktree, and the tools
@@ -569,9 +569,18 @@ fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
 /// person about each would hold every `cargo build` on four questions. So the write is
 /// refused at once with its reason line, in every mode. Policy: Landlock refuses these
 /// writes either way.
-pub fn state_files(home: &Path, cargo_home: Option<&Path>) -> Vec<PathBuf> {
+pub fn state_files(
+    home: &Path,
+    cargo_home: Option<&Path>,
+    go_mod_cache: Option<&Path>,
+) -> Vec<PathBuf> {
     let cargo = cargo_home.map_or_else(|| home.join(".cargo"), Path::to_path_buf);
     let mut files = vec![cargo.join(".package-cache"), cargo.join(".global-cache")];
+    // The go command's lock of its module cache (`GOMODCACHE`, else the first `GOPATH`
+    // folder's `pkg/mod`, else `~/go/pkg/mod`): `go mod tidy` and `go get` take it even
+    // with every module there already, and go on without it when refused.
+    let go = go_mod_cache.map_or_else(|| home.join("go/pkg/mod"), Path::to_path_buf);
+    files.push(go.join("cache/lock"));
     files.extend(
         [
             ".python_history",
@@ -646,8 +655,9 @@ mod tests {
     #[test]
     fn tool_state_files_are_matched_by_folder_and_name_start() {
         let mut f = fence("/w", &[PathBuf::from("/w")]);
-        f.state_files = state_files(Path::new("/home/u"), None);
+        f.state_files = state_files(Path::new("/home/u"), None, None);
         for yes in [
+            "/home/u/go/pkg/mod/cache/lock",
             "/home/u/.cargo/.package-cache",
             "/home/u/.cargo/.package-cache-mutate",
             "/home/u/.cargo/.global-cache",
@@ -667,6 +677,7 @@ mod tests {
             "/home/u/.config/git/config",
             "/home/u/x/.python_history",
             "/home/.python_history",
+            "/home/u/go/pkg/mod/cache/download/x.zip",
         ] {
             assert!(!f.is_state_file(Path::new(no)), "{no}");
         }
@@ -674,9 +685,15 @@ mod tests {
         assert!(f.is_state_folder(Path::new("/home/u/.cargo")));
         assert!(!f.is_state_folder(Path::new("/home/u/.config/procps")));
         assert!(!f.is_state_folder(Path::new("/home/u/.local")));
-        f.state_files = state_files(Path::new("/home/u"), Some(Path::new("/opt/cargo")));
+        f.state_files = state_files(
+            Path::new("/home/u"),
+            Some(Path::new("/opt/cargo")),
+            Some(Path::new("/opt/gomod")),
+        );
         assert!(f.is_state_file(Path::new("/opt/cargo/.package-cache")));
         assert!(!f.is_state_file(Path::new("/home/u/.cargo/.package-cache")));
+        assert!(f.is_state_file(Path::new("/opt/gomod/cache/lock")));
+        assert!(!f.is_state_file(Path::new("/home/u/go/pkg/mod/cache/lock")));
     }
 
     /// A fence for `worktree` writable in `writable`, with a mount view and Landlock ABI 3

@@ -809,7 +809,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     let real = |p: PathBuf| std::fs::canonicalize(&p).unwrap_or(p);
     let state_files = home.clone().map_or_else(Vec::new, |h| {
         let cargo_home = std::env::var_os("CARGO_HOME").map(|c| real(PathBuf::from(c)));
-        fence::state_files(&real(h), cargo_home.as_deref())
+        fence::state_files(&real(h), cargo_home.as_deref(), go_mod_cache().as_deref())
     });
     let new_git_configs = std::iter::once(&worktree)
         .chain(&rule_bases)
@@ -1057,6 +1057,19 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         wait_for(shim_process.pid);
     }
     Ok(code)
+}
+
+/// The go command's module cache as this environment sets it (`GOMODCACHE`, else the
+/// first folder of `GOPATH` with `pkg/mod`), resolved; `None` for go's default in the home.
+fn go_mod_cache() -> Option<PathBuf> {
+    let set = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let cache = set("GOMODCACHE").map(PathBuf::from).or_else(|| {
+        let path = set("GOPATH")?;
+        std::env::split_paths(&path)
+            .next()
+            .map(|first| first.join("pkg/mod"))
+    })?;
+    Some(std::fs::canonicalize(&cache).unwrap_or(cache))
 }
 
 /// Closes the gate (pending questions denied, the log written out) on every way out of the

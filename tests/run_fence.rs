@@ -87,6 +87,14 @@ fn hardlink_to_an_outside_file_is_refused(w: &World) {
     );
     assert_unchanged(&victim, "original");
     assert_eq!(std::fs::metadata(&victim).unwrap().nlink(), 1);
+    // Refused at once with the kernel's EXDEV (on which `git clone` of a local repository
+    // and `cp -l` copy instead), never put to a person.
+    assert_eq!(stdout(&out), "refused 18\n", "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("(rule fence.hardlink-outside)") && !stderr(&out).contains("Denied:"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A file outside that shares its inode with a name in the worktree is as the test made
@@ -4312,7 +4320,11 @@ fn a_worktree_moved_away_by_the_host_leaves_the_folder_at_its_path_unwritten(w: 
     assert!(made.is_empty(), "{made:?} made in the new folder: {err}");
     assert_eq!(text, "original", "{err}");
     assert_eq!(after.permissions().mode() & 0o777, 0o644, "{err}");
-    assert_eq!(after.modified().unwrap(), before.modified().unwrap(), "{err}");
+    assert_eq!(
+        after.modified().unwrap(),
+        before.modified().unwrap(),
+        "{err}"
+    );
 }
 
 /// `chmod -R a+rX .` over a repository calls chmod on every file with the mode it has

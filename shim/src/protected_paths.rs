@@ -289,8 +289,7 @@ fn is_submodule_config_or_hook(rel: &Path) -> bool {
         let part = part.to_str().unwrap_or("");
         // `remotes` after `refs` is git's remote-tracking refs (`refs/remotes/origin/main`,
         // written by every fetch), not a remote's definition.
-        let remote_definitions =
-            matches!(part, "remotes" | "branches") && parts[i - 1] != "refs";
+        let remote_definitions = matches!(part, "remotes" | "branches") && parts[i - 1] != "refs";
         if part == "hooks" || remote_definitions {
             return true;
         }

@@ -990,14 +990,18 @@ pub fn check_from(
                     perform(),
                 );
             }
+            // A hardlink to a file outside is a lasting, writable name for it in the
+            // worktree: refused at once, with the kernel's answer where two names cannot be
+            // linked (EXDEV), on which `git clone` of a local repository, `cp -l` and
+            // `cp -al` copy instead. Never asked: a Yes would make the outside file
+            // writable through the worktree after the session too.
             if let Some(src) = source.as_ref().filter(|p| !fence.allows_write(p)) {
-                return asked(
+                return refused(
                     event,
-                    libc::EACCES,
-                    "hardlink to a file outside the worktree",
-                    src,
+                    libc::EXDEV,
+                    "hardlink to a file outside the worktree (refused without a question: a copy works)",
+                    src.as_os_str().as_bytes(),
                     "fence.hardlink-outside",
-                    perform(),
                 );
             }
             // A directory moved into the worktree (or another folder protected as it is)
@@ -1394,7 +1398,11 @@ pub fn check_from(
                 return Outcome {
                     rule: "fence.metadata-unchanged".into(),
                     why: "changes nothing".into(),
-                    ..allowed(event, target.as_os_str().as_bytes().to_vec(), Response::Value(0))
+                    ..allowed(
+                        event,
+                        target.as_os_str().as_bytes().to_vec(),
+                        Response::Value(0),
+                    )
                 };
             }
             if fence.is_protected(&target, false)

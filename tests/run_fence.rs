@@ -1206,6 +1206,24 @@ fn home_with_a_key_and_notes(w: &World) {
 
 fn secrets_under_home_are_unreadable(w: &World) {
     home_with_a_key_and_notes(w);
+    // Other services' credentials besides SPEC's list: Vault's token, PostgreSQL's
+    // passwords, Maven's repository passwords, rclone's remotes.
+    for (rel, text) in [
+        (".vault-token", "VAULT-TOKEN-MATERIAL"),
+        (".pgpass", "PGPASS-MATERIAL"),
+        (".m2/settings.xml", "MAVEN-PASSWORD-MATERIAL"),
+        (".config/rclone/rclone.conf", "RCLONE-KEY-MATERIAL"),
+    ] {
+        let p = w.home.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        for made in p
+            .ancestors()
+            .take_while(|a| a.starts_with(&w.home) && *a != w.home)
+        {
+            w.own(made);
+        }
+    }
     w.write("link", "");
     std::fs::remove_file(w.worktree.join("link")).unwrap();
     std::os::unix::fs::symlink(w.home.join(".ssh/id_ed25519"), w.worktree.join("link")).unwrap();
@@ -1213,16 +1231,22 @@ fn secrets_under_home_are_unreadable(w: &World) {
     w.write(
         "s.sh",
         &format!(
-            "cat {h}/.ssh/id_ed25519; cat link; ls {h}/.ssh; cat {h}/notes.txt\n",
+            "cat {h}/.ssh/id_ed25519; cat link; ls {h}/.ssh; cat {h}/notes.txt\n\
+             cat {h}/.vault-token {h}/.pgpass {h}/.m2/settings.xml {h}/.config/rclone/rclone.conf\n",
             h = w.home.display()
         ),
     );
     let out = w.run(&["/bin/sh", "s.sh"]);
     let text = stdout(&out);
-    assert!(
-        !text.contains("PRIVATE-KEY-MATERIAL"),
-        "secret leaked: {text}"
-    );
+    for marker in [
+        "PRIVATE-KEY-MATERIAL",
+        "VAULT-TOKEN-MATERIAL",
+        "PGPASS-MATERIAL",
+        "MAVEN-PASSWORD-MATERIAL",
+        "RCLONE-KEY-MATERIAL",
+    ] {
+        assert!(!text.contains(marker), "secret leaked: {text}");
+    }
     assert!(
         text.contains("public notes"),
         "ordinary home file unreadable: {text} {}",

@@ -116,11 +116,58 @@ pub const DEFAULT_SECRETS: &[&str] = &[
     "~/.git-credentials",
     // git's credential store also reads and writes its XDG file.
     "~/.config/git/credentials",
+    // Other services' credentials ([`EXTRA_SECRETS_IN_HOME`]).
+    "~/.vault-token",
+    "~/.pgpass",
+    "~/.my.cnf",
+    "~/.terraform.d/credentials.tfrc.json",
+    "~/.config/rclone/rclone.conf",
+    "~/.m2/settings.xml",
+    "~/.s3cfg",
+    "~/.boto",
+    "~/.config/hub",
+    "~/.gem/credentials",
+    "~/.config/doctl/config.yaml",
+    "~/.oci",
+    "~/.config/containers/auth.json",
+    "~/.pulumi/credentials.json",
+    "~/.fly/config.yml",
+    "~/.config/sops/age/keys.txt",
+    "~/.kaggle/kaggle.json",
+    "~/.config/glab-cli/config.yml",
     "/etc/shadow",
     "/etc/gshadow",
     "/etc/sudoers*",
     "/etc/ssh/*_key",
     "/root",
+];
+
+/// Credentials in the home besides SPEC §2's list, relative to it, as common and as
+/// plainly a key to someone's account: Vault's token, PostgreSQL's and MySQL's client
+/// passwords, Terraform Cloud's token, rclone's remotes, Maven's repository passwords,
+/// s3cmd's and boto's keys, hub's, RubyGems', DigitalOcean's, Oracle Cloud's, podman's
+/// registry logins, Pulumi's, Fly's, sops' age keys, Kaggle's, GitLab
+/// CLI's. Unreadable under `fence run`, and secrets to `fence check` as those of SPEC's
+/// list are (the same names are in [`DEFAULT_SECRETS`]).
+pub const EXTRA_SECRETS_IN_HOME: &[&str] = &[
+    ".vault-token",
+    ".pgpass",
+    ".my.cnf",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/rclone/rclone.conf",
+    ".m2/settings.xml",
+    ".s3cfg",
+    ".boto",
+    ".config/hub",
+    ".gem/credentials",
+    ".config/doctl/config.yaml",
+    ".oci",
+    ".config/containers/auth.json",
+    ".pulumi/credentials.json",
+    ".fly/config.yml",
+    ".config/sops/age/keys.txt",
+    ".kaggle/kaggle.json",
+    ".config/glab-cli/config.yml",
 ];
 
 #[derive(Debug, Clone)]
@@ -549,6 +596,20 @@ fn glob_component_may_match(pattern: &str, secret: &str) -> bool {
             };
             let (a, b) = (lit(pattern), lit(secret));
             a.starts_with(&b) || b.starts_with(&a)
+        }
+    }
+}
+
+#[cfg(test)]
+mod extra_secrets_tests {
+    use super::*;
+
+    /// Every extra credential of `fence run` is a secret of `fence check` too.
+    #[test]
+    fn the_extra_credentials_are_default_secrets() {
+        for rel in EXTRA_SECRETS_IN_HOME {
+            let spelled = format!("~/{rel}");
+            assert!(DEFAULT_SECRETS.contains(&spelled.as_str()), "{spelled}");
         }
     }
 }

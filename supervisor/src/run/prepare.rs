@@ -887,6 +887,12 @@ pub fn secrets_with_other_names(secrets: &[PathBuf]) -> Vec<String> {
     out
 }
 
+/// Credentials in the home besides SPEC §2's list, as common and as plainly a key to
+/// someone's account: tokens and passwords of other services' clients that a program in
+/// the sandbox would read and send anywhere it can reach (shared with `fence check`'s
+/// secret list, [`policy::EXTRA_SECRETS`]).
+const MORE_CREDENTIALS: &[&str] = policy::EXTRA_SECRETS_IN_HOME;
+
 fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     if let Some(home) = home {
@@ -905,7 +911,10 @@ fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
             ".git-credentials",
             // git's credential store also reads and writes its XDG file.
             ".config/git/credentials",
-        ] {
+        ]
+        .iter()
+        .chain(MORE_CREDENTIALS)
+        {
             candidates.push(home.join(rel));
         }
         candidates.extend(entries_matching(&home.join(".cargo"), |n| {

@@ -3526,6 +3526,8 @@ impl Walker<'_> {
 
     fn git(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
         let g = git::parse(args);
+        // What the subcommand discards of uncommitted work ([`git::discards_changes`]).
+        let mut discards: Option<&'static str> = None;
         if g.exec_path {
             self.find(
                 RuleId::GitConfigProgram,
@@ -3925,6 +3927,19 @@ impl Walker<'_> {
                     ),
                 );
             }
+            "checkout" | "switch" | "restore" | "stash"
+                if git::discards_changes(&sub, rest).is_some() =>
+            {
+                self.cur_writes = true;
+                // Found after the paths (below): a protected or outside path it writes
+                // is the more telling reason.
+                discards = git::discards_changes(&sub, rest);
+                if let Some(target) = git::checkout_target(&sub, rest)
+                    && !other_repo
+                {
+                    self.state.branch = target;
+                }
+            }
             "checkout" | "switch" => {
                 self.cur_writes = true;
                 if let Some(target) = git::checkout_target(&sub, rest)
@@ -4239,6 +4254,9 @@ impl Walker<'_> {
             skip.extend(patterns);
         }
         self.check_path_args(args, &skip);
+        if let Some(why) = discards {
+            self.find(RuleId::GitDiscard, why);
+        }
         self.state.cwd = saved_cwd;
     }
 

@@ -1320,6 +1320,48 @@ pub fn first_word(args: &[Arg]) -> Option<&str> {
         .find(|t| !t.starts_with('-'))
 }
 
+/// What `git SUB ARGS` discards of the work not committed, if it discards any: a
+/// checkout or switch that is forced (`-f`, `--force`, `--discard-changes`), a checkout
+/// of paths (`git checkout -- PATH`, `git checkout HEAD -- PATH`, `git checkout .`),
+/// whose changes it overwrites, a restore of the worktree (any `git restore` but one of
+/// the index alone: `--staged` without `--worktree`), and a stash dropped or cleared.
+pub fn discards_changes(sub: &str, args: &[Arg]) -> Option<&'static str> {
+    let has = |long: &str, short: Option<char>| {
+        args.iter().take_while(|a| a.text != "--").any(|a| {
+            let t = a.text.as_str();
+            t == long
+                || short.is_some_and(|c| {
+                    t.starts_with('-') && !t.starts_with("--") && t[1..].contains(c)
+                })
+        })
+    };
+    match sub {
+        "checkout" => {
+            if has("--force", Some('f')) {
+                return Some("git checkout -f discards uncommitted changes");
+            }
+            let paths = args.iter().any(|a| a.text == "--")
+                || args
+                    .iter()
+                    .any(|a| matches!(a.text.as_str(), "." | "./" | ":/"));
+            paths.then_some("git checkout of paths overwrites their uncommitted changes")
+        }
+        "switch" => (has("--discard-changes", None) || has("--force", Some('f')))
+            .then_some("git switch --discard-changes discards uncommitted changes"),
+        "restore" => {
+            let staged = has("--staged", Some('S'));
+            let worktree = has("--worktree", Some('W'));
+            (!staged || worktree).then_some("git restore overwrites uncommitted changes")
+        }
+        "stash" => match first_word(args) {
+            Some("drop") => Some("git stash drop deletes stashed work"),
+            Some("clear") => Some("git stash clear deletes all stashed work"),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Whether `git maintenance ARGS` installs or removes the background schedule
 /// (`start`, `stop`), which git writes into cron, systemd or launchd.
 pub fn maintenance_schedules(args: &[Arg]) -> bool {
@@ -1498,6 +1540,44 @@ mod tests {
             "-- -rf",
         ] {
             assert!(!rm_recursive_forced(&words(l)), "{l}");
+        }
+    }
+
+    #[test]
+    fn discarding_checkouts_restores_and_stash_drops_are_told_apart() {
+        for (sub, l) in [
+            ("checkout", "-f main"),
+            ("checkout", "--force feature"),
+            ("checkout", "-- src/a.rs"),
+            ("checkout", "HEAD -- ."),
+            ("checkout", "."),
+            ("switch", "--discard-changes main"),
+            ("switch", "-f main"),
+            ("restore", "src/a.rs"),
+            ("restore", "--source=HEAD~1 ."),
+            ("restore", "-S -W f"),
+            ("restore", "--staged --worktree f"),
+            ("stash", "drop"),
+            ("stash", "clear"),
+            ("stash", "drop stash@{1}"),
+        ] {
+            assert!(discards_changes(sub, &words(l)).is_some(), "{sub} {l}");
+        }
+        for (sub, l) in [
+            ("checkout", "main"),
+            ("checkout", "-b feature"),
+            ("checkout", "-B feature origin/feature"),
+            ("switch", "-c feature"),
+            ("switch", "main"),
+            ("restore", "--staged f"),
+            ("restore", "-S f"),
+            ("stash", ""),
+            ("stash", "push -m x"),
+            ("stash", "pop"),
+            ("stash", "list"),
+            ("log", "-f"),
+        ] {
+            assert!(discards_changes(sub, &words(l)).is_none(), "{sub} {l}");
         }
     }
 

@@ -32,6 +32,7 @@ pub enum RuleId {
     RmRecursive,
     GitResetHard,
     GitCleanForce,
+    GitDiscard,
     ProcKill,
     PkgSystem,
     PkgGlobal,
@@ -473,6 +474,25 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         C::BOTH,
         &["git clean -f"],
         "Deletes untracked files",
+    ),
+    rule(
+        RuleId::GitDiscard,
+        "git.discard-changes",
+        Red,
+        false,
+        // Line context only: git runs `checkout -f` itself in submodules
+        // (`git submodule update`), where the exec check would ask about its own work.
+        C::LINE,
+        &[
+            "git checkout -- PATH",
+            "git checkout .",
+            "git checkout -f",
+            "git restore PATH",
+            "git switch --discard-changes",
+            "git stash drop",
+            "git stash clear",
+        ],
+        "Discards uncommitted or stashed work",
     ),
     rule(
         RuleId::ProcKill,

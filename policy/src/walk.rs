@@ -464,6 +464,19 @@ fn is_program_variable(name: &str) -> bool {
         && (name.ends_with("_RUNNER") || name.ends_with("_LINKER")))
 }
 
+/// A program variable set to a program that does nothing with what it is given but show it
+/// or take it as it is: `GIT_PAGER=cat`, `PAGER=` (none), `GIT_EDITOR=true`,
+/// `GIT_SEQUENCE_EDITOR=:`, the everyday way to keep git from waiting on a pager or an
+/// editor. Nothing else runs, so nothing is asked about the setting itself.
+fn names_an_inert_program(name: &str, value: &Arg) -> bool {
+    is_program_variable(name)
+        && value.known
+        && matches!(
+            value.text.trim(),
+            "" | "cat" | "/bin/cat" | "/usr/bin/cat" | "true" | "/bin/true" | "/usr/bin/true" | ":"
+        )
+}
+
 /// Variables bash expands again each time it shows them (`PS4` on every traced line
 /// under `set -x`, the prompts of an interactive shell): a substitution in the value
 /// runs then.
@@ -483,7 +496,7 @@ impl<'a> Walker<'a> {
         if value.known {
             self.evaluate_if_integer(name, &value.text);
         }
-        if is_control_variable(name) {
+        if is_control_variable(name) && !names_an_inert_program(name, value) {
             self.find(
                 RuleId::DefaultUnknown,
                 format!("sets {name} for the command, which changes how programs are found or run"),
@@ -505,7 +518,11 @@ impl<'a> Walker<'a> {
             return;
         }
         let is_program = is_program_variable(name) || name == "PROMPT_COMMAND";
-        if !is_program || !value.known || value.text.trim().is_empty() {
+        if !is_program
+            || !value.known
+            || value.text.trim().is_empty()
+            || names_an_inert_program(name, value)
+        {
             return;
         }
         // `LESSOPEN='|cmd %s'`: the bars say how less reads the command's output.
@@ -1513,7 +1530,7 @@ impl<'a> Walker<'a> {
 
         if args.is_empty() {
             for (name, value) in &assignments {
-                if is_control_variable(name) {
+                if is_control_variable(name) && !names_an_inert_program(name, value) {
                     self.find(
                         RuleId::DefaultUnknown,
                         format!("sets {name}, which changes how programs are found or run"),

@@ -2327,6 +2327,20 @@ fn red_asked_rules() {
             ("git clean -d -f", red("git.clean-force")),
             ("git clean --force", red("git.clean-force")),
             ("git clean -ffdx", red("git.clean-force")),
+            ("git checkout -- src/main.rs", red("git.discard-changes")),
+            ("git checkout HEAD -- .", red("git.discard-changes")),
+            ("git checkout .", red("git.discard-changes")),
+            ("git checkout -f main", red("git.discard-changes")),
+            ("git switch --discard-changes main", red("git.discard-changes")),
+            ("git restore src/main.rs", red("git.discard-changes")),
+            ("git restore --source=HEAD~2 .", red("git.discard-changes")),
+            ("git stash drop", red("git.discard-changes")),
+            ("git stash clear", red("git.discard-changes")),
+            // what keeps the work
+            ("git restore --staged src/main.rs", yellow("default.unknown")),
+            ("git checkout -b feature", yellow("default.unknown")),
+            ("git stash", yellow("default.unknown")),
+            ("git stash pop", yellow("default.unknown")),
             // killing
             ("kill -9 1234", red("proc.kill")),
             ("kill -KILL 1234", red("proc.kill")),
@@ -3696,7 +3710,7 @@ fn protected_paths_at_any_depth_and_through_git_are_red() {
             ("git restore --source HEAD~1 .vscode/settings.json", PROT),
             ("git mv x .envrc", PROT),
             ("git checkout HEAD", yellow("default.unknown")),
-            ("git checkout -- src/a.rs", yellow("default.unknown")),
+            ("git checkout -- src/a.rs", red("git.discard-changes")),
             ("echo x > sub/envrc", yellow("fs.write-inside")),
             ("echo '{}' > .devcontainer/devcontainer.json", PROT),
             ("echo '{}' > .devcontainer.json", PROT),
@@ -7899,16 +7913,13 @@ fn a_program_named_by_a_variable_is_judged_as_the_string_a_shell_runs() {
                 "GIT_PAGER='git push -f'; git log",
                 refused("git.push-force"),
             ),
-            // The everyday settings stay asked, as setting them is.
-            (
-                "GIT_EDITOR=true git rebase --continue",
-                yellow("default.unknown"),
-            ),
-            (
-                "GIT_SEQUENCE_EDITOR=: git rebase -i HEAD~3",
-                yellow("default.unknown"),
-            ),
-            ("GIT_PAGER=cat git log", yellow("default.unknown")),
+            // A pager or editor that runs nothing (`cat`, none, `true`, `:`) changes
+            // nothing: the command is judged as it is.
+            ("GIT_PAGER=cat git log", green("git.read")),
+            ("PAGER= git log --oneline", green("git.read")),
+            ("GIT_PAGER=cat GIT_EDITOR=true git diff", green("git.read")),
+            // The others stay asked, as setting them is.
+            ("GIT_PAGER=less git log", yellow("default.unknown")),
             ("EDITOR=vim git commit", yellow("default.unknown")),
             (
                 "GIT_EDITOR=\"$EDITOR\" git commit",

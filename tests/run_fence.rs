@@ -4382,6 +4382,20 @@ fn a_chmod_that_changes_nothing_runs_over_protected_files(w: &World) {
     assert_eq!(mode & 0o777, 0o644, "{err}");
 }
 
+/// A process that makes itself undumpable (`prctl(PR_SET_DUMPABLE, 0)`, as ssh-agent and
+/// gpg-agent do) keeps working: its writes in the worktree are made and its exec runs. An
+/// ordinary user's supervisor without a user namespace could no longer read its memory,
+/// and every notified call it made failed.
+fn an_undumpable_process_keeps_working(w: &World) {
+    let out = w.python(
+        "import ctypes, os, subprocess\nlibc = ctypes.CDLL(None, use_errno=True)\nprint(libc.prctl(4, 0, 0, 0, 0))\n\
+         open('made-after.txt', 'w').write('x')\nos.mkdir('dir-after')\nprint(subprocess.run(['/bin/true']).returncode)\n",
+    );
+    assert_eq!(stdout(&out), "0\n0\n", "{}", stderr(&out));
+    assert_unchanged(&w.worktree.join("made-after.txt"), "x");
+    assert!(w.worktree.join("dir-after").is_dir(), "{}", stderr(&out));
+}
+
 fn host_loopback_listener_is_unreachable(w: &World) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -9041,6 +9055,7 @@ both_ways!(
     unix_socket_inside_the_worktree_works,
     a_worktree_moved_away_by_the_host_leaves_the_folder_at_its_path_unwritten,
     a_chmod_that_changes_nothing_runs_over_protected_files,
+    an_undumpable_process_keeps_working,
     a_host_socket_in_a_writable_folder_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,

@@ -182,6 +182,23 @@ pub struct StaticGuards {
     /// `open`/`openat` here ([`setid_open_calls`]); when they are notified the supervisor
     /// refuses it from the same register.
     pub setid_opens: bool,
+    /// The supervisor reads the target's memory without privilege over it (no user
+    /// namespace, an ordinary user): `prctl(PR_SET_DUMPABLE, 0)` (ssh-agent and gpg-agent
+    /// make it) would make every later notified call of that process unreadable, each
+    /// refused. It is answered as done without being done ([`undumpable_rules`]).
+    pub keep_dumpable: bool,
+}
+
+/// `prctl(PR_SET_DUMPABLE, SUID_DUMP_DISABLE)`: answered 0 (done) without being run where
+/// [`StaticGuards::keep_dumpable`] holds. The process stays readable to its own user, as
+/// any process of the user is; inside the sandbox nothing may trace it (ptrace and
+/// process_vm_* are refused), and no set-id exec makes it undumpable under no_new_privs.
+fn undumpable_rules() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let dumpable = cond(0, Len::Dword, Op::Eq, libc::PR_SET_DUMPABLE as u64);
+    let disable = cond(1, Len::Qword, Op::Eq, 0);
+    [(libc::SYS_prctl, vec![rule(vec![dumpable, disable])])]
+        .into_iter()
+        .collect()
 }
 
 /// The System V IPC and POSIX message queue calls refused without an IPC namespace
@@ -299,6 +316,9 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
         )])],
     );
     groups.push((unsupported, OnMatch::Errno(libc::EOPNOTSUPP)));
+    if guards.keep_dumpable {
+        groups.push((undumpable_rules(), OnMatch::Errno(0)));
+    }
     groups
 }
 
@@ -1346,6 +1366,7 @@ mod tests {
             host_ipc: true,
             host_pids: true,
             setid_opens: true,
+            keep_dumpable: true,
         };
         let singles = [
             StaticGuards {
@@ -1366,6 +1387,10 @@ mod tests {
             },
             StaticGuards {
                 setid_opens: true,
+                ..none
+            },
+            StaticGuards {
+                keep_dumpable: true,
                 ..none
             },
         ];
@@ -2003,6 +2028,7 @@ mod tests {
                 host_ipc: false,
                 host_pids: false,
                 setid_opens: false,
+                keep_dumpable: false,
             },
             false,
         )
@@ -2068,6 +2094,7 @@ mod tests {
                 host_ipc: true,
                 host_pids: true,
                 setid_opens: true,
+                keep_dumpable: false,
             },
             false,
         )
@@ -2310,6 +2337,7 @@ mod tests {
                     host_ipc: group_kill,
                     host_pids: truncating_opens,
                     setid_opens: group_kill,
+                    keep_dumpable: truncating_opens,
                 };
                 for (watch_writes, loopback_table, dns) in [
                     (true, false, false),

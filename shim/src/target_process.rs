@@ -92,6 +92,10 @@ fn settings_with(
             host_ipc: !spec.namespaces.ipc,
             host_pids: !spec.namespaces.pid,
             setid_opens: spec.no_write_watch,
+            // Without a user namespace the shim's ids are the supervisor's: an ordinary
+            // user's supervisor has no privilege over an undumpable process of its own.
+            // SAFETY: geteuid has no preconditions.
+            keep_dumpable: !spec.namespaces.user && unsafe { libc::geteuid() } != 0,
         },
         watch_writes: !spec.no_write_watch,
         loopback_table,

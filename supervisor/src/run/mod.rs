@@ -250,6 +250,21 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // comes when the thread that cloned it exits.
     let mut early_shim = ShimOnItsWay::start(move || spawn_shim(true))?;
     let no_network = std::cell::Cell::new(false);
+    // A root session's owner-shift namespace (`owner_shift`: a clone into a new user
+    // namespace, two map writes, a kill and a reap), made meanwhile on a thread of its own
+    // too: it is needed only when the spec is sent. Dropped unused where the shim has a
+    // user namespace or no mount namespace.
+    // SAFETY: geteuid has no preconditions.
+    let owner_shift_made = (unsafe { libc::geteuid() } == 0)
+        .then(|| {
+            std::thread::Builder::new()
+                .name("fence-idmap".into())
+                .spawn(owner_shift::namespace)
+                .ok()
+        })
+        .flatten();
+    let owner_shift_made = std::cell::RefCell::new(owner_shift_made);
+    let owner_shift_fd: std::cell::OnceCell<Option<OwnedFd>> = std::cell::OnceCell::new();
 
     let cwd = std::env::current_dir().map_err(|e| format!("current directory: {e}"))?;
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -659,13 +674,21 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             // A root session in the host's user namespace sees /etc with root's files as
             // nobody's (`owner_shift`); without the namespace the shim freezes it instead.
             // SAFETY: geteuid has no preconditions.
-            let owner_shift =
-                (shim.namespaces.mount && !shim.namespaces.user && unsafe { libc::geteuid() } == 0)
-                    .then(owner_shift::namespace)
-                    .and_then(Result::ok);
+            let owner_shift = (shim.namespaces.mount
+                && !shim.namespaces.user
+                && unsafe { libc::geteuid() } == 0)
+                .then(|| {
+                    owner_shift_fd.get_or_init(|| {
+                        let made = owner_shift_made.borrow_mut().take();
+                        made.and_then(|t| t.join().ok())
+                            .unwrap_or_else(owner_shift::namespace)
+                            .ok()
+                    })
+                })
+                .and_then(Option::as_ref);
             let sent = ours.send(
                 &ToShim::Start(Box::new(spec)),
-                owner_shift.as_ref().map(|fd| fd.as_fd()),
+                owner_shift.map(|fd| fd.as_fd()),
             );
             // The shim's first word, read after the spec is sent: it makes the network
             // namespace while this thread builds the spec.

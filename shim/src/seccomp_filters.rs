@@ -846,6 +846,14 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
     // this holds whatever the path or a racing thread does. `open`/`openat` are left to the
     // supervisor, which is sent every creating open ([`StaticGuards::setid_opens`]).
     add_setid_rules(&mut rules, &setid_mode_calls());
+    // A file lease (`F_SETLEASE`) on a file outside, which an open for reading lets a
+    // process take on any file of its own user (root: of root's, `/etc/passwd`): every
+    // host program that then opens it for writing or truncates it waits until the holder
+    // lets go, up to `lease-break-time` (45 s). Programs in a sandbox have no use for one.
+    rules.insert(
+        libc::SYS_fcntl,
+        vec![rule(vec![cond(1, Len::Dword, Op::Eq, libc::F_SETLEASE as u64)])],
+    );
     rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
     let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
     unshare_flags.push(libc::CLONE_NEWTIME as u64);
@@ -2013,6 +2021,30 @@ mod tests {
             call(libc::SYS_fcntl, [1, libc::F_GETFL as u64, 0, 0, 0, 0]),
             libc::SECCOMP_RET_ALLOW
         );
+    }
+
+    /// No file lease is taken, whatever the high word of the command; other fcntl
+    /// commands pass the static part.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn file_leases_are_refused() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let p = static_program(SocketFamilies::UnixOnly, StaticGuards::default(), false)
+            .unwrap();
+        let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+        let setlease = libc::F_SETLEASE as u64;
+        for cmd in [setlease, setlease | 1 << 32] {
+            assert_eq!(
+                call(libc::SYS_fcntl, [3, cmd, libc::F_RDLCK as u64, 0, 0, 0]),
+                libc::SECCOMP_RET_ERRNO | libc::EPERM as u32
+            );
+        }
+        for cmd in [libc::F_GETLEASE, libc::F_SETLK, libc::F_GETFL] {
+            assert_eq!(
+                call(libc::SYS_fcntl, [3, cmd as u64, 0, 0, 0, 0]),
+                libc::SECCOMP_RET_ALLOW
+            );
+        }
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -3214,7 +3214,8 @@ except OSError as e:
 fn tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions(w: &World) {
     w.write(
         "cache.sh",
-        "mkdir -p \"$GOCACHE\" && echo built > \"$GOCACHE/entry\"\n\
+        "printf '%s\\n' \"$BLACK_CACHE_DIR\" \"$PYLINTHOME\"\n\
+         mkdir -p \"$GOCACHE\" && echo built > \"$GOCACHE/entry\"\n\
          echo planted > \"$GOCACHE/../../beside\"\n\
          echo /elsewhere > \"$(dirname \"$GOCACHE\").worktree\"\n\
          echo planted > \"$GOCACHE/../../../elsewhere\"\n",
@@ -3241,6 +3242,15 @@ fn tool_caches_live_in_a_folder_of_the_worktrees_own_kept_between_sessions(w: &W
     assert_eq!(
         std::fs::read_to_string(dir.join("go-build/entry")).unwrap(),
         "built\n"
+    );
+    // black's and pylint's caches too (their defaults in `~/.cache` were asked about).
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{}\n{}\n",
+            dir.join("black").display(),
+            dir.join("pylint").display()
+        )
     );
     assert!(!worktrees.join("beside").exists());
     assert!(!w.home.join(".cache/fence/elsewhere").exists());

@@ -2331,13 +2331,19 @@ fn red_asked_rules() {
             ("git checkout HEAD -- .", red("git.discard-changes")),
             ("git checkout .", red("git.discard-changes")),
             ("git checkout -f main", red("git.discard-changes")),
-            ("git switch --discard-changes main", red("git.discard-changes")),
+            (
+                "git switch --discard-changes main",
+                red("git.discard-changes"),
+            ),
             ("git restore src/main.rs", red("git.discard-changes")),
             ("git restore --source=HEAD~2 .", red("git.discard-changes")),
             ("git stash drop", red("git.discard-changes")),
             ("git stash clear", red("git.discard-changes")),
             // what keeps the work
-            ("git restore --staged src/main.rs", yellow("default.unknown")),
+            (
+                "git restore --staged src/main.rs",
+                yellow("default.unknown"),
+            ),
             ("git checkout -b feature", yellow("default.unknown")),
             ("git stash", yellow("default.unknown")),
             ("git stash pop", yellow("default.unknown")),

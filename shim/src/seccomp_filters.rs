@@ -852,7 +852,12 @@ pub fn denied_with_eperm() -> BTreeMap<i64, Vec<SeccompRule>> {
     // lets go, up to `lease-break-time` (45 s). Programs in a sandbox have no use for one.
     rules.insert(
         libc::SYS_fcntl,
-        vec![rule(vec![cond(1, Len::Dword, Op::Eq, libc::F_SETLEASE as u64)])],
+        vec![rule(vec![cond(
+            1,
+            Len::Dword,
+            Op::Eq,
+            libc::F_SETLEASE as u64,
+        )])],
     );
     rules.insert(libc::SYS_clone, any_flag(0, &CLONE_NAMESPACE_FLAGS));
     let mut unshare_flags = CLONE_NAMESPACE_FLAGS.to_vec();
@@ -2029,8 +2034,7 @@ mod tests {
     #[test]
     fn file_leases_are_refused() {
         const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
-        let p = static_program(SocketFamilies::UnixOnly, StaticGuards::default(), false)
-            .unwrap();
+        let p = static_program(SocketFamilies::UnixOnly, StaticGuards::default(), false).unwrap();
         let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
         let setlease = libc::F_SETLEASE as u64;
         for cmd in [setlease, setlease | 1 << 32] {

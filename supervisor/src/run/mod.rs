@@ -674,18 +674,17 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             // A root session in the host's user namespace sees /etc with root's files as
             // nobody's (`owner_shift`); without the namespace the shim freezes it instead.
             // SAFETY: geteuid has no preconditions.
-            let owner_shift = (shim.namespaces.mount
-                && !shim.namespaces.user
-                && unsafe { libc::geteuid() } == 0)
-                .then(|| {
-                    owner_shift_fd.get_or_init(|| {
-                        let made = owner_shift_made.borrow_mut().take();
-                        made.and_then(|t| t.join().ok())
-                            .unwrap_or_else(owner_shift::namespace)
-                            .ok()
+            let owner_shift =
+                (shim.namespaces.mount && !shim.namespaces.user && unsafe { libc::geteuid() } == 0)
+                    .then(|| {
+                        owner_shift_fd.get_or_init(|| {
+                            let made = owner_shift_made.borrow_mut().take();
+                            made.and_then(|t| t.join().ok())
+                                .unwrap_or_else(owner_shift::namespace)
+                                .ok()
+                        })
                     })
-                })
-                .and_then(Option::as_ref);
+                    .and_then(Option::as_ref);
             let sent = ours.send(
                 &ToShim::Start(Box::new(spec)),
                 owner_shift.map(|fd| fd.as_fd()),

@@ -166,9 +166,7 @@ fn copy_keeping_holes(from: &std::fs::File, to: &std::fs::File, size: i64) -> io
             let want = (end - off) as usize;
             let (mut from_off, mut to_off) = (off as libc::loff_t, off as libc::loff_t);
             // SAFETY: both descriptors are ours; the offsets are local variables.
-            let n = unsafe {
-                libc::copy_file_range(src, &mut from_off, dst, &mut to_off, want, 0)
-            };
+            let n = unsafe { libc::copy_file_range(src, &mut from_off, dst, &mut to_off, want, 0) };
             let n = if n > 0 {
                 n as usize
             } else if n == 0 {

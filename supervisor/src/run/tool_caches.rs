@@ -49,7 +49,7 @@ use nix::unistd::UnlinkatFlags;
 /// bytecode (`PYTHONPYCACHEPREFIX`): Python then ignores the compiled files installed
 /// beside every module and compiles each one it imports again, and where it cannot write
 /// a `__pycache__` it goes on without one.
-pub const VARIABLES: [(&str, &str, &str); 5] = [
+pub const VARIABLES: [(&str, &str, &str); 8] = [
     ("GOCACHE", "go-build", "go's build cache"),
     ("PIP_CACHE_DIR", "pip", "pip's downloads and wheels"),
     (
@@ -59,6 +59,15 @@ pub const VARIABLES: [(&str, &str, &str); 5] = [
     ),
     ("YARN_CACHE_FOLDER", "yarn", "yarn's package cache"),
     ("CCACHE_DIR", "ccache", "ccache's objects"),
+    ("SCCACHE_DIR", "sccache", "sccache's objects"),
+    // black writes its cache of formatted files in `~/.cache/black/VERSION` (five
+    // questions a run); pylint its statistics in `~/.cache/pylint`.
+    (
+        "BLACK_CACHE_DIR",
+        "black",
+        "black's cache of formatted files",
+    ),
+    ("PYLINTHOME", "pylint", "pylint's run statistics"),
 ];
 
 /// History files of interactive programs, each with its variable, its file's name in the

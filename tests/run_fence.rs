@@ -4406,6 +4406,30 @@ fn an_undumpable_process_keeps_working(w: &World) {
     assert!(w.worktree.join("dir-after").is_dir(), "{}", stderr(&out));
 }
 
+/// A trailing slash makes the kernel follow a last symlink even where the call says not
+/// to (`fchmodat2(…, "l/", AT_SYMLINK_NOFOLLOW)`, `lsetxattr("l/")`): the call is judged
+/// on what `l` leads to, so a link to the worktree's root or to `.vscode` changes neither
+/// (seen from outside).
+fn a_trailing_slash_on_a_symlink_is_judged_as_followed(w: &World) {
+    w.mkdir(".vscode");
+    chown_tree(w, &w.worktree);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+    let (root_before, vscode_before) = (mode(&w.worktree), mode(&w.worktree.join(".vscode")));
+    let out = w.python(
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n\
+         os.symlink('.', 'l')\nos.symlink('.vscode', 'v')\n\
+         for p in (b'l/', b'v/'):\n    r = libc.syscall(452, -100, p, 0o777, 0x100)\n    print(r, ctypes.get_errno() if r else 0)\n",
+    );
+    assert_eq!(mode(&w.worktree), root_before, "{}", stderr(&out));
+    assert_eq!(
+        mode(&w.worktree.join(".vscode")),
+        vscode_before,
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stdout(&out).contains("0 0"), "{}", stdout(&out));
+}
+
 fn host_loopback_listener_is_unreachable(w: &World) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -9066,6 +9090,7 @@ both_ways!(
     a_worktree_moved_away_by_the_host_leaves_the_folder_at_its_path_unwritten,
     a_chmod_that_changes_nothing_runs_over_protected_files,
     an_undumpable_process_keeps_working,
+    a_trailing_slash_on_a_symlink_is_judged_as_followed,
     a_host_socket_in_a_writable_folder_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,

@@ -288,7 +288,9 @@ pub(super) fn open_beneath(
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
     how.flags =
         (libc::O_PATH | libc::O_CLOEXEC | if follow_last { 0 } else { libc::O_NOFOLLOW }) as u64;
-    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+    // `rel` was resolved by the check, no symlink on it (a last one not followed is opened
+    // itself, `O_PATH | O_NOFOLLOW`): one swapped in since fails the open.
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS;
     // SAFETY: `how` is a valid open_how and its size is passed; the path is NUL-terminated.
     let fd = unsafe {
         libc::syscall(

@@ -1332,7 +1332,22 @@ pub fn check_from(
         }
         FsCall::MetadataPath { path, op } => {
             let event = EventKind::Metadata;
-            let (raw, resolution, found) = match resolve_arg_found(mem, caller, cwd, path) {
+            let mut resolved = resolve_arg_found(mem, caller, cwd, path);
+            // A trailing slash makes the kernel follow the last name whatever the call
+            // says (`lchown("l/")`, `fchmodat2(…, "l/", AT_SYMLINK_NOFOLLOW)` change what
+            // `l` leads to): such a call is judged, and carried out, as one that follows.
+            let followed = PathArg {
+                follow_last: true,
+                ..*path
+            };
+            let path = match &resolved {
+                Ok((raw, ..)) if !path.follow_last && LastName::of(raw) == LastName::Slash => {
+                    resolved = resolve_arg_found(mem, caller, cwd, &followed);
+                    &followed
+                }
+                _ => path,
+            };
+            let (raw, resolution, found) = match resolved {
                 Ok(r) => r,
                 Err(e) => return Outcome::failed(event, errno_of(&e)),
             };

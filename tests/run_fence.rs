@@ -4430,6 +4430,85 @@ fn a_trailing_slash_on_a_symlink_is_judged_as_followed(w: &World) {
     assert!(!stdout(&out).contains("0 0"), "{}", stdout(&out));
 }
 
+/// A host program's unix socket in a folder the sandbox may write (`--allow-write`) stays
+/// out of reach however the sandbox races its own bind: a thread re-points a symlink on
+/// the bound path between the check and the kernel's bind, so the socket lands in a
+/// subfolder while the name checked is the host's socket, which must not be taken for the
+/// sandbox's own. The host's listener gets no connection (seen from outside).
+fn a_racing_bind_never_makes_a_host_socket_reachable(w: &World) {
+    let shared = w.outside.join("shared");
+    std::fs::create_dir_all(shared.join("sub")).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    w.own(&shared.join("sub"));
+    let host = std::os::unix::net::UnixListener::bind(shared.join("X0")).unwrap();
+    host.set_nonblocking(true).unwrap();
+    w.write(
+        "race.py",
+        &format!(
+            r#"import os, socket, time
+D = {d:?}
+def reach():
+    c = socket.socket(socket.AF_UNIX)
+    try:
+        c.connect(D + '/X0')
+        return True
+    except OSError:
+        return False
+print('before', reach())
+pid = os.fork()
+if pid == 0:
+    while True:
+        try:
+            os.symlink('.', D + '/La'); os.rename(D + '/La', D + '/L')
+            os.symlink('sub', D + '/Lb'); os.rename(D + '/Lb', D + '/L')
+        except OSError:
+            pass
+reached = False
+for _ in range(400):
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.bind(D + '/L/X0')
+    except OSError:
+        s.close()
+        continue
+    try:
+        os.unlink(D + '/sub/X0')
+    except OSError:
+        pass
+    s.close()
+    if reach():
+        reached = True
+        break
+os.kill(pid, 9)
+print('after', reached)
+"#,
+            d = shared.display().to_string()
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-write".as_ref(),
+            shared.as_os_str(),
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "race.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        host.accept().is_err(),
+        "the host's socket got a connection: {} {}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        stdout(&out),
+        "before False\nafter False\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
 fn host_loopback_listener_is_unreachable(w: &World) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -9091,6 +9170,7 @@ both_ways!(
     a_chmod_that_changes_nothing_runs_over_protected_files,
     an_undumpable_process_keeps_working,
     a_trailing_slash_on_a_symlink_is_judged_as_followed,
+    a_racing_bind_never_makes_a_host_socket_reachable,
     a_host_socket_in_a_writable_folder_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,

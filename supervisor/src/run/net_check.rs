@@ -1226,6 +1226,14 @@ fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr) {
     let Some((id, _)) = identity_and_links(&held) else {
         return;
     };
+    // Only a socket file: anything else at the name is not what a bind made.
+    // SAFETY: fstat of our own descriptor into a zeroed buffer.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(held.as_raw_fd(), &mut st) } != 0
+        || st.st_mode & libc::S_IFMT != libc::S_IFSOCK
+    {
+        return;
+    }
     let mut bound = BOUND_SOCKETS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -1510,13 +1518,19 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
     // A fence without that privilege binds such a path from a process of its own that has
     // entered the sandbox's user and mount namespaces (the user's own: no privilege
     // needed), so that the socket's address is the path the process gave.
+    // The bind makes a new name, or fails (EADDRINUSE): one there before it is not this
+    // bind's socket. The kernel resolves the path again as it binds, and a racing thread
+    // may re-point a symlink on it (Landlock keeps the socket beneath the checked folder,
+    // not in it): the name checked may then be a host program's socket, which must not be
+    // recorded as the sandbox's own (security boundary: a recorded socket may be reached).
+    let there_before = name_exists(&parent_dir, &name);
     if !relative
         && !from_sandbox_root
         && !same_view
         && let Some(namespaces) = view::sandbox_namespaces()
     {
         let bound = bind_in_sandbox_namespaces(namespaces, &socket, &parent_dir, &original, umask);
-        if bound.is_ok() {
+        if bound.is_ok() && !there_before {
             record_bound_socket(&parent_dir, &name);
         }
         return Outcome::from_result(bound.map(|()| 0));
@@ -1547,15 +1561,35 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
         if ret < 0 {
             return Err(io::Error::last_os_error());
         }
-        record_bound_socket(&parent_dir, &name);
+        if !there_before {
+            record_bound_socket(&parent_dir, &name);
+        }
         Ok(0)
     }))
+}
+
+/// Whether `name` names anything in `dir` (not followed).
+fn name_exists(dir: &OwnedFd, name: &std::ffi::OsStr) -> bool {
+    let Ok(c) = std::ffi::CString::new(name.as_bytes()) else {
+        return false;
+    };
+    // SAFETY: fstatat of a NUL-terminated name beneath our descriptor into a local buffer.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            c.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        ) == 0
+    }
 }
 
 /// Binds `socket` to `address` from a child process that enters the sandbox's user and
 /// mount namespaces (`namespaces`: descriptors of them) and a Landlock domain that lets it
 /// make socket files only beneath `dir`, the directory the check resolved (so a path
-/// swapped since puts the socket nowhere else), with the target's `umask`. Only for a
+/// swapped since puts the socket nowhere outside it; the caller records the socket only
+/// at a name that was not there before), with the target's `umask`. Only for a
 /// fence that cannot `chroot` into the sandbox's view: its user is the namespaces' owner
 /// and the target's user, so the socket file gets the owner the target's own bind would
 /// have given it.

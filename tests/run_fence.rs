@@ -1636,6 +1636,30 @@ fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
         );
     }
     assert_eq!(git(&main, &["status", "--porcelain"]).trim(), "?? wip.env");
+    // Nor is the branch the main checkout is on, packed or loose: neither moved nor made a
+    // symbolic ref to the session's branch.
+    git(&main, &["pack-refs", "--all"]);
+    let tip = git(&main, &["rev-parse", "main"]);
+    chown_tree(w, &git_dir);
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        "git update-ref refs/heads/main feature; git symbolic-ref refs/heads/main refs/heads/feature; \
+         git branch -f main feature; echo done",
+    ]);
+    assert_eq!(stdout(&out), "done\n", "{}", stderr(&out));
+    assert_eq!(git(&main, &["rev-parse", "main"]), tip, "{}", stderr(&out));
+    assert_eq!(
+        git(&main, &["symbolic-ref", "HEAD"]).trim(),
+        "refs/heads/main",
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(git_dir.join("refs/heads/main")).unwrap(),
+        format!("{}\n", tip.trim()),
+        "the packed ref, written loose with its value"
+    );
 }
 
 /// A push from a script whose home is moved (`HOME=$TMPDIR git push`, with a

@@ -208,6 +208,7 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
         && common.parent().is_some_and(|main| main != own)
     {
         admin.extend(MAIN_CHECKOUT_STATE.iter().map(|name| common.join(name)));
+        admin.extend(main_branch_ref(&common));
     }
     if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
         for entry in entries.flatten() {
@@ -278,6 +279,63 @@ const MAIN_CHECKOUT_STATE: [&str; 33] = [
     "refs/rewritten",
     "modules",
 ];
+
+/// The ref of the branch the main checkout is on (`refs/heads/main`, as `HEAD` names it),
+/// to be read-only with its `HEAD`: moved (`git update-ref`) or made a symbolic ref
+/// (`git symbolic-ref refs/heads/main refs/heads/feat`), it would put the main checkout
+/// on a history the session chose, its next `git commit` on top (git itself refuses to
+/// move a branch another worktree has checked out, but not `update-ref`). A branch kept
+/// only in `packed-refs` (after `git gc`) is written as a loose ref first, with the same
+/// value, as git writes one: the loose file then decides, and `packed-refs` stays
+/// writable for the session's own branches (`git fetch --prune`, `git branch -d`). `None`
+/// for a detached `HEAD`, or a ref that cannot be had so.
+fn main_branch_ref(common: &Path) -> Option<PathBuf> {
+    let head = head_text(common)?;
+    let branch = branch_of_head(common.to_path_buf(), &head)?;
+    if branch.split('/').any(|part| part.is_empty() || part == "." || part == "..") {
+        return None;
+    }
+    let loose = common.join("refs/heads").join(&branch);
+    if loose.symlink_metadata().is_err() {
+        write_packed_ref_loose(common, &branch, &loose);
+    }
+    Some(loose)
+}
+
+/// Writes `refs/heads/BRANCH` with the value `packed-refs` gives it, if it has one: to a
+/// new file beside it, linked to its name (never over one made meanwhile), the new file
+/// removed. Where it cannot be written, the ref stays packed: the protection of its loose
+/// name keeps a loose one from being made over it, while `packed-refs` itself could still
+/// be rewritten.
+fn write_packed_ref_loose(common: &Path, branch: &str, loose: &Path) {
+    let Some(packed) = config::read_regular_file(&common.join("packed-refs"), false, 64 << 20).ok()
+    else {
+        return;
+    };
+    let name = format!("refs/heads/{branch}");
+    let Some(sha) = packed.lines().find_map(|line| {
+        let (sha, r) = line.split_once(' ')?;
+        (r == name && sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then_some(sha)
+    }) else {
+        return;
+    };
+    // Into a folder that exists only: one made here (`refs/heads/release` for
+    // `release/1.0`) would be fence's user's, where the repository's user makes refs.
+    let Some(dir) = loose.parent().filter(|d| d.is_dir()) else {
+        return;
+    };
+    let temp = dir.join(format!(".fence-{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{sha}\n").as_bytes()));
+    if written.is_ok() {
+        let _ = std::fs::hard_link(&temp, loose);
+    }
+    let _ = std::fs::remove_file(&temp);
+}
 
 /// The git directory of the repository `worktree` lies in: its own, or, for a worktree
 /// that is a folder of a repository (`--worktree` on a package of a monorepo), the nearest

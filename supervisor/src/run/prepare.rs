@@ -924,6 +924,16 @@ fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
         candidates.push(home.join(".cargo/credentials"));
         candidates.push(home.join(".cargo/credentials.toml"));
     }
+    // podman's and skopeo's registry logins are first in the runtime folder
+    // (`$XDG_RUNTIME_DIR/containers/auth.json`; `~/.config/containers/auth.json` is the
+    // other place, above). Only one that exists: a missing one would freeze the runtime
+    // folder's listing, with the session bus's and other programs' sockets in it.
+    if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").filter(|r| !r.is_empty()) {
+        let auth = PathBuf::from(runtime).join("containers/auth.json");
+        if auth.symlink_metadata().is_ok() {
+            candidates.push(auth);
+        }
+    }
     candidates.extend(
         [
             "/etc/shadow",

@@ -702,12 +702,10 @@ fn reopen_pipe(pipe: &OwnedFd, flags: i32) -> io::Result<OwnedFd> {
 /// `openat2(path, flags, mode, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)` in `view`: the
 /// checked, fully resolved path and nothing a symlink swapped in since could lead to.
 pub fn open_checked(view: View, path: &Path, flags: i32, mode: u32) -> io::Result<OwnedFd> {
-    // Without a mount view, beneath the writable root as it was when the session started
-    // (`view::pin_writable_roots`: the folder Landlock's rules hold, wherever its path now
-    // leads; security boundary).
-    if view == View::Sandbox
-        && let Some((root, rel)) = super::view::pinned_root_of(path)
-    {
+    // Without a mount view (where both views are one), beneath the writable root as it was
+    // when the session started (`view::pin_writable_roots`: the folder Landlock's rules
+    // hold, wherever its path now leads; security boundary).
+    if let Some((root, rel)) = super::view::pinned_root_of(path) {
         return open_at_checked(root, rel, flags, mode, libc::RESOLVE_BENEATH);
     }
     let (dirfd, in_root) = view.base();

@@ -293,7 +293,11 @@ fn changes_nothing(op: &MetadataOp, target: &Path) -> bool {
         return false;
     }
     match *op {
-        MetadataOp::Chmod { mode: wanted } => wanted & 0o7777 == mode & 0o7777,
+        // A set-group-ID bit a chmod would drop (its caller not in the group) is not
+        // taken for unchanged: neither set-ID bit is.
+        MetadataOp::Chmod { mode: wanted } => {
+            wanted & 0o7777 == mode & 0o7777 && mode & (libc::S_ISUID | libc::S_ISGID) == 0
+        }
         MetadataOp::Chown {
             uid: new_uid,
             gid: new_gid,
@@ -1407,8 +1411,17 @@ pub fn check_from(
             // Policy: an answer that changes nothing widens nothing.
             // fence's own spare folders (`.git/fence`), which are not there bare, take it as
             // a change of nothing too: they stay as fence keeps them (closed to others).
+            let owner_mode_or_times = matches!(
+                op,
+                MetadataOp::Chmod { .. }
+                    | MetadataOp::Chown { .. }
+                    | MetadataOp::Utime { .. }
+                    | MetadataOp::Utimes { .. }
+                    | MetadataOp::Utimensat { .. }
+            );
             if fence.root_of(&target).is_some()
-                && (changes_nothing(op, &target) || fence.in_spare_home(&target))
+                && (changes_nothing(op, &target)
+                    || (owner_mode_or_times && fence.in_spare_home(&target)))
             {
                 return Outcome {
                     rule: "fence.metadata-unchanged".into(),

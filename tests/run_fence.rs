@@ -4533,6 +4533,33 @@ print('after', reached)
     );
 }
 
+/// `~/.npmrc` is a secret (registry tokens), so npm in the sandbox runs without the
+/// user's settings in it: the first npm run says so on fence's transcript, once.
+fn a_hidden_npmrc_is_told_once_when_npm_runs(w: &World) {
+    std::fs::write(
+        w.home.join(".npmrc"),
+        "registry=https://registry.example/\n",
+    )
+    .unwrap();
+    w.own(&w.home.join(".npmrc"));
+    w.mkdir("bin");
+    w.write("bin/npm", "#!/bin/sh\necho npm-ran\n");
+    std::fs::set_permissions(
+        w.worktree.join("bin/npm"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let out = w.run(&["/bin/sh", "-c", "bin/npm; bin/npm; cat ~/.npmrc"]);
+    assert_eq!(stdout(&out), "npm-ran\nnpm-ran\n", "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(
+        err.matches("/.npmrc is hidden from the sandbox (it holds credentials): npm runs without its settings")
+            .count(),
+        1,
+        "{err}"
+    );
+}
+
 fn host_loopback_listener_is_unreachable(w: &World) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -9195,6 +9222,7 @@ both_ways!(
     an_undumpable_process_keeps_working,
     a_trailing_slash_on_a_symlink_is_judged_as_followed,
     a_racing_bind_never_makes_a_host_socket_reachable,
+    a_hidden_npmrc_is_told_once_when_npm_runs,
     a_host_socket_in_a_writable_folder_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,

@@ -292,7 +292,10 @@ const MAIN_CHECKOUT_STATE: [&str; 33] = [
 fn main_branch_ref(common: &Path) -> Option<PathBuf> {
     let head = head_text(common)?;
     let branch = branch_of_head(common.to_path_buf(), &head)?;
-    if branch.split('/').any(|part| part.is_empty() || part == "." || part == "..") {
+    if branch
+        .split('/')
+        .any(|part| part.is_empty() || part == "." || part == "..")
+    {
         return None;
     }
     let loose = common.join("refs/heads").join(&branch);
@@ -315,8 +318,7 @@ fn write_packed_ref_loose(common: &Path, branch: &str, loose: &Path) {
     let name = format!("refs/heads/{branch}");
     let Some(sha) = packed.lines().find_map(|line| {
         let (sha, r) = line.split_once(' ')?;
-        (r == name && sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()))
-            .then_some(sha)
+        (r == name && sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then_some(sha)
     }) else {
         return;
     };

@@ -243,6 +243,8 @@ pub struct Gate {
     closed: AtomicBool,
     /// fence's terminal hung up: no question is put to anyone any more.
     hung_up: AtomicBool,
+    /// The notices shown in this session ([`Gate::notice_once`]).
+    noticed: Mutex<HashSet<String>>,
 }
 
 impl Gate {
@@ -260,6 +262,7 @@ impl Gate {
             transcript,
             log,
             always: Mutex::new(HashSet::new()),
+            noticed: Mutex::new(HashSet::new()),
             pending: Mutex::new(HashMap::new()),
             recent: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
@@ -539,6 +542,19 @@ impl Gate {
         m.insert("latency_us".into(), micros(req.received).into());
         m.insert("transcript".into(), line.into());
         log.write(m);
+    }
+
+    /// Shows `line` on fence's transcript the first time `key` comes in this session: a
+    /// note on what the sandbox lacks, not a decision (nothing is refused by it).
+    pub fn notice_once(&self, key: &str, line: &str) {
+        let first = self
+            .noticed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string());
+        if first {
+            self.transcript.show(line);
+        }
     }
 
     /// Logs a decision made without a question; a refusal also gets a `Blocked:` line.

@@ -947,6 +947,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             // Without watched writes no chdir, rename or folder removal
                             // is notified: nothing could tell a kept cwd is stale.
                             keep_cwds: !args.no_write_watch,
+                            hidden_settings: home
+                                .as_deref()
+                                .map(|h| notify_loop::hidden_settings(h, &fence.unreadable))
+                                .unwrap_or_default(),
                         };
                         limits::raise_open_files();
                         if let Err(e) = notify_loop::spawn(supervision) {

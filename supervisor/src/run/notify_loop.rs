@@ -62,6 +62,60 @@ pub struct Supervision {
     /// are watched, when every call that changes one is notified. (Its memory descriptor
     /// is kept either way: every exec is notified.)
     pub keep_cwds: bool,
+    /// Settings files hidden as secrets ([`HiddenSettings`]), told once when a program
+    /// that reads them runs.
+    pub hidden_settings: Vec<HiddenSettings>,
+}
+
+/// A settings file of the user's that the sandbox cannot read because it holds
+/// credentials (`~/.npmrc`: registry tokens, with the registry, proxy and `fund`/`audit`
+/// settings beside them): the programs that read it run without its settings, which
+/// nothing else would tell. The first exec of one of them puts a line on fence's
+/// transcript naming the file and why.
+#[derive(Debug, Clone)]
+pub struct HiddenSettings {
+    /// Program names (the exec'd file's last name) that read it.
+    pub programs: &'static [&'static str],
+    pub file: std::path::PathBuf,
+}
+
+/// The settings files of [`HiddenSettings`] that exist in `home` and are hidden
+/// (`unreadable`, as the session hides them).
+pub fn hidden_settings(
+    home: &std::path::Path,
+    unreadable: &[std::path::PathBuf],
+) -> Vec<HiddenSettings> {
+    const KNOWN: [(&str, &[&str]); 2] = [
+        (
+            ".npmrc",
+            &["npm", "npx", "pnpm", "pnpx", "yarn", "bun", "bunx"],
+        ),
+        (".m2/settings.xml", &["mvn", "mvnw", "mvnDebug"]),
+    ];
+    KNOWN
+        .iter()
+        .filter_map(|(rel, programs)| Some((home.join(rel).canonicalize().ok()?, *programs)))
+        .filter(|(file, _)| file.is_file() && unreadable.iter().any(|u| file.starts_with(u)))
+        .map(|(file, programs)| HiddenSettings { programs, file })
+        .collect()
+}
+
+/// The line for an exec of `argv` that reads one of `hidden`, if any.
+fn hidden_settings_notice<'a>(
+    hidden: &'a [HiddenSettings],
+    argv: &[Vec<u8>],
+) -> Option<(&'a HiddenSettings, String)> {
+    let program = argv.first()?;
+    let name = program.rsplit(|b| *b == b'/').next()?;
+    let found = hidden
+        .iter()
+        .find(|h| h.programs.iter().any(|p| p.as_bytes() == name))?;
+    let line = format!(
+        "note: {} is hidden from the sandbox (it holds credentials): {} runs without its settings (registry, proxy and the rest)",
+        found.file.display(),
+        String::from_utf8_lossy(name)
+    );
+    Some((found, line))
 }
 
 /// Starts the loop on its own thread; it runs until the process exits.
@@ -207,6 +261,11 @@ fn handle(
             // for it is acted on, and the answer finds no call.
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
             return false;
+        }
+        if let (false, Some(Subject::Argv(argv))) = (s.hidden_settings.is_empty(), &outcome.subject)
+            && let Some((hidden, line)) = hidden_settings_notice(&s.hidden_settings, argv)
+        {
+            s.gate.notice_once(&hidden.file.to_string_lossy(), &line);
         }
         outcome
     } else if let Some(call) = write_check::decode(&n) {

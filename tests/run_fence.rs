@@ -4560,6 +4560,28 @@ fn a_hidden_npmrc_is_told_once_when_npm_runs(w: &World) {
     );
 }
 
+/// A debugger or tracer fails in the sandbox with EPERM from the static filter, which
+/// gives no reason line: its first exec puts a note on fence's transcript saying why.
+fn a_tracer_is_told_why_it_cannot_trace(w: &World) {
+    w.mkdir("bin");
+    w.write("bin/strace", "#!/bin/sh\necho strace-ran\n");
+    std::fs::set_permissions(
+        w.worktree.join("bin/strace"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let out = w.run(&["/bin/sh", "-c", "bin/strace; bin/strace"]);
+    assert_eq!(stdout(&out), "strace-ran\nstrace-ran\n", "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out)
+            .matches("note: strace needs ptrace, which the sandbox refuses")
+            .count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+}
+
 fn host_loopback_listener_is_unreachable(w: &World) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
@@ -9223,6 +9245,7 @@ both_ways!(
     a_trailing_slash_on_a_symlink_is_judged_as_followed,
     a_racing_bind_never_makes_a_host_socket_reachable,
     a_hidden_npmrc_is_told_once_when_npm_runs,
+    a_tracer_is_told_why_it_cannot_trace,
     a_host_socket_in_a_writable_folder_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,

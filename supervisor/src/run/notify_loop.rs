@@ -118,6 +118,35 @@ fn hidden_settings_notice<'a>(
     Some((found, line))
 }
 
+/// Programs whose work is a facility the static filter refuses without a word (EPERM, no
+/// notification, no reason line): debuggers and tracers (`ptrace`), profilers
+/// (`perf_event_open`). Their first exec in a session puts a note on fence's transcript,
+/// so that their "Operation not permitted" has a reason.
+const NEEDS_REFUSED_FACILITY: [(&str, &str); 7] = [
+    ("gdb", "ptrace"),
+    ("strace", "ptrace"),
+    ("ltrace", "ptrace"),
+    ("lldb", "ptrace"),
+    ("rr", "ptrace and perf events"),
+    ("perf", "perf events"),
+    ("bpftrace", "bpf"),
+];
+
+/// The note for an exec of `argv` that needs a refused facility, if it does.
+fn refused_facility_notice(argv: &[Vec<u8>]) -> Option<(&'static str, String)> {
+    let program = argv.first()?;
+    let name = program.rsplit(|b| *b == b'/').next()?;
+    let (program, facility) = NEEDS_REFUSED_FACILITY
+        .iter()
+        .find(|(p, _)| p.as_bytes() == name)?;
+    Some((
+        program,
+        format!(
+            "note: {program} needs {facility}, which the sandbox refuses (no process in it may inspect or trace another): expect \"Operation not permitted\""
+        ),
+    ))
+}
+
 /// Starts the loop on its own thread; it runs until the process exits.
 pub fn spawn(s: Supervision) -> std::io::Result<()> {
     std::thread::Builder::new()
@@ -262,10 +291,13 @@ fn handle(
             s.listener.respond(n.id, Response::Error(libc::EFAULT));
             return false;
         }
-        if let (false, Some(Subject::Argv(argv))) = (s.hidden_settings.is_empty(), &outcome.subject)
-            && let Some((hidden, line)) = hidden_settings_notice(&s.hidden_settings, argv)
-        {
-            s.gate.notice_once(&hidden.file.to_string_lossy(), &line);
+        if let Some(Subject::Argv(argv)) = &outcome.subject {
+            if let Some((hidden, line)) = hidden_settings_notice(&s.hidden_settings, argv) {
+                s.gate.notice_once(&hidden.file.to_string_lossy(), &line);
+            }
+            if let Some((program, line)) = refused_facility_notice(argv) {
+                s.gate.notice_once(program, &line);
+            }
         }
         outcome
     } else if let Some(call) = write_check::decode(&n) {

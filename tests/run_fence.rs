@@ -4442,7 +4442,8 @@ fn a_trailing_slash_on_a_symlink_is_judged_as_followed(w: &World) {
     let out = w.python(
         "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n\
          os.symlink('.', 'l')\nos.symlink('.vscode', 'v')\n\
-         for p in (b'l/', b'v/'):\n    r = libc.syscall(452, -100, p, 0o777, 0x100)\n    print(r, ctypes.get_errno() if r else 0)\n",
+         for p in (b'l/', b'v/'):\n    r = libc.syscall(452, -100, p, 0o777, 0x100)\n    print(r, ctypes.get_errno() if r else 0)\n\
+         try:\n    os.utime('v/.', (1, 1), follow_symlinks=False)\nexcept OSError:\n    pass\n",
     );
     assert_eq!(mode(&w.worktree), root_before, "{}", stderr(&out));
     assert_eq!(
@@ -4452,6 +4453,11 @@ fn a_trailing_slash_on_a_symlink_is_judged_as_followed(w: &World) {
         stderr(&out)
     );
     assert!(!stdout(&out).contains("0 0"), "{}", stdout(&out));
+    // `v/.` names what `v` leads to, not the link: neither got the times.
+    let link = std::fs::symlink_metadata(w.worktree.join("v")).unwrap();
+    assert_ne!(link.mtime(), 1, "{}", stderr(&out));
+    let vscode = std::fs::metadata(w.worktree.join(".vscode")).unwrap();
+    assert_ne!(vscode.mtime(), 1, "{}", stderr(&out));
 }
 
 /// A host program's unix socket in a folder the sandbox may write (`--allow-write`) stays

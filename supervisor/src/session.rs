@@ -208,7 +208,7 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
         && common.parent().is_some_and(|main| main != own)
     {
         admin.extend(MAIN_CHECKOUT_STATE.iter().map(|name| common.join(name)));
-        admin.extend(main_branch_ref(&common));
+        admin.extend(main_branch_refs(&common));
     }
     if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
         for entry in entries.flatten() {
@@ -280,53 +280,107 @@ const MAIN_CHECKOUT_STATE: [&str; 33] = [
     "modules",
 ];
 
-/// The ref of the branch the main checkout is on (`refs/heads/main`, as `HEAD` names it),
-/// to be read-only with its `HEAD`: moved (`git update-ref`) or made a symbolic ref
-/// (`git symbolic-ref refs/heads/main refs/heads/feat`), it would put the main checkout
-/// on a history the session chose, its next `git commit` on top (git itself refuses to
-/// move a branch another worktree has checked out, but not `update-ref`). A branch kept
-/// only in `packed-refs` (after `git gc`) is written as a loose ref first, with the same
-/// value, as git writes one: the loose file then decides, and `packed-refs` stays
-/// writable for the session's own branches (`git fetch --prune`, `git branch -d`). `None`
-/// for a detached `HEAD`, or a ref that cannot be had so.
-fn main_branch_ref(common: &Path) -> Option<PathBuf> {
-    let head = head_text(common)?;
-    let branch = branch_of_head(common.to_path_buf(), &head)?;
-    if branch
-        .split('/')
-        .any(|part| part.is_empty() || part == "." || part == "..")
-    {
-        return None;
+/// The refs of the branch the main checkout is on (`refs/heads/main`, as `HEAD` names it,
+/// and every symbolic ref on the way from `HEAD` to it), to be read-only with `HEAD`:
+/// moved (`git update-ref`) or made a symbolic ref (`git symbolic-ref refs/heads/main
+/// refs/heads/feat`), one would put the main checkout on a history the session chose, its
+/// next `git commit` on top (git itself refuses to move a branch another worktree has
+/// checked out, but not `update-ref`). A branch kept only in `packed-refs` (after `git gc`)
+/// is written as a loose ref first, with the same value, as git writes one: the loose file
+/// then decides, and `packed-refs` stays writable for the session's own branches (`git
+/// fetch --prune`, `git branch -d`); where it cannot be written, `packed-refs` itself is
+/// read-only. A repository whose refs are in reftable has no file per ref: fence says it
+/// cannot keep the main checkout's branch from being moved. Nothing for a detached `HEAD`.
+fn main_branch_refs(common: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if common.join("reftable").is_dir() {
+        eprintln!(
+            "fence: warning: {} keeps its refs in reftable: the main checkout's branch cannot be kept from being moved by this session",
+            common.display()
+        );
+        return out;
     }
-    let loose = common.join("refs/heads").join(&branch);
-    if loose.symlink_metadata().is_err() {
-        write_packed_ref_loose(common, &branch, &loose);
+    let Some(mut text) = head_text(common) else {
+        return out;
+    };
+    // git follows at most 5 levels of symbolic refs.
+    for _ in 0..5 {
+        let Some(name) = text.strip_prefix("ref:").map(|t| t.trim().to_string()) else {
+            break;
+        };
+        if !name.starts_with("refs/")
+            || name
+                .split('/')
+                .any(|part| part.is_empty() || part == "." || part == "..")
+        {
+            break;
+        }
+        let loose = common.join(&name);
+        out.push(loose.clone());
+        match config::read_regular_file(&loose, false, 4096) {
+            Ok(next) => text = next,
+            // Packed (or missing): the end of the chain.
+            Err(_) => {
+                if name.starts_with("refs/heads/")
+                    && loose.symlink_metadata().is_err()
+                    && !write_packed_ref_loose(common, &name, &loose)
+                {
+                    out.push(common.join("packed-refs"));
+                }
+                break;
+            }
+        }
     }
-    Some(loose)
+    out
 }
 
-/// Writes `refs/heads/BRANCH` with the value `packed-refs` gives it, if it has one: to a
-/// new file beside it, linked to its name (never over one made meanwhile), the new file
-/// removed. Where it cannot be written, the ref stays packed: the protection of its loose
-/// name keeps a loose one from being made over it, while `packed-refs` itself could still
-/// be rewritten.
-fn write_packed_ref_loose(common: &Path, branch: &str, loose: &Path) {
-    let Some(packed) = config::read_regular_file(&common.join("packed-refs"), false, 64 << 20).ok()
-    else {
-        return;
+/// Writes the loose ref `name` (`refs/heads/…`) at `loose` with the value `packed-refs`
+/// gives it, if it has one: to a new file beside it, linked to its name (never over one
+/// made meanwhile), the new file removed; folders missing on the way (`refs/heads/release`
+/// for `release/1.0`) are made, each given the owner and group of `refs/heads`, and so is
+/// the file. Whether the loose ref is there now (false: nothing to write, or it could not
+/// be written).
+fn write_packed_ref_loose(common: &Path, name: &str, loose: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(packed) = config::read_regular_file(&common.join("packed-refs"), false, 64 << 20) else {
+        return false;
     };
-    let name = format!("refs/heads/{branch}");
     let Some(sha) = packed.lines().find_map(|line| {
         let (sha, r) = line.split_once(' ')?;
         (r == name && sha.len() >= 40 && sha.bytes().all(|b| b.is_ascii_hexdigit())).then_some(sha)
     }) else {
-        return;
+        return false;
     };
-    // Into a folder that exists only: one made here (`refs/heads/release` for
-    // `release/1.0`) would be fence's user's, where the repository's user makes refs.
-    let Some(dir) = loose.parent().filter(|d| d.is_dir()) else {
-        return;
+    let heads = common.join("refs/heads");
+    let Some(owner) = heads.symlink_metadata().ok().filter(|m| m.is_dir()) else {
+        return false;
     };
+    let give = |p: &Path| {
+        let _ = std::os::unix::fs::lchown(p, Some(owner.uid()), Some(owner.gid()));
+    };
+    let Some(dir) = loose.parent() else {
+        return false;
+    };
+    // Each missing folder below refs/heads, made without following a link.
+    let mut made = heads.clone();
+    for part in dir
+        .strip_prefix(&heads)
+        .map(Path::components)
+        .into_iter()
+        .flatten()
+    {
+        made.push(part);
+        match made.symlink_metadata() {
+            Ok(m) if m.is_dir() => continue,
+            Ok(_) => return false,
+            Err(_) => {
+                if std::fs::create_dir(&made).is_err() {
+                    return false;
+                }
+                give(&made);
+            }
+        }
+    }
     let temp = dir.join(format!(".fence-{}.tmp", std::process::id()));
     let written = std::fs::OpenOptions::new()
         .write(true)
@@ -334,9 +388,11 @@ fn write_packed_ref_loose(common: &Path, branch: &str, loose: &Path) {
         .open(&temp)
         .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{sha}\n").as_bytes()));
     if written.is_ok() {
+        give(&temp);
         let _ = std::fs::hard_link(&temp, loose);
     }
     let _ = std::fs::remove_file(&temp);
+    loose.symlink_metadata().is_ok()
 }
 
 /// The git directory of the repository `worktree` lies in: its own, or, for a worktree
@@ -526,6 +582,56 @@ pub fn os_bytes(s: &OsString) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The main checkout's branch and every symbolic ref on the way to it are protected; a
+    /// packed-only branch (its folder gone with `git pack-refs`) is written loose first.
+    #[test]
+    fn the_main_checkouts_branch_refs_are_found_and_a_packed_one_written_loose() {
+        let d = tempfile::tempdir().unwrap();
+        let git = d.path().join(".git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/alias\n").unwrap();
+        std::fs::write(
+            git.join("refs/heads/alias"),
+            "ref: refs/heads/release/1.0\n",
+        )
+        .unwrap();
+        std::fs::write(
+            git.join("packed-refs"),
+            format!("# pack-refs with: peeled fully-peeled sorted\n{sha} refs/heads/release/1.0\n"),
+        )
+        .unwrap();
+        let refs = main_branch_refs(&git);
+        assert_eq!(
+            refs,
+            [
+                git.join("refs/heads/alias"),
+                git.join("refs/heads/release/1.0")
+            ]
+        );
+        assert_eq!(
+            std::fs::read_to_string(git.join("refs/heads/release/1.0")).unwrap(),
+            format!("{sha}\n")
+        );
+        // Nothing else left behind in the folder made for it.
+        assert_eq!(
+            std::fs::read_dir(git.join("refs/heads/release"))
+                .unwrap()
+                .count(),
+            1
+        );
+        // A detached HEAD: nothing.
+        std::fs::write(git.join("HEAD"), format!("{sha}\n")).unwrap();
+        assert!(main_branch_refs(&git).is_empty());
+        // A branch with no commit yet: kept from being made, loose or packed.
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/gone\n").unwrap();
+        assert_eq!(
+            main_branch_refs(&git),
+            [git.join("refs/heads/gone"), git.join("packed-refs")]
+        );
+        assert!(!git.join("refs/heads/gone").exists());
+    }
 
     #[test]
     fn system_folders_and_folders_holding_the_home_are_no_worktree() {

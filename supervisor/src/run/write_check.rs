@@ -1337,15 +1337,16 @@ pub fn check_from(
         FsCall::MetadataPath { path, op } => {
             let event = EventKind::Metadata;
             let mut resolved = resolve_arg_found(mem, caller, cwd, path);
-            // A trailing slash makes the kernel follow the last name whatever the call
-            // says (`lchown("l/")`, `fchmodat2(…, "l/", AT_SYMLINK_NOFOLLOW)` change what
-            // `l` leads to): such a call is judged, and carried out, as one that follows.
+            // A trailing slash, `.` or `..` makes the kernel follow the name before it
+            // whatever the call says (`lchown("l/")`, `fchmodat2(…, "l/.",
+            // AT_SYMLINK_NOFOLLOW)` change what `l` leads to): such a call is judged, and
+            // carried out, as one that follows.
             let followed = PathArg {
                 follow_last: true,
                 ..*path
             };
             let path = match &resolved {
-                Ok((raw, ..)) if !path.follow_last && LastName::of(raw) == LastName::Slash => {
+                Ok((raw, ..)) if !path.follow_last && LastName::of(raw) != LastName::Plain => {
                     resolved = resolve_arg_found(mem, caller, cwd, &followed);
                     &followed
                 }

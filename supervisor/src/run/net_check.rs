@@ -1184,6 +1184,9 @@ struct BoundSocket {
     id: (u64, u64),
     /// Pins the inode (and so its number) while the entry is listed.
     held: OwnedFd,
+    /// The socket the sandbox bound there: its own inode number (`st_ino` of its
+    /// descriptor), which the kernel's table gives for the file ([`owned_by_the_sandbox`]).
+    socket: u32,
 }
 
 /// Device, inode and link count of the object `fd` names (an `O_PATH` descriptor works).
@@ -1195,18 +1198,37 @@ fn identity_and_links(fd: &impl AsRawFd) -> Option<((u64, u64), u64)> {
         .then_some(((st.st_dev, st.st_ino), st.st_nlink as u64))
 }
 
+/// Whether the socket file `object` is one the sandbox bound: recorded at its bind, and
+/// no socket of fence's network namespace but the one bound then is bound to it now, as
+/// the kernel's table says (security boundary: a host program's socket renamed over the
+/// name the sandbox's bind made, between the bind and its record, is recorded under the
+/// sandbox's socket; the table names the host's). With a network namespace of its own the
+/// sandbox's sockets are not in fence's table: a file bound by none there is taken by its
+/// record. Where the kernel has no such table, the record alone decides (the race above
+/// stays open there); where asking it fails, the answer is no.
 fn bound_by_the_sandbox(object: &OwnedFd) -> bool {
-    identity_and_links(object).is_some_and(|(id, _)| {
-        BOUND_SOCKETS
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .any(|b| b.id == id)
-    })
+    let Some((id, _)) = identity_and_links(object) else {
+        return false;
+    };
+    let recorded = BOUND_SOCKETS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|b| b.id == id)
+        .map(|b| b.socket);
+    let Some(socket) = recorded else {
+        return false;
+    };
+    match super::unix_diag::sockets_bound_at(id.0, id.1) {
+        Ok(found) => found.iter().all(|s| *s == socket),
+        Err(super::unix_diag::DiagError::Unsupported) => true,
+        Err(super::unix_diag::DiagError::Failed(_)) => false,
+    }
 }
 
-/// Records the socket file `name` in `dir` as the sandbox's own.
-fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr) {
+/// Records the socket file `name` in `dir` as the sandbox's own, bound by the socket whose
+/// inode number is `socket`.
+fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr, socket: u32) {
     let Ok(c) = std::ffi::CString::new(name.as_bytes()) else {
         return;
     };
@@ -1243,7 +1265,7 @@ fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr) {
     if bound.len() >= MAX_BOUND_SOCKETS {
         bound.remove(0);
     }
-    bound.push(BoundSocket { id, held });
+    bound.push(BoundSocket { id, held, socket });
 }
 
 fn sockaddr_un(path: &[u8]) -> io::Result<libc::sockaddr_un> {
@@ -1524,6 +1546,7 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
     // not in it): the name checked may then be a host program's socket, which must not be
     // recorded as the sandbox's own (security boundary: a recorded socket may be reached).
     let there_before = name_exists(&parent_dir, &name);
+    let socket_ino = identity_and_links(&socket).map_or(0, |((_, ino), _)| ino as u32);
     if !relative
         && !from_sandbox_root
         && !same_view
@@ -1531,7 +1554,7 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
     {
         let bound = bind_in_sandbox_namespaces(namespaces, &socket, &parent_dir, &original, umask);
         if bound.is_ok() && !there_before {
-            record_bound_socket(&parent_dir, &name);
+            record_bound_socket(&parent_dir, &name, socket_ino);
         }
         return Outcome::from_result(bound.map(|()| 0));
     }
@@ -1562,7 +1585,7 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
             return Err(io::Error::last_os_error());
         }
         if !there_before {
-            record_bound_socket(&parent_dir, &name);
+            record_bound_socket(&parent_dir, &name, socket_ino);
         }
         Ok(0)
     }))
@@ -1879,6 +1902,46 @@ fn inet_sockaddr(addr: SocketAddr) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A socket file recorded as the sandbox's is taken for it only while the socket bound
+    /// to it is the one recorded: a host program's socket renamed over the name (recorded
+    /// with the sandbox's socket) is not.
+    #[test]
+    fn a_recorded_socket_file_bound_by_another_socket_is_not_the_sandboxs() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let dir_fd = OwnedFd::from(std::fs::File::open(dir.path()).unwrap());
+        let ours = std::os::unix::net::UnixListener::bind(dir.path().join("ours")).unwrap();
+        let host = std::os::unix::net::UnixListener::bind(dir.path().join("host")).unwrap();
+        let ino = |l: &std::os::unix::net::UnixListener| {
+            std::fs::metadata(format!("/proc/self/fd/{}", l.as_raw_fd()))
+                .unwrap()
+                .ino() as u32
+        };
+        if matches!(
+            crate::run::unix_diag::sockets_bound_at(0, 0),
+            Err(crate::run::unix_diag::DiagError::Unsupported)
+        ) {
+            eprintln!("skipped: no sock_diag for unix sockets on this kernel");
+            return;
+        }
+        let open = |name: &str| {
+            let c = std::ffi::CString::new(dir.path().join(name).as_os_str().as_bytes()).unwrap();
+            // SAFETY: open of a NUL-terminated path; checked.
+            let fd = unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+            assert!(fd >= 0);
+            // SAFETY: a fresh descriptor that we now own.
+            unsafe { OwnedFd::from_raw_fd(fd) }
+        };
+        // Recorded as bound by our socket: the file of `ours` is ours, the file of `host`,
+        // recorded with our socket (as a rename over the name between the bind and the
+        // record would have it), is not.
+        record_bound_socket(&dir_fd, std::ffi::OsStr::new("ours"), ino(&ours));
+        record_bound_socket(&dir_fd, std::ffi::OsStr::new("host"), ino(&ours));
+        assert!(bound_by_the_sandbox(&open("ours")));
+        assert!(!bound_by_the_sandbox(&open("host")));
+        drop(host);
+    }
 
     #[test]
     fn addresses_are_read_by_family() {

@@ -783,6 +783,17 @@ pub fn handled_fs_access(plan: &FencePlan) -> BitFlags<AccessFs> {
 pub fn restrict_thread_to_sockets_beneath(
     dir: std::os::fd::BorrowedFd<'_>,
 ) -> Result<(), LandlockFenceError> {
+    sockets_beneath(dir)?
+        .restrict_self()
+        .map_err(|e| LandlockFenceError::Ruleset(e.to_string()))?;
+    Ok(())
+}
+
+/// The ruleset of [`restrict_thread_to_sockets_beneath`] and [`sockets_beneath_ruleset`]:
+/// it handles making socket files alone, and grants it beneath `dir`.
+fn sockets_beneath(
+    dir: std::os::fd::BorrowedFd<'_>,
+) -> Result<landlock::RulesetCreated, LandlockFenceError> {
     let rs_err = |e: landlock::RulesetError| LandlockFenceError::Ruleset(e.to_string());
     Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
@@ -791,10 +802,7 @@ pub fn restrict_thread_to_sockets_beneath(
         .create()
         .map_err(rs_err)?
         .add_rule(PathBeneath::new(dir, AccessFs::MakeSock))
-        .map_err(rs_err)?
-        .restrict_self()
-        .map_err(rs_err)?;
-    Ok(())
+        .map_err(rs_err)
 }
 
 /// A Landlock ruleset that lets its domain make socket files only beneath `dir` (and handles
@@ -804,16 +812,7 @@ pub fn restrict_thread_to_sockets_beneath(
 pub fn sockets_beneath_ruleset(
     dir: std::os::fd::BorrowedFd<'_>,
 ) -> Result<std::os::fd::OwnedFd, LandlockFenceError> {
-    let rs_err = |e: landlock::RulesetError| LandlockFenceError::Ruleset(e.to_string());
-    let created = Ruleset::default()
-        .set_compatibility(CompatLevel::HardRequirement)
-        .handle_access(AccessFs::MakeSock)
-        .map_err(rs_err)?
-        .create()
-        .map_err(rs_err)?
-        .add_rule(PathBeneath::new(dir, AccessFs::MakeSock))
-        .map_err(rs_err)?;
-    Option::<std::os::fd::OwnedFd>::from(created)
+    Option::<std::os::fd::OwnedFd>::from(sockets_beneath(dir)?)
         .ok_or_else(|| LandlockFenceError::Ruleset("Landlock is not available".into()))
 }
 

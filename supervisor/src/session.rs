@@ -166,7 +166,8 @@ pub fn shared_git_dir(worktree: &Path) -> Option<PathBuf> {
 /// (`worktrees/NAME`), to be kept read-only: git in the session, seeing their checkouts
 /// missing, would take them for stale and unregister them (`git worktree prune`, `git gc`);
 /// and, from a linked worktree, the main checkout's own state in the shared git directory
-/// ([`MAIN_CHECKOUT_STATE`]).
+/// ([`MAIN_CHECKOUT_STATE`]) and the refs of its branch ([`main_branch_refs`], which writes
+/// a packed one loose).
 pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let dot = worktree.join(".git");
     if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {

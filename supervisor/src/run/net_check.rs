@@ -1185,7 +1185,7 @@ struct BoundSocket {
     /// Pins the inode (and so its number) while the entry is listed.
     held: OwnedFd,
     /// The socket the sandbox bound there: its own inode number (`st_ino` of its
-    /// descriptor), which the kernel's table gives for the file ([`owned_by_the_sandbox`]).
+    /// descriptor), which the kernel's table gives for the file ([`bound_by_the_sandbox`]).
     socket: u32,
 }
 
@@ -1245,9 +1245,6 @@ fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr, socket: u32) {
     }
     // SAFETY: a fresh descriptor that we now own.
     let held = unsafe { OwnedFd::from_raw_fd(fd) };
-    let Some((id, _)) = identity_and_links(&held) else {
-        return;
-    };
     // Only a socket file: anything else at the name is not what a bind made.
     // SAFETY: fstat of our own descriptor into a zeroed buffer.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
@@ -1256,6 +1253,7 @@ fn record_bound_socket(dir: &OwnedFd, name: &std::ffi::OsStr, socket: u32) {
     {
         return;
     }
+    let id = (st.st_dev, st.st_ino);
     let mut bound = BOUND_SOCKETS
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -1537,9 +1535,6 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
     // capabilities aside.
     let from_sandbox_root = !relative && chroot_into_sandbox_root();
     let same_view = view::sandbox_root().is_none() || same_directory(&parent, &parent_dir);
-    // A fence without that privilege binds such a path from a process of its own that has
-    // entered the sandbox's user and mount namespaces (the user's own: no privilege
-    // needed), so that the socket's address is the path the process gave.
     // The bind makes a new name, or fails (EADDRINUSE): one there before it is not this
     // bind's socket. The kernel resolves the path again as it binds, and a racing thread
     // may re-point a symlink on it (Landlock keeps the socket beneath the checked folder,
@@ -1547,6 +1542,9 @@ fn bind_unix_path(fence: &Fence, caller: Caller, fd: i32, path: &[u8]) -> Outcom
     // recorded as the sandbox's own (security boundary: a recorded socket may be reached).
     let there_before = name_exists(&parent_dir, &name);
     let socket_ino = identity_and_links(&socket).map_or(0, |((_, ino), _)| ino as u32);
+    // A fence without that privilege binds such a path from a process of its own that has
+    // entered the sandbox's user and mount namespaces (the user's own: no privilege
+    // needed), so that the socket's address is the path the process gave.
     if !relative
         && !from_sandbox_root
         && !same_view

@@ -1390,13 +1390,10 @@ pub fn check_from(
             // `touch f/`: a trailing slash asks for a directory. The resolved path has no
             // slash, so the call carried out from it would change the file the kernel
             // refuses to (ENOTDIR), and a protected file would even be asked about. The
-            // followed object is known here; a last name not followed (`lchown l/`) is
-            // left to the kernel's own walk (`open_beneath` keeps the slash).
+            // path was resolved following its last name (above), so `target` is what the
+            // kernel would act on; `open_beneath` keeps the slash as well.
             let must_be_dir = LastName::of(&raw) == LastName::Slash;
-            if must_be_dir
-                && path.follow_last
-                && super::view::entry_kind(&target).ok() == Some(Some(false))
-            {
+            if must_be_dir && super::view::entry_kind(&target).ok() == Some(Some(false)) {
                 return Outcome::failed(event, libc::ENOTDIR);
             }
             let on_yes = || {

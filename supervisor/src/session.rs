@@ -244,8 +244,9 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
 /// (`HEAD`), what its next `git commit` or `git restore` takes (`index`), a merge or
 /// cherry-pick it is in the middle of (`MERGE_HEAD`: the sandbox's commit as a second
 /// parent), a rebase it would continue (`rebase-merge/git-rebase-todo` holds `exec`
-/// lines), its reflog, its submodules' git directories (`modules`).
-const MAIN_CHECKOUT_STATE: [&str; 33] = [
+/// lines), its submodules' git directories (`modules`). Its reflog (`logs/HEAD`) stays
+/// writable: `git gc` anywhere expires every checkout's reflog, and a reflog runs nothing.
+const MAIN_CHECKOUT_STATE: [&str; 32] = [
     "HEAD",
     "index",
     "ORIG_HEAD",
@@ -270,7 +271,6 @@ const MAIN_CHECKOUT_STATE: [&str; 33] = [
     "BISECT_RUN",
     "BISECT_HEAD",
     "BISECT_FIRST_PARENT",
-    "logs/HEAD",
     "rebase-merge",
     "rebase-apply",
     "sequencer",

@@ -7155,6 +7155,20 @@ fn system_config_writer(name: &str, args: &[Arg]) -> Option<String> {
         "modprobe" if !has(&["-n", "--dry-run", "-c", "--showconfig", "--show-depends"]) => {
             "changes the running kernel's modules"
         }
+        // The kernel's security policy: SELinux's mode (`/sys/fs/selinux/enforce`), the
+        // audit rules, AppArmor's profiles (`/sys/kernel/security/apparmor`).
+        "setenforce" => "changes SELinux's mode under /sys",
+        "auditctl" if !has(&["-l", "-s", "--help", "-v"]) => "changes the kernel's audit rules",
+        "aa-disable" | "aa-complain" | "aa-enforce" | "aa-remove-unknown" => {
+            "changes AppArmor's profiles under /sys and /etc"
+        }
+        "apparmor_parser" if !has(&["-p", "--preprocess", "-Q", "--skip-kernel-load"]) => {
+            "loads or removes AppArmor profiles in the kernel"
+        }
+        // A user's services running after logout: systemd's list under /var/lib.
+        "loginctl" if matches!(first(), "enable-linger" | "disable-linger") => {
+            "changes which users' services outlive their login (/var/lib/systemd/linger)"
+        }
         _ => return None,
     };
     Some(format!("{name} {what}"))

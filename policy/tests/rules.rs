@@ -6409,6 +6409,12 @@ fn programs_that_rewrite_the_system_configuration_are_refused() {
             ("insmod x.ko", SYS),
             ("hostnamectl set-hostname x", SYS),
             ("sudo timedatectl set-timezone UTC", SYS),
+            ("setenforce 0", SYS),
+            ("auditctl -D", SYS),
+            ("auditctl -e 0", SYS),
+            ("aa-disable /etc/apparmor.d/usr.bin.x", SYS),
+            ("apparmor_parser -R /etc/apparmor.d/x", SYS),
+            ("loginctl enable-linger", SYS),
         ],
     );
     // The forms that only show the configuration are not writes.
@@ -6419,6 +6425,8 @@ fn programs_that_rewrite_the_system_configuration_are_refused() {
             ("passwd -S dev", yellow("default.unknown")),
             ("modprobe -c", yellow("default.unknown")),
             ("hostnamectl status", yellow("default.unknown")),
+            ("auditctl -l", yellow("default.unknown")),
+            ("loginctl list-sessions", yellow("default.unknown")),
             (
                 "update-alternatives --display editor",
                 yellow("default.unknown"),

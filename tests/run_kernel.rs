@@ -85,6 +85,15 @@ fn doctor_reports_this_kernel_and_exits_by_its_verdict() {
         assert_eq!(report["seccomp"]["outer_listener"], false);
         assert_eq!(report["seccomp"]["sync_wake_up"]["how"], "probe");
     }
+    // The kernel's unix socket table, as `ss -x` reads it (`/proc/net/unix` lists the same
+    // sockets): probed, and present wherever the kernel has sock_diag for unix sockets.
+    assert_eq!(report["unix_diag"]["how"], "probe", "{report}");
+    let unix_diag_module = std::fs::read_to_string("/proc/modules")
+        .unwrap_or_default()
+        .contains("unix_diag");
+    if unix_diag_module {
+        assert_eq!(report["unix_diag"]["present"], true, "{report}");
+    }
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         assert_eq!(report["namespaces"]["pid"], true, "{report}");
@@ -102,7 +111,13 @@ fn doctor_reports_this_kernel_and_exits_by_its_verdict() {
         .unwrap();
     assert_eq!(text.status.code(), out.status.code());
     let text = stdout(&text);
-    for line in ["Landlock", "SYNC_WAKE_UP", "PIDFD_THREAD", "if fence dies"] {
+    for line in [
+        "Landlock",
+        "SYNC_WAKE_UP",
+        "PIDFD_THREAD",
+        "unix socket table",
+        "if fence dies",
+    ] {
         assert!(text.contains(line), "{line} missing: {text}");
     }
     let usage = Command::new(support::fence_binary())

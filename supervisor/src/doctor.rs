@@ -155,6 +155,9 @@ struct Report {
     seccomp_mode: String,
     seccomp_filters: u32,
     pidfd_thread: Fact,
+    /// The kernel's table of unix sockets (`sock_diag`), which says which socket a socket
+    /// file belongs to.
+    unix_diag: Fact,
     addfd_send: Fact,
     namespaces: Result<shim::Namespaces, String>,
     /// A root session's `/etc` with root's files as nobody's (`None`: not root).
@@ -291,6 +294,20 @@ impl Report {
                 detail: format!("pidfd_open failed: {e}"),
             },
         };
+        let unix_diag = match crate::run::unix_diag::sockets_bound_at(0, 0) {
+            Ok(_) => Fact {
+                present: true,
+                how: How::Probe,
+                needs: "CONFIG_UNIX_DIAG",
+                detail: "sock_diag lists unix sockets with the files they are bound to".into(),
+            },
+            Err(e) => Fact {
+                present: false,
+                how: How::Probe,
+                needs: "CONFIG_UNIX_DIAG",
+                detail: e.to_string(),
+            },
+        };
         let addfd_send = Fact {
             present: at_least(5, 14),
             how: How::KernelVersion,
@@ -321,6 +338,7 @@ impl Report {
             seccomp_mode,
             seccomp_filters,
             pidfd_thread,
+            unix_diag,
             addfd_send,
             namespaces,
             root_etc,
@@ -483,6 +501,11 @@ impl Report {
                 "no PIDFD_THREAD (Linux 6.9): descriptor fetches and blocked reasons go through the thread-group leader; nothing of a thread is kept between its calls (slower writes)".into(),
             );
         }
+        if !self.unix_diag.present {
+            self.not_enforced.push(
+                "no sock_diag for unix sockets: a socket file the sandbox bound in an --allow-write folder is known by its record alone, so a host program's socket renamed over it at once could be taken for the sandbox's".into(),
+            );
+        }
         self.verdict = verdict;
     }
 
@@ -519,6 +542,7 @@ impl Report {
                 "addfd_flag_send": self.addfd_send,
             },
             "pidfd_thread": self.pidfd_thread,
+            "unix_diag": self.unix_diag,
             "cgroup_kill": {
                 "present": matches!(self.cgroup, Ok(true)),
                 "how": How::Probe,
@@ -635,6 +659,14 @@ impl Report {
                 yes(self.pidfd_thread.present),
                 self.pidfd_thread.needs,
                 how(self.pidfd_thread.how)
+            ),
+        );
+        line(
+            "unix socket table",
+            format!(
+                "{} (sock_diag, {})",
+                yes(self.unix_diag.present),
+                how(self.unix_diag.how)
             ),
         );
         line(

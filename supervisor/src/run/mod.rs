@@ -34,7 +34,7 @@ mod spawn;
 mod target_memory;
 mod terminal;
 mod tool_caches;
-mod unix_diag;
+pub(crate) mod unix_diag;
 mod view;
 mod workers;
 mod write_check;

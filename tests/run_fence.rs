@@ -1645,9 +1645,17 @@ fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
         "/bin/sh",
         "-c",
         "git update-ref refs/heads/main feature; git symbolic-ref refs/heads/main refs/heads/feature; \
-         git branch -f main feature; echo done",
+         git branch -f main feature; git branch tmp feature && git branch -q -d tmp; echo done",
     ]);
     assert_eq!(stdout(&out), "done\n", "{}", stderr(&out));
+    // A branch made and deleted: git's rewrite of the shared config that only drops the
+    // branch's bookkeeping is carried out, as in the worktree's own repository.
+    assert!(
+        !stderr(&out).contains("config-file failed"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(git(&main, &["branch", "--list", "tmp"]).trim(), "");
     assert_eq!(git(&main, &["rev-parse", "main"]), tip, "{}", stderr(&out));
     assert_eq!(
         git(&main, &["symbolic-ref", "HEAD"]).trim(),

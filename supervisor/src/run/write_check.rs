@@ -1135,13 +1135,16 @@ pub fn check_from(
                 return Outcome::failed(event, libc::ENOTEMPTY);
             }
             // git's rewrite of the worktree's own `.git/config` (`config.lock` renamed over
-            // it) that only keeps a branch's bookkeeping or the author's identity: written
-            // by the supervisor from the text it checked ([`super::git_config_change`]).
+            // it), or of the shared git directory's of a linked worktree (a folder above one
+            // named `.git` is a rule base), that only keeps a branch's bookkeeping or the
+            // author's identity: written by the supervisor from the text it checked
+            // ([`super::git_config_change`]).
             if *op == "rename"
                 && !exchange
                 && let [from, to] = resolved.as_slice()
-                && *to == fence.worktree.join(".git/config")
-                && *from == fence.worktree.join(".git/config.lock")
+                && fence.bases().any(|base| {
+                    *to == base.join(".git/config") && *from == base.join(".git/config.lock")
+                })
                 && let Some(text) = super::git_config_change::bookkeeping_only(
                     from,
                     to,

@@ -100,13 +100,17 @@ pub fn hidden_settings(
         .collect()
 }
 
+/// The last name of an exec's first argument (`npm` for `/usr/bin/npm`).
+fn program_name(argv: &[Vec<u8>]) -> Option<&[u8]> {
+    argv.first()?.rsplit(|b| *b == b'/').next()
+}
+
 /// The line for an exec of `argv` that reads one of `hidden`, if any.
 fn hidden_settings_notice<'a>(
     hidden: &'a [HiddenSettings],
     argv: &[Vec<u8>],
 ) -> Option<(&'a HiddenSettings, String)> {
-    let program = argv.first()?;
-    let name = program.rsplit(|b| *b == b'/').next()?;
+    let name = program_name(argv)?;
     let found = hidden
         .iter()
         .find(|h| h.programs.iter().any(|p| p.as_bytes() == name))?;
@@ -134,8 +138,7 @@ const NEEDS_REFUSED_FACILITY: [(&str, &str); 7] = [
 
 /// The note for an exec of `argv` that needs a refused facility, if it does.
 fn refused_facility_notice(argv: &[Vec<u8>]) -> Option<(&'static str, String)> {
-    let program = argv.first()?;
-    let name = program.rsplit(|b| *b == b'/').next()?;
+    let name = program_name(argv)?;
     let (program, facility) = NEEDS_REFUSED_FACILITY
         .iter()
         .find(|(p, _)| p.as_bytes() == name)?;

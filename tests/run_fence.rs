@@ -5621,6 +5621,7 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     std::fs::create_dir_all(w.worktree.join(".devcontainer")).unwrap();
     w.write(".devcontainer/devcontainer.json", "{}\n");
     w.write("mise.ci.toml", "[tools]\n");
+    w.write(".lefthook.yaml", "pre-commit: {}\n");
     w.mkdir(".config");
     chown_tree(w, &w.worktree);
     w.write(
@@ -5633,7 +5634,11 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
          mkdir -p .config/mise; echo '[hooks]' > .config/mise/config.toml\n\
          echo ok > .config/other.toml\n\
          echo '[hooks]' >> mise.ci.toml; echo '[hooks]' > .mise.dev.toml\n\
-         mkdir -p mise; echo '[hooks]' > mise/config.toml\n\
+         mkdir -p mise; echo '[hooks]' > mise/config.toml; echo '[hooks]' > mise/config.local.toml\n\
+         echo 'pre-commit: {jobs: [{run: touch /tmp/p}]}' >> .lefthook.yaml\n\
+         echo 'pre-commit: {jobs: [{run: touch /tmp/p}]}' > .lefthook-local.yml\n\
+         echo 'pre-commit: {jobs: [{run: touch /tmp/p}]}' > .config/lefthook.yml\n\
+         mkdir -p .lefthook/pre-commit; echo 'touch /tmp/p' > .lefthook/pre-commit/x.sh\n\
          echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
          echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
          mkdir -p .git/remotes .git/branches; echo 'URL: /elsewhere' > .git/remotes/origin\n\
@@ -5654,7 +5659,13 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     assert!(!w.worktree.join(".claude/hooks/new.sh").exists());
     assert_unchanged(&w.worktree.join(".devcontainer/devcontainer.json"), "{}\n");
     assert_unchanged(&w.worktree.join("mise.ci.toml"), "[tools]\n");
+    assert_unchanged(&w.worktree.join(".lefthook.yaml"), "pre-commit: {}\n");
     for made in [
+        // Every name lefthook reads a config from, its `-local` one, its script folder.
+        ".lefthook-local.yml",
+        ".config/lefthook.yml",
+        ".lefthook",
+        "mise/config.local.toml",
         "mise.toml",
         ".config/mise.toml",
         ".config/mise/config.toml",

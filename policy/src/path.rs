@@ -403,6 +403,43 @@ pub fn is_harmless_device(path: &Path) -> bool {
         || path.starts_with("/proc/self/fd")
 }
 
+/// lefthook's configuration: its main config and the `-local` one merged into it, in every
+/// format it reads (`yml`, `yaml`, `toml`, `json`, `jsonc`), with or without a leading dot,
+/// at the worktree's root or in `.config/`. (`fence run` protects the same names:
+/// `shim::protected_paths::is_lefthook_config`.)
+fn is_lefthook_config(rel: &Path) -> bool {
+    let b = rel.as_os_str().as_bytes();
+    let name = b.strip_prefix(b".config/").unwrap_or(b);
+    let name = name.strip_prefix(b".").unwrap_or(name);
+    name.strip_prefix(b"lefthook")
+        .map(|rest| rest.strip_prefix(b"-local").unwrap_or(rest))
+        .is_some_and(|ext| matches!(ext, b".yml" | b".yaml" | b".toml" | b".json" | b".jsonc"))
+}
+
+/// mise's project configuration outside `.mise/` and `.config/mise/`: `mise.toml`,
+/// `.mise.toml`, `.config/mise.toml`, `mise/config.toml`, with their `.local` ones and those
+/// for an environment (`mise.dev.toml`, `mise/config.staging.local.toml`), and the older
+/// `.rtx.toml` ones. (`fence run`: `shim::protected_paths::is_mise_config`.)
+fn is_mise_config(rel: &Path) -> bool {
+    let b = rel.as_os_str().as_bytes();
+    let rest = match b.strip_prefix(b"mise/") {
+        Some(name) => name.strip_prefix(b"config"),
+        None => {
+            let name = b.strip_prefix(b".config/").unwrap_or(b);
+            let dotted = name.strip_prefix(b".");
+            dotted
+                .unwrap_or(name)
+                .strip_prefix(b"mise")
+                .or_else(|| dotted.and_then(|n| n.strip_prefix(b"rtx")))
+        }
+    };
+    rest.and_then(|r| r.strip_suffix(b".toml"))
+        .is_some_and(|middle| {
+            middle.is_empty()
+                || (middle.len() > 1 && middle.starts_with(b".") && !middle.contains(&b'/'))
+        })
+}
+
 /// Paths inside the worktree whose contents run code later, outside the
 /// sandbox (SPEC §2, "protected paths"). `rel` is relative to the worktree.
 pub fn is_protected(rel: &Path) -> bool {
@@ -431,44 +468,17 @@ pub fn is_protected(rel: &Path) -> bool {
     // install runs the commands it names on the user's next `git commit`.
     // A dev container's definition (VS Code runs its `initializeCommand` on the host), and
     // mise's project config (its hooks and environment run in the user's shell on `cd`).
-    if matches!(first, b".devcontainer" | b".mise")
-        || rel.starts_with(".config/mise")
-        || rel == Path::new(".config/mise.toml")
-        || rel == Path::new("mise/config.toml")
+    if matches!(
+        first,
+        b".devcontainer" | b".mise" | b".lefthook" | b".lefthook-local"
+    ) || rel.starts_with(".config/mise")
+        || is_lefthook_config(rel)
+        || is_mise_config(rel)
     {
         return true;
     }
-    // mise's configs for an environment (`mise.dev.toml`, `.mise.staging.local.toml`).
-    if rel.components().count() == 1 {
-        let rest = first
-            .strip_prefix(b".mise.")
-            .or_else(|| first.strip_prefix(b"mise."));
-        if rest
-            .and_then(|r| r.strip_suffix(b".toml"))
-            .is_some_and(|env| !env.is_empty())
-        {
-            return true;
-        }
-    }
     if rel.components().count() == 1
-        && matches!(
-            first,
-            b".devcontainer.json"
-                | b"mise.toml"
-                | b".mise.toml"
-                | b"mise.local.toml"
-                | b".mise.local.toml"
-                | b".pre-commit-config.yaml"
-                | b".lefthook.yml"
-                | b"lefthook.yml"
-                | b"lefthook.yaml"
-                | b"lefthook.toml"
-                | b"lefthook.json"
-                | b"lefthook-local.yml"
-                | b"lefthook-local.yaml"
-                | b"lefthook-local.toml"
-                | b"lefthook-local.json"
-        )
+        && matches!(first, b".devcontainer.json" | b".pre-commit-config.yaml")
     {
         return true;
     }

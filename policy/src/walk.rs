@@ -1100,6 +1100,9 @@ impl<'a> Walker<'a> {
                         // Each side is an arithmetic expression (`[[ y -eq 1 ]]`).
                         word::scan_substitutions(&a.text, noticed);
                         word::scan_variable_values(&a.text, self, noticed);
+                        if word::arithmetic_on_unknown(&w.value, self) {
+                            noticed.arithmetic_on_unknown.push(w.value.clone());
+                        }
                     }
                 }
             }
@@ -1356,6 +1359,15 @@ impl<'a> Walker<'a> {
         }
         for s in &noticed.substitutions {
             network |= self.walk_nested(s);
+        }
+        if let Some(expr) = noticed.arithmetic_on_unknown.first() {
+            self.find(
+                RuleId::DefaultUnknown,
+                format!(
+                    "$(( {} )) evaluates text not known before running: bash runs the command substitutions in its array subscripts",
+                    expr.trim()
+                ),
+            );
         }
         network
     }

@@ -256,6 +256,9 @@ pub struct Noticed {
     /// Variables expanded as `${!v}` whose value, the name of the variable expanded, is
     /// not known: it may name a credential.
     pub indirect_unknown: Vec<String>,
+    /// Arithmetic expressions that evaluate text not known before running
+    /// ([`arithmetic_on_unknown`]).
+    pub arithmetic_on_unknown: Vec<String>,
 }
 
 pub fn parser_options() -> ParserOptions {
@@ -444,6 +447,9 @@ fn eval_piece(
         WordPiece::ArithmeticExpression(e) => {
             scan_substitutions(&e.value, noticed);
             scan_variable_values(&e.value, scope, noticed);
+            if arithmetic_on_unknown(&e.value, scope) {
+                noticed.arithmetic_on_unknown.push(e.value.clone());
+            }
             push_unknown(arg);
             arg.numbers += 1;
         }
@@ -1115,6 +1121,168 @@ pub fn scan_substitutions(text: &str, noticed: &mut Noticed) {
             // whatever program sits in it is still judged (or the line is red).
             noticed.substitutions.push(text.to_string());
         }
+    }
+}
+
+/// Whether arithmetic expression `expr` makes bash evaluate, as an expression, text the
+/// line does not know before running. bash expands a command substitution or a variable
+/// in an arithmetic expression and evaluates the result as an expression in turn, and
+/// the command substitutions in that result's array subscripts run: `$(( $(cat f) ))` with
+/// `f` holding `a[$(cmd)]` runs cmd, as eval would. A substitution whose output is a
+/// number whatever it reads (`$(nproc)`, `$(wc -l < f)`, `$(ls | wc -l)`), a variable the
+/// line set to known text (followed as far as [`scan_variable_values`] does), a name the
+/// expression itself assigns first (`i=0`) and bash's numeric variables are known.
+pub fn arithmetic_on_unknown(expr: &str, scope: &dyn Scope) -> bool {
+    evaluates_unknown(expr, scope, 0)
+}
+
+fn evaluates_unknown(expr: &str, scope: &dyn Scope, depth: usize) -> bool {
+    if depth > 4 {
+        return true;
+    }
+    if !expr.contains(|c: char| c == '$' || c == '`' || c.is_ascii_alphabetic() || c == '_') {
+        return false;
+    }
+    let quoted = format!("\"{}\"", expr.replace('"', "\\\""));
+    let Ok(pieces) = brush_parser::word::parse(&quoted, &parser_options()) else {
+        return true;
+    };
+    let mut literal = String::new();
+    pieces_evaluate_unknown(&quoted, &pieces, scope, depth, &mut literal)
+        || names_evaluate_unknown(&literal, expr, scope, depth)
+}
+
+fn pieces_evaluate_unknown(
+    raw: &str,
+    pieces: &[WordPieceWithSource],
+    scope: &dyn Scope,
+    depth: usize,
+    literal: &mut String,
+) -> bool {
+    for p in pieces {
+        match &p.piece {
+            WordPiece::Text(t) | WordPiece::SingleQuotedText(t) => literal.push_str(t),
+            WordPiece::EscapeSequence(e) => literal.push_str(e.strip_prefix('\\').unwrap_or(e)),
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                if pieces_evaluate_unknown(raw, inner, scope, depth, literal) {
+                    return true;
+                }
+            }
+            WordPiece::CommandSubstitution(src) | WordPiece::BackquotedCommandSubstitution(src) => {
+                if !prints_a_number(src) {
+                    return true;
+                }
+                literal.push_str(" 0 ");
+            }
+            WordPiece::ArithmeticExpression(e) => {
+                if evaluates_unknown(&e.value, scope, depth + 1) {
+                    return true;
+                }
+                literal.push_str(" 0 ");
+            }
+            WordPiece::ParameterExpansion(_) => {
+                let Some(src) = raw.get(p.start_index..p.end_index) else {
+                    return true;
+                };
+                // A count, a status or a process id: `$#`, `$?`, `$$`, `$!`, `${#x}`.
+                if matches!(src, "$#" | "$?" | "$$" | "$!") || src.starts_with("${#") {
+                    literal.push_str(" 0 ");
+                    continue;
+                }
+                let mut noticed = Noticed::default();
+                let value = eval_word(src, scope, &mut noticed);
+                if !value.known
+                    || !noticed.substitutions.is_empty()
+                    || evaluates_unknown(&value.text, scope, depth + 1)
+                {
+                    return true;
+                }
+                literal.push_str(" 0 ");
+            }
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// Whether a name in the literal text of an arithmetic expression (`expr`) holds text the
+/// line does not know.
+fn names_evaluate_unknown(literal: &str, expr: &str, scope: &dyn Scope, depth: usize) -> bool {
+    // bash's own variables, always numbers when read.
+    const NUMERIC: [&str; 11] = [
+        "RANDOM",
+        "SRANDOM",
+        "SECONDS",
+        "EPOCHSECONDS",
+        "LINENO",
+        "PPID",
+        "UID",
+        "EUID",
+        "BASHPID",
+        "OPTIND",
+        "SHLVL",
+    ];
+    let names = literal
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'));
+    for name in names.take(64) {
+        if NUMERIC.contains(&name) || assigned_first(expr, name) {
+            continue;
+        }
+        match scope.var(name) {
+            Some(value) if !evaluates_unknown(&value, scope, depth + 1) => {}
+            _ => return true,
+        }
+    }
+    false
+}
+
+/// Whether arithmetic expression `expr` starts with, or holds after a `;` or `,`, a plain
+/// assignment to `name` (`i=0`, `n = 3`): its value is then the expression's own.
+fn assigned_first(expr: &str, name: &str) -> bool {
+    expr.split([';', ',', '(']).any(|part| {
+        part.trim_start()
+            .strip_prefix(name)
+            .map(str::trim_start)
+            .is_some_and(|rest| rest.starts_with('=') && !rest.starts_with("=="))
+    })
+}
+
+/// Whether command substitution `src` prints a number whatever it reads: `nproc`, `id -u`,
+/// `date +%s`, `getconf NAME`, and `wc` counting its input (alone, or at the end of a
+/// pipeline), with no file named (a file's name follows its count).
+fn prints_a_number(src: &str) -> bool {
+    let last = src.rsplit('|').next().unwrap_or(src);
+    if src.contains("||") || src.contains(['\n', ';', '&']) {
+        return false;
+    }
+    let words: Vec<&str> = last.split_whitespace().collect();
+    match words.as_slice() {
+        ["nproc"] | ["nproc", "--all"] => true,
+        ["id", "-u" | "-g" | "-ur" | "-gr" | "-ru" | "-rg"] => true,
+        ["date", "+%s" | "+%s%N" | "+%N"] => true,
+        ["getconf", name] => name.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+        ["wc", rest @ ..] => {
+            let mut rest = rest.iter();
+            let mut counts = false;
+            while let Some(w) = rest.next() {
+                match *w {
+                    "-l" | "-c" | "-w" | "-m" | "-L" | "--lines" | "--bytes" | "--words"
+                    | "--chars" | "--max-line-length" => counts = true,
+                    "<" => {
+                        // One file read as input, not named in the output.
+                        return counts && rest.next().is_some() && rest.next().is_none();
+                    }
+                    w if w.starts_with('<') && w.len() > 1 => {
+                        return counts && rest.next().is_none();
+                    }
+                    _ => return false,
+                }
+            }
+            counts
+        }
+        _ => false,
     }
 }
 

@@ -9439,3 +9439,27 @@ fn expects_spawn_and_cloud_uploads_are_judged() {
         ],
     );
 }
+
+#[test]
+fn arithmetic_on_text_not_known_before_running_is_asked() {
+    const ASKED: Want = yellow("default.unknown");
+    check(
+        &classifier(),
+        &[
+            // bash evaluates a substitution's output as an expression, and runs the
+            // command substitutions in its array subscripts: `f.txt` may hold
+            // `a[$(git push origin main)]`.
+            ("head -n $(( $(cat <<< 'a[$(touch x)]') )) f.txt", ASKED),
+            ("head -n $(( $(cat f.txt) )) f.txt", ASKED),
+            ("tail -n $(( $(cat f.txt) )) f.txt", ASKED),
+            ("grep -A $((X)) x f.txt", ASKED),
+            ("[[ $(cat f.txt) -gt 0 ]] && ls", ASKED),
+            // Outputs that are numbers, values the line sets, bash's own numbers.
+            ("head -n $(( $(wc -l < f.txt) / 2 )) f.txt", green("")),
+            ("head -n $(( $(ls | wc -l) )) f.txt", green("")),
+            ("X=3; grep -A $((X)) x f.txt", green("")),
+            ("grep -A $(( RANDOM % 3 )) x f.txt", green("")),
+            ("[[ $# -gt 0 ]] && ls", green("")),
+        ],
+    );
+}

@@ -1364,7 +1364,7 @@ impl<'a> Walker<'a> {
             self.find(
                 RuleId::DefaultUnknown,
                 format!(
-                    "$(( {} )) evaluates text not known before running: bash runs the command substitutions in its array subscripts",
+                    "arithmetic on text not known before running (`{}`): bash runs the command substitutions in the array subscripts of what it evaluates",
                     expr.trim()
                 ),
             );

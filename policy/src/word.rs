@@ -348,6 +348,13 @@ fn eval_pieces(
                 );
             arg.param |= !leading_home;
             expansion = !leading_home;
+            // An indexed array's subscript and a substring's offset and length are
+            // arithmetic: evaluated as `$(( ))` is.
+            for part in arithmetic_parts(expr) {
+                if arithmetic_on_unknown(part, scope) {
+                    noticed.arithmetic_on_unknown.push(part.to_string());
+                }
+            }
         }
         let start = arg.text.len();
         eval_piece(raw, p, quoted, scope, noticed, arg);
@@ -1122,6 +1129,42 @@ pub fn scan_substitutions(text: &str, noticed: &mut Noticed) {
             noticed.substitutions.push(text.to_string());
         }
     }
+}
+
+/// The arithmetic of a parameter expansion: its subscript (`${a[i+1]}`; an associative
+/// array's is a string, taken for arithmetic all the same, the stricter reading) and a
+/// substring's offset and length (`${s:i:n}`).
+fn arithmetic_parts(expr: &ParameterExpr) -> Vec<&str> {
+    use ParameterExpr as E;
+    let parameter = match expr {
+        E::Parameter { parameter, .. }
+        | E::UseDefaultValues { parameter, .. }
+        | E::AssignDefaultValues { parameter, .. }
+        | E::IndicateErrorIfNullOrUnset { parameter, .. }
+        | E::UseAlternativeValue { parameter, .. }
+        | E::ParameterLength { parameter, .. }
+        | E::RemoveSmallestSuffixPattern { parameter, .. }
+        | E::RemoveLargestSuffixPattern { parameter, .. }
+        | E::RemoveSmallestPrefixPattern { parameter, .. }
+        | E::RemoveLargestPrefixPattern { parameter, .. }
+        | E::Substring { parameter, .. }
+        | E::Transform { parameter, .. }
+        | E::UppercaseFirstChar { parameter, .. }
+        | E::UppercasePattern { parameter, .. }
+        | E::LowercaseFirstChar { parameter, .. }
+        | E::LowercasePattern { parameter, .. }
+        | E::ReplaceSubstring { parameter, .. } => Some(parameter),
+        E::VariableNames { .. } | E::MemberKeys { .. } => None,
+    };
+    let mut parts = Vec::new();
+    if let Some(Parameter::NamedWithIndex { index, .. }) = parameter {
+        parts.push(index.as_str());
+    }
+    if let E::Substring { offset, length, .. } = expr {
+        parts.push(offset.value.as_str());
+        parts.extend(length.as_ref().map(|l| l.value.as_str()));
+    }
+    parts
 }
 
 /// Whether arithmetic expression `expr` makes bash evaluate, as an expression, text the

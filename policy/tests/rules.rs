@@ -9454,6 +9454,11 @@ fn arithmetic_on_text_not_known_before_running_is_asked() {
             ("tail -n $(( $(cat f.txt) )) f.txt", ASKED),
             ("grep -A $((X)) x f.txt", ASKED),
             ("[[ $(cat f.txt) -gt 0 ]] && ls", ASKED),
+            // A subscript and a substring's offset are arithmetic too.
+            ("head -n ${a[$(cat f.txt)]} f.txt", ASKED),
+            ("head -n ${s:$(cat f.txt)} f.txt", ASKED),
+            ("head -n ${a[0]} f.txt", green("")),
+            ("head -n ${s:1:2} f.txt", green("")),
             // Outputs that are numbers, values the line sets, bash's own numbers.
             ("head -n $(( $(wc -l < f.txt) / 2 )) f.txt", green("")),
             ("head -n $(( $(ls | wc -l) )) f.txt", green("")),

@@ -2031,15 +2031,7 @@ impl Walker<'_> {
         long_arg: &'static [&'static str],
         skip: usize,
     ) {
-        let p = opts::parse(
-            args,
-            1,
-            &OptSpec {
-                short_arg,
-                long_arg,
-                permute: false,
-            },
-        );
+        let p = leading_options(args, short_arg, long_arg);
         let start = p.first_operand + skip;
         if start < args.len() {
             self.judge_argv(&args[start..], inv, depth + 1);
@@ -2074,15 +2066,7 @@ impl Walker<'_> {
             "nsenter" => ("tSG", &["target", "setuid", "setgid"]),
             _ => ("", &[]),
         };
-        let p = opts::parse(
-            args,
-            1,
-            &OptSpec {
-                short_arg,
-                long_arg,
-                permute: false,
-            },
-        );
+        let p = leading_options(args, short_arg, long_arg);
         self.find(
             RuleId::DefaultUnknown,
             format!("{name} runs a command with another root or in other namespaces"),
@@ -7107,6 +7091,24 @@ impl Walker<'_> {
 
 /// The most files a patch may name and still be judged (each is resolved on disk).
 const MAX_PATCH_PATHS: usize = 5_000;
+
+/// A wrapper's options, before its command (which starts at the first operand): those in
+/// `short_arg` and `long_arg` take a value.
+fn leading_options(
+    args: &[Arg],
+    short_arg: &'static str,
+    long_arg: &'static [&'static str],
+) -> opts::Parsed {
+    opts::parse(
+        args,
+        1,
+        &OptSpec {
+            short_arg,
+            long_arg,
+            permute: false,
+        },
+    )
+}
 
 /// The local destination of a copy tool whose source may be remote
 /// (`docker cp`, `kubectl cp`, `aws s3 cp`, `gsutil cp`, `rclone copy`,

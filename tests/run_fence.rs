@@ -5622,6 +5622,9 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     w.write(".devcontainer/devcontainer.json", "{}\n");
     w.write("mise.ci.toml", "[tools]\n");
     w.write(".lefthook.yaml", "pre-commit: {}\n");
+    w.mkdir(".cursor");
+    w.write(".cursor/hooks.json", "{}\n");
+    w.mkdir(".kiro/settings");
     w.mkdir(".config");
     chown_tree(w, &w.worktree);
     w.write(
@@ -5639,6 +5642,10 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
          echo 'pre-commit: {jobs: [{run: touch /tmp/p}]}' > .lefthook-local.yml\n\
          echo 'pre-commit: {jobs: [{run: touch /tmp/p}]}' > .config/lefthook.yml\n\
          mkdir -p .lefthook/pre-commit; echo 'touch /tmp/p' > .lefthook/pre-commit/x.sh\n\
+         echo '{\"version\":1,\"hooks\":{\"stop\":[{\"command\":\"touch /tmp/p\"}]}}' > .cursor/hooks.json\n\
+         echo '{}' > .cursor/mcp.json; mkdir -p .cursor/rules; echo ok > .cursor/rules/style.mdc\n\
+         echo '{}' > .kiro/settings/mcp.json; echo '{}' > opencode.json\n\
+         echo 'lint-cmd: touch /tmp/p' > .aider.conf.yml; mkdir -p .zed; echo '{}' > .zed/settings.json\n\
          echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
          echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
          mkdir -p .git/remotes .git/branches; echo 'URL: /elsewhere' > .git/remotes/origin\n\
@@ -5660,7 +5667,16 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     assert_unchanged(&w.worktree.join(".devcontainer/devcontainer.json"), "{}\n");
     assert_unchanged(&w.worktree.join("mise.ci.toml"), "[tools]\n");
     assert_unchanged(&w.worktree.join(".lefthook.yaml"), "pre-commit: {}\n");
+    assert_unchanged(&w.worktree.join(".cursor/hooks.json"), "{}\n");
+    // Other agents' rules are the agent's to write.
+    assert_unchanged(&w.worktree.join(".cursor/rules/style.mdc"), "ok\n");
     for made in [
+        // Other agents' and editors' settings that run programs.
+        ".cursor/mcp.json",
+        ".kiro/settings/mcp.json",
+        "opencode.json",
+        ".aider.conf.yml",
+        ".zed",
         // Every name lefthook reads a config from, its `-local` one, its script folder.
         ".lefthook-local.yml",
         ".config/lefthook.yml",

@@ -478,7 +478,13 @@ pub fn is_protected(rel: &Path) -> bool {
         return true;
     }
     if rel.components().count() == 1
-        && matches!(first, b".devcontainer.json" | b".pre-commit-config.yaml")
+        && matches!(
+            first,
+            b".devcontainer.json"
+                | b".pre-commit-config.yaml"
+                | b"opencode.json"
+                | b"opencode.jsonc"
+        )
     {
         return true;
     }
@@ -488,6 +494,36 @@ pub fn is_protected(rel: &Path) -> bool {
     for (i, part) in parts.iter().enumerate() {
         if matches!(*part, b".envrc" | b".mcp.json" | b".vscode" | b".idea") {
             return true;
+        }
+        // Other editors' settings (Zed and Helix start the language servers they name), and
+        // the project config of aider (its lint and test commands run after each edit) and
+        // of vim and Neovim (`exrc`).
+        if matches!(*part, b".zed" | b".helix")
+            || (parts.len() == i + 1
+                && matches!(
+                    *part,
+                    b".aider.conf.yml" | b".exrc" | b".nvimrc" | b".nvim.lua"
+                ))
+        {
+            return true;
+        }
+        // Other agents' project hooks, MCP servers and plugins, and the folders holding them
+        // (`shim::protected_paths` protects the same).
+        if matches!(
+            *part,
+            b".cursor" | b".roo" | b".amazonq" | b".kiro" | b".opencode"
+        ) {
+            return matches!(
+                (*part, parts.get(i + 1..).unwrap_or_default()),
+                (_, [])
+                    | (b".cursor", [b"hooks.json" | b"mcp.json"] | [b"hooks", ..])
+                    | (b".roo" | b".amazonq", [b"mcp.json"])
+                    | (
+                        b".kiro",
+                        [b"hooks", ..] | [b"settings"] | [b"settings", b"mcp.json"]
+                    )
+                    | (b".opencode", [b"plugin" | b"plugins", ..])
+            );
         }
         if *part == b".claude" {
             return match parts.get(i + 1..) {

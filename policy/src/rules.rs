@@ -593,6 +593,8 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             ".pre-commit-config.yaml",
             "lefthook.yml, .lefthook-local.toml, .config/lefthook.json… (every name lefthook reads), .lefthook/",
             ".devcontainer/, .devcontainer.json",
+            ".cursor/hooks.json, .cursor/mcp.json, .kiro/hooks/, opencode.json, .aider.conf.yml (other agents' hooks, MCP servers and plugins)",
+            ".zed/, .helix/, .exrc, .nvim.lua",
             "mise.toml, .mise.toml, mise.ENV.toml, mise/config.toml, .config/mise/ (and mise's other project config names, .local and per environment)",
         ],
         "Writes a file that runs code later, outside the sandbox",

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 14] = [
+const PROTECTED_TREES: [&str; 20] = [
     ".git/hooks",
     // git's older ways to define a remote (a file per remote name: `URL:`, `Push:`,
     // `Pull:` lines), read for any name `.git/config` does not define: one for `origin`
@@ -40,6 +40,16 @@ const PROTECTED_TREES: [&str; 14] = [
     // `lefthook install` writes runs the scripts its config names from there.
     ".lefthook",
     ".lefthook-local",
+    // Other editors' project settings, as `.vscode/`: Zed and Helix start the language
+    // servers their settings name when a file of the project is opened.
+    ".zed",
+    ".helix",
+    // Agents' project hooks and plugins, run outside any sandbox when the agent next works
+    // in the project: Cursor's hook scripts, Kiro's hooks, OpenCode's plugins.
+    ".cursor/hooks",
+    ".kiro/hooks",
+    ".opencode/plugin",
+    ".opencode/plugins",
 ];
 
 /// Where, in the worktree, `fence run` keeps the empty folders it hands to the sandbox as
@@ -49,7 +59,7 @@ pub const SPARE_HOME: &str = ".git/fence";
 /// Relative paths protected exactly.
 /// `.git/commondir` names the directory git takes its config and hooks from;
 /// `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
-const PROTECTED_FILES: [&str; 8] = [
+const PROTECTED_FILES: [&str; 13] = [
     ".git/config",
     ".git/commondir",
     ".git/config.worktree",
@@ -61,6 +71,13 @@ const PROTECTED_FILES: [&str; 8] = [
     // commands it names on the user's next `git commit` (as husky's folder does; lefthook's
     // names: [`is_lefthook_config`]).
     ".pre-commit-config.yaml",
+    // aider's project config (its `lint-cmd` and `test-cmd` run after each edit), Kiro's
+    // MCP servers, and the project config vim and Neovim run when `exrc` is on.
+    ".aider.conf.yml",
+    ".kiro/settings/mcp.json",
+    ".exrc",
+    ".nvimrc",
+    ".nvim.lua",
 ];
 
 /// lefthook's configuration (<https://lefthook.dev/configuration>): the main config and
@@ -116,7 +133,10 @@ pub fn is_mise_config(rel: &Path) -> bool {
 /// Hook managers' and mise's configuration at the worktree's root and in its `mise/` and
 /// `.config/` folders, by name ([`is_lefthook_config`], [`is_mise_config`]).
 fn is_tool_config(rel: &Path) -> bool {
-    is_lefthook_config(rel) || is_mise_config(rel)
+    is_lefthook_config(rel)
+        || is_mise_config(rel)
+        // OpenCode's project config: the MCP servers and plugins it starts.
+        || matches!(rel.as_os_str().as_bytes(), b"opencode.json" | b"opencode.jsonc")
 }
 
 /// Whether `rel` (relative to the worktree) is a protected path.
@@ -268,6 +288,7 @@ pub fn holds_protected(rel: &Path) -> bool {
     }
     if rel == Path::new(".git")
         || rel == Path::new(CONFIG_FOLDER)
+        || rel == Path::new(KIRO_SETTINGS)
         || AGENT_FOLDERS.iter().any(|f| rel == Path::new(f))
     {
         return true;
@@ -329,7 +350,19 @@ fn is_linked_worktree_config(rel: &Path) -> bool {
 /// The folders of agents' project settings, which hold their hooks (programs each agent
 /// runs outside any sandbox when it works in the project), their MCP servers and their
 /// permission rules.
-const AGENT_FOLDERS: [&str; 3] = [".claude", ".gemini", ".codex"];
+const AGENT_FOLDERS: [&str; 8] = [
+    ".claude",
+    ".gemini",
+    ".codex",
+    ".cursor",
+    ".roo",
+    ".amazonq",
+    ".kiro",
+    ".opencode",
+];
+
+/// A folder below an agent's folder that holds a protected file.
+const KIRO_SETTINGS: &str = ".kiro/settings";
 
 /// The folder that holds mise's `.config/mise.toml` and `.config/mise/`.
 const CONFIG_FOLDER: &str = ".config";
@@ -337,7 +370,8 @@ const CONFIG_FOLDER: &str = ".config";
 const MISE_FOLDER: &str = "mise";
 
 /// An agent's project settings: `.claude/settings*.json`, `.gemini/settings.json` and
-/// `.gemini/.env`, `.codex/config.toml` and `.codex/hooks.json`.
+/// `.gemini/.env`, `.codex/config.toml` and `.codex/hooks.json`, Cursor's `hooks.json` and
+/// `mcp.json`, Roo Code's and Amazon Q's `mcp.json` (the MCP servers each starts).
 fn is_agent_settings(rel: &Path) -> bool {
     let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
         return false;
@@ -348,6 +382,8 @@ fn is_agent_settings(rel: &Path) -> bool {
         // starts outside any sandbox inherit (PATH, NODE_OPTIONS…).
         Some(".gemini") => matches!(name, "settings.json" | ".env"),
         Some(".codex") => matches!(name, "config.toml" | "hooks.json"),
+        Some(".cursor") => matches!(name, "hooks.json" | "mcp.json"),
+        Some(".roo" | ".amazonq") => name == "mcp.json",
         _ => false,
     }
 }
@@ -428,6 +464,7 @@ pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
         ".git/worktrees",
         CONFIG_FOLDER,
         MISE_FOLDER,
+        KIRO_SETTINGS,
     ]
     .iter()
     .chain(AGENT_FOLDERS.iter())
@@ -596,6 +633,22 @@ mod tests {
             ".config/lefthook.jsonc",
             ".lefthook/pre-commit/lint.sh",
             ".lefthook-local/pre-push/x",
+            // Other editors' and agents' settings that run programs.
+            ".zed/settings.json",
+            ".helix/languages.toml",
+            ".cursor/hooks.json",
+            ".cursor/mcp.json",
+            ".cursor/hooks/audit.sh",
+            ".roo/mcp.json",
+            ".amazonq/mcp.json",
+            ".kiro/hooks/lint.kiro.hook",
+            ".kiro/settings/mcp.json",
+            ".opencode/plugin/x.ts",
+            "opencode.json",
+            "opencode.jsonc",
+            ".aider.conf.yml",
+            ".exrc",
+            ".nvim.lua",
             // mise's `.local` and environment configs in each of its places, and rtx's.
             "mise/config.local.toml",
             "mise/config.dev.toml",
@@ -638,6 +691,11 @@ mod tests {
             "mise/tasks/build",
             "mise/config..toml",
             "rtx.toml",
+            ".cursor/rules/style.mdc",
+            ".kiro/steering/product.md",
+            ".opencode/agent/review.md",
+            ".roo/rules/x.md",
+            "docs/opencode.json",
             ".git/modules/lib/index",
             ".git/modules/lib/objects/ab/cd",
             ".git/modules/config",
@@ -777,6 +835,10 @@ mod tests {
             ".git/worktrees/lw",
             ".config",
             "mise",
+            ".cursor",
+            ".kiro",
+            ".kiro/settings",
+            ".opencode",
         ] {
             assert!(holds_protected(Path::new(p)), "{p}");
         }
@@ -790,6 +852,8 @@ mod tests {
             ".git/../x",
             ".config/other",
             "src/.config",
+            ".cursor/rules",
+            ".kiro/steering",
         ] {
             assert!(!holds_protected(Path::new(p)), "{p}");
         }

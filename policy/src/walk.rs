@@ -1178,6 +1178,20 @@ impl<'a> Walker<'a> {
                     word::scan_variable_values(&e.value, self, &mut noticed);
                 }
                 self.walk_noticed(noticed);
+                // Read as one expression, so that the names the initializer assigns are
+                // known in the condition and the update (`for ((i=0; i<n; i++))`).
+                let whole = [&f.initializer, &f.condition, &f.updater]
+                    .map(|e| e.as_ref().map_or("", |e| e.value.as_str()))
+                    .join("; ");
+                if word::arithmetic_on_unknown(&whole, self) {
+                    self.line_part(
+                        &format!("for (( {whole} ))"),
+                        RuleId::DefaultUnknown,
+                        format!(
+                            "arithmetic on text not known before running (`{whole}`): bash runs the command substitutions in the array subscripts of what it evaluates"
+                        ),
+                    );
+                }
                 self.walk_list(&f.body.list);
             }
             ast::CompoundCommand::CaseClause(c) => {

@@ -9465,6 +9465,8 @@ fn arithmetic_on_text_not_known_before_running_is_asked() {
             ("X=3; grep -A $((X)) x f.txt", green("")),
             ("grep -A $(( RANDOM % 3 )) x f.txt", green("")),
             ("[[ $# -gt 0 ]] && ls", green("")),
+            ("for ((i=0; i<$(cat f.txt); i++)); do ls; done", ASKED),
+            ("for ((i=0; i<3; i++)); do ls; done", green("")),
         ],
     );
 }

@@ -502,7 +502,12 @@ pub fn is_protected(rel: &Path) -> bool {
             || (parts.len() == i + 1
                 && matches!(
                     *part,
-                    b".aider.conf.yml" | b".exrc" | b".nvimrc" | b".nvim.lua"
+                    b".aider.conf.yml"
+                        | b".exrc"
+                        | b".vimrc"
+                        | b".gvimrc"
+                        | b".nvimrc"
+                        | b".nvim.lua"
                 ))
         {
             return true;
@@ -522,7 +527,10 @@ pub fn is_protected(rel: &Path) -> bool {
                         b".kiro",
                         [b"hooks", ..] | [b"settings"] | [b"settings", b"mcp.json"]
                     )
-                    | (b".opencode", [b"plugin" | b"plugins", ..])
+                    | (
+                        b".opencode",
+                        [b"plugin" | b"plugins" | b"tool" | b"tools", ..]
+                    )
             );
         }
         if *part == b".claude" {

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 20] = [
+const PROTECTED_TREES: [&str; 22] = [
     ".git/hooks",
     // git's older ways to define a remote (a file per remote name: `URL:`, `Push:`,
     // `Pull:` lines), read for any name `.git/config` does not define: one for `origin`
@@ -45,11 +45,14 @@ const PROTECTED_TREES: [&str; 20] = [
     ".zed",
     ".helix",
     // Agents' project hooks and plugins, run outside any sandbox when the agent next works
-    // in the project: Cursor's hook scripts, Kiro's hooks, OpenCode's plugins.
+    // in the project: Cursor's hook scripts, Kiro's hooks, OpenCode's plugins and custom
+    // tools.
     ".cursor/hooks",
     ".kiro/hooks",
     ".opencode/plugin",
     ".opencode/plugins",
+    ".opencode/tool",
+    ".opencode/tools",
 ];
 
 /// Where, in the worktree, `fence run` keeps the empty folders it hands to the sandbox as
@@ -59,7 +62,7 @@ pub const SPARE_HOME: &str = ".git/fence";
 /// Relative paths protected exactly.
 /// `.git/commondir` names the directory git takes its config and hooks from;
 /// `.git/config.worktree` is a config file once `extensions.worktreeConfig` is on.
-const PROTECTED_FILES: [&str; 13] = [
+const PROTECTED_FILES: [&str; 15] = [
     ".git/config",
     ".git/commondir",
     ".git/config.worktree",
@@ -76,6 +79,8 @@ const PROTECTED_FILES: [&str; 13] = [
     ".aider.conf.yml",
     ".kiro/settings/mcp.json",
     ".exrc",
+    ".vimrc",
+    ".gvimrc",
     ".nvimrc",
     ".nvim.lua",
 ];

@@ -1044,6 +1044,10 @@ mod tests {
             ".exrc",
             ".nvimrc",
             ".nvim.lua",
+            ".vimrc",
+            ".gvimrc",
+            ".opencode/tools/x.ts",
+            ".opencode/tool/x.ts",
         ] {
             names.push(name.to_string());
         }

@@ -2062,8 +2062,8 @@ impl Walker<'_> {
                     "load-interp",
                 ],
             ),
-            // `-r`/`-w` take their folder only attached (`-r/srv`, `--wd=/srv`).
-            "nsenter" => ("tSG", &["target", "setuid", "setgid"]),
+            // `-r`/`-w` take their folder only attached (`-r/srv`, `--wd=/srv`); `-W` always.
+            "nsenter" => ("tSGW", &["target", "setuid", "setgid", "wdns"]),
             _ => ("", &[]),
         };
         let p = leading_options(args, short_arg, long_arg);
@@ -2088,12 +2088,32 @@ impl Walker<'_> {
                 }
             }
             "nsenter" => {
+                if let Some(dir) = p.value_of('W', "wdns").cloned() {
+                    self.enter_folder(&dir, "nsenter --wdns");
+                }
                 for a in &args[1..p.first_operand.min(args.len())] {
                     let t = a.text.as_str();
-                    let dir = ["--root=", "--wd=", "-r", "-w"]
-                        .iter()
-                        .find_map(|o| t.strip_prefix(o).filter(|d| !d.is_empty()));
-                    if let Some(dir) = dir {
+                    // `--root=DIR`, `--wd=DIR` and their abbreviations (`--r=DIR`), or a
+                    // folder attached to `-r`/`-w` among other single-letter flags
+                    // (`-Fw/srv`).
+                    let dir = if let Some((name, dir)) =
+                        t.strip_prefix("--").and_then(|l| l.split_once('='))
+                    {
+                        (opts::abbreviates(name, "root") || opts::abbreviates(name, "wd"))
+                            .then_some(dir)
+                    } else if let Some(flags) = t.strip_prefix('-').filter(|f| !f.starts_with('-'))
+                    {
+                        // Flags without a value (`-a`, `-F`, `-Z`, `-e`) may come first; a
+                        // namespace flag's attached text is a file, not a folder.
+                        flags
+                            .char_indices()
+                            .find(|&(_, c)| !matches!(c, 'a' | 'F' | 'Z' | 'e'))
+                            .filter(|&(_, c)| matches!(c, 'r' | 'w'))
+                            .map(|(at, _)| &flags[at + 1..])
+                    } else {
+                        None
+                    };
+                    if let Some(dir) = dir.filter(|d| !d.is_empty()) {
                         let dir = Arg {
                             text: dir.to_string(),
                             ..a.clone()

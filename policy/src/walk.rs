@@ -96,6 +96,9 @@ pub struct State {
     /// an arithmetic expression, evaluated as `let` evaluates it (`n='a[$(cmd)]'` runs
     /// cmd).
     pub integers: HashSet<String>,
+    /// Variables the line set from a command substitution that prints a number
+    /// (`n=$(wc -l < f)`): numbers in arithmetic whatever the files hold.
+    pub numeric: HashSet<String>,
 }
 
 /// How a simple command is connected to what is around it.
@@ -210,6 +213,16 @@ pub struct Walker<'a> {
 }
 
 /// One source the walker parses: the line, or a line nested in it.
+/// Whether `text` holds `((`, then `expr` (blanks around it allowed), then `))`: an
+/// arithmetic command as bash reads it.
+fn written_as_arithmetic(text: &str, expr: &str) -> bool {
+    text.match_indices("((").any(|(at, _)| {
+        let rest = text[at + 2..].trim_start();
+        rest.strip_prefix(expr)
+            .is_some_and(|after| after.trim_start().starts_with("))"))
+    })
+}
+
 /// Whether `text` holds a `)` followed, after blanks or line breaks, by another `)`: the
 /// end of two subshells `( ( … ) )`, which bash tells from an arithmetic `(( … ))` by it.
 fn closing_parentheses_apart(text: &str) -> bool {
@@ -339,6 +352,11 @@ impl Scope for Walker<'_> {
                 .map(|t| t.display().to_string()),
             None => self.req.env.get(name).cloned(),
         }
+    }
+    fn numeric(&self, name: &str) -> bool {
+        let name = self.referenced(name);
+        self.state.numeric.contains(name)
+            || (word::NUMERIC_VARIABLES.contains(&name) && !self.state.vars.contains_key(name))
     }
     fn array(&self, name: &str) -> Option<Vec<String>> {
         match self.state.arrays.get(name) {
@@ -581,6 +599,7 @@ impl<'a> Walker<'a> {
         if let Some(elements) = self.state.arrays.get_mut(&name) {
             *elements = None;
         }
+        self.state.numeric.remove(&name);
         // An integer variable holds the number its value evaluates to: known when the
         // value is one already.
         let value = match value {
@@ -653,6 +672,7 @@ impl<'a> Walker<'a> {
                 namerefs: HashMap::new(),
                 env_unknown: false,
                 integers: HashSet::new(),
+                numeric: HashSet::new(),
             },
             parts: Vec::new(),
             cur: Vec::new(),
@@ -1235,15 +1255,36 @@ impl<'a> Walker<'a> {
                 // as arithmetic when it closes with `))`, as subshells only when the
                 // two closing parentheses are apart: a source with no such pair holds
                 // arithmetic alone (`(( $(wc -l < f) > 0 ))` compares, writes no `0`).
-                if self
+                // A `((` then the expression then `))` in the source is arithmetic
+                // whatever else the line holds.
+                let written = self
                     .sources
                     .last()
-                    .is_none_or(|s| closing_parentheses_apart(&s.text))
+                    .is_some_and(|s| written_as_arithmetic(&s.text, &a.expr.value));
+                if !written
+                    && self
+                        .sources
+                        .last()
+                        .is_none_or(|s| closing_parentheses_apart(&s.text))
                 {
                     let inner = a.expr.value.clone();
                     let saved = self.state.clone();
                     self.walk_nested(&inner);
                     self.restore_state(saved);
+                    // Read as arithmetic too where it expands something: the parentheses
+                    // apart may be another command's.
+                    let expands = a.expr.value.contains(['$', '`'])
+                        || a.expr
+                            .value
+                            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .any(|name| self.state.vars.contains_key(name));
+                    if expands && word::arithmetic_on_unknown(&a.expr.value, self) {
+                        self.line_part(
+                            &format!("(( {} ))", a.expr.value.trim()),
+                            RuleId::DefaultUnknown,
+                            "arithmetic on text not known before running: bash runs the command substitutions in the array subscripts of what it evaluates",
+                        );
+                    }
                 } else {
                     // An arithmetic command is no read on the list that runs unasked.
                     self.line_part(
@@ -1406,6 +1447,8 @@ impl<'a> Walker<'a> {
         let mut noticed = Noticed::default();
         let mut args: Vec<Arg> = Vec::new();
         let mut assignments: Vec<(String, Arg)> = Vec::new();
+        // Assigned a command substitution that prints a number (`n=$(wc -l < f)`).
+        let mut numeric_values: Vec<String> = Vec::new();
         // The elements of the arrays assigned (`arr=(a b)`), when every one is known.
         let mut arrays: Vec<(String, Option<Vec<String>>)> = Vec::new();
         let mut redirects: Vec<&ast::IoRedirect> = Vec::new();
@@ -1463,11 +1506,20 @@ impl<'a> Walker<'a> {
                         let name = match &a.name {
                             ast::AssignmentName::VariableName(n) => n.clone(),
                             ast::AssignmentName::ArrayElementName(n, index) => {
-                                // The subscript is evaluated: `a[$(cmd)]=1` runs cmd.
+                                // The subscript is evaluated: `a[$(cmd)]=1` runs cmd, and
+                                // so does any text it expands to (`a[$(cat f)]=1`).
                                 word::scan_substitutions(index, &mut noticed);
+                                if word::arithmetic_on_unknown(index, self) {
+                                    noticed.arithmetic_on_unknown.push(index.clone());
+                                }
                                 n.clone()
                             }
                         };
+                        if let (ast::AssignmentValue::Scalar(v), false) = (&a.value, a.append)
+                            && word::numeric_substitution(&v.value)
+                        {
+                            numeric_values.push(name.clone());
+                        }
                         // `x+=m` appends to the value before: known when both parts are
                         // (an array's elements are not followed through an append).
                         let value = if !a.append {
@@ -1600,6 +1652,7 @@ impl<'a> Walker<'a> {
                 }
                 self.set_var(name, value.known.then(|| value.text.clone()));
             }
+            self.state.numeric.extend(numeric_values);
             for (name, elements) in arrays {
                 self.state.arrays.insert(name, elements);
             }

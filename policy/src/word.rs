@@ -242,6 +242,12 @@ pub trait Scope {
     fn array(&self, _name: &str) -> Option<Vec<String>> {
         None
     }
+    /// Whether `name` holds a number whatever the files read: bash's own numeric
+    /// variables the line has not assigned, and variables the line set from a command
+    /// substitution that prints a number (`n=$(wc -l < f)`).
+    fn numeric(&self, _name: &str) -> bool {
+        false
+    }
 }
 
 /// Things noticed while evaluating words that matter beyond the word itself.
@@ -1228,14 +1234,34 @@ fn pieces_evaluate_unknown(
                 let Some(src) = raw.get(p.start_index..p.end_index) else {
                     return true;
                 };
-                // A count, a status or a process id: `$#`, `$?`, `$$`, `$!`, `${#x}`.
-                if matches!(src, "$#" | "$?" | "$$" | "$!") || src.starts_with("${#") {
+                // A count, a status or a process id: `$#`, `$?`, `$$`, `$!`, and the
+                // length of a variable named plainly (`${#x}`; not `${#a[…]}`, whose
+                // subscript is evaluated).
+                let plain_length = src.strip_prefix("${#").is_some_and(|rest| {
+                    rest.strip_suffix('}')
+                        .is_some_and(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+                });
+                if matches!(src, "$#" | "$?" | "$$" | "$!") || plain_length {
                     literal.push_str(" 0 ");
                     continue;
                 }
                 let mut noticed = Noticed::default();
                 let value = eval_word(src, scope, &mut noticed);
+                // Every variable it names must be known (or a number): `${N:-10}` is N's
+                // value when N is set.
+                let names_unknown = noticed
+                    .variables
+                    .iter()
+                    .any(|v| !scope.numeric(v) && scope.var(v).is_none());
+                if let [name] = noticed.variables.as_slice()
+                    && scope.numeric(name)
+                    && noticed.substitutions.is_empty()
+                {
+                    literal.push_str(" 0 ");
+                    continue;
+                }
                 if !value.known
+                    || names_unknown
                     || !noticed.substitutions.is_empty()
                     || evaluates_unknown(&value.text, scope, depth + 1)
                 {
@@ -1252,25 +1278,12 @@ fn pieces_evaluate_unknown(
 /// Whether a name in the literal text of an arithmetic expression (`expr`) holds text the
 /// line does not know.
 fn names_evaluate_unknown(literal: &str, expr: &str, scope: &dyn Scope, depth: usize) -> bool {
-    // bash's own variables, always numbers when read.
-    const NUMERIC: [&str; 11] = [
-        "RANDOM",
-        "SRANDOM",
-        "SECONDS",
-        "EPOCHSECONDS",
-        "LINENO",
-        "PPID",
-        "UID",
-        "EUID",
-        "BASHPID",
-        "OPTIND",
-        "SHLVL",
-    ];
+    let first = assigned_first(expr);
     let names = literal
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'));
     for name in names.take(64) {
-        if NUMERIC.contains(&name) || assigned_first(expr, name) {
+        if scope.numeric(name) || first.contains(&name) {
             continue;
         }
         match scope.var(name) {
@@ -1281,27 +1294,67 @@ fn names_evaluate_unknown(literal: &str, expr: &str, scope: &dyn Scope, depth: u
     false
 }
 
-/// Whether arithmetic expression `expr` starts with, or holds after a `;` or `,`, a plain
-/// assignment to `name` (`i=0`, `n = 3`): its value is then the expression's own.
-fn assigned_first(expr: &str, name: &str) -> bool {
-    expr.split([';', ',', '(']).any(|part| {
-        part.trim_start()
-            .strip_prefix(name)
-            .map(str::trim_start)
-            .is_some_and(|rest| rest.starts_with('=') && !rest.starts_with("=="))
-    })
+/// bash's own variables, numbers when read while the line has not assigned them.
+pub const NUMERIC_VARIABLES: [&str; 11] = [
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "EPOCHSECONDS",
+    "LINENO",
+    "PPID",
+    "UID",
+    "EUID",
+    "BASHPID",
+    "OPTIND",
+    "SHLVL",
+];
+
+/// The names arithmetic expression `expr` assigns a plain number to before anything else
+/// (`i=0`, `i = 0, j = 1` at its start): their values are then the expression's own.
+fn assigned_first(expr: &str) -> Vec<&str> {
+    let first = expr.split(';').next().unwrap_or("");
+    let mut names = Vec::new();
+    for part in first.split(',') {
+        let Some((name, value)) = part.split_once('=') else {
+            break;
+        };
+        let (name, value) = (name.trim(), value.trim());
+        let plain_name = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !plain_name || value.is_empty() || !value.chars().all(|c| c.is_ascii_digit()) {
+            break;
+        }
+        names.push(name);
+    }
+    names
 }
 
 /// Whether command substitution `src` prints a number whatever it reads: `nproc`, `id -u`,
 /// `date +%s`, `getconf NAME`, and `wc` counting its input (alone, or at the end of a
 /// pipeline), with no file named (a file's name follows its count).
-fn prints_a_number(src: &str) -> bool {
-    let last = src.rsplit('|').next().unwrap_or(src);
-    if src.contains("||") || src.contains(['\n', ';', '&']) {
+pub fn prints_a_number(src: &str) -> bool {
+    // Plain words only, so that a `|` is a pipe and a `<` a redirection (no quoting, no
+    // escape, no expansion, no list or group).
+    if src.contains("||")
+        || src.contains([
+            '\n', ';', '&', '\\', '\'', '"', '$', '`', '(', ')', '{', '}', '>',
+        ])
+    {
         return false;
     }
+    let last = src.rsplit('|').next().unwrap_or(src).replace('<', " < ");
     let words: Vec<&str> = last.split_whitespace().collect();
     match words.as_slice() {
+        // `grep -c PATTERN [FILE]`: one count, for its input or its one file.
+        ["grep", rest @ ..] => {
+            let (options, operands): (Vec<&str>, Vec<&str>) =
+                rest.iter().partition(|w| w.starts_with('-'));
+            options.contains(&"-c")
+                && options
+                    .iter()
+                    .all(|o| matches!(*o, "-c" | "-i" | "-v" | "-w" | "-x" | "-F" | "-E"))
+                && (operands.len() == 1 || (operands.len() == 2 && !last.contains('<')))
+        }
         ["nproc"] | ["nproc", "--all"] => true,
         ["id", "-u" | "-g" | "-ur" | "-gr" | "-ru" | "-rg"] => true,
         ["date", "+%s" | "+%s%N" | "+%N"] => true,
@@ -1317,9 +1370,6 @@ fn prints_a_number(src: &str) -> bool {
                         // One file read as input, not named in the output.
                         return counts && rest.next().is_some() && rest.next().is_none();
                     }
-                    w if w.starts_with('<') && w.len() > 1 => {
-                        return counts && rest.next().is_none();
-                    }
                     _ => return false,
                 }
             }
@@ -1327,6 +1377,18 @@ fn prints_a_number(src: &str) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether the word `raw` (an assigned value as written) is one command substitution that
+/// prints a number ([`prints_a_number`]): `$(wc -l < f)`, `"$(nproc)"`.
+pub fn numeric_substitution(raw: &str) -> bool {
+    let t = raw
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or(raw);
+    t.strip_prefix("$(")
+        .and_then(|r| r.strip_suffix(')'))
+        .is_some_and(prints_a_number)
 }
 
 /// Finds command substitutions in the values of the variables an arithmetic expression

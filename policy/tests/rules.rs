@@ -9360,6 +9360,9 @@ fn a_wrapper_that_starts_its_command_in_another_folder_is_judged_as_cd() {
             ("env -C src ls", green("")),
             ("unshare --wd=/etc cat passwd", CD_OUT),
             ("nsenter --wd=/root ls", CD_OUT),
+            ("nsenter -t 1 -m -Fw/etc cat shadow", CD_OUT),
+            ("nsenter -t 1 -m -W /etc cat shadow", CD_OUT),
+            ("nsenter --r=/etc ls", CD_OUT),
             // A new root is taken for the same root: the stricter reading.
             (
                 "chroot / rm -rf usr",
@@ -9467,6 +9470,28 @@ fn arithmetic_on_text_not_known_before_running_is_asked() {
             ("[[ $# -gt 0 ]] && ls", green("")),
             ("for ((i=0; i<$(cat f.txt); i++)); do ls; done", ASKED),
             ("for ((i=0; i<3; i++)); do ls; done", green("")),
+            ("for ((i=0, j=0; i<3; i++)); do ls; done", green("")),
+            // A pipe only where the words are plain: `\|` is an argument of cat.
+            ("head -n $(( $(cat -- f \\|wc -l) )) n", ASKED),
+            // A name read before the expression assigns it.
+            ("x=$(cat f); head -n $(( x + (x=0) )) n", ASKED),
+            ("x=$(cat f); head -n $(( y=x, x=0, 1 )) n", ASKED),
+            ("x=$(cat f); for ((y=x, x=0; y; )); do cat n; done", ASKED),
+            // bash's numeric variables once the line assigns them.
+            ("OPTIND=$(cat f); head -n $((OPTIND+1)) n", ASKED),
+            ("N=$(cat f); head -n $(( ${N:-10} )) n", ASKED),
+            ("head -n $(( ${#a[$(cat f)]} + 1 )) n", ASKED),
+            // `) )` elsewhere in the line: the arithmetic is judged as well.
+            ("x=$(cat f); (( ls - x )); cat n ') )'", ASKED),
+            // An array element's subscript when assigned.
+            ("a[$(cat f)]=1", ASKED),
+            // A variable set from a count stays a number.
+            ("n=$(wc -l < f); head -n $((n/2)) f", green("")),
+            (
+                "x=$(git log --oneline | wc -l); head -n $((x)) f",
+                green(""),
+            ),
+            ("head -n $(( $(grep -c x f) / 2 )) f", green("")),
         ],
     );
 }

@@ -1515,6 +1515,8 @@ impl<'a> Walker<'a> {
                                 n.clone()
                             }
                         };
+                        // The last assignment of a name in the line decides.
+                        numeric_values.retain(|n| *n != name);
                         if let (ast::AssignmentValue::Scalar(v), false) = (&a.value, a.append)
                             && word::numeric_substitution(&v.value)
                         {

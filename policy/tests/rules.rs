@@ -9487,6 +9487,7 @@ fn arithmetic_on_text_not_known_before_running_is_asked() {
             ("a[$(cat f)]=1", ASKED),
             // A variable set from a count stays a number.
             ("n=$(wc -l < f); head -n $((n/2)) f", green("")),
+            ("n=$(wc -l < f) n=$(cat f); head -n $((n)) f", ASKED),
             (
                 "x=$(git log --oneline | wc -l); head -n $((x)) f",
                 green(""),

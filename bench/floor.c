@@ -92,6 +92,12 @@ static void landlock(void) {
 #define NOTIFY_IF(n) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (n), 0, 1), \
                      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF)
 #define ALLOW BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+/* Call n: notified when its open flags (argument `arg`) ask to write, else allowed. */
+#define NOTIFY_IF_WRITING(n, arg)                                                          \
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (n), 0, 4),                                        \
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[arg])),      \
+        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, WRITE_FLAGS, 0, 1),                           \
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF), ALLOW
 
 static int install_filter(int writes) {
     struct sock_filter writes_filter[] = {
@@ -100,16 +106,8 @@ static int install_filter(int writes) {
         ALLOW,
         LOAD_NR,
         /* openat/open: only with a write flag (reads are never notified). */
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 4),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, WRITE_FLAGS, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-        ALLOW,
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_open, 0, 4),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
-        BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, WRITE_FLAGS, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-        ALLOW,
+        NOTIFY_IF_WRITING(__NR_openat, 2),
+        NOTIFY_IF_WRITING(__NR_open, 1),
         NOTIFY_IF(__NR_execve), NOTIFY_IF(__NR_execveat), NOTIFY_IF(__NR_chdir),
         NOTIFY_IF(__NR_fchdir), NOTIFY_IF(__NR_creat), NOTIFY_IF(__NR_link),
         NOTIFY_IF(__NR_linkat), NOTIFY_IF(__NR_unlink), NOTIFY_IF(__NR_unlinkat),

@@ -1597,6 +1597,7 @@ impl Walker<'_> {
             None,
             All,
             AllButFirst,
+            AllButFirstTwo,
             Last,
             First,
             Second,
@@ -1654,6 +1655,11 @@ impl Walker<'_> {
             "mount" if !has(&["-l", "--list"]) => Ops::Last,
             "setcap" => Ops::Last,
             "fallocate" | "setfattr" | "rename" | "prename" | "file-rename" => Ops::Last,
+            // The `xattr` tool (macOS, python-xattr): `-w NAME VALUE FILE…`, `-d NAME FILE…`
+            // and `-c FILE…` change the files' extended attributes.
+            "xattr" if has(&["-w"]) => Ops::AllButFirstTwo,
+            "xattr" if has(&["-d"]) => Ops::AllButFirst,
+            "xattr" if has(&["-c"]) => Ops::All,
             // The template names where the file or folder is made, unless a folder option
             // places it (judged as that option's value) or it is only printed (`-u`).
             "mktemp" if !has(&["-u", "--dry-run", "-p", "--tmpdir", "-t"]) => Ops::All,
@@ -1699,6 +1705,7 @@ impl Walker<'_> {
             Ops::None => Vec::new(),
             Ops::All => p.operands.clone(),
             Ops::AllButFirst => p.operands.iter().skip(1).copied().collect(),
+            Ops::AllButFirstTwo => p.operands.iter().skip(2).copied().collect(),
             Ops::Last
                 if p.operands.len() >= 2
                     || !matches!(

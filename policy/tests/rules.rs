@@ -9496,3 +9496,20 @@ fn arithmetic_on_text_not_known_before_running_is_asked() {
         ],
     );
 }
+
+#[test]
+fn the_xattr_tool_writes_the_files_it_names() {
+    check(
+        &classifier(),
+        &[
+            ("xattr -w a b /etc/hosts", refused("sys.root-write")),
+            ("xattr -d a /usr/local/bin/tool", refused("sys.root-write")),
+            (
+                "xattr -w a b .git/hooks/pre-commit",
+                red("fence.protected-path"),
+            ),
+            ("xattr -w a b src/x", yellow("")),
+            ("xattr -p a /etc/hosts", red("fence.path-outside")),
+        ],
+    );
+}

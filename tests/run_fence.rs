@@ -4557,12 +4557,7 @@ fn a_hidden_npmrc_is_told_once_when_npm_runs(w: &World) {
     .unwrap();
     w.own(&w.home.join(".npmrc"));
     w.mkdir("bin");
-    w.write("bin/npm", "#!/bin/sh\necho npm-ran\n");
-    std::fs::set_permissions(
-        w.worktree.join("bin/npm"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    w.write_executable("bin/npm", "#!/bin/sh\necho npm-ran\n");
     let out = w.run(&["/bin/sh", "-c", "bin/npm; bin/npm; cat ~/.npmrc"]);
     assert_eq!(stdout(&out), "npm-ran\nnpm-ran\n", "{}", stderr(&out));
     let err = stderr(&out);
@@ -4578,12 +4573,7 @@ fn a_hidden_npmrc_is_told_once_when_npm_runs(w: &World) {
 /// gives no reason line: its first exec puts a note on fence's transcript saying why.
 fn a_tracer_is_told_why_it_cannot_trace(w: &World) {
     w.mkdir("bin");
-    w.write("bin/strace", "#!/bin/sh\necho strace-ran\n");
-    std::fs::set_permissions(
-        w.worktree.join("bin/strace"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .unwrap();
+    w.write_executable("bin/strace", "#!/bin/sh\necho strace-ran\n");
     let out = w.run(&["/bin/sh", "-c", "bin/strace; bin/strace"]);
     assert_eq!(stdout(&out), "strace-ran\nstrace-ran\n", "{}", stderr(&out));
     assert_eq!(
@@ -6236,8 +6226,7 @@ fn a_git_file_cannot_be_pointed_at_another_git_directory(w: &World) {
 fn no_set_id_program_can_be_left_in_the_worktree(w: &World) {
     // A setuid program left behind runs with its owner's rights (root's, when fence runs as
     // root) for whoever starts it after the session.
-    let tool = w.write("tool", "#!/bin/sh\nexit 0\n");
-    std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tool = w.write_executable("tool", "#!/bin/sh\nexit 0\n");
     let out = w.python(
         r#"import os, ctypes, struct
 libc = ctypes.CDLL(None, use_errno=True)

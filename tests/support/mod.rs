@@ -246,6 +246,15 @@ impl World {
         p
     }
 
+    /// Writes a program (a script) in the worktree, owned by whoever runs fence, mode 755.
+    #[allow(dead_code)]
+    pub fn write_executable(&self, rel: &str, text: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let p = self.write(rel, text);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
     /// Makes directory `rel` in the worktree (and those above it), owned by the world's
     /// user.
     #[allow(dead_code)]

@@ -213,13 +213,16 @@ pub struct Walker<'a> {
 }
 
 /// One source the walker parses: the line, or a line nested in it.
-/// Whether `text` holds `((`, then `expr` (blanks around it allowed), then `))`: an
-/// arithmetic command as bash reads it.
-fn written_as_arithmetic(text: &str, expr: &str) -> bool {
-    text.match_indices("((").any(|(at, _)| {
+/// Where `text` holds `((`, then `expr` (blanks around it allowed), then `))`: an
+/// arithmetic command as bash reads it, as written.
+fn written_arithmetic<'t>(text: &'t str, expr: &str) -> Option<&'t str> {
+    text.match_indices("((").find_map(|(at, _)| {
         let rest = text[at + 2..].trim_start();
-        rest.strip_prefix(expr)
-            .is_some_and(|after| after.trim_start().starts_with("))"))
+        let after = rest.strip_prefix(expr)?;
+        let close = after.trim_start();
+        close
+            .starts_with("))")
+            .then(|| &text[at..text.len() - close.len() + 2])
     })
 }
 
@@ -1204,8 +1207,9 @@ impl<'a> Walker<'a> {
                     .map(|e| e.as_ref().map_or("", |e| e.value.as_str()))
                     .join("; ");
                 if word::arithmetic_on_unknown(&whole, self) {
+                    let part = self.source_excerpt();
                     self.line_part(
-                        &format!("for (( {whole} ))"),
+                        &part,
                         RuleId::DefaultUnknown,
                         format!(
                             "arithmetic on text not known before running (`{whole}`): bash runs the command substitutions in the array subscripts of what it evaluates"
@@ -1260,7 +1264,16 @@ impl<'a> Walker<'a> {
                 let written = self
                     .sources
                     .last()
-                    .is_some_and(|s| written_as_arithmetic(&s.text, &a.expr.value));
+                    .is_some_and(|s| written_arithmetic(&s.text, &a.expr.value).is_some());
+                // The part is named by the command as written (a part names text of the
+                // line), else by what stands for the source.
+                let part = self
+                    .sources
+                    .last()
+                    .filter(|s| s.verbatim)
+                    .and_then(|s| written_arithmetic(&s.text, &a.expr.value))
+                    .map(str::to_string)
+                    .unwrap_or_else(|| self.source_excerpt());
                 if !written
                     && self
                         .sources
@@ -1280,7 +1293,7 @@ impl<'a> Walker<'a> {
                             .any(|name| self.state.vars.contains_key(name));
                     if expands && word::arithmetic_on_unknown(&a.expr.value, self) {
                         self.line_part(
-                            &format!("(( {} ))", a.expr.value.trim()),
+                            &part,
                             RuleId::DefaultUnknown,
                             "arithmetic on text not known before running: bash runs the command substitutions in the array subscripts of what it evaluates",
                         );
@@ -1288,7 +1301,7 @@ impl<'a> Walker<'a> {
                 } else {
                     // An arithmetic command is no read on the list that runs unasked.
                     self.line_part(
-                        &format!("(( {} ))", a.expr.value.trim()),
+                        &part,
                         RuleId::DefaultUnknown,
                         "an arithmetic command (( … )): not one of the reads that run unasked",
                     );

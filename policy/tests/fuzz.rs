@@ -799,6 +799,27 @@ const NESTERS: &[(&str, &str)] = &[
 
 /// Structured lines inside each other many times over: depth well past the
 /// walker's own limit.
+/// Arithmetic commands judged where their source is not text of the line as written (a
+/// string a shell parses again after unquoting, a reconstruction of nested parts): their
+/// parts are still named by text of the line. The first line is one a run of
+/// `deep_random_nesting` found.
+#[test]
+fn arithmetic_parts_are_text_of_the_line() {
+    let lines = [
+        r#"((${x:-$(( 1 + <(${x:-case x in x) [[ -n [[ -n $(( 1 + f() { env sudo xargs ${x:-$(( 1 + echo $("$(for x in y; do case x in x) { ${x:-(case x in x) [[ -n case x in x) (sudo if true; then env f() { { { case x in x) f() { env f() { env case x in x) "$(xargs ${x:-if true; then xargs if true; then [[ -n case x in x) [[ -n timeout 1 <($($(( 1 + HOME=/ mkfs.ext4 'rm -rf /' )))) ]] ;; esac ]]; fi; fi})" ;; esac; }; } ;; esac; }; }; }; fi) ;; esac ]] ;; esac)}; } ;; esac; done)") ))}; } )) ]] ]] ;; esac}) ))}))"#,
+        r#"bash -c "(( \$(cat f) > 0 )) && ls""#,
+        r#"sh -c "for ((i=0; i<\$(cat f); i++)); do ls; done""#,
+        r#"x="$( (( 1 + $(cat f) )) )""#,
+        "(( ls -$(cat f) ))",
+        "for ((i=0; i<$(cat f); i++)); do ls; done",
+    ];
+    for line in lines {
+        if let Err(e) = run_str(line, 0) {
+            panic!("{e}");
+        }
+    }
+}
+
 #[test]
 fn deep_random_nesting() {
     if !in_capped_child("deep_random_nesting", PROPERTY_LIMIT) {

@@ -88,6 +88,39 @@ fn judge(
     reason: &str,
     part: &str,
 ) -> PartVerdict {
+    judged(cls, ctx, mode, rule_index).into_verdict(cls, reason.to_string(), part)
+}
+
+/// What a rule decides for a part, before any text is attached: candidates are compared
+/// by this, and only the one chosen becomes a [`PartVerdict`] (a command with thousands of
+/// arguments has a finding for each, and copying the part's text for each made judging it
+/// quadratic).
+#[derive(Clone, Copy)]
+struct Judged {
+    rule_index: usize,
+    action: Action,
+    level: Level,
+    absolute: bool,
+}
+
+impl Judged {
+    fn severity(&self) -> (Action, Level, bool) {
+        (self.action, self.level, self.absolute)
+    }
+
+    fn into_verdict(self, cls: &Classifier, reason: String, part: &str) -> PartVerdict {
+        PartVerdict {
+            part: part.to_string(),
+            level: self.level,
+            absolute: self.absolute,
+            action: self.action,
+            rule: cls.table().rules[self.rule_index].id.clone(),
+            reason,
+        }
+    }
+}
+
+fn judged(cls: &Classifier, ctx: Context, mode: Mode, rule_index: usize) -> Judged {
     let rule = &cls.table().rules[rule_index];
     let mut action = action_in(rule, mode);
     let mut level = rule.level;
@@ -98,13 +131,11 @@ fn judge(
         action = Action::Ask;
         level = Level::Yellow;
     }
-    PartVerdict {
-        part: part.to_string(),
+    Judged {
+        rule_index,
+        action,
         level,
         absolute: rule.absolute,
-        action,
-        rule: rule.id.clone(),
-        reason: reason.to_string(),
     }
 }
 
@@ -126,53 +157,68 @@ pub fn prefix_matches(text: &str, prefix: &str) -> bool {
 fn part_verdict(cls: &Classifier, ctx: Context, part: &Part) -> PartVerdict {
     let mode = cls.settings().mode;
     let table = cls.table();
-    let mut candidates: Vec<PartVerdict> = part
+    // The strictest candidate, and among equals the first found; its reason is written
+    // out only once it is chosen.
+    enum Reason<'a> {
+        Found(&'a str),
+        Custom(&'a str),
+    }
+    fn consider<'a>(worst: &mut Option<(Judged, Reason<'a>)>, j: Judged, reason: Reason<'a>) {
+        if worst
+            .as_ref()
+            .is_none_or(|(w, _)| j.severity() > w.severity())
+        {
+            *worst = Some((j, reason));
+        }
+    }
+    let mut worst: Option<(Judged, Reason<'_>)> = None;
+    for f in part
         .findings
         .iter()
         .filter(|f| table.rules[f.rule].contexts.contains(ctx))
-        .map(|f| {
-            let mut v = judge(cls, ctx, mode, f.rule, &f.reason, &part.text);
-            // A write outside the worktree is one of the events the kernel fence decides:
-            // auto-approve never answers it (SPEC §2, Modes), in a line as for a tool. (An
-            // exec under `fence run` runs: the kernel fence then refuses the write itself.)
-            if f.outside_write
-                && ctx == Context::Line
-                && mode == Mode::Auto
-                && v.action == Action::Allow
-            {
-                v.action = action_in(&table.rules[f.rule], Mode::Default);
-            }
-            v
-        })
-        .collect();
+    {
+        let mut j = judged(cls, ctx, mode, f.rule);
+        // A write outside the worktree is one of the events the kernel fence decides:
+        // auto-approve never answers it (SPEC §2, Modes), in a line as for a tool. (An
+        // exec under `fence run` runs: the kernel fence then refuses the write itself.)
+        if f.outside_write
+            && ctx == Context::Line
+            && mode == Mode::Auto
+            && j.action == Action::Allow
+        {
+            j.action = action_in(&table.rules[f.rule], Mode::Default);
+        }
+        consider(&mut worst, j, Reason::Found(&f.reason));
+    }
     for (i, rule) in table.rules.iter().enumerate() {
         if let Origin::Custom { prefix } = &rule.origin
             && rule.contexts.contains(ctx)
             && prefix_matches(&part.text, prefix)
         {
-            candidates.push(judge(
-                cls,
-                ctx,
-                mode,
-                i,
-                &format!("matches the custom rule `{prefix}`: {}", rule.description),
-                &part.text,
-            ));
+            consider(
+                &mut worst,
+                judged(cls, ctx, mode, i),
+                Reason::Custom(prefix),
+            );
         }
     }
-    let worst = candidates.into_iter().max_by(|a, b| {
-        // Strictest wins; among equals the first found.
-        severity(a)
-            .cmp(&severity(b))
-            .then(std::cmp::Ordering::Greater)
-    });
-    worst.unwrap_or_else(|| {
-        let (id, reason) = match ctx {
-            Context::Line => (RuleId::DefaultUnknown, "no rule recognises this command"),
-            Context::Exec => (RuleId::ExecRun, "no rule matches: runs inside the fence"),
-        };
-        judge(cls, ctx, mode, id as usize, reason, &part.text)
-    })
+    match worst {
+        Some((j, Reason::Found(reason))) => j.into_verdict(cls, reason.to_string(), &part.text),
+        Some((j, Reason::Custom(prefix))) => {
+            let reason = format!(
+                "matches the custom rule `{prefix}`: {}",
+                table.rules[j.rule_index].description
+            );
+            j.into_verdict(cls, reason, &part.text)
+        }
+        None => {
+            let (id, reason) = match ctx {
+                Context::Line => (RuleId::DefaultUnknown, "no rule recognises this command"),
+                Context::Exec => (RuleId::ExecRun, "no rule matches: runs inside the fence"),
+            };
+            judge(cls, ctx, mode, id as usize, reason, &part.text)
+        }
+    }
 }
 
 /// Turns a finished walk into the verdict for `line`.

@@ -30,7 +30,7 @@ pub const MAX_DEPTH: usize = 64;
 const MAX_COMMANDS: usize = 20_000;
 
 /// One reason a rule applies to a part.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Finding {
     /// Index into the rule table.
     pub rule: usize,
@@ -46,6 +46,27 @@ pub struct Finding {
 pub struct Part {
     pub text: String,
     pub findings: Vec<Finding>,
+}
+
+/// `findings` with each repeat after its first occurrence dropped, in order.
+fn without_repeats(mut findings: Vec<Finding>) -> Vec<Finding> {
+    if findings.len() <= 8 {
+        let mut i = 0;
+        while i < findings.len() {
+            if findings[..i].contains(&findings[i]) {
+                findings.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        return findings;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(findings.len());
+    let keep: Vec<bool> = findings.iter().map(|f| seen.insert(f)).collect();
+    drop(seen);
+    let mut keep = keep.into_iter();
+    findings.retain(|_| keep.next().unwrap_or(false));
+    findings
 }
 
 /// The working directory as the walk knows it.
@@ -779,9 +800,9 @@ impl<'a> Walker<'a> {
             reason: reason.into(),
             outside_write: false,
         };
-        if !self.cur.contains(&f) {
-            self.cur.push(f);
-        }
+        // Repeats are dropped when the part is closed ([`Self::push_part`]): looking
+        // each one up here made a command with thousands of arguments quadratic.
+        self.cur.push(f);
     }
 
     /// [`Self::find`] for a write outside the worktree ([`Finding::outside_write`]).
@@ -791,9 +812,9 @@ impl<'a> Walker<'a> {
             reason: reason.into(),
             outside_write: true,
         };
-        if !self.cur.contains(&f) {
-            self.cur.push(f);
-        }
+        // Repeats are dropped when the part is closed ([`Self::push_part`]): looking
+        // each one up here made a command with thousands of arguments quadratic.
+        self.cur.push(f);
     }
 
     /// Adds a part that stands for the whole (sub)line, for findings that
@@ -811,7 +832,7 @@ impl<'a> Walker<'a> {
 
     /// Closes the command being judged as a part named `text`.
     pub fn push_part(&mut self, text: String) {
-        let findings = std::mem::take(&mut self.cur);
+        let findings = without_repeats(std::mem::take(&mut self.cur));
         let network = std::mem::take(&mut self.cur_network);
         let writes = std::mem::take(&mut self.cur_writes);
         let test_runner = std::mem::take(&mut self.cur_test_runner);
@@ -2144,4 +2165,43 @@ fn calls_itself_in_background(name: &str, body: &ast::CompoundCommand) -> bool {
         })
     }
     in_compound(name, body, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Finding, without_repeats};
+
+    fn finding(rule: usize, reason: &str) -> Finding {
+        Finding {
+            rule,
+            reason: reason.into(),
+            outside_write: false,
+        }
+    }
+
+    /// Each finding is kept once, at its first place, in short lists and long ones.
+    #[test]
+    fn repeats_are_dropped_and_the_order_kept() {
+        for n in [3, 40] {
+            let mut findings = Vec::new();
+            for i in 0..n {
+                findings.push(finding(i % 3, &format!("r{}", i % 5)));
+            }
+            let mut want: Vec<Finding> = Vec::new();
+            for f in &findings {
+                if !want.contains(f) {
+                    want.push(f.clone());
+                }
+            }
+            assert_eq!(without_repeats(findings), want, "{n} findings");
+        }
+        let outside = Finding {
+            outside_write: true,
+            ..finding(1, "r")
+        };
+        assert_eq!(
+            without_repeats(vec![finding(1, "r"), outside.clone(), finding(1, "r")]),
+            vec![finding(1, "r"), outside]
+        );
+    }
 }

@@ -9519,3 +9519,31 @@ fn the_xattr_tool_writes_the_files_it_names() {
         ],
     );
 }
+
+/// A command with thousands of arguments has a finding for each: it is judged as one
+/// with a few (the strictest finding decides, the first of equals names the reason), and
+/// an argument repeated is one finding. Judging it was quadratic in the arguments (each
+/// finding looked up among the others, and the part's text copied for each), which a
+/// `find | xargs rm` batch reaches.
+#[test]
+fn a_command_with_thousands_of_arguments_is_judged_as_one_with_few() {
+    let c = classifier();
+    let cwd = Path::new(WT);
+    let many = |n: usize, extra: &str| {
+        let words: Vec<String> = (0..n).map(|i| format!("build/f{i}")).collect();
+        format!("rm -f {} {extra}", words.join(" "))
+    };
+    let few = c.classify_line(&many(2, ""), cwd);
+    let lots = c.classify_line(&many(5_000, ""), cwd);
+    assert_eq!((lots.level, lots.action), (few.level, few.action));
+    assert_eq!((&lots.rule, &lots.reason), (&few.rule, &few.reason));
+    assert!(lots.reason.contains("build/f0"), "{}", show(&lots));
+    // One argument outside decides, wherever it stands.
+    let outside = c.classify_line(&many(5_000, "~/.bashrc build/f1"), cwd);
+    assert_eq!(outside.level, Level::Red, "{}", show(&outside));
+    assert!(outside.reason.contains(".bashrc"), "{}", show(&outside));
+    // Repeats count once: the same path named over and over is one finding's reason.
+    let repeated = c.classify_line(&format!("rm -f {}", vec!["build/x"; 3_000].join(" ")), cwd);
+    assert_eq!(repeated.parts.len(), 1, "{}", show(&repeated));
+    assert_eq!(repeated.rule, few.rule, "{}", show(&repeated));
+}

@@ -173,7 +173,56 @@ pub const EXTRA_SECRETS_IN_HOME: &[&str] = &[
 #[derive(Debug, Clone)]
 enum Secret {
     Tree(PathBuf),
-    Pattern(glob::Pattern),
+    /// A pattern, and the number of `/` in every path it matches where that is fixed
+    /// (no `**`, no bracket that could be read as holding one): only the ancestor with
+    /// that many is matched against it.
+    Pattern(glob::Pattern, Option<usize>),
+}
+
+/// The texts of `path`'s ancestors, `path` itself first, as [`Path::ancestors`] gives
+/// them, each with the number of `/` in it: each is a prefix of the text ending before a
+/// `/` (a `/` is never part of a character, so the lossy text of an ancestor is this
+/// prefix), then `/` itself for an absolute path. Linear in the text as a whole.
+fn ancestor_texts(path: &str) -> impl Iterator<Item = (&str, usize)> {
+    let trimmed = match path.trim_end_matches('/') {
+        "" if path.starts_with('/') => "/",
+        t => t,
+    };
+    let mut rest = Some((trimmed, trimmed.matches('/').count()));
+    std::iter::from_fn(move || {
+        let (current, slashes) = rest?;
+        rest = match current.rfind('/') {
+            _ if current == "/" => None,
+            Some(i) => {
+                // Only slashes before the last name: the root.
+                let parent = match current[..i].trim_end_matches('/') {
+                    "" => "/",
+                    t => t,
+                };
+                Some((
+                    parent,
+                    slashes - current[parent.len()..].matches('/').count(),
+                ))
+            }
+            None => Some(("", 0)).filter(|_| !current.is_empty()),
+        };
+        Some((current, slashes))
+    })
+}
+
+/// Of an absolute path's text with no doubled or trailing `/`, the one ancestor with `n`
+/// slashes, found from the start (`Some(None)`: none has); `None` where the text is not
+/// so plain or `n` is below 2 (`/` and `/a` both have one), for [`ancestor_texts`].
+fn ancestor_with_slashes(text: &str, n: usize) -> Option<Option<&str>> {
+    if n < 2 || !text.starts_with('/') || text.ends_with('/') || text.contains("//") {
+        return None;
+    }
+    // The ancestor with `n` slashes ends before the (n+1)-th, or is the whole text when
+    // it has exactly `n`.
+    Some(match text.match_indices('/').nth(n) {
+        Some((end, _)) => Some(&text[..end]),
+        None => (text.matches('/').count() == n).then_some(text),
+    })
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -252,7 +301,9 @@ impl Classifier {
             }
             if expanded.contains(['*', '?', '[']) {
                 if let Ok(p) = glob::Pattern::new(&expanded) {
-                    secrets.push(Secret::Pattern(p));
+                    let slashes = (!expanded.contains("**") && !expanded.contains('['))
+                        .then(|| expanded.matches('/').count());
+                    secrets.push(Secret::Pattern(p, slashes));
                 }
             } else {
                 secrets.push(Secret::Tree(real(Path::new(&expanded))));
@@ -284,16 +335,25 @@ impl Classifier {
 
     /// Whether `p` (resolved) is one of the secret paths.
     pub fn is_secret(&self, p: &Path) -> bool {
+        let opts = glob::MatchOptions {
+            case_sensitive: true,
+            require_literal_separator: true,
+            require_literal_leading_dot: false,
+        };
+        // Made once for every pattern, and each pattern looks only at the ancestors that
+        // can match it: a line of thousands of `cd`s makes paths as deep, and making the
+        // text again for each ancestor and pattern made judging it cubic in the line.
+        let mut text: Option<std::borrow::Cow<'_, str>> = None;
         self.secrets.iter().any(|s| match s {
             Secret::Tree(t) => p.starts_with(t),
-            Secret::Pattern(pat) => {
-                let opts = glob::MatchOptions {
-                    case_sensitive: true,
-                    require_literal_separator: true,
-                    require_literal_leading_dot: false,
-                };
-                p.ancestors()
-                    .any(|a| pat.matches_with(&a.to_string_lossy(), opts))
+            Secret::Pattern(pat, slashes) => {
+                let text = text.get_or_insert_with(|| p.to_string_lossy());
+                match slashes.and_then(|n| ancestor_with_slashes(text, n)) {
+                    Some(ancestor) => ancestor.is_some_and(|a| pat.matches_with(a, opts)),
+                    None => ancestor_texts(text)
+                        .filter(|(_, n)| slashes.is_none_or(|want| *n == want))
+                        .any(|(a, _)| pat.matches_with(a, opts)),
+                }
             }
         })
     }
@@ -315,7 +375,7 @@ impl Classifier {
                     .components()
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())
                     .collect(),
-                Secret::Pattern(p) => Path::new(p.as_str())
+                Secret::Pattern(p, _) => Path::new(p.as_str())
                     .components()
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())
                     .collect(),
@@ -328,7 +388,7 @@ impl Classifier {
                     .all(|(p, s)| glob_component_may_match(p, s));
             reaches.then(|| match s {
                 Secret::Tree(t) => t.display().to_string(),
-                Secret::Pattern(p) => p.as_str().to_string(),
+                Secret::Pattern(p, _) => p.as_str().to_string(),
             })
         })
     }
@@ -339,7 +399,7 @@ impl Classifier {
         self.is_secret(dir)
             || self.secrets.iter().any(|s| match s {
                 Secret::Tree(t) => t.starts_with(dir),
-                Secret::Pattern(pat) => {
+                Secret::Pattern(pat, _) => {
                     // The directory the pattern cannot leave.
                     let fixed: PathBuf = Path::new(pat.as_str())
                         .components()
@@ -610,6 +670,73 @@ mod extra_secrets_tests {
         for rel in EXTRA_SECRETS_IN_HOME {
             let spelled = format!("~/{rel}");
             assert!(DEFAULT_SECRETS.contains(&spelled.as_str()), "{spelled}");
+        }
+    }
+
+    /// The one ancestor with a number of slashes is the one the full list holds.
+    #[test]
+    fn the_ancestor_with_n_slashes_is_found_from_the_start() {
+        for p in [
+            "/a",
+            "/a/b",
+            "/a/b/c/d",
+            "/home/u/.ssh/id_rsa",
+            "/a//b",
+            "/a/b/",
+            "a/b/c",
+        ] {
+            for n in 0..6 {
+                let all: Vec<&str> = ancestor_texts(p)
+                    .filter(|(_, k)| *k == n)
+                    .map(|(a, _)| a)
+                    .collect();
+                match ancestor_with_slashes(p, n) {
+                    Some(one) => assert_eq!(one.into_iter().collect::<Vec<_>>(), all, "{p} {n}"),
+                    None => assert!(
+                        n < 2 || p.contains("//") || p.ends_with('/') || !p.starts_with('/')
+                    ),
+                }
+            }
+        }
+    }
+
+    /// The ancestors' texts are those of `Path::ancestors`, for every spelling.
+    #[test]
+    fn ancestor_texts_are_the_paths_ancestors() {
+        for p in [
+            "/",
+            "/a",
+            "/a/b/c",
+            "/a//b",
+            "//a",
+            "/a/b/",
+            "a",
+            "a/b",
+            "a/b/",
+            "",
+            "/é/\u{fffd}/x",
+        ] {
+            let want: Vec<String> = Path::new(p)
+                .ancestors()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let got: Vec<&str> = ancestor_texts(p).map(|(a, _)| a).collect();
+            for (a, n) in ancestor_texts(p) {
+                assert_eq!(n, a.matches('/').count(), "{p:?}: {a:?}");
+            }
+            // `Path` keeps a trailing slash or doubled ones in the path itself only.
+            let want: Vec<String> = want
+                .into_iter()
+                .enumerate()
+                .map(|(i, a)| {
+                    if i == 0 && a.len() > 1 {
+                        a.trim_end_matches('/').to_string()
+                    } else {
+                        a
+                    }
+                })
+                .collect();
+            assert_eq!(got, want, "{p:?}");
         }
     }
 }

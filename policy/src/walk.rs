@@ -48,6 +48,19 @@ pub struct Part {
     pub findings: Vec<Finding>,
 }
 
+/// The most of a command's text that names the parts of a nested line that is not text
+/// of the line itself (its start, which is text of the line).
+const STAND_IN_BYTES: usize = 1024;
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character.
+fn head_of(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
 /// `findings` with each repeat after its first occurrence dropped, in order.
 fn without_repeats(mut findings: Vec<Finding>) -> Vec<Finding> {
     if findings.len() <= 8 {
@@ -889,10 +902,17 @@ impl<'a> Walker<'a> {
                 let verbatim = parent.verbatim
                     && parent.text.len() <= parse::INLINE_BYTES
                     && parent.text.contains(src);
-                let stand_in = if parent.verbatim {
-                    self.cmd_text
-                        .clone()
-                        .or_else(|| Some(self.source_excerpt()))
+                // Read only where the source is not verbatim. At most
+                // [`STAND_IN_BYTES`] of the command: each part of the nested line
+                // is named by it, and a command of thousands of substitutions named
+                // each of its thousands of parts by the whole of it.
+                let stand_in = if verbatim {
+                    None
+                } else if parent.verbatim {
+                    Some(match &self.cmd_text {
+                        Some(text) => head_of(text, STAND_IN_BYTES).to_string(),
+                        None => self.source_excerpt(),
+                    })
                 } else {
                     parent.stand_in.clone()
                 };
@@ -935,13 +955,7 @@ impl<'a> Walker<'a> {
     /// bytes): names a part that stands for the whole source.
     fn source_excerpt(&self) -> String {
         match self.sources.last() {
-            Some(src) if src.verbatim => {
-                let mut end = src.text.len().min(200);
-                while !src.text.is_char_boundary(end) {
-                    end -= 1;
-                }
-                src.text[..end].to_string()
-            }
+            Some(src) if src.verbatim => head_of(&src.text, 200).to_string(),
             Some(src) => src
                 .stand_in
                 .clone()

@@ -9547,3 +9547,41 @@ fn a_command_with_thousands_of_arguments_is_judged_as_one_with_few() {
     assert_eq!(repeated.parts.len(), 1, "{}", show(&repeated));
     assert_eq!(repeated.rule, few.rule, "{}", show(&repeated));
 }
+
+/// Long lines are judged in time that grows with their length, and their parts named
+/// by text of the line of bounded size: a line of a thousand `cd`s (each path deeper
+/// than the last, looked at against every secret pattern's ancestors: cubic), and a
+/// command of thousands of substitutions past the size where nested lines stop being
+/// matched to the line's text (each of its parts was named by the whole command:
+/// hundreds of megabytes printed).
+#[test]
+fn long_lines_are_judged_and_named_in_linear_time() {
+    let c = classifier();
+    let cwd = Path::new(WT);
+    let cds: Vec<String> = (0..1_000).map(|i| format!("cd d{i}")).collect();
+    let v = c.classify_line(&format!("{} && touch x", cds.join(" && ")), cwd);
+    assert_eq!(v.level, Level::Yellow, "{}", show(&v));
+    let v = c.classify_line(&format!("{} && cat ~/.ssh/id_rsa", cds.join(" && ")), cwd);
+    assert_eq!(v.level, Level::Red, "{}", show(&v));
+
+    let substitutions: Vec<String> = (0..6_000).map(|i| format!("$(echo {i})")).collect();
+    let line = format!("echo {}", substitutions.join(" "));
+    assert!(line.len() > 64 << 10);
+    let v = c.classify_line(&line, cwd);
+    assert_eq!(v.level, Level::Yellow, "{}", v.rule);
+    assert!(v.parts.len() > 6_000, "{} parts", v.parts.len());
+    for p in &v.parts {
+        // The command itself is named as written; the commands it nests, by at most
+        // the start of it.
+        assert!(
+            p.part.len() <= 1024 || p.part == line,
+            "a part named by {} bytes",
+            p.part.len()
+        );
+        assert!(
+            line.contains(&p.part),
+            "{:?} is not text of the line",
+            p.part
+        );
+    }
+}

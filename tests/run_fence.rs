@@ -2556,8 +2556,23 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
 /// be stopped, then kills Z, so that the kernel continues Y; Y logs every 50 ms and copies
 /// what it can read from the terminal.
 fn a_process_continued_behind_the_prompt_is_stopped_again(w: &World) {
+    continued_behind_the_prompt(w, false);
+}
+
+/// The same, with the death arranged to come once everything is stopped: Z arms a POSIX
+/// timer that sends it SIGKILL two seconds after Y is ready (a stopped process still dies
+/// of SIGKILL), well after the stop has settled.
+fn a_process_continued_after_the_stop_settled_is_stopped_again(w: &World) {
+    continued_behind_the_prompt(w, true);
+}
+
+fn continued_behind_the_prompt(w: &World, late: bool) {
     use std::os::unix::fs::OpenOptionsExt;
-    let test = "a_process_continued_behind_the_prompt_is_stopped_again";
+    let test = if late {
+        "a_process_continued_after_the_stop_settled_is_stopped_again"
+    } else {
+        "a_process_continued_behind_the_prompt_is_stopped_again"
+    };
     if !cc_ready(test) {
         return;
     }
@@ -2568,6 +2583,7 @@ fn a_process_continued_behind_the_prompt_is_stopped_again(w: &World) {
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 static char state_of(pid_t p) {
     char path[64], b[512];
@@ -2584,6 +2600,7 @@ static char state_of(pid_t p) {
 int main(int argc, char **argv) {
     int log = open(argv[1], O_WRONLY | O_CREAT | O_APPEND, 0644);
     int idle = atoi(argv[2]);
+    int late = argc > 3 && strcmp(argv[3], "late") == 0;
     signal(SIGHUP, SIG_IGN);
     signal(SIGTSTP, SIG_IGN);
     signal(SIGTTIN, SIG_IGN);
@@ -2595,7 +2612,7 @@ int main(int argc, char **argv) {
             for (int i = 0; i < idle; i++)
                 if (fork() == 0) for (;;) pause();
             pid_t z = getppid(), y = getpid();
-            if (fork() == 0) {
+            if (!late && fork() == 0) {
                 while (state_of(y) != 'T') {}
                 kill(z, SIGKILL);
                 dprintf(log, "W killed Z\n");
@@ -2614,6 +2631,16 @@ int main(int argc, char **argv) {
                 }
                 dprintf(log, "alive\n");
             }
+        }
+        if (late) {
+            struct sigevent ev;
+            memset(&ev, 0, sizeof ev);
+            ev.sigev_notify = SIGEV_SIGNAL;
+            ev.sigev_signo = SIGKILL;
+            timer_t t;
+            struct itimerspec in = {{0, 0}, {2, 0}};
+            if (timer_create(CLOCK_MONOTONIC, &ev, &t) == 0 && timer_settime(t, 0, &in, 0) == 0)
+                dprintf(log, "timer armed\n");
         }
         for (;;) pause();
     }
@@ -2649,14 +2676,28 @@ int main(int argc, char **argv) {
     wait_for("bash-", 20);
     let log = w.worktree.join("orphaned.log");
     let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
-    typed(b"\"$F\" run --approver deny --quiet-blocks -- \"$P\" orphaned.log 2500 2>/dev/null\n");
+    let (idle, mode) = if late { (50, "late") } else { (2500, "") };
+    typed(
+        format!("\"$F\" run --approver deny --quiet-blocks -- \"$P\" orphaned.log {idle} {mode} 2>/dev/null\n")
+            .as_bytes(),
+    );
     let started = Instant::now();
-    while !log_text().contains("ready") && started.elapsed() < Duration::from_secs(30) {
+    while !(log_text().contains("ready") && (!late || log_text().contains("timer armed")))
+        && started.elapsed() < Duration::from_secs(30)
+    {
         std::thread::sleep(Duration::from_millis(20));
     }
+    let ready = Instant::now();
     typed(b"\x1a");
     wait_for("Stopped", 30);
     std::thread::sleep(Duration::from_millis(500));
+    let stopped = log_text().matches("alive").count();
+    if late {
+        // Past the timer's SIGKILL (two seconds after ready), which orphans Y's group:
+        // the kernel continues it, and the init's next walk of the stopped sandbox
+        // (20 to 160 ms later) stops it again.
+        std::thread::sleep(Duration::from_millis(3_500).saturating_sub(ready.elapsed()));
+    }
     let at_prompt = log_text().matches("alive").count();
     typed(b"echo typed-at-the-prompt\n");
     std::thread::sleep(Duration::from_millis(1500));
@@ -2680,6 +2721,12 @@ int main(int argc, char **argv) {
     assert!(
         text.contains("Stopped"),
         "fence did not stop on Ctrl-Z: {text}"
+    );
+    // Y logs every 50 ms: a few lines at most between its continuation and the walk
+    // that stops it again, none once stopped again.
+    assert!(
+        at_prompt <= stopped + 10,
+        "the sandbox ran on behind the prompt once the kernel continued it ({stopped} then {at_prompt} lines): {logged}\n{text}"
     );
     assert_eq!(
         at_prompt, later,
@@ -9341,6 +9388,7 @@ both_ways!(
     a_log_handed_in_for_appending_keeps_what_it_held,
     folders_holding_protected_paths_are_not_opened_to_other_accounts,
     a_process_continued_behind_the_prompt_is_stopped_again,
+    a_process_continued_after_the_stop_settled_is_stopped_again,
     a_datagram_socket_handed_in_from_outside_is_refused_at_start,
     datagram_to_an_outside_unix_socket_gets_nothing_through,
     a_fork_bomb_is_contained,

@@ -592,19 +592,21 @@ fn supervise(
 ) -> (i32, u32) {
     // SAFETY: getppid has no preconditions.
     let parent = unsafe { libc::getppid() };
-    // While the sandbox is stopped with threads still inside the kernel
-    // ([`Stop::Unsettled`]): when to walk it next, and the wait between walks, which grows
-    // from [`STOPPED_WATCH`] while nothing runs. The walk is due by the clock, whatever
-    // signals arrive meanwhile (a continued process could send the init one every few
-    // milliseconds to keep a wait from ever running out).
+    // While the sandbox is stopped: when to walk it next, and the wait between walks,
+    // which grows from [`STOPPED_WATCH`] while nothing runs. A sandbox found settled is
+    // watched too: a stopped process still dies of a SIGKILL it arranged before (a POSIX
+    // timer, `F_SETSIG` on a descriptor that becomes ready when the user types), and a
+    // death may orphan a process group whose stopped members the kernel continues. The
+    // walk is due by the clock, whatever signals arrive meanwhile (a continued process
+    // could send the init one every few milliseconds to keep a wait from ever running out).
     let mut watch: Option<(std::time::Instant, std::time::Duration)> = None;
     loop {
         if let Some((due, every)) = watch
             && std::time::Instant::now() >= due
         {
+            // Until the supervisor's SIGCONT (`fg`, `bg`) ends the watch.
             watch = match stop_what_runs() {
-                Some(true) => None,
-                Some(false) => {
+                Some(_) => {
                     let next = (every * 2).min(STOPPED_WATCH_MAX);
                     Some((std::time::Instant::now() + next, next))
                 }
@@ -671,8 +673,7 @@ fn supervise(
             // user types to the shell.
             let stop = stop_sandbox(in_pid_namespace);
             if stop != Stop::Failed {
-                watch = (stop == Stop::Unsettled)
-                    .then(|| (std::time::Instant::now() + STOPPED_WATCH, STOPPED_WATCH));
+                watch = Some((std::time::Instant::now() + STOPPED_WATCH, STOPPED_WATCH));
                 stopped();
             } else {
                 // Something would not stop: the session goes on as it was, fence does not
@@ -739,10 +740,10 @@ fn signal_sandbox(sig: libc::c_int, in_pid_namespace: bool) {
 /// How long [`stop_sandbox`] waits for every process of the sandbox to be stopped.
 const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// How soon [`supervise`] looks again at a stopped sandbox that still has a thread in the
-/// kernel ([`Stop::Unsettled`]); the wait doubles while nothing runs, up to
-/// [`STOPPED_WATCH_MAX`] (a `vfork` parent whose child was stopped waits as long as the
-/// session is stopped), and starts again at this after a walk that stopped something.
+/// How soon [`supervise`] looks again at a stopped sandbox; the wait doubles while nothing
+/// runs, up to [`STOPPED_WATCH_MAX`] (a `vfork` parent whose child was stopped waits as
+/// long as the session is stopped), and starts again at this after a walk that stopped
+/// something.
 const STOPPED_WATCH: std::time::Duration = std::time::Duration::from_millis(20);
 const STOPPED_WATCH_MAX: std::time::Duration = std::time::Duration::from_millis(160);
 
@@ -754,7 +755,8 @@ enum Stop {
     /// None runs, but some are still inside the kernel (uninterruptible: a `vfork` parent
     /// waiting for its stopped child, a core being dumped): each stops on its way back to
     /// its program, or dies — and a death may orphan a process group whose stopped members
-    /// the kernel then continues. Watched while the session is stopped.
+    /// the kernel then continues. (Every stopped sandbox is watched while the session is
+    /// stopped: a stopped process can still be killed.)
     Unsettled,
     /// Something still ran after [`STOP_WAIT`].
     Failed,
@@ -769,8 +771,9 @@ enum Stop {
 /// walk stops again whatever runs. Two clean walks: a process dying during the first
 /// (after the walk had passed the group it orphans) is seen in the second with the group
 /// it continued. Security boundary: fence stops, and the shell's prompt comes back, only
-/// then. While it is stopped, [`supervise`] stops again what an unsettled thread's later
-/// death continues, at its next walk (20 to 160 ms later): that long, such a process runs.
+/// then. While it is stopped, [`supervise`] stops again what a later death continues (an
+/// unsettled thread's, or a SIGKILL the sandbox arranged to arrive then), at its next walk
+/// (20 to 160 ms later): that long, such a process runs.
 fn stop_sandbox(in_pid_namespace: bool) -> Stop {
     signal_sandbox(libc::SIGSTOP, in_pid_namespace);
     let deadline = std::time::Instant::now() + STOP_WAIT;

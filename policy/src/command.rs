@@ -3512,10 +3512,16 @@ impl Walker<'_> {
             None => self.req.env.get("CDPATH")?.clone(),
         };
         for entry in cdpath.split(':') {
-            let base = if entry.is_empty() || entry == "." {
-                self.cwd_path()?
-            } else {
+            // An entry that is not absolute (`.`, `..`, `../..`, empty) is taken from the
+            // working directory, as bash takes it; where that is not known, neither is
+            // the folder `cd` goes to.
+            let base = if entry.starts_with('/') {
                 PathBuf::from(entry)
+            } else {
+                match self.cwd_path() {
+                    Some(cwd) => path::normalize(&cwd, Path::new(entry)),
+                    None => return Some(None),
+                }
             };
             let candidate = path::normalize(&base, Path::new(text));
             if self.cls.fs.exists(&candidate) {

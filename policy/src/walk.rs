@@ -1021,12 +1021,18 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_list(&mut self, list: &ast::CompoundList) {
-        for ast::CompoundListItem(and_or, _sep) in &list.0 {
+        for ast::CompoundListItem(and_or, sep) in &list.0 {
+            // A list run in the background (`cd src & rm -rf .`) runs in a subshell: what
+            // it changes (the working directory, variables) is not there after it.
+            let saved = matches!(sep, ast::SeparatorOperator::Async).then(|| self.state.clone());
             self.walk_pipeline(&and_or.first);
             for next in &and_or.additional {
                 match next {
                     ast::AndOr::And(p) | ast::AndOr::Or(p) => self.walk_pipeline(p),
                 }
+            }
+            if let Some(s) = saved {
+                self.restore_state(s);
             }
         }
     }
@@ -1038,6 +1044,13 @@ impl<'a> Walker<'a> {
         let inherited = std::mem::take(&mut self.stdin_pipe_in) || self.inherit_pipe;
         let (mut piped, mut found) = (None, None);
         for (i, cmd) in p.seq.iter().enumerate() {
+            // Each starts from the state before the pipeline, not from what the one
+            // before it changed (`cd src | rm -rf .` removes the folder it started in).
+            if i > 0
+                && let Some(s) = &saved
+            {
+                self.restore_state(s.clone());
+            }
             let io = CmdIo {
                 stdin_pipe: i > 0 || inherited,
                 piped: piped.take(),
@@ -1460,8 +1473,12 @@ impl<'a> Walker<'a> {
                 "${{!{v}}} (a variable whose name is not known before running)"
             ));
         }
+        // A command substitution runs in a subshell: a `cd` or an assignment in it
+        // changes nothing after it (`x=$(cd src); rm -rf .`).
         for s in &noticed.substitutions {
+            let saved = self.state.clone();
             network |= self.walk_nested(s);
+            self.restore_state(saved);
         }
         if let Some(expr) = noticed.arithmetic_on_unknown.first() {
             self.find(

@@ -3081,6 +3081,47 @@ fn cd_follows_home_and_cdpath_as_the_line_sets_them() {
             ("CDPATH=/ cd ./etc && touch x", yellow("")),
         ],
     );
+    // An entry that is not absolute is taken from the working directory (the line's,
+    // not fence's own).
+    let c = classifier_with(|s| {
+        s.fs = Arc::new(Folders(vec!["/work/other", "/work/repo/src/etc"]));
+    });
+    check_in(
+        &c,
+        "/work/repo/src",
+        &[
+            (
+                "CDPATH=../.. cd other && rm -rf .",
+                refused("fs.delete-outside"),
+            ),
+            ("CDPATH=. cd etc && touch x", yellow("")),
+            ("CDPATH=:/ cd etc && touch x", yellow("")),
+        ],
+    );
+}
+
+/// A `cd` (or an assignment) in a subshell changes nothing after it: in the background
+/// (`&`), in an element of a pipeline, in a command substitution, as in `( … )`.
+#[test]
+fn a_cd_in_a_subshell_changes_nothing_after_it() {
+    check(
+        &classifier(),
+        &[
+            ("(cd src); rm -rf .", refused("fs.delete-outside")),
+            ("cd src & rm -rf .", refused("fs.delete-outside")),
+            ("{ cd src; } & rm -rf .", refused("fs.delete-outside")),
+            ("cd src || true & rm -rf .", refused("fs.delete-outside")),
+            ("cd src | rm -rf .", refused("fs.delete-outside")),
+            ("x=$(cd src); rm -rf .", refused("fs.delete-outside")),
+            ("echo $(cd src) && rm -rf .", refused("fs.delete-outside")),
+            ("cd src & cat ../README.md", red("fence.path-outside")),
+            ("cd src | cat ../README.md", red("fence.path-outside")),
+            // Where the `cd` runs in the shell itself, it holds.
+            ("cd src && rm -rf .", red("fs.rm-recursive")),
+            ("cd src; rm -rf . &", red("fs.rm-recursive")),
+            ("cd src && rm -rf . | cat", red("fs.rm-recursive")),
+        ],
+    );
 }
 
 /// `sh -c STRING NAME ARG…` hands the string its `$0` and `$1`…: what the string runs

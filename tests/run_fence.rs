@@ -9411,6 +9411,87 @@ fn python_probe_interpreter_is_present_or_skipped_loudly() {
     }
 }
 
+/// A root session without namespaces writes the host's `/dev/shm`, which root owns: the
+/// sticky bit does not keep its owner from removing or replacing another account's file
+/// there, and a `chmod` would close it to every account for good. The sandbox keeps its own
+/// files there; the folder itself and the other accounts' files stay as they were. A
+/// `/dev/shm` of the test's own (a tmpfs in a mount namespace the test makes) stands for
+/// the host's; it is looked at after the session, from outside the sandbox.
+#[test]
+fn a_root_session_without_namespaces_leaves_dev_shm_and_other_accounts_files_alone() {
+    let Some(w) = World::new(
+        "a_root_session_without_namespaces_leaves_dev_shm_and_other_accounts_files_alone",
+        support::Who::Root,
+    ) else {
+        return;
+    };
+    let fence = w.fence(&[
+        "--".as_ref(),
+        "/bin/sh".as_ref(),
+        "-c".as_ref(),
+        "rm -f /dev/shm/other; echo x > /dev/shm/evil; mv -f /dev/shm/evil /dev/shm/other2; \
+         chmod 0700 /dev/shm; touch -d 2001-01-01 /dev/shm; \
+         echo mine > /dev/shm/mine && rm /dev/shm/mine && echo removed-own"
+            .as_ref(),
+    ]);
+    let script = "mount -t tmpfs -o mode=1777 tmpfs /dev/shm || exit 90
+        for f in other other2; do echo theirs > /dev/shm/$f; chown 65534:65534 /dev/shm/$f; chmod 600 /dev/shm/$f; done
+        touch -d 2020-01-01 /dev/shm
+        FENCE_NO_NAMESPACES=1 \"$0\" \"$@\"
+        echo \"after: $(stat -c '%a %Y' /dev/shm) $(ls /dev/shm | tr '\\n' ' ')$(stat -c '%U' /dev/shm/other2) $(cat /dev/shm/other2)\"";
+    let mut wrapped = std::process::Command::new("unshare");
+    wrapped
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "/bin/sh",
+            "-c",
+            script,
+        ])
+        .arg(fence.get_program())
+        .args(fence.get_args())
+        .current_dir(&w.worktree);
+    for (k, v) in fence.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    let out = wrapped.output().unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if out.status.code() == Some(90) {
+        support::skip(
+            "a_root_session_without_namespaces_leaves_dev_shm_and_other_accounts_files_alone",
+            "a tmpfs cannot be mounted on /dev/shm in a mount namespace here",
+        );
+        return;
+    }
+    let after = text
+        .lines()
+        .find_map(|l| l.strip_prefix("after: "))
+        .unwrap_or_else(|| panic!("no state read after the session: {text}"));
+    let words: Vec<&str> = after.split_whitespace().collect();
+    // The folder's mode is the same; its times moved only by the names the sandbox made
+    // and removed (not to 2001, 978307200); the other account's files are there, theirs.
+    assert_eq!(words.first(), Some(&"1777"), "{text}");
+    assert_ne!(words.get(1), Some(&"978307200"), "{text}");
+    assert!(
+        words.contains(&"other") && words.contains(&"other2"),
+        "{text}"
+    );
+    assert!(after.ends_with("nobody theirs"), "{text}");
+    assert!(text.contains("removed-own"), "{text}");
+    assert!(
+        text.contains("another account's file in the host's /dev/shm"),
+        "{text}"
+    );
+}
+
 /// A connect fence makes for the sandbox carries fence's own credentials, so an approval
 /// socket is never opened with `--allow-unix`: the session does not start.
 #[test]

@@ -160,6 +160,16 @@ impl Fence {
         self.unreadable.iter().any(|u| u.starts_with(path))
     }
 
+    /// Whether `path` is the host's `/dev/shm` as the sandbox writes it (no mount
+    /// namespace, so not a private one): a folder every account of the machine shares,
+    /// which a root sandbox owns. The sandbox makes, writes and removes its own entries
+    /// there; the folder itself, and other accounts' entries, are not its to change (as
+    /// its owner, root may remove any entry despite the sticky bit, and close the folder
+    /// to everyone with a `chmod`).
+    pub fn is_shared_folder(&self, path: &Path) -> bool {
+        !self.read_only_view && path == Path::new("/dev/shm")
+    }
+
     /// The writable root containing `path`, if any.
     pub fn root_of(&self, path: &Path) -> Option<&Path> {
         self.writable

@@ -338,6 +338,7 @@ pub fn perform_on_fd(
     // descriptor reaches the shared file itself, and no private copy can take its place.
     if !path.is_absolute()
         || fence.root_of(path).is_none()
+        || fence.is_shared_folder(path)
         || !in_sandbox_view(&copy, bytes, fence.root_of(path))
         || fence.is_protected(path, false)
         || (op.may_open_to_others(|| owner_of_fd(&copy)) && fence.is_protected(path, true))

@@ -334,6 +334,17 @@ impl LastName {
     }
 }
 
+/// Whether `path` names an entry owned by another account than the caller's filesystem
+/// uid (a missing entry, or one whose owner cannot be read, is not).
+fn another_accounts_entry(path: &Path, caller: Caller) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    super::acting::TargetCredentials::of_thread(caller.tid)
+        .map_or(true, |creds| creds.fsuid != meta.uid())
+}
+
 /// The kernel's answer to a call whose path the kernel refuses by its spelling before it
 /// asks for any right: a trailing slash on something that is not a directory, or on a name
 /// it would make as anything else (`cp f newdir/` with `newdir` missing: `open("newdir/",
@@ -897,6 +908,24 @@ pub fn check_from(
                     "fence.secret-path",
                 );
             }
+            // Another account's entry in the host's /dev/shm is not removed, moved or
+            // replaced: a root sandbox owns the folder, and the sticky bit lets its owner
+            // do all three. Policy, checked by path: only that account could swap another
+            // of its entries in at the name after the check.
+            if matches!(*op, "unlink" | "rmdir" | "rename")
+                && let Some(p) = resolved.iter().find(|p| {
+                    p.parent().is_some_and(|d| fence.is_shared_folder(d))
+                        && another_accounts_entry(p, caller)
+                })
+            {
+                return refused(
+                    event,
+                    libc::EPERM,
+                    "another account's file in the host's /dev/shm, which every account shares",
+                    p.as_os_str().as_bytes(),
+                    "fence.path-outside",
+                );
+            }
             // Nor is a folder that holds a secret moved, exchanged or replaced: the secret
             // would lie at a path no rule hides, readable in the next session (and, without
             // a mount view, through an open the supervisor carries out in the moved folder,
@@ -1456,6 +1485,16 @@ pub fn check_from(
                     "change of who may write a folder holding protected paths",
                     &target,
                     "fence.protected-path",
+                    on_yes(),
+                );
+            }
+            if fence.is_shared_folder(&target) {
+                return asked(
+                    event,
+                    libc::EPERM,
+                    "metadata change of the host's /dev/shm itself, which every account shares",
+                    &target,
+                    "fence.metadata-outside",
                     on_yes(),
                 );
             }

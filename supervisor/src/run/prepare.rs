@@ -76,7 +76,7 @@ fn remove_stale_sessions(base: &Path, uid: u32) {
         if st.st_uid != uid || !old || !try_lock(&dir) {
             continue;
         }
-        empty_tree(&dir);
+        empty_tree(&dir, STALE_TREE_BUDGET);
         drop(dir);
         // Whatever folder now has the name goes only if it is empty.
         // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor.
@@ -203,7 +203,7 @@ pub fn remove_tree(path: &Path) {
         && let Ok(name) = std::ffi::CString::new(name.as_bytes())
         && let Ok(top) = open_folder_at(&parent, &name)
     {
-        empty_tree(&top);
+        empty_tree(&top, OWN_TREE_BUDGET);
         drop(top);
         // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor; whatever
         // folder has the name by now goes only if it is empty.
@@ -221,8 +221,14 @@ pub fn remove_tree(path: &Path) {
 /// the top folder (by `renameat2` between two descriptors) and emptied on a later pass, so
 /// a tree of any depth goes with a bounded number of descriptors.
 const MAX_DEPTH: usize = 100;
-/// Passes over the top folder (each takes `MAX_DEPTH` more levels).
-const MAX_PASSES: usize = 1000;
+/// How long the session's own TMPDIR is emptied at its end, in passes over the top folder
+/// (each takes `MAX_DEPTH` more levels) for as long as each pass removes or moves
+/// something: its processes are gone by then, so only a tree the sandbox spent as long
+/// making outlasts it (a tree 100,000 folders deep goes in about a second here; it took
+/// minutes to make). A stale session's folder, emptied at a later start, gets less: a
+/// start does not wait on what a sandbox left.
+const OWN_TREE_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
+const STALE_TREE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Opens the folder at `path` (a session directory's parent: `/dev/shm`, `/tmp`, `$TMPDIR`).
 fn open_folder(path: &Path) -> std::io::Result<OwnedFd> {
@@ -240,10 +246,12 @@ struct Moves {
     done: u64,
 }
 
-/// Removes everything in the folder open at `top`.
-fn empty_tree(top: &OwnedFd) {
+/// Removes everything in the folder open at `top`, in passes for as long as each makes
+/// progress, up to `budget`.
+fn empty_tree(top: &OwnedFd, budget: std::time::Duration) {
     let mut moves = Moves { next: 0, done: 0 };
-    for _ in 0..MAX_PASSES {
+    let until = std::time::Instant::now() + budget;
+    while std::time::Instant::now() < until {
         let before = moves.done;
         empty_folder(top, 0, top, &mut moves);
         if moves.done == before {
@@ -1209,6 +1217,28 @@ mod tests {
         remove_tree(&top);
         assert!(!top.exists(), "the deep tree is gone");
         assert_eq!(std::fs::read_dir(base.path()).unwrap().count(), 0);
+    }
+
+    /// A tree deeper than any fixed number of passes over the top folder takes (each takes
+    /// 100 levels): it goes as long as each pass makes progress. 1,000 passes were the
+    /// limit, and a sandbox without a mount namespace left a TMPDIR 101,000 folders deep.
+    #[test]
+    fn a_tree_deeper_than_a_thousand_passes_is_removed() {
+        let base = tempfile::tempdir().unwrap();
+        let top = base.path().join("fence-0-deeper");
+        std::fs::create_dir(&top).unwrap();
+        let mut fd: OwnedFd = open_folder(&top).unwrap();
+        for _ in 0..100_500 {
+            // SAFETY: mkdirat of a NUL-terminated name relative to our descriptor.
+            assert_eq!(
+                unsafe { libc::mkdirat(fd.as_raw_fd(), c"d".as_ptr(), 0o700) },
+                0
+            );
+            fd = super::super::spare_folders::open_dir_at(fd.as_raw_fd(), c"d").unwrap();
+        }
+        drop(fd);
+        remove_tree(&top);
+        assert!(!top.exists(), "the deep tree is gone");
     }
 
     #[test]

@@ -355,7 +355,8 @@ fn open_folder_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
 /// one of [`CREDENTIAL_WORDS`] as a whole word (`DB_PASS`, `MYSQL_PWD`, `SENTRY_DSN`: a
 /// word, so that `GIT_AUTHOR_NAME`, `XAUTHORITY` and `PWD` itself stay); AUTH as the last
 /// word or before CONFIG or HEADER (`BASIC_AUTH`, `DOCKER_AUTH_CONFIG`, `NPM_CONFIG__AUTH`,
-/// not `AUTH_TYPE` or npm's `always_auth`); connection strings; password-manager sessions.
+/// not `AUTH_TYPE` or npm's `always_auth`); a word ending in PW; COOKIE anywhere; a web
+/// session's id; connection strings; password-manager sessions.
 /// By value: a password in a URL (`postgres://user:pw@host/db`), in a query or
 /// connection string (`?password=…`, `Server=h;Password=…`), or in a proxy's login
 /// without a scheme (`HTTPS_PROXY=user:pw@proxy:3128`), whatever the variable is called.
@@ -391,8 +392,14 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
         || (words.iter().any(|w| CREDENTIAL_WORDS.contains(w))
             && !matches!(upper.as_slice(), b"PWD" | b"OLDPWD"))
         || auth_names_a_credential
-        // `DB_PW`; not Playwright's `PW_TEST_…` settings.
-        || (words.len() > 1 && words.last() == Some(&&b"PW"[..]))
+        // `DB_PW`, `PW`, `LDAP_BINDPW`, `MASTERPW`; not Playwright's `PW_TEST_…` settings.
+        || words.iter().enumerate().any(|(i, w)| {
+            w.ends_with(b"PW") && !(*w == b"PW" && i == 0 && words.len() > 1)
+        })
+        // A web session's id or cookie jar (`SESSIONID`, `APP_SESSION_ID`, `COOKIEJAR`);
+        // not the login session's number (`XDG_SESSION_ID`).
+        || (holds(&joined, b"SESSIONID") && !upper.starts_with(b"XDG_"))
+        || holds(&upper, b"COOKIE")
         || has_url_password(value)
         || has_password_field(value)
         || (upper.ends_with(b"_PROXY") && has_bare_login(value))
@@ -514,8 +521,10 @@ fn is_jwt(text: &[u8]) -> bool {
 /// Words that name a credential when they stand alone in a variable's name.
 /// (`CI_JOB_JWT` is GitLab's signed identity token, `SLACK_WEBHOOK_URL` a URL whose path
 /// is the secret; `BEARER` and `AUTHORIZATION` name tokens sent as they are.)
-const CREDENTIAL_WORDS: [&[u8]; 13] = [
+const CREDENTIAL_WORDS: [&[u8]; 15] = [
     b"PAT",
+    b"TOK",
+    b"PWORD",
     b"CREDS",
     b"PASS",
     b"PASSWD",
@@ -1478,7 +1487,20 @@ mod tests {
                 "x eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
             ),
         ];
+        let more_gone = [
+            ("LDAP_BINDPW", "x"),
+            ("MASTERPW", "x"),
+            ("PW", "x"),
+            ("PWORD", "x"),
+            ("ACCESS_TOK", "x"),
+            ("X_TOK", "x"),
+            ("SESSIONID", "x"),
+            ("APP_SESSION_ID", "x"),
+            ("COOKIEJAR", "/home/a/cookies.txt"),
+        ];
         let kept = [
+            ("XDG_SESSION_ID", "3"),
+            ("TOKIO_WORKER_THREADS", "4"),
             ("GIT_AUTHOR_NAME", "A"),
             ("GIT_AUTHOR_EMAIL", "a@example.com"),
             ("XAUTHORITY", "/run/user/1000/xauth"),
@@ -1517,6 +1539,7 @@ mod tests {
         ];
         let cases = gone
             .iter()
+            .chain(more_gone.iter())
             .map(|c| (c, true))
             .chain(kept.iter().map(|c| (c, false)));
         for ((name, value), removed) in cases {

@@ -355,8 +355,8 @@ fn open_folder_at(dir: &OwnedFd, name: &CStr) -> std::io::Result<OwnedFd> {
 /// one of [`CREDENTIAL_WORDS`] as a whole word (`DB_PASS`, `MYSQL_PWD`, `SENTRY_DSN`: a
 /// word, so that `GIT_AUTHOR_NAME`, `XAUTHORITY` and `PWD` itself stay); AUTH as the last
 /// word or before CONFIG or HEADER (`BASIC_AUTH`, `DOCKER_AUTH_CONFIG`, `NPM_CONFIG__AUTH`,
-/// not `AUTH_TYPE` or npm's `always_auth`); a word ending in PW; COOKIE anywhere; a web
-/// session's id; connection strings; password-manager sessions.
+/// not `AUTH_TYPE` or npm's `always_auth`); a word ending in PW; a web session's id;
+/// connection strings; password-manager sessions.
 /// By value: a password in a URL (`postgres://user:pw@host/db`), in a query or
 /// connection string (`?password=…`, `Server=h;Password=…`), or in a proxy's login
 /// without a scheme (`HTTPS_PROXY=user:pw@proxy:3128`), whatever the variable is called.
@@ -396,10 +396,9 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
         || words.iter().enumerate().any(|(i, w)| {
             w.ends_with(b"PW") && !(*w == b"PW" && i == 0 && words.len() > 1)
         })
-        // A web session's id or cookie jar (`SESSIONID`, `APP_SESSION_ID`, `COOKIEJAR`);
-        // not the login session's number (`XDG_SESSION_ID`).
+        // A web session's id (`SESSIONID`, `APP_SESSION_ID`); not the login session's
+        // number (`XDG_SESSION_ID`).
         || (holds(&joined, b"SESSIONID") && !upper.starts_with(b"XDG_"))
-        || holds(&upper, b"COOKIE")
         || has_url_password(value)
         || has_password_field(value)
         || (upper.ends_with(b"_PROXY") && has_bare_login(value))
@@ -521,10 +520,12 @@ fn is_jwt(text: &[u8]) -> bool {
 /// Words that name a credential when they stand alone in a variable's name.
 /// (`CI_JOB_JWT` is GitLab's signed identity token, `SLACK_WEBHOOK_URL` a URL whose path
 /// is the secret; `BEARER` and `AUTHORIZATION` name tokens sent as they are.)
-const CREDENTIAL_WORDS: [&[u8]; 15] = [
+const CREDENTIAL_WORDS: [&[u8]; 17] = [
     b"PAT",
     b"TOK",
     b"PWORD",
+    b"COOKIES",
+    b"COOKIEJAR",
     b"CREDS",
     b"PASS",
     b"PASSWD",
@@ -1500,6 +1501,7 @@ mod tests {
         ];
         let kept = [
             ("XDG_SESSION_ID", "3"),
+            ("COOKIECUTTER_CONFIG", "/home/a/.cookiecutterrc"),
             ("TOKIO_WORKER_THREADS", "4"),
             ("GIT_AUTHOR_NAME", "A"),
             ("GIT_AUTHOR_EMAIL", "a@example.com"),

@@ -483,10 +483,13 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
         &["git clean -f"],
         "Deletes untracked files",
     ),
+    // Yellow, as SPEC §2 leaves every command its red list does not name (it names
+    // `git reset --hard` and `git clean -f`): asked with its own reason, and "Always" may
+    // be offered for the exact line.
     rule(
         RuleId::GitDiscard,
         "git.discard-changes",
-        Red,
+        Yellow,
         false,
         // Line context only: git runs `checkout -f` itself in submodules
         // (`git submodule update`), where the exec check would ask about its own work.

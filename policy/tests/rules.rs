@@ -2327,18 +2327,23 @@ fn red_asked_rules() {
             ("git clean -d -f", red("git.clean-force")),
             ("git clean --force", red("git.clean-force")),
             ("git clean -ffdx", red("git.clean-force")),
-            ("git checkout -- src/main.rs", red("git.discard-changes")),
-            ("git checkout HEAD -- .", red("git.discard-changes")),
-            ("git checkout .", red("git.discard-changes")),
-            ("git checkout -f main", red("git.discard-changes")),
+            // the other ways git discards work: yellow (SPEC §2 names only the two
+            // above), asked with their own reason
+            ("git checkout -- src/main.rs", yellow("git.discard-changes")),
+            ("git checkout HEAD -- .", yellow("git.discard-changes")),
+            ("git checkout .", yellow("git.discard-changes")),
+            ("git checkout -f main", yellow("git.discard-changes")),
             (
                 "git switch --discard-changes main",
-                red("git.discard-changes"),
+                yellow("git.discard-changes"),
             ),
-            ("git restore src/main.rs", red("git.discard-changes")),
-            ("git restore --source=HEAD~2 .", red("git.discard-changes")),
-            ("git stash drop", red("git.discard-changes")),
-            ("git stash clear", red("git.discard-changes")),
+            ("git restore src/main.rs", yellow("git.discard-changes")),
+            (
+                "git restore --source=HEAD~2 .",
+                yellow("git.discard-changes"),
+            ),
+            ("git stash drop", yellow("git.discard-changes")),
+            ("git stash clear", yellow("git.discard-changes")),
             // what keeps the work
             (
                 "git restore --staged src/main.rs",
@@ -3757,7 +3762,7 @@ fn protected_paths_at_any_depth_and_through_git_are_red() {
             ("git restore --source HEAD~1 .vscode/settings.json", PROT),
             ("git mv x .envrc", PROT),
             ("git checkout HEAD", yellow("default.unknown")),
-            ("git checkout -- src/a.rs", red("git.discard-changes")),
+            ("git checkout -- src/a.rs", yellow("git.discard-changes")),
             ("echo x > sub/envrc", yellow("fs.write-inside")),
             ("echo '{}' > .devcontainer/devcontainer.json", PROT),
             ("echo '{}' > .devcontainer.json", PROT),

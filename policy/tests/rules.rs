@@ -9597,9 +9597,8 @@ fn a_command_with_thousands_of_arguments_is_judged_as_one_with_few() {
 /// Long lines are judged in time that grows with their length, and their parts named
 /// by text of the line of bounded size: a line of a thousand `cd`s (each path deeper
 /// than the last, looked at against every secret pattern's ancestors: cubic), and a
-/// command of thousands of substitutions past the size where nested lines stop being
-/// matched to the line's text (each of its parts was named by the whole command:
-/// hundreds of megabytes printed).
+/// command whose nested line is not text of the line (each of its parts was named by the
+/// whole command: a 77 KB command of 6,000 substitutions printed 373 MB).
 #[test]
 fn long_lines_are_judged_and_named_in_linear_time() {
     let c = classifier();
@@ -9610,20 +9609,21 @@ fn long_lines_are_judged_and_named_in_linear_time() {
     let v = c.classify_line(&format!("{} && cat ~/.ssh/id_rsa", cds.join(" && ")), cwd);
     assert_eq!(v.level, Level::Red, "{}", show(&v));
 
-    let substitutions: Vec<String> = (0..6_000).map(|i| format!("$(echo {i})")).collect();
-    let line = format!("echo {}", substitutions.join(" "));
-    assert!(line.len() > 64 << 10);
+    // A `sh -c` string with escaped quotes is not text of the line once unquoted: its
+    // commands are named by the command that runs it, here some 6 KiB long.
+    let commands: Vec<String> = (0..200)
+        .map(|i| format!("echo \\\"$(echo {i})\\\";"))
+        .collect();
+    let line = format!("sh -c \"{}\"", commands.join(" "));
+    assert!(line.len() > 4 << 10);
     let v = c.classify_line(&line, cwd);
-    assert_eq!(v.level, Level::Yellow, "{}", v.rule);
-    assert!(v.parts.len() > 6_000, "{} parts", v.parts.len());
+    assert_eq!(v.level, Level::Yellow, "{}", show(&v));
+    assert!(v.parts.len() > 200, "{} parts", v.parts.len());
+    // The command itself is named as written; the commands it nests, by at most the
+    // start of it: one long name, not one for each nested command.
+    let long = v.parts.iter().filter(|p| p.part.len() > 1024).count();
+    assert!(long <= 1, "{long} parts named by more than 1 KiB");
     for p in &v.parts {
-        // The command itself is named as written; the commands it nests, by at most
-        // the start of it.
-        assert!(
-            p.part.len() <= 1024 || p.part == line,
-            "a part named by {} bytes",
-            p.part.len()
-        );
         assert!(
             line.contains(&p.part),
             "{:?} is not text of the line",

@@ -3512,10 +3512,19 @@ impl Walker<'_> {
             None => self.req.env.get("CDPATH")?.clone(),
         };
         for entry in cdpath.split(':') {
-            // An entry that is not absolute (`.`, `..`, `../..`, empty) is taken from the
-            // working directory, as bash takes it; where that is not known, neither is
-            // the folder `cd` goes to.
-            let base = if entry.starts_with('/') {
+            // A `~` at an entry's start is the home: bash expands it after each `:` of an
+            // assignment (`CDPATH=.:~`). An entry that is not absolute (`.`, `..`,
+            // `../..`, empty) is taken from the working directory, as bash takes it; where
+            // that is not known, neither is the folder `cd` goes to.
+            let home_based = entry
+                .strip_prefix('~')
+                .filter(|rest| rest.is_empty() || rest.starts_with('/'));
+            let base = if let Some(rest) = home_based {
+                match crate::word::Scope::home(self) {
+                    Some(h) => PathBuf::from(format!("{h}{rest}")),
+                    None => return Some(None),
+                }
+            } else if entry.starts_with('/') {
                 PathBuf::from(entry)
             } else {
                 match self.cwd_path() {
@@ -3523,8 +3532,9 @@ impl Walker<'_> {
                     None => return Some(None),
                 }
             };
+            // A folder, as bash wants (a file of that name is passed over).
             let candidate = path::normalize(&base, Path::new(text));
-            if self.cls.fs.exists(&candidate) {
+            if self.cls.fs.is_dir(&candidate) {
                 return Some(Some(candidate));
             }
         }

@@ -1069,7 +1069,13 @@ impl<'a> Walker<'a> {
         }
         self.stdout_text = None;
         self.stdout_found = None;
-        if let Some(s) = saved {
+        // Under bash's `lastpipe` (which a line may set: `shopt -s lastpipe`), the last
+        // element runs in the shell itself, so what it changes stays.
+        let lastpipe = self
+            .sources
+            .first()
+            .is_some_and(|s| s.text.contains("lastpipe"));
+        if let Some(s) = saved.filter(|_| !lastpipe) {
             self.restore_state(s);
         }
     }

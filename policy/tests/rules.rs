@@ -3067,6 +3067,10 @@ impl policy::FsView for Folders {
     fn exists(&self, path: &Path) -> bool {
         self.0.iter().any(|d| Path::new(d) == path)
     }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        self.exists(path)
+    }
 }
 
 /// `cd` goes where the shell would: `$HOME` as the line set it, and a `$CDPATH` entry
@@ -3103,6 +3107,24 @@ fn cd_follows_home_and_cdpath_as_the_line_sets_them() {
             ("CDPATH=:/ cd etc && touch x", yellow("")),
         ],
     );
+    // A `~` after a colon is the home (bash expands it in the assignment), and an entry
+    // whose candidate is a file is passed over, as bash passes it.
+    let c = classifier_with(|s| {
+        s.fs = Arc::new(Folders(vec!["/home/dev/.cargo", "/work/other/x"]));
+    });
+    check(
+        &c,
+        &[
+            (
+                "CDPATH=.:~ cd .cargo && rm -rf *",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "CDPATH=.:/work/other cd x && rm -rf *",
+                refused("fs.delete-outside"),
+            ),
+        ],
+    );
 }
 
 /// A `cd` (or an assignment) in a subshell changes nothing after it: in the background
@@ -3125,7 +3147,24 @@ fn a_cd_in_a_subshell_changes_nothing_after_it() {
             ("cd src && rm -rf .", red("fs.rm-recursive")),
             ("cd src; rm -rf . &", red("fs.rm-recursive")),
             ("cd src && rm -rf . | cat", red("fs.rm-recursive")),
+            // Under `lastpipe` the last element runs in the shell itself.
+            (
+                "shopt -s lastpipe; echo | cd src; rm -rf .",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "shopt -s lastpipe; cd src | echo; rm -rf .",
+                refused("fs.delete-outside"),
+            ),
         ],
+    );
+    check_in(
+        &classifier(),
+        "/work/repo/sub",
+        &[(
+            "shopt -s lastpipe; echo | cd ..; rm -rf ../repo",
+            refused("fs.delete-outside"),
+        )],
     );
 }
 

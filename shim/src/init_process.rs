@@ -600,23 +600,48 @@ fn supervise(
     // walk is due by the clock, whatever signals arrive meanwhile (a continued process
     // could send the init one every few milliseconds to keep a wait from ever running out).
     let mut watch: Option<(std::time::Instant, std::time::Duration)> = None;
+    // While stopped, the deaths that could continue a process group are waited for too:
+    // a pidfd of each live process of the sandbox, readable once it has exited, with the
+    // signals this loop waits for as a signalfd. A death wakes a walk at once; without
+    // them (no pidfds, too many descriptors) the walks are timed alone.
+    let mut deaths: Option<DeathWatch> = None;
     loop {
+        let death_seen = deaths.as_ref().is_some_and(DeathWatch::died);
         if let Some((due, every)) = watch
-            && std::time::Instant::now() >= due
+            && (death_seen || std::time::Instant::now() >= due)
         {
-            // Until the supervisor's SIGCONT (`fg`, `bg`) ends the watch.
-            watch = match stop_what_runs() {
-                Some(_) => {
-                    let next = (every * 2).min(STOPPED_WATCH_MAX);
-                    Some((std::time::Instant::now() + next, next))
-                }
-                None => Some((std::time::Instant::now() + STOPPED_WATCH, STOPPED_WATCH)),
+            // Until the supervisor's SIGCONT (`fg`, `bg`) ends the watch. With deaths
+            // watched, a walk that finds nothing running waits long ([`STOPPED_BACKSTOP`]):
+            // only a death continues a stopped process from inside.
+            let ran = stop_what_runs().is_none();
+            // The processes change only by a death or by what ran: the pidfds are made
+            // again then (and where there were none).
+            if ran || death_seen || deaths.is_none() {
+                deaths = DeathWatch::of_sandbox(set);
+            }
+            let calm = if deaths.is_some() {
+                STOPPED_BACKSTOP
+            } else {
+                STOPPED_WATCH_MAX
             };
+            let next = if ran {
+                STOPPED_WATCH
+            } else {
+                (every * 2).min(calm)
+            };
+            watch = Some((std::time::Instant::now() + next, next));
             continue;
         }
         // SAFETY: siginfo_t is plain data; sigwaitinfo writes it.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         let sig = if let Some((due, _)) = watch {
+            let left = due.saturating_duration_since(std::time::Instant::now());
+            if let Some(d) = &deaths {
+                // A signal is taken below at once; a death or the time wakes the walk.
+                if !d.wait(left) {
+                    continue;
+                }
+            }
             let left = due.saturating_duration_since(std::time::Instant::now());
             let wait = libc::timespec {
                 tv_sec: left.as_secs() as libc::time_t,
@@ -674,6 +699,7 @@ fn supervise(
             let stop = stop_sandbox(in_pid_namespace);
             if stop != Stop::Failed {
                 watch = Some((std::time::Instant::now() + STOPPED_WATCH, STOPPED_WATCH));
+                deaths = DeathWatch::of_sandbox(set);
                 stopped();
             } else {
                 // Something would not stop: the session goes on as it was, fence does not
@@ -689,6 +715,7 @@ fn supervise(
         if sig == libc::SIGCONT {
             // The shell's `fg`/`bg`: the whole sandbox goes on, as it was stopped whole.
             watch = None;
+            deaths = None;
             signal_sandbox(libc::SIGCONT, in_pid_namespace);
             continue;
         }
@@ -747,6 +774,115 @@ const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 const STOPPED_WATCH: std::time::Duration = std::time::Duration::from_millis(20);
 const STOPPED_WATCH_MAX: std::time::Duration = std::time::Duration::from_millis(160);
 
+/// How long a stopped sandbox whose deaths are watched ([`DeathWatch`]) waits between
+/// walks that find nothing running: a backstop, since nothing inside continues a stopped
+/// process but a death, which wakes a walk at once. A walk of a thousand processes costs
+/// some 20 ms; at this pace a session left stopped for hours costs next to nothing.
+const STOPPED_BACKSTOP: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The deaths of a stopped sandbox's processes, and the signals [`supervise`] waits for,
+/// as descriptors one `poll` waits on.
+struct DeathWatch {
+    signals: OwnedFd,
+    pidfds: Vec<OwnedFd>,
+}
+
+impl DeathWatch {
+    /// A pidfd for each process of the sandbox that has not exited, and a signalfd of
+    /// `set` (blocked, as [`supervise`] keeps it). `None` where either cannot be had (a
+    /// kernel before 5.3, no descriptor left): the walks are then timed alone.
+    fn of_sandbox(set: &libc::sigset_t) -> Option<DeathWatch> {
+        // SAFETY: signalfd with a valid sigset makes a new descriptor.
+        let fd = unsafe { libc::signalfd(-1, set, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a fresh descriptor we own.
+        let signals = unsafe { OwnedFd::from_raw_fd(fd) };
+        // A descriptor per process: as many as the hard limit allows (this process runs
+        // nothing else; the sandbox's own limits were set before its exec).
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit with a valid rlimit.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0
+                && limit.rlim_cur < limit.rlim_max
+            {
+                limit.rlim_cur = limit.rlim_max;
+                libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+            }
+        }
+        let me = std::process::id() as libc::pid_t;
+        let mut pidfds = Vec::new();
+        for pid in descendants_of(me) {
+            // One that has exited (a zombie its stopped parent has not reaped) would read
+            // as a death at every wait.
+            if is_zombie(pid) {
+                continue;
+            }
+            // SAFETY: pidfd_open with a pid and no flags makes a new descriptor.
+            let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+            if fd < 0 {
+                let e = std::io::Error::last_os_error().raw_os_error();
+                if e == Some(libc::ESRCH) {
+                    continue;
+                }
+                return None;
+            }
+            // SAFETY: a fresh descriptor we own.
+            pidfds.push(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) });
+        }
+        Some(DeathWatch { signals, pidfds })
+    }
+
+    /// Waits up to `left` for a signal, a death or the time. Whether a signal is pending
+    /// (taken by the caller at once).
+    fn wait(&self, left: std::time::Duration) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut fds: Vec<libc::pollfd> = std::iter::once(&self.signals)
+            .chain(&self.pidfds)
+            .map(|fd| libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // Rounded up: a wait of less than a millisecond would not wait at all.
+        let ms = (left.as_micros().div_ceil(1000)).min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: a valid array of pollfds of descriptors we own.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        n > 0 && fds[0].revents != 0
+    }
+
+    /// Whether a process watched has exited since the pidfds were made.
+    fn died(&self) -> bool {
+        use std::os::fd::AsRawFd;
+        let mut fds: Vec<libc::pollfd> = self
+            .pidfds
+            .iter()
+            .map(|fd| libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: a valid array of pollfds of descriptors we own; no wait.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
+        n > 0
+    }
+}
+
+/// Whether process `pid` has exited and waits to be reaped (state `Z`).
+fn is_zombie(pid: libc::pid_t) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next())
+            .is_some_and(|state| matches!(state, "Z" | "X" | "x"))
+    })
+}
+
 /// What [`stop_sandbox`] achieved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stop {
@@ -772,8 +908,9 @@ enum Stop {
 /// (after the walk had passed the group it orphans) is seen in the second with the group
 /// it continued. Security boundary: fence stops, and the shell's prompt comes back, only
 /// then. While it is stopped, [`supervise`] stops again what a later death continues (an
-/// unsettled thread's, or a SIGKILL the sandbox arranged to arrive then), at its next walk
-/// (20 to 160 ms later): that long, such a process runs.
+/// unsettled thread's, or a SIGKILL the sandbox arranged to arrive then), at the walk the
+/// death wakes ([`DeathWatch`]; without pidfds, the next timed walk, 20 to 160 ms later):
+/// that long, such a process runs.
 fn stop_sandbox(in_pid_namespace: bool) -> Stop {
     signal_sandbox(libc::SIGSTOP, in_pid_namespace);
     let deadline = std::time::Instant::now() + STOP_WAIT;

@@ -76,7 +76,7 @@ fn remove_stale_sessions(base: &Path, uid: u32) {
         if st.st_uid != uid || !old || !try_lock(&dir) {
             continue;
         }
-        empty_tree(&dir, STALE_TREE_BUDGET);
+        empty_tree(&dir, STALE_TREE_BUDGET, None);
         drop(dir);
         // Whatever folder now has the name goes only if it is empty.
         // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor.
@@ -203,7 +203,7 @@ pub fn remove_tree(path: &Path) {
         && let Ok(name) = std::ffi::CString::new(name.as_bytes())
         && let Ok(top) = open_folder_at(&parent, &name)
     {
-        empty_tree(&top, OWN_TREE_BUDGET);
+        empty_tree(&top, OWN_TREE_BUDGET, Some(path));
         drop(top);
         // SAFETY: unlinkat of a NUL-terminated name relative to our descriptor; whatever
         // folder has the name by now goes only if it is empty.
@@ -223,12 +223,15 @@ pub fn remove_tree(path: &Path) {
 const MAX_DEPTH: usize = 100;
 /// How long the session's own TMPDIR is emptied at its end, in passes over the top folder
 /// (each takes `MAX_DEPTH` more levels) for as long as each pass removes or moves
-/// something: its processes are gone by then, so only a tree the sandbox spent as long
-/// making outlasts it (a tree 100,000 folders deep goes in about a second here; it took
-/// minutes to make). A stale session's folder, emptied at a later start, gets less: a
-/// start does not wait on what a sandbox left.
-const OWN_TREE_BUDGET: std::time::Duration = std::time::Duration::from_secs(30);
+/// something: its processes are gone by then, so the passes end when the tree does. A
+/// tree 100,000 folders deep goes in about a second on tmpfs and in about two minutes on
+/// an ext4 disk (~1.3 ms a level), about as long as the sandbox took to make it; this is
+/// a backstop, and fence says why its exit waits once it has waited
+/// [`SLOW_REMOVAL_NOTICE`]. A stale session's folder, emptied at a later start, gets
+/// [`STALE_TREE_BUDGET`]: a start does not wait on what a sandbox left.
+const OWN_TREE_BUDGET: std::time::Duration = std::time::Duration::from_secs(600);
 const STALE_TREE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+const SLOW_REMOVAL_NOTICE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Opens the folder at `path` (a session directory's parent: `/dev/shm`, `/tmp`, `$TMPDIR`).
 fn open_folder(path: &Path) -> std::io::Result<OwnedFd> {
@@ -247,11 +250,24 @@ struct Moves {
 }
 
 /// Removes everything in the folder open at `top`, in passes for as long as each makes
-/// progress, up to `budget`.
-fn empty_tree(top: &OwnedFd, budget: std::time::Duration) {
+/// progress, up to `budget`; says so on fence's stderr, naming `shown`, once it has taken
+/// [`SLOW_REMOVAL_NOTICE`].
+fn empty_tree(top: &OwnedFd, budget: std::time::Duration, shown: Option<&Path>) {
     let mut moves = Moves { next: 0, done: 0 };
-    let until = std::time::Instant::now() + budget;
-    while std::time::Instant::now() < until {
+    let started = std::time::Instant::now();
+    let mut told = false;
+    while started.elapsed() < budget {
+        if !told
+            && let Some(path) = shown
+            && started.elapsed() >= SLOW_REMOVAL_NOTICE
+        {
+            told = true;
+            eprintln!(
+                "fence: removing the session directory {} (the sandbox left a deep tree there; up to {} s)",
+                crate::escape::for_terminal(&path.display().to_string()),
+                budget.as_secs()
+            );
+        }
         let before = moves.done;
         empty_folder(top, 0, top, &mut moves);
         if moves.done == before {

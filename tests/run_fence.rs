@@ -8954,28 +8954,10 @@ fn run_fork_bomb_with(w: &World, max: usize, read_only_proc_sys: bool) -> (usize
         OsStr::new("bomb.py"),
     ]);
     if read_only_proc_sys {
-        let mut wrapped = std::process::Command::new("unshare");
-        wrapped
-            .args([
-                "--mount",
-                "--propagation",
-                "private",
-                "/bin/sh",
-                "-c",
-                "mount -o bind,ro /proc/sys /proc/sys && exec \"$0\" \"$@\"",
-            ])
-            .arg(command.get_program())
-            .args(command.get_args());
-        if let Some(dir) = command.get_current_dir() {
-            wrapped.current_dir(dir);
-        }
-        for (k, v) in command.get_envs() {
-            match v {
-                Some(v) => wrapped.env(k, v),
-                None => wrapped.env_remove(k),
-            };
-        }
-        command = wrapped;
+        command = in_mount_namespace(
+            &command,
+            "mount -o bind,ro /proc/sys /proc/sys && exec \"$0\" \"$@\"",
+        );
     }
     let mut child = command
         .stdout(Stdio::piped())
@@ -9411,6 +9393,34 @@ fn python_probe_interpreter_is_present_or_skipped_loudly() {
     }
 }
 
+/// `command` run by `script` (`sh -c`, with the command as `"$0" "$@"`) in a mount
+/// namespace of its own, with the same working directory and environment: a root test
+/// changes mounts there that the rest of the machine does not see.
+fn in_mount_namespace(command: &std::process::Command, script: &str) -> std::process::Command {
+    let mut wrapped = std::process::Command::new("unshare");
+    wrapped
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "/bin/sh",
+            "-c",
+            script,
+        ])
+        .arg(command.get_program())
+        .args(command.get_args());
+    if let Some(dir) = command.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    for (k, v) in command.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    wrapped
+}
+
 /// A root session without namespaces writes the host's `/dev/shm`, which root owns: the
 /// sticky bit does not keep its owner from removing or replacing another account's file
 /// there, and a `chmod` would close it to every account for good. The sandbox keeps its own
@@ -9446,25 +9456,8 @@ fn a_root_session_without_namespaces_leaves_dev_shm_and_other_accounts_files_alo
         touch -d 2020-01-01 /dev/shm
         FENCE_NO_NAMESPACES=1 \"$0\" \"$@\"
         echo \"after: $(stat -c '%a %Y' /dev/shm) $(ls /dev/shm | tr '\\n' ' ')$(stat -c '%U' /dev/shm/other2) $(cat /dev/shm/other2)\"";
-    let mut wrapped = std::process::Command::new("unshare");
-    wrapped
-        .args([
-            "--mount",
-            "--propagation",
-            "private",
-            "/bin/sh",
-            "-c",
-            script,
-        ])
-        .arg(fence.get_program())
-        .args(fence.get_args())
-        .current_dir(&w.worktree);
-    for (k, v) in fence.get_envs() {
-        match v {
-            Some(v) => wrapped.env(k, v),
-            None => wrapped.env_remove(k),
-        };
-    }
+    let mut wrapped = in_mount_namespace(&fence, script);
+    wrapped.current_dir(&w.worktree);
     let out = wrapped.output().unwrap();
     let text = format!(
         "{}{}",

@@ -1212,14 +1212,12 @@ mod tests {
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
     }
 
-    #[test]
-    fn a_tree_deeper_than_the_descriptors_it_may_hold_is_removed() {
-        let base = tempfile::tempdir().unwrap();
-        let top = base.path().join("fence-0-deep");
-        // 1,100 levels by descriptors (a path this long is past PATH_MAX).
-        std::fs::create_dir(&top).unwrap();
-        let mut fd: OwnedFd = open_folder(&top).unwrap();
-        for _ in 0..1100 {
+    /// `top` made with a chain of `depth` folders `d` below it, made by descriptors (a path
+    /// this long is past PATH_MAX); the deepest is open.
+    fn chain_of_folders(top: &Path, depth: usize) -> OwnedFd {
+        std::fs::create_dir(top).unwrap();
+        let mut fd: OwnedFd = open_folder(top).unwrap();
+        for _ in 0..depth {
             // SAFETY: mkdirat of a NUL-terminated name relative to our descriptor.
             assert_eq!(
                 unsafe { libc::mkdirat(fd.as_raw_fd(), c"d".as_ptr(), 0o700) },
@@ -1227,6 +1225,14 @@ mod tests {
             );
             fd = super::super::spare_folders::open_dir_at(fd.as_raw_fd(), c"d").unwrap();
         }
+        fd
+    }
+
+    #[test]
+    fn a_tree_deeper_than_the_descriptors_it_may_hold_is_removed() {
+        let base = tempfile::tempdir().unwrap();
+        let top = base.path().join("fence-0-deep");
+        let fd = chain_of_folders(&top, 1100);
         // SAFETY: openat of a NUL-terminated name relative to our descriptor.
         let f = unsafe {
             libc::openat(
@@ -1252,17 +1258,7 @@ mod tests {
     fn a_tree_deeper_than_a_thousand_passes_is_removed() {
         let base = tempfile::tempdir().unwrap();
         let top = base.path().join("fence-0-deeper");
-        std::fs::create_dir(&top).unwrap();
-        let mut fd: OwnedFd = open_folder(&top).unwrap();
-        for _ in 0..100_500 {
-            // SAFETY: mkdirat of a NUL-terminated name relative to our descriptor.
-            assert_eq!(
-                unsafe { libc::mkdirat(fd.as_raw_fd(), c"d".as_ptr(), 0o700) },
-                0
-            );
-            fd = super::super::spare_folders::open_dir_at(fd.as_raw_fd(), c"d").unwrap();
-        }
-        drop(fd);
+        drop(chain_of_folders(&top, 100_500));
         remove_tree(&top);
         assert!(!top.exists(), "the deep tree is gone");
     }

@@ -331,10 +331,14 @@ impl Walker<'_> {
                 let Loc::Outside(p) = self.resolve_arg(a, true) else {
                     continue;
                 };
-                // Named as written it lies inside (`out/x`, `$D/x` with `D=out`), or
-                // the working directory lies outside (`cd / && cat etc/passwd`): only a
-                // value an expansion made absolute or gave `..` (`$PATH`, `$OLDPWD`) is
-                // no path token, and leaves only as a credential or through a symlink.
+                // Named as written it lies inside (`out/x`, `$D/x` with `D=out`), the
+                // working directory lies outside (`cd / && cat etc/passwd`), or the line
+                // itself gave it a value that leaves (`D=/etc; cat $D/passwd`: SPEC §2
+                // expands the arguments before resolving them). A value fence's own
+                // environment gives (`$OLDPWD`, `$_`, `${X:-/etc/x}` for an X the line does
+                // not set), which the shell that runs the line may not share, and a list
+                // of paths (`$PATH`) are no path token: they leave only as a credential or
+                // through a symlink.
                 let through_link = self.leaves_through_symlink(a);
                 let how = if through_link {
                     " through a symlink"
@@ -349,7 +353,9 @@ impl Walker<'_> {
                     );
                 } else if !path::is_exception(&p, &[])
                     && !self.is_allowed_outside(&p)
-                    && (through_link || !Self::is_path_value(a))
+                    && (through_link
+                        || !Self::is_path_value(a)
+                        || (!a.assumed && !a.text.contains(':')))
                 {
                     self.find(
                         RuleId::PathOutside,

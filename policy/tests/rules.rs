@@ -2589,9 +2589,11 @@ fn the_green_list_runs_without_asking() {
 }
 
 /// The path tokens of SPEC §2 are words that start with `/`, `~`, `$HOME` or `${HOME}`,
-/// or hold `..`, as written: a word another variable makes a path (`$PATH`, `$OLDPWD`,
-/// `$_`, whose values fence's own environment gives) is not one, so reading it is judged
-/// as any word. What a command deletes, writes, links or reads as a credential is still
+/// or hold `..`, as written, and the words the line itself makes such a path (`D=/etc;
+/// cat $D/passwd`: SPEC §2 expands the arguments before resolving them). A word a value
+/// of fence's own environment makes a path (`$OLDPWD`, `$_`: the shell that runs the line
+/// may not share it) or a list of paths (`$PATH`) is not one, so reading it is judged as
+/// any word. What a command deletes, writes, links or reads as a credential is still
 /// judged by its value.
 #[test]
 fn a_variable_that_holds_a_path_is_not_a_path_token() {
@@ -2609,7 +2611,16 @@ fn a_variable_that_holds_a_path_is_not_a_path_token() {
             ("ls ${OUT}", green("read.list")),
             ("ls ${OUT}/x", green("read.list")),
             ("cat $OUT/report", green("read.list")),
-            ("X=/etc; cat $X/hosts", green("read.list")),
+            ("X=src; cat $X/main.rs", green("read.list")),
+            // The line gives the value: judged as written so.
+            ("X=/etc; cat $X/hosts", red("fence.path-outside")),
+            ("D=..; ls $D", red("fence.path-outside")),
+            (
+                "LOG=/var/log/syslog; tail -f $LOG",
+                red("fence.path-outside"),
+            ),
+            ("X=; cat ${X:-/etc/passwd}", red("fence.path-outside")),
+            ("P=/usr/bin:/bin; echo $P", yellow("default.unknown")),
             // Written as paths: tokens.
             ("echo $HOME", red("fence.path-outside")),
             ("echo \"$HOME\"", red("fence.path-outside")),

@@ -2556,22 +2556,36 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
 /// be stopped, then kills Z, so that the kernel continues Y; Y logs every 50 ms and copies
 /// what it can read from the terminal.
 fn a_process_continued_behind_the_prompt_is_stopped_again(w: &World) {
-    continued_behind_the_prompt(w, false);
+    continued_behind_the_prompt(w, Late::No);
 }
 
 /// The same, with the death arranged to come once everything is stopped: Z arms a POSIX
-/// timer that sends it SIGKILL two seconds after Y is ready (a stopped process still dies
-/// of SIGKILL), well after the stop has settled.
+/// timer that sends it SIGKILL five seconds after Y is ready (a stopped process still dies
+/// of SIGKILL), well after the stop has settled. The death wakes the init's walk at once:
+/// also when Z's main thread has exited before (its other thread keeps it alive, while
+/// `/proc/Z/stat` shows `Z`), which once kept it out of the processes watched.
 fn a_process_continued_after_the_stop_settled_is_stopped_again(w: &World) {
-    continued_behind_the_prompt(w, true);
+    continued_behind_the_prompt(w, Late::Death);
+    continued_behind_the_prompt(w, Late::DeathOfAThread);
 }
 
-fn continued_behind_the_prompt(w: &World, late: bool) {
+/// When the death that orphans Y's group comes.
+#[derive(Clone, Copy, PartialEq)]
+enum Late {
+    /// While the init is stopping the sandbox.
+    No,
+    /// Five seconds after Y is ready, by a timer.
+    Death,
+    /// The same, Z's main thread gone before (another thread keeps Z alive).
+    DeathOfAThread,
+}
+
+fn continued_behind_the_prompt(w: &World, late: Late) {
     use std::os::unix::fs::OpenOptionsExt;
-    let test = if late {
-        "a_process_continued_after_the_stop_settled_is_stopped_again"
-    } else {
+    let test = if late == Late::No {
         "a_process_continued_behind_the_prompt_is_stopped_again"
+    } else {
+        "a_process_continued_after_the_stop_settled_is_stopped_again"
     };
     if !cc_ready(test) {
         return;
@@ -2582,9 +2596,20 @@ fn continued_behind_the_prompt(w: &World, late: bool) {
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+static int lone_log = -1;
+static char state_of(pid_t p);
+static void *lone_thread(void *x) {
+    /* Says so once the main thread is gone (its state reads Z while this one runs). */
+    while (state_of(getpid()) != 'Z') usleep(1000);
+    dprintf(lone_log, "lone\n");
+    for (;;) pause();
+    return x;
+}
 static char state_of(pid_t p) {
     char path[64], b[512];
     snprintf(path, sizeof path, "/proc/%d/stat", p);
@@ -2600,7 +2625,8 @@ static char state_of(pid_t p) {
 int main(int argc, char **argv) {
     int log = open(argv[1], O_WRONLY | O_CREAT | O_APPEND, 0644);
     int idle = atoi(argv[2]);
-    int late = argc > 3 && strcmp(argv[3], "late") == 0;
+    int late = argc > 3 && strncmp(argv[3], "late", 4) == 0;
+    int lone = argc > 3 && strcmp(argv[3], "late-lone") == 0;
     signal(SIGHUP, SIG_IGN);
     signal(SIGTSTP, SIG_IGN);
     signal(SIGTTIN, SIG_IGN);
@@ -2638,9 +2664,15 @@ int main(int argc, char **argv) {
             ev.sigev_notify = SIGEV_SIGNAL;
             ev.sigev_signo = SIGKILL;
             timer_t t;
-            struct itimerspec in = {{0, 0}, {2, 0}};
+            struct itimerspec in = {{0, 0}, {5, 0}};
             if (timer_create(CLOCK_MONOTONIC, &ev, &t) == 0 && timer_settime(t, 0, &in, 0) == 0)
                 dprintf(log, "timer armed\n");
+            if (lone) {
+                lone_log = log;
+                pthread_t th;
+                pthread_create(&th, 0, lone_thread, 0);
+                syscall(SYS_exit, 0);
+            }
         }
         for (;;) pause();
     }
@@ -2675,14 +2707,25 @@ int main(int argc, char **argv) {
     let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
     wait_for("bash-", 20);
     let log = w.worktree.join("orphaned.log");
+    // A run before this one in the same worktree left its log.
+    let _ = std::fs::remove_file(&log);
     let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
-    let (idle, mode) = if late { (50, "late") } else { (2500, "") };
+    let (idle, mode) = match late {
+        Late::No => (2500, ""),
+        Late::Death => (50, "late"),
+        Late::DeathOfAThread => (50, "late-lone"),
+    };
     typed(
         format!("\"$F\" run --approver deny --quiet-blocks -- \"$P\" orphaned.log {idle} {mode} 2>/dev/null\n")
             .as_bytes(),
     );
     let started = Instant::now();
-    while !(log_text().contains("ready") && (!late || log_text().contains("timer armed")))
+    let wanted = match late {
+        Late::No => "ready",
+        Late::Death => "timer armed",
+        Late::DeathOfAThread => "lone",
+    };
+    while !(log_text().contains("ready") && log_text().contains(wanted))
         && started.elapsed() < Duration::from_secs(30)
     {
         std::thread::sleep(Duration::from_millis(20));
@@ -2692,11 +2735,11 @@ int main(int argc, char **argv) {
     wait_for("Stopped", 30);
     std::thread::sleep(Duration::from_millis(500));
     let stopped = log_text().matches("alive").count();
-    if late {
-        // Past the timer's SIGKILL (two seconds after ready), which orphans Y's group:
-        // the kernel continues it, and the init's next walk of the stopped sandbox
-        // (20 to 160 ms later) stops it again.
-        std::thread::sleep(Duration::from_millis(3_500).saturating_sub(ready.elapsed()));
+    if late != Late::No {
+        // Past the timer's SIGKILL (five seconds after ready, when the init's timed walks
+        // are 2 s apart), which orphans Y's group: the kernel continues it, and the walk
+        // its death wakes stops it again.
+        std::thread::sleep(Duration::from_millis(6_500).saturating_sub(ready.elapsed()));
     }
     let at_prompt = log_text().matches("alive").count();
     typed(b"echo typed-at-the-prompt\n");
@@ -2725,7 +2768,7 @@ int main(int argc, char **argv) {
     // Y logs every 50 ms: a few lines at most between its continuation and the walk
     // that stops it again, none once stopped again.
     assert!(
-        at_prompt <= stopped + 10,
+        at_prompt <= stopped + 5,
         "the sandbox ran on behind the prompt once the kernel continued it ({stopped} then {at_prompt} lines): {logged}\n{text}"
     );
     assert_eq!(

@@ -605,6 +605,8 @@ fn supervise(
     // signals this loop waits for as a signalfd. A death wakes a walk at once; without
     // them (no pidfds, too many descriptors) the walks are timed alone.
     let mut deaths: Option<DeathWatch> = None;
+    // The processes the last attempt to make them was for.
+    let mut last_tried: Option<Vec<libc::pid_t>> = None;
     loop {
         let death_seen = deaths.as_ref().is_some_and(DeathWatch::died);
         if let Some((due, every)) = watch
@@ -613,11 +615,21 @@ fn supervise(
             // Until the supervisor's SIGCONT (`fg`, `bg`) ends the watch. With deaths
             // watched, a walk that finds nothing running waits long ([`STOPPED_BACKSTOP`]):
             // only a death continues a stopped process from inside.
-            let ran = stop_what_runs().is_none();
-            // The processes change only by a death or by what ran: the pidfds are made
-            // again then (and where there were none).
-            if ran || death_seen || deaths.is_none() {
-                deaths = DeathWatch::of_sandbox(set);
+            let (walked, pids) = walk_stopping_what_runs();
+            let ran = walked.is_none();
+            // The pidfds are made again when the processes may have changed: a death, a
+            // walk that stopped something, or other processes than those watched (one a
+            // fork made as its parent was being stopped). The old ones are closed first.
+            let watched = deaths.as_ref().map(|d| d.pids.as_slice());
+            if ran || death_seen || watched != Some(pids.as_slice()) {
+                let tried_before = deaths.is_none() && last_tried.as_deref() == Some(&pids[..]);
+                deaths = None;
+                // Where they could not be made for these same processes, they are not tried
+                // again at every timed walk (no descriptor left stays so).
+                if !tried_before || ran || death_seen {
+                    deaths = DeathWatch::of_sandbox(set);
+                    last_tried = Some(pids);
+                }
             }
             let calm = if deaths.is_some() {
                 STOPPED_BACKSTOP
@@ -637,9 +649,15 @@ fn supervise(
         let sig = if let Some((due, _)) = watch {
             let left = due.saturating_duration_since(std::time::Instant::now());
             if let Some(d) = &deaths {
-                // A signal is taken below at once; a death or the time wakes the walk.
-                if !d.wait(left) {
-                    continue;
+                // A signal is taken below at once; a death or the time wakes the walk. A
+                // failed poll gives the watch up for the timed walks.
+                match d.wait(left) {
+                    Some(true) => {}
+                    Some(false) => continue,
+                    None => {
+                        deaths = None;
+                        continue;
+                    }
                 }
             }
             let left = due.saturating_duration_since(std::time::Instant::now());
@@ -700,6 +718,7 @@ fn supervise(
             if stop != Stop::Failed {
                 watch = Some((std::time::Instant::now() + STOPPED_WATCH, STOPPED_WATCH));
                 deaths = DeathWatch::of_sandbox(set);
+                last_tried = None;
                 stopped();
             } else {
                 // Something would not stop: the session goes on as it was, fence does not
@@ -785,6 +804,8 @@ const STOPPED_BACKSTOP: std::time::Duration = std::time::Duration::from_secs(2);
 struct DeathWatch {
     signals: OwnedFd,
     pidfds: Vec<OwnedFd>,
+    /// The processes listed when the pidfds were made, in the walk's order.
+    pids: Vec<libc::pid_t>,
 }
 
 impl DeathWatch {
@@ -815,13 +836,9 @@ impl DeathWatch {
             }
         }
         let me = std::process::id() as libc::pid_t;
+        let pids = descendants_of(me);
         let mut pidfds = Vec::new();
-        for pid in descendants_of(me) {
-            // One that has exited (a zombie its stopped parent has not reaped) would read
-            // as a death at every wait.
-            if is_zombie(pid) {
-                continue;
-            }
+        for &pid in &pids {
             // SAFETY: pidfd_open with a pid and no flags makes a new descriptor.
             let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
             if fd < 0 {
@@ -832,14 +849,41 @@ impl DeathWatch {
                 return None;
             }
             // SAFETY: a fresh descriptor we own.
-            pidfds.push(unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) });
+            let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
+            // One that has exited already (a zombie its stopped parent has not reaped)
+            // would read as a death at every wait. Its pidfd says so exactly: readable
+            // only once the whole process has exited (`/proc/PID/stat` shows the main
+            // thread's state, `Z` for a process whose other threads still run).
+            if !Self::any_readable(std::slice::from_ref(&fd)).unwrap_or(false) {
+                pidfds.push(fd);
+            }
         }
-        Some(DeathWatch { signals, pidfds })
+        Some(DeathWatch {
+            signals,
+            pidfds,
+            pids,
+        })
+    }
+
+    /// Whether any of `fds` polls readable now; `None` when `poll` fails.
+    fn any_readable(fds: &[OwnedFd]) -> Option<bool> {
+        use std::os::fd::AsRawFd;
+        let mut polled: Vec<libc::pollfd> = fds
+            .iter()
+            .map(|fd| libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            })
+            .collect();
+        // SAFETY: a valid array of pollfds of descriptors we own; no wait.
+        let n = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, 0) };
+        (n >= 0).then_some(n > 0)
     }
 
     /// Waits up to `left` for a signal, a death or the time. Whether a signal is pending
-    /// (taken by the caller at once).
-    fn wait(&self, left: std::time::Duration) -> bool {
+    /// (taken by the caller at once); `None` when `poll` fails.
+    fn wait(&self, left: std::time::Duration) -> Option<bool> {
         use std::os::fd::AsRawFd;
         let mut fds: Vec<libc::pollfd> = std::iter::once(&self.signals)
             .chain(&self.pidfds)
@@ -853,34 +897,14 @@ impl DeathWatch {
         let ms = (left.as_micros().div_ceil(1000)).min(i32::MAX as u128) as libc::c_int;
         // SAFETY: a valid array of pollfds of descriptors we own.
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-        n > 0 && fds[0].revents != 0
+        (n >= 0).then(|| n > 0 && fds[0].revents != 0)
     }
 
-    /// Whether a process watched has exited since the pidfds were made.
+    /// Whether a process watched has exited since the pidfds were made (a failed `poll`
+    /// counts as one: the walk it wakes makes the watch again).
     fn died(&self) -> bool {
-        use std::os::fd::AsRawFd;
-        let mut fds: Vec<libc::pollfd> = self
-            .pidfds
-            .iter()
-            .map(|fd| libc::pollfd {
-                fd: fd.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
-        // SAFETY: a valid array of pollfds of descriptors we own; no wait.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
-        n > 0
+        Self::any_readable(&self.pidfds).unwrap_or(true)
     }
-}
-
-/// Whether process `pid` has exited and waits to be reaped (state `Z`).
-fn is_zombie(pid: libc::pid_t) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        stat.rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| matches!(state, "Z" | "X" | "x"))
-    })
 }
 
 /// What [`stop_sandbox`] achieved.
@@ -939,10 +963,16 @@ fn stop_sandbox(in_pid_namespace: bool) -> Stop {
 /// its program (`R`, `S`, `I`…). `None` when there was one; otherwise whether every thread
 /// is stopped or dead (`true`) or some are still inside the kernel (`D`, `false`).
 fn stop_what_runs() -> Option<bool> {
+    walk_stopping_what_runs().0
+}
+
+/// [`stop_what_runs`], and the processes the walk found.
+fn walk_stopping_what_runs() -> (Option<bool>, Vec<libc::pid_t>) {
     let me = std::process::id() as libc::pid_t;
     let mut ran = false;
     let mut settled = true;
-    for pid in descendants_of(me) {
+    let pids = descendants_of(me);
+    for &pid in &pids {
         match thread_states(pid) {
             Threads::StoppedOrDead => {}
             Threads::InKernel => settled = false,
@@ -953,7 +983,7 @@ fn stop_what_runs() -> Option<bool> {
             }
         }
     }
-    (!ran).then_some(settled)
+    ((!ran).then_some(settled), pids)
 }
 
 /// The worst state among a process's threads.

@@ -867,37 +867,16 @@ impl DeathWatch {
 
     /// Whether any of `fds` polls readable now; `None` when `poll` fails.
     fn any_readable(fds: &[OwnedFd]) -> Option<bool> {
-        use std::os::fd::AsRawFd;
-        let mut polled: Vec<libc::pollfd> = fds
-            .iter()
-            .map(|fd| libc::pollfd {
-                fd: fd.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
-        // SAFETY: a valid array of pollfds of descriptors we own; no wait.
-        let n = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, 0) };
-        (n >= 0).then_some(n > 0)
+        poll_readable(fds.iter(), 0).map(|polled| polled.iter().any(|p| p.revents != 0))
     }
 
     /// Waits up to `left` for a signal, a death or the time. Whether a signal is pending
     /// (taken by the caller at once); `None` when `poll` fails.
     fn wait(&self, left: std::time::Duration) -> Option<bool> {
-        use std::os::fd::AsRawFd;
-        let mut fds: Vec<libc::pollfd> = std::iter::once(&self.signals)
-            .chain(&self.pidfds)
-            .map(|fd| libc::pollfd {
-                fd: fd.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            })
-            .collect();
         // Rounded up: a wait of less than a millisecond would not wait at all.
         let ms = (left.as_micros().div_ceil(1000)).min(i32::MAX as u128) as libc::c_int;
-        // SAFETY: a valid array of pollfds of descriptors we own.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
-        (n >= 0).then(|| n > 0 && fds[0].revents != 0)
+        poll_readable(std::iter::once(&self.signals).chain(&self.pidfds), ms)
+            .map(|polled| polled[0].revents != 0)
     }
 
     /// Whether a process watched has exited since the pidfds were made (a failed `poll`
@@ -905,6 +884,25 @@ impl DeathWatch {
     fn died(&self) -> bool {
         Self::any_readable(&self.pidfds).unwrap_or(true)
     }
+}
+
+/// `poll` of `fds` for reading, waiting up to `ms` milliseconds: each one's `revents`, in
+/// order; `None` when `poll` fails.
+fn poll_readable<'a>(
+    fds: impl Iterator<Item = &'a OwnedFd>,
+    ms: libc::c_int,
+) -> Option<Vec<libc::pollfd>> {
+    use std::os::fd::AsRawFd;
+    let mut polled: Vec<libc::pollfd> = fds
+        .map(|fd| libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: a valid array of pollfds of descriptors we own.
+    let n = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, ms) };
+    (n >= 0).then_some(polled)
 }
 
 /// What [`stop_sandbox`] achieved.

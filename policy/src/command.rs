@@ -704,6 +704,7 @@ impl Walker<'_> {
         }
         let name = program_name(&first.text).to_string();
         let name = name.as_str();
+        self.match_custom_rules(name, args);
         // A name the line defines as a function calls the function only where the shell
         // would look one up: as the command word itself, not through a wrapper (`command`,
         // `env`, `exec`, `timeout`, `xargs`…) nor by a path (`/usr/bin/git`). Even then
@@ -737,6 +738,64 @@ impl Walker<'_> {
             // Where it leaves the shell is not followed: later relative
             // paths cannot be placed.
             self.state.cwd = Cwd::Unknown;
+        }
+    }
+
+    /// The custom rules that ask or deny also match the command as it runs: its program's
+    /// name and its words as the shell makes them, one space apart. Their text as written
+    /// is matched too ([`crate::verdict`]); this catches what quoting, spacing, a path or
+    /// a nested line hides from it (`"terraform" apply`, `terraform  apply`,
+    /// `/usr/bin/terraform apply`, `bash -c "terraform"' apply'`). Allow rules match only
+    /// the text as written (SPEC §2): a rule never widens access through a rewritten form.
+    fn match_custom_rules(&mut self, name: &str, args: &[Arg]) {
+        let table = self.cls.table();
+        let custom_at = crate::rules::BUILTIN_RULES.len();
+        if !table
+            .custom()
+            .any(|r| r.action != crate::level::Action::Allow && r.contexts.contains(self.ctx))
+        {
+            return;
+        }
+        let mut words = String::from(name);
+        for a in &args[1..] {
+            words.push(' ');
+            words.push_str(&a.text);
+        }
+        let found: Vec<(usize, String)> = table
+            .custom()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.action != crate::level::Action::Allow && r.contexts.contains(self.ctx)
+            })
+            .filter_map(|(i, r)| {
+                let crate::rules::Origin::Custom { prefix } = &r.origin else {
+                    return None;
+                };
+                let as_written = self
+                    .cmd_text
+                    .as_deref()
+                    .is_some_and(|t| crate::verdict::prefix_matches(t, prefix));
+                let normal = prefix.split_whitespace().collect::<Vec<_>>().join(" ");
+                crate::verdict::prefix_matches(&words, &normal).then(|| {
+                    let reason = if as_written {
+                        format!("matches the custom rule `{prefix}`: {}", r.description)
+                    } else {
+                        format!(
+                            "matches the custom rule `{prefix}` as the command runs (`{}`): {}",
+                            crate::walk::head_of(&words, 200),
+                            r.description
+                        )
+                    };
+                    (custom_at + i, reason)
+                })
+            })
+            .collect();
+        for (rule, reason) in found {
+            self.cur.push(crate::walk::Finding {
+                rule,
+                reason,
+                outside_write: false,
+            });
         }
     }
 

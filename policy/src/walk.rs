@@ -53,7 +53,7 @@ pub struct Part {
 const STAND_IN_BYTES: usize = 1024;
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character.
-fn head_of(text: &str, max: usize) -> &str {
+pub(crate) fn head_of(text: &str, max: usize) -> &str {
     let mut end = text.len().min(max);
     while !text.is_char_boundary(end) {
         end -= 1;
@@ -229,7 +229,7 @@ pub struct Walker<'a> {
     sources: Vec<Source>,
     /// The simple command being judged, as written: what stands for the
     /// commands of a nested line whose text is not text of the line.
-    cmd_text: Option<String>,
+    pub(crate) cmd_text: Option<String>,
     /// What the simple command just walked writes to stdout when the line
     /// says it (`cat <<EOF`, `echo WORDS`): the next element of a pipeline
     /// reads it.

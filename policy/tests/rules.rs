@@ -5352,6 +5352,46 @@ fn custom_rules_match_by_prefix_and_the_strictest_wins() {
 }
 
 #[test]
+fn deny_and_ask_rules_also_match_the_command_as_it_runs() {
+    let (c, _) = with_config(USER_CONFIG, false);
+    check_actions(
+        &c,
+        &[
+            // Quoting, spacing, a path or a nested line do not hide the command.
+            ("\"terraform\" apply", Action::Deny),
+            ("t''erraform apply", Action::Deny),
+            ("terraform  apply", Action::Deny),
+            ("terraform \"apply\" -auto-approve", Action::Deny),
+            ("terraform \\apply", Action::Deny),
+            ("/usr/local/bin/terraform apply", Action::Deny),
+            ("sudo \"terraform\" apply", Action::Deny),
+            ("bash -c \"terraform\"' apply'", Action::Deny),
+            ("alias t=terraform; t apply", Action::Deny),
+            ("find . -exec \"terraform\" apply \\;", Action::Deny),
+            ("make  deploy", Action::Ask),
+            ("git \"commit\" -m x", Action::Deny),
+            // Other commands still do not match.
+            ("terraform plan", Action::Ask),
+            ("\"terraform\" plan", Action::Ask),
+            // An allow rule matches the text as written only (SPEC §2): a rewritten form
+            // never widens access.
+            ("cargo  build", Action::Ask),
+            ("\"cargo\" build", Action::Ask),
+        ],
+    );
+    let v = c.classify_line("\"terraform\" apply", Path::new(WT));
+    assert_eq!(v.rule, "custom.terraform-apply");
+    assert!(
+        v.reason.contains("as the command runs (`terraform apply`)"),
+        "{}",
+        show(&v)
+    );
+    // Under `fence run` a program run by its path matches too.
+    let v = exec(&c, &["/usr/bin/terraform", "apply"]);
+    assert_eq!(v.action, Action::Deny, "{}", show(&v));
+}
+
+#[test]
 fn built_in_actions_can_change_but_absolute_rules_only_stay_deny() {
     let (c, cfg) = with_config(
         r#"

@@ -335,8 +335,8 @@ impl Walker<'_> {
                 // working directory lies outside (`cd / && cat etc/passwd`), or the line
                 // itself gave it a value that leaves (`D=/etc; cat $D/passwd`: SPEC §2
                 // expands the arguments before resolving them). A value fence's own
-                // environment gives (`$OLDPWD`, `$_`, `${X:-/etc/x}` for an X the line does
-                // not set), which the shell that runs the line may not share, and a list
+                // environment gives (`$OLDPWD`, `$_`), which the shell that runs the line may
+                // not share, and a list
                 // of paths (`$PATH`) are no path token: they leave only as a credential or
                 // through a symlink.
                 let through_link = self.leaves_through_symlink(a);

@@ -41,7 +41,7 @@ pub struct Arg {
     /// Began with `~`, `$HOME` or `${HOME}` as written.
     pub home_based: bool,
     /// Holds a variable whose value the line does not set: one taken from
-    /// fence's own environment, or the word of `${X:-word}` for an unknown X.
+    /// fence's own environment.
     /// The shell that runs the line may see another value.
     pub assumed: bool,
     /// Byte ranges of `text` that unquoted expansions produced: the shell
@@ -815,7 +815,10 @@ fn parameter(
             indirect,
         } => lookup(parameter, *indirect, noticed, assumed),
         // `${X:-word}`, `${X:=word}`: the value, or the word when X is unset.
-        // When X is not known the word is taken: the line must be safe with it.
+        // When X is not known (neither the line nor fence's environment sets it) the
+        // word is taken: the line must be safe with it. The word is text of the line,
+        // not a value assumed from an environment: judged as written
+        // (`cat ${X:-/etc/passwd}` reads outside).
         ParameterExpr::UseDefaultValues {
             parameter,
             indirect,
@@ -823,11 +826,7 @@ fn parameter(
             ..
         } => match lookup(parameter, *indirect, noticed, assumed) {
             Some(v) if !v.is_empty() => Some(v),
-            Some(_) => literal(default_value, noticed),
-            None => {
-                *assumed = true;
-                literal(default_value, noticed)
-            }
+            Some(_) | None => literal(default_value, noticed),
         },
         // `${X:=word}` sets X to the word as well, for what follows.
         ParameterExpr::AssignDefaultValues {
@@ -838,11 +837,7 @@ fn parameter(
         } => {
             let value = match lookup(parameter, *indirect, noticed, assumed) {
                 Some(v) if !v.is_empty() => return Some(v),
-                Some(_) => literal(default_value, noticed),
-                None => {
-                    *assumed = true;
-                    literal(default_value, noticed)
-                }
+                Some(_) | None => literal(default_value, noticed),
             };
             if let (Parameter::Named(name), false) = (parameter, *indirect) {
                 noticed.assigned.push((name.clone(), value.clone()));

@@ -2620,6 +2620,14 @@ fn a_variable_that_holds_a_path_is_not_a_path_token() {
                 red("fence.path-outside"),
             ),
             ("X=; cat ${X:-/etc/passwd}", red("fence.path-outside")),
+            // The default of a variable nobody sets is written in the line: the value.
+            (
+                "cat ${UNSET_IN_ENV:-/etc/passwd}",
+                red("fence.path-outside"),
+            ),
+            ("cat ${UNSET_IN_ENV:=/etc/hosts}", red("fence.path-outside")),
+            ("ls ${UNSET_IN_ENV:-..}", red("fence.path-outside")),
+            ("cat ${UNSET_IN_ENV:-src}/main.rs", green("read.list")),
             ("P=/usr/bin:/bin; echo $P", yellow("default.unknown")),
             // Written as paths: tokens.
             ("echo $HOME", red("fence.path-outside")),

@@ -5822,6 +5822,58 @@ fn a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected(w: 
     );
 }
 
+/// A `git` left in the worktree by an earlier session, first on the `PATH` fence is started
+/// with (an activated `.venv/bin`), is never what fence's start asks about the repository's
+/// config: it would run outside the sandbox with fence's rights. The git that is asked
+/// still finds the hooks folder, which stays protected.
+fn a_git_left_in_the_worktree_is_not_run_by_fences_start(w: &World) {
+    git_init(w);
+    git(&w.worktree, &["config", "core.hooksPath", ".githooks"]);
+    // `include` in the config makes fence ask git.
+    git(&w.worktree, &["config", "user.name", "include"]);
+    w.mkdir(".githooks");
+    let hook = w.write(".githooks/pre-commit", "true\n");
+    let marks = w.outside.join("marks");
+    std::fs::create_dir(&marks).unwrap();
+    w.own(&marks);
+    let mark = marks.join("ran");
+    w.mkdir(".venv/bin");
+    w.write_executable(
+        ".venv/bin/git",
+        &format!(
+            "#!/bin/sh\necho \"$@\" >> {}\nexec /usr/bin/git \"$@\"\n",
+            mark.display()
+        ),
+    );
+    w.write(
+        "s.sh",
+        "echo evil > .githooks/pre-commit\necho ok > fine.txt\n",
+    );
+    let out = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "s.sh".as_ref()])
+        .env(
+            "PATH",
+            format!(
+                "{}:/usr/local/bin:/usr/bin:/bin",
+                w.worktree.join(".venv/bin").display()
+            ),
+        )
+        .output()
+        .unwrap();
+    assert!(
+        !mark.exists(),
+        "fence ran the worktree's git outside the sandbox: {}",
+        std::fs::read_to_string(&mark).unwrap_or_default()
+    );
+    assert_unchanged(&hook, "true\n");
+    assert_unchanged(&w.worktree.join("fine.txt"), "ok\n");
+    assert!(
+        stderr(&out).contains(".githooks/pre-commit"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A folder opened with `--allow-write` may be a repository of its own: its hooks, its
 /// config, `.envrc` and editor settings at its top stay protected as the worktree's do,
 /// its `.git` cannot be moved away, and the rest of it is written (`git commit` there
@@ -9366,6 +9418,7 @@ both_ways!(
     git_stash_cleans_the_tree_while_a_reset_hard_stays_refused,
     git_keeps_branch_bookkeeping_in_its_config_and_nothing_else,
     a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected,
+    a_git_left_in_the_worktree_is_not_run_by_fences_start,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
     a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks,

@@ -10,7 +10,8 @@
 //!   or a hooks folder of its own runs at the user's next `git status`.
 //!
 //! Only git knows its includes (conditional ones too), so git is asked (`git config --list
-//! --show-origin`, ~3 ms), outside the sandbox, before it starts — but only when a config
+//! --show-origin`, ~3 ms), outside the sandbox, before it starts (the first git on `PATH`
+//! outside every folder the sandbox may write: [`trusted_git`]) — but only when a config
 //! file git reads for the repository says `hookspath` or `include` at all: most starts read
 //! a few small files and run nothing. The hooks folder is expanded as git does: `~/` from
 //! the home, a relative one from the worktree's top, where git runs hooks.
@@ -86,12 +87,18 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
     if !env.config_in_variables && !files.iter().any(|f| may_name_code(f)) {
         return found;
     }
-    let listing = match ask_git(
-        worktree,
-        env,
-        &["config", "--list", "--show-origin", "-z"],
-        GIT_TIMEOUT,
-    ) {
+    let mut untrusted = vec![worktree.to_path_buf()];
+    untrusted.extend(writable.iter().cloned());
+    let asked = trusted_git(std::env::var_os("PATH").as_deref(), &untrusted).and_then(|git| {
+        ask_git(
+            &git,
+            worktree,
+            env,
+            &["config", "--list", "--show-origin", "-z"],
+            GIT_TIMEOUT,
+        )
+    });
+    let listing = match asked {
         Ok(out) => out,
         Err(e) => {
             found.warnings.push(format!(
@@ -223,17 +230,62 @@ fn may_name_code(text: &[u8]) -> bool {
     has(b"hookspath") || has(b"include")
 }
 
+/// The git to ask, found on `path` (the `PATH` variable) as a shell would, but passing
+/// over every folder the sandbox may write or has written: the worktree and the writable
+/// roots, whatever name leads there (a link is followed first), and relative entries,
+/// which name the working directory. git is run outside the sandbox with fence's rights,
+/// before the session starts: a `git` an earlier session left in the worktree (an
+/// activated `.venv/bin` or a direnv `bin` first on `PATH`) must never be it.
+fn trusted_git(path: Option<&std::ffi::OsStr>, untrusted: &[PathBuf]) -> Result<PathBuf, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let untrusted: Vec<PathBuf> = untrusted
+        .iter()
+        .map(|r| r.canonicalize().unwrap_or_else(|_| r.clone()))
+        .collect();
+    let outside = |p: &Path| !untrusted.iter().any(|r| p.starts_with(r));
+    let path = path.unwrap_or(std::ffi::OsStr::new("/usr/local/bin:/usr/bin:/bin"));
+    let mut passed_over = None;
+    for dir in path.as_bytes().split(|b| *b == b':') {
+        let dir = Path::new(std::ffi::OsStr::from_bytes(dir));
+        if !dir.is_absolute() {
+            continue;
+        }
+        let candidate = dir.join("git");
+        let Ok(real) = candidate.canonicalize() else {
+            continue;
+        };
+        let runnable = std::fs::metadata(&real)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        if !runnable {
+            continue;
+        }
+        let real_dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        if outside(&real) && outside(&real_dir) && outside(dir) {
+            return Ok(real);
+        }
+        passed_over.get_or_insert(candidate);
+    }
+    Err(match passed_over {
+        Some(p) => format!(
+            "the only git on PATH, {}, lies in a folder the sandbox may write",
+            p.display()
+        ),
+        None => "no git on PATH".to_string(),
+    })
+}
+
 /// Runs `git -c safe.directory=* -C worktree ARGS` (a repository of another user is asked
 /// about as that user's git would answer it), with the config locations of `env`, and
 /// returns its standard output; fails when git cannot be run, fails, or takes longer than
 /// `timeout` (it is then killed).
 fn ask_git(
+    git: &Path,
     worktree: &Path,
     env: &GitEnvironment,
     args: &[&str],
     timeout: Duration,
 ) -> Result<Vec<u8>, String> {
-    let mut command = Command::new("git");
+    let mut command = Command::new(git);
     command
         .args(["-c", "safe.directory=*", "-C"])
         .arg(worktree)
@@ -390,6 +442,60 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+
+    /// A `git` the sandbox could have left in the worktree or a writable root, or reached
+    /// through a link into one, is passed over.
+    #[test]
+    fn the_git_asked_is_never_one_the_sandbox_may_have_written() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let d = tempfile::tempdir().unwrap();
+        let program = |dir: &Path| {
+            std::fs::create_dir_all(dir).unwrap();
+            let p = dir.join("git");
+            std::fs::write(&p, "#!/bin/sh\nexit 0\n").unwrap();
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+            p
+        };
+        let wt = d.path().join("wt");
+        let planted = program(&wt.join(".venv/bin"));
+        let cache = d.path().join("cache");
+        let cached = program(&cache.join("bin"));
+        let linked = d.path().join("bin");
+        std::fs::create_dir(&linked).unwrap();
+        symlink(&planted, linked.join("git")).unwrap();
+        let wt_link = d.path().join("wt-link");
+        symlink(&wt, &wt_link).unwrap();
+        let real = program(&d.path().join("real"));
+        // Not runnable: passed over as a shell would.
+        let plain = d.path().join("plain");
+        std::fs::create_dir(&plain).unwrap();
+        std::fs::write(plain.join("git"), "x").unwrap();
+        let roots = [wt.clone(), cache.clone()];
+        let path = [
+            planted.parent().unwrap().to_path_buf(),
+            wt_link.join(".venv/bin"),
+            cached.parent().unwrap().to_path_buf(),
+            linked.clone(),
+            PathBuf::from("."),
+            plain.clone(),
+            real.parent().unwrap().to_path_buf(),
+        ]
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+        assert_eq!(
+            trusted_git(Some(std::ffi::OsStr::new(&path)), &roots).unwrap(),
+            real.canonicalize().unwrap()
+        );
+        let only_planted = format!(
+            "{}:{}",
+            planted.parent().unwrap().display(),
+            linked.display()
+        );
+        let err = trusted_git(Some(std::ffi::OsStr::new(&only_planted)), &roots).unwrap_err();
+        assert!(err.contains("may write"), "{err}");
     }
 
     fn repo() -> Option<(tempfile::TempDir, PathBuf)> {

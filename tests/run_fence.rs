@@ -2111,6 +2111,55 @@ fn lead_a_session_on_terminal(
     }
 }
 
+/// `fcntl(F_SETFL, … | O_ASYNC)` on the terminal, with `F_SETSIG` naming a signal: the
+/// terminal's input must not make the kernel send that signal in fence's name (to fence's
+/// own job, which would end the session, or to the user's shell). Checked by fence's exit:
+/// the command runs to its end, and SIGTERM reaches nobody.
+fn o_async_turned_on_with_fcntl_sends_no_signal_in_fences_name(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (mut master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&slave_path)
+            .unwrap()
+    };
+    let shown = show_terminal(&master);
+    w.write(
+        "probe.py",
+        r#"import fcntl, os, signal, time
+fcntl.fcntl(0, 10, signal.SIGTERM)  # F_SETSIG
+try:
+    fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_ASYNC)
+except OSError:
+    pass
+open('ready', 'w').close()
+for _ in range(100):
+    if os.path.exists('go'):
+        break
+    time.sleep(0.1)
+time.sleep(0.5)
+"#,
+    );
+    let args: Vec<&OsStr> = vec![OsStr::new("--"), OsStr::new(PYTHON), OsStr::new("probe.py")];
+    let mut fence = w.fence(&args);
+    lead_a_session_on_terminal(&mut fence, &open_slave);
+    let mut child = fence.spawn().unwrap();
+    wait_for_file(w, &mut child, "ready");
+    std::io::Write::write_all(&mut master, b"typed\n").unwrap();
+    w.write("go", "");
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "the session did not run to its end: {status:?} {}",
+        String::from_utf8_lossy(&shown.lock().unwrap())
+    );
+}
+
 /// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
 /// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
 /// fence.
@@ -9374,6 +9423,7 @@ both_ways!(
     a_thread_swapping_the_path_never_truncates_a_protected_file,
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
     the_users_terminal_keeps_its_line_discipline_and_open_mode,
+    o_async_turned_on_with_fcntl_sends_no_signal_in_fences_name,
     the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it,
     the_hosts_pseudo_terminals_cannot_be_taken,
     refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,

@@ -1662,6 +1662,28 @@ fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) ->
     };
     // SAFETY: F_GETFL on a descriptor we own.
     let status = unsafe { libc::fcntl(copy.as_raw_fd(), libc::F_GETFL) };
+    // Security boundary: O_ASYNC turned on here would be turned on by the supervisor. A
+    // terminal without a signal owner takes as owner its foreground process group, with
+    // the credentials and the (absent) Landlock domain of whoever turned it on; SIGIO, or
+    // any signal F_SETSIG chose, SIGKILL included, would then be sent in fence's name to
+    // fence's own job or to the user's shell, past the sandbox's signal scope and its pid
+    // namespace. The process may turn it on itself (`ioctl(FIOASYNC)`, which the kernel
+    // runs in its own name); turning it off, or leaving it as it is, is harmless.
+    if let DescriptorOp::SetFlags { flags } = op
+        && flags & libc::O_ASYNC as u64 != 0
+        && (status < 0 || status & libc::O_ASYNC == 0)
+    {
+        let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))
+            .map(|p| p.into_os_string().into_vec())
+            .unwrap_or_default();
+        return refused(
+            event,
+            libc::EPERM,
+            "turning on O_ASYNC with fcntl (its signals would be sent in fence's name; ioctl FIOASYNC works)",
+            &link,
+            "fence.signal-owner",
+        );
+    }
     let mut op = op;
     if status >= 0 && status & libc::O_APPEND != 0 && op.rewrites() {
         let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))

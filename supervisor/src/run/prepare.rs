@@ -415,6 +415,15 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
         // A web session's id (`SESSIONID`, `APP_SESSION_ID`); not the login session's
         // number (`XDG_SESSION_ID`).
         || (holds(&joined, b"SESSIONID") && !upper.starts_with(b"XDG_"))
+        // Bundler's credentials for a gem server: `BUNDLE_<HOST>` with the host's dots as
+        // `__` (`BUNDLE_GEMS__EXAMPLE__COM=user:pass`); not its build options
+        // (`BUNDLE_BUILD__NOKOGIRI`), local overrides or mirrors (a password in a
+        // mirror's URL is found below).
+        || (upper.starts_with(b"BUNDLE_")
+            && holds(&upper, b"__")
+            && !upper.starts_with(b"BUNDLE_BUILD__")
+            && !upper.starts_with(b"BUNDLE_LOCAL__")
+            && !upper.starts_with(b"BUNDLE_MIRROR__"))
         || has_url_password(value)
         || has_password_field(value)
         || (upper.ends_with(b"_PROXY") && has_bare_login(value))
@@ -582,7 +591,26 @@ fn has_url_password(value: &[u8]) -> bool {
 /// `&`, `?`, `.` or white space: a query string, a connection string, or a Java system
 /// property (`-Dspring.datasource.password=…` in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS`).
 fn has_password_field(value: &[u8]) -> bool {
-    has_field(value, b"password") || has_field(value, b"pwd") || has_query_secret(value)
+    has_field(value, b"password")
+        || has_field(value, b"pwd")
+        || has_query_secret(value)
+        || has_password_property(value)
+}
+
+/// Whether `value` sets a property whose name ends in `password` or `passwd`, whatever
+/// comes before it: Java's `-Djavax.net.ssl.keyStorePassword=…` and
+/// `trustStorePassword=…` in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS` or `GRADLE_OPTS`.
+fn has_password_property(value: &[u8]) -> bool {
+    value
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'=')
+        .any(|(at, _)| {
+            [&b"password"[..], b"passwd"].iter().any(|field| {
+                at.checked_sub(field.len())
+                    .is_some_and(|start| value[start..at].eq_ignore_ascii_case(field))
+            })
+        })
 }
 
 /// Whether `value` holds a URL query parameter that services use to carry a key or token
@@ -1510,6 +1538,13 @@ mod tests {
             ("SESSIONID", "x"),
             ("APP_SESSION_ID", "x"),
             ("COOKIEJAR", "/home/a/cookies.txt"),
+            ("BUNDLE_GEMS__EXAMPLE__COM", "user:pass"),
+            ("BUNDLE_ENTERPRISE__CONTRIBSYS__COM", "cafebabe:deadbeef"),
+            (
+                "JAVA_TOOL_OPTIONS",
+                "-Djavax.net.ssl.keyStorePassword=changeit -Xmx1g",
+            ),
+            ("MAVEN_OPTS", "-Dproxy.passwd=x"),
         ];
         let kept = [
             ("XDG_SESSION_ID", "3"),
@@ -1550,6 +1585,14 @@ mod tests {
                 "/usr/bin:/opt/hf_abcdefghijklmnopqrstuvwxyz0123456/bin",
             ),
             ("LABEL", "sk-the-long-name-of-a-folder-here-and-more"),
+            ("BUNDLE_PATH", "vendor/bundle"),
+            ("BUNDLE_BUILD__NOKOGIRI", "--use-system-libraries"),
+            ("BUNDLE_LOCAL__RACK", "/home/a/src/rack"),
+            (
+                "BUNDLE_MIRROR__HTTPS://RUBYGEMS__ORG/",
+                "https://mirror.example",
+            ),
+            ("GRADLE_OPTS", "-Dorg.gradle.daemon=false"),
         ];
         let cases = gone
             .iter()

@@ -744,10 +744,22 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
         req.version.unwrap_or(1)
     )
     .into_bytes();
+    // One request a connection: the proxy checks the first request's host only, and what
+    // follows on the connection is relayed as it is. `Connection: close` makes the server
+    // answer this request and close, so a client's next request (to this host or another)
+    // comes through a new connection and a new check. A protocol upgrade (`ws://`) keeps
+    // its `Connection: Upgrade`: the connection is then that protocol's.
+    let upgrade = header("connection").is_some_and(|v| {
+        v.split(|b| *b == b',')
+            .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"upgrade"))
+    });
     for h in req.headers.iter() {
         if h.name.eq_ignore_ascii_case("proxy-authorization")
             || h.name.eq_ignore_ascii_case("proxy-connection")
             || h.name.eq_ignore_ascii_case("host")
+            || (!upgrade
+                && (h.name.eq_ignore_ascii_case("connection")
+                    || h.name.eq_ignore_ascii_case("keep-alive")))
         {
             continue;
         }
@@ -755,6 +767,9 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
         upstream.extend_from_slice(b": ");
         upstream.extend_from_slice(h.value);
         upstream.extend_from_slice(b"\r\n");
+    }
+    if !upgrade {
+        upstream.extend_from_slice(b"Connection: close\r\n");
     }
     upstream.extend_from_slice(b"\r\n");
     Ok(Head {
@@ -1114,7 +1129,10 @@ mod tests {
             .unwrap();
         assert_eq!((h.port, h.authorized, h.host_mismatch), (80, false, false));
         let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
-        assert_eq!(up, "GET /x?y HTTP/1.1\r\nHost: api.test\r\n\r\n");
+        assert_eq!(
+            up,
+            "GET /x?y HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n"
+        );
         let h = head("GET http://api.test/ HTTP/1.1\r\nHost: internal.test\r\n\r\n")
             .ok()
             .unwrap();
@@ -1130,11 +1148,31 @@ mod tests {
         let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
         assert_eq!(
             up,
-            "GET / HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\n\r\n"
+            "GET / HTTP/1.1\r\nHost: api.test:8080\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         );
         let h = head("GET http://[::1]:81/ HTTP/1.0\r\n\r\n").ok().unwrap();
         let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
-        assert_eq!(up, "GET / HTTP/1.0\r\nHost: [::1]:81\r\n\r\n");
+        assert_eq!(
+            up,
+            "GET / HTTP/1.0\r\nHost: [::1]:81\r\nConnection: close\r\n\r\n"
+        );
         assert!(head("GET http://user@api.test/ HTTP/1.1\r\n\r\n").is_err());
+        // A client's keep-alive is not passed on; an upgrade is.
+        let h = head("GET http://api.test/ HTTP/1.1\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n")
+            .ok()
+            .unwrap();
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(
+            up,
+            "GET / HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n"
+        );
+        let h = head("GET http://api.test/ws HTTP/1.1\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n\r\n")
+            .ok()
+            .unwrap();
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(
+            up,
+            "GET /ws HTTP/1.1\r\nHost: api.test\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n\r\n"
+        );
     }
 }

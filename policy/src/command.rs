@@ -5788,12 +5788,19 @@ impl Walker<'_> {
                 }
             }
             if let Some(src) = a.text.strip_prefix("if=") {
-                let src = Arg {
+                let src = self.expand_tilde(Arg {
                     text: src.to_string(),
                     known: a.known,
+                    glob: a.glob,
+                    home_based: src.starts_with('~'),
                     ..Arg::default()
-                };
+                });
                 self.note_secret_in(&src);
+                // The file read is a path argument as `cat`'s are (`dd if=/etc/shadow`,
+                // `dd if=~/.ssh/id_rsa`; bash expands `~` after `if=`).
+                if src.known {
+                    self.check_read_path(&src);
+                }
                 // Raw blocks read from a disk hold every file on it, credentials included.
                 if let Loc::Outside(p) = self.resolve_arg(&src, true)
                     && path::is_block_device(&p)

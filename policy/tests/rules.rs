@@ -1495,6 +1495,12 @@ fn disk_and_filesystem_tools_are_refused() {
                 "dd if=big.bin of=/dev/null bs=1M",
                 yellow("default.unknown"),
             ),
+            // The file `if=` names is read as `cat` reads its arguments.
+            ("dd if=~/.ssh/id_rsa", red("fence.secret-read")),
+            ("dd if=$HOME/.ssh/id_rsa | base64", red("fence.secret-read")),
+            ("dd if=/etc/shadow", red("fence.secret-read")),
+            ("dd if=../x bs=1", red("fence.path-outside")),
+            ("dd if=src/x.bin bs=4 count=1", yellow("default.unknown")),
         ],
     );
     check_exec(

@@ -433,7 +433,14 @@ impl Walker<'_> {
                         RuleId::DiskTools,
                         format!("{what} writes to a block device: {}", p.display()),
                     );
-                } else if path::is_harmless_device(&p) {
+                } else if path::is_harmless_device(&p)
+                    // A process substitution's pipe (`tee >(gzip > x.gz)`), and under
+                    // `fence run` any descriptor the program holds: the kernel fence
+                    // judged the file when it was opened. In a line, a descriptor above
+                    // the standard streams is one the shell that runs it inherited,
+                    // which nothing here knows (`echo x > /dev/fd/3`): judged as the path.
+                    || (path::is_descriptor_link(&p) && (a.procsub || self.ctx == Context::Exec))
+                {
                 } else if path::is_system_root(&p) || (a.glob && path::glob_may_be_system_root(&p))
                 {
                     self.cur_writes = true;

@@ -394,13 +394,29 @@ pub fn is_exception(path: &Path, extra: &[PathBuf]) -> bool {
         || extra.iter().any(|e| path.starts_with(e))
 }
 
-/// Devices that are harmless to write to: not files, not disks.
+/// Devices that are harmless to write to: not files, not disks. Of the links to a
+/// process's own descriptors, those of its standard streams (`/dev/fd/1`,
+/// `/proc/self/fd/2`); see [`is_descriptor_link`] for the others.
 pub fn is_harmless_device(path: &Path) -> bool {
     ["/dev/null", "/dev/stdout", "/dev/stderr"]
         .iter()
         .any(|f| path == Path::new(f))
-        || path.starts_with("/dev/fd")
-        || path.starts_with("/proc/self/fd")
+        || descriptor_number(path).is_some_and(|n| n <= 2)
+}
+
+/// Whether `path` is a link to one of the process's own descriptors (`/dev/fd/N`,
+/// `/proc/self/fd/N`, `/proc/thread-self/fd/N`), whatever its number.
+pub fn is_descriptor_link(path: &Path) -> bool {
+    descriptor_number(path).is_some()
+}
+
+fn descriptor_number(path: &Path) -> Option<u32> {
+    ["/dev/fd", "/proc/self/fd", "/proc/thread-self/fd"]
+        .iter()
+        .find_map(|d| path.strip_prefix(d).ok())
+        .and_then(|rest| rest.to_str())
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|n| n.parse().ok())
 }
 
 /// lefthook's configuration: its main config and the `-local` one merged into it, in every

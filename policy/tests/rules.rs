@@ -9735,3 +9735,29 @@ fn long_lines_are_judged_and_named_in_linear_time() {
         );
     }
 }
+
+/// A write to a link to one of the shell's own descriptors: the standard streams are
+/// harmless as `/dev/stdout` is; a higher descriptor is one the shell that runs the line
+/// inherited, which nothing in the line names, judged as the path it is written as. A
+/// process substitution's pipe, and any descriptor under `fence run` (the kernel fence
+/// judged the file when it was opened), stay harmless.
+#[test]
+fn descriptor_links_above_the_standard_streams_are_paths_in_a_line() {
+    check(
+        &classifier(),
+        &[
+            ("echo x > /dev/fd/1", yellow("default.unknown")),
+            ("echo x > /dev/fd/2", yellow("default.unknown")),
+            ("echo x > /proc/self/fd/1", yellow("default.unknown")),
+            ("echo x | tee /dev/fd/2", yellow("default.unknown")),
+            ("echo x > /dev/fd/3", red("fence.path-outside")),
+            ("cp notes.txt /dev/fd/7", red("fence.path-outside")),
+            ("echo x > /proc/self/fd/3", refused("sys.root-write")),
+            ("tee >(gzip > x.gz) < notes.txt", yellow("fs.write-inside")),
+        ],
+    );
+    check_exec(
+        &classifier(),
+        &[(&["tee", "/dev/fd/63"], Action::Allow, "default.exec-run")],
+    );
+}

@@ -1634,7 +1634,10 @@ mod tests {
             ("wss://h/?token=t", true),
             ("key=value", false),
             ("sort_key=1&monkey=2", false),
-            ("mypassword=1", false),
+            // A property whose name ends in password (`keyStorePassword=`).
+            ("mypassword=1", true),
+            ("xpasswd=1", true),
+            ("password1=x", false),
             ("password", false),
             ("=pwd", false),
             ("", false),

@@ -2160,6 +2160,103 @@ time.sleep(0.5)
     );
 }
 
+/// fence run as a background job of a terminal session whose foreground job lies outside
+/// the sandbox (the user's shell, an editor): the sandbox turns O_ASYNC on with the
+/// terminal, in every way it may (`ioctl(FIOASYNC)`, `F_SETFL` with and without
+/// `O_APPEND`), and chooses SIGTERM with `F_SETSIG`. The terminal then sends its signals
+/// to its foreground process group; typed input must not end that job. Without Landlock's
+/// signal scope (below ABI 6) nothing else would stop it. Checked on the foreground job
+/// itself, from outside.
+fn a_terminals_signals_never_reach_the_foreground_job_outside(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (mut master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&slave_path)
+            .unwrap()
+    };
+    let shown = show_terminal(&master);
+    w.write(
+        "probe.py",
+        r#"import fcntl, os, signal, termios, time
+fcntl.fcntl(0, 10, signal.SIGTERM)  # F_SETSIG
+for turn_on in [
+    lambda: fcntl.ioctl(0, termios.FIOASYNC, b'\x01\x00\x00\x00'),
+    lambda: fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_ASYNC),
+    lambda: fcntl.fcntl(0, fcntl.F_SETFL, os.O_ASYNC | os.O_APPEND),
+]:
+    try:
+        turn_on()
+    except OSError:
+        pass
+open('ready', 'w').close()
+for _ in range(100):
+    if os.path.exists('go'):
+        break
+    time.sleep(0.1)
+"#,
+    );
+    let pids = w.outside.join("foreground-pid");
+    let leader = w.outside.join("leader.py");
+    std::fs::write(
+        &leader,
+        r#"import os, signal, subprocess, sys
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+job = subprocess.Popen(['sleep', '60'], preexec_fn=os.setpgrp)
+os.tcsetpgrp(0, job.pid)
+with open(sys.argv[1] + '.tmp', 'w') as f:
+    f.write(str(job.pid))
+os.rename(sys.argv[1] + '.tmp', sys.argv[1])
+fence = subprocess.Popen(sys.argv[2:], preexec_fn=os.setpgrp)
+sys.exit(fence.wait() & 0xff)
+"#,
+    )
+    .unwrap();
+    w.own(&w.outside);
+    let mut session = w.command_as_runner(PYTHON);
+    session
+        .arg(&leader)
+        .arg(&pids)
+        .arg(support::fence_binary())
+        .args(["run", "--", PYTHON, "probe.py"]);
+    if let Some(cap) = std::env::var_os("FENCE_LANDLOCK_ABI_MAX") {
+        session.env("FENCE_LANDLOCK_ABI_MAX", cap);
+    }
+    lead_a_session_on_terminal(&mut session, &open_slave);
+    let mut child = session.spawn().unwrap();
+    wait_for_file(w, &mut child, "ready");
+    let job: i32 = std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    std::io::Write::write_all(&mut master, b"typed\n").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let job_alive = job > 0 && alive(job);
+    w.write("go", "");
+    let status = child.wait().unwrap();
+    if job > 0 {
+        // SAFETY: kill of the job this test's session started.
+        unsafe { libc::kill(job, libc::SIGKILL) };
+    }
+    assert!(job > 0, "the session did not start its foreground job");
+    assert!(
+        job_alive,
+        "the foreground job outside the sandbox was ended by the terminal's signal: {}",
+        String::from_utf8_lossy(&shown.lock().unwrap())
+    );
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "the session did not run to its end: {status:?} {}",
+        String::from_utf8_lossy(&shown.lock().unwrap())
+    );
+}
+
 /// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
 /// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
 /// fence.
@@ -9424,6 +9521,7 @@ both_ways!(
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
     the_users_terminal_keeps_its_line_discipline_and_open_mode,
     o_async_turned_on_with_fcntl_sends_no_signal_in_fences_name,
+    a_terminals_signals_never_reach_the_foreground_job_outside,
     the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it,
     the_hosts_pseudo_terminals_cannot_be_taken,
     refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,

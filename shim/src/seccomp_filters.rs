@@ -167,7 +167,8 @@ pub struct StaticGuards {
     /// truncated). `openat2` is refused at every ABI (see [`static_program`]).
     pub truncating_opens: bool,
     /// No Landlock signal scope: refuse `kill(0, …)`. The sandbox shares fence's process
-    /// group, which a pid namespace does not hide from a group signal.
+    /// group, which a pid namespace does not hide from a group signal. Turning `O_ASYNC`
+    /// on is refused too (a terminal's signals go to its foreground process group).
     pub group_kill: bool,
     /// No IPC namespace of its own: refuse System V shared memory, message queues and
     /// semaphores and POSIX message queues, which would be the host's. Their objects are
@@ -255,6 +256,26 @@ fn static_groups(families: SocketFamilies, guards: StaticGuards, dns: bool) -> V
             libc::SYS_kill,
             vec![rule(vec![cond(0, Len::Dword, Op::Eq, 0)])],
         );
+        // O_ASYNC on a terminal without a signal owner makes the terminal's foreground
+        // process group the owner: fence's own job, or the user's shell when fence runs
+        // in the background. Without a signal scope nothing stops the signal `F_SETSIG`
+        // chose (SIGKILL included) from reaching that group, which a pid namespace does
+        // not hide (the group is recorded, not looked up by number). Refused: `ioctl
+        // (FIOASYNC)` whatever its argument (a pointer BPF cannot read), and `F_SETFL`
+        // with `O_ASYNC` (the flags are an int).
+        eperm
+            .entry(libc::SYS_ioctl)
+            .or_default()
+            .push(rule(vec![cond(1, Len::Dword, Op::Eq, libc::FIOASYNC)]));
+        eperm.entry(libc::SYS_fcntl).or_default().push(rule(vec![
+            cond(1, Len::Dword, Op::Eq, libc::F_SETFL as u64),
+            cond(
+                2,
+                Len::Dword,
+                Op::MaskedEq(libc::O_ASYNC as u64),
+                libc::O_ASYNC as u64,
+            ),
+        ]));
     }
     if guards.host_pids {
         eperm.extend(other_process_rules());
@@ -2026,6 +2047,55 @@ mod tests {
             call(libc::SYS_fcntl, [1, libc::F_GETFL as u64, 0, 0, 0, 0]),
             libc::SECCOMP_RET_ALLOW
         );
+    }
+
+    /// Without a signal scope, `O_ASYNC` is never turned on (`ioctl(FIOASYNC)`, `F_SETFL`
+    /// with it, whatever the high words); with one, the process may, and other status
+    /// flags and ioctls pass.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn o_async_is_refused_without_a_signal_scope() {
+        const X86_64: u32 = 62 | 0x8000_0000 | 0x4000_0000;
+        let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+        let unscoped = StaticGuards {
+            group_kill: true,
+            ..StaticGuards::default()
+        };
+        let setfl = libc::F_SETFL as u64;
+        let o_async = libc::O_ASYNC as u64;
+        for (guards, refused) in [(unscoped, true), (StaticGuards::default(), false)] {
+            let p = static_program(SocketFamilies::UnixOnly, guards, false).unwrap();
+            let call = |nr: i64, args: [u64; 6]| run(&p, X86_64, nr as u32, args);
+            for args in [
+                [0, libc::FIOASYNC, 0x7fff_0000, 0, 0, 0],
+                [0, libc::FIOASYNC | 1 << 32, 0, 0, 0, 0],
+            ] {
+                let got = call(libc::SYS_ioctl, args);
+                assert_eq!(got == eperm, refused, "ioctl {args:?}: {got:#x}");
+            }
+            for args in [
+                [0, setfl, o_async, 0, 0, 0],
+                [0, setfl, o_async | libc::O_APPEND as u64, 0, 0, 0],
+                [
+                    0,
+                    setfl | 1 << 32,
+                    o_async | libc::O_NONBLOCK as u64,
+                    0,
+                    0,
+                    0,
+                ],
+                [0, setfl, o_async | 1 << 32, 0, 0, 0],
+            ] {
+                let got = call(libc::SYS_fcntl, args);
+                assert_eq!(got == eperm, refused, "fcntl {args:?}: {got:#x}");
+            }
+            // Other flags and requests are not refused here.
+            assert_ne!(
+                call(libc::SYS_fcntl, [0, setfl, libc::O_APPEND as u64, 0, 0, 0]),
+                eperm
+            );
+            assert_ne!(call(libc::SYS_ioctl, [0, libc::FIONBIO, 0, 0, 0, 0]), eperm);
+        }
     }
 
     /// No file lease is taken, whatever the high word of the command; other fcntl

@@ -1668,10 +1668,11 @@ fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) ->
     // any signal F_SETSIG chose, SIGKILL included, would then be sent in fence's name to
     // fence's own job or to the user's shell, past the sandbox's signal scope and its pid
     // namespace. The process may turn it on itself (`ioctl(FIOASYNC)`, which the kernel
-    // runs in its own name); turning it off, or leaving it as it is, is harmless.
+    // runs in its own name). Refused whenever the flags hold it, even where the file has
+    // it on already: another thread of the caller may turn it off between the look above
+    // and the call below (`F_SETFL` with `O_APPEND`, which goes to the kernel unasked).
     if let DescriptorOp::SetFlags { flags } = op
         && flags & libc::O_ASYNC as u64 != 0
-        && (status < 0 || status & libc::O_ASYNC == 0)
     {
         let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))
             .map(|p| p.into_os_string().into_vec())

@@ -2693,6 +2693,62 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
     );
 }
 
+/// A session stopped with Ctrl-Z and sent on with `bg` ends while the user's shell holds
+/// the terminal: fence leaves the terminal to the shell (taking it back for its own
+/// group, about to vanish, made the shell's next read fail and ended the shell), and
+/// the shell reads the next line as usual.
+fn a_session_sent_to_the_background_leaves_the_shell_its_terminal(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&slave_path)
+            .unwrap()
+    };
+    let shown = show_terminal(&master);
+    let fence = support::fence_binary();
+    let mut shell = bash_on_terminal(w, &open_slave, &[("F", fence.as_os_str())]);
+    let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
+    let wait_for = |what: &str, secs: u64| {
+        let started = Instant::now();
+        while !String::from_utf8_lossy(&shown.lock().unwrap()).contains(what)
+            && started.elapsed() < Duration::from_secs(secs)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for("bash-", 20);
+    typed(b"\"$F\" run --approver deny -- sh -c 'touch started; sleep 2'\n");
+    let started = Instant::now();
+    while !w.worktree.join("started").exists() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    typed(b"\x1a");
+    wait_for("Stopped", 10);
+    typed(b"bg\n");
+    // The session ends in the background; the shell then reads the next line.
+    std::thread::sleep(Duration::from_secs(4));
+    typed(b"echo alive-$((40+2))\n");
+    wait_for("alive-42", 10);
+    let shell_ran_on = shell.try_wait().unwrap().is_none();
+    typed(b"exit\n");
+    let _ = shell.kill();
+    let _ = shell.wait();
+    let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+    assert!(
+        text.contains("Stopped"),
+        "fence did not stop on Ctrl-Z: {text}"
+    );
+    assert!(
+        shell_ran_on && text.contains("alive-42"),
+        "the shell lost its terminal when the session ended in the background: {text}"
+    );
+}
+
 /// Ctrl-Z stops fence only once nothing of the sandbox runs, and nothing runs again behind
 /// the user's prompt: a process continued by the kernel after it was stopped (its process
 /// group orphaned by a death the sandbox arranged while the init was stopping the others)
@@ -9522,6 +9578,7 @@ both_ways!(
     the_users_terminal_keeps_its_line_discipline_and_open_mode,
     o_async_turned_on_with_fcntl_sends_no_signal_in_fences_name,
     a_terminals_signals_never_reach_the_foreground_job_outside,
+    a_session_sent_to_the_background_leaves_the_shell_its_terminal,
     the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it,
     the_hosts_pseudo_terminals_cannot_be_taken,
     refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,

@@ -16,7 +16,9 @@
 //! At the end of the session the terminal's settings (`termios`: echo, canonical mode,
 //! control characters) and its foreground process group are put back as they were at the
 //! start, whatever the sandbox left (`stty -echo`, `intr ^A`, a foreground group of its
-//! own, which would leave a calling shell without job control reading in the background).
+//! own, which would leave a calling shell without job control reading in the background),
+//! unless the terminal's foreground is by then another group with processes in it: the
+//! shell's, after Ctrl-Z and `bg`, or a job it brought forward since.
 //! The line discipline, exclusive mode and stopped output cannot be changed from inside
 //! at all (static seccomp filter).
 
@@ -58,9 +60,27 @@ impl Terminal {
         })
     }
 
-    /// Puts the settings and the foreground group back (once the sandbox is gone). Best
-    /// effort: a terminal hung up in between takes nothing.
+    /// Puts the settings and the foreground group back (once the sandbox is gone), unless
+    /// the terminal has become someone else's meanwhile. Best effort: a terminal hung up
+    /// in between takes nothing.
     pub fn restore(&self) {
+        // SAFETY: tcgetpgrp and getpgrp take no pointers; kill with signal 0 sends nothing.
+        let someone_elses = unsafe {
+            let foreground = libc::tcgetpgrp(self.fd);
+            foreground > 0
+                && foreground != libc::getpgrp()
+                && (libc::kill(-foreground, 0) == 0
+                    || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+        };
+        // The foreground group is another one with a process in it. The sandbox's are
+        // gone by now, so it is the user's: the shell after Ctrl-Z and `bg` (or `kill %1`),
+        // or a job it has brought to the foreground since. Taking the terminal from it
+        // (fence ignores SIGTTOU, so nothing would stop it) would hand it to a group that
+        // is about to vanish, and the shell's next read would fail and end it; the
+        // settings are that job's own. Left alone.
+        if someone_elses {
+            return;
+        }
         // SAFETY: termios is plain data; both calls act on fence's own descriptor, and
         // SIGTTOU is ignored, so a background fence is let through.
         unsafe {

@@ -89,15 +89,17 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
     }
     let mut untrusted = vec![worktree.to_path_buf()];
     untrusted.extend(writable.iter().cloned());
-    let asked = trusted_git(std::env::var_os("PATH").as_deref(), &untrusted).and_then(|git| {
-        ask_git(
-            &git,
-            worktree,
-            env,
-            &["config", "--list", "--show-origin", "-z"],
-            GIT_TIMEOUT,
-        )
-    });
+    let asked =
+        trusted_git(std::env::var_os("PATH").as_deref(), &untrusted).and_then(|(git, path)| {
+            ask_git(
+                &git,
+                &path,
+                worktree,
+                env,
+                &["config", "--list", "--show-origin", "-z"],
+                GIT_TIMEOUT,
+            )
+        });
     let listing = match asked {
         Ok(out) => out,
         Err(e) => {
@@ -232,24 +234,45 @@ fn may_name_code(text: &[u8]) -> bool {
 
 /// The git to ask, found on `path` (the `PATH` variable) as a shell would, but passing
 /// over every folder the sandbox may write or has written: the worktree and the writable
-/// roots, whatever name leads there (a link is followed first), and relative entries,
-/// which name the working directory. git is run outside the sandbox with fence's rights,
-/// before the session starts: a `git` an earlier session left in the worktree (an
-/// activated `.venv/bin` or a direnv `bin` first on `PATH`) must never be it.
-fn trusted_git(path: Option<&std::ffi::OsStr>, untrusted: &[PathBuf]) -> Result<PathBuf, String> {
-    use std::os::unix::fs::PermissionsExt;
-    let untrusted: Vec<PathBuf> = untrusted
-        .iter()
-        .map(|r| r.canonicalize().unwrap_or_else(|_| r.clone()))
-        .collect();
-    let outside = |p: &Path| !untrusted.iter().any(|r| p.starts_with(r));
+/// roots, whatever name leads there (a link, another mount of the same folder: each
+/// folder on the way is compared by device and inode), and relative entries, which name
+/// the working directory. git is run outside the sandbox with fence's rights, before the
+/// session starts: a `git` an earlier session left in the worktree (an activated
+/// `.venv/bin` or a direnv `bin` first on `PATH`) must never be it. Returns the program
+/// and the `PATH` to run it with (the entries that passed: a git that runs helpers finds
+/// none of the sandbox's either).
+fn trusted_git(
+    path: Option<&std::ffi::OsStr>,
+    untrusted: &[PathBuf],
+) -> Result<(PathBuf, OsString), String> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let identity = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let roots: Vec<(u64, u64)> = untrusted.iter().filter_map(|r| identity(r)).collect();
+    // Whether `p` or a folder above it is one of the roots (`p` absolute; a folder that
+    // cannot be looked at counts as one).
+    let within = |p: &Path| {
+        p.ancestors()
+            .any(|a| identity(a).is_none_or(|id| roots.contains(&id)))
+    };
+    let trusted_dir = |dir: &Path| {
+        dir.is_absolute() && !within(dir) && dir.canonicalize().is_ok_and(|real| !within(&real))
+    };
     let path = path.unwrap_or(std::ffi::OsStr::new("/usr/local/bin:/usr/bin:/bin"));
+    let dirs: Vec<&Path> = path
+        .as_bytes()
+        .split(|b| *b == b':')
+        .map(|d| Path::new(std::ffi::OsStr::from_bytes(d)))
+        .collect();
+    let clean: Vec<&Path> = dirs.iter().copied().filter(|d| trusted_dir(d)).collect();
+    let clean_path = OsString::from_vec(
+        clean
+            .iter()
+            .map(|d| d.as_os_str().as_bytes())
+            .collect::<Vec<_>>()
+            .join(&b':'),
+    );
     let mut passed_over = None;
-    for dir in path.as_bytes().split(|b| *b == b':') {
-        let dir = Path::new(std::ffi::OsStr::from_bytes(dir));
-        if !dir.is_absolute() {
-            continue;
-        }
+    for dir in dirs.iter().filter(|d| d.is_absolute()) {
         let candidate = dir.join("git");
         let Ok(real) = candidate.canonicalize() else {
             continue;
@@ -259,9 +282,8 @@ fn trusted_git(path: Option<&std::ffi::OsStr>, untrusted: &[PathBuf]) -> Result<
         if !runnable {
             continue;
         }
-        let real_dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-        if outside(&real) && outside(&real_dir) && outside(dir) {
-            return Ok(real);
+        if clean.contains(dir) && !within(&real) {
+            return Ok((real, clean_path));
         }
         passed_over.get_or_insert(candidate);
     }
@@ -280,6 +302,7 @@ fn trusted_git(path: Option<&std::ffi::OsStr>, untrusted: &[PathBuf]) -> Result<
 /// `timeout` (it is then killed).
 fn ask_git(
     git: &Path,
+    path: &std::ffi::OsStr,
     worktree: &Path,
     env: &GitEnvironment,
     args: &[&str],
@@ -287,6 +310,7 @@ fn ask_git(
 ) -> Result<Vec<u8>, String> {
     let mut command = Command::new(git);
     command
+        .env("PATH", path)
         .args(["-c", "safe.directory=*", "-C"])
         .arg(worktree)
         .args(args);
@@ -485,9 +509,17 @@ mod tests {
         .map(|p| p.display().to_string())
         .collect::<Vec<_>>()
         .join(":");
+        let (git, clean) = trusted_git(Some(std::ffi::OsStr::new(&path)), &roots).unwrap();
+        assert_eq!(git, real.canonicalize().unwrap());
+        // The PATH git runs with keeps only the folders that passed.
         assert_eq!(
-            trusted_git(Some(std::ffi::OsStr::new(&path)), &roots).unwrap(),
-            real.canonicalize().unwrap()
+            clean,
+            OsString::from(format!(
+                "{}:{}:{}",
+                linked.display(),
+                plain.display(),
+                real.parent().unwrap().display()
+            ))
         );
         let only_planted = format!(
             "{}:{}",

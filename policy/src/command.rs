@@ -748,53 +748,54 @@ impl Walker<'_> {
         }
     }
 
-    /// The custom rules that ask or deny also match the command as it runs: its program's
-    /// name and its words as the shell makes them, one space apart. Their text as written
-    /// is matched too ([`crate::verdict`]); this catches what quoting, spacing, a path or
-    /// a nested line hides from it (`"terraform" apply`, `terraform  apply`,
-    /// `/usr/bin/terraform apply`, `bash -c "terraform"' apply'`). Allow rules match only
-    /// the text as written (SPEC §2): a rule never widens access through a rewritten form.
+    /// The custom rules that ask or deny also match the command as it runs: the rule's
+    /// words against whole consecutive words of the command as the shell makes them (the
+    /// program by its name), the last one as a prefix of its word, as the text's own match
+    /// allows (`make deploy` matches `make deploy-prod`). Their text as written is matched
+    /// too ([`crate::verdict`]); this catches what quoting, spacing, a path or a nested
+    /// line hides from it (`"terraform" apply`, `terraform  apply`,
+    /// `/usr/bin/terraform apply`, `bash -c "terraform"' apply'`), and never text inside
+    /// one argument (`git commit -m 'terraform apply later'`). Allow rules match only the
+    /// text as written (SPEC §2): a rule never widens access through a rewritten form.
     fn match_custom_rules(&mut self, name: &str, args: &[Arg]) {
         let table = self.cls.table();
         let custom_at = crate::rules::BUILTIN_RULES.len();
-        if !table
-            .custom()
-            .any(|r| r.action != crate::level::Action::Allow && r.contexts.contains(self.ctx))
-        {
+        let applies = |r: &crate::rules::Rule| {
+            r.action != crate::level::Action::Allow && r.contexts.contains(self.ctx)
+        };
+        if !table.custom().any(applies) {
             return;
         }
-        let mut words = String::from(name);
-        for a in &args[1..] {
-            words.push(' ');
-            words.push_str(&a.text);
-        }
+        let word = |i: usize| if i == 0 { name } else { args[i].text.as_str() };
         let found: Vec<(usize, String)> = table
             .custom()
             .enumerate()
-            .filter(|(_, r)| {
-                r.action != crate::level::Action::Allow && r.contexts.contains(self.ctx)
-            })
+            .filter(|(_, r)| applies(r))
             .filter_map(|(i, r)| {
                 let crate::rules::Origin::Custom { prefix } = &r.origin else {
                     return None;
                 };
+                let words: Vec<&str> = prefix.split_whitespace().collect();
+                let (last, whole) = words.split_last()?;
+                let at = (0..args.len().saturating_sub(whole.len())).find(|&start| {
+                    whole.iter().enumerate().all(|(k, w)| word(start + k) == *w)
+                        && word(start + whole.len()).starts_with(last)
+                })?;
                 let as_written = self
                     .cmd_text
                     .as_deref()
                     .is_some_and(|t| crate::verdict::prefix_matches(t, prefix));
-                let normal = prefix.split_whitespace().collect::<Vec<_>>().join(" ");
-                crate::verdict::prefix_matches(&words, &normal).then(|| {
-                    let reason = if as_written {
-                        format!("matches the custom rule `{prefix}`: {}", r.description)
-                    } else {
-                        format!(
-                            "matches the custom rule `{prefix}` as the command runs (`{}`): {}",
-                            crate::walk::head_of(&words, 200),
-                            r.description
-                        )
-                    };
-                    (custom_at + i, reason)
-                })
+                let reason = if as_written {
+                    format!("matches the custom rule `{prefix}`: {}", r.description)
+                } else {
+                    let shown: Vec<&str> = (at..at + words.len()).map(word).collect();
+                    format!(
+                        "matches the custom rule `{prefix}` as the command runs (`{}`): {}",
+                        crate::walk::head_of(&shown.join(" "), 200),
+                        r.description
+                    )
+                };
+                Some((custom_at + i, reason))
             })
             .collect();
         for (rule, reason) in found {

@@ -5384,6 +5384,10 @@ fn deny_and_ask_rules_also_match_the_command_as_it_runs() {
             ("find . -exec \"terraform\" apply \\;", Action::Deny),
             ("make  deploy", Action::Ask),
             ("git \"commit\" -m x", Action::Deny),
+            // Whole words only: text inside one argument is not the command.
+            ("git log --grep 'terraform apply later'", Action::Allow),
+            ("grep 'terraform apply' README.md", Action::Allow),
+            ("make \"deploy-prod\"", Action::Ask),
             // Other commands still do not match.
             ("terraform plan", Action::Ask),
             ("\"terraform\" plan", Action::Ask),

@@ -819,15 +819,27 @@ fn parameter(
         // word is taken: the line must be safe with it. The word is text of the line,
         // not a value assumed from an environment: judged as written
         // (`cat ${X:-/etc/passwd}` reads outside).
+        //
+        // A value taken from fence's own environment (`${USER:-/root/.ssh/id_rsa}`) is one
+        // the shell that runs the line may not have (`env -i sh -c …`): the word written in
+        // the line is judged instead, the stricter of the two (the environment's value is
+        // only ever a plain word).
         ParameterExpr::UseDefaultValues {
             parameter,
             indirect,
             default_value,
             ..
-        } => match lookup(parameter, *indirect, noticed, assumed) {
-            Some(v) if !v.is_empty() => Some(v),
-            Some(_) | None => literal(default_value, noticed),
-        },
+        } => {
+            let before = *assumed;
+            match lookup(parameter, *indirect, noticed, assumed) {
+                Some(_) if *assumed && !before && default_value.is_some() => {
+                    *assumed = before;
+                    literal(default_value, noticed)
+                }
+                Some(v) if !v.is_empty() => Some(v),
+                Some(_) | None => literal(default_value, noticed),
+            }
+        }
         // `${X:=word}` sets X to the word as well, for what follows.
         ParameterExpr::AssignDefaultValues {
             parameter,
@@ -835,7 +847,12 @@ fn parameter(
             default_value,
             ..
         } => {
+            let before = *assumed;
             let value = match lookup(parameter, *indirect, noticed, assumed) {
+                Some(_) if *assumed && !before && default_value.is_some() => {
+                    *assumed = before;
+                    literal(default_value, noticed)
+                }
                 Some(v) if !v.is_empty() => return Some(v),
                 Some(_) | None => literal(default_value, noticed),
             };

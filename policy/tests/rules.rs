@@ -2636,7 +2636,10 @@ fn a_variable_that_holds_a_path_is_not_a_path_token() {
             ("cat ${UNSET_IN_ENV:-src}/main.rs", green("read.list")),
             // A value from fence's environment may not be the shell's: the word written
             // in the line is judged.
-            ("cat ${USER:-/home/dev/.ssh/id_rsa}", red("fence.secret-read")),
+            (
+                "cat ${USER:-/home/dev/.ssh/id_rsa}",
+                red("fence.secret-read"),
+            ),
             ("echo x > ${OUT:-/etc/motd}", refused("sys.root-write")),
             ("rm -rf ${USER:-/}", refused("fs.delete-outside")),
             ("cat ${USER:-README.md}", green("read.list")),

@@ -416,14 +416,21 @@ pub fn is_credential_variable(name: &OsStr, value: &OsStr) -> bool {
         // number (`XDG_SESSION_ID`).
         || (holds(&joined, b"SESSIONID") && !upper.starts_with(b"XDG_"))
         // Bundler's credentials for a gem server: `BUNDLE_<HOST>` with the host's dots as
-        // `__` (`BUNDLE_GEMS__EXAMPLE__COM=user:pass`); not its build options
-        // (`BUNDLE_BUILD__NOKOGIRI`), local overrides or mirrors (a password in a
-        // mirror's URL is found below).
+        // `__` (`BUNDLE_GEMS__EXAMPLE__COM=user:pass`); not its settings whose keys hold a
+        // dot (`build.nokogiri`, `local.rack`, `mirror.…` — a password in a mirror's URL
+        // is found below —, `git.allow_insecure`, `gem.test`, `path.system`).
         || (upper.starts_with(b"BUNDLE_")
             && holds(&upper, b"__")
-            && !upper.starts_with(b"BUNDLE_BUILD__")
-            && !upper.starts_with(b"BUNDLE_LOCAL__")
-            && !upper.starts_with(b"BUNDLE_MIRROR__"))
+            && ![
+                &b"BUNDLE_BUILD__"[..],
+                b"BUNDLE_LOCAL__",
+                b"BUNDLE_MIRROR__",
+                b"BUNDLE_GIT__",
+                b"BUNDLE_GEM__",
+                b"BUNDLE_PATH__",
+            ]
+            .iter()
+            .any(|setting| upper.starts_with(setting)))
         || has_url_password(value)
         || has_password_field(value)
         || (upper.ends_with(b"_PROXY") && has_bare_login(value))
@@ -597,19 +604,29 @@ fn has_password_field(value: &[u8]) -> bool {
         || has_password_property(value)
 }
 
-/// Whether `value` sets a property whose name ends in `password` or `passwd`, whatever
-/// comes before it: Java's `-Djavax.net.ssl.keyStorePassword=…` and
-/// `trustStorePassword=…` in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS` or `GRADLE_OPTS`.
+/// Whether `value` sets a property whose name ends in `password`, `passwd` or
+/// `passphrase`, whatever comes before it: Java's `-Djavax.net.ssl.keyStorePassword=…`
+/// in `JAVA_TOOL_OPTIONS`, `MAVEN_OPTS` or `GRADLE_OPTS`, `-Dgpg.passphrase=…`. A trust
+/// store's password is not one (`trustStorePassword`, most often the public default
+/// `changeit`): it guards public certificates, and a corporate trust store set up that
+/// way must keep working in the sandbox.
 fn has_password_property(value: &[u8]) -> bool {
+    const TRUST_STORE: &[u8] = b"truststore";
     value
         .iter()
         .enumerate()
         .filter(|(_, b)| **b == b'=')
         .any(|(at, _)| {
-            [&b"password"[..], b"passwd"].iter().any(|field| {
-                at.checked_sub(field.len())
-                    .is_some_and(|start| value[start..at].eq_ignore_ascii_case(field))
-            })
+            [&b"password"[..], b"passwd", b"passphrase"]
+                .iter()
+                .any(|field| {
+                    at.checked_sub(field.len()).is_some_and(|start| {
+                        value[start..at].eq_ignore_ascii_case(field)
+                            && !start
+                                .checked_sub(TRUST_STORE.len())
+                                .is_some_and(|t| value[t..start].eq_ignore_ascii_case(TRUST_STORE))
+                    })
+                })
         })
 }
 
@@ -1545,6 +1562,11 @@ mod tests {
                 "-Djavax.net.ssl.keyStorePassword=changeit -Xmx1g",
             ),
             ("MAVEN_OPTS", "-Dproxy.passwd=x"),
+            ("MAVEN_OPTS", "-Dgpg.passphrase=x"),
+            (
+                "JAVA_TOOL_OPTIONS",
+                "-Djavax.net.ssl.trustStorePassword=changeit -Djavax.net.ssl.keyStorePassword=k",
+            ),
         ];
         let kept = [
             ("XDG_SESSION_ID", "3"),
@@ -1593,6 +1615,13 @@ mod tests {
                 "https://mirror.example",
             ),
             ("GRADLE_OPTS", "-Dorg.gradle.daemon=false"),
+            ("BUNDLE_GIT__ALLOW_INSECURE", "true"),
+            ("BUNDLE_GEM__TEST", "rspec"),
+            ("BUNDLE_PATH__SYSTEM", "true"),
+            (
+                "JAVA_TOOL_OPTIONS",
+                "-Djavax.net.ssl.trustStore=/etc/pki/ca.jks -Djavax.net.ssl.trustStorePassword=changeit",
+            ),
         ];
         let cases = gone
             .iter()

@@ -1396,6 +1396,96 @@ for name, extra in [('two', 'Host: api.test:{port}\r\nHost: internal.test\r\n'),
     assert!(!received.contains("internal.test"), "{received}");
 }
 
+/// A server that keeps connections open (HTTP/1.1 keep-alive) and answers every read with
+/// a short 200: a second request on a connection the proxy let through once would reach
+/// it unchecked. The sandbox tries on one connection each: a plain keep-alive request, one
+/// that says `Connection: upgrade` without asking for a protocol, and one that asks for a
+/// WebSocket the server does not speak. The second request must reach the server in none.
+fn proxy_lets_one_checked_request_through_a_connection(w: &World) {
+    use std::sync::atomic::Ordering;
+    let (l, port) = host_listener("127.0.0.1:0").unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (seen2, stop2) = (seen.clone(), stop.clone());
+    std::thread::spawn(move || {
+        while !stop2.load(Ordering::Relaxed) {
+            let Ok((mut c, _)) = l.accept() else {
+                std::thread::sleep(Duration::from_millis(2));
+                continue;
+            };
+            let seen3 = seen2.clone();
+            std::thread::spawn(move || {
+                c.set_nonblocking(false).unwrap();
+                c.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+                let mut buf = vec![0u8; 65536];
+                while let Ok(n @ 1..) = c.read(&mut buf) {
+                    seen3.lock().unwrap().extend_from_slice(&buf[..n]);
+                    let reply = "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\nok\n";
+                    if std::io::Write::write_all(&mut c, reply.as_bytes()).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    w.write(
+        "probe.py",
+        &format!(
+            r#"import base64, os, socket, urllib.parse
+u = urllib.parse.urlsplit(os.environ['HTTP_PROXY'])
+auth = base64.b64encode(f'{{u.username}}:{{u.password}}'.encode()).decode()
+for name, extra in [('plain', 'Connection: keep-alive\r\n'),
+                    ('upgrade-word', 'Connection: upgrade\r\n'),
+                    ('declined', 'Connection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n')]:
+    s = socket.create_connection((u.hostname, u.port), timeout=5)
+    s.sendall(f'GET http://api.test:{port}/first-{{name}} HTTP/1.1\r\nHost: api.test:{port}\r\nProxy-Authorization: Basic {{auth}}\r\n{{extra}}\r\n'.encode())
+    try:
+        first = s.recv(4096)
+    except OSError:
+        first = b''
+    try:
+        s.sendall(f'GET /second-unchecked-{{name}} HTTP/1.1\r\nHost: forbidden.example\r\n\r\n'.encode())
+        s.recv(4096)
+    except OSError:
+        pass
+    print(name, first.split(b' ')[1].decode() if first else 'none', flush=True)
+    s.close()
+"#
+        ),
+    );
+    let out = w
+        .fence(&[
+            "--allow-domain".as_ref(),
+            "api.test".as_ref(),
+            "--resolve".as_ref(),
+            "api.test:127.0.0.1".as_ref(),
+            "--".as_ref(),
+            support::PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let received = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
+    assert_eq!(
+        stdout(&out),
+        "plain 200\nupgrade-word 200\ndeclined 200\n",
+        "{}",
+        stderr(&out)
+    );
+    for name in ["plain", "upgrade-word", "declined"] {
+        assert!(
+            received.contains(&format!("/first-{name} ")),
+            "{name}: {received}"
+        );
+    }
+    assert!(
+        !received.contains("second-unchecked"),
+        "a second request on one connection reached the server unchecked: {received}"
+    );
+    assert!(!received.contains("forbidden.example"), "{received}");
+}
+
 fn another_sessions_proxy_refuses_this_sandbox(w: &World) {
     let server = HostServer::start("hello\n");
     let port = server.port;
@@ -1604,6 +1694,7 @@ both_ways!(
     proxy_reaches_an_address_allowed_by_ip_only_on_its_allowed_ports,
     proxy_checks_the_tls_server_name_before_connecting,
     proxy_refuses_two_host_headers_and_forwards_the_checked_host,
+    proxy_lets_one_checked_request_through_a_connection,
     another_sessions_proxy_refuses_this_sandbox,
     abstract_unix_sockets_of_the_host_are_unreachable,
     network_config_of_the_user_allows_and_of_the_worktree_does_not,

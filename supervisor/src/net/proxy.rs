@@ -350,6 +350,22 @@ struct Head {
     authorized: bool,
     /// A `Host` header naming another host than the request line.
     host_mismatch: bool,
+    /// A plain request that asks to switch protocols (`Connection: Upgrade` with an
+    /// `Upgrade` header: a `ws://` WebSocket). Its connection stays open only if the server
+    /// answers `101 Switching Protocols`.
+    upgrade: bool,
+    /// How a plain request's body ends (RFC 9112 §6.3): what follows it on the connection
+    /// is another request, which is not passed on.
+    body: Body,
+}
+
+/// The framing of a plain request's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Body {
+    /// `Content-Length` bytes (none without the header).
+    Length(u64),
+    /// `Transfer-Encoding: chunked`.
+    Chunked,
 }
 
 enum Refusal {
@@ -509,11 +525,66 @@ async fn serve(shared: &Shared, mut client: TcpStream, connection: u64) {
             return;
         }
         up += h.len() as u64;
+        if !head.upgrade {
+            // One request a connection: its body, then the server's answer. What the
+            // client sends after the body is not passed on.
+            let (a, b) = one_request(client, upstream, first_bytes, head.body).await;
+            let mut done = event(true, &rule, None);
+            done.bytes_up = up + a;
+            done.bytes_down = b;
+            (shared.on_event)(done);
+            return;
+        }
     }
-    if upstream.write_all(&first_bytes).await.is_err() {
+    if !head.upgrade {
+        if upstream.write_all(&first_bytes).await.is_err() {
+            return;
+        }
+        up += first_bytes.len() as u64;
+    }
+    if head.upgrade {
+        // The connection becomes the new protocol's only if the server switches; any other
+        // answer is passed on and the connection ends with it (a server that kept it open
+        // would take the client's next request unchecked).
+        let switched = match tokio::time::timeout(
+            HEAD_TIMEOUT,
+            relay_response_head(&mut upstream, &mut client),
+        )
+        .await
+        {
+            Ok(Ok((switched, n))) => {
+                let mut done = event(true, &rule, None);
+                done.bytes_up = up;
+                done.bytes_down = n;
+                if !switched {
+                    let _ = upstream.shutdown().await;
+                    done.bytes_down += tokio::io::copy(&mut upstream, &mut client)
+                        .await
+                        .unwrap_or(0);
+                    (shared.on_event)(done);
+                    return;
+                }
+                n
+            }
+            _ => return,
+        };
+        // Switched: what the client sent after the handshake is the new protocol's.
+        if upstream.write_all(&first_bytes).await.is_err() {
+            return;
+        }
+        up += first_bytes.len() as u64;
+        let (Ok(client), Ok(upstream)) = (client.into_std(), upstream.into_std()) else {
+            return;
+        };
+        let (a, b) = tokio::task::spawn_blocking(move || tunnel(client, upstream))
+            .await
+            .unwrap_or((0, 0));
+        let mut done = event(true, &rule, None);
+        done.bytes_up = up + a;
+        done.bytes_down = switched + b;
+        (shared.on_event)(done);
         return;
     }
-    up += first_bytes.len() as u64;
     let (Ok(client), Ok(upstream)) = (client.into_std(), upstream.into_std()) else {
         return;
     };
@@ -654,6 +725,174 @@ async fn read_head(
     }
 }
 
+/// Passes on a plain request's body (`pending` holds what the client sent after the
+/// head) and the server's answer, until the server closes (it was asked to: `Connection:
+/// close`). What the client sends after the body is read and dropped: another request on
+/// the same connection would reach the server with no check of its `Host`. Returns the
+/// bytes passed up and down.
+async fn one_request(
+    client: TcpStream,
+    upstream: TcpStream,
+    pending: Vec<u8>,
+    body: Body,
+) -> (u64, u64) {
+    let (mut client_in, mut client_out) = client.into_split();
+    let (mut upstream_in, mut upstream_out) = upstream.into_split();
+    // The answer flows while the body goes up (a client that sent `Expect: 100-continue`
+    // waits for the server's word before its body).
+    let down = tokio::spawn(async move {
+        let n = tokio::io::copy(&mut upstream_in, &mut client_out)
+            .await
+            .unwrap_or(0);
+        let _ = client_out.shutdown().await;
+        n
+    });
+    let mut reader = BodyReader {
+        from: &mut client_in,
+        buf: pending,
+    };
+    let up = reader.pass_on(body, &mut upstream_out).await.unwrap_or(0);
+    // Dropped, to its end: the connection stays open for the answer.
+    let drain = tokio::spawn(async move {
+        let mut sink = [0u8; 4096];
+        while let Ok(1..) = client_in.read(&mut sink).await {}
+    });
+    let down = down.await.unwrap_or(0);
+    drain.abort();
+    (up, down)
+}
+
+/// A request body read from the client, with what was read ahead of it.
+struct BodyReader<'a> {
+    from: &'a mut tokio::net::tcp::OwnedReadHalf,
+    buf: Vec<u8>,
+}
+
+impl BodyReader<'_> {
+    /// Reads more into the buffer; fails at the end of the stream.
+    async fn fill(&mut self) -> std::io::Result<()> {
+        let mut chunk = [0u8; 16 * 1024];
+        let n = self.from.read(&mut chunk).await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        self.buf.extend_from_slice(&chunk[..n]);
+        Ok(())
+    }
+
+    /// Passes `n` bytes on to `to`.
+    async fn pass_exactly(
+        &mut self,
+        mut n: u64,
+        to: &mut tokio::net::tcp::OwnedWriteHalf,
+    ) -> std::io::Result<()> {
+        while n > 0 {
+            if self.buf.is_empty() {
+                self.fill().await?;
+            }
+            let take = self.buf.len().min(usize::try_from(n).unwrap_or(usize::MAX));
+            to.write_all(&self.buf[..take]).await?;
+            self.buf.drain(..take);
+            n -= take as u64;
+        }
+        Ok(())
+    }
+
+    /// Passes one line (up to its CRLF, at most 8 KiB) on to `to`, and returns it.
+    async fn pass_line(
+        &mut self,
+        to: &mut tokio::net::tcp::OwnedWriteHalf,
+    ) -> std::io::Result<Vec<u8>> {
+        loop {
+            if let Some(end) = self.buf.windows(2).position(|w| w == b"\r\n") {
+                let line: Vec<u8> = self.buf.drain(..end + 2).collect();
+                to.write_all(&line).await?;
+                return Ok(line[..end].to_vec());
+            }
+            if self.buf.len() > 8 * 1024 {
+                return Err(std::io::ErrorKind::InvalidData.into());
+            }
+            self.fill().await?;
+        }
+    }
+
+    /// Passes the body framed as `body` on to `to`; returns its size on the wire.
+    async fn pass_on(
+        &mut self,
+        body: Body,
+        to: &mut tokio::net::tcp::OwnedWriteHalf,
+    ) -> std::io::Result<u64> {
+        match body {
+            Body::Length(n) => {
+                self.pass_exactly(n, to).await?;
+                Ok(n)
+            }
+            Body::Chunked => {
+                let mut sent = 0u64;
+                loop {
+                    let line = self.pass_line(to).await?;
+                    sent += line.len() as u64 + 2;
+                    let size = line
+                        .split(|b| *b == b';')
+                        .next()
+                        .unwrap_or(&[])
+                        .trim_ascii();
+                    let size = std::str::from_utf8(size)
+                        .ok()
+                        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit()))
+                        .and_then(|t| u64::from_str_radix(t, 16).ok())
+                        .ok_or(std::io::ErrorKind::InvalidData)?;
+                    if size == 0 {
+                        // Trailer fields, up to the empty line.
+                        loop {
+                            let trailer = self.pass_line(to).await?;
+                            sent += trailer.len() as u64 + 2;
+                            if trailer.is_empty() {
+                                return Ok(sent);
+                            }
+                        }
+                    }
+                    // The data, then its CRLF.
+                    self.pass_exactly(size, to).await?;
+                    let end = self.pass_line(to).await?;
+                    if !end.is_empty() {
+                        return Err(std::io::ErrorKind::InvalidData.into());
+                    }
+                    sent += size + 2;
+                }
+            }
+        }
+    }
+}
+
+/// Reads the server's response head from `upstream` and passes what it read on to
+/// `client`; returns whether it is `101 Switching Protocols`, and the bytes passed on.
+async fn relay_response_head(
+    upstream: &mut TcpStream,
+    client: &mut TcpStream,
+) -> std::io::Result<(bool, u64)> {
+    let mut buf = Vec::with_capacity(4096);
+    loop {
+        let mut chunk = [0u8; 4096];
+        let n = upstream.read(&mut chunk).await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        let mut headers = [httparse::EMPTY_HEADER; 96];
+        let mut response = httparse::Response::new(&mut headers);
+        match response.parse(&buf) {
+            Ok(httparse::Status::Complete(_)) => {
+                let switched = response.code == Some(101);
+                client.write_all(&buf).await?;
+                return Ok((switched, buf.len() as u64));
+            }
+            Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => continue,
+            _ => return Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    }
+}
+
 /// Splits `host:port` (`[v6]:port`); `default_port` when there is none.
 fn split_authority(authority: &str, default_port: Option<u16>) -> Option<(String, u16)> {
     let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
@@ -709,6 +948,8 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
             upstream_head: None,
             authorized,
             host_mismatch: false,
+            upgrade: false,
+            body: Body::Length(0),
         });
     }
     let rest = target.strip_prefix("http://").ok_or(Refusal::Status(
@@ -749,17 +990,25 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
     // answer this request and close, so a client's next request (to this host or another)
     // comes through a new connection and a new check. A protocol upgrade (`ws://`) keeps
     // its `Connection: Upgrade`: the connection is then that protocol's.
-    let upgrade = header("connection").is_some_and(|v| {
-        v.split(|b| *b == b',')
-            .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"upgrade"))
-    });
+    // Security boundary: the body's end is where the proxy stops passing the client's
+    // bytes on. A request that frames it two ways (the classic smuggling) or in a way
+    // that cannot be known is refused (RFC 9112 §6.3).
+    let body = request_body(req).ok_or(Refusal::Status(
+        400,
+        "Bad Request: the body's length cannot be known",
+    ))?;
+    let upgrade = body == Body::Length(0)
+        && header("upgrade").is_some()
+        && header("connection").is_some_and(|v| {
+            v.split(|b| *b == b',')
+                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"upgrade"))
+        });
     for h in req.headers.iter() {
         if h.name.eq_ignore_ascii_case("proxy-authorization")
             || h.name.eq_ignore_ascii_case("proxy-connection")
             || h.name.eq_ignore_ascii_case("host")
-            || (!upgrade
-                && (h.name.eq_ignore_ascii_case("connection")
-                    || h.name.eq_ignore_ascii_case("keep-alive")))
+            || h.name.eq_ignore_ascii_case("connection")
+            || h.name.eq_ignore_ascii_case("keep-alive")
         {
             continue;
         }
@@ -768,9 +1017,11 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
         upstream.extend_from_slice(h.value);
         upstream.extend_from_slice(b"\r\n");
     }
-    if !upgrade {
-        upstream.extend_from_slice(b"Connection: close\r\n");
-    }
+    upstream.extend_from_slice(if upgrade {
+        b"Connection: Upgrade\r\n"
+    } else {
+        b"Connection: close\r\n"
+    });
     upstream.extend_from_slice(b"\r\n");
     Ok(Head {
         method,
@@ -779,7 +1030,45 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
         upstream_head: Some(upstream),
         authorized,
         host_mismatch,
+        upgrade,
+        body,
     })
+}
+
+/// The framing of a request's body; `None` where it cannot be known: both
+/// `Transfer-Encoding` and `Content-Length`, a transfer coding that does not end in
+/// `chunked`, `Content-Length` values that differ or are not numbers.
+fn request_body(req: &httparse::Request<'_, '_>) -> Option<Body> {
+    let values = |name: &str| {
+        req.headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| h.value)
+            .collect::<Vec<_>>()
+    };
+    let codings = values("transfer-encoding");
+    let lengths = values("content-length");
+    if !codings.is_empty() {
+        let last = codings
+            .last()
+            .and_then(|v| v.rsplit(|b| *b == b',').next())
+            .map(|c| c.trim_ascii());
+        return (lengths.is_empty() && last.is_some_and(|c| c.eq_ignore_ascii_case(b"chunked")))
+            .then_some(Body::Chunked);
+    }
+    let mut length = None;
+    for v in lengths.iter().flat_map(|v| v.split(|b| *b == b',')) {
+        let v = v.trim_ascii();
+        if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let n: u64 = std::str::from_utf8(v).ok()?.parse().ok()?;
+        if length.is_some_and(|l| l != n) {
+            return None;
+        }
+        length = Some(n);
+    }
+    Some(Body::Length(length.unwrap_or(0)))
 }
 
 /// The addresses `host` may be reached at on `port`: a `--resolve` mapping of that very
@@ -1101,6 +1390,42 @@ mod tests {
     }
 
     #[test]
+    fn a_body_is_framed_one_way_or_the_request_is_refused() {
+        let body = |raw: &str| head(raw).ok().map(|h| h.body);
+        assert_eq!(
+            body("POST http://api.test/ HTTP/1.1\r\nContent-Length: 5\r\n\r\n"),
+            Some(Body::Length(5))
+        );
+        assert_eq!(
+            body(
+                "POST http://api.test/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n"
+            ),
+            Some(Body::Length(5))
+        );
+        assert_eq!(
+            body("POST http://api.test/ HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"),
+            Some(Body::Chunked)
+        );
+        assert_eq!(
+            body("GET http://api.test/ HTTP/1.1\r\n\r\n"),
+            Some(Body::Length(0))
+        );
+        for raw in [
+            "POST http://api.test/ HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nContent-Length: 5, 6\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nContent-Length: +5\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nContent-Length: 0x5\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+        ] {
+            match head(raw) {
+                Err(Refusal::Status(code, _)) => assert_eq!(code, 400, "{raw:?}"),
+                Ok(h) => panic!("accepted {raw:?}: {h:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn a_request_with_two_host_headers_is_refused() {
         for raw in [
             "GET http://api.test/ HTTP/1.1\r\nHost: api.test\r\nHost: internal.test\r\n\r\n",
@@ -1172,7 +1497,18 @@ mod tests {
         let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
         assert_eq!(
             up,
-            "GET /ws HTTP/1.1\r\nHost: api.test\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n\r\n"
+            "GET /ws HTTP/1.1\r\nHost: api.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+        );
+        assert!(h.upgrade);
+        // `Connection: upgrade` without an `Upgrade` header asks for nothing: closed.
+        let h = head("GET http://api.test/ HTTP/1.1\r\nConnection: upgrade\r\n\r\n")
+            .ok()
+            .unwrap();
+        assert!(!h.upgrade);
+        let up = String::from_utf8(h.upstream_head.unwrap()).unwrap();
+        assert_eq!(
+            up,
+            "GET / HTTP/1.1\r\nHost: api.test\r\nConnection: close\r\n\r\n"
         );
     }
 }

@@ -2749,6 +2749,75 @@ fn a_session_sent_to_the_background_leaves_the_shell_its_terminal(w: &World) {
     );
 }
 
+/// fence started in the background (`&`) at an interactive shell: a sandboxed process that
+/// ignores SIGTTOU tries to make its own process group the terminal's foreground one, which
+/// the kernel allows. That would take the terminal from the shell (its next read fails and
+/// it ends) and hand the sandbox what the user types. Refused; the shell reads on.
+fn a_background_session_cannot_take_the_terminal_from_the_shell(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(&slave_path)
+            .unwrap()
+    };
+    let shown = show_terminal(&master);
+    w.write(
+        "grab.py",
+        r#"import os, signal
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+os.setpgid(0, 0)
+try:
+    os.tcsetpgrp(0, os.getpgrp())
+    said = 'taken'
+except OSError as e:
+    said = 'refused %d' % e.errno
+with open('grabbed.tmp', 'w') as f:
+    f.write(said)
+os.rename('grabbed.tmp', 'grabbed')
+"#,
+    );
+    let fence = support::fence_binary();
+    let mut shell = bash_on_terminal(w, &open_slave, &[("F", fence.as_os_str())]);
+    let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
+    let wait_for = |what: &str, secs: u64| {
+        let started = Instant::now();
+        while !String::from_utf8_lossy(&shown.lock().unwrap()).contains(what)
+            && started.elapsed() < Duration::from_secs(secs)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait_for("bash-", 20);
+    typed(format!("\"$F\" run --approver deny -- {PYTHON} grab.py 2>/dev/null &\n").as_bytes());
+    let grabbed = w.worktree.join("grabbed");
+    let started = Instant::now();
+    while !grabbed.exists() && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    typed(b"echo alive-$((40+2))\n");
+    wait_for("alive-42", 10);
+    let shell_ran_on = shell.try_wait().unwrap().is_none();
+    typed(b"exit\n");
+    let _ = shell.kill();
+    let _ = shell.wait();
+    let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+    assert!(
+        grabbed.exists(),
+        "the sandboxed program did not run: {text}"
+    );
+    assert!(
+        shell_ran_on && text.contains("alive-42"),
+        "the shell lost its terminal to a background session ({}): {text}",
+        std::fs::read_to_string(&grabbed).unwrap_or_default()
+    );
+}
+
 /// Ctrl-Z stops fence only once nothing of the sandbox runs, and nothing runs again behind
 /// the user's prompt: a process continued by the kernel after it was stopped (its process
 /// group orphaned by a death the sandbox arranged while the init was stopping the others)
@@ -9579,6 +9648,7 @@ both_ways!(
     o_async_turned_on_with_fcntl_sends_no_signal_in_fences_name,
     a_terminals_signals_never_reach_the_foreground_job_outside,
     a_session_sent_to_the_background_leaves_the_shell_its_terminal,
+    a_background_session_cannot_take_the_terminal_from_the_shell,
     the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it,
     the_hosts_pseudo_terminals_cannot_be_taken,
     refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,

@@ -654,6 +654,13 @@ fn notified_table(
     dns: bool,
 ) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut calls = notified_calls();
+    // `tcsetpgrp`: the supervisor lets the sandbox move the terminal's foreground only
+    // while the foreground is the sandbox's (`supervisor/src/run/foreground.rs`). The
+    // request is compared as the kernel reads it, 32 bits.
+    calls.insert(
+        libc::SYS_ioctl,
+        vec![rule(vec![cond(1, Len::Dword, Op::Eq, libc::TIOCSPGRP)])],
+    );
     if watch_writes {
         // The supervisor carries creates out with the caller's umask, which it keeps
         // between calls and must hear of when it changes; a pathname unix bind makes a
@@ -2035,6 +2042,20 @@ mod tests {
         );
         // Descriptor changes Landlock does not govern for inherited files; F_SETFL that
         // keeps O_APPEND, and other fcntl commands, go to the kernel.
+        // The terminal's foreground group, whatever the high word of the request; other
+        // terminal requests go to the kernel.
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, libc::TIOCSPGRP, 0, 0, 0, 0]),
+            notif
+        );
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, libc::TIOCSPGRP | 1 << 32, 0, 0, 0, 0]),
+            notif
+        );
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, libc::TIOCGPGRP, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
         assert_eq!(call(libc::SYS_ftruncate, [1, 6, 0, 0, 0, 0]), notif);
         assert_eq!(call(libc::SYS_fallocate, [1, 3, 0, 4096, 0, 0]), notif);
         let setfl = libc::F_SETFL as u64;

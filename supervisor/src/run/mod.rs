@@ -9,6 +9,7 @@ mod caller_context;
 mod dns_call;
 pub mod exec_check;
 mod fence;
+mod foreground;
 pub(crate) mod git_code;
 mod git_config_change;
 mod git_head;
@@ -939,6 +940,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             },
                         };
                         let supervision = Supervision {
+                            init: shim_process.pid,
                             listener: Arc::new(listener),
                             fence: fence.clone(),
                             net: Arc::new(net),

@@ -52,6 +52,8 @@ pub struct Counters {
 }
 
 pub struct Supervision {
+    /// The sandbox's init (host pid): every process of the sandbox descends from it.
+    pub init: libc::pid_t,
     pub listener: Arc<Listener>,
     pub fence: Arc<Fence>,
     pub net: Arc<NetFence>,
@@ -334,6 +336,9 @@ fn handle(
         }
         is_write = true;
         outcome
+    } else if n.nr == libc::SYS_ioctl {
+        // The filter sends only `TIOCSPGRP`.
+        super::foreground::check(caller, &n, s.init)
     } else {
         // A call the filter sends but no check owns: refuse.
         Outcome::failed(EventKind::Write, libc::EPERM)

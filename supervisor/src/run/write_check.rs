@@ -701,7 +701,7 @@ fn is_own_process_knob(path: &Path, caller: Caller) -> bool {
 }
 
 /// An allowed call: `response` (CONTINUE, or the result of a call the supervisor made).
-fn allowed(event: EventKind, object: Vec<u8>, response: Response) -> Outcome {
+pub(super) fn allowed(event: EventKind, object: Vec<u8>, response: Response) -> Outcome {
     Outcome {
         event,
         subject: Some(Subject::Path(object)),
@@ -717,7 +717,13 @@ fn allowed(event: EventKind, object: Vec<u8>, response: Response) -> Outcome {
 }
 
 /// A refusal nobody is asked about.
-fn refused(event: EventKind, errno: i32, what: &str, object: &[u8], rule: &str) -> Outcome {
+pub(super) fn refused(
+    event: EventKind,
+    errno: i32,
+    what: &str,
+    object: &[u8],
+    rule: &str,
+) -> Outcome {
     Outcome {
         event,
         subject: Some(Subject::Path(object.to_vec())),

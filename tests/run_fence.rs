@@ -2257,6 +2257,79 @@ sys.exit(fence.wait() & 0xff)
     );
 }
 
+/// Each terminal the sandbox is handed gets its settings back: stdin on one terminal,
+/// stderr on another, a third passed with `--pass-fd`. The sandbox turns echo and
+/// canonical mode off on each, changes the interrupt character and makes the passed one
+/// non-blocking; after fence returns, each is as it was (checked on the terminals).
+fn every_terminal_handed_to_the_sandbox_gets_its_settings_back(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    use std::os::unix::process::CommandExt;
+    let open = |path: &str| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_NOCTTY)
+            .open(path)
+            .unwrap()
+    };
+    let terminals: Vec<(std::fs::File, String)> = (0..3).map(|_| host_pty()).collect();
+    for (_, path) in &terminals {
+        w.own(Path::new(path));
+    }
+    let _shown: Vec<_> = terminals.iter().map(|(m, _)| show_terminal(m)).collect();
+    let settings = |f: &std::fs::File| {
+        // SAFETY: termios is plain data; tcgetattr fills it for a terminal.
+        let mut t: libc::termios = unsafe { std::mem::zeroed() };
+        assert_eq!(unsafe { libc::tcgetattr(f.as_raw_fd(), &mut t) }, 0);
+        (t.c_lflag, t.c_cc[libc::VINTR])
+    };
+    let slaves: Vec<std::fs::File> = terminals.iter().map(|(_, p)| open(p)).collect();
+    let before: Vec<_> = slaves.iter().map(settings).collect();
+    let passed = open(&terminals[2].1);
+    let passed_flags = unsafe { libc::fcntl(passed.as_raw_fd(), libc::F_GETFL) };
+    w.write(
+        "probe.py",
+        r#"import fcntl, os, termios
+for fd in (0, 2, 7):
+    t = termios.tcgetattr(fd)
+    t[3] &= ~(termios.ECHO | termios.ICANON)
+    t[6][termios.VINTR] = b'a'
+    termios.tcsetattr(fd, termios.TCSANOW, t)
+fcntl.fcntl(7, fcntl.F_SETFL, fcntl.fcntl(7, fcntl.F_GETFL) | os.O_NONBLOCK)
+print('changed', flush=True)
+"#,
+    );
+    let mut cmd = w.fence(&[
+        "--pass-fd".as_ref(),
+        "7".as_ref(),
+        "--".as_ref(),
+        PYTHON.as_ref(),
+        "probe.py".as_ref(),
+    ]);
+    cmd.stdin(Stdio::from(open(&terminals[0].1)))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(open(&terminals[1].1)));
+    let raw = passed.as_raw_fd();
+    // SAFETY: dup2 in the child between fork and exec, onto descriptor 7.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::dup2(raw, 7) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(stdout(&out), "changed\n");
+    let after: Vec<_> = slaves.iter().map(settings).collect();
+    let flags_after = unsafe { libc::fcntl(passed.as_raw_fd(), libc::F_GETFL) };
+    assert_eq!(after, before, "a terminal kept the sandbox's settings");
+    assert_eq!(
+        flags_after, passed_flags,
+        "the passed terminal was left non-blocking"
+    );
+}
+
 /// The session's terminal is the user's: a line discipline (N_NULL swallows everything)
 /// or exclusive mode (every later open fails with EBUSY) set from inside would outlast
 /// fence.
@@ -9649,6 +9722,7 @@ both_ways!(
     a_terminals_signals_never_reach_the_foreground_job_outside,
     a_session_sent_to_the_background_leaves_the_shell_its_terminal,
     a_background_session_cannot_take_the_terminal_from_the_shell,
+    every_terminal_handed_to_the_sandbox_gets_its_settings_back,
     the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it,
     the_hosts_pseudo_terminals_cannot_be_taken,
     refusals_while_fences_stderr_does_not_drain_do_not_grow_fence,

@@ -189,8 +189,8 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         // SAFETY: signal() with SIG_IGN on a valid signal number.
         unsafe { libc::signal(sig, libc::SIG_IGN) };
     }
-    let terminal = terminal::Terminal::capture();
-    let stream_flags = terminal::StreamFlags::capture();
+    let terminal = terminal::Terminals::capture(&args.pass_fd);
+    let stream_flags = terminal::StreamFlags::capture(&args.pass_fd);
     // First, before fence opens descriptors of its own.
     preflight::check_pass_fds(&args.pass_fd)?;
     preflight::check_handed_in_sockets(&args.pass_fd)?;
@@ -1062,9 +1062,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     };
     let code = failure.unwrap_or(status);
     // Nothing of the sandbox is left to change the terminal again.
-    if let Some(t) = &terminal {
-        t.restore();
-    }
+    terminal.restore();
     stream_flags.restore();
     // The sandbox's proxied connections close with it; their last lines go to the log.
     if let Some(p) = &proxy {

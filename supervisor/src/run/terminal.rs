@@ -13,9 +13,10 @@
 //! ignored signals. Security boundary: the shell's prompt never comes back while the
 //! sandbox runs.
 //!
-//! At the end of the session the terminal's settings (`termios`: echo, canonical mode,
-//! control characters) and its foreground process group are put back as they were at the
-//! start, whatever the sandbox left (`stty -echo`, `intr ^A`, a foreground group of its
+//! At the end of the session the settings (`termios`: echo, canonical mode, control
+//! characters) of every terminal the sandbox was handed (each of fence's standard
+//! descriptors and `--pass-fd` ones, each device once) and its foreground process group
+//! are put back as they were at the start, whatever the sandbox left (`stty -echo`, `intr ^A`, a foreground group of its
 //! own, which would leave a calling shell without job control reading in the background),
 //! unless the terminal's foreground is by then another group with processes in it: the
 //! shell's, after Ctrl-Z and `bg`, or a job it brought forward since.
@@ -40,12 +41,45 @@ pub fn never_stop_for_the_terminal() {
     }
 }
 
+/// Every terminal the sandbox is handed (fence's standard descriptors and `--pass-fd`
+/// ones), each once, put back when the session ends.
+pub struct Terminals(Vec<Terminal>);
+
+impl Terminals {
+    /// The terminals among fence's standard descriptors and `passed`, each device once
+    /// (stdin and stdout are most often the same terminal), with their settings.
+    pub fn capture(passed: &[RawFd]) -> Terminals {
+        let mut seen: Vec<libc::dev_t> = Vec::new();
+        let mut all = Vec::new();
+        for fd in (0..3).chain(passed.iter().copied()) {
+            // SAFETY: stat is plain data; fstat fills it for an open descriptor.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            if unsafe { libc::fstat(fd, &mut st) } != 0 || seen.contains(&st.st_rdev) {
+                continue;
+            }
+            if let Some(t) = Terminal::capture(fd) {
+                seen.push(st.st_rdev);
+                all.push(t);
+            }
+        }
+        Terminals(all)
+    }
+
+    /// [`Terminal::restore`] for each.
+    pub fn restore(&self) {
+        for t in &self.0 {
+            t.restore();
+        }
+    }
+}
+
 impl Terminal {
-    /// The first of fence's standard descriptors that is a terminal, with its settings;
-    /// `None` without one.
-    pub fn capture() -> Option<Terminal> {
-        // SAFETY: isatty on fence's own standard descriptors.
-        let fd = (0..3).find(|&fd| unsafe { libc::isatty(fd) } == 1)?;
+    /// Descriptor `fd` when it is a terminal, with its settings; `None` otherwise.
+    fn capture(fd: RawFd) -> Option<Terminal> {
+        // SAFETY: isatty on a descriptor of fence's own.
+        if unsafe { libc::isatty(fd) } != 1 {
+            return None;
+        }
         // SAFETY: termios is plain data; tcgetattr fills it for a terminal descriptor.
         let mut settings: libc::termios = unsafe { std::mem::zeroed() };
         if unsafe { libc::tcgetattr(fd, &mut settings) } != 0 {
@@ -107,31 +141,35 @@ impl Drop for Terminal {
     }
 }
 
-/// The file status flags (`O_NONBLOCK`, `O_APPEND`…) of fence's standard streams as the
-/// session found them. They belong to the open files the sandbox shares with whoever
-/// started fence (the user's shell, a CI runner's pipes), not to a descriptor: a
-/// non-blocking terminal or pipe left behind makes the next reader there fail with
-/// `EAGAIN`. Put back when the session ends, with the terminal's settings.
-pub struct StreamFlags([Option<libc::c_int>; 3]);
+/// The file status flags (`O_NONBLOCK`, `O_APPEND`…) of fence's standard streams and
+/// `--pass-fd` descriptors as the session found them. They belong to the open files the
+/// sandbox shares with whoever started fence (the user's shell, a CI runner's pipes), not
+/// to a descriptor: a non-blocking terminal or pipe left behind makes the next reader
+/// there fail with `EAGAIN`. Put back when the session ends, with the terminal's settings.
+pub struct StreamFlags(Vec<(RawFd, libc::c_int)>);
 
 impl StreamFlags {
-    pub fn capture() -> StreamFlags {
-        // SAFETY: F_GETFL on fence's own standard descriptors (an unused one fails).
-        StreamFlags(std::array::from_fn(|fd| {
-            let flags = unsafe { libc::fcntl(fd as RawFd, libc::F_GETFL) };
-            (flags >= 0).then_some(flags)
-        }))
+    pub fn capture(passed: &[RawFd]) -> StreamFlags {
+        StreamFlags(
+            (0..3)
+                .chain(passed.iter().copied())
+                .filter_map(|fd| {
+                    // SAFETY: F_GETFL on a descriptor of fence's own (an unused one fails).
+                    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+                    (flags >= 0).then_some((fd, flags))
+                })
+                .collect(),
+        )
     }
 
     /// Best effort, as [`Terminal::restore`]: a descriptor closed in between takes nothing.
     pub fn restore(&self) {
-        for (fd, flags) in self.0.iter().enumerate() {
-            let Some(flags) = *flags else { continue };
-            // SAFETY: F_GETFL/F_SETFL on fence's own standard descriptors.
+        for &(fd, flags) in &self.0 {
+            // SAFETY: F_GETFL/F_SETFL on a descriptor of fence's own.
             unsafe {
-                let now = libc::fcntl(fd as RawFd, libc::F_GETFL);
+                let now = libc::fcntl(fd, libc::F_GETFL);
                 if now >= 0 && now != flags {
-                    libc::fcntl(fd as RawFd, libc::F_SETFL, flags);
+                    libc::fcntl(fd, libc::F_SETFL, flags);
                 }
             }
         }

@@ -2841,16 +2841,25 @@ fn a_background_session_cannot_take_the_terminal_from_the_shell(w: &World) {
     let shown = show_terminal(&master);
     w.write(
         "grab.py",
-        r#"import os, signal
+        r#"import os, signal, termios, time
 signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+time.sleep(1)
+said = []
+try:
+    t = termios.tcgetattr(0)
+    t[6][termios.VINTR] = b'a'
+    termios.tcsetattr(0, termios.TCSANOW, t)
+    said.append('settings changed')
+except termios.error as e:
+    said.append('settings refused %s' % e.args[0])
 os.setpgid(0, 0)
 try:
     os.tcsetpgrp(0, os.getpgrp())
-    said = 'taken'
+    said.append('taken')
 except OSError as e:
-    said = 'refused %d' % e.errno
+    said.append('refused %d' % e.errno)
 with open('grabbed.tmp', 'w') as f:
-    f.write(said)
+    f.write(', '.join(said))
 os.rename('grabbed.tmp', 'grabbed')
 "#,
     );
@@ -2866,16 +2875,25 @@ os.rename('grabbed.tmp', 'grabbed')
         }
     };
     wait_for("bash-", 20);
-    typed(format!("\"$F\" run --approver deny -- {PYTHON} grab.py 2>/dev/null &\n").as_bytes());
+    // The shell runs a job in the foreground meanwhile: what a program leaves on the
+    // terminal then, the shell keeps as its own when the job ends.
+    typed(
+        format!("\"$F\" run --approver deny -- {PYTHON} grab.py 2>/dev/null & sleep 3\n")
+            .as_bytes(),
+    );
     let grabbed = w.worktree.join("grabbed");
     let started = Instant::now();
     while !grabbed.exists() && started.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(Duration::from_secs(3));
     typed(b"echo alive-$((40+2))\n");
     wait_for("alive-42", 10);
     let shell_ran_on = shell.try_wait().unwrap().is_none();
+    let slave = open_slave();
+    // SAFETY: termios is plain data; tcgetattr fills it for a terminal.
+    let mut now: libc::termios = unsafe { std::mem::zeroed() };
+    assert_eq!(unsafe { libc::tcgetattr(slave.as_raw_fd(), &mut now) }, 0);
     typed(b"exit\n");
     let _ = shell.kill();
     let _ = shell.wait();
@@ -2884,10 +2902,15 @@ os.rename('grabbed.tmp', 'grabbed')
         grabbed.exists(),
         "the sandboxed program did not run: {text}"
     );
+    let said = std::fs::read_to_string(&grabbed).unwrap_or_default();
     assert!(
         shell_ran_on && text.contains("alive-42"),
-        "the shell lost its terminal to a background session ({}): {text}",
-        std::fs::read_to_string(&grabbed).unwrap_or_default()
+        "the shell lost its terminal to a background session ({said}): {text}"
+    );
+    assert_eq!(
+        now.c_cc[libc::VINTR],
+        3,
+        "the background session changed the terminal under the shell ({said}): {text}"
     );
 }
 

@@ -158,6 +158,22 @@ impl SocketFamilies {
     }
 }
 
+/// The terminal requests sent to the supervisor while watched (`tcsetpgrp`, the
+/// `tcsetattr` family, `tcflush`): `supervisor/src/run/foreground.rs` answers them.
+pub const GUARDED_TERMINAL_REQUESTS: [u64; 11] = [
+    libc::TIOCSPGRP,
+    libc::TCSETS,
+    libc::TCSETSW,
+    libc::TCSETSF,
+    libc::TCSETA,
+    libc::TCSETAW,
+    libc::TCSETAF,
+    libc::TCSETS2,
+    libc::TCSETSW2,
+    libc::TCSETSF2,
+    libc::TCFLSH,
+];
+
 /// What the static program refuses besides the fixed deny list: the stand-ins for Landlock
 /// rights an older ABI lacks ([`crate::landlock_fence::Compensation`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -654,12 +670,16 @@ fn notified_table(
     dns: bool,
 ) -> BTreeMap<i64, Vec<SeccompRule>> {
     let mut calls = notified_calls();
-    // `tcsetpgrp`: the supervisor lets the sandbox move the terminal's foreground only
-    // while the foreground is the sandbox's (`supervisor/src/run/foreground.rs`). The
-    // request is compared as the kernel reads it, 32 bits.
+    // The terminal calls that take its foreground or change it for whoever holds it
+    // (`tcsetpgrp`, `tcsetattr`, `tcflush`): the supervisor lets them run only while the
+    // foreground of the user's terminal is the sandbox's (`supervisor/src/run/
+    // foreground.rs`). Requests are compared as the kernel reads them, 32 bits.
     calls.insert(
         libc::SYS_ioctl,
-        vec![rule(vec![cond(1, Len::Dword, Op::Eq, libc::TIOCSPGRP)])],
+        GUARDED_TERMINAL_REQUESTS
+            .iter()
+            .map(|&req| rule(vec![cond(1, Len::Dword, Op::Eq, req)]))
+            .collect(),
     );
     if watch_writes {
         // The supervisor carries creates out with the caller's umask, which it keeps
@@ -2054,6 +2074,19 @@ mod tests {
         );
         assert_eq!(
             call(libc::SYS_ioctl, [0, libc::TIOCGPGRP, 0, 0, 0, 0]),
+            libc::SECCOMP_RET_ALLOW
+        );
+        for req in [
+            libc::TCSETS,
+            libc::TCSETSW,
+            libc::TCSETAF,
+            libc::TCSETS2,
+            libc::TCFLSH,
+        ] {
+            assert_eq!(call(libc::SYS_ioctl, [0, req, 0, 0, 0, 0]), notif);
+        }
+        assert_eq!(
+            call(libc::SYS_ioctl, [0, libc::TCGETS, 0, 0, 0, 0]),
             libc::SECCOMP_RET_ALLOW
         );
         assert_eq!(call(libc::SYS_ftruncate, [1, 6, 0, 0, 0, 0]), notif);

@@ -1,68 +1,155 @@
-//! `ioctl(TIOCSPGRP)` (`tcsetpgrp`): which process group is the terminal's foreground one.
+//! The user's terminal while fence runs in the background: the calls that take its
+//! foreground (`ioctl(TIOCSPGRP)`, `tcsetpgrp`) or change it for whoever holds it (the
+//! `TCSETS` family, `tcsetattr`; `TCFLSH`, which drops what was typed).
 //!
 //! The sandbox runs in the user's terminal session (an interactive shell in it needs job
-//! control), and a process that ignores `SIGTTOU` may make any group of that session the
-//! foreground one, its own included, even from the background. While fence runs as a
-//! background job (started with `&`, or sent on with Ctrl-Z and `bg`), the foreground is
-//! the user's shell or a job it runs: taking it would stop that job at its next read (the
-//! shell's read fails, and the shell ends), and hand the sandbox what the user types there.
+//! control), and a process that ignores `SIGTTOU` may make these calls even from the
+//! background. While fence runs as a background job (started with `&`, or sent on with
+//! Ctrl-Z and `bg`), the terminal's foreground is the user's shell or a job it runs:
+//! taking it would stop that job at its next read (the shell's read fails, and the shell
+//! ends) and hand the sandbox what the user types there; changing its settings would leave
+//! the user's shell without echo or Ctrl-C, which fence cannot put back (the settings are
+//! then the foreground job's own).
 //!
-//! Security boundary: the call runs only while the terminal's foreground is the sandbox's
-//! — fence's own process group, which the sandbox shares, or a group with no process
-//! outside the sandbox (an interactive shell's jobs, a group whose last process is gone).
-//! Any other foreground is a job of the user's, and the call is refused (EPERM) with a
-//! reason. The check reads the terminal through the caller's own descriptor, fetched with
-//! `pidfd_getfd`; the answer is `CONTINUE`, since the group the call names is a number in
-//! the caller's pid namespace, in its own memory. What may change between the look and the
-//! call is the foreground, and only the user changes it then (a Ctrl-Z at that instant
-//! stops the caller first).
+//! Security boundary: these calls run only while every terminal fence was handed has a
+//! foreground group that is the sandbox's — fence's own process group, which the sandbox
+//! shares, or a group whose processes all belong to the sandbox, or one with no process
+//! left that was seen holding only the sandbox's. Any other foreground (a job of the
+//! user's; a group fence cannot see, outside its pid namespace) refuses them with EPERM
+//! and a reason. The decision reads fence's own descriptors of its terminals, never the
+//! caller's: whatever descriptor the call names when the kernel runs it, the answer was
+//! about the terminals the user has. What may change between the look and the call is the
+//! foreground itself, and only the user changes it then (Ctrl-Z stops the caller first).
+//! Without a terminal of fence's, the sandbox can reach only terminals of its own making.
 
-use std::os::fd::AsRawFd;
+use std::collections::{HashMap, HashSet};
+use std::os::fd::RawFd;
+use std::sync::Mutex;
 
-use super::listener::{Notification, Response};
-use super::path_resolve::Caller;
+use super::listener::Response;
 use super::question::Outcome;
 use crate::gate::EventKind;
 
-/// Answers `ioctl(fd, TIOCSPGRP, …)` of `caller`; `init` is the sandbox's init (host pid).
-pub fn check(caller: Caller, n: &Notification, init: libc::pid_t) -> Outcome {
-    let event = EventKind::Signal;
-    let fd = n.args[0] as i32;
-    let copy = match super::pidfd::open(caller).and_then(|p| super::pidfd::get_fd(&p, fd)) {
-        Ok(c) => c,
-        Err(e) => return Outcome::failed(event, e.raw_os_error().unwrap_or(libc::EBADF)),
-    };
-    let link = std::fs::read_link(format!("/proc/self/fd/{}", copy.as_raw_fd()))
-        .map(|p| std::os::unix::ffi::OsStringExt::into_vec(p.into_os_string()))
-        .unwrap_or_default();
-    // SAFETY: tcgetpgrp and getpgrp take no pointers.
-    let (foreground, own) = unsafe { (libc::tcgetpgrp(copy.as_raw_fd()), libc::getpgrp()) };
-    // Not a terminal, or one without a foreground group: the kernel answers as it will.
-    if foreground <= 0 || foreground == own || !has_outsider(foreground, init) {
-        return super::write_check::allowed(event, link, Response::Continue);
-    }
-    super::write_check::refused(
-        event,
-        libc::EPERM,
-        "taking the terminal's foreground from a job outside the sandbox (fence runs in the background)",
-        &link,
-        "fence.terminal-foreground",
-    )
+/// fence's terminals and what is known of the sandbox's process groups.
+pub struct Guard {
+    /// fence's own descriptors of the terminals it was handed (see `terminal.rs`).
+    terminals: Vec<RawFd>,
+    /// The sandbox's init (host pid): every process of the sandbox descends from it.
+    init: libc::pid_t,
+    /// Process groups (host numbers) seen holding only processes of the sandbox.
+    sandbox_groups: Mutex<HashSet<libc::pid_t>>,
 }
 
-/// Whether process group `group` holds a process outside the sandbox whose init is `init`
-/// (host pids). Every process of the system is looked at: the call is rare (an
-/// interactive shell's job control), and a group's members are found no other way.
-fn has_outsider(group: libc::pid_t, init: libc::pid_t) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        // Nothing can be told: the foreground is taken to be someone else's.
-        return true;
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
-        .filter(|&pid| stat_fields(pid).is_some_and(|(_, pgrp)| pgrp == group))
-        .any(|pid| !descends_from(pid, init))
+impl Guard {
+    pub fn new(terminals: Vec<RawFd>, init: libc::pid_t) -> Guard {
+        Guard {
+            terminals,
+            init,
+            sandbox_groups: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// Answers a guarded terminal call of the sandbox: `CONTINUE` while the sandbox holds
+    /// the foreground of every terminal of fence's, else EPERM with a reason.
+    pub fn check(&self) -> Outcome {
+        let event = EventKind::Signal;
+        // SAFETY: getpgrp takes no arguments.
+        let own = unsafe { libc::getpgrp() };
+        let mut processes = None;
+        for &fd in &self.terminals {
+            // SAFETY: tcgetpgrp on fence's own descriptor.
+            let foreground = unsafe { libc::tcgetpgrp(fd) };
+            if foreground == own && foreground > 0 {
+                continue;
+            }
+            // Not fence's controlling terminal (fence started in a session of its own,
+            // with the terminal as its streams): the sandbox, in fence's session, has no
+            // job control over it and cannot take its foreground, and its settings are
+            // put back at the end as fence found them. A foreground fence cannot see (0:
+            // a group outside fence's pid namespace) is someone else's, below.
+            if foreground < 0
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOTTY)
+            {
+                continue;
+            }
+            let processes = processes.get_or_insert_with(|| Processes::read(self.init));
+            if !(foreground > 0 && self.is_sandboxs(foreground, processes)) {
+                let name = terminal_name(fd);
+                return super::write_check::refused(
+                    event,
+                    libc::EPERM,
+                    "changing the terminal or taking its foreground while a job outside the sandbox holds it (fence runs in the background)",
+                    &name,
+                    "fence.terminal-foreground",
+                );
+            }
+        }
+        super::write_check::allowed(event, Vec::new(), Response::Continue)
+    }
+
+    /// Whether process group `group` is the sandbox's (and remembers the groups seen).
+    fn is_sandboxs(&self, group: libc::pid_t, processes: &Processes) -> bool {
+        let mut known = self
+            .sandbox_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for (&pid, &(_, pgrp)) in &processes.all {
+            if processes.in_sandbox(pid) {
+                known.insert(pgrp);
+            }
+        }
+        let mut members = processes
+            .all
+            .iter()
+            .filter(|(_, (_, pgrp))| *pgrp == group)
+            .map(|(&pid, _)| pid)
+            .peekable();
+        if members.peek().is_none() {
+            // Gone: the sandbox's only if it was seen holding the sandbox's processes (a
+            // job of the user's that has just ended is not).
+            return known.contains(&group);
+        }
+        let all_ours = members.all(|pid| processes.in_sandbox(pid));
+        if !all_ours {
+            known.remove(&group);
+        }
+        all_ours
+    }
+}
+
+/// Every process of the system at one look: pid → (ppid, pgrp), host numbers.
+struct Processes {
+    all: HashMap<libc::pid_t, (libc::pid_t, libc::pid_t)>,
+    init: libc::pid_t,
+}
+
+impl Processes {
+    fn read(init: libc::pid_t) -> Processes {
+        let all = std::fs::read_dir("/proc")
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+            .filter_map(|pid| Some((pid, stat_fields(pid)?)))
+            .collect();
+        Processes { all, init }
+    }
+
+    /// Whether `pid` is the init or descends from it: the sandbox's processes (the init is
+    /// their reaper, in a pid namespace or as a subreaper without one).
+    fn in_sandbox(&self, pid: libc::pid_t) -> bool {
+        let mut at = pid;
+        for _ in 0..=self.all.len() {
+            if at == self.init {
+                return true;
+            }
+            match self.all.get(&at) {
+                Some(&(ppid, _)) if at > 1 => at = ppid,
+                _ => return false,
+            }
+        }
+        false
+    }
 }
 
 /// `(ppid, pgrp)` of `pid`, from `/proc/PID/stat` (the fields after the name, which may
@@ -76,25 +163,11 @@ fn stat_fields(pid: libc::pid_t) -> Option<(libc::pid_t, libc::pid_t)> {
     Some((ppid, pgrp))
 }
 
-/// Whether `pid` is `init` or one of its descendants: the sandbox's processes (the init
-/// is their reaper, in a pid namespace or as a subreaper without one). A process gone
-/// meanwhile counts as the sandbox's: it holds nothing of the user's.
-fn descends_from(pid: libc::pid_t, init: libc::pid_t) -> bool {
-    let mut at = pid;
-    // A chain longer than any pid space is a loop read across exits: not the sandbox's.
-    for _ in 0..4_194_304 {
-        if at == init {
-            return true;
-        }
-        if at <= 1 {
-            return false;
-        }
-        match stat_fields(at) {
-            Some((ppid, _)) => at = ppid,
-            None => return at == pid,
-        }
-    }
-    false
+/// The terminal's name for a reason line (`/dev/pts/3`).
+fn terminal_name(fd: RawFd) -> Vec<u8> {
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .map(|p| std::os::unix::ffi::OsStringExt::into_vec(p.into_os_string()))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -103,27 +176,30 @@ mod tests {
     use std::os::unix::process::CommandExt;
 
     #[test]
-    fn the_own_process_tree_is_told_from_others() {
+    fn the_sandboxs_groups_are_told_from_others_and_remembered() {
         // SAFETY: no preconditions.
         let (me, parent, group) = unsafe { (libc::getpid(), libc::getppid(), libc::getpgrp()) };
-        assert!(descends_from(me, me));
-        assert!(descends_from(me, parent));
-        assert!(!descends_from(parent, me));
-        assert!(!descends_from(1, me));
-        // This process's own group holds this process: an outsider only to a tree that
-        // does not hold it.
-        assert!(has_outsider(group, 1_999_999_999));
+        let ps = Processes::read(me);
+        assert!(ps.in_sandbox(me));
+        assert!(!ps.in_sandbox(parent));
+        // A "sandbox" rooted at this process: a child in a group of its own is its.
         let mut child = std::process::Command::new("sleep")
             .arg("30")
             .process_group(0)
             .spawn()
             .unwrap();
         let child_group = child.id() as libc::pid_t;
-        assert!(!has_outsider(child_group, me));
-        assert!(has_outsider(child_group, child_group + 1));
+        let guard = Guard::new(Vec::new(), me);
+        assert!(guard.is_sandboxs(child_group, &Processes::read(me)));
+        // This test's own group holds processes outside (its parent, most often): not
+        // unless every member descends from the root.
+        let others = Guard::new(Vec::new(), child_group);
+        assert!(!others.is_sandboxs(group, &Processes::read(child_group)));
         let _ = child.kill();
         let _ = child.wait();
-        // A group with no process left holds nobody.
-        assert!(!has_outsider(child_group, me));
+        // Gone: remembered as the sandbox's by the guard that saw it so, not by another.
+        assert!(guard.is_sandboxs(child_group, &Processes::read(me)));
+        let fresh = Guard::new(Vec::new(), me);
+        assert!(!fresh.is_sandboxs(child_group, &Processes::read(me)));
     }
 }

@@ -940,7 +940,10 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             },
                         };
                         let supervision = Supervision {
-                            init: shim_process.pid,
+                            foreground: Arc::new(foreground::Guard::new(
+                                terminal.fds(),
+                                shim_process.pid,
+                            )),
                             listener: Arc::new(listener),
                             fence: fence.clone(),
                             net: Arc::new(net),

@@ -52,8 +52,9 @@ pub struct Counters {
 }
 
 pub struct Supervision {
-    /// The sandbox's init (host pid): every process of the sandbox descends from it.
-    pub init: libc::pid_t,
+    /// The user's terminals while fence may run in the background
+    /// ([`super::foreground`]).
+    pub foreground: Arc<super::foreground::Guard>,
     pub listener: Arc<Listener>,
     pub fence: Arc<Fence>,
     pub net: Arc<NetFence>,
@@ -337,8 +338,8 @@ fn handle(
         is_write = true;
         outcome
     } else if n.nr == libc::SYS_ioctl {
-        // The filter sends only `TIOCSPGRP`.
-        super::foreground::check(caller, &n, s.init)
+        // The filter sends only `shim::seccomp_filters::GUARDED_TERMINAL_REQUESTS`.
+        s.foreground.check()
     } else {
         // A call the filter sends but no check owns: refuse.
         Outcome::failed(EventKind::Write, libc::EPERM)

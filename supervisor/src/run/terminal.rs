@@ -65,6 +65,11 @@ impl Terminals {
         Terminals(all)
     }
 
+    /// fence's own descriptors of them.
+    pub fn fds(&self) -> Vec<RawFd> {
+        self.0.iter().map(|t| t.fd).collect()
+    }
+
     /// [`Terminal::restore`] for each.
     pub fn restore(&self) {
         for t in &self.0 {

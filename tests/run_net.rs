@@ -1448,7 +1448,18 @@ for name, extra in [('plain', 'Connection: keep-alive\r\n'),
         s.recv(4096)
     except OSError:
         pass
-    print(name, first.split(b' ')[1].decode() if first else 'none', flush=True)
+    closes = b'\r\nConnection: close\r\n' in first
+    print(name, first.split(b' ')[1].decode() if first else 'none', 'close' if closes else 'open', flush=True)
+    s.close()
+# Second requests hidden in a chunked body: as trailer fields, and after bare LFs.
+for name, body in [('trailer', '0\r\nGET /second-unchecked-trailer HTTP/1.1\r\nHost: forbidden.example\r\n\r\n'),
+                   ('bare-lf', '5\r\nhello\n0\n\nGET /second-unchecked-lf HTTP/1.1\nHost: forbidden.example\n\n\r\n')]:
+    s = socket.create_connection((u.hostname, u.port), timeout=5)
+    s.sendall(f'POST http://api.test:{port}/first-{{name}} HTTP/1.1\r\nHost: api.test:{port}\r\nProxy-Authorization: Basic {{auth}}\r\nTransfer-Encoding: chunked\r\n\r\n{{body}}'.encode())
+    try:
+        s.recv(4096)
+    except OSError:
+        pass
     s.close()
 "#
         ),
@@ -1469,11 +1480,11 @@ for name, extra in [('plain', 'Connection: keep-alive\r\n'),
     let received = String::from_utf8_lossy(&seen.lock().unwrap()).into_owned();
     assert_eq!(
         stdout(&out),
-        "plain 200\nupgrade-word 200\ndeclined 200\n",
+        "plain 200 close\nupgrade-word 200 close\ndeclined 200 open\n",
         "{}",
         stderr(&out)
     );
-    for name in ["plain", "upgrade-word", "declined"] {
+    for name in ["plain", "upgrade-word", "declined", "trailer", "bare-lf"] {
         assert!(
             received.contains(&format!("/first-{name} ")),
             "{name}: {received}"

@@ -741,9 +741,18 @@ async fn one_request(
     // The answer flows while the body goes up (a client that sent `Expect: 100-continue`
     // waits for the server's word before its body).
     let down = tokio::spawn(async move {
-        let n = tokio::io::copy(&mut upstream_in, &mut client_out)
-            .await
-            .unwrap_or(0);
+        let mut n = 0;
+        // The answer's head says `Connection: close` to the client too: a client that
+        // would send its next request on this connection makes a new one (where the proxy
+        // checks it) instead of waiting for an answer that never comes.
+        if let Ok(head) = read_final_head(&mut upstream_in, &mut client_out, &mut n).await
+            && client_out.write_all(&head).await.is_ok()
+        {
+            n += head.len() as u64;
+            n += tokio::io::copy(&mut upstream_in, &mut client_out)
+                .await
+                .unwrap_or(0);
+        }
         let _ = client_out.shutdown().await;
         n
     });
@@ -751,7 +760,15 @@ async fn one_request(
         from: &mut client_in,
         buf: pending,
     };
-    let up = reader.pass_on(body, &mut upstream_out).await.unwrap_or(0);
+    let up = match reader.pass_on(body, &mut upstream_out).await {
+        Ok(n) => n,
+        Err(_) => {
+            // The client left mid-body, or framed it wrong: the server is told the
+            // request ends here, and nothing more of the client's goes to it.
+            let _ = upstream_out.shutdown().await;
+            0
+        }
+    };
     // Dropped, to its end: the connection stays open for the answer.
     let drain = tokio::spawn(async move {
         let mut sink = [0u8; 4096];
@@ -798,22 +815,34 @@ impl BodyReader<'_> {
         Ok(())
     }
 
-    /// Passes one line (up to its CRLF, at most 8 KiB) on to `to`, and returns it.
-    async fn pass_line(
-        &mut self,
-        to: &mut tokio::net::tcp::OwnedWriteHalf,
-    ) -> std::io::Result<Vec<u8>> {
+    /// Takes one line, up to its CRLF (at most 8 KiB), without passing it on; a line that
+    /// holds a bare CR or LF is refused (a server may end the line there).
+    async fn take_line(&mut self) -> std::io::Result<Vec<u8>> {
         loop {
             if let Some(end) = self.buf.windows(2).position(|w| w == b"\r\n") {
-                let line: Vec<u8> = self.buf.drain(..end + 2).collect();
-                to.write_all(&line).await?;
-                return Ok(line[..end].to_vec());
+                let line: Vec<u8> = self.buf.drain(..end + 2).take(end).collect();
+                if line.iter().any(|b| matches!(b, b'\r' | b'\n')) {
+                    return Err(std::io::ErrorKind::InvalidData.into());
+                }
+                return Ok(line);
             }
-            if self.buf.len() > 8 * 1024 {
+            if self.buf.len() > 8 * 1024 || self.buf.contains(&b'\n') {
                 return Err(std::io::ErrorKind::InvalidData.into());
             }
             self.fill().await?;
         }
+    }
+
+    /// Passes `line` and its CRLF on to `to`; returns the bytes passed.
+    async fn pass_line(
+        line: &[u8],
+        to: &mut tokio::net::tcp::OwnedWriteHalf,
+    ) -> std::io::Result<u64> {
+        let mut out = Vec::with_capacity(line.len() + 2);
+        out.extend_from_slice(line);
+        out.extend_from_slice(b"\r\n");
+        to.write_all(&out).await?;
+        Ok(out.len() as u64)
     }
 
     /// Passes the body framed as `body` on to `to`; returns its size on the wire.
@@ -828,10 +857,12 @@ impl BodyReader<'_> {
                 Ok(n)
             }
             Body::Chunked => {
+                // Each line is checked before it is passed on: a server reading the body
+                // another way (a bare LF, a request posing as trailer fields) never gets
+                // the bytes the proxy would not have read as this body.
                 let mut sent = 0u64;
                 loop {
-                    let line = self.pass_line(to).await?;
-                    sent += line.len() as u64 + 2;
+                    let line = self.take_line().await?;
                     let size = line
                         .split(|b| *b == b';')
                         .next()
@@ -839,14 +870,22 @@ impl BodyReader<'_> {
                         .trim_ascii();
                     let size = std::str::from_utf8(size)
                         .ok()
-                        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_hexdigit()))
+                        .filter(|t| {
+                            !t.is_empty()
+                                && t.len() <= 15
+                                && t.bytes().all(|b| b.is_ascii_hexdigit())
+                        })
                         .and_then(|t| u64::from_str_radix(t, 16).ok())
                         .ok_or(std::io::ErrorKind::InvalidData)?;
+                    sent += Self::pass_line(&line, to).await?;
                     if size == 0 {
-                        // Trailer fields, up to the empty line.
+                        // Trailer fields, each `name: value`, up to the empty line.
                         loop {
-                            let trailer = self.pass_line(to).await?;
-                            sent += trailer.len() as u64 + 2;
+                            let trailer = self.take_line().await?;
+                            if !trailer.is_empty() && !is_field_line(&trailer) {
+                                return Err(std::io::ErrorKind::InvalidData.into());
+                            }
+                            sent += Self::pass_line(&trailer, to).await?;
                             if trailer.is_empty() {
                                 return Ok(sent);
                             }
@@ -854,12 +893,80 @@ impl BodyReader<'_> {
                     }
                     // The data, then its CRLF.
                     self.pass_exactly(size, to).await?;
-                    let end = self.pass_line(to).await?;
-                    if !end.is_empty() {
+                    if !self.take_line().await?.is_empty() {
                         return Err(std::io::ErrorKind::InvalidData.into());
                     }
-                    sent += size + 2;
+                    sent += size + Self::pass_line(&[], to).await?;
                 }
+            }
+        }
+    }
+}
+
+/// Whether `line` is a header field line: a token, a colon, then a value of visible
+/// characters, spaces and tabs (RFC 9110 §5), with no space before the colon.
+fn is_field_line(line: &[u8]) -> bool {
+    let Some(colon) = line.iter().position(|b| *b == b':') else {
+        return false;
+    };
+    let token = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
+    colon > 0
+        && line[..colon].iter().all(token)
+        && line[colon + 1..]
+            .iter()
+            .all(|b| *b == b'\t' || (b' '..=b'~').contains(b) || *b >= 0x80)
+}
+
+/// Reads the server's answer up to the end of its final head, passing any interim (1xx)
+/// answers on to `client` as they are (`n` counts them); returns the final head with its
+/// `Connection` and `Keep-Alive` fields replaced by `Connection: close`, and whatever of
+/// the body came with it.
+async fn read_final_head(
+    upstream: &mut tokio::net::tcp::OwnedReadHalf,
+    client: &mut tokio::net::tcp::OwnedWriteHalf,
+    n: &mut u64,
+) -> std::io::Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(4096);
+    loop {
+        let mut chunk = [0u8; 4096];
+        let got = upstream.read(&mut chunk).await?;
+        if got == 0 {
+            // No head: whatever came goes on as it is.
+            return Ok(buf);
+        }
+        buf.extend_from_slice(&chunk[..got]);
+        loop {
+            let mut headers = [httparse::EMPTY_HEADER; 96];
+            let mut response = httparse::Response::new(&mut headers);
+            match response.parse(&buf) {
+                Ok(httparse::Status::Complete(len)) => {
+                    let code = response.code.unwrap_or(0);
+                    if (100..200).contains(&code) && code != 101 {
+                        client.write_all(&buf[..len]).await?;
+                        *n += len as u64;
+                        buf.drain(..len);
+                        continue;
+                    }
+                    let status_end = buf.windows(2).position(|w| w == b"\r\n").unwrap_or(0);
+                    let mut head = buf[..status_end + 2].to_vec();
+                    for h in response.headers.iter() {
+                        if h.name.eq_ignore_ascii_case("connection")
+                            || h.name.eq_ignore_ascii_case("keep-alive")
+                        {
+                            continue;
+                        }
+                        head.extend_from_slice(h.name.as_bytes());
+                        head.extend_from_slice(b": ");
+                        head.extend_from_slice(h.value);
+                        head.extend_from_slice(b"\r\n");
+                    }
+                    head.extend_from_slice(b"Connection: close\r\n\r\n");
+                    head.extend_from_slice(&buf[len..]);
+                    return Ok(head);
+                }
+                Ok(httparse::Status::Partial) if buf.len() < MAX_HEAD => break,
+                // Not a head the proxy reads: passed on as it is.
+                _ => return Ok(buf),
             }
         }
     }
@@ -1049,11 +1156,24 @@ fn request_body(req: &httparse::Request<'_, '_>) -> Option<Body> {
     let codings = values("transfer-encoding");
     let lengths = values("content-length");
     if !codings.is_empty() {
-        let last = codings
-            .last()
-            .and_then(|v| v.rsplit(|b| *b == b',').next())
-            .map(|c| c.trim_ascii());
-        return (lengths.is_empty() && last.is_some_and(|c| c.eq_ignore_ascii_case(b"chunked")))
+        // One header, on HTTP/1.1, of codings a server knows, `chunked` last and only
+        // there: anything else a server may read another way than the proxy does.
+        let [coding] = codings.as_slice() else {
+            return None;
+        };
+        let list: Vec<&[u8]> = coding
+            .split(|b| *b == b',')
+            .map(|c| c.trim_ascii())
+            .collect();
+        let known = |c: &[u8]| {
+            [&b"gzip"[..], b"deflate", b"compress", b"br", b"zstd"]
+                .iter()
+                .any(|k| c.eq_ignore_ascii_case(k))
+        };
+        let chunked_last = list.split_last().is_some_and(|(last, rest)| {
+            last.eq_ignore_ascii_case(b"chunked") && rest.iter().all(|c| known(c))
+        });
+        return (lengths.is_empty() && chunked_last && req.version == Some(1))
             .then_some(Body::Chunked);
     }
     let mut length = None;
@@ -1417,11 +1537,30 @@ mod tests {
             "POST http://api.test/ HTTP/1.1\r\nContent-Length: +5\r\n\r\n",
             "POST http://api.test/ HTTP/1.1\r\nContent-Length: 0x5\r\n\r\n",
             "POST http://api.test/ HTTP/1.1\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nTransfer-Encoding: identity\r\nTransfer-Encoding: chunked\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nTransfer-Encoding: identity, chunked\r\n\r\n",
+            "POST http://api.test/ HTTP/1.1\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+            "POST http://api.test/ HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n",
         ] {
             match head(raw) {
                 Err(Refusal::Status(code, _)) => assert_eq!(code, 400, "{raw:?}"),
                 Ok(h) => panic!("accepted {raw:?}: {h:?}"),
             }
+        }
+    }
+
+    #[test]
+    fn trailer_lines_are_header_fields() {
+        assert!(is_field_line(b"Digest: sha-256=abc"));
+        assert!(is_field_line(b"X-Empty:"));
+        for bad in [
+            &b"GET /second HTTP/1.1"[..],
+            b"Host : evil.example",
+            b": value",
+            b"Na me: v",
+            b"X: a\x01b",
+        ] {
+            assert!(!is_field_line(bad), "{}", String::from_utf8_lossy(bad));
         }
     }
 

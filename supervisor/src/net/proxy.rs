@@ -1104,8 +1104,10 @@ fn parse_request(req: &httparse::Request<'_, '_>, expected_auth: &str) -> Result
         400,
         "Bad Request: the body's length cannot be known",
     ))?;
+    // WebSocket only: another protocol on the connection (`h2c`) carries requests of
+    // its own, for any host, which the proxy would not see.
     let upgrade = body == Body::Length(0)
-        && header("upgrade").is_some()
+        && header("upgrade").is_some_and(|v| v.trim_ascii().eq_ignore_ascii_case(b"websocket"))
         && header("connection").is_some_and(|v| {
             v.split(|b| *b == b',')
                 .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"upgrade"))
@@ -1639,6 +1641,11 @@ mod tests {
             "GET /ws HTTP/1.1\r\nHost: api.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
         );
         assert!(h.upgrade);
+        // Another protocol than WebSocket is not switched to: closed.
+        let h = head("GET http://api.test/ HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n\r\n")
+            .ok()
+            .unwrap();
+        assert!(!h.upgrade);
         // `Connection: upgrade` without an `Upgrade` header asks for nothing: closed.
         let h = head("GET http://api.test/ HTTP/1.1\r\nConnection: upgrade\r\n\r\n")
             .ok()

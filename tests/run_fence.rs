@@ -2858,9 +2858,22 @@ try:
     said.append('taken')
 except OSError as e:
     said.append('refused %d' % e.errno)
+# Without a pid namespace the shell's group can be named: joining it would put this
+# process in the terminal's foreground whenever the shell is.
+joined = False
+try:
+    shell = os.tcgetpgrp(0)
+    if shell > 0:
+        os.setpgid(0, shell)
+        joined = True
+        said.append('joined')
+except OSError as e:
+    said.append('join refused %d' % e.errno)
 with open('grabbed.tmp', 'w') as f:
     f.write(', '.join(said))
 os.rename('grabbed.tmp', 'grabbed')
+if joined:
+    time.sleep(6)
 "#,
     );
     let fence = support::fence_binary();
@@ -2886,6 +2899,29 @@ os.rename('grabbed.tmp', 'grabbed')
     while !grabbed.exists() && started.elapsed() < Duration::from_secs(20) {
         std::thread::sleep(Duration::from_millis(20));
     }
+    // The shell's foreground job (`sleep 3`) has a process group of its own: any other
+    // process in it is an intruder.
+    let stat = |pid: i32| -> Option<(String, i32, i32)> {
+        let st = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let (head, rest) = st.rsplit_once(')')?;
+        let comm = head.split_once('(')?.1.to_string();
+        let mut f = rest.split_ascii_whitespace().skip(1);
+        Some((comm, f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+    };
+    let all: Vec<(i32, (String, i32, i32))> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| Some((pid, stat(pid)?)))
+        .collect();
+    let job_group = all
+        .iter()
+        .find(|(_, (comm, ppid, _))| comm == "sleep" && *ppid == shell.id() as i32)
+        .map(|(_, (_, _, pgrp))| *pgrp);
+    let intruders: Vec<i32> = all
+        .iter()
+        .filter(|(_, (comm, _, pgrp))| Some(*pgrp) == job_group && comm != "sleep")
+        .map(|(pid, _)| *pid)
+        .collect();
     std::thread::sleep(Duration::from_secs(3));
     typed(b"echo alive-$((40+2))\n");
     wait_for("alive-42", 10);
@@ -2911,6 +2947,10 @@ os.rename('grabbed.tmp', 'grabbed')
         now.c_cc[libc::VINTR],
         3,
         "the background session changed the terminal under the shell ({said}): {text}"
+    );
+    assert!(
+        intruders.is_empty(),
+        "a sandboxed process joined the shell's process group ({intruders:?}, {said}): {text}"
     );
 }
 

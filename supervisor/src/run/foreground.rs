@@ -1,6 +1,7 @@
 //! The user's terminal while fence runs in the background: the calls that take its
-//! foreground (`ioctl(TIOCSPGRP)`, `tcsetpgrp`) or change it for whoever holds it (the
-//! `TCSETS` family, `tcsetattr`; `TCFLSH`, which drops what was typed).
+//! foreground (`ioctl(TIOCSPGRP)`, `tcsetpgrp`), change it for whoever holds it (the
+//! `TCSETS` family, `tcsetattr`; `TCFLSH`, which drops what was typed), or join another
+//! process group of the user's session (`setpgid`).
 //!
 //! The sandbox runs in the user's terminal session (an interactive shell in it needs job
 //! control), and a process that ignores `SIGTTOU` may make these calls even from the
@@ -8,113 +9,118 @@
 //! Ctrl-Z and `bg`), the terminal's foreground is the user's shell or a job it runs:
 //! taking it would stop that job at its next read (the shell's read fails, and the shell
 //! ends) and hand the sandbox what the user types there; changing its settings would leave
-//! the user's shell without echo or Ctrl-C, which fence cannot put back (the settings are
-//! then the foreground job's own).
+//! the user's shell without echo or Ctrl-C.
 //!
-//! Security boundary: these calls run only while every terminal fence was handed has a
-//! foreground group that is the sandbox's — fence's own process group, which the sandbox
-//! shares, or a group whose processes all belong to the sandbox, or one with no process
-//! left that was seen holding only the sandbox's. Any other foreground (a job of the
-//! user's; a group fence cannot see, outside its pid namespace) refuses them with EPERM
-//! and a reason. The decision reads fence's own descriptors of its terminals, never the
-//! caller's: whatever descriptor the call names when the kernel runs it, the answer was
-//! about the terminals the user has. What may change between the look and the call is the
-//! foreground itself, and only the user changes it then (Ctrl-Z stops the caller first).
-//! Without a terminal of fence's, the sandbox can reach only terminals of its own making.
+//! Security boundary: fence *holds* its terminals while each one's foreground process
+//! group was fence's own when the session started or when fence was last continued after
+//! a stop (the user's shell gives a job the terminal before it continues it: `fg`; `bg`
+//! does not). While fence holds them, the sandbox may do with them what a foreground job
+//! does (an interactive shell in it gives its own jobs the terminal and takes it back);
+//! while it does not, these calls are refused (EPERM) with a reason, whatever descriptor
+//! they name. Only fence's own stop and continue change the state, and the sandbox is
+//! stopped whole before fence stops: nothing the sandbox does can make fence hold a
+//! terminal. A terminal that is not fence's controlling terminal (fence started in a
+//! session of its own) gives the sandbox no job control over it: it counts as held.
+//! Without a terminal of fence's, the sandbox reaches only terminals of its own making.
+//!
+//! `setpgid` matters only without a pid namespace, where the sandbox can name the user's
+//! process groups: joining the user's shell's group would put a sandboxed process in the
+//! terminal's foreground whenever the shell is, to read what the user types. A process may
+//! make a group of its own or join a group whose processes all belong to the sandbox.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::os::fd::RawFd;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::listener::Response;
+use super::listener::{Notification, Response};
 use super::question::Outcome;
 use crate::gate::EventKind;
 
-/// fence's terminals and what is known of the sandbox's process groups.
+/// fence's terminals and whether it holds them.
 pub struct Guard {
     /// fence's own descriptors of the terminals it was handed (see `terminal.rs`).
     terminals: Vec<RawFd>,
-    /// The sandbox's init (host pid): every process of the sandbox descends from it.
-    init: libc::pid_t,
-    /// Process groups (host numbers) seen holding only processes of the sandbox.
-    sandbox_groups: Mutex<HashSet<libc::pid_t>>,
+    holds: AtomicBool,
 }
 
 impl Guard {
-    pub fn new(terminals: Vec<RawFd>, init: libc::pid_t) -> Guard {
-        Guard {
+    pub fn new(terminals: Vec<RawFd>) -> Guard {
+        let guard = Guard {
             terminals,
-            init,
-            sandbox_groups: Mutex::new(HashSet::new()),
-        }
+            holds: AtomicBool::new(false),
+        };
+        guard.look_again();
+        guard
     }
 
-    /// Answers a guarded terminal call of the sandbox: `CONTINUE` while the sandbox holds
-    /// the foreground of every terminal of fence's, else EPERM with a reason.
-    pub fn check(&self) -> Outcome {
-        let event = EventKind::Signal;
+    /// Whether fence holds its terminals now (at the start, and once continued).
+    pub fn look_again(&self) {
         // SAFETY: getpgrp takes no arguments.
         let own = unsafe { libc::getpgrp() };
-        let mut processes = None;
-        for &fd in &self.terminals {
+        let holds = self.terminals.iter().all(|&fd| {
             // SAFETY: tcgetpgrp on fence's own descriptor.
             let foreground = unsafe { libc::tcgetpgrp(fd) };
-            if foreground == own && foreground > 0 {
-                continue;
-            }
-            // Not fence's controlling terminal (fence started in a session of its own,
-            // with the terminal as its streams): the sandbox, in fence's session, has no
-            // job control over it and cannot take its foreground, and its settings are
-            // put back at the end as fence found them. A foreground fence cannot see (0:
-            // a group outside fence's pid namespace) is someone else's, below.
-            if foreground < 0
-                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOTTY)
-            {
-                continue;
-            }
-            let processes = processes.get_or_insert_with(|| Processes::read(self.init));
-            if !(foreground > 0 && self.is_sandboxs(foreground, processes)) {
-                let name = terminal_name(fd);
-                return super::write_check::refused(
-                    event,
-                    libc::EPERM,
-                    "changing the terminal or taking its foreground while a job outside the sandbox holds it (fence runs in the background)",
-                    &name,
-                    "fence.terminal-foreground",
-                );
-            }
-        }
-        super::write_check::allowed(event, Vec::new(), Response::Continue)
+            foreground == own
+                || (foreground < 0
+                    && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOTTY))
+        });
+        self.holds.store(holds, Ordering::SeqCst);
     }
 
-    /// Whether process group `group` is the sandbox's (and remembers the groups seen).
-    fn is_sandboxs(&self, group: libc::pid_t, processes: &Processes) -> bool {
-        let mut known = self
-            .sandbox_groups
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        for (&pid, &(_, pgrp)) in &processes.all {
-            if processes.in_sandbox(pid) {
-                known.insert(pgrp);
-            }
-        }
-        let mut members = processes
-            .all
-            .iter()
-            .filter(|(_, (_, pgrp))| *pgrp == group)
-            .map(|(&pid, _)| pid)
-            .peekable();
-        if members.peek().is_none() {
-            // Gone: the sandbox's only if it was seen holding the sandbox's processes (a
-            // job of the user's that has just ended is not).
-            return known.contains(&group);
-        }
-        let all_ours = members.all(|pid| processes.in_sandbox(pid));
-        if !all_ours {
-            known.remove(&group);
-        }
-        all_ours
+    /// fence is about to stop: the user's shell takes the terminal.
+    pub fn let_go(&self) {
+        self.holds.store(false, Ordering::SeqCst);
     }
+
+    /// Answers a guarded terminal call of the sandbox (the filter sends the requests of
+    /// `shim::seccomp_filters::GUARDED_TERMINAL_REQUESTS`).
+    pub fn check(&self) -> Outcome {
+        let event = EventKind::Signal;
+        if self.terminals.is_empty() || self.holds.load(Ordering::SeqCst) {
+            return super::write_check::allowed(event, Vec::new(), Response::Continue);
+        }
+        super::write_check::refused(
+            event,
+            libc::EPERM,
+            "changing the terminal or taking its foreground while fence runs in the background",
+            &terminal_name(self.terminals[0]),
+            "fence.terminal-foreground",
+        )
+    }
+}
+
+/// Answers `setpgid(pid, pgid)` (registers: race-free). With a pid namespace the kernel
+/// names only the sandbox's groups; without one, a group other than a new one of the
+/// process's own must hold only processes of the sandbox whose init is `init`.
+pub fn setpgid(n: &Notification, own_pid_namespace: bool, init: libc::pid_t) -> Outcome {
+    let event = EventKind::Signal;
+    let allowed = || super::write_check::allowed(event, Vec::new(), Response::Continue);
+    let (pid, pgid) = (n.args[0] as i32, n.args[1] as i32);
+    if own_pid_namespace || pgid == 0 || (pid != 0 && pgid == pid) {
+        return allowed();
+    }
+    let processes = Processes::read(init);
+    // The caller's own pid as a group (`setpgid(0, getpid())`): a new group of its own.
+    if pid == 0 && processes.thread_group_of(n.tid) == Some(pgid) {
+        return allowed();
+    }
+    let mut members = processes
+        .all
+        .iter()
+        .filter(|(_, (_, pgrp))| *pgrp == pgid)
+        .map(|(&p, _)| p)
+        .peekable();
+    // No such group: the kernel says so (EPERM).
+    if members.peek().is_none() || members.all(|p| processes.in_sandbox(p)) {
+        return allowed();
+    }
+    super::write_check::refused(
+        event,
+        libc::EPERM,
+        "joining a process group outside the sandbox",
+        pgid.to_string().as_bytes(),
+        "fence.process-group",
+    )
 }
 
 /// Every process of the system at one look: pid → (ppid, pgrp), host numbers.
@@ -136,7 +142,7 @@ impl Processes {
     }
 
     /// Whether `pid` is the init or descends from it: the sandbox's processes (the init is
-    /// their reaper, in a pid namespace or as a subreaper without one).
+    /// their reaper, as a subreaper).
     fn in_sandbox(&self, pid: libc::pid_t) -> bool {
         let mut at = pid;
         for _ in 0..=self.all.len() {
@@ -149,6 +155,15 @@ impl Processes {
             }
         }
         false
+    }
+
+    /// The process (thread group) thread `tid` belongs to, when it is one of those read.
+    fn thread_group_of(&self, tid: libc::pid_t) -> Option<libc::pid_t> {
+        let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Tgid:"))
+            .and_then(|v| v.trim().parse().ok())
     }
 }
 
@@ -173,33 +188,22 @@ fn terminal_name(fd: RawFd) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::process::CommandExt;
 
     #[test]
-    fn the_sandboxs_groups_are_told_from_others_and_remembered() {
+    fn the_sandboxs_processes_are_told_from_others() {
         // SAFETY: no preconditions.
-        let (me, parent, group) = unsafe { (libc::getpid(), libc::getppid(), libc::getpgrp()) };
+        let (me, parent) = unsafe { (libc::getpid(), libc::getppid()) };
         let ps = Processes::read(me);
         assert!(ps.in_sandbox(me));
         assert!(!ps.in_sandbox(parent));
-        // A "sandbox" rooted at this process: a child in a group of its own is its.
-        let mut child = std::process::Command::new("sleep")
-            .arg("30")
-            .process_group(0)
-            .spawn()
-            .unwrap();
-        let child_group = child.id() as libc::pid_t;
-        let guard = Guard::new(Vec::new(), me);
-        assert!(guard.is_sandboxs(child_group, &Processes::read(me)));
-        // This test's own group holds processes outside (its parent, most often): not
-        // unless every member descends from the root.
-        let others = Guard::new(Vec::new(), child_group);
-        assert!(!others.is_sandboxs(group, &Processes::read(child_group)));
-        let _ = child.kill();
-        let _ = child.wait();
-        // Gone: remembered as the sandbox's by the guard that saw it so, not by another.
-        assert!(guard.is_sandboxs(child_group, &Processes::read(me)));
-        let fresh = Guard::new(Vec::new(), me);
-        assert!(!fresh.is_sandboxs(child_group, &Processes::read(me)));
+        assert_eq!(ps.thread_group_of(me), Some(me));
+    }
+
+    #[test]
+    fn without_a_terminal_nothing_is_refused() {
+        let guard = Guard::new(Vec::new());
+        assert!(guard.check().allowed);
+        guard.let_go();
+        assert!(guard.check().allowed);
     }
 }

@@ -190,6 +190,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         unsafe { libc::signal(sig, libc::SIG_IGN) };
     }
     let terminal = terminal::Terminals::capture(&args.pass_fd);
+    // Whether fence holds the terminals, for the sandbox's calls that would take or change
+    // them (`foreground`).
+    let foreground_guard = Arc::new(foreground::Guard::new(terminal.fds()));
     let stream_flags = terminal::StreamFlags::capture(&args.pass_fd);
     // First, before fence opens descriptors of its own.
     preflight::check_pass_fds(&args.pass_fd)?;
@@ -796,7 +799,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, protected paths that do not exist yet (such as .envrc) can be created, and a nested or bare repository's config and hooks can be written"
         );
     }
-    spawn_signal_forwarder(forwarded, shim_process.pid, gate.clone());
+    spawn_signal_forwarder(
+        forwarded,
+        shim_process.pid,
+        gate.clone(),
+        foreground_guard.clone(),
+    );
 
     if private_tmp && shim_process.namespaces.mount {
         writable.push(PathBuf::from(shim::landlock_fence::PRIVATE_TMP));
@@ -940,10 +948,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             },
                         };
                         let supervision = Supervision {
-                            foreground: Arc::new(foreground::Guard::new(
-                                terminal.fds(),
-                                shim_process.pid,
-                            )),
+                            foreground: foreground_guard.clone(),
+                            init: shim_process.pid,
+                            own_pid_namespace: shim_process.namespaces.pid,
                             listener: Arc::new(listener),
                             fence: fence.clone(),
                             net: Arc::new(net),
@@ -1026,8 +1033,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             // too (the
             // shell's `fg` continues fence, whose SIGCONT the init passes to the sandbox).
             Ok(Some((FromShim::Stopped, _))) => {
+                // The user's shell takes the terminal now; whether fence holds it again is
+                // seen once it is continued (`fg` gives it back first, `bg` does not).
+                foreground_guard.let_go();
                 // SAFETY: stopping this process; SIGSTOP cannot be caught or ignored.
                 unsafe { libc::kill(libc::getpid(), libc::SIGSTOP) };
+                foreground_guard.look_again();
             }
             // The target has exited and the init has killed and reaped everything else.
             Ok(Some((FromShim::Exited { status, left }, _))) => {
@@ -1579,6 +1590,7 @@ fn spawn_signal_forwarder(
     set: libc::sigset_t,
     init: libc::pid_t,
     gate: Arc<crate::gate::decide::Gate>,
+    foreground: Arc<foreground::Guard>,
 ) {
     watch_terminal_hangup(gate);
     std::thread::spawn(move || {
@@ -1597,6 +1609,11 @@ fn spawn_signal_forwarder(
                 // SAFETY: signalling our own child.
                 unsafe { libc::kill(init, shim::channel::stop_sandbox_signal()) };
                 continue;
+            }
+            if sig == libc::SIGCONT {
+                // `fg` of a job running in the background gives it the terminal and sends
+                // SIGCONT: fence may hold its terminal again (`foreground`).
+                foreground.look_again();
             }
             if sig > 0 && info.si_code <= 0 {
                 // SAFETY: signalling our own child.

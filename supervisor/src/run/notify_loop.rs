@@ -55,6 +55,10 @@ pub struct Supervision {
     /// The user's terminals while fence may run in the background
     /// ([`super::foreground`]).
     pub foreground: Arc<super::foreground::Guard>,
+    /// The sandbox's init (host pid): every process of the sandbox descends from it.
+    pub init: libc::pid_t,
+    /// The sandbox has a pid namespace of its own.
+    pub own_pid_namespace: bool,
     pub listener: Arc<Listener>,
     pub fence: Arc<Fence>,
     pub net: Arc<NetFence>,
@@ -340,6 +344,8 @@ fn handle(
     } else if n.nr == libc::SYS_ioctl {
         // The filter sends only `shim::seccomp_filters::GUARDED_TERMINAL_REQUESTS`.
         s.foreground.check()
+    } else if n.nr == libc::SYS_setpgid {
+        super::foreground::setpgid(&n, s.own_pid_namespace, s.init)
     } else {
         // A call the filter sends but no check owns: refuse.
         Outcome::failed(EventKind::Write, libc::EPERM)

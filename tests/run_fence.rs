@@ -2059,6 +2059,18 @@ fn host_pty() -> (std::fs::File, String) {
     }
 }
 
+/// Opens the terminal at `path` for reading and writing, without making it the caller's
+/// controlling terminal.
+fn open_terminal(path: &str) -> std::fs::File {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOCTTY)
+        .open(path)
+        .unwrap()
+}
+
 /// Keeps what the terminal's master side shows, read on a thread of its own so that no
 /// write to the terminal waits on a full buffer.
 fn show_terminal(master: &std::fs::File) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
@@ -2116,17 +2128,9 @@ fn lead_a_session_on_terminal(
 /// own job, which would end the session, or to the user's shell). Checked by fence's exit:
 /// the command runs to its end, and SIGTERM reaches nobody.
 fn o_async_turned_on_with_fcntl_sends_no_signal_in_fences_name(w: &World) {
-    use std::os::unix::fs::OpenOptionsExt;
     let (mut master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
-    let open_slave = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&slave_path)
-            .unwrap()
-    };
+    let open_slave = || open_terminal(&slave_path);
     let shown = show_terminal(&master);
     w.write(
         "probe.py",
@@ -2168,17 +2172,9 @@ time.sleep(0.5)
 /// signal scope (below ABI 6) nothing else would stop it. Checked on the foreground job
 /// itself, from outside.
 fn a_terminals_signals_never_reach_the_foreground_job_outside(w: &World) {
-    use std::os::unix::fs::OpenOptionsExt;
     let (mut master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
-    let open_slave = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&slave_path)
-            .unwrap()
-    };
+    let open_slave = || open_terminal(&slave_path);
     let shown = show_terminal(&master);
     w.write(
         "probe.py",
@@ -2486,14 +2482,7 @@ fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
     use std::os::unix::fs::OpenOptionsExt;
     let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
-    let open_slave = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&slave_path)
-            .unwrap()
-    };
+    let open_slave = || open_terminal(&slave_path);
     let slave = open_slave();
     w.write(
         "probe.py",
@@ -2558,17 +2547,9 @@ fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
 /// foreground group are what they were once fence returns. fence runs here as the session
 /// leader of a pseudo-terminal, as a shell's job would run on the user's terminal.
 fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
-    use std::os::unix::fs::OpenOptionsExt;
     let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
-    let open_slave = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&slave_path)
-            .unwrap()
-    };
+    let open_slave = || open_terminal(&slave_path);
     let slave = open_slave();
     // SAFETY: termios is plain data; tcgetattr fills it for a terminal descriptor.
     let before = unsafe {
@@ -2771,17 +2752,9 @@ fn the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it(w: &World) {
 /// group, about to vanish, made the shell's next read fail and ended the shell), and
 /// the shell reads the next line as usual.
 fn a_session_sent_to_the_background_leaves_the_shell_its_terminal(w: &World) {
-    use std::os::unix::fs::OpenOptionsExt;
     let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
-    let open_slave = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&slave_path)
-            .unwrap()
-    };
+    let open_slave = || open_terminal(&slave_path);
     let shown = show_terminal(&master);
     let fence = support::fence_binary();
     let mut shell = bash_on_terminal(w, &open_slave, &[("F", fence.as_os_str())]);
@@ -2827,17 +2800,9 @@ fn a_session_sent_to_the_background_leaves_the_shell_its_terminal(w: &World) {
 /// the kernel allows. That would take the terminal from the shell (its next read fails and
 /// it ends) and hand the sandbox what the user types. Refused; the shell reads on.
 fn a_background_session_cannot_take_the_terminal_from_the_shell(w: &World) {
-    use std::os::unix::fs::OpenOptionsExt;
     let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
-    let open_slave = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&slave_path)
-            .unwrap()
-    };
+    let open_slave = || open_terminal(&slave_path);
     let shown = show_terminal(&master);
     w.write(
         "grab.py",
@@ -2988,7 +2953,6 @@ enum Late {
 }
 
 fn continued_behind_the_prompt(w: &World, late: Late) {
-    use std::os::unix::fs::OpenOptionsExt;
     let test = if late == Late::No {
         "a_process_continued_behind_the_prompt_is_stopped_again"
     } else {
@@ -3089,14 +3053,7 @@ int main(int argc, char **argv) {
     let bin = w.compile_c("orphaned", src);
     let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
-    let open_slave = || {
-        std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_NOCTTY)
-            .open(&slave_path)
-            .unwrap()
-    };
+    let open_slave = || open_terminal(&slave_path);
     let shown = show_terminal(&master);
     let shown_text = || String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
     let wait_for = |what: &str, secs: u64| {

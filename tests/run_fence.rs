@@ -2795,11 +2795,94 @@ fn a_session_sent_to_the_background_leaves_the_shell_its_terminal(w: &World) {
     );
 }
 
+/// Ctrl-Z, `bg`, then `fg`: bash's `fg` of a job that runs gives it the terminal without a
+/// SIGCONT. The sandbox, in front again, sets the terminal up as before (a `vim` or a
+/// readline in it works again); in the background it could not.
+fn a_session_brought_back_with_fg_may_set_up_the_terminal_again(w: &World) {
+    let (master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || open_terminal(&slave_path);
+    let shown = show_terminal(&master);
+    w.write(
+        "modes.py",
+        r#"import termios, time
+with open('modes', 'a') as log:
+    for _ in range(60):
+        try:
+            termios.tcsetattr(1, termios.TCSANOW, termios.tcgetattr(1))
+            log.write('ok\n')
+        except termios.error:
+            log.write('refused\n')
+        log.flush()
+        time.sleep(0.1)
+"#,
+    );
+    let fence = support::fence_binary();
+    let mut shell = bash_on_terminal(w, &open_slave, &[("F", fence.as_os_str())]);
+    let typed = |bytes: &[u8]| std::io::Write::write_all(&mut &master, bytes).unwrap();
+    let wait_for = |what: &str, secs: u64| {
+        let started = Instant::now();
+        while !String::from_utf8_lossy(&shown.lock().unwrap()).contains(what)
+            && started.elapsed() < Duration::from_secs(secs)
+        {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let log = w.worktree.join("modes");
+    let lines = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_for("bash-", 20);
+    typed(format!("\"$F\" run --approver deny -- {PYTHON} modes.py 2>/dev/null\n").as_bytes());
+    let started = Instant::now();
+    while !lines().contains("ok") && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    typed(b"\x1a");
+    wait_for("Stopped", 10);
+    typed(b"bg\n");
+    std::thread::sleep(Duration::from_millis(800));
+    let in_background = lines().len();
+    typed(b"fg\n");
+    std::thread::sleep(Duration::from_millis(1200));
+    let after_fg = lines()[in_background..].to_string();
+    typed(b"\x03");
+    typed(b"exit\n");
+    let _ = shell.kill();
+    let _ = shell.wait();
+    let text = String::from_utf8_lossy(&shown.lock().unwrap()).into_owned();
+    let background = lines()[..in_background].to_string();
+    assert!(
+        background.contains("refused"),
+        "the sandbox set the terminal up in the background: {background} {text}"
+    );
+    assert!(
+        after_fg.lines().last() == Some("ok"),
+        "the sandbox, in front again with fg, could not set the terminal up: {after_fg} {text}"
+    );
+}
+
 /// fence started in the background (`&`) at an interactive shell: a sandboxed process that
 /// ignores SIGTTOU tries to make its own process group the terminal's foreground one, which
 /// the kernel allows. That would take the terminal from the shell (its next read fails and
 /// it ends) and hand the sandbox what the user types. Refused; the shell reads on.
 fn a_background_session_cannot_take_the_terminal_from_the_shell(w: &World) {
+    background_session_tries_the_terminal(
+        w,
+        &format!("\"$F\" run --approver deny -- {PYTHON} grab.py 2>/dev/null & sleep 3"),
+    );
+    // Started in the background by a shell without job control, in the group of a job
+    // of the user's shell that holds the terminal at first and ends a moment later.
+    std::fs::remove_file(w.worktree.join("grabbed")).unwrap();
+    background_session_tries_the_terminal(
+        w,
+        &format!(
+            "sh -c '\"$F\" run --approver deny -- {PYTHON} grab.py 2>/dev/null & sleep 0.3'; sleep 3"
+        ),
+    );
+}
+
+/// Types `line` at an interactive shell on a terminal of its own; the line starts fence
+/// with `grab.py` and runs `sleep 3` in the foreground meanwhile.
+fn background_session_tries_the_terminal(w: &World, line: &str) {
     let (master, slave_path) = host_pty();
     w.own(Path::new(&slave_path));
     let open_slave = || open_terminal(&slave_path);
@@ -2811,15 +2894,15 @@ signal.signal(signal.SIGTTOU, signal.SIG_IGN)
 time.sleep(1)
 said = []
 try:
-    t = termios.tcgetattr(0)
+    t = termios.tcgetattr(1)
     t[6][termios.VINTR] = b'a'
-    termios.tcsetattr(0, termios.TCSANOW, t)
+    termios.tcsetattr(1, termios.TCSANOW, t)
     said.append('settings changed')
 except termios.error as e:
     said.append('settings refused %s' % e.args[0])
 os.setpgid(0, 0)
 try:
-    os.tcsetpgrp(0, os.getpgrp())
+    os.tcsetpgrp(1, os.getpgrp())
     said.append('taken')
 except OSError as e:
     said.append('refused %d' % e.errno)
@@ -2827,7 +2910,7 @@ except OSError as e:
 # process in the terminal's foreground whenever the shell is.
 joined = False
 try:
-    shell = os.tcgetpgrp(0)
+    shell = os.tcgetpgrp(1)
     if shell > 0:
         os.setpgid(0, shell)
         joined = True
@@ -2855,10 +2938,7 @@ if joined:
     wait_for("bash-", 20);
     // The shell runs a job in the foreground meanwhile: what a program leaves on the
     // terminal then, the shell keeps as its own when the job ends.
-    typed(
-        format!("\"$F\" run --approver deny -- {PYTHON} grab.py 2>/dev/null & sleep 3\n")
-            .as_bytes(),
-    );
+    typed(format!("{line}\n").as_bytes());
     let grabbed = w.worktree.join("grabbed");
     let started = Instant::now();
     while !grabbed.exists() && started.elapsed() < Duration::from_secs(20) {
@@ -9742,6 +9822,7 @@ both_ways!(
     a_terminals_signals_never_reach_the_foreground_job_outside,
     a_session_sent_to_the_background_leaves_the_shell_its_terminal,
     a_background_session_cannot_take_the_terminal_from_the_shell,
+    a_session_brought_back_with_fg_may_set_up_the_terminal_again,
     every_terminal_handed_to_the_sandbox_gets_its_settings_back,
     the_sandbox_taking_the_terminal_neither_stops_fence_nor_keeps_it,
     the_hosts_pseudo_terminals_cannot_be_taken,

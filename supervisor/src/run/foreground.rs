@@ -11,46 +11,62 @@
 //! ends) and hand the sandbox what the user types there; changing its settings would leave
 //! the user's shell without echo or Ctrl-C.
 //!
-//! Security boundary: fence *holds* its terminals while each one's foreground process
-//! group was fence's own when the session started or when fence was last continued after
-//! a stop (the user's shell gives a job the terminal before it continues it: `fg`; `bg`
-//! does not). While fence holds them, the sandbox may do with them what a foreground job
-//! does (an interactive shell in it gives its own jobs the terminal and takes it back);
-//! while it does not, these calls are refused (EPERM) with a reason, whatever descriptor
-//! they name. Only fence's own stop and continue change the state, and the sandbox is
-//! stopped whole before fence stops: nothing the sandbox does can make fence hold a
-//! terminal. A terminal that is not fence's controlling terminal (fence started in a
-//! session of its own) gives the sandbox no job control over it: it counts as held.
-//! Without a terminal of fence's, the sandbox reaches only terminals of its own making.
+//! Security boundary: these calls run, whatever descriptor they name, only while the
+//! foreground group of each terminal fence was handed, looked at through fence's own
+//! descriptors when the call comes, is the sandbox's: fence's own group (which the sandbox
+//! shares), a group whose processes all descend from the sandbox's init, or — while fence
+//! *holds* its terminals — an empty group seen holding only the sandbox's (an interactive
+//! shell in the sandbox taking the terminal back from a job that has ended). fence holds
+//! them from the moment it sees its own group in front (at the start, when continued, at
+//! any such call: bash's `fg` of a running job sends no SIGCONT) until it stops, or sees a
+//! group with a process outside the sandbox in front, which also forgets the groups seen:
+//! a number the sandbox once used cannot vouch for the user's job that gets it later.
+//! Anything else is refused (EPERM) with a reason. A terminal that is not fence's
+//! controlling terminal (fence started in a session of its own) gives the sandbox no job
+//! control over it. Without a terminal of fence's, the sandbox reaches only terminals of
+//! its own making.
 //!
 //! `setpgid` matters only without a pid namespace, where the sandbox can name the user's
 //! process groups: joining the user's shell's group would put a sandboxed process in the
 //! terminal's foreground whenever the shell is, to read what the user types. A process may
 //! make a group of its own or join a group whose processes all belong to the sandbox.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::os::fd::RawFd;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::listener::{Notification, Response};
 use super::question::Outcome;
 use crate::gate::EventKind;
 
-/// fence's terminals and whether it holds them.
+/// fence's terminals, whether it holds them, and the sandbox's process groups seen.
 pub struct Guard {
     /// fence's own descriptors of the terminals it was handed (see `terminal.rs`).
     terminals: Vec<RawFd>,
+    /// The sandbox's init (host pid): every process of the sandbox descends from it.
+    init: std::sync::atomic::AtomicI32,
     holds: AtomicBool,
+    /// Process groups (host numbers) seen holding only the sandbox's processes while
+    /// fence held its terminals.
+    sandbox_groups: Mutex<HashSet<libc::pid_t>>,
 }
 
 impl Guard {
     pub fn new(terminals: Vec<RawFd>) -> Guard {
         let guard = Guard {
             terminals,
+            init: std::sync::atomic::AtomicI32::new(0),
             holds: AtomicBool::new(false),
+            sandbox_groups: Mutex::new(HashSet::new()),
         };
         guard.look_again();
         guard
+    }
+
+    /// The sandbox's init, once it is made.
+    pub fn set_init(&self, init: libc::pid_t) {
+        self.init.store(init, Ordering::SeqCst);
     }
 
     /// Whether fence holds its terminals now (at the start, and once continued).
@@ -60,9 +76,7 @@ impl Guard {
         let holds = self.terminals.iter().all(|&fd| {
             // SAFETY: tcgetpgrp on fence's own descriptor.
             let foreground = unsafe { libc::tcgetpgrp(fd) };
-            foreground == own
-                || (foreground < 0
-                    && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOTTY))
+            foreground == own || not_controlling(foreground)
         });
         self.holds.store(holds, Ordering::SeqCst);
     }
@@ -76,17 +90,74 @@ impl Guard {
     /// `shim::seccomp_filters::GUARDED_TERMINAL_REQUESTS`).
     pub fn check(&self) -> Outcome {
         let event = EventKind::Signal;
-        if self.terminals.is_empty() || self.holds.load(Ordering::SeqCst) {
-            return super::write_check::allowed(event, Vec::new(), Response::Continue);
+        // SAFETY: getpgrp takes no arguments.
+        let own = unsafe { libc::getpgrp() };
+        let mut processes = None;
+        for &fd in &self.terminals {
+            // SAFETY: tcgetpgrp on fence's own descriptor.
+            let foreground = unsafe { libc::tcgetpgrp(fd) };
+            if foreground == own && foreground > 0 {
+                // fence's group holds the terminal now (`fg` of a running job sends no
+                // SIGCONT): fence holds it.
+                self.holds.store(true, Ordering::SeqCst);
+                continue;
+            }
+            if not_controlling(foreground) {
+                continue;
+            }
+            let processes =
+                processes.get_or_insert_with(|| Processes::read(self.init.load(Ordering::SeqCst)));
+            if !(foreground > 0 && self.is_sandboxs(foreground, processes)) {
+                return super::write_check::refused(
+                    event,
+                    libc::EPERM,
+                    "changing the terminal or taking its foreground while fence runs in the background",
+                    &terminal_name(fd),
+                    "fence.terminal-foreground",
+                );
+            }
         }
-        super::write_check::refused(
-            event,
-            libc::EPERM,
-            "changing the terminal or taking its foreground while fence runs in the background",
-            &terminal_name(self.terminals[0]),
-            "fence.terminal-foreground",
-        )
+        super::write_check::allowed(event, Vec::new(), Response::Continue)
     }
+
+    /// Whether the terminal's foreground group `group` (not fence's own) is the sandbox's:
+    /// a group of the sandbox's processes only, or, while fence holds its terminals, an
+    /// empty one seen so before (an interactive shell in the sandbox taking the terminal
+    /// back from a job that has ended). A group with a process outside is the user's:
+    /// fence then no longer holds its terminals until it sees its own group in front.
+    fn is_sandboxs(&self, group: libc::pid_t, processes: &Processes) -> bool {
+        let mut known = self
+            .sandbox_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut members = processes
+            .all
+            .iter()
+            .filter(|(_, (_, pgrp))| *pgrp == group)
+            .map(|(&pid, _)| pid)
+            .peekable();
+        if members.peek().is_none() {
+            return self.holds.load(Ordering::SeqCst) && known.contains(&group);
+        }
+        if !members.all(|pid| processes.in_sandbox(pid)) {
+            self.holds.store(false, Ordering::SeqCst);
+            known.clear();
+            return false;
+        }
+        if self.holds.load(Ordering::SeqCst) {
+            for (&pid, &(_, pgrp)) in &processes.all {
+                if processes.in_sandbox(pid) {
+                    known.insert(pgrp);
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Whether `tcgetpgrp` said the terminal is not the caller's controlling terminal.
+fn not_controlling(foreground: libc::pid_t) -> bool {
+    foreground < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOTTY)
 }
 
 /// Answers `setpgid(pid, pgid)` (registers: race-free). With a pid namespace the kernel
@@ -110,8 +181,10 @@ pub fn setpgid(n: &Notification, own_pid_namespace: bool, init: libc::pid_t) -> 
         .filter(|(_, (_, pgrp))| *pgrp == pgid)
         .map(|(&p, _)| p)
         .peekable();
-    // No such group: the kernel says so (EPERM).
-    if members.peek().is_none() || members.all(|p| processes.in_sandbox(p)) {
+    // A group with no process yet is refused, as the kernel refuses it: one the user's
+    // shell makes a moment later (its next job, whose number is easy to guess) must not
+    // be joined between this look and the call.
+    if members.peek().is_some() && members.all(|p| processes.in_sandbox(p)) {
         return allowed();
     }
     super::write_check::refused(
@@ -197,6 +270,40 @@ mod tests {
         assert!(ps.in_sandbox(me));
         assert!(!ps.in_sandbox(parent));
         assert_eq!(ps.thread_group_of(me), Some(me));
+    }
+
+    #[test]
+    fn an_ended_group_is_the_sandboxs_only_if_seen_so_while_fence_held_its_terminals() {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: no preconditions.
+        let (me, group) = unsafe { (libc::getpid(), libc::getpgrp()) };
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let child_group = child.id() as libc::pid_t;
+        // No terminals: held. A "sandbox" rooted at this process.
+        let guard = Guard::new(Vec::new());
+        guard.set_init(me);
+        assert!(guard.is_sandboxs(child_group, &Processes::read(me)));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(guard.is_sandboxs(child_group, &Processes::read(me)));
+        // Not while fence does not hold its terminals.
+        guard.let_go();
+        assert!(!guard.is_sandboxs(child_group, &Processes::read(me)));
+        // Never seen: not the sandbox's.
+        let fresh = Guard::new(Vec::new());
+        fresh.set_init(me);
+        fresh.let_go();
+        assert!(!fresh.is_sandboxs(child_group, &Processes::read(me)));
+        // A group with a process outside (this test's own, rooted at the ended child):
+        // not the sandbox's, and fence no longer holds its terminals.
+        let other = Guard::new(Vec::new());
+        other.set_init(child_group);
+        assert!(!other.is_sandboxs(group, &Processes::read(child_group)));
+        assert!(!other.holds.load(Ordering::SeqCst));
     }
 
     #[test]

@@ -799,6 +799,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, protected paths that do not exist yet (such as .envrc) can be created, and a nested or bare repository's config and hooks can be written"
         );
     }
+    foreground_guard.set_init(shim_process.pid);
     spawn_signal_forwarder(
         forwarded,
         shim_process.pid,

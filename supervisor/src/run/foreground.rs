@@ -69,16 +69,20 @@ impl Guard {
         self.init.store(init, Ordering::SeqCst);
     }
 
-    /// Whether fence holds its terminals now (at the start, and once continued).
+    /// fence holds its terminals from now on if its own group is in front of each (at
+    /// the start, and once continued). Only a stop ([`Guard::let_go`]) or a group of the
+    /// user's in front lets go: the sandbox's own shell may have the terminal now.
     pub fn look_again(&self) {
         // SAFETY: getpgrp takes no arguments.
         let own = unsafe { libc::getpgrp() };
-        let holds = self.terminals.iter().all(|&fd| {
+        let in_front = self.terminals.iter().all(|&fd| {
             // SAFETY: tcgetpgrp on fence's own descriptor.
             let foreground = unsafe { libc::tcgetpgrp(fd) };
             foreground == own || not_controlling(foreground)
         });
-        self.holds.store(holds, Ordering::SeqCst);
+        if in_front {
+            self.holds.store(true, Ordering::SeqCst);
+        }
     }
 
     /// fence is about to stop: the user's shell takes the terminal.

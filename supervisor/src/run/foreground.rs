@@ -85,9 +85,14 @@ impl Guard {
         }
     }
 
-    /// fence is about to stop: the user's shell takes the terminal.
+    /// fence is about to stop: the user's shell takes the terminal. The groups seen are
+    /// forgotten: their numbers may be the user's jobs' by the time fence is continued.
     pub fn let_go(&self) {
         self.holds.store(false, Ordering::SeqCst);
+        self.sandbox_groups
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 
     /// Answers a guarded terminal call of the sandbox (the filter sends the requests of
@@ -294,8 +299,11 @@ mod tests {
         let _ = child.kill();
         let _ = child.wait();
         assert!(guard.is_sandboxs(child_group, &Processes::read(me)));
-        // Not while fence does not hold its terminals.
+        // Not while fence does not hold its terminals, nor once it holds them again: a
+        // stop forgets the groups seen.
         guard.let_go();
+        assert!(!guard.is_sandboxs(child_group, &Processes::read(me)));
+        guard.holds.store(true, Ordering::SeqCst);
         assert!(!guard.is_sandboxs(child_group, &Processes::read(me)));
         // Never seen: not the sandbox's.
         let fresh = Guard::new(Vec::new());

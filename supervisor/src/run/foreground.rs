@@ -171,17 +171,17 @@ fn not_controlling(foreground: libc::pid_t) -> bool {
 
 /// Answers `setpgid(pid, pgid)` (registers: race-free). With a pid namespace the kernel
 /// names only the sandbox's groups; without one, a group other than a new one of the
-/// process's own must hold only processes of the sandbox whose init is `init`.
-pub fn setpgid(n: &Notification, own_pid_namespace: bool, init: libc::pid_t) -> Outcome {
+/// process's own must hold only processes of the sandbox.
+pub fn setpgid(guard: &Guard, n: &Notification, own_pid_namespace: bool) -> Outcome {
     let event = EventKind::Signal;
     let allowed = || super::write_check::allowed(event, Vec::new(), Response::Continue);
     let (pid, pgid) = (n.args[0] as i32, n.args[1] as i32);
     if own_pid_namespace || pgid == 0 || (pid != 0 && pgid == pid) {
         return allowed();
     }
-    let processes = Processes::read(init);
+    let processes = Processes::read(guard.init.load(Ordering::SeqCst));
     // The caller's own pid as a group (`setpgid(0, getpid())`): a new group of its own.
-    if pid == 0 && processes.thread_group_of(n.tid) == Some(pgid) {
+    if pid == 0 && thread_group_of(n.tid) == Some(pgid) {
         return allowed();
     }
     let mut members = processes
@@ -238,15 +238,15 @@ impl Processes {
         }
         false
     }
+}
 
-    /// The process (thread group) thread `tid` belongs to, when it is one of those read.
-    fn thread_group_of(&self, tid: libc::pid_t) -> Option<libc::pid_t> {
-        let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("Tgid:"))
-            .and_then(|v| v.trim().parse().ok())
-    }
+/// The process (thread group) thread `tid` belongs to.
+fn thread_group_of(tid: libc::pid_t) -> Option<libc::pid_t> {
+    let status = std::fs::read_to_string(format!("/proc/{tid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("Tgid:"))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// `(ppid, pgrp)` of `pid`, from `/proc/PID/stat` (the fields after the name, which may
@@ -278,7 +278,7 @@ mod tests {
         let ps = Processes::read(me);
         assert!(ps.in_sandbox(me));
         assert!(!ps.in_sandbox(parent));
-        assert_eq!(ps.thread_group_of(me), Some(me));
+        assert_eq!(thread_group_of(me), Some(me));
     }
 
     #[test]

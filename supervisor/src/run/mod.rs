@@ -950,7 +950,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                         };
                         let supervision = Supervision {
                             foreground: foreground_guard.clone(),
-                            init: shim_process.pid,
                             own_pid_namespace: shim_process.namespaces.pid,
                             listener: Arc::new(listener),
                             fence: fence.clone(),

@@ -55,8 +55,6 @@ pub struct Supervision {
     /// The user's terminals while fence may run in the background
     /// ([`super::foreground`]).
     pub foreground: Arc<super::foreground::Guard>,
-    /// The sandbox's init (host pid): every process of the sandbox descends from it.
-    pub init: libc::pid_t,
     /// The sandbox has a pid namespace of its own.
     pub own_pid_namespace: bool,
     pub listener: Arc<Listener>,
@@ -345,7 +343,7 @@ fn handle(
         // The filter sends only `shim::seccomp_filters::GUARDED_TERMINAL_REQUESTS`.
         s.foreground.check()
     } else if n.nr == libc::SYS_setpgid {
-        super::foreground::setpgid(&n, s.own_pid_namespace, s.init)
+        super::foreground::setpgid(&s.foreground, &n, s.own_pid_namespace)
     } else {
         // A call the filter sends but no check owns: refuse.
         Outcome::failed(EventKind::Write, libc::EPERM)

@@ -1254,6 +1254,153 @@ fn secrets_under_home_are_unreadable(w: &World) {
     );
 }
 
+/// Writes `text` at `rel` under the test's home, every folder made on the way (and the
+/// file) the session user's.
+fn write_in_home(w: &World, rel: &str, text: &str) -> std::path::PathBuf {
+    let p = w.home.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    for made in p
+        .ancestors()
+        .take_while(|a| a.starts_with(&w.home) && *a != w.home)
+    {
+        w.own(made);
+    }
+    p
+}
+
+/// The paths the config's `deny_read` names are as unreadable under `fence run` as
+/// `--deny-read` ones (they were only judged by `fence check`): an absolute path outside,
+/// `~/…`, a path relative to the worktree, a pattern, and one missing at start that the
+/// host makes during the session. `--config FILE` is read instead of the user's config.
+fn secrets_named_in_the_config_are_unreadable(w: &World) {
+    let outside = w.write_outside("vault.txt", "OUTSIDE-SECRET\n");
+    let pattern = w.write_outside("deploy.key", "PATTERN-SECRET\n");
+    w.write_outside("plain.txt", "plain outside\n");
+    write_in_home(w, "vault/token", "HOME-SECRET\n");
+    w.write(".env", "WORKTREE-SECRET\n");
+    let later = w.outside.join("made-later");
+    write_in_home(
+        w,
+        ".config/fence/config.toml",
+        &format!(
+            "deny_read = [{:?}, \"~/vault\", \".env\", {:?}, {:?}]\n",
+            outside.display().to_string(),
+            w.outside.join("*.key").display().to_string(),
+            later.display().to_string(),
+        ),
+    );
+    let child = w.start_script(&format!(
+        "while [ ! -e go ]; do sleep 0.05; done\n\
+         cat {o} {h}/vault/token .env {p} {l} {plain}\necho read-done > done\n",
+        o = outside.display(),
+        h = w.home.display(),
+        p = pattern.display(),
+        l = later.display(),
+        plain = w.outside.join("plain.txt").display(),
+    ));
+    std::thread::sleep(Duration::from_millis(700));
+    std::fs::write(&later, "LATER-SECRET\n").unwrap();
+    std::fs::set_permissions(&later, std::fs::Permissions::from_mode(0o644)).unwrap();
+    w.write("go", "");
+    let out = w.finish_script(child);
+    let text = stdout(&out);
+    assert!(
+        w.worktree.join("done").exists(),
+        "the probe did not run to its end: {}",
+        stderr(&out)
+    );
+    assert!(!text.contains("SECRET"), "secret leaked: {text}");
+    assert!(
+        text.contains("plain outside"),
+        "an ordinary file outside is unreadable: {text} {}",
+        stderr(&out)
+    );
+    // --config: its deny_read applies, and the user's config is not read.
+    let other = w.write_outside("other.toml", "deny_read = [\"~/vault\"]\n");
+    std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = w
+        .fence(&[
+            OsStr::new("--config"),
+            other.as_os_str(),
+            OsStr::new("--"),
+            OsStr::new("/bin/sh"),
+            OsStr::new("-c"),
+            OsStr::new(&format!(
+                "cat {} {}",
+                w.home.join("vault/token").display(),
+                outside.display()
+            )),
+        ])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(!text.contains("HOME-SECRET"), "--config ignored: {text}");
+    assert!(
+        text.contains("OUTSIDE-SECRET"),
+        "the user's config was read besides --config: {text} {}",
+        stderr(&out)
+    );
+}
+
+/// fence's own config decides later sessions' mode, profile and network: a sandbox given
+/// a writable folder that holds it (`--allow-write ~/.config`) can neither make it, change
+/// it, nor move its folder away.
+fn fences_own_config_cannot_be_written_from_the_sandbox(w: &World) {
+    let config_dir = w.home.join(".config");
+    write_in_home(w, ".config/other/settings", "kept\n");
+    let config = config_dir.join("fence/config.toml");
+    let attempt = |script: &str| {
+        let out = w
+            .fence(&[
+                OsStr::new("--allow-write"),
+                config_dir.as_os_str(),
+                OsStr::new("--"),
+                OsStr::new("/bin/sh"),
+                OsStr::new("-c"),
+                OsStr::new(script),
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out
+    };
+    let widen = "mode = \"auto\"\nprofile = \"claude\"\n";
+    // Missing at start: neither the file nor its folder may be made.
+    let out = attempt(&format!(
+        "mkdir -p {c}/fence; printf '{widen}' > {c}/fence/config.toml; \
+         ln -s {o} {c}/fence 2>/dev/null; echo x > {c}/other/new; true",
+        c = config_dir.display(),
+        o = w.outside.display(),
+        widen = widen.replace('\n', "\\n"),
+    ));
+    assert!(
+        !config.exists() && !config_dir.join("fence").exists(),
+        "fence's config was made from the sandbox: {}",
+        stderr(&out)
+    );
+    assert!(
+        config_dir.join("other/new").exists(),
+        "the writable folder was not writable: {}",
+        stderr(&out)
+    );
+    // Present at start: not changed, replaced or moved.
+    write_in_home(w, ".config/fence/config.toml", "mode = \"default\"\n");
+    let out = attempt(&format!(
+        "printf '{widen}' > {f}; printf '{widen}' > {c}/fence/new.toml; mv {c}/fence/new.toml {f}; \
+         mv {c}/fence {c}/moved; mkdir {c}/fence2; mv {c}/fence2 {c}/fence; true",
+        c = config_dir.display(),
+        f = config.display(),
+        widen = widen.replace('\n', "\\n"),
+    ));
+    assert_unchanged(&config, "mode = \"default\"\n");
+    assert!(
+        !config_dir.join("moved").exists() && !config_dir.join("fence/new.toml").exists(),
+        "fence's config folder was changed: {}",
+        stderr(&out)
+    );
+}
+
 /// A secret is hidden under every name the host's mounts give it: with the home bound a
 /// second time outside it (and, for a root session, `/etc` too), the key, a login made
 /// during the session and root's files in `/etc` stay unreadable through the other names,
@@ -9806,6 +9953,8 @@ both_ways!(
     a_push_sent_to_main_by_a_moved_home_is_refused,
     a_push_of_another_repositorys_head_is_refused,
     a_secret_made_during_the_session_stays_unreadable,
+    secrets_named_in_the_config_are_unreadable,
+    fences_own_config_cannot_be_written_from_the_sandbox,
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
     a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable,
     root_only_files_in_etc_are_unreadable_to_every_session,

@@ -325,10 +325,28 @@ impl Walker<'_> {
                     );
                     continue;
                 }
+                let secret_inside = self.cls.has_secret_inside() && self.judges(RuleId::SecretRead);
+                if !self.judges(RuleId::PathOutside) && !secret_inside {
+                    continue;
+                }
+                let loc = self.resolve_arg(a, true);
+                // A secret inside the worktree named as a plain word (`cat .env` with
+                // `deny_read = [".env"]`).
+                if let Loc::Inside { path, rel } = &loc
+                    && secret_inside
+                    && self.cls.is_secret(path)
+                {
+                    self.note_secret(&path.display().to_string());
+                    self.find(
+                        RuleId::SecretRead,
+                        format!("reads a credential: {}", rel.display()),
+                    );
+                    continue;
+                }
                 if !self.judges(RuleId::PathOutside) {
                     continue;
                 }
-                let Loc::Outside(p) = self.resolve_arg(a, true) else {
+                let Loc::Outside(p) = loc else {
                     continue;
                 };
                 // Named as written it lies inside (`out/x`, `$D/x` with `D=out`), the

@@ -241,6 +241,9 @@ pub struct Classifier {
     session_tmp: Option<PathBuf>,
     exceptions: Vec<PathBuf>,
     secrets: Vec<Secret>,
+    /// Whether a secret may lie inside the worktree (`deny_read = [".env"]`, a worktree at
+    /// the home): then a relative word is looked up for it too, not only for leaving.
+    secret_inside: bool,
     fs: Arc<dyn FsView>,
 }
 
@@ -288,10 +291,19 @@ impl Classifier {
             .map(|s| s.to_string())
             .chain(settings.deny_read.iter().cloned())
         {
-            let expanded = match (s.strip_prefix("~/"), &home) {
+            // `~/REST` in the home (`~` alone is the home), an absolute path as written, a
+            // relative one in the worktree (`deny_read = [".env"]`), as `fence run` reads
+            // them.
+            let in_home = if s == "~" {
+                Some("")
+            } else {
+                s.strip_prefix("~/")
+            };
+            let expanded = match (in_home, &home) {
                 (Some(rest), Some(h)) => h.join(rest).display().to_string(),
                 (Some(_), None) => continue,
-                (None, _) => s.clone(),
+                (None, _) if s.starts_with('~') => continue,
+                (None, _) => worktree.join(&s).display().to_string(),
             };
             // `/root` is a secret unless the session lives there.
             if expanded == "/root"
@@ -309,12 +321,23 @@ impl Classifier {
                 secrets.push(Secret::Tree(real(Path::new(&expanded))));
             }
         }
+        let secret_inside = secrets.iter().any(|s| match s {
+            Secret::Tree(t) => t.starts_with(&worktree),
+            Secret::Pattern(p, _) => {
+                // The folder before the first pattern character.
+                let text = p.as_str();
+                let fixed = &text[..text.find(['*', '?', '[']).unwrap_or(text.len())];
+                let folder = Path::new(&fixed[..fixed.rfind('/').map_or(0, |i| i + 1)]);
+                folder.starts_with(&worktree) || worktree.starts_with(folder)
+            }
+        });
         Ok(Classifier {
             worktree,
             home,
             session_tmp,
             exceptions,
             secrets,
+            secret_inside,
             fs,
             settings,
         })
@@ -334,6 +357,11 @@ impl Classifier {
     }
 
     /// Whether `p` (resolved) is one of the secret paths.
+    /// Whether a secret path may lie inside the worktree.
+    pub fn has_secret_inside(&self) -> bool {
+        self.secret_inside
+    }
+
     pub fn is_secret(&self, p: &Path) -> bool {
         let opts = glob::MatchOptions {
             case_sensitive: true,

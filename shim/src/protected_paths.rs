@@ -205,9 +205,10 @@ pub fn is_removable(rel: &Path) -> bool {
 
 /// A `HEAD` outside every `.git` folder: git takes a folder holding `HEAD`, `objects/` and
 /// `refs/` for a git directory (a bare repository) and uses its `config` when it works
-/// there, or in the folder its `core.worktree` names. No such folder can be made in the
-/// worktree, so none can be planted for the user's git; a `HEAD` in a `.git` folder (its
-/// own, its reflog's) is git's.
+/// there, or in the folder its `core.worktree` names. The supervisor refuses to make one, so
+/// that none is planted for the user's git: policy, a check by name, in a folder Landlock
+/// grants whole (a thread swapping the path after the check can still make one; docs/run.md).
+/// A `HEAD` in a `.git` folder (its own, its reflog's) is git's.
 fn is_stray_head(rel: &Path) -> bool {
     let bytes = rel.as_os_str().as_bytes();
     (bytes == b"HEAD" || bytes.ends_with(b"/HEAD"))

@@ -70,6 +70,10 @@ pub struct RunArgs {
     /// Also make PATH unreadable.
     #[arg(long = "deny-read", value_name = "PATH")]
     pub deny_read: Vec<PathBuf>,
+    /// Read FILE instead of the user's config (~/.config/fence/config.toml); the
+    /// worktree's .fence.toml still applies, and may only tighten.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Add a profile's grants: claude, codex, gemini, aider or ci (`fence profiles` lists
     /// what each opens). Replaces the config's `profile`; the other flags still apply.
     #[arg(long, value_name = "NAME", value_parser = profile_grants::parse_profile)]
@@ -280,7 +284,17 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         args.force_worktree,
     )
     .map_err(|e| format!("{e:#}"))?;
+    let secret_homes = prepare::home_dirs(home.as_deref());
+    // The config first: its `deny_read` joins the unreadable paths planned below.
+    let SessionPolicy {
+        settings: mut policy_settings,
+        mode,
+        network,
+        profile: config_profile,
+    } = exec_policy(&worktree, args.mode, args.config.as_deref())?;
     let mut deny_extra = canonical_all(&args.deny_read, "--deny-read")?;
+    let config_denied = config_deny_read(&policy_settings.deny_read, &secret_homes, &worktree)?;
+    deny_extra.extend(config_denied.iter().cloned());
     // A linked worktree: the repository's other checkouts are unreadable (SPEC §2), and
     // their folders in the git directory read-only.
     let (other_checkouts, other_checkouts_admin) =
@@ -294,7 +308,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     {
         args.allow_write.push(shared);
     }
-    let secret_homes = prepare::home_dirs(home.as_deref());
     let (mut deny_read, mut deny_read_missing, mut deny_read_via) =
         prepare::denied_reads(&secret_homes, &deny_extra);
     // The secrets' other names, through other mounts of their file systems (a bind of `/`
@@ -319,7 +332,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
     }
     // The links on the way to a --deny-read path as given (its canonical form has none).
-    let given: Vec<PathBuf> = args.deny_read.iter().map(|p| cwd.join(p)).collect();
+    let given: Vec<PathBuf> = args
+        .deny_read
+        .iter()
+        .map(|p| cwd.join(p))
+        .chain(config_denied)
+        .collect();
     deny_read_via.extend(prepare::link_folders(&given));
     deny_read_via.sort();
     deny_read_via.dedup();
@@ -343,12 +361,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // sandbox may write (its parent, /dev/shm), so a restarted shim (below) must have one.
     let tmp_needs_mount_namespace =
         bases.len() > 1 && tmp.path.parent() == Some(Path::new("/dev/shm"));
-    let SessionPolicy {
-        settings: mut policy_settings,
-        mode,
-        network,
-        profile: config_profile,
-    } = exec_policy(&worktree, &tmp.path, args.mode)?;
+    policy_settings.session_tmp = Some(tmp.path.clone());
     add_network_config(&mut args, &network);
     let profile = match args.profile.or(config_profile) {
         Some(p) => {
@@ -404,6 +417,18 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         .collect();
     protected.extend(prepare::git_dirs_by_other_names(&bases, &allow_write));
     allow_write.extend(profile_writable);
+    // fence's own config decides later sessions' mode, profile, network and rules: where a
+    // writable root holds it (`--allow-write ~/.config`, a worktree at the home), it is
+    // protected, made or not.
+    let xdg_config = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
+    protected.extend(
+        prepare::fence_config_paths(&secret_homes, xdg_config.as_deref(), args.config.as_deref())
+            .into_iter()
+            .filter(|p| {
+                (!args.read_only_worktree && p.starts_with(&worktree))
+                    || allow_write.iter().any(|w| p.starts_with(w))
+            }),
+    );
     // A writable folder inside a secret path could not be both: refused before any mount
     // is tried, with the two paths named.
     let writable_roots = (!args.read_only_worktree)
@@ -1298,18 +1323,17 @@ struct SessionPolicy {
 /// Reads the config files for `worktree` and builds the session's policy.
 fn exec_policy(
     worktree: &Path,
-    tmpdir: &Path,
     mode: Option<policy::Mode>,
+    config: Option<&Path>,
 ) -> Result<SessionPolicy, String> {
-    let mut loaded =
-        crate::session::load(worktree.to_path_buf(), mode, None).map_err(|e| format!("{e:#}"))?;
+    let loaded =
+        crate::session::load(worktree.to_path_buf(), mode, config).map_err(|e| format!("{e:#}"))?;
     for w in &loaded.warnings {
         eprintln!(
             "fence: warning: {}",
             crate::escape::for_terminal(&w.to_string())
         );
     }
-    loaded.settings.session_tmp = Some(tmpdir.to_path_buf());
     let mode = loaded.settings.mode;
     Ok(SessionPolicy {
         settings: loaded.settings,
@@ -1317,6 +1341,79 @@ fn exec_policy(
         network: loaded.network,
         profile: loaded.profile,
     })
+}
+
+/// The paths the config's `deny_read` names, for the unreadable paths the sandbox's view
+/// and ruleset are planned with (security boundary, as `--deny-read`): `~/REST` in each of
+/// `homes` (`~` alone is the home itself), an absolute path as written, and a relative one
+/// inside `worktree` (`.env`). Unlike `--deny-read`, a path may be missing: it is kept
+/// unreadable if made during the session (outside the writable roots). A pattern (`*`, `?`,
+/// `[`) stands for the paths matching it at start. An entry naming a home that is not known
+/// is an error, never skipped.
+fn config_deny_read(
+    entries: &[String],
+    homes: &[PathBuf],
+    worktree: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let named = config_deny_read_named(entries, homes, worktree)?;
+    let mut out = Vec::new();
+    for path in named {
+        let text = path.to_string_lossy();
+        if !text.contains(['*', '?', '[']) {
+            out.push(path);
+            continue;
+        }
+        let matches = glob::glob(&text).map_err(|e| {
+            format!(
+                "config deny_read {}: {e}",
+                crate::escape::for_terminal(&text)
+            )
+        })?;
+        // A match that cannot be looked at (an unreadable folder on the way) is not known
+        // to be no secret: refused rather than left readable.
+        for m in matches {
+            out.push(m.map_err(|e| {
+                format!(
+                    "config deny_read {}: {e}",
+                    crate::escape::for_terminal(&text)
+                )
+            })?);
+        }
+    }
+    Ok(out)
+}
+
+/// [`config_deny_read`]'s entries as paths, patterns unexpanded.
+fn config_deny_read_named(
+    entries: &[String],
+    homes: &[PathBuf],
+    worktree: &Path,
+) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for entry in entries {
+        let in_home = if entry == "~" {
+            Some("")
+        } else {
+            entry.strip_prefix("~/")
+        };
+        match in_home {
+            Some(_) if homes.is_empty() => {
+                return Err(format!(
+                    "config deny_read {}: no home directory is known (HOME is unset and the account has none)",
+                    crate::escape::for_terminal(entry)
+                ));
+            }
+            Some(rest) => out.extend(homes.iter().map(|h| h.join(rest))),
+            None if entry.starts_with('~') => {
+                return Err(format!(
+                    "config deny_read {}: only the session user's own home (~/…) can be named",
+                    crate::escape::for_terminal(entry)
+                ));
+            }
+            None => out.push(worktree.join(entry)),
+        }
+    }
+    Ok(out)
 }
 
 /// Adds the config's `[network]` entries to the flags' own. An entry that does not parse is
@@ -1621,4 +1718,48 @@ fn spawn_signal_forwarder(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The config's `deny_read` entries as `fence run` reads them: `~` forms in every
+    /// home, absolute as written, relative in the worktree, patterns by their matches; a
+    /// home that cannot be named is an error, not an entry skipped.
+    #[test]
+    fn config_deny_read_names_paths_as_fence_check_does() {
+        let d = tempfile::tempdir().unwrap();
+        let wt = d.path().join("wt");
+        std::fs::create_dir_all(&wt).unwrap();
+        std::fs::write(d.path().join("a.key"), "").unwrap();
+        std::fs::write(d.path().join("b.key"), "").unwrap();
+        let homes = [PathBuf::from("/home/u"), PathBuf::from("/home/acct")];
+        let entries: Vec<String> = [
+            "~/vault",
+            "~",
+            "/etc/app/token",
+            ".env",
+            &format!("{}/*.key", d.path().display()),
+        ]
+        .map(String::from)
+        .to_vec();
+        let got = config_deny_read(&entries, &homes, &wt).unwrap();
+        assert_eq!(
+            got,
+            vec![
+                PathBuf::from("/home/u/vault"),
+                PathBuf::from("/home/acct/vault"),
+                PathBuf::from("/home/u/"),
+                PathBuf::from("/home/acct/"),
+                PathBuf::from("/etc/app/token"),
+                wt.join(".env"),
+                d.path().join("a.key"),
+                d.path().join("b.key"),
+            ]
+        );
+        assert!(config_deny_read(&["~/x".into()], &[], &wt).is_err());
+        assert!(config_deny_read(&["~other/x".into()], &homes, &wt).is_err());
+        assert!(config_deny_read(&["/x/[".into()], &homes, &wt).is_err());
+    }
 }

@@ -814,6 +814,34 @@ pub fn link_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// Where fence's own config lies or would be made, as the kernel resolves it (links
+/// followed, a missing rest kept): the `fence` folder of `$XDG_CONFIG_HOME` (when absolute)
+/// and of each home's `.config` (a session started without the variable reads that one),
+/// and `explicit`, a `--config` file.
+pub fn fence_config_paths(
+    homes: &[PathBuf],
+    xdg_config_home: Option<&Path>,
+    explicit: Option<&Path>,
+) -> Vec<PathBuf> {
+    let mut looked = Looked::default();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let mut out: Vec<PathBuf> = xdg_config_home
+        .filter(|x| x.is_absolute())
+        .map(|x| x.join("fence"))
+        .into_iter()
+        .chain(homes.iter().map(|h| h.join(".config/fence")))
+        .chain(explicit.map(|e| cwd.join(e)))
+        .map(|p| {
+            walk_links(&mut looked, &p, |_| {})
+                .map(|(placed, _)| placed)
+                .unwrap_or(p)
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// How far [`walk_links`] got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reached {

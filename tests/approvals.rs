@@ -526,6 +526,12 @@ impl Tmux {
         }
     }
 
+    /// Waits out the pause of a card that came under the cursor without the keys (a first
+    /// card, or the next after one answered): a key pressed sooner answers nothing.
+    fn settle(&self) {
+        std::thread::sleep(Duration::from_millis(1000));
+    }
+
     fn keys(&self, keys: &[&str]) {
         let status = Command::new("tmux")
             .args(["-L", &self.name, "send-keys", "-t", "t"])
@@ -580,10 +586,12 @@ fn the_terminal_ui_shows_cards_and_answers_them() {
     assert!(screen.contains("y yes  n no"), "{screen}");
     assert!(!screen.contains("a always"), "{screen}");
     // y on the selected (first, red) card.
+    tmux.settle();
     tmux.keys(&["y"]);
     tmux.wait_for(&["Approved: git push origin main \\x1b[2J (by test)"]);
     // The yellow card is left and selected: Always is offered; n + a reason denies it.
     tmux.wait_for(&["a always"]);
+    tmux.settle();
     tmux.keys(&["n"]);
     tmux.wait_for(&["No, reason:"]);
     tmux.keys(&["-l", "use a local install"]);
@@ -801,6 +809,7 @@ fn run_the_terminal_ui_answers_a_waiting_command() {
     };
     let (run, _w) = waiting_run(&rt);
     tmux.wait_for(&["RED", "git reset --hard", "time left: "]);
+    tmux.settle();
     tmux.keys(&["y"]);
     let done = run.wait_with_output().unwrap();
     assert!(!stdout(&done).contains("status 126"), "{done:?}");
@@ -808,6 +817,7 @@ fn run_the_terminal_ui_answers_a_waiting_command() {
 
     let (run, _w) = waiting_run(&rt);
     tmux.wait_for(&["git reset --hard", "time left: "]);
+    tmux.settle();
     tmux.keys(&["n"]);
     tmux.keys(&["-l", "not on main"]);
     tmux.keys(&["Enter"]);
@@ -1175,6 +1185,7 @@ fn run_the_terminal_ui_shows_a_connection_card_and_takes_always() {
         &destination,
         "time left: ",
     ]);
+    tmux.settle();
     tmux.keys(&["a"]);
     let done = run.wait_with_output().unwrap();
     assert_eq!(stdout(&done), "connected\nconnected\n", "{done:?}");

@@ -23,6 +23,11 @@ use crate::gate::protocol::{AnswerWord, ServerHello, ServerMessage};
 const TICK: Duration = Duration::from_millis(250);
 /// Transcript lines kept on screen.
 const LOG_LINES: usize = 6;
+/// How long a card put under the cursor by anything but the person's own keys (the one
+/// selected was answered elsewhere or timed out, a first card came) waits before a key
+/// answers it: the sandbox knows every deadline, and would time a dangerous question to
+/// slide under a Yes meant for a harmless one.
+const SETTLE: Duration = Duration::from_millis(800);
 
 struct Session {
     hello: ServerHello,
@@ -34,16 +39,24 @@ struct Card {
     question: Question,
 }
 
+fn card_key(c: &Card) -> (PathBuf, u64) {
+    (c.socket.clone(), c.question.id)
+}
+
 enum Mode {
     Normal,
-    /// Typing the reason of a No.
-    Reason(String),
+    /// Typing the reason of a No to a card (by session and question).
+    Reason(String, (PathBuf, u64)),
 }
 
 struct App {
     sessions: BTreeMap<PathBuf, Session>,
     cards: Vec<Card>,
     selected: usize,
+    /// The card under the cursor, by session and question (an index moves when a card
+    /// before it goes), and from when a key may answer it.
+    under_cursor: Option<(PathBuf, u64)>,
+    answerable_from: Instant,
     mode: Mode,
     log: VecDeque<String>,
     quit: bool,
@@ -66,6 +79,8 @@ fn event_loop(
         sessions: BTreeMap::new(),
         cards: Vec::new(),
         selected: 0,
+        under_cursor: None,
+        answerable_from: Instant::now(),
         mode: Mode::Normal,
         log: VecDeque::new(),
         quit: false,
@@ -75,6 +90,7 @@ fn event_loop(
         while let Ok(update) = watcher.rx.try_recv() {
             app.update(update);
         }
+        app.follow();
         if Instant::now() >= next_scan {
             if let Err(e) = watcher.rescan() {
                 app.note(e);
@@ -181,15 +197,43 @@ impl App {
         }
     }
 
+    /// Keeps the cursor on its card as cards come and go. When its card has gone, the card
+    /// now at its place is under it, answerable only after [`SETTLE`] (and so is a first
+    /// card): a key pressed for the card that went never answers another.
+    fn follow(&mut self) {
+        let at =
+            |c: &Card, (socket, id): &(PathBuf, u64)| c.socket == *socket && c.question.id == *id;
+        if let Some(key) = &self.under_cursor
+            && let Some(i) = self.cards.iter().position(|c| at(c, key))
+        {
+            self.selected = i;
+            return;
+        }
+        self.clamp();
+        let now = self.cards.get(self.selected).map(card_key);
+        if now.is_some() && now != self.under_cursor {
+            self.answerable_from = Instant::now() + SETTLE;
+        }
+        self.under_cursor = now;
+    }
+
+    /// The person moved the cursor: the card they chose may be answered at once.
+    fn chose(&mut self) {
+        self.clamp();
+        self.under_cursor = self.cards.get(self.selected).map(card_key);
+        self.answerable_from = Instant::now();
+    }
+
     fn key(&mut self, code: KeyCode) {
         match &mut self.mode {
-            Mode::Reason(text) => match code {
+            Mode::Reason(text, card) => match code {
                 KeyCode::Esc => self.mode = Mode::Normal,
                 KeyCode::Enter => {
                     let reason = std::mem::take(text);
+                    let card = card.clone();
                     self.mode = Mode::Normal;
                     let reason = (!reason.trim().is_empty()).then_some(reason);
-                    self.answer(AnswerWord::No, reason);
+                    self.send(&card, AnswerWord::No, reason);
                 }
                 KeyCode::Backspace => {
                     text.pop();
@@ -199,10 +243,13 @@ impl App {
             },
             Mode::Normal => match code {
                 KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
-                KeyCode::Up | KeyCode::Char('k') => self.selected = self.selected.saturating_sub(1),
+                KeyCode::Up | KeyCode::Char('k') => {
+                    self.selected = self.selected.saturating_sub(1);
+                    self.chose();
+                }
                 KeyCode::Down | KeyCode::Char('j') => {
                     self.selected += 1;
-                    self.clamp();
+                    self.chose();
                 }
                 KeyCode::Char('y') => self.answer(AnswerWord::Yes, None),
                 KeyCode::Char('a') => {
@@ -215,7 +262,11 @@ impl App {
                     }
                 }
                 KeyCode::Char('n') if self.selected_card().is_some() => {
-                    self.mode = Mode::Reason(String::new())
+                    if self.settled()
+                        && let Some(card) = self.selected_card().map(card_key)
+                    {
+                        self.mode = Mode::Reason(String::new(), card)
+                    }
                 }
                 _ => {}
             },
@@ -226,13 +277,38 @@ impl App {
         self.cards.get(self.selected)
     }
 
+    /// Whether the card under the cursor may be answered by a key now; says why not.
+    fn settled(&mut self) -> bool {
+        if Instant::now() >= self.answerable_from {
+            return true;
+        }
+        if let Some(card) = self.selected_card() {
+            let line = format!(
+                "#{} has just come under the cursor (the question selected before went): look, then press again",
+                card.question.id
+            );
+            self.note(line);
+        }
+        false
+    }
+
     /// Sends the answer to the selected card's session; the card goes when the session
     /// says the question is resolved (by this answer or by another client's).
     fn answer(&mut self, answer: AnswerWord, reason: Option<String>) {
-        let Some(card) = self.cards.get(self.selected) else {
+        if !self.settled() {
             return;
-        };
-        let (socket, id) = (card.socket.clone(), card.question.id);
+        }
+        if let Some(card) = self.selected_card().map(card_key) {
+            self.send(&card, answer, reason);
+        }
+    }
+
+    /// Sends `answer` to one card's session (a card gone meanwhile gets none).
+    fn send(&mut self, card: &(PathBuf, u64), answer: AnswerWord, reason: Option<String>) {
+        if !self.cards.iter().any(|c| card_key(c) == *card) {
+            return;
+        }
+        let (socket, id) = card.clone();
         let sent = match self.sessions.get_mut(&socket) {
             Some(session) => session
                 .writer
@@ -308,7 +384,7 @@ impl App {
         );
 
         let footer = match &self.mode {
-            Mode::Reason(text) => Line::from(vec![
+            Mode::Reason(text, _) => Line::from(vec![
                 Span::styled("No, reason: ", Style::new().add_modifier(Modifier::BOLD)),
                 Span::raw(format!("{text}_")),
                 Span::raw("   Enter sends the No · Esc cancels"),
@@ -440,4 +516,125 @@ fn card_height(card: &Card, width: usize) -> u16 {
             .as_ref()
             .map_or(0, |d| rows(&format!("destination: {}", d.shown())));
     u16::try_from(body + 2).unwrap_or(u16::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::EventKind;
+
+    fn question(id: u64, subject: &str) -> Question {
+        Question {
+            id,
+            session: "s".into(),
+            level: Level::Red,
+            rule: "fence.write-outside".into(),
+            description: "write outside the worktree".into(),
+            event: EventKind::Write,
+            subject: subject.into(),
+            argv: None,
+            destination: None,
+            pid: 10,
+            sandbox_pid: Some(3),
+            process: "sh".into(),
+            always_offered: false,
+            asked_at_ms: 0,
+            deadline_ms: 120_000,
+        }
+    }
+
+    fn app() -> App {
+        App {
+            sessions: BTreeMap::new(),
+            cards: Vec::new(),
+            selected: 0,
+            under_cursor: None,
+            answerable_from: Instant::now(),
+            mode: Mode::Normal,
+            log: VecDeque::new(),
+            quit: false,
+        }
+    }
+
+    fn arrive(app: &mut App, id: u64, subject: &str) {
+        app.update(Update::Message {
+            socket: PathBuf::from("/s"),
+            message: ServerMessage::Question(question(id, subject)),
+        });
+        app.follow();
+    }
+
+    /// With no session connected, an answer sent shows as the note that it could not go.
+    fn sent(app: &App) -> bool {
+        app.log.iter().any(|l| l.contains("cannot send the answer"))
+    }
+
+    /// A Yes meant for a question that times out (the sandbox knows when) never lands on
+    /// the one that takes its place under the cursor: that card waits before a key answers
+    /// it, until the person moves to it themselves.
+    #[test]
+    fn a_key_for_a_card_that_went_never_answers_the_next() {
+        let mut app = app();
+        arrive(&mut app, 1, "/outside/harmless");
+        arrive(&mut app, 2, "/outside/dangerous");
+        // A first card is not answered by a key pressed as it appears.
+        app.key(KeyCode::Char('y'));
+        assert!(!sent(&app), "{:?}", app.log);
+        app.answerable_from = Instant::now() - Duration::from_secs(1);
+        // The harmless one times out just as the person answers it.
+        app.update(Update::Message {
+            socket: PathBuf::from("/s"),
+            message: ServerMessage::Resolved {
+                id: 1,
+                answer: "timeout".into(),
+                by: "fence".into(),
+                reason: None,
+            },
+        });
+        app.follow();
+        app.key(KeyCode::Char('y'));
+        app.key(KeyCode::Char('n'));
+        assert!(matches!(app.mode, Mode::Normal));
+        assert!(!sent(&app), "answered the card that slid in: {:?}", app.log);
+        assert!(
+            app.log
+                .iter()
+                .any(|l| l.contains("#2 has just come under the cursor")),
+            "{:?}",
+            app.log
+        );
+        // Chosen with the keys, it is answered at once.
+        app.key(KeyCode::Up);
+        app.key(KeyCode::Char('y'));
+        assert!(sent(&app), "{:?}", app.log);
+    }
+
+    /// The cursor stays on its card when another before it goes.
+    #[test]
+    fn the_cursor_follows_its_card() {
+        let mut app = app();
+        for id in 1..=3 {
+            arrive(&mut app, id, "/outside/x");
+        }
+        app.key(KeyCode::Down);
+        app.key(KeyCode::Down);
+        assert_eq!(app.selected_card().unwrap().question.id, 3);
+        app.update(Update::Closed {
+            socket: PathBuf::from("/other"),
+            why: None,
+        });
+        app.update(Update::Message {
+            socket: PathBuf::from("/s"),
+            message: ServerMessage::Resolved {
+                id: 1,
+                answer: "no".into(),
+                by: "x".into(),
+                reason: None,
+            },
+        });
+        app.follow();
+        assert_eq!(app.selected_card().unwrap().question.id, 3);
+        app.key(KeyCode::Char('y'));
+        assert!(sent(&app), "{:?}", app.log);
+    }
 }

@@ -1508,6 +1508,9 @@ impl Walker<'_> {
                 if name == "sed" {
                     self.sed_scripts(args, inv);
                 }
+                if name == "mkdir" {
+                    self.note_made_dirs(args);
+                }
                 self.writer(name, args)
             }
             "apt" | "apt-get" | "aptitude" | "dpkg" | "dnf" | "yum" | "microdnf" | "pacman"
@@ -3632,10 +3635,31 @@ impl Walker<'_> {
         None
     }
 
+    /// Records the folders `mkdir` makes (with `-p`, those on the way too), for a later
+    /// `cd` into one.
+    fn note_made_dirs(&mut self, args: &[Arg]) {
+        let p = opts::parse(
+            args,
+            1,
+            &OptSpec {
+                short_arg: "m",
+                long_arg: &["mode", "context"],
+                permute: true,
+            },
+        );
+        for &i in &p.operands {
+            if let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&args[i], false)
+            {
+                self.made_dirs.push(path);
+            }
+        }
+    }
+
     fn cd(&mut self, name: &str, args: &[Arg]) {
         let p = opts::parse(args, 1, &OptSpec::default());
         let target = p.operands.first().map(|&i| args[i].clone());
         let old = self.state.cwd.clone();
+        let before = old.clone();
         let new = match (name, &target) {
             ("popd", _) => {
                 let top = self.state.dir_stack.pop().unwrap_or(Cwd::Unknown);
@@ -3671,6 +3695,17 @@ impl Walker<'_> {
                 format!("{name}: the directory cannot be worked out before running"),
             ),
         }
+        // A folder that does not exist (yet: an earlier part may make it) may not be
+        // entered: what follows may then run where the shell was (`walk_items`).
+        let missing = new.as_ref().is_some_and(|p| {
+            let fs = path::WithLinks {
+                inner: self.cls.fs.as_ref(),
+                links: &self.links,
+            };
+            path::FsView::known_not_a_dir(&fs, p)
+                && !self.made_dirs.iter().any(|m| m.starts_with(p))
+        });
+        self.last_cd = Some((before, missing));
         self.state.cwd = new.into();
     }
 

@@ -33,6 +33,12 @@ pub trait FsView: Send + Sync {
         false
     }
 
+    /// Whether `path` is known to be no folder one can enter (missing, or a file): a `cd`
+    /// there fails. A view that cannot tell says no.
+    fn known_not_a_dir(&self, _path: &Path) -> bool {
+        false
+    }
+
     /// The names in the folder at `path` (followed), without `.` and `..`: at most
     /// `max + 1` of them, so that a caller sees there are more than it reads. `None` when
     /// it cannot be read; a view that cannot tell reads nothing (globs then stay as
@@ -64,6 +70,10 @@ impl FsView for RealFs {
 
     fn is_dir(&self, path: &Path) -> bool {
         path.is_dir()
+    }
+
+    fn known_not_a_dir(&self, path: &Path) -> bool {
+        !path.is_dir()
     }
 
     fn list_dir(&self, path: &Path, max: usize) -> Option<Vec<OsString>> {
@@ -136,6 +146,10 @@ impl FsView for OnceFs<'_> {
         self.inner.is_dir(path)
     }
 
+    fn known_not_a_dir(&self, path: &Path) -> bool {
+        self.inner.known_not_a_dir(path)
+    }
+
     fn list_dir(&self, path: &Path, max: usize) -> Option<Vec<OsString>> {
         self.inner.list_dir(path, max)
     }
@@ -166,6 +180,11 @@ impl FsView for WithLinks<'_> {
 
     fn is_dir(&self, path: &Path) -> bool {
         !self.links.contains_key(path) && self.inner.is_dir(path)
+    }
+
+    /// A link the line makes may lead to a folder.
+    fn known_not_a_dir(&self, path: &Path) -> bool {
+        !self.links.keys().any(|l| path.starts_with(l)) && self.inner.known_not_a_dir(path)
     }
 
     /// The folder's names on disk and the links the line made in it.

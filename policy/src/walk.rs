@@ -153,6 +153,9 @@ pub struct CmdIo {
     pub piped_found: Option<String>,
 }
 
+/// How many times a line's lists are walked again from where a failed `cd` would leave them.
+const MAX_CD_FORKS: usize = 4;
+
 pub struct Walker<'a> {
     pub cls: &'a Classifier,
     pub req: &'a Settings,
@@ -215,6 +218,14 @@ pub struct Walker<'a> {
     inherit_pipe: bool,
     /// How many `cd`/`pushd`/`popd` were judged so far.
     pub dir_changes: usize,
+    /// The last `cd` walked: the working directory before it, and whether its target is
+    /// not known to be a folder (so that it may fail, and what follows it run where it was).
+    pub last_cd: Option<(Cwd, bool)>,
+    /// How many times the rest of a list was walked again from where a `cd` that may fail
+    /// left it (bounded: each doubles the walk).
+    cd_forks: usize,
+    /// Folders an earlier `mkdir` of the line makes: a `cd` into one is not taken to fail.
+    pub made_dirs: Vec<PathBuf>,
     /// Functions defined in the line whose body changes directory.
     pub functions_changing_dir: HashSet<String>,
     /// What the line reads that is a credential, for `secret.exfiltrate`.
@@ -730,6 +741,9 @@ impl<'a> Walker<'a> {
             downloads: HashSet::new(),
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
+            last_cd: None,
+            cd_forks: 0,
+            made_dirs: Vec::new(),
             stdin_pipe_in: false,
             in_loop_over_judged: 0,
             inherit_pipe: false,
@@ -942,9 +956,10 @@ impl<'a> Walker<'a> {
                 self.line_part(&text, RuleId::ParseError, format!("cannot parse: {e}"))
             }
             ParseOutcome::Program(p) => {
-                for list in &p.complete_commands {
-                    self.walk_list(list);
-                }
+                // One list, whatever separates its parts (`;` or a newline).
+                let items: Vec<&ast::CompoundListItem> =
+                    p.complete_commands.iter().flat_map(|l| &l.0).collect();
+                self.walk_items(&items);
             }
         }
         self.sources.pop();
@@ -1021,18 +1036,63 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_list(&mut self, list: &ast::CompoundList) {
-        for ast::CompoundListItem(and_or, sep) in &list.0 {
+        let items: Vec<&ast::CompoundListItem> = list.0.iter().collect();
+        self.walk_items(&items);
+    }
+
+    /// Walks a list's items in order. A `cd` can fail (its folder missing): what runs after
+    /// it then runs where the shell already was. So the part of an `a || b` after a `cd`
+    /// is judged from the folder before it, and when a `cd` to a folder not known to exist
+    /// is not followed by `&&`, the rest of the list is judged from both folders (`cd build;
+    /// rm -rf ../wt` deletes the worktree when `build` is missing).
+    fn walk_items(&mut self, items: &[&ast::CompoundListItem]) {
+        for (i, ast::CompoundListItem(and_or, sep)) in items.iter().enumerate() {
             // A list run in the background (`cd src & rm -rf .`) runs in a subshell: what
             // it changes (the working directory, variables) is not there after it.
-            let saved = matches!(sep, ast::SeparatorOperator::Async).then(|| self.state.clone());
+            let background = matches!(sep, ast::SeparatorOperator::Async);
+            let saved = background.then(|| self.state.clone());
+            self.last_cd = None;
             self.walk_pipeline(&and_or.first);
+            let mut cd = self.last_cd.take();
+            let mut may_fail: Option<Cwd> = None;
             for next in &and_or.additional {
                 match next {
-                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.walk_pipeline(p),
+                    // Runs only where the `cd` before it went.
+                    ast::AndOr::And(p) => self.walk_pipeline(p),
+                    // Runs only where the pipeline before it failed: a `cd` there left the
+                    // folder as it was. Skipped, the `cd` went where it says.
+                    ast::AndOr::Or(p) => match cd.take() {
+                        Some((before, missing)) => {
+                            let went = std::mem::replace(&mut self.state.cwd, before.clone());
+                            self.walk_pipeline(p);
+                            if self.last_cd.is_none() {
+                                self.state.cwd = went;
+                            }
+                            if missing {
+                                may_fail = Some(before);
+                            }
+                        }
+                        None => self.walk_pipeline(p),
+                    },
                 }
+                cd = self.last_cd.take();
+            }
+            if let Some((before, true)) = cd {
+                may_fail = Some(before);
             }
             if let Some(s) = saved {
                 self.restore_state(s);
+                continue;
+            }
+            if let Some(before) = may_fail
+                && i + 1 < items.len()
+                && self.cd_forks < MAX_CD_FORKS
+            {
+                self.cd_forks += 1;
+                let went = self.state.clone();
+                self.state.cwd = before;
+                self.walk_items(&items[i + 1..]);
+                self.restore_state(went);
             }
         }
     }

@@ -4680,6 +4680,41 @@ fn configured_secret_paths_inside_the_worktree_are_credentials_however_named() {
     );
 }
 
+/// A `cd` into a folder that does not exist fails, and what runs after it without `&&` runs
+/// where the shell was: `cd build; rm -rf ../wt` then deletes the worktree (SPEC §2's
+/// absolute list). A folder an earlier `mkdir` makes is entered.
+#[test]
+fn what_runs_after_a_cd_that_fails_is_judged_where_the_shell_was() {
+    let t = symlink_tree();
+    let c = real_classifier(&t.wt);
+    let wt = t.wt.display().to_string();
+    check_in(
+        &c,
+        &wt,
+        &[
+            ("cd build; rm -rf ../wt", refused("fs.delete-outside")),
+            ("cd nonexistent; rm -rf ../wt", refused("fs.delete-outside")),
+            (
+                "cd dist || true; rm -rf ../wt/",
+                refused("fs.delete-outside"),
+            ),
+            ("cd build\nrm -rf ../wt", refused("fs.delete-outside")),
+            ("cd build; rm -rf .", refused("fs.delete-outside")),
+            ("cd build || rm -rf ../wt", refused("fs.delete-outside")),
+            ("cd build 2>/dev/null; rm -rf ../*", refused("")),
+            // Entered where it exists, or where the line made it, or where `&&` waits.
+            ("cd src; rm -rf ../wt", red("fs.rm-recursive")),
+            ("cd build && rm -rf ../wt", red("fs.rm-recursive")),
+            (
+                "mkdir -p build; cd build; rm -rf ../wt",
+                red("fs.rm-recursive"),
+            ),
+            ("mkdir -p build; cd build; cmake ..; make", yellow("")),
+            ("cd src; cat ../src/a.rs", yellow("")),
+        ],
+    );
+}
+
 #[test]
 fn a_worktree_named_through_a_symlink_is_the_same_worktree() {
     let t = symlink_tree();

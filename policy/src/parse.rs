@@ -47,12 +47,173 @@ pub fn parse(src: &str) -> ParseOutcome {
     let opts = crate::word::parser_options();
     match parse_program(src, &opts) {
         Ok(Ok(p)) => ParseOutcome::Program(p),
-        Ok(Err(e)) => match select_as_for(src).map(|s| parse_program(&s, &opts)) {
-            Some(Ok(Ok(p))) => ParseOutcome::Program(p),
-            _ => ParseOutcome::Error(e),
-        },
+        Ok(Err(e)) => {
+            // The rewrites keep every position of the line, one after the other.
+            let selects = select_as_for(src);
+            let cases = case_patterns_opened(selects.as_deref().unwrap_or(src));
+            for retry in [selects.as_deref(), cases.as_deref()].into_iter().flatten() {
+                if let Ok(Ok(p)) = parse_program(retry, &opts) {
+                    return ParseOutcome::Program(p);
+                }
+            }
+            ParseOutcome::Error(e)
+        }
         Err(_) => ParseOutcome::Error("the shell parser failed on this line".into()),
     }
+}
+
+/// `src` with each `case` pattern that has no opening parenthesis given one, in place of
+/// the blank before it: `$(case x in x) echo;; esac)` is bash, but the parser takes the
+/// pattern's `)` for the end of the substitution; `in(x)` means the same and keeps every
+/// position of the line. `None` when nothing was changed, a pattern has no blank before
+/// it, or the line is not followed to its end (an unclosed quote or `case`).
+fn case_patterns_opened(src: &str) -> Option<String> {
+    if !src.contains("case") || src.len() > INLINE_BYTES || has_heredoc(src) {
+        return None;
+    }
+    #[derive(Clone, Copy, PartialEq)]
+    enum Case {
+        /// After `case`: its word, then `in`.
+        Word,
+        In,
+        /// Where a pattern, or `esac`, comes next.
+        Pattern,
+        /// In a pattern, up to its `)`.
+        InPattern,
+        /// In an arm's commands, at this depth of parentheses.
+        Body(usize),
+    }
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut cases: Vec<Case> = Vec::new();
+    let mut changed = false;
+    let mut i = 0;
+    let word_start = |i: usize| {
+        i == 0
+            || matches!(
+                b[i - 1],
+                b' ' | b'\t' | b'\n' | b';' | b'(' | b'{' | b'|' | b'&' | b'`'
+            )
+    };
+    let word_at = |i: usize, w: &[u8]| {
+        word_start(i)
+            && b[i..].starts_with(w)
+            && b.get(i + w.len())
+                .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\n' | b';' | b')' | b'('))
+    };
+    while i < b.len() {
+        let c = b[i];
+        // The word after `case`, quoted parts and all.
+        if cases.last() == Some(&Case::Word) && !c.is_ascii_whitespace() {
+            let mut quote = None;
+            while i < b.len() && (quote.is_some() || !b[i].is_ascii_whitespace()) {
+                match (quote, b[i]) {
+                    (None, b'\\') | (Some(b'"'), b'\\') => i += 1,
+                    (None, q @ (b'\'' | b'"')) => quote = Some(q),
+                    (Some(q), x) if x == q => quote = None,
+                    _ => {}
+                }
+                i += 1;
+            }
+            if quote.is_some() {
+                return None;
+            }
+            *cases.last_mut()? = Case::In;
+            continue;
+        }
+        // Quotes and escapes: nothing in them is syntax here.
+        match c {
+            b'\\' => {
+                i += 2;
+                continue;
+            }
+            b'\'' => {
+                i += 1 + b[i + 1..].iter().position(|&q| q == b'\'')? + 1;
+                continue;
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                if j >= b.len() {
+                    return None;
+                }
+                i = j + 1;
+                continue;
+            }
+            b'#' if word_start(i) && cases.last() != Some(&Case::InPattern) => {
+                i += b[i..]
+                    .iter()
+                    .position(|&n| n == b'\n')
+                    .unwrap_or(b.len() - i);
+                continue;
+            }
+            _ => {}
+        }
+        match cases.last().copied() {
+            Some(Case::In) if !c.is_ascii_whitespace() => {
+                if !word_at(i, b"in") {
+                    return None;
+                }
+                *cases.last_mut()? = Case::Pattern;
+                i += 2;
+                continue;
+            }
+            Some(Case::Pattern) if !c.is_ascii_whitespace() => {
+                if word_at(i, b"esac") {
+                    cases.pop();
+                    i += 4;
+                    continue;
+                }
+                if c != b'(' {
+                    // The blank before the pattern becomes its `(`.
+                    if i == 0 || !matches!(b[i - 1], b' ' | b'\t' | b'\n') {
+                        return None;
+                    }
+                    out[i - 1] = b'(';
+                    changed = true;
+                } else {
+                    i += 1;
+                }
+                *cases.last_mut()? = Case::InPattern;
+                continue;
+            }
+            Some(Case::InPattern) if c == b')' => {
+                *cases.last_mut()? = Case::Body(0);
+            }
+            Some(Case::Body(depth)) => {
+                if word_at(i, b"esac") && depth == 0 {
+                    cases.pop();
+                    i += 4;
+                    continue;
+                }
+                if b[i..].starts_with(b";;") || b[i..].starts_with(b";&") {
+                    if depth == 0 {
+                        *cases.last_mut()? = Case::Pattern;
+                    }
+                    i += if b[i..].starts_with(b";;&") { 3 } else { 2 };
+                    continue;
+                }
+                match c {
+                    b'(' => *cases.last_mut()? = Case::Body(depth + 1),
+                    b')' if depth == 0 => return None,
+                    b')' => *cases.last_mut()? = Case::Body(depth - 1),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+        if word_at(i, b"case") && !matches!(cases.last(), Some(Case::InPattern)) {
+            cases.push(Case::Word);
+            i += 4;
+            continue;
+        }
+        i += 1;
+    }
+    (changed && cases.is_empty())
+        .then(|| String::from_utf8(out).ok())
+        .flatten()
 }
 
 /// One run of the parser over `src`. The parser has panicking paths on malformed input: a
@@ -105,6 +266,17 @@ fn select_as_for(src: &str) -> Option<String> {
         previous = Some(token);
     }
     changed.then_some(out)
+}
+
+/// Whether `src` has a here-document operator (`<<`, `<<-`; not a here-string's `<<<`).
+fn has_heredoc(src: &str) -> bool {
+    let b = src.as_bytes();
+    (0..b.len().saturating_sub(1)).any(|i| {
+        b[i] == b'<'
+            && b[i + 1] == b'<'
+            && b.get(i + 2) != Some(&b'<')
+            && (i == 0 || b[i - 1] != b'<')
+    })
 }
 
 /// A `<<` (not `<<<`) with no newline anywhere after it.
@@ -251,6 +423,40 @@ pub fn running_depth(src: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Patterns without `(` are given one in place of the blank before them (positions
+    /// kept), in nested `case`s too, never inside quotes; such lines then parse.
+    #[test]
+    fn case_patterns_are_opened_in_place() {
+        let rows = [
+            (
+                "echo $(case x in x) echo;; esac); rm -rf ~",
+                "echo $(case x in(x) echo;; esac); rm -rf ~",
+            ),
+            (
+                "y=$(case \"$a\" in a|b) echo \"x)\";; *) case z in z) :;; esac;; esac); ls",
+                "y=$(case \"$a\" in(a|b) echo \"x)\";;(*) case z in(z) :;; esac;; esac); ls",
+            ),
+            (
+                "cat <<< $(case 1 in (1) :;; 2) :;; esac); rm -rf ~",
+                "cat <<< $(case 1 in (1) :;;(2) :;; esac); rm -rf ~",
+            ),
+        ];
+        for (line, want) in rows {
+            let got = case_patterns_opened(line);
+            assert_eq!(got.as_deref(), Some(want), "{line}");
+            assert_eq!(got.unwrap().len(), line.len());
+            assert!(matches!(parse(line), ParseOutcome::Program(_)), "{line}");
+        }
+        for unchanged in [
+            "case x in (x) echo;; esac",
+            "echo 'case x in x) y;; esac'",
+            "echo $(case x in x)",
+            "echo casey in x)",
+        ] {
+            assert_eq!(case_patterns_opened(unchanged), None, "{unchanged}");
+        }
+    }
 
     #[test]
     fn running_depth_counts_open_constructs() {

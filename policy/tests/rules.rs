@@ -4680,6 +4680,24 @@ fn configured_secret_paths_inside_the_worktree_are_credentials_however_named() {
     );
 }
 
+/// A `case` in an unquoted command substitution is bash the parser misreads (the
+/// pattern's `)` taken for the substitution's end): the line is still judged whole.
+#[test]
+fn a_case_in_a_command_substitution_is_judged() {
+    check(
+        &classifier(),
+        &[
+            ("echo $(case x in x) echo;; esac); rm -rf ~", refused("")),
+            ("x=$(case 1 in 1) echo a;; esac); rm -rf ~", refused("")),
+            ("cat <<< $(case 1 in 1) :;; esac); rm -rf ~", refused("")),
+            (
+                "v=$(case $OS in Linux) echo l;; *) echo o;; esac); echo $v",
+                yellow(""),
+            ),
+        ],
+    );
+}
+
 /// A `cd` into a folder that does not exist fails, and what runs after it without `&&` runs
 /// where the shell was: `cd build; rm -rf ../wt` then deletes the worktree (SPEC §2's
 /// absolute list). A folder an earlier `mkdir` makes is entered.

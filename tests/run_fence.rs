@@ -1399,6 +1399,26 @@ fn fences_own_config_cannot_be_written_from_the_sandbox(w: &World) {
         "fence's config folder was changed: {}",
         stderr(&out)
     );
+    // A config folder that is a link (dotfiles) keeps its link: re-pointed, it would lead
+    // later sessions to a config of the sandbox's.
+    std::fs::remove_dir_all(config_dir.join("fence")).unwrap();
+    write_in_home(w, "dotfiles/fence/config.toml", "mode = \"default\"\n");
+    let link = config_dir.join("fence");
+    std::os::unix::fs::symlink(w.home.join("dotfiles/fence"), &link).unwrap();
+    w.own(&link);
+    let out = attempt(&format!(
+        "mkdir -p evil; printf '{widen}' > evil/config.toml; ln -sfn \"$PWD/evil\" {l}; \
+         ln -s \"$PWD/evil\" {c}/new-link && mv -T {c}/new-link {l}; true",
+        l = link.display(),
+        c = config_dir.display(),
+        widen = widen.replace('\n', "\\n"),
+    ));
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        w.home.join("dotfiles/fence"),
+        "the link to fence's config was re-pointed: {}",
+        stderr(&out)
+    );
 }
 
 /// A secret is hidden under every name the host's mounts give it: with the home bound a

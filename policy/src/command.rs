@@ -3647,10 +3647,22 @@ impl Walker<'_> {
                 permute: true,
             },
         );
+        let parents = args[1..].iter().take_while(|a| a.text != "--").any(|a| {
+            a.text == "--parents"
+                || (a.text.starts_with('-')
+                    && !a.text.starts_with("--")
+                    && a.text[1..].contains('p'))
+        });
         for &i in &p.operands {
             if let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&args[i], false)
             {
-                self.made_dirs.push(path);
+                // Without -p, made only in a folder that is there.
+                let parent_there = path.parent().is_some_and(|d| {
+                    self.cls.fs.is_dir(d) || self.made_dirs.iter().any(|m| m == d)
+                });
+                if parents || parent_there {
+                    self.made_dirs.push(path);
+                }
             }
         }
     }
@@ -3705,6 +3717,7 @@ impl Walker<'_> {
             path::FsView::known_not_a_dir(&fs, p)
                 && !self.made_dirs.iter().any(|m| m.starts_with(p))
         });
+        self.uncertain_cds += usize::from(missing);
         self.last_cd = Some((before, missing));
         self.state.cwd = new.into();
     }

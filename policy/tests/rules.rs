@@ -4694,6 +4694,8 @@ fn a_case_in_a_command_substitution_is_judged() {
                 "v=$(case $OS in Linux) echo l;; *) echo o;; esac); echo $v",
                 yellow(""),
             ),
+            // A comment is left alone: the blank after it is its end.
+            ("echo $(case x in #\nx) rm -rf ~;;\nesac)", red("")),
         ],
     );
 }
@@ -4729,6 +4731,30 @@ fn what_runs_after_a_cd_that_fails_is_judged_where_the_shell_was() {
             ),
             ("mkdir -p build; cd build; cmake ..; make", yellow("")),
             ("cd src; cat ../src/a.rs", yellow("")),
+            (
+                "cd build && make; rm -rf ../wt",
+                refused("fs.delete-outside"),
+            ),
+            // Where a `cd` went, the `||` part after it does not run; what follows runs
+            // from there, or, the `cd` having failed, from where the `||` part left it.
+            ("cd ~ || cd . && rm -rf .ssh", refused("")),
+            ("cd ~ || cd . ; rm -rf .ssh", refused("")),
+            ("cd /etc || cd . && rm -f passwd", refused("")),
+            // However many, inside compound commands too, and a `mkdir` that cannot make
+            // its folder (no -p) makes none.
+            (
+                "cd n1; cd n2; cd n3; cd n4; cd n5; cd n6; rm -rf ../wt",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "mkdir x/y; cd x/y; rm -rf ../../wt",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "if cd nope; then :; fi; rm -rf ../wt",
+                refused("fs.delete-outside"),
+            ),
+            ("{ cd nope; }; rm -rf ../wt", refused("fs.delete-outside")),
         ],
     );
 }

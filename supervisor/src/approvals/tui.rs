@@ -37,6 +37,8 @@ struct Session {
 struct Card {
     socket: PathBuf,
     question: Question,
+    /// When it came on screen: no key answers it before [`SETTLE`] has passed.
+    shown: Instant,
 }
 
 fn card_key(c: &Card) -> (PathBuf, u64) {
@@ -146,7 +148,11 @@ impl App {
                         .iter()
                         .any(|c| c.socket == socket && c.question.id == question.id);
                     if !known {
-                        self.cards.push(Card { socket, question });
+                        self.cards.push(Card {
+                            socket,
+                            question,
+                            shown: Instant::now(),
+                        });
                     }
                 }
                 ServerMessage::Resolved {
@@ -217,11 +223,16 @@ impl App {
         self.under_cursor = now;
     }
 
-    /// The person moved the cursor: the card they chose may be answered at once.
+    /// The person moved the cursor: the card they chose may be answered once it has been
+    /// on screen for [`SETTLE`] (a card that came just before the key was never seen). A
+    /// key that moved nothing changes nothing.
     fn chose(&mut self) {
         self.clamp();
-        self.under_cursor = self.cards.get(self.selected).map(card_key);
-        self.answerable_from = Instant::now();
+        let chosen = self.cards.get(self.selected).map(card_key);
+        if chosen != self.under_cursor {
+            self.under_cursor = chosen;
+            self.answerable_from = Instant::now();
+        }
     }
 
     fn key(&mut self, code: KeyCode) {
@@ -279,12 +290,17 @@ impl App {
 
     /// Whether the card under the cursor may be answered by a key now; says why not.
     fn settled(&mut self) -> bool {
-        if Instant::now() >= self.answerable_from {
+        let now = Instant::now();
+        if now >= self.answerable_from
+            && self
+                .selected_card()
+                .is_some_and(|c| now >= c.shown + SETTLE)
+        {
             return true;
         }
         if let Some(card) = self.selected_card() {
             let line = format!(
-                "#{} has just come under the cursor (the question selected before went): look, then press again",
+                "#{} has just come under the cursor or on screen: look, then press again",
                 card.question.id
             );
             self.note(line);
@@ -556,6 +572,15 @@ mod tests {
         }
     }
 
+    /// As if every card had been on screen, and under the cursor, for a while.
+    fn settle_all(app: &mut App) {
+        let long_ago = Instant::now() - Duration::from_secs(5);
+        app.answerable_from = long_ago;
+        for c in &mut app.cards {
+            c.shown = long_ago;
+        }
+    }
+
     fn arrive(app: &mut App, id: u64, subject: &str) {
         app.update(Update::Message {
             socket: PathBuf::from("/s"),
@@ -580,7 +605,7 @@ mod tests {
         // A first card is not answered by a key pressed as it appears.
         app.key(KeyCode::Char('y'));
         assert!(!sent(&app), "{:?}", app.log);
-        app.answerable_from = Instant::now() - Duration::from_secs(1);
+        settle_all(&mut app);
         // The harmless one times out just as the person answers it.
         app.update(Update::Message {
             socket: PathBuf::from("/s"),
@@ -603,8 +628,31 @@ mod tests {
             "{:?}",
             app.log
         );
-        // Chosen with the keys, it is answered at once.
+        // A key that moves nothing does not make it answerable.
         app.key(KeyCode::Up);
+        app.key(KeyCode::Char('y'));
+        assert!(!sent(&app), "{:?}", app.log);
+        // Chosen with the keys, a card on screen long enough is answered at once.
+        arrive(&mut app, 3, "/outside/other");
+        settle_all(&mut app);
+        app.key(KeyCode::Down);
+        app.key(KeyCode::Up);
+        app.key(KeyCode::Char('y'));
+        assert!(sent(&app), "{:?}", app.log);
+    }
+
+    /// A card that came just before the key that moved the cursor onto it was never seen:
+    /// it waits too.
+    #[test]
+    fn a_card_just_arrived_is_not_answered_by_a_quick_move_and_yes() {
+        let mut app = app();
+        arrive(&mut app, 1, "/outside/a");
+        settle_all(&mut app);
+        arrive(&mut app, 2, "/outside/new");
+        app.key(KeyCode::Down);
+        app.key(KeyCode::Char('y'));
+        assert!(!sent(&app), "{:?}", app.log);
+        settle_all(&mut app);
         app.key(KeyCode::Char('y'));
         assert!(sent(&app), "{:?}", app.log);
     }
@@ -618,6 +666,7 @@ mod tests {
         }
         app.key(KeyCode::Down);
         app.key(KeyCode::Down);
+        settle_all(&mut app);
         assert_eq!(app.selected_card().unwrap().question.id, 3);
         app.update(Update::Closed {
             socket: PathBuf::from("/other"),

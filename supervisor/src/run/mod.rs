@@ -1358,29 +1358,62 @@ fn config_deny_read(
     let named = config_deny_read_named(entries, homes, worktree)?;
     let mut out = Vec::new();
     for path in named {
-        let text = path.to_string_lossy();
+        let text = path.to_string_lossy().into_owned();
         if !text.contains(['*', '?', '[']) {
             out.push(path);
             continue;
         }
-        let matches = glob::glob(&text).map_err(|e| {
-            format!(
-                "config deny_read {}: {e}",
-                crate::escape::for_terminal(&text)
-            )
-        })?;
-        // A match that cannot be looked at (an unreadable folder on the way) is not known
-        // to be no secret: refused rather than left readable.
-        for m in matches {
-            out.push(m.map_err(|e| {
-                format!(
-                    "config deny_read {}: {e}",
-                    crate::escape::for_terminal(&text)
-                )
-            })?);
-        }
+        out.extend(pattern_matches(&text)?);
     }
     Ok(out)
+}
+
+/// Longest a config pattern's expansion may take, and most paths it may match.
+const PATTERN_TIME: std::time::Duration = std::time::Duration::from_secs(2);
+const PATTERN_MATCHES: usize = 4096;
+
+/// The paths that match `pattern` now. A match that cannot be looked at (an unreadable
+/// folder on the way) is not known to be no secret, so it is an error, as are `**` (it
+/// follows links, and loops in /sys never end), more than [`PATTERN_MATCHES`] matches and
+/// a walk longer than [`PATTERN_TIME`] (on a thread left behind: fence then ends).
+fn pattern_matches(pattern: &str) -> Result<Vec<PathBuf>, String> {
+    let fail = |why: &dyn std::fmt::Display| {
+        format!(
+            "config deny_read {}: {why}",
+            crate::escape::for_terminal(pattern)
+        )
+    };
+    if pattern.contains("**") {
+        return Err(fail(
+            &"`**` is not expanded by fence run (name the folders, each level with `*`)",
+        ));
+    }
+    let matches = glob::glob(pattern).map_err(|e| fail(&e))?;
+    let (sent, walked) = std::sync::mpsc::channel();
+    let walk = move || {
+        let mut found = Vec::new();
+        for m in matches {
+            match m {
+                Ok(p) if found.len() < PATTERN_MATCHES => found.push(p),
+                Ok(_) => return Err(format!("matches more than {PATTERN_MATCHES} paths")),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        Ok(found)
+    };
+    std::thread::Builder::new()
+        .name("fence-pattern".into())
+        .spawn(move || {
+            let _ = sent.send(walk());
+        })
+        .map_err(|e| fail(&e))?;
+    match walked.recv_timeout(PATTERN_TIME) {
+        Ok(found) => found.map_err(|e| fail(&e)),
+        Err(_) => Err(fail(&format!(
+            "its expansion took longer than {} s",
+            PATTERN_TIME.as_secs()
+        ))),
+    }
 }
 
 /// [`config_deny_read`]'s entries as paths, patterns unexpanded.
@@ -1761,5 +1794,6 @@ mod tests {
         assert!(config_deny_read(&["~/x".into()], &[], &wt).is_err());
         assert!(config_deny_read(&["~other/x".into()], &homes, &wt).is_err());
         assert!(config_deny_read(&["/x/[".into()], &homes, &wt).is_err());
+        assert!(config_deny_read(&["/sys/**/x".into()], &homes, &wt).is_err());
     }
 }

@@ -751,7 +751,7 @@ pub fn denied_reads(
     let mut looked = Looked::default();
     let mut via = Vec::new();
     for p in &candidates {
-        match walk_links(&mut looked, p, |folder| via.push(folder.to_path_buf())) {
+        match walk_links(&mut looked, p, |folder, _| via.push(folder.to_path_buf())) {
             Some((resolved, Reached::End)) => existing.push(resolved),
             Some((placed, Reached::Missing)) => missing.push(placed),
             None => {}
@@ -807,7 +807,7 @@ pub fn link_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut looked = Looked::default();
     for p in paths {
-        walk_links(&mut looked, p, |folder| out.push(folder.to_path_buf()));
+        walk_links(&mut looked, p, |folder, _| out.push(folder.to_path_buf()));
     }
     out.sort();
     out.dedup();
@@ -815,9 +815,10 @@ pub fn link_folders(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Where fence's own config lies or would be made, as the kernel resolves it (links
-/// followed, a missing rest kept): the `fence` folder of `$XDG_CONFIG_HOME` (when absolute)
-/// and of each home's `.config` (a session started without the variable reads that one),
-/// and `explicit`, a `--config` file.
+/// followed, a missing rest kept), and every symbolic link on the way to it (re-pointed, a
+/// link would lead later sessions to a config of the sandbox's): the `fence` folder of
+/// `$XDG_CONFIG_HOME` (when absolute) and of each home's `.config` (a session started
+/// without the variable reads that one), and `explicit`, a `--config` file.
 pub fn fence_config_paths(
     homes: &[PathBuf],
     xdg_config_home: Option<&Path>,
@@ -825,18 +826,22 @@ pub fn fence_config_paths(
 ) -> Vec<PathBuf> {
     let mut looked = Looked::default();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    let mut out: Vec<PathBuf> = xdg_config_home
+    let mut out: Vec<PathBuf> = Vec::new();
+    let named = xdg_config_home
         .filter(|x| x.is_absolute())
         .map(|x| x.join("fence"))
         .into_iter()
         .chain(homes.iter().map(|h| h.join(".config/fence")))
-        .chain(explicit.map(|e| cwd.join(e)))
-        .map(|p| {
-            walk_links(&mut looked, &p, |_| {})
-                .map(|(placed, _)| placed)
-                .unwrap_or(p)
-        })
-        .collect();
+        .chain(explicit.map(|e| cwd.join(e)));
+    for p in named {
+        let mut links = Vec::new();
+        let placed = walk_links(&mut looked, &p, |folder, name| {
+            links.push(folder.join(name))
+        });
+        out.extend(links);
+        // A loop or an unreadable link: the path as named, whatever it leads to.
+        out.push(placed.map(|(placed, _)| placed).unwrap_or(p));
+    }
     out.sort();
     out.dedup();
     out
@@ -886,11 +891,12 @@ impl Looked {
 /// Where absolute path `p` leads: each component that exists is followed if it is a
 /// symbolic link (its target read even when that does not exist), and the first missing
 /// one and the rest are kept as they are; `on_link` is told the folder holding each link
-/// followed. `None` for a relative path, a loop, or a link that cannot be read.
+/// followed, and its name there. `None` for a relative path, a loop, or a link that cannot
+/// be read.
 fn walk_links(
     looked: &mut Looked,
     p: &Path,
-    mut on_link: impl FnMut(&Path),
+    mut on_link: impl FnMut(&Path, &std::ffi::OsStr),
 ) -> Option<(PathBuf, Reached)> {
     use std::collections::VecDeque;
     use std::path::Component;
@@ -919,7 +925,7 @@ fn walk_links(
                 if links > 40 {
                     return None;
                 }
-                on_link(&done);
+                on_link(&done, &name);
                 if target.is_absolute() {
                     done = PathBuf::from("/");
                 }

@@ -3638,6 +3638,11 @@ impl Walker<'_> {
     /// Records the folders `mkdir` makes (with `-p`, those on the way too), for a later
     /// `cd` into one.
     fn note_made_dirs(&mut self, args: &[Arg]) {
+        // One that may not run (in a branch, a loop, a function, after `&&` or `||`, in
+        // the background) makes nothing a later `cd` may count on.
+        if !self.runs_surely {
+            return;
+        }
         let p = opts::parse(
             args,
             1,
@@ -3656,15 +3661,36 @@ impl Walker<'_> {
         for &i in &p.operands {
             if let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&args[i], false)
             {
-                // Without -p, made only in a folder that is there.
+                // Without -p, made only in a folder that is there; never over a file.
                 let parent_there = path.parent().is_some_and(|d| {
                     self.cls.fs.is_dir(d) || self.made_dirs.iter().any(|m| m == d)
                 });
-                if parents || parent_there {
+                let over_a_file = self.cls.fs.exists(&path) && !self.cls.fs.is_dir(&path);
+                if (parents || parent_there) && !over_a_file {
                     self.made_dirs.push(path);
                 }
             }
         }
+    }
+
+    /// Under bash's `cdable_vars` (which the line may set: `shopt -s cdable_vars`), a `cd`
+    /// to a word that names no folder goes to the value of the variable it names: `Some`
+    /// of where (`None` when that is not known), or `None` when the option or the
+    /// variable plays no part.
+    fn cdable_var(&self, t: &Arg, path: &Path) -> Option<Option<PathBuf>> {
+        let cdable = self
+            .sources_text()
+            .is_some_and(|text| text.contains("cdable_vars"));
+        let name = t.text.as_str();
+        let identifier = t.known
+            && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !cdable || !identifier || self.cls.fs.is_dir(path) {
+            return None;
+        }
+        let value = crate::word::Scope::var(self, name)?;
+        let v = Path::new(&value);
+        Some(self.start_of(v).map(|base| path::normalize(&base, v)))
     }
 
     fn cd(&mut self, name: &str, args: &[Arg]) {
@@ -3672,6 +3698,7 @@ impl Walker<'_> {
         let target = p.operands.first().map(|&i| args[i].clone());
         let old = self.state.cwd.clone();
         let before = old.clone();
+        let mut logical_new = None;
         let new = match (name, &target) {
             ("popd", _) => {
                 let top = self.state.dir_stack.pop().unwrap_or(Cwd::Unknown);
@@ -3684,7 +3711,24 @@ impl Walker<'_> {
             (_, Some(t)) => match self.cdpath_target(t) {
                 Some(found) => found,
                 None => match self.resolve_arg(t, true) {
-                    Loc::Inside { path, .. } | Loc::Outside(path) => Some(path),
+                    Loc::Inside { path, .. } | Loc::Outside(path) => {
+                        match self.cdable_var(t, &path) {
+                            Some(named) => named,
+                            None => {
+                                // bash's `cd` takes `..` from `$PWD` as written, before
+                                // links are followed (`cd link/..` stays where it was),
+                                // unless told `-P`.
+                                match self.logical_target(t, args) {
+                                    Some(logical) => {
+                                        let real = self.resolved(&logical);
+                                        logical_new = Some(logical);
+                                        Some(real)
+                                    }
+                                    None => Some(path),
+                                }
+                            }
+                        }
+                    }
                     Loc::Unknown => None,
                 },
             },
@@ -3719,7 +3763,47 @@ impl Walker<'_> {
         });
         self.uncertain_cds += usize::from(missing);
         self.last_cd = Some((before, missing));
+        self.state.logical_cwd = logical_new;
         self.state.cwd = new.into();
+    }
+
+    /// Where `cd t` goes as bash takes it by default: `t` from `$PWD` as written (the line's
+    /// own `cd`s kept it), `..` removed before any link is followed. `None` under `-P` or
+    /// `set -P`, or where the word or the folder is not known.
+    fn logical_target(&self, t: &Arg, args: &[Arg]) -> Option<PathBuf> {
+        let physical = args[1..]
+            .iter()
+            .take_while(|a| a.text.starts_with('-') && a.text != "-" && a.text != "--")
+            .any(|a| a.text[1..].contains('P'))
+            || self.sources_text().is_some_and(|text| {
+                text.contains("set -P") || text.contains("-o physical") || text.contains("set -eP")
+            });
+        if physical || !t.known {
+            return None;
+        }
+        let written = Path::new(&t.text);
+        let base = if written.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            // Kept only while it still leads where the walk is (a wrapper's `-C`, a walk
+            // from the folder before a failed `cd`, move it).
+            let here = self.cwd_path()?;
+            self.state
+                .logical_cwd
+                .clone()
+                .filter(|l| self.resolved(l) == here)
+                .unwrap_or(here)
+        };
+        Some(path::normalize(&base, written))
+    }
+
+    /// `p` with every link followed, as the kernel finds it.
+    fn resolved(&self, p: &Path) -> PathBuf {
+        let fs = path::WithLinks {
+            inner: self.cls.fs.as_ref(),
+            links: &self.links,
+        };
+        path::resolve(&fs, Path::new("/"), p, true)
     }
 
     // --- git and gh -----------------------------------------------------

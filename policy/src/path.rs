@@ -72,8 +72,17 @@ impl FsView for RealFs {
         path.is_dir()
     }
 
+    /// Not a folder, or one this process may not enter (`cd` checks search permission).
     fn known_not_a_dir(&self, path: &Path) -> bool {
-        !path.is_dir()
+        use std::os::unix::ffi::OsStrExt;
+        if !path.is_dir() {
+            return true;
+        }
+        let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+            return true;
+        };
+        // SAFETY: a NUL-terminated path; access only reads it.
+        unsafe { libc::access(c.as_ptr(), libc::X_OK) != 0 }
     }
 
     fn list_dir(&self, path: &Path, max: usize) -> Option<Vec<OsString>> {

@@ -105,6 +105,10 @@ pub type CwdReader<'a> = &'a (dyn Fn() -> Option<PathBuf> + Sync);
 #[derive(Debug, Clone)]
 pub struct State {
     pub cwd: Cwd,
+    /// The working directory as bash keeps it (`$PWD`, links not resolved) after a `cd` of
+    /// the line: `cd link/..` and a later `cd ..` go up from it, not from where the link
+    /// leads. `None` where it is the resolved one.
+    pub logical_cwd: Option<PathBuf>,
     /// Variables assigned in the line: `None` when the value is not known.
     pub vars: HashMap<String, Option<String>>,
     /// The current git branch: `None` when it cannot be known.
@@ -154,7 +158,7 @@ pub struct CmdIo {
 }
 
 /// How many times a line's lists are walked again from where a failed `cd` would leave them.
-const MAX_CD_FORKS: usize = 16;
+const MAX_CD_FORKS: usize = 32;
 
 pub struct Walker<'a> {
     pub cls: &'a Classifier,
@@ -228,6 +232,12 @@ pub struct Walker<'a> {
     pub uncertain_cds: usize,
     /// Folders an earlier `mkdir` of the line makes: a `cd` into one is not taken to fail.
     pub made_dirs: Vec<PathBuf>,
+    /// The command being walked runs whatever came before it in the line: first in its
+    /// and-or list, in the foreground, outside every `if`, loop, `case` and function body
+    /// (only such a `mkdir` counts as making its folder).
+    pub runs_surely: bool,
+    /// How many `if`, loop, `case` and function bodies the walk is in.
+    cond_depth: usize,
     /// Functions defined in the line whose body changes directory.
     pub functions_changing_dir: HashSet<String>,
     /// What the line reads that is a credential, for `secret.exfiltrate`.
@@ -723,6 +733,7 @@ impl<'a> Walker<'a> {
                 env_unknown: false,
                 integers: HashSet::new(),
                 numeric: HashSet::new(),
+                logical_cwd: None,
             },
             parts: Vec::new(),
             cur: Vec::new(),
@@ -747,6 +758,8 @@ impl<'a> Walker<'a> {
             cd_forks: 0,
             uncertain_cds: 0,
             made_dirs: Vec::new(),
+            runs_surely: false,
+            cond_depth: 0,
             stdin_pipe_in: false,
             in_loop_over_judged: 0,
             inherit_pipe: false,
@@ -769,6 +782,11 @@ impl<'a> Walker<'a> {
         self.state.cwd = Cwd::Process;
         self.process_cwd = Some(read);
         self
+    }
+
+    /// The text of the line being judged (the outermost source).
+    pub(crate) fn sources_text(&self) -> Option<&str> {
+        self.sources.first().map(|s| s.text.as_str())
     }
 
     /// Restores the state saved before a subshell, a pipeline or a body walked out of
@@ -1071,17 +1089,26 @@ impl<'a> Walker<'a> {
             let first = if i == start_i { start_k } else { 0 };
             // Set after a `cd`: the `||` parts right after it do not run where it went.
             let mut skip_or = false;
+            let mut or_from: Option<Cwd> = None;
             for k in first..chain.len() {
                 let (or, p) = chain[k];
                 if or && skip_or {
+                    // Not run where the `cd` went: walked for what it does, from where
+                    // it would run when no walk was left to judge it from there.
                     let kept = self.state.clone();
+                    if let Some(b) = or_from.clone() {
+                        self.state.cwd = b;
+                    }
                     self.walk_pipeline(p);
                     self.restore_state(kept);
                     continue;
                 }
+                or_from = None;
                 skip_or = false;
                 self.last_cd = None;
+                self.runs_surely = k == 0 && !background && self.cond_depth == 0;
                 self.walk_pipeline(p);
+                self.runs_surely = false;
                 let Some((before, missing)) = self.last_cd.take() else {
                     continue;
                 };
@@ -1118,9 +1145,13 @@ impl<'a> Walker<'a> {
                         self.restore_state(went);
                         skip_or = true;
                     }
-                    // Out of walks: the folder is taken to be the one before (a missing
-                    // folder is not entered), and the `||` parts are walked from there.
-                    Some(_) => self.state.cwd = before,
+                    // Out of walks: a missing folder is taken not to be entered; one that
+                    // exists is, and the `||` parts after it are judged from the one before.
+                    Some(_) if missing => self.state.cwd = before,
+                    Some(_) => {
+                        or_from = Some(before);
+                        skip_or = true;
+                    }
                     None => {}
                 }
             }
@@ -1296,6 +1327,16 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_compound(&mut self, c: &ast::CompoundCommand, io: &CmdIo) {
+        let conditional = !matches!(
+            c,
+            ast::CompoundCommand::BraceGroup(_) | ast::CompoundCommand::Subshell(_)
+        );
+        self.cond_depth += usize::from(conditional);
+        self.walk_compound_body(c, io);
+        self.cond_depth -= usize::from(conditional);
+    }
+
+    fn walk_compound_body(&mut self, c: &ast::CompoundCommand, io: &CmdIo) {
         match c {
             ast::CompoundCommand::BraceGroup(g) => self.walk_list(&g.list),
             ast::CompoundCommand::Subshell(s) => {
@@ -1533,7 +1574,10 @@ impl<'a> Walker<'a> {
         let saved = self.state.clone();
         self.state.positional = None;
         let changes_before = self.dir_changes;
+        // Whether and when it runs is not known here.
+        self.cond_depth += 1;
         self.walk_compound(&f.body.0, &CmdIo::default());
+        self.cond_depth -= 1;
         // The variables its body sets: not known after a call (its assignments are the
         // shell's own, made or not as its branches go).
         let mut sets: Vec<String> = self

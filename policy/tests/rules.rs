@@ -4755,6 +4755,37 @@ fn what_runs_after_a_cd_that_fails_is_judged_where_the_shell_was() {
                 refused("fs.delete-outside"),
             ),
             ("{ cd nope; }; rm -rf ../wt", refused("fs.delete-outside")),
+            // A `cd` that works is entered however many walks came before.
+            (
+                &format!("{}cd /etc || :; rm -rf *", "cd nope; ".repeat(40)),
+                refused(""),
+            ),
+            // A `mkdir` that may not run, or cannot make its folder, makes none.
+            ("true || mkdir -p nope; cd nope; rm -rf ../wt", refused("")),
+            (
+                "if false; then mkdir nope; fi; cd nope; rm -rf ../wt",
+                refused(""),
+            ),
+            ("f() { mkdir -p nope; }; cd nope; rm -rf ../wt", refused("")),
+            ("mkdir -p nope & cd nope; rm -rf ../wt", refused("")),
+            (
+                "mkdir -p src/a.rs; cd src/a.rs; rm -rf ../../wt",
+                refused(""),
+            ),
+            // bash's `cdable_vars`, and its `cd` taking `..` before links.
+            (
+                "shopt -s cdable_vars; x=/etc; cd x && rm -rf *",
+                refused(""),
+            ),
+            (
+                "cd src-link/.. && rm -rf ../wt",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "cd src-link && cd .. && rm -rf ../wt",
+                refused("fs.delete-outside"),
+            ),
+            ("cd -P src-link/.. && ls", yellow("")),
         ],
     );
 }

@@ -59,6 +59,8 @@ struct App {
     /// before it goes), and from when a key may answer it.
     under_cursor: Option<(PathBuf, u64)>,
     answerable_from: Instant,
+    /// The cards as last seen, by session and question.
+    list_seen: Vec<(PathBuf, u64)>,
     mode: Mode,
     log: VecDeque<String>,
     quit: bool,
@@ -83,6 +85,7 @@ fn event_loop(
         selected: 0,
         under_cursor: None,
         answerable_from: Instant::now(),
+        list_seen: Vec::new(),
         mode: Mode::Normal,
         log: VecDeque::new(),
         quit: false,
@@ -205,8 +208,15 @@ impl App {
 
     /// Keeps the cursor on its card as cards come and go. When its card has gone, the card
     /// now at its place is under it, answerable only after [`SETTLE`] (and so is a first
-    /// card): a key pressed for the card that went never answers another.
+    /// card): a key pressed for the card that went never answers another. Any change of
+    /// the list holds every answer for [`SETTLE`] too: a key pressed to move the cursor may
+    /// be meant for the list before.
     fn follow(&mut self) {
+        let list: Vec<(PathBuf, u64)> = self.cards.iter().map(card_key).collect();
+        if list != self.list_seen {
+            self.list_seen = list;
+            self.answerable_from = self.answerable_from.max(Instant::now() + SETTLE);
+        }
         let at =
             |c: &Card, (socket, id): &(PathBuf, u64)| c.socket == *socket && c.question.id == *id;
         if let Some(key) = &self.under_cursor
@@ -223,16 +233,12 @@ impl App {
         self.under_cursor = now;
     }
 
-    /// The person moved the cursor: the card they chose may be answered once it has been
-    /// on screen for [`SETTLE`] (a card that came just before the key was never seen). A
-    /// key that moved nothing changes nothing.
+    /// The person moved the cursor. The card they chose waits as any other: a key meant
+    /// for a list the sandbox has just changed (a card withdrawn as the key was pressed)
+    /// lands on a card they did not choose.
     fn chose(&mut self) {
         self.clamp();
-        let chosen = self.cards.get(self.selected).map(card_key);
-        if chosen != self.under_cursor {
-            self.under_cursor = chosen;
-            self.answerable_from = Instant::now();
-        }
+        self.under_cursor = self.cards.get(self.selected).map(card_key);
     }
 
     fn key(&mut self, code: KeyCode) {
@@ -272,10 +278,10 @@ impl App {
                         );
                     }
                 }
+                // A No never widens anything: it is taken at once (and what is typed next
+                // is its reason, never keys that could answer Yes).
                 KeyCode::Char('n') if self.selected_card().is_some() => {
-                    if self.settled()
-                        && let Some(card) = self.selected_card().map(card_key)
-                    {
+                    if let Some(card) = self.selected_card().map(card_key) {
                         self.mode = Mode::Reason(String::new(), card)
                     }
                 }
@@ -566,6 +572,7 @@ mod tests {
             selected: 0,
             under_cursor: None,
             answerable_from: Instant::now(),
+            list_seen: Vec::new(),
             mode: Mode::Normal,
             log: VecDeque::new(),
             quit: false,
@@ -576,6 +583,7 @@ mod tests {
     fn settle_all(app: &mut App) {
         let long_ago = Instant::now() - Duration::from_secs(5);
         app.answerable_from = long_ago;
+        app.list_seen = app.cards.iter().map(card_key).collect();
         for c in &mut app.cards {
             c.shown = long_ago;
         }
@@ -618,8 +626,6 @@ mod tests {
         });
         app.follow();
         app.key(KeyCode::Char('y'));
-        app.key(KeyCode::Char('n'));
-        assert!(matches!(app.mode, Mode::Normal));
         assert!(!sent(&app), "answered the card that slid in: {:?}", app.log);
         assert!(
             app.log
@@ -628,17 +634,57 @@ mod tests {
             "{:?}",
             app.log
         );
-        // A key that moves nothing does not make it answerable.
+        // Keys that move the cursor do not make it answerable sooner.
         app.key(KeyCode::Up);
         app.key(KeyCode::Char('y'));
         assert!(!sent(&app), "{:?}", app.log);
-        // Chosen with the keys, a card on screen long enough is answered at once.
         arrive(&mut app, 3, "/outside/other");
         settle_all(&mut app);
         app.key(KeyCode::Down);
         app.key(KeyCode::Up);
         app.key(KeyCode::Char('y'));
         assert!(sent(&app), "{:?}", app.log);
+    }
+
+    /// A No is taken at once, even on a card that just came: what is typed next is its
+    /// reason, never keys that answer (a `y` in the reason approved the question).
+    #[test]
+    fn a_no_is_taken_at_once_and_its_reason_answers_nothing() {
+        let mut app = app();
+        arrive(&mut app, 1, "/outside/a");
+        app.key(KeyCode::Char('n'));
+        for c in "yay".chars() {
+            app.key(KeyCode::Char(c));
+        }
+        assert!(matches!(&app.mode, Mode::Reason(text, _) if text == "yay"));
+        assert!(!sent(&app), "{:?}", app.log);
+        app.key(KeyCode::Enter);
+        assert!(sent(&app), "the No was not sent: {:?}", app.log);
+    }
+
+    /// A card withdrawn just as the person moves the cursor: the move lands on another
+    /// card, which waits before a Yes.
+    #[test]
+    fn a_list_changed_under_a_key_holds_the_answers() {
+        let mut app = app();
+        for id in 1..=3 {
+            arrive(&mut app, id, "/outside/x");
+        }
+        settle_all(&mut app);
+        app.update(Update::Message {
+            socket: PathBuf::from("/s"),
+            message: ServerMessage::Resolved {
+                id: 2,
+                answer: "timeout".into(),
+                by: "fence".into(),
+                reason: None,
+            },
+        });
+        app.follow();
+        app.key(KeyCode::Down);
+        assert_eq!(app.selected_card().unwrap().question.id, 3);
+        app.key(KeyCode::Char('y'));
+        assert!(!sent(&app), "{:?}", app.log);
     }
 
     /// A card that came just before the key that moved the cursor onto it was never seen:
@@ -683,6 +729,10 @@ mod tests {
         });
         app.follow();
         assert_eq!(app.selected_card().unwrap().question.id, 3);
+        // The list changed: answers wait, then go to the card the cursor stayed on.
+        app.key(KeyCode::Char('y'));
+        assert!(!sent(&app), "{:?}", app.log);
+        settle_all(&mut app);
         app.key(KeyCode::Char('y'));
         assert!(sent(&app), "{:?}", app.log);
     }

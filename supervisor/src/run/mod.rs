@@ -1359,6 +1359,17 @@ fn config_deny_read(
     let mut out = Vec::new();
     for path in named {
         let text = path.to_string_lossy().into_owned();
+        // `{a,b}` is the shell's, not a pattern's: taken as written it would name nothing
+        // the user meant, and leave those paths readable.
+        if let Some(open) = text.find('{')
+            && text[open..].contains(',')
+            && text[open..].contains('}')
+        {
+            return Err(format!(
+                "config deny_read {}: braces are not expanded (list each path)",
+                crate::escape::for_terminal(&text)
+            ));
+        }
         if !text.contains(['*', '?', '[']) {
             out.push(path);
             continue;
@@ -1795,5 +1806,6 @@ mod tests {
         assert!(config_deny_read(&["~other/x".into()], &homes, &wt).is_err());
         assert!(config_deny_read(&["/x/[".into()], &homes, &wt).is_err());
         assert!(config_deny_read(&["/sys/**/x".into()], &homes, &wt).is_err());
+        assert!(config_deny_read(&["/x/{a,b}".into()], &homes, &wt).is_err());
     }
 }

@@ -827,11 +827,16 @@ pub fn fence_config_paths(
     let mut looked = Looked::default();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let mut out: Vec<PathBuf> = Vec::new();
-    let named = xdg_config_home
+    let folders: Vec<PathBuf> = xdg_config_home
         .filter(|x| x.is_absolute())
         .map(|x| x.join("fence"))
         .into_iter()
         .chain(homes.iter().map(|h| h.join(".config/fence")))
+        .collect();
+    // The file fence reads in each folder too: a link there (GNU stow's) leads elsewhere.
+    let named = folders
+        .iter()
+        .flat_map(|f| [f.clone(), f.join("config.toml")])
         .chain(explicit.map(|e| cwd.join(e)));
     for p in named {
         let mut links = Vec::new();
@@ -840,7 +845,29 @@ pub fn fence_config_paths(
         });
         out.extend(links);
         // A loop or an unreadable link: the path as named, whatever it leads to.
-        out.push(placed.map(|(placed, _)| placed).unwrap_or(p));
+        let placed = placed.map(|(placed, _)| placed).unwrap_or(p);
+        // Past a missing folder the rest is kept as written: a `..` there (`gone/../cfg`,
+        // a dangling link's target) steps out of a folder the sandbox could make, and out
+        // of wherever that folder's name would then lead. Both are protected: the folder
+        // it steps out of (so that it is never made) and the path without it.
+        if placed
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+        {
+            let mut prefix = PathBuf::new();
+            let mut lexical = PathBuf::new();
+            for c in placed.components() {
+                if c == std::path::Component::ParentDir {
+                    out.push(prefix.clone());
+                    lexical.pop();
+                } else {
+                    lexical.push(c);
+                }
+                prefix.push(c);
+            }
+            out.push(lexical);
+        }
+        out.push(placed);
     }
     out.sort();
     out.dedup();
@@ -1213,6 +1240,42 @@ pub fn session_tty() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// fence's config is protected where it leads and at every link on the way, the file
+    /// in its folder included (GNU stow links files), and past a missing folder a `..`
+    /// protects the folder it steps out of as well as the path without it.
+    #[test]
+    fn fences_config_is_protected_through_its_links() {
+        let d = tempfile::tempdir().unwrap();
+        let h = d.path().canonicalize().unwrap();
+        std::fs::create_dir_all(h.join(".config/fence")).unwrap();
+        std::fs::create_dir_all(h.join("dotfiles")).unwrap();
+        std::os::unix::fs::symlink(
+            h.join("dotfiles/fence.toml"),
+            h.join(".config/fence/config.toml"),
+        )
+        .unwrap();
+        let got = fence_config_paths(std::slice::from_ref(&h), None, None);
+        for want in [
+            h.join(".config/fence"),
+            h.join(".config/fence/config.toml"),
+            h.join("dotfiles/fence.toml"),
+        ] {
+            assert!(got.contains(&want), "{want:?} not in {got:?}");
+        }
+        let x = tempfile::tempdir().unwrap();
+        let x = x.path().canonicalize().unwrap();
+        std::os::unix::fs::symlink("gone/../cfg", x.join(".config")).unwrap();
+        let got = fence_config_paths(std::slice::from_ref(&x), None, None);
+        for want in [
+            x.join(".config"),
+            x.join("gone"),
+            x.join("cfg/fence"),
+            x.join("cfg/fence/config.toml"),
+        ] {
+            assert!(got.contains(&want), "{want:?} not in {got:?}");
+        }
+    }
 
     /// A secret file with another name made before the session (`ln ~/.ssh/id_rsa W/k`) is
     /// named in a warning, whether the secret is the file or a folder holding it; a secret

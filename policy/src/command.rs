@@ -3640,7 +3640,20 @@ impl Walker<'_> {
     fn note_made_dirs(&mut self, args: &[Arg]) {
         // One that may not run (in a branch, a loop, a function, after `&&` or `||`, in
         // the background) makes nothing a later `cd` may count on.
-        if !self.runs_surely {
+        if !self.runs_surely || self.functions.contains("mkdir") {
+            return;
+        }
+        // Only the options that cannot make it fail or do nothing (`--version`, a mode
+        // that does not parse).
+        let plain = args[1..]
+            .iter()
+            .take_while(|a| a.text != "--")
+            .filter(|a| a.text.starts_with('-') && a.text != "-")
+            .all(|a| {
+                matches!(a.text.as_str(), "--parents" | "--verbose")
+                    || (!a.text.starts_with("--") && a.text[1..].chars().all(|c| "pv".contains(c)))
+            });
+        if !plain {
             return;
         }
         let p = opts::parse(
@@ -3665,7 +3678,10 @@ impl Walker<'_> {
                 let parent_there = path.parent().is_some_and(|d| {
                     self.cls.fs.is_dir(d) || self.made_dirs.iter().any(|m| m == d)
                 });
-                let over_a_file = self.cls.fs.exists(&path) && !self.cls.fs.is_dir(&path);
+                // Nothing on the way may be a file (`mkdir -p README.md/x` fails).
+                let over_a_file = path
+                    .ancestors()
+                    .any(|a| self.cls.fs.exists(a) && !self.cls.fs.is_dir(a));
                 if (parents || parent_there) && !over_a_file {
                     self.made_dirs.push(path);
                 }
@@ -3673,24 +3689,21 @@ impl Walker<'_> {
         }
     }
 
-    /// Under bash's `cdable_vars` (which the line may set: `shopt -s cdable_vars`), a `cd`
-    /// to a word that names no folder goes to the value of the variable it names: `Some`
-    /// of where (`None` when that is not known), or `None` when the option or the
-    /// variable plays no part.
-    fn cdable_var(&self, t: &Arg, path: &Path) -> Option<Option<PathBuf>> {
-        let cdable = self
-            .sources_text()
-            .is_some_and(|text| text.contains("cdable_vars"));
+    /// Under bash's `cdable_vars` (set by the line, or earlier in the shell that runs it),
+    /// a `cd` to a word that names no folder goes to the value of the variable it names:
+    /// that folder, when the variable is known and `path` is no folder to enter.
+    fn cdable_var(&self, t: &Arg, path: &Path) -> Option<PathBuf> {
         let name = t.text.as_str();
         let identifier = t.known
             && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !cdable || !identifier || self.cls.fs.is_dir(path) {
+        if !identifier || self.cls.fs.is_dir(path) {
             return None;
         }
         let value = crate::word::Scope::var(self, name)?;
         let v = Path::new(&value);
-        Some(self.start_of(v).map(|base| path::normalize(&base, v)))
+        let there = self.start_of(v).map(|base| path::normalize(&base, v))?;
+        Some(self.resolved(&there))
     }
 
     fn cd(&mut self, name: &str, args: &[Arg]) {
@@ -3699,6 +3712,7 @@ impl Walker<'_> {
         let old = self.state.cwd.clone();
         let before = old.clone();
         let mut logical_new = None;
+        let mut alternatives: Vec<PathBuf> = Vec::new();
         let new = match (name, &target) {
             ("popd", _) => {
                 let top = self.state.dir_stack.pop().unwrap_or(Cwd::Unknown);
@@ -3712,21 +3726,28 @@ impl Walker<'_> {
                 Some(found) => found,
                 None => match self.resolve_arg(t, true) {
                     Loc::Inside { path, .. } | Loc::Outside(path) => {
-                        match self.cdable_var(t, &path) {
-                            Some(named) => named,
-                            None => {
-                                // bash's `cd` takes `..` from `$PWD` as written, before
-                                // links are followed (`cd link/..` stays where it was),
-                                // unless told `-P`.
-                                match self.logical_target(t, args) {
-                                    Some(logical) => {
-                                        let real = self.resolved(&logical);
-                                        logical_new = Some(logical);
-                                        Some(real)
-                                    }
-                                    None => Some(path),
-                                }
+                        alternatives.extend(self.cdable_var(t, &path));
+                        // bash's `cd` takes `..` from `$PWD` as written, before links are
+                        // followed (`cd link/..` stays where it was), and where that is no
+                        // folder, the path as the kernel finds it; under `-P` (the
+                        // option's, or the shell's `set -P`, which an earlier line may
+                        // have given) only the latter. Unless `-P` is written, both are
+                        // judged where they differ.
+                        match self.logical_target(t, args) {
+                            Some(logical)
+                                if self.resolved(&logical) != path
+                                    && self.cls.fs.is_dir(&logical) =>
+                            {
+                                alternatives.push(path);
+                                let real = self.resolved(&logical);
+                                logical_new = Some(logical);
+                                Some(real)
                             }
+                            Some(logical) if self.resolved(&logical) == path => {
+                                logical_new = Some(logical);
+                                Some(path)
+                            }
+                            _ => Some(path),
                         }
                     }
                     Loc::Unknown => None,
@@ -3758,26 +3779,37 @@ impl Walker<'_> {
                 inner: self.cls.fs.as_ref(),
                 links: &self.links,
             };
-            path::FsView::known_not_a_dir(&fs, p)
+            (path::FsView::known_not_a_dir(&fs, p)
+                || self.removed_dirs.iter().any(|r| p.starts_with(r)))
                 && !self.made_dirs.iter().any(|m| m.starts_with(p))
         });
         self.uncertain_cds += usize::from(missing);
         self.last_cd = Some((before, missing));
+        for alt in &alternatives {
+            if !alt.starts_with(&self.cls.worktree) {
+                self.find(
+                    RuleId::CdOutside,
+                    format!("{name} may leave the worktree: {}", alt.display()),
+                );
+            }
+        }
+        self.cd_alternatives = alternatives;
         self.state.logical_cwd = logical_new;
         self.state.cwd = new.into();
     }
 
     /// Where `cd t` goes as bash takes it by default: `t` from `$PWD` as written (the line's
-    /// own `cd`s kept it), `..` removed before any link is followed. `None` under `-P` or
-    /// `set -P`, or where the word or the folder is not known.
+    /// own `cd`s kept it), `..` removed before any link is followed. `None` under `-P`, or
+    /// where the word or the folder is not known.
     fn logical_target(&self, t: &Arg, args: &[Arg]) -> Option<PathBuf> {
+        // The last of `-L` and `-P` written decides.
         let physical = args[1..]
             .iter()
             .take_while(|a| a.text.starts_with('-') && a.text != "-" && a.text != "--")
-            .any(|a| a.text[1..].contains('P'))
-            || self.sources_text().is_some_and(|text| {
-                text.contains("set -P") || text.contains("-o physical") || text.contains("set -eP")
-            });
+            .flat_map(|a| a.text[1..].chars())
+            .filter(|c| matches!(c, 'L' | 'P'))
+            .last()
+            == Some('P');
         if physical || !t.known {
             return None;
         }
@@ -4855,6 +4887,13 @@ impl Walker<'_> {
         }
         for &i in &p.operands {
             let a = args[i].clone();
+            // A folder the line removes is no longer there for a later `cd`.
+            if recursive
+                && let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&a, false)
+            {
+                self.made_dirs.retain(|m| !m.starts_with(&path));
+                self.removed_dirs.push(path);
+            }
             self.delete_target(name, &a, recursive, force);
         }
     }

@@ -158,7 +158,7 @@ pub struct CmdIo {
 }
 
 /// How many times a line's lists are walked again from where a failed `cd` would leave them.
-const MAX_CD_FORKS: usize = 32;
+const MAX_CD_FORKS: usize = 8;
 
 pub struct Walker<'a> {
     pub cls: &'a Classifier,
@@ -225,6 +225,13 @@ pub struct Walker<'a> {
     /// The last `cd` walked: the working directory before it, and whether its target is
     /// not known to be a folder (so that it may fail, and what follows it run where it was).
     pub last_cd: Option<(Cwd, bool)>,
+    /// Other folders the last `cd` may have gone to (where its path leads without bash's
+    /// logical `..`, a `cdable_vars` variable's folder): what follows is judged from each.
+    pub cd_alternatives: Vec<PathBuf>,
+    /// How many times the rest of a list was walked from such another folder.
+    alt_forks: usize,
+    /// How deep the walk is in lists (a list in a brace group, a subshell, a body).
+    list_depth: usize,
     /// How many times the rest of a list was walked again from where a `cd` that may fail
     /// left it (bounded: each doubles the walk).
     cd_forks: usize,
@@ -232,6 +239,8 @@ pub struct Walker<'a> {
     pub uncertain_cds: usize,
     /// Folders an earlier `mkdir` of the line makes: a `cd` into one is not taken to fail.
     pub made_dirs: Vec<PathBuf>,
+    /// Folders an earlier `rm -r` of the line removes: a `cd` into one may fail.
+    pub removed_dirs: Vec<PathBuf>,
     /// The command being walked runs whatever came before it in the line: first in its
     /// and-or list, in the foreground, outside every `if`, loop, `case` and function body
     /// (only such a `mkdir` counts as making its folder).
@@ -755,9 +764,13 @@ impl<'a> Walker<'a> {
             functions_changing_dir: HashSet::new(),
             dir_changes: 0,
             last_cd: None,
+            cd_alternatives: Vec::new(),
+            alt_forks: 0,
+            list_depth: 0,
             cd_forks: 0,
             uncertain_cds: 0,
             made_dirs: Vec::new(),
+            removed_dirs: Vec::new(),
             runs_surely: false,
             cond_depth: 0,
             stdin_pipe_in: false,
@@ -782,11 +795,6 @@ impl<'a> Walker<'a> {
         self.state.cwd = Cwd::Process;
         self.process_cwd = Some(read);
         self
-    }
-
-    /// The text of the line being judged (the outermost source).
-    pub(crate) fn sources_text(&self) -> Option<&str> {
-        self.sources.first().map(|s| s.text.as_str())
     }
 
     /// Restores the state saved before a subshell, a pipeline or a body walked out of
@@ -1072,6 +1080,20 @@ impl<'a> Walker<'a> {
 
     /// [`Self::walk_items`] from pipeline `start_k` of the and-or list of item `start_i`.
     fn walk_from(&mut self, items: &[&ast::CompoundListItem], start_i: usize, start_k: usize) {
+        // A list inside a command runs surely only where that command does.
+        let outer_surely = self.list_depth == 0 || self.runs_surely;
+        self.list_depth += 1;
+        self.walk_from_inner(items, start_i, start_k, outer_surely);
+        self.list_depth -= 1;
+    }
+
+    fn walk_from_inner(
+        &mut self,
+        items: &[&ast::CompoundListItem],
+        start_i: usize,
+        start_k: usize,
+        outer_surely: bool,
+    ) {
         for (i, ast::CompoundListItem(and_or, sep)) in items.iter().enumerate().skip(start_i) {
             // A list run in the background (`cd src & rm -rf .`) runs in a subshell: what
             // it changes (the working directory, variables) is not there after it.
@@ -1106,12 +1128,28 @@ impl<'a> Walker<'a> {
                 or_from = None;
                 skip_or = false;
                 self.last_cd = None;
-                self.runs_surely = k == 0 && !background && self.cond_depth == 0;
+                self.runs_surely = outer_surely && k == 0 && !background && self.cond_depth == 0;
+                self.cd_alternatives.clear();
                 self.walk_pipeline(p);
                 self.runs_surely = false;
+                let alternatives = std::mem::take(&mut self.cd_alternatives);
                 let Some((before, missing)) = self.last_cd.take() else {
                     continue;
                 };
+                // Where the `cd` may have gone instead, what follows it runs from there.
+                for alt in alternatives {
+                    if background || self.alt_forks >= MAX_CD_FORKS {
+                        break;
+                    }
+                    self.alt_forks += 1;
+                    let went = self.state.clone();
+                    let counted = self.uncertain_cds;
+                    self.state.cwd = Cwd::At(alt);
+                    self.state.logical_cwd = None;
+                    self.walk_from(items, i, k + 1);
+                    self.uncertain_cds = counted;
+                    self.restore_state(went);
+                }
                 if background {
                     continue;
                 }

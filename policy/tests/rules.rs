@@ -4786,6 +4786,27 @@ fn what_runs_after_a_cd_that_fails_is_judged_where_the_shell_was() {
                 refused("fs.delete-outside"),
             ),
             ("cd -P src-link/.. && ls", yellow("")),
+            // Where bash's logical `..` and the path the kernel follows differ, both are
+            // judged (an earlier line may have set `-P`); where the logical one is no
+            // folder, bash takes the other.
+            ("cd out/..; rm -rf secret.txt", refused("fs.delete-outside")),
+            ("cd out/..; ls", red("fence.cd-outside")),
+            ("cd out/../missing && rm -rf x", refused("")),
+            ("set -uP; cd out/..; rm -rf x", refused("")),
+            // More ways a `mkdir` makes nothing, and a folder the line removed.
+            (
+                "false && { mkdir -p nope; }; cd nope; rm -rf ../wt",
+                refused(""),
+            ),
+            (
+                "mkdir() { :; }; mkdir -p nope; cd nope; rm -rf ../wt",
+                refused(""),
+            ),
+            (
+                "mkdir --version -p nope; cd nope; rm -rf ../wt",
+                refused(""),
+            ),
+            ("rm -rf src; cd src; rm -rf ../wt", refused("")),
         ],
     );
 }

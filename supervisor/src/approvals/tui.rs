@@ -47,8 +47,9 @@ fn card_key(c: &Card) -> (PathBuf, u64) {
 
 enum Mode {
     Normal,
-    /// Typing the reason of a No to a card (by session and question).
-    Reason(String, (PathBuf, u64)),
+    /// Typing the reason of a No to a card (by session and question; none when there was
+    /// none to answer: what is typed is then taken as a reason all the same, never as keys).
+    Reason(String, Option<(PathBuf, u64)>),
 }
 
 struct App {
@@ -250,7 +251,10 @@ impl App {
                     let card = card.clone();
                     self.mode = Mode::Normal;
                     let reason = (!reason.trim().is_empty()).then_some(reason);
-                    self.send(&card, AnswerWord::No, reason);
+                    match card {
+                        Some(card) => self.send(&card, AnswerWord::No, reason),
+                        None => self.note("No question was selected: nothing was sent".into()),
+                    }
                 }
                 KeyCode::Backspace => {
                     text.pop();
@@ -280,10 +284,8 @@ impl App {
                 }
                 // A No never widens anything: it is taken at once (and what is typed next
                 // is its reason, never keys that could answer Yes).
-                KeyCode::Char('n') if self.selected_card().is_some() => {
-                    if let Some(card) = self.selected_card().map(card_key) {
-                        self.mode = Mode::Reason(String::new(), card)
-                    }
+                KeyCode::Char('n') => {
+                    self.mode = Mode::Reason(String::new(), self.selected_card().map(card_key))
                 }
                 _ => {}
             },
@@ -660,6 +662,26 @@ mod tests {
         assert!(!sent(&app), "{:?}", app.log);
         app.key(KeyCode::Enter);
         assert!(sent(&app), "the No was not sent: {:?}", app.log);
+    }
+
+    /// An `n` with no card to answer (the one meant timed out as the key came) still takes
+    /// what is typed next as a reason: a `y` in it answers the card that comes next.
+    #[test]
+    fn a_no_with_no_card_keeps_its_reason_from_the_next_card() {
+        let mut app = app();
+        app.key(KeyCode::Char('n'));
+        arrive(&mut app, 1, "/outside/a");
+        settle_all(&mut app);
+        for c in "yes".chars() {
+            app.key(KeyCode::Char(c));
+        }
+        app.key(KeyCode::Enter);
+        assert!(!sent(&app), "{:?}", app.log);
+        assert!(
+            app.log.iter().any(|l| l.contains("nothing was sent")),
+            "{:?}",
+            app.log
+        );
     }
 
     /// A card withdrawn just as the person moves the cursor: the move lands on another

@@ -80,17 +80,7 @@ fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     watcher: &mut Watcher,
 ) -> Result<(), String> {
-    let mut app = App {
-        sessions: BTreeMap::new(),
-        cards: Vec::new(),
-        selected: 0,
-        under_cursor: None,
-        answerable_from: Instant::now(),
-        list_seen: Vec::new(),
-        mode: Mode::Normal,
-        log: VecDeque::new(),
-        quit: false,
-    };
+    let mut app = App::new();
     let mut next_scan = Instant::now() + RESCAN;
     while !app.quit {
         while let Ok(update) = watcher.rx.try_recv() {
@@ -122,6 +112,20 @@ fn event_loop(
 }
 
 impl App {
+    fn new() -> App {
+        App {
+            sessions: BTreeMap::new(),
+            cards: Vec::new(),
+            selected: 0,
+            under_cursor: None,
+            answerable_from: Instant::now(),
+            list_seen: Vec::new(),
+            mode: Mode::Normal,
+            log: VecDeque::new(),
+            quit: false,
+        }
+    }
+
     fn note(&mut self, line: String) {
         self.log.push_back(line);
         while self.log.len() > LOG_LINES {
@@ -568,17 +572,7 @@ mod tests {
     }
 
     fn app() -> App {
-        App {
-            sessions: BTreeMap::new(),
-            cards: Vec::new(),
-            selected: 0,
-            under_cursor: None,
-            answerable_from: Instant::now(),
-            list_seen: Vec::new(),
-            mode: Mode::Normal,
-            log: VecDeque::new(),
-            quit: false,
-        }
+        App::new()
     }
 
     /// As if every card had been on screen, and under the cursor, for a while.

@@ -20,6 +20,9 @@ use crate::walk::{CmdIo, Cwd, Walker};
 use crate::word::{Arg, UNKNOWN};
 
 /// How many words of a line are kept to be resolved through symlinks as credentials.
+/// Most `cd`, `pushd` and `popd` a line's walks follow (see `cd`).
+const MAX_DIR_CHANGES: usize = 256;
+
 const MAX_SECRET_CANDIDATES: usize = 512;
 
 /// How many wrappers may be stacked (`sudo env nice timeout …`) before the
@@ -3678,10 +3681,22 @@ impl Walker<'_> {
                 let parent_there = path.parent().is_some_and(|d| {
                     self.cls.fs.is_dir(d) || self.made_dirs.iter().any(|m| m == d)
                 });
-                // Nothing on the way may be a file (`mkdir -p README.md/x` fails).
+                // Nothing on the way may be a file (`mkdir -p README.md/x` fails), nor a
+                // link that leads nowhere (`mkdir -p dangling/x` fails too), as written.
+                let written = self
+                    .start_of(Path::new(&args[i].text))
+                    .map(|base| path::normalize(&base, Path::new(&args[i].text)));
+                let fs = path::WithLinks {
+                    inner: self.cls.fs.as_ref(),
+                    links: &self.links,
+                };
                 let over_a_file = path
                     .ancestors()
-                    .any(|a| self.cls.fs.exists(a) && !self.cls.fs.is_dir(a));
+                    .chain(written.iter().flat_map(|w| w.ancestors()))
+                    .any(|a| {
+                        (path::FsView::exists(&fs, a) || self.links.contains_key(a))
+                            && !path::FsView::is_dir(&fs, a)
+                    });
                 if (parents || parent_there) && !over_a_file {
                     self.made_dirs.push(path);
                 }
@@ -3707,6 +3722,10 @@ impl Walker<'_> {
     }
 
     fn cd(&mut self, name: &str, args: &[Arg]) {
+        // Each `cd` looks up every folder on the way a few times, and the way grows with
+        // each: past this many, only where its path leads is followed, as it always was
+        // (not bash's logical `..`, nor whether it may fail).
+        let thorough = self.dir_changes < MAX_DIR_CHANGES;
         let p = opts::parse(args, 1, &OptSpec::default());
         let target = p.operands.first().map(|&i| args[i].clone());
         let old = self.state.cwd.clone();
@@ -3725,6 +3744,7 @@ impl Walker<'_> {
             (_, Some(t)) => match self.cdpath_target(t) {
                 Some(found) => found,
                 None => match self.resolve_arg(t, true) {
+                    Loc::Inside { path, .. } | Loc::Outside(path) if !thorough => Some(path),
                     Loc::Inside { path, .. } | Loc::Outside(path) => {
                         alternatives.extend(self.cdable_var(t, &path));
                         // bash's `cd` takes `..` from `$PWD` as written, before links are
@@ -3774,15 +3794,16 @@ impl Walker<'_> {
         }
         // A folder that does not exist (yet: an earlier part may make it) may not be
         // entered: what follows may then run where the shell was (`walk_items`).
-        let missing = new.as_ref().is_some_and(|p| {
-            let fs = path::WithLinks {
-                inner: self.cls.fs.as_ref(),
-                links: &self.links,
-            };
-            (path::FsView::known_not_a_dir(&fs, p)
-                || self.removed_dirs.iter().any(|r| p.starts_with(r)))
-                && !self.made_dirs.iter().any(|m| m.starts_with(p))
-        });
+        let missing = thorough
+            && new.as_ref().is_some_and(|p| {
+                let fs = path::WithLinks {
+                    inner: self.cls.fs.as_ref(),
+                    links: &self.links,
+                };
+                (path::FsView::known_not_a_dir(&fs, p)
+                    || self.removed_dirs.iter().any(|r| p.starts_with(r)))
+                    && !self.made_dirs.iter().any(|m| m.starts_with(p))
+            });
         self.uncertain_cds += usize::from(missing);
         self.last_cd = Some((before, missing));
         for alt in &alternatives {
@@ -4887,8 +4908,9 @@ impl Walker<'_> {
         }
         for &i in &p.operands {
             let a = args[i].clone();
-            // A folder the line removes is no longer there for a later `cd`.
+            // A folder the line surely removes is no longer there for a later `cd`.
             if recursive
+                && self.runs_surely
                 && let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&a, false)
             {
                 self.made_dirs.retain(|m| !m.starts_with(&path));

@@ -1138,7 +1138,11 @@ impl<'a> Walker<'a> {
                 };
                 // Where the `cd` may have gone instead, what follows it runs from there.
                 for alt in alternatives {
-                    if background || self.alt_forks >= MAX_CD_FORKS {
+                    if background {
+                        break;
+                    }
+                    if self.alt_forks >= MAX_CD_FORKS {
+                        self.too_many_cds();
                         break;
                     }
                     self.alt_forks += 1;
@@ -1170,23 +1174,27 @@ impl<'a> Walker<'a> {
                 } else {
                     None
                 };
+                // Nothing left to run after it (the end of a subshell's list): nothing
+                // to judge again.
+                let resume = resume.filter(|&(ri, rk)| {
+                    ri < items.len() && (ri > i || rk < chain.len() || i + 1 < items.len())
+                });
                 match resume {
                     Some((ri, rk)) if self.cd_forks < MAX_CD_FORKS => {
                         self.cd_forks += 1;
                         let went = self.state.clone();
                         let counted = self.uncertain_cds;
                         self.state.cwd = before;
-                        if ri < items.len() {
-                            self.walk_from(items, ri, rk);
-                        }
+                        self.walk_from(items, ri, rk);
                         self.uncertain_cds = counted;
                         self.restore_state(went);
                         skip_or = true;
                     }
-                    // Out of walks: a missing folder is taken not to be entered; one that
-                    // exists is, and the `||` parts after it are judged from the one before.
-                    Some(_) if missing => self.state.cwd = before,
+                    // Out of walks: the folder is taken to be entered, as when it exists,
+                    // the `||` parts after it judged from the one before; the line is
+                    // asked as one too complex to judge.
                     Some(_) => {
+                        self.too_many_cds();
                         or_from = Some(before);
                         skip_or = true;
                     }
@@ -1198,8 +1206,12 @@ impl<'a> Walker<'a> {
                 continue;
             }
             // A `cd` to a missing folder inside a compound command (`if cd x; then …; fi`)
-            // the walk above could not see: the rest is judged from where the item began.
-            if self.uncertain_cds > uncertain_before + handled && i + 1 < items.len() {
+            // the walk above could not see: the rest is judged from where the item began
+            // (unless the item left the folder as it was, as a subshell does).
+            if self.uncertain_cds > uncertain_before + handled
+                && i + 1 < items.len()
+                && self.state.cwd != at_start
+            {
                 if self.cd_forks < MAX_CD_FORKS {
                     self.cd_forks += 1;
                     let went = self.state.clone();
@@ -1209,10 +1221,19 @@ impl<'a> Walker<'a> {
                     self.uncertain_cds = counted;
                     self.restore_state(went);
                 } else {
-                    self.state.cwd = at_start;
+                    self.too_many_cds();
                 }
             }
         }
+    }
+
+    /// More `cd`s that may go elsewhere than the walk judges from each place: the line is
+    /// asked as too complex (what follows them was judged from where they say).
+    fn too_many_cds(&mut self) {
+        self.find(
+            RuleId::TooComplex,
+            "changes folder too many times in ways that may fail to judge from each",
+        );
     }
 
     fn walk_pipeline(&mut self, p: &ast::Pipeline) {

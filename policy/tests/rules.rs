@@ -4807,6 +4807,23 @@ fn what_runs_after_a_cd_that_fails_is_judged_where_the_shell_was() {
                 refused(""),
             ),
             ("rm -rf src; cd src; rm -rf ../wt", refused("")),
+            // Subshells' `cd`s cost no walk; a removal that may not run removes nothing.
+            (
+                "(cd nope); (cd nope); (cd nope); (cd nope); (cd nope); false && rm -rf src; \
+                 cd src; rm -rf ../../wt",
+                refused(""),
+            ),
+            // A `mkdir -p` through a link that leads nowhere fails.
+            (
+                "ln -s gone dang; mkdir -p dang/x; cd dang/x; rm -rf ../wt",
+                refused(""),
+            ),
+            // Past the walks, what follows is judged where the `cd`s say and the line
+            // asked as too complex.
+            (
+                &format!("{}rm -rf x", "cd nope; ".repeat(12)),
+                red("shell.too-complex|fs.rm-recursive"),
+            ),
         ],
     );
 }

@@ -3704,6 +3704,20 @@ impl Walker<'_> {
         }
     }
 
+    /// Records folders the line surely removes or moves away (`rm -r`, `rmdir`, `mv`'s
+    /// sources): no longer there for a later `cd`.
+    fn note_removed_dirs(&mut self, gone: &[Arg]) {
+        if !self.runs_surely {
+            return;
+        }
+        for a in gone {
+            if let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(a, false) {
+                self.made_dirs.retain(|m| !m.starts_with(&path));
+                self.removed_dirs.push(path);
+            }
+        }
+    }
+
     /// Under bash's `cdable_vars` (set by the line, or earlier in the shell that runs it),
     /// a `cd` to a word that names no folder goes to the value of the variable it names:
     /// that folder, when the variable is known and `path` is no folder to enter.
@@ -3712,7 +3726,8 @@ impl Walker<'_> {
         let identifier = t.known
             && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !identifier || self.cls.fs.is_dir(path) {
+        let removed = self.removed_dirs.iter().any(|r| path.starts_with(r));
+        if !identifier || (self.cls.fs.is_dir(path) && !removed) {
             return None;
         }
         let value = crate::word::Scope::var(self, name)?;
@@ -4908,13 +4923,8 @@ impl Walker<'_> {
         }
         for &i in &p.operands {
             let a = args[i].clone();
-            // A folder the line surely removes is no longer there for a later `cd`.
-            if recursive
-                && self.runs_surely
-                && let Loc::Inside { path, .. } | Loc::Outside(path) = self.resolve_arg(&a, false)
-            {
-                self.made_dirs.retain(|m| !m.starts_with(&path));
-                self.removed_dirs.push(path);
+            if recursive || name == "rmdir" {
+                self.note_removed_dirs(std::slice::from_ref(&a));
             }
             self.delete_target(name, &a, recursive, force);
         }
@@ -5665,6 +5675,15 @@ impl Walker<'_> {
             "mv" => {
                 // A move deletes its sources and writes its destination.
                 targets.extend(ops.iter().copied());
+                // Its sources are no longer there for a later `cd` (without -t, the last
+                // operand is the destination).
+                let sources = if p.value_of('t', "target-directory").is_some() {
+                    &ops[..]
+                } else {
+                    &ops[..ops.len().saturating_sub(1)]
+                };
+                let sources: Vec<Arg> = sources.iter().map(|&i| args[i].clone()).collect();
+                self.note_removed_dirs(&sources);
                 if let Some(t) = p.value_of('t', "target-directory") {
                     extra.push((t.clone(), "target directory"));
                 }

@@ -4813,6 +4813,12 @@ fn what_runs_after_a_cd_that_fails_is_judged_where_the_shell_was() {
                  cd src; rm -rf ../../wt",
                 refused(""),
             ),
+            // A folder moved away or removed by `rmdir` is not there either; a
+            // `cdable_vars` variable of its name is where the `cd` goes then.
+            ("mv src s2; cd src; rm -rf ../wt", refused("")),
+            ("rmdir src; cd src; rm -rf ../wt", refused("")),
+            ("src=/etc; rm -rf src; cd src; rm -rf x", refused("")),
+            ("mv src s2; cd s2; ls", yellow("")),
             // A `mkdir -p` through a link that leads nowhere fails.
             (
                 "ln -s gone dang; mkdir -p dang/x; cd dang/x; rm -rf ../wt",

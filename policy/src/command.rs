@@ -3686,10 +3686,7 @@ impl Walker<'_> {
                 let written = self
                     .start_of(Path::new(&args[i].text))
                     .map(|base| path::normalize(&base, Path::new(&args[i].text)));
-                let fs = path::WithLinks {
-                    inner: self.cls.fs.as_ref(),
-                    links: &self.links,
-                };
+                let fs = self.links_view();
                 let over_a_file = path
                     .ancestors()
                     .chain(written.iter().flat_map(|w| w.ancestors()))
@@ -3768,19 +3765,15 @@ impl Walker<'_> {
                         // option's, or the shell's `set -P`, which an earlier line may
                         // have given) only the latter. Unless `-P` is written, both are
                         // judged where they differ.
-                        match self.logical_target(t, args) {
-                            Some(logical)
-                                if self.resolved(&logical) != path
-                                    && self.cls.fs.is_dir(&logical) =>
-                            {
-                                alternatives.push(path);
-                                let real = self.resolved(&logical);
-                                logical_new = Some(logical);
-                                Some(real)
-                            }
-                            Some(logical) if self.resolved(&logical) == path => {
+                        match self.logical_target(t, args).map(|l| (self.resolved(&l), l)) {
+                            Some((real, logical)) if real == path => {
                                 logical_new = Some(logical);
                                 Some(path)
+                            }
+                            Some((real, logical)) if self.cls.fs.is_dir(&logical) => {
+                                alternatives.push(path);
+                                logical_new = Some(logical);
+                                Some(real)
                             }
                             _ => Some(path),
                         }
@@ -3811,10 +3804,7 @@ impl Walker<'_> {
         // entered: what follows may then run where the shell was (`walk_items`).
         let missing = thorough
             && new.as_ref().is_some_and(|p| {
-                let fs = path::WithLinks {
-                    inner: self.cls.fs.as_ref(),
-                    links: &self.links,
-                };
+                let fs = self.links_view();
                 (path::FsView::known_not_a_dir(&fs, p)
                     || self.removed_dirs.iter().any(|r| p.starts_with(r)))
                     && !self.made_dirs.iter().any(|m| m.starts_with(p))
@@ -3867,11 +3857,15 @@ impl Walker<'_> {
 
     /// `p` with every link followed, as the kernel finds it.
     fn resolved(&self, p: &Path) -> PathBuf {
-        let fs = path::WithLinks {
+        path::resolve(&self.links_view(), Path::new("/"), p, true)
+    }
+
+    /// The filesystem with the links the line makes.
+    fn links_view(&self) -> path::WithLinks<'_> {
+        path::WithLinks {
             inner: self.cls.fs.as_ref(),
             links: &self.links,
-        };
-        path::resolve(&fs, Path::new("/"), p, true)
+        }
     }
 
     // --- git and gh -----------------------------------------------------

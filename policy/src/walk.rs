@@ -1146,13 +1146,7 @@ impl<'a> Walker<'a> {
                         break;
                     }
                     self.alt_forks += 1;
-                    let went = self.state.clone();
-                    let counted = self.uncertain_cds;
-                    self.state.cwd = Cwd::At(alt);
-                    self.state.logical_cwd = None;
-                    self.walk_from(items, i, k + 1);
-                    self.uncertain_cds = counted;
-                    self.restore_state(went);
+                    self.walk_rest_from(items, (i, k + 1), Cwd::At(alt));
                 }
                 if background {
                     continue;
@@ -1182,12 +1176,7 @@ impl<'a> Walker<'a> {
                 match resume {
                     Some((ri, rk)) if self.cd_forks < MAX_CD_FORKS => {
                         self.cd_forks += 1;
-                        let went = self.state.clone();
-                        let counted = self.uncertain_cds;
-                        self.state.cwd = before;
-                        self.walk_from(items, ri, rk);
-                        self.uncertain_cds = counted;
-                        self.restore_state(went);
+                        self.walk_rest_from(items, (ri, rk), before);
                         skip_or = true;
                     }
                     // Out of walks: the folder is taken to be entered, as when it exists,
@@ -1214,17 +1203,29 @@ impl<'a> Walker<'a> {
             {
                 if self.cd_forks < MAX_CD_FORKS {
                     self.cd_forks += 1;
-                    let went = self.state.clone();
-                    let counted = self.uncertain_cds;
-                    self.state.cwd = at_start;
-                    self.walk_from(items, i + 1, 0);
-                    self.uncertain_cds = counted;
-                    self.restore_state(went);
+                    self.walk_rest_from(items, (i + 1, 0), at_start);
                 } else {
                     self.too_many_cds();
                 }
             }
         }
+    }
+
+    /// Walks `items` from `(item, pipeline)` once more, from folder `cwd`, and puts back
+    /// the state (and the count of uncertain `cd`s) as it was.
+    fn walk_rest_from(
+        &mut self,
+        items: &[&ast::CompoundListItem],
+        (i, k): (usize, usize),
+        cwd: Cwd,
+    ) {
+        let went = self.state.clone();
+        let counted = self.uncertain_cds;
+        // A `$PWD` kept that does not lead here is dropped by the next `cd` (`logical_target`).
+        self.state.cwd = cwd;
+        self.walk_from(items, i, k);
+        self.uncertain_cds = counted;
+        self.restore_state(went);
     }
 
     /// More `cd`s that may go elsewhere than the walk judges from each place: the line is

@@ -3786,7 +3786,15 @@ impl Walker<'_> {
             self.state.dir_stack.push(old);
         }
         self.dir_changes += 1;
+        // SPEC §2: a `cd` whose target comes from a command substitution is one that
+        // cannot be worked out before running, even where fence can tell what the
+        // substitution prints (`cd $(pwd)`): the folder it leads to is still followed.
+        let substituted = target.as_ref().is_some_and(|t| t.substituted);
         match &new {
+            _ if substituted => self.find(
+                RuleId::CdOutside,
+                format!("{name}: the directory cannot be worked out before running"),
+            ),
             Some(p) if p.starts_with(&self.cls.worktree) => self.find(
                 RuleId::DefaultUnknown,
                 format!("{name} stays inside the worktree"),

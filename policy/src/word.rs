@@ -34,6 +34,9 @@ pub struct Arg {
     pub procsub: bool,
     /// Holds a command substitution (or backticks).
     pub cmdsub: bool,
+    /// Holds a command substitution, even one whose output the line tells (`$(pwd)`,
+    /// which leaves `cmdsub` unset): the value is what a program prints when it runs.
+    pub substituted: bool,
     /// Holds a parameter expansion (`$X`, `${X…}`, `"$@"`) other than a leading `$HOME`
     /// or `${HOME}`: as the command word, a program that cannot be identified before
     /// running (SPEC §2: `$VAR args`), whatever value the line gave the variable.
@@ -438,6 +441,7 @@ fn eval_piece(
         }
         WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
             noticed.substitutions.push(s.clone());
+            arg.substituted = true;
             match known_output(s, scope) {
                 Some(v) => {
                     // Known, but still a substitution: as the command word it is a

@@ -4064,6 +4064,12 @@ fn cd_out_of_the_worktree_is_red() {
             ("pushd /tmp && popd && ls", red("fence.cd-outside")),
             // a target that cannot be worked out before running
             ("cd $(mktemp -d) && ls", red("fence.cd-outside")),
+            // SPEC §2 names `cd $(…)` whatever it prints, `$(pwd)` included; what
+            // follows is still judged from where it leads
+            ("cd $(pwd) && ls", red("fence.cd-outside")),
+            ("cd `pwd`", red("fence.cd-outside")),
+            ("pushd \"$(pwd)\"", red("fence.cd-outside")),
+            ("cd $(pwd) && rm -rf ~", refused("fs.delete-outside")),
             ("cd \"$DIR\" && ls", red("fence.cd-outside")),
             (
                 "cd \"$(git rev-parse --show-toplevel)\"",

@@ -4961,6 +4961,30 @@ impl Walker<'_> {
         Some(Arg::literal(format!("{dir}{start}\u{2026}")))
     }
 
+    /// Where a word that begins with an expansion that may be empty leads outside the
+    /// worktree without it (`"$DIR"/*`: `/*`), that path as shown.
+    fn empty_lead_outside(&self, a: &Arg) -> Option<String> {
+        if !a.empty_lead {
+            return None;
+        }
+        let rest = a.text.strip_prefix(crate::word::UNKNOWN)?;
+        // Every unknown piece after it may be empty too: `"$A"/"$B"` may be `/`.
+        let bare: String = rest
+            .chars()
+            .filter(|&c| c != crate::word::UNKNOWN)
+            .collect();
+        if !bare.starts_with('/') {
+            return None;
+        }
+        // The folder the rest names before any pattern.
+        let fixed = &bare[..bare.find(['*', '?', '[']).unwrap_or(bare.len())];
+        let dir = &fixed[..=fixed.rfind('/')?];
+        match self.resolve_arg(&Arg::literal(dir), true) {
+            Loc::Outside(p) if !self.is_allowed_outside(&p) => Some(bare),
+            _ => None,
+        }
+    }
+
     /// One path a deletion reaches (`rm`, `find -delete`).
     fn delete_target(&mut self, name: &str, a: &Arg, recursive: bool, force: bool) {
         let numbered = self.numbered_entry(a);
@@ -4970,7 +4994,16 @@ impl Walker<'_> {
         match self.resolve_arg(a, trailing) {
             // It may lie outside: as a deletion there, never auto-approved.
             Loc::Unknown => {
-                if recursive && force {
+                if let Some(shown) = self.empty_lead_outside(a).filter(|_| recursive || force) {
+                    // `rm -rf "$DIR"/*` with `DIR` unset or empty is `rm -rf /*`.
+                    self.find(
+                        RuleId::DeleteOutside,
+                        format!(
+                            "{name} deletes {shown} where the expansion it begins with is empty \
+                             (guard it with ${{VAR:?}})"
+                        ),
+                    );
+                } else if recursive && force {
                     self.find_outside_write(RuleId::RmRecursive, format!("{name} deletes a path that cannot be worked out before running: {shown}"));
                 } else {
                     self.find_outside_write(

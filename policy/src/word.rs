@@ -8,8 +8,8 @@
 
 use brush_parser::ParserOptions;
 use brush_parser::word::{
-    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, SpecialParameter,
-    TildeExpr, WordPiece, WordPieceWithSource,
+    BraceExpressionMember, BraceExpressionOrText, Parameter, ParameterExpr, ParameterTestType,
+    SpecialParameter, TildeExpr, WordPiece, WordPieceWithSource,
 };
 
 /// Stands for a piece of a word whose value is not known before running.
@@ -37,6 +37,10 @@ pub struct Arg {
     /// Holds a command substitution, even one whose output the line tells (`$(pwd)`,
     /// which leaves `cmdsub` unset): the value is what a program prints when it runs.
     pub substituted: bool,
+    /// Begins with an expansion whose value is not known and may be empty (`"$DIR"/*`,
+    /// `$(cat f)/x`; not `${DIR:?}`, which stops the line instead): the word may then be
+    /// the text after it alone.
+    pub empty_lead: bool,
     /// Holds a parameter expansion (`$X`, `${X…}`, `"$@"`) other than a leading `$HOME`
     /// or `${HOME}`: as the command word, a program that cannot be identified before
     /// running (SPEC §2: `$VAR args`), whatever value the line gave the variable.
@@ -436,7 +440,17 @@ fn eval_piece(
                     push_unknown(arg);
                     arg.numbers += 1;
                 }
-                None => push_unknown(arg),
+                None => {
+                    let never_empty = matches!(
+                        expr,
+                        ParameterExpr::IndicateErrorIfNullOrUnset {
+                            test_type: ParameterTestType::UnsetOrNull,
+                            ..
+                        }
+                    );
+                    arg.empty_lead |= arg.text.is_empty() && !never_empty;
+                    push_unknown(arg)
+                }
             }
         }
         WordPiece::CommandSubstitution(s) | WordPiece::BackquotedCommandSubstitution(s) => {
@@ -451,6 +465,7 @@ fn eval_piece(
                 }
                 None => {
                     arg.cmdsub = true;
+                    arg.empty_lead |= arg.text.is_empty();
                     push_unknown(arg);
                 }
             }

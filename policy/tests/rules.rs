@@ -4089,6 +4089,34 @@ fn cd_out_of_the_worktree_is_red() {
 }
 
 #[test]
+fn a_recursive_delete_that_is_outside_when_its_leading_variable_is_empty_is_refused() {
+    // `rm -rf "$STEAMROOT"/*` with the variable unset deleted a home: a variable that may
+    // be empty followed by `/` may be the root, and is refused like `rm -rf /*`.
+    check(
+        &classifier(),
+        &[
+            ("rm -rf \"$NOPE\"/*", refused("fs.delete-outside")),
+            ("rm -rf $NOPE/", refused("fs.delete-outside")),
+            ("rm -rf \"$NOPE/\"", refused("fs.delete-outside")),
+            ("rm -r \"${NOPE}/build\"", refused("fs.delete-outside")),
+            ("rm -rf \"${NOPE?}\"/*", refused("fs.delete-outside")),
+            ("rm -rf \"$NOPE\"/\"$OTHER\"", refused("fs.delete-outside")),
+            ("rm -rf \"$(cat dir.txt)\"/*", refused("fs.delete-outside")),
+            ("find \"$NOPE\"/ -delete", refused("fs.delete-outside")),
+            ("rm -rf $1/*", refused("fs.delete-outside")),
+            // guarded against empty, or not a path from the root: asked
+            ("rm -rf \"${NOPE:?}\"/*", red("fs.rm-recursive")),
+            ("rm -rf \"$NOPE\"", red("fs.rm-recursive")),
+            ("rm -rf build/$NOPE", red("fs.rm-recursive")),
+            ("rm -rf \"$NOPE\"/work/repo/build", red("fs.rm-recursive")),
+            ("rm -rf ${NOPE:-build}/x", red("fs.rm-recursive")),
+            ("D=build; rm -rf \"$D\"/*", red("fs.rm-recursive")),
+            ("rm \"$NOPE\"/x", yellow("fs.rm")),
+        ],
+    );
+}
+
+#[test]
 fn cd_out_names_the_cd_and_the_command_after_it() {
     // After `cd /`, a relative path in a later command resolves outside too.
     let v = classifier().classify_line("cd / && cat etc/passwd", Path::new(WT));
@@ -5059,7 +5087,9 @@ fn auto_mode_asks_for_every_write_outside_and_every_protected_path() {
             ("git push -u https://x.example/r.git feature", Action::Ask),
             ("echo x > \"$NOPE\"/x", Action::Ask),
             ("cp x $NOPE", Action::Ask),
-            ("rm -rf \"$NOPE\"/*", Action::Ask),
+            ("rm -rf \"${NOPE:?}\"/*", Action::Ask),
+            // empty, it is `rm -rf /*`
+            ("rm -rf \"$NOPE\"/*", Action::Deny),
             ("rm \"$NOPE\"", Action::Ask),
             ("unlink $NOPE", Action::Ask),
             ("rmdir $NOPE", Action::Ask),

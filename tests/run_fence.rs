@@ -4950,7 +4950,48 @@ print('own', conn.recv(4).decode())
         "the host's socket in /dev/shm was reached: {report}"
     );
     assert!(stdout(&out).contains("own ping"), "{report}");
-    assert!(report.contains("rule fence.unix-outside"), "{report}");
+    assert!(report.contains("rule fence.unix-host"), "{report}");
+}
+
+/// A host program's socket in the worktree (an ssh-agent's or a tmux server's, or any
+/// other when the worktree is a shared folder under `--force-worktree`) is the host's: a
+/// tmux server reached from the sandbox runs commands outside it. Only the sockets the
+/// sandbox bound are reachable there; `--allow-unix` opens one on purpose.
+fn a_host_socket_in_the_worktree_is_unreachable(w: &World) {
+    let path = w.worktree.join("host.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+    w.own(&path);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    w.write(
+        "probe.py",
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect('host.sock')\n    s.send(b'hello')\n    print('reached')\nexcept OSError as e:\n    print('refused', e.errno)\n",
+    );
+    let out = w
+        .fence(&["--".as_ref(), PYTHON.as_ref(), "probe.py".as_ref()])
+        .output()
+        .unwrap();
+    let report = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        listener.accept().is_err(),
+        "the host's socket in the worktree was reached: {report}"
+    );
+    assert!(report.contains("rule fence.unix-host"), "{report}");
+    assert!(report.contains("--allow-unix"), "{report}");
+    // Opened on purpose, it is reached.
+    let out = w
+        .fence(&[
+            "--allow-unix".as_ref(),
+            path.as_os_str(),
+            "--".as_ref(),
+            PYTHON.as_ref(),
+            "probe.py".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let report = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(listener.accept().is_ok(), "--allow-unix: {report}");
+    let _ = std::fs::remove_file(&path);
 }
 
 /// Under `--allow-write` of the folder that holds the approval sockets' folder
@@ -10020,6 +10061,7 @@ both_ways!(
     a_hidden_npmrc_is_told_once_when_npm_runs,
     a_tracer_is_told_why_it_cannot_trace,
     a_host_socket_in_a_writable_folder_is_unreachable,
+    a_host_socket_in_the_worktree_is_unreachable,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,
     git_push_to_main_from_a_script_is_refused,

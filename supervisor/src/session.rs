@@ -56,6 +56,19 @@ pub fn find_worktree(
                 );
             }
         }
+        if let Some(shared) = shared_folder_within(&real) {
+            bail!(
+                "refusing {} as the worktree: {} is shared with every program of the machine, \
+                 whose sockets and temp files the sandbox could then reach and change (use a \
+                 folder of its own, or --force-worktree to insist)",
+                real.display(),
+                if shared == real {
+                    "it".to_string()
+                } else {
+                    format!("{}, in it,", shared.display())
+                }
+            );
+        }
         if is_system_folder(&real) {
             bail!(
                 "refusing {} as the worktree: it is a system folder, where every write is refused (use --force-worktree to insist)",
@@ -64,6 +77,28 @@ pub fn find_worktree(
         }
     }
     Ok(real)
+}
+
+/// The shared temporary or runtime folder that `p` is or holds: `/tmp`, `/var/tmp`,
+/// `/dev/shm`, `/run` (`/var/run`), `/run/lock`, `/run/user/UID` and `$XDG_RUNTIME_DIR`.
+/// Other programs keep their sockets (ssh-agent, tmux, X11, D-Bus, fence's own approval
+/// sockets) and temp files there: a worktree there would make them the sandbox's to
+/// reach, replace and delete. A project folder inside one (`/tmp/proj`) is fine.
+fn shared_folder_within(p: &Path) -> Option<PathBuf> {
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let mut shared: Vec<PathBuf> = ["/tmp", "/var/tmp", "/dev/shm", "/run", "/run/lock"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    shared.push(PathBuf::from(format!("/run/user/{uid}")));
+    if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+        shared.push(PathBuf::from(runtime));
+    }
+    shared
+        .into_iter()
+        .map(|f| std::fs::canonicalize(&f).unwrap_or(f))
+        .find(|f| f.starts_with(p))
 }
 
 /// A system root (SPEC §2: `/etc`, `/usr`, `/bin`, `/sbin`, `/lib*`, `/boot`, `/sys`,
@@ -678,6 +713,42 @@ mod tests {
         let wt = d.path().join("wt");
         std::fs::create_dir(&wt).unwrap();
         assert!(find_worktree(Some(&wt), d.path(), Some(&home), false).is_ok());
+    }
+
+    #[test]
+    fn shared_temporary_and_runtime_folders_are_no_worktree() {
+        // Their sockets (an ssh-agent's, a tmux server's) would be the sandbox's to reach.
+        let uid = unsafe { libc::getuid() };
+        for p in [
+            "/tmp",
+            "/var/tmp",
+            "/dev/shm",
+            "/run",
+            "/run/lock",
+            "/var",
+            "/run/user",
+        ] {
+            let p = Path::new(p);
+            if !p.is_dir() {
+                continue;
+            }
+            let err = find_worktree(Some(p), Path::new("/"), None, false).unwrap_err();
+            assert!(
+                err.to_string().contains("is shared with every program"),
+                "{p:?}: {err}"
+            );
+            assert!(err.to_string().contains("--force-worktree"), "{p:?}: {err}");
+        }
+        let own = PathBuf::from(format!("/run/user/{uid}"));
+        assert_eq!(shared_folder_within(&own).as_deref(), Some(own.as_path()));
+        // A project folder inside one is a worktree as any other.
+        let d = tempfile::tempdir_in("/tmp").unwrap();
+        assert!(shared_folder_within(d.path()).is_none());
+        assert!(find_worktree(Some(d.path()), d.path(), None, false).is_ok());
+        assert!(find_worktree(Some(Path::new("/tmp")), d.path(), None, true).is_ok());
+        // The default, the current directory outside any repository, is refused as well.
+        let err = find_worktree(None, Path::new("/tmp"), None, false).unwrap_err();
+        assert!(err.to_string().contains("refusing /tmp"), "{err}");
     }
 
     #[test]

@@ -16,11 +16,16 @@
 //!   its sandbox itself (run/net_check.rs), so a sandbox allowed to reach the socket
 //!   (the directory given with `--allow-write`) shows up with its supervisor's pid.
 //!
+//! - checking a client: it holds a seccomp notification listener, as every sandbox
+//!   supervisor does (fence's under any name or build, and other tools'): such a process
+//!   may connect on behalf of its sandbox.
+//!
 //! Each test alone covers a mode of `fence run`: the pid namespace when namespaces can be
 //! made, the cgroup when one can be made, the ancestry always.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 /// `SO_PEERPIDFD` (Linux 6.5; asm-generic value): a pidfd for the peer that connected.
@@ -154,6 +159,12 @@ fn check_process(pid: libc::pid_t, proc: &Path, role: Role) -> Result<(), String
             "peer process {pid} is in the fence session cgroup {path}"
         ));
     }
+    if role == Role::Client && holds_notify_listener(pid, proc)? {
+        return Err(format!(
+            "peer process {pid} supervises a sandbox (it holds a seccomp notification \
+             listener): it performs the connections of its sandbox"
+        ));
+    }
     // An ancestor that exits during the walk re-parents its children: walk again.
     let mut last = String::new();
     for _ in 0..3 {
@@ -211,6 +222,27 @@ fn shim_ancestor(
         current = parent_pid(&stat).ok_or_else(|| format!("cannot parse /proc/{current}/stat"))?;
     }
     Err(format!("the ancestry of peer process {pid} is too deep"))
+}
+
+/// Whether process `pid` holds a seccomp user-notification listener: it then answers for
+/// a sandbox, and a connection it makes may be one it performs for that sandbox (a
+/// supervisor built or installed under another name is recognised too). Unreadable
+/// descriptors are an error: the peer is refused.
+fn holds_notify_listener(pid: libc::pid_t, proc: &Path) -> Result<bool, String> {
+    let dir = proc.join(format!("{pid}/fd"));
+    let entries = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read the descriptors of peer process {pid}: {e}"))?;
+    for entry in entries {
+        let entry =
+            entry.map_err(|e| format!("cannot read the descriptors of peer process {pid}: {e}"))?;
+        // A descriptor closed since the listing is no listener.
+        if let Ok(target) = std::fs::read_link(entry.path())
+            && target.as_os_str().as_bytes() == b"anon_inode:seccomp notify"
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// A `fence run` supervisor: the subcommand `run` of a program named `fence` or of the
@@ -347,6 +379,60 @@ mod tests {
         );
     }
 
+    /// A sandbox supervisor under any name (a copy of fence, another tool) holds a seccomp
+    /// notification listener: as a client it is refused, for it may be connecting for
+    /// its sandbox.
+    #[test]
+    fn a_process_holding_a_notification_listener_is_refused_as_a_client() {
+        let dir = tempfile::tempdir().unwrap();
+        // A filter that lets every call through, installed with a listener, which the
+        // process keeps; then its pid is written.
+        let script = r#"
+import ctypes, os, struct, time
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0
+buf = ctypes.create_string_buffer(struct.pack('HBBI', 0x06, 0, 0, 0x7fff0000))
+class Prog(ctypes.Structure):
+    _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+prog = Prog(1, ctypes.addressof(buf))
+fd = libc.syscall(317, 1, 8, ctypes.byref(prog))
+assert fd >= 0, ctypes.get_errno()
+open('pid.tmp', 'w').write(str(os.getpid()))
+os.rename('pid.tmp', 'pid')
+time.sleep(30)
+"#;
+        let mut holder = std::process::Command::new("/usr/bin/python3")
+            .args(["-c", script])
+            .current_dir(dir.path())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let pid = loop {
+            if let Ok(text) = std::fs::read_to_string(dir.path().join("pid")) {
+                break text.trim().parse::<libc::pid_t>().unwrap();
+            }
+            assert!(
+                holder.try_wait().unwrap().is_none(),
+                "the listener's holder failed"
+            );
+            assert!(std::time::Instant::now() < deadline, "it never started");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let proc = Path::new("/proc");
+        let holds = holds_notify_listener(pid, proc);
+        let as_client = check_process(pid, proc, Role::Client);
+        let _ = holder.kill();
+        let _ = holder.wait();
+        assert_eq!(holds, Ok(true));
+        let err = as_client.unwrap_err();
+        assert!(err.contains("supervises a sandbox"), "{err}");
+        // This test process holds none.
+        assert_eq!(
+            holds_notify_listener(std::process::id() as libc::pid_t, proc),
+            Ok(false)
+        );
+    }
+
     /// The pid of the first child of `parent` (from /proc), waiting up to ten seconds. A
     /// child belongs to the thread that made it: fence clones its shim on a thread of its
     /// own, so every thread's list is read.
@@ -431,7 +517,7 @@ mod tests {
             assert_eq!(ancestry.unwrap().map(|(pid, _)| pid), Some(shim), "{err}");
             as_session.unwrap();
             let err = as_client.unwrap_err();
-            assert!(err.contains("a session supervisor"), "{err}");
+            assert!(err.contains("supervises a sandbox"), "{err}");
         }
     }
 }

@@ -572,8 +572,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     if !args.read_only_worktree {
         writable.insert(0, worktree.clone());
     }
-    // Where a pathname unix socket may be reached whoever bound it (net_check.rs).
-    let socket_roots = writable.clone();
+    // Where a pathname unix socket may be reached whoever bound it (net_check.rs): the
+    // session's own TMPDIR, which no other program uses. In the worktree, as in every
+    // other writable folder, only a socket the sandbox bound: a host program's socket
+    // there (an ssh-agent's, a tmux server's, a dev database's) is the host's, opened
+    // with --allow-unix.
+    let socket_roots = vec![tmp.path.clone()];
     writable.extend(allow_write.iter().cloned());
     if Path::new("/dev/shm").is_dir() {
         writable.push(PathBuf::from("/dev/shm"));

@@ -1128,12 +1128,15 @@ fn unix_to_path(
         let raw = object.as_raw_fd();
         let proc_path = format!("/proc/self/fd/{raw}");
         let real = std::fs::read_link(&proc_path)?;
+        let in_writable = writable.iter().any(|r| real.starts_with(r));
         let inside = socket_roots.iter().any(|r| real.starts_with(r))
-            || (writable.iter().any(|r| real.starts_with(r)) && bound_by_the_sandbox(&object));
+            || (in_writable && bound_by_the_sandbox(&object));
         let rule = if inside {
             "fence.unix-inside"
         } else if allowed.contains(&real) {
             "fence.allow-unix"
+        } else if in_writable {
+            return Ok((Err(real), "fence.unix-host"));
         } else {
             return Ok((Err(real), "fence.unix-outside"));
         };
@@ -1154,12 +1157,14 @@ fn unix_to_path(
             Outcome::from_result(Ok(v)).with_decision(d)
         }
         Ok((Err(real), rule)) => {
+            let why = if rule == "fence.unix-host" {
+                "connection to a unix socket that a program outside the sandbox bound \
+                 (--allow-unix PATH opens it)"
+            } else {
+                "connection to a unix socket outside the worktree"
+            };
             let d = decision("connect", caller, real.display().to_string(), rule, false);
-            Outcome::refused(
-                libc::EACCES,
-                "connection to a unix socket outside the worktree",
-                d,
-            )
+            Outcome::refused(libc::EACCES, why, d)
         }
         // Nothing there (glibc probes for nscd on every user lookup; no reason to shout),
         // or the connect itself failed: the kernel's answer.

@@ -145,7 +145,62 @@ impl Classifier {
             }
             w.push_part(format!("{name} {shown}"));
         }
+        for (shown, secret) in self.patterns_reaching_secrets(call, cwd) {
+            w.find(
+                RuleId::SecretRead,
+                format!("{name} can match a credential: {secret}"),
+            );
+            w.push_part(format!("{name} {shown}"));
+        }
         verdict::assemble(self, Context::Line, name, w)
+    }
+
+    /// The secret folders whose entries the call's glob patterns can list, below each place
+    /// it searches (`~/.ss?/id_*`, `/r*/.ssh/*`, `/root/**/id_rsa`), as (shown, secret). A
+    /// `**` component matches any depth: the folder before it is judged as listed whole.
+    fn patterns_reaching_secrets(&self, call: &ToolCall, cwd: &Path) -> Vec<(String, String)> {
+        let fs = self.fs.as_ref();
+        let roots: Vec<(String, PathBuf)> = if call.paths.is_empty() {
+            vec![(".".to_string(), cwd.to_path_buf())]
+        } else {
+            call.paths
+                .iter()
+                .map(|p| {
+                    let target = path::resolve(fs, cwd, Path::new(&self.expand_home(p)), true);
+                    (p.clone(), target)
+                })
+                .collect()
+        };
+        let mut out = Vec::new();
+        for pattern in &call.patterns {
+            let expanded = self.expand_home(pattern);
+            if !expanded.contains(['*', '?', '[']) {
+                continue;
+            }
+            for (shown, root) in &roots {
+                let whole = path::normalize(root, Path::new(&expanded));
+                let parts: Vec<_> = whole.components().collect();
+                let reached = match parts.iter().position(|c| c.as_os_str() == "**") {
+                    Some(i) => {
+                        let before: PathBuf = parts[..i].iter().collect();
+                        let fixed = fixed_prefix(&before.to_string_lossy());
+                        let dir = path::resolve(fs, cwd, &fixed, true);
+                        self.holds_secret(&dir)
+                            .then(|| format!("below {}", dir.display()))
+                            .or_else(|| self.is_secret(&dir).then(|| dir.display().to_string()))
+                    }
+                    // The folders whose entries it lists: a name it matches beside a
+                    // secret (`/etc/*` lists `shadow`) says only that it exists.
+                    None => whole
+                        .parent()
+                        .and_then(|listed| self.glob_reaches_secret(listed, false)),
+                };
+                if let Some(secret) = reached {
+                    out.push((format!("{shown} {pattern}"), secret));
+                }
+            }
+        }
+        out
     }
 
     /// An edit tool: each file it names is judged as a write (the path fence,

@@ -7691,6 +7691,31 @@ fn agent_tools_get_their_levels() {
         ),
         (bash, Level::Red, Action::Deny, "git.push-main"),
     ];
+    // Glob patterns that can list a secret folder's entries, however the folder is
+    // spelt; a name matched beside a secret only says it exists.
+    let globs = [
+        ("~/.ss?/id_*", &[][..], Level::Red),
+        ("/home/dev/.ss[h]/*", &[], Level::Red),
+        ("/h*/dev/.ssh/*", &[], Level::Red),
+        ("/home/dev/.*/credentials", &[], Level::Red),
+        ("/home/dev/**/id_rsa", &[], Level::Red),
+        ("**/*", &["/home/dev"][..], Level::Red),
+        ("*", &["/home/dev/.ssh"][..], Level::Red),
+        ("/etc/*", &[], Level::Green),
+        ("/home/dev/*", &[], Level::Green),
+        ("**/*.rs", &[], Level::Green),
+        ("src/**/*.rs", &[], Level::Green),
+    ];
+    let mut rows = rows;
+    for (pattern, paths, level) in globs {
+        let mut call = tool("Glob", ToolKind::ListTree, paths);
+        call.patterns = vec![pattern.into()];
+        let (action, rule) = match level {
+            Level::Red => (Action::Ask, "fence.secret-read"),
+            _ => (Action::Allow, "tool.read"),
+        };
+        rows.push((call, level, action, rule));
+    }
     let mut bad = Vec::new();
     for (call, level, action, rule) in rows {
         let v = c.classify_tool(&call, cwd);

@@ -48,7 +48,10 @@ pub fn run(a: CheckArgs) -> Result<u8> {
     let classifier = Classifier::new(loaded.settings)?;
     let verdict = classifier.classify_line_bytes(&line, &cwd);
     let text = if a.json {
-        format!("{}\n", serde_json::to_string(&verdict)?)
+        format!(
+            "{}\n",
+            crate::gate::log::json_inert(serde_json::to_string(&verdict)?)
+        )
     } else {
         human(&verdict)
     };

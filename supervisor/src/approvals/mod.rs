@@ -253,11 +253,13 @@ fn print_question(hello: &ServerHello, q: &Question, json: bool) {
             session: &'a ServerHello,
             question: &'a Question,
         }
-        let text = serde_json::to_string(&Printed {
-            session: hello,
-            question: q,
-        })
-        .unwrap_or_default();
+        let text = crate::gate::log::json_inert(
+            serde_json::to_string(&Printed {
+                session: hello,
+                question: q,
+            })
+            .unwrap_or_default(),
+        );
         let _ = writeln!(out, "{text}");
     } else {
         let _ = writeln!(
@@ -452,7 +454,11 @@ pub fn sessions(args: SessionsArgs) -> anyhow::Result<u8> {
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string(&rows)?)?;
+        writeln!(
+            out,
+            "{}",
+            crate::gate::log::json_inert(serde_json::to_string(&rows)?)
+        )?;
     } else if rows.is_empty() {
         writeln!(out, "no fence sessions are running")?;
     } else {

@@ -82,9 +82,10 @@ impl AuditLog {
         let mut obj = Map::with_capacity(fields.len() + 1);
         obj.insert("ts".into(), Value::String(timestamp_now()));
         obj.extend(fields);
-        let Ok(mut line) = serde_json::to_string(&Value::Object(obj)) else {
+        let Ok(line) = serde_json::to_string(&Value::Object(obj)) else {
             return;
         };
+        let mut line = json_inert(line);
         line.push('\n');
         if let Some(tx) = self
             .lines
@@ -126,6 +127,35 @@ pub fn timestamp_now() -> String {
     )
 }
 
+/// JSON text with every character that a terminal or an editor may act on or hide written
+/// as its `\uXXXX` escape: C1 controls (U+0080–U+009F; U+009B is a one-character CSI),
+/// the line and paragraph separators, and the bidirectional marks, embeddings, overrides
+/// and isolates (a U+202E in a file name shows the name reversed). JSON escapes C0 controls
+/// itself; these may only stand inside strings, where the escape means the same character,
+/// so the parsed value is unchanged.
+pub fn json_inert(json: String) -> String {
+    let acts = |c: char| {
+        matches!(c,
+            '\u{80}'..='\u{9f}'
+            | '\u{200e}' | '\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{feff}')
+    };
+    if !json.contains(acts) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if acts(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Text from the sandbox for the log: valid UTF-8 as it is (JSON escapes controls), each
 /// invalid byte as `\xNN`; the flag says whether any byte had to be escaped.
 pub fn text(bytes: &[u8]) -> (String, bool) {
@@ -147,6 +177,23 @@ pub fn text(bytes: &[u8]) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn characters_a_terminal_acts_on_are_escaped_and_mean_the_same() {
+        let name = "a\u{1b}[2J\u{9b}31m\u{202e}gpj.exe\u{2066}\u{2028}é✓";
+        let json = json_inert(serde_json::to_string(&Value::from(name)).unwrap());
+        // Other characters stay as they are.
+        assert!(json.contains("é✓"), "{json}");
+        for c in ['\u{9b}', '\u{202e}', '\u{2066}', '\u{2028}', '\u{1b}'] {
+            assert!(!json.contains(c), "{json}");
+        }
+        assert!(
+            json.contains("\\u009b") && json.contains("\\u202e"),
+            "{json}"
+        );
+        let back: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, Value::from(name));
+    }
 
     #[test]
     fn lines_reach_the_file_as_json_objects() {

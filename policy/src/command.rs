@@ -4241,6 +4241,16 @@ impl Walker<'_> {
                         None => deciding.push(format!("git config {key}")),
                     }
                 }
+                // A config file included by `-c` (or by a `git config` earlier in the line)
+                // may set any of them, and the sandbox may have written it.
+                deciding.extend(
+                    configs
+                        .iter()
+                        .filter(|c| {
+                            git::is_include(&c.split('=').next().unwrap_or("").to_ascii_lowercase())
+                        })
+                        .map(|c| format!("-c {c}")),
+                );
                 if let Some(setting) = deciding.first() {
                     self.find(
                         RuleId::GitPushMain,

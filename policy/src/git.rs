@@ -335,13 +335,20 @@ pub fn is_unknown_destination(reason: &str) -> bool {
 /// read on the command line: a refspec (`remote.<name>.push`), mirroring
 /// (`remote.<name>.mirror`), a branch's upstream (`branch.<name>.merge`, which
 /// `push.default=upstream` follows) and the push mode itself (`matching` pushes every
-/// branch the remote has).
+/// branch the remote has); and a config file to include (`include.path`,
+/// `includeIf.<cond>.path`), which may set any of them.
 pub fn push_deciding_setting(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
     let last = key.rsplit('.').next().unwrap_or("");
     key == "push.default"
         || (key.starts_with("remote.") && matches!(last, "push" | "mirror"))
         || (key.starts_with("branch.") && last == "merge")
+        || is_include(&key)
+}
+
+/// `include.path` and `includeIf.<cond>.path` (lowercased): a config file read in place.
+pub fn is_include(key: &str) -> bool {
+    key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path"))
 }
 
 /// A `-c` setting that names a program git will run: an alias (rule

@@ -1538,11 +1538,21 @@ impl<'a> Walker<'a> {
                     .and_then(|s| written_arithmetic(&s.text, &a.expr.value))
                     .map(str::to_string)
                     .unwrap_or_else(|| self.source_excerpt());
-                if !written
-                    && self
-                        .sources
-                        .last()
-                        .is_none_or(|s| closing_parentheses_apart(&s.text))
+                // Where the command itself begins `(` and a blank (`( (rm -rf ~))`), bash
+                // reads two subshells, never arithmetic: only `((` written together opens
+                // one.
+                let spaced = self.sources.last().is_some_and(|src| {
+                    let (start, _) = span_bounds(&a.loc);
+                    src.byte(start)
+                        .and_then(|b| src.text.get(b..))
+                        .is_some_and(|t| t.starts_with('(') && !t.starts_with("(("))
+                });
+                if spaced
+                    || !written
+                        && self
+                            .sources
+                            .last()
+                            .is_none_or(|s| closing_parentheses_apart(&s.text))
                 {
                     let inner = a.expr.value.clone();
                     let saved = self.state.clone();

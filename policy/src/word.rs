@@ -742,6 +742,9 @@ fn tilde(t: &TildeExpr, scope: &dyn Scope) -> Option<String> {
             format!("/home/{user}")
         }),
         TildeExpr::WorkingDir => scope.cwd(),
+        // `~-` is `$OLDPWD`, as the line or the environment gives it (bash leaves `~-`
+        // as written where it is unset: then no path fence can tell, as for `$OLDPWD`).
+        TildeExpr::OldWorkingDir => scope.var("OLDPWD"),
         _ => None,
     }
 }

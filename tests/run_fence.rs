@@ -5364,6 +5364,19 @@ fn a_push_sent_to_main_by_exported_git_settings_is_refused(w: &World) {
     );
 }
 
+/// A script whose `#!` line names git runs git with the script's path and its own
+/// arguments: a file `origin` holding `#!/usr/bin/git push`, run by that name as `origin
+/// HEAD:main`, is `git push origin HEAD:main`, and is refused as one.
+fn a_push_to_main_through_a_scripts_interpreter_line_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b feature\n\
+         printf '#!/usr/bin/git push\\n' > origin\n\
+         chmod +x origin\n\
+         PATH=\":$PATH\" env origin HEAD:main\n",
+    );
+}
+
 /// git pushes a symbolic source ref to the ref it resolves to: with `refs/heads/feat` made
 /// a symbolic ref to main, `git push origin feat` is refused at git's exec as a push to main.
 fn a_push_of_a_symbolic_ref_to_main_is_refused(w: &World) {
@@ -5552,6 +5565,122 @@ fn cc_ready(test: &str) -> bool {
         support::skip(test, "no C compiler (cc)");
     }
     here
+}
+
+/// A secret kept unreadable inside the worktree (`--deny-read` of a folder and of a file
+/// there) gets no second name: a thread swapping one byte of the source path of `link`
+/// and `rename` between a decoy and the secret, 20,000 times each, never links or moves
+/// the secret itself, so no name the sandbox may later read or move out holds it. Checked
+/// from outside: the secrets keep their one name, and no other file holds their bytes.
+fn a_secret_in_the_worktree_gets_no_second_name_by_a_racing_path(w: &World) {
+    const TEST: &str = "a_secret_in_the_worktree_gets_no_second_name_by_a_racing_path";
+    if !cc_ready(TEST) {
+        return;
+    }
+    w.mkdir("app/secrets");
+    w.mkdir("app/secretq");
+    w.mkdir("conf");
+    let folder_secret = w.write("app/secrets/key.pem", "FOLDER-SECRET\n");
+    w.write("app/secretq/key.pem", "decoy\n");
+    let file_secret = w.write("conf/token", "FILE-SECRET\n");
+    w.write("conf/tokeq", "decoy\n");
+    let src = r#"#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static char buf[256];
+static volatile int stop;
+static size_t at;
+static char good, bad;
+static void *flip(void *a) {
+    (void)a;
+    volatile char *p = buf + at;
+    while (!stop) {
+        *p = bad; for (volatile int k = 0; k < 50; k++) {}
+        *p = good; for (volatile int k = 0; k < 50; k++) {}
+    }
+    return 0;
+}
+/* Races SECRET (whose byte at `i` the decoy changes to 'q') through link and rename. */
+static int race(const char *secret, const char *decoy, const char *dest) {
+    struct stat ss, ds;
+    /* Hidden whole by a mount view: raced all the same, judged from outside. */
+    if (stat(secret, &ss) != 0) ss.st_ino = 0;
+    strcpy(buf, decoy);
+    at = 0;
+    while (secret[at] == decoy[at]) at++;
+    good = decoy[at]; bad = secret[at];
+    stop = 0;
+    pthread_t t;
+    pthread_create(&t, 0, flip, 0);
+    int won = 0;
+    for (int i = 0; i < 20000 && !won; i++) {
+        if (link(buf, dest) == 0) {
+            if (stat(dest, &ds) == 0 && ss.st_ino && ds.st_ino == ss.st_ino) won = 1; else unlink(dest);
+        }
+        if (!won && rename(buf, dest) == 0) {
+            if (stat(dest, &ds) == 0 && ss.st_ino && ds.st_ino == ss.st_ino) won = 2;
+            else if (rename(dest, decoy) != 0) { perror("rename back"); break; }
+        }
+    }
+    stop = 1;
+    pthread_join(t, 0);
+    return won;
+}
+int main(void) {
+    printf("folder %d\n", race("app/secrets/key.pem", "app/secretq/key.pem", "app/zz"));
+    printf("file %d\n", race("conf/token", "conf/tokeq", "conf/zz"));
+    return 0;
+}
+"#;
+    let bin = w.compile_c("secret-race", src);
+    let out = w
+        .fence(&[
+            "--quiet-blocks".as_ref(),
+            "--deny-read".as_ref(),
+            w.worktree.join("app/secrets").as_os_str(),
+            "--deny-read".as_ref(),
+            file_secret.as_os_str(),
+            "--".as_ref(),
+            bin.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    let report = format!("{}{}", stdout(&out), stderr(&out));
+    for (secret, bytes) in [
+        (&folder_secret, "FOLDER-SECRET\n"),
+        (&file_secret, "FILE-SECRET\n"),
+    ] {
+        assert_unchanged(secret, bytes);
+        let meta = std::fs::metadata(secret).unwrap();
+        assert_eq!(
+            meta.nlink(),
+            1,
+            "{} got another name: {report}",
+            secret.display()
+        );
+        // No other file of the worktree holds it.
+        let mut stack = vec![w.worktree.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                let m = std::fs::symlink_metadata(&path).unwrap();
+                if m.is_dir() {
+                    stack.push(path);
+                } else if m.is_file() && path != *secret {
+                    assert!(
+                        m.ino() != meta.ino() && std::fs::read(&path).unwrap() != bytes.as_bytes(),
+                        "{} holds {}: {report}",
+                        path.display(),
+                        secret.display()
+                    );
+                }
+            }
+        }
+    }
+    assert!(stdout(&out).contains("folder 0\nfile 0\n"), "{report}");
 }
 
 /// The call a race loop makes on the swapped path.
@@ -10062,12 +10191,14 @@ both_ways!(
     a_tracer_is_told_why_it_cannot_trace,
     a_host_socket_in_a_writable_folder_is_unreachable,
     a_host_socket_in_the_worktree_is_unreachable,
+    a_secret_in_the_worktree_gets_no_second_name_by_a_racing_path,
     the_approval_sockets_folder_stays_fences_under_allow_write,
     host_loopback_listener_is_unreachable,
     git_push_to_main_from_a_script_is_refused,
     a_bare_git_push_on_main_from_a_script_is_refused,
     a_push_sent_to_main_by_exported_git_settings_is_refused,
     a_push_of_a_symbolic_ref_to_main_is_refused,
+    a_push_to_main_through_a_scripts_interpreter_line_is_refused,
     a_bare_push_through_a_chain_of_symbolic_refs_to_main_is_refused,
     a_misspelt_push_to_main_is_refused,
     rm_rf_home_from_a_script_is_refused,

@@ -404,7 +404,21 @@ pub fn plan(spec: &SandboxSpec, kernel_abi: i32) -> Result<FencePlan, LandlockFe
         .chain(&spec.rule_bases)
         .map(PathBuf::from)
         .collect();
-    let protected: Vec<PathBuf> = spec.protected.iter().map(PathBuf::from).collect();
+    let mut protected: Vec<PathBuf> = spec.protected.iter().map(PathBuf::from).collect();
+    // A secret the carve keeps unreadable inside a writable root: the folders on its way
+    // are held as well, and the secret gets no rule of its own. A whole grant there would
+    // let the kernel give the secret a new name (a `link` or `rename` whose path a racing
+    // thread swaps after the supervisor checked a decoy): a name made during the session,
+    // which a rename carried out by the supervisor could then move where reads are granted.
+    // Held, every name made there is made by the supervisor from the path it checked, and
+    // the secret, moved or linked out of its folder, would gain rights it lacks there
+    // (Landlock refuses that reparenting).
+    protected.extend(
+        carved
+            .iter()
+            .filter(|c| writable.iter().any(|w| c.starts_with(w) && *c != w))
+            .cloned(),
+    );
     let holders = Holders {
         bases: &bases,
         protected: &protected,

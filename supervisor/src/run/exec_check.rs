@@ -26,6 +26,8 @@ pub struct ExecRequest {
     pub raw_argv: Vec<Vec<u8>>,
     /// The program as the kernel will find it (resolved through symlinks when possible).
     pub program: PathBuf,
+    /// The program's path as the exec named it (a script's interpreter is given this).
+    pub named: Vec<u8>,
     pub cwd: ProcessCwd,
     pub current_branch: Option<String>,
     /// For a git command: the variables of its environment that choose git's settings
@@ -163,6 +165,21 @@ pub fn check(
         return Outcome::failed(EventKind::Exec, libc::ENOENT);
     }
     let mut verdict = policy.judge(&request);
+    // A script runs its `#!` interpreter with the script's path and the arguments after
+    // it: `#!/usr/bin/git push` in a file named `origin`, run as `origin HEAD:main`, is
+    // `git push origin HEAD:main`. The exec is judged as the kernel will run it too, and
+    // the stricter judgement stands (a Yes re-judges what it approved).
+    let mut request = request;
+    for interpreted in interpreted_requests(&fence.worktree, caller, &request) {
+        let theirs = policy.judge(&interpreted);
+        if strictness(&theirs) > strictness(&verdict) {
+            verdict = theirs;
+            request = ExecRequest {
+                raw_argv: request.raw_argv,
+                ..interpreted
+            };
+        }
+    }
     if matches!(verdict.rule.as_str(), "git.reset-hard" | "git.clean-force")
         && is_stash_cleanup(&request.argv, caller, fence)
     {
@@ -233,6 +250,127 @@ pub fn check(
         ask,
         perform: None,
     }
+}
+
+/// How strict a judgement is: a refusal, then a red question, a yellow one, a run.
+fn strictness(j: &ExecJudgement) -> u8 {
+    match (j.action, j.level) {
+        (policy::Action::Deny, _) => 3,
+        (policy::Action::Ask, policy::Level::Red) => 2,
+        (policy::Action::Ask, _) => 1,
+        (policy::Action::Allow, _) => 0,
+    }
+}
+
+/// Interpreters of interpreters the kernel follows (`BINPRM` recursion stops past 4).
+const MOST_INTERPRETERS: usize = 4;
+
+/// What the kernel runs for a script: its `#!` interpreter with the optional argument,
+/// the script's path as the exec named it, then the exec's arguments after argv[0] — and
+/// so on while the interpreter is a script itself. Each as an [`ExecRequest`] to judge. The
+/// file is read in the sandbox's view (`/proc/<tid>/root`), without blocking on a FIFO or
+/// opening anything but a regular file. Policy, as every exec rule: the file may change
+/// after it is read.
+fn interpreted_requests(
+    worktree: &Path,
+    caller: Caller,
+    request: &ExecRequest,
+) -> Vec<ExecRequest> {
+    let mut out = Vec::new();
+    let mut program = request.program.clone();
+    // The path the kernel passes on: the name the exec gave (argv[0] is not it).
+    let mut named: Vec<u8> = request.named.clone();
+    let mut rest: Vec<Vec<u8>> = request.raw_argv.iter().skip(1).cloned().collect();
+    for _ in 0..MOST_INTERPRETERS {
+        let Some((interpreter, argument)) = shebang(caller, &program) else {
+            break;
+        };
+        let mut argv = vec![interpreter.clone()];
+        argv.extend(argument);
+        argv.push(named);
+        argv.extend(rest);
+        let resolved = match path_resolve::resolve(caller, Base::Cwd, &interpreter, true) {
+            Resolution::Path(p) => p,
+            _ => PathBuf::from(OsStr::from_bytes(&interpreter)),
+        };
+        let current_branch = if mentions_git(&argv, &resolved) {
+            super::git_head::current_branch(worktree)
+        } else {
+            None
+        };
+        out.push(ExecRequest {
+            named: interpreter.clone(),
+            argv: argv
+                .iter()
+                .map(|a| String::from_utf8_lossy(a).into_owned())
+                .collect(),
+            raw_argv: argv.clone(),
+            program: resolved.clone(),
+            cwd: request.cwd.clone(),
+            current_branch,
+            git_env: request.git_env.clone(),
+        });
+        named = interpreter;
+        rest = argv.into_iter().skip(1).collect();
+        program = resolved;
+    }
+    out
+}
+
+/// The interpreter and optional argument of the `#!` line of the regular file `program`
+/// (as the sandbox sees it), read as the kernel reads it: the first 256 bytes, blanks and
+/// tabs around the interpreter, the rest of the line one argument.
+fn shebang(caller: Caller, program: &Path) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    if !program.is_absolute() {
+        return None;
+    }
+    let mut in_view = format!("/proc/{}/root", caller.tid).into_bytes();
+    in_view.extend_from_slice(program.as_os_str().as_bytes());
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
+        .open(OsStr::from_bytes(&in_view))
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut head = [0u8; 256];
+    let mut len = 0;
+    while len < head.len() {
+        match file.read(&mut head[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(_) => return None,
+        }
+        if len >= 2 && &head[..2] != b"#!" {
+            return None;
+        }
+    }
+    parse_shebang(&head[..len])
+}
+
+/// The `#!` line's interpreter and optional argument, from the head of a file.
+fn parse_shebang(head: &[u8]) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    let line = head.strip_prefix(b"#!")?;
+    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
+    let blank = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = line.iter().position(|b| !blank(b))?;
+    let line = &line[start..];
+    let end = line.iter().position(blank).unwrap_or(line.len());
+    let interpreter = line[..end].to_vec();
+    let after = &line[end..];
+    let argument = after
+        .iter()
+        .position(|b| !blank(b))
+        .map(|s| {
+            let a = &after[s..];
+            let e = a.iter().rposition(|b| !blank(b)).map_or(0, |e| e + 1);
+            a[..e].to_vec()
+        })
+        .filter(|a| !a.is_empty());
+    Some((interpreter, argument))
 }
 
 /// The exec judged again after a person's Yes, with the repository as it is then (the
@@ -350,6 +488,7 @@ fn read_request(
             }
         };
     let request = ExecRequest {
+        named: raw_path,
         argv: argv
             .iter()
             .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -470,6 +609,27 @@ impl ExecPolicy for policy::Classifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interpreter_line_is_read_as_the_kernel_reads_it() {
+        let some = |i: &str, a: Option<&str>| {
+            Some((i.as_bytes().to_vec(), a.map(|a| a.as_bytes().to_vec())))
+        };
+        assert_eq!(parse_shebang(b"#!/bin/sh\necho"), some("/bin/sh", None));
+        assert_eq!(
+            parse_shebang(b"#! \t/usr/bin/git push  \t\nx"),
+            some("/usr/bin/git", Some("push"))
+        );
+        // The rest of the line is one argument.
+        assert_eq!(
+            parse_shebang(b"#!/usr/bin/env -S git push --force\n"),
+            some("/usr/bin/env", Some("-S git push --force"))
+        );
+        assert_eq!(parse_shebang(b"#!/bin/bash"), some("/bin/bash", None));
+        assert_eq!(parse_shebang(b"#!   \n"), None);
+        assert_eq!(parse_shebang(b"\x7fELF"), None);
+        assert_eq!(parse_shebang(b"# !/bin/sh\n"), None);
+    }
 
     fn argv(items: &[&str]) -> Vec<Vec<u8>> {
         items.iter().map(|a| a.as_bytes().to_vec()).collect()

@@ -6947,7 +6947,8 @@ impl Walker<'_> {
             "npm" | "bun" => (installs && global) || links_globally,
             "pnpm" => installs && global,
             "yarn" => sub == "global" || links_globally,
-            "cargo" => sub == "install" || sub == "uninstall",
+            // `cargo install --list` lists what is installed.
+            "cargo" => (sub == "install" && !has(&["--list"])) || sub == "uninstall",
             "pipx" => matches!(
                 sub,
                 "install" | "uninstall" | "upgrade" | "inject" | "reinstall"

@@ -2428,6 +2428,7 @@ fn red_asked_rules() {
             ("npm -g install typescript", red("pkg.global-install")),
             ("cargo install ripgrep", red("pkg.global-install")),
             ("cargo install --path .", red("pkg.global-install")),
+            ("cargo install --list", yellow("default.unknown")),
             ("pip install requests", red("pkg.global-install")),
             ("pip3 install requests", red("pkg.global-install")),
             ("pip install -r requirements.txt", red("pkg.global-install")),

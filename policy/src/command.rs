@@ -4040,8 +4040,16 @@ impl Walker<'_> {
             }
         }
         // `--git-dir` and `--work-tree` name folders git reads and writes: one outside the
-        // worktree is a path outside, as `-C` is.
-        for d in &g.repo_dirs {
+        // worktree is a path outside, as `-C` is; so does `-c core.worktree=DIR`.
+        let configured_tree = g.configs.iter().filter_map(|c| {
+            let (k, v) = c.split_once('=')?;
+            k.eq_ignore_ascii_case("core.worktree").then(|| Arg {
+                home_based: v.starts_with('~'),
+                ..Arg::literal(v)
+            })
+        });
+        let repo_dirs: Vec<Arg> = g.repo_dirs.iter().cloned().chain(configured_tree).collect();
+        for d in &repo_dirs {
             if let Loc::Outside(p) = self.resolve_arg(d, true)
                 && !path::is_exception(&p, &[])
                 && !self.is_allowed_outside(&p)
@@ -4563,6 +4571,23 @@ impl Walker<'_> {
                 self.cur_writes = true;
                 if sub == "apply" || sub == "am" {
                     self.patch_from_stdin(inv, "git apply");
+                }
+                // A template folder's files are copied into the git directory, its
+                // `hooks/` among them: run again in the worktree's repository, `git init`
+                // adds the hooks it lacks (`.git/hooks/`, a protected path).
+                let template = rest
+                    .iter()
+                    .any(|a| a.text == "--template" || a.text.starts_with("--template="))
+                    || g.configs.iter().any(|c| {
+                        c.split('=')
+                            .next()
+                            .is_some_and(|k| k.eq_ignore_ascii_case("init.templatedir"))
+                    });
+                if sub == "init" && template {
+                    self.find(
+                        RuleId::ProtectedPath,
+                        "git init --template copies the template's hooks into .git/hooks",
+                    );
                 }
             }
             // `git $X origin main`, `… | xargs git`: what git will do is not known before

@@ -376,6 +376,7 @@ pub fn config_program(setting: &str) -> Option<(RuleId, String)> {
             | "credential.helper"
             | "gpg.program"
             | "sequence.editor"
+            | "interactive.difffilter"
             | "uploadpack.packobjectshook"
             | "include.path"
     ) || key.starts_with("pager.")

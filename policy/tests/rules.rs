@@ -792,6 +792,20 @@ fn git_options_and_settings_that_run_a_program_are_judged() {
             ("git -c diff.external=\"rm -rf ~\" diff", OUT),
             ("git -c core.pager=less log", red("git.config-program")),
             ("git -c core.pager=false log", red("git.config-program")),
+            (
+                "git -c interactive.diffFilter=./evil add -p",
+                red("git.config-program"),
+            ),
+            // the work tree a setting names is a folder git reads and writes
+            ("git -c core.worktree=/ status", red("fence.path-outside")),
+            ("git -cCore.Worktree=/etc diff", red("fence.path-outside")),
+            ("git -c core.worktree=src status", green("git.read")),
+            // a template's hooks land in .git/hooks
+            ("git init --template=./tpl", red("fence.protected-path")),
+            (
+                "git -c init.templateDir=tpl init",
+                red("fence.protected-path"),
+            ),
             ("git difftool -t meld", yellow("default.unknown")),
             ("git fetch origin", yellow("default.unknown")),
         ],

@@ -5839,6 +5839,31 @@ impl Walker<'_> {
                     let v = v.clone();
                     self.note_secret_in(&v);
                 }
+                // A `file://` URL reads the file it names (`curl file:///root/.ssh/id_rsa`).
+                let urls: Vec<Arg> = ops
+                    .iter()
+                    .map(|&i| &args[i])
+                    .chain(p.values_of('\0', "url"))
+                    .cloned()
+                    .collect();
+                for u in urls {
+                    let lower = u.text.to_ascii_lowercase();
+                    let Some(rest) = lower
+                        .strip_prefix("file://")
+                        .map(|r| &u.text[u.text.len() - r.len()..])
+                    else {
+                        continue;
+                    };
+                    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+                    if path.starts_with('/') {
+                        let file = Arg {
+                            known: u.known,
+                            ..Arg::literal(path)
+                        };
+                        self.note_secret_in(&file);
+                        self.check_read_path(&file);
+                    }
+                }
             }
             "wget" => {
                 for (c, l) in [

@@ -2501,10 +2501,16 @@ impl Walker<'_> {
             // `env -S 'prog args'` splits its string into words.
             match s.value() {
                 Some(text) => {
-                    let mut words: Vec<Arg> = text
-                        .split_whitespace()
-                        .map(|w| self.env_split_word(w))
-                        .collect();
+                    let mut words: Vec<Arg> = match env_split_string(text) {
+                        Some(split) => split.iter().map(|w| self.env_split_word(w)).collect(),
+                        None => {
+                            self.find(
+                                RuleId::ParseError,
+                                "env -S: the string's quotes are not closed",
+                            );
+                            return;
+                        }
+                    };
                     words.extend_from_slice(&args[start.min(args.len())..]);
                     self.judge_argv(&words, inv, depth + 1);
                 }
@@ -2524,7 +2530,7 @@ impl Walker<'_> {
         }
     }
 
-    /// A word of `env -S`'s string: env expands `${NAME}` there (not `~`,
+    /// A word of `env -S`'s string (as [`env_split_string`] left it): env expands `${NAME}` there (not `~`,
     /// not `$NAME`). A variable with no known value makes the word unknown.
     fn env_split_word(&self, w: &str) -> Arg {
         use crate::word::Scope;
@@ -8552,4 +8558,83 @@ pub(crate) fn set_changes_positional(words: &[&str]) -> bool {
         i += if w[1..].contains('o') { 2 } else { 1 };
     }
     false
+}
+
+/// The words of `env -S STRING`, split as coreutils' env splits them: blanks separate
+/// words; `'…'` is literal (`\\` and `\'` aside); in `"…"` and outside quotes a backslash
+/// escapes (`\_` is a blank inside a word, `\t`, `\n`, `\c` ends the string); a `#` at
+/// the start of a word begins a comment. `${NAME}` is left for [`Walker::env_split_word`].
+/// `None` when a quote is not closed (env refuses the string).
+fn env_split_string(text: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '#' if !in_word => break,
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' => break,
+                        '\\' if matches!(chars.peek(), Some('\\' | '\'')) => {
+                            word.push(chars.next()?);
+                        }
+                        other => word.push(other),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '"' => break,
+                        '\\' => match chars.next()? {
+                            'c' => {
+                                words.push(word);
+                                return Some(words);
+                            }
+                            e => word.push(env_escape(e)),
+                        },
+                        other => word.push(other),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some('c') | None => break,
+                Some(e) => {
+                    in_word = true;
+                    word.push(env_escape(e));
+                }
+            },
+            other => {
+                in_word = true;
+                word.push(other);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
+}
+
+/// The character an escape stands for in `env -S`'s string.
+fn env_escape(e: char) -> char {
+    match e {
+        '_' => ' ',
+        't' => '\t',
+        'n' => '\n',
+        'r' => '\r',
+        'f' => '\x0c',
+        'v' => '\x0b',
+        other => other,
+    }
 }

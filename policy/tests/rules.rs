@@ -8223,6 +8223,14 @@ fn env_split_string_expands_braced_variables_only() {
             ("env -S 'rm -rf ${HOME}'", refused("fs.delete-outside")),
             // `~` is not expanded by env -S: a file named `~` in the worktree.
             ("env -S 'rm -rf ~'", red("fs.rm-recursive")),
+            // its quotes and escapes hold words together, as env splits them
+            (
+                "env --split-string='sh -c \"rm -rf ~\"'",
+                refused("fs.delete-outside"),
+            ),
+            ("env -S \"sh -c 'rm -rf /'\"", refused("fs.delete-outside")),
+            ("env -S 'sh -c rm\\_-rf\\_/'", refused("fs.delete-outside")),
+            ("env -S 'sh -c \"echo hi'", red("shell.parse-error")),
             (
                 "env -S 'rm -rf ${NOT_SET_ANYWHERE}'",
                 red("fs.rm-recursive"),

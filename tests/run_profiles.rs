@@ -527,7 +527,63 @@ fn agents_hook_files_cannot_be_rewritten_from_inside(w: &World) {
     );
 }
 
+/// What an agent's protected settings run — Claude Code's status line script in its
+/// folder, a project hook script and an MCP server's file in the worktree — is protected
+/// as the settings are: changed, it would run outside any sandbox the next time the agent
+/// runs unfenced. Other files beside them stay writable.
+fn scripts_an_agents_settings_run_cannot_be_changed_from_inside(w: &World) {
+    let statusline = home_file(w, ".claude/statusline.sh", "#!/bin/sh\necho ok\n");
+    home_file(
+        w,
+        ".claude/settings.json",
+        "{\"statusLine\": {\"type\": \"command\", \"command\": \"bash ~/.claude/statusline.sh\"}}\n",
+    );
+    w.mkdir(".claude");
+    w.mkdir("tools");
+    w.mkdir("srv");
+    let hook = w.write("tools/guard.sh", "#!/bin/sh\nexit 0\n");
+    let server = w.write("srv/index.js", "// server\n");
+    w.write(
+        ".claude/settings.json",
+        "{\"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"\\\"$CLAUDE_PROJECT_DIR\\\"/tools/guard.sh\"}]}]}}\n",
+    );
+    w.write(
+        ".mcp.json",
+        "{\"mcpServers\": {\"s\": {\"command\": \"node\", \"args\": [\"srv/index.js\"]}}}\n",
+    );
+    let out = fence_with(
+        w,
+        &["--profile", "claude"],
+        "echo 'touch /tmp/x' >> \"$HOME/.claude/statusline.sh\"\n\
+         echo 'touch /tmp/x' >> tools/guard.sh\n\
+         echo 'require(\"child_process\")' > srv/index.js\n\
+         mv srv/index.js srv/old.js\n\
+         echo s > \"$HOME/.claude/state.txt\"\n\
+         echo s > tools/other.sh\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        read(&statusline).as_deref(),
+        Some("#!/bin/sh\necho ok\n"),
+        "{err}"
+    );
+    assert_eq!(read(&hook).as_deref(), Some("#!/bin/sh\nexit 0\n"), "{err}");
+    assert_eq!(read(&server).as_deref(), Some("// server\n"), "{err}");
+    assert!(err.contains("(rule fence.protected-path)"), "{err}");
+    assert_eq!(
+        read(&w.home.join(".claude/state.txt")).as_deref(),
+        Some("s\n"),
+        "{err}"
+    );
+    assert_eq!(
+        read(&w.worktree.join("tools/other.sh")).as_deref(),
+        Some("s\n"),
+        "{err}"
+    );
+}
+
 both_ways!(
+    scripts_an_agents_settings_run_cannot_be_changed_from_inside,
     agents_hook_files_cannot_be_rewritten_from_inside,
     gemini_extensions_cannot_be_added_from_inside,
     a_link_into_the_profiles_folder_is_refused_and_git_works_there,

@@ -608,6 +608,22 @@ pub fn protect_git_code(settings: &mut Settings) {
             .filter_map(|p| p.strip_prefix(&worktree).ok())
             .map(Path::to_path_buf),
     );
+    // And what the project's agent settings run from the worktree (`run::agent_code`).
+    let files: Vec<PathBuf> = crate::run::agent_code::PROJECT_SETTINGS
+        .iter()
+        .map(|rel| worktree.join(rel))
+        .collect();
+    let code = crate::run::agent_code::find(
+        &files,
+        &worktree,
+        settings.home.as_deref(),
+        std::slice::from_ref(&worktree),
+    );
+    settings.protected.extend(
+        code.iter()
+            .filter_map(|p| p.strip_prefix(&worktree).ok())
+            .map(Path::to_path_buf),
+    );
 }
 
 /// Bytes of an argument as given on the command line.

@@ -2,6 +2,7 @@
 //! process tree, and every exec and attempted write outside reaches the policy.
 
 mod acting;
+pub mod agent_code;
 mod approval;
 mod approved;
 mod blocked_reason;
@@ -496,6 +497,33 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         eprintln!("fence: warning: {}", crate::escape::for_terminal(&w));
     }
     protected.extend(git_code.protected);
+    // The scripts and servers an agent's protected settings run (agent_code.rs), where a
+    // writable root holds them.
+    let settings_files: Vec<PathBuf> = bases
+        .iter()
+        .flat_map(|b| {
+            agent_code::PROJECT_SETTINGS
+                .iter()
+                .map(move |rel| b.join(rel))
+        })
+        .chain(
+            protected
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .cloned(),
+        )
+        .collect();
+    let code_roots: Vec<PathBuf> = (!args.read_only_worktree)
+        .then(|| worktree.clone())
+        .into_iter()
+        .chain(allow_write.iter().cloned())
+        .collect();
+    protected.extend(agent_code::find(
+        &settings_files,
+        &worktree,
+        home.as_deref(),
+        &code_roots,
+    ));
     protected.extend(other_checkouts_admin);
     // The folder of the approval sockets, when a writable folder holds it (`--allow-write
     // /tmp`): moved away, or made by the sandbox before fence makes it, `fence approvals`

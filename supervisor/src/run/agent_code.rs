@@ -1,0 +1,298 @@
+//! Programs an agent's protected settings name. A coding agent runs the commands its
+//! settings give — Claude Code's hooks and status line, the MCP servers of `.mcp.json` and
+//! of Gemini CLI's settings — outside any sandbox the next time it runs unfenced. The
+//! settings files are protected paths (SPEC §2), but a script they name in a writable
+//! folder (`~/.claude/statusline.sh`, `$CLAUDE_PROJECT_DIR/.claude/check.sh`, an MCP
+//! server's `server.js` in the worktree) would let the sandbox change what runs without
+//! touching them.
+//!
+//! Read at start, outside the sandbox: each protected JSON settings file (at most 1 MiB),
+//! every `command` string in it and the `args` beside one, split into words as a shell
+//! would (one level of `sh -c '…'` strings too). A word naming a path — absolute, from the
+//! home (`~/`, `$HOME`), from the project (`$CLAUDE_PROJECT_DIR`), or relative with a `/`
+//! (from the worktree, where the agent runs it) — that lies in a writable root joins the
+//! session's protected list: read-only binds in the mount view, held by the Landlock plan,
+//! refused by the write check with a reason. A script it runs in turn is not followed
+//! (as for git's hooks, git_code.rs). Policy of what counts as the agent's code; the
+//! protection of each path found is the kernel's.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The most of a settings file read (a real one is a few kilobytes).
+const MOST_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// The most paths taken from all settings files.
+const MOST_PATHS: usize = 64;
+
+/// The settings files, relative to the worktree (and each folder protected as it is),
+/// whose commands an agent runs.
+pub const PROJECT_SETTINGS: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mcp.json",
+    ".gemini/settings.json",
+    ".cursor/mcp.json",
+];
+
+/// The paths the commands of `files` name inside `writable` (each absolute): `worktree`
+/// stands for `$CLAUDE_PROJECT_DIR` and the folder relative paths start from.
+pub fn find(
+    files: &[PathBuf],
+    worktree: &Path,
+    home: Option<&Path>,
+    writable: &[PathBuf],
+) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for file in files {
+        let Some(value) = read_json(file) else {
+            continue;
+        };
+        let mut words = Vec::new();
+        command_words(&value, &mut words);
+        for word in words {
+            let Some(path) = as_path(&word, worktree, home) else {
+                continue;
+            };
+            let path = std::fs::canonicalize(&path).unwrap_or(path);
+            if writable.iter().any(|w| path.starts_with(w)) && !found.contains(&path) {
+                found.push(path);
+            }
+            if found.len() >= MOST_PATHS {
+                return found;
+            }
+        }
+    }
+    found
+}
+
+/// The JSON of a regular file of at most [`MOST_SETTINGS_BYTES`], not followed through a
+/// final symlink (a settings file is protected by its name).
+fn read_json(file: &Path) -> Option<serde_json::Value> {
+    use std::io::Read;
+    let meta = std::fs::symlink_metadata(file).ok()?;
+    if !meta.is_file() || meta.len() > MOST_SETTINGS_BYTES {
+        return None;
+    }
+    let mut text = Vec::new();
+    std::fs::File::open(file)
+        .ok()?
+        .take(MOST_SETTINGS_BYTES)
+        .read_to_end(&mut text)
+        .ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+/// The words of every `command` string in `v`, and of the `args` of the object holding it.
+fn command_words(v: &serde_json::Value, out: &mut Vec<String>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            if let Some(serde_json::Value::String(command)) = map.get("command") {
+                for word in shell_words(command) {
+                    // `bash -c 'python3 ~/.claude/x.py'`: the string's own words.
+                    if word.contains(char::is_whitespace) {
+                        out.extend(shell_words(&word));
+                    } else {
+                        out.push(word);
+                    }
+                }
+                if let Some(serde_json::Value::Array(args)) = map.get("args") {
+                    out.extend(args.iter().filter_map(|a| a.as_str().map(str::to_string)));
+                }
+            }
+            for child in map.values() {
+                command_words(child, out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for child in items {
+                command_words(child, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A command string's words, split at blanks and shell operators outside quotes, quotes
+/// removed (`"$CLAUDE_PROJECT_DIR"/.claude/x.sh` is one word).
+fn shell_words(s: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    word.push(q);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        _ => word.push(q),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.extend(chars.next());
+            }
+            c if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>') => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+/// The path a word names, absolute and without `.` or `..`: from `/`, the home, the project
+/// or (with a `/` in it) the worktree. `None` for a word that names none (`node`, `-y`).
+fn as_path(word: &str, worktree: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    let word = word.split_once('=').map_or(word, |(k, v)| {
+        // `--config=PATH`, `NODE_OPTIONS=--require=PATH`: the value.
+        if k.starts_with('-') || k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            v
+        } else {
+            word
+        }
+    });
+    let project = [
+        "${CLAUDE_PROJECT_DIR}",
+        "$CLAUDE_PROJECT_DIR",
+        "${workspaceFolder}",
+    ];
+    let from_home = ["~/", "$HOME/", "${HOME}/"];
+    let path = if let Some(rest) = project.iter().find_map(|p| word.strip_prefix(p)) {
+        worktree.join(rest.trim_start_matches('/'))
+    } else if let Some(rest) = from_home.iter().find_map(|p| word.strip_prefix(p)) {
+        home?.join(rest)
+    } else if word.starts_with('/') {
+        PathBuf::from(word)
+    } else if word.contains('/') && !word.contains("://") && !word.starts_with('-') {
+        worktree.join(word)
+    } else {
+        return None;
+    };
+    if path.as_os_str().as_encoded_bytes().contains(&b'$') {
+        return None;
+    }
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_split_as_a_shell_splits_them() {
+        assert_eq!(
+            shell_words(r#""$CLAUDE_PROJECT_DIR"/.claude/a.sh --x 'b c' d\ e;f|g"#),
+            [
+                "$CLAUDE_PROJECT_DIR/.claude/a.sh",
+                "--x",
+                "b c",
+                "d e",
+                "f",
+                "g"
+            ]
+        );
+        assert_eq!(shell_words("  "), Vec::<String>::new());
+    }
+
+    #[test]
+    fn paths_are_read_from_the_home_the_project_and_the_worktree() {
+        let wt = Path::new("/w");
+        let home = Some(Path::new("/h"));
+        let p = |w: &str| as_path(w, wt, home);
+        assert_eq!(p("~/.claude/s.sh"), Some(PathBuf::from("/h/.claude/s.sh")));
+        assert_eq!(p("$HOME/x/../y.py"), Some(PathBuf::from("/h/y.py")));
+        assert_eq!(
+            p("$CLAUDE_PROJECT_DIR/.claude/c.sh"),
+            Some(PathBuf::from("/w/.claude/c.sh"))
+        );
+        assert_eq!(
+            p("scripts/lint.sh"),
+            Some(PathBuf::from("/w/scripts/lint.sh"))
+        );
+        assert_eq!(p("/opt/x"), Some(PathBuf::from("/opt/x")));
+        assert_eq!(
+            p("--config=tools/c.json"),
+            Some(PathBuf::from("/w/tools/c.json"))
+        );
+        assert_eq!(p("node"), None);
+        assert_eq!(p("-y"), None);
+        assert_eq!(p("https://x.example/a"), None);
+        assert_eq!(p("$OTHER/x"), None);
+    }
+
+    #[test]
+    fn commands_and_their_args_anywhere_in_the_settings_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().join("wt");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(wt.join(".claude")).unwrap();
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+        let wt = wt.canonicalize().unwrap();
+        let home = home.canonicalize().unwrap();
+        std::fs::write(
+            home.join(".claude/settings.json"),
+            r#"{"statusLine": {"type": "command", "command": "bash ~/.claude/statusline.sh"},
+                "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                    {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/check.sh"},
+                    {"type": "command", "command": "sh -c 'python3 tools/guard.py; /usr/bin/true'"}]}]}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            wt.join(".mcp.json"),
+            r#"{"mcpServers": {"s": {"command": "node", "args": ["srv/index.js", "--port", "1"]},
+                                "o": {"command": "/elsewhere/bin"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(wt.join(".claude/settings.json"), "not json").unwrap();
+        let files = [
+            home.join(".claude/settings.json"),
+            wt.join(".mcp.json"),
+            wt.join(".claude/settings.json"),
+            wt.join("missing.json"),
+        ];
+        let writable = [wt.clone(), home.join(".claude")];
+        let mut found = find(&files, &wt, Some(&home), &writable);
+        found.sort();
+        let mut want = [
+            home.join(".claude/statusline.sh"),
+            wt.join(".claude/check.sh"),
+            wt.join("tools/guard.py"),
+            wt.join("srv/index.js"),
+        ];
+        want.sort();
+        assert_eq!(found, want);
+    }
+}

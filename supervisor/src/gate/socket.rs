@@ -1261,9 +1261,9 @@ mod tests {
     }
 
     /// A program in a `fence run` sandbox tries to connect to this session's socket and
-    /// answer Yes: without a way to the socket directory the connect is refused; with the
-    /// directory opened to it (`--allow-write`) fence performs the connect and the peer
-    /// check refuses it. Either way the question stays pending, as seen from outside.
+    /// answer Yes: without a way to the socket the connect is refused; with another name
+    /// of it opened with `--allow-unix` fence performs the connect and the peer check
+    /// refuses it. Either way the question stays pending, as seen from outside.
     #[test]
     fn a_sandboxed_process_cannot_answer() {
         if !crate::gate::test_support::sandbox_available("a_sandboxed_process_cannot_answer") {
@@ -1295,16 +1295,23 @@ try:
 except OSError as e:
     print("read failed:", e)
 "#;
-        // First from a worktree elsewhere (the socket is out of reach), then from a worktree
-        // that holds the socket, so the connect is made and the peer check answers.
+        // First from a worktree elsewhere (the socket is out of reach), then through another
+        // name of the socket opened with --allow-unix (a hard link beside its folder: the
+        // folder itself may not be opened so), so the connect is made and the peer check
+        // answers.
         let socket_dir = socket.parent().unwrap();
-        for extra in [vec![], vec![socket_dir.display().to_string()]] {
-            let out = std::process::Command::new(&fence)
-                .arg("run")
-                .arg("--worktree")
-                .arg(extra.first().map_or(worktree.path(), Path::new))
+        let beside = tempfile::tempdir_in(socket_dir.parent().unwrap()).unwrap();
+        let alias = beside.path().join("alias.sock");
+        std::fs::hard_link(&socket, &alias).unwrap();
+        for extra in [vec![], vec![alias.display().to_string()]] {
+            let mut run = std::process::Command::new(&fence);
+            run.arg("run").arg("--worktree").arg(worktree.path());
+            if let Some(a) = extra.first() {
+                run.args(["--allow-unix", a.as_str()]);
+            }
+            let out = run
                 .args(["--", "/usr/bin/python3", "-c", script])
-                .arg(&socket)
+                .arg(extra.first().map_or(socket.as_path(), Path::new))
                 .output()
                 .unwrap();
             let stdout = String::from_utf8_lossy(&out.stdout);

@@ -5377,6 +5377,79 @@ fn a_push_to_main_through_a_scripts_interpreter_line_is_refused(w: &World) {
     );
 }
 
+/// The kernel ends a `#!` line's interpreter and argument at a NUL: `#!/usr/bin/git
+/// push<NUL>x` runs `git push`, and is judged so.
+fn a_push_through_an_interpreter_line_holding_a_nul_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b feature\n\
+         printf '#!/usr/bin/git push\\000x\\n' > origin\n\
+         chmod +x origin\n\
+         PATH=\":$PATH\" env origin HEAD:main\n",
+    );
+}
+
+/// Five scripts, each the interpreter of the one before (as many as the kernel follows),
+/// the last `#!/usr/bin/git push`: `git push origin HEAD:y3 HEAD:y2 HEAD:y1 HEAD:main`.
+fn a_push_through_a_chain_of_five_scripts_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b feature\n\
+         printf '#!HEAD:y1\\n' > HEAD:main\n\
+         printf '#!HEAD:y2\\n' > HEAD:y1\n\
+         printf '#!HEAD:y3\\n' > HEAD:y2\n\
+         printf '#!origin\\n' > HEAD:y3\n\
+         printf '#!/usr/bin/git push\\n' > origin\n\
+         chmod +x HEAD:main HEAD:y1 HEAD:y2 HEAD:y3 origin\n\
+         PATH=\":$PATH\" env HEAD:main\n",
+    );
+}
+
+/// A script run from a descriptor (`execveat(fd, "", AT_EMPTY_PATH)` of a memfd, whose
+/// path names nothing) is read through the descriptor: `#!/usr/bin/git --work-tree` run
+/// as `x push origin HEAD:main` is `git --work-tree /dev/fd/N push origin HEAD:main`.
+fn a_push_through_a_script_run_from_a_memfd_is_refused(w: &World) {
+    if !cc_ready("a_push_through_a_script_run_from_a_memfd_is_refused") {
+        return;
+    }
+    w.compile_c(
+        "memexec",
+        r##"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+extern char **environ;
+int main(void) {
+    int fd = memfd_create("s", 0);
+    const char *line = "#!/usr/bin/git --work-tree\n";
+    if (fd < 0 || write(fd, line, strlen(line)) < 0) { perror("memfd"); return 1; }
+    char *argv[] = {"x", "push", "origin", "HEAD:main", 0};
+    syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+    perror("execveat");
+    return 1;
+}
+"##,
+    );
+    push_from_a_script_is_refused(w, "git checkout -q -b feature\n./memexec\n");
+}
+
+/// A script fence may not read (mode 0111: the kernel reads it all the same) in a folder
+/// the sandbox may write is refused: its `#!` line, which decides what runs, is unknown.
+/// (Root reads it, and judges the push it holds.)
+fn a_script_fence_cannot_read_is_refused(w: &World) {
+    push_from_a_script_is_refused_by(
+        w,
+        "git checkout -q -b feature\n\
+         printf '#!/usr/bin/git push\\n' > origin\n\
+         chmod 111 origin\n\
+         PATH=\":$PATH\" env origin HEAD:main\n",
+        &["fence.exec-unreadable", "git.push-main"],
+    );
+}
+
 /// git pushes a symbolic source ref to the ref it resolves to: with `refs/heads/feat` made
 /// a symbolic ref to main, `git push origin feat` is refused at git's exec as a push to main.
 fn a_push_of_a_symbolic_ref_to_main_is_refused(w: &World) {
@@ -5435,6 +5508,11 @@ fn a_push_to_main_built_by_xargs_is_refused(w: &World) {
 }
 
 fn push_from_a_script_is_refused(w: &World, script: &str) {
+    push_from_a_script_is_refused_by(w, script, &["git.push-main"]);
+}
+
+/// [`push_from_a_script_is_refused`], the refusal's rule one of `rules`.
+fn push_from_a_script_is_refused_by(w: &World, script: &str, rules: &[&str]) {
     let remote = w.outside.join("remote.git");
     git(&w.outside, &["init", "-q", "--bare", "remote.git"]);
     git(&w.worktree, &["init", "-q", "-b", "main"]);
@@ -5467,7 +5545,8 @@ fn push_from_a_script_is_refused(w: &World, script: &str) {
     // Refused as a push to main (absolute), not only as a push (which --approver deny
     // refuses too): the branch reached the policy.
     assert!(
-        stderr(&out).contains("fence: blocked command") && stderr(&out).contains("git.push-main"),
+        stderr(&out).contains("fence: blocked command")
+            && rules.iter().any(|r| stderr(&out).contains(r)),
         "{}",
         stderr(&out)
     );
@@ -10199,6 +10278,10 @@ both_ways!(
     a_push_sent_to_main_by_exported_git_settings_is_refused,
     a_push_of_a_symbolic_ref_to_main_is_refused,
     a_push_to_main_through_a_scripts_interpreter_line_is_refused,
+    a_push_through_an_interpreter_line_holding_a_nul_is_refused,
+    a_push_through_a_chain_of_five_scripts_is_refused,
+    a_script_fence_cannot_read_is_refused,
+    a_push_through_a_script_run_from_a_memfd_is_refused,
     a_bare_push_through_a_chain_of_symbolic_refs_to_main_is_refused,
     a_misspelt_push_to_main_is_refused,
     rm_rf_home_from_a_script_is_refused,

@@ -26,8 +26,6 @@ pub struct ExecRequest {
     pub raw_argv: Vec<Vec<u8>>,
     /// The program as the kernel will find it (resolved through symlinks when possible).
     pub program: PathBuf,
-    /// The program's path as the exec named it (a script's interpreter is given this).
-    pub named: Vec<u8>,
     pub cwd: ProcessCwd,
     pub current_branch: Option<String>,
     /// For a git command: the variables of its environment that choose git's settings
@@ -147,7 +145,7 @@ pub fn check(
     caller: Caller,
     n: &Notification,
 ) -> Outcome {
-    let (request, missing) = match read_request(&fence.worktree, mem, caller, n) {
+    let (request, script, missing) = match read_request(&fence.worktree, mem, caller, n) {
         Ok(r) => r,
         Err(e) => {
             // Unreadable or oversized arguments: refuse (fail closed).
@@ -170,7 +168,36 @@ pub fn check(
     // `git push origin HEAD:main`. The exec is judged as the kernel will run it too, and
     // the stricter judgement stands (a Yes re-judges what it approved).
     let mut request = request;
-    for interpreted in interpreted_requests(&fence.worktree, caller, &request) {
+    let interpreted = match script {
+        Script::Interpreted(list) => list,
+        Script::None => Vec::new(),
+        // An executable file fence may not read (mode 0111) whose folder the sandbox may
+        // write: the sandbox may have made it a script, whose interpreter line only the
+        // kernel will read.
+        Script::Unreadable(path) if fence.root_of(&path).is_some() => {
+            return Outcome {
+                event: EventKind::Exec,
+                subject: Some(Subject::Argv(request.raw_argv)),
+                allowed: false,
+                level: "red",
+                rule: "fence.exec-unreadable".into(),
+                why: "an executable file fence cannot read".into(),
+                response: Response::Error(libc::EACCES),
+                reason: Some(BlockedReason {
+                    what: "command (an executable file fence cannot read, in a folder the \
+                           sandbox may write: its #! line would decide what runs)"
+                        .into(),
+                    object: path.as_os_str().as_bytes().to_vec(),
+                    rule: "fence.exec-unreadable".into(),
+                    answer: None,
+                }),
+                ask: None,
+                perform: None,
+            };
+        }
+        Script::Unreadable(_) => Vec::new(),
+    };
+    for interpreted in interpreted {
         let theirs = policy.judge(&interpreted);
         if strictness(&theirs) > strictness(&verdict) {
             verdict = theirs;
@@ -262,28 +289,114 @@ fn strictness(j: &ExecJudgement) -> u8 {
     }
 }
 
-/// Interpreters of interpreters the kernel follows (`BINPRM` recursion stops past 4).
-const MOST_INTERPRETERS: usize = 4;
+/// Script levels the kernel follows: `exec_binprm` takes an interpreter up to five times
+/// (`depth > 5` is `ELOOP`); one more is read, which costs only a read.
+const MOST_INTERPRETERS: usize = 6;
+
+/// What the kernel will run for an exec, as far as a file's `#!` line says.
+#[derive(Debug)]
+enum Script {
+    /// Not a script (or not found): the exec as named.
+    None,
+    /// A script: what the kernel runs, level by level (the interpreter with its argument,
+    /// the file's name, the exec's arguments; then its interpreter's, and so on).
+    Interpreted(Vec<ExecRequest>),
+    /// A regular file the supervisor may not read (`chmod 111`): the kernel reads it
+    /// anyway. Its path as resolved.
+    Unreadable(PathBuf),
+}
+
+/// How the supervisor opens the file an exec runs, in the caller's view: through
+/// `/proc/<tid>/fd/N` for a descriptor (`execveat(fd, "", AT_EMPTY_PATH)`, a memfd, a
+/// deleted file), `/proc/<tid>/…` for the caller's own `/proc/self` and `/dev/fd` names,
+/// `/proc/<tid>/root` and the resolved path for a path, `/proc/<tid>/cwd` or the
+/// descriptor's link for one that did not resolve.
+fn script_opener(
+    tid: libc::pid_t,
+    base: &Base,
+    raw: &[u8],
+    program: &Path,
+    empty_is_base: bool,
+) -> Option<PathBuf> {
+    let proc = format!("/proc/{tid}");
+    let own = |rest: &[u8]| {
+        let mut p = proc.clone().into_bytes();
+        p.push(b'/');
+        p.extend_from_slice(rest);
+        Some(PathBuf::from(OsStr::from_bytes(&p)))
+    };
+    if raw.is_empty() {
+        return match base {
+            Base::Fd(fd) if empty_is_base => own(format!("fd/{fd}").as_bytes()),
+            _ => None,
+        };
+    }
+    for prefix in [&b"/proc/self/"[..], b"/proc/thread-self/"] {
+        if let Some(rest) = raw.strip_prefix(prefix) {
+            return own(rest);
+        }
+    }
+    if let Some(rest) = raw.strip_prefix(b"/dev/fd/") {
+        return own(&[b"fd/", rest].concat());
+    }
+    if program.is_absolute() {
+        let mut p = format!("{proc}/root").into_bytes();
+        p.extend_from_slice(program.as_os_str().as_bytes());
+        return Some(PathBuf::from(OsStr::from_bytes(&p)));
+    }
+    match base {
+        _ if raw.first() == Some(&b'/') => None,
+        Base::Cwd => own(&[b"cwd/", raw].concat()),
+        Base::Fd(fd) => own(&[format!("fd/{fd}/").as_bytes(), raw].concat()),
+    }
+}
+
+/// The name the kernel hands a script's interpreter (`bprm->filename`): the path as the
+/// exec gave it, or `/dev/fd/N[/path]` for a path relative to a descriptor.
+fn kernel_filename(base: &Base, raw: &[u8]) -> Vec<u8> {
+    match base {
+        Base::Fd(fd) if raw.first() != Some(&b'/') => {
+            let mut name = format!("/dev/fd/{fd}").into_bytes();
+            if !raw.is_empty() {
+                name.push(b'/');
+                name.extend_from_slice(raw);
+            }
+            name
+        }
+        _ => raw.to_vec(),
+    }
+}
+
+/// The git settings of an exec's environment for an argv and program that run git.
+type GitEnvOf<'a> = dyn Fn(&[Vec<u8>], &Path) -> Vec<(String, Option<String>)> + 'a;
 
 /// What the kernel runs for a script: its `#!` interpreter with the optional argument,
-/// the script's path as the exec named it, then the exec's arguments after argv[0] — and
-/// so on while the interpreter is a script itself. Each as an [`ExecRequest`] to judge. The
-/// file is read in the sandbox's view (`/proc/<tid>/root`), without blocking on a FIFO or
-/// opening anything but a regular file. Policy, as every exec rule: the file may change
-/// after it is read.
+/// the name the kernel gives the script, then the exec's arguments after argv[0] — and so
+/// on while the interpreter is a script itself. Each as an [`ExecRequest`] to judge, its
+/// git settings read from the exec's environment by `git_env` when it runs git. The file
+/// is opened without blocking on a FIFO and read only when regular. Policy, as every exec
+/// rule: the file may change after it is read.
 fn interpreted_requests(
     worktree: &Path,
     caller: Caller,
     request: &ExecRequest,
-) -> Vec<ExecRequest> {
+    opener: Option<PathBuf>,
+    filename: Vec<u8>,
+    git_env: &GitEnvOf<'_>,
+) -> Script {
     let mut out = Vec::new();
+    let Some(mut opener) = opener else {
+        return Script::None;
+    };
     let mut program = request.program.clone();
-    // The path the kernel passes on: the name the exec gave (argv[0] is not it).
-    let mut named: Vec<u8> = request.named.clone();
+    let mut named = filename;
     let mut rest: Vec<Vec<u8>> = request.raw_argv.iter().skip(1).cloned().collect();
     for _ in 0..MOST_INTERPRETERS {
-        let Some((interpreter, argument)) = shebang(caller, &program) else {
-            break;
+        let (interpreter, argument) = match shebang(&opener) {
+            Head::Script(i, a) => (i, a),
+            Head::NotScript => break,
+            Head::Unreadable if out.is_empty() => return Script::Unreadable(program),
+            Head::Unreadable => break,
         };
         let mut argv = vec![interpreter.clone()];
         argv.extend(argument);
@@ -299,7 +412,6 @@ fn interpreted_requests(
             None
         };
         out.push(ExecRequest {
-            named: interpreter.clone(),
             argv: argv
                 .iter()
                 .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -308,69 +420,115 @@ fn interpreted_requests(
             program: resolved.clone(),
             cwd: request.cwd.clone(),
             current_branch,
-            git_env: request.git_env.clone(),
+            git_env: git_env(&argv, &resolved),
         });
+        match script_opener(caller.tid, &Base::Cwd, &interpreter, &resolved, false) {
+            Some(next) => opener = next,
+            None => break,
+        }
         named = interpreter;
         rest = argv.into_iter().skip(1).collect();
         program = resolved;
     }
-    out
+    if out.is_empty() {
+        Script::None
+    } else {
+        Script::Interpreted(out)
+    }
 }
 
-/// The interpreter and optional argument of the `#!` line of the regular file `program`
-/// (as the sandbox sees it), read as the kernel reads it: the first 256 bytes, blanks and
-/// tabs around the interpreter, the rest of the line one argument.
-fn shebang(caller: Caller, program: &Path) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+/// The head of an executable file.
+enum Head {
+    Script(Vec<u8>, Option<Vec<u8>>),
+    NotScript,
+    /// A regular file this process may not open for reading.
+    Unreadable,
+}
+
+/// The interpreter and optional argument of the `#!` line of the regular file at `path`.
+fn shebang(path: &Path) -> Head {
     use std::io::Read;
     use std::os::unix::fs::OpenOptionsExt;
-    if !program.is_absolute() {
-        return None;
-    }
-    let mut in_view = format!("/proc/{}/root", caller.tid).into_bytes();
-    in_view.extend_from_slice(program.as_os_str().as_bytes());
-    let mut file = std::fs::OpenOptions::new()
+    let mut file = match std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW)
-        .open(OsStr::from_bytes(&in_view))
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)) => {
+            return if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+                Head::Unreadable
+            } else {
+                Head::NotScript
+            };
+        }
+        Err(_) => return Head::NotScript,
+    };
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Head::NotScript;
     }
-    let mut head = [0u8; 256];
+    let mut head = [0u8; BINPRM_BUF_SIZE];
     let mut len = 0;
     while len < head.len() {
         match file.read(&mut head[len..]) {
             Ok(0) => break,
             Ok(n) => len += n,
-            Err(_) => return None,
+            Err(_) => return Head::NotScript,
         }
         if len >= 2 && &head[..2] != b"#!" {
-            return None;
+            return Head::NotScript;
         }
     }
-    parse_shebang(&head[..len])
+    match parse_shebang(&head[..len]) {
+        Some((i, a)) => Head::Script(i, a),
+        None => Head::NotScript,
+    }
 }
 
-/// The `#!` line's interpreter and optional argument, from the head of a file.
+/// The bytes of a file the kernel reads for its `#!` line (`BINPRM_BUF_SIZE`).
+const BINPRM_BUF_SIZE: usize = 256;
+
+/// The `#!` line's interpreter and optional argument, from the head of a file, as the
+/// kernel's `load_script` reads them: the line ends at a newline (or, with none in the
+/// buffer, at its end when a blank, tab or NUL follows the interpreter); blanks and tabs
+/// are trimmed around it; the interpreter ends at a blank, tab or NUL, and a NUL there
+/// leaves no argument; the argument is the rest, up to a NUL.
 fn parse_shebang(head: &[u8]) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
-    let line = head.strip_prefix(b"#!")?;
-    let line = &line[..line.iter().position(|&b| b == b'\n').unwrap_or(line.len())];
-    let blank = |b: &u8| *b == b' ' || *b == b'\t';
-    let start = line.iter().position(|b| !blank(b))?;
+    let body = head.strip_prefix(b"#!")?;
+    let spacetab = |b: &u8| *b == b' ' || *b == b'\t';
+    let terminator = |b: &u8| *b == b' ' || *b == b'\t' || *b == 0;
+    let line = match body.iter().position(|&b| b == b'\n') {
+        Some(end) => &body[..end],
+        None => {
+            let start = body.iter().position(|b| !spacetab(b))?;
+            // The kernel's buffer holds a NUL at its last byte: a terminator after the
+            // interpreter's start must lie before it, or the name may be cut.
+            let within = &body[..body.len().min(BINPRM_BUF_SIZE - 3)];
+            if head.len() >= BINPRM_BUF_SIZE && !within[start..].iter().any(terminator) {
+                return None;
+            }
+            within
+        }
+    };
+    let end = line.iter().rposition(|b| !spacetab(b)).map_or(0, |e| e + 1);
+    let line = &line[..end];
+    let start = line.iter().position(|b| !spacetab(b))?;
     let line = &line[start..];
-    let end = line.iter().position(blank).unwrap_or(line.len());
-    let interpreter = line[..end].to_vec();
-    let after = &line[end..];
-    let argument = after
-        .iter()
-        .position(|b| !blank(b))
-        .map(|s| {
-            let a = &after[s..];
-            let e = a.iter().rposition(|b| !blank(b)).map_or(0, |e| e + 1);
-            a[..e].to_vec()
-        })
-        .filter(|a| !a.is_empty());
-    Some((interpreter, argument))
+    let until_nul = |s: &[u8]| s[..s.iter().position(|&b| b == 0).unwrap_or(s.len())].to_vec();
+    let (interpreter, argument) = match line.iter().position(terminator) {
+        Some(sep) if line[sep] == 0 => (&line[..sep], None),
+        Some(sep) => {
+            let after = &line[sep..];
+            let arg = after.iter().position(|b| !spacetab(b)).map(|a| &after[a..]);
+            (&line[..sep], arg)
+        }
+        None => (line, None),
+    };
+    if interpreter.is_empty() {
+        return None;
+    }
+    let argument = argument.map(until_nul).filter(|a| !a.is_empty());
+    Some((until_nul(interpreter), argument))
 }
 
 /// The exec judged again after a person's Yes, with the repository as it is then (the
@@ -421,7 +579,7 @@ fn read_request(
     mem: &TargetMemory<'_>,
     caller: Caller,
     n: &Notification,
-) -> Result<(ExecRequest, bool), MemoryError> {
+) -> Result<(ExecRequest, Script, bool), MemoryError> {
     let a = n.args;
     let (base, path_addr, argv_addr, envp_addr, empty_is_base) = if n.nr == libc::SYS_execveat {
         (
@@ -487,8 +645,9 @@ fn read_request(
                         .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
             }
         };
+    let opener = script_opener(caller.tid, &base, &raw_path, &program, empty_is_base);
+    let filename = kernel_filename(&base, &raw_path);
     let request = ExecRequest {
-        named: raw_path,
         argv: argv
             .iter()
             .map(|a| String::from_utf8_lossy(a).into_owned())
@@ -499,7 +658,19 @@ fn read_request(
         current_branch,
         git_env,
     };
-    Ok((request, missing))
+    let script = if missing {
+        Script::None
+    } else {
+        let git_env = |argv: &[Vec<u8>], program: &Path| {
+            if runs_git(argv, program) || runs_cargo(argv, program) {
+                settings_environment(mem, envp_addr)
+            } else {
+                Vec::new()
+            }
+        };
+        interpreted_requests(worktree, caller, &request, opener, filename, &git_env)
+    };
+    Ok((request, script, missing))
 }
 
 /// Whether the exec runs git itself: the program's file or argv[0] is named `git` or
@@ -629,6 +800,34 @@ mod tests {
         assert_eq!(parse_shebang(b"#!   \n"), None);
         assert_eq!(parse_shebang(b"\x7fELF"), None);
         assert_eq!(parse_shebang(b"# !/bin/sh\n"), None);
+        // A NUL ends the interpreter (and then leaves no argument) or the argument.
+        assert_eq!(
+            parse_shebang(b"#!/usr/bin/git\0\n"),
+            some("/usr/bin/git", None)
+        );
+        assert_eq!(
+            parse_shebang(b"#!/usr/bin/git push\0x\n"),
+            some("/usr/bin/git", Some("push"))
+        );
+        assert_eq!(
+            parse_shebang(b"#!/usr/bin/git\0 push\n"),
+            some("/usr/bin/git", None)
+        );
+        // A carriage return is part of the line.
+        assert_eq!(
+            parse_shebang(b"#!/bin/sh -e\r\n"),
+            some("/bin/sh", Some("-e\r"))
+        );
+        // No newline in a full buffer: the name must end before it does.
+        let mut long = b"#!/usr/bin/git push ".to_vec();
+        long.resize(BINPRM_BUF_SIZE, b'x');
+        assert_eq!(
+            parse_shebang(&long).map(|(i, _)| i),
+            Some(b"/usr/bin/git".to_vec())
+        );
+        let mut cut = b"#!/".to_vec();
+        cut.resize(BINPRM_BUF_SIZE, b'x');
+        assert_eq!(parse_shebang(&cut), None);
     }
 
     fn argv(items: &[&str]) -> Vec<Vec<u8>> {

@@ -4965,8 +4965,30 @@ fn a_host_socket_in_the_worktree_is_unreachable(w: &World) {
     listener.set_nonblocking(true).unwrap();
     w.write(
         "probe.py",
-        "import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    s.connect('host.sock')\n    s.send(b'hello')\n    print('reached')\nexcept OSError as e:\n    print('refused', e.errno)\n",
+        "import os, socket, sys\n\
+         tmp = os.environ['TMPDIR']\n\
+         names = ['host.sock']\n\
+         # another name of it in the session TMPDIR, by a hard link and by a move\n\
+         for how, to in [(os.link, tmp + '/l.sock'), (os.rename, tmp + '/m.sock')]:\n\
+         \x20   try:\n\
+         \x20       how('host.sock' if how is os.link else 'host2.sock', to)\n\
+         \x20       names.append(to)\n\
+         \x20   except OSError as e:\n\
+         \x20       print('no', how.__name__, e.errno)\n\
+         for n in names:\n\
+         \x20   s = socket.socket(socket.AF_UNIX)\n\
+         \x20   try:\n\
+         \x20       s.connect(n)\n\
+         \x20       s.send(b'hello')\n\
+         \x20       print('reached', n)\n\
+         \x20   except OSError as e:\n\
+         \x20       print('refused', n, e.errno)\n",
     );
+    let moved = w.worktree.join("host2.sock");
+    let listener2 = std::os::unix::net::UnixListener::bind(&moved).unwrap();
+    w.own(&moved);
+    std::fs::set_permissions(&moved, std::fs::Permissions::from_mode(0o777)).unwrap();
+    listener2.set_nonblocking(true).unwrap();
     let out = w
         .fence(&["--".as_ref(), PYTHON.as_ref(), "probe.py".as_ref()])
         .output()
@@ -4976,6 +4998,11 @@ fn a_host_socket_in_the_worktree_is_unreachable(w: &World) {
         listener.accept().is_err(),
         "the host's socket in the worktree was reached: {report}"
     );
+    assert!(
+        listener2.accept().is_err(),
+        "the host's socket moved into the TMPDIR was reached: {report}"
+    );
+    assert!(!stdout(&out).contains("reached"), "{report}");
     assert!(report.contains("rule fence.unix-host"), "{report}");
     assert!(report.contains("--allow-unix"), "{report}");
     // Opened on purpose, it is reached.

@@ -84,7 +84,12 @@ pub fn find_worktree(
 /// Other programs keep their sockets (ssh-agent, tmux, X11, D-Bus, fence's own approval
 /// sockets) and temp files there: a worktree there would make them the sandbox's to
 /// reach, replace and delete. A project folder inside one (`/tmp/proj`) is fine.
+///
+/// By path, and by identity (device and inode) for `p` itself and every mount point
+/// beneath it: a bind of `/tmp` elsewhere (`mount --bind /tmp ~/bt`) is `/tmp`. fence's own
+/// approval sockets' folder is one too, and no worktree may lie inside it either.
 fn shared_folder_within(p: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
     let mut shared: Vec<PathBuf> = ["/tmp", "/var/tmp", "/dev/shm", "/run", "/run/lock"]
@@ -95,10 +100,61 @@ fn shared_folder_within(p: &Path) -> Option<PathBuf> {
     if let Some(runtime) = std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
         shared.push(PathBuf::from(runtime));
     }
-    shared
+    let sockets = crate::gate::socket::socket_dir();
+    let sockets = std::fs::canonicalize(&sockets).unwrap_or(sockets);
+    if p.starts_with(&sockets) {
+        return Some(sockets);
+    }
+    shared.push(sockets);
+    let shared: Vec<PathBuf> = shared
         .into_iter()
         .map(|f| std::fs::canonicalize(&f).unwrap_or(f))
-        .find(|f| f.starts_with(p))
+        .collect();
+    if let Some(f) = shared.iter().find(|f| f.starts_with(p)) {
+        return Some(f.clone());
+    }
+    let id = |q: &Path| std::fs::metadata(q).ok().map(|m| (m.dev(), m.ino()));
+    let ids: Vec<((u64, u64), &PathBuf)> = shared
+        .iter()
+        .filter_map(|f| id(f).map(|i| (i, f)))
+        .collect();
+    let same =
+        |q: &Path| id(q).and_then(|i| ids.iter().find(|(s, _)| *s == i).map(|(_, f)| (*f).clone()));
+    if let Some(f) = same(p) {
+        return Some(f);
+    }
+    // Mount points beneath `p` (a bind of a shared folder inside the worktree).
+    let table = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    table
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .map(unescape_mountinfo)
+        .filter(|m| m.starts_with(p) && m != p)
+        .find_map(|m| same(&m))
+}
+
+/// A mount point as `/proc/self/mountinfo` writes it (`\040` for a blank, and so on).
+fn unescape_mountinfo(field: &str) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let b = field.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let octal = b
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match (b[i], octal) {
+            (b'\\', Some(d)) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    PathBuf::from(OsString::from_vec(out))
 }
 
 /// A system root (SPEC §2: `/etc`, `/usr`, `/bin`, `/sbin`, `/lib*`, `/boot`, `/sys`,
@@ -757,6 +813,33 @@ mod tests {
         }
         let own = PathBuf::from(format!("/run/user/{uid}"));
         assert_eq!(shared_folder_within(&own).as_deref(), Some(own.as_path()));
+        // Another name of one by a bind mount is the folder itself, and so is a bind of one
+        // inside the worktree (root only: mounts).
+        if unsafe { libc::geteuid() } == 0 {
+            let d = tempfile::tempdir().unwrap();
+            let at = d.path().join("bt");
+            std::fs::create_dir(&at).unwrap();
+            let ok = std::process::Command::new("mount")
+                .args(["--bind", "/tmp"])
+                .arg(&at)
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                let is = shared_folder_within(&at);
+                let holds = shared_folder_within(d.path());
+                let _ = std::process::Command::new("umount").arg(&at).status();
+                assert_eq!(is.as_deref(), Some(Path::new("/tmp")));
+                assert_eq!(holds.as_deref(), Some(Path::new("/tmp")));
+            }
+        }
+        assert_eq!(
+            unescape_mountinfo("/a\\040b\\134c"),
+            PathBuf::from("/a b\\c")
+        );
+        // fence's own sockets' folder, and what lies inside it.
+        let sockets = crate::gate::socket::socket_dir();
+        let sockets = std::fs::canonicalize(&sockets).unwrap_or(sockets);
+        assert!(shared_folder_within(&sockets.join("x")).is_some());
         // A project folder inside one is a worktree as any other.
         let d = tempfile::tempdir_in("/tmp").unwrap();
         assert!(shared_folder_within(d.path()).is_none());

@@ -600,12 +600,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     if !args.read_only_worktree {
         writable.insert(0, worktree.clone());
     }
-    // Where a pathname unix socket may be reached whoever bound it (net_check.rs): the
-    // session's own TMPDIR, which no other program uses. In the worktree, as in every
-    // other writable folder, only a socket the sandbox bound: a host program's socket
-    // there (an ssh-agent's, a tmux server's, a dev database's) is the host's, opened
-    // with --allow-unix.
-    let socket_roots = vec![tmp.path.clone()];
     writable.extend(allow_write.iter().cloned());
     if Path::new("/dev/shm").is_dir() {
         writable.push(PathBuf::from("/dev/shm"));
@@ -994,7 +988,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                             own_netns: shim_process.namespaces.net,
                             loopback: loopback_table.then(Default::default),
                             allow_unix: allow_unix.clone(),
-                            socket_roots: socket_roots.clone(),
                             allowed: allowed_net.clone(),
                             dns: dns.clone(),
                             names: args.resolve.clone(),

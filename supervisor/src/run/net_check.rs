@@ -70,13 +70,6 @@ pub struct NetFence {
     /// Pathname unix sockets outside the writable roots opened on purpose (`--allow-unix`,
     /// canonical).
     pub allow_unix: Vec<PathBuf>,
-    /// Where any pathname socket may be reached: the worktree (when writable) and the
-    /// session TMPDIR. A socket elsewhere in a writable root (an `--allow-write` folder,
-    /// a profile's folder, the host's `/dev/shm`) is reached only when the sandbox bound
-    /// it ([`BOUND_SOCKETS`]): one there is otherwise a host program's (an X server's
-    /// `/tmp/.X11-unix/X0` under `--allow-write /tmp`, a build daemon's), which would act
-    /// outside the sandbox for it.
-    pub socket_roots: Vec<PathBuf>,
     /// Destinations outside loopback reachable directly (`--allow-net`, names resolved).
     pub allowed: AllowedDestinations,
     /// `--allow-dns`: the relay behind the sandbox's datagram sockets ([`dns_call`]).
@@ -1111,7 +1104,6 @@ fn unix_to_path(
         }
     };
     let writable = fence.writable.clone();
-    let socket_roots = net.socket_roots.clone();
     let allowed = net.allow_unix.clone();
     let result = act_as(creds, move || {
         // The socket as the sandbox sees it (one in its own TMPDIR exists only there), by
@@ -1128,9 +1120,14 @@ fn unix_to_path(
         let raw = object.as_raw_fd();
         let proc_path = format!("/proc/self/fd/{raw}");
         let real = std::fs::read_link(&proc_path)?;
+        // A pathname socket in a writable root (the worktree, the session TMPDIR, an
+        // `--allow-write` folder, a profile's, the host's `/dev/shm`) is reached only when
+        // the sandbox bound it ([`BOUND_SOCKETS`]): one there is otherwise a host program's
+        // (an X server's `/tmp/.X11-unix/X0` under `--allow-write /tmp`, a tmux server's
+        // or an ssh-agent's in the worktree, one linked or moved into the TMPDIR), which
+        // would act outside the sandbox for it.
         let in_writable = writable.iter().any(|r| real.starts_with(r));
-        let inside = socket_roots.iter().any(|r| real.starts_with(r))
-            || (in_writable && bound_by_the_sandbox(&object));
+        let inside = in_writable && bound_by_the_sandbox(&object);
         let rule = if inside {
             "fence.unix-inside"
         } else if allowed.contains(&real) {
@@ -1158,8 +1155,8 @@ fn unix_to_path(
         }
         Ok((Err(real), rule)) => {
             let why = if rule == "fence.unix-host" {
-                "connection to a unix socket that a program outside the sandbox bound \
-                 (--allow-unix PATH opens it)"
+                "connection to a unix socket the sandbox did not bind: a program's outside \
+                 it, or one of its own among more than 256 (--allow-unix PATH opens one)"
             } else {
                 "connection to a unix socket outside the worktree"
             };

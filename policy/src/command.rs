@@ -940,6 +940,18 @@ impl Walker<'_> {
         if let Some(what) = credential_printer(name, args) {
             self.note_secret(what);
         }
+        // `less '+!cmd' f`: a start-up command that runs a shell.
+        if name == "less" {
+            let commands: Vec<String> = args
+                .iter()
+                .skip(1)
+                .filter(|a| a.known && a.text.starts_with('+'))
+                .flat_map(|a| crate::walk::less_shell_commands(&a.text))
+                .collect();
+            for command in commands {
+                self.shell_string(&Arg::literal(command), inv);
+            }
+        }
         match name {
             // Wrappers: judge what they run.
             "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" | "run0" => {
@@ -1276,6 +1288,7 @@ impl Walker<'_> {
                 }
             }
             "printenv" => self.note_secret("printenv (the environment)"),
+
             "let" => {
                 // Each word is an arithmetic expression: its subscripts expand, and so
                 // do those in the values of the variables it names.
@@ -2512,7 +2525,14 @@ impl Walker<'_> {
                         }
                     };
                     words.extend_from_slice(&args[start.min(args.len())..]);
-                    self.judge_argv(&words, inv, depth + 1);
+                    // The words are env's arguments, as if given one by one: assignments
+                    // and options may come first (`env -S 'A=1 -u X git push'`).
+                    if depth < MAX_WRAPPERS {
+                        words.insert(0, args[0].clone());
+                        self.env_wrapper(&words, inv, depth + 1);
+                    } else {
+                        self.find(RuleId::TooComplex, "env -S nested too deep to be judged");
+                    }
                 }
                 None => self.find(
                     RuleId::DynamicProgram,
@@ -3748,6 +3768,8 @@ impl Walker<'_> {
         let target = p.operands.first().map(|&i| args[i].clone());
         let old = self.state.cwd.clone();
         let before = old.clone();
+        // The folder left is `$OLDPWD` (and `~-`) from here on.
+        let left = self.known(&old).map(|p| p.display().to_string());
         let mut logical_new = None;
         let mut alternatives: Vec<PathBuf> = Vec::new();
         let new = match (name, &target) {
@@ -3758,7 +3780,10 @@ impl Walker<'_> {
             (_, None) if name == "pushd" => None,
             // `cd` alone goes to `$HOME`, as the line may have set it.
             (_, None) => crate::word::Scope::home(&*self).map(PathBuf::from),
-            (_, Some(t)) if t.text == "-" => None,
+            // `cd -` goes to `$OLDPWD`, as the line's own `cd`s left it.
+            (_, Some(t)) if t.text == "-" => {
+                crate::word::Scope::var(&*self, "OLDPWD").map(PathBuf::from)
+            }
             (_, Some(t)) => match self.cdpath_target(t) {
                 Some(found) => found,
                 None => match self.resolve_arg(t, true) {
@@ -3835,6 +3860,7 @@ impl Walker<'_> {
         }
         self.cd_alternatives = alternatives;
         self.state.logical_cwd = logical_new;
+        self.state.vars.insert("OLDPWD".to_string(), left);
         self.state.cwd = new.into();
     }
 
@@ -4047,15 +4073,7 @@ impl Walker<'_> {
         }
         // `--git-dir` and `--work-tree` name folders git reads and writes: one outside the
         // worktree is a path outside, as `-C` is; so does `-c core.worktree=DIR`.
-        let configured_tree = g.configs.iter().filter_map(|c| {
-            let (k, v) = c.split_once('=')?;
-            k.eq_ignore_ascii_case("core.worktree").then(|| Arg {
-                home_based: v.starts_with('~'),
-                ..Arg::literal(v)
-            })
-        });
-        let repo_dirs: Vec<Arg> = g.repo_dirs.iter().cloned().chain(configured_tree).collect();
-        for d in &repo_dirs {
+        for d in &g.repo_dirs {
             if let Loc::Outside(p) = self.resolve_arg(d, true)
                 && !path::is_exception(&p, &[])
                 && !self.is_allowed_outside(&p)
@@ -4698,6 +4716,15 @@ impl Walker<'_> {
                 });
             }
             dirs.extend(g.repo_dirs.iter().map(|d| self.expand_tilde(d.clone())));
+            // And the folders git's environment names (`GIT_WORK_TREE=/ git clean -fdx`).
+            for name in git::REPO_DIR_VARIABLES {
+                if let Some(value) = self.state.vars.get(*name).cloned() {
+                    dirs.push(match value {
+                        Some(v) => Arg::literal(v),
+                        None => Arg::unknown(),
+                    });
+                }
+            }
             for d in dirs {
                 self.check_write_target(&d, true, "git");
             }
@@ -5005,7 +5032,11 @@ impl Walker<'_> {
     /// Where a word that begins with an expansion that may be empty leads outside the
     /// worktree without it (`"$DIR"/*`: `/*`), that path as shown.
     fn empty_lead_outside(&self, a: &Arg) -> Option<String> {
-        if !a.empty_lead {
+        if !a.empty_lead
+            || a.lead_var
+                .as_ref()
+                .is_some_and(|v| self.guarded.contains(v))
+        {
             return None;
         }
         let rest = a.text.strip_prefix(crate::word::UNKNOWN)?;
@@ -5853,17 +5884,11 @@ impl Walker<'_> {
                     .cloned()
                     .collect();
                 for u in urls {
-                    let lower = u.text.to_ascii_lowercase();
-                    let Some(rest) = lower
-                        .strip_prefix("file://")
-                        .map(|r| &u.text[u.text.len() - r.len()..])
-                    else {
-                        continue;
-                    };
-                    let path = rest.strip_prefix("localhost").unwrap_or(rest);
-                    if path.starts_with('/') {
+                    for path in curl_file_paths(&u.text) {
                         let file = Arg {
                             known: u.known,
+                            // curl's own `[a-z]` ranges: a pattern of names.
+                            glob: path.contains('['),
                             ..Arg::literal(path)
                         };
                         self.note_secret_in(&file);
@@ -8561,8 +8586,9 @@ pub(crate) fn set_changes_positional(words: &[&str]) -> bool {
 }
 
 /// The words of `env -S STRING`, split as coreutils' env splits them: blanks separate
-/// words; `'…'` is literal (`\\` and `\'` aside); in `"…"` and outside quotes a backslash
-/// escapes (`\_` is a blank inside a word, `\t`, `\n`, `\c` ends the string); a `#` at
+/// words, and so does `\_` outside quotes (inside `"…"` it is a blank); `'…'` is literal
+/// (`\\` and `\'` aside); in `"…"` and outside quotes a backslash escapes (`\t`, `\n`,
+/// `\c` ends the string); a `#` at
 /// the start of a word begins a comment. `${NAME}` is left for [`Walker::env_split_word`].
 /// `None` when a quote is not closed (env refuses the string).
 fn env_split_string(text: &str) -> Option<Vec<String>> {
@@ -8609,6 +8635,13 @@ fn env_split_string(text: &str) -> Option<Vec<String>> {
             }
             '\\' => match chars.next() {
                 Some('c') | None => break,
+                // Outside quotes `\_` separates words.
+                Some('_') => {
+                    if in_word {
+                        words.push(std::mem::take(&mut word));
+                        in_word = false;
+                    }
+                }
                 Some(e) => {
                     in_word = true;
                     word.push(env_escape(e));
@@ -8637,4 +8670,69 @@ fn env_escape(e: char) -> char {
         'v' => '\x0b',
         other => other,
     }
+}
+
+/// The files a `file:` URL given to curl reads: `file:///p`, `file://HOST/p` and `file:/p`,
+/// percent-decoded, each `{a,b}` list of curl's globbing written out (up to 64 paths; its
+/// `[a-z]` ranges stay, as a pattern).
+fn curl_file_paths(url: &str) -> Vec<String> {
+    let Some(rest) = url
+        .get(..5)
+        .filter(|s| s.eq_ignore_ascii_case("file:"))
+        .map(|_| &url[5..])
+    else {
+        return Vec::new();
+    };
+    let path = match rest.strip_prefix("//") {
+        Some(after) => match after.find('/') {
+            Some(at) => &after[at..],
+            None => return Vec::new(),
+        },
+        None if rest.starts_with('/') => rest,
+        None => return Vec::new(),
+    };
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    let mut bytes = Vec::with_capacity(path.len());
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&c| hex(c)),
+            b.get(i + 2).and_then(|&c| hex(c)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                bytes.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                bytes.push(c);
+                i += 1;
+            }
+        }
+    }
+    let mut paths = vec![String::from_utf8_lossy(&bytes).into_owned()];
+    // `{a,b}` lists, one at a time, left to right.
+    for _ in 0..8 {
+        let mut next = Vec::new();
+        let mut changed = false;
+        for p in &paths {
+            match (p.find('{'), p.find('}')) {
+                (Some(open), Some(close)) if open < close => {
+                    changed = true;
+                    for alt in p[open + 1..close].split(',') {
+                        next.push(format!("{}{alt}{}", &p[..open], &p[close + 1..]));
+                    }
+                }
+                _ => next.push(p.clone()),
+            }
+        }
+        next.truncate(64);
+        paths = next;
+        if !changed {
+            break;
+        }
+    }
+    paths
 }

@@ -115,6 +115,19 @@ pub fn parse(args: &[Arg]) -> Git {
         }
         i += 1;
     }
+    // `-c core.worktree=DIR` names the work tree as `--work-tree DIR` does.
+    let trees: Vec<Arg> = g
+        .configs
+        .iter()
+        .filter_map(|c| {
+            let (k, v) = c.split_once('=')?;
+            k.eq_ignore_ascii_case("core.worktree").then(|| Arg {
+                home_based: v.starts_with('~'),
+                ..Arg::literal(v)
+            })
+        })
+        .collect();
+    g.repo_dirs.extend(trees);
     g
 }
 
@@ -488,6 +501,7 @@ pub fn setting_runs(setting: &str) -> Option<SettingRuns> {
             | "diff.external"
             | "gpg.program"
             | "sequence.editor"
+            | "interactive.difffilter"
             | "uploadpack.packobjectshook"
             | "sendemail.sendmailcmd"
             | "sendemail.tocmd"

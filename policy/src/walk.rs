@@ -237,6 +237,9 @@ pub struct Walker<'a> {
     cd_forks: usize,
     /// How many `cd`s to a folder not known to exist were walked, at any depth.
     pub uncertain_cds: usize,
+    /// Variables a test before the command proved not empty (`[ -n "$D" ] && …`, `if [ -d
+    /// "$D" ]; then …`, `: "${D:?}"; …`): a deletion of `"$D"/x` is not of `/x` then.
+    pub guarded: Vec<String>,
     /// Folders an earlier `mkdir` of the line makes: a `cd` into one is not taken to fail.
     pub made_dirs: Vec<PathBuf>,
     /// Folders an earlier `rm -r` of the line removes: a `cd` into one may fail.
@@ -290,6 +293,67 @@ fn written_arithmetic<'t>(text: &'t str, expr: &str) -> Option<&'t str> {
             .starts_with("))")
             .then(|| &text[at..text.len() - close.len() + 2])
     })
+}
+
+/// The text of a pipeline that is one simple command or one `[[ … ]]` test, not negated:
+/// the only ones that may be guards (rendering anything larger costs its whole tree).
+fn single_simple(p: &ast::Pipeline) -> Option<String> {
+    match p.seq.as_slice() {
+        [ast::Command::Simple(c)] if !p.bang => Some(c.to_string()),
+        // Written without its brackets.
+        [ast::Command::ExtendedTest(t, None)] if !p.bang => Some(format!("[[ {t} ]]")),
+        _ => None,
+    }
+}
+
+/// [`test_guard`] of a pipeline.
+fn pipeline_guard(p: &ast::Pipeline) -> Option<String> {
+    single_simple(p).and_then(|t| test_guard(&t))
+}
+
+/// The variable a test command proves not empty when it succeeds: `[ -n "$D" ]`, `[ "$D" ]`,
+/// `test -d "$D"`, `[[ -e $D ]]` (every unary file test is false for an empty name).
+fn test_guard(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let inner: &[&str] = match words.as_slice() {
+        ["[", inner @ .., "]"] | ["[[", inner @ .., "]]"] | ["test", inner @ ..] => inner,
+        _ => return None,
+    };
+    let operand = match inner {
+        [op, x]
+            if matches!(
+                *op,
+                "-n" | "-d" | "-e" | "-f" | "-s" | "-r" | "-w" | "-x" | "-L" | "-h" | "-a"
+            ) =>
+        {
+            x
+        }
+        [x] if !x.starts_with('-') => x,
+        _ => return None,
+    };
+    variable_of(operand)
+}
+
+/// The variable of `: "${D:?}"` (or `: ${D:?message}`), which stops a shell running a line
+/// where D is unset or empty.
+fn abort_guard(text: String) -> Option<String> {
+    let rest = text.trim().strip_prefix(':')?.trim();
+    let rest = rest.trim_matches('"');
+    let inner = rest.strip_prefix("${")?.strip_suffix('}')?;
+    let (name, tail) =
+        inner.split_at(inner.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?);
+    (!name.is_empty() && tail.starts_with(":?")).then(|| name.to_string())
+}
+
+/// The variable a word is, whole: `$D`, `"$D"`, `${D}`, `"${D}"`.
+fn variable_of(word: &str) -> Option<String> {
+    let w = word.trim_matches('"').strip_prefix('$')?;
+    let w = w
+        .strip_prefix('{')
+        .and_then(|w| w.strip_suffix('}'))
+        .unwrap_or(w);
+    (!w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| w.to_string())
 }
 
 /// Whether `text` holds a `)` followed, after blanks or line breaks, by another `)`: the
@@ -567,6 +631,33 @@ fn is_program_variable(name: &str) -> bool {
         && (name.ends_with("_RUNNER") || name.ends_with("_LINKER")))
 }
 
+/// The shell commands the `+` start-up commands of less options (`LESS`, or less's own
+/// `+cmd` arguments) run: what follows a `!` in one, to its end of line.
+pub(crate) fn less_shell_commands(options: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = options;
+    while let Some(at) = rest.find('+') {
+        let starts_option = at == 0 || rest[..at].ends_with(char::is_whitespace);
+        let after = &rest[at + 1..];
+        if starts_option {
+            let command = after.trim_start_matches('+');
+            let end = command.find(['\n', '\r']).unwrap_or(command.len());
+            // An option ends at a blank unless the command holds a `!`.
+            let token = &command[..end];
+            if let Some(bang) = token.find('!') {
+                let shell = token[bang + 1..].trim();
+                if !shell.is_empty() {
+                    out.push(shell.to_string());
+                }
+                rest = &command[end..];
+                continue;
+            }
+        }
+        rest = after;
+    }
+    out
+}
+
 /// A program variable set to a program that does nothing with what it is given but show it
 /// or take it as it is: `GIT_PAGER=cat`, `PAGER=` (none), `GIT_EDITOR=true`,
 /// `GIT_SEQUENCE_EDITOR=:`, the everyday way to keep git from waiting on a pager or an
@@ -618,6 +709,20 @@ impl<'a> Walker<'a> {
             let mut noticed = Noticed::default();
             word::scan_substitutions(&value.text, &mut noticed);
             self.walk_noticed(noticed);
+            return;
+        }
+        // `LESS='+!cmd'`: less runs its `+` option's commands as it starts, `!` through a
+        // shell (git's pager too: `LESS=$'+!rm -rf ~\n' git log`).
+        if name == "LESS" && value.known {
+            for command in less_shell_commands(&value.text) {
+                let io = CmdIo::default();
+                let inv = crate::command::Invocation {
+                    io: &io,
+                    procsub_network: false,
+                    subs_network: false,
+                };
+                self.shell_string(&Arg::literal(command), &inv);
+            }
             return;
         }
         let is_program = is_program_variable(name) || name == "PROMPT_COMMAND";
@@ -769,6 +874,7 @@ impl<'a> Walker<'a> {
             list_depth: 0,
             cd_forks: 0,
             uncertain_cds: 0,
+            guarded: Vec::new(),
             made_dirs: Vec::new(),
             removed_dirs: Vec::new(),
             runs_surely: false,
@@ -1094,6 +1200,19 @@ impl<'a> Walker<'a> {
         start_k: usize,
         outer_surely: bool,
     ) {
+        // A guard of this list (`: "${D:?}"`) ends with it (a subshell's stops the subshell).
+        let guards_before = self.guarded.clone();
+        self.walk_items_guarded(items, start_i, start_k, outer_surely);
+        self.guarded = guards_before;
+    }
+
+    fn walk_items_guarded(
+        &mut self,
+        items: &[&ast::CompoundListItem],
+        start_i: usize,
+        start_k: usize,
+        outer_surely: bool,
+    ) {
         for (i, ast::CompoundListItem(and_or, sep)) in items.iter().enumerate().skip(start_i) {
             // A list run in the background (`cd src & rm -rf .`) runs in a subshell: what
             // it changes (the working directory, variables) is not there after it.
@@ -1112,8 +1231,18 @@ impl<'a> Walker<'a> {
             // Set after a `cd`: the `||` parts right after it do not run where it went.
             let mut skip_or = false;
             let mut or_from: Option<Cwd> = None;
+            // The guards of this and-or list's tests so far, past `&&` only.
+            let outer_guards = self.guarded.clone();
+            let mut chain_guards: Vec<String> = Vec::new();
             for k in first..chain.len() {
                 let (or, p) = chain[k];
+                if or {
+                    chain_guards.clear();
+                }
+                self.guarded = outer_guards.iter().chain(&chain_guards).cloned().collect();
+                if let Some(var) = pipeline_guard(p) {
+                    chain_guards.push(var);
+                }
                 if or && skip_or {
                     // Not run where the `cd` went: walked for what it does, from where
                     // it would run when no walk was left to judge it from there.
@@ -1189,6 +1318,11 @@ impl<'a> Walker<'a> {
                     }
                     None => {}
                 }
+            }
+            // `: "${D:?}"` stops the shell where D is empty: the rest of the list has D.
+            self.guarded = outer_guards;
+            if !background && let Some(var) = single_simple(&and_or.first).and_then(abort_guard) {
+                self.guarded.push(var);
             }
             if let Some(s) = saved {
                 self.restore_state(s);
@@ -1500,7 +1634,15 @@ impl<'a> Walker<'a> {
             }
             ast::CompoundCommand::IfClause(i) => {
                 self.walk_list(&i.condition);
+                // A condition that is one test proves its variable not empty in `then`.
+                let guard = match i.condition.0.as_slice() {
+                    [item] if item.0.additional.is_empty() => pipeline_guard(&item.0.first),
+                    _ => None,
+                };
+                let before = self.guarded.len();
+                self.guarded.extend(guard);
                 self.walk_list(&i.then);
+                self.guarded.truncate(before);
                 for e in i.elses.iter().flatten() {
                     if let Some(c) = &e.condition {
                         self.walk_list(c);

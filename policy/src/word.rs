@@ -41,6 +41,8 @@ pub struct Arg {
     /// `$(cat f)/x`; not `${DIR:?}`, which stops the line instead): the word may then be
     /// the text after it alone.
     pub empty_lead: bool,
+    /// The variable [`Arg::empty_lead`] comes from, where one does (`"$D"/*`: `D`).
+    pub lead_var: Option<String>,
     /// Holds a parameter expansion (`$X`, `${X…}`, `"$@"`) other than a leading `$HOME`
     /// or `${HOME}`: as the command word, a program that cannot be identified before
     /// running (SPEC §2: `$VAR args`), whatever value the line gave the variable.
@@ -415,7 +417,11 @@ fn eval_piece(
         }) if quoted => match scope.all_positional() {
             // `"$@"`: each parameter a word of its own.
             Some(params) => push_words(arg, &params),
-            None => push_unknown(arg),
+            // None at all: `"$@"/x` is `/x`.
+            None => {
+                arg.empty_lead |= arg.text.is_empty();
+                push_unknown(arg)
+            }
         },
         WordPiece::ParameterExpansion(ParameterExpr::Parameter {
             parameter:
@@ -429,7 +435,10 @@ fn eval_piece(
             match scope.array(name) {
                 // `"${arr[@]}"`: each element a word of its own.
                 Some(elements) => push_words(arg, &elements),
-                None => push_unknown(arg),
+                None => {
+                    arg.empty_lead |= arg.text.is_empty();
+                    push_unknown(arg)
+                }
             }
         }
         WordPiece::ParameterExpansion(expr) => {
@@ -448,7 +457,14 @@ fn eval_piece(
                             ..
                         }
                     );
-                    arg.empty_lead |= arg.text.is_empty() && !never_empty;
+                    if arg.text.is_empty() && !never_empty {
+                        arg.empty_lead = true;
+                        let name = source.trim_start_matches('$').trim_start_matches('{');
+                        let end = name
+                            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                            .unwrap_or(name.len());
+                        arg.lead_var = (end > 0).then(|| name[..end].to_string());
+                    }
                     push_unknown(arg)
                 }
             }

@@ -931,14 +931,19 @@ impl Walker<'_> {
             "test" | "[" => self.test_subscripts(args),
             _ => {}
         }
+        // A client printing the credential it keeps (`gcloud auth print-access-token`)
+        // sends it nowhere by doing so: its own reach is not the line's.
         if NETWORK_PROGRAMS.contains(&name)
             && (name != "rsync" || args[1..].iter().any(|a| is_remote_spec(&a.text)))
             && !cloud_client_settings(name, args)
+            && credential_printer(name, args).is_none()
         {
             self.cur_network = true;
         }
         if let Some(what) = credential_printer(name, args) {
             self.note_secret(what);
+            // It prints a credential kept in a secret path: read as `cat` of it is.
+            self.find(RuleId::SecretRead, format!("prints a credential: {what}"));
         }
         // `less '+!cmd' f`: a start-up command that runs a shell.
         if name == "less" {
@@ -7357,6 +7362,19 @@ impl Walker<'_> {
             };
             let a = self.expand_tilde(a);
             self.note_secret_in(&a);
+            // Named whole, it is read as `cat` would read it (SPEC §2: secret paths).
+            if a.text.starts_with('/') && a.text.len() < 4096 {
+                let real = self.resolve_through_links(Path::new("/"), &a.text);
+                if self.cls.is_secret(&real) {
+                    self.find(
+                        RuleId::SecretRead,
+                        format!(
+                            "{name}'s inline code names a credential: {}",
+                            real.display()
+                        ),
+                    );
+                }
+            }
         }
         let mut found: Vec<String> = Vec::new();
         let subprocess = code.contains("subprocess");

@@ -4604,6 +4604,7 @@ impl Walker<'_> {
                 // A template folder's files are copied into the git directory, its
                 // `hooks/` among them: run again in the worktree's repository, `git init`
                 // adds the hooks it lacks (`.git/hooks/`, a protected path).
+                // `git clone` makes a repository's git directory the same way.
                 let template = rest
                     .iter()
                     .any(|a| a.text == "--template" || a.text.starts_with("--template="))
@@ -4611,11 +4612,12 @@ impl Walker<'_> {
                         c.split('=')
                             .next()
                             .is_some_and(|k| k.eq_ignore_ascii_case("init.templatedir"))
-                    });
-                if sub == "init" && template {
+                    })
+                    || self.state.vars.contains_key("GIT_TEMPLATE_DIR");
+                if matches!(sub.as_str(), "init" | "clone") && template {
                     self.find(
                         RuleId::ProtectedPath,
-                        "git init --template copies the template's hooks into .git/hooks",
+                        format!("git {sub} with a template copies its hooks into .git/hooks"),
                     );
                 }
             }
@@ -5928,9 +5930,26 @@ impl Walker<'_> {
                     || p.has('c', "create")
                     || p.has('r', "append");
                 if extract {
-                    match p.value_of('C', "directory") {
+                    let dir = p.value_of('C', "directory").cloned();
+                    match &dir {
                         Some(d) => extra.push((d.clone(), "tar extract")),
                         None => extra.push((Arg::literal("."), "tar extract")),
+                    }
+                    // The members named (`tar xf t.tar .envrc`) are written by their names
+                    // there: after the archive, which a bundled `f` takes from the operands.
+                    let skip = match (!first.starts_with('-'), first.contains('f')) {
+                        (true, true) => 2,
+                        (true, false) => 1,
+                        _ => 0,
+                    };
+                    let base = dir.as_ref().map_or(".".to_string(), |d| d.text.clone());
+                    let known_dir = dir.as_ref().is_none_or(|d| d.known);
+                    for &m in ops.iter().skip(skip) {
+                        let member = &args[m];
+                        if member.known && known_dir && !member.text.starts_with('-') {
+                            let at = format!("{base}/{}", member.text.trim_start_matches("./"));
+                            extra.push((Arg::literal(at), "tar extract"));
+                        }
                     }
                     // `--one-top-level=DIR`: everything goes into DIR (an absolute DIR
                     // wherever `-C` is).

@@ -6531,6 +6531,18 @@ fn bug_second_corpus_review_rows() {
                 "[ -n \"$E\" ] && rm -rf \"$D\"/*",
                 refused("fs.delete-outside"),
             ),
+            // a template's hooks, and an archive's members named, land where they say
+            ("GIT_TEMPLATE_DIR=tpl git init", red("fence.protected-path")),
+            (
+                "git clone --template=tpl https://x.example/r.git",
+                red("fence.protected-path"),
+            ),
+            ("tar xf tpl.tar .envrc", red("fence.protected-path")),
+            (
+                "tar -xf t.tar .git/hooks/pre-commit",
+                red("fence.protected-path"),
+            ),
+            ("tar xf t.tar src/main.rs", yellow("fs.write-inside")),
             // a setting's program string is judged as the shell runs it
             (
                 "git -c interactive.diffFilter='rm -rf ~' add -p",

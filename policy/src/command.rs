@@ -6023,10 +6023,17 @@ impl Walker<'_> {
     /// or one on disk. (`rsync SRC/` copies what SRC holds, whose names the line does not
     /// show.)
     fn check_names_made_in_folder(&mut self, name: &str, args: &[Arg], p: &opts::Parsed) {
+        let ops: Vec<&Arg> = p.operands.iter().map(|&i| &args[i]).collect();
+        // `cp -rT tpl .`: what tpl holds goes into the folder, by its names.
+        if name == "cp" && p.has('T', "no-target-directory") {
+            if let [src, dest] = ops.as_slice() {
+                self.check_contents_copied(name, src, dest);
+            }
+            return;
+        }
         if p.has('T', "no-target-directory") || (name == "install" && p.has('d', "directory")) {
             return;
         }
-        let ops: Vec<&Arg> = p.operands.iter().map(|&i| &args[i]).collect();
         let (sources, folder): (Vec<&Arg>, Arg) =
             match (p.value_of('t', "target-directory"), ops.as_slice()) {
                 (Some(dir), _) if name != "rsync" => (ops.clone(), dir.clone()),
@@ -6056,6 +6063,13 @@ impl Walker<'_> {
             return;
         }
         for src in sources {
+            // `cp -a tpl/. .`, `rsync -a tpl/ .`: what the folder holds, by its names.
+            let contents = (name == "cp" && (src.text.ends_with("/.") || src.text == "."))
+                || (name == "rsync" && src.text.ends_with('/') && !is_remote_spec(&src.text));
+            if src.known && contents {
+                self.check_contents_copied(name, src, &folder);
+                continue;
+            }
             if !src.known
                 || (name == "rsync" && (src.text.ends_with('/') || is_remote_spec(&src.text)))
             {
@@ -6081,6 +6095,37 @@ impl Walker<'_> {
                     RuleId::ProtectedPath,
                     format!("{name} makes a protected path: {}", rel.display()),
                 );
+            }
+        }
+    }
+
+    /// The names a copy of folder `src`'s contents makes in `folder`, as the folder holds
+    /// them now (at most 4,096 read): each judged for the protected paths (`cp -a tpl/. .`
+    /// with `tpl/.vscode` makes `./.vscode`).
+    fn check_contents_copied(&mut self, name: &str, src: &Arg, folder: &Arg) {
+        let (Loc::Inside { path, .. } | Loc::Outside(path)) = self.resolve_arg(src, true) else {
+            return;
+        };
+        let Some(entries) = self.cls.fs.list_dir(&path, 4096) else {
+            return;
+        };
+        for entry in entries.iter().take(4096) {
+            let made = Arg {
+                text: format!(
+                    "{}/{}",
+                    folder.text.trim_end_matches('/'),
+                    entry.to_string_lossy()
+                ),
+                ..folder.clone()
+            };
+            if let Loc::Inside { rel, .. } = self.resolve_arg(&made, false)
+                && self.is_protected(&rel)
+            {
+                self.find(
+                    RuleId::ProtectedPath,
+                    format!("{name} makes a protected path: {}", rel.display()),
+                );
+                return;
             }
         }
     }

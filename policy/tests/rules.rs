@@ -4480,6 +4480,30 @@ fn real_classifier(wt: &Path) -> Classifier {
     Classifier::new(s).unwrap()
 }
 
+/// A copy of a folder's contents makes its entries' names in the destination: `cp -a
+/// tpl/. .`, `cp -rT tpl .` and `rsync -a tpl/ .` with `tpl/.vscode` make `./.vscode`.
+#[test]
+fn a_copy_of_a_folders_contents_makes_its_names_there() {
+    let d = tempfile::tempdir().unwrap();
+    let wt = d.path().canonicalize().unwrap();
+    std::fs::create_dir_all(wt.join("tpl/.vscode")).unwrap();
+    std::fs::create_dir_all(wt.join("plain/src")).unwrap();
+    std::fs::write(wt.join("tpl/.envrc"), "x").unwrap();
+    let c = real_classifier(&wt);
+    let rows = [
+        ("cp -a tpl/. .", Level::Red, "fence.protected-path"),
+        ("cp -rT tpl .", Level::Red, "fence.protected-path"),
+        ("rsync -a tpl/ .", Level::Red, "fence.protected-path"),
+        ("cp -a tpl/. sub/", Level::Red, "fence.protected-path"),
+        ("cp -a plain/. .", Level::Yellow, "fs.write-inside"),
+        ("rsync -a plain/ out/", Level::Yellow, "fs.write-inside"),
+    ];
+    for (line, level, rule) in rows {
+        let v = c.classify_line(line, &wt);
+        assert_eq!((v.level, v.rule.as_str()), (level, rule), "{line}: {v:?}");
+    }
+}
+
 /// git pushes a symbolic source ref to the ref it resolves to, and HEAD's branch is the
 /// end of its chain: `refs/heads/feat` → `refs/heads/main` makes `git push origin feat` a
 /// push to main. A ref git could not resolve leaves the destination unknown: asked in a

@@ -5463,6 +5463,72 @@ int main(void) {
     push_from_a_script_is_refused(w, "git checkout -q -b feature\n./memexec\n");
 }
 
+/// A script reached through the caller's own `/proc` entries by a roundabout path
+/// (`/proc/self/../self/fd/N` of a memfd) is read from the caller's descriptor, not from
+/// fence's: a memfd holding `#!origin --repo` whose `origin` is `#!/usr/bin/git push`.
+fn a_push_through_a_roundabout_proc_path_to_a_script_is_refused(w: &World) {
+    if !cc_ready("a_push_through_a_roundabout_proc_path_to_a_script_is_refused") {
+        return;
+    }
+    w.compile_c(
+        "procexec",
+        r##"#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(void) {
+    int fd = memfd_create("s", 0);
+    const char *line = "#!origin --repo\n";
+    if (fd < 0 || write(fd, line, strlen(line)) < 0) { perror("memfd"); return 1; }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/../self/fd/%d", fd);
+    char *argv[] = {"x", "HEAD:main", 0};
+    execv(path, argv);
+    perror("execv");
+    return 1;
+}
+"##,
+    );
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b feature\n\
+         printf '#!/usr/bin/git push\\n' > origin\n\
+         chmod +x origin\n\
+         ./procexec\n",
+    );
+}
+
+/// An interpreter line that fills the kernel's 256 bytes with no newline, a blank in its
+/// last byte: the kernel runs the interpreter with no argument, and fence reads it so.
+fn a_push_through_a_full_interpreter_line_is_refused(w: &World) {
+    let slashes = "/".repeat(242);
+    push_from_a_script_is_refused(
+        w,
+        &format!(
+            "git checkout -q -b feature\n\
+             printf '#!{slashes}usr/bin/git %s' xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx > push\n\
+             chmod +x push\n\
+             PATH=\":$PATH\" env push origin HEAD:main\n"
+        ),
+    );
+}
+
+/// An interpreter fence may not read is refused at any level of a chain of scripts, and
+/// through a descriptor of a file already removed.
+fn an_unreadable_interpreter_anywhere_in_the_chain_is_refused(w: &World) {
+    push_from_a_script_is_refused_by(
+        w,
+        "git checkout -q -b feature\n\
+         printf '#!/usr/bin/git push\\n' > origin\n\
+         chmod 111 origin\n\
+         printf '#!origin\\n' > HEAD:main\n\
+         chmod 755 HEAD:main\n\
+         PATH=\":$PATH\" env HEAD:main\n",
+        &["fence.exec-unreadable", "git.push-main"],
+    );
+}
+
 /// A script fence may not read (mode 0111: the kernel reads it all the same) in a folder
 /// the sandbox may write is refused: its `#!` line, which decides what runs, is unknown.
 /// (Root reads it, and judges the push it holds.)
@@ -10309,6 +10375,9 @@ both_ways!(
     a_push_through_a_chain_of_five_scripts_is_refused,
     a_script_fence_cannot_read_is_refused,
     a_push_through_a_script_run_from_a_memfd_is_refused,
+    a_push_through_a_roundabout_proc_path_to_a_script_is_refused,
+    a_push_through_a_full_interpreter_line_is_refused,
+    an_unreadable_interpreter_anywhere_in_the_chain_is_refused,
     a_bare_push_through_a_chain_of_symbolic_refs_to_main_is_refused,
     a_misspelt_push_to_main_is_refused,
     rm_rf_home_from_a_script_is_refused,

@@ -174,7 +174,8 @@ pub fn check(
         // An executable file fence may not read (mode 0111) whose folder the sandbox may
         // write: the sandbox may have made it a script, whose interpreter line only the
         // kernel will read.
-        Script::Unreadable(path) if fence.root_of(&path).is_some() => {
+        Script::Unreadable(path) if path.as_ref().is_none_or(|p| fence.root_of(p).is_some()) => {
+            let path = path.unwrap_or_else(|| request.program.clone());
             return Outcome {
                 event: EventKind::Exec,
                 subject: Some(Subject::Argv(request.raw_argv)),
@@ -184,8 +185,8 @@ pub fn check(
                 why: "an executable file fence cannot read".into(),
                 response: Response::Error(libc::EACCES),
                 reason: Some(BlockedReason {
-                    what: "command (an executable file fence cannot read, in a folder the \
-                           sandbox may write: its #! line would decide what runs)"
+                    what: "command (an executable file fence cannot read or follow, which \
+                           the sandbox may have made: its #! line would decide what runs)"
                         .into(),
                     object: path.as_os_str().as_bytes().to_vec(),
                     rule: "fence.exec-unreadable".into(),
@@ -301,53 +302,49 @@ enum Script {
     /// A script: what the kernel runs, level by level (the interpreter with its argument,
     /// the file's name, the exec's arguments; then its interpreter's, and so on).
     Interpreted(Vec<ExecRequest>),
-    /// A regular file the supervisor may not read (`chmod 111`): the kernel reads it
-    /// anyway. Its path as resolved.
-    Unreadable(PathBuf),
+    /// A regular file the supervisor may not read (`chmod 111`, at any level): the
+    /// kernel reads it anyway. Its path as resolved, `None` when it was reached through a
+    /// descriptor (no folder holds it); or a path fence cannot follow.
+    Unreadable(Option<PathBuf>),
 }
 
-/// How the supervisor opens the file an exec runs, in the caller's view: through
-/// `/proc/<tid>/fd/N` for a descriptor (`execveat(fd, "", AT_EMPTY_PATH)`, a memfd, a
-/// deleted file), `/proc/<tid>/…` for the caller's own `/proc/self` and `/dev/fd` names,
-/// `/proc/<tid>/root` and the resolved path for a path, `/proc/<tid>/cwd` or the
-/// descriptor's link for one that did not resolve.
-fn script_opener(
-    tid: libc::pid_t,
-    base: &Base,
-    raw: &[u8],
-    program: &Path,
-    empty_is_base: bool,
-) -> Option<PathBuf> {
-    let proc = format!("/proc/{tid}");
-    let own = |rest: &[u8]| {
-        let mut p = proc.clone().into_bytes();
-        p.push(b'/');
-        p.extend_from_slice(rest);
-        Some(PathBuf::from(OsStr::from_bytes(&p)))
-    };
-    if raw.is_empty() {
-        return match base {
-            Base::Fd(fd) if empty_is_base => own(format!("fd/{fd}").as_bytes()),
-            _ => None,
-        };
-    }
-    for prefix in [&b"/proc/self/"[..], b"/proc/thread-self/"] {
-        if let Some(rest) = raw.strip_prefix(prefix) {
-            return own(rest);
+/// How the supervisor reaches the file an exec runs.
+#[derive(Debug, Clone)]
+enum Opener {
+    /// Open this path (in fence's view): `/proc/<tid>/root` and the resolved path, or the
+    /// caller's own descriptor link under fence's `/proc`. `descriptor`: reached through
+    /// a descriptor (a memfd, a deleted file), so in no folder of the fence.
+    Open { path: PathBuf, descriptor: bool },
+    /// Nothing to read: the kernel fails the exec, or no file is named.
+    Nothing,
+    /// The path cannot be followed from outside (another process's `/proc` entries, a
+    /// loop): which file runs is not known.
+    Unknown,
+}
+
+/// The [`Opener`] for the file a path resolution found, as the caller's resolution (by
+/// [`path_resolve`], which maps the caller's `/proc/self` to its entry in fence's `/proc`)
+/// left it.
+fn opener_of(tid: libc::pid_t, resolution: &Resolution) -> Opener {
+    match resolution {
+        Resolution::Path(p) if p.starts_with("/proc/") => Opener::Open {
+            path: p.clone(),
+            descriptor: true,
+        },
+        Resolution::Path(p) if p.is_absolute() => {
+            let mut path = format!("/proc/{tid}/root").into_bytes();
+            path.extend_from_slice(p.as_os_str().as_bytes());
+            Opener::Open {
+                path: PathBuf::from(OsStr::from_bytes(&path)),
+                descriptor: false,
+            }
         }
-    }
-    if let Some(rest) = raw.strip_prefix(b"/dev/fd/") {
-        return own(&[b"fd/", rest].concat());
-    }
-    if program.is_absolute() {
-        let mut p = format!("{proc}/root").into_bytes();
-        p.extend_from_slice(program.as_os_str().as_bytes());
-        return Some(PathBuf::from(OsStr::from_bytes(&p)));
-    }
-    match base {
-        _ if raw.first() == Some(&b'/') => None,
-        Base::Cwd => own(&[b"cwd/", raw].concat()),
-        Base::Fd(fd) => own(&[format!("fd/{fd}/").as_bytes(), raw].concat()),
+        Resolution::Descriptor(d) => Opener::Open {
+            path: d.clone(),
+            descriptor: true,
+        },
+        Resolution::Path(_) | Resolution::Fails(_) => Opener::Nothing,
+        Resolution::Unresolvable(_) => Opener::Unknown,
     }
 }
 
@@ -380,29 +377,35 @@ fn interpreted_requests(
     worktree: &Path,
     caller: Caller,
     request: &ExecRequest,
-    opener: Option<PathBuf>,
+    opener: Opener,
     filename: Vec<u8>,
     git_env: &GitEnvOf<'_>,
 ) -> Script {
     let mut out = Vec::new();
-    let Some(mut opener) = opener else {
-        return Script::None;
-    };
+    let mut opener = opener;
     let mut program = request.program.clone();
     let mut named = filename;
     let mut rest: Vec<Vec<u8>> = request.raw_argv.iter().skip(1).cloned().collect();
     for _ in 0..MOST_INTERPRETERS {
-        let (interpreter, argument) = match shebang(&opener) {
+        let (path, descriptor) = match &opener {
+            Opener::Open { path, descriptor } => (path.clone(), *descriptor),
+            Opener::Nothing => break,
+            Opener::Unknown => return Script::Unreadable(None),
+        };
+        let (interpreter, argument) = match shebang(&path) {
             Head::Script(i, a) => (i, a),
             Head::NotScript => break,
-            Head::Unreadable if out.is_empty() => return Script::Unreadable(program),
-            Head::Unreadable => break,
+            Head::Unreadable => {
+                return Script::Unreadable((!descriptor).then(|| program.clone()));
+            }
         };
         let mut argv = vec![interpreter.clone()];
         argv.extend(argument);
         argv.push(named);
         argv.extend(rest);
-        let resolved = match path_resolve::resolve(caller, Base::Cwd, &interpreter, true) {
+        let resolution = path_resolve::resolve(caller, Base::Cwd, &interpreter, true);
+        let next = opener_of(caller.tid, &resolution);
+        let resolved = match resolution {
             Resolution::Path(p) => p,
             _ => PathBuf::from(OsStr::from_bytes(&interpreter)),
         };
@@ -422,10 +425,7 @@ fn interpreted_requests(
             current_branch,
             git_env: git_env(&argv, &resolved),
         });
-        match script_opener(caller.tid, &Base::Cwd, &interpreter, &resolved, false) {
-            Some(next) => opener = next,
-            None => break,
-        }
+        opener = next;
         named = interpreter;
         rest = argv.into_iter().skip(1).collect();
         program = resolved;
@@ -501,13 +501,13 @@ fn parse_shebang(head: &[u8]) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
         Some(end) => &body[..end],
         None => {
             let start = body.iter().position(|b| !spacetab(b))?;
-            // The kernel's buffer holds a NUL at its last byte: a terminator after the
-            // interpreter's start must lie before it, or the name may be cut.
-            let within = &body[..body.len().min(BINPRM_BUF_SIZE - 3)];
-            if head.len() >= BINPRM_BUF_SIZE && !within[start..].iter().any(terminator) {
+            // A full buffer: a blank, tab or NUL must follow the interpreter's start, its
+            // last byte included, or the name may be cut (ENOEXEC); the line is then the
+            // buffer but that last byte. A shorter file is padded with NULs.
+            if head.len() >= BINPRM_BUF_SIZE && !body[start..].iter().any(terminator) {
                 return None;
             }
-            within
+            &body[..body.len().min(BINPRM_BUF_SIZE - 3)]
         }
     };
     let end = line.iter().rposition(|b| !spacetab(b)).map_or(0, |e| e + 1);
@@ -598,6 +598,7 @@ fn read_request(
     }
     let cwd = ProcessCwd::of(caller.tid);
     let mut found = Found::NotLooked;
+    let mut opener = Opener::Nothing;
     let program = if raw_path.is_empty() && !empty_is_base {
         PathBuf::new()
     } else {
@@ -607,6 +608,14 @@ fn read_request(
             .flatten();
         let (resolution, looked) =
             path_resolve::resolve_found(caller, base, &raw_path, true, known);
+        opener = match (&base, raw_path.is_empty()) {
+            // `execveat(fd, "", AT_EMPTY_PATH)`: the descriptor's file itself.
+            (Base::Fd(fd), true) => Opener::Open {
+                path: PathBuf::from(format!("/proc/{}/fd/{fd}", caller.tid)),
+                descriptor: true,
+            },
+            _ => opener_of(caller.tid, &resolution),
+        };
         match resolution {
             Resolution::Path(p) => {
                 found = looked;
@@ -645,7 +654,6 @@ fn read_request(
                         .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
             }
         };
-    let opener = script_opener(caller.tid, &base, &raw_path, &program, empty_is_base);
     let filename = kernel_filename(&base, &raw_path);
     let request = ExecRequest {
         argv: argv
@@ -828,6 +836,25 @@ mod tests {
         let mut cut = b"#!/".to_vec();
         cut.resize(BINPRM_BUF_SIZE, b'x');
         assert_eq!(parse_shebang(&cut), None);
+        let mut file = b"#!".to_vec();
+        file.extend(std::iter::repeat_n(b'/', 242));
+        file.extend(b"usr/bin/git ");
+        file.extend(std::iter::repeat_n(b'x', 50));
+        assert!(parse_shebang(&file[..BINPRM_BUF_SIZE]).is_some(), "full");
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("push"), &file).unwrap();
+        assert!(
+            matches!(shebang(&d.path().join("push")), Head::Script(..)),
+            "read from a file"
+        );
+        // A blank at the buffer's very last byte ends a name that fills the rest.
+        let mut last = b"#!".to_vec();
+        last.extend(std::iter::repeat_n(b'/', 242));
+        last.extend(b"usr/bin/git ");
+        assert_eq!(last.len(), BINPRM_BUF_SIZE);
+        let (interpreter, argument) = parse_shebang(&last).unwrap();
+        assert_eq!(interpreter.len(), BINPRM_BUF_SIZE - 3);
+        assert!(interpreter.ends_with(b"usr/bin/git") && argument.is_none());
     }
 
     fn argv(items: &[&str]) -> Vec<Vec<u8>> {

@@ -950,7 +950,7 @@ impl Walker<'_> {
             let commands: Vec<String> = args
                 .iter()
                 .skip(1)
-                .filter(|a| a.known && a.text.starts_with('+'))
+                .filter(|a| a.known && a.text.contains('+'))
                 .flat_map(|a| crate::walk::less_shell_commands(&a.text))
                 .collect();
             for command in commands {
@@ -3066,10 +3066,13 @@ impl Walker<'_> {
             Some(text) => {
                 let text = text.to_string();
                 let saved = self.state.clone();
+                // Another shell: a variable not exported there may be empty.
+                let guards = std::mem::take(&mut self.guarded);
                 self.stdin_pipe_in = inv.io.stdin_pipe;
                 self.walk_nested(&text);
                 self.stdin_pipe_in = false;
                 self.restore_state(saved);
+                self.guarded = guards;
             }
             None => {
                 let rule = if inv.subs_network {
@@ -4594,9 +4597,10 @@ impl Walker<'_> {
                 skip = (sub_i + 1..args.len()).collect();
             }
             "stash" | "commit" | "add" | "rm" | "mv" | "restore" | "merge" | "rebase" | "pull"
-            | "cherry-pick" | "revert" | "tag" | "branch" | "apply" | "am" | "init" | "clone"
-            | "fetch" | "worktree" | "submodule" | "gc" | "prune" | "notes" | "format-patch"
-            | "archive" | "bundle" => {
+            | "checkout-index" | "read-tree" | "update-index" | "update-ref" | "cherry-pick"
+            | "revert" | "tag" | "branch" | "apply" | "am" | "init" | "clone" | "fetch"
+            | "worktree" | "submodule" | "gc" | "prune" | "notes" | "format-patch" | "archive"
+            | "bundle" => {
                 self.cur_writes = true;
                 if sub == "apply" || sub == "am" {
                     self.patch_from_stdin(inv, "git apply");
@@ -4605,15 +4609,15 @@ impl Walker<'_> {
                 // `hooks/` among them: run again in the worktree's repository, `git init`
                 // adds the hooks it lacks (`.git/hooks/`, a protected path).
                 // `git clone` makes a repository's git directory the same way.
-                let template = rest
-                    .iter()
-                    .any(|a| a.text == "--template" || a.text.starts_with("--template="))
-                    || g.configs.iter().any(|c| {
-                        c.split('=')
-                            .next()
-                            .is_some_and(|k| k.eq_ignore_ascii_case("init.templatedir"))
-                    })
-                    || self.state.vars.contains_key("GIT_TEMPLATE_DIR");
+                // git takes an option by any unique start of its name (`--templ=tpl`).
+                let template = rest.iter().any(|a| {
+                    let opt = a.text.split('=').next().unwrap_or("");
+                    opt.len() >= 4 && "--template".starts_with(opt)
+                }) || g.configs.iter().any(|c| {
+                    c.split('=')
+                        .next()
+                        .is_some_and(|k| k.eq_ignore_ascii_case("init.templatedir"))
+                }) || self.state.vars.contains_key("GIT_TEMPLATE_DIR");
                 if matches!(sub.as_str(), "init" | "clone") && template {
                     self.find(
                         RuleId::ProtectedPath,
@@ -5039,11 +5043,12 @@ impl Walker<'_> {
     /// Where a word that begins with an expansion that may be empty leads outside the
     /// worktree without it (`"$DIR"/*`: `/*`), that path as shown.
     fn empty_lead_outside(&self, a: &Arg) -> Option<String> {
-        if !a.empty_lead
-            || a.lead_var
-                .as_ref()
-                .is_some_and(|v| self.guarded.contains(v))
-        {
+        // A guard holds for a named variable only (`shift`, `set --` move the positional
+        // ones), expanded whole and quoted (see `Arg::lead_var`).
+        let guarded = a.lead_var.as_ref().is_some_and(|v| {
+            v.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && self.guarded.contains(v)
+        });
+        if !a.empty_lead || guarded {
             return None;
         }
         let rest = a.text.strip_prefix(crate::word::UNKNOWN)?;
@@ -5944,9 +5949,22 @@ impl Walker<'_> {
                     };
                     let base = dir.as_ref().map_or(".".to_string(), |d| d.text.clone());
                     let known_dir = dir.as_ref().is_none_or(|d| d.known);
-                    for &m in ops.iter().skip(skip) {
-                        let member = &args[m];
-                        if member.known && known_dir && !member.text.starts_with('-') {
+                    // `-P`: members named from `/` are written there.
+                    let absolute = p.has('P', "absolute-names")
+                        || (!first.starts_with('-') && first.contains('P'));
+                    let members: Vec<&Arg> = ops
+                        .iter()
+                        .skip(skip)
+                        .map(|&m| &args[m])
+                        .filter(|m| !m.text.starts_with('-'))
+                        .collect();
+                    if absolute && members.is_empty() {
+                        extra.push((Arg::unknown(), "tar -P extract"));
+                    }
+                    for member in members {
+                        if member.known && absolute && member.text.starts_with('/') {
+                            extra.push((member.clone(), "tar extract"));
+                        } else if member.known && known_dir {
                             let at = format!("{base}/{}", member.text.trim_start_matches("./"));
                             extra.push((Arg::literal(at), "tar extract"));
                         }
@@ -8162,7 +8180,9 @@ fn plain_words(args: &[Arg]) -> Vec<&str> {
 fn credential_printer(name: &str, args: &[Arg]) -> Option<&'static str> {
     let words = plain_words(args);
     let has = |f: &str| args.iter().skip(1).any(|a| a.text == f);
-    let starts = |prefix: &[&str]| words.len() >= prefix.len() && words[..prefix.len()] == *prefix;
+    // Wherever they stand: global options and their values may come first (`aws
+    // --profile prod configure get …`, `kubectl --context c config view --raw`).
+    let starts = |seq: &[&str]| words.windows(seq.len()).any(|w| w == seq);
     match name {
         "gh" if starts(&["auth", "token"])
             || (starts(&["auth", "status"]) && (has("-t") || has("--show-token"))) =>
@@ -8170,7 +8190,7 @@ fn credential_printer(name: &str, args: &[Arg]) -> Option<&'static str> {
             Some("gh auth token (~/.config/gh)")
         }
         "gcloud"
-            if words.first() == Some(&"auth")
+            if words.contains(&"auth")
                 && words
                     .iter()
                     .any(|w| matches!(*w, "print-access-token" | "print-identity-token")) =>
@@ -8190,7 +8210,12 @@ fn credential_printer(name: &str, args: &[Arg]) -> Option<&'static str> {
         {
             Some("aws credentials (~/.aws)")
         }
-        "kubectl" | "oc" if starts(&["config", "view"]) && has("--raw") => {
+        "kubectl" | "oc"
+            if starts(&["config", "view"])
+                && args.iter().skip(1).any(|a| {
+                    a.text == "--raw" || (a.text.starts_with("--raw=") && a.text != "--raw=false")
+                }) =>
+        {
             Some("kubectl config view --raw (~/.kube)")
         }
         "git" if words.windows(2).any(|w| w == ["credential", "fill"]) => {

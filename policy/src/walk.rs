@@ -311,12 +311,61 @@ fn pipeline_guard(p: &ast::Pipeline) -> Option<String> {
     single_simple(p).and_then(|t| test_guard(&t))
 }
 
+/// A pipeline that changes no variable and leaves a guard standing: a test, `true` or `:`
+/// with no substitution in it.
+fn pipeline_guard_free(p: &ast::Pipeline) -> bool {
+    single_simple(p).is_some_and(|t| {
+        let first = t.split_whitespace().next().unwrap_or("");
+        matches!(first, "[" | "[[" | "test" | "true" | ":") && !t.contains("$(") && !t.contains('`')
+    })
+}
+
+/// The variable an and-or list proves not empty for the rest of its list, by stopping the
+/// shell where it is empty: `: "${D:?}"`, `[ -z "$D" ] && exit 1`, `[ -n "$D" ] || exit`,
+/// `test -n "$D" || return 1`.
+fn list_guard(and_or: &ast::AndOrList) -> Option<String> {
+    let first = single_simple(&and_or.first)?;
+    match and_or.additional.as_slice() {
+        [] => abort_guard(first),
+        [next] => {
+            let (or, p) = match next {
+                ast::AndOr::And(p) => (false, p),
+                ast::AndOr::Or(p) => (true, p),
+            };
+            let stops = single_simple(p)
+                .is_some_and(|t| matches!(t.split_whitespace().next(), Some("exit" | "return")));
+            if !stops {
+                return None;
+            }
+            if or {
+                test_guard(&first)
+            } else {
+                empty_test(&first)
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The variable a test proves empty when it succeeds: `[ -z "$D" ]`, `test -z "$D"`.
+fn empty_test(text: &str) -> Option<String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let operand = match words.as_slice() {
+        ["[", "-z", x, "]"] | ["test", "-z", x] if x.starts_with('"') => x,
+        ["[[", "-z", x, "]]"] => x,
+        _ => return None,
+    };
+    variable_of(operand)
+}
+
 /// The variable a test command proves not empty when it succeeds: `[ -n "$D" ]`, `[ "$D" ]`,
 /// `test -d "$D"`, `[[ -e $D ]]` (every unary file test is false for an empty name).
 fn test_guard(text: &str) -> Option<String> {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let inner: &[&str] = match words.as_slice() {
-        ["[", inner @ .., "]"] | ["[[", inner @ .., "]]"] | ["test", inner @ ..] => inner,
+    // In `[` and `test` an unquoted empty operand vanishes, and `[ -n ]` is true.
+    let (inner, quoted): (&[&str], bool) = match words.as_slice() {
+        ["[[", inner @ .., "]]"] => (inner, false),
+        ["[", inner @ .., "]"] | ["test", inner @ ..] => (inner, true),
         _ => return None,
     };
     let operand = match inner {
@@ -331,6 +380,9 @@ fn test_guard(text: &str) -> Option<String> {
         [x] if !x.starts_with('-') => x,
         _ => return None,
     };
+    if quoted && !operand.starts_with('"') {
+        return None;
+    }
     variable_of(operand)
 }
 
@@ -596,6 +648,14 @@ fn is_program_variable(name: &str) -> bool {
         "GIT_PAGER"
             | "PAGER"
             | "MANPAGER"
+            // Other programs' pagers, run through a shell as PAGER is.
+            | "GH_PAGER"
+            | "SYSTEMD_PAGER"
+            | "AWS_PAGER"
+            | "PSQL_PAGER"
+            | "BAT_PAGER"
+            | "DELTA_PAGER"
+            | "GLAB_PAGER"
             | "GIT_EDITOR"
             | "GIT_SEQUENCE_EDITOR"
             | "EDITOR"
@@ -634,26 +694,24 @@ fn is_program_variable(name: &str) -> bool {
 /// The shell commands the `+` start-up commands of less options (`LESS`, or less's own
 /// `+cmd` arguments) run: what follows a `!` in one, to its end of line.
 pub(crate) fn less_shell_commands(options: &str) -> Vec<String> {
+    // A `+` begins start-up commands wherever it stands in the options, bundled after
+    // other flags too (`-R+!cmd`); a `!` in them runs the rest of the line through a
+    // shell. Read wherever a `!` follows a `+` (stricter than less, never laxer).
     let mut out = Vec::new();
     let mut rest = options;
     while let Some(at) = rest.find('+') {
-        let starts_option = at == 0 || rest[..at].ends_with(char::is_whitespace);
-        let after = &rest[at + 1..];
-        if starts_option {
-            let command = after.trim_start_matches('+');
-            let end = command.find(['\n', '\r']).unwrap_or(command.len());
-            // An option ends at a blank unless the command holds a `!`.
-            let token = &command[..end];
-            if let Some(bang) = token.find('!') {
-                let shell = token[bang + 1..].trim();
-                if !shell.is_empty() {
-                    out.push(shell.to_string());
-                }
-                rest = &command[end..];
-                continue;
+        let command = &rest[at + 1..];
+        let end = command.find(['\n', '\r']).unwrap_or(command.len());
+        let token = &command[..end];
+        if let Some(bang) = token.find('!') {
+            let shell = token[bang + 1..].trim();
+            if !shell.is_empty() {
+                out.push(shell.to_string());
             }
+            rest = &command[end..];
+            continue;
         }
-        rest = after;
+        rest = command;
     }
     out
 }
@@ -769,7 +827,10 @@ impl<'a> Walker<'a> {
     /// Sets `name` (through a name reference, the variable it names: `r=x` after
     /// `declare -n r=d` sets `d`).
     pub(crate) fn set_var(&mut self, name: &str, value: Option<String>) {
+        // A value set since a test proved it not empty: the test no longer says.
+        self.guarded.retain(|g| g != name);
         let name = self.referenced(name).to_string();
+        self.guarded.retain(|g| *g != name);
         if let Some(elements) = self.state.arrays.get_mut(&name) {
             *elements = None;
         }
@@ -1232,17 +1293,39 @@ impl<'a> Walker<'a> {
             let mut skip_or = false;
             let mut or_from: Option<Cwd> = None;
             // The guards of this and-or list's tests so far, past `&&` only.
-            let outer_guards = self.guarded.clone();
+            let mut outer_guards = self.guarded.clone();
             let mut chain_guards: Vec<String> = Vec::new();
+            // `guarded` as the last part began: what `set_var` took out of it since (a
+            // part that set or unset the variable) is guarded no longer.
+            let mut given: Vec<String> = self.guarded.clone();
             for k in first..chain.len() {
                 let (or, p) = chain[k];
+                let taken: Vec<String> = given
+                    .iter()
+                    .filter(|g| !self.guarded.contains(g))
+                    .cloned()
+                    .collect();
+                outer_guards.retain(|g| !taken.contains(g));
+                chain_guards.retain(|g| !taken.contains(g));
                 if or {
                     chain_guards.clear();
                 }
                 self.guarded = outer_guards.iter().chain(&chain_guards).cloned().collect();
-                if let Some(var) = pipeline_guard(p) {
-                    chain_guards.push(var);
+                given = self.guarded.clone();
+                // A guard holds past tests only: any other command between may change
+                // the variable (`unset D`, a function, `read D`). Taken for the parts
+                // after this one.
+                let shadowed = self.functions.iter().any(|f| f == "test" || f == "[");
+                let mut after = chain_guards.clone();
+                match pipeline_guard(p)
+                    .or_else(|| single_simple(p).and_then(abort_guard))
+                    .filter(|_| !shadowed)
+                {
+                    Some(var) => after.push(var),
+                    None if pipeline_guard_free(p) => {}
+                    None => after.clear(),
                 }
+                chain_guards = after;
                 if or && skip_or {
                     // Not run where the `cd` went: walked for what it does, from where
                     // it would run when no walk was left to judge it from there.
@@ -1319,9 +1402,15 @@ impl<'a> Walker<'a> {
                     None => {}
                 }
             }
-            // `: "${D:?}"` stops the shell where D is empty: the rest of the list has D.
+            // `: "${D:?}"` stops the shell where D is empty, and so do `[ -z "$D" ] &&
+            // exit 1` and `[ -n "$D" ] || exit 1`: the rest of the list has D.
+            outer_guards.retain(|g| !given.contains(g) || self.guarded.contains(g));
             self.guarded = outer_guards;
-            if !background && let Some(var) = single_simple(&and_or.first).and_then(abort_guard) {
+            let shadowed = self.functions.iter().any(|f| f == "test" || f == "[");
+            if !background
+                && !shadowed
+                && let Some(var) = list_guard(and_or)
+            {
                 self.guarded.push(var);
             }
             if let Some(s) = saved {
@@ -1635,8 +1724,11 @@ impl<'a> Walker<'a> {
             ast::CompoundCommand::IfClause(i) => {
                 self.walk_list(&i.condition);
                 // A condition that is one test proves its variable not empty in `then`.
+                let shadowed = self.functions.iter().any(|f| f == "test" || f == "[");
                 let guard = match i.condition.0.as_slice() {
-                    [item] if item.0.additional.is_empty() => pipeline_guard(&item.0.first),
+                    [item] if item.0.additional.is_empty() && !shadowed => {
+                        pipeline_guard(&item.0.first)
+                    }
                     _ => None,
                 };
                 let before = self.guarded.len();
@@ -2009,6 +2101,7 @@ impl<'a> Walker<'a> {
                                 self.declare_integers(&words);
                             }
                             if nameref {
+                                self.guarded.retain(|g| g != n);
                                 self.state.vars.insert(n.clone(), None);
                                 match (value.known && is_name(&value.text))
                                     .then(|| value.text.clone())

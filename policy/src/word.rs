@@ -459,11 +459,17 @@ fn eval_piece(
                     );
                     if arg.text.is_empty() && !never_empty {
                         arg.empty_lead = true;
-                        let name = source.trim_start_matches('$').trim_start_matches('{');
-                        let end = name
-                            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                            .unwrap_or(name.len());
-                        arg.lead_var = (end > 0).then(|| name[..end].to_string());
+                        // Only `"$D"` or `"${D}"` whole and quoted: an operator may empty a
+                        // set D (`${D%%*}`), and unquoted a blank D splits away.
+                        let whole = source
+                            .strip_prefix("${")
+                            .and_then(|n| n.strip_suffix('}'))
+                            .or_else(|| source.strip_prefix('$'))
+                            .filter(|n| {
+                                !n.is_empty()
+                                    && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                            });
+                        arg.lead_var = whole.filter(|_| quoted).map(str::to_string);
                     }
                     push_unknown(arg)
                 }

@@ -549,8 +549,15 @@ fn scripts_an_agents_settings_run_cannot_be_changed_from_inside(w: &World) {
     );
     w.write(
         ".mcp.json",
-        "{\"mcpServers\": {\"s\": {\"command\": \"node\", \"args\": [\"srv/index.js\"]}}}\n",
+        "{\"mcpServers\": {\"s\": {\"command\": \"node\", \"args\": [\"srv/index.js\"]}, \
+         \"t\": {\"command\": \"node\", \"args\": [\"bare.js\"]}, \
+         \"u\": {\"command\": \"$PWD/tools/link.sh\"}}}\n",
     );
+    // A bare name, and a symlink whose name the settings use.
+    let bare = w.write("bare.js", "// bare\n");
+    let real = w.write("tools/real.sh", "#!/bin/sh\n");
+    std::os::unix::fs::symlink("real.sh", w.worktree.join("tools/link.sh")).unwrap();
+    w.own(&w.worktree.join("tools/link.sh"));
     let out = fence_with(
         w,
         &["--profile", "claude"],
@@ -559,7 +566,10 @@ fn scripts_an_agents_settings_run_cannot_be_changed_from_inside(w: &World) {
          echo 'require(\"child_process\")' > srv/index.js\n\
          mv srv/index.js srv/old.js\n\
          echo s > \"$HOME/.claude/state.txt\"\n\
-         echo s > tools/other.sh\n",
+         echo s > tools/other.sh\n\
+         echo 'evil' > bare.js\n\
+         rm -f tools/link.sh; echo evil > tools/link.sh\n\
+         echo evil >> tools/real.sh\n",
     );
     let err = stderr(&out);
     assert_eq!(
@@ -569,6 +579,13 @@ fn scripts_an_agents_settings_run_cannot_be_changed_from_inside(w: &World) {
     );
     assert_eq!(read(&hook).as_deref(), Some("#!/bin/sh\nexit 0\n"), "{err}");
     assert_eq!(read(&server).as_deref(), Some("// server\n"), "{err}");
+    assert_eq!(read(&bare).as_deref(), Some("// bare\n"), "{err}");
+    assert_eq!(read(&real).as_deref(), Some("#!/bin/sh\n"), "{err}");
+    assert!(
+        std::fs::symlink_metadata(w.worktree.join("tools/link.sh"))
+            .is_ok_and(|m| m.file_type().is_symlink()),
+        "the link the settings name was replaced: {err}"
+    );
     assert!(err.contains("(rule fence.protected-path)"), "{err}");
     assert_eq!(
         read(&w.home.join(".claude/state.txt")).as_deref(),

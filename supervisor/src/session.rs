@@ -114,9 +114,12 @@ fn shared_folder_within(p: &Path) -> Option<PathBuf> {
         return Some(f.clone());
     }
     let id = |q: &Path| std::fs::metadata(q).ok().map(|m| (m.dev(), m.ino()));
+    // Each shared folder and every folder above it (`/var` holds `/var/tmp`, `/` all): a
+    // bind of any of them there shows the shared folder inside.
     let ids: Vec<((u64, u64), &PathBuf)> = shared
         .iter()
-        .filter_map(|f| id(f).map(|i| (i, f)))
+        .flat_map(|f| f.ancestors().map(move |a| (a, f)))
+        .filter_map(|(a, f)| id(a).map(|i| (i, f)))
         .collect();
     let same =
         |q: &Path| id(q).and_then(|i| ids.iter().find(|(s, _)| *s == i).map(|(_, f)| (*f).clone()));
@@ -830,6 +833,19 @@ mod tests {
                 let _ = std::process::Command::new("umount").arg(&at).status();
                 assert_eq!(is.as_deref(), Some(Path::new("/tmp")));
                 assert_eq!(holds.as_deref(), Some(Path::new("/tmp")));
+            }
+            // A bind of a folder above one (`/var`, above `/var/tmp`) inside the worktree.
+            let var = d.path().join("v");
+            std::fs::create_dir(&var).unwrap();
+            let ok = std::process::Command::new("mount")
+                .args(["--bind", "/var"])
+                .arg(&var)
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                let holds = shared_folder_within(d.path());
+                let _ = std::process::Command::new("umount").arg(&var).status();
+                assert!(holds.is_some(), "a bind of /var inside");
             }
         }
         assert_eq!(

@@ -47,18 +47,52 @@ pub fn find(
         let Some(value) = read_json(file) else {
             continue;
         };
-        let mut words = Vec::new();
-        command_words(&value, &mut words);
-        for word in words {
-            let Some(path) = as_path(&word, worktree, home) else {
-                continue;
-            };
-            let path = std::fs::canonicalize(&path).unwrap_or(path);
-            if writable.iter().any(|w| path.starts_with(w)) && !found.contains(&path) {
-                found.push(path);
-            }
-            if found.len() >= MOST_PATHS {
-                return found;
+        let mut commands = Vec::new();
+        command_words(&value, &mut commands);
+        for words in commands {
+            // Where the words run from: the worktree, then where a `cd` in them goes.
+            let mut base = worktree.to_path_buf();
+            let mut after_cd = false;
+            let mut after_m = false;
+            for word in words {
+                let mut paths: Vec<PathBuf> = Vec::new();
+                if after_cd {
+                    after_cd = false;
+                    base = as_path_from(&word, worktree, &base, home)
+                        .unwrap_or_else(|| base.join(&word));
+                    continue;
+                }
+                if after_m {
+                    // `python3 -m tools.guard`: tools/guard.py, or the package tools/guard.
+                    after_m = false;
+                    let module = base.join(word.replace('.', "/"));
+                    paths.push(module.with_extension("py"));
+                    paths.push(module);
+                }
+                match word.as_str() {
+                    "cd" | "pushd" => after_cd = true,
+                    "-m" => after_m = true,
+                    _ => {}
+                }
+                paths.extend(as_path_from(&word, worktree, &base, home));
+                // A bare name the command runs or reads from where it runs (`bash
+                // check.sh`, an MCP server's `server.js`), when there is such a file.
+                if !word.contains('/') && !word.starts_with('-') && base.join(&word).is_file() {
+                    paths.push(base.join(&word));
+                }
+                for path in paths {
+                    // The name as written (a symlink the sandbox could replace) and
+                    // the file it leads to.
+                    let real = std::fs::canonicalize(&path).ok();
+                    for p in std::iter::once(path).chain(real) {
+                        if writable.iter().any(|w| p.starts_with(w)) && !found.contains(&p) {
+                            found.push(p);
+                        }
+                    }
+                    if found.len() >= MOST_PATHS {
+                        return found;
+                    }
+                }
             }
         }
     }
@@ -82,22 +116,25 @@ fn read_json(file: &Path) -> Option<serde_json::Value> {
     serde_json::from_slice(&text).ok()
 }
 
-/// The words of every `command` string in `v`, and of the `args` of the object holding it.
-fn command_words(v: &serde_json::Value, out: &mut Vec<String>) {
+/// The words of every `command` string in `v` with the `args` of the object holding it,
+/// one list for each.
+fn command_words(v: &serde_json::Value, out: &mut Vec<Vec<String>>) {
     match v {
         serde_json::Value::Object(map) => {
             if let Some(serde_json::Value::String(command)) = map.get("command") {
+                let mut words = Vec::new();
                 for word in shell_words(command) {
                     // `bash -c 'python3 ~/.claude/x.py'`: the string's own words.
                     if word.contains(char::is_whitespace) {
-                        out.extend(shell_words(&word));
+                        words.extend(shell_words(&word));
                     } else {
-                        out.push(word);
+                        words.push(word);
                     }
                 }
                 if let Some(serde_json::Value::Array(args)) = map.get("args") {
-                    out.extend(args.iter().filter_map(|a| a.as_str().map(str::to_string)));
+                    words.extend(args.iter().filter_map(|a| a.as_str().map(str::to_string)));
                 }
+                out.push(words);
             }
             for child in map.values() {
                 command_words(child, out);
@@ -164,7 +201,13 @@ fn shell_words(s: &str) -> Vec<String> {
 
 /// The path a word names, absolute and without `.` or `..`: from `/`, the home, the project
 /// or (with a `/` in it) the worktree. `None` for a word that names none (`node`, `-y`).
+#[cfg(test)]
 fn as_path(word: &str, worktree: &Path, home: Option<&Path>) -> Option<PathBuf> {
+    as_path_from(word, worktree, worktree, home)
+}
+
+/// [`as_path`], a relative word taken from `base` (where a `cd` in the command went).
+fn as_path_from(word: &str, worktree: &Path, base: &Path, home: Option<&Path>) -> Option<PathBuf> {
     let word = word.split_once('=').map_or(word, |(k, v)| {
         // `--config=PATH`, `NODE_OPTIONS=--require=PATH`: the value.
         if k.starts_with('-') || k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
@@ -173,10 +216,20 @@ fn as_path(word: &str, worktree: &Path, home: Option<&Path>) -> Option<PathBuf> 
             word
         }
     });
+    // The project folder, however written (`${CLAUDE_PROJECT_DIR:-.}`, `$PWD`: the agent
+    // runs its commands there).
+    let project_default = word
+        .strip_prefix("${CLAUDE_PROJECT_DIR:-")
+        .and_then(|r| r.split_once('}').map(|(_, rest)| rest));
+    if let Some(rest) = project_default {
+        return as_path_from(&format!("$CLAUDE_PROJECT_DIR{rest}"), worktree, base, home);
+    }
     let project = [
         "${CLAUDE_PROJECT_DIR}",
         "$CLAUDE_PROJECT_DIR",
         "${workspaceFolder}",
+        "${PWD}",
+        "$PWD",
     ];
     let from_home = ["~/", "$HOME/", "${HOME}/"];
     let path = if let Some(rest) = project.iter().find_map(|p| word.strip_prefix(p)) {
@@ -186,7 +239,7 @@ fn as_path(word: &str, worktree: &Path, home: Option<&Path>) -> Option<PathBuf> 
     } else if word.starts_with('/') {
         PathBuf::from(word)
     } else if word.contains('/') && !word.contains("://") && !word.starts_with('-') {
-        worktree.join(word)
+        base.join(word)
     } else {
         return None;
     };
@@ -277,10 +330,26 @@ mod tests {
         )
         .unwrap();
         std::fs::write(wt.join(".claude/settings.json"), "not json").unwrap();
+        // Other spellings: a bare name, a symlink, `$PWD`, a default, a `cd`, a module.
+        std::fs::create_dir_all(wt.join("tools/pkg")).unwrap();
+        std::fs::write(wt.join("check.sh"), "").unwrap();
+        std::fs::write(wt.join("tools/real.sh"), "").unwrap();
+        std::os::unix::fs::symlink("real.sh", wt.join("tools/link.sh")).unwrap();
+        std::fs::write(
+            wt.join(".claude/settings.local.json"),
+            r#"{"hooks": {"Stop": [{"hooks": [
+                {"type": "command", "command": "bash check.sh"},
+                {"type": "command", "command": "$PWD/tools/link.sh"},
+                {"type": "command", "command": "${CLAUDE_PROJECT_DIR:-.}/tools/d.sh"},
+                {"type": "command", "command": "cd tools && ./t.sh"},
+                {"type": "command", "command": "python3 -m tools.pkg"}]}]}}"#,
+        )
+        .unwrap();
         let files = [
             home.join(".claude/settings.json"),
             wt.join(".mcp.json"),
             wt.join(".claude/settings.json"),
+            wt.join(".claude/settings.local.json"),
             wt.join("missing.json"),
         ];
         let writable = [wt.clone(), home.join(".claude")];
@@ -291,6 +360,13 @@ mod tests {
             wt.join(".claude/check.sh"),
             wt.join("tools/guard.py"),
             wt.join("srv/index.js"),
+            wt.join("check.sh"),
+            wt.join("tools/link.sh"),
+            wt.join("tools/real.sh"),
+            wt.join("tools/d.sh"),
+            wt.join("tools/t.sh"),
+            wt.join("tools/pkg.py"),
+            wt.join("tools/pkg"),
         ];
         want.sort();
         assert_eq!(found, want);

@@ -5514,6 +5514,30 @@ fn a_push_through_a_full_interpreter_line_is_refused(w: &World) {
     );
 }
 
+/// A script whose path is nearly as long as the kernel takes (4,090 bytes, run by a short
+/// relative name from a deep folder) is read all the same: fence opens it beneath the
+/// caller's root, not by a longer path of its own.
+fn a_push_through_a_script_at_the_longest_path_is_refused(w: &World) {
+    push_from_a_script_is_refused(
+        w,
+        "git checkout -q -b feature\n\
+         python3 - <<'EOF'\n\
+         import os\n\
+         top = os.getcwd()\n\
+         while len(os.getcwd()) + 200 + len('/push') < 4090:\n\
+         \x20   os.mkdir('d' * 199)\n\
+         \x20   os.chdir('d' * 199)\n\
+         last = 'e' * (4090 - len(os.getcwd()) - 1 - len('/push'))\n\
+         os.mkdir(last)\n\
+         os.chdir(last)\n\
+         assert len(os.getcwd() + '/push') == 4090\n\
+         open('push', 'w').write('#!/usr/bin/git --git-dir=' + top + '/.git\\n')\n\
+         os.chmod('push', 0o755)\n\
+         os.execv('push', ['push', 'origin', 'HEAD:main'])\n\
+         EOF\n",
+    );
+}
+
 /// An interpreter fence may not read is refused at any level of a chain of scripts, and
 /// through a descriptor of a file already removed.
 fn an_unreadable_interpreter_anywhere_in_the_chain_is_refused(w: &World) {
@@ -10378,6 +10402,7 @@ both_ways!(
     a_push_through_a_roundabout_proc_path_to_a_script_is_refused,
     a_push_through_a_full_interpreter_line_is_refused,
     an_unreadable_interpreter_anywhere_in_the_chain_is_refused,
+    a_push_through_a_script_at_the_longest_path_is_refused,
     a_bare_push_through_a_chain_of_symbolic_refs_to_main_is_refused,
     a_misspelt_push_to_main_is_refused,
     rm_rf_home_from_a_script_is_refused,

@@ -945,6 +945,20 @@ impl Walker<'_> {
             // It prints a credential kept in a secret path: read as `cat` of it is.
             self.find(RuleId::SecretRead, format!("prints a credential: {what}"));
         }
+        // What may set a variable without `set_var` seeing a value: a declaration without
+        // one (`local D` empties D in a function), `wait -p D`; and what may set any
+        // (`source`, `eval`): a guard on it no longer holds.
+        match name {
+            "local" | "declare" | "typeset" | "export" | "readonly" | "wait" | "read"
+            | "mapfile" | "readarray" | "getopts" | "printf" => {
+                for a in &args[1..] {
+                    let n = a.text.split(['=', '[']).next().unwrap_or("");
+                    self.guarded.retain(|g| g != n);
+                }
+            }
+            "source" | "." | "eval" | "set" | "unset" => self.guarded.clear(),
+            _ => {}
+        }
         // `less '+!cmd' f`: a start-up command that runs a shell.
         if name == "less" {
             let commands: Vec<String> = args

@@ -315,8 +315,16 @@ fn pipeline_guard(p: &ast::Pipeline) -> Option<String> {
 /// with no substitution in it.
 fn pipeline_guard_free(p: &ast::Pipeline) -> bool {
     single_simple(p).is_some_and(|t| {
-        let first = t.split_whitespace().next().unwrap_or("");
-        matches!(first, "[" | "[[" | "test" | "true" | ":") && !t.contains("$(") && !t.contains('`')
+        let mut words = t.split_whitespace();
+        let first = words.next().unwrap_or("");
+        let sets_a_variable = first == "printf" && words.next() == Some("-v");
+        matches!(
+            first,
+            "[" | "[[" | "test" | "true" | ":" | "echo" | "printf"
+        ) && !sets_a_variable
+            && !t.contains("$(")
+            && !t.contains('`')
+            && !t.contains(['>', '<'])
     })
 }
 
@@ -324,6 +332,11 @@ fn pipeline_guard_free(p: &ast::Pipeline) -> bool {
 /// shell where it is empty: `: "${D:?}"`, `[ -z "$D" ] && exit 1`, `[ -n "$D" ] || exit`,
 /// `test -n "$D" || return 1`.
 fn list_guard(and_or: &ast::AndOrList) -> Option<String> {
+    if let ([ast::Command::Compound(ast::CompoundCommand::IfClause(i), None)], []) =
+        (and_or.first.seq.as_slice(), and_or.additional.as_slice())
+    {
+        return if_guard(i);
+    }
     let first = single_simple(&and_or.first)?;
     match and_or.additional.as_slice() {
         [] => abort_guard(first),
@@ -332,8 +345,7 @@ fn list_guard(and_or: &ast::AndOrList) -> Option<String> {
                 ast::AndOr::And(p) => (false, p),
                 ast::AndOr::Or(p) => (true, p),
             };
-            let stops = single_simple(p)
-                .is_some_and(|t| matches!(t.split_whitespace().next(), Some("exit" | "return")));
+            let stops = stops_the_shell(p);
             if !stops {
                 return None;
             }
@@ -345,6 +357,43 @@ fn list_guard(and_or: &ast::AndOrList) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// A pipeline that ends the shell (or the function): `exit`, `return`, or a group whose
+/// last command is one (`{ echo "D unset" >&2; exit 1; }`).
+fn stops_the_shell(p: &ast::Pipeline) -> bool {
+    let ends = |t: &str| matches!(t.split_whitespace().next(), Some("exit" | "return"));
+    match p.seq.as_slice() {
+        [ast::Command::Simple(c)] if !p.bang => ends(&c.to_string()),
+        [ast::Command::Compound(ast::CompoundCommand::BraceGroup(g), None)] if !p.bang => {
+            g.list.0.last().is_some_and(|item| {
+                item.0.additional.is_empty()
+                    && single_simple(&item.0.first).is_some_and(|t| ends(&t))
+            })
+        }
+        _ => false,
+    }
+}
+
+/// The variable an `if` proves not empty for the rest of its list: `if [ -z "$D" ]; then
+/// …; exit 1; fi` with no `else`.
+fn if_guard(i: &ast::IfClauseCommand) -> Option<String> {
+    if i.elses.as_ref().is_some_and(|e| !e.is_empty()) {
+        return None;
+    }
+    let [item] = i.condition.0.as_slice() else {
+        return None;
+    };
+    if !item.0.additional.is_empty() {
+        return None;
+    }
+    let cond = single_simple(&item.0.first)?;
+    let var = empty_test(&cond)?;
+    let last = i.then.0.last()?;
+    let ends = last.0.additional.is_empty()
+        && single_simple(&last.0.first)
+            .is_some_and(|t| matches!(t.split_whitespace().next(), Some("exit" | "return")));
+    ends.then_some(var)
 }
 
 /// The variable a test proves empty when it succeeds: `[ -z "$D" ]`, `test -z "$D"`.
@@ -1725,14 +1774,27 @@ impl<'a> Walker<'a> {
                 self.walk_list(&i.condition);
                 // A condition that is one test proves its variable not empty in `then`.
                 let shadowed = self.functions.iter().any(|f| f == "test" || f == "[");
-                let guard = match i.condition.0.as_slice() {
-                    [item] if item.0.additional.is_empty() && !shadowed => {
-                        pipeline_guard(&item.0.first)
+                // A condition of tests joined by `&&`: each proves its variable.
+                let guards: Vec<String> = match i.condition.0.as_slice() {
+                    [item]
+                        if !shadowed
+                            && item
+                                .0
+                                .additional
+                                .iter()
+                                .all(|a| matches!(a, ast::AndOr::And(_))) =>
+                    {
+                        std::iter::once(&item.0.first)
+                            .chain(item.0.additional.iter().map(|a| match a {
+                                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+                            }))
+                            .filter_map(pipeline_guard)
+                            .collect()
                     }
-                    _ => None,
+                    _ => Vec::new(),
                 };
                 let before = self.guarded.len();
-                self.guarded.extend(guard);
+                self.guarded.extend(guards);
                 self.walk_list(&i.then);
                 self.guarded.truncate(before);
                 for e in i.elses.iter().flatten() {

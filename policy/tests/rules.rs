@@ -6574,6 +6574,39 @@ fn bug_second_corpus_review_rows() {
                 "[ -n \"$1\" ] && shift && rm -rf \"$1\"/*",
                 refused("fs.delete-outside"),
             ),
+            (
+                "f(){ if [ -d \"$D\" ]; then local D; rm -rf \"$D\"/*; fi; }; f",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "if [ -d \"$D\" ]; then . ./env.sh; rm -rf \"$D\"/*; fi",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "if [ -n \"$D\" ] || [ -d \"$D\" ]; then rm -rf \"$D\"/*; fi",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "[ -z \"$D\" ] && { echo x; }; rm -rf \"$D\"/*",
+                refused("fs.delete-outside"),
+            ),
+            // guards as scripts write them
+            (
+                "[ -z \"$D\" ] && { echo \"D unset\" >&2; exit 1; }; rm -rf \"$D\"/*",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "if [ -z \"$D\" ]; then exit 1; fi; rm -rf \"$D\"/*",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "if [ -n \"$D\" ] && [ -d \"$D\" ]; then rm -rf \"$D\"/*; fi",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "[ -d \"$D\" ] && echo cleaning && rm -rf \"$D\"/*",
+                red("fs.rm-recursive"),
+            ),
             // less's bundled flags, other pagers; credential printers past global options
             (
                 "LESS=$'-R+!rm -rf ~\\n' git log",

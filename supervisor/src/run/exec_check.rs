@@ -311,40 +311,50 @@ enum Script {
 /// How the supervisor reaches the file an exec runs.
 #[derive(Debug, Clone)]
 enum Opener {
-    /// Open this path (in fence's view): `/proc/<tid>/root` and the resolved path, or the
-    /// caller's own descriptor link under fence's `/proc`. `descriptor`: reached through
-    /// a descriptor (a memfd, a deleted file), so in no folder of the fence.
-    Open { path: PathBuf, descriptor: bool },
+    /// Open `rel` beneath the folder `base` (in fence's view; `openat`, so that no prefix
+    /// makes a path longer than the kernel takes): the resolved path beneath
+    /// `/proc/<tid>/root`, the caller's own descriptor link under fence's `/proc`, or the
+    /// path as the exec gave it from the caller's root or cwd where fence cannot follow
+    /// it (another process of the sandbox's `/proc/<pid>/fd/N`). `descriptor`: reached
+    /// through a descriptor or `/proc` (a memfd, a deleted file), in no folder of the
+    /// fence.
+    Open {
+        base: PathBuf,
+        rel: PathBuf,
+        descriptor: bool,
+    },
     /// Nothing to read: the kernel fails the exec, or no file is named.
     Nothing,
-    /// The path cannot be followed from outside (another process's `/proc` entries, a
-    /// loop): which file runs is not known.
-    Unknown,
 }
 
 /// The [`Opener`] for the file a path resolution found, as the caller's resolution (by
 /// [`path_resolve`], which maps the caller's `/proc/self` to its entry in fence's `/proc`)
 /// left it.
-fn opener_of(tid: libc::pid_t, resolution: &Resolution) -> Opener {
+fn opener_of(tid: libc::pid_t, resolution: &Resolution, raw: &[u8]) -> Opener {
+    let root = PathBuf::from(format!("/proc/{tid}/root"));
     match resolution {
-        Resolution::Path(p) if p.starts_with("/proc/") => Opener::Open {
-            path: p.clone(),
-            descriptor: true,
-        },
-        Resolution::Path(p) if p.is_absolute() => {
-            let mut path = format!("/proc/{tid}/root").into_bytes();
-            path.extend_from_slice(p.as_os_str().as_bytes());
+        Resolution::Path(p) | Resolution::Descriptor(p) if p.starts_with("/proc/") => {
             Opener::Open {
-                path: PathBuf::from(OsStr::from_bytes(&path)),
-                descriptor: false,
+                base: PathBuf::from("/"),
+                rel: p.clone(),
+                descriptor: true,
             }
         }
-        Resolution::Descriptor(d) => Opener::Open {
-            path: d.clone(),
+        Resolution::Path(p) if p.is_absolute() => Opener::Open {
+            base: root,
+            rel: p.clone(),
+            descriptor: false,
+        },
+        Resolution::Unresolvable(_) if !raw.is_empty() => Opener::Open {
+            base: if raw.first() == Some(&b'/') {
+                root
+            } else {
+                PathBuf::from(format!("/proc/{tid}/cwd"))
+            },
+            rel: PathBuf::from(OsStr::from_bytes(raw)),
             descriptor: true,
         },
-        Resolution::Path(_) | Resolution::Fails(_) => Opener::Nothing,
-        Resolution::Unresolvable(_) => Opener::Unknown,
+        _ => Opener::Nothing,
     }
 }
 
@@ -387,12 +397,15 @@ fn interpreted_requests(
     let mut named = filename;
     let mut rest: Vec<Vec<u8>> = request.raw_argv.iter().skip(1).cloned().collect();
     for _ in 0..MOST_INTERPRETERS {
-        let (path, descriptor) = match &opener {
-            Opener::Open { path, descriptor } => (path.clone(), *descriptor),
+        let (base, rel, descriptor) = match &opener {
+            Opener::Open {
+                base,
+                rel,
+                descriptor,
+            } => (base.clone(), rel.clone(), *descriptor),
             Opener::Nothing => break,
-            Opener::Unknown => return Script::Unreadable(None),
         };
-        let (interpreter, argument) = match shebang(&path) {
+        let (interpreter, argument) = match shebang(&base, &rel) {
             Head::Script(i, a) => (i, a),
             Head::NotScript => break,
             Head::Unreadable => {
@@ -404,7 +417,7 @@ fn interpreted_requests(
         argv.push(named);
         argv.extend(rest);
         let resolution = path_resolve::resolve(caller, Base::Cwd, &interpreter, true);
-        let next = opener_of(caller.tid, &resolution);
+        let next = opener_of(caller.tid, &resolution, &interpreter);
         let resolved = match resolution {
             Resolution::Path(p) => p,
             _ => PathBuf::from(OsStr::from_bytes(&interpreter)),
@@ -446,24 +459,52 @@ enum Head {
 }
 
 /// The interpreter and optional argument of the `#!` line of the regular file at `path`.
-fn shebang(path: &Path) -> Head {
+fn shebang(base: &Path, rel: &Path) -> Head {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-    {
-        Ok(f) => f,
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EACCES | libc::EPERM)) => {
-            return if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-                Head::Unreadable
-            } else {
-                Head::NotScript
-            };
-        }
-        Err(_) => return Head::NotScript,
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).ok();
+    let (Some(base_c), Some(rel_c)) = (
+        c(base),
+        c(Path::new(OsStr::from_bytes(
+            rel.as_os_str()
+                .as_bytes()
+                .strip_prefix(b"/")
+                .unwrap_or(rel.as_os_str().as_bytes()),
+        ))),
+    ) else {
+        return Head::Unreadable;
     };
+    // SAFETY: open of a NUL-terminated path; the descriptor is owned below.
+    let dir = unsafe {
+        libc::open(
+            base_c.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if dir < 0 {
+        return Head::Unreadable;
+    }
+    // SAFETY: a fresh descriptor that we own.
+    let dir = unsafe { OwnedFd::from_raw_fd(dir) };
+    // SAFETY: openat of a NUL-terminated relative path beneath our descriptor.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            rel_c.as_ptr(),
+            libc::O_RDONLY | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        // Nothing there, or a folder on the way that is none: the kernel fails the exec
+        // too. Anything else (no right to read, a name too long for fence) leaves the file
+        // unknown: refused where it matters, never taken for no script.
+        return match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::ENOENT | libc::ENOTDIR | libc::EISDIR) => Head::NotScript,
+            _ => Head::Unreadable,
+        };
+    }
+    // SAFETY: a fresh descriptor that we own.
+    let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Head::NotScript;
     }
@@ -611,10 +652,11 @@ fn read_request(
         opener = match (&base, raw_path.is_empty()) {
             // `execveat(fd, "", AT_EMPTY_PATH)`: the descriptor's file itself.
             (Base::Fd(fd), true) => Opener::Open {
-                path: PathBuf::from(format!("/proc/{}/fd/{fd}", caller.tid)),
+                base: PathBuf::from("/"),
+                rel: PathBuf::from(format!("/proc/{}/fd/{fd}", caller.tid)),
                 descriptor: true,
             },
-            _ => opener_of(caller.tid, &resolution),
+            _ => opener_of(caller.tid, &resolution, &raw_path),
         };
         match resolution {
             Resolution::Path(p) => {
@@ -844,7 +886,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("push"), &file).unwrap();
         assert!(
-            matches!(shebang(&d.path().join("push")), Head::Script(..)),
+            matches!(shebang(d.path(), Path::new("push")), Head::Script(..)),
             "read from a file"
         );
         // A blank at the buffer's very last byte ends a name that fills the rest.

@@ -6116,19 +6116,27 @@ impl Walker<'_> {
             if base.is_empty() || base == "." || base == ".." {
                 continue;
             }
-            let made = Arg {
-                text: format!("{}/{base}", folder.text.trim_end_matches('/')),
-                ..folder.clone()
-            };
-            if let Loc::Inside { rel, .. } = self.resolve_arg(&made, false)
-                && self.is_protected(&rel)
-            {
-                self.find(
-                    RuleId::ProtectedPath,
-                    format!("{name} makes a protected path: {}", rel.display()),
-                );
-            }
+            self.check_name_made(name, &folder, base);
         }
+    }
+
+    /// A name `entry` made in `folder` by `name` (a copy, a link), judged for the protected
+    /// paths; whether it is one.
+    fn check_name_made(&mut self, name: &str, folder: &Arg, entry: &str) -> bool {
+        let made = Arg {
+            text: format!("{}/{entry}", folder.text.trim_end_matches('/')),
+            ..folder.clone()
+        };
+        if let Loc::Inside { rel, .. } = self.resolve_arg(&made, false)
+            && self.is_protected(&rel)
+        {
+            self.find(
+                RuleId::ProtectedPath,
+                format!("{name} makes a protected path: {}", rel.display()),
+            );
+            return true;
+        }
+        false
     }
 
     /// The names a copy of folder `src`'s contents makes in `folder`, as the folder holds
@@ -6142,21 +6150,7 @@ impl Walker<'_> {
             return;
         };
         for entry in entries.iter().take(4096) {
-            let made = Arg {
-                text: format!(
-                    "{}/{}",
-                    folder.text.trim_end_matches('/'),
-                    entry.to_string_lossy()
-                ),
-                ..folder.clone()
-            };
-            if let Loc::Inside { rel, .. } = self.resolve_arg(&made, false)
-                && self.is_protected(&rel)
-            {
-                self.find(
-                    RuleId::ProtectedPath,
-                    format!("{name} makes a protected path: {}", rel.display()),
-                );
+            if self.check_name_made(name, folder, &entry.to_string_lossy()) {
                 return;
             }
         }

@@ -160,17 +160,7 @@ impl Classifier {
     /// `**` component matches any depth: the folder before it is judged as listed whole.
     fn patterns_reaching_secrets(&self, call: &ToolCall, cwd: &Path) -> Vec<(String, String)> {
         let fs = self.fs.as_ref();
-        let roots: Vec<(String, PathBuf)> = if call.paths.is_empty() {
-            vec![(".".to_string(), cwd.to_path_buf())]
-        } else {
-            call.paths
-                .iter()
-                .map(|p| {
-                    let target = path::resolve(fs, cwd, Path::new(&self.expand_home(p)), true);
-                    (p.clone(), target)
-                })
-                .collect()
-        };
+        let roots = self.tool_roots(call, cwd);
         let mut out = Vec::new();
         for pattern in &call.patterns {
             let expanded = self.expand_home(pattern);
@@ -247,21 +237,27 @@ impl Classifier {
         verdict::assemble(self, Context::Line, name, w)
     }
 
+    /// The places a reading tool starts from, as (shown, resolved): each path it names, or
+    /// the cwd.
+    fn tool_roots(&self, call: &ToolCall, cwd: &Path) -> Vec<(String, PathBuf)> {
+        if call.paths.is_empty() {
+            return vec![(".".to_string(), cwd.to_path_buf())];
+        }
+        let fs = self.fs.as_ref();
+        call.paths
+            .iter()
+            .map(|p| {
+                let target = path::resolve(fs, cwd, Path::new(&self.expand_home(p)), true);
+                (p.clone(), target)
+            })
+            .collect()
+    }
+
     /// Every place a reading tool reaches, as (shown, resolved): each path it
     /// names (or the cwd), and below each the fixed part of each pattern.
     fn tool_targets(&self, call: &ToolCall, cwd: &Path) -> Vec<(String, PathBuf)> {
         let fs = self.fs.as_ref();
-        let roots: Vec<(String, PathBuf)> = if call.paths.is_empty() {
-            vec![(".".to_string(), cwd.to_path_buf())]
-        } else {
-            call.paths
-                .iter()
-                .map(|p| {
-                    let target = path::resolve(fs, cwd, Path::new(&self.expand_home(p)), true);
-                    (p.clone(), target)
-                })
-                .collect()
-        };
+        let roots = self.tool_roots(call, cwd);
         let mut out = roots.clone();
         for pattern in &call.patterns {
             let fixed = fixed_prefix(&self.expand_home(pattern));

@@ -136,6 +136,30 @@ fn line_from_stdin() {
 }
 
 #[test]
+fn the_line_may_follow_the_options_without_a_double_dash() {
+    let e = Env::new();
+    for args in [
+        vec!["check", "--json", "rm -rf ~"],
+        vec!["check", "--json", "rm", "-rf", "~"],
+        vec!["check", "--json", "--", "rm -rf ~"],
+    ] {
+        let out = e.fence().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["rule"], "fs.delete-outside", "{args:?}");
+        assert_eq!(v["part"], "rm -rf ~", "{args:?}");
+    }
+    // An option after the line is part of the line, never fence's.
+    let out = e
+        .fence()
+        .args(["check", "ls", "--mode", "auto"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("ls --mode auto"));
+}
+
+#[test]
 fn invalid_utf8_gets_a_verdict() {
     let e = Env::new();
     let out = e

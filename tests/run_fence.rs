@@ -722,6 +722,12 @@ fn exit_status_and_signals_pass_through(w: &World) {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(125));
+    // The command may follow fence's options without `--`; its own options are its own.
+    let out = w
+        .fence(&["/bin/sh".as_ref(), "-c".as_ref(), "exit 9".as_ref()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
 }
 
 fn a_signal_sent_to_fence_reaches_the_command(w: &World) {

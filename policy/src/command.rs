@@ -3400,7 +3400,7 @@ impl Walker<'_> {
                 || (t.starts_with('-')
                     && !t.starts_with("--")
                     && name == "perl"
-                    && (t.contains('e') || t.contains('E')))
+                    && perl_bundle_has_program(t))
                 // ruby's flags bundled before its `-e` (`-ne`, `-lpe`).
                 || (name == "ruby"
                     && t.len() > 2
@@ -7444,6 +7444,7 @@ impl Walker<'_> {
         // id_rsa")`, `File.read(File.expand_path("~/.aws/credentials"))`): one that names
         // a credential is read, for the rule on lines that also reach the network.
         for literal in code_string_literals(code).into_iter().take(64) {
+            let path_like = code_literal_is_path(&literal);
             let a = Arg {
                 home_based: literal.starts_with('~'),
                 text: literal,
@@ -7463,9 +7464,17 @@ impl Walker<'_> {
                             real.display()
                         ),
                     );
+                    continue;
                 }
             }
+            // A path the code names is a path token of the line (SPEC §2's path fence
+            // judges tokens, not what a program does with them): one that leaves the
+            // worktree makes the line red, as `cat /etc/x` does.
+            if path_like && a.text.len() < 4096 {
+                self.check_read_path(&a);
+            }
         }
+        self.inline_deletions(name, code);
         let mut found: Vec<String> = Vec::new();
         let subprocess = code.contains("subprocess");
         // Perl and Ruby also call without parentheses (`system "…"`), Lua through
@@ -7509,6 +7518,105 @@ impl Walker<'_> {
                 )
             {
                 self.walk_nested(&f);
+            }
+        }
+    }
+
+    /// The files and folders inline code deletes by a literal name, judged as `rm`
+    /// judges them: a recursive deletion (`shutil.rmtree("/srv")`, ruby's
+    /// `FileUtils.rm_rf`, perl's `remove_tree`, node's `rmSync(p, {recursive: true})`)
+    /// as `rm -rf`, so that one outside the worktree, or of the worktree itself, is
+    /// refused; a single one (`os.remove`, `unlink`) as `rm`. A reading of literals: a
+    /// name built at run time is left to the rules on the code itself and, under
+    /// `fence run`, to the kernel fence.
+    fn inline_deletions(&mut self, name: &str, code: &str) {
+        let node_recursive = code.contains("recursive");
+        // (call, recursive). The calls are matched where a name ends before them, so
+        // `os.remove(` is not `os.removexattr(`, nor `rm(` `perform(`.
+        let calls: &[(&str, bool)] = match name {
+            "perl" => &[
+                ("remove_tree", true),
+                ("rmtree", true),
+                ("unlink", false),
+                ("rmdir", false),
+            ],
+            "ruby" => &[
+                ("rm_rf", true),
+                ("rm_r", true),
+                ("remove_dir", true),
+                ("remove_entry", true),
+                ("remove_entry_secure", true),
+                ("rmtree", true),
+                ("rm_f", false),
+                ("rm", false),
+                ("delete", false),
+                ("unlink", false),
+            ],
+            "node" | "nodejs" | "bun" | "deno" => &[
+                ("rmSync", node_recursive),
+                ("rm", node_recursive),
+                ("rmdirSync", node_recursive),
+                ("rmdir", node_recursive),
+                ("remove", true),
+                ("removeSync", true),
+                ("emptyDirSync", true),
+                ("unlinkSync", false),
+                ("unlink", false),
+            ],
+            "php" => &[("unlink", false), ("rmdir", false)],
+            _ => &[
+                ("rmtree", true),
+                ("removedirs", true),
+                ("remove", false),
+                ("unlink", false),
+                ("rmdir", false),
+            ],
+        };
+        let bytes = code.as_bytes();
+        for (call, recursive) in calls {
+            for (at, _) in code.match_indices(call).take(16) {
+                let before = at.checked_sub(1).map(|i| bytes[i]);
+                if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                    continue;
+                }
+                let mut rest = code[at + call.len()..].trim_start();
+                // perl and ruby call without parentheses too (`unlink "/x"`).
+                match rest.strip_prefix('(') {
+                    Some(r) => rest = r.trim_start(),
+                    None if matches!(name, "perl" | "ruby") => {}
+                    None => continue,
+                }
+                // The name may be wrapped in the call that expands or joins it
+                // (`os.path.expanduser("~/x")`, `File.expand_path("~")`, `Path("/x")`).
+                for wrapper in [
+                    "os.path.expanduser(",
+                    "os.path.abspath(",
+                    "os.path.realpath(",
+                    "pathlib.Path(",
+                    "Path(",
+                    "File.expand_path(",
+                    "path.resolve(",
+                ] {
+                    if let Some(r) = rest.strip_prefix(wrapper) {
+                        rest = r.trim_start();
+                        break;
+                    }
+                }
+                let Some(literal) = call_literal(rest, name) else {
+                    continue;
+                };
+                if literal.is_empty() || literal.len() >= 4096 || literal.contains(['$', '{', '#'])
+                {
+                    continue;
+                }
+                let a = self.expand_tilde(Arg {
+                    home_based: literal.starts_with('~'),
+                    text: literal.to_string(),
+                    known: true,
+                    ..Arg::default()
+                });
+                let shown = format!("{name}'s {call}");
+                self.delete_target(&shown, &a, *recursive, *recursive);
             }
         }
     }
@@ -8100,6 +8208,46 @@ fn quote_operator_body(s: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// Whether a perl switch bundle (`-ne`, `-lane`, `-Mstrict`) ends in `-e`/`-E`, the
+/// program: a switch that takes the rest of its word (`-M`, `-m`, `-I`, `-i`, `-x`, `-d`,
+/// `-D`, `-C`, `-F`, `-V`) ends the bundle (`-MFile::Path=remove_tree` holds no `-e`,
+/// and `-pie` is `-p -i` with the backup suffix `e`), as `-l` and `-0` end at their
+/// digits.
+fn perl_bundle_has_program(word: &str) -> bool {
+    let mut chars = word.strip_prefix('-').unwrap_or(word).chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            'e' | 'E' => return true,
+            'M' | 'm' | 'I' | 'i' | 'x' | 'd' | 'D' | 'C' | 'F' | 'V' => return false,
+            'l' | '0' => {
+                while chars
+                    .peek()
+                    .is_some_and(|d| d.is_ascii_hexdigit() && !"eE".contains(*d))
+                {
+                    chars.next();
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a string literal of inline code reads as a path that may leave the worktree:
+/// absolute with a name after the `/` (a lone `/` is more often a separator than the
+/// root), the home (`~`, `~/…`), or climbing (`..`). Not a URL, not a line of text.
+fn code_literal_is_path(s: &str) -> bool {
+    if s.is_empty() || s.len() >= 4096 || s.contains(['\n', ' ', '$', '{', '%']) {
+        return false;
+    }
+    let absolute = s
+        .strip_prefix('/')
+        .and_then(|r| r.chars().next())
+        .is_some_and(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let climbing = s == ".." || s.starts_with("../") || s.contains("/../") || s.ends_with("/..");
+    absolute || s == "~" || s.starts_with("~/") || climbing
 }
 
 /// The contents of the quoted literals in inline interpreter code (`'…'` and `"…"`,

@@ -10347,3 +10347,74 @@ fn descriptor_links_above_the_standard_streams_are_paths_in_a_line() {
         &[(&["tee", "/dev/fd/63"], Action::Allow, "default.exec-run")],
     );
 }
+
+#[test]
+fn deletions_and_paths_named_in_inline_interpreter_code_are_judged() {
+    check(
+        &classifier(),
+        &[
+            // A recursive deletion by a literal name is `rm -rf` of it.
+            (
+                "python3 -c \"import shutil; shutil.rmtree('/home/u')\"",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "python3 -c \"import shutil, os; shutil.rmtree(os.path.expanduser('~'))\"",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "python3 -c \"import shutil; shutil.rmtree('.')\"",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "node -e \"require('fs').rmSync('/srv/x', {recursive: true, force: true})\"",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "ruby -e 'require \"fileutils\"; FileUtils.rm_rf(\"..\")'",
+                refused("fs.delete-outside"),
+            ),
+            // `-M…` takes the rest of its word: the program is the `-e` after it.
+            (
+                "perl -MFile::Path=remove_tree -e 'remove_tree(\"/srv\")'",
+                refused("fs.delete-outside"),
+            ),
+            ("perl -e 'unlink \"/etc/motd\"'", refused("sys.root-write")),
+            (
+                "python3 -c \"import shutil; shutil.rmtree('build')\"",
+                red("fs.rm-recursive"),
+            ),
+            // A path the code names is a path token of the line.
+            (
+                "python3 -c \"open('/etc/hosts', 'w').write('x')\"",
+                red("fence.path-outside"),
+            ),
+            (
+                "node -e \"require('fs').unlinkSync('/srv/x')\"",
+                red("fence.path-outside"),
+            ),
+            // Nothing outside: plain inline code.
+            (
+                "python3 -c \"import os; os.remove('notes.txt')\"",
+                yellow("default.unknown"),
+            ),
+            (
+                "python3 -c \"print('a/b'.split('/'))\"",
+                yellow("default.unknown"),
+            ),
+            (
+                "python3 -c \"import os; os.removexattr('x', 'y')\"",
+                yellow("default.unknown"),
+            ),
+            (
+                "python3 -c \"import urllib.request as u; u.urlopen('https://example.com/a')\"",
+                yellow("default.unknown"),
+            ),
+            (
+                "perl -lane 'print $F[0]' data.txt",
+                yellow("default.unknown"),
+            ),
+            ("perl -0777 -ne 'print' data.txt", yellow("default.unknown")),
+        ],
+    );
+}

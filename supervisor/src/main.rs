@@ -128,8 +128,9 @@ pub struct CheckArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
-    /// The line, after `--` (words are joined with spaces); `-- -` reads it from stdin.
-    #[arg(last = true, required = true, value_name = "LINE")]
+    /// The line, after `--` or after the options (words are joined with spaces); `-` reads
+    /// it from stdin.
+    #[arg(trailing_var_arg = true, required = true, value_name = "LINE")]
     line: Vec<OsString>,
 }
 

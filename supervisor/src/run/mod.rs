@@ -162,8 +162,8 @@ pub struct RunArgs {
     /// worktree, a writable folder, the home or the working directory lies under /tmp.
     #[arg(long)]
     pub host_tmp: bool,
-    /// The command and its arguments.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
+    /// The command and its arguments, after `--` or after fence's own options.
+    #[arg(trailing_var_arg = true, required = true, value_name = "COMMAND")]
     pub command: Vec<OsString>,
 }
 

@@ -6805,6 +6805,59 @@ fn a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected(w: 
     );
 }
 
+/// The programs the repository's git config names besides hooks (`core.fsmonitor`, a
+/// diff driver's `textconv`, a filter's `clean`, a `!` alias) run at the user's next
+/// `git status`, `git diff` or `git add`, outside the sandbox: where they lie in the
+/// worktree they are protected, with and without an include that makes fence ask git.
+fn programs_the_git_config_names_cannot_be_changed_from_inside(w: &World) {
+    git_init(w);
+    w.mkdir("tools");
+    w.mkdir("scripts");
+    let fsmon = w.write("tools/fsmon.sh", "#!/bin/sh\nexit 0\n");
+    let conv = w.write("tools/conv.sh", "#!/bin/sh\ncat \"$1\"\n");
+    let clean = w.write("scripts/clean.py", "import sys\n");
+    let alias = w.write("tools/al.sh", "true\n");
+    let plain = w.write("tools/plain.sh", "true\n");
+    git(
+        &w.worktree,
+        &["config", "core.fsmonitor", "./tools/fsmon.sh"],
+    );
+    git(
+        &w.worktree,
+        &["config", "diff.bin.textconv", "tools/conv.sh"],
+    );
+    git(
+        &w.worktree,
+        &["config", "filter.strip.clean", "python3 scripts/clean.py"],
+    );
+    git(&w.worktree, &["config", "alias.st", "!sh tools/al.sh"]);
+    let script = "for f in tools/fsmon.sh tools/conv.sh scripts/clean.py tools/al.sh; do echo 'touch /tmp/x' >> $f; done\n\
+                  echo changed >> tools/plain.sh\necho ok > fine.txt\n";
+    w.write("s.sh", script);
+    for round in ["read by fence", "asked of git"] {
+        if round == "asked of git" {
+            // `include` in the config makes fence ask git.
+            git(&w.worktree, &["config", "user.name", "include"]);
+        }
+        let out = w.run(&["/bin/sh", "s.sh"]);
+        assert_unchanged(&fsmon, "#!/bin/sh\nexit 0\n");
+        assert_unchanged(&conv, "#!/bin/sh\ncat \"$1\"\n");
+        assert_unchanged(&clean, "import sys\n");
+        assert_unchanged(&alias, "true\n");
+        assert_unchanged(&w.worktree.join("fine.txt"), "ok\n");
+        assert!(
+            stderr(&out).contains("tools/fsmon.sh"),
+            "{round}: {}",
+            stderr(&out)
+        );
+    }
+    // A script no config names stays the worktree's own.
+    assert_eq!(
+        std::fs::read_to_string(&plain).unwrap(),
+        "true\nchanged\nchanged\n"
+    );
+}
+
 /// A `git` left in the worktree by an earlier session, first on the `PATH` fence is started
 /// with (an activated `.venv/bin`), is never what fence's start asks about the repository's
 /// config: it would run outside the sandbox with fence's rights. The git that is asked
@@ -10421,6 +10474,7 @@ both_ways!(
     git_keeps_branch_bookkeeping_in_its_config_and_nothing_else,
     a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected,
     a_git_left_in_the_worktree_is_not_run_by_fences_start,
+    programs_the_git_config_names_cannot_be_changed_from_inside,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
     a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks,

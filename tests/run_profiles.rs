@@ -599,8 +599,78 @@ fn scripts_an_agents_settings_run_cannot_be_changed_from_inside(w: &World) {
     );
 }
 
+/// Programs an agent's settings name under other keys than `command`: Claude Code's
+/// `apiKeyHelper` (run at each start), Gemini CLI's `toolDiscoveryCommand`, Codex's
+/// `notify` argv and an MCP server in its TOML config, and a server started from a
+/// `--directory`.
+fn helpers_and_tomls_programs_an_agent_runs_cannot_be_changed_from_inside(w: &World) {
+    w.mkdir("tools");
+    let key = w.write("tools/key.sh", "#!/bin/sh\necho k\n");
+    let discover = w.write("tools/discover.sh", "#!/bin/sh\n");
+    let notify = w.write("tools/notify.py", "print(1)\n");
+    let mcp = w.write("tools/mcp.py", "print(2)\n");
+    let served = w.write("tools/server.py", "print(3)\n");
+    home_file(
+        w,
+        ".claude/settings.json",
+        &format!(
+            "{{\"apiKeyHelper\": \"{}/tools/key.sh\"}}\n",
+            w.worktree.display()
+        ),
+    );
+    w.mkdir(".gemini");
+    w.write(
+        ".gemini/settings.json",
+        "{\"tools\": {\"discoveryCommand\": \"x\"}, \"toolDiscoveryCommand\": \"bash tools/discover.sh\"}\n",
+    );
+    w.write(
+        ".mcp.json",
+        "{\"mcpServers\": {\"d\": {\"command\": \"uv\", \"args\": [\"run\", \"--directory\", \"tools\", \"server.py\"]}}}\n",
+    );
+    home_file(
+        w,
+        ".codex/config.toml",
+        &format!(
+            "notify = [\"python3\", \"{wt}/tools/notify.py\"]\n[mcp_servers.m]\ncommand = \"python3\"\nargs = [\"{wt}/tools/mcp.py\"]\n",
+            wt = w.worktree.display()
+        ),
+    );
+    let script = "for f in tools/key.sh tools/discover.sh tools/notify.py tools/mcp.py tools/server.py; do echo 'touch /tmp/x' >> $f; done\n\
+                  echo s > tools/other.sh\n";
+    for profile in ["claude", "codex"] {
+        let out = fence_with(w, &["--profile", profile], script);
+        let err = stderr(&out);
+        assert_eq!(
+            read(&key).as_deref(),
+            Some("#!/bin/sh\necho k\n"),
+            "{profile}: {err}"
+        );
+        assert_eq!(
+            read(&discover).as_deref(),
+            Some("#!/bin/sh\n"),
+            "{profile}: {err}"
+        );
+        assert_eq!(
+            read(&served).as_deref(),
+            Some("print(3)\n"),
+            "{profile}: {err}"
+        );
+        if profile == "codex" {
+            assert_eq!(read(&notify).as_deref(), Some("print(1)\n"), "{err}");
+            assert_eq!(read(&mcp).as_deref(), Some("print(2)\n"), "{err}");
+        }
+        assert!(err.contains("(rule fence.protected-path)"), "{err}");
+        assert_eq!(
+            read(&w.worktree.join("tools/other.sh")).as_deref(),
+            Some("s\n"),
+            "{err}"
+        );
+    }
+}
+
 both_ways!(
     scripts_an_agents_settings_run_cannot_be_changed_from_inside,
+    helpers_and_tomls_programs_an_agent_runs_cannot_be_changed_from_inside,
     agents_hook_files_cannot_be_rewritten_from_inside,
     gemini_extensions_cannot_be_added_from_inside,
     a_link_into_the_profiles_folder_is_refused_and_git_works_there,

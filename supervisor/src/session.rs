@@ -671,6 +671,11 @@ pub fn protect_git_code(settings: &mut Settings) {
     let files: Vec<PathBuf> = crate::run::agent_code::PROJECT_SETTINGS
         .iter()
         .map(|rel| worktree.join(rel))
+        .chain(settings.home.iter().flat_map(|h| {
+            crate::run::agent_code::HOME_SETTINGS
+                .iter()
+                .map(move |rel| h.join(rel))
+        }))
         .collect();
     let code = crate::run::agent_code::find(
         &files,

@@ -32,6 +32,17 @@ pub const PROJECT_SETTINGS: &[&str] = &[
     ".mcp.json",
     ".gemini/settings.json",
     ".cursor/mcp.json",
+    ".codex/config.toml",
+];
+
+/// The user's own settings files, relative to the home, whose commands an agent runs
+/// whatever profile the session has: a script they name in the worktree runs when the
+/// user next starts that agent unfenced.
+pub const HOME_SETTINGS: &[&str] = &[
+    ".claude/settings.json",
+    ".gemini/settings.json",
+    ".codex/config.toml",
+    ".cursor/mcp.json",
 ];
 
 /// The paths the commands of `files` name inside `writable` (each absolute): `worktree`
@@ -44,54 +55,18 @@ pub fn find(
 ) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for file in files {
-        let Some(value) = read_json(file) else {
+        let Some(value) = read_settings(file) else {
             continue;
         };
         let mut commands = Vec::new();
-        command_words(&value, &mut commands);
+        command_words(&value, None, &mut commands);
         for words in commands {
-            // Where the words run from: the worktree, then where a `cd` in them goes.
-            let mut base = worktree.to_path_buf();
-            let mut after_cd = false;
-            let mut after_m = false;
-            for word in words {
-                let mut paths: Vec<PathBuf> = Vec::new();
-                if after_cd {
-                    after_cd = false;
-                    base = as_path_from(&word, worktree, &base, home)
-                        .unwrap_or_else(|| base.join(&word));
-                    continue;
+            for p in command_paths(&words, worktree, worktree, home) {
+                if writable.iter().any(|w| p.starts_with(w)) && !found.contains(&p) {
+                    found.push(p);
                 }
-                if after_m {
-                    // `python3 -m tools.guard`: tools/guard.py, or the package tools/guard.
-                    after_m = false;
-                    let module = base.join(word.replace('.', "/"));
-                    paths.push(module.with_extension("py"));
-                    paths.push(module);
-                }
-                match word.as_str() {
-                    "cd" | "pushd" => after_cd = true,
-                    "-m" => after_m = true,
-                    _ => {}
-                }
-                paths.extend(as_path_from(&word, worktree, &base, home));
-                // A bare name the command runs or reads from where it runs (`bash
-                // check.sh`, an MCP server's `server.js`), when there is such a file.
-                if !word.contains('/') && !word.starts_with('-') && base.join(&word).is_file() {
-                    paths.push(base.join(&word));
-                }
-                for path in paths {
-                    // The name as written (a symlink the sandbox could replace) and
-                    // the file it leads to.
-                    let real = std::fs::canonicalize(&path).ok();
-                    for p in std::iter::once(path).chain(real) {
-                        if writable.iter().any(|w| p.starts_with(w)) && !found.contains(&p) {
-                            found.push(p);
-                        }
-                    }
-                    if found.len() >= MOST_PATHS {
-                        return found;
-                    }
+                if found.len() >= MOST_PATHS {
+                    return found;
                 }
             }
         }
@@ -99,9 +74,75 @@ pub fn find(
     found
 }
 
-/// The JSON of a regular file of at most [`MOST_SETTINGS_BYTES`], not followed through a
-/// final symlink (a settings file is protected by its name).
-fn read_json(file: &Path) -> Option<serde_json::Value> {
+/// The files a command's words name, absolute: each path word (see [`as_path_from`]) as
+/// written and as the file a link leads to, relative ones from `start` and from where a
+/// `cd` in the words goes (`cd tools && ./t.sh`, `uv run --directory tools server.py`), a
+/// `python -m` module, and a bare word naming a file there (`bash check.sh`). `worktree`
+/// stands for `$CLAUDE_PROJECT_DIR` and `$PWD`.
+pub fn command_paths(
+    words: &[String],
+    worktree: &Path,
+    start: &Path,
+    home: Option<&Path>,
+) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut base = start.to_path_buf();
+    let mut after_cd = false;
+    let mut after_m = false;
+    for word in words {
+        let mut paths: Vec<PathBuf> = Vec::new();
+        let word = match ["--directory=", "--cwd=", "--prefix="]
+            .iter()
+            .find_map(|o| word.strip_prefix(o))
+        {
+            // `--directory=tools`: a `cd` of its own.
+            Some(dir) => {
+                base = as_path_from(dir, worktree, &base, home).unwrap_or_else(|| base.join(dir));
+                continue;
+            }
+            None => word.as_str(),
+        };
+        if after_cd {
+            after_cd = false;
+            base = as_path_from(word, worktree, &base, home).unwrap_or_else(|| base.join(word));
+            continue;
+        }
+        if after_m {
+            // `python3 -m tools.guard`: tools/guard.py, or the package tools/guard.
+            after_m = false;
+            let module = base.join(word.replace('.', "/"));
+            paths.push(module.with_extension("py"));
+            paths.push(module);
+        }
+        match word {
+            "cd" | "pushd" | "--directory" | "--cwd" | "--prefix" | "-C" => after_cd = true,
+            "-m" => after_m = true,
+            _ => {}
+        }
+        paths.extend(as_path_from(word, worktree, &base, home));
+        // A bare name the command runs or reads from where it runs (`bash
+        // check.sh`, an MCP server's `server.js`), when there is such a file.
+        if !word.contains('/') && !word.starts_with('-') && base.join(word).is_file() {
+            paths.push(base.join(word));
+        }
+        for path in paths {
+            // The name as written (a symlink the sandbox could replace) and
+            // the file it leads to.
+            let real = std::fs::canonicalize(&path).ok();
+            for p in std::iter::once(path).chain(real) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The settings of a regular file of at most [`MOST_SETTINGS_BYTES`], not followed
+/// through a final symlink (a settings file is protected by its name): JSON, or TOML for a
+/// `.toml` file (Codex's `config.toml`).
+fn read_settings(file: &Path) -> Option<serde_json::Value> {
     use std::io::Read;
     let meta = std::fs::symlink_metadata(file).ok()?;
     if !meta.is_file() || meta.len() > MOST_SETTINGS_BYTES {
@@ -113,45 +154,87 @@ fn read_json(file: &Path) -> Option<serde_json::Value> {
         .take(MOST_SETTINGS_BYTES)
         .read_to_end(&mut text)
         .ok()?;
-    serde_json::from_slice(&text).ok()
+    if file.extension().is_some_and(|e| e == "toml") {
+        toml::from_str(std::str::from_utf8(&text).ok()?).ok()
+    } else {
+        serde_json::from_slice(&text).ok()
+    }
 }
 
-/// The words of every `command` string in `v` with the `args` of the object holding it,
-/// one list for each.
-fn command_words(v: &serde_json::Value, out: &mut Vec<Vec<String>>) {
+/// The settings keys whose value is a command an agent runs, a string (a shell line) or a
+/// list of words (an argv): every agent's `command` (hooks, the status line, MCP servers,
+/// with the `args` beside it); Claude Code's credential and telemetry helpers
+/// (`apiKeyHelper`, `awsAuthRefresh`, `awsCredentialExport`, `otelHeadersHelper`), run at
+/// each start; Gemini CLI's tool discovery and call commands; Codex's `notify`.
+const PROGRAM_KEYS: &[&str] = &[
+    "command",
+    "apiKeyHelper",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "otelHeadersHelper",
+    "toolDiscoveryCommand",
+    "toolCallCommand",
+    "notify",
+];
+
+/// The words of every command in `v` (see [`PROGRAM_KEYS`]) with the `args` of the object
+/// holding a `command`, one list for each. `key` is the key `v` is the value of.
+fn command_words(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Vec<String>>) {
+    let is_program = key.is_some_and(|k| PROGRAM_KEYS.contains(&k));
     match v {
+        serde_json::Value::String(command) if is_program => out.push(line_words(command)),
+        serde_json::Value::Array(items)
+            if is_program && items.iter().all(serde_json::Value::is_string) =>
+        {
+            // An argv (`notify = ["python3", "/h/notify.py"]`): a word holding blanks is a
+            // shell string of its own (`["bash", "-lc", "x.sh --y"]`).
+            let mut words = Vec::new();
+            for item in items.iter().filter_map(serde_json::Value::as_str) {
+                words.extend(line_words(item));
+            }
+            out.push(words);
+        }
         serde_json::Value::Object(map) => {
             if let Some(serde_json::Value::String(command)) = map.get("command") {
-                let mut words = Vec::new();
-                for word in shell_words(command) {
-                    // `bash -c 'python3 ~/.claude/x.py'`: the string's own words.
-                    if word.contains(char::is_whitespace) {
-                        words.extend(shell_words(&word));
-                    } else {
-                        words.push(word);
-                    }
-                }
+                let mut words = line_words(command);
                 if let Some(serde_json::Value::Array(args)) = map.get("args") {
                     words.extend(args.iter().filter_map(|a| a.as_str().map(str::to_string)));
                 }
                 out.push(words);
             }
-            for child in map.values() {
-                command_words(child, out);
+            for (k, child) in map {
+                if k == "command" && child.is_string() {
+                    continue;
+                }
+                command_words(child, Some(k), out);
             }
         }
         serde_json::Value::Array(items) => {
             for child in items {
-                command_words(child, out);
+                command_words(child, None, out);
             }
         }
         _ => {}
     }
 }
 
+/// A shell line's words, one level of `sh -c '…'` strings included (`bash -c 'python3
+/// ~/.claude/x.py'`: the string's own words).
+fn line_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for word in shell_words(line) {
+        if word.contains(char::is_whitespace) {
+            words.extend(shell_words(&word));
+        } else {
+            words.push(word);
+        }
+    }
+    words
+}
+
 /// A command string's words, split at blanks and shell operators outside quotes, quotes
 /// removed (`"$CLAUDE_PROJECT_DIR"/.claude/x.sh` is one word).
-fn shell_words(s: &str) -> Vec<String> {
+pub fn shell_words(s: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;

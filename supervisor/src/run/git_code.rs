@@ -84,7 +84,22 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
     let Some(files) = config_files(worktree, env) else {
         return found;
     };
-    if !env.config_in_variables && !files.iter().any(|f| may_name_code(f)) {
+    if !env.config_in_variables && !files.iter().any(|f| needs_git(f)) {
+        // No include and no hooks folder: the files are all git reads, and the programs
+        // they name are read from them here, without a git to run.
+        let mut candidates = Vec::new();
+        for text in &files {
+            for line in program_lines(text) {
+                let words = super::agent_code::shell_words(&line);
+                candidates.extend(super::agent_code::command_paths(
+                    &words,
+                    worktree,
+                    worktree,
+                    env.home.as_deref(),
+                ));
+            }
+        }
+        protect_within(&mut found, candidates, worktree, writable);
         return found;
     }
     let mut untrusted = vec![worktree.to_path_buf()];
@@ -138,8 +153,33 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
         }
         candidates.push(hooks);
     }
+    // The programs the config names (`core.fsmonitor = ./tools/fsmon.sh`, a textconv, a
+    // filter's `clean`, a `!` alias): git runs them from the worktree's top.
+    for (_, key, value) in &entries {
+        let Some(line) = program_value(key, value) else {
+            continue;
+        };
+        let words = super::agent_code::shell_words(&line);
+        candidates.extend(super::agent_code::command_paths(
+            &words,
+            worktree,
+            worktree,
+            env.home.as_deref(),
+        ));
+    }
+    protect_within(&mut found, candidates, worktree, writable);
+    found
+}
+
+/// Adds to `found` each candidate, as named and as the file it reaches when that is a
+/// link, that lies in a writable root and is not protected already.
+fn protect_within(
+    found: &mut GitCode,
+    candidates: Vec<PathBuf>,
+    worktree: &Path,
+    writable: &[PathBuf],
+) {
     for c in candidates {
-        // The path as git names it, and the file it reaches when that is a link.
         let resolved = c.canonicalize().ok();
         for p in std::iter::once(c).chain(resolved) {
             if already_protected(worktree, &p) || !writable.iter().any(|r| p.starts_with(r)) {
@@ -150,7 +190,6 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
             }
         }
     }
-    found
 }
 
 /// The contents of the config files git reads for the repository (those that exist), or
@@ -223,13 +262,129 @@ fn read(path: &Path) -> Option<Vec<u8>> {
     }
 }
 
-/// Whether a config file may set a hooks folder or include another file.
-fn may_name_code(text: &[u8]) -> bool {
+/// The names of the config keys whose value is a program git (or a tool reading git's
+/// config) runs, in any section: `core.fsmonitor`, `core.sshCommand`, `core.editor`,
+/// `core.pager`, `core.askPass`, `core.gitProxy`, `sequence.editor`, `diff.external`,
+/// `diff.<d>.textconv` and `.command`, `filter.<f>.clean`, `.smudge` and `.process`,
+/// `merge.<m>.driver`, `credential.helper`, `gpg.program`, `interactive.diffFilter`,
+/// `difftool.<t>.cmd` and `.path`, `mergetool.<t>.cmd` and `.path`, `remote.<r>.uploadpack`
+/// and `.receivepack`, `sendemail.smtpServer`, `core.alternateRefsCommand`,
+/// `uploadpack.packObjectsHook`, `browser.<b>.cmd`, `man.<m>.cmd`, `init.templateDir` (its
+/// hooks are copied into the next repository made). Lower case, as git lists them.
+const PROGRAM_KEY_NAMES: &[&[u8]] = &[
+    b"fsmonitor",
+    b"sshcommand",
+    b"editor",
+    b"pager",
+    b"askpass",
+    b"gitproxy",
+    b"external",
+    b"textconv",
+    b"command",
+    b"clean",
+    b"smudge",
+    b"process",
+    b"driver",
+    b"helper",
+    b"program",
+    b"difffilter",
+    b"cmd",
+    b"uploadpack",
+    b"receivepack",
+    b"smtpserver",
+    b"alternaterefscommand",
+    b"packobjectshook",
+    b"templatedir",
+];
+
+/// The shell line a config entry runs, when its key names a program ([`PROGRAM_KEY_NAMES`],
+/// a `.path` of a diff or merge tool, `pager.<cmd>`), or it is an alias or a submodule's
+/// `update` that starts with `!`.
+fn program_value(key: &[u8], value: &[u8]) -> Option<String> {
+    let lower = key.to_ascii_lowercase();
+    let section = lower.split(|b| *b == b'.').next().unwrap_or_default();
+    let name = lower.rsplit(|b| *b == b'.').next().unwrap_or_default();
+    let text = String::from_utf8_lossy(value).into_owned();
+    let bang = |t: &str| t.strip_prefix('!').map(str::to_string);
+    match section {
+        b"alias" => bang(&text),
+        b"submodule" if name == b"update" => bang(&text),
+        b"pager" => Some(text),
+        b"difftool" | b"mergetool" | b"browser" | b"man" if name == b"path" => Some(text),
+        _ if PROGRAM_KEY_NAMES.contains(&name) => Some(bang(&text).unwrap_or(text)),
+        _ => None,
+    }
+}
+
+/// Whether a config file may set a hooks folder or include another file: git is asked
+/// then (only git knows its includes, conditional ones too, and which `core.hooksPath`
+/// wins).
+fn needs_git(text: &[u8]) -> bool {
     let has = |word: &[u8]| {
         text.windows(word.len())
             .any(|w| w.eq_ignore_ascii_case(word))
     };
     has(b"hookspath") || has(b"include")
+}
+
+/// The shell lines a config file's program entries run ([`program_value`]), read as
+/// git's config syntax is (`[section "sub"]` and `[section.sub]` headers, `key = value`,
+/// `#` and `;` comments outside quotes, a `\` at the end of a line continuing it, quotes
+/// and escapes left to the word splitting). Reading more than git would is harmless here
+/// (a path protected for nothing); reading less is not, so a line that does not parse is
+/// taken whole as a value.
+fn program_lines(text: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(text);
+    let mut section = String::new();
+    let mut out = Vec::new();
+    let mut lines = text.lines();
+    while let Some(first) = lines.next() {
+        let mut line = first.to_string();
+        while line.ends_with('\\') {
+            line.pop();
+            match lines.next() {
+                Some(next) => line.push_str(next),
+                None => break,
+            }
+        }
+        let mut rest = line.trim_start();
+        if let Some(header) = rest.strip_prefix('[') {
+            let end = header.find(']').unwrap_or(header.len());
+            let name = header[..end].trim();
+            section = name
+                .split(|c: char| c == '.' || c.is_whitespace() || c == '"')
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            // `[alias] x = !sh` may go on after the header on the same line.
+            rest = header.get(end + 1..).unwrap_or_default().trim_start();
+        }
+        let Some((key, value)) = rest.split_once('=') else {
+            continue;
+        };
+        let key = format!("{section}.{}", key.trim().to_ascii_lowercase());
+        let value = strip_comment(value.trim());
+        if let Some(program) = program_value(key.as_bytes(), value.as_bytes()) {
+            out.push(program);
+        }
+    }
+    out
+}
+
+/// A config value without a `#` or `;` comment after it (outside double quotes).
+fn strip_comment(value: &str) -> &str {
+    let mut quoted = false;
+    let mut escaped = false;
+    for (i, c) in value.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => quoted = !quoted,
+            '#' | ';' if !quoted => return value[..i].trim_end(),
+            _ => {}
+        }
+    }
+    value
 }
 
 /// The git to ask, found on `path` (the `PATH` variable) as a shell would, but passing
@@ -551,11 +706,56 @@ mod tests {
     }
 
     #[test]
+    fn the_programs_a_config_file_names_are_read_as_git_reads_them() {
+        let text = br#"[core]
+	fsmonitor = ./tools/fsmon.sh ; a comment
+	editor = "vim -f"
+	repositoryformatversion = 0
+[diff "bin"]
+	textconv = tools/conv.sh
+[filter.strip]
+	clean = python3 scripts/clean.py \
+	  --strict
+[alias]
+	st = status
+	x = !sh tools/al.sh # run it
+[submodule "m"]
+	update = !tools/up.sh
+[pager]
+	log = tools/pager.sh
+[difftool "d"]
+	path = tools/dt
+[branch "cleanup"]
+	remote = origin
+"#;
+        assert_eq!(
+            program_lines(text),
+            [
+                "./tools/fsmon.sh",
+                "\"vim -f\"",
+                "tools/conv.sh",
+                "python3 scripts/clean.py 	  --strict",
+                "sh tools/al.sh",
+                "tools/up.sh",
+                "tools/pager.sh",
+                "tools/dt",
+            ]
+        );
+        assert_eq!(program_value(b"alias.st", b"status"), None);
+        assert_eq!(program_value(b"remote.origin.url", b"/srv/x"), None);
+        assert_eq!(
+            program_value(b"credential.https://x.example.helper", b"!tools/cred"),
+            Some("tools/cred".to_string())
+        );
+    }
+
+    #[test]
     fn a_plain_repository_needs_no_question_and_protects_nothing_more() {
         let Some((_d, wt)) = repo() else { return };
         let home = tempfile::tempdir().unwrap();
         let files = config_files(&wt, &only_the_repository(home.path())).unwrap();
-        assert!(!files.iter().any(|f| may_name_code(f)));
+        assert!(!files.iter().any(|f| needs_git(f)));
+        assert!(files.iter().all(|f| program_lines(f).is_empty()));
         assert_eq!(
             find(
                 &wt,

@@ -507,9 +507,13 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
                 .map(move |rel| b.join(rel))
         })
         .chain(
+            home.iter()
+                .flat_map(|h| agent_code::HOME_SETTINGS.iter().map(move |rel| h.join(rel))),
+        )
+        .chain(
             protected
                 .iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .filter(|p| p.extension().is_some_and(|e| e == "json" || e == "toml"))
                 .cloned(),
         )
         .collect();

@@ -4399,7 +4399,25 @@ impl Walker<'_> {
                     .iter()
                     .chain(&env_settings)
                     .any(|c| git::sets_false(c, "clean.requireForce"));
-                if force || unforced {
+                // `-i` deletes what the answers on its input choose, without `-f`.
+                let interactive = rest.iter().any(|a| {
+                    opts::is_long(&a.text, "interactive")
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('i'))
+                });
+                let dry_run = rest.iter().any(|a| {
+                    opts::is_long(&a.text, "dry-run")
+                        || (a.text.starts_with('-')
+                            && !a.text.starts_with("--")
+                            && a.text.contains('n'))
+                });
+                // At exec the config git reads may come from anywhere the process's own
+                // environment points (`HOME` or `XDG_CONFIG_HOME` in the worktree, with
+                // `clean.requireForce = false`): a clean that is no dry run deletes, or
+                // fails.
+                let exec_unforced = self.ctx == Context::Exec && !dry_run;
+                if force || unforced || interactive || exec_unforced {
                     self.find(
                         RuleId::GitCleanForce,
                         "git clean -f deletes untracked files",

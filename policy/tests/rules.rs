@@ -10418,3 +10418,26 @@ fn deletions_and_paths_named_in_inline_interpreter_code_are_judged() {
         ],
     );
 }
+
+#[test]
+fn a_git_clean_that_may_delete_without_force_is_a_forced_clean() {
+    check(
+        &classifier(),
+        &[
+            ("git clean -i", red("git.clean-force")),
+            ("git clean --interactive -d", red("git.clean-force")),
+            ("git clean -n", yellow("")),
+        ],
+    );
+    // At exec, the config git reads may come from a HOME or XDG_CONFIG_HOME the process
+    // points into the worktree, with clean.requireForce = false.
+    check_exec(
+        &classifier(),
+        &[
+            (&["git", "clean", "junk.txt"], Action::Ask, "git.clean-force"),
+            (&["git", "clean", "-d"], Action::Ask, "git.clean-force"),
+            (&["git", "clean", "-n"], Action::Allow, ""),
+            (&["git", "clean", "--dry-run", "-d"], Action::Allow, ""),
+        ],
+    );
+}

@@ -159,6 +159,28 @@ fn the_line_may_follow_the_options_without_a_double_dash() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("ls --mode auto"));
 }
 
+/// `ln -sf` replaces a destination that is a link to a file (a virtualenv's
+/// `bin/python`), and makes its link inside one that leads to a folder.
+#[test]
+fn ln_follows_a_destination_link_only_to_a_folder() {
+    let e = Env::new();
+    std::fs::create_dir_all(e.worktree.join("v/bin")).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/env", e.worktree.join("v/bin/python")).unwrap();
+    std::os::unix::fs::symlink("/etc", e.worktree.join("etclink")).unwrap();
+    let (_, v) = e.json("ln -sf /usr/bin/env v/bin/python");
+    assert_eq!(v["rule"], "fs.write-inside", "{v}");
+    let (_, v) = e.json("ln -sfn /usr/bin/env v/bin/python");
+    assert_eq!(v["rule"], "fs.write-inside", "{v}");
+    let (code, v) = e.json("ln -s x etclink");
+    assert_eq!(
+        (code, &v["rule"]),
+        (2, &serde_json::json!("sys.root-write")),
+        "{v}"
+    );
+    let (_, v) = e.json("ln -sfn x etclink");
+    assert_eq!(v["rule"], "fs.write-inside", "{v}");
+}
+
 #[test]
 fn invalid_utf8_gets_a_verdict() {
     let e = Env::new();

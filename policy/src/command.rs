@@ -366,7 +366,9 @@ impl Walker<'_> {
                 } else {
                     ""
                 };
-                if self.cls.is_secret(&p) {
+                // A list of absolute paths (`$PATH`, `$LD_LIBRARY_PATH`) names folders to
+                // look in: written out, it reads none of them.
+                if self.cls.is_secret(&p) && !is_path_list(&a.text) {
                     self.note_secret(&p.display().to_string());
                     self.find(
                         RuleId::SecretRead,
@@ -445,6 +447,16 @@ impl Walker<'_> {
 
     /// A path the command writes (creates, truncates, appends, renames,
     /// changes metadata of).
+    /// Whether a word names a folder on disk now, links followed (not one that may be).
+    fn names_a_folder(&self, a: &Arg) -> bool {
+        let path = match self.resolve_arg(a, true) {
+            Loc::Outside(p) => p,
+            Loc::Inside { path, .. } => path,
+            Loc::Unknown => return true,
+        };
+        std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+    }
+
     pub fn check_write_target(&mut self, a: &Arg, follow_final: bool, what: &str) {
         match self.resolve_arg(a, follow_final) {
             Loc::Outside(p) => {
@@ -538,6 +550,10 @@ impl Walker<'_> {
     /// Notes a word that names a credential file, wherever it appears.
     pub fn note_secret_in(&mut self, a: &Arg) {
         if self.secret_read.is_some() || a.text.is_empty() || a.text.len() > 4096 {
+            return;
+        }
+        // A list of absolute paths (`$PATH`) names folders to look in, and reads none.
+        if is_path_list(&a.text) {
             return;
         }
         if let Some(secret) = self.glob_secret(a, false) {
@@ -728,6 +744,29 @@ impl Walker<'_> {
                     ),
                 ),
                 _ => {}
+            }
+        }
+        // A program named by a path is the file at that path, not the system's program of
+        // that name: `./cat` or `node_modules/.bin/head` may be anything the agent wrote, so
+        // no green rule holds for it (SPEC §2: unknown programs are yellow). The rules that
+        // ask or refuse still judge it by its name, the stricter reading.
+        if self.ctx == Context::Line && first.text.contains('/') {
+            let system = match self.resolve_arg(first, true) {
+                Loc::Outside(p) => p.parent().is_some_and(|d| {
+                    ["/bin", "/sbin", "/usr/bin", "/usr/sbin"]
+                        .iter()
+                        .any(|s| d == Path::new(s))
+                }),
+                _ => false,
+            };
+            if !system {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!(
+                        "runs {} by its path: a file, not the system's program of that name",
+                        display_arg(first)
+                    ),
+                );
             }
         }
         let name = program_name(&first.text).to_string();
@@ -1306,7 +1345,22 @@ impl Walker<'_> {
                     self.find(RuleId::SysServices, "init changes the runlevel");
                 }
             }
-            "printenv" => self.note_secret("printenv (the environment)"),
+            // Bare, it prints the whole environment; with names, only those variables
+            // (`printenv HOME`), a credential when one of them is named as one.
+            "printenv" => {
+                let names: Vec<&Arg> = args[1..]
+                    .iter()
+                    .filter(|a| !a.text.starts_with('-'))
+                    .collect();
+                if names.is_empty() {
+                    self.note_secret("printenv (the environment)");
+                } else if let Some(n) = names
+                    .iter()
+                    .find(|a| !a.known || crate::walk::is_secret_variable(&a.text))
+                {
+                    self.note_secret(&format!("printenv {}", display_arg(n)));
+                }
+            }
 
             "let" => {
                 // Each word is an arithmetic expression: its subscripts expand, and so
@@ -1511,6 +1565,32 @@ impl Walker<'_> {
             );
             return self.check_path_args(args, &[]);
         }
+        // logind's own power and session actions: `loginctl reboot` is `reboot`.
+        if name == "loginctl"
+            && plain_words(args).first().is_some_and(|w| {
+                matches!(
+                    *w,
+                    "reboot"
+                        | "poweroff"
+                        | "halt"
+                        | "kexec"
+                        | "suspend"
+                        | "hibernate"
+                        | "hybrid-sleep"
+                        | "suspend-then-hibernate"
+                        | "terminate-session"
+                        | "terminate-user"
+                        | "kill-session"
+                        | "kill-user"
+                )
+            })
+        {
+            self.find(
+                RuleId::SysServices,
+                "loginctl controls the machine or its users' sessions",
+            );
+            return self.check_path_args(args, &[]);
+        }
         if FIREWALL_PROGRAMS.contains(&name) {
             self.find(
                 RuleId::NetFirewall,
@@ -1551,6 +1631,19 @@ impl Walker<'_> {
             "apt" | "apt-get" | "aptitude" | "dpkg" | "dnf" | "yum" | "microdnf" | "pacman"
             | "brew" | "snap" | "zypper" | "apk" | "port" | "flatpak" | "emerge" | "nix-env"
             | "rpm" => self.system_packages(name, args),
+            _ if environment_runner(name, args).is_some() => {
+                // `uvx twine upload`, `poetry run twine upload`: the command it runs is
+                // judged as if typed (a publish there is a publish).
+                let at = environment_runner(name, args).unwrap_or(args.len());
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} runs a command in its environment"),
+                );
+                if at < args.len() && depth < MAX_WRAPPERS {
+                    self.judge_argv(&args[at..], inv, depth + 1);
+                }
+                self.check_path_args(&args[..at.min(args.len())], &[]);
+            }
             "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "pipx" | "gem" | "go" | "uv"
             | "composer" | "twine" | "docker" | "podman" | "nerdctl" | "buildah"
             | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" | "volta"
@@ -3141,8 +3234,22 @@ impl Walker<'_> {
                 break;
             }
             if t == "--rcfile" || t == "--init-file" {
+                // The shell sources the file before its first prompt: `source FILE` (a
+                // download through `<(curl …)` included).
                 if let Some(f) = args.get(i + 1) {
                     let f = f.clone();
+                    if f.procsub {
+                        self.find(
+                            if inv.procsub_network {
+                                RuleId::PipeToInterpreter
+                            } else {
+                                RuleId::DynamicProgram
+                            },
+                            format!("{name} {t} runs a file read from a process substitution"),
+                        );
+                    } else {
+                        self.source(&[Arg::literal("source"), f.clone()], inv);
+                    }
                     self.check_read_path(&f);
                 }
                 interactive = true;
@@ -5311,7 +5418,8 @@ impl Walker<'_> {
                     if let Some(f) = args.get(i + 1).cloned() {
                         self.check_write_target(&f, true, &format!("find {t}"));
                     }
-                    i += 2;
+                    // `-fprintf FILE FORMAT`: the format is no action either.
+                    i += if t == "-fprintf" { 3 } else { 2 };
                 }
                 // Tests that read a file of their own (its times, its inode, or the names
                 // in it): a path like any argument (`find . -newer /etc/shadow` tells
@@ -5340,7 +5448,12 @@ impl Walker<'_> {
                 | "-true"
                 | "-warn"
                 | "-nowarn" => i += 1,
-                "-maxdepth" | "-regextype" => i += 2,
+                // `-maxdepth 0` looks at the starts alone, which `-delete` leaves.
+                "-maxdepth" => {
+                    start_spared |= args.get(i + 1).is_some_and(|n| n.text == "0");
+                    i += 2;
+                }
+                "-regextype" => i += 2,
                 // `-mindepth 1` spares the start alone, which `rm -rf .` spares too.
                 "-mindepth" => {
                     start_spared |= args
@@ -5352,6 +5465,12 @@ impl Walker<'_> {
                 "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename"
                     if args.get(i + 1).is_some_and(|p| p.known && p.text == "*") =>
                 {
+                    i += 2;
+                }
+                // Tests and actions that take a value: the value is no action of its
+                // own (`find . -name -delete` deletes nothing).
+                _ if FIND_VALUE_OPERANDS.contains(&t) => {
+                    start_spared = true;
                     i += 2;
                 }
                 _ => {
@@ -6051,12 +6170,36 @@ impl Walker<'_> {
         }
         for &i in &targets {
             let a = args[i].clone();
-            self.check_write_target(&a, true, name);
+            // ln follows a destination that is a link only to a folder, where it makes its
+            // link inside; a link to anything else is itself replaced (`ln -sf x link`),
+            // and with `-n`/`-T` the destination is never followed.
+            let follow = name != "ln"
+                || (!p.has('n', "no-dereference")
+                    && !p.has('T', "no-target-directory")
+                    && self.names_a_folder(&a));
+            self.check_write_target(&a, follow, name);
+        }
+        // The words that carry an option's written file (`-o F`, `-oF`, `--output=F`) are
+        // writes, judged as such, not reads as well (`curl -o ~/.ssh/known_hosts` reads
+        // no credential).
+        let mut skip = targets.clone();
+        for (i, w) in args.iter().enumerate().skip(1) {
+            let written = extra.iter().any(|(a, _)| {
+                a.known
+                    && !a.text.is_empty()
+                    && ((w.text == a.text && args[i - 1].text.starts_with('-'))
+                        || (w.text.starts_with('-')
+                            && w.text.len() > a.text.len()
+                            && w.text.ends_with(a.text.as_str())))
+            });
+            if written {
+                skip.push(i);
+            }
         }
         for (a, what) in extra {
             self.check_write_target(&a, true, what);
         }
-        self.check_path_args(args, &targets);
+        self.check_path_args(args, &skip);
         if matches!(name, "cp" | "install" | "ln" | "link" | "rsync") {
             self.check_names_made_in_folder(name, args, &p);
         }
@@ -8227,6 +8370,114 @@ fn quote_operator_body(s: &str) -> Option<&str> {
     }
     None
 }
+
+/// Where the command a tool runs in its environment starts: `uvx CMD`, `uv run CMD`, `uv
+/// tool run CMD`, `pipx run CMD`, `poetry run`, `pdm run`, `hatch run`, `pipenv run`,
+/// `rye run`, `conda run` (and mamba's), `pnpm exec`/`dlx`, `yarn dlx`, `bun x`, `npm exec`.
+/// Options before it are passed over, with the value of those that take one. `None` when
+/// the tool runs no command (`uv sync`), `Some(args.len())` when the command is missing.
+fn environment_runner(name: &str, args: &[Arg]) -> Option<usize> {
+    let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+    // Where the runner's own options begin.
+    let mut i = match (name, words.get(1).copied(), words.get(2).copied()) {
+        ("uvx", _, _) => 1,
+        ("uv", Some("tool"), Some("run")) => 3,
+        ("uv" | "pipx" | "poetry" | "pdm" | "hatch" | "pipenv" | "rye", Some("run"), _) => 2,
+        ("conda" | "mamba" | "micromamba", Some("run"), _) => 2,
+        ("pnpm", Some("exec" | "dlx"), _) | ("yarn", Some("dlx"), _) | ("bun", Some("x"), _) => 2,
+        ("npm", Some("exec" | "x"), _) => 2,
+        _ => return None,
+    };
+    const WITH_VALUE: &[&str] = &[
+        "--with",
+        "--with-editable",
+        "--with-requirements",
+        "--python",
+        "-p",
+        "--from",
+        "--spec",
+        "--directory",
+        "--project",
+        "--package",
+        "--env-file",
+        "--index",
+        "--index-url",
+        "--default-index",
+        "--extra-index-url",
+        "--extra",
+        "--group",
+        "--only-group",
+        "-n",
+        "--name",
+        "--prefix",
+        "-e",
+        "--env",
+        "-c",
+        "--call",
+    ];
+    while i < words.len() {
+        let w = words[i];
+        if w == "--" {
+            return Some(i + 1);
+        }
+        if !w.starts_with('-') {
+            return Some(i);
+        }
+        // `-c` of pnpm and npm exec is a shell string, not a command's words.
+        if matches!(w, "-c" | "--call") && matches!(name, "npm" | "pnpm") {
+            return None;
+        }
+        i += if WITH_VALUE.contains(&w) { 2 } else { 1 };
+    }
+    Some(words.len())
+}
+
+/// Whether a word is a list of absolute paths joined by `:` (`$PATH`,
+/// `$LD_LIBRARY_PATH`), more than one.
+fn is_path_list(t: &str) -> bool {
+    t.contains(':')
+        && t.split(':').filter(|s| !s.is_empty()).count() > 1
+        && t.split(':').all(|s| s.is_empty() || s.starts_with('/'))
+}
+
+/// find's tests and actions that take the next word as their value (the ones handled on
+/// their own in `find_cmd` aside).
+const FIND_VALUE_OPERANDS: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-type",
+    "-xtype",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-perm",
+    "-size",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-used",
+    "-links",
+    "-inum",
+    "-context",
+    "-fstype",
+    "-printf",
+    "-newerat",
+    "-newerct",
+    "-newermt",
+    "-newerBt",
+];
 
 /// Whether a perl switch bundle (`-ne`, `-lane`, `-Mstrict`) ends in `-e`/`-E`, the
 /// program: a switch that takes the rest of its word (`-M`, `-m`, `-I`, `-i`, `-x`, `-d`,

@@ -932,10 +932,14 @@ pub fn push_upstream_is_bookkeeping(args: &[Arg]) -> bool {
             .all(|r| !r.contains(':') && !r.starts_with('+'))
 }
 
+/// Whether a ref a push names is main or master: the branch, or a tag of that name
+/// (`refs/tags/main`), which the remote's `git log main` and `git merge main` then take
+/// for the branch (git prefers the tag, with a warning).
 pub fn is_main(branch: &str) -> bool {
     let b = branch
         .strip_prefix("refs/heads/")
         .or_else(|| branch.strip_prefix("heads/"))
+        .or_else(|| branch.strip_prefix("refs/tags/"))
         .unwrap_or(branch);
     b == "main" || b == "master"
 }

@@ -137,6 +137,9 @@ pub const DEFAULT_SECRETS: &[&str] = &[
     "~/.config/glab-cli/config.yml",
     "/etc/shadow",
     "/etc/gshadow",
+    // Their backups, which shadow's tools keep beside them (`fence run` hides them too).
+    "/etc/shadow-",
+    "/etc/gshadow-",
     "/etc/sudoers*",
     "/etc/ssh/*_key",
     "/root",
@@ -393,6 +396,20 @@ impl Classifier {
     /// every file below what it is given). `*` and `?` do not match a leading
     /// dot, as in bash without `dotglob`.
     pub fn glob_reaches_secret(&self, pattern: &Path, whole_tree: bool) -> Option<String> {
+        // A tool's glob expands braces as the shell does (`~/{.ssh,.aws}/*`): each
+        // alternative may reach one. Past the bound, the pattern is taken as reaching one
+        // (it cannot be judged).
+        let text = pattern.to_string_lossy();
+        if text.contains('{') {
+            let Some(alternatives) = brace_alternatives(&text, 256) else {
+                return Some(format!("{text} (too many brace alternatives to judge)"));
+            };
+            if alternatives.len() > 1 {
+                return alternatives
+                    .iter()
+                    .find_map(|a| self.glob_reaches_secret(Path::new(a), whole_tree));
+            }
+        }
         let pat: Vec<String> = pattern
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -662,6 +679,51 @@ impl Classifier {
 
 /// Whether one component of a glob pattern can match one component of a
 /// secret path (itself a pattern for secrets like `/etc/ssh/*_key`).
+/// The words a brace expression expands to, as bash and the glob libraries expand it
+/// (`a{b,c{d,e}}f`: `abf`, `acdf`, `acef`); a `{…}` without a comma at its own level stays
+/// as written. `None` past `limit` words.
+fn brace_alternatives(s: &str, limit: usize) -> Option<Vec<String>> {
+    let bytes = s.as_bytes();
+    // The first `{` whose group closes and holds a comma at its own level.
+    for (open, _) in s.match_indices('{') {
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (i, &b) in bytes.iter().enumerate().skip(open + 1) {
+            match b {
+                b'{' => depth += 1,
+                b'}' if depth == 0 => {
+                    close = Some(i);
+                    break;
+                }
+                b'}' => depth -= 1,
+                b',' if depth == 0 => commas.push(i),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        if commas.is_empty() {
+            continue;
+        }
+        let (head, tail) = (&s[..open], &s[close + 1..]);
+        let mut cuts = vec![open];
+        cuts.extend(&commas);
+        cuts.push(close);
+        let mut out = Vec::new();
+        for w in cuts.windows(2) {
+            let word = format!("{head}{}{tail}", &s[w[0] + 1..w[1]]);
+            for expanded in brace_alternatives(&word, limit)? {
+                out.push(expanded);
+                if out.len() > limit {
+                    return None;
+                }
+            }
+        }
+        return Some(out);
+    }
+    Some(vec![s.to_string()])
+}
+
 fn glob_component_may_match(pattern: &str, secret: &str) -> bool {
     const META: [char; 3] = ['*', '?', '['];
     let opts = glob::MatchOptions {
@@ -691,6 +753,33 @@ fn glob_component_may_match(pattern: &str, secret: &str) -> bool {
 #[cfg(test)]
 mod extra_secrets_tests {
     use super::*;
+
+    #[test]
+    fn braces_expand_as_the_shell_expands_them() {
+        assert_eq!(
+            brace_alternatives("a{b,c{d,e}}f", 16).unwrap(),
+            ["abf", "acdf", "acef"]
+        );
+        assert_eq!(brace_alternatives("x{y}z", 16).unwrap(), ["x{y}z"]);
+        assert_eq!(brace_alternatives("{a,b}{c,d}", 3), None);
+        let c = Classifier::new(Settings {
+            home: Some(PathBuf::from("/h")),
+            ..Settings::for_worktree("/w")
+        })
+        .unwrap();
+        assert!(
+            c.glob_reaches_secret(Path::new("/h/{.ssh,.aws}/*"), false)
+                .is_some()
+        );
+        assert!(
+            c.glob_reaches_secret(Path::new("/h/{.s{s,x}h,y}/*"), false)
+                .is_some()
+        );
+        assert!(
+            c.glob_reaches_secret(Path::new("/w/src/{a,b}/*.rs"), false)
+                .is_none()
+        );
+    }
 
     /// Every extra credential of `fence run` is a secret of `fence check` too.
     #[test]

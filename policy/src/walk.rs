@@ -2200,8 +2200,11 @@ impl<'a> Walker<'a> {
         {
             self.declare_integers(&args);
         }
-        for a in &args {
-            self.note_secret_in(a);
+        let written = fetch_output_words(&args);
+        for (i, a) in args.iter().enumerate() {
+            if !written.contains(&i) {
+                self.note_secret_in(a);
+            }
         }
         if reads_trees(&args) {
             // `tar czf - ~ | nc …`, `rsync -a ~/ host:`: a folder that holds a secret
@@ -2653,6 +2656,55 @@ fn reads_trees(args: &[Arg]) -> bool {
         }
         _ => false,
     }
+}
+
+/// The words of a `curl` or `wget` command that name a file it writes (`-o F`,
+/// `--output=F`, wget's `-O F`): a write there reads nothing (the path rules judge the
+/// write), so such a word is no credential read.
+fn fetch_output_words(args: &[Arg]) -> Vec<usize> {
+    let Some(first) = args.first() else {
+        return Vec::new();
+    };
+    let (short, long): (&[&str], &[&str]) = match crate::command::program_name(&first.text) {
+        "curl" => (
+            &["-o", "-D", "-c"],
+            &[
+                "--output",
+                "--output-dir",
+                "--dump-header",
+                "--cookie-jar",
+                "--trace",
+                "--trace-ascii",
+                "--stderr",
+            ],
+        ),
+        "wget" => (
+            &["-O", "-o", "-a", "-P"],
+            &[
+                "--output-document",
+                "--output-file",
+                "--append-output",
+                "--directory-prefix",
+            ],
+        ),
+        _ => return Vec::new(),
+    };
+    let mut out = Vec::new();
+    for (i, a) in args.iter().enumerate().skip(1) {
+        let t = a.text.as_str();
+        if short.contains(&t) || long.contains(&t) {
+            out.push(i + 1);
+        } else if long
+            .iter()
+            .any(|l| t.strip_prefix(l).is_some_and(|r| r.starts_with('=')))
+            || short
+                .iter()
+                .any(|s| t.len() > 2 && t.starts_with(s) && !t.starts_with("--"))
+        {
+            out.push(i);
+        }
+    }
+    out
 }
 
 pub fn is_secret_variable(name: &str) -> bool {

@@ -6831,8 +6831,35 @@ fn programs_the_git_config_names_cannot_be_changed_from_inside(w: &World) {
         &["config", "filter.strip.clean", "python3 scripts/clean.py"],
     );
     git(&w.worktree, &["config", "alias.st", "!sh tools/al.sh"]);
-    let script = "for f in tools/fsmon.sh tools/conv.sh scripts/clean.py tools/al.sh; do echo 'touch /tmp/x' >> $f; done\n\
-                  echo changed >> tools/plain.sh\necho ok > fine.txt\n";
+    // Spellings: a `sh -c` string, the worktree's top by git, a script missing at start.
+    let nested = w.write("tools/nested.sh", "true\n");
+    let top = w.write("tools/top.sh", "true\n");
+    git(
+        &w.worktree,
+        &[
+            "config",
+            "diff.x.textconv",
+            "sh -c 'tools/nested.sh --fast'",
+        ],
+    );
+    git(
+        &w.worktree,
+        &[
+            "config",
+            "filter.f.smudge",
+            "\"$(git rev-parse --show-toplevel)\"/tools/top.sh",
+        ],
+    );
+    git(&w.worktree, &["config", "filter.f.clean", "sh later.sh"]);
+    // What a program only works on stays the project's: `src/` here.
+    w.mkdir("src");
+    let source = w.write("src/app.js", "1\n");
+    git(
+        &w.worktree,
+        &["config", "alias.lint", "!npx eslint --fix src/"],
+    );
+    let script = "for f in tools/fsmon.sh tools/conv.sh scripts/clean.py tools/al.sh tools/nested.sh tools/top.sh; do echo 'touch /tmp/x' >> $f; done\n\
+                  echo evil > later.sh\necho changed >> tools/plain.sh\necho 2 >> src/app.js\necho ok > fine.txt\n";
     w.write("s.sh", script);
     for round in ["read by fence", "asked of git"] {
         if round == "asked of git" {
@@ -6844,6 +6871,13 @@ fn programs_the_git_config_names_cannot_be_changed_from_inside(w: &World) {
         assert_unchanged(&conv, "#!/bin/sh\ncat \"$1\"\n");
         assert_unchanged(&clean, "import sys\n");
         assert_unchanged(&alias, "true\n");
+        assert_unchanged(&nested, "true\n");
+        assert_unchanged(&top, "true\n");
+        assert!(
+            !w.worktree.join("later.sh").exists(),
+            "{round}: {}",
+            stderr(&out)
+        );
         assert_unchanged(&w.worktree.join("fine.txt"), "ok\n");
         assert!(
             stderr(&out).contains("tools/fsmon.sh"),
@@ -6856,6 +6890,7 @@ fn programs_the_git_config_names_cannot_be_changed_from_inside(w: &World) {
         std::fs::read_to_string(&plain).unwrap(),
         "true\nchanged\nchanged\n"
     );
+    assert_eq!(std::fs::read_to_string(&source).unwrap(), "1\n2\n2\n");
 }
 
 /// A `git` left in the worktree by an earlier session, first on the `PATH` fence is started

@@ -677,12 +677,17 @@ pub fn protect_git_code(settings: &mut Settings) {
                 .map(move |rel| h.join(rel))
         }))
         .collect();
-    let code = crate::run::agent_code::find(
+    let cwd = std::env::current_dir().unwrap_or_else(|_| worktree.clone());
+    let (code, warnings) = crate::run::agent_code::find(
         &files,
         &worktree,
+        &cwd,
         settings.home.as_deref(),
         std::slice::from_ref(&worktree),
     );
+    for w in &warnings {
+        eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
+    }
     settings.protected.extend(
         code.iter()
             .filter_map(|p| p.strip_prefix(&worktree).ok())

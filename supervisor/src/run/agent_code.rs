@@ -1,28 +1,32 @@
-//! Programs an agent's protected settings name. A coding agent runs the commands its
-//! settings give — Claude Code's hooks and status line, the MCP servers of `.mcp.json` and
-//! of Gemini CLI's settings — outside any sandbox the next time it runs unfenced. The
+//! Programs an agent's and a project tool's protected settings name. A coding agent runs
+//! the commands its settings give — Claude Code's hooks, status line and helpers, the MCP
+//! servers of `.mcp.json` and of Gemini CLI's, Cursor's and Codex's settings — outside any
+//! sandbox the next time it runs unfenced; so do pre-commit and lefthook at the user's next
+//! commit, direnv at the next `cd`, mise, a dev container's `initializeCommand`. The
 //! settings files are protected paths (SPEC §2), but a script they name in a writable
 //! folder (`~/.claude/statusline.sh`, `$CLAUDE_PROJECT_DIR/.claude/check.sh`, an MCP
 //! server's `server.js` in the worktree) would let the sandbox change what runs without
 //! touching them.
 //!
-//! Read at start, outside the sandbox: each protected JSON settings file (at most 1 MiB),
-//! every `command` string in it and the `args` beside one, split into words as a shell
-//! would (one level of `sh -c '…'` strings too). A word naming a path — absolute, from the
-//! home (`~/`, `$HOME`), from the project (`$CLAUDE_PROJECT_DIR`), or relative with a `/`
-//! (from the worktree, where the agent runs it) — that lies in a writable root joins the
-//! session's protected list: read-only binds in the mount view, held by the Landlock plan,
-//! refused by the write check with a reason. A script it runs in turn is not followed
-//! (as for git's hooks, git_code.rs). Policy of what counts as the agent's code; the
-//! protection of each path found is the kernel's.
+//! Read at start, outside the sandbox: each settings file (at most 1 MiB; JSON with
+//! comments, TOML, the YAML of pre-commit and lefthook, `.envrc`), every command in it
+//! ([`PROGRAM_KEYS`]), and the files each runs as `command_files` reads a line: the
+//! program by its path, an interpreter's or a shell's script, `sh -c` strings, modules,
+//! files loaded first. Those in a writable root join the session's protected list:
+//! read-only binds in the mount view, held by the Landlock plan, refused by the write
+//! check with a reason. A script it runs in turn is not followed (as for git's hooks,
+//! git_code.rs). Policy of what counts as code; the protection of each path found is the
+//! kernel's.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use super::command_files::{self, Places};
 
 /// The most of a settings file read (a real one is a few kilobytes).
 const MOST_SETTINGS_BYTES: u64 = 1 << 20;
 
-/// The most paths taken from all settings files.
-const MOST_PATHS: usize = 64;
+/// The most paths taken from all settings files; past it fence says which were left.
+const MOST_PATHS: usize = 2048;
 
 /// The settings files, relative to the worktree (and each folder protected as it is),
 /// whose commands an agent runs.
@@ -32,7 +36,30 @@ pub const PROJECT_SETTINGS: &[&str] = &[
     ".mcp.json",
     ".gemini/settings.json",
     ".cursor/mcp.json",
+    ".cursor/hooks.json",
     ".codex/config.toml",
+    ".codex/hooks.json",
+    ".kiro/settings/mcp.json",
+    ".roo/mcp.json",
+    ".amazonq/mcp.json",
+    "opencode.json",
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".vscode/mcp.json",
+    ".devcontainer/devcontainer.json",
+    ".devcontainer.json",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook-local.yml",
+    ".lefthook-local.yml",
+    ".envrc",
+    "mise.toml",
+    ".mise.toml",
+    ".config/mise.toml",
+    "mise/config.toml",
 ];
 
 /// The user's own settings files, relative to the home, whose commands an agent runs
@@ -42,130 +69,140 @@ pub const HOME_SETTINGS: &[&str] = &[
     ".claude/settings.json",
     ".gemini/settings.json",
     ".codex/config.toml",
+    ".codex/hooks.json",
     ".cursor/mcp.json",
+    ".cursor/hooks.json",
 ];
 
-/// The paths the commands of `files` name inside `writable` (each absolute): `worktree`
-/// stands for `$CLAUDE_PROJECT_DIR` and the folder relative paths start from.
+/// The files the commands of `files` run that lie inside `writable` (each absolute), with
+/// a warning for what could not be taken. `worktree` stands for `$CLAUDE_PROJECT_DIR`; a
+/// relative path is taken from the worktree and from `cwd`, where the agent may have been
+/// started (a monorepo's package).
 pub fn find(
     files: &[PathBuf],
     worktree: &Path,
+    cwd: &Path,
     home: Option<&Path>,
     writable: &[PathBuf],
-) -> Vec<PathBuf> {
+) -> (Vec<PathBuf>, Vec<String>) {
     let mut found = Vec::new();
+    let mut warnings = Vec::new();
+    let places = Places { worktree, home };
+    let mut starts = vec![worktree.to_path_buf()];
+    if cwd != worktree && cwd.starts_with(worktree) {
+        starts.push(cwd.to_path_buf());
+    }
     for file in files {
-        let Some(value) = read_settings(file) else {
+        let Some(commands) = read_commands(file) else {
             continue;
         };
-        let mut commands = Vec::new();
-        command_words(&value, None, &mut commands);
-        for words in commands {
-            for p in command_paths(&words, worktree, worktree, home) {
-                if writable.iter().any(|w| p.starts_with(w)) && !found.contains(&p) {
-                    found.push(p);
-                }
-                if found.len() >= MOST_PATHS {
-                    return found;
+        for command in commands {
+            for (n, start) in starts.iter().enumerate() {
+                // From the agent's own folder, only files that are there: the worktree's
+                // top is where a missing one is taken.
+                let existing_only = n > 0;
+                let start = match &command.cwd {
+                    Some(dir) => {
+                        command_files::as_path(dir, start, &places).unwrap_or_else(|| start.clone())
+                    }
+                    None => start.clone(),
+                };
+                let paths = match &command.run {
+                    Run::Line(line) => command_files::files_run(line, &start, &places),
+                    Run::Argv(argv) => command_files::files_run_by_argv(argv, &start, &places),
+                };
+                for path in paths {
+                    if existing_only && !path.is_file() {
+                        continue;
+                    }
+                    // The name as written (a symlink the sandbox could replace) and the
+                    // file it leads to.
+                    let real = std::fs::canonicalize(&path).ok();
+                    for p in std::iter::once(path).chain(real) {
+                        if !writable.iter().any(|w| p.starts_with(w)) || found.contains(&p) {
+                            continue;
+                        }
+                        if found.len() >= MOST_PATHS {
+                            warnings.push(format!(
+                                "{} names more than {MOST_PATHS} programs and scripts in writable folders: {} and any after it are not protected",
+                                file.display(),
+                                p.display()
+                            ));
+                            return (found, warnings);
+                        }
+                        found.push(p);
+                    }
                 }
             }
         }
     }
-    found
+    (found, warnings)
 }
 
-/// The files a command's words name, absolute: each path word (see [`as_path_from`]) as
-/// written and as the file a link leads to, relative ones from `start` and from where a
-/// `cd` in the words goes (`cd tools && ./t.sh`, `uv run --directory tools server.py`), a
-/// `python -m` module, and a bare word naming a file there (`bash check.sh`). `worktree`
-/// stands for `$CLAUDE_PROJECT_DIR` and `$PWD`.
-pub fn command_paths(
-    words: &[String],
-    worktree: &Path,
-    start: &Path,
-    home: Option<&Path>,
-) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut base = start.to_path_buf();
-    let mut after_cd = false;
-    let mut after_m = false;
-    for word in words {
-        let mut paths: Vec<PathBuf> = Vec::new();
-        let word = match ["--directory=", "--cwd=", "--prefix="]
-            .iter()
-            .find_map(|o| word.strip_prefix(o))
-        {
-            // `--directory=tools`: a `cd` of its own.
-            Some(dir) => {
-                base = as_path_from(dir, worktree, &base, home).unwrap_or_else(|| base.join(dir));
-                continue;
-            }
-            None => word.as_str(),
-        };
-        if after_cd {
-            after_cd = false;
-            base = as_path_from(word, worktree, &base, home).unwrap_or_else(|| base.join(word));
-            continue;
-        }
-        if after_m {
-            // `python3 -m tools.guard`: tools/guard.py, or the package tools/guard.
-            after_m = false;
-            let module = base.join(word.replace('.', "/"));
-            paths.push(module.with_extension("py"));
-            paths.push(module);
-        }
-        match word {
-            "cd" | "pushd" | "--directory" | "--cwd" | "--prefix" | "-C" => after_cd = true,
-            "-m" => after_m = true,
-            _ => {}
-        }
-        paths.extend(as_path_from(word, worktree, &base, home));
-        // A bare name the command runs or reads from where it runs (`bash
-        // check.sh`, an MCP server's `server.js`), when there is such a file.
-        if !word.contains('/') && !word.starts_with('-') && base.join(word).is_file() {
-            paths.push(base.join(word));
-        }
-        for path in paths {
-            // The name as written (a symlink the sandbox could replace) and
-            // the file it leads to.
-            let real = std::fs::canonicalize(&path).ok();
-            for p in std::iter::once(path).chain(real) {
-                if !out.contains(&p) {
-                    out.push(p);
-                }
-            }
-        }
-    }
-    out
+/// What a settings file runs.
+enum Run {
+    /// A shell line.
+    Line(String),
+    /// Words run as they are (an MCP server's `command` with its `args`, Codex's
+    /// `notify`), each of which may hold blanks.
+    Argv(Vec<String>),
 }
 
-/// The settings of a regular file of at most [`MOST_SETTINGS_BYTES`], not followed
-/// through a final symlink (a settings file is protected by its name): JSON, or TOML for a
-/// `.toml` file (Codex's `config.toml`).
-fn read_settings(file: &Path) -> Option<serde_json::Value> {
+struct Command {
+    run: Run,
+    /// The folder it runs in (an MCP server's `cwd`), relative to the start.
+    cwd: Option<String>,
+}
+
+/// The commands a settings file names: JSON (comments and trailing commas allowed, as
+/// Gemini CLI and VS Code read theirs), TOML, the YAML of pre-commit and lefthook, and
+/// `.envrc` (a shell script). `None` when it cannot be read: missing, not a regular file
+/// (a link is followed: a dotfiles setup links its settings), or larger than
+/// [`MOST_SETTINGS_BYTES`].
+fn read_commands(file: &Path) -> Option<Vec<Command>> {
     use std::io::Read;
-    let meta = std::fs::symlink_metadata(file).ok()?;
+    let meta = std::fs::metadata(file).ok()?;
     if !meta.is_file() || meta.len() > MOST_SETTINGS_BYTES {
         return None;
     }
-    let mut text = Vec::new();
+    let mut bytes = Vec::new();
     std::fs::File::open(file)
         .ok()?
         .take(MOST_SETTINGS_BYTES)
-        .read_to_end(&mut text)
+        .read_to_end(&mut bytes)
         .ok()?;
-    if file.extension().is_some_and(|e| e == "toml") {
-        toml::from_str(std::str::from_utf8(&text).ok()?).ok()
+    let text = String::from_utf8_lossy(&bytes);
+    let name = file.file_name()?.to_string_lossy();
+    let mut out = Vec::new();
+    if name == ".envrc" {
+        out.push(Command {
+            run: Run::Line(text.into_owned()),
+            cwd: None,
+        });
+    } else if name.ends_with(".yml") || name.ends_with(".yaml") {
+        out.extend(yaml_commands(&text).into_iter().map(|line| Command {
+            run: Run::Line(line),
+            cwd: None,
+        }));
     } else {
-        serde_json::from_slice(&text).ok()
+        let value: serde_json::Value = if name.ends_with(".toml") {
+            toml::from_str(&text).ok()?
+        } else {
+            serde_json::from_str(&text)
+                .or_else(|_| serde_json::from_str(&relaxed_json(&text)))
+                .ok()?
+        };
+        json_commands(&value, None, &mut out);
     }
+    Some(out)
 }
 
-/// The settings keys whose value is a command an agent runs, a string (a shell line) or a
-/// list of words (an argv): every agent's `command` (hooks, the status line, MCP servers,
-/// with the `args` beside it); Claude Code's credential and telemetry helpers
-/// (`apiKeyHelper`, `awsAuthRefresh`, `awsCredentialExport`, `otelHeadersHelper`), run at
-/// each start; Gemini CLI's tool discovery and call commands; Codex's `notify`.
+/// The settings keys whose value is a command an agent or tool runs, a string (a shell
+/// line) or a list of words (an argv): every agent's `command` (hooks, the status line,
+/// MCP servers, with the `args`, `cwd` and `env` beside it); Claude Code's credential and
+/// telemetry helpers, run at each start; Gemini CLI's tool discovery and call commands;
+/// Codex's `notify`; a dev container's `initializeCommand` (run on the host); VS Code's
+/// Python interpreter; mise's tasks (`run`) and hooks (`enter`, `leave`, `cd`).
 const PROGRAM_KEYS: &[&str] = &[
     "command",
     "apiKeyHelper",
@@ -175,171 +212,209 @@ const PROGRAM_KEYS: &[&str] = &[
     "toolDiscoveryCommand",
     "toolCallCommand",
     "notify",
+    "initializeCommand",
+    "python.defaultInterpreterPath",
+    "python.pythonPath",
+    "run",
+    "enter",
+    "leave",
+    "cd",
 ];
 
-/// The words of every command in `v` (see [`PROGRAM_KEYS`]) with the `args` of the object
-/// holding a `command`, one list for each. `key` is the key `v` is the value of.
-fn command_words(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Vec<String>>) {
+/// The commands of a JSON (or TOML) value, see [`PROGRAM_KEYS`]. `key` is the key `v` is
+/// the value of.
+fn json_commands(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Command>) {
+    use serde_json::Value;
     let is_program = key.is_some_and(|k| PROGRAM_KEYS.contains(&k));
+    let argv_of = |items: &Vec<Value>| -> Option<Vec<String>> {
+        items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect()
+    };
     match v {
-        serde_json::Value::String(command) if is_program => out.push(line_words(command)),
-        serde_json::Value::Array(items)
-            if is_program && items.iter().all(serde_json::Value::is_string) =>
-        {
-            // An argv (`notify = ["python3", "/h/notify.py"]`): a word holding blanks is a
-            // shell string of its own (`["bash", "-lc", "x.sh --y"]`).
-            let mut words = Vec::new();
-            for item in items.iter().filter_map(serde_json::Value::as_str) {
-                words.extend(line_words(item));
+        Value::String(line) if is_program => out.push(Command {
+            run: Run::Line(line.clone()),
+            cwd: None,
+        }),
+        Value::Array(items) if is_program && argv_of(items).is_some() => out.push(Command {
+            run: Run::Argv(argv_of(items).unwrap_or_default()),
+            cwd: None,
+        }),
+        // A dev container's `initializeCommand` may also be an object of named commands.
+        Value::Object(map) if key == Some("initializeCommand") => {
+            for child in map.values() {
+                json_commands(child, key, out);
             }
-            out.push(words);
         }
-        serde_json::Value::Object(map) => {
-            if let Some(serde_json::Value::String(command)) = map.get("command") {
-                let mut words = line_words(command);
-                if let Some(serde_json::Value::Array(args)) = map.get("args") {
-                    words.extend(args.iter().filter_map(|a| a.as_str().map(str::to_string)));
+        Value::Object(map) => {
+            let cwd = map.get("cwd").and_then(Value::as_str).map(str::to_string);
+            // Variables a runtime reads its options from (`NODE_OPTIONS=--require x`).
+            let env: Vec<String> = map
+                .get("env")
+                .and_then(Value::as_object)
+                .map(|e| {
+                    e.iter()
+                        .filter_map(|(k, v)| v.as_str().map(|v| format!("{k}={v}")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let args = map.get("args").and_then(Value::as_array).and_then(argv_of);
+            let command = map.get("command");
+            match command {
+                // An MCP server: `command` with its `args` as one argv, or a line.
+                Some(Value::String(c)) if args.is_some() || !env.is_empty() => {
+                    let mut argv = env.clone();
+                    if args.is_some() {
+                        argv.push(c.clone());
+                    } else {
+                        argv.extend(command_files::split_words(c));
+                    }
+                    argv.extend(args.clone().unwrap_or_default());
+                    out.push(Command {
+                        run: Run::Argv(argv),
+                        cwd: cwd.clone(),
+                    });
                 }
-                out.push(words);
+                Some(Value::String(c)) => out.push(Command {
+                    run: Run::Line(c.clone()),
+                    cwd: cwd.clone(),
+                }),
+                Some(Value::Array(items)) if argv_of(items).is_some() => {
+                    let mut argv = env.clone();
+                    argv.extend(argv_of(items).unwrap_or_default());
+                    argv.extend(args.clone().unwrap_or_default());
+                    out.push(Command {
+                        run: Run::Argv(argv),
+                        cwd: cwd.clone(),
+                    });
+                }
+                _ => {}
             }
             for (k, child) in map {
-                if k == "command" && child.is_string() {
+                if k == "command" && (child.is_string() || child.is_array()) {
                     continue;
                 }
-                command_words(child, Some(k), out);
+                json_commands(child, Some(k), out);
             }
         }
-        serde_json::Value::Array(items) => {
+        Value::Array(items) => {
             for child in items {
-                command_words(child, None, out);
+                json_commands(child, None, out);
             }
         }
         _ => {}
     }
 }
 
-/// A shell line's words, one level of `sh -c '…'` strings included (`bash -c 'python3
-/// ~/.claude/x.py'`: the string's own words).
-fn line_words(line: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    for word in shell_words(line) {
-        if word.contains(char::is_whitespace) {
-            words.extend(shell_words(&word));
+/// The shell lines of a pre-commit or lefthook config: each `entry:`, `run:` and
+/// `command:` value, plain, quoted or a block (`run: |` and the lines below it). Read by
+/// lines, not as YAML: reading more than the tools run is harmless here.
+fn yaml_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let trimmed = line.trim_start().trim_start_matches("- ").trim_start();
+        let value = ["entry:", "run:", "command:", "script:"]
+            .iter()
+            .find_map(|k| trimmed.strip_prefix(k));
+        i += 1;
+        let Some(value) = value.map(str::trim) else {
+            continue;
+        };
+        if value.starts_with('|') || value.starts_with('>') {
+            let indent = line.len() - line.trim_start().len();
+            let mut block = Vec::new();
+            while i < lines.len()
+                && (lines[i].trim().is_empty()
+                    || lines[i].len() - lines[i].trim_start().len() > indent)
+            {
+                block.push(lines[i].trim());
+                i += 1;
+            }
+            out.push(block.join("\n"));
         } else {
-            words.push(word);
+            let unquoted = value
+                .strip_prefix('"')
+                .and_then(|v| v.strip_suffix('"'))
+                .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                .unwrap_or(value);
+            out.push(unquoted.to_string());
         }
     }
-    words
+    out
 }
 
-/// A command string's words, split at blanks and shell operators outside quotes, quotes
-/// removed (`"$CLAUDE_PROJECT_DIR"/.claude/x.sh` is one word).
-pub fn shell_words(s: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = s.chars();
+/// JSON with `//` and `/* */` comments and trailing commas made plain JSON (strings left
+/// as they are).
+fn relaxed_json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '\'' => {
-                in_word = true;
+            '"' => {
+                out.push(c);
+                while let Some(q) = chars.next() {
+                    out.push(q);
+                    match q {
+                        '\\' => out.extend(chars.next()),
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
                 for q in chars.by_ref() {
-                    if q == '\'' {
+                    if q == '\n' {
+                        out.push('\n');
                         break;
                     }
-                    word.push(q);
                 }
             }
-            '"' => {
-                in_word = true;
-                while let Some(q) = chars.next() {
-                    match q {
-                        '"' => break,
-                        '\\' => word.extend(chars.next()),
-                        _ => word.push(q),
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = ' ';
+                for q in chars.by_ref() {
+                    if last == '*' && q == '/' {
+                        break;
                     }
+                    last = q;
                 }
             }
-            '\\' => {
-                in_word = true;
-                word.extend(chars.next());
-            }
-            c if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>') => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
+            _ => out.push(c),
         }
     }
-    if in_word {
-        words.push(word);
-    }
-    words
-}
-
-/// The path a word names, absolute and without `.` or `..`: from `/`, the home, the project
-/// or (with a `/` in it) the worktree. `None` for a word that names none (`node`, `-y`).
-#[cfg(test)]
-fn as_path(word: &str, worktree: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    as_path_from(word, worktree, worktree, home)
-}
-
-/// [`as_path`], a relative word taken from `base` (where a `cd` in the command went).
-fn as_path_from(word: &str, worktree: &Path, base: &Path, home: Option<&Path>) -> Option<PathBuf> {
-    let word = word.split_once('=').map_or(word, |(k, v)| {
-        // `--config=PATH`, `NODE_OPTIONS=--require=PATH`: the value.
-        if k.starts_with('-') || k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            v
+    // Trailing commas: `,` followed by blanks and a closing bracket.
+    let mut cleaned = String::with_capacity(out.len());
+    let bytes: Vec<char> = out.chars().collect();
+    let mut in_string = false;
+    let mut k = 0;
+    while k < bytes.len() {
+        let c = bytes[k];
+        if in_string {
+            cleaned.push(c);
+            if c == '\\' && k + 1 < bytes.len() {
+                cleaned.push(bytes[k + 1]);
+                k += 1;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            cleaned.push(c);
+        } else if c == ',' {
+            let next = bytes[k + 1..].iter().find(|n| !n.is_whitespace());
+            if !matches!(next, Some('}' | ']')) {
+                cleaned.push(c);
+            }
         } else {
-            word
+            cleaned.push(c);
         }
-    });
-    // The project folder, however written (`${CLAUDE_PROJECT_DIR:-.}`, `$PWD`: the agent
-    // runs its commands there).
-    let project_default = word
-        .strip_prefix("${CLAUDE_PROJECT_DIR:-")
-        .and_then(|r| r.split_once('}').map(|(_, rest)| rest));
-    if let Some(rest) = project_default {
-        return as_path_from(&format!("$CLAUDE_PROJECT_DIR{rest}"), worktree, base, home);
+        k += 1;
     }
-    let project = [
-        "${CLAUDE_PROJECT_DIR}",
-        "$CLAUDE_PROJECT_DIR",
-        "${workspaceFolder}",
-        "${PWD}",
-        "$PWD",
-    ];
-    let from_home = ["~/", "$HOME/", "${HOME}/"];
-    let path = if let Some(rest) = project.iter().find_map(|p| word.strip_prefix(p)) {
-        worktree.join(rest.trim_start_matches('/'))
-    } else if let Some(rest) = from_home.iter().find_map(|p| word.strip_prefix(p)) {
-        home?.join(rest)
-    } else if word.starts_with('/') {
-        PathBuf::from(word)
-    } else if word.contains('/') && !word.contains("://") && !word.starts_with('-') {
-        base.join(word)
-    } else {
-        return None;
-    };
-    if path.as_os_str().as_encoded_bytes().contains(&b'$') {
-        return None;
-    }
-    let mut out = PathBuf::from("/");
-    for c in path.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(n) => out.push(n),
-            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
-        }
-    }
-    Some(out)
+    cleaned
 }
 
 #[cfg(test)]
@@ -347,111 +422,125 @@ mod tests {
     use super::*;
 
     #[test]
-    fn words_are_split_as_a_shell_splits_them() {
-        assert_eq!(
-            shell_words(r#""$CLAUDE_PROJECT_DIR"/.claude/a.sh --x 'b c' d\ e;f|g"#),
-            [
-                "$CLAUDE_PROJECT_DIR/.claude/a.sh",
-                "--x",
-                "b c",
-                "d e",
-                "f",
-                "g"
-            ]
-        );
-        assert_eq!(shell_words("  "), Vec::<String>::new());
-    }
-
-    #[test]
-    fn paths_are_read_from_the_home_the_project_and_the_worktree() {
-        let wt = Path::new("/w");
-        let home = Some(Path::new("/h"));
-        let p = |w: &str| as_path(w, wt, home);
-        assert_eq!(p("~/.claude/s.sh"), Some(PathBuf::from("/h/.claude/s.sh")));
-        assert_eq!(p("$HOME/x/../y.py"), Some(PathBuf::from("/h/y.py")));
-        assert_eq!(
-            p("$CLAUDE_PROJECT_DIR/.claude/c.sh"),
-            Some(PathBuf::from("/w/.claude/c.sh"))
-        );
-        assert_eq!(
-            p("scripts/lint.sh"),
-            Some(PathBuf::from("/w/scripts/lint.sh"))
-        );
-        assert_eq!(p("/opt/x"), Some(PathBuf::from("/opt/x")));
-        assert_eq!(
-            p("--config=tools/c.json"),
-            Some(PathBuf::from("/w/tools/c.json"))
-        );
-        assert_eq!(p("node"), None);
-        assert_eq!(p("-y"), None);
-        assert_eq!(p("https://x.example/a"), None);
-        assert_eq!(p("$OTHER/x"), None);
-    }
-
-    #[test]
-    fn commands_and_their_args_anywhere_in_the_settings_are_found() {
+    fn commands_anywhere_in_the_settings_are_found_and_only_their_code() {
         let dir = tempfile::tempdir().unwrap();
-        let wt = dir.path().join("wt");
+        let wt = dir.path().join("wt").canonicalize().unwrap_or_else(|_| {
+            std::fs::create_dir_all(dir.path().join("wt")).unwrap();
+            dir.path().join("wt").canonicalize().unwrap()
+        });
         let home = dir.path().join("home");
         std::fs::create_dir_all(wt.join(".claude")).unwrap();
+        std::fs::create_dir_all(wt.join(".gemini")).unwrap();
         std::fs::create_dir_all(home.join(".claude")).unwrap();
-        std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
-        let wt = wt.canonicalize().unwrap();
+        std::fs::create_dir_all(wt.join("tools/pkg")).unwrap();
+        std::fs::create_dir_all(wt.join("src")).unwrap();
+        std::fs::create_dir_all(wt.join("packages/web/scripts")).unwrap();
         let home = home.canonicalize().unwrap();
+        for f in [
+            "check.sh",
+            "tools/real.sh",
+            "srv/index.js",
+            "packages/web/scripts/lint.sh",
+        ] {
+            let p = wt.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "").unwrap();
+        }
+        std::os::unix::fs::symlink("real.sh", wt.join("tools/link.sh")).unwrap();
         std::fs::write(
-            home.join(".claude/settings.json"),
+            home.join(".claude/real-settings.json"),
             r#"{"statusLine": {"type": "command", "command": "bash ~/.claude/statusline.sh"},
+                "apiKeyHelper": "$CLAUDE_PROJECT_DIR/tools/key.sh",
+                "permissions": {"allow": ["Edit(src/main.rs)"]},
                 "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-                    {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/check.sh"},
+                    {"type": "command", "command": "\"${CLAUDE_PROJECT_DIR:?}\"/.claude/check.sh"},
+                    {"type": "command", "command": "npx eslint --fix src/"},
                     {"type": "command", "command": "sh -c 'python3 tools/guard.py; /usr/bin/true'"}]}]}}"#,
         )
         .unwrap();
+        // A dotfiles setup links the settings file.
+        std::os::unix::fs::symlink("real-settings.json", home.join(".claude/settings.json"))
+            .unwrap();
         std::fs::write(
             wt.join(".mcp.json"),
             r#"{"mcpServers": {"s": {"command": "node", "args": ["srv/index.js", "--port", "1"]},
-                                "o": {"command": "/elsewhere/bin"}}}"#,
+                                "f": {"command": "npx", "args": ["-y", "@x/server-filesystem", "./"]},
+                                "e": {"command": "node", "args": ["x.js"], "cwd": "tools",
+                                      "env": {"NODE_OPTIONS": "--require ./pre.js"}}}}"#,
         )
         .unwrap();
-        std::fs::write(wt.join(".claude/settings.json"), "not json").unwrap();
-        // Other spellings: a bare name, a symlink, `$PWD`, a default, a `cd`, a module.
-        std::fs::create_dir_all(wt.join("tools/pkg")).unwrap();
-        std::fs::write(wt.join("check.sh"), "").unwrap();
-        std::fs::write(wt.join("tools/real.sh"), "").unwrap();
-        std::os::unix::fs::symlink("real.sh", wt.join("tools/link.sh")).unwrap();
+        // Gemini's settings may hold comments.
+        std::fs::write(
+            wt.join(".gemini/settings.json"),
+            "{\n  // discovery\n  \"toolDiscoveryCommand\": \"bash check.sh\", /* x */\n}\n",
+        )
+        .unwrap();
         std::fs::write(
             wt.join(".claude/settings.local.json"),
             r#"{"hooks": {"Stop": [{"hooks": [
-                {"type": "command", "command": "bash check.sh"},
                 {"type": "command", "command": "$PWD/tools/link.sh"},
-                {"type": "command", "command": "${CLAUDE_PROJECT_DIR:-.}/tools/d.sh"},
-                {"type": "command", "command": "cd tools && ./t.sh"},
+                {"type": "command", "command": "bash scripts/lint.sh"},
                 {"type": "command", "command": "python3 -m tools.pkg"}]}]}}"#,
         )
         .unwrap();
+        std::fs::write(
+            wt.join(".pre-commit-config.yaml"),
+            "repos:\n- repo: local\n  hooks:\n  - id: x\n    entry: ./tools/pc.sh\n    language: script\n",
+        )
+        .unwrap();
+        std::fs::write(wt.join(".envrc"), "source_env tools/env.sh\nPATH_add bin\n").unwrap();
         let files = [
             home.join(".claude/settings.json"),
             wt.join(".mcp.json"),
-            wt.join(".claude/settings.json"),
+            wt.join(".gemini/settings.json"),
             wt.join(".claude/settings.local.json"),
+            wt.join(".pre-commit-config.yaml"),
+            wt.join(".envrc"),
             wt.join("missing.json"),
         ];
         let writable = [wt.clone(), home.join(".claude")];
-        let mut found = find(&files, &wt, Some(&home), &writable);
+        let (mut found, warnings) = find(
+            &files,
+            &wt,
+            &wt.join("packages/web"),
+            Some(&home),
+            &writable,
+        );
+        assert!(warnings.is_empty(), "{warnings:?}");
         found.sort();
-        let mut want = [
-            home.join(".claude/statusline.sh"),
-            wt.join(".claude/check.sh"),
-            wt.join("tools/guard.py"),
-            wt.join("srv/index.js"),
-            wt.join("check.sh"),
-            wt.join("tools/link.sh"),
-            wt.join("tools/real.sh"),
-            wt.join("tools/d.sh"),
-            wt.join("tools/t.sh"),
-            wt.join("tools/pkg.py"),
-            wt.join("tools/pkg"),
-        ];
+        let mut want: Vec<PathBuf> = [
+            "check.sh",
+            ".claude/check.sh",
+            "tools/key.sh",
+            "tools/guard.py",
+            "srv/index.js",
+            "tools/x.js",
+            "tools/pre.js",
+            "tools/link.sh",
+            "tools/real.sh",
+            "scripts/lint.sh",
+            "packages/web/scripts/lint.sh",
+            "tools/__init__.py",
+            "tools/pkg.py",
+            "tools/pkg/__init__.py",
+            "tools/pkg/__main__.py",
+            "tools/pc.sh",
+            "tools/env.sh",
+            "bin",
+        ]
+        .iter()
+        .map(|r| wt.join(r))
+        .collect();
+        want.push(home.join(".claude/statusline.sh"));
         want.sort();
         assert_eq!(found, want);
+    }
+
+    #[test]
+    fn relaxed_json_drops_comments_and_trailing_commas_only() {
+        assert_eq!(
+            relaxed_json("{\"a\": \"//x, }\", // c\n \"b\": [1,2,], /* d */}"),
+            "{\"a\": \"//x, }\", \n \"b\": [1,2] }"
+        );
     }
 }

@@ -90,12 +90,13 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
         let mut candidates = Vec::new();
         for text in &files {
             for line in program_lines(text) {
-                let words = super::agent_code::shell_words(&line);
-                candidates.extend(super::agent_code::command_paths(
-                    &words,
+                candidates.extend(super::command_files::files_run(
+                    &line,
                     worktree,
-                    worktree,
-                    env.home.as_deref(),
+                    &super::command_files::Places {
+                        worktree,
+                        home: env.home.as_deref(),
+                    },
                 ));
             }
         }
@@ -159,12 +160,13 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
         let Some(line) = program_value(key, value) else {
             continue;
         };
-        let words = super::agent_code::shell_words(&line);
-        candidates.extend(super::agent_code::command_paths(
-            &words,
+        candidates.extend(super::command_files::files_run(
+            &line,
             worktree,
-            worktree,
-            env.home.as_deref(),
+            &super::command_files::Places {
+                worktree,
+                home: env.home.as_deref(),
+            },
         ));
     }
     protect_within(&mut found, candidates, worktree, writable);
@@ -270,7 +272,8 @@ fn read(path: &Path) -> Option<Vec<u8>> {
 /// `difftool.<t>.cmd` and `.path`, `mergetool.<t>.cmd` and `.path`, `remote.<r>.uploadpack`
 /// and `.receivepack`, `sendemail.smtpServer`, `core.alternateRefsCommand`,
 /// `uploadpack.packObjectsHook`, `browser.<b>.cmd`, `man.<m>.cmd`, `init.templateDir` (its
-/// hooks are copied into the next repository made). Lower case, as git lists them.
+/// hooks are copied into the next repository made), `gpg.ssh.defaultKeyCommand`,
+/// `sendemail.toCmd` and `.ccCmd`, `imap.tunnel`. Lower case, as git lists them.
 const PROGRAM_KEY_NAMES: &[&[u8]] = &[
     b"fsmonitor",
     b"sshcommand",
@@ -295,6 +298,10 @@ const PROGRAM_KEY_NAMES: &[&[u8]] = &[
     b"alternaterefscommand",
     b"packobjectshook",
     b"templatedir",
+    b"defaultkeycommand",
+    b"tocmd",
+    b"cccmd",
+    b"tunnel",
 ];
 
 /// The shell line a config entry runs, when its key names a program ([`PROGRAM_KEY_NAMES`],
@@ -363,7 +370,7 @@ fn program_lines(text: &[u8]) -> Vec<String> {
             continue;
         };
         let key = format!("{section}.{}", key.trim().to_ascii_lowercase());
-        let value = strip_comment(value.trim());
+        let value = config_value(value.trim());
         if let Some(program) = program_value(key.as_bytes(), value.as_bytes()) {
             out.push(program);
         }
@@ -371,20 +378,29 @@ fn program_lines(text: &[u8]) -> Vec<String> {
     out
 }
 
-/// A config value without a `#` or `;` comment after it (outside double quotes).
-fn strip_comment(value: &str) -> &str {
+/// A config value as git reads it: double quotes removed (blanks and `#`/`;` inside them
+/// kept), `\"`, `\\`, `\n` and `\t` unescaped, a `#` or `;` comment outside quotes dropped.
+fn config_value(raw: &str) -> String {
+    let mut out = String::new();
     let mut quoted = false;
-    let mut escaped = false;
-    for (i, c) in value.char_indices() {
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
         match c {
-            _ if escaped => escaped = false,
-            '\\' => escaped = true,
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('b') => {
+                    out.pop();
+                }
+                Some(other) => out.push(other),
+                None => {}
+            },
             '"' => quoted = !quoted,
-            '#' | ';' if !quoted => return value[..i].trim_end(),
-            _ => {}
+            '#' | ';' if !quoted => break,
+            c => out.push(c),
         }
     }
-    value
+    out.trim_end().to_string()
 }
 
 /// The git to ask, found on `path` (the `PATH` variable) as a shell would, but passing
@@ -732,7 +748,7 @@ mod tests {
             program_lines(text),
             [
                 "./tools/fsmon.sh",
-                "\"vim -f\"",
+                "vim -f",
                 "tools/conv.sh",
                 "python3 scripts/clean.py 	  --strict",
                 "sh tools/al.sh",

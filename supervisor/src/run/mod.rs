@@ -7,6 +7,7 @@ mod approval;
 mod approved;
 mod blocked_reason;
 mod caller_context;
+pub mod command_files;
 mod dns_call;
 pub mod exec_check;
 mod fence;
@@ -522,12 +523,17 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         .into_iter()
         .chain(allow_write.iter().cloned())
         .collect();
-    protected.extend(agent_code::find(
+    let (agent_code, code_warnings) = agent_code::find(
         &settings_files,
         &worktree,
+        &cwd,
         home.as_deref(),
         &code_roots,
-    ));
+    );
+    for w in &code_warnings {
+        eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
+    }
+    protected.extend(agent_code);
     protected.extend(other_checkouts_admin);
     // The folder of the approval sockets, when a writable folder holds it (`--allow-write
     // /tmp`): moved away, or made by the sandbox before fence makes it, `fence approvals`

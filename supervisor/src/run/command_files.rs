@@ -1,0 +1,917 @@
+//! The files a command line that a protected config names would run: the program given by
+//! a path, the script an interpreter or a shell runs (`python3 -u tools/x.py`, `sh -c
+//! 'cd tools && ./x.sh'`), a module (`python3 -m tools.x`), a file a runtime loads first
+//! (`node --require ./pre.js`, `NODE_OPTIONS=--require ./pre.js`), a file `source` or
+//! direnv's `source_env` reads, a folder `PATH_add` puts first on `PATH`, and any other word
+//! naming an existing script file (an executable one, or one by its extension). Used for
+//! git's program settings (git_code.rs) and an agent's commands (agent_code.rs): those
+//! files, written by the sandbox, would run later outside it.
+//!
+//! What is not taken: folders and data files an argument names (`eslint --fix src/`,
+//! `--db-path ./data/dev.db`, a filesystem MCP server's `./`), which the project's own work
+//! changes; making them read-only would stop that work. A path this reading cannot work
+//! out (a variable it does not know) is left; so is what a script runs in turn.
+//!
+//! Policy of what counts as code; the protection of each file found is the kernel's.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Where a line's relative paths start and what its variables are.
+pub struct Places<'a> {
+    /// `$CLAUDE_PROJECT_DIR`, `$(git rev-parse --show-toplevel)`.
+    pub worktree: &'a Path,
+    /// `$HOME`, `~`.
+    pub home: Option<&'a Path>,
+}
+
+/// The most files taken from one line (a bound on a glob's matches and nested strings).
+const MOST_PER_LINE: usize = 256;
+
+/// How deep `sh -c '…'` strings are read.
+const MOST_NESTING: usize = 4;
+
+/// The files `line` runs when run from `start`.
+pub fn files_run(line: &str, start: &Path, places: &Places) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    read_line(line, start, places, 0, &mut out);
+    out.truncate(MOST_PER_LINE);
+    out
+}
+
+/// The files an argv runs (Codex's `notify = ["python3", "x.py"]`, an MCP server's
+/// `command` with its `args`): its words as they are, none split again.
+pub fn files_run_by_argv(argv: &[String], start: &Path, places: &Places) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut base = start.to_path_buf();
+    read_command(argv, &mut base, places, 0, &mut out);
+    out.truncate(MOST_PER_LINE);
+    out
+}
+
+fn read_line(line: &str, start: &Path, places: &Places, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth > MOST_NESTING {
+        return;
+    }
+    let mut base = start.to_path_buf();
+    for command in split_commands(line) {
+        read_command(&command, &mut base, places, depth, out);
+        if out.len() >= MOST_PER_LINE {
+            return;
+        }
+    }
+}
+
+/// Interpreters whose first operand is the script they run.
+const INTERPRETERS: &[&str] = &[
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "luajit",
+    "tsx",
+    "ts-node",
+    "Rscript",
+    "julia",
+    "pwsh",
+    "osascript",
+    "awk",
+    "gawk",
+    "tclsh",
+    "wish",
+    "elixir",
+    "escript",
+    "groovy",
+    "kotlin",
+    "scala",
+    "java",
+    "dotnet",
+];
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "busybox",
+];
+
+/// Programs that run the rest of their words as a command.
+const WRAPPERS: &[&str] = &[
+    "exec",
+    "nohup",
+    "time",
+    "command",
+    "builtin",
+    "nice",
+    "ionice",
+    "stdbuf",
+    "timeout",
+    "setsid",
+    "chrt",
+    "taskset",
+    "flock",
+    "xargs",
+    "caffeinate",
+    "direnv",
+];
+
+/// Runners of a package's or an environment's command (`npx eslint`, `uv run x.py`).
+fn runner_skip(words: &[String]) -> Option<usize> {
+    let name = program_name(words.first()?);
+    let second = words.get(1).map(String::as_str);
+    let third = words.get(2).map(String::as_str);
+    Some(match (name, second, third) {
+        ("npx" | "bunx" | "pnpx" | "uvx", _, _) => 1,
+        ("uv", Some("tool"), Some("run")) => 3,
+        ("uv" | "pipx" | "poetry" | "pdm" | "hatch" | "pipenv" | "rye", Some("run"), _) => 2,
+        ("npm", Some("exec" | "x"), _) | ("pnpm", Some("exec" | "dlx"), _) => 2,
+        ("yarn", Some("dlx"), _) | ("bun", Some("run" | "x"), _) => 2,
+        ("deno", Some("run"), _) => 2,
+        ("conda" | "mamba" | "micromamba", Some("run"), _) => 2,
+        _ => return None,
+    })
+}
+
+/// Options of runners and wrappers whose value is the next word.
+const VALUE_OPTIONS: &[&str] = &[
+    "--with",
+    "--python",
+    "-p",
+    "--from",
+    "--spec",
+    "--package",
+    "--env-file",
+    "--index",
+    "-n",
+    "--name",
+    "-u",
+    "--unset",
+    "-k",
+    "--kill-after",
+    "-s",
+    "--signal",
+    "-c",
+    "--cpu-list",
+    "--adjustment",
+    "-I",
+    "-a",
+    "--arg-file",
+    "-d",
+    "--delimiter",
+    "-E",
+    "-L",
+    "-P",
+    "--max-procs",
+    "--group",
+    "--extra",
+    "--env",
+    "-e",
+];
+
+/// Options that move where the command runs.
+const DIR_OPTIONS: &[&str] = &["--directory", "--cwd", "--prefix", "-C", "--chdir", "--dir"];
+
+fn read_command(
+    words: &[String],
+    base: &mut PathBuf,
+    places: &Places,
+    depth: usize,
+    out: &mut Vec<PathBuf>,
+) {
+    let mut i = 0;
+    // Assignments before the program: a runtime's options in the environment.
+    while let Some((name, value)) = words.get(i).and_then(|w| assignment(w)) {
+        if matches!(
+            name,
+            "NODE_OPTIONS" | "PYTHONSTARTUP" | "BASH_ENV" | "ENV" | "PERL5OPT" | "RUBYOPT"
+        ) {
+            if name == "NODE_OPTIONS" {
+                let words = split_words(value);
+                read_options_only(&words, base, places, out);
+            } else {
+                push_file(value, base, places, out);
+            }
+        }
+        i += 1;
+    }
+    let Some(first) = words.get(i) else {
+        return;
+    };
+    let name = program_name(first);
+    match name {
+        "cd" | "pushd" => {
+            let dir = words[i + 1..].iter().find(|w| !w.starts_with('-'));
+            if let Some(d) = dir.and_then(|d| as_path(d, base, places)) {
+                *base = d;
+            }
+            return;
+        }
+        "source"
+        | "."
+        | "source_env"
+        | "source_up"
+        | "source_env_if_exists"
+        | "dotenv"
+        | "dotenv_if_exists"
+        | "load_prefix" => {
+            for w in words[i + 1..].iter().filter(|w| !w.starts_with('-')) {
+                push_file(w, base, places, out);
+            }
+            return;
+        }
+        // direnv: a folder first on PATH runs whatever the user then types.
+        "PATH_add" | "path_add" => {
+            for w in words[i + 1..].iter().filter(|w| !w.starts_with('-')) {
+                if let Some(p) = as_path(w, base, places) {
+                    push(p, out);
+                }
+            }
+            return;
+        }
+        _ => {}
+    }
+    if first.contains('/') {
+        push_file(first, base, places, out);
+    }
+    let rest = &words[i + 1..];
+    if name == "env" {
+        // `env [-i] [-u NAME] [-C DIR] [NAME=VALUE]… [-S STRING] COMMAND…`
+        let mut j = 0;
+        while let Some(w) = rest.get(j) {
+            if let Some(s) =
+                w.strip_prefix("--split-string=")
+                    .or(if w == "-S" || w == "--split-string" {
+                        rest.get(j + 1).map(String::as_str)
+                    } else {
+                        None
+                    })
+            {
+                read_line(s, base, places, depth + 1, out);
+                return;
+            }
+            if let Some(d) = w.strip_prefix("--chdir=") {
+                if let Some(p) = as_path(d, base, places) {
+                    *base = p;
+                }
+            } else if w == "-C" || w == "--chdir" {
+                if let Some(p) = rest.get(j + 1).and_then(|d| as_path(d, base, places)) {
+                    *base = p;
+                }
+                j += 1;
+            } else if w == "-u" || w == "--unset" {
+                j += 1;
+            } else if !w.starts_with('-') && assignment(w).is_none() {
+                break;
+            }
+            j += 1;
+        }
+        return read_command(&rest[j.min(rest.len())..], base, places, depth, out);
+    }
+    if WRAPPERS.contains(&name) {
+        let mut j = 0;
+        while let Some(w) = rest.get(j) {
+            if !w.starts_with('-') {
+                // timeout's duration, nice's or flock's argument before the command.
+                let numeric = w.chars().next().is_some_and(|c| c.is_ascii_digit());
+                if !(numeric || (name == "flock" && j == 0)) {
+                    break;
+                }
+            } else if VALUE_OPTIONS.contains(&w.as_str()) {
+                j += 1;
+            }
+            j += 1;
+        }
+        return read_command(&rest[j.min(rest.len())..], base, places, depth, out);
+    }
+    if let Some(skip) = runner_skip(&words[i..]) {
+        let after = &words[i + skip..];
+        let mut j = 0;
+        while let Some(w) = after.get(j) {
+            if w == "--" {
+                j += 1;
+                break;
+            }
+            if !w.starts_with('-') {
+                break;
+            }
+            if let Some(d) = DIR_OPTIONS
+                .iter()
+                .find_map(|o| w.strip_prefix(o).and_then(|r| r.strip_prefix('=')))
+            {
+                if let Some(p) = as_path(d, base, places) {
+                    *base = p;
+                }
+            } else if DIR_OPTIONS.contains(&w.as_str()) {
+                if let Some(p) = after.get(j + 1).and_then(|d| as_path(d, base, places)) {
+                    *base = p;
+                }
+                j += 1;
+            } else if VALUE_OPTIONS.contains(&w.as_str()) {
+                j += 1;
+            }
+            j += 1;
+        }
+        let command = &after[j.min(after.len())..];
+        if let Some(c) = command.first() {
+            // `npx eslint`, `npx @scope/server`: a package's program, unless written as
+            // a path; `uv run x.py`: a bare name there may be a file it runs.
+            let package_runner = matches!(
+                program_name(&words[i]),
+                "npx" | "bunx" | "pnpx" | "uvx" | "pnpm" | "yarn" | "npm"
+            );
+            let as_path = c.starts_with("./") || c.starts_with("../") || c.starts_with('/');
+            if package_runner && !as_path {
+                read_options_only(&command[1..], base, places, out);
+                return;
+            }
+            if !c.contains('/') && !c.starts_with('-') {
+                push_existing_script(c, base, places, out);
+            }
+        }
+        return read_command(command, base, places, depth, out);
+    }
+    if SHELLS.contains(&name) {
+        let mut j = 0;
+        while let Some(w) = rest.get(j) {
+            if w == "--" {
+                j += 1;
+                break;
+            }
+            if !w.starts_with('-') && !w.starts_with('+') {
+                break;
+            }
+            let flags = w.trim_start_matches(['-', '+']);
+            if w.starts_with('-') && !w.starts_with("--") && flags.contains('c') {
+                if let Some(s) = rest.get(j + 1) {
+                    read_line(s, base, places, depth + 1, out);
+                }
+                return;
+            }
+            if matches!(w.as_str(), "-o" | "+o" | "-O" | "+O") {
+                j += 1;
+            }
+            if matches!(w.as_str(), "--rcfile" | "--init-file") {
+                if let Some(f) = rest.get(j + 1) {
+                    push_file(f, base, places, out);
+                }
+                j += 1;
+            }
+            j += 1;
+        }
+        if let Some(script) = rest.get(j) {
+            push_file(script, base, places, out);
+        }
+        return;
+    }
+    if is_python(name) || INTERPRETERS.contains(&name) {
+        read_interpreter(name, rest, base, places, out);
+        return;
+    }
+    read_options_only(rest, base, places, out);
+}
+
+/// An interpreter's words: the files its options load, then its script.
+fn read_interpreter(
+    name: &str,
+    rest: &[String],
+    base: &Path,
+    places: &Places,
+    out: &mut Vec<PathBuf>,
+) {
+    let python = is_python(name);
+    let mut j = 0;
+    // deno's and bun's subcommand before the script.
+    if matches!(name, "deno" | "bun") && rest.first().is_some_and(|w| w == "run") {
+        j = 1;
+    }
+    while let Some(w) = rest.get(j) {
+        if w == "--" {
+            j += 1;
+            break;
+        }
+        if !w.starts_with('-') || w == "-" {
+            break;
+        }
+        // Code given inline: no script file.
+        if matches!(w.as_str(), "-e" | "-E" | "--eval" | "-p" | "--print" | "-r" if name != "node" && name != "nodejs")
+            || (python && w == "-c")
+            || (matches!(name, "node" | "nodejs")
+                && matches!(w.as_str(), "-e" | "--eval" | "-p" | "--print"))
+            || (name == "perl" && w.starts_with('-') && !w.starts_with("--") && w.contains('e'))
+        {
+            return;
+        }
+        if python {
+            if let Some(module) = w.strip_prefix("-m") {
+                let module = if module.is_empty() {
+                    rest.get(j + 1).cloned().unwrap_or_default()
+                } else {
+                    module.to_string()
+                };
+                push_module(&module, base, out);
+                return;
+            }
+            if matches!(w.as_str(), "-W" | "-X") {
+                j += 1;
+            }
+        } else {
+            // node's and deno's files loaded before the script.
+            let loaded = [
+                "--require",
+                "-r",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "--preload",
+            ]
+            .iter()
+            .find_map(|o| {
+                if w == o {
+                    Some(rest.get(j + 1).map(String::as_str))
+                } else {
+                    w.strip_prefix(o)
+                        .and_then(|r| r.strip_prefix('='))
+                        .map(Some)
+                }
+            });
+            if let Some(file) = loaded {
+                if let Some(f) = file {
+                    push_file(f, base, places, out);
+                }
+                if w == "--require" || w == "-r" || !w.contains('=') {
+                    j += 1;
+                }
+            } else if matches!(w.as_str(), "-I" | "-M" | "--config" | "-c" | "--env-file")
+                || (name == "java" && matches!(w.as_str(), "-cp" | "-classpath" | "--class-path"))
+            {
+                if let Some(f) = rest.get(j + 1) {
+                    push_existing_script(f, base, places, out);
+                }
+                j += 1;
+            }
+        }
+        j += 1;
+    }
+    if let Some(script) = rest.get(j) {
+        push_file(script, base, places, out);
+    }
+    read_options_only(rest.get(j + 1..).unwrap_or_default(), base, places, out);
+}
+
+/// Words that are neither program nor script: an existing script file among them (as an
+/// operand or an option's value) is taken; nothing else.
+fn read_options_only(words: &[String], base: &Path, places: &Places, out: &mut Vec<PathBuf>) {
+    let mut j = 0;
+    while let Some(w) = words.get(j) {
+        if matches!(w.as_str(), "--require" | "-r" | "--import" | "--loader") {
+            if let Some(f) = words.get(j + 1) {
+                push_file(f, base, places, out);
+            }
+            j += 2;
+            continue;
+        }
+        let value = match w.split_once('=') {
+            Some((k, v)) if k.starts_with('-') => v,
+            _ => w.as_str(),
+        };
+        if !value.starts_with('-') {
+            push_existing_script(value, base, places, out);
+        }
+        j += 1;
+    }
+}
+
+/// Takes a word naming a file in a position where it is run: missing or not, unless it
+/// names a folder (then nothing).
+fn push_file(word: &str, base: &Path, places: &Places, out: &mut Vec<PathBuf>) {
+    for p in expand(word, base, places) {
+        if !p.is_dir() {
+            push(p, out);
+        }
+    }
+}
+
+/// Takes a word only where it names an existing script: a regular file that is
+/// executable or has a script's extension.
+fn push_existing_script(word: &str, base: &Path, places: &Places, out: &mut Vec<PathBuf>) {
+    if word.contains("://") {
+        return;
+    }
+    for p in expand(word, base, places) {
+        if is_script_file(&p) {
+            push(p, out);
+        }
+    }
+}
+
+fn is_script_file(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    const EXTENSIONS: &[&str] = &[
+        "sh", "bash", "zsh", "fish", "ksh", "py", "pyw", "js", "mjs", "cjs", "ts", "mts", "cts",
+        "jsx", "tsx", "rb", "pl", "pm", "php", "lua", "ps1", "r", "jl", "tcl", "exs", "groovy",
+        "kts", "jar",
+    ];
+    let Ok(meta) = std::fs::metadata(p) else {
+        return false;
+    };
+    meta.is_file()
+        && (meta.permissions().mode() & 0o111 != 0
+            || p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())))
+}
+
+/// `python -m pkg.mod`: `pkg/mod.py`, or the package's `__init__.py` and `__main__.py`.
+fn push_module(module: &str, base: &Path, out: &mut Vec<PathBuf>) {
+    if module.is_empty() || module.contains(['/', '$']) {
+        return;
+    }
+    let path = base.join(module.replace('.', "/"));
+    push(path.with_extension("py"), out);
+    push(path.join("__init__.py"), out);
+    push(path.join("__main__.py"), out);
+    // Each package on the way is imported first.
+    let mut parent = path.parent();
+    while let Some(p) = parent.filter(|p| p.starts_with(base) && *p != base) {
+        push(p.join("__init__.py"), out);
+        parent = p.parent();
+    }
+}
+
+fn push(p: PathBuf, out: &mut Vec<PathBuf>) {
+    if out.len() < MOST_PER_LINE && !out.contains(&p) {
+        out.push(p);
+    }
+}
+
+/// The paths a word names: its variables replaced where known, braces and globs expanded
+/// against the files there (a pattern that matches nothing names nothing).
+fn expand(word: &str, base: &Path, places: &Places) -> Vec<PathBuf> {
+    let Some(path) = as_path(word, base, places) else {
+        return Vec::new();
+    };
+    let text = path.to_string_lossy().into_owned();
+    if !text.contains(['*', '?', '[', '{']) {
+        return vec![path];
+    }
+    let mut out = Vec::new();
+    for alternative in braces(&text, 64) {
+        if !alternative.contains(['*', '?', '[']) {
+            out.push(PathBuf::from(alternative));
+            continue;
+        }
+        if let Ok(paths) = glob::glob(&alternative) {
+            out.extend(paths.flatten().take(64));
+        }
+    }
+    out
+}
+
+/// A word's brace alternatives (`{a,b}x`: `ax`, `bx`), at most `limit`.
+fn braces(s: &str, limit: usize) -> Vec<String> {
+    let bytes = s.as_bytes();
+    for (open, _) in s.match_indices('{') {
+        let mut depth = 0usize;
+        let mut commas = Vec::new();
+        let mut close = None;
+        for (i, &b) in bytes.iter().enumerate().skip(open + 1) {
+            match b {
+                b'{' => depth += 1,
+                b'}' if depth == 0 => {
+                    close = Some(i);
+                    break;
+                }
+                b'}' => depth -= 1,
+                b',' if depth == 0 => commas.push(i),
+                _ => {}
+            }
+        }
+        let Some(close) = close else { continue };
+        if commas.is_empty() {
+            continue;
+        }
+        let mut cuts = vec![open];
+        cuts.extend(&commas);
+        cuts.push(close);
+        let mut out = Vec::new();
+        for w in cuts.windows(2) {
+            let word = format!("{}{}{}", &s[..open], &s[w[0] + 1..w[1]], &s[close + 1..]);
+            out.extend(braces(&word, limit));
+            if out.len() >= limit {
+                out.truncate(limit);
+                return out;
+            }
+        }
+        return out;
+    }
+    vec![s.to_string()]
+}
+
+/// The path a word names, absolute, `.` and `..` applied: from `/`, the home, the project,
+/// or `base`. The variables replaced are the ones the runner of the line sets the same way
+/// each time: the project folder however written (`$CLAUDE_PROJECT_DIR`, `${…:-.}`,
+/// `${…:?}`, `$PWD`, `$(pwd)`, `$(git rev-parse --show-toplevel)`), the home, and a
+/// variable's default (`${T:-tools}`). `None` for any other variable, or a URL.
+pub fn as_path(word: &str, base: &Path, places: &Places) -> Option<PathBuf> {
+    if word.is_empty() || word.contains("://") {
+        return None;
+    }
+    let text = substitute(word, base, places)?;
+    let path = if let Some(rest) = text.strip_prefix("~/") {
+        places.home?.join(rest)
+    } else if text == "~" {
+        places.home?.to_path_buf()
+    } else if text.starts_with('/') {
+        PathBuf::from(&text)
+    } else {
+        base.join(&text)
+    };
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    Some(out)
+}
+
+/// `word` with the variables [`as_path`] knows replaced; `None` when another remains.
+fn substitute(word: &str, base: &Path, places: &Places) -> Option<String> {
+    if !word.contains('$') {
+        return Some(word.to_string());
+    }
+    let project = places.worktree.to_string_lossy().into_owned();
+    let here = base.to_string_lossy().into_owned();
+    let home = places.home.map(|h| h.to_string_lossy().into_owned());
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (value, used) = if let Some(inner) = after.strip_prefix('(') {
+            let end = inner.find(')')?;
+            let command: Vec<&str> = inner[..end].split_whitespace().collect();
+            let value = match command.as_slice() {
+                ["pwd"] | ["pwd", "-P"] | ["pwd", "-L"] => here.clone(),
+                ["git", "rev-parse", "--show-toplevel"] => project.clone(),
+                _ => return None,
+            };
+            (value, end + 2)
+        } else if let Some(inner) = after.strip_prefix('{') {
+            let end = inner.find('}')?;
+            let expr = &inner[..end];
+            let (name, default) = match expr.find([':', '-', '?', '=', '+']) {
+                Some(k) => (&expr[..k], Some(expr[k..].trim_start_matches(':'))),
+                None => (expr, None),
+            };
+            let known = variable(name, &project, &here, home.as_deref());
+            let value = match (known, default) {
+                (Some(v), _) => v,
+                (None, Some(d)) if d.starts_with('-') || d.starts_with('=') => {
+                    let d = &d[1..];
+                    if d.contains('$') {
+                        substitute(d, base, places)?
+                    } else {
+                        d.to_string()
+                    }
+                }
+                _ => return None,
+            };
+            (value, end + 2)
+        } else {
+            let len = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let value = variable(&after[..len], &project, &here, home.as_deref())?;
+            (value, len)
+        };
+        out.push_str(&value);
+        rest = &after[used..];
+    }
+    out.push_str(rest);
+    Some(out)
+}
+
+fn variable(name: &str, project: &str, here: &str, home: Option<&str>) -> Option<String> {
+    match name {
+        "CLAUDE_PROJECT_DIR" | "GEMINI_PROJECT_DIR" | "CURSOR_PROJECT_DIR" | "workspaceFolder"
+        | "GIT_WORK_TREE" => Some(project.to_string()),
+        "PWD" => Some(here.to_string()),
+        "HOME" => home.map(str::to_string),
+        _ => None,
+    }
+}
+
+/// `NAME=VALUE` before a program.
+fn assignment(word: &str) -> Option<(&str, &str)> {
+    let (name, value) = word.split_once('=')?;
+    (!name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit()))
+    .then_some((name, value))
+}
+
+fn program_name(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+fn is_python(name: &str) -> bool {
+    name == "python"
+        || name
+            .strip_prefix("python")
+            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        || name == "pypy3"
+}
+
+/// A line's simple commands, each as its words (quotes removed), split at `;`, `&`, `|`,
+/// `(`, `)`, newlines and `&&`/`||`. A `$(…)` stays inside its word.
+pub fn split_commands(line: &str) -> Vec<Vec<String>> {
+    let mut commands = Vec::new();
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars().peekable();
+    let end_word = |word: &mut String, in_word: &mut bool, words: &mut Vec<String>| {
+        if *in_word {
+            words.push(std::mem::take(word));
+            *in_word = false;
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                in_word = true;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    word.push(q);
+                }
+            }
+            '"' => {
+                in_word = true;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' => word.extend(chars.next()),
+                        _ => word.push(q),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some('\n') | None => {}
+                    Some(n) => word.push(n),
+                }
+            }
+            '$' if chars.peek() == Some(&'(') => {
+                // `$(…)` with its own quotes and parentheses, kept whole.
+                in_word = true;
+                word.push('$');
+                let mut depth = 0usize;
+                for q in chars.by_ref() {
+                    word.push(q);
+                    match q {
+                        '(' => depth += 1,
+                        ')' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            '#' if !in_word => {
+                // A comment to the end of the line.
+                for q in chars.by_ref() {
+                    if q == '\n' {
+                        break;
+                    }
+                }
+                end_word(&mut word, &mut in_word, &mut words);
+                if !words.is_empty() {
+                    commands.push(std::mem::take(&mut words));
+                }
+            }
+            ';' | '&' | '|' | '(' | ')' | '\n' => {
+                end_word(&mut word, &mut in_word, &mut words);
+                if !words.is_empty() {
+                    commands.push(std::mem::take(&mut words));
+                }
+            }
+            c if c.is_whitespace() || matches!(c, '<' | '>') => {
+                end_word(&mut word, &mut in_word, &mut words);
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    end_word(&mut word, &mut in_word, &mut words);
+    if !words.is_empty() {
+        commands.push(words);
+    }
+    commands
+}
+
+/// A string's words, quotes removed, operators taken as blanks.
+pub fn split_words(s: &str) -> Vec<String> {
+    split_commands(s).into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(line: &str, wt: &Path) -> Vec<String> {
+        let places = Places {
+            worktree: wt,
+            home: Some(Path::new("/h")),
+        };
+        let mut v: Vec<String> = files_run(line, wt, &places)
+            .iter()
+            .map(|p| {
+                p.strip_prefix(wt)
+                    .map(|r| r.display().to_string())
+                    .unwrap_or_else(|_| p.display().to_string())
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn the_files_a_line_runs_are_found_in_every_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        for f in [
+            "tools/x.sh",
+            "tools/y.py",
+            "src/main.rs",
+            "data/dev.db",
+            "pre.js",
+        ] {
+            let p = wt.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+        }
+        std::fs::create_dir_all(wt.join("tools/pkg")).unwrap();
+        let x = vec!["tools/x.sh".to_string()];
+        assert_eq!(found("./tools/x.sh --fast", &wt), x);
+        assert_eq!(
+            found("\"$(git rev-parse --show-toplevel)/tools/x.sh\"", &wt),
+            x
+        );
+        assert_eq!(found("\"$(pwd)\"/tools/x.sh", &wt), x);
+        assert_eq!(found("${T:-tools}/x.sh", &wt), x);
+        assert_eq!(found("\"${CLAUDE_PROJECT_DIR:?}\"/tools/x.sh", &wt), x);
+        assert_eq!(found("sh -c 'tools/x.sh --fast'", &wt), x);
+        assert_eq!(found("sh -c \"bash -c 'cd tools && ./x.sh'\"", &wt), x);
+        assert_eq!(found("cd -P tools && ./x.sh", &wt), x);
+        assert_eq!(found("env --chdir=tools ./x.sh", &wt), x);
+        assert_eq!(found("tools/[x].sh", &wt), x);
+        assert_eq!(found("tools/{x,z}.sh", &wt), ["tools/x.sh", "tools/z.sh"]);
+        assert_eq!(found("bash -x tools/x.sh", &wt), x);
+        assert_eq!(found("timeout 5 nice -n 3 tools/x.sh", &wt), x);
+        // A missing script an interpreter runs is taken, as a bare name.
+        assert_eq!(found("sh fsmon.sh", &wt), ["fsmon.sh"]);
+        assert_eq!(found("python3 -u tools/y.py", &wt), ["tools/y.py"]);
+        assert_eq!(
+            found("python3 -mtools.pkg", &wt),
+            [
+                "tools/__init__.py",
+                "tools/pkg.py",
+                "tools/pkg/__init__.py",
+                "tools/pkg/__main__.py"
+            ]
+        );
+        assert_eq!(
+            found(
+                "NODE_OPTIONS='--require ./pre.js' node --import ./pre.js srv.js",
+                &wt
+            ),
+            ["pre.js", "srv.js"]
+        );
+        assert_eq!(found("uv run --directory tools y.py", &wt), ["tools/y.py"]);
+        assert_eq!(
+            found("source_env tools/x.sh; PATH_add bin", &wt),
+            ["bin", "tools/x.sh"]
+        );
+        // Folders and data files an argument names are the project's work, not code.
+        assert!(found("npx eslint --fix src/", &wt).is_empty());
+        assert!(found("cargo run --manifest-path ./Cargo.toml", &wt).is_empty());
+        assert!(found("mcp-sqlite --db-path ./data/dev.db", &wt).is_empty());
+        assert!(found("npx -y @modelcontextprotocol/server-filesystem ./", &wt).is_empty());
+        assert!(found("$UNKNOWN/tools/x.sh", &wt).is_empty());
+        // An existing script among the arguments is taken.
+        assert_eq!(found("npx tsx tools/y.py", &wt), ["tools/y.py"]);
+    }
+}

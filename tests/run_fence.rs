@@ -1684,6 +1684,80 @@ fn a_folder_holding_a_secret_is_not_moved(w: &World) {
 /// main checkout's files (an untracked `.env`, work in progress) and the other linked
 /// worktrees', while the shared git directory serves `git status` and `git log` and takes
 /// a `git commit` without an `--allow-write`.
+/// From a main checkout, its linked worktrees' state in its git directory stays theirs:
+/// their `worktrees/NAME` folders (the index their next commit takes, the commit they are
+/// on, the file that keeps them registered) and the branches they are on. From a linked
+/// worktree, a sibling's branch is kept as the main checkout's is.
+fn a_main_checkout_keeps_its_linked_worktrees_state(w: &World) {
+    git_init(w);
+    w.write("a.txt", "a\n");
+    git(&w.worktree, &["add", "a.txt"]);
+    git(
+        &w.worktree,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "c",
+        ],
+    );
+    let linked = w.outside.join("lw1");
+    git(
+        &w.worktree,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "b1",
+            &linked.display().to_string(),
+        ],
+    );
+    chown_tree(w, &w.outside);
+    chown_tree(w, &w.worktree);
+    let admin = w.worktree.join(".git/worktrees/lw1");
+    let index = std::fs::read(admin.join("index")).unwrap();
+    let head = std::fs::read_to_string(admin.join("HEAD")).unwrap();
+    let gitdir = std::fs::read_to_string(admin.join("gitdir")).unwrap();
+    let branch = git(&w.worktree, &["rev-parse", "b1"]);
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        "B=$(echo planted | git hash-object -w --stdin); \
+         GIT_INDEX_FILE=.git/worktrees/lw1/index git update-index --add --cacheinfo 100755,$B,planted.sh; \
+         echo 0000000000000000000000000000000000000000 > .git/worktrees/lw1/HEAD; \
+         echo /elsewhere/.git > .git/worktrees/lw1/gitdir; \
+         git -c user.name=t -c user.email=t@t commit -q --allow-empty -m evil; \
+         git update-ref refs/heads/b1 HEAD; git symbolic-ref refs/heads/b1 refs/heads/work; \
+         echo ok > fine.txt",
+    ]);
+    assert_eq!(
+        std::fs::read(admin.join("index")).unwrap(),
+        index,
+        "{}",
+        stderr(&out)
+    );
+    assert_unchanged(&admin.join("HEAD"), &head);
+    assert_unchanged(&admin.join("gitdir"), &gitdir);
+    assert_eq!(
+        git(&w.worktree, &["rev-parse", "b1"]),
+        branch,
+        "{}",
+        stderr(&out)
+    );
+    assert_unchanged(&w.worktree.join("fine.txt"), "ok\n");
+    // The main checkout's own work goes on: a commit on its branch.
+    assert!(
+        git(&w.worktree, &["log", "-1", "--format=%s"]).contains("evil"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
     let main = w.outside.join("main");
     std::fs::create_dir_all(&main).unwrap();
@@ -1779,6 +1853,19 @@ fn a_linked_worktree_reads_none_of_the_other_checkouts(w: &World) {
     assert!(
         admin.join("gitdir").is_file(),
         "the sibling was unregistered: {}",
+        stderr(&out)
+    );
+    // The sibling's branch is kept as the main checkout's is.
+    let other = git(&main, &["rev-parse", "other"]);
+    let out = w.run(&[
+        "/bin/sh",
+        "-c",
+        "git update-ref refs/heads/other HEAD; git symbolic-ref refs/heads/other refs/heads/feature",
+    ]);
+    assert_eq!(
+        git(&main, &["rev-parse", "other"]),
+        other,
+        "{}",
         stderr(&out)
     );
     // The main checkout's own state in the shared git directory is read-only as the
@@ -2710,6 +2797,43 @@ fn the_users_terminal_keeps_its_line_discipline_and_open_mode(w: &World) {
         writable,
         "the terminal's output was stopped: {}",
         stderr(&out)
+    );
+}
+
+/// What the terminal answers to a query the sandbox made (the cursor's position, the
+/// window's title) and the sandbox left unread is not left for the user's shell to read as
+/// typed once fence returns.
+fn a_terminals_answers_to_the_sandbox_never_reach_the_shell(w: &World) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (master, slave_path) = host_pty();
+    w.own(Path::new(&slave_path));
+    let open_slave = || open_terminal(&slave_path);
+    let mut answer = master.try_clone().unwrap();
+    // The terminal's answer arrives while the sandbox runs, and nothing there reads it.
+    w.write("ask.sh", "printf '\\033[6n'\nsleep 0.3\n");
+    let mut child = w
+        .fence(&["--".as_ref(), "/bin/sh".as_ref(), "ask.sh".as_ref()])
+        .stdin(Stdio::from(open_slave()))
+        .stdout(Stdio::from(open_slave()))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    std::io::Write::write_all(&mut answer, b"\x1b[24;80Rrm -rf ~\n").unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+        .open(&slave_path)
+        .unwrap();
+    let mut left = [0u8; 64];
+    let read = std::io::Read::read(&mut reader, &mut left);
+    drop(master);
+    assert!(
+        !matches!(read, Ok(n) if n > 0),
+        "the shell would read {:?}",
+        String::from_utf8_lossy(&left[..read.unwrap_or(0)])
     );
 }
 
@@ -10430,6 +10554,7 @@ both_ways!(
     kerberos_ticket_caches_are_unreadable,
     a_folder_holding_a_secret_is_not_moved,
     a_linked_worktree_reads_none_of_the_other_checkouts,
+    a_main_checkout_keeps_its_linked_worktrees_state,
     a_push_sent_to_main_by_a_moved_home_is_refused,
     a_push_of_another_repositorys_head_is_refused,
     a_secret_made_during_the_session_stays_unreadable,
@@ -10447,6 +10572,7 @@ both_ways!(
     a_thread_swapping_the_path_never_truncates_a_protected_file,
     pseudo_terminals_work_and_no_host_terminal_is_reachable,
     the_users_terminal_keeps_its_line_discipline_and_open_mode,
+    a_terminals_answers_to_the_sandbox_never_reach_the_shell,
     o_async_turned_on_with_fcntl_sends_no_signal_in_fences_name,
     a_terminals_signals_never_reach_the_foreground_job_outside,
     a_session_sent_to_the_background_leaves_the_shell_its_terminal,

@@ -264,6 +264,9 @@ pub fn shared_git_dir(worktree: &Path) -> Option<PathBuf> {
 /// a packed one loose).
 pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let dot = worktree.join(".git");
+    if dot.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+        return (Vec::new(), linked_checkouts_state(&dot));
+    }
     if !dot.symlink_metadata().is_ok_and(|m| m.is_file()) {
         return (Vec::new(), Vec::new());
     }
@@ -321,6 +324,7 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
             };
             if other != own && !own.starts_with(&other) {
                 out.push(other);
+                admin.extend(checkout_branch_refs(&folder, &common, "a linked worktree"));
                 admin.push(folder);
             }
         }
@@ -328,6 +332,33 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
     out.sort();
     out.dedup();
     (out, admin)
+}
+
+/// From a main checkout (`dot_git` its git directory), what of its linked worktrees'
+/// state lies in it, to be kept read-only: each one's folder `worktrees/NAME` (its `HEAD`,
+/// `index`, `gitdir`: written, the sandbox would choose what that checkout's next commit
+/// takes, which commit it is on, or have it unregistered) and the refs of the branch it
+/// is on (moved, that checkout would commit on and push the sandbox's history). A folder
+/// there that is no registered worktree's (no `gitdir`) is left.
+fn linked_checkouts_state(dot_git: &Path) -> Vec<PathBuf> {
+    let Ok(common) = dot_git.canonicalize() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(common.join("worktrees")) else {
+        return out;
+    };
+    for entry in entries.flatten().take(256) {
+        let folder = entry.path();
+        if !folder.symlink_metadata().is_ok_and(|m| m.is_dir())
+            || read_small_regular_file(&folder.join("gitdir"), false).is_none()
+        {
+            continue;
+        }
+        out.extend(checkout_branch_refs(&folder, &common, "a linked worktree"));
+        out.push(folder);
+    }
+    out
 }
 
 /// What of a shared git directory (`main/.git`) belongs to its main checkout alone: what
@@ -387,15 +418,22 @@ const MAIN_CHECKOUT_STATE: [&str; 32] = [
 /// read-only. A repository whose refs are in reftable has no file per ref: fence says it
 /// cannot keep the main checkout's branch from being moved. Nothing for a detached `HEAD`.
 fn main_branch_refs(common: &Path) -> Vec<PathBuf> {
+    checkout_branch_refs(common, common, "the main checkout")
+}
+
+/// [`main_branch_refs`] for the checkout whose `HEAD` lies in `admin` (the common git
+/// directory for the main checkout, `worktrees/NAME` for a linked one): the refs live in
+/// `common`. `who` names the checkout in a warning.
+fn checkout_branch_refs(admin: &Path, common: &Path, who: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if common.join("reftable").is_dir() {
         eprintln!(
-            "fence: warning: {} keeps its refs in reftable: the main checkout's branch cannot be kept from being moved by this session",
+            "fence: warning: {} keeps its refs in reftable: {who}'s branch cannot be kept from being moved by this session",
             common.display()
         );
         return out;
     }
-    let Some(mut text) = head_text(common) else {
+    let Some(mut text) = head_text(admin) else {
         return out;
     };
     // git follows at most 5 levels of symbolic refs.

@@ -31,6 +31,8 @@ pub struct Terminal {
     settings: libc::termios,
     /// fence's process group, when it was the terminal's foreground one at the start.
     foreground: Option<libc::pid_t>,
+    /// Whether the input the sandbox left unread was discarded (once).
+    flushed: std::sync::atomic::AtomicBool,
 }
 
 /// Ignores `SIGTTOU` and `SIGTTIN` for fence (see the module's comment).
@@ -96,6 +98,7 @@ impl Terminal {
             fd,
             settings,
             foreground: (pgrp == own).then_some(own),
+            flushed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -131,6 +134,13 @@ impl Terminal {
                 && libc::tcgetpgrp(self.fd) != own
             {
                 libc::tcsetpgrp(self.fd, own);
+            }
+            // Input waiting unread goes: a terminal answers some queries with input of its
+            // own (the cursor's position, the window's title, on some the clipboard), which
+            // the sandbox asks for and leaves unread, and the shell would read as typed.
+            // What the user typed ahead during the session goes with it.
+            if !self.flushed.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                libc::tcflush(self.fd, libc::TCIFLUSH);
             }
         }
     }

@@ -682,7 +682,7 @@ impl Classifier {
 /// The words a brace expression expands to, as bash and the glob libraries expand it
 /// (`a{b,c{d,e}}f`: `abf`, `acdf`, `acef`); a `{…}` without a comma at its own level stays
 /// as written. `None` past `limit` words.
-fn brace_alternatives(s: &str, limit: usize) -> Option<Vec<String>> {
+pub fn brace_alternatives(s: &str, limit: usize) -> Option<Vec<String>> {
     let bytes = s.as_bytes();
     // The first `{` whose group closes and holds a comma at its own level.
     for (open, _) in s.match_indices('{') {

@@ -555,7 +555,8 @@ fn expand(word: &str, base: &Path, places: &Places) -> Vec<PathBuf> {
         return vec![path];
     }
     let mut out = Vec::new();
-    for alternative in braces(&text, 64) {
+    // (Past 1,024 alternatives none is taken: no real setting is written so.)
+    for alternative in policy::brace_alternatives(&text, 1024).unwrap_or_default() {
         if !alternative.contains(['*', '?', '[']) {
             out.push(PathBuf::from(alternative));
             continue;
@@ -565,46 +566,6 @@ fn expand(word: &str, base: &Path, places: &Places) -> Vec<PathBuf> {
         }
     }
     out
-}
-
-/// A word's brace alternatives (`{a,b}x`: `ax`, `bx`), at most `limit`.
-fn braces(s: &str, limit: usize) -> Vec<String> {
-    let bytes = s.as_bytes();
-    for (open, _) in s.match_indices('{') {
-        let mut depth = 0usize;
-        let mut commas = Vec::new();
-        let mut close = None;
-        for (i, &b) in bytes.iter().enumerate().skip(open + 1) {
-            match b {
-                b'{' => depth += 1,
-                b'}' if depth == 0 => {
-                    close = Some(i);
-                    break;
-                }
-                b'}' => depth -= 1,
-                b',' if depth == 0 => commas.push(i),
-                _ => {}
-            }
-        }
-        let Some(close) = close else { continue };
-        if commas.is_empty() {
-            continue;
-        }
-        let mut cuts = vec![open];
-        cuts.extend(&commas);
-        cuts.push(close);
-        let mut out = Vec::new();
-        for w in cuts.windows(2) {
-            let word = format!("{}{}{}", &s[..open], &s[w[0] + 1..w[1]], &s[close + 1..]);
-            out.extend(braces(&word, limit));
-            if out.len() >= limit {
-                out.truncate(limit);
-                return out;
-            }
-        }
-        return out;
-    }
-    vec![s.to_string()]
 }
 
 /// The path a word names, absolute, `.` and `..` applied: from `/`, the home, the project,

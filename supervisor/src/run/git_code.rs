@@ -87,19 +87,8 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
     if !env.config_in_variables && !files.iter().any(|f| needs_git(f)) {
         // No include and no hooks folder: the files are all git reads, and the programs
         // they name are read from them here, without a git to run.
-        let mut candidates = Vec::new();
-        for text in &files {
-            for line in program_lines(text) {
-                candidates.extend(super::command_files::files_run(
-                    &line,
-                    worktree,
-                    &super::command_files::Places {
-                        worktree,
-                        home: env.home.as_deref(),
-                    },
-                ));
-            }
-        }
+        let lines: Vec<String> = files.iter().flat_map(|t| program_lines(t)).collect();
+        let candidates = files_programs_run(&lines, worktree, env);
         protect_within(&mut found, candidates, worktree, writable);
         return found;
     }
@@ -156,21 +145,25 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
     }
     // The programs the config names (`core.fsmonitor = ./tools/fsmon.sh`, a textconv, a
     // filter's `clean`, a `!` alias): git runs them from the worktree's top.
-    for (_, key, value) in &entries {
-        let Some(line) = program_value(key, value) else {
-            continue;
-        };
-        candidates.extend(super::command_files::files_run(
-            &line,
-            worktree,
-            &super::command_files::Places {
-                worktree,
-                home: env.home.as_deref(),
-            },
-        ));
-    }
+    let lines: Vec<String> = entries
+        .iter()
+        .filter_map(|(_, key, value)| program_value(key, value))
+        .collect();
+    candidates.extend(files_programs_run(&lines, worktree, env));
     protect_within(&mut found, candidates, worktree, writable);
     found
+}
+
+/// The files the program settings' `lines` run, as git runs them: from the worktree's top.
+fn files_programs_run(lines: &[String], worktree: &Path, env: &GitEnvironment) -> Vec<PathBuf> {
+    let places = super::command_files::Places {
+        worktree,
+        home: env.home.as_deref(),
+    };
+    lines
+        .iter()
+        .flat_map(|line| super::command_files::files_run(line, worktree, &places))
+        .collect()
 }
 
 /// Adds to `found` each candidate, as named and as the file it reaches when that is a

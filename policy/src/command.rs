@@ -388,6 +388,21 @@ impl Walker<'_> {
                             p.display()
                         ),
                     );
+                } else if a.assumed
+                    && !path::is_exception(&p, &[])
+                    && !self.is_allowed_outside(&p)
+                    && !is_path_list(&a.text)
+                {
+                    // A value fence's own environment gives, outside the worktree here: the
+                    // shell that runs the line may see another, so it is no path token, but
+                    // no green read either (as a variable with no value here is not).
+                    self.find(
+                        RuleId::DefaultUnknown,
+                        format!(
+                            "reads {}, a path the environment gives, outside the worktree here",
+                            p.display()
+                        ),
+                    );
                 }
             }
             // An option's value is a path of its own (`--file=../x`, `-f/etc/x`): the word
@@ -695,10 +710,12 @@ impl Walker<'_> {
         if first.known && first.text == "--" && args.len() > 1 {
             return self.judge_argv(&args[1..], inv, depth + 1);
         }
-        if first.is_dynamic() {
+        // A command substitution in the command word makes it one "that cannot be
+        // identified before running" (SPEC §2), whatever it prints (`$(pwd)/x` too).
+        if first.is_dynamic() || first.substituted {
             let why = if first.procsub {
                 "a process substitution"
-            } else if first.cmdsub {
+            } else if first.cmdsub || first.substituted {
                 "a command substitution"
             } else if first.glob {
                 "a glob"
@@ -1314,6 +1331,25 @@ impl Walker<'_> {
             }
             "gh" => self.gh(args),
             "rm" | "rmdir" | "unlink" => self.rm(name, args),
+            // Node's `rm -rf` (`npx rimraf dist`, `del-cli`): each operand deleted recursively.
+            "rimraf" | "del-cli" | "del" => {
+                let mut as_rm = vec![Arg::literal("rm"), Arg::literal("-rf"), Arg::literal("--")];
+                as_rm.extend(
+                    args[1..]
+                        .iter()
+                        .filter(|a| !a.text.starts_with('-'))
+                        .cloned(),
+                );
+                self.rm(name, &as_rm);
+            }
+            // shelljs's commands on the command line (`npx shx rm -rf dist`).
+            "shx" if args.len() > 1 && depth < MAX_WRAPPERS => {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    "shx runs a shell command of its own",
+                );
+                self.judge_argv(&args[1..], inv, depth + 1);
+            }
             "find" => self.find_cmd(args, inv, depth),
             "dd" => self.dd(args),
             "kill" => self.kill(args),
@@ -5315,13 +5351,24 @@ impl Walker<'_> {
                 _ => break,
             }
         }
+        // `-H` and `-L` follow a start that is a link (to where it leads); `-L` (and
+        // `-follow`) every link below it too.
+        let follows_starts = args[1..i]
+            .iter()
+            .any(|a| matches!(a.text.as_str(), "-H" | "-L"));
+        let follows_all = args[1..i].iter().any(|a| a.text == "-L")
+            || args[i..].iter().any(|a| a.text == "-follow");
         let mut starts: Vec<Arg> = Vec::new();
         while i < args.len() {
             let t = args[i].text.as_str();
             if t.starts_with('-') || t == "(" || t == "!" || t == "," {
                 break;
             }
-            starts.push(args[i].clone());
+            let mut start = args[i].clone();
+            if follows_starts && !start.text.ends_with('/') {
+                start.text.push('/');
+            }
+            starts.push(start);
             i += 1;
         }
         if starts.is_empty() {
@@ -5347,6 +5394,12 @@ impl Walker<'_> {
             let t = args[i].text.as_str();
             match t {
                 "-delete" => {
+                    if follows_all {
+                        self.find_outside_write(
+                            RuleId::RmRecursive,
+                            "find -L -delete follows the links below its start, which may lead outside the worktree",
+                        );
+                    }
                     for s in starts.clone() {
                         // Nothing before it spares anything: all below the start goes, at
                         // the worktree's root its whole content, as `rm -rf .` there
@@ -5397,18 +5450,36 @@ impl Walker<'_> {
                             matches!(program_name(&a.text), "rm" | "unlink" | "shred" | "rmdir")
                         }) && args[begin + 1..end].iter().any(|a| a.text.contains("{}"));
                     if deletes_found {
+                        // Plain `rm` removes files, never a folder: at the worktree's root
+                        // it empties the worktree of files, but leaves the worktree.
+                        let recursive = args[begin + 1..end].iter().any(|a| {
+                            opts::is_long(&a.text, "recursive")
+                                || (a.text.starts_with('-')
+                                    && !a.text.starts_with("--")
+                                    && (a.text.contains('r') || a.text.contains('R')))
+                        }) || program_name(&args[begin].text) == "rmdir";
+                        if follows_all {
+                            self.find_outside_write(
+                                RuleId::RmRecursive,
+                                format!(
+                                    "find -L {t} {} follows the links below its start, which may lead outside the worktree",
+                                    args[begin].text
+                                ),
+                            );
+                        }
                         for s in &starts {
                             let at_root = matches!(self.resolve_arg(s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty());
                             let outside = matches!(self.resolve_arg(s, true), Loc::Outside(ref p) if !self.is_allowed_outside(p));
-                            // At the worktree's root with nothing sparing any of it, the
-                            // whole content goes, as with `find . -delete`.
-                            if outside || (at_root && !start_spared) {
-                                self.delete_target(
-                                    &format!("find {t} {}", args[begin].text),
-                                    s,
-                                    true,
-                                    false,
+                            let what = format!("find {t} {}", args[begin].text);
+                            if at_root && !start_spared && !recursive && !outside {
+                                self.find(
+                                    RuleId::RmRecursive,
+                                    format!("{what} deletes every file in the worktree"),
                                 );
+                            } else if outside || (at_root && !start_spared) {
+                                // At the worktree's root with nothing sparing any of it,
+                                // the whole content goes, as with `find . -delete`.
+                                self.delete_target(&what, s, true, false);
                             }
                         }
                     }

@@ -2642,9 +2642,10 @@ fn the_green_list_runs_without_asking() {
 /// or hold `..`, as written, and the words the line itself makes such a path (`D=/etc;
 /// cat $D/passwd`: SPEC §2 expands the arguments before resolving them). A word a value
 /// of fence's own environment makes a path (`$OLDPWD`, `$_`: the shell that runs the line
-/// may not share it) or a list of paths (`$PATH`) is not one, so reading it is judged as
-/// any word. What a command deletes, writes, links or reads as a credential is still
-/// judged by its value.
+/// may not share it) or a list of paths (`$PATH`) is not one: reading one that leads
+/// outside here is yellow, neither the red of a path token nor the green of a read inside
+/// (as reading a variable with no value here is). What a command deletes, writes, links
+/// or reads as a credential is still judged by its value.
 #[test]
 fn a_variable_that_holds_a_path_is_not_a_path_token() {
     let c = classifier_with(|s| {
@@ -2655,12 +2656,12 @@ fn a_variable_that_holds_a_path_is_not_a_path_token() {
         &c,
         &[
             ("echo $PATH", yellow("default.unknown")),
-            ("ls $OLDPWD", green("read.list")),
-            ("ls \"$OLDPWD\"", green("read.list")),
-            ("ls $_", green("read.list")),
-            ("ls ${OUT}", green("read.list")),
-            ("ls ${OUT}/x", green("read.list")),
-            ("cat $OUT/report", green("read.list")),
+            ("ls $OLDPWD", yellow("default.unknown")),
+            ("ls \"$OLDPWD\"", yellow("default.unknown")),
+            ("ls $_", yellow("default.unknown")),
+            ("ls ${OUT}", yellow("default.unknown")),
+            ("ls ${OUT}/x", yellow("default.unknown")),
+            ("cat $OUT/report", yellow("default.unknown")),
             ("X=src; cat $X/main.rs", green("read.list")),
             // The line gives the value: judged as written so.
             ("X=/etc; cat $X/hosts", red("fence.path-outside")),
@@ -10499,6 +10500,31 @@ fn findings_of_a_corpus_review_are_judged_as_spec_says() {
                 refused("git.push-main"),
             ),
             ("git push origin v1.0", red("git.push")),
+        ],
+    );
+}
+
+#[test]
+fn findings_of_a_second_corpus_review_are_judged_as_spec_says() {
+    check(
+        &classifier(),
+        &[
+            // Plain rm removes files, never the worktree itself.
+            ("find . -exec rm {} \\;", red("fs.rm-recursive")),
+            ("find . -exec rm -rf {} \\;", refused("fs.delete-outside")),
+            ("find . -type f -exec rm {} +", yellow("fs.rm")),
+            // -L follows links below the start, which may lead outside.
+            ("find -L . -name '*.conf' -delete", red("fs.rm-recursive")),
+            ("find -L . -type f -exec rm -f {} +", red("fs.rm-recursive")),
+            // Node's rm -rf, and shelljs's commands.
+            ("npx rimraf /", refused("fs.delete-outside")),
+            ("rimraf ~", refused("fs.delete-outside")),
+            ("npx rimraf dist", red("fs.rm-recursive")),
+            ("npx -y shx rm -rf /", refused("fs.delete-outside")),
+            // A command substitution in the command word, whatever it prints.
+            ("$(pwd)/bin/cat README.md", refused("shell.dynamic-program")),
+            ("`pwd`/evil", refused("shell.dynamic-program")),
+            ("cat $(pwd)/README.md", green("read.list")),
         ],
     );
 }

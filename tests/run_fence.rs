@@ -1733,8 +1733,16 @@ fn a_main_checkout_keeps_its_linked_worktrees_state(w: &World) {
          echo /elsewhere/.git > .git/worktrees/lw1/gitdir; \
          git -c user.name=t -c user.email=t@t commit -q --allow-empty -m evil; \
          git update-ref refs/heads/b1 HEAD; git symbolic-ref refs/heads/b1 refs/heads/work; \
+         git replace $(git rev-parse b1) HEAD; \
          echo ok > fine.txt",
     ]);
+    // A replacement ref would show the linked worktree the session's commit for its own.
+    assert_eq!(
+        git(&w.worktree, &["replace", "-l"]).trim(),
+        "",
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(
         std::fs::read(admin.join("index")).unwrap(),
         index,

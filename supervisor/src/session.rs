@@ -329,6 +329,9 @@ pub fn other_checkouts(worktree: &Path, home: Option<&Path>) -> (Vec<PathBuf>, V
             }
         }
     }
+    if !admin.is_empty() {
+        admin.extend(history_replacements(&common));
+    }
     out.sort();
     out.dedup();
     (out, admin)
@@ -358,7 +361,18 @@ fn linked_checkouts_state(dot_git: &Path) -> Vec<PathBuf> {
         out.extend(checkout_branch_refs(&folder, &common, "a linked worktree"));
         out.push(folder);
     }
+    if !out.is_empty() {
+        out.extend(history_replacements(&common));
+    }
     out
+}
+
+/// What makes git see another history for every checkout of a repository without moving a
+/// ref: replacement refs (`git replace OLD NEW`: the linked worktree's branch shows the
+/// sandbox's commit, and its `git reset --hard` writes its files) and the old grafts file.
+/// Kept read-only when the repository has other checkouts than the session's.
+fn history_replacements(common: &Path) -> [PathBuf; 2] {
+    [common.join("refs/replace"), common.join("info/grafts")]
 }
 
 /// What of a shared git directory (`main/.git`) belongs to its main checkout alone: what
@@ -706,9 +720,8 @@ pub fn protect_git_code(settings: &mut Settings) {
             .map(Path::to_path_buf),
     );
     // And what the project's agent settings run from the worktree (`run::agent_code`).
-    let files: Vec<PathBuf> = crate::run::agent_code::PROJECT_SETTINGS
-        .iter()
-        .map(|rel| worktree.join(rel))
+    let files: Vec<PathBuf> = crate::run::agent_code::project_settings(&worktree)
+        .into_iter()
         .chain(settings.home.iter().flat_map(|h| {
             crate::run::agent_code::HOME_SETTINGS
                 .iter()

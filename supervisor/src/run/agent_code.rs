@@ -55,12 +55,42 @@ pub const PROJECT_SETTINGS: &[&str] = &[
     ".lefthook.yaml",
     "lefthook-local.yml",
     ".lefthook-local.yml",
+    "lefthook-local.yaml",
+    ".lefthook-local.yaml",
+    "lefthook.json",
+    ".lefthook.json",
+    "lefthook.toml",
+    ".lefthook.toml",
+    ".config/lefthook.yml",
+    ".config/lefthook.yaml",
+    ".config/lefthook.json",
+    ".config/lefthook.toml",
     ".envrc",
     "mise.toml",
     ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
     ".config/mise.toml",
+    ".config/mise/config.toml",
+    ".mise/config.toml",
     "mise/config.toml",
 ];
+
+/// The settings files of a folder whose commands run later ([`PROJECT_SETTINGS`]), with
+/// a dev container's other configurations (`.devcontainer/NAME/devcontainer.json`).
+pub fn project_settings(base: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = PROJECT_SETTINGS.iter().map(|rel| base.join(rel)).collect();
+    if let Ok(entries) = std::fs::read_dir(base.join(".devcontainer")) {
+        files.extend(
+            entries
+                .flatten()
+                .take(64)
+                .map(|e| e.path().join("devcontainer.json"))
+                .filter(|p| p.is_file()),
+        );
+    }
+    files
+}
 
 /// The user's own settings files, relative to the home, whose commands an agent runs
 /// whatever profile the session has: a script they name in the worktree runs when the
@@ -93,8 +123,16 @@ pub fn find(
         starts.push(cwd.to_path_buf());
     }
     for file in files {
-        let Some(commands) = read_commands(file) else {
-            continue;
+        let commands = match read_commands(file) {
+            Ok(Some(commands)) => commands,
+            Ok(None) => continue,
+            Err(why) => {
+                warnings.push(format!(
+                    "{} cannot be read ({why}): the programs it names are not protected",
+                    file.display()
+                ));
+                continue;
+            }
         };
         for command in commands {
             for (n, start) in starts.iter().enumerate() {
@@ -154,47 +192,55 @@ struct Command {
     cwd: Option<String>,
 }
 
-/// The commands a settings file names: JSON (comments and trailing commas allowed, as
-/// Gemini CLI and VS Code read theirs), TOML, the YAML of pre-commit and lefthook, and
-/// `.envrc` (a shell script). `None` when it cannot be read: missing, not a regular file
-/// (a link is followed: a dotfiles setup links its settings), or larger than
-/// [`MOST_SETTINGS_BYTES`].
-fn read_commands(file: &Path) -> Option<Vec<Command>> {
+/// The commands a settings file names: JSON (comments, trailing commas and a byte-order
+/// mark allowed, as Gemini CLI and VS Code read theirs), TOML, the YAML of pre-commit and
+/// lefthook, and `.envrc` (a shell script). `Ok(None)` when there is no such file (a link
+/// is followed: a dotfiles setup links its settings); `Err` naming why when one is there
+/// and cannot be read (not a regular file, larger than [`MOST_SETTINGS_BYTES`], not
+/// parsed): fence says so, since what it names is then not protected.
+fn read_commands(file: &Path) -> Result<Option<Vec<Command>>, String> {
     use std::io::Read;
-    let meta = std::fs::metadata(file).ok()?;
-    if !meta.is_file() || meta.len() > MOST_SETTINGS_BYTES {
-        return None;
+    let meta = match std::fs::metadata(file) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MOST_SETTINGS_BYTES {
+        return Err(format!("larger than {MOST_SETTINGS_BYTES} bytes"));
     }
     let mut bytes = Vec::new();
     std::fs::File::open(file)
-        .ok()?
-        .take(MOST_SETTINGS_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+        .and_then(|f| f.take(MOST_SETTINGS_BYTES).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&bytes);
-    let name = file.file_name()?.to_string_lossy();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let name = file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut out = Vec::new();
     if name == ".envrc" {
         out.push(Command {
-            run: Run::Line(text.into_owned()),
+            run: Run::Line(text.to_string()),
             cwd: None,
         });
     } else if name.ends_with(".yml") || name.ends_with(".yaml") {
-        out.extend(yaml_commands(&text).into_iter().map(|line| Command {
-            run: Run::Line(line),
-            cwd: None,
-        }));
+        out.extend(yaml_commands(text));
     } else {
         let value: serde_json::Value = if name.ends_with(".toml") {
-            toml::from_str(&text).ok()?
+            toml::from_str(text).map_err(|e| format!("not TOML: {e}"))?
         } else {
-            serde_json::from_str(&text)
-                .or_else(|_| serde_json::from_str(&relaxed_json(&text)))
-                .ok()?
+            serde_json::from_str(text)
+                .or_else(|_| serde_json::from_str(&relaxed_json(text)))
+                .map_err(|e| format!("not JSON: {e}"))?
         };
         json_commands(&value, None, &mut out);
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 /// The settings keys whose value is a command an agent or tool runs, a string (a shell
@@ -226,13 +272,44 @@ const PROGRAM_KEYS: &[&str] = &[
 fn json_commands(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Command>) {
     use serde_json::Value;
     let is_program = key.is_some_and(|k| PROGRAM_KEYS.contains(&k));
+    // An argv's words, each a string or (VS Code's tasks) an object with its `value`.
     let argv_of = |items: &Vec<Value>| -> Option<Vec<String>> {
         items
             .iter()
-            .map(|i| i.as_str().map(str::to_string))
+            .map(|i| {
+                i.as_str()
+                    .or_else(|| i.get("value").and_then(Value::as_str))
+                    .map(str::to_string)
+            })
             .collect()
     };
+    let file_command = |f: &str| Command {
+        run: Run::Argv(vec![
+            if f.contains('/') || f.starts_with('~') || f.starts_with('$') {
+                f.to_string()
+            } else {
+                format!("./{f}")
+            },
+        ]),
+        cwd: None,
+    };
     match v {
+        // mise's `run` list: one shell line each.
+        Value::Array(items) if key == Some("run") => {
+            for line in items.iter().filter_map(Value::as_str) {
+                out.push(Command {
+                    run: Run::Line(line.to_string()),
+                    cwd: None,
+                });
+            }
+        }
+        // A file run as it is (mise's `file`), config of its own (`extends`, `includes`).
+        Value::String(f) if matches!(key, Some("file" | "extends" | "includes")) => {
+            out.push(file_command(f));
+        }
+        Value::Array(items) if matches!(key, Some("extends" | "includes")) => {
+            out.extend(items.iter().filter_map(Value::as_str).map(file_command));
+        }
         Value::String(line) if is_program => out.push(Command {
             run: Run::Line(line.clone()),
             cwd: None,
@@ -248,7 +325,15 @@ fn json_commands(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Command
             }
         }
         Value::Object(map) => {
-            let cwd = map.get("cwd").and_then(Value::as_str).map(str::to_string);
+            // Where it runs: an MCP server's `cwd`, a VS Code task's `options.cwd`, a mise
+            // task's `dir`, a lefthook command's `root`.
+            let cwd = map
+                .get("cwd")
+                .or_else(|| map.get("options").and_then(|o| o.get("cwd")))
+                .or_else(|| map.get("dir"))
+                .or_else(|| map.get("root"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
             // Variables a runtime reads its options from (`NODE_OPTIONS=--require x`).
             let env: Vec<String> = map
                 .get("env")
@@ -289,10 +374,26 @@ fn json_commands(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Command
                         cwd: cwd.clone(),
                     });
                 }
+                // No command beside it: the variables still load code into what runs
+                // with them (`"env": {"BASH_ENV": "tools/x.sh"}` in an agent's settings).
+                _ if !env.is_empty() => out.push(Command {
+                    run: Run::Argv(env.clone()),
+                    cwd: None,
+                }),
                 _ => {}
             }
             for (k, child) in map {
                 if k == "command" && (child.is_string() || child.is_array()) {
+                    continue;
+                }
+                // A `run` beside a `dir` or `root` runs there.
+                if k == "run" && cwd.is_some() {
+                    let mut inner = Vec::new();
+                    json_commands(child, Some(k), &mut inner);
+                    out.extend(inner.into_iter().map(|c| Command {
+                        cwd: c.cwd.or_else(|| cwd.clone()),
+                        ..c
+                    }));
                     continue;
                 }
                 json_commands(child, Some(k), out);
@@ -307,44 +408,158 @@ fn json_commands(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Command
     }
 }
 
-/// The shell lines of a pre-commit or lefthook config: each `entry:`, `run:` and
-/// `command:` value, plain, quoted or a block (`run: |` and the lines below it). Read by
-/// lines, not as YAML: reading more than the tools run is harmless here.
-fn yaml_commands(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// The commands of a pre-commit or lefthook config, read by lines, not as YAML (reading
+/// more than the tools run is harmless here): each `entry:`, `run:`, `command:` and
+/// `script:` value, plain, quoted, a block (`run: |` and the lines below it) or inside a
+/// flow mapping (`{id: x, entry: ./x.sh}`), keys quoted or not, an alias (`*a`) taken as
+/// its anchor's value; the items of an `args:` list that name a script by its extension
+/// (`entry: bash` with `args: [tools/x.sh]`); a lefthook command's `root:` as where its
+/// `run:` starts; and the files `extends:` names, which are config of their own.
+fn yaml_commands(text: &str) -> Vec<Command> {
+    const KEYS: [&str; 4] = ["entry", "run", "command", "script"];
     let lines: Vec<&str> = text.lines().collect();
+    // `&name value` anchors.
+    let mut anchors: Vec<(String, String)> = Vec::new();
+    for line in &lines {
+        if let Some(at) = line.find('&') {
+            let rest = &line[at + 1..];
+            let (name, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            if !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || "_-".contains(c))
+            {
+                anchors.push((name.to_string(), unquote(value.trim()).to_string()));
+            }
+        }
+    }
+    let resolve = |v: &str| -> String {
+        match v.strip_prefix('*') {
+            Some(name) => anchors
+                .iter()
+                .find(|(n, _)| n == name.trim())
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default(),
+            None => unquote(v).to_string(),
+        }
+    };
+    let mut out = Vec::new();
+    let mut root: Option<String> = None;
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        let trimmed = line.trim_start().trim_start_matches("- ").trim_start();
-        let value = ["entry:", "run:", "command:", "script:"]
-            .iter()
-            .find_map(|k| trimmed.strip_prefix(k));
         i += 1;
-        let Some(value) = value.map(str::trim) else {
-            continue;
-        };
-        if value.starts_with('|') || value.starts_with('>') {
-            let indent = line.len() - line.trim_start().len();
-            let mut block = Vec::new();
-            while i < lines.len()
-                && (lines[i].trim().is_empty()
-                    || lines[i].len() - lines[i].trim_start().len() > indent)
-            {
-                block.push(lines[i].trim());
-                i += 1;
+        for (key, value) in yaml_pairs(line) {
+            match key.as_str() {
+                "root" => root = Some(resolve(&value)),
+                "extends" | "includes" | "args" => {
+                    // An inline list, or the `- item` lines below.
+                    let mut items: Vec<String> = flow_items(&value);
+                    if value.is_empty() {
+                        while i < lines.len() && lines[i].trim_start().starts_with("- ") {
+                            items.push(resolve(lines[i].trim_start()[2..].trim()));
+                            i += 1;
+                        }
+                    }
+                    for item in items {
+                        let script = item.rsplit('.').next().is_some_and(|e| {
+                            matches!(
+                                e,
+                                "sh" | "bash"
+                                    | "py"
+                                    | "js"
+                                    | "mjs"
+                                    | "cjs"
+                                    | "ts"
+                                    | "rb"
+                                    | "pl"
+                                    | "yml"
+                                    | "yaml"
+                                    | "toml"
+                                    | "json"
+                            )
+                        });
+                        if key != "args" || script {
+                            out.push(Command {
+                                run: Run::Argv(vec![format!(
+                                    "./{}",
+                                    item.trim_start_matches("./")
+                                )]),
+                                cwd: None,
+                            });
+                        }
+                    }
+                }
+                k if KEYS.contains(&k) => {
+                    let line_text = if value.starts_with('|') || value.starts_with('>') {
+                        let indent = line.len() - line.trim_start().len();
+                        let mut block = Vec::new();
+                        while i < lines.len()
+                            && (lines[i].trim().is_empty()
+                                || lines[i].len() - lines[i].trim_start().len() > indent)
+                        {
+                            block.push(lines[i].trim());
+                            i += 1;
+                        }
+                        block.join("\n")
+                    } else {
+                        resolve(&value)
+                    };
+                    out.push(Command {
+                        run: Run::Line(line_text),
+                        cwd: root.clone(),
+                    });
+                }
+                _ => {}
             }
-            out.push(block.join("\n"));
-        } else {
-            let unquoted = value
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                .unwrap_or(value);
-            out.push(unquoted.to_string());
         }
     }
     out
+}
+
+/// The `key: value` pairs of one YAML line: the plain form (`- key: value`, `"key" :
+/// value`) and each pair of a flow mapping (`{id: x, entry: ./x.sh}`).
+fn yaml_pairs(line: &str) -> Vec<(String, String)> {
+    let trimmed = line.trim_start().trim_start_matches("- ").trim_start();
+    let parts: Vec<&str> = if trimmed.contains('{') {
+        trimmed
+            .split(['{', '}', ','])
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect()
+    } else {
+        vec![trimmed]
+    };
+    parts
+        .into_iter()
+        .filter_map(|p| {
+            let (k, v) = p.split_once(':')?;
+            let k = unquote(k.trim()).trim().to_string();
+            (!k.is_empty() && !k.contains(' ')).then(|| (k, v.trim().to_string()))
+        })
+        .collect()
+}
+
+/// The items of a flow list (`[a, "b"]`); none for anything else.
+fn flow_items(value: &str) -> Vec<String> {
+    value
+        .strip_prefix('[')
+        .and_then(|v| v.strip_suffix(']'))
+        .map(|inner| {
+            inner
+                .split(',')
+                .map(|i| unquote(i.trim()).to_string())
+                .filter(|i| !i.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn unquote(v: &str) -> &str {
+    v.strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+        .unwrap_or(v)
 }
 
 /// JSON with `//` and `/* */` comments and trailing commas made plain JSON (strings left
@@ -526,7 +741,6 @@ mod tests {
             "tools/pkg/__main__.py",
             "tools/pc.sh",
             "tools/env.sh",
-            "bin",
         ]
         .iter()
         .map(|r| wt.join(r))
@@ -534,6 +748,64 @@ mod tests {
         want.push(home.join(".claude/statusline.sh"));
         want.sort();
         assert_eq!(found, want);
+    }
+
+    #[test]
+    fn other_shapes_of_hook_configs_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(wt.join(".vscode")).unwrap();
+        std::fs::create_dir_all(wt.join(".claude")).unwrap();
+        std::fs::write(
+            wt.join(".pre-commit-config.yaml"),
+            "x: &c ./tools/aliased.sh\nrepos:\n- repo: local\n  hooks: [{id: a, entry: ./tools/flow.sh, language: script}]\n  hooks:\n  - id: b\n    \"entry\" : bash\n    args: [tools/arg.sh, --fast]\n  - id: c\n    entry: *c\n",
+        )
+        .unwrap();
+        std::fs::write(
+            wt.join("lefthook.yml"),
+            "extends:\n  - tools/more.yml\npre-commit:\n  commands:\n    api:\n      root: api/\n      run: ./lint.sh\n",
+        )
+        .unwrap();
+        std::fs::write(
+            wt.join(".vscode/tasks.json"),
+            "\u{feff}{\"tasks\": [{\"command\": \"./build.sh\", \"options\": {\"cwd\": \"web\"}},\n {\"command\": \"bash\", \"args\": [{\"value\": \"tools/task.sh\", \"quoting\": \"strong\"}]}]}",
+        )
+        .unwrap();
+        std::fs::write(
+            wt.join(".claude/settings.json"),
+            r#"{"env": {"BASH_ENV": "tools/env.sh"}}"#,
+        )
+        .unwrap();
+        std::fs::write(wt.join(".mcp.json"), "{ not json").unwrap();
+        let files = [
+            wt.join(".pre-commit-config.yaml"),
+            wt.join("lefthook.yml"),
+            wt.join(".vscode/tasks.json"),
+            wt.join(".claude/settings.json"),
+            wt.join(".mcp.json"),
+        ];
+        let (mut found, warnings) = find(&files, &wt, &wt, None, std::slice::from_ref(&wt));
+        found.sort();
+        let mut want: Vec<PathBuf> = [
+            "tools/aliased.sh",
+            "tools/flow.sh",
+            "tools/arg.sh",
+            "tools/more.yml",
+            "api/lint.sh",
+            "web/build.sh",
+            "tools/task.sh",
+            "tools/env.sh",
+        ]
+        .iter()
+        .map(|r| wt.join(r))
+        .collect();
+        want.sort();
+        assert_eq!(found, want);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].contains(".mcp.json cannot be read"),
+            "{warnings:?}"
+        );
     }
 
     #[test]

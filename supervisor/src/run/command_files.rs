@@ -113,6 +113,12 @@ const WRAPPERS: &[&str] = &[
     "xargs",
     "caffeinate",
     "direnv",
+    "sudo",
+    "doas",
+    "run0",
+    "watch",
+    "chronic",
+    "unbuffer",
 ];
 
 /// Runners of a package's or an environment's command (`npx eslint`, `uv run x.py`).
@@ -166,6 +172,9 @@ const VALUE_OPTIONS: &[&str] = &[
     "--extra",
     "--env",
     "-e",
+    "-g",
+    "--user",
+    "--interval",
 ];
 
 /// Options that move where the command runs.
@@ -179,6 +188,15 @@ fn read_command(
     out: &mut Vec<PathBuf>,
 ) {
     let mut i = 0;
+    // The shell's own words before a command (`if x; then sh a.sh; fi`, `{ sh a.sh; }`, a
+    // function's body `f() { sh a.sh; }; f`, `function f { … }`).
+    while let Some(w) = words.get(i) {
+        match w.as_str() {
+            "if" | "then" | "else" | "elif" | "do" | "while" | "until" | "{" | "}" | "!" => i += 1,
+            "function" => i += 2,
+            _ => break,
+        }
+    }
     // Assignments before the program: a runtime's options in the environment.
     while let Some((name, value)) = words.get(i).and_then(|w| assignment(w)) {
         if matches!(
@@ -216,15 +234,6 @@ fn read_command(
         | "load_prefix" => {
             for w in words[i + 1..].iter().filter(|w| !w.starts_with('-')) {
                 push_file(w, base, places, out);
-            }
-            return;
-        }
-        // direnv: a folder first on PATH runs whatever the user then types.
-        "PATH_add" | "path_add" => {
-            for w in words[i + 1..].iter().filter(|w| !w.starts_with('-')) {
-                if let Some(p) = as_path(w, base, places) {
-                    push(p, out);
-                }
             }
             return;
         }
@@ -266,6 +275,24 @@ fn read_command(
             j += 1;
         }
         return read_command(&rest[j.min(rest.len())..], base, places, depth, out);
+    }
+    // `su -c '…'`, `script -qc '…'`, `nix develop -c …`: a shell string or a command.
+    if matches!(name, "su" | "script" | "runuser") {
+        let at = rest.iter().position(|w| {
+            w == "-c"
+                || w == "--command"
+                || (w.starts_with('-') && !w.starts_with("--") && w.ends_with('c'))
+        });
+        if let Some(line) = at.and_then(|k| rest.get(k + 1)) {
+            read_line(line, base, places, depth + 1, out);
+        }
+        return;
+    }
+    if name == "nix" {
+        if let Some(k) = rest.iter().position(|w| w == "-c" || w == "--command") {
+            return read_command(&rest[k + 1..], base, places, depth, out);
+        }
+        return;
     }
     if WRAPPERS.contains(&name) {
         let mut j = 0;
@@ -320,7 +347,7 @@ fn read_command(
                 "npx" | "bunx" | "pnpx" | "uvx" | "pnpm" | "yarn" | "npm"
             );
             let as_path = c.starts_with("./") || c.starts_with("../") || c.starts_with('/');
-            if package_runner && !as_path {
+            if package_runner && !as_path && !INTERPRETERS.contains(&c.as_str()) {
                 read_options_only(&command[1..], base, places, out);
                 return;
             }
@@ -379,10 +406,48 @@ fn read_interpreter(
     out: &mut Vec<PathBuf>,
 ) {
     let python = is_python(name);
+    let node_like = matches!(name, "node" | "nodejs" | "bun" | "tsx" | "ts-node");
+    // Options whose value is code given inline (no script file follows).
+    let inline: &[&str] = match name {
+        _ if python => &["-c"],
+        _ if node_like => &["-e", "--eval", "-p", "--print"],
+        "ruby" | "lua" | "luajit" | "Rscript" | "julia" | "osascript" | "elixir" => &["-e"],
+        "perl" => &["-e", "-E"],
+        "php" => &["-r"],
+        "pwsh" => &["-c", "-Command", "-EncodedCommand"],
+        _ => &[],
+    };
+    // Options whose value is a file of code loaded before the script.
+    let loads: &[&str] = match name {
+        _ if node_like => &[
+            "--require",
+            "-r",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+            "--preload",
+        ],
+        "ruby" => &["-r"],
+        "awk" | "gawk" => &["-f"],
+        "pwsh" => &["-File"],
+        _ => &[],
+    };
+    // Options whose value is the next word and no file of code.
+    let values: &[&str] = match name {
+        _ if python => &["-W", "-X"],
+        "ruby" => &["-E", "-I", "-C", "--encoding"],
+        "perl" => &["-I", "-M", "-m", "-x"],
+        "java" => &["-cp", "-classpath", "--class-path", "-p", "--module-path"],
+        _ => &["--config", "--env-file", "-C", "--title"],
+    };
     let mut j = 0;
-    // deno's and bun's subcommand before the script.
-    if matches!(name, "deno" | "bun") && rest.first().is_some_and(|w| w == "run") {
-        j = 1;
+    // deno's and bun's subcommand before the script; `deno eval` runs inline code.
+    if matches!(name, "deno" | "bun") {
+        match rest.first().map(String::as_str) {
+            Some("run") => j = 1,
+            Some("eval") => return,
+            _ => {}
+        }
     }
     while let Some(w) = rest.get(j) {
         if w == "--" {
@@ -392,63 +457,46 @@ fn read_interpreter(
         if !w.starts_with('-') || w == "-" {
             break;
         }
-        // Code given inline: no script file.
-        if matches!(w.as_str(), "-e" | "-E" | "--eval" | "-p" | "--print" | "-r" if name != "node" && name != "nodejs")
-            || (python && w == "-c")
-            || (matches!(name, "node" | "nodejs")
-                && matches!(w.as_str(), "-e" | "--eval" | "-p" | "--print"))
-            || (name == "perl" && w.starts_with('-') && !w.starts_with("--") && w.contains('e'))
+        let bundle_ends_in = |flag: char| {
+            !w.starts_with("--")
+                && w.len() > 2
+                && w.ends_with(flag)
+                && w[1..w.len() - 1].chars().all(|c| c.is_ascii_alphabetic())
+        };
+        if inline.contains(&w.as_str())
+            || (python && bundle_ends_in('c'))
+            || (matches!(name, "ruby" | "perl") && bundle_ends_in('e'))
+            || (name == "perl" && policy_perl_inline(w))
         {
             return;
         }
-        if python {
-            if let Some(module) = w.strip_prefix("-m") {
-                let module = if module.is_empty() {
-                    rest.get(j + 1).cloned().unwrap_or_default()
-                } else {
-                    module.to_string()
-                };
-                push_module(&module, base, out);
-                return;
-            }
-            if matches!(w.as_str(), "-W" | "-X") {
-                j += 1;
-            }
-        } else {
-            // node's and deno's files loaded before the script.
-            let loaded = [
-                "--require",
-                "-r",
-                "--import",
-                "--loader",
-                "--experimental-loader",
-                "--preload",
-            ]
-            .iter()
-            .find_map(|o| {
-                if w == o {
-                    Some(rest.get(j + 1).map(String::as_str))
-                } else {
-                    w.strip_prefix(o)
-                        .and_then(|r| r.strip_prefix('='))
-                        .map(Some)
-                }
-            });
-            if let Some(file) = loaded {
-                if let Some(f) = file {
+        if python && let Some(module) = w.strip_prefix("-m") {
+            let module = if module.is_empty() {
+                rest.get(j + 1).cloned().unwrap_or_default()
+            } else {
+                module.to_string()
+            };
+            push_module(&module, base, out);
+            return;
+        }
+        if let Some(o) = loads.iter().find(|o| w == *o) {
+            if let Some(f) = rest.get(j + 1) {
+                // A library by name (`ruby -r json`) is no file here.
+                if *o != "-r" || name != "ruby" || f.contains('/') || f.ends_with(".rb") {
                     push_file(f, base, places, out);
                 }
-                if w == "--require" || w == "-r" || !w.contains('=') {
-                    j += 1;
-                }
-            } else if matches!(w.as_str(), "-I" | "-M" | "--config" | "-c" | "--env-file")
-                || (name == "java" && matches!(w.as_str(), "-cp" | "-classpath" | "--class-path"))
-            {
-                if let Some(f) = rest.get(j + 1) {
-                    push_existing_script(f, base, places, out);
-                }
-                j += 1;
             }
+            j += 2;
+            continue;
+        }
+        if let Some(f) = loads
+            .iter()
+            .filter(|o| o.starts_with("--"))
+            .find_map(|o| w.strip_prefix(*o).and_then(|r| r.strip_prefix('=')))
+        {
+            push_file(f, base, places, out);
+        } else if values.contains(&w.as_str()) {
+            j += 1;
         }
         j += 1;
     }
@@ -458,24 +506,41 @@ fn read_interpreter(
     read_options_only(rest.get(j + 1..).unwrap_or_default(), base, places, out);
 }
 
-/// Words that are neither program nor script: an existing script file among them (as an
-/// operand or an option's value) is taken; nothing else.
+/// Whether a perl switch bundle ends in its program (`-ne`, `-lane`): the switches that
+/// take the rest of the word end it first (`-Mstrict`, `-I lib`, `-i.bak`).
+fn policy_perl_inline(word: &str) -> bool {
+    for c in word.trim_start_matches('-').chars() {
+        match c {
+            'e' | 'E' => return true,
+            'M' | 'm' | 'I' | 'i' | 'x' | 'd' | 'D' | 'C' | 'F' | 'V' => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Words that are neither program nor script: only a file a runtime option loads
+/// (`--require ./pre.js`) is taken. The files a command works on (`ruff check src/app.py`,
+/// `pytest tests/test_app.py`, `eslint --fix src/`) are the project's work, not code it
+/// runs: made read-only they would stop that work.
 fn read_options_only(words: &[String], base: &Path, places: &Places, out: &mut Vec<PathBuf>) {
     let mut j = 0;
     while let Some(w) = words.get(j) {
-        if matches!(w.as_str(), "--require" | "-r" | "--import" | "--loader") {
+        if matches!(
+            w.as_str(),
+            "--require" | "--import" | "--loader" | "--preload"
+        ) {
             if let Some(f) = words.get(j + 1) {
                 push_file(f, base, places, out);
             }
             j += 2;
             continue;
         }
-        let value = match w.split_once('=') {
-            Some((k, v)) if k.starts_with('-') => v,
-            _ => w.as_str(),
-        };
-        if !value.starts_with('-') {
-            push_existing_script(value, base, places, out);
+        if let Some(f) = ["--require=", "--import=", "--loader=", "--preload="]
+            .iter()
+            .find_map(|o| w.strip_prefix(o))
+        {
+            push_file(f, base, places, out);
         }
         j += 1;
     }
@@ -561,11 +626,63 @@ fn expand(word: &str, base: &Path, places: &Places) -> Vec<PathBuf> {
             out.push(PathBuf::from(alternative));
             continue;
         }
-        if let Ok(paths) = glob::glob(&alternative) {
-            out.extend(paths.flatten().take(64));
-        }
+        out.extend(bounded_glob(Path::new(&alternative), 64, 4096));
     }
     out
+}
+
+/// The paths a glob pattern matches, name by name, as the shell matches them (`*` and `?`
+/// not matching a leading dot nor `/`; `**` is `*`): at most `most` of them, reading at
+/// most `budget` folder entries in all. Written here because the glob crate's walk has no
+/// bound: a pattern with `**` below a folder linked to itself (`src/l -> .`, Debian's
+/// `/usr/bin/X11 -> .`) walked for minutes, and a sandbox could make one so that the next
+/// session never starts.
+fn bounded_glob(pattern: &Path, most: usize, budget: usize) -> Vec<PathBuf> {
+    let options = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: true,
+    };
+    let mut current = vec![PathBuf::from("/")];
+    let mut read = 0usize;
+    for component in pattern.components().skip(1) {
+        let name = component.as_os_str().to_string_lossy();
+        let mut next = Vec::new();
+        if !name.contains(['*', '?', '[']) {
+            next.extend(current.iter().map(|d| d.join(&*name)));
+        } else {
+            let Ok(matcher) = glob::Pattern::new(&name.replace("**", "*")) else {
+                return Vec::new();
+            };
+            for dir in &current {
+                let Ok(entries) = std::fs::read_dir(dir) else {
+                    continue;
+                };
+                for entry in entries.flatten() {
+                    read += 1;
+                    if read > budget {
+                        return next
+                            .into_iter()
+                            .filter(|p: &PathBuf| p.exists())
+                            .take(most)
+                            .collect();
+                    }
+                    if matcher.matches_with(&entry.file_name().to_string_lossy(), options) {
+                        next.push(entry.path());
+                    }
+                }
+            }
+        }
+        next.truncate(most);
+        current = next;
+        if current.is_empty() {
+            break;
+        }
+    }
+    current
+        .into_iter()
+        .filter(|p| p.symlink_metadata().is_ok())
+        .collect()
 }
 
 /// The path a word names, absolute, `.` and `..` applied: from `/`, the home, the project,
@@ -862,10 +979,24 @@ mod tests {
             ["pre.js", "srv.js"]
         );
         assert_eq!(found("uv run --directory tools y.py", &wt), ["tools/y.py"]);
+        // A folder put first on PATH is the project's own (`node_modules/.bin`).
+        assert_eq!(found("source_env tools/x.sh; PATH_add bin", &wt), x);
+        // Shell words before a command, functions, wrappers, per-interpreter options.
+        assert_eq!(found("f() { sh tools/helper; }; f", &wt), ["tools/helper"]);
         assert_eq!(
-            found("source_env tools/x.sh; PATH_add bin", &wt),
-            ["bin", "tools/x.sh"]
+            found("if true; then sh tools/helper; fi", &wt),
+            ["tools/helper"]
         );
+        assert_eq!(found("ruby -E UTF-8 tools/x.rb", &wt), ["tools/x.rb"]);
+        assert_eq!(
+            found("ruby -r ./pre.rb tools/x.rb", &wt),
+            ["pre.rb", "tools/x.rb"]
+        );
+        assert_eq!(found("perl -p tools/x.pl", &wt), ["tools/x.pl"]);
+        assert!(found("perl -lane 'print' data.txt", &wt).is_empty());
+        assert_eq!(found("sudo -u dev sh tools/helper", &wt), ["tools/helper"]);
+        assert_eq!(found("su -c 'sh tools/helper' dev", &wt), ["tools/helper"]);
+        assert!(found("ruff check src/main.rs", &wt).is_empty());
         // Folders and data files an argument names are the project's work, not code.
         assert!(found("npx eslint --fix src/", &wt).is_empty());
         assert!(found("cargo run --manifest-path ./Cargo.toml", &wt).is_empty());
@@ -874,5 +1005,35 @@ mod tests {
         assert!(found("$UNKNOWN/tools/x.sh", &wt).is_empty());
         // An existing script among the arguments is taken.
         assert_eq!(found("npx tsx tools/y.py", &wt), ["tools/y.py"]);
+    }
+}
+
+#[cfg(test)]
+mod glob_tests {
+    use super::*;
+
+    /// A folder linked to itself below a `**` pattern does not make the walk endless: the
+    /// pattern is matched name by name, within a bound on what is read.
+    #[test]
+    fn a_glob_below_folders_linked_to_themselves_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(wt.join("src")).unwrap();
+        for l in ["l1", "l2", "l3"] {
+            std::os::unix::fs::symlink(".", wt.join("src").join(l)).unwrap();
+        }
+        std::fs::write(wt.join("src/a.tsx"), "").unwrap();
+        let places = Places {
+            worktree: &wt,
+            home: None,
+        };
+        let found = files_run(
+            "prettier-runner src/**/*.tsx; sh src/**/zz*.sh",
+            &wt,
+            &places,
+        );
+        assert!(found.is_empty(), "{found:?}");
+        let m = bounded_glob(&wt.join("src/*/*/*/*/*/*.tsx"), 64, 4096);
+        assert!(m.len() <= 64);
     }
 }

@@ -295,6 +295,7 @@ const PROGRAM_KEY_NAMES: &[&[u8]] = &[
     b"tocmd",
     b"cccmd",
     b"tunnel",
+    b"sendmailcmd",
 ];
 
 /// The shell line a config entry runs, when its key names a program ([`PROGRAM_KEY_NAMES`],
@@ -310,7 +311,11 @@ fn program_value(key: &[u8], value: &[u8]) -> Option<String> {
         b"alias" => bang(&text),
         b"submodule" if name == b"update" => bang(&text),
         b"pager" => Some(text),
-        b"difftool" | b"mergetool" | b"browser" | b"man" if name == b"path" => Some(text),
+        b"difftool" | b"mergetool" | b"browser" | b"man" | b"lfs" if name == b"path" => Some(text),
+        // A remote through `ext::` runs its command (`git fetch` with `ext::sh tools/x`).
+        b"remote" if matches!(name, b"url" | b"pushurl") => {
+            text.strip_prefix("ext::").map(|c| c.replace("%%", "%"))
+        }
         _ if PROGRAM_KEY_NAMES.contains(&name) => Some(bang(&text).unwrap_or(text)),
         _ => None,
     }

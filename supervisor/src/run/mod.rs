@@ -502,11 +502,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // writable root holds them.
     let settings_files: Vec<PathBuf> = bases
         .iter()
-        .flat_map(|b| {
-            agent_code::PROJECT_SETTINGS
-                .iter()
-                .map(move |rel| b.join(rel))
-        })
+        .flat_map(|b| agent_code::project_settings(b))
         .chain(
             home.iter()
                 .flat_map(|h| agent_code::HOME_SETTINGS.iter().map(move |rel| h.join(rel))),

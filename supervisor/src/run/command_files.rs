@@ -1,16 +1,19 @@
 //! The files a command line that a protected config names would run: the program given by
 //! a path, the script an interpreter or a shell runs (`python3 -u tools/x.py`, `sh -c
-//! 'cd tools && ./x.sh'`), a module (`python3 -m tools.x`), a file a runtime loads first
-//! (`node --require ./pre.js`, `NODE_OPTIONS=--require ./pre.js`), a file `source` or
-//! direnv's `source_env` reads, a folder `PATH_add` puts first on `PATH`, and any other word
-//! naming an existing script file (an executable one, or one by its extension). Used for
-//! git's program settings (git_code.rs) and an agent's commands (agent_code.rs): those
-//! files, written by the sandbox, would run later outside it.
+//! 'cd tools && ./x.sh'`, through wrappers, `sudo`, `su -c`, shell functions and `if`
+//! bodies), a module (`python3 -m tools.x`), a file a runtime loads first (`node --require
+//! ./pre.js`, `NODE_OPTIONS=--require ./pre.js`, `BASH_ENV`), a file `source` or direnv's
+//! `source_env` reads, and the command a package runner runs as a file (`uv run x.py`).
+//! Used for git's program settings (git_code.rs) and an agent's or a project tool's
+//! commands (agent_code.rs): those files, written by the sandbox, would run later outside
+//! it.
 //!
 //! What is not taken: folders and data files an argument names (`eslint --fix src/`,
-//! `--db-path ./data/dev.db`, a filesystem MCP server's `./`), which the project's own work
-//! changes; making them read-only would stop that work. A path this reading cannot work
-//! out (a variable it does not know) is left; so is what a script runs in turn.
+//! `ruff check src/app.py`, `--db-path ./data/dev.db`, a filesystem MCP server's `./`), and
+//! a folder direnv's `PATH_add` puts first on `PATH` (`node_modules/.bin`), which the
+//! project's own work changes: made read-only they would stop that work. A path this
+//! reading cannot work out (a variable it does not know) is left; so is what a script runs
+//! in turn.
 //!
 //! Policy of what counts as code; the protection of each file found is the kernel's.
 

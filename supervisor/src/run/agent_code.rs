@@ -318,6 +318,18 @@ fn json_commands(v: &serde_json::Value, key: Option<&str>, out: &mut Vec<Command
             run: Run::Argv(argv_of(items).unwrap_or_default()),
             cwd: None,
         }),
+        // mise's tasks written short (`[tasks] build = "./tools/build.sh"`): a line each.
+        Value::Object(map) if key == Some("tasks") && map.values().any(Value::is_string) => {
+            for (k, child) in map {
+                match child {
+                    Value::String(line) => out.push(Command {
+                        run: Run::Line(line.clone()),
+                        cwd: None,
+                    }),
+                    other => json_commands(other, Some(k), out),
+                }
+            }
+        }
         // A dev container's `initializeCommand` may also be an object of named commands.
         Value::Object(map) if key == Some("initializeCommand") => {
             for child in map.values() {
@@ -777,7 +789,13 @@ mod tests {
         )
         .unwrap();
         std::fs::write(wt.join(".mcp.json"), "{ not json").unwrap();
+        std::fs::write(
+            wt.join("mise.toml"),
+            "[tasks]\nbuild = \"./tools/build.sh\"\n[tasks.lint]\nrun = [\"./tools/a.sh --x\", \"sh b.sh\"]\ndir = \"api\"\n",
+        )
+        .unwrap();
         let files = [
+            wt.join("mise.toml"),
             wt.join(".pre-commit-config.yaml"),
             wt.join("lefthook.yml"),
             wt.join(".vscode/tasks.json"),
@@ -795,6 +813,9 @@ mod tests {
             "web/build.sh",
             "tools/task.sh",
             "tools/env.sh",
+            "tools/build.sh",
+            "api/tools/a.sh",
+            "api/b.sh",
         ]
         .iter()
         .map(|r| wt.join(r))

@@ -148,6 +148,9 @@ pub fn find(
                 let paths = match &command.run {
                     Run::Line(line) => command_files::files_run(line, &start, &places),
                     Run::Argv(argv) => command_files::files_run_by_argv(argv, &start, &places),
+                    Run::Folder(dir) => command_files::as_path(dir, &start, &places)
+                        .into_iter()
+                        .collect(),
                 };
                 for path in paths {
                     if existing_only && !path.is_file() {
@@ -184,6 +187,8 @@ enum Run {
     /// Words run as they are (an MCP server's `command` with its `args`, Codex's
     /// `notify`), each of which may hold blanks.
     Argv(Vec<String>),
+    /// A folder whose every script runs (lefthook's `source_dir`), protected whole.
+    Folder(String),
 }
 
 struct Command {
@@ -464,6 +469,12 @@ fn yaml_commands(text: &str) -> Vec<Command> {
         for (key, value) in yaml_pairs(line) {
             match key.as_str() {
                 "root" => root = Some(resolve(&value)),
+                // lefthook's script folders, when not its default `.lefthook/` (protected
+                // by name): the hook it installs runs every script there.
+                "source_dir" | "source_dir_local" if !value.is_empty() => out.push(Command {
+                    run: Run::Folder(resolve(&value)),
+                    cwd: None,
+                }),
                 "extends" | "includes" | "args" => {
                     // An inline list, or the `- item` lines below.
                     let mut items: Vec<String> = flow_items(&value);
@@ -775,7 +786,7 @@ mod tests {
         .unwrap();
         std::fs::write(
             wt.join("lefthook.yml"),
-            "extends:\n  - tools/more.yml\npre-commit:\n  commands:\n    api:\n      root: api/\n      run: ./lint.sh\n",
+            "source_dir: hooks-src/\nextends:\n  - tools/more.yml\npre-commit:\n  commands:\n    api:\n      root: api/\n      run: ./lint.sh\n",
         )
         .unwrap();
         std::fs::write(
@@ -816,6 +827,7 @@ mod tests {
             "tools/build.sh",
             "api/tools/a.sh",
             "api/b.sh",
+            "hooks-src",
         ]
         .iter()
         .map(|r| wt.join(r))

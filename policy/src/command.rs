@@ -70,7 +70,7 @@ fn unversioned(name: &str) -> &str {
     }
 }
 
-fn is_python(name: &str) -> bool {
+pub fn is_python(name: &str) -> bool {
     name == "python"
         || name
             .strip_prefix("python")

@@ -19,6 +19,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
+use policy::program_name;
+
 /// Where a line's relative paths start and what its variables are.
 pub struct Places<'a> {
     /// `$CLAUDE_PROJECT_DIR`, `$(git rev-parse --show-toplevel)`.
@@ -796,16 +798,9 @@ fn assignment(word: &str) -> Option<(&str, &str)> {
     .then_some((name, value))
 }
 
-fn program_name(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
-}
-
+/// The policy crate's pythons, and PyPy.
 fn is_python(name: &str) -> bool {
-    name == "python"
-        || name
-            .strip_prefix("python")
-            .is_some_and(|v| !v.is_empty() && v.chars().all(|c| c.is_ascii_digit() || c == '.'))
-        || name == "pypy3"
+    policy::is_python(name) || name == "pypy3"
 }
 
 /// A line's simple commands, each as its words (quotes removed), split at `;`, `&`, `|`,

@@ -6925,6 +6925,51 @@ fn a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected(w: 
     );
 }
 
+/// What `.envrc` and an agent's hook run through `$(…)`, backticks or a `for` loop over a
+/// folder's scripts runs outside the sandbox as the file named directly does (direnv on the
+/// user's next `cd`, the agent's next run unfenced): protected alike, the loop's folder
+/// whole, so no script can be added there either. A script nothing names stays writable.
+fn scripts_run_inside_substitutions_and_loops_cannot_be_changed_from_inside(w: &World) {
+    git_init(w);
+    w.mkdir("tools");
+    w.mkdir("env.d");
+    w.mkdir(".claude");
+    let env = w.write("tools/env.sh", "echo export A=1\n");
+    let foo_script = w.write("tools/foo.sh", "echo 1\n");
+    let tick = w.write("tools/tick.sh", "echo 2\n");
+    let stop = w.write("tools/stop.sh", "echo done\n");
+    let part = w.write("env.d/a.sh", "export B=2\n");
+    let plain = w.write("tools/plain.sh", "true\n");
+    w.write(
+        ".envrc",
+        "eval \"$(./tools/env.sh)\"\nexport FOO=$(sh tools/foo.sh)\nexport T=`./tools/tick.sh`\n\
+         for f in env.d/*.sh; do source \"$f\"; done\n",
+    );
+    w.write(
+        ".claude/settings.json",
+        "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"echo \\\"$(./tools/stop.sh)\\\"\"}]}]}}\n",
+    );
+    w.write(
+        "s.sh",
+        "for f in tools/env.sh tools/foo.sh tools/tick.sh tools/stop.sh env.d/a.sh; do echo 'touch /tmp/x' >> $f; done\n\
+         echo 'touch /tmp/x' > env.d/evil.sh\n\
+         echo changed >> tools/plain.sh\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert_unchanged(&env, "echo export A=1\n");
+    assert_unchanged(&foo_script, "echo 1\n");
+    assert_unchanged(&tick, "echo 2\n");
+    assert_unchanged(&stop, "echo done\n");
+    assert_unchanged(&part, "export B=2\n");
+    assert!(
+        !w.worktree.join("env.d/evil.sh").exists(),
+        "a script was added to the folder .envrc sources: {err}"
+    );
+    assert!(err.contains("(rule fence.protected-path)"), "{err}");
+    assert_unchanged(&plain, "true\nchanged\n");
+}
+
 /// The programs the repository's git config names besides hooks (`core.fsmonitor`, a
 /// diff driver's `textconv`, a filter's `clean`, a `!` alias) run at the user's next
 /// `git status`, `git diff` or `git add`, outside the sandbox: where they lie in the
@@ -10632,6 +10677,7 @@ both_ways!(
     a_hooks_folder_and_a_config_named_by_the_repositorys_config_are_protected,
     a_git_left_in_the_worktree_is_not_run_by_fences_start,
     programs_the_git_config_names_cannot_be_changed_from_inside,
+    scripts_run_inside_substitutions_and_loops_cannot_be_changed_from_inside,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
     a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks,

@@ -60,14 +60,86 @@ pub fn parse_resolv_conf(text: &str) -> (Vec<IpAddr>, Vec<String>) {
     (found, warnings)
 }
 
-/// Whether `data` looks like a DNS query: a full header, QR = 0, opcode QUERY, at least
-/// one question (policy: the relay carries DNS, not arbitrary datagrams).
+/// Whether `data` is a DNS query and nothing else (policy: the relay carries DNS, not
+/// arbitrary datagrams): a header with QR = 0, opcode QUERY, one to eight questions and no
+/// answer or authority records; each question a name of labels (at most 63 bytes each, 255
+/// in all, no compression pointer: a stub resolver's query has nothing to point back to),
+/// a type and a class; at most one additional record, EDNS's OPT (root name, type 41)
+/// whose options fill its data exactly; and the datagram ends there. Bytes after the last
+/// record, or records a stub resolver never sends, are refused: what the datagram can carry
+/// beyond a query is then the names asked, as with any resolver.
+///
+/// Written by hand: the message is read, never built or answered, and the full DNS
+/// libraries' parsers accept far more (updates, every record type) than a stub resolver's
+/// query may hold.
 pub fn is_query(data: &[u8]) -> bool {
-    data.len() >= 12
-        && data.len() <= MAX_DATAGRAM
-        && data[2] & 0x80 == 0
-        && (data[2] >> 3) & 0x0f == 0
-        && u16::from_be_bytes([data[4], data[5]]) >= 1
+    if data.len() < 12 || data.len() > MAX_DATAGRAM {
+        return false;
+    }
+    let count = |at: usize| u16::from_be_bytes([data[at], data[at + 1]]);
+    let (questions, answers, authority, additional) = (count(4), count(6), count(8), count(10));
+    if data[2] & 0x80 != 0
+        || (data[2] >> 3) & 0x0f != 0
+        || !(1..=8).contains(&questions)
+        || answers != 0
+        || authority != 0
+        || additional > 1
+    {
+        return false;
+    }
+    let mut at = 12;
+    for _ in 0..questions {
+        let Some(end) = name_end(data, at) else {
+            return false;
+        };
+        // QTYPE and QCLASS.
+        at = end + 4;
+        if at > data.len() {
+            return false;
+        }
+    }
+    if additional == 1 {
+        // OPT: the root name (one zero byte), type 41, class (the UDP size), TTL (extended
+        // code and flags), then the length of its options.
+        if data.len() < at + 11 || data[at] != 0 || data[at + 1..at + 3] != [0, 41] {
+            return false;
+        }
+        let rdlength = usize::from(count(at + 9));
+        at += 11;
+        let Some(options_end) = at.checked_add(rdlength).filter(|&e| e <= data.len()) else {
+            return false;
+        };
+        while at < options_end {
+            if at + 4 > options_end {
+                return false;
+            }
+            at += 4 + usize::from(count(at + 2));
+        }
+        if at != options_end {
+            return false;
+        }
+    }
+    at == data.len()
+}
+
+/// Where the uncompressed domain name at `at` in `data` ends (just past its zero byte),
+/// if it is one: labels of 1 to 63 bytes, 255 bytes in all.
+fn name_end(data: &[u8], mut at: usize) -> Option<usize> {
+    let start = at;
+    loop {
+        let len = usize::from(*data.get(at)?);
+        if len == 0 {
+            return (at + 1 - start <= 255).then_some(at + 1);
+        }
+        // 0xc0: a compression pointer; 0x40 and 0x80: label types no query uses.
+        if len > 63 {
+            return None;
+        }
+        at += 1 + len;
+        if at - start > 255 {
+            return None;
+        }
+    }
 }
 
 /// Whether `data` looks like a DNS response (a full header with QR = 1).
@@ -473,6 +545,68 @@ mod tests {
         assert!(!is_query(&update));
         assert!(!is_query(b"hello world"));
         assert!(!is_query(&vec![0u8; MAX_DATAGRAM + 1]));
+    }
+
+    #[test]
+    fn a_query_carries_nothing_but_its_questions_and_edns() {
+        // A valid header and then bytes that are no question section.
+        let mut smuggled = query()[..12].to_vec();
+        smuggled.extend_from_slice(b"RAW-EXFIL-PAYLOAD not a question section");
+        assert!(!is_query(&smuggled));
+        // Bytes after a valid question.
+        let mut trailing = query();
+        trailing.extend_from_slice(b"payload");
+        assert!(!is_query(&trailing));
+        // A question cut short, a compression pointer, a label over 63 bytes, a name over 255.
+        assert!(!is_query(&query()[..query().len() - 1]));
+        let mut pointer = query()[..12].to_vec();
+        pointer.extend_from_slice(b"\xc0\x0c\x00\x01\x00\x01");
+        assert!(!is_query(&pointer));
+        let mut long_label = query()[..12].to_vec();
+        long_label.push(64);
+        long_label.extend_from_slice(&[b'a'; 64]);
+        long_label.extend_from_slice(b"\x00\x00\x01\x00\x01");
+        assert!(!is_query(&long_label));
+        let mut long_name = query()[..12].to_vec();
+        for _ in 0..5 {
+            long_name.push(63);
+            long_name.extend_from_slice(&[b'a'; 63]);
+        }
+        long_name.extend_from_slice(b"\x00\x00\x01\x00\x01");
+        assert!(!is_query(&long_name));
+        // Answer or authority records, or an additional record that is no OPT.
+        for at in [7, 9] {
+            let mut q = query();
+            q[at] = 1;
+            assert!(!is_query(&q));
+        }
+        let mut not_opt = query();
+        not_opt[11] = 1;
+        not_opt.extend_from_slice(b"\x00\x00\x01\x00\x01\x00\x00\x00\x00\x00\x04abcd");
+        assert!(!is_query(&not_opt));
+
+        // Two questions (glibc's A and AAAA travel separately, but others pair them).
+        let mut two = query();
+        two[5] = 2;
+        two.extend_from_slice(b"\x07example\x03com\x00\x00\x1c\x00\x01");
+        assert!(is_query(&two));
+        // EDNS: an OPT record, empty or with a cookie, is a query; its options must fill it.
+        let mut edns = query();
+        edns[11] = 1;
+        edns.extend_from_slice(b"\x00\x00\x29\x04\xd0\x00\x00\x00\x00\x00\x00");
+        assert!(is_query(&edns));
+        let mut cookie = query();
+        cookie[11] = 1;
+        cookie.extend_from_slice(b"\x00\x00\x29\x04\xd0\x00\x00\x00\x00\x00\x0c");
+        cookie.extend_from_slice(b"\x00\x0a\x00\x08abcdefgh");
+        assert!(is_query(&cookie));
+        let mut overlong_option = cookie.clone();
+        let last = overlong_option.len() - 9;
+        overlong_option[last] = 0x09;
+        assert!(!is_query(&overlong_option));
+        let mut after_opt = edns.clone();
+        after_opt.push(0);
+        assert!(!is_query(&after_opt));
     }
 
     #[test]

@@ -4,6 +4,11 @@
 //! bodies), a module (`python3 -m tools.x`), a file a runtime loads first (`node --require
 //! ./pre.js`, `NODE_OPTIONS=--require ./pre.js`, `BASH_ENV`), a file `source` or direnv's
 //! `source_env` reads, and the command a package runner runs as a file (`uv run x.py`).
+//! The commands inside `$(…)` and backticks are read as lines of their own (`eval
+//! "$(./tools/env.sh)"`), and a `for` loop's words stand for its variable (`for f in
+//! env.d/*.sh; do source "$f"; done`). A folder whose every script runs is taken whole:
+//! `run-parts DIR`, and the folder of a glob in a code position (`source env.d/*.sh`), where
+//! a script made later would match too, unless that folder holds the project or the home.
 //! Used for git's program settings (git_code.rs) and an agent's or a project tool's
 //! commands (agent_code.rs): those files, written by the sandbox, would run later outside
 //! it.
@@ -57,13 +62,150 @@ fn read_line(line: &str, start: &Path, places: &Places, depth: usize, out: &mut 
     if depth > MOST_NESTING {
         return;
     }
+    // What `$(…)` and backticks run, run from where the line starts (a `cd` before them
+    // in the line is not followed there).
+    for inner in substitutions(line) {
+        read_line(&inner, start, places, depth + 1, out);
+    }
     let mut base = start.to_path_buf();
+    // `for NAME in WORDS`: each later `$NAME` stands for each of the words.
+    let mut loops: Vec<(String, Vec<String>)> = Vec::new();
     for command in split_commands(line) {
-        read_command(&command, &mut base, places, depth, out);
+        if let [keyword, name, in_word, words @ ..] = command.as_slice()
+            && keyword == "for"
+            && in_word == "in"
+            && assignment(&format!("{name}=")).is_some()
+        {
+            loops.push((
+                name.clone(),
+                words.iter().take(MOST_LOOP_WORDS).cloned().collect(),
+            ));
+            continue;
+        }
+        for variant in with_loop_words(&command, &loops) {
+            read_command(&variant, &mut base, places, depth, out);
+        }
         if out.len() >= MOST_PER_LINE {
             return;
         }
     }
+}
+
+/// The most words of a `for` loop taken for its variable.
+const MOST_LOOP_WORDS: usize = 16;
+
+/// `command` once for each word a loop variable it uses stands for (`$f`, `${f}`), the
+/// first such variable only; as it is when it uses none.
+fn with_loop_words(command: &[String], loops: &[(String, Vec<String>)]) -> Vec<Vec<String>> {
+    for (name, words) in loops.iter().rev() {
+        let plain = format!("${name}");
+        let braced = format!("${{{name}}}");
+        let uses = |w: &String| {
+            w.contains(&braced)
+                || w.match_indices(&plain).any(|(at, _)| {
+                    !w[at + plain.len()..]
+                        .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                })
+        };
+        if !command.iter().any(uses) {
+            continue;
+        }
+        return words
+            .iter()
+            .map(|value| {
+                command
+                    .iter()
+                    .map(|w| {
+                        let w = w.replace(&braced, value);
+                        replace_variable(&w, &plain, value)
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+    vec![command.to_vec()]
+}
+
+/// `word` with each `$NAME` (`plain`) not followed by more of a name replaced by `value`.
+fn replace_variable(word: &str, plain: &str, value: &str) -> String {
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(at) = rest.find(plain) {
+        let after = &rest[at + plain.len()..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            out.push_str(plain);
+        } else {
+            out.push_str(value);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The command lines inside `$(…)` and backticks of `line`, outside single quotes (inside
+/// double quotes too, as the shell runs them); `$((…))` is arithmetic. Nested ones are
+/// found when each is read as a line in turn.
+fn substitutions(line: &str) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut found = Vec::new();
+    let mut in_double = false;
+    let mut i = 0;
+    while i < chars.len() && found.len() < MOST_PER_LINE {
+        match chars[i] {
+            '\\' => i += 1,
+            '\'' if !in_double => {
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+            }
+            '"' => in_double = !in_double,
+            '$' if chars.get(i + 1) == Some(&'(') && chars.get(i + 2) != Some(&'(') => {
+                let start = i + 2;
+                let mut depth = 1usize;
+                let mut quote: Option<char> = None;
+                let mut j = start;
+                while j < chars.len() {
+                    match (quote, chars[j]) {
+                        (None, '\\') => j += 1,
+                        (None, q @ ('\'' | '"')) => quote = Some(q),
+                        (Some(q), c) if c == q => quote = None,
+                        (None, '(') => depth += 1,
+                        (None, ')') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                found.push(chars[start..j.min(chars.len())].iter().collect());
+                i = j;
+            }
+            '`' => {
+                let start = i + 1;
+                let mut j = start;
+                let mut body = String::new();
+                while j < chars.len() && chars[j] != '`' {
+                    // Inside backticks `\`` is a backtick of a nested command.
+                    if chars[j] == '\\' && j + 1 < chars.len() {
+                        j += 1;
+                    }
+                    body.push(chars[j]);
+                    j += 1;
+                }
+                found.push(body);
+                i = j;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    found
 }
 
 /// Interpreters whose first operand is the script they run.
@@ -248,6 +390,27 @@ fn read_command(
         push_file(first, base, places, out);
     }
     let rest = &words[i + 1..];
+    if name == "run-parts" {
+        // Every executable in the folder runs: the folder is taken whole.
+        let mut j = 0;
+        while let Some(w) = rest.get(j) {
+            if w == "--" {
+                j += 1;
+                break;
+            }
+            if !w.starts_with('-') {
+                break;
+            }
+            if matches!(w.as_str(), "-a" | "--arg" | "-u" | "--umask" | "--regex") {
+                j += 1;
+            }
+            j += 1;
+        }
+        if let Some(dir) = rest.get(j).and_then(|d| as_path(d, base, places)) {
+            push_folder(dir, places, out);
+        }
+        return;
+    }
     if name == "env" {
         // `env [-i] [-u NAME] [-C DIR] [NAME=VALUE]… [-S STRING] COMMAND…`
         let mut j = 0;
@@ -552,13 +715,38 @@ fn read_options_only(words: &[String], base: &Path, places: &Places, out: &mut V
 }
 
 /// Takes a word naming a file in a position where it is run: missing or not, unless it
-/// names a folder (then nothing).
+/// names a folder (then nothing). A glob there takes its folder too ([`glob_folder`]).
 fn push_file(word: &str, base: &Path, places: &Places, out: &mut Vec<PathBuf>) {
     for p in expand(word, base, places) {
         if !p.is_dir() {
             push(p, out);
         }
     }
+    if let Some(folder) = glob_folder(word, base, places) {
+        push_folder(folder, places, out);
+    }
+}
+
+/// The folder a glob in a code position matches names in (`env.d` for `env.d/*.sh`): a
+/// script made there later matches too. Only where the pattern is in the last name (a
+/// pattern in a folder's name, `src/*/x.sh` or `**`, spans the project's own folders).
+fn glob_folder(word: &str, base: &Path, places: &Places) -> Option<PathBuf> {
+    let path = as_path(word, base, places)?;
+    let text = path.to_string_lossy().into_owned();
+    if !text.contains(['*', '?', '[']) {
+        return None;
+    }
+    let folder = path.parent()?;
+    (!folder.to_string_lossy().contains(['*', '?', '[', '{'])).then(|| folder.to_path_buf())
+}
+
+/// Takes a folder whose every script runs, unless it holds the project or the home (taken
+/// whole, everything the session works on would be read-only).
+fn push_folder(folder: PathBuf, places: &Places, out: &mut Vec<PathBuf>) {
+    if places.worktree.starts_with(&folder) || places.home.is_some_and(|h| h.starts_with(&folder)) {
+        return;
+    }
+    push(folder, out);
 }
 
 /// Takes a word only where it names an existing script: a regular file that is
@@ -953,7 +1141,8 @@ mod tests {
         assert_eq!(found("sh -c \"bash -c 'cd tools && ./x.sh'\"", &wt), x);
         assert_eq!(found("cd -P tools && ./x.sh", &wt), x);
         assert_eq!(found("env --chdir=tools ./x.sh", &wt), x);
-        assert_eq!(found("tools/[x].sh", &wt), x);
+        // A glob's folder is taken whole: a script made there later would match too.
+        assert_eq!(found("tools/[x].sh", &wt), ["tools", "tools/x.sh"]);
         assert_eq!(found("tools/{x,z}.sh", &wt), ["tools/x.sh", "tools/z.sh"]);
         assert_eq!(found("bash -x tools/x.sh", &wt), x);
         assert_eq!(found("timeout 5 nice -n 3 tools/x.sh", &wt), x);
@@ -1003,6 +1192,51 @@ mod tests {
         assert!(found("$UNKNOWN/tools/x.sh", &wt).is_empty());
         // An existing script among the arguments is taken.
         assert_eq!(found("npx tsx tools/y.py", &wt), ["tools/y.py"]);
+    }
+
+    #[test]
+    fn what_substitutions_and_loops_run_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        for f in ["tools/env.sh", "tools/foo.sh", "env.d/a.sh", "hooks.d/x"] {
+            let p = wt.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+        }
+        let env = vec!["tools/env.sh".to_string()];
+        assert_eq!(found("eval \"$(./tools/env.sh)\"", &wt), env);
+        assert_eq!(found("export V=$(./tools/env.sh --print)", &wt), env);
+        assert_eq!(found("export V=`./tools/env.sh`", &wt), env);
+        assert_eq!(found("echo \"$(sh tools/env.sh)\"", &wt), env);
+        assert_eq!(found("x=$(echo $(./tools/env.sh))", &wt), env);
+        assert_eq!(found("x=$(cd tools && ./env.sh)", &wt), env);
+        assert_eq!(
+            found("echo \"$(./tools/env.sh)\" $(sh tools/foo.sh)", &wt),
+            ["tools/env.sh", "tools/foo.sh"]
+        );
+        // Single quotes keep a substitution text; arithmetic runs nothing.
+        assert!(found("echo '$(./tools/env.sh)'", &wt).is_empty());
+        assert!(found("echo $((1 + 2))", &wt).is_empty());
+        // A loop's words stand for its variable; a glob's folder is taken whole.
+        assert_eq!(
+            found("for f in env.d/*.sh; do source \"$f\"; done", &wt),
+            ["env.d", "env.d/a.sh"]
+        );
+        assert_eq!(
+            found(
+                "for s in tools/env.sh tools/foo.sh; do sh ${s} --x; done",
+                &wt
+            ),
+            ["tools/env.sh", "tools/foo.sh"]
+        );
+        assert!(found("for f in a b; do echo $foo; done", &wt).is_empty());
+        assert_eq!(found("source env.d/*.sh", &wt), ["env.d", "env.d/a.sh"]);
+        assert_eq!(found("run-parts --regex '^x' hooks.d", &wt), ["hooks.d"]);
+        // Never the project or the home whole; a pattern in a folder's name takes matches.
+        assert_eq!(found("source ./*.sh", &wt), Vec::<String>::new());
+        assert!(found("run-parts .", &wt).is_empty());
+        assert!(found("sh ~/*.sh", &wt).is_empty());
+        assert_eq!(found("sh tools/*/x.sh", &wt), Vec::<String>::new());
     }
 }
 

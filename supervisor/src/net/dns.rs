@@ -11,7 +11,7 @@
 //! Security boundary: the destination of every datagram the relay sends is a system
 //! resolver on port 53 ([`DnsRelay::is_resolver`]), checked here, on values the sandbox
 //! cannot change afterwards. Policy (not a boundary): a datagram must look like a DNS query
-//! (header, QR = 0, opcode QUERY, at least one question), an answer like a DNS response.
+//! and nothing else ([`is_query`]), an answer like a DNS response.
 //!
 //! Each stand-in has a thread that waits on its end and on its upstream sockets, and ends
 //! when the sandbox has closed every descriptor of its end.

@@ -2122,8 +2122,8 @@ for path in [{device:?}, "/dev/block/" + os.path.basename({device:?})]:
 /// Truncation inside the worktree works, and a protected file the host makes during the
 /// session (so no read-only mount covers it) is not truncated by path or by an
 /// `O_RDONLY|O_TRUNC` open, with writes watched or not (an open for writing is a write:
-/// `--no-write-watch` says it lets protected files made later be written). With a mount
-/// view that hides the
+/// `--no-write-watch` moves one made during the session aside, whoever made it: fence cannot
+/// tell the host's from the sandbox's). With a mount view that hides the
 /// secrets, Landlock leaves truncation to the supervisor and seccomp; without one,
 /// Landlock's own right holds.
 fn truncation_inside_works_and_a_protected_file_made_later_is_kept(w: &World) {
@@ -2155,7 +2155,7 @@ open("done", "w").close()
         &[&[], &["--no-write-watch"]]
     };
     for flags in modes {
-        for p in ["go", "done", ".envrc"] {
+        for p in ["go", "done", ".envrc", ".envrc.fence-blocked-1"] {
             let _ = std::fs::remove_file(w.worktree.join(p));
         }
         w.write("inside.txt", "0123456789");
@@ -2172,7 +2172,11 @@ open("done", "w").close()
             .spawn()
             .unwrap();
         std::thread::sleep(Duration::from_millis(700));
-        let envrc = w.write(".envrc", "export PATH=/usr/bin\n");
+        // Made whole under another name and renamed into place, owned as the sandbox's
+        // user before: under --no-write-watch the name is moved aside as it appears.
+        let staged = w.write("envrc.staged", "export PATH=/usr/bin\n");
+        let envrc = w.worktree.join(".envrc");
+        std::fs::rename(&staged, &envrc).unwrap();
         w.write("go", "");
         let out = child.wait_with_output().unwrap();
         assert!(
@@ -2181,7 +2185,16 @@ open("done", "w").close()
             stdout(&out),
             stderr(&out)
         );
-        assert_unchanged(&envrc, "export PATH=/usr/bin\n");
+        if flags.is_empty() {
+            assert_unchanged(&envrc, "export PATH=/usr/bin\n");
+        } else {
+            assert!(!envrc.exists(), "{}", stderr(&out));
+            assert_unchanged(
+                &w.worktree.join(".envrc.fence-blocked-1"),
+                "export PATH=/usr/bin\n",
+            );
+            assert!(stderr(&out).contains("moved aside"), "{}", stderr(&out));
+        }
         assert_unchanged(&input, "host input\n");
         assert!(
             !stdout(&out).contains("truncated"),
@@ -2190,6 +2203,78 @@ open("done", "w").close()
         );
         assert_unchanged(&w.worktree.join("inside.txt"), "012");
     }
+}
+
+/// With writes left to Landlock, a protected path missing at start has no read-only mount:
+/// the sandbox making `.git/commondir` (git would then take its config and hooks from a
+/// folder the sandbox wrote), `.git/config.worktree`, `.envrc` or an agent's settings finds
+/// it moved aside as soon as it is made, so that the user's git, run outside during the
+/// session or after it, runs nothing the sandbox planted. `git commit` still works.
+fn protected_paths_made_under_no_write_watch_are_moved_aside(w: &World) {
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        support::skip(
+            "without_namespaces::protected_paths_made_under_no_write_watch_are_moved_aside",
+            "--no-write-watch needs a mount namespace",
+        );
+        return;
+    }
+    git_init(w);
+    let marker = w.outside.join("planted-hook-ran");
+    w.write(
+        "plant.sh",
+        &format!(
+            "mkdir -p src/evil/hooks && cp -r .git/objects .git/refs .git/HEAD src/evil/\n\
+             printf '[core]\\n\\tbare = false\\n' > src/evil/config\n\
+             printf '#!/bin/sh\\ntouch {m}\\n' > src/evil/hooks/pre-commit\n\
+             chmod +x src/evil/hooks/pre-commit\n\
+             echo ../src/evil > .git/commondir\n\
+             printf '[core]\\n\\tfsmonitor = touch {m}\\n' > .git/config.worktree\n\
+             echo 'touch {m}' > .envrc\n\
+             mkdir -p .claude && echo '{{}}' > .claude/settings.json\n\
+             sleep 0.3\n\
+             echo one > one.txt && git add one.txt && git -c user.name=t -c user.email=t@t commit -q -m one && echo committed\n",
+            m = marker.display()
+        ),
+    );
+    let out = w
+        .fence(&["--no-write-watch", "--", "/bin/sh", "plant.sh"].map(OsStr::new))
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(stdout(&out).contains("committed"), "{err}");
+    for made in [
+        ".git/commondir",
+        ".git/config.worktree",
+        ".envrc",
+        ".claude/settings.json",
+    ] {
+        assert!(
+            !w.worktree.join(made).exists(),
+            "{made} was left in place: {err}"
+        );
+        assert!(err.contains(made), "{made} not named: {err}");
+    }
+    // The user's git, outside, after the session.
+    w.write("two.txt", "2\n");
+    git(&w.worktree, &["add", "two.txt"]);
+    git(&w.worktree, &["status", "--short"]);
+    let _ = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            "two",
+        ])
+        .current_dir(&w.worktree)
+        .output();
+    assert!(
+        !marker.exists(),
+        "the user's git ran what the sandbox planted: {err}"
+    );
 }
 
 /// A thread swapping the path between a file inside and a protected file the host made
@@ -10678,6 +10763,7 @@ both_ways!(
     a_git_left_in_the_worktree_is_not_run_by_fences_start,
     programs_the_git_config_names_cannot_be_changed_from_inside,
     scripts_run_inside_substitutions_and_loops_cannot_be_changed_from_inside,
+    protected_paths_made_under_no_write_watch_are_moved_aside,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,
     a_linked_worktree_commits_into_an_allowed_git_directory_but_not_its_hooks,

@@ -19,6 +19,7 @@ mod kept_thread;
 pub mod limits;
 mod listener;
 mod loopback_table;
+mod made_protected;
 mod metadata;
 mod net_check;
 mod notify_loop;
@@ -833,6 +834,22 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
         eprintln!("fence: no mount namespace: the session TMPDIR's size is not limited");
     }
+    // Without watched writes, a protected path missing at start has no mount to hold it:
+    // one the sandbox makes is moved aside as it appears (made_protected.rs). Started
+    // before the sandbox runs anything, so that what is there now was there at start.
+    let made_protected = if args.no_write_watch && !args.read_only_worktree {
+        match made_protected::start(&worktree, &protected) {
+            Ok(guard) => Some(guard),
+            Err(e) => {
+                kill_and_reap(shim_process.pid);
+                return Err(format!(
+                    "--no-write-watch: cannot watch the worktree for protected paths made in the session: {e}"
+                ));
+            }
+        }
+    } else {
+        None
+    };
     // A failed send means the shim is gone: its report, or the end of the channel, comes
     // through the loop below.
     let _ = ours.send(&ToShim::Proceed, None);
@@ -853,7 +870,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }
     if args.no_write_watch {
         eprintln!(
-            "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, protected paths that do not exist yet (such as .envrc) can be created, and a nested or bare repository's config and hooks can be written"
+            "fence: --no-write-watch: writes are left to Landlock and the read-only mount view; blocked writes get no reason, a protected path that does not exist yet (such as .envrc or .git/commondir) is moved aside as soon as it is made, and a nested or bare repository's config and hooks can be written"
         );
     }
     foreground_guard.set_init(shim_process.pid);
@@ -1131,6 +1148,11 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         _ => (wait_for(shim_process.pid), false),
     };
     let code = failure.unwrap_or(status);
+    if let Some(guard) = made_protected {
+        for line in guard.finish() {
+            eprintln!("fence: blocked: {}", crate::escape::for_terminal(&line));
+        }
+    }
     // Nothing of the sandbox is left to change the terminal again.
     terminal.restore();
     stream_flags.restore();

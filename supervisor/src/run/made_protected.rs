@@ -168,9 +168,11 @@ impl Watch {
         lines
     }
 
-    /// Reads the queued events and looks again at each folder they name.
+    /// Reads the queued events and judges the names they bring; after an overflow of the
+    /// queue, every folder is looked over again. Only a name that may matter opens its
+    /// folder: the worktree's top gets every file a build makes there.
     fn read_events(&mut self) {
-        let mut again: Vec<PathBuf> = Vec::new();
+        let mut names: Vec<(PathBuf, std::ffi::OsString)> = Vec::new();
         let mut everything = false;
         while let Ok(events) = self.inotify.read_events() {
             if events.is_empty() {
@@ -187,26 +189,56 @@ impl Watch {
                     }
                     continue;
                 }
-                if let Some(rel) = self.folders.get(&e.wd)
-                    && !again.contains(rel)
-                {
-                    again.push(rel.clone());
+                if let (Some(rel), Some(name)) = (self.folders.get(&e.wd), e.name) {
+                    names.push((rel.clone(), name));
                 }
             }
         }
         if everything {
-            again = self.watched.iter().cloned().collect();
+            let all: Vec<PathBuf> = self.watched.iter().cloned().collect();
+            for rel in all {
+                self.look(&rel, false);
+            }
+            return;
         }
-        for rel in again {
-            self.look(&rel, false);
+        for (rel, name) in names {
+            let child = rel.join(&name);
+            let guarded = self.is_guarded(&child) && !self.at_start.contains(&child);
+            if !guarded && !self.may_hold_guarded(&child) {
+                continue;
+            }
+            // Looked at in its folder, as at start: moved aside, or watched and looked
+            // into when it is a folder that may hold one.
+            self.look_at(&rel, name.as_bytes());
         }
     }
 
-    /// Watches the folder `rel` and looks at what it holds: at start (`first`), its
-    /// protected names are noted as there; later, each new one is moved aside. A folder in
-    /// it that may hold protected paths is watched and looked at too.
-    fn look(&mut self, rel: &Path, first: bool) {
-        let Ok(dir) = open_dir(
+    /// [`Watch::look`] for the one name `name` in the folder `rel`.
+    fn look_at(&mut self, rel: &Path, name: &[u8]) {
+        let Ok(dir) = self.open_folder(rel) else {
+            return;
+        };
+        let child = rel.join(OsStr::from_bytes(name));
+        if self.is_guarded(&child) {
+            if !self.at_start.contains(&child) {
+                self.move_aside(&dir, name, &child);
+            }
+            return;
+        }
+        let is_dir = nix::sys::stat::fstatat(
+            &dir,
+            OsStr::from_bytes(name),
+            nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
+        )
+        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR);
+        if is_dir && child.components().count() <= MOST_DEPTH && !self.watched.contains(&child) {
+            self.look(&child, false);
+        }
+    }
+
+    /// The folder `rel` of the worktree, opened beneath it through no symbolic link.
+    fn open_folder(&self, rel: &Path) -> io::Result<OwnedFd> {
+        open_dir(
             self.root.as_raw_fd(),
             if rel.as_os_str().is_empty() {
                 b"."
@@ -215,7 +247,14 @@ impl Watch {
             },
             libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS,
             libc::O_RDONLY,
-        ) else {
+        )
+    }
+
+    /// Watches the folder `rel` and looks at what it holds: at start (`first`), its
+    /// protected names are noted as there; later, each new one is moved aside. A folder in
+    /// it that may hold protected paths is watched and looked at too.
+    fn look(&mut self, rel: &Path, first: bool) {
+        let Ok(dir) = self.open_folder(rel) else {
             return;
         };
         if !self.watched.contains(rel) && self.watched.len() < MOST_FOLDERS {

@@ -1960,7 +1960,14 @@ impl Walker<'_> {
             permute: true,
         };
         let p = opts::parse(args, 1, &spec);
+        let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+        let editor_files = crate::editor::files(name, &words);
         let mut targets: Vec<usize> = match ops {
+            // An editor's files, not its options' values nor its `+` commands; and what its
+            // options themselves write.
+            Ops::All if let Some((edited, written)) = &editor_files => {
+                edited.iter().chain(written).copied().collect()
+            }
             Ops::None => Vec::new(),
             Ops::All => p.operands.clone(),
             Ops::AllButFirst => p.operands.iter().skip(1).copied().collect(),
@@ -5731,6 +5738,24 @@ impl Walker<'_> {
     /// `--use-compress-program`, `--info-script`/`--new-volume-script`/
     /// `--rsh-command`, and rsync's `-e`/`--rsh`. Each is run by a shell.
     fn option_programs(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        // ed's script on its standard input (`ed -s FILE <<'EOF'`): what its commands run,
+        // write and read.
+        if matches!(name, "ed" | "red")
+            && let Some(script) = written_stdin(inv)
+        {
+            for e in crate::editor::ed_effects(&script) {
+                let io = CmdIo {
+                    stdin_pipe: e.piped,
+                    ..CmdIo::default()
+                };
+                let nested = Invocation {
+                    io: &io,
+                    procsub_network: inv.procsub_network,
+                    subs_network: inv.subs_network,
+                };
+                self.shell_string(&Arg::literal(e.line), &nested);
+            }
+        }
         let Some((short, long, language)) = option_program_table(name) else {
             return;
         };
@@ -5743,7 +5768,14 @@ impl Walker<'_> {
                 break;
             }
             let piped = t.starts_with("--to-command");
-            if short.contains(&t) || long.contains(&t) {
+            // vim's flags bunched before `-c` (`ex -sc CMD`, `vim -esc CMD`).
+            let bunched_c = language == OptionLanguage::ExCommand
+                && t.len() > 2
+                && t.starts_with('-')
+                && !t.starts_with("--")
+                && t.ends_with('c')
+                && t[1..].chars().all(|c| c.is_ascii_alphabetic());
+            if short.contains(&t) || long.contains(&t) || bunched_c {
                 if let Some(v) = args.get(i + 1) {
                     found.push((v.clone(), piped));
                 }
@@ -5771,12 +5803,29 @@ impl Walker<'_> {
             i += 1;
         }
         if language == OptionLanguage::ExCommand {
-            // `vim +':!CMD' file`: a `+` word is a command too.
-            found.extend(
-                args[1..]
-                    .iter()
-                    .filter_map(|a| a.text.strip_prefix('+').map(|c| (Arg::literal(c), false))),
-            );
+            // `vim +':!CMD' file`: a `+` word is a command too (not `+N` nor `+/PATTERN`,
+            // which only place the cursor).
+            found.extend(args[1..].iter().filter_map(|a| {
+                a.text
+                    .strip_prefix('+')
+                    .filter(|c| {
+                        !c.is_empty()
+                            && !c.chars().all(|d| d.is_ascii_digit())
+                            && !c.starts_with(['/', '?'])
+                    })
+                    .map(|c| (Arg::literal(c), false))
+            }));
+            // An ex script given on standard input (`ex -s FILE <<'EOF'`).
+            let script_mode = name == "ex"
+                || args[1..].iter().any(|a| {
+                    a.text.starts_with('-')
+                        && !a.text.starts_with("--")
+                        && a.text[1..].contains(['e', 'E'])
+                        && a.text[1..].chars().all(|c| c.is_ascii_alphabetic())
+                });
+            if script_mode && let Some(script) = written_stdin(inv) {
+                found.extend(script.lines().map(|l| (Arg::literal(l), false)));
+            }
         }
         let found: Vec<(Arg, bool)> = found
             .into_iter()
@@ -5784,7 +5833,7 @@ impl Walker<'_> {
                 language
                     .shell_lines(&v)
                     .into_iter()
-                    .map(move |line| (line, piped))
+                    .map(move |(line, also_piped)| (line, piped || also_piped))
             })
             .collect();
         for (v, piped) in found {
@@ -8971,8 +9020,10 @@ fn reads_an_unknown_path(name: &str, args: &[Arg], patterns: &[usize]) -> bool {
 enum OptionLanguage {
     /// A line for a shell (`tar -I CMD`, `man -P CMD`, `zip -TT CMD`).
     Shell,
-    /// An editor's ex command: `:!CMD` and `!CMD` run CMD (`vim -c ':!make'`).
+    /// An editor's ex command: what it runs and writes ([`crate::editor::ex_effects`]).
     ExCommand,
+    /// Emacs Lisp (`emacs --eval`): [`crate::editor::elisp_effects`].
+    Elisp,
     /// A gdb command: `shell CMD` and `!CMD` run CMD.
     GdbCommand,
     /// Make syntax: each `$(shell CMD)` runs CMD (`make --eval`).
@@ -8980,36 +9031,35 @@ enum OptionLanguage {
 }
 
 impl OptionLanguage {
-    /// The shell lines the value runs.
-    fn shell_lines(self, v: &Arg) -> Vec<Arg> {
+    /// The shell lines the value runs or stands for, each with whether it is given input
+    /// on a pipe (an editor's buffer for `:w !CMD`).
+    fn shell_lines(self, v: &Arg) -> Vec<(Arg, bool)> {
         let line = |text: &str| Arg {
             text: text.to_string(),
             ..v.clone()
         };
         let t = v.text.trim_start();
+        let unpiped = |lines: Vec<Arg>| lines.into_iter().map(|l| (l, false)).collect();
         match self {
-            OptionLanguage::Shell => vec![v.clone()],
-            OptionLanguage::ExCommand => {
-                let t = t.trim_start_matches([':', ' ', '\t']);
-                let t = t
-                    .strip_prefix("silent")
-                    .map_or(t, |r| r.trim_start_matches(['!', ' ']));
-                let t = t.strip_prefix("exe").map_or(t, |_| "");
-                let bang = t
-                    .strip_prefix('!')
-                    .or_else(|| t.strip_prefix("r !").or_else(|| t.strip_prefix("w !")))
-                    .or_else(|| {
-                        t.strip_prefix("read !")
-                            .or_else(|| t.strip_prefix("write !"))
-                    });
-                bang.map(|c| vec![line(c)]).unwrap_or_default()
+            OptionLanguage::Shell => vec![(v.clone(), false)],
+            OptionLanguage::ExCommand | OptionLanguage::Elisp => {
+                let effects = if self == OptionLanguage::Elisp {
+                    crate::editor::elisp_effects(&v.text)
+                } else {
+                    crate::editor::ex_effects(&v.text)
+                };
+                effects
+                    .into_iter()
+                    .map(|e| (Arg::literal(e.line), e.piped))
+                    .collect()
             }
-            OptionLanguage::GdbCommand => t
-                .strip_prefix("shell ")
-                .or_else(|| t.strip_prefix('!'))
-                .or_else(|| t.strip_prefix("pipe "))
-                .map(|c| vec![line(c)])
-                .unwrap_or_default(),
+            OptionLanguage::GdbCommand => unpiped(
+                t.strip_prefix("shell ")
+                    .or_else(|| t.strip_prefix('!'))
+                    .or_else(|| t.strip_prefix("pipe "))
+                    .map(|c| vec![line(c)])
+                    .unwrap_or_default(),
+            ),
             OptionLanguage::MakeText => {
                 let mut out = Vec::new();
                 let mut rest = v.text.as_str();
@@ -9038,7 +9088,7 @@ impl OptionLanguage {
                     out.push(line(&body[..end]));
                     rest = &body[end..];
                 }
-                out
+                unpiped(out)
             }
         }
     }
@@ -9068,9 +9118,13 @@ fn option_program_table(
         "rsync" => (&["-e"], &["--rsh"], OptionLanguage::Shell),
         "man" => (&["-P"], &["--pager"], OptionLanguage::Shell),
         "zip" => (&["-TT"], &["--unzip-command"], OptionLanguage::Shell),
-        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" => {
-            (&["-c"], &["--cmd"], OptionLanguage::ExCommand)
-        }
+        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" | "rvim" | "rview" | "vimdiff" | "gview"
+        | "evim" => (&["-c"], &["--cmd"], OptionLanguage::ExCommand),
+        "emacs" | "emacsclient" => (
+            &["-eval", "-execute", "-e"],
+            &["--eval", "--execute"],
+            OptionLanguage::Elisp,
+        ),
         "gdb" => (
             &["-ex", "-iex", "--ex"],
             &[

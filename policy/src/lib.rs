@@ -19,6 +19,7 @@
 mod builtin;
 mod command;
 pub mod config;
+mod editor;
 mod expand;
 mod git;
 mod level;

@@ -1,0 +1,842 @@
+//! What an editor's command-line scripts do: vim's and ex's commands (`-c`, `+`,
+//! `--cmd`), ed's script, emacs's `--eval` code. Each is turned into the shell lines that do
+//! the same to files and programs, which the classifier then judges as typed: `:w
+//! /etc/hosts` as `tee /etc/hosts`, `:!rm -rf ~` and `:call system("rm -rf ~")` as `rm -rf
+//! ~`, `:w !sh` as a pipe into `sh`, `(delete-directory "~" t)` as `rm -rf ~`. A command
+//! whose effect cannot be worked out (`:execute` of a built string, `:source` of a file,
+//! a function it does not know) is a line no rule recognises.
+//!
+//! Written by hand: no crate parses vim's ex commands or Emacs Lisp for their effects.
+
+/// One shell line standing for an editor command, and whether the editor feeds it the
+/// buffer on its standard input (`:w !CMD`, `:%!CMD`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Effect {
+    pub line: String,
+    pub piped: bool,
+}
+
+/// Stands for a command the classifier recognises nothing in: yellow in a line.
+const UNKNOWN: &str = "fence-editor-script-not-understood";
+
+fn shell(line: &str, piped: bool, out: &mut Vec<Effect>) {
+    out.push(Effect {
+        line: line.to_string(),
+        piped,
+    });
+}
+
+/// `s` as one shell word: single-quoted, a leading `~` or `~/` left outside the quotes so
+/// that it names the home as the editor's own expansion does.
+pub fn quote(s: &str) -> String {
+    let (tilde, rest) = if s == "~" {
+        ("~", "")
+    } else if let Some(r) = s.strip_prefix("~/") {
+        ("~/", r)
+    } else {
+        ("", s)
+    };
+    if rest.is_empty() {
+        return tilde.to_string();
+    }
+    format!("{tilde}'{}'", rest.replace('\'', "'\\''"))
+}
+
+/// Ex command modifiers that run the command after them.
+const MODIFIERS: &[&str] = &[
+    "silent",
+    "sil",
+    "unsilent",
+    "noautocmd",
+    "noa",
+    "keepjumps",
+    "keepmarks",
+    "keepalt",
+    "keeppatterns",
+    "lockmarks",
+    "verbose",
+    "vertical",
+    "topleft",
+    "botright",
+    "aboveleft",
+    "belowright",
+    "tab",
+    "confirm",
+    "browse",
+    "sandbox",
+    "hide",
+    "noswapfile",
+    "legacy",
+    "vim9cmd",
+];
+
+/// The effects of one ex command line (a `-c` value, a `+` word, a line of an ex script),
+/// `|`-separated commands included. `depth` bounds `:execute` strings.
+pub fn ex_effects(text: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    ex_line(text, 0, &mut out);
+    out
+}
+
+fn ex_line(text: &str, depth: usize, out: &mut Vec<Effect>) {
+    if depth > 4 || out.len() > 64 {
+        return;
+    }
+    let mut rest = text;
+    while !rest.trim().is_empty() {
+        rest = ex_command(rest, depth, out);
+    }
+}
+
+/// Judges the first command of `text` and returns what follows its `|`.
+fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str {
+    let mut t = text.trim_start_matches([':', ' ', '\t']);
+    // Modifiers, each with or without its own bang (`silent!`).
+    loop {
+        let word_len = t
+            .find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(t.len());
+        let word = &t[..word_len];
+        if word_len > 0 && MODIFIERS.contains(&word) {
+            t = t[word_len..].strip_prefix('!').unwrap_or(&t[word_len..]);
+            // `verbose 2`, `tab 3`: a count.
+            t = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == ' ' || c == '\t');
+            t = t.trim_start_matches(':');
+            continue;
+        }
+        break;
+    }
+    // A range: `%`, `1,5`, `.`, `$`, marks, patterns.
+    let before_range = t;
+    t = skip_range(t);
+    let ranged = t.len() != before_range.len();
+    if let Some(cmd) = t.strip_prefix('!') {
+        // `:!CMD` runs CMD; `:{range}!CMD` filters those lines through it. The rest of the
+        // line is the shell command, `|` included.
+        shell(cmd, ranged, out);
+        return "";
+    }
+    let mut name_len = t
+        .find(|c: char| !c.is_ascii_alphabetic())
+        .unwrap_or(t.len());
+    // `:py3`, `:py3file`, `:py3do`.
+    if t[..name_len] == *"py" && t[name_len..].starts_with('3') {
+        name_len += 1 + t[name_len + 1..]
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(t.len() - name_len - 1);
+    }
+    let name = &t[..name_len];
+    let mut after = &t[name_len..];
+    // A bang right after the name forces the command (`:w! FILE`), but for `:r!CMD`, which
+    // reads what CMD prints; `:w !CMD`, with a blank, gives CMD the buffer.
+    let read = matches!(name, "r" | "re" | "rea" | "read");
+    if !read && after.starts_with('!') {
+        after = &after[1..];
+    }
+    let arg_of = |a: &'a str| -> (&'a str, &'a str) { split_bar(a) };
+    match name {
+        "" => {
+            let (_, next) = arg_of(after);
+            next
+        }
+        "r" | "re" | "rea" | "read" | "w" | "wr" | "wri" | "writ" | "write" => {
+            let a = after.trim_start_matches(' ');
+            if let Some(cmd) = a.strip_prefix('!') {
+                // `:w !CMD` gives CMD the buffer; `:r !CMD` reads what CMD prints.
+                shell(cmd, name.starts_with('w'), out);
+                return "";
+            }
+            let (arg, next) = arg_of(a);
+            let arg = arg.trim();
+            let arg = arg.strip_prefix(">>").map_or(arg, str::trim);
+            if !arg.is_empty() {
+                let word = quote(arg);
+                if name.starts_with('w') {
+                    shell(&format!("tee {word}"), false, out);
+                } else {
+                    shell(&format!("cat {word}"), false, out);
+                }
+            }
+            next
+        }
+        "sav" | "save" | "savea" | "saveas" | "wq" | "x" | "xi" | "xit" | "exi" | "exit" | "up"
+        | "upd" | "upda" | "updat" | "update" | "wn" | "wne" | "wnext" | "wN" | "wNext" | "wp"
+        | "wpr" | "wprevious" => {
+            let (arg, next) = arg_of(after);
+            let arg = arg.trim();
+            let arg = arg.strip_prefix(">>").map_or(arg, str::trim);
+            if !arg.is_empty() {
+                shell(&format!("tee {}", quote(arg)), false, out);
+            }
+            next
+        }
+        "ter" | "term" | "termi" | "termin" | "termina" | "terminal" => {
+            // `:terminal [++opts] CMD`: the rest of the line.
+            let cmd = after
+                .trim_start()
+                .split(' ')
+                .skip_while(|w| w.starts_with("++"))
+                .collect::<Vec<_>>()
+                .join(" ");
+            if !cmd.trim().is_empty() {
+                shell(&cmd, false, out);
+            }
+            ""
+        }
+        "exe" | "exec" | "execu" | "execut" | "execute" => {
+            let (expr, next) = arg_of(after);
+            match string_concatenation(expr) {
+                Some(built) => ex_line(&built, depth + 1, out),
+                None => shell(UNKNOWN, false, out),
+            }
+            next
+        }
+        "so" | "sou" | "sour" | "sourc" | "source" | "ru" | "runtime" | "luafile" | "py3f"
+        | "py3file" | "pyf" | "pyfile" | "pyxf" | "pyxfile" | "rubyf" | "rubyfile" | "perld"
+        | "perldo" | "rubyd" | "rubydo" | "luado" | "py3do" | "pydo" | "tcld" | "tcldo" => {
+            // Code from a file, or per line: not followed.
+            shell(UNKNOWN, false, out);
+            split_bar(after).1
+        }
+        "lua" | "py3" | "python3" | "py" | "python" | "pyx" | "pythonx" | "perl" | "pe"
+        | "ruby" | "rub" | "tcl" => {
+            // Inline code, judged as that interpreter's `-c`/`-e` (the rest of the line).
+            let code = after.trim();
+            let (program, flag) = match name {
+                "lua" => ("lua", "-e"),
+                "perl" | "pe" => ("perl", "-e"),
+                "ruby" | "rub" => ("ruby", "-e"),
+                "tcl" => ("tclsh", "-c"),
+                _ => ("python3", "-c"),
+            };
+            if code.is_empty() || code.starts_with("<<") {
+                shell(UNKNOWN, false, out);
+            } else {
+                shell(&format!("{program} {flag} {}", quote(code)), false, out);
+            }
+            ""
+        }
+        "cal" | "call" | "let" | "echo" | "ec" | "eval" | "unl" | "unlet" | "if" | "while"
+        | "for" | "return" | "th" | "throw" | "echom" | "echomsg" => {
+            let (expr, next) = arg_of(after);
+            vim_expression(expr, out);
+            next
+        }
+        "norm" | "norma" | "normal" => {
+            // Keys typed in normal mode: `:` in them starts an ex command.
+            if after.contains(':') || after.contains('!') {
+                shell(UNKNOWN, false, out);
+            }
+            ""
+        }
+        "g" | "gl" | "glo" | "glob" | "globa" | "global" | "v" | "vg" | "vglobal" => {
+            // `:g/pat/CMD`: CMD for each line.
+            let a = after.trim_start();
+            if let Some(sep) = a.chars().next().filter(|c| !c.is_alphanumeric()) {
+                let body = &a[sep.len_utf8()..];
+                if let Some(end) = body.find(sep) {
+                    ex_line(&body[end + sep.len_utf8()..], depth + 1, out);
+                    return "";
+                }
+            }
+            ""
+        }
+        "s" | "su" | "substitute" => {
+            // `\=` in a replacement evaluates an expression.
+            if after.contains("\\=") {
+                vim_expression(after, out);
+            }
+            ""
+        }
+        "au" | "autocmd" | "com" | "command" | "fu" | "function" | "def" | "map" | "nmap"
+        | "imap" | "cmap" | "vmap" | "xmap" | "omap" | "nnoremap" | "inoremap" | "noremap"
+        | "cnoremap" | "vnoremap" | "xnoremap" | "onoremap" => {
+            // A command, mapping or function defined for later: not followed.
+            shell(UNKNOWN, false, out);
+            ""
+        }
+        _ => split_bar(after).1,
+    }
+}
+
+/// Past a range at the start of an ex command.
+fn skip_range(t: &str) -> &str {
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' | b'.' | b'$' | b',' | b';' | b'+' | b'-' | b'0'..=b'9' | b' ' => i += 1,
+            b'\'' if i + 1 < b.len() => i += 2,
+            sep @ (b'/' | b'?') => {
+                i += 1;
+                while i < b.len() && b[i] != sep {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    &t[i.min(t.len())..]
+}
+
+/// The argument of a command up to an unquoted `|`, and what follows it.
+fn split_bar(a: &str) -> (&str, &str) {
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in a.char_indices() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q && prev != '\\' => quote = None,
+            (None, '|') if prev != '\\' => return (&a[..i], &a[i + 1..]),
+            _ => {}
+        }
+        prev = c;
+    }
+    (a, "")
+}
+
+/// The string literals of a vim or Lisp expression, in order: `"…"` with backslash escapes,
+/// and vim's `'…'` with `''` for a quote (`lisp` false).
+fn string_literals(expr: &str, lisp: bool) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let chars: Vec<(usize, char)> = expr.char_indices().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let (at, c) = chars[i];
+        if c == '"' {
+            let mut s = String::new();
+            i += 1;
+            while i < chars.len() && chars[i].1 != '"' {
+                if chars[i].1 == '\\' && i + 1 < chars.len() {
+                    i += 1;
+                    s.push(match chars[i].1 {
+                        'n' => '\n',
+                        't' => '\t',
+                        other => other,
+                    });
+                } else {
+                    s.push(chars[i].1);
+                }
+                i += 1;
+            }
+            out.push((at, s));
+        } else if c == '\'' && !lisp {
+            let mut s = String::new();
+            i += 1;
+            while i < chars.len() {
+                if chars[i].1 == '\'' {
+                    if chars.get(i + 1).is_some_and(|n| n.1 == '\'') {
+                        s.push('\'');
+                        i += 2;
+                        continue;
+                    }
+                    break;
+                }
+                s.push(chars[i].1);
+                i += 1;
+            }
+            out.push((at, s));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A vim expression that is only string literals joined by `.` or `..`: their text.
+fn string_concatenation(expr: &str) -> Option<String> {
+    let literals = string_literals(expr, false);
+    if literals.is_empty() {
+        return None;
+    }
+    // What lies between and around the literals may only be blanks and dots.
+    let mut stripped = String::new();
+    let mut quote: Option<char> = None;
+    for c in expr.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None => stripped.push(c),
+        }
+    }
+    stripped
+        .chars()
+        .all(|c| c == '.' || c.is_whitespace())
+        .then(|| literals.into_iter().map(|(_, s)| s).collect())
+}
+
+/// The effects of the vim functions called in `expr` that run programs or change files.
+fn vim_expression(expr: &str, out: &mut Vec<Effect>) {
+    let literals = string_literals(expr, false);
+    let after = |name: &str| -> Vec<String> {
+        expr.match_indices(name)
+            .filter(|(at, _)| {
+                // A whole function name, followed by its parenthesis.
+                !expr[..*at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '#')
+                    && expr[at + name.len()..].trim_start().starts_with('(')
+            })
+            .filter_map(|(at, _)| {
+                literals
+                    .iter()
+                    .find(|(l, _)| *l > at)
+                    .map(|(_, s)| s.clone())
+            })
+            .collect()
+    };
+    let calls = |names: &[&str]| -> bool {
+        names.iter().any(|n| {
+            expr.match_indices(n).any(|(at, _)| {
+                !expr[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '#')
+                    && expr[at + n.len()..].trim_start().starts_with('(')
+            })
+        })
+    };
+    for name in ["systemlist", "system"] {
+        for line in after(name) {
+            shell(&line, false, out);
+        }
+    }
+    // Jobs and terminals take a string (a shell line) or a list (an argv).
+    for name in ["jobstart", "job_start", "termopen", "term_start"] {
+        for (at, _) in expr.match_indices(name) {
+            let rest = &expr[at + name.len()..];
+            let Some(args) = rest.trim_start().strip_prefix('(') else {
+                continue;
+            };
+            if args.trim_start().starts_with('[') {
+                let list_end = args.find(']').unwrap_or(args.len());
+                let words: Vec<String> = string_literals(&args[..list_end], false)
+                    .into_iter()
+                    .map(|(_, s)| quote(&s))
+                    .collect();
+                if words.is_empty() {
+                    shell(UNKNOWN, false, out);
+                } else {
+                    shell(&words.join(" "), false, out);
+                }
+            } else if let Some((_, s)) = string_literals(args, false).first() {
+                shell(s, false, out);
+            } else {
+                shell(UNKNOWN, false, out);
+            }
+        }
+    }
+    for path in after("delete") {
+        let recursive = expr.contains("'rf'") || expr.contains("\"rf\"");
+        let line = if recursive {
+            format!("rm -rf {}", quote(&path))
+        } else {
+            format!("rm -f {}", quote(&path))
+        };
+        shell(&line, false, out);
+    }
+    for name in ["writefile", "rename", "mkdir", "setfperm", "filecopy"] {
+        if !calls(&[name]) {
+            continue;
+        }
+        // writefile(lines, FILE): the file is its last literal; the others name theirs.
+        let paths: Vec<String> = literals.iter().map(|(_, s)| s.clone()).collect();
+        match (name, paths.as_slice()) {
+            ("writefile", [.., last]) => shell(&format!("tee {}", quote(last)), false, out),
+            ("rename" | "filecopy", [from, to, ..]) => {
+                let verb = if name == "rename" { "mv" } else { "cp" };
+                shell(&format!("{verb} {} {}", quote(from), quote(to)), false, out);
+            }
+            ("mkdir", [dir, ..]) => shell(&format!("mkdir -p {}", quote(dir)), false, out),
+            ("setfperm", [file, ..]) => shell(&format!("chmod 777 {}", quote(file)), false, out),
+            _ => shell(UNKNOWN, false, out),
+        }
+    }
+    // Code evaluated from a string, or a function the expression builds.
+    if calls(&[
+        "execute",
+        "eval",
+        "luaeval",
+        "py3eval",
+        "pyeval",
+        "pyxeval",
+        "perleval",
+        "rubyeval",
+        "libcall",
+        "libcallnr",
+        "call",
+        "function",
+        "funcref",
+        "dictwatcheradd",
+        "timer_start",
+        "ch_open",
+        "sockconnect",
+        "serverlist",
+        "remote_send",
+        "remote_expr",
+    ]) {
+        shell(UNKNOWN, false, out);
+    }
+}
+
+/// The effects of ed's script (each line a command; `!CMD` runs a shell line, `w FILE`
+/// writes, `r FILE` reads, `e !CMD` and `r !CMD` run one).
+pub fn ed_effects(script: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in script.lines() {
+        let t = skip_range(line.trim_start());
+        if let Some(cmd) = t.strip_prefix('!') {
+            shell(cmd, false, &mut out);
+            continue;
+        }
+        let name_len = t
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(t.len());
+        let (name, arg) = (&t[..name_len], t[name_len..].trim());
+        match name {
+            "w" | "W" | "wq" | "r" | "e" | "E" | "f" => {
+                if let Some(cmd) = arg.strip_prefix('!') {
+                    shell(cmd, name.starts_with(['w', 'W']), &mut out);
+                } else if !arg.is_empty() {
+                    let verb = if name.starts_with(['w', 'W']) || name == "f" {
+                        "tee"
+                    } else {
+                        "cat"
+                    };
+                    shell(&format!("{verb} {}", quote(arg)), false, &mut out);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The effects of Emacs Lisp code (`emacs --batch --eval CODE`): the functions that run
+/// programs or change files, their arguments taken where they are string literals.
+pub fn elisp_effects(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    let literals = string_literals(code, true);
+    // The string literals inside the form that opens at `at`.
+    let form_literals = |at: usize| -> (Vec<String>, String) {
+        let mut depth = 0usize;
+        let mut end = code.len();
+        let mut in_string = false;
+        let mut prev = ' ';
+        for (i, c) in code[at..].char_indices() {
+            match c {
+                '"' if prev != '\\' => in_string = !in_string,
+                '(' if !in_string => depth += 1,
+                ')' if !in_string => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = at + i;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            prev = c;
+        }
+        let strings = literals
+            .iter()
+            .filter(|(l, _)| *l > at && *l < end)
+            .map(|(_, s)| s.clone())
+            .collect();
+        (strings, code[at..end].to_string())
+    };
+    let mut understood = true;
+    for (at, _) in code.match_indices('(') {
+        let head: String = code[at + 1..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != ')' && *c != '(')
+            .collect();
+        let (strings, form) = form_literals(at);
+        let first = strings.first().cloned();
+        match head.as_str() {
+            "shell-command"
+            | "shell-command-to-string"
+            | "async-shell-command"
+            | "start-process-shell-command"
+            | "call-process-shell-command"
+            | "process-file-shell-command" => {
+                // start-process-shell-command NAME BUFFER COMMAND: its last string.
+                let line = if head.starts_with("start-process") {
+                    strings.last().cloned()
+                } else {
+                    first
+                };
+                match line {
+                    Some(l) => shell(&l, false, &mut out),
+                    None => understood = false,
+                }
+            }
+            "call-process"
+            | "process-lines"
+            | "process-file"
+            | "start-process"
+            | "make-process"
+            | "call-process-region" => {
+                // start-process NAME BUFFER PROGRAM ARGS…: the program is the third.
+                let argv: Vec<String> = if head == "start-process" {
+                    strings.iter().skip(1).cloned().collect()
+                } else {
+                    strings.clone()
+                };
+                if argv.is_empty() || head == "make-process" {
+                    understood = false;
+                } else {
+                    let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
+                    shell(&words.join(" "), false, &mut out);
+                }
+            }
+            "delete-directory" => match first {
+                Some(p) => {
+                    let recursive = form.trim_end().ends_with(" t") || form.contains(" t ");
+                    let verb = if recursive { "rm -rf" } else { "rmdir" };
+                    shell(&format!("{verb} {}", quote(&p)), false, &mut out);
+                }
+                None => understood = false,
+            },
+            "delete-file" | "move-file-to-trash" => match first {
+                Some(p) => shell(&format!("rm -f {}", quote(&p)), false, &mut out),
+                None => understood = false,
+            },
+            "write-region"
+            | "append-to-file"
+            | "write-file"
+            | "with-temp-file"
+            | "find-file"
+            | "find-file-literally"
+            | "set-file-modes"
+            | "make-symbolic-link"
+            | "add-name-to-file"
+            | "copy-directory"
+            | "make-directory"
+            | "copy-file"
+            | "rename-file" => {
+                // The file written is a literal among its arguments (the last for
+                // write-region, the second for copies, links and moves).
+                let target = match head.as_str() {
+                    "copy-file" | "rename-file" | "make-symbolic-link" | "add-name-to-file"
+                    | "copy-directory" => strings.get(1).cloned(),
+                    "write-region" | "append-to-file" => strings.last().cloned(),
+                    _ => first,
+                };
+                match target {
+                    Some(p) => shell(&format!("tee {}", quote(&p)), false, &mut out),
+                    None => understood = false,
+                }
+                if head == "rename-file"
+                    && let Some(from) = strings.first()
+                {
+                    shell(&format!("rm -f {}", quote(from)), false, &mut out);
+                }
+            }
+            "load"
+            | "load-file"
+            | "eval"
+            | "funcall"
+            | "apply"
+            | "require"
+            | "url-retrieve"
+            | "url-retrieve-synchronously"
+            | "open-network-stream"
+            | "make-network-process" => {
+                understood = false;
+            }
+            _ => {}
+        }
+    }
+    if !understood {
+        shell(UNKNOWN, false, &mut out);
+    }
+    out
+}
+
+/// Which of an editor's words (`args[0]` its name) are files it edits, and which files
+/// its options write (vim's `-w`/`-W` keystroke logs and `-i` viminfo): the values of its
+/// options and `+` commands are neither. `None` for a program that is no editor here.
+pub fn files(name: &str, args: &[&str]) -> Option<(Vec<usize>, Vec<usize>)> {
+    let vi = matches!(
+        name,
+        "vi" | "vim"
+            | "nvim"
+            | "ex"
+            | "view"
+            | "gvim"
+            | "rvim"
+            | "rview"
+            | "vimdiff"
+            | "gview"
+            | "evim"
+    );
+    let emacs = matches!(name, "emacs" | "emacsclient");
+    if !vi && !emacs {
+        return None;
+    }
+    let mut edited = Vec::new();
+    let mut written = Vec::new();
+    let mut i = 1;
+    let mut options_end = false;
+    while i < args.len() {
+        let a = args[i];
+        if options_end || !(a.starts_with('-') || (vi && a.starts_with('+'))) || a == "-" {
+            edited.push(i);
+            i += 1;
+            continue;
+        }
+        if a == "--" {
+            options_end = true;
+            i += 1;
+            continue;
+        }
+        let takes_value = if vi {
+            match a {
+                "--cmd" | "--startuptime" | "--servername" | "--remote-send" | "--remote-expr"
+                | "--listen" | "--socketid" | "--log" => true,
+                _ if a.starts_with("--") || a.starts_with('+') => false,
+                // Bunched flags end with the one that takes a value (`-esc CMD`).
+                _ => a[1..]
+                    .chars()
+                    .last()
+                    .is_some_and(|c| "cSuUiTwWqt".contains(c)),
+            }
+        } else {
+            matches!(
+                a,
+                "--eval"
+                    | "-eval"
+                    | "--execute"
+                    | "-execute"
+                    | "-l"
+                    | "--load"
+                    | "-f"
+                    | "--funcall"
+                    | "-L"
+                    | "--directory"
+                    | "--script"
+                    | "-script"
+                    | "-u"
+                    | "--user"
+                    | "--chdir"
+                    | "-t"
+                    | "--terminal"
+                    | "-d"
+                    | "--display"
+                    | "-e"
+                    | "-s"
+                    | "--socket-name"
+                    | "-a"
+                    | "--alternate-editor"
+            )
+        };
+        if takes_value {
+            if vi && (a.ends_with('w') || a.ends_with('W') || a.ends_with('i')) && a.len() == 2 {
+                written.push(i + 1);
+            }
+            if vi && matches!(a, "--startuptime" | "--log") {
+                written.push(i + 1);
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    written.retain(|&k| k < args.len());
+    Some((edited, written))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(effects: Vec<Effect>) -> Vec<String> {
+        effects.into_iter().map(|e| e.line).collect()
+    }
+
+    #[test]
+    fn ex_commands_become_the_shell_lines_that_do_the_same() {
+        assert_eq!(lines(ex_effects("w /etc/hosts")), ["tee '/etc/hosts'"]);
+        assert_eq!(lines(ex_effects(":w! ~/.bashrc")), ["tee ~/'.bashrc'"]);
+        assert_eq!(
+            lines(ex_effects("write >> /etc/hosts")),
+            ["tee '/etc/hosts'"]
+        );
+        assert_eq!(lines(ex_effects("saveas /etc/x")), ["tee '/etc/x'"]);
+        assert_eq!(
+            lines(ex_effects("%d|w /etc/hosts|q!")),
+            ["tee '/etc/hosts'"]
+        );
+        assert_eq!(
+            lines(ex_effects("wq! /usr/local/bin/t")),
+            ["tee '/usr/local/bin/t'"]
+        );
+        assert_eq!(lines(ex_effects("silent !rm -rf ~")), ["rm -rf ~"]);
+        assert_eq!(lines(ex_effects("silent! !rm -rf ~")), ["rm -rf ~"]);
+        assert_eq!(lines(ex_effects("!ls | sh")), ["ls | sh"]);
+        assert_eq!(lines(ex_effects("exe \"!rm -rf ~\"")), ["rm -rf ~"]);
+        assert_eq!(lines(ex_effects("exe '!rm' . ' -rf ~'")), ["rm -rf ~"]);
+        assert_eq!(lines(ex_effects("call system(\"rm -rf ~\")")), ["rm -rf ~"]);
+        assert_eq!(
+            lines(ex_effects("call jobstart(['rm', '-rf', '/srv'])")),
+            ["'rm' '-rf' '/srv'"]
+        );
+        assert_eq!(lines(ex_effects("terminal rm -rf ~")), ["rm -rf ~"]);
+        assert_eq!(lines(ex_effects("r /etc/shadow")), ["cat '/etc/shadow'"]);
+        assert_eq!(
+            lines(ex_effects("py3 import shutil; shutil.rmtree('/srv')")),
+            ["python3 -c 'import shutil; shutil.rmtree('\\''/srv'\\'')'"]
+        );
+        let w = ex_effects("w !sh");
+        assert_eq!(lines(w.clone()), ["sh"]);
+        assert!(w[0].piped);
+        assert!(ex_effects("%!sort")[0].piped);
+        assert!(!ex_effects("!make")[0].piped);
+        // What cannot be worked out is no rule's.
+        assert_eq!(lines(ex_effects("exe g:cmd")), [UNKNOWN]);
+        assert_eq!(lines(ex_effects("source ~/evil.vim")), [UNKNOWN]);
+        // Edits of the buffer and plain writes of the file do nothing beyond it.
+        assert!(ex_effects("%s/a/b/g|wq").is_empty());
+        assert!(ex_effects("set ts=4|x").is_empty());
+        assert!(ex_effects("g/^#/d").is_empty());
+        assert!(ex_effects("42").is_empty());
+    }
+
+    #[test]
+    fn ed_scripts_and_elisp_become_shell_lines() {
+        assert_eq!(
+            lines(ed_effects("1d\nw /etc/hosts\nq\n")),
+            ["tee '/etc/hosts'"]
+        );
+        assert_eq!(lines(ed_effects("!rm -rf ~\nq\n")), ["rm -rf ~"]);
+        assert!(ed_effects(",s/a/b/g\nw\nq\n").is_empty());
+        assert_eq!(
+            lines(elisp_effects("(shell-command \"rm -rf ~\")")),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            lines(elisp_effects("(delete-directory \"~\" t)")),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            lines(elisp_effects(
+                "(progn (find-file \"x\") (write-region nil nil \"/etc/hosts\"))"
+            )),
+            ["tee 'x'", "tee '/etc/hosts'"]
+        );
+        assert_eq!(
+            lines(elisp_effects(
+                "(call-process \"git\" nil t nil \"push\" \"origin\" \"main\")"
+            )),
+            ["'git' 'push' 'origin' 'main'"]
+        );
+        assert_eq!(lines(elisp_effects("(eval (read x))")), [UNKNOWN]);
+        assert!(elisp_effects("(message \"hi\")").is_empty());
+    }
+}

@@ -5397,8 +5397,48 @@ impl Walker<'_> {
         // below a start (a test such as `-name '*.o'` or `-type f`, `-mindepth 2`): find
         // deletes only what the expression before it matched.
         let mut start_spared = false;
+        // Whether a start itself may be among what the expression matches (find gives it
+        // to `-exec` as any name it finds): not below `-mindepth 1`, nor where a test before
+        // the action rules it out (`-type f` for a folder, `-name` of another name). With
+        // `!`, `-o` or parentheses, nothing is ruled out.
+        let mut start_excluded = false;
+        let combined = args[i..].iter().any(|a| {
+            matches!(
+                a.text.as_str(),
+                "!" | "-not" | "-o" | "-or" | "(" | ")" | ","
+            )
+        });
         while i < args.len() {
             let t = args[i].text.as_str();
+            if !combined {
+                match (t, args.get(i + 1)) {
+                    ("-mindepth", Some(n)) => {
+                        start_excluded |= n.text.parse::<u64>().is_ok_and(|n| n >= 1);
+                    }
+                    ("-type" | "-xtype", Some(kind)) => {
+                        start_excluded |= kind.known && !kind.text.contains('d');
+                    }
+                    ("-name" | "-iname", Some(p)) if p.known => {
+                        let pattern = if t == "-iname" {
+                            p.text.to_lowercase()
+                        } else {
+                            p.text.clone()
+                        };
+                        start_excluded |= starts.iter().all(|s| {
+                            let base = s.text.trim_end_matches('/');
+                            let base = base.rsplit('/').next().unwrap_or(base);
+                            let base = if base.is_empty() { "/" } else { base };
+                            let base = if t == "-iname" {
+                                base.to_lowercase()
+                            } else {
+                                base.to_string()
+                            };
+                            s.known && glob::Pattern::new(&pattern).is_ok_and(|g| !g.matches(&base))
+                        });
+                    }
+                    _ => {}
+                }
+            }
             match t {
                 "-delete" => {
                     if follows_all {
@@ -5475,6 +5515,14 @@ impl Walker<'_> {
                             );
                         }
                         for s in &starts {
+                            // The start itself among what is matched: `rm -rf START`
+                            // (`find "$PWD" -maxdepth 0 -exec rm -rf {} +` removes the
+                            // worktree).
+                            if recursive && !start_excluded {
+                                let what = format!("find {t} {}", args[begin].text);
+                                self.delete_target(&what, s, true, false);
+                                continue;
+                            }
                             let at_root = matches!(self.resolve_arg(s, true), Loc::Inside { ref rel, .. } if rel.as_os_str().is_empty());
                             let outside = matches!(self.resolve_arg(s, true), Loc::Outside(ref p) if !self.is_allowed_outside(p));
                             let what = format!("find {t} {}", args[begin].text);
@@ -7019,7 +7067,10 @@ impl Walker<'_> {
         let on = |v: &str| !matches!(v, "" | "false" | "0");
         let flag = args.iter().skip(1).take_while(|a| a.text != "--").any(|a| {
             let t = a.text.as_str();
-            if let Some(v) = t.strip_prefix("--global=") {
+            if let Some(v) = t
+                .strip_prefix("--global=")
+                .or_else(|| t.strip_prefix("-g="))
+            {
                 return on(v);
             }
             // `-reg` is the one shorthand of its own that holds the letter (`--registry`).
@@ -7405,7 +7456,10 @@ impl Walker<'_> {
             "pnpm" => installs && global,
             "yarn" => sub == "global" || links_globally,
             // `cargo install --list` lists what is installed.
-            "cargo" => (sub == "install" && !has(&["--list"])) || sub == "uninstall",
+            // `cargo binstall` (cargo-binstall) installs prebuilt binaries as `cargo install`.
+            "cargo" => {
+                (matches!(sub, "install" | "binstall") && !has(&["--list"])) || sub == "uninstall"
+            }
             "pipx" => matches!(
                 sub,
                 "install" | "uninstall" | "upgrade" | "inject" | "reinstall"

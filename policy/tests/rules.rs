@@ -10505,6 +10505,108 @@ fn findings_of_a_corpus_review_are_judged_as_spec_says() {
 }
 
 #[test]
+fn editors_scripts_are_judged_by_what_they_do() {
+    check(
+        &classifier(),
+        &[
+            // An ex command's write, shell command, or built string.
+            (
+                "vim -es -c 'w /etc/hosts' -c q x",
+                refused("sys.root-write"),
+            ),
+            ("vim +'w /etc/hosts' +q x", refused("sys.root-write")),
+            (
+                "nvim --headless -c 'saveas /etc/profile.d/x.sh'",
+                refused("sys.root-write"),
+            ),
+            ("view -c 'write >> /etc/hosts' x", refused("sys.root-write")),
+            ("vim -c 'silent !rm -rf ~'", refused("fs.delete-outside")),
+            ("ex -sc '!rm -rf ~' -c q x", refused("fs.delete-outside")),
+            ("vim -c 'exe \"!rm -rf ~\"'", refused("fs.delete-outside")),
+            (
+                "vim -c 'call system(\"rm -rf ~\")'",
+                refused("fs.delete-outside"),
+            ),
+            ("vim -c 'terminal rm -rf ~'", refused("fs.delete-outside")),
+            (
+                "vim -es -c 'w !sh' -c q install.sh",
+                refused("shell.pipe-to-interpreter"),
+            ),
+            ("vim -c 'w ~/.bashrc'", red("fence.path-outside")),
+            (
+                "vim -c 'w .git/hooks/pre-commit'",
+                red("fence.protected-path"),
+            ),
+            ("ed -s x <<< '!rm -rf ~'", refused("fs.delete-outside")),
+            (
+                "ex -s x <<'EOF'\nw /etc/hosts\nq\nEOF",
+                refused("sys.root-write"),
+            ),
+            (
+                "emacs --batch --eval '(shell-command \"rm -rf ~\")'",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "emacs -batch -eval '(delete-directory \"~\" t)'",
+                refused("fs.delete-outside"),
+            ),
+            // A built command, a sourced script: no rule recognises them.
+            ("vim -es -c 'exe g:x' -c q x", yellow("default.unknown")),
+            // Editing inside the worktree stays a write inside; a `+` line number and an
+            // option's value are no file.
+            (
+                "vim -c 'set ts=4' -c wq src/a.rs",
+                yellow("fs.write-inside"),
+            ),
+            ("vim +42 src/a.rs", yellow("fs.write-inside")),
+            ("vim -es -c '%s/a/b/g' -c wq x", yellow("fs.write-inside")),
+        ],
+    );
+}
+
+#[test]
+fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
+    check(
+        &classifier(),
+        &[
+            // The worktree itself given to `rm -rf` by find.
+            (
+                "find \"$PWD\" -maxdepth 0 -exec rm -rf {} +",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "find \"$PWD\" -type d -exec rm -rf {} +",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "find . -maxdepth 0 -exec rm -rf {} \\;",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "find $PWD -maxdepth 0 -type d -exec rm -r {} +",
+                refused("fs.delete-outside"),
+            ),
+            // A start the expression cannot match stays spared.
+            (
+                "find . -type d -name __pycache__ -exec rm -rf {} +",
+                red("fs.rm-recursive"),
+            ),
+            (
+                "find . -type f -name '*.pyc' -exec rm -f {} +",
+                yellow("fs.rm"),
+            ),
+            (
+                "find build -type d -exec rm -rf {} +",
+                red("fs.rm-recursive"),
+            ),
+            // Global installs however spelled.
+            ("cargo binstall ripgrep", red("pkg.global-install")),
+            ("npm install -g=true x", red("pkg.global-install")),
+        ],
+    );
+}
+
+#[test]
 fn findings_of_a_second_corpus_review_are_judged_as_spec_says() {
     check(
         &classifier(),

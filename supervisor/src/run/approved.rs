@@ -712,7 +712,7 @@ pub fn open_checked(view: View, path: &Path, flags: i32, mode: u32) -> io::Resul
     open_at_checked(dirfd, path, flags, mode, in_root)
 }
 
-fn open_at_checked(
+pub(super) fn open_at_checked(
     dirfd: RawFd,
     path: &Path,
     flags: i32,

@@ -65,12 +65,12 @@ struct Watch {
 /// Starts watching `worktree`, before the sandbox runs anything. `config_code`: the
 /// absolute paths protected configs run (those in the worktree are watched for).
 pub fn start(worktree: &Path, config_code: &[PathBuf]) -> io::Result<Guard> {
-    let root = open_dir(
-        libc::AT_FDCWD,
-        worktree.as_os_str().as_bytes(),
-        0,
-        libc::O_PATH,
-    )?;
+    let root: OwnedFd = nix::fcntl::open(
+        worktree,
+        nix::fcntl::OFlag::O_PATH | nix::fcntl::OFlag::O_DIRECTORY | nix::fcntl::OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    )
+    .map_err(io::Error::from)?;
     let inotify =
         Inotify::init(InitFlags::IN_CLOEXEC | InitFlags::IN_NONBLOCK).map_err(io::Error::from)?;
     let mut watch = Watch {
@@ -238,15 +238,17 @@ impl Watch {
 
     /// The folder `rel` of the worktree, opened beneath it through no symbolic link.
     fn open_folder(&self, rel: &Path) -> io::Result<OwnedFd> {
-        open_dir(
+        let rel = if rel.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            rel
+        };
+        super::approved::open_at_checked(
             self.root.as_raw_fd(),
-            if rel.as_os_str().is_empty() {
-                b"."
-            } else {
-                rel.as_os_str().as_bytes()
-            },
-            libc::RESOLVE_BENEATH | libc::RESOLVE_NO_SYMLINKS,
-            libc::O_RDONLY,
+            rel,
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            0,
+            libc::RESOLVE_BENEATH,
         )
     }
 
@@ -350,30 +352,6 @@ impl Watch {
             }
         }
     }
-}
-
-/// `openat2(dirfd, path, O_DIRECTORY | flags, resolve)`.
-fn open_dir(dirfd: i32, path: &[u8], resolve: u64, flags: i32) -> io::Result<OwnedFd> {
-    let c = CString::new(path)?;
-    // SAFETY: open_how is plain data.
-    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-    how.flags = (flags | libc::O_DIRECTORY | libc::O_CLOEXEC) as u64;
-    how.resolve = resolve;
-    // SAFETY: a valid open_how with its size, a NUL-terminated path.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            dirfd,
-            c.as_ptr(),
-            &how as *const libc::open_how,
-            std::mem::size_of::<libc::open_how>(),
-        )
-    };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh descriptor we own.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
 /// The names in the open folder `dir` (not `.` and `..`), each with whether it is a folder

@@ -7375,8 +7375,13 @@ impl Walker<'_> {
         // `npm unpublish` takes a published version (or the whole package) back off the
         // registry: a change to what others install, as a publish is.
         let unpublish = name == "npm" && sub == "unpublish";
+        // `npm dist-tag add|rm` moves what `npm install NAME` gets; `npm deprecate` marks a
+        // published version: changes to what others install, as a publish is.
+        let retags = name == "npm"
+            && (matches!(sub, "deprecate" | "undeprecate")
+                || (matches!(sub, "dist-tag" | "dist-tags") && matches!(sub2, "add" | "rm")));
         let publish = match name {
-            "npm" => sub == "publish" || unpublish,
+            "npm" => sub == "publish" || unpublish || retags,
             "bun" | "cargo" | "poetry" | "flit" | "hatch" | "uv" | "deno" => sub == "publish",
             // `pnpm pm CMD` runs pnpm's own CMD whatever the scripts say.
             "pnpm" => sub == "publish" || (sub == "pm" && sub2 == "publish"),
@@ -7419,6 +7424,8 @@ impl Walker<'_> {
         if publish {
             let what = if unpublish {
                 "removes a published package from the registry"
+            } else if retags {
+                "changes what the registry gives those who install the package"
             } else {
                 "publishes a package"
             };
@@ -8714,11 +8721,44 @@ fn code_string_literals(code: &str) -> Vec<String> {
 /// `pdm publish`, `lerna publish`, `jsr publish`, `vsce publish` and `ovsx publish`
 /// (editor extensions), `mvn deploy` (the phase that uploads to the remote repository,
 /// whatever phases come before it), `gradle publish` and its `publish…` tasks
-/// (`publishToMavenLocal` stays on this machine), `crane push`.
+/// (`publishToMavenLocal` stays on this machine), `crane push`; Elixir's `mix
+/// hex.publish`, changesets' `changeset publish`, `rye publish`, `anaconda upload`, sbt's
+/// `publish` tasks (`publishLocal` stays here), Swift's registry, CocoaPods' `pod trunk
+/// push`, Dart's and Flutter's `pub publish`, Haskell's `cabal upload` and `stack upload`,
+/// `opam publish`, `oras push`, goreleaser's and jreleaser's releases. A dry run (`--dry-run`, `-n`,
+/// goreleaser's `--snapshot`) uploads nothing.
 fn other_publisher(name: &str, args: &[Arg]) -> bool {
     let words = plain_words(args);
+    let dry = args.iter().skip(1).any(|a| {
+        matches!(
+            a.text.as_str(),
+            "--dry-run" | "-n" | "--snapshot" | "--skip=publish" | "--dryrun"
+        )
+    });
+    let first = words.first().copied();
     match name {
-        "pdm" | "lerna" | "jsr" | "vsce" | "ovsx" => words.first() == Some(&"publish"),
+        _ if dry && !matches!(name, "mvn" | "mvnw" | "gradle" | "gradlew" | "crane") => false,
+        "pdm" | "lerna" | "jsr" | "vsce" | "ovsx" | "changeset" | "rye" | "opam" => {
+            first == Some("publish")
+        }
+        "mix" => first == Some("hex.publish"),
+        "anaconda" => first == Some("upload"),
+        "sbt" => words.iter().any(|w| {
+            let w = w.trim_start_matches('+');
+            w.starts_with("publish")
+                && !w.starts_with("publishLocal")
+                && !w.starts_with("publishM2")
+        }),
+        "swift" => words.starts_with(&["package-registry", "publish"]),
+        "pod" => words.starts_with(&["trunk", "push"]),
+        "dart" | "flutter" => words.starts_with(&["pub", "publish"]),
+        "cabal" | "stack" => first == Some("upload"),
+        "oras" => first == Some("push"),
+        "goreleaser" => matches!(first, None | Some("release")),
+        "jreleaser" => matches!(
+            first,
+            Some("release" | "full-release" | "deploy" | "publish" | "upload")
+        ),
         "mvn" | "mvnw" => words
             .iter()
             .any(|w| *w == "deploy" || w.starts_with("deploy:")),

@@ -5786,10 +5786,11 @@ impl Walker<'_> {
     /// `--use-compress-program`, `--info-script`/`--new-volume-script`/
     /// `--rsh-command`, and rsync's `-e`/`--rsh`. Each is run by a shell.
     fn option_programs(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
-        // ed's script on its standard input (`ed -s FILE <<'EOF'`): what its commands run,
+        // ed's script on its standard input (`ed -s FILE <<'EOF'`, or printed into its pipe
+        // by `printf`): what its commands run,
         // write and read.
         if matches!(name, "ed" | "red")
-            && let Some(script) = written_stdin(inv)
+            && let Some(script) = written_stdin(inv).or_else(|| inv.io.piped.clone())
         {
             for e in crate::editor::ed_effects(&script) {
                 let io = CmdIo {
@@ -5871,7 +5872,8 @@ impl Walker<'_> {
                         && a.text[1..].contains(['e', 'E'])
                         && a.text[1..].chars().all(|c| c.is_ascii_alphabetic())
                 });
-            if script_mode && let Some(script) = written_stdin(inv) {
+            if script_mode && let Some(script) = written_stdin(inv).or_else(|| inv.io.piped.clone())
+            {
                 found.extend(script.lines().map(|l| (Arg::literal(l), false)));
             }
         }

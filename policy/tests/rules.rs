@@ -10539,6 +10539,18 @@ fn editors_scripts_are_judged_by_what_they_do() {
             ),
             ("ed -s x <<< '!rm -rf ~'", refused("fs.delete-outside")),
             (
+                "printf '!rm -rf ~\\n' | ed -s",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "printf '1d\\nw /etc/hosts\\nq\\n' | ed -s x",
+                refused("sys.root-write"),
+            ),
+            (
+                "printf 'w /etc/hosts\\n' | ex -s x",
+                refused("sys.root-write"),
+            ),
+            (
                 "ex -s x <<'EOF'\nw /etc/hosts\nq\nEOF",
                 refused("sys.root-write"),
             ),

@@ -11,7 +11,8 @@
 //! Here the supervisor watches, with inotify, the worktree's top, its `.git` when it is
 //! there at start, the folders that hold protected paths (`.claude`, `.config`…) and the
 //! folders of the files protected configs run (`command_files`): each protected name made
-//! there is renamed at once to `NAME.fence-blocked-N` beside it, from a descriptor of the
+//! there (and a link or file where a folder that holds protected paths would be) is renamed
+//! at once to `NAME.fence-blocked-RANDOM` beside it, from a descriptor of the
 //! worktree opened at start, beneath it and through no symbolic link; and every watched
 //! folder is looked over once more when the sandbox has ended. A protected path that was
 //! there at start is a read-only mount and cannot be replaced, so whatever of that name
@@ -34,8 +35,10 @@ use shim::protected_paths::{holds_protected, is_protected};
 
 /// How deep below the worktree's top folders are watched (`.git/modules/a/modules/b`).
 const MOST_DEPTH: usize = 6;
-/// Most folders watched.
-const MOST_FOLDERS: usize = 512;
+/// Most folders watched (inotify's watches are counted per user, with the user's editors).
+const MOST_FOLDERS: usize = 1024;
+/// How often every folder is looked over when there are more than [`MOST_FOLDERS`].
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
 /// Names moved aside that are each said; after them, only their number.
 const MOST_TOLD: usize = 20;
 
@@ -60,6 +63,9 @@ struct Watch {
     git_at_start: bool,
     moved: Vec<String>,
     count: usize,
+    /// More folders than [`MOST_FOLDERS`] may hold protected paths: they are all looked
+    /// over again every [`SWEEP_EVERY`] instead.
+    saturated: bool,
 }
 
 /// Starts watching `worktree`, before the sandbox runs anything. `config_code`: the
@@ -91,9 +97,10 @@ pub fn start(worktree: &Path, config_code: &[PathBuf]) -> io::Result<Guard> {
             .is_ok_and(|m| m.is_dir()),
         moved: Vec::new(),
         count: 0,
+        saturated: false,
     };
     // The first look: what is there now was there at start.
-    watch.look(Path::new(""), true);
+    watch.look(Path::new(""), true, false);
     // SAFETY: eventfd with valid flags; the descriptor is ours.
     let stop = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC) };
     if stop < 0 {
@@ -136,7 +143,16 @@ impl Watch {
                     PollFd::new(self.inotify.as_fd(), PollFlags::POLLIN),
                     PollFd::new(stop.as_fd(), PollFlags::POLLIN),
                 ];
-                match poll(&mut fds, PollTimeout::NONE) {
+                let timeout = if self.saturated {
+                    PollTimeout::try_from(SWEEP_EVERY).unwrap_or(PollTimeout::NONE)
+                } else {
+                    PollTimeout::NONE
+                };
+                match poll(&mut fds, timeout) {
+                    Ok(0) => {
+                        self.look(Path::new(""), false, true);
+                        continue;
+                    }
                     Ok(_) => {}
                     Err(nix::errno::Errno::EINTR) => continue,
                     Err(_) => break,
@@ -154,10 +170,7 @@ impl Watch {
         // The sandbox has ended: whatever an event not yet read, or a queue that
         // overflowed, would have said is seen by a last look at each folder.
         self.read_events();
-        let all: Vec<PathBuf> = self.watched.iter().cloned().collect();
-        for rel in all {
-            self.look(&rel, false);
-        }
+        self.look(Path::new(""), false, true);
         let mut lines = std::mem::take(&mut self.moved);
         if self.count > MOST_TOLD {
             lines.push(format!(
@@ -195,10 +208,7 @@ impl Watch {
             }
         }
         if everything {
-            let all: Vec<PathBuf> = self.watched.iter().cloned().collect();
-            for rel in all {
-                self.look(&rel, false);
-            }
+            self.look(Path::new(""), false, true);
             return;
         }
         for (rel, name) in names {
@@ -218,21 +228,46 @@ impl Watch {
         let Ok(dir) = self.open_folder(rel) else {
             return;
         };
-        let child = rel.join(OsStr::from_bytes(name));
-        if self.is_guarded(&child) {
-            if !self.at_start.contains(&child) {
-                self.move_aside(&dir, name, &child);
-            }
-            return;
-        }
-        let is_dir = nix::sys::stat::fstatat(
+        let Ok(st) = nix::sys::stat::fstatat(
             &dir,
             OsStr::from_bytes(name),
             nix::fcntl::AtFlags::AT_SYMLINK_NOFOLLOW,
-        )
-        .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR);
-        if is_dir && child.components().count() <= MOST_DEPTH && !self.watched.contains(&child) {
-            self.look(&child, false);
+        ) else {
+            return;
+        };
+        let is_dir = st.st_mode & libc::S_IFMT == libc::S_IFDIR;
+        self.judge(&dir, rel, name, is_dir, false, false);
+    }
+
+    /// Judges the entry `name` of the open folder `dir` (`rel`): a guarded name, or a
+    /// name that may hold guarded paths but is no folder (a symbolic link to a folder the
+    /// sandbox filled, `.claude -> stash`), is noted at start and moved aside later; a
+    /// folder that may hold guarded paths is looked into (again, with `descend_all`).
+    fn judge(
+        &mut self,
+        dir: &OwnedFd,
+        rel: &Path,
+        name: &[u8],
+        is_dir: bool,
+        first: bool,
+        descend_all: bool,
+    ) {
+        let child = rel.join(OsStr::from_bytes(name));
+        let holder = self.may_hold_guarded(&child);
+        if self.is_guarded(&child) || (holder && !is_dir) {
+            if first {
+                self.at_start.insert(child);
+            } else if !self.at_start.contains(&child) {
+                self.move_aside(dir, name, &child);
+            }
+            return;
+        }
+        if is_dir
+            && holder
+            && child.components().count() <= MOST_DEPTH
+            && (descend_all || !self.watched.contains(&child))
+        {
+            self.look(&child, first, descend_all);
         }
     }
 
@@ -255,19 +290,26 @@ impl Watch {
     /// Watches the folder `rel` and looks at what it holds: at start (`first`), its
     /// protected names are noted as there; later, each new one is moved aside. A folder in
     /// it that may hold protected paths is watched and looked at too.
-    fn look(&mut self, rel: &Path, first: bool) {
+    fn look(&mut self, rel: &Path, first: bool, descend_all: bool) {
         let Ok(dir) = self.open_folder(rel) else {
             return;
         };
+        if !self.watched.contains(rel) && self.watched.len() >= MOST_FOLDERS {
+            self.saturated = true;
+        }
         if !self.watched.contains(rel) && self.watched.len() < MOST_FOLDERS {
             let flags =
                 AddWatchFlags::IN_CREATE | AddWatchFlags::IN_MOVED_TO | AddWatchFlags::IN_ONLYDIR;
             // The folder opened, through its descriptor's link (followed: it leads to the
             // folder itself, whatever its path has become since).
             let link = format!("/proc/self/fd/{}", dir.as_raw_fd());
-            if let Ok(wd) = self.inotify.add_watch(link.as_str(), flags) {
-                self.folders.insert(wd, rel.to_path_buf());
-                self.watched.insert(rel.to_path_buf());
+            match self.inotify.add_watch(link.as_str(), flags) {
+                Ok(wd) => {
+                    self.folders.insert(wd, rel.to_path_buf());
+                    self.watched.insert(rel.to_path_buf());
+                }
+                // Out of the user's watches: swept instead.
+                Err(_) => self.saturated = true,
             }
         }
         let names = match entries(&dir) {
@@ -275,22 +317,7 @@ impl Watch {
             Err(_) => return,
         };
         for (name, is_dir) in names {
-            let child = rel.join(OsStr::from_bytes(&name));
-            if self.is_guarded(&child) {
-                if first {
-                    self.at_start.insert(child);
-                } else if !self.at_start.contains(&child) {
-                    self.move_aside(&dir, &name, &child);
-                }
-                continue;
-            }
-            if is_dir
-                && child.components().count() <= MOST_DEPTH
-                && !self.watched.contains(&child)
-                && self.may_hold_guarded(&child)
-            {
-                self.look(&child, first);
-            }
+            self.judge(&dir, rel, &name, is_dir, first, descend_all);
         }
     }
 
@@ -314,14 +341,17 @@ impl Watch {
                 .any(|c| c.starts_with(rel) && c != rel)
     }
 
-    /// Renames `name` in `dir` to a free `NAME.fence-blocked-N` beside it.
+    /// Renames `name` in `dir` to `NAME.fence-blocked-RANDOM` beside it (a name the
+    /// sandbox cannot have made ready); a file that cannot be moved is removed. What can be
+    /// neither is said as a failure.
     fn move_aside(&mut self, dir: &OwnedFd, name: &[u8], rel: &Path) {
         let Ok(from) = CString::new(name) else {
             return;
         };
-        for n in 1..100u32 {
+        let mut last_error = None;
+        for _ in 0..8 {
             let mut aside = name.to_vec();
-            aside.extend_from_slice(format!(".fence-blocked-{n}").as_bytes());
+            aside.extend_from_slice(format!(".fence-blocked-{:016x}", random()).as_bytes());
             let Ok(to) = CString::new(aside.clone()) else {
                 return;
             };
@@ -336,22 +366,60 @@ impl Watch {
                 )
             };
             if r == 0 {
-                self.count += 1;
-                if self.count <= MOST_TOLD {
-                    let aside = rel.with_file_name(OsStr::from_bytes(&aside));
-                    self.moved.push(format!(
-                        "the sandbox made {}, a protected path that --no-write-watch cannot ask about: moved aside to {} (look at it before renaming it back)",
-                        rel.display(),
-                        aside.display()
-                    ));
-                }
+                let aside = rel.with_file_name(OsStr::from_bytes(&aside));
+                self.tell(format!(
+                    "the sandbox made {}, a protected path that --no-write-watch cannot ask about: moved aside to {} (look at it before renaming it back)",
+                    rel.display(),
+                    aside.display()
+                ));
                 return;
             }
-            if io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
-                return;
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                // Gone meanwhile: nothing is there any more.
+                Some(libc::ENOENT) => return,
+                Some(libc::EEXIST) => last_error = Some(e),
+                _ => {
+                    last_error = Some(e);
+                    break;
+                }
             }
         }
+        // SAFETY: a NUL-terminated name relative to the open folder; not a folder.
+        if unsafe { libc::unlinkat(dir.as_raw_fd(), from.as_ptr(), 0) } == 0 {
+            self.tell(format!(
+                "the sandbox made {}, a protected path that --no-write-watch cannot ask about: removed (it could not be moved aside)",
+                rel.display()
+            ));
+            return;
+        }
+        self.tell(format!(
+            "FAILED: the sandbox made {}, a protected path, and it could be neither moved aside nor removed ({}): remove it before running git, direnv or an agent here",
+            rel.display(),
+            last_error.map_or_else(|| io::Error::last_os_error().to_string(), |e| e.to_string())
+        ));
     }
+
+    /// A line for the user; past [`MOST_TOLD`] only counted (failures always said).
+    fn tell(&mut self, line: String) {
+        self.count += 1;
+        if self.count <= MOST_TOLD || line.starts_with("FAILED") {
+            self.moved.push(line);
+        }
+    }
+}
+
+/// 64 random bits from the kernel (a clock's nanoseconds if it cannot give them).
+fn random() -> u64 {
+    let mut v = 0u64;
+    // SAFETY: writes at most 8 bytes into `v`.
+    let n = unsafe { libc::getrandom((&mut v as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
+    if n != 8 {
+        v = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+    }
+    v
 }
 
 /// The names in the open folder `dir` (not `.` and `..`), each with whether it is a folder
@@ -399,7 +467,15 @@ mod tests {
         std::fs::write(wt.join(".mcp.json"), "{}").unwrap();
         std::fs::create_dir_all(wt.join("tools")).unwrap();
         let guard = start(&wt, &[wt.join("tools/later.sh")]).unwrap();
+        // Names made ready where a numbered name would be taken change nothing.
+        for n in 1..120 {
+            std::fs::write(wt.join(format!(".git/commondir.fence-blocked-{n}")), "").unwrap();
+        }
         std::fs::write(wt.join(".git/commondir"), "../evil\n").unwrap();
+        // A link to a folder the sandbox filled, where an agent's folder would be.
+        std::fs::create_dir_all(wt.join("stash")).unwrap();
+        std::fs::write(wt.join("stash/settings.json"), "{}").unwrap();
+        std::os::unix::fs::symlink("stash", wt.join(".cursor")).unwrap();
         std::fs::write(wt.join(".envrc"), "evil\n").unwrap();
         std::fs::create_dir_all(wt.join(".claude")).unwrap();
         std::fs::write(wt.join(".claude/settings.json"), "{}").unwrap();
@@ -413,10 +489,21 @@ mod tests {
             ".envrc",
             ".claude/settings.json",
             "tools/later.sh",
+            ".cursor",
         ] {
-            assert!(!wt.join(made).exists(), "{made} stayed: {told:?}");
-            let aside = format!("{made}.fence-blocked-1");
-            assert!(wt.join(&aside).exists(), "{aside}: {told:?}");
+            assert!(
+                wt.join(made).symlink_metadata().is_err(),
+                "{made} stayed: {told:?}"
+            );
+            let (folder, name) = made.rsplit_once('/').unwrap_or(("", made));
+            let aside = std::fs::read_dir(wt.join(folder))
+                .unwrap()
+                .flatten()
+                .any(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    n.starts_with(&format!("{name}.fence-blocked-")) && n.len() == name.len() + 31
+                });
+            assert!(aside, "{made} not moved aside: {told:?}");
             assert!(told.iter().any(|l| l.contains(made)), "{told:?}");
         }
         for kept in [
@@ -428,7 +515,30 @@ mod tests {
         ] {
             assert!(wt.join(kept).exists(), "{kept}");
         }
-        assert_eq!(told.len(), 4, "{told:?}");
+        assert_eq!(told.len(), 5, "{told:?}");
+    }
+
+    /// More folders that may hold protected paths than can be watched: they are swept, so a
+    /// protected name made in one is still moved aside during the session.
+    #[test]
+    fn folders_past_the_watch_limit_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(wt.join(".git/modules")).unwrap();
+        let guard = start(&wt, &[]).unwrap();
+        for n in 0..(MOST_FOLDERS + 50) {
+            std::fs::create_dir(wt.join(format!(".git/modules/m{n}"))).unwrap();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let last = format!(".git/modules/m{}/config", MOST_FOLDERS + 40);
+        std::fs::write(wt.join(&last), "[core]\n").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while wt.join(&last).exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let moved_during = !wt.join(&last).exists();
+        let told = guard.finish();
+        assert!(moved_during, "{last} stayed during the session: {told:?}");
     }
 
     /// A repository made in the session (`git init`) is the sandbox's own.

@@ -71,7 +71,7 @@ fn claude_profile_opens_its_folder_and_nothing_else_in_home(w: &World) {
         "{err}"
     );
     assert!(
-        err.contains("fence: profile claude (Claude Code): writable ~/.claude; protected ~/.claude/settings.json, ~/.claude/settings.local.json, ~/.claude/hooks, ~/.claude/plugins/cache, ~/.claude/plugins/installed_plugins.json"),
+        err.contains("fence: profile claude (Claude Code): writable ~/.claude; protected ~/.claude/settings.json, ~/.claude/settings.local.json, ~/.claude/hooks, ~/.claude/commands, ~/.claude/skills, ~/.claude/plugins/cache, ~/.claude/plugins/installed_plugins.json, ~/.claude/plugins/known_marketplaces.json, ~/.claude/plugins/marketplaces"),
         "{err}"
     );
     assert!(
@@ -470,9 +470,15 @@ fn agents_hook_files_cannot_be_rewritten_from_inside(w: &World) {
         &["--profile", "codex"],
         "echo '{\"hooks\":\"touch /tmp/x\"}' > \"$HOME/.codex/hooks.json\"\n\
          rm -f \"$HOME/.codex/hooks.json\"\n\
+         echo PATH=/tmp/evil > \"$HOME/.codex/.env\"\n\
          echo s > \"$HOME/.codex/state.txt\"\n",
     );
     let err = stderr(&out);
+    // Loaded into Codex's environment at its next start.
+    assert!(
+        !w.home.join(".codex/.env").exists(),
+        "~/.codex/.env was made: {err}"
+    );
     assert_eq!(
         read(&codex_hooks).as_deref(),
         Some("{\"hooks\":\"fence hook codex\"}\n"),
@@ -730,8 +736,12 @@ fn fence_profiles_json_is_a_stable_list() {
             "~/.claude/settings.json",
             "~/.claude/settings.local.json",
             "~/.claude/hooks",
+            "~/.claude/commands",
+            "~/.claude/skills",
             "~/.claude/plugins/cache",
-            "~/.claude/plugins/installed_plugins.json"
+            "~/.claude/plugins/installed_plugins.json",
+            "~/.claude/plugins/known_marketplaces.json",
+            "~/.claude/plugins/marketplaces"
         ])
     );
     assert_eq!(
@@ -770,11 +780,11 @@ fn fence_profiles_prints_a_readable_table() {
     for line in [
         "claude  Claude Code",
         "  writable   ~/.claude/  ~/.claude.json",
-        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json",
+        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/commands  ~/.claude/skills  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json  ~/.claude/plugins/known_marketplaces.json  ~/.claude/plugins/marketplaces",
         "  domains    api.anthropic.com:443  platform.claude.com:443",
         "  passes     ANTHROPIC_API_KEY",
         "codex  OpenAI Codex CLI",
-        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules",
+        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules  ~/.codex/.env  ~/.codex/managed_config.toml",
         "ci  a CI job step",
         "  domains    none",
     ] {

@@ -50,12 +50,19 @@ pub const PROFILES: &[Profile] = &[
         files: &[".claude.json"],
         // Hook scripts, and installed plugins (their hooks and MCP servers): programs
         // Claude Code runs outside any sandbox the next time it runs unfenced.
+        // Custom commands (their `!` lines run a shell when the user invokes them) and
+        // skills (scripts Claude Code runs), and where plugins come from (a marketplace
+        // re-pointed elsewhere is fetched again for the plugins the settings enable).
         protected: &[
             ".claude/settings.json",
             ".claude/settings.local.json",
             ".claude/hooks",
+            ".claude/commands",
+            ".claude/skills",
             ".claude/plugins/cache",
             ".claude/plugins/installed_plugins.json",
+            ".claude/plugins/known_marketplaces.json",
+            ".claude/plugins/marketplaces",
         ],
         domains: &["api.anthropic.com:443", "platform.claude.com:443"],
         env: &["ANTHROPIC_API_KEY"],
@@ -69,8 +76,16 @@ pub const PROFILES: &[Profile] = &[
         description: "OpenAI Codex CLI",
         folders: &[".codex"],
         files: &[],
-        // hooks.json: where fence's own Codex hook is installed (docs/hooks.md).
-        protected: &[".codex/config.toml", ".codex/hooks.json", ".codex/rules"],
+        // hooks.json: where fence's own Codex hook is installed (docs/hooks.md). `.env` is
+        // loaded into Codex's environment at every start (PATH, NODE_OPTIONS and the API's
+        // address for everything it starts); `managed_config.toml` is read over config.toml.
+        protected: &[
+            ".codex/config.toml",
+            ".codex/hooks.json",
+            ".codex/rules",
+            ".codex/.env",
+            ".codex/managed_config.toml",
+        ],
         domains: &[
             "api.openai.com:443",
             "chatgpt.com:443",

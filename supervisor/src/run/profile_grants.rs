@@ -222,8 +222,12 @@ mod tests {
                 h.join(".claude/settings.json"),
                 h.join(".claude/settings.local.json"),
                 h.join(".claude/hooks"),
+                h.join(".claude/commands"),
+                h.join(".claude/skills"),
                 h.join(".claude/plugins/cache"),
                 h.join(".claude/plugins/installed_plugins.json"),
+                h.join(".claude/plugins/known_marketplaces.json"),
+                h.join(".claude/plugins/marketplaces"),
             ]
         );
         let banner = g.banner();

@@ -4,9 +4,12 @@
 //! bodies), a module (`python3 -m tools.x`), a file a runtime loads first (`node --require
 //! ./pre.js`, `NODE_OPTIONS=--require ./pre.js`, `BASH_ENV`), a file `source` or direnv's
 //! `source_env` reads, and the command a package runner runs as a file (`uv run x.py`).
-//! The commands inside `$(…)` and backticks are read as lines of their own (`eval
-//! "$(./tools/env.sh)"`), and a `for` loop's words stand for its variable (`for f in
-//! env.d/*.sh; do source "$f"; done`). A folder whose every script runs is taken whole:
+//! The commands inside `$(…)`, backticks and `<(…)` are read as lines of their own (`eval
+//! "$(./tools/env.sh)"`), a `for` loop's words and a variable or array set in the line
+//! stand for it (`for f in env.d/*.sh; do source "$f"; done`, `DIR=lib; source
+//! "$DIR/x.sh"`), `eval`'s words are a line, a shell's here-document is read, and a line
+//! whose text a shell runs as its program (`cat x.sh | bash`, `eval "$(cat x.sh)"`,
+//! `source <(…)`) has every file and folder it names taken. A folder whose every script runs is taken whole:
 //! `run-parts DIR`, and the folder of a glob in a code position (`source env.d/*.sh`), where
 //! a script made later would match too, unless that folder holds the project or the home.
 //! Used for git's program settings (git_code.rs) and an agent's or a project tool's
@@ -62,33 +65,267 @@ fn read_line(line: &str, start: &Path, places: &Places, depth: usize, out: &mut 
     if depth > MOST_NESTING {
         return;
     }
-    // What `$(…)` and backticks run, run from where the line starts (a `cd` before them
-    // in the line is not followed there).
+    // Here-documents: their bodies are no commands of the line, unless a shell reads them
+    // as its program (`bash <<'EOF'`).
+    let (line, bodies) = without_heredocs(line);
+    let line = line.as_str();
+    for (command, body) in &bodies {
+        let words = split_words(command);
+        let reader = words
+            .iter()
+            .find(|w| assignment(w).is_none())
+            .map(|w| program_name(w));
+        if reader.is_some_and(|r| SHELLS.contains(&r) || r == "source" || r == ".") {
+            read_line(body, start, places, depth + 1, out);
+        }
+    }
+    // A line that hands text to a shell as its program (`cat x.sh | bash`, `eval
+    // "$(cat x.sh)"`, `source <(cat x.sh)`, `sh -c "$(cat x.sh)"`): every file it names is
+    // code, and every folder whole.
+    let feeds = feeds_a_shell(line);
+    // What `$(…)`, backticks and `<(…)` run, run from where the line starts (a `cd` before
+    // them in the line is not followed there).
     for inner in substitutions(line) {
+        if feeds {
+            take_every_file(&inner, start, places, out);
+        }
         read_line(&inner, start, places, depth + 1, out);
     }
+    if feeds {
+        take_every_file(line, start, places, out);
+    }
     let mut base = start.to_path_buf();
-    // `for NAME in WORDS`: each later `$NAME` stands for each of the words.
-    let mut loops: Vec<(String, Vec<String>)> = Vec::new();
-    for command in split_commands(line) {
-        if let [keyword, name, in_word, words @ ..] = command.as_slice()
-            && keyword == "for"
-            && in_word == "in"
-            && assignment(&format!("{name}=")).is_some()
-        {
-            loops.push((
-                name.clone(),
-                words.iter().take(MOST_LOOP_WORDS).cloned().collect(),
-            ));
-            continue;
+    // A subshell's `cd` ends with it.
+    let mut outer: Vec<PathBuf> = Vec::new();
+    // `for NAME in WORDS` and `NAME=VALUE`, `NAME=(WORDS)`: each later `$NAME` stands for
+    // each of the words.
+    let mut bound: Vec<(String, Vec<String>)> = Vec::new();
+    let commands = split_scoped(line);
+    let mut k = 0;
+    while k < commands.len() {
+        let command = &commands[k];
+        k += 1;
+        match command.as_slice() {
+            [open] if open == "(" => {
+                outer.push(base.clone());
+                continue;
+            }
+            [close] if close == ")" => {
+                if let Some(b) = outer.pop() {
+                    base = b;
+                }
+                continue;
+            }
+            // `NAME=( WORDS )`: an array.
+            [name_eq]
+                if name_eq.ends_with('=')
+                    && assignment(name_eq).is_some()
+                    && commands.get(k).is_some_and(|c| c.len() == 1 && c[0] == "(") =>
+            {
+                let name = name_eq.trim_end_matches('=').to_string();
+                let words = commands
+                    .get(k + 1)
+                    .filter(|c| c.first().is_none_or(|w| w != ")"))
+                    .cloned();
+                // The `(`, the words if any, and the `)`.
+                k += if words.is_some() { 3 } else { 2 };
+                let words = words.unwrap_or_default();
+                bound.push((name, words.into_iter().take(MOST_LOOP_WORDS).collect()));
+                continue;
+            }
+            [keyword, name, in_word, words @ ..]
+                if keyword == "for"
+                    && in_word == "in"
+                    && assignment(&format!("{name}=")).is_some() =>
+            {
+                let values: Vec<String> = words
+                    .iter()
+                    .flat_map(|w| bound_values(w, &bound))
+                    .take(MOST_LOOP_WORDS)
+                    .collect();
+                bound.push((name.clone(), values));
+                continue;
+            }
+            words if !words.is_empty() && words.iter().all(|w| assignment(w).is_some()) => {
+                for w in words {
+                    if let Some((name, value)) = assignment(w) {
+                        let values = bound_values(value, &bound);
+                        bound.push((name.to_string(), values));
+                    }
+                }
+                continue;
+            }
+            _ => {}
         }
-        for variant in with_loop_words(&command, &loops) {
+        for variant in with_loop_words(command, &bound) {
             read_command(&variant, &mut base, places, depth, out);
         }
         if out.len() >= MOST_PER_LINE {
             return;
         }
     }
+}
+
+/// The words a loop's or an assignment's `word` stands for: an array's words
+/// (`"${scripts[@]}"`), a variable bound before (`$DIR/x`), or itself.
+fn bound_values(word: &str, bound: &[(String, Vec<String>)]) -> Vec<String> {
+    for (name, values) in bound.iter().rev() {
+        for whole in [format!("${{{name}[@]}}"), format!("${{{name}[*]}}")] {
+            if word == whole {
+                return values.clone();
+            }
+        }
+    }
+    let variants = with_loop_words(&[word.to_string()], bound);
+    variants.into_iter().flatten().collect()
+}
+
+/// Whether `line` hands text to a shell or an interpreter as its program: a pipe into one
+/// (`| bash`, `| sudo sh`, `| source /dev/stdin`), `eval`, a process substitution read by
+/// `source` or a shell (`source <(…)`), or a shell's `-c` string made by a substitution.
+fn feeds_a_shell(line: &str) -> bool {
+    let reads_program = |words: &[String]| -> bool {
+        let mut i = 0;
+        while words.get(i).is_some_and(|w| {
+            assignment(w).is_some()
+                || matches!(
+                    w.as_str(),
+                    "sudo" | "env" | "exec" | "command" | "xargs" | "-r" | "-n1" | "-0"
+                )
+        }) {
+            i += 1;
+        }
+        let Some(first) = words.get(i) else {
+            return false;
+        };
+        let name = program_name(first);
+        SHELLS.contains(&name)
+            || is_python(name)
+            || matches!(name, "perl" | "ruby" | "node" | "source" | "." | "eval")
+    };
+    // The segments of each pipeline, the first excepted.
+    for segment in pipe_segments(line).iter().skip(1) {
+        if reads_program(&split_words(segment)) {
+            return true;
+        }
+    }
+    split_commands(line).iter().any(|words| {
+        let first = words
+            .iter()
+            .find(|w| !matches!(w.as_str(), "if" | "then" | "do" | "else" | "{" | "!"))
+            .map(|w| program_name(w));
+        first == Some("eval")
+    }) || (line.contains("<(")
+        && split_commands(line).iter().any(|words| {
+            words.first().is_some_and(|w| {
+                matches!(program_name(w), "source" | ".") || SHELLS.contains(&program_name(w))
+            })
+        }))
+        || ["-c \"$(", "-c \"`", "-c $(", "-c `", "-c \"${", "-c '$("]
+            .iter()
+            .any(|p| line.contains(p))
+}
+
+/// `line` cut at each `|` that is no `||`, outside quotes.
+fn pipe_segments(line: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '|') if chars.get(i + 1) == Some(&'|') => {
+                out.last_mut().unwrap_or(&mut String::new()).push_str("||");
+                i += 2;
+                continue;
+            }
+            (None, '|') if i > 0 && chars[i - 1] == '>' => {}
+            (None, '|') => {
+                out.push(String::new());
+                i += 1;
+                continue;
+            }
+            (None, ';' | '&' | '\n') => {
+                // A new list: its first segment is no reader of a pipe.
+                out.push(String::from("\0"));
+            }
+            _ => {}
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+        i += 1;
+    }
+    // A segment that starts a new list is no pipe's reader.
+    out.into_iter().filter(|s| !s.starts_with('\0')).collect()
+}
+
+/// Takes every existing file a line names (and the folder of a glob, and a folder
+/// named, whole): for a line whose text a shell runs as its program.
+fn take_every_file(line: &str, base: &Path, places: &Places, out: &mut Vec<PathBuf>) {
+    for w in split_words(line) {
+        if w.starts_with('-') || w.contains("://") || assignment(&w).is_some() {
+            continue;
+        }
+        if let Some(folder) = glob_folder(&w, base, places) {
+            push_folder(folder, places, out);
+        }
+        for p in expand(&w, base, places) {
+            if p.is_file() {
+                push(p, out);
+            } else if p.is_dir() {
+                push_folder(p, places, out);
+            }
+        }
+    }
+}
+
+/// `line` without its here-documents' bodies, and each body with the line that opens it.
+fn without_heredocs(line: &str) -> (String, Vec<(String, String)>) {
+    if !line.contains("<<") {
+        return (line.to_string(), Vec::new());
+    }
+    let mut kept = String::new();
+    let mut bodies = Vec::new();
+    let mut lines = line.split('\n');
+    while let Some(l) = lines.next() {
+        // `<<` not `<<<`, then `-`, then the delimiter, quoted or not.
+        let Some(at) = l.find("<<").filter(|&a| !l[a + 2..].starts_with('<')) else {
+            kept.push_str(l);
+            kept.push('\n');
+            continue;
+        };
+        let rest = l[at + 2..].trim_start_matches('-').trim_start();
+        let quoted = rest.trim_start_matches(['\'', '"', '\\']);
+        let delimiter: String = quoted
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if delimiter.is_empty() {
+            kept.push_str(l);
+            kept.push('\n');
+            continue;
+        }
+        // The line without the operator and its delimiter (`cat <<'EOF' | sh` keeps `| sh`).
+        let after = quoted[delimiter.len()..].trim_start_matches(['\'', '"']);
+        kept.push_str(&l[..at]);
+        kept.push(' ');
+        kept.push_str(after);
+        kept.push('\n');
+        let mut body = String::new();
+        for b in lines.by_ref() {
+            if b.trim() == delimiter {
+                break;
+            }
+            body.push_str(b);
+            body.push('\n');
+        }
+        bodies.push((l[..at].to_string(), body));
+    }
+    (kept, bodies)
 }
 
 /// The most words of a `for` loop taken for its variable.
@@ -162,7 +399,7 @@ fn substitutions(line: &str) -> Vec<String> {
                 }
             }
             '"' => in_double = !in_double,
-            '$' if chars.get(i + 1) == Some(&'(') && chars.get(i + 2) != Some(&'(') => {
+            '$' | '<' | '>' if chars.get(i + 1) == Some(&'(') && chars.get(i + 2) != Some(&'(') => {
                 let start = i + 2;
                 let mut depth = 1usize;
                 let mut quote: Option<char> = None;
@@ -380,6 +617,13 @@ fn read_command(
         | "dotenv_if_exists"
         | "load_prefix" => {
             for w in words[i + 1..].iter().filter(|w| !w.starts_with('-')) {
+                // direnv's `source_env DIR` reads DIR/.envrc.
+                if matches!(name, "source_env" | "source_env_if_exists" | "source_up")
+                    && let Some(dir) = as_path(w, base, places).filter(|p| p.is_dir())
+                {
+                    push(dir.join(".envrc"), out);
+                    continue;
+                }
                 push_file(w, base, places, out);
             }
             return;
@@ -390,6 +634,31 @@ fn read_command(
         push_file(first, base, places, out);
     }
     let rest = &words[i + 1..];
+    // `eval WORDS`: the words are a line (their substitutions were read already).
+    if name == "eval" {
+        read_line(&rest.join(" "), base, places, depth + 1, out);
+        return;
+    }
+    // `make -f FILE`: its recipes run.
+    if matches!(name, "make" | "gmake") {
+        let mut j = 0;
+        while let Some(w) = rest.get(j) {
+            if matches!(w.as_str(), "-f" | "--file" | "--makefile") {
+                if let Some(f) = rest.get(j + 1) {
+                    push_file(f, base, places, out);
+                }
+                j += 1;
+            } else if let Some(f) = w
+                .strip_prefix("--file=")
+                .or_else(|| w.strip_prefix("--makefile="))
+                .or_else(|| w.strip_prefix("-f").filter(|f| !f.is_empty()))
+            {
+                push_file(f, base, places, out);
+            }
+            j += 1;
+        }
+        return;
+    }
     if name == "run-parts" {
         // Every executable in the folder runs: the folder is taken whole.
         let mut j = 0;
@@ -636,6 +905,13 @@ fn read_interpreter(
             || (matches!(name, "ruby" | "perl") && bundle_ends_in('e'))
             || (name == "perl" && policy_perl_inline(w))
         {
+            // A script the code loads by name (`exec(open('x.py').read())`,
+            // `require('./x.js')`).
+            if let Some(code) = rest.get(j + 1) {
+                for literal in quoted_literals(code) {
+                    push_existing_script(&literal, base, places, out);
+                }
+            }
             return;
         }
         if python && let Some(module) = w.strip_prefix("-m") {
@@ -672,6 +948,25 @@ fn read_interpreter(
         push_file(script, base, places, out);
     }
     read_options_only(rest.get(j + 1..).unwrap_or_default(), base, places, out);
+}
+
+/// The contents of the quoted literals (`'…'`, `"…"`) of inline code.
+fn quoted_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find(['"', '\'']) {
+        let q = &rest[at..at + 1];
+        let after = &rest[at + 1..];
+        let Some(end) = after.find(q) else {
+            break;
+        };
+        out.push(after[..end].to_string());
+        rest = &after[end + 1..];
+        if out.len() >= 64 {
+            break;
+        }
+    }
+    out
 }
 
 /// Whether a perl switch bundle ends in its program (`-ne`, `-lane`): the switches that
@@ -926,8 +1221,14 @@ fn substitute(word: &str, base: &Path, places: &Places) -> Option<String> {
         let (value, used) = if let Some(inner) = after.strip_prefix('(') {
             let end = inner.find(')')?;
             let command: Vec<&str> = inner[..end].split_whitespace().collect();
+            let script_folder = |w: &str| {
+                let w = w.trim_matches('"');
+                w.contains("BASH_SOURCE") || w == "$0"
+            };
             let value = match command.as_slice() {
                 ["pwd"] | ["pwd", "-P"] | ["pwd", "-L"] => here.clone(),
+                // The folder of the script itself (`.envrc`'s): where it starts.
+                ["dirname", w] if script_folder(w) => here.clone(),
                 ["git", "rev-parse", "--show-toplevel"] => project.clone(),
                 _ => return None,
             };
@@ -994,6 +1295,16 @@ fn is_python(name: &str) -> bool {
 /// A line's simple commands, each as its words (quotes removed), split at `;`, `&`, `|`,
 /// `(`, `)`, newlines and `&&`/`||`. A `$(…)` stays inside its word.
 pub fn split_commands(line: &str) -> Vec<Vec<String>> {
+    split_inner(line, false)
+}
+
+/// [`split_commands`], with each `(` and `)` a command of its own (`["("]`), for the
+/// subshells' and arrays' bounds.
+fn split_scoped(line: &str) -> Vec<Vec<String>> {
+    split_inner(line, true)
+}
+
+fn split_inner(line: &str, parens: bool) -> Vec<Vec<String>> {
     let mut commands = Vec::new();
     let mut words = Vec::new();
     let mut word = String::new();
@@ -1068,6 +1379,9 @@ pub fn split_commands(line: &str) -> Vec<Vec<String>> {
                 end_word(&mut word, &mut in_word, &mut words);
                 if !words.is_empty() {
                     commands.push(std::mem::take(&mut words));
+                }
+                if parens && matches!(c, '(' | ')') {
+                    commands.push(vec![c.to_string()]);
                 }
             }
             c if c.is_whitespace() || matches!(c, '<' | '>') => {
@@ -1192,6 +1506,80 @@ mod tests {
         assert!(found("$UNKNOWN/tools/x.sh", &wt).is_empty());
         // An existing script among the arguments is taken.
         assert_eq!(found("npx tsx tools/y.py", &wt), ["tools/y.py"]);
+    }
+
+    #[test]
+    fn what_a_line_hands_a_shell_and_its_variables_name_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        for f in [
+            "tools/env.sh",
+            "lib/common.sh",
+            "env.d/a.sh",
+            "sub/x.sh",
+            "tools/.envrc",
+            "tools/x.mk",
+            "tools/boot.py",
+        ] {
+            let p = wt.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+        }
+        let env = vec!["tools/env.sh".to_string()];
+        let common = vec!["lib/common.sh".to_string()];
+        // Text handed to a shell as its program.
+        assert_eq!(found("eval \"$(cat tools/env.sh)\"", &wt), env);
+        assert_eq!(found("cat tools/env.sh | bash", &wt), env);
+        assert_eq!(found("sh -c \"$(cat tools/env.sh)\"", &wt), env);
+        assert_eq!(found("source <(cat tools/env.sh)", &wt), env);
+        assert_eq!(
+            found("ls env.d/*.sh | xargs -n1 cat | bash", &wt),
+            ["env.d", "env.d/a.sh"]
+        );
+        assert_eq!(
+            found("source <(find env.d -name '*.sh' -exec cat {} +)", &wt),
+            ["env.d"]
+        );
+        assert_eq!(found("eval \"source tools/env.sh\"", &wt), env);
+        // A pipe from a shell is no pipe into one; `cat` alone runs nothing.
+        assert!(found("bash tools/gen | cat > out.txt; cat lib/common.sh", &wt) == ["tools/gen"]);
+        // Variables and arrays set in the line.
+        assert_eq!(found("DIR=lib; source \"$DIR/common.sh\"", &wt), common);
+        assert_eq!(
+            found(
+                "scripts=(tools/env.sh lib/common.sh); for s in \"${scripts[@]}\"; do source \"$s\"; done",
+                &wt
+            ),
+            ["lib/common.sh", "tools/env.sh"]
+        );
+        assert_eq!(
+            found(
+                "source \"$(dirname \"${BASH_SOURCE[0]}\")/lib/common.sh\"",
+                &wt
+            ),
+            common
+        );
+        // direnv's folder form, make's file, a script inline code loads.
+        assert_eq!(found("source_env tools", &wt), ["tools/.envrc"]);
+        assert_eq!(found("make -f tools/x.mk all", &wt), ["tools/x.mk"]);
+        assert_eq!(
+            found("python3 -c \"exec(open('tools/boot.py').read())\"", &wt),
+            ["tools/boot.py"]
+        );
+        // A here-document's text is no command, and its quotes do not hide the rest.
+        assert_eq!(
+            found(
+                "cat <<EOF\nLoading the project's environment\nEOF\nsource tools/env.sh",
+                &wt
+            ),
+            env
+        );
+        assert_eq!(
+            found("bash <<'EOF'\nsource lib/common.sh\nEOF", &wt),
+            common
+        );
+        // A subshell's `cd` ends with it.
+        assert_eq!(found("(cd sub && true)\nsource lib/common.sh", &wt), common);
     }
 
     #[test]

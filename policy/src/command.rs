@@ -1961,7 +1961,7 @@ impl Walker<'_> {
         };
         let p = opts::parse(args, 1, &spec);
         let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-        let editor_files = crate::editor::files(name, &words);
+        let editor_files = crate::editor::files(crate::editor::canonical(name), &words);
         let mut targets: Vec<usize> = match ops {
             // An editor's files, not its options' values nor its `+` commands; and what its
             // options themselves write.
@@ -5786,6 +5786,7 @@ impl Walker<'_> {
     /// `--use-compress-program`, `--info-script`/`--new-volume-script`/
     /// `--rsh-command`, and rsync's `-e`/`--rsh`. Each is run by a shell.
     fn option_programs(&mut self, name: &str, args: &[Arg], inv: &Invocation) {
+        let name = crate::editor::canonical(name);
         // ed's script on its standard input (`ed -s FILE <<'EOF'`, or printed into its pipe
         // by `printf`): what its commands run,
         // write and read.
@@ -5877,15 +5878,24 @@ impl Walker<'_> {
                 found.extend(script.lines().map(|l| (Arg::literal(l), false)));
             }
         }
-        let found: Vec<(Arg, bool)> = found
-            .into_iter()
-            .flat_map(|(v, piped)| {
-                language
-                    .shell_lines(&v)
-                    .into_iter()
-                    .map(move |(line, also_piped)| (line, piped || also_piped))
-            })
-            .collect();
+        let found: Vec<(Arg, bool)> = if language == OptionLanguage::ExCommand {
+            // The editor's commands in one script: a `:cd` or `:edit` holds for the next.
+            let texts: Vec<&str> = found.iter().map(|(v, _)| v.text.as_str()).collect();
+            crate::editor::ex_script_effects(&texts)
+                .into_iter()
+                .map(|e| (Arg::literal(e.line), e.piped))
+                .collect()
+        } else {
+            found
+                .into_iter()
+                .flat_map(|(v, piped)| {
+                    language
+                        .shell_lines(&v)
+                        .into_iter()
+                        .map(move |(line, also_piped)| (line, piped || also_piped))
+                })
+                .collect()
+        };
         for (v, piped) in found {
             let io = CmdIo {
                 stdin_pipe: piped,

@@ -19,6 +19,10 @@ pub struct Effect {
 /// Stands for a command the classifier recognises nothing in: yellow in a line.
 const UNKNOWN: &str = "fence-editor-script-not-understood";
 
+/// Stands for a program an editor's command builds before running it (`:execute g:cmd`,
+/// `system(g:cmd)`): one that cannot be identified before running (SPEC §2).
+const DYNAMIC: &str = "eval \"$FENCE_EDITOR_EXPRESSION\"";
+
 fn shell(line: &str, piped: bool, out: &mut Vec<Effect>) {
     out.push(Effect {
         line: line.to_string(),
@@ -38,6 +42,15 @@ pub fn quote(s: &str) -> String {
     };
     if rest.is_empty() {
         return tilde.to_string();
+    }
+    // The editor expands variables and runs backticks in a file name as the shell does:
+    // left for the shell's reading when nothing else in it is special.
+    if s.contains(['$', '`'])
+        && !s.contains(|c: char| {
+            c.is_whitespace() || matches!(c, ';' | '&' | '|' | '<' | '>' | '\'' | '"' | '\\')
+        })
+    {
+        return s.to_string();
     }
     format!("{tilde}'{}'", rest.replace('\'', "'\\''"))
 }
@@ -73,23 +86,61 @@ const MODIFIERS: &[&str] = &[
 /// The effects of one ex command line (a `-c` value, a `+` word, a line of an ex script),
 /// `|`-separated commands included. `depth` bounds `:execute` strings.
 pub fn ex_effects(text: &str) -> Vec<Effect> {
-    let mut out = Vec::new();
-    ex_line(text, 0, &mut out);
-    out
+    ex_script_effects(&[text])
 }
 
-fn ex_line(text: &str, depth: usize, out: &mut Vec<Effect>) {
-    if depth > 4 || out.len() > 64 {
+/// The effects of an editor's commands in the order it runs them (each `-c`, `+` and
+/// `--cmd`, each line of a script): a `:cd` or `:edit` in one holds for the next.
+pub fn ex_script_effects(texts: &[&str]) -> Vec<Effect> {
+    let mut ex = Ex::default();
+    for t in texts {
+        ex_line(t, 0, &mut ex);
+    }
+    ex.out
+}
+
+/// What the editor's commands did so far and what they set.
+#[derive(Default)]
+struct Ex {
+    out: Vec<Effect>,
+    /// The folder `:cd` moved to: relative names and commands run there.
+    cd: Option<String>,
+    /// The file `:edit` opened: a bare `:w` writes it.
+    buffer: Option<String>,
+    /// `makeprg` and `grepprg` as `:set` made them: `:make` and `:grep` run them.
+    makeprg: Option<String>,
+    grepprg: Option<String>,
+}
+
+impl Ex {
+    fn emit(&mut self, line: &str, piped: bool) {
+        let line = match &self.cd {
+            Some(dir) => format!("cd {} && {line}", quote(dir)),
+            None => line.to_string(),
+        };
+        self.out.push(Effect { line, piped });
+    }
+
+    /// A write of the buffer: to `:edit`'s file where one was opened.
+    fn write_buffer(&mut self) {
+        if let Some(b) = self.buffer.clone() {
+            self.emit(&format!("tee {}", quote(&b)), false);
+        }
+    }
+}
+
+fn ex_line(text: &str, depth: usize, ex: &mut Ex) {
+    if depth > 4 || ex.out.len() > 64 {
         return;
     }
     let mut rest = text;
     while !rest.trim().is_empty() {
-        rest = ex_command(rest, depth, out);
+        rest = ex_command(rest, depth, ex);
     }
 }
 
 /// Judges the first command of `text` and returns what follows its `|`.
-fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str {
+fn ex_command<'a>(text: &'a str, depth: usize, ex: &mut Ex) -> &'a str {
     let mut t = text.trim_start_matches([':', ' ', '\t']);
     // Modifiers, each with or without its own bang (`silent!`).
     loop {
@@ -113,7 +164,7 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
     if let Some(cmd) = t.strip_prefix('!') {
         // `:!CMD` runs CMD; `:{range}!CMD` filters those lines through it. The rest of the
         // line is the shell command, `|` included.
-        shell(cmd, ranged, out);
+        ex.emit(cmd, ranged);
         return "";
     }
     let mut name_len = t
@@ -143,7 +194,7 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
             let a = after.trim_start_matches(' ');
             if let Some(cmd) = a.strip_prefix('!') {
                 // `:w !CMD` gives CMD the buffer; `:r !CMD` reads what CMD prints.
-                shell(cmd, name.starts_with('w'), out);
+                ex.emit(cmd, name.starts_with('w'));
                 return "";
             }
             let (arg, next) = arg_of(a);
@@ -152,10 +203,12 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
             if !arg.is_empty() {
                 let word = quote(arg);
                 if name.starts_with('w') {
-                    shell(&format!("tee {word}"), false, out);
+                    ex.emit(&format!("tee {word}"), false);
                 } else {
-                    shell(&format!("cat {word}"), false, out);
+                    ex.emit(&format!("cat {word}"), false);
                 }
+            } else if name.starts_with('w') {
+                ex.write_buffer();
             }
             next
         }
@@ -166,7 +219,88 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
             let arg = arg.trim();
             let arg = arg.strip_prefix(">>").map_or(arg, str::trim);
             if !arg.is_empty() {
-                shell(&format!("tee {}", quote(arg)), false, out);
+                ex.emit(&format!("tee {}", quote(arg)), false);
+            } else {
+                ex.write_buffer();
+            }
+            next
+        }
+        "wa" | "wall" | "xa" | "xall" | "wqa" | "wqall" => {
+            ex.write_buffer();
+            split_bar(after).1
+        }
+        // Files these write: a redirection of messages, a session, a view, a vimrc, the
+        // viminfo or ShaDa file.
+        "redi" | "redir" | "mks" | "mksession" | "mkvie" | "mkview" | "mkv" | "mkvimrc"
+        | "mkexrc" | "mk" | "wv" | "wviminfo" | "wsh" | "wshada" => {
+            let (arg, next) = arg_of(after);
+            let arg = arg.trim().trim_start_matches(['>', ' ']);
+            let to_variable = after.trim_start().starts_with("=>")
+                || after.trim_start().starts_with("@")
+                || arg.eq_ignore_ascii_case("end")
+                || arg.eq_ignore_ascii_case("END");
+            if !arg.is_empty() && !to_variable {
+                ex.emit(&format!("tee {}", quote(arg)), false);
+            }
+            next
+        }
+        // `:cd`: later relative names and commands are from there.
+        "cd" | "chd" | "chdir" | "lcd" | "lch" | "lchdir" | "tcd" | "tch" | "tchdir" => {
+            let (arg, next) = arg_of(after);
+            let arg = arg.trim();
+            if !arg.is_empty() && arg != "-" {
+                ex.cd = Some(match &ex.cd {
+                    Some(before) if !arg.starts_with(['/', '~', '$']) => format!("{before}/{arg}"),
+                    _ => arg.to_string(),
+                });
+            }
+            next
+        }
+        // A file opened for editing: a bare `:w` then writes it.
+        "e" | "ed" | "edi" | "edit" | "new" | "vne" | "vnew" | "sp" | "spl" | "split" | "vs"
+        | "vsp" | "vsplit" | "tabe" | "tabedit" | "tabnew" | "vie" | "view" | "fin" | "find" => {
+            let (arg, next) = arg_of(after);
+            let arg = arg.trim();
+            if let Some(cmd) = arg.strip_prefix('!') {
+                ex.emit(cmd, false);
+            } else if !arg.is_empty() && !arg.starts_with('+') {
+                ex.buffer = Some(arg.to_string());
+            }
+            next
+        }
+        // A command for every buffer, argument, window, tab or quickfix entry.
+        "bufdo" | "bufd" | "argdo" | "argd" | "windo" | "wind" | "tabdo" | "tabd" | "cdo"
+        | "cfdo" | "cfd" | "ldo" | "lfdo" | "lfd" => {
+            ex_line(after, depth + 1, ex);
+            ""
+        }
+        "se" | "set" | "setl" | "setlocal" | "setg" | "setglobal" => {
+            let (arg, next) = arg_of(after);
+            for (option, value) in set_assignments(arg) {
+                match option.as_str() {
+                    "makeprg" | "mp" => ex.makeprg = Some(value),
+                    "grepprg" | "gp" => ex.grepprg = Some(value),
+                    "shell" | "sh" | "shellcmdflag" | "shcf" | "shellpipe" | "sp"
+                    | "shellredir" | "srr" | "keywordprg" | "kp" | "equalprg" | "ep"
+                    | "formatprg" | "fp" | "errorfile" | "ef" => {
+                        // What later commands run or write through: not followed.
+                        ex.emit(UNKNOWN, false);
+                    }
+                    _ => {}
+                }
+            }
+            next
+        }
+        "mak" | "make" | "lmak" | "lmake" => {
+            let (args, next) = arg_of(after);
+            let program = ex.makeprg.clone().unwrap_or_else(|| "make".to_string());
+            ex.emit(&format!("{program} {}", args.trim()), false);
+            next
+        }
+        "gr" | "grep" | "lgr" | "lgrep" | "grepa" | "grepadd" => {
+            let (args, next) = arg_of(after);
+            if let Some(program) = ex.grepprg.clone() {
+                ex.emit(&format!("{program} {}", args.trim()), false);
             }
             next
         }
@@ -179,53 +313,60 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
                 .collect::<Vec<_>>()
                 .join(" ");
             if !cmd.trim().is_empty() {
-                shell(&cmd, false, out);
+                ex.emit(&cmd, false);
             }
             ""
         }
         "exe" | "exec" | "execu" | "execut" | "execute" => {
             let (expr, next) = arg_of(after);
             match string_concatenation(expr) {
-                Some(built) => ex_line(&built, depth + 1, out),
-                None => shell(UNKNOWN, false, out),
+                Some(built) => ex_line(&built, depth + 1, ex),
+                None => ex.emit(DYNAMIC, false),
             }
             next
         }
         "so" | "sou" | "sour" | "sourc" | "source" | "ru" | "runtime" | "luafile" | "py3f"
-        | "py3file" | "pyf" | "pyfile" | "pyxf" | "pyxfile" | "rubyf" | "rubyfile" | "perld"
-        | "perldo" | "rubyd" | "rubydo" | "luado" | "py3do" | "pydo" | "tcld" | "tcldo" => {
+        | "py3file" | "pyf" | "pyfile" | "pyxf" | "pyxfile" | "rubyf" | "rubyfile" => {
             // Code from a file, or per line: not followed.
-            shell(UNKNOWN, false, out);
+            ex.emit(UNKNOWN, false);
             split_bar(after).1
         }
         "lua" | "py3" | "python3" | "py" | "python" | "pyx" | "pythonx" | "perl" | "pe"
-        | "ruby" | "rub" | "tcl" => {
+        | "ruby" | "rub" | "tcl" | "luado" | "py3do" | "pydo" | "pyxdo" | "perld" | "perldo"
+        | "rubyd" | "rubydo" | "tcld" | "tcldo" => {
             // Inline code, judged as that interpreter's `-c`/`-e` (the rest of the line).
             let code = after.trim();
-            let (program, flag) = match name {
+            let (program, flag) = match name.trim_end_matches("do").trim_end_matches('d') {
                 "lua" => ("lua", "-e"),
-                "perl" | "pe" => ("perl", "-e"),
+                "perl" | "pe" | "per" => ("perl", "-e"),
                 "ruby" | "rub" => ("ruby", "-e"),
                 "tcl" => ("tclsh", "-c"),
                 _ => ("python3", "-c"),
             };
             if code.is_empty() || code.starts_with("<<") {
-                shell(UNKNOWN, false, out);
+                ex.emit(UNKNOWN, false);
             } else {
-                shell(&format!("{program} {flag} {}", quote(code)), false, out);
+                ex.emit(&format!("{program} {flag} {}", quote(code)), false);
             }
             ""
         }
         "cal" | "call" | "let" | "echo" | "ec" | "eval" | "unl" | "unlet" | "if" | "while"
         | "for" | "return" | "th" | "throw" | "echom" | "echomsg" => {
             let (expr, next) = arg_of(after);
-            vim_expression(expr, out);
+            vim_expression(expr, ex);
             next
         }
         "norm" | "norma" | "normal" => {
-            // Keys typed in normal mode: `:` in them starts an ex command.
-            if after.contains(':') || after.contains('!') {
-                shell(UNKNOWN, false, out);
+            // Keys typed in normal mode: `!!CMD` filters the line through CMD, `!{motion}CMD`
+            // a range, `:` starts an ex command.
+            if let Some(at) = after.find('!') {
+                let cmd = after[at..].trim_start_matches('!');
+                let cmd = cmd
+                    .trim_start_matches(|c: char| !c.is_ascii_alphabetic() && c != '/' && c != '.');
+                ex.emit(cmd.split(['\r', '\n']).next().unwrap_or(cmd), true);
+            }
+            if let Some(at) = after.find(':') {
+                ex_line(&after[at + 1..], depth + 1, ex);
             }
             ""
         }
@@ -235,7 +376,7 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
             if let Some(sep) = a.chars().next().filter(|c| !c.is_alphanumeric()) {
                 let body = &a[sep.len_utf8()..];
                 if let Some(end) = body.find(sep) {
-                    ex_line(&body[end + sep.len_utf8()..], depth + 1, out);
+                    ex_line(&body[end + sep.len_utf8()..], depth + 1, ex);
                     return "";
                 }
             }
@@ -244,7 +385,7 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
         "s" | "su" | "substitute" => {
             // `\=` in a replacement evaluates an expression.
             if after.contains("\\=") {
-                vim_expression(after, out);
+                vim_expression(after, ex);
             }
             ""
         }
@@ -252,7 +393,7 @@ fn ex_command<'a>(text: &'a str, depth: usize, out: &mut Vec<Effect>) -> &'a str
         | "imap" | "cmap" | "vmap" | "xmap" | "omap" | "nnoremap" | "inoremap" | "noremap"
         | "cnoremap" | "vnoremap" | "xnoremap" | "onoremap" => {
             // A command, mapping or function defined for later: not followed.
-            shell(UNKNOWN, false, out);
+            ex.emit(UNKNOWN, false);
             ""
         }
         _ => split_bar(after).1,
@@ -346,31 +487,66 @@ fn string_literals(expr: &str, lisp: bool) -> Vec<(usize, String)> {
     out
 }
 
-/// A vim expression that is only string literals joined by `.` or `..`: their text.
+/// A vim expression that is only string literals joined by `.` or `..` (their text put
+/// together) or given as several arguments (joined by a blank, as `:execute` joins them).
 fn string_concatenation(expr: &str) -> Option<String> {
     let literals = string_literals(expr, false);
     if literals.is_empty() {
         return None;
     }
-    // What lies between and around the literals may only be blanks and dots.
-    let mut stripped = String::new();
+    let mut built = String::new();
+    let mut between = String::new();
     let mut quote: Option<char> = None;
+    let mut next_literal = literals.iter().map(|(_, s)| s.as_str());
     for c in expr.chars() {
         match quote {
             Some(q) if c == q => quote = None,
             Some(_) => {}
-            None if c == '"' || c == '\'' => quote = Some(c),
-            None => stripped.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                if !built.is_empty() && !between.contains('.') {
+                    built.push(' ');
+                }
+                if !between.chars().all(|b| b == '.' || b.is_whitespace()) {
+                    return None;
+                }
+                between.clear();
+                built.push_str(next_literal.next()?);
+            }
+            None => between.push(c),
         }
     }
-    stripped
+    between
         .chars()
-        .all(|c| c == '.' || c.is_whitespace())
-        .then(|| literals.into_iter().map(|(_, s)| s).collect())
+        .all(|b| b == '.' || b.is_whitespace())
+        .then_some(built)
+}
+
+/// `:set`'s `NAME=VALUE` items (`\ ` an escaped blank inside a value).
+fn set_assignments(arg: &str) -> Vec<(String, String)> {
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut chars = arg.trim().chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => current.extend(chars.next()),
+            ' ' => items.push(std::mem::take(&mut current)),
+            c => current.push(c),
+        }
+    }
+    items.push(current);
+    items
+        .into_iter()
+        .filter_map(|i| {
+            let (name, value) = i.split_once(['=', ':'])?;
+            let name = name.trim_end_matches(['+', '^', '-']);
+            Some((name.to_string(), value.to_string()))
+        })
+        .collect()
 }
 
 /// The effects of the vim functions called in `expr` that run programs or change files.
-fn vim_expression(expr: &str, out: &mut Vec<Effect>) {
+fn vim_expression(expr: &str, ex: &mut Ex) {
     let literals = string_literals(expr, false);
     let after = |name: &str| -> Vec<String> {
         expr.match_indices(name)
@@ -401,34 +577,63 @@ fn vim_expression(expr: &str, out: &mut Vec<Effect>) {
             })
         })
     };
-    for name in ["systemlist", "system"] {
-        for line in after(name) {
-            shell(&line, false, out);
-        }
-    }
-    // Jobs and terminals take a string (a shell line) or a list (an argv).
-    for name in ["jobstart", "job_start", "termopen", "term_start"] {
+    // Programs run by a string (a shell line) or a list (an argv); one the expression
+    // builds cannot be identified before it runs.
+    for name in [
+        "systemlist",
+        "system",
+        "jobstart",
+        "job_start",
+        "termopen",
+        "term_start",
+    ] {
         for (at, _) in expr.match_indices(name) {
+            let whole = !expr[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '#');
             let rest = &expr[at + name.len()..];
-            let Some(args) = rest.trim_start().strip_prefix('(') else {
+            let Some(args) = rest.trim_start().strip_prefix('(').filter(|_| whole) else {
                 continue;
             };
-            if args.trim_start().starts_with('[') {
+            let args = args.trim_start();
+            if args.starts_with('[') {
                 let list_end = args.find(']').unwrap_or(args.len());
                 let words: Vec<String> = string_literals(&args[..list_end], false)
                     .into_iter()
                     .map(|(_, s)| quote(&s))
                     .collect();
                 if words.is_empty() {
-                    shell(UNKNOWN, false, out);
+                    ex.emit(DYNAMIC, false);
                 } else {
-                    shell(&words.join(" "), false, out);
+                    ex.emit(&words.join(" "), false);
                 }
-            } else if let Some((_, s)) = string_literals(args, false).first() {
-                shell(s, false, out);
+            } else if args.starts_with(['"', '\'']) {
+                match string_literals(args, false).first() {
+                    Some((_, s)) => ex.emit(s, false),
+                    None => ex.emit(DYNAMIC, false),
+                }
             } else {
-                shell(UNKNOWN, false, out);
+                ex.emit(DYNAMIC, false);
             }
+        }
+    }
+    // `execute("w /x")`, `execute(['w /x'])`: ex commands.
+    for (at, _) in expr.match_indices("execute(") {
+        let whole = !expr[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '#');
+        if !whole {
+            continue;
+        }
+        let args = &expr[at + "execute(".len()..];
+        let literals = string_literals(args, false);
+        if literals.is_empty() || !args.trim_start().starts_with(['"', '\'', '[']) {
+            ex.emit(DYNAMIC, false);
+        }
+        for (_, l) in literals.iter().take(8) {
+            ex_line(l, 4, ex);
         }
     }
     for path in after("delete") {
@@ -438,7 +643,7 @@ fn vim_expression(expr: &str, out: &mut Vec<Effect>) {
         } else {
             format!("rm -f {}", quote(&path))
         };
-        shell(&line, false, out);
+        ex.emit(&line, false);
     }
     for name in ["writefile", "rename", "mkdir", "setfperm", "filecopy"] {
         if !calls(&[name]) {
@@ -447,19 +652,18 @@ fn vim_expression(expr: &str, out: &mut Vec<Effect>) {
         // writefile(lines, FILE): the file is its last literal; the others name theirs.
         let paths: Vec<String> = literals.iter().map(|(_, s)| s.clone()).collect();
         match (name, paths.as_slice()) {
-            ("writefile", [.., last]) => shell(&format!("tee {}", quote(last)), false, out),
+            ("writefile", [.., last]) => ex.emit(&format!("tee {}", quote(last)), false),
             ("rename" | "filecopy", [from, to, ..]) => {
                 let verb = if name == "rename" { "mv" } else { "cp" };
-                shell(&format!("{verb} {} {}", quote(from), quote(to)), false, out);
+                ex.emit(&format!("{verb} {} {}", quote(from), quote(to)), false);
             }
-            ("mkdir", [dir, ..]) => shell(&format!("mkdir -p {}", quote(dir)), false, out),
-            ("setfperm", [file, ..]) => shell(&format!("chmod 777 {}", quote(file)), false, out),
-            _ => shell(UNKNOWN, false, out),
+            ("mkdir", [dir, ..]) => ex.emit(&format!("mkdir -p {}", quote(dir)), false),
+            ("setfperm", [file, ..]) => ex.emit(&format!("chmod 777 {}", quote(file)), false),
+            _ => ex.emit(UNKNOWN, false),
         }
     }
     // Code evaluated from a string, or a function the expression builds.
     if calls(&[
-        "execute",
         "eval",
         "luaeval",
         "py3eval",
@@ -480,7 +684,7 @@ fn vim_expression(expr: &str, out: &mut Vec<Effect>) {
         "remote_send",
         "remote_expr",
     ]) {
-        shell(UNKNOWN, false, out);
+        ex.emit(UNKNOWN, false);
     }
 }
 
@@ -551,7 +755,23 @@ pub fn elisp_effects(code: &str) -> Vec<Effect> {
         (strings, code[at..end].to_string())
     };
     let mut understood = true;
-    for (at, _) in code.match_indices('(') {
+    // The forms outside string literals (a form inside one is `read`'s, read then).
+    let mut in_string = vec![false; code.len()];
+    let mut inside = false;
+    let mut escaped = false;
+    for (i, c) in code.char_indices() {
+        if inside && c == '\\' && !escaped {
+            escaped = true;
+            in_string[i] = true;
+            continue;
+        }
+        if c == '"' && !escaped {
+            inside = !inside;
+        }
+        escaped = false;
+        in_string[i] = inside;
+    }
+    for (at, _) in code.match_indices('(').filter(|(at, _)| !in_string[*at]) {
         let head: String = code[at + 1..]
             .chars()
             .take_while(|c| !c.is_whitespace() && *c != ')' && *c != '(')
@@ -638,6 +858,13 @@ pub fn elisp_effects(code: &str) -> Vec<Effect> {
                     shell(&format!("rm -f {}", quote(from)), false, &mut out);
                 }
             }
+            // `(eval (read "CODE"))`: the code in the string.
+            "read" => {
+                if let Some(inner) = first {
+                    out.extend(elisp_effects(&inner));
+                }
+            }
+            "eval" if form.contains("(read \"") => {}
             "load"
             | "load-file"
             | "eval"
@@ -657,6 +884,15 @@ pub fn elisp_effects(code: &str) -> Vec<Effect> {
         shell(UNKNOWN, false, &mut out);
     }
     out
+}
+
+/// An editor's name as the tables know it: Debian's builds of vim (`vim.basic`,
+/// `vim.tiny`, `vim.nox`, `vim.gtk3`) are vim.
+pub fn canonical(name: &str) -> &str {
+    match name.split_once('.') {
+        Some(("vim" | "vi" | "gvim" | "nvim", _)) => "vim",
+        _ => name,
+    }
 }
 
 /// Which of an editor's words (`args[0]` its name) are files it edits, and which files
@@ -799,13 +1035,60 @@ mod tests {
         assert!(ex_effects("%!sort")[0].piped);
         assert!(!ex_effects("!make")[0].piped);
         // What cannot be worked out is no rule's.
-        assert_eq!(lines(ex_effects("exe g:cmd")), [UNKNOWN]);
+        assert_eq!(lines(ex_effects("exe g:cmd")), [DYNAMIC]);
+        assert_eq!(lines(ex_effects("call system(g:cmd)")), [DYNAMIC]);
         assert_eq!(lines(ex_effects("source ~/evil.vim")), [UNKNOWN]);
         // Edits of the buffer and plain writes of the file do nothing beyond it.
         assert!(ex_effects("%s/a/b/g|wq").is_empty());
         assert!(ex_effects("set ts=4|x").is_empty());
         assert!(ex_effects("g/^#/d").is_empty());
         assert!(ex_effects("42").is_empty());
+    }
+
+    #[test]
+    fn commands_for_each_buffer_folders_and_opened_files_are_followed() {
+        assert_eq!(
+            lines(ex_effects("bufdo !git push -f origin main")),
+            ["git push -f origin main"]
+        );
+        assert_eq!(lines(ex_effects("argdo w! /tmp/x")), ["tee '/tmp/x'"]);
+        assert_eq!(
+            lines(ex_effects("exe \"!touch\" \"/tmp/e1\"")),
+            ["touch /tmp/e1"]
+        );
+        assert_eq!(lines(ex_effects("exe '!rm' . ' -rf ~'")), ["rm -rf ~"]);
+        assert_eq!(lines(ex_effects("w $HOME/e3")), ["tee $HOME/e3"]);
+        assert_eq!(
+            lines(ex_script_effects(&["cd /tmp/out|w e3b", "!make"])),
+            ["cd '/tmp/out' && tee 'e3b'", "cd '/tmp/out' && make"]
+        );
+        assert_eq!(
+            lines(ex_effects("e /etc/hosts | %d | w")),
+            ["tee '/etc/hosts'"]
+        );
+        assert_eq!(lines(ex_effects("redir! > /tmp/log")), ["tee '/tmp/log'"]);
+        assert!(ex_effects("redir => g:out").is_empty());
+        assert_eq!(lines(ex_effects("mksession! ~/s.vim")), ["tee ~/'s.vim'"]);
+        assert_eq!(
+            lines(ex_effects("call execute(\"w /tmp/e5\")")),
+            ["tee '/tmp/e5'"]
+        );
+        assert_eq!(
+            lines(ex_effects("call system([\"git\", \"push\", \"-f\"])")),
+            ["'git' 'push' '-f'"]
+        );
+        assert_eq!(
+            lines(ex_effects("set makeprg=git\\ push\\ -f|make")),
+            ["git push -f "]
+        );
+        assert_eq!(
+            lines(ex_effects("normal! !!git push -f origin main")),
+            ["git push -f origin main"]
+        );
+        assert_eq!(
+            lines(ex_effects("py3do import os; os.remove('/etc/x')")),
+            ["python3 -c 'import os; os.remove('\\''/etc/x'\\'')'"]
+        );
     }
 
     #[test]
@@ -837,6 +1120,12 @@ mod tests {
             ["'git' 'push' 'origin' 'main'"]
         );
         assert_eq!(lines(elisp_effects("(eval (read x))")), [UNKNOWN]);
+        assert_eq!(
+            lines(elisp_effects(
+                "(eval (read \"(shell-command \\\"rm -rf ~\\\")\"))"
+            )),
+            ["rm -rf ~"]
+        );
         assert!(elisp_effects("(message \"hi\")").is_empty());
     }
 }

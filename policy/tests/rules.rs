@@ -10562,8 +10562,22 @@ fn editors_scripts_are_judged_by_what_they_do() {
                 "emacs -batch -eval '(delete-directory \"~\" t)'",
                 refused("fs.delete-outside"),
             ),
-            // A built command, a sourced script: no rule recognises them.
-            ("vim -es -c 'exe g:x' -c q x", yellow("default.unknown")),
+            // A built command cannot be identified before it runs; a sourced script is no
+            // rule's.
+            (
+                "vim -es -c 'exe g:x' -c q x",
+                refused("shell.dynamic-program"),
+            ),
+            (
+                "vim -es -c 'source ~/x.vim' -c q x",
+                yellow("default.unknown"),
+            ),
+            (
+                "vim -c 'bufdo !git push -f origin main' -c q a.txt",
+                refused("git.push-force"),
+            ),
+            ("vim -c 'w $HOME/e3'", red("fence.path-outside")),
+            ("vim -c 'cd /tmp|w e3b|q'", red("fence.cd-outside")),
             // Editing inside the worktree stays a write inside; a `+` line number and an
             // option's value are no file.
             (

@@ -1707,9 +1707,12 @@ impl<'a> Walker<'a> {
                 }
                 self.walk_noticed(noticed);
                 self.judge_loop_values(f, &values);
+                // Each value known, a pattern that matched nothing included (the body then
+                // gets the pattern itself, as the shell gives it: `for d in /tmp/build-*;
+                // do rm -rf "$d"; done` deletes outside whatever it matches).
                 let literal = !values.is_empty()
-                    && values.len() <= 8
-                    && values.iter().all(|v| v.known && !v.glob && !v.brace);
+                    && values.len() <= 32
+                    && values.iter().all(|v| v.known && !v.brace);
                 // A name reference as the loop variable names each word in turn: its value
                 // is not worked out.
                 let nameref = self.state.namerefs.remove(&f.variable_name).is_some();

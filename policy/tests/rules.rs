@@ -10638,6 +10638,20 @@ fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
             ("npm dist-tag add x@1.0.0 latest", refused("pkg.publish")),
             ("npm deprecate x@1 'use 2'", refused("pkg.publish")),
             ("npm dist-tag ls x", yellow("default.unknown")),
+            // A loop's values outside, however many, and a pattern that matched nothing.
+            (
+                "for d in /tmp/a /tmp/b /tmp/c /tmp/d /tmp/e /tmp/f /tmp/g /tmp/h /tmp/i; do rm -rf $d; done",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "for d in /tmp/build-*; do rm -rf \"$d\"; done",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "for d in ../wt-*; do rm -rf \"$d\"; done",
+                refused("fs.delete-outside"),
+            ),
+            ("for f in src/*.o; do rm -f \"$f\"; done", yellow("fs.rm")),
             // Global installs however spelled.
             ("cargo binstall ripgrep", red("pkg.global-install")),
             ("npm install -g=true x", red("pkg.global-install")),

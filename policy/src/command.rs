@@ -1683,7 +1683,16 @@ impl Walker<'_> {
             "npm" | "pnpm" | "yarn" | "bun" | "cargo" | "pipx" | "gem" | "go" | "uv"
             | "composer" | "twine" | "docker" | "podman" | "nerdctl" | "buildah"
             | "docker-compose" | "poetry" | "flit" | "hatch" | "helm" | "deno" | "volta"
-            | "conda" | "mamba" | "micromamba" => self.dev_tool(name, args, depth),
+            | "conda" | "mamba" | "micromamba" => {
+                if matches!(
+                    name,
+                    "docker" | "podman" | "nerdctl" | "buildah" | "docker-compose"
+                ) {
+                    self.container_shell_strings(name, args);
+                }
+                self.dev_tool(name, args, depth)
+            }
+
             _ if other_publisher(name, args) => {
                 let words = plain_words(args);
                 self.find(
@@ -1761,6 +1770,12 @@ impl Walker<'_> {
                 }
             }
             _ => {
+                if matches!(
+                    name,
+                    "kubectl" | "oc" | "lxc" | "incus" | "toolbox" | "distrobox" | "lima"
+                ) {
+                    self.container_shell_strings(name, args);
+                }
                 self.option_programs(name, args, inv);
                 if !self.other_writer(name, args) {
                     let patterns = search_patterns(name, args, 1);
@@ -3205,6 +3220,63 @@ impl Walker<'_> {
             }
         }
         self.judge_argv(&inner, inv, depth + 1);
+    }
+
+    /// The shell strings a container runs (`docker run IMAGE sh -c '…'`, `kubectl exec POD --
+    /// bash -c '…'`): what they do to files is the container's, but a pipe into a shell
+    /// or an interpreter there runs what it reads as a program, as on the host (SPEC §2:
+    /// anywhere in the line).
+    fn container_shell_strings(&mut self, name: &str, args: &[Arg]) {
+        for w in args.windows(3) {
+            let shell = program_name(&w[0].text);
+            let c_flag = w[1].text.starts_with('-')
+                && !w[1].text.starts_with("--")
+                && w[1].text.ends_with('c');
+            if !c_flag
+                || !matches!(
+                    shell,
+                    "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "fish"
+                )
+            {
+                continue;
+            }
+            for segment in pipeline_readers(&w[2].text) {
+                let words: Vec<&str> = segment.split_whitespace().collect();
+                let mut i = 0;
+                while words
+                    .get(i)
+                    .is_some_and(|w| matches!(*w, "sudo" | "env" | "exec" | "command" | "-E"))
+                {
+                    i += 1;
+                }
+                let Some(reader) = words.get(i).map(|w| program_name(w)) else {
+                    continue;
+                };
+                let interpreter = matches!(
+                    reader,
+                    "sh" | "bash"
+                        | "zsh"
+                        | "dash"
+                        | "ksh"
+                        | "ash"
+                        | "fish"
+                        | "perl"
+                        | "ruby"
+                        | "node"
+                ) || is_python(reader);
+                // Its program from the pipe: no script named after the options (`sh -s`,
+                // `bash -`, `python3 -`).
+                let named_script = words[i + 1..]
+                    .iter()
+                    .any(|w| !w.starts_with('-') && !w.contains('='));
+                if interpreter && !named_script {
+                    self.find(
+                        RuleId::PipeToInterpreter,
+                        format!("{name} runs a pipe into {reader} in its container, which runs what it reads"),
+                    );
+                }
+            }
+        }
     }
 
     /// A string a wrapper runs with a shell (`sh -c`, `su -c`, `watch`), or keeps to run
@@ -9254,6 +9326,47 @@ enum PidMeans {
     NoCommand,
     /// It acts on them, and runs a command too when one is named (strace -p PID CMD).
     CommandIfNamed,
+}
+
+/// The commands of `line` that read a pipe (each segment after a `|` that is no `||`,
+/// outside quotes), as text.
+fn pipeline_readers(line: &str) -> Vec<String> {
+    let mut segments = vec![(false, String::new())];
+    let mut quote: Option<char> = None;
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '|') if chars.get(i + 1) == Some(&'|') => {
+                segments.push((false, String::new()));
+                i += 2;
+                continue;
+            }
+            (None, '|') => {
+                segments.push((true, String::new()));
+                i += 1;
+                continue;
+            }
+            (None, ';' | '&' | '\n' | '(' | ')') => {
+                segments.push((false, String::new()));
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = segments.last_mut() {
+            last.1.push(c);
+        }
+        i += 1;
+    }
+    segments
+        .into_iter()
+        .filter(|(reads, _)| *reads)
+        .map(|(_, s)| s)
+        .collect()
 }
 
 /// The standard input the line writes for a command: its here-document, else its

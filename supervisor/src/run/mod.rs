@@ -180,6 +180,38 @@ pub fn run(args: RunArgs) -> i32 {
     }
 }
 
+/// The start's line naming what protected configs run (git's and the agents' settings):
+/// read-only in the session, since it would run outside it later.
+fn config_code_line(paths: &[PathBuf], worktree: &Path, home: Option<&Path>) -> Option<String> {
+    const MOST_NAMED: usize = 6;
+    let mut names: Vec<String> = Vec::new();
+    for p in paths {
+        let name = if let Ok(rel) = p.strip_prefix(worktree) {
+            rel.display().to_string()
+        } else if let Some(rel) = home.and_then(|h| p.strip_prefix(h).ok()) {
+            format!("~/{}", rel.display())
+        } else {
+            p.display().to_string()
+        };
+        if !name.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let more = names.len().saturating_sub(MOST_NAMED);
+    names.truncate(MOST_NAMED);
+    let mut line = format!(
+        "read-only, as code git or an agent's settings run later: {}",
+        names.join(", ")
+    );
+    if more > 0 {
+        line.push_str(&format!(" and {more} more"));
+    }
+    Some(line)
+}
+
 fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // First, while fence is still single-threaded: every thread started later (the gate's
     // writers included) inherits the mask.
@@ -498,6 +530,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     for w in prepare::secrets_with_other_names(&secrets) {
         eprintln!("fence: warning: {}", crate::escape::for_terminal(&w));
     }
+    let mut config_code = git_code.protected.clone();
     protected.extend(git_code.protected);
     // The scripts and servers an agent's protected settings run (agent_code.rs), where a
     // writable root holds them.
@@ -529,6 +562,12 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     );
     for w in &code_warnings {
         eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
+    }
+    config_code.extend(agent_code.iter().cloned());
+    // Said once at start: a refused write to one of them then makes sense (a build that
+    // rewrites the MCP server a settings file runs, `dist/index.js`).
+    if let Some(line) = config_code_line(&config_code, &worktree, home.as_deref()) {
+        eprintln!("fence: {}", crate::escape::for_terminal(&line));
     }
     protected.extend(agent_code);
     protected.extend(other_checkouts_admin);

@@ -8786,7 +8786,7 @@ fn code_literal_is_path(s: &str) -> bool {
 
 /// The contents of the quoted literals in inline interpreter code (`'…'` and `"…"`,
 /// without escapes), up to a bound on the code read.
-fn code_string_literals(code: &str) -> Vec<String> {
+pub fn code_string_literals(code: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = code.get(..code.len().min(16 * 1024)).unwrap_or(code);
     while let Some(at) = rest.find(['"', '\'']) {
@@ -9330,7 +9330,7 @@ enum PidMeans {
 
 /// The commands of `line` that read a pipe (each segment after a `|` that is no `||`,
 /// outside quotes), as text.
-fn pipeline_readers(line: &str) -> Vec<String> {
+pub fn pipeline_readers(line: &str) -> Vec<String> {
     let mut segments = vec![(false, String::new())];
     let mut quote: Option<char> = None;
     let chars: Vec<char> = line.chars().collect();

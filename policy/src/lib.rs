@@ -42,7 +42,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use command::{is_python, program_name};
+pub use command::{code_string_literals, is_python, pipeline_readers, program_name};
 pub use config::{Config, ConfigError, ConfigSource, Warning};
 pub use level::{Action, Context, Contexts, Level, Mode};
 pub use path::{FsView, LexicalFs, RealFs};

@@ -203,9 +203,9 @@ fn feeds_a_shell(line: &str) -> bool {
             || is_python(name)
             || matches!(name, "perl" | "ruby" | "node" | "source" | "." | "eval")
     };
-    // The segments of each pipeline, the first excepted.
-    for segment in pipe_segments(line).iter().skip(1) {
-        if reads_program(&split_words(segment)) {
+    // The commands that read a pipe.
+    for segment in policy::pipeline_readers(line) {
+        if reads_program(&split_words(&segment)) {
             return true;
         }
     }
@@ -224,43 +224,6 @@ fn feeds_a_shell(line: &str) -> bool {
         || ["-c \"$(", "-c \"`", "-c $(", "-c `", "-c \"${", "-c '$("]
             .iter()
             .any(|p| line.contains(p))
-}
-
-/// `line` cut at each `|` that is no `||`, outside quotes.
-fn pipe_segments(line: &str) -> Vec<String> {
-    let mut out = vec![String::new()];
-    let mut quote: Option<char> = None;
-    let chars: Vec<char> = line.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        match (quote, c) {
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '|') if chars.get(i + 1) == Some(&'|') => {
-                out.last_mut().unwrap_or(&mut String::new()).push_str("||");
-                i += 2;
-                continue;
-            }
-            (None, '|') if i > 0 && chars[i - 1] == '>' => {}
-            (None, '|') => {
-                out.push(String::new());
-                i += 1;
-                continue;
-            }
-            (None, ';' | '&' | '\n') => {
-                // A new list: its first segment is no reader of a pipe.
-                out.push(String::from("\0"));
-            }
-            _ => {}
-        }
-        if let Some(last) = out.last_mut() {
-            last.push(c);
-        }
-        i += 1;
-    }
-    // A segment that starts a new list is no pipe's reader.
-    out.into_iter().filter(|s| !s.starts_with('\0')).collect()
 }
 
 /// Takes every existing file a line names (and the folder of a glob, and a folder
@@ -908,7 +871,7 @@ fn read_interpreter(
             // A script the code loads by name (`exec(open('x.py').read())`,
             // `require('./x.js')`).
             if let Some(code) = rest.get(j + 1) {
-                for literal in quoted_literals(code) {
+                for literal in policy::code_string_literals(code) {
                     push_existing_script(&literal, base, places, out);
                 }
             }
@@ -948,25 +911,6 @@ fn read_interpreter(
         push_file(script, base, places, out);
     }
     read_options_only(rest.get(j + 1..).unwrap_or_default(), base, places, out);
-}
-
-/// The contents of the quoted literals (`'…'`, `"…"`) of inline code.
-fn quoted_literals(code: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = code;
-    while let Some(at) = rest.find(['"', '\'']) {
-        let q = &rest[at..at + 1];
-        let after = &rest[at + 1..];
-        let Some(end) = after.find(q) else {
-            break;
-        };
-        out.push(after[..end].to_string());
-        rest = &after[end + 1..];
-        if out.len() >= 64 {
-            break;
-        }
-    }
-    out
 }
 
 /// Whether a perl switch bundle ends in its program (`-ne`, `-lane`): the switches that

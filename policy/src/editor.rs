@@ -2,9 +2,11 @@
 //! `--cmd`), ed's script, emacs's `--eval` code. Each is turned into the shell lines that do
 //! the same to files and programs, which the classifier then judges as typed: `:w
 //! /etc/hosts` as `tee /etc/hosts`, `:!rm -rf ~` and `:call system("rm -rf ~")` as `rm -rf
-//! ~`, `:w !sh` as a pipe into `sh`, `(delete-directory "~" t)` as `rm -rf ~`. A command
-//! whose effect cannot be worked out (`:execute` of a built string, `:source` of a file,
-//! a function it does not know) is a line no rule recognises.
+//! ~`, `:w !sh` as a pipe into `sh`, `(delete-directory "~" t)` as `rm -rf ~`. The commands
+//! of one editor run are one script: a `:cd` or `:edit` holds for the commands after it. A
+//! program a command builds at run time (`:execute g:cmd`, `system(g:cmd)`) is one that
+//! cannot be identified before running, as `eval` is; a command whose effect cannot be
+//! worked out otherwise (`:source` of a file, `:set shell=…`) is a line no rule recognises.
 //!
 //! Written by hand: no crate parses vim's ex commands or Emacs Lisp for their effects.
 

@@ -75,24 +75,23 @@ fn read_line(line: &str, start: &Path, places: &Places, depth: usize, out: &mut 
             .iter()
             .find(|w| assignment(w).is_none())
             .map(|w| program_name(w));
-        if reader.is_some_and(|r| SHELLS.contains(&r) || r == "source" || r == ".") {
+        // Read by a shell itself, or piped into one (`cat <<'EOF' | bash`).
+        if reader.is_some_and(|r| SHELLS.contains(&r) || r == "source" || r == ".")
+            || !fed_texts(command).is_empty()
+        {
             read_line(body, start, places, depth + 1, out);
         }
     }
-    // A line that hands text to a shell as its program (`cat x.sh | bash`, `eval
-    // "$(cat x.sh)"`, `source <(cat x.sh)`, `sh -c "$(cat x.sh)"`): every file it names is
-    // code, and every folder whole.
-    let feeds = feeds_a_shell(line);
+    // The text a shell runs as its program (`cat x.sh | bash`, `eval "$(cat x.sh)"`,
+    // `source <(cat x.sh)`, `sh -c "$(cat x.sh)"`): every file it names is code, and every
+    // folder whole.
+    for fed in fed_texts(line) {
+        take_every_file(&fed, start, places, out);
+    }
     // What `$(…)`, backticks and `<(…)` run, run from where the line starts (a `cd` before
     // them in the line is not followed there).
     for inner in substitutions(line) {
-        if feeds {
-            take_every_file(&inner, start, places, out);
-        }
         read_line(&inner, start, places, depth + 1, out);
-    }
-    if feeds {
-        take_every_file(line, start, places, out);
     }
     let mut base = start.to_path_buf();
     // A subshell's `cd` ends with it.
@@ -146,7 +145,16 @@ fn read_line(line: &str, start: &Path, places: &Places, depth: usize, out: &mut 
                 bound.push((name.clone(), values));
                 continue;
             }
-            words if !words.is_empty() && words.iter().all(|w| assignment(w).is_some()) => {
+            words
+                if !words.is_empty()
+                    && words
+                        .iter()
+                        .skip(usize::from(matches!(
+                            words[0].as_str(),
+                            "export" | "local" | "declare" | "readonly" | "typeset"
+                        )))
+                        .all(|w| assignment(w).is_some() || w.starts_with('-')) =>
+            {
                 for w in words {
                     if let Some((name, value)) = assignment(w) {
                         let values = bound_values(value, &bound);
@@ -180,18 +188,21 @@ fn bound_values(word: &str, bound: &[(String, Vec<String>)]) -> Vec<String> {
     variants.into_iter().flatten().collect()
 }
 
-/// Whether `line` hands text to a shell or an interpreter as its program: a pipe into one
-/// (`| bash`, `| sudo sh`, `| source /dev/stdin`), `eval`, a process substitution read by
-/// `source` or a shell (`source <(…)`), or a shell's `-c` string made by a substitution.
-fn feeds_a_shell(line: &str) -> bool {
+/// The texts of `line` that a shell or an interpreter runs as its program: what is piped
+/// into one (`cat x.sh | bash`, `… | sudo sh`, `… | source /dev/stdin`: the commands
+/// before it in its pipeline), and the substitutions `eval`, `source` or a shell's `-c`
+/// are given (`eval "$(cat x.sh)"`, `source <(cat x.sh)`, `sh -c "$(cat x.sh)"`, `source
+/// /dev/stdin <<<"$(cat x.sh)"`). Only those commands' own words: the rest of the line
+/// (a `PATH_add node_modules/.bin` beside an `eval`) is no program text.
+fn fed_texts(line: &str) -> Vec<String> {
     let reads_program = |words: &[String]| -> bool {
         let mut i = 0;
         while words.get(i).is_some_and(|w| {
             assignment(w).is_some()
-                || matches!(
-                    w.as_str(),
-                    "sudo" | "env" | "exec" | "command" | "xargs" | "-r" | "-n1" | "-0"
-                )
+                || w.starts_with('-')
+                || w.chars().all(|c| c.is_ascii_digit() || c == '.')
+                || WRAPPERS.contains(&program_name(w))
+                || matches!(w.as_str(), "env" | "{" | "!")
         }) {
             i += 1;
         }
@@ -203,27 +214,96 @@ fn feeds_a_shell(line: &str) -> bool {
             || is_python(name)
             || matches!(name, "perl" | "ruby" | "node" | "source" | "." | "eval")
     };
-    // The commands that read a pipe.
-    for segment in policy::pipeline_readers(line) {
-        if reads_program(&split_words(&segment)) {
-            return true;
+    let mut fed = Vec::new();
+    for element in list_elements(line) {
+        // A pipe into a program reader: what comes before it in the pipeline.
+        let segments = pipe_segments(&element);
+        if let Some(k) = (1..segments.len()).find(|&k| reads_program(&split_words(&segments[k]))) {
+            fed.push(segments[..k].join(" | "));
         }
-    }
-    split_commands(line).iter().any(|words| {
+        // `eval`, `source` or a shell given a substitution.
+        let words = split_words(&element);
         let first = words
             .iter()
-            .find(|w| !matches!(w.as_str(), "if" | "then" | "do" | "else" | "{" | "!"))
-            .map(|w| program_name(w));
-        first == Some("eval")
-    }) || (line.contains("<(")
-        && split_commands(line).iter().any(|words| {
-            words.first().is_some_and(|w| {
-                matches!(program_name(w), "source" | ".") || SHELLS.contains(&program_name(w))
+            .find(|w| {
+                !matches!(
+                    w.as_str(),
+                    "if" | "then" | "do" | "else" | "{" | "!" | "time" | "exec" | "command"
+                ) && assignment(w).is_none()
             })
-        }))
-        || ["-c \"$(", "-c \"`", "-c $(", "-c `", "-c \"${", "-c '$("]
-            .iter()
-            .any(|p| line.contains(p))
+            .map(|w| program_name(w));
+        let runs_text =
+            first.is_some_and(|f| matches!(f, "eval" | "source" | ".") || SHELLS.contains(&f));
+        if runs_text {
+            fed.extend(substitutions(&element));
+        }
+    }
+    fed
+}
+
+/// `line` cut into the commands of its lists: at `;`, `&`, `&&`, `||` and newlines
+/// outside quotes and substitutions.
+fn list_elements(line: &str) -> Vec<String> {
+    cut_outside_quotes(line, |chars, i| match chars[i] {
+        ';' | '\n' => Some(1),
+        '&' if chars.get(i + 1) == Some(&'&') => Some(2),
+        '&' if i > 0 && matches!(chars[i - 1], '>' | '<') => None,
+        '&' if chars.get(i + 1) == Some(&'>') => None,
+        '&' => Some(1),
+        '|' if chars.get(i + 1) == Some(&'|') => Some(2),
+        _ => None,
+    })
+}
+
+/// One list element cut at each pipe (`|`, not `||`).
+fn pipe_segments(element: &str) -> Vec<String> {
+    cut_outside_quotes(element, |chars, i| {
+        (chars[i] == '|'
+            && chars.get(i + 1) != Some(&'|')
+            && (i == 0 || (chars[i - 1] != '|' && chars[i - 1] != '>')))
+            .then_some(1)
+    })
+}
+
+/// `text` cut where `cut` says (how many characters the separator takes), outside quotes
+/// and `$(…)`/`<(…)`.
+fn cut_outside_quotes(text: &str, cut: impl Fn(&[char], usize) -> Option<usize>) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut parts = vec![String::new()];
+    let mut quote: Option<char> = None;
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (None, '\\') | (Some('"'), '\\') => {
+                if let Some(last) = parts.last_mut() {
+                    last.push(c);
+                    last.extend(chars.get(i + 1));
+                }
+                i += 2;
+                continue;
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '(') => depth += 1,
+            (None, ')') => depth = depth.saturating_sub(1),
+            (None, _) if depth == 0 => {
+                if let Some(n) = cut(&chars, i) {
+                    parts.push(String::new());
+                    i += n;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        if let Some(last) = parts.last_mut() {
+            last.push(c);
+        }
+        i += 1;
+    }
+    parts.retain(|p| !p.trim().is_empty());
+    parts
 }
 
 /// Takes every existing file a line names (and the folder of a glob, and a folder
@@ -246,6 +326,32 @@ fn take_every_file(line: &str, base: &Path, places: &Places, out: &mut Vec<PathB
     }
 }
 
+/// Where a here-document's `<<` stands in one line of a script: not `<<<`, not inside
+/// quotes, not in a comment.
+fn heredoc_operator(l: &str) -> Option<usize> {
+    let b = l.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match (quote, b[i]) {
+            (None, b'\\') => i += 1,
+            (None, q @ (b'\'' | b'"')) => quote = Some(q),
+            (Some(q), c) if c == q => quote = None,
+            (None, b'#') if i == 0 || b[i - 1].is_ascii_whitespace() => return None,
+            (None, b'<')
+                if b.get(i + 1) == Some(&b'<')
+                    && b.get(i + 2) != Some(&b'<')
+                    && (i == 0 || b[i - 1] != b'<') =>
+            {
+                return Some(i);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// `line` without its here-documents' bodies, and each body with the line that opens it.
 fn without_heredocs(line: &str) -> (String, Vec<(String, String)>) {
     if !line.contains("<<") {
@@ -253,10 +359,12 @@ fn without_heredocs(line: &str) -> (String, Vec<(String, String)>) {
     }
     let mut kept = String::new();
     let mut bodies = Vec::new();
-    let mut lines = line.split('\n');
-    while let Some(l) = lines.next() {
-        // `<<` not `<<<`, then `-`, then the delimiter, quoted or not.
-        let Some(at) = l.find("<<").filter(|&a| !l[a + 2..].starts_with('<')) else {
+    let all: Vec<&str> = line.split('\n').collect();
+    let mut lines = all.iter().copied().enumerate();
+    while let Some((n, l)) = lines.next() {
+        // `<<` not `<<<`, outside quotes and comments, then `-`, then the delimiter,
+        // quoted or not.
+        let Some(at) = heredoc_operator(l) else {
             kept.push_str(l);
             kept.push('\n');
             continue;
@@ -267,26 +375,26 @@ fn without_heredocs(line: &str) -> (String, Vec<(String, String)>) {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        if delimiter.is_empty() {
+        // No line ends it: no here-document as this reading takes it (the lines stay).
+        if delimiter.is_empty() || !all[n + 1..].iter().any(|b| b.trim() == delimiter) {
             kept.push_str(l);
             kept.push('\n');
             continue;
         }
         // The line without the operator and its delimiter (`cat <<'EOF' | sh` keeps `| sh`).
         let after = quoted[delimiter.len()..].trim_start_matches(['\'', '"']);
-        kept.push_str(&l[..at]);
-        kept.push(' ');
-        kept.push_str(after);
+        let opener = format!("{} {after}", &l[..at]);
+        kept.push_str(&opener);
         kept.push('\n');
         let mut body = String::new();
-        for b in lines.by_ref() {
+        for (_, b) in lines.by_ref() {
             if b.trim() == delimiter {
                 break;
             }
             body.push_str(b);
             body.push('\n');
         }
-        bodies.push((l[..at].to_string(), body));
+        bodies.push((opener, body));
     }
     (kept, bodies)
 }
@@ -579,7 +687,9 @@ fn read_command(
         | "dotenv"
         | "dotenv_if_exists"
         | "load_prefix" => {
-            for w in words[i + 1..].iter().filter(|w| !w.starts_with('-')) {
+            for w in words[i + 1..].iter().filter(|w| {
+                !w.starts_with('-') && !matches!(w.as_str(), "/dev/stdin" | "/dev/fd/0")
+            }) {
                 // direnv's `source_env DIR` reads DIR/.envrc.
                 if matches!(name, "source_env" | "source_env_if_exists" | "source_up")
                     && let Some(dir) = as_path(w, base, places).filter(|p| p.is_dir())
@@ -1163,7 +1273,27 @@ fn substitute(word: &str, base: &Path, places: &Places) -> Option<String> {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
         let (value, used) = if let Some(inner) = after.strip_prefix('(') {
-            let end = inner.find(')')?;
+            // The `)` that closes it, past nested ones (`$(cd "$(dirname "$0")" && pwd)`).
+            let mut depth = 0usize;
+            let end = inner.char_indices().find_map(|(k, c)| match c {
+                '(' => {
+                    depth += 1;
+                    None
+                }
+                ')' if depth == 0 => Some(k),
+                ')' => {
+                    depth -= 1;
+                    None
+                }
+                _ => None,
+            })?;
+            // The folder of the script itself, however written: where it starts.
+            let body = &inner[..end];
+            if body.contains("dirname") && (body.contains("BASH_SOURCE") || body.contains("$0")) {
+                out.push_str(&here);
+                rest = &after[end + 2..];
+                continue;
+            }
             let command: Vec<&str> = inner[..end].split_whitespace().collect();
             let script_folder = |w: &str| {
                 let w = w.trim_matches('"');
@@ -1524,6 +1654,48 @@ mod tests {
         );
         // A subshell's `cd` ends with it.
         assert_eq!(found("(cd sub && true)\nsource lib/common.sh", &wt), common);
+        // A `<<` in a comment or in quotes opens no here-document.
+        assert_eq!(
+            found("# see the notes <<true\nsource tools/env.sh\ntrue", &wt),
+            env
+        );
+        assert_eq!(found("echo '<<x' >/dev/null; ./tools/env.sh", &wt), env);
+        // A here-document piped into a shell is its program.
+        assert_eq!(
+            found("cat <<'EOF' | bash\nsource tools/env.sh\nEOF", &wt),
+            env
+        );
+        assert_eq!(
+            found("source /dev/stdin <<<\"$(cat tools/env.sh)\"", &wt),
+            env
+        );
+        assert_eq!(found("{ source <(cat tools/env.sh); }", &wt), env);
+        assert_eq!(found("cat tools/env.sh | time bash", &wt), env);
+        assert_eq!(found("export D=tools; source \"$D/env.sh\"", &wt), env);
+        assert_eq!(
+            found(
+                "source \"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)/tools/env.sh\"",
+                &wt
+            ),
+            env
+        );
+        // Only what is handed to the shell: the line's other folders stay the project's.
+        std::fs::create_dir_all(wt.join("node_modules/.bin")).unwrap();
+        std::fs::create_dir_all(wt.join("dist")).unwrap();
+        assert!(
+            found(
+                "eval \"$(fnm env --use-on-cd)\"\nPATH_add node_modules/.bin\nmkdir -p dist\nwatch_file src/*.ts",
+                &wt
+            )
+            .is_empty()
+        );
+        assert!(
+            found(
+                "export V=$(git describe --tags | python3 -c 'import sys; print(1)')\nPATH_add node_modules/.bin",
+                &wt
+            )
+            .is_empty()
+        );
     }
 
     #[test]

@@ -196,10 +196,15 @@ impl Watch {
                     everything = true;
                     continue;
                 }
-                if e.mask.contains(AddWatchFlags::IN_IGNORED) {
+                if e.mask.intersects(
+                    AddWatchFlags::IN_IGNORED
+                        | AddWatchFlags::IN_MOVE_SELF
+                        | AddWatchFlags::IN_DELETE_SELF,
+                ) {
                     if let Some(rel) = self.folders.remove(&e.wd) {
                         self.watched.remove(&rel);
                     }
+                    let _ = self.inotify.rm_watch(e.wd);
                     continue;
                 }
                 if let (Some(rel), Some(name)) = (self.folders.get(&e.wd), e.name) {
@@ -298,8 +303,13 @@ impl Watch {
             self.saturated = true;
         }
         if !self.watched.contains(rel) && self.watched.len() < MOST_FOLDERS {
-            let flags =
-                AddWatchFlags::IN_CREATE | AddWatchFlags::IN_MOVED_TO | AddWatchFlags::IN_ONLYDIR;
+            // IN_MOVE_SELF and IN_DELETE_SELF: a folder moved away (`mv .claude junk`) is
+            // forgotten under its old name, so the one made in its place is watched.
+            let flags = AddWatchFlags::IN_CREATE
+                | AddWatchFlags::IN_MOVED_TO
+                | AddWatchFlags::IN_ONLYDIR
+                | AddWatchFlags::IN_MOVE_SELF
+                | AddWatchFlags::IN_DELETE_SELF;
             // The folder opened, through its descriptor's link (followed: it leads to the
             // folder itself, whatever its path has become since).
             let link = format!("/proc/self/fd/{}", dir.as_raw_fd());
@@ -443,10 +453,9 @@ fn entries(dir: &OwnedFd) -> io::Result<Vec<(Vec<u8>, bool)>> {
             )
             .is_ok_and(|st| st.st_mode & libc::S_IFMT == libc::S_IFDIR),
         };
+        // Every name: one left unread (a folder filled with names read first) would be a
+        // protected path left in place.
         out.push((name.to_vec(), is_dir));
-        if out.len() >= 4096 {
-            break;
-        }
     }
     Ok(out)
 }
@@ -539,6 +548,38 @@ mod tests {
         let moved_during = !wt.join(&last).exists();
         let told = guard.finish();
         assert!(moved_during, "{last} stayed during the session: {told:?}");
+    }
+
+    /// A folder moved away and made again in its place is watched again: a protected file
+    /// made in the new one is moved aside during the session; so is one in a folder filled
+    /// with thousands of names first.
+    #[test]
+    fn a_folder_made_again_and_a_full_folder_are_looked_into() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        let guard = start(&wt, &[]).unwrap();
+        std::fs::create_dir(wt.join(".claude")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        std::fs::rename(wt.join(".claude"), wt.join("junk")).unwrap();
+        std::fs::create_dir(wt.join(".claude")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::fs::write(wt.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::create_dir(wt.join("stash")).unwrap();
+        for n in 0..5000 {
+            std::fs::write(wt.join(format!("stash/n{n}")), "").unwrap();
+        }
+        std::fs::write(wt.join("stash/mcp.json"), "{}").unwrap();
+        std::fs::rename(wt.join("stash"), wt.join(".cursor")).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while (wt.join(".claude/settings.json").exists() || wt.join(".cursor/mcp.json").exists())
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let during =
+            !wt.join(".claude/settings.json").exists() && !wt.join(".cursor/mcp.json").exists();
+        let told = guard.finish();
+        assert!(during, "left during the session: {told:?}");
     }
 
     /// A repository made in the session (`git init`) is the sandbox's own.

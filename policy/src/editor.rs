@@ -35,12 +35,20 @@ fn shell(line: &str, piped: bool, out: &mut Vec<Effect>) {
 /// `s` as one shell word: single-quoted, a leading `~` or `~/` left outside the quotes so
 /// that it names the home as the editor's own expansion does.
 pub fn quote(s: &str) -> String {
-    let (tilde, rest) = if s == "~" {
-        ("~", "")
-    } else if let Some(r) = s.strip_prefix("~/") {
-        ("~/", r)
-    } else {
-        ("", s)
+    // `~`, `~/…`, `~user/…`.
+    let user_end = s
+        .strip_prefix('~')
+        .map(|r| 1 + r.find('/').map_or(r.len(), |k| k + 1));
+    let (tilde, rest) = match user_end {
+        Some(end)
+            if s[1..end]
+                .trim_end_matches('/')
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) =>
+        {
+            (&s[..end], &s[end..])
+        }
+        _ => ("", s),
     };
     if rest.is_empty() {
         return tilde.to_string();
@@ -83,6 +91,33 @@ const MODIFIERS: &[&str] = &[
     "noswapfile",
     "legacy",
     "vim9cmd",
+    // Their short forms.
+    "vert",
+    "verti",
+    "vertic",
+    "vertica",
+    "to",
+    "top",
+    "topl",
+    "bo",
+    "bot",
+    "botr",
+    "abo",
+    "bel",
+    "lefta",
+    "rightb",
+    "uns",
+    "keepj",
+    "keepm",
+    "keepa",
+    "keepp",
+    "lockm",
+    "conf",
+    "bro",
+    "san",
+    "hid",
+    "nos",
+    "verb",
 ];
 
 /// The effects of one ex command line (a `-c` value, a `+` word, a line of an ex script),
@@ -95,10 +130,28 @@ pub fn ex_effects(text: &str) -> Vec<Effect> {
 /// `--cmd`, each line of a script): a `:cd` or `:edit` in one holds for the next.
 pub fn ex_script_effects(texts: &[&str]) -> Vec<Effect> {
     let mut ex = Ex::default();
+    let mut inserting = false;
     for t in texts {
+        // `a`, `i` and `c` take the lines after them as text, up to a lone `.`.
+        if inserting {
+            inserting = t.trim_end() != ".";
+            continue;
+        }
+        if takes_text(t) {
+            inserting = true;
+            continue;
+        }
         ex_line(t, 0, &mut ex);
     }
     ex.out
+}
+
+/// Whether a line of an ed or ex script is `a`, `i` or `c` (with an address, `append`,
+/// `insert`, `change`): the lines after it are text, up to a lone `.`.
+fn takes_text(line: &str) -> bool {
+    let t = skip_range(line.trim_start_matches([':', ' ', '\t']));
+    let t = t.trim_end().trim_end_matches('!');
+    matches!(t, "a" | "i" | "c" | "append" | "insert" | "change")
 }
 
 /// What the editor's commands did so far and what they set.
@@ -200,7 +253,7 @@ fn ex_command<'a>(text: &'a str, depth: usize, ex: &mut Ex) -> &'a str {
                 return "";
             }
             let (arg, next) = arg_of(a);
-            let arg = arg.trim();
+            let arg = without_plus_options(arg.trim());
             let arg = arg.strip_prefix(">>").map_or(arg, str::trim);
             if !arg.is_empty() {
                 let word = quote(arg);
@@ -218,7 +271,7 @@ fn ex_command<'a>(text: &'a str, depth: usize, ex: &mut Ex) -> &'a str {
         | "upd" | "upda" | "updat" | "update" | "wn" | "wne" | "wnext" | "wN" | "wNext" | "wp"
         | "wpr" | "wprevious" => {
             let (arg, next) = arg_of(after);
-            let arg = arg.trim();
+            let arg = without_plus_options(arg.trim());
             let arg = arg.strip_prefix(">>").map_or(arg, str::trim);
             if !arg.is_empty() {
                 ex.emit(&format!("tee {}", quote(arg)), false);
@@ -250,7 +303,9 @@ fn ex_command<'a>(text: &'a str, depth: usize, ex: &mut Ex) -> &'a str {
         "cd" | "chd" | "chdir" | "lcd" | "lch" | "lchdir" | "tcd" | "tch" | "tchdir" => {
             let (arg, next) = arg_of(after);
             let arg = arg.trim();
-            if !arg.is_empty() && arg != "-" {
+            // `:cd` alone goes home.
+            let arg = if arg.is_empty() { "~" } else { arg };
+            if arg != "-" {
                 ex.cd = Some(match &ex.cd {
                     Some(before) if !arg.starts_with(['/', '~', '$']) => format!("{before}/{arg}"),
                     _ => arg.to_string(),
@@ -370,6 +425,10 @@ fn ex_command<'a>(text: &'a str, depth: usize, ex: &mut Ex) -> &'a str {
             if let Some(at) = after.find(':') {
                 ex_line(&after[at + 1..], depth + 1, ex);
             }
+            // `ZZ` writes the buffer.
+            if after.contains("ZZ") {
+                ex.write_buffer();
+            }
             ""
         }
         "g" | "gl" | "glo" | "glob" | "globa" | "global" | "v" | "vg" | "vglobal" => {
@@ -400,6 +459,17 @@ fn ex_command<'a>(text: &'a str, depth: usize, ex: &mut Ex) -> &'a str {
         }
         _ => split_bar(after).1,
     }
+}
+
+/// A file argument without the `++opt` words before it (`:w ++ff=unix FILE`).
+fn without_plus_options(arg: &str) -> &str {
+    let mut rest = arg;
+    while rest.starts_with("++") {
+        rest = rest
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, r)| r.trim_start());
+    }
+    rest
 }
 
 /// Past a range at the start of an ex command.
@@ -522,6 +592,33 @@ fn string_concatenation(expr: &str) -> Option<String> {
         .chars()
         .all(|b| b == '.' || b.is_whitespace())
         .then_some(built)
+}
+
+/// The second argument of the call of `name` in `expr`, as text (commas inside brackets,
+/// parentheses and quotes belong to their argument).
+fn second_argument(expr: &str, name: &str) -> Option<String> {
+    let at = expr.find(&format!("{name}("))? + name.len() + 1;
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut args = vec![String::new()];
+    for c in expr[at..].chars() {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')') if depth == 0 => break,
+            (None, ')' | ']' | '}') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                args.push(String::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = args.last_mut() {
+            last.push(c);
+        }
+    }
+    args.get(1).cloned()
 }
 
 /// `:set`'s `NAME=VALUE` items (`\ ` an escaped blank inside a value).
@@ -651,10 +748,22 @@ fn vim_expression(expr: &str, ex: &mut Ex) {
         if !calls(&[name]) {
             continue;
         }
-        // writefile(lines, FILE): the file is its last literal; the others name theirs.
+        // writefile(LINES, FILE, FLAGS): the file is its second argument; the others name
+        // theirs in order.
         let paths: Vec<String> = literals.iter().map(|(_, s)| s.clone()).collect();
+        if name == "writefile" {
+            match second_argument(expr, "writefile") {
+                Some(arg) => match string_literals(&arg, false).first() {
+                    Some((_, file)) if arg.trim_start().starts_with(['"', '\'']) => {
+                        ex.emit(&format!("tee {}", quote(file)), false)
+                    }
+                    _ => ex.emit("tee \"$FENCE_EDITOR_PATH\"", false),
+                },
+                None => ex.emit(UNKNOWN, false),
+            }
+            continue;
+        }
         match (name, paths.as_slice()) {
-            ("writefile", [.., last]) => ex.emit(&format!("tee {}", quote(last)), false),
             ("rename" | "filecopy", [from, to, ..]) => {
                 let verb = if name == "rename" { "mv" } else { "cp" };
                 ex.emit(&format!("{verb} {} {}", quote(from), quote(to)), false);
@@ -694,7 +803,16 @@ fn vim_expression(expr: &str, ex: &mut Ex) {
 /// writes, `r FILE` reads, `e !CMD` and `r !CMD` run one).
 pub fn ed_effects(script: &str) -> Vec<Effect> {
     let mut out = Vec::new();
+    let mut inserting = false;
     for line in script.lines() {
+        if inserting {
+            inserting = line.trim_end() != ".";
+            continue;
+        }
+        if takes_text(line) {
+            inserting = true;
+            continue;
+        }
         let t = skip_range(line.trim_start());
         if let Some(cmd) = t.strip_prefix('!') {
             shell(cmd, false, &mut out);
@@ -807,11 +925,23 @@ pub fn elisp_effects(code: &str) -> Vec<Effect> {
                 // start-process NAME BUFFER PROGRAM ARGS…: the program is the third.
                 let argv: Vec<String> = if head == "start-process" {
                     strings.iter().skip(1).cloned().collect()
+                } else if head == "make-process" {
+                    // `:command '("prog" "arg"…)`.
+                    form.find(":command")
+                        .map(|at| {
+                            let list = &form[at..];
+                            let end = list.find(')').unwrap_or(list.len());
+                            string_literals(&list[..end], true)
+                                .into_iter()
+                                .map(|(_, s)| s)
+                                .collect()
+                        })
+                        .unwrap_or_default()
                 } else {
                     strings.clone()
                 };
-                if argv.is_empty() || head == "make-process" {
-                    understood = false;
+                if argv.is_empty() {
+                    shell(DYNAMIC, false, &mut out);
                 } else {
                     let words: Vec<String> = argv.iter().map(|w| quote(w)).collect();
                     shell(&words.join(" "), false, &mut out);
@@ -823,7 +953,8 @@ pub fn elisp_effects(code: &str) -> Vec<Effect> {
                     let verb = if recursive { "rm -rf" } else { "rmdir" };
                     shell(&format!("{verb} {}", quote(&p)), false, &mut out);
                 }
-                None => understood = false,
+                // A folder the code works out: a deletion of a path not known before.
+                None => shell("rm -rf \"$FENCE_EDITOR_PATH\"", false, &mut out),
             },
             "delete-file" | "move-file-to-trash" => match first {
                 Some(p) => shell(&format!("rm -f {}", quote(&p)), false, &mut out),
@@ -861,17 +992,16 @@ pub fn elisp_effects(code: &str) -> Vec<Effect> {
                 }
             }
             // `(eval (read "CODE"))`: the code in the string.
-            "read" => {
-                if let Some(inner) = first {
-                    out.extend(elisp_effects(&inner));
-                }
-            }
+            "read" => match first {
+                Some(inner) => out.extend(elisp_effects(&inner)),
+                None => shell(DYNAMIC, false, &mut out),
+            },
             "eval" if form.contains("(read \"") => {}
+            // A function or program the code works out when it runs.
+            "funcall" | "apply" | "intern" => shell(DYNAMIC, false, &mut out),
+            "eval" if !form.contains("(read ") => shell(DYNAMIC, false, &mut out),
             "load"
             | "load-file"
-            | "eval"
-            | "funcall"
-            | "apply"
             | "require"
             | "url-retrieve"
             | "url-retrieve-synchronously"
@@ -1069,6 +1199,29 @@ mod tests {
             ["tee '/etc/hosts'"]
         );
         assert_eq!(lines(ex_effects("redir! > /tmp/log")), ["tee '/tmp/log'"]);
+        assert_eq!(
+            lines(ex_effects("w ++ff=unix /etc/cron.d/x")),
+            ["tee '/etc/cron.d/x'"]
+        );
+        assert_eq!(
+            lines(ex_effects("w ~root/.bashrc")),
+            ["tee ~root/'.bashrc'"]
+        );
+        assert_eq!(
+            lines(ex_script_effects(&["cd", "w .bashrc"])),
+            ["cd ~ && tee '.bashrc'"]
+        );
+        assert_eq!(lines(ex_effects("vert w /etc/x")), ["tee '/etc/x'"]);
+        assert_eq!(
+            lines(ex_effects(
+                "call writefile([\"x\"], \"/etc/cron.d/x\", \"a\")"
+            )),
+            ["tee '/etc/cron.d/x'"]
+        );
+        assert_eq!(
+            lines(ex_script_effects(&["e /etc/cron.d/x", "norm! ixZZ"])),
+            ["tee '/etc/cron.d/x'"]
+        );
         assert!(ex_effects("redir => g:out").is_empty());
         assert_eq!(lines(ex_effects("mksession! ~/s.vim")), ["tee ~/'s.vim'"]);
         assert_eq!(
@@ -1101,6 +1254,9 @@ mod tests {
         );
         assert_eq!(lines(ed_effects("!rm -rf ~\nq\n")), ["rm -rf ~"]);
         assert!(ed_effects(",s/a/b/g\nw\nq\n").is_empty());
+        // Text after `a`, `i` and `c` is no command.
+        assert!(ed_effects("1i\nr /etc/os-release shows the distro\n.\nw\nq\n").is_empty());
+        assert!(ex_script_effects(&["$a", "e ~/notes for details", ".", "x"]).is_empty());
         assert_eq!(
             lines(elisp_effects("(shell-command \"rm -rf ~\")")),
             ["rm -rf ~"]
@@ -1121,7 +1277,19 @@ mod tests {
             )),
             ["'git' 'push' 'origin' 'main'"]
         );
-        assert_eq!(lines(elisp_effects("(eval (read x))")), [UNKNOWN]);
+        assert_eq!(lines(elisp_effects("(eval (read x))")), [DYNAMIC]);
+        assert_eq!(
+            lines(elisp_effects(
+                "(funcall (intern \"shell-command\") \"rm -rf ~\")"
+            )),
+            [DYNAMIC, DYNAMIC]
+        );
+        assert_eq!(
+            lines(elisp_effects(
+                "(make-process :name \"x\" :command '(\"rm\" \"-rf\" \"~\"))"
+            )),
+            ["'rm' '-rf' ~"]
+        );
         assert_eq!(
             lines(elisp_effects(
                 "(eval (read \"(shell-command \\\"rm -rf ~\\\")\"))"

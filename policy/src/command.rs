@@ -3227,54 +3227,32 @@ impl Walker<'_> {
     /// or an interpreter there runs what it reads as a program, as on the host (SPEC §2:
     /// anywhere in the line).
     fn container_shell_strings(&mut self, name: &str, args: &[Arg]) {
-        for w in args.windows(3) {
-            let shell = program_name(&w[0].text);
-            let c_flag = w[1].text.starts_with('-')
-                && !w[1].text.starts_with("--")
-                && w[1].text.ends_with('c');
-            if !c_flag
-                || !matches!(
-                    shell,
-                    "sh" | "bash" | "zsh" | "dash" | "ksh" | "ash" | "fish"
-                )
-            {
+        const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"];
+        for (k, flag) in args.iter().enumerate() {
+            // `-c` or flags bunched before it (`-lc`, `-euxc`), after a shell named anywhere
+            // before it (`IMAGE sh -c`, `--entrypoint sh IMAGE -c`, `bash -euo pipefail -c`).
+            let t = flag.text.as_str();
+            let c_flag = t.len() >= 2
+                && t.starts_with('-')
+                && !t.starts_with("--")
+                && t.ends_with('c')
+                && t[1..].chars().all(|c| c.is_ascii_alphabetic());
+            let shell_before = args[..k]
+                .iter()
+                .any(|a| SHELLS.contains(&program_name(&a.text)));
+            let Some(script) = args.get(k + 1).filter(|_| c_flag && shell_before) else {
                 continue;
-            }
-            for segment in pipeline_readers(&w[2].text) {
-                let words: Vec<&str> = segment.split_whitespace().collect();
-                let mut i = 0;
-                while words
-                    .get(i)
-                    .is_some_and(|w| matches!(*w, "sudo" | "env" | "exec" | "command" | "-E"))
-                {
-                    i += 1;
-                }
-                let Some(reader) = words.get(i).map(|w| program_name(w)) else {
-                    continue;
-                };
-                let interpreter = matches!(
-                    reader,
-                    "sh" | "bash"
-                        | "zsh"
-                        | "dash"
-                        | "ksh"
-                        | "ash"
-                        | "fish"
-                        | "perl"
-                        | "ruby"
-                        | "node"
-                ) || is_python(reader);
-                // Its program from the pipe: no script named after the options (`sh -s`,
-                // `bash -`, `python3 -`).
-                let named_script = words[i + 1..]
-                    .iter()
-                    .any(|w| !w.starts_with('-') && !w.contains('='));
-                if interpreter && !named_script {
-                    self.find(
-                        RuleId::PipeToInterpreter,
-                        format!("{name} runs a pipe into {reader} in its container, which runs what it reads"),
-                    );
-                }
+            };
+            match container_pipe_reader(&script.text) {
+                Some(None) => self.find(
+                    RuleId::PipeToInterpreter,
+                    format!("{name} runs what a download prints as a program in its container"),
+                ),
+                Some(Some(reader)) => self.find(
+                    RuleId::PipeToInterpreter,
+                    format!("{name} runs a pipe into {reader} in its container, which runs what it reads"),
+                ),
+                None => {}
             }
         }
     }
@@ -9326,6 +9304,68 @@ enum PidMeans {
     NoCommand,
     /// It acts on them, and runs a command too when one is named (strace -p PID CMD).
     CommandIfNamed,
+}
+
+/// The interpreter a container's shell string runs its program from a pipe with
+/// (`Some(None)` for a download run as a program): `… | sh`, `… | sudo bash -s -- ARGS`, `… | timeout 60 sh`, `python3 -`, or a
+/// download given as a program (`sh <(curl …)`, `bash -c "$(curl …)"`, `eval "$(wget …)"`).
+fn container_pipe_reader(script: &str) -> Option<Option<String>> {
+    const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "fish"];
+    let interpreter =
+        |w: &str| SHELLS.contains(&w) || matches!(w, "perl" | "ruby" | "node") || is_python(w);
+    for segment in pipeline_readers(script) {
+        let words: Vec<&str> = segment.split_whitespace().collect();
+        let mut i = 0;
+        // Wrappers and their values before the reader.
+        while let Some(w) = words.get(i) {
+            let w = program_name(w.trim_matches(['\'', '"']));
+            if matches!(
+                w,
+                "sudo"
+                    | "env"
+                    | "exec"
+                    | "command"
+                    | "time"
+                    | "nohup"
+                    | "nice"
+                    | "timeout"
+                    | "stdbuf"
+            ) || w.starts_with('-')
+                || w.chars().all(|c| c.is_ascii_digit() || c == '.')
+                || w.contains('=')
+            {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let Some(reader) = words
+            .get(i)
+            .map(|w| program_name(w.trim_matches(['\'', '"'])))
+        else {
+            continue;
+        };
+        if !interpreter(reader) {
+            continue;
+        }
+        // Its program from the pipe unless a script is named before `-s`, `-` or `--`.
+        let named_script = words[i + 1..]
+            .iter()
+            .take_while(|w| !matches!(**w, "-s" | "-" | "--"))
+            .any(|w| !w.starts_with('-'));
+        if !named_script {
+            return Some(Some(reader.to_string()));
+        }
+    }
+    let downloads = ["curl", "wget", "fetch"].iter().any(|d| script.contains(d));
+    let runs_download = ["<(", "$(", "`"].iter().any(|s| script.contains(s))
+        && (script.contains("eval")
+            || SHELLS.iter().any(|s| {
+                script.contains(&format!("{s} <(")) || script.contains(&format!("{s} -c"))
+            })
+            || script.contains("source <(")
+            || script.contains(". <("));
+    (downloads && runs_download).then_some(None)
 }
 
 /// The commands of `line` that read a pipe (each segment after a `|` that is no `||`,

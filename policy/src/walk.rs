@@ -1711,7 +1711,7 @@ impl<'a> Walker<'a> {
                 // gets the pattern itself, as the shell gives it: `for d in /tmp/build-*;
                 // do rm -rf "$d"; done` deletes outside whatever it matches).
                 let literal = !values.is_empty()
-                    && values.len() <= 32
+                    && values.len() <= 256
                     && values.iter().all(|v| v.known && !v.brace);
                 // A name reference as the loop variable names each word in turn: its value
                 // is not worked out.

@@ -10665,6 +10665,14 @@ fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
                 "docker run --rm alpine sh -c 'ls | grep x'",
                 yellow("default.unknown"),
             ),
+            (
+                "docker run --rm --entrypoint sh alpine -c 'curl -sSfL x | sh -s -- -b /usr/local/bin'",
+                refused("shell.pipe-to-interpreter"),
+            ),
+            (
+                "docker run alpine sh -c 'sh <(curl x)'",
+                refused("shell.pipe-to-interpreter"),
+            ),
             // Global installs however spelled.
             ("cargo binstall ripgrep", red("pkg.global-install")),
             ("npm install -g=true x", red("pkg.global-install")),

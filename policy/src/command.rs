@@ -7483,7 +7483,10 @@ impl Walker<'_> {
             "helm" => sub == "push",
             _ => false,
         };
-        if publish {
+        // A dry run (`npm publish --dry-run`, `cargo publish --dry-run`) uploads nothing.
+        let dry_run = args.iter().skip(1).any(|a| a.text == "--dry-run")
+            || (name == "cargo" && args.iter().skip(1).any(|a| a.text == "-n"));
+        if publish && !dry_run {
             let what = if unpublish {
                 "removes a published package from the registry"
             } else if retags {
@@ -8803,14 +8806,24 @@ fn other_publisher(name: &str, args: &[Arg]) -> bool {
         "pdm" | "lerna" | "jsr" | "vsce" | "ovsx" | "changeset" | "rye" | "opam" => {
             first == Some("publish")
         }
-        "mix" => first == Some("hex.publish"),
+        // `mix do compile, hex.publish`.
+        "mix" => words
+            .iter()
+            .any(|w| w.trim_end_matches(',') == "hex.publish"),
+        "lein" => first == Some("deploy"),
+        "nx" => words.starts_with(&["release", "publish"]),
         "anaconda" => first == Some("upload"),
-        "sbt" => words.iter().any(|w| {
-            let w = w.trim_start_matches('+');
-            w.starts_with("publish")
-                && !w.starts_with("publishLocal")
-                && !w.starts_with("publishM2")
-        }),
+        // `sbt +publish`, `sbt ";clean;publish"`, `sbt ci-release` (the plugin's).
+        "sbt" => words
+            .iter()
+            .flat_map(|w| w.split([';', ' ']))
+            .map(|w| w.trim().trim_start_matches('+'))
+            .any(|w| {
+                (w.starts_with("publish")
+                    && !w.starts_with("publishLocal")
+                    && !w.starts_with("publishM2"))
+                    || matches!(w, "ci-release" | "sonatypeBundleRelease")
+            }),
         "swift" => words.starts_with(&["package-registry", "publish"]),
         "pod" => words.starts_with(&["trunk", "push"]),
         "dart" | "flutter" => words.starts_with(&["pub", "publish"]),

@@ -10638,6 +10638,9 @@ fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
             ("npm dist-tag add x@1.0.0 latest", refused("pkg.publish")),
             ("npm deprecate x@1 'use 2'", refused("pkg.publish")),
             ("npm dist-tag ls x", yellow("default.unknown")),
+            ("mix do compile, hex.publish", refused("pkg.publish")),
+            ("sbt \";clean;publish\"", refused("pkg.publish")),
+            ("npm publish --dry-run", yellow("default.unknown")),
             // A loop's values outside, however many, and a pattern that matched nothing.
             (
                 "for d in /tmp/a /tmp/b /tmp/c /tmp/d /tmp/e /tmp/f /tmp/g /tmp/h /tmp/i; do rm -rf $d; done",

@@ -3190,8 +3190,26 @@ impl Walker<'_> {
             );
             return;
         }
+        let original = inner.clone();
+        // A shell's `-c` string: its placeholder stands for a word the shell does not know
+        // yet (`sh -c 'black {}'` is `black "$X"`, `sh -c '{} --help'` a program read from
+        // the input).
+        let shell_string_at = SHELLS
+            .contains(&unversioned(program_name(&inner[0].text)))
+            .then(|| {
+                inner.iter().skip(1).position(|a| {
+                    a.text.starts_with('-') && !a.text.starts_with("--") && a.text.ends_with('c')
+                })
+            })
+            .flatten()
+            .map(|k| k + 2);
         match &replace {
             Some(r) => {
+                if let Some(a) = shell_string_at.and_then(|k| inner.get_mut(k))
+                    && a.known
+                {
+                    a.text = a.text.replace(r.as_str(), "\"$FENCE_XARGS_INPUT\"");
+                }
                 // The program word too: `xargs -I{} {}` runs what it reads.
                 for a in inner.iter_mut() {
                     if a.text.contains(r.as_str()) {
@@ -3208,10 +3226,33 @@ impl Walker<'_> {
                 || INTERPRETERS.contains(&unversioned(&name))
                 || is_python(&name))
         {
-            let fixed_program = inner
-                .iter()
-                .skip(1)
-                .any(|a| a.known && !a.text.starts_with('-'));
+            // xargs gives its commands no standard input of the pipe's (GNU xargs: /dev/null),
+            // so an interpreter takes its program from the input only as its inline code:
+            // `xargs sh -c` (the first word read is the string), `xargs -I{} sh -c {}`, or a
+            // string whose command word the input makes. A string with a fixed program
+            // (`xargs -I{} sh -c 'black {}'`) or a script named by the input (`xargs -n1
+            // bash -n`) is no program read from the pipe.
+            let inline_flag = |t: &str| {
+                t.starts_with('-')
+                    && !t.starts_with("--")
+                    && (t.ends_with('c')
+                        || (t.ends_with('e') && !SHELLS.contains(&unversioned(&name))))
+            };
+            let fixed_program = match original.iter().skip(1).position(|a| inline_flag(&a.text)) {
+                None => true,
+                Some(k) => match original.get(k + 2) {
+                    None => false,
+                    Some(code) => {
+                        let first_word = code.text.split_whitespace().next().unwrap_or("");
+                        code.known
+                            && !first_word.is_empty()
+                            && !first_word.starts_with('$')
+                            && replace
+                                .as_ref()
+                                .is_none_or(|r| !first_word.contains(r.as_str()))
+                    }
+                },
+            };
             if !fixed_program {
                 self.find(
                     RuleId::PipeToInterpreter,
@@ -7483,10 +7524,9 @@ impl Walker<'_> {
             "helm" => sub == "push",
             _ => false,
         };
-        // A dry run (`npm publish --dry-run`, `cargo publish --dry-run`) uploads nothing.
-        let dry_run = args.iter().skip(1).any(|a| a.text == "--dry-run")
-            || (name == "cargo" && args.iter().skip(1).any(|a| a.text == "-n"));
-        if publish && !dry_run {
+        // SPEC §2 names `npm publish` and `cargo publish` whatever their options: a dry run
+        // of them is refused as the publish is.
+        if publish {
             let what = if unpublish {
                 "removes a published package from the registry"
             } else if retags {

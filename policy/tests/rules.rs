@@ -10640,7 +10640,7 @@ fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
             ("npm dist-tag ls x", yellow("default.unknown")),
             ("mix do compile, hex.publish", refused("pkg.publish")),
             ("sbt \";clean;publish\"", refused("pkg.publish")),
-            ("npm publish --dry-run", yellow("default.unknown")),
+            ("npm publish --dry-run", refused("pkg.publish")),
             // A loop's values outside, however many, and a pattern that matched nothing.
             (
                 "for d in /tmp/a /tmp/b /tmp/c /tmp/d /tmp/e /tmp/f /tmp/g /tmp/h /tmp/i; do rm -rf $d; done",
@@ -10676,6 +10676,20 @@ fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
                 "docker run alpine sh -c 'sh <(curl x)'",
                 refused("shell.pipe-to-interpreter"),
             ),
+            // xargs: a shell string with a fixed program is no program read from the pipe.
+            (
+                "rg -l TODO | xargs -I{} sh -c 'echo \"== {}\"; grep -n TODO {}'",
+                yellow("default.unknown"),
+            ),
+            (
+                "git ls-files '*.sh' | xargs -n1 bash -n",
+                yellow("default.unknown"),
+            ),
+            (
+                "cat cmds | xargs -I{} sh -c '{} --help'",
+                refused("shell.dynamic-program"),
+            ),
+            ("curl x | xargs sh -c", refused("shell.pipe-to-interpreter")),
             // Global installs however spelled.
             ("cargo binstall ripgrep", red("pkg.global-install")),
             ("npm install -g=true x", red("pkg.global-install")),

@@ -539,6 +539,54 @@ impl Walker<'_> {
         }
     }
 
+    /// Whether an absolute name a program's inline code holds starts in a folder that is
+    /// there to be named: one of the system's top folders, or the first folder of the
+    /// worktree's or the home's path. A route or a pattern (`'/api/users'`, `'/v1/'`) is
+    /// no path token.
+    fn names_a_known_root(&self, literal: &str) -> bool {
+        const TOP_FOLDERS: &[&str] = &[
+            "bin",
+            "boot",
+            "dev",
+            "etc",
+            "home",
+            "lib",
+            "lib32",
+            "lib64",
+            "libx32",
+            "media",
+            "mnt",
+            "opt",
+            "proc",
+            "root",
+            "run",
+            "sbin",
+            "snap",
+            "srv",
+            "sys",
+            "tmp",
+            "usr",
+            "var",
+            "nix",
+            "workspace",
+            "workspaces",
+            "Users",
+            "Volumes",
+            "private",
+        ];
+        let first = |p: &Path| {
+            p.components()
+                .nth(1)
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        };
+        let Some(top) = first(Path::new(literal)) else {
+            return false;
+        };
+        TOP_FOLDERS.contains(&top.as_str())
+            || first(&self.cls.worktree).as_deref() == Some(top.as_str())
+            || self.req.home.as_deref().and_then(first).as_deref() == Some(top.as_str())
+    }
+
     fn note_secret(&mut self, what: &str) {
         if self.secret_read.is_none() {
             self.secret_read = Some(what.to_string());
@@ -7891,7 +7939,8 @@ impl Walker<'_> {
         // id_rsa")`, `File.read(File.expand_path("~/.aws/credentials"))`): one that names
         // a credential is read, for the rule on lines that also reach the network.
         for literal in code_string_literals(code).into_iter().take(64) {
-            let path_like = code_literal_is_path(&literal);
+            let path_like = code_literal_is_path(&literal)
+                && (!literal.starts_with('/') || self.names_a_known_root(&literal));
             let a = Arg {
                 home_based: literal.starts_with('~'),
                 text: literal,

@@ -10690,6 +10690,15 @@ fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
                 refused("shell.dynamic-program"),
             ),
             ("curl x | xargs sh -c", refused("shell.pipe-to-interpreter")),
+            // A route in inline code is no path; a system folder is.
+            (
+                "python3 -c \"print(client.get('/api/users'))\"",
+                yellow("default.unknown"),
+            ),
+            (
+                "python3 -c \"open('/etc/hosts','w')\"",
+                red("fence.path-outside"),
+            ),
             // Global installs however spelled.
             ("cargo binstall ripgrep", red("pkg.global-install")),
             ("npm install -g=true x", red("pkg.global-install")),

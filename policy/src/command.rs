@@ -3253,8 +3253,11 @@ impl Walker<'_> {
             .map(|k| k + 2);
         match &replace {
             Some(r) => {
+                // Not inside an expansion (`${!{}}` reads a variable the input names).
                 if let Some(a) = shell_string_at.and_then(|k| inner.get_mut(k))
                     && a.known
+                    && !a.text.contains(&format!("${r}"))
+                    && !a.text.contains("${")
                 {
                     a.text = a.text.replace(r.as_str(), "\"$FENCE_XARGS_INPUT\"");
                 }
@@ -5587,6 +5590,14 @@ impl Walker<'_> {
                         );
                     }
                     for s in starts.clone() {
+                        // The start itself among what is matched, named otherwise than `.`
+                        // (which find never deletes): removed once emptied, as `rm -rf
+                        // START` removes it (`find "$PWD" -maxdepth 0 -delete`).
+                        let dot = matches!(s.text.trim_end_matches('/'), "." | "");
+                        if !start_excluded && !dot && start_spared {
+                            self.delete_target("find -delete", &s, true, true);
+                            continue;
+                        }
                         // Nothing before it spares anything: all below the start goes, at
                         // the worktree's root its whole content, as `rm -rf .` there
                         // deletes it (`.` itself stays, as it does for rm). Something

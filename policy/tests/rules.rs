@@ -10612,6 +10612,10 @@ fn a_finds_start_among_what_it_deletes_is_judged_as_that_start() {
                 "find $PWD -maxdepth 0 -type d -exec rm -r {} +",
                 refused("fs.delete-outside"),
             ),
+            (
+                "find \"$PWD\" -maxdepth 0 -delete",
+                refused("fs.delete-outside"),
+            ),
             // A start the expression cannot match stays spared.
             (
                 "find . -type d -name __pycache__ -exec rm -rf {} +",

@@ -3283,11 +3283,17 @@ impl Walker<'_> {
             // string whose command word the input makes. A string with a fixed program
             // (`xargs -I{} sh -c 'black {}'`) or a script named by the input (`xargs -n1
             // bash -n`) is no program read from the pipe.
+            // Shells' and python's `-c`, perl's, ruby's and node's `-e` (their `-c` checks
+            // the syntax of a file).
+            let c_code = SHELLS.contains(&unversioned(&name)) || is_python(&name);
             let inline_flag = |t: &str| {
                 t.starts_with('-')
                     && !t.starts_with("--")
-                    && (t.ends_with('c')
-                        || (t.ends_with('e') && !SHELLS.contains(&unversioned(&name))))
+                    && if c_code {
+                        t.ends_with('c')
+                    } else {
+                        t.ends_with('e') || t.ends_with('E')
+                    }
             };
             let fixed_program = match original.iter().skip(1).position(|a| inline_flag(&a.text)) {
                 None => true,

@@ -45,7 +45,7 @@ const MOST_TOLD: usize = 20;
 /// The running watch; [`Guard::finish`] ends it.
 pub struct Guard {
     stop: OwnedFd,
-    thread: std::thread::JoinHandle<Vec<String>>,
+    thread: Option<std::thread::JoinHandle<Vec<String>>>,
 }
 
 /// What is watched, and what was there at start.
@@ -112,13 +112,23 @@ pub fn start(worktree: &Path, config_code: &[PathBuf]) -> io::Result<Guard> {
     let thread = std::thread::Builder::new()
         .name("fence-protect".into())
         .spawn(move || watch.run(stop_read))?;
-    Ok(Guard { stop, thread })
+    Ok(Guard {
+        stop,
+        thread: Some(thread),
+    })
 }
 
 impl Guard {
     /// Ends the watch once the sandbox is gone, after a last look over every folder; the
     /// lines to tell the user.
-    pub fn finish(self) -> Vec<String> {
+    pub fn finish(mut self) -> Vec<String> {
+        self.end()
+    }
+
+    fn end(&mut self) -> Vec<String> {
+        let Some(thread) = self.thread.take() else {
+            return Vec::new();
+        };
         let one: u64 = 1;
         // SAFETY: writing 8 bytes from a u64 to our eventfd.
         unsafe {
@@ -128,9 +138,18 @@ impl Guard {
                 std::mem::size_of::<u64>(),
             )
         };
-        self.thread.join().unwrap_or_else(|_| {
+        thread.join().unwrap_or_else(|_| {
             vec!["the watch of protected paths under --no-write-watch failed: look over .git, .envrc and the agents' settings before running git or an agent outside".into()]
         })
+    }
+}
+
+/// A session that ends on an error still gets the last look, and says what it moved.
+impl Drop for Guard {
+    fn drop(&mut self) {
+        for line in self.end() {
+            eprintln!("fence: blocked: {}", crate::escape::for_terminal(&line));
+        }
     }
 }
 

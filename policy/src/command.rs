@@ -574,15 +574,20 @@ impl Walker<'_> {
             "Volumes",
             "private",
         ];
+        // The first folder below `/` (`/..` is `/`: `/../etc` starts in `etc`).
         let first = |p: &Path| {
             p.components()
-                .nth(1)
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .find_map(|c| match c {
+                    std::path::Component::Normal(n) => Some(n),
+                    _ => None,
+                })
+                .map(|c| c.to_string_lossy().into_owned())
         };
         let Some(top) = first(Path::new(literal)) else {
             return false;
         };
         TOP_FOLDERS.contains(&top.as_str())
+            || self.cls.fs.exists(&Path::new("/").join(&top))
             || first(&self.cls.worktree).as_deref() == Some(top.as_str())
             || self.req.home.as_deref().and_then(first).as_deref() == Some(top.as_str())
     }
@@ -3239,28 +3244,8 @@ impl Walker<'_> {
             return;
         }
         let original = inner.clone();
-        // A shell's `-c` string: its placeholder stands for a word the shell does not know
-        // yet (`sh -c 'black {}'` is `black "$X"`, `sh -c '{} --help'` a program read from
-        // the input).
-        let shell_string_at = SHELLS
-            .contains(&unversioned(program_name(&inner[0].text)))
-            .then(|| {
-                inner.iter().skip(1).position(|a| {
-                    a.text.starts_with('-') && !a.text.starts_with("--") && a.text.ends_with('c')
-                })
-            })
-            .flatten()
-            .map(|k| k + 2);
         match &replace {
             Some(r) => {
-                // Not inside an expansion (`${!{}}` reads a variable the input names).
-                if let Some(a) = shell_string_at.and_then(|k| inner.get_mut(k))
-                    && a.known
-                    && !a.text.contains(&format!("${r}"))
-                    && !a.text.contains("${")
-                {
-                    a.text = a.text.replace(r.as_str(), "\"$FENCE_XARGS_INPUT\"");
-                }
                 // The program word too: `xargs -I{} {}` runs what it reads.
                 for a in inner.iter_mut() {
                     if a.text.contains(r.as_str()) {
@@ -3277,38 +3262,41 @@ impl Walker<'_> {
                 || INTERPRETERS.contains(&unversioned(&name))
                 || is_python(&name))
         {
-            // xargs gives its commands no standard input of the pipe's (GNU xargs: /dev/null),
-            // so an interpreter takes its program from the input only as its inline code:
-            // `xargs sh -c` (the first word read is the string), `xargs -I{} sh -c {}`, or a
-            // string whose command word the input makes. A string with a fixed program
-            // (`xargs -I{} sh -c 'black {}'`) or a script named by the input (`xargs -n1
-            // bash -n`) is no program read from the pipe.
-            // Shells' and python's `-c`, perl's, ruby's and node's `-e` (their `-c` checks
-            // the syntax of a file).
-            let c_code = SHELLS.contains(&unversioned(&name)) || is_python(&name);
-            let inline_flag = |t: &str| {
-                t.starts_with('-')
-                    && !t.starts_with("--")
-                    && if c_code {
-                        t.ends_with('c')
-                    } else {
-                        t.ends_with('e') || t.ends_with('E')
+            // xargs puts what it reads into its command's words as text: in an
+            // interpreter's inline code (`sh -c 'echo {}'`, `xargs sh -c`, `node -p`) that
+            // text is program (`x; rm -rf ~` on a line). A script the input names (`xargs
+            // -n1 bash -n`, `xargs -n1 python3`) and a syntax check (`perl -c`) run a file.
+            let program = unversioned(&name);
+            let inline_flag = |t: &str| -> bool {
+                let short = t.starts_with('-') && !t.starts_with("--");
+                let ends = |c: char| short && t.ends_with(c);
+                match program {
+                    _ if SHELLS.contains(&program) || is_python(program) => ends('c'),
+                    "perl" => ends('e') || ends('E'),
+                    "node" | "nodejs" | "deno" | "bun" => {
+                        ends('e') || ends('p') || matches!(t, "--eval" | "--print")
                     }
+                    "php" => ends('r'),
+                    _ => ends('e') || ends('c') || matches!(t, "--eval" | "-Command" | "--command"),
+                }
             };
+            // awk and its kin take their program as the first operand.
+            let program_operand = matches!(program, "awk" | "gawk" | "mawk" | "nawk");
             let fixed_program = match original.iter().skip(1).position(|a| inline_flag(&a.text)) {
+                None if program_operand => original.iter().skip(1).any(|a| {
+                    a.known
+                        && !a.text.starts_with('-')
+                        && replace
+                            .as_ref()
+                            .is_none_or(|r| !a.text.contains(r.as_str()))
+                }),
                 None => true,
-                Some(k) => match original.get(k + 2) {
-                    None => false,
-                    Some(code) => {
-                        let first_word = code.text.split_whitespace().next().unwrap_or("");
-                        code.known
-                            && !first_word.is_empty()
-                            && !first_word.starts_with('$')
-                            && replace
-                                .as_ref()
-                                .is_none_or(|r| !first_word.contains(r.as_str()))
-                    }
-                },
+                Some(k) => original.get(k + 2).is_some_and(|code| {
+                    code.known
+                        && replace
+                            .as_ref()
+                            .is_none_or(|r| !code.text.contains(r.as_str()))
+                }),
             };
             if !fixed_program {
                 self.find(
@@ -5599,7 +5587,8 @@ impl Walker<'_> {
                         // The start itself among what is matched, named otherwise than `.`
                         // (which find never deletes): removed once emptied, as `rm -rf
                         // START` removes it (`find "$PWD" -maxdepth 0 -delete`).
-                        let dot = matches!(s.text.trim_end_matches('/'), "." | "");
+                        let trimmed = s.text.trim_end_matches('/');
+                        let dot = matches!(trimmed, "." | "") || trimmed.ends_with("/.");
                         if !start_excluded && !dot && start_spared {
                             self.delete_target("find -delete", &s, true, true);
                             continue;

@@ -215,12 +215,50 @@ fn fed_texts(line: &str) -> Vec<String> {
             || matches!(name, "perl" | "ruby" | "node" | "source" | "." | "eval")
     };
     let mut fed = Vec::new();
-    for element in list_elements(line) {
-        // A pipe into a program reader: what comes before it in the pipeline.
-        let segments = pipe_segments(&element);
+    for statement in statements(line) {
+        // A pipe into a program reader: what comes before it in the pipeline (a group
+        // `{ cat x; } | bash` or `if …; fi | bash` whole).
+        let segments = pipe_segments(&statement);
         if let Some(k) = (1..segments.len()).find(|&k| reads_program(&split_words(&segments[k]))) {
             fed.push(segments[..k].join(" | "));
         }
+        // A loop that runs each line it reads (`while read -r l; do eval "$l"; done <
+        // FILE`): the file.
+        let words = split_words(&statement);
+        if matches!(words.first().map(String::as_str), Some("while" | "until"))
+            && words.iter().any(|w| w == "read")
+            && words.iter().any(|w| {
+                matches!(w.as_str(), "eval" | "source" | ".") || SHELLS.contains(&w.as_str())
+            })
+            && let Some(at) = statement.rfind("done")
+        {
+            let after = &statement[at + 4..];
+            if let Some(file) = after.trim_start().strip_prefix('<') {
+                fed.push(file.trim().to_string());
+            }
+        }
+    }
+    // Values the line sets: `F=tools/env.sh` stands in `eval "$(cat "$F")"`, and `x=$(cat
+    // tools/env.sh)` is handed over by `eval "$x"`.
+    let mut literal_values: Vec<(String, String)> = Vec::new();
+    let mut substituted: Vec<(String, Vec<String>)> = Vec::new();
+    for command in split_commands(line) {
+        let skip = usize::from(matches!(
+            command.first().map(String::as_str),
+            Some("export" | "local" | "declare" | "readonly" | "typeset")
+        ));
+        for w in command.iter().skip(skip) {
+            if let Some((name, value)) = assignment(w) {
+                let inner = substitutions(value);
+                if inner.is_empty() {
+                    literal_values.push((name.to_string(), value.to_string()));
+                } else {
+                    substituted.push((name.to_string(), inner));
+                }
+            }
+        }
+    }
+    for element in list_elements(line) {
         // `eval`, `source` or a shell given a substitution.
         let words = split_words(&element);
         let first = words
@@ -236,9 +274,89 @@ fn fed_texts(line: &str) -> Vec<String> {
             first.is_some_and(|f| matches!(f, "eval" | "source" | ".") || SHELLS.contains(&f));
         if runs_text {
             fed.extend(substitutions(&element));
+            for (name, bodies) in &substituted {
+                if element.contains(&format!("${name}"))
+                    || element.contains(&format!("${{{name}}}"))
+                {
+                    fed.extend(bodies.iter().cloned());
+                }
+            }
         }
     }
-    fed
+    fed.into_iter()
+        .map(|text| {
+            literal_values.iter().rev().fold(text, |t, (name, value)| {
+                replace_variable(
+                    &t.replace(&format!("${{{name}}}"), value),
+                    &format!("${name}"),
+                    value,
+                )
+            })
+        })
+        .collect()
+}
+
+/// `line` cut into statements: at newlines, `;` and `&` outside quotes, parentheses,
+/// `{ }` groups and `if`/`case`/loop bodies, and not at a newline after a `|`, `&&`, `||` or
+/// `\` (the pipeline or list goes on).
+fn statements(line: &str) -> Vec<String> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = vec![String::new()];
+    let mut quote: Option<char> = None;
+    let mut parens = 0usize;
+    let mut groups = 0usize;
+    let mut word = String::new();
+    let mut i = 0;
+    let keyword_depth = |w: &str, groups: &mut usize| match w {
+        "{" | "if" | "case" | "while" | "until" | "for" | "select" => *groups += 1,
+        "}" | "fi" | "esac" | "done" => *groups = groups.saturating_sub(1),
+        _ => {}
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match (quote, c) {
+            (None, '\\') => {
+                if let Some(last) = out.last_mut() {
+                    last.push(c);
+                    last.extend(chars.get(i + 1));
+                }
+                i += 2;
+                continue;
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '(') => parens += 1,
+            (None, ')') => parens = parens.saturating_sub(1),
+            (None, c) if c.is_whitespace() || c == ';' || c == '&' || c == '|' => {
+                keyword_depth(&std::mem::take(&mut word), &mut groups);
+                let continued = c == '\n' && {
+                    let before = out.last().map(|s| s.trim_end()).unwrap_or("");
+                    before.ends_with('|') || before.ends_with("&&")
+                };
+                let ends = parens == 0
+                    && groups == 0
+                    && (c == '\n'
+                        || c == ';'
+                        || (c == '&'
+                            && chars.get(i + 1) != Some(&'&')
+                            && !matches!(chars.get(i.wrapping_sub(1)), Some('&' | '>' | '<'))))
+                    && !continued;
+                if ends {
+                    out.push(String::new());
+                    i += 1;
+                    continue;
+                }
+            }
+            (None, c) => word.push(c),
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+        i += 1;
+    }
+    out.retain(|p| !p.trim().is_empty());
+    out
 }
 
 /// `line` cut into the commands of its lists: at `;`, `&`, `&&`, `||` and newlines
@@ -1672,6 +1790,16 @@ mod tests {
         assert_eq!(found("{ source <(cat tools/env.sh); }", &wt), env);
         assert_eq!(found("cat tools/env.sh | time bash", &wt), env);
         assert_eq!(found("export D=tools; source \"$D/env.sh\"", &wt), env);
+        // Groups, continued pipelines, loops over a file's lines, values set before.
+        assert_eq!(found("{ cat tools/env.sh; } | bash", &wt), env);
+        assert_eq!(found("if true; then cat tools/env.sh; fi | bash", &wt), env);
+        assert_eq!(found("cat tools/env.sh |\n  bash", &wt), env);
+        assert_eq!(
+            found("while read -r l; do eval \"$l\"; done < tools/env.sh", &wt),
+            env
+        );
+        assert_eq!(found("x=$(cat tools/env.sh)\neval \"$x\"", &wt), env);
+        assert_eq!(found("F=tools/env.sh\neval \"$(cat \"$F\")\"", &wt), env);
         assert_eq!(
             found(
                 "source \"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)/tools/env.sh\"",

@@ -1618,21 +1618,27 @@ mod tests {
         v
     }
 
-    #[test]
-    fn the_files_a_line_runs_are_found_in_every_spelling() {
+    /// A worktree holding `files` (empty), and its canonical path.
+    fn worktree_with(files: &[&str]) -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let wt = dir.path().canonicalize().unwrap();
-        for f in [
+        for f in files {
+            let p = wt.join(f);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, "").unwrap();
+        }
+        (dir, wt)
+    }
+
+    #[test]
+    fn the_files_a_line_runs_are_found_in_every_spelling() {
+        let (_dir, wt) = worktree_with(&[
             "tools/x.sh",
             "tools/y.py",
             "src/main.rs",
             "data/dev.db",
             "pre.js",
-        ] {
-            let p = wt.join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, "").unwrap();
-        }
+        ]);
         std::fs::create_dir_all(wt.join("tools/pkg")).unwrap();
         let x = vec!["tools/x.sh".to_string()];
         assert_eq!(found("./tools/x.sh --fast", &wt), x);
@@ -1702,9 +1708,7 @@ mod tests {
 
     #[test]
     fn what_a_line_hands_a_shell_and_its_variables_name_are_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let wt = dir.path().canonicalize().unwrap();
-        for f in [
+        let (_dir, wt) = worktree_with(&[
             "tools/env.sh",
             "lib/common.sh",
             "env.d/a.sh",
@@ -1712,11 +1716,7 @@ mod tests {
             "tools/.envrc",
             "tools/x.mk",
             "tools/boot.py",
-        ] {
-            let p = wt.join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, "").unwrap();
-        }
+        ]);
         let env = vec!["tools/env.sh".to_string()];
         let common = vec!["lib/common.sh".to_string()];
         // Text handed to a shell as its program.
@@ -1828,13 +1828,8 @@ mod tests {
 
     #[test]
     fn what_substitutions_and_loops_run_is_found() {
-        let dir = tempfile::tempdir().unwrap();
-        let wt = dir.path().canonicalize().unwrap();
-        for f in ["tools/env.sh", "tools/foo.sh", "env.d/a.sh", "hooks.d/x"] {
-            let p = wt.join(f);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, "").unwrap();
-        }
+        let (_dir, wt) =
+            worktree_with(&["tools/env.sh", "tools/foo.sh", "env.d/a.sh", "hooks.d/x"]);
         let env = vec!["tools/env.sh".to_string()];
         assert_eq!(found("eval \"$(./tools/env.sh)\"", &wt), env);
         assert_eq!(found("export V=$(./tools/env.sh --print)", &wt), env);

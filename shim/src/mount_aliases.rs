@@ -108,6 +108,54 @@ pub fn unescape(field: &[u8]) -> Vec<u8> {
     out
 }
 
+/// What one look at the mounts has found about each path, each path looked up once: the
+/// secrets share their folders (the home, `~/.config`, `/etc`), and each missing one's
+/// nearest existing folder was otherwise looked up from the secret's name again for each
+/// question asked of it (~700 `statx` calls at each start, supervisor and shim together).
+/// A look lasts one call of [`other_names`] or [`other_names_of`], microseconds apart, while
+/// no sandboxed process runs yet; the shim looks again in its own namespace.
+#[derive(Default)]
+struct Looks {
+    identities: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<(u64, u64)>>>,
+    mount_ids: std::cell::RefCell<std::collections::HashMap<PathBuf, Option<u64>>>,
+}
+
+impl Looks {
+    /// (device, inode) of `path` itself, not followed if a link.
+    fn identity(&self, path: &Path) -> Option<(u64, u64)> {
+        if let Some(known) = self.identities.borrow().get(path) {
+            return *known;
+        }
+        let found = identity(path);
+        self.identities
+            .borrow_mut()
+            .insert(path.to_path_buf(), found);
+        found
+    }
+
+    /// Whether `path` exists (a dangling link does).
+    fn exists(&self, path: &Path) -> bool {
+        self.identity(path).is_some()
+    }
+
+    /// The nearest existing path at or above `path`.
+    fn nearest_existing<'p>(&self, path: &'p Path) -> Option<&'p Path> {
+        path.ancestors().find(|p| self.exists(p))
+    }
+
+    /// The id of the mount `path` lies on ([`mount_id`]).
+    fn mount_id(&self, path: &Path) -> Option<u64> {
+        if let Some(known) = self.mount_ids.borrow().get(path) {
+            return *known;
+        }
+        let found = mount_id(path);
+        self.mount_ids
+            .borrow_mut()
+            .insert(path.to_path_buf(), found);
+        found
+    }
+}
+
 /// The id of the mount `path` lies on (its last component not followed), from `statx`
 /// (Linux 5.8); `None` where the kernel does not say.
 fn mount_id(path: &Path) -> Option<u64> {
@@ -138,16 +186,11 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
         .map(|m| (m.dev(), m.ino()))
 }
 
-/// The nearest existing path at or above `path`.
-fn nearest_existing(path: &Path) -> Option<&Path> {
-    path.ancestors().find(|p| p.symlink_metadata().is_ok())
-}
-
 /// The mount `path` (or, when it is missing, its nearest existing folder) is reached
 /// through: the one `statx` names, else the deepest mount point above it, the last
 /// mounted there.
-fn own_mount<'a>(mounts: &'a [Mount], path: &Path) -> Option<&'a Mount> {
-    if let Some(id) = nearest_existing(path).and_then(mount_id)
+fn own_mount<'a>(mounts: &'a [Mount], path: &Path, looks: &Looks) -> Option<&'a Mount> {
+    if let Some(id) = looks.nearest_existing(path).and_then(|p| looks.mount_id(p))
         && let Some(m) = mounts.iter().find(|m| m.id == id)
     {
         return Some(m);
@@ -179,10 +222,10 @@ struct Candidate {
 
 impl Candidate {
     /// Whether the name shows the secret (or what the secret was before it was replaced).
-    fn shows_it(&self) -> bool {
-        self.replaced && self.alias.symlink_metadata().is_ok()
-            || identity(&self.original).is_some()
-                && identity(&self.alias) == identity(&self.original)
+    fn shows_it(&self, looks: &Looks) -> bool {
+        self.replaced && looks.exists(&self.alias)
+            || looks.identity(&self.original).is_some()
+                && looks.identity(&self.alias) == looks.identity(&self.original)
     }
 }
 
@@ -190,8 +233,8 @@ impl Candidate {
 /// alone: for each other mount of its file system, its mount point with the path's place
 /// beneath that mount's root; or, when the whole mount lies inside the path, its mount
 /// point, standing for the folder of the path it shows.
-fn candidates(mounts: &[Mount], path: &Path) -> Vec<Candidate> {
-    match own_mount(mounts, path) {
+fn candidates(mounts: &[Mount], path: &Path, looks: &Looks) -> Vec<Candidate> {
+    match own_mount(mounts, path, looks) {
         Some(own) => names_through(mounts, own, &[own.id], path),
         None => Vec::new(),
     }
@@ -233,9 +276,10 @@ fn names_through(mounts: &[Mount], through: &Mount, skip: &[u64], path: &Path) -
 /// The other names of the existing folder `path` alone (a root session's `/etc`): the
 /// mounts inside it are not looked at (a container's `/etc/hosts` is one).
 pub fn other_names_of(mounts: &[Mount], path: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = candidates(mounts, path)
+    let looks = Looks::default();
+    let mut out: Vec<PathBuf> = candidates(mounts, path, &looks)
         .into_iter()
-        .filter(Candidate::shows_it)
+        .filter(|c| c.shows_it(&looks))
         .map(|c| c.alias)
         .collect();
     out.sort();
@@ -256,6 +300,7 @@ pub fn other_names(
     let mut devices: Vec<&[u8]> = mounts.iter().map(|m| m.device.as_slice()).collect();
     devices.sort_unstable();
     let shared_device = devices.windows(2).any(|w| w[0] == w[1]);
+    let looks = Looks::default();
     let mut found_existing = Vec::new();
     // The secrets and the mount points inside them.
     let mut secrets: Vec<PathBuf> = existing.to_vec();
@@ -280,11 +325,11 @@ pub fn other_names(
     let mut looked = std::collections::HashSet::new();
     if shared_device {
         for s in &secrets {
-            if identity(s).is_some_and(|id| !looked.insert(id)) {
+            if looks.identity(s).is_some_and(|id| !looked.insert(id)) {
                 continue;
             }
-            for c in candidates(mounts, s) {
-                if c.shows_it() {
+            for c in candidates(mounts, s, &looks) {
+                if c.shows_it(&looks) {
                     found_existing.push(c.alias);
                 }
             }
@@ -300,7 +345,7 @@ pub fn other_names(
                 continue;
             };
             for c in names_through(mounts, under, &[under.id, top.id], s) {
-                if c.alias.symlink_metadata().is_ok() {
+                if looks.exists(&c.alias) {
                     found_existing.push(c.alias);
                 }
             }
@@ -309,17 +354,21 @@ pub fn other_names(
     let mut found_missing = Vec::new();
     if shared_device {
         for path in missing {
-            let Some(near) = nearest_existing(path).and_then(identity) else {
+            let Some(near) = looks.nearest_existing(path).and_then(|p| looks.identity(p)) else {
                 continue;
             };
-            for c in candidates(mounts, path) {
-                if c.alias.symlink_metadata().is_ok() {
+            for c in candidates(mounts, path, &looks) {
+                if looks.exists(&c.alias) {
                     // Made since it was found missing (or shown as it was before a rename):
                     // an existing name of it is hidden as the others are.
-                    if c.shows_it() {
+                    if c.shows_it(&looks) {
                         found_existing.push(c.alias);
                     }
-                } else if nearest_existing(&c.alias).and_then(identity) == Some(near) {
+                } else if looks
+                    .nearest_existing(&c.alias)
+                    .and_then(|p| looks.identity(p))
+                    == Some(near)
+                {
                     found_missing.push(c.alias);
                 }
             }
@@ -351,7 +400,7 @@ mod tests {
     }
 
     fn aliases(mounts: &[Mount], path: &str) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = candidates(mounts, Path::new(path))
+        let mut out: Vec<PathBuf> = candidates(mounts, Path::new(path), &Looks::default())
             .into_iter()
             .map(|c| c.alias)
             .collect();
@@ -456,7 +505,9 @@ mod tests {
         let d = |p: &Path| p.to_str().unwrap().to_string();
         // A table saying `other` shows `real` (as a bind would): its `.ssh` is another
         // folder, so it is no name of the secret.
-        let root = own_mount(&table().unwrap(), &real).unwrap().clone();
+        let root = own_mount(&table().unwrap(), &real, &Looks::default())
+            .unwrap()
+            .clone();
         let mounts = [
             root.clone(),
             Mount {

@@ -1344,6 +1344,8 @@ impl Walker<'_> {
                         }
                     }
                 }
+                // The program's path is a path argument as any other (`hash -p /tmp/evil ls`).
+                self.check_path_args(args, &[]);
             }
             "eval" => {
                 // `eval "$(curl …)"` runs what the network sent, as `sh -c "$(curl …)"`.
@@ -2348,9 +2350,20 @@ impl Walker<'_> {
                         ..Arg::default()
                     })
                 };
-                if let Some(v) = value
-                    && v.text != "-"
-                {
+                // A short option's value written with `=` (`go build -o=/usr/bin/x`): Go's
+                // flags take what follows the `=`, getopt's the whole; both are judged.
+                let unequalled = value.as_ref().and_then(|v| {
+                    let rest = v.text.strip_prefix('=').filter(|_| a.text != *o)?;
+                    Some(Arg {
+                        text: rest.to_string(),
+                        home_based: rest.starts_with('~'),
+                        ..v.clone()
+                    })
+                });
+                for v in value.into_iter().chain(unequalled) {
+                    if v.text == "-" {
+                        continue;
+                    }
                     let v = self.expand_tilde(v);
                     self.cur_writes = true;
                     self.check_write_target(&v, true, name);

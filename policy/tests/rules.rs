@@ -7052,6 +7052,9 @@ fn writers_with_output_flags_and_destinations_into_system_roots_are_refused() {
             ("cc x.c -o /usr/local/bin/x", SYS),
             ("rustc -o /usr/bin/x x.rs", SYS),
             ("go build -o /usr/local/bin/x ./cmd/x", SYS),
+            // Go's flags take a value after `=` too.
+            ("go build -o=/usr/bin/x .", SYS),
+            ("go test -o=/usr/bin/x -c .", SYS),
             ("cargo build --target-dir /usr/x", SYS),
             ("pip install --target /usr/lib/python3/dist-packages x", SYS),
             ("npm install --prefix /usr/local x", SYS),
@@ -9466,6 +9469,7 @@ fn a_name_hashed_to_another_program_runs_that_program() {
                 refused("git.push-force"),
             ),
             ("hash -p \"$P\" ls; ls", refused("shell.dynamic-program")),
+            ("hash -p /tmp/evil ls", red("fence.path-outside")),
             ("hash -r; ls", yellow("")),
         ],
     );

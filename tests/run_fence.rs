@@ -7070,6 +7070,47 @@ fn scripts_run_inside_substitutions_and_loops_cannot_be_changed_from_inside(w: &
     assert_unchanged(&plain, "true\nchanged\n");
 }
 
+/// A protected path that is a symbolic link at the start (a hook linked to a tracked
+/// script, the hooks folder linked to one in the worktree, `.envrc` linked to a file not
+/// made yet): what it leads to is what git and direnv run, so that is read-only too, by
+/// its own name and through the link, while the folder around it stays writable.
+fn where_a_protected_link_leads_cannot_be_changed_from_inside(w: &World) {
+    git_init(w);
+    w.mkdir("tools");
+    w.mkdir("scripts/hooks");
+    let hook = w.write("tools/pre-commit", "#!/bin/sh\nexit 0\n");
+    let pushed = w.write("scripts/hooks/pre-push", "#!/bin/sh\nexit 0\n");
+    let link = |target: &str, name: &str| {
+        let at = w.worktree.join(name);
+        let _ = std::fs::remove_file(&at);
+        let _ = std::fs::remove_dir_all(&at);
+        std::os::unix::fs::symlink(target, at).unwrap();
+    };
+    link("../scripts/hooks", ".git/hooks");
+    link("tools/envrc", ".envrc");
+    // Through the linked folder: a hook linked again to a tracked script.
+    link("../../tools/pre-commit", "scripts/hooks/pre-commit");
+    w.write(
+        "s.sh",
+        "for f in tools/pre-commit scripts/hooks/pre-push .git/hooks/pre-push; do echo 'touch /tmp/x' >> $f; done\n\
+         echo 'touch /tmp/x' > scripts/hooks/post-commit\n\
+         echo 'touch /tmp/x' > tools/envrc\n\
+         echo ok > tools/plain.txt\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    let err = stderr(&out);
+    assert_unchanged(&hook, "#!/bin/sh\nexit 0\n");
+    assert_unchanged(&pushed, "#!/bin/sh\nexit 0\n");
+    for made in ["scripts/hooks/post-commit", "tools/envrc"] {
+        assert!(
+            !w.worktree.join(made).exists(),
+            "{made} was made where a protected link leads: {err}"
+        );
+    }
+    assert!(err.contains("(rule fence.protected-path)"), "{err}");
+    assert_unchanged(&w.worktree.join("tools/plain.txt"), "ok\n");
+}
+
 /// The programs the repository's git config names besides hooks (`core.fsmonitor`, a
 /// diff driver's `textconv`, a filter's `clean`, a `!` alias) run at the user's next
 /// `git status`, `git diff` or `git add`, outside the sandbox: where they lie in the
@@ -10778,6 +10819,7 @@ both_ways!(
     a_git_left_in_the_worktree_is_not_run_by_fences_start,
     programs_the_git_config_names_cannot_be_changed_from_inside,
     scripts_run_inside_substitutions_and_loops_cannot_be_changed_from_inside,
+    where_a_protected_link_leads_cannot_be_changed_from_inside,
     protected_paths_made_under_no_write_watch_are_moved_aside,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,

@@ -460,6 +460,81 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Entries looked at inside the protected folders for [`protected_links`].
+const MOST_LINK_ENTRIES: usize = 10_000;
+
+/// The symbolic links among `worktree`'s protected paths and inside its protected folders
+/// (`.git/hooks/pre-commit -> ../../tools/pre-commit`, `.git/hooks -> ../scripts/hooks`,
+/// `.vscode -> cfg/vscode`): the file git or an editor runs is the one the link leads to,
+/// which a write by its own name reaches, so the caller protects where each leads. The
+/// second value says whether the protected folders held more than [`MOST_LINK_ENTRIES`]
+/// entries, of which the rest was not looked at.
+pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
+    let is_link = |p: &Path| {
+        p.symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+    };
+    let mut out: Vec<PathBuf> = PROTECTED_TREES
+        .iter()
+        .chain(PROTECTED_FILES.iter())
+        .map(|rel| worktree.join(rel))
+        .filter(|p| is_link(p))
+        .collect();
+    // The named configs of the listings `existing` reads.
+    for folder in ["", MISE_FOLDER, CONFIG_FOLDER]
+        .into_iter()
+        .chain(AGENT_FOLDERS)
+    {
+        if let Ok(entries) = std::fs::read_dir(worktree.join(folder)) {
+            for e in entries.flatten() {
+                let rel = Path::new(folder).join(e.file_name());
+                if (is_tool_config(&rel) || is_agent_settings(&rel))
+                    && e.file_type().is_ok_and(|t| t.is_symlink())
+                {
+                    out.push(worktree.join(rel));
+                }
+            }
+        }
+    }
+    let mut folders: Vec<(PathBuf, usize)> = PROTECTED_TREES
+        .iter()
+        .filter(|rel| **rel != SPARE_HOME)
+        .map(|rel| (worktree.join(rel), 0))
+        .collect();
+    for module in submodule_git_dirs(worktree) {
+        for name in ["config", "hooks", "remotes", "branches"] {
+            let p = module.join(name);
+            if is_link(&p) {
+                out.push(p);
+            } else {
+                folders.push((p, 0));
+            }
+        }
+    }
+    let mut seen = 0;
+    while let Some((dir, depth)) = folders.pop() {
+        // A real folder only: a linked one is among `out` already.
+        if depth > 16 || is_link(&dir) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > MOST_LINK_ENTRIES {
+                return (out, true);
+            }
+            match e.file_type() {
+                Ok(t) if t.is_symlink() => out.push(e.path()),
+                Ok(t) if t.is_dir() => folders.push((e.path(), depth + 1)),
+                _ => {}
+            }
+        }
+    }
+    (out, false)
+}
+
 /// The directories that hold protected paths and exist (not as symlinks) in `worktree`, to
 /// be pinned as mount points: the kernel refuses to rename or remove a mount point, while
 /// a directory that merely contains read-only binds can be renamed away whole.
@@ -558,6 +633,41 @@ pub fn existing_of(paths: &[std::ffi::OsString]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn links_among_protected_paths_and_in_protected_folders_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path();
+        for d in [".git/hooks", ".vscode/sub", "tools", ".claude"] {
+            std::fs::create_dir_all(w.join(d)).unwrap();
+        }
+        let link = |target: &str, name: &str| {
+            std::os::unix::fs::symlink(target, w.join(name)).unwrap();
+        };
+        link("../../tools/pre-commit", ".git/hooks/pre-commit");
+        link("../../tools/tasks.json", ".vscode/sub/tasks.json");
+        link("tools/envrc", ".envrc");
+        link("../tools/settings.json", ".claude/settings.local.json");
+        link("tools", "lefthook.yml");
+        // Not protected: no link of interest.
+        link("tools", "src");
+        std::fs::write(w.join(".git/hooks/pre-push"), "").unwrap();
+        let (mut found, more) = protected_links(w);
+        found.sort();
+        let mut want: Vec<PathBuf> = [
+            ".claude/settings.local.json",
+            ".envrc",
+            ".git/hooks/pre-commit",
+            ".vscode/sub/tasks.json",
+            "lefthook.yml",
+        ]
+        .iter()
+        .map(|r| w.join(r))
+        .collect();
+        want.sort();
+        assert_eq!(found, want);
+        assert!(!more);
+    }
 
     #[test]
     fn folders_beneath_a_git_directory_are_told_apart() {

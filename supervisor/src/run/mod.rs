@@ -532,6 +532,13 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }
     let mut config_code = git_code.protected.clone();
     protected.extend(git_code.protected);
+    // What the links among the protected paths lead to (a hook linked to a tracked script).
+    let (link_targets, link_warnings) = prepare::protected_link_targets(&worktree, &git_roots);
+    for w in &link_warnings {
+        eprintln!("fence: warning: {}", crate::escape::for_terminal(w));
+    }
+    config_code.extend(link_targets.iter().cloned());
+    protected.extend(link_targets);
     // The scripts and servers an agent's protected settings run (agent_code.rs), where a
     // writable root holds them.
     let settings_files: Vec<PathBuf> = bases

@@ -1237,6 +1237,59 @@ pub fn session_tty() -> Option<PathBuf> {
         .find(|p| p.starts_with("/dev/pts/"))
 }
 
+/// Where the symbolic links among the worktree's protected paths lead
+/// (`shim::protected_paths::protected_links`: `.git/hooks/pre-commit ->
+/// ../../tools/pre-commit`), when that lies in a `writable` root: protected as the link's
+/// own name is, since git or the editor runs what the link leads to and a write by the
+/// target's own name would change it. A link that leads nowhere yet protects the name it
+/// leads to (made, it would be the hook). With the warnings to print.
+pub fn protected_link_targets(
+    worktree: &Path,
+    writable: &[PathBuf],
+) -> (Vec<PathBuf>, Vec<String>) {
+    let (links, more) = shim::protected_paths::protected_links(worktree);
+    let mut warnings = Vec::new();
+    if more {
+        warnings.push(format!(
+            "{}'s protected folders hold more entries than fence looks through: a symbolic link among the rest leads to a file the sandbox may change",
+            worktree.display()
+        ));
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for link in links {
+        let Some(target) = link_destination(&link) else {
+            continue;
+        };
+        if writable.iter().any(|r| target.starts_with(r)) && !out.contains(&target) {
+            out.push(target);
+        }
+    }
+    (out, warnings)
+}
+
+/// The path `link` leads to: resolved whole where it exists, else the missing name in its
+/// resolved folder, following links that lead on (at most 40, as the kernel does).
+fn link_destination(link: &Path) -> Option<PathBuf> {
+    if let Ok(real) = std::fs::canonicalize(link) {
+        return Some(real);
+    }
+    let mut at = link.to_path_buf();
+    for _ in 0..40 {
+        let named = std::fs::read_link(&at).ok()?;
+        let next = at.parent()?.join(named);
+        let folder = std::fs::canonicalize(next.parent()?).ok()?;
+        let candidate = folder.join(next.file_name()?);
+        if !candidate
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Some(candidate);
+        }
+        at = candidate;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

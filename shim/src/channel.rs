@@ -272,6 +272,12 @@ pub fn stop_sandbox_signal() -> libc::c_int {
 /// starts again without one.
 pub const NET_STAGE: &str = "network namespace";
 
+/// The shim's name (`/proc/PID/comm`), set first thing whether it was executed as
+/// `fence __shim` or is a copy of the supervisor (whose command line it keeps): the gate's
+/// peer check knows a sandbox's first process by it. A sandboxed process cannot rename its
+/// ancestors; one that names itself so only gets its own descendants refused.
+pub const SHIM_NAME: &std::ffi::CStr = c"fence-shim";
+
 /// The argument of `fence __shim` that asks the shim to make the sandbox's network
 /// namespace itself, first thing after its exec: made by the clone, it was most of that
 /// call's time, which the supervisor waited out; made here, it overlaps the supervisor's

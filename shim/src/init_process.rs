@@ -30,6 +30,8 @@ const FORWARDED: [libc::c_int; 9] = [
 /// Entry point of `fence __shim`: runs the init stage on the inherited channel and returns
 /// the exit status for the process.
 pub fn run_from_inherited_channel(unshare_net: bool) -> i32 {
+    // SAFETY: PR_SET_NAME reads a NUL-terminated name of at most 16 bytes.
+    unsafe { libc::prctl(libc::PR_SET_NAME, crate::SHIM_NAME.as_ptr(), 0, 0, 0) };
     // SAFETY: the supervisor placed its channel end at SHIM_CHANNEL_FD before exec; nothing
     // else in this process owns that descriptor.
     let channel = Channel::from_owned_fd(unsafe { OwnedFd::from_raw_fd(SHIM_CHANNEL_FD) });

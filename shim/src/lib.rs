@@ -21,8 +21,8 @@ mod sys;
 pub mod target_process;
 
 pub use channel::{
-    Channel, FromShim, NET_STAGE, Namespaces, PID_MAX_STAGE, PassFd, SHIM_CHANNEL_FD, SandboxSpec,
-    SpareDir, SparePool, ToShim, UNSHARE_NET_ARG,
+    Channel, FromShim, NET_STAGE, Namespaces, PID_MAX_STAGE, PassFd, SHIM_CHANNEL_FD, SHIM_NAME,
+    SandboxSpec, SpareDir, SparePool, ToShim, UNSHARE_NET_ARG,
 };
 
 /// Landlock ABI of the running kernel (0 when Landlock is missing or disabled).

@@ -9,7 +9,8 @@
 //! - its pid namespace is not ours (`fence run` gives each sandbox its own);
 //! - it is in a session cgroup (`fence-<pid>-<ns>`, run/limits.rs), which a sandboxed
 //!   process cannot leave;
-//! - one of its ancestors is a fence shim (`fence __shim`, run/spawn.rs): the shim is the
+//! - one of its ancestors is a fence shim (named `fence-shim`, or executed as `fence
+//!   __shim`: run/spawn.rs): the shim is the
 //!   sandbox's first process and a child subreaper, so orphans of the sandbox are
 //!   re-parented to it and never escape this walk;
 //! - it is (or descends from) a `fence run` supervisor: fence performs every `connect` of
@@ -205,7 +206,10 @@ fn shim_ancestor(
         }
         let cmdline = std::fs::read(proc.join(format!("{current}/cmdline")))
             .map_err(|e| format!("cannot read the ancestry of peer process {pid}: {e}"))?;
-        if is_shim(&cmdline) {
+        // A process gone since its child's stat was read has no name: the walk goes on to
+        // its stat, which fails.
+        let comm = std::fs::read(proc.join(format!("{current}/comm"))).unwrap_or_default();
+        if is_shim(&cmdline) || comm.strip_suffix(b"\n") == Some(shim::SHIM_NAME.to_bytes()) {
             return Ok(Some((current, "the first process of a sandbox")));
         }
         if role == Role::Client && is_fence_run(&cmdline, current, proc) {

@@ -269,30 +269,30 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         );
     }
 
-    // The shim starts now, so that its exec (a few milliseconds: the fence binary is loaded
-    // again) overlaps the session's preparation; it waits for its spec. The descriptors
-    // passed with --pass-fd must be in place first: the shim inherits them at clone.
+    // The shim starts now, while fence is single-threaded: it is a copy of this process
+    // (`spawn`), and prepares its namespaces while this thread prepares the session; it
+    // waits for its spec. The descriptors passed with --pass-fd must be in place first:
+    // the shim inherits them at clone.
     let pass_fds = prepare_pass_fds(&args.pass_fd)?;
+    let inherited: Vec<i32> = pass_fds.iter().map(|(p, _)| p.inherited).collect();
     // `net`: the shim makes a network namespace (where it cannot, it says so, and the
     // session starts one without).
     let spawn_shim = |net: bool| -> Result<(spawn::ShimProcess, Channel), String> {
         let (ours, theirs) =
             Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
         let shim = if net {
-            spawn::start_shim(&theirs)
+            spawn::start_shim(&theirs, &inherited)
         } else {
-            spawn::start_shim_without_net(&theirs)
+            spawn::start_shim_without_net(&theirs, &inherited)
         };
         Ok((
             shim.map_err(|e| format!("starting the sandbox: {e}"))?,
             ours,
         ))
     };
-    // The clone itself, with its namespaces, is ~0.4 ms of kernel work: it runs on a
-    // thread of its own while this one reads what does not depend on the shim's
-    // namespaces. That thread stays until the session ends: the shim's parent-death signal
-    // comes when the thread that cloned it exits.
-    let mut early_shim = ShimOnItsWay::start(move || spawn_shim(true))?;
+    // This thread is the shim's parent: its parent-death signal comes when the thread that
+    // cloned it exits, and this one lasts as long as fence.
+    let mut early_shim = WaitingShim(Some(spawn_shim(true)?));
     let no_network = std::cell::Cell::new(false);
     // A root session's owner-shift namespace (`owner_shift`: a clone into a new user
     // namespace, two map writes, a kill and a reap), made meanwhile on a thread of its own
@@ -377,7 +377,6 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     deny_read_via.sort();
     deny_read_via.dedup();
     let session_tty = prepare::session_tty();
-    let mut early_shim = WaitingShim(Some(early_shim.arrive()?));
     let mount_namespace = early_shim
         .0
         .as_ref()
@@ -1280,53 +1279,6 @@ fn await_ready(shim: &spawn::ShimProcess, ours: &Channel) -> Result<(), Unready>
         Err(e) => Err(Unready::Failed(format!(
             "reading the shim's first message: {e}"
         ))),
-    }
-}
-
-/// A shim being cloned on a thread of its own (`fence-shim-parent`), which then waits for
-/// the session to end: the shim's parent-death signal fires when the thread that cloned it
-/// exits, so that thread lives as long as this value's `hold` (dropped with the session).
-/// A shim that arrives after the session gave up is killed and reaped here.
-struct ShimOnItsWay {
-    arriving: Option<std::sync::mpsc::Receiver<Result<(spawn::ShimProcess, Channel), String>>>,
-    _hold: std::sync::mpsc::Sender<()>,
-}
-
-impl ShimOnItsWay {
-    fn start(
-        spawn: impl FnOnce() -> Result<(spawn::ShimProcess, Channel), String> + Send + 'static,
-    ) -> Result<ShimOnItsWay, String> {
-        let (sent, arriving) = std::sync::mpsc::channel();
-        let (hold, held) = std::sync::mpsc::channel::<()>();
-        std::thread::Builder::new()
-            .name("fence-shim-parent".into())
-            .spawn(move || {
-                let _ = sent.send(spawn());
-                // Until the session ends (every sender dropped): this thread is the
-                // shim's parent.
-                let _ = held.recv();
-            })
-            .map_err(|e| format!("starting the sandbox: {e}"))?;
-        Ok(ShimOnItsWay {
-            arriving: Some(arriving),
-            _hold: hold,
-        })
-    }
-
-    /// Waits for the clone: the shim and its channel.
-    fn arrive(&mut self) -> Result<(spawn::ShimProcess, Channel), String> {
-        match self.arriving.take().map(|r| r.recv()) {
-            Some(Ok(shim)) => shim,
-            _ => Err("starting the sandbox: the thread cloning the shim ended".into()),
-        }
-    }
-}
-
-impl Drop for ShimOnItsWay {
-    fn drop(&mut self) {
-        if let Some(Ok(Ok((shim, _)))) = self.arriving.take().map(|r| r.recv()) {
-            kill_and_reap(shim.pid);
-        }
     }
 }
 

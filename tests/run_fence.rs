@@ -6931,6 +6931,10 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
          echo 'lint-cmd: touch /tmp/p' > .aider.conf.yml; mkdir -p .zed; echo '{}' > .zed/settings.json\n\
          echo 'touch /tmp/p' >> .claude/hooks/fmt.sh\n\
          echo 'touch /tmp/p' > .claude/hooks/new.sh\n\
+         mkdir -p .claude/agents; printf -- '---\\nhooks: x\\n---\\n' > .claude/agents/a.md\n\
+         mkdir -p .claude/skills/s; echo 'touch /tmp/p' > .claude/skills/s/run.sh\n\
+         mkdir -p .gemini/commands; echo 'prompt = \"!{touch /tmp/p}\"' > .gemini/commands/c.toml\n\
+         mkdir -p .claude/todos; echo ok > .claude/todos/t.json\n\
          mkdir -p .git/remotes .git/branches; echo 'URL: /elsewhere' > .git/remotes/origin\n\
          echo /elsewhere > .git/branches/origin\n\
          echo ok > notes.txt\n",
@@ -6970,6 +6974,10 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
         ".config/mise/config.toml",
         ".mise.dev.toml",
         "mise/config.toml",
+        // Agents' subagents, skills and custom commands, which run programs.
+        ".claude/agents/a.md",
+        ".claude/skills/s/run.sh",
+        ".gemini/commands/c.toml",
         // git's older remote definitions: a push to `origin` would go to /elsewhere.
         ".git/remotes/origin",
         ".git/branches/origin",
@@ -6977,6 +6985,7 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
         assert!(!w.worktree.join(made).exists(), "{made}: {}", stderr(&out));
     }
     assert_unchanged(&w.worktree.join(".config/other.toml"), "ok\n");
+    assert_unchanged(&w.worktree.join(".claude/todos/t.json"), "ok\n");
     assert_unchanged(&w.worktree.join("notes.txt"), "ok\n");
     assert!(
         stderr(&out).contains("rule fence.protected-path"),

@@ -59,6 +59,8 @@ pub const PROFILES: &[Profile] = &[
             ".claude/hooks",
             ".claude/commands",
             ".claude/skills",
+            // Subagents: their frontmatter's `hooks` and `mcpServers` run programs.
+            ".claude/agents",
             ".claude/plugins/cache",
             ".claude/plugins/installed_plugins.json",
             ".claude/plugins/known_marketplaces.json",
@@ -85,6 +87,8 @@ pub const PROFILES: &[Profile] = &[
             ".codex/rules",
             ".codex/.env",
             ".codex/managed_config.toml",
+            // Skills carry the scripts they run.
+            ".codex/skills",
         ],
         domains: &[
             "api.openai.com:443",
@@ -110,6 +114,8 @@ pub const PROFILES: &[Profile] = &[
             // every session: code that would run outside the sandbox the next time the
             // agent runs unfenced, as `mcpServers` in settings.json would.
             ".gemini/extensions",
+            // Custom commands: `!{…}` in one runs a shell when it is invoked.
+            ".gemini/commands",
         ],
         domains: &[
             "generativelanguage.googleapis.com:443",

@@ -1212,6 +1212,7 @@ mod tests {
             ".git/hooks",
             ".git/modules/sub/objects",
             ".git/modules/sub/hooks",
+            ".claude/todos",
             ".claude/commands",
             ".claude/settings.json",
             ".vscode",
@@ -1240,7 +1241,7 @@ mod tests {
                     "{h} not held: {held:?}"
                 );
             }
-            for w in ["src", ".git/objects", ".claude/commands"] {
+            for w in ["src", ".git/objects", ".claude/todos"] {
                 assert!(
                     whole.contains(&wt.join(w).as_path()),
                     "{w} not granted: {whole:?}"
@@ -1251,6 +1252,7 @@ mod tests {
             for none in [
                 ".git/hooks",
                 ".vscode",
+                ".claude/commands",
                 ".claude/settings.json",
                 ".git/modules/sub/hooks",
                 "link",

@@ -14,7 +14,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 22] = [
+const PROTECTED_TREES: [&str; 28] = [
     ".git/hooks",
     // git's older ways to define a remote (a file per remote name: `URL:`, `Push:`,
     // `Pull:` lines), read for any name `.git/config` does not define: one for `origin`
@@ -36,6 +36,17 @@ const PROTECTED_TREES: [&str; 22] = [
     ".gemini/policies",
     // Where Claude Code's project settings conventionally keep the hook scripts they name.
     ".claude/hooks",
+    // Claude Code's project subagents and skills (their frontmatter's `hooks` and
+    // `mcpServers` run programs; a skill carries scripts it runs) and custom commands
+    // (their `!` lines run a shell when invoked); Gemini CLI's custom commands (`!{…}`
+    // runs a shell) and project extensions (the MCP servers each manifest starts); Codex's
+    // project skills.
+    ".claude/agents",
+    ".claude/skills",
+    ".claude/commands",
+    ".gemini/commands",
+    ".gemini/extensions",
+    ".codex/skills",
     // lefthook's script folders (its `source_dir` and `source_dir_local`): the git hook
     // `lefthook install` writes runs the scripts its config names from there.
     ".lefthook",

@@ -224,6 +224,7 @@ mod tests {
                 h.join(".claude/hooks"),
                 h.join(".claude/commands"),
                 h.join(".claude/skills"),
+                h.join(".claude/agents"),
                 h.join(".claude/plugins/cache"),
                 h.join(".claude/plugins/installed_plugins.json"),
                 h.join(".claude/plugins/known_marketplaces.json"),

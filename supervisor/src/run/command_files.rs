@@ -825,6 +825,71 @@ fn read_command(
         push_file(first, base, places, out);
     }
     let rest = &words[i + 1..];
+    // The Nix and devbox environments direnv's `use` loads: their files are programs run
+    // at every `cd` (a `shellHook`, an `init_hook`).
+    let environment = match name {
+        "use" => rest.first().map(|w| (w.as_str(), &rest[1..])),
+        "use_nix" => Some(("nix", rest)),
+        "use_flake" => Some(("flake", rest)),
+        "use_devenv" => Some(("devenv", rest)),
+        "devbox" => Some(("devbox", rest)),
+        _ => None,
+    };
+    if let Some((kind, args)) = environment {
+        let operands: Vec<&String> = args.iter().filter(|w| !w.starts_with('-')).collect();
+        let in_folder = |names: &[&str], dir: &Path, out: &mut Vec<PathBuf>| {
+            for n in names {
+                push(dir.join(n), out);
+            }
+        };
+        match kind {
+            // `use nix [FILE]`: FILE, else `shell.nix` or `default.nix` (both: one made
+            // later would be the one read). `-p PKG` names packages.
+            "nix" if !args.iter().any(|w| w == "-p" || w == "--packages") => {
+                match operands.iter().find(|w| w.ends_with(".nix")) {
+                    Some(f) => push_file(f, base, places, out),
+                    None => in_folder(&["shell.nix", "default.nix"], base, out),
+                }
+            }
+            // `use flake [REF]`: a flake in a folder (`.`, `./env#dev`, `path:./x`).
+            "flake" => {
+                let folder = match operands.first() {
+                    None => Some(base.clone()),
+                    Some(r) => {
+                        let r = r.strip_prefix("path:").unwrap_or(r);
+                        let r = r.split('#').next().unwrap_or(r);
+                        (r.is_empty() || r.starts_with('.') || r.starts_with('/'))
+                            .then(|| as_path(if r.is_empty() { "." } else { r }, base, places))
+                            .flatten()
+                    }
+                };
+                if let Some(dir) = folder {
+                    in_folder(&["flake.nix", "flake.lock"], &dir, out);
+                }
+            }
+            "devenv" => in_folder(
+                &[
+                    "devenv.nix",
+                    "devenv.yaml",
+                    "devenv.lock",
+                    "devenv.local.nix",
+                ],
+                base,
+                out,
+            ),
+            // `devbox generate direnv` (in `.envrc`'s `eval "$(…)"`), `devbox shellenv`.
+            "devbox"
+                if matches!(
+                    operands.first().map(|w| w.as_str()),
+                    Some("generate" | "shellenv")
+                ) =>
+            {
+                in_folder(&["devbox.json", "devbox.lock"], base, out)
+            }
+            _ => {}
+        }
+        return;
+    }
     // `eval WORDS`: the words are a line (their substitutions were read already).
     if name == "eval" {
         read_line(&rest.join(" "), base, places, depth + 1, out);
@@ -1753,6 +1818,21 @@ mod tests {
         );
         // direnv's folder form, make's file, a script inline code loads.
         assert_eq!(found("source_env tools", &wt), ["tools/.envrc"]);
+        // The Nix and devbox environments `use` loads.
+        assert_eq!(found("use nix", &wt), ["default.nix", "shell.nix"]);
+        assert_eq!(found("use nix env/dev.nix", &wt), ["env/dev.nix"]);
+        assert!(found("use nix -p hello", &wt).is_empty());
+        assert_eq!(found("use flake", &wt), ["flake.lock", "flake.nix"]);
+        assert_eq!(
+            found("use flake ./env#dev", &wt),
+            ["env/flake.lock", "env/flake.nix"]
+        );
+        assert!(found("use flake github:o/r", &wt).is_empty());
+        assert_eq!(found("use devenv", &wt)[2], "devenv.nix");
+        assert_eq!(
+            found("eval \"$(devbox generate direnv --print-envrc)\"", &wt),
+            ["devbox.json", "devbox.lock"]
+        );
         assert_eq!(found("make -f tools/x.mk all", &wt), ["tools/x.mk"]);
         assert_eq!(
             found("python3 -c \"exec(open('tools/boot.py').read())\"", &wt),

@@ -522,10 +522,19 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
             }
         }
     }
+    // A linked protected folder is walked where it leads (`.git/hooks -> ../scripts/hooks`
+    // holding `pre-commit -> ../../tools/pre-commit`), and so is every linked folder
+    // inside one; each folder once.
+    folders.extend(
+        out.iter()
+            .filter_map(|l| std::fs::canonicalize(l).ok())
+            .filter(|t| t.is_dir())
+            .map(|t| (t, 0)),
+    );
+    let mut walked = std::collections::HashSet::new();
     let mut seen = 0;
     while let Some((dir, depth)) = folders.pop() {
-        // A real folder only: a linked one is among `out` already.
-        if depth > 16 || is_link(&dir) {
+        if depth > 16 || is_link(&dir) || !walked.insert(dir.clone()) {
             continue;
         }
         let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -537,7 +546,14 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
                 return (out, true);
             }
             match e.file_type() {
-                Ok(t) if t.is_symlink() => out.push(e.path()),
+                Ok(t) if t.is_symlink() => {
+                    if let Ok(target) = std::fs::canonicalize(e.path())
+                        && target.is_dir()
+                    {
+                        folders.push((target, depth + 1));
+                    }
+                    out.push(e.path());
+                }
                 Ok(t) if t.is_dir() => folders.push((e.path(), depth + 1)),
                 _ => {}
             }
@@ -656,6 +672,10 @@ mod tests {
             std::os::unix::fs::symlink(target, w.join(name)).unwrap();
         };
         link("../../tools/pre-commit", ".git/hooks/pre-commit");
+        // A linked protected folder is walked where it leads.
+        std::fs::create_dir_all(w.join("cfg/idea")).unwrap();
+        std::os::unix::fs::symlink("../../tools/run.xml", w.join("cfg/idea/run.xml")).unwrap();
+        link("cfg/idea", ".idea");
         link("../../tools/tasks.json", ".vscode/sub/tasks.json");
         link("tools/envrc", ".envrc");
         link("../tools/settings.json", ".claude/settings.local.json");
@@ -669,7 +689,9 @@ mod tests {
             ".claude/settings.local.json",
             ".envrc",
             ".git/hooks/pre-commit",
+            ".idea",
             ".vscode/sub/tasks.json",
+            "cfg/idea/run.xml",
             "lefthook.yml",
         ]
         .iter()

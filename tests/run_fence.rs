@@ -4167,6 +4167,116 @@ except OSError as e:
     );
 }
 
+/// The sandbox's first process is a copy of the supervisor: seen from outside, it holds
+/// nothing of it — its own name, no command line of fence's (the `--deny-read` paths), no
+/// environment (the credentials fence scrubs), no descriptor but 0–2 and the channel.
+fn the_sandboxs_first_process_holds_nothing_of_the_supervisors(w: &World) {
+    let secret = w.write_outside("hidden-folder-name", "x");
+    w.write(
+        "s.sh",
+        "touch ready; while [ ! -e go ]; do sleep 0.02; done; touch done\n",
+    );
+    let key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYcopiedEXAMPLEKEY";
+    let child = w
+        .fence(&[
+            "--deny-read".as_ref(),
+            secret.as_os_str(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "s.sh".as_ref(),
+        ])
+        .env("AWS_SECRET_ACCESS_KEY", key)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !w.worktree.join("ready").exists() {
+        assert!(std::time::Instant::now() < deadline, "the script never ran");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // The shim is the supervisor's child (of whichever thread cloned it).
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", child.id())).unwrap();
+    let shim: u32 = tasks
+        .flatten()
+        .flat_map(|t| {
+            std::fs::read_to_string(t.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(|p| p.parse::<u32>().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .next()
+        .expect("the supervisor has no child");
+    let read = |what: &str| std::fs::read(format!("/proc/{shim}/{what}")).unwrap();
+    let comm = read("comm");
+    let cmdline = read("cmdline");
+    let environ = read("environ");
+    let fds: Vec<String> = std::fs::read_dir(format!("/proc/{shim}/fd"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    w.write("go", "");
+    let out = child.wait_with_output().unwrap();
+    assert!(w.worktree.join("done").exists(), "{}", stderr(&out));
+    assert_eq!(comm, b"fence-shim\n");
+    let shown = String::from_utf8_lossy(&cmdline);
+    assert!(
+        !shown.contains("hidden-folder-name") && !shown.contains("s.sh"),
+        "the shim shows the supervisor's command line: {shown:?}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&environ).contains("copiedEXAMPLE"),
+        "the shim holds the supervisor's environment"
+    );
+    let mut fds: Vec<u32> = fds.iter().map(|f| f.parse().unwrap()).collect();
+    fds.sort_unstable();
+    assert!(
+        fds.iter().all(|f| *f <= 3),
+        "the shim holds descriptors of the supervisor's: {fds:?}"
+    );
+}
+
+/// A refusal while the program holds the terminal (raw mode: an agent's full-screen
+/// interface) is not drawn over its screen; the session's end, with the terminal the
+/// user's again, says it.
+fn refusals_hidden_while_the_program_held_the_terminal_are_said_at_the_end(w: &World) {
+    let test = "refusals_hidden_while_the_program_held_the_terminal_are_said_at_the_end";
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "no script(1)");
+        return;
+    }
+    git_init(w);
+    let config = std::fs::read_to_string(w.worktree.join(".git/config")).unwrap();
+    w.write(
+        "tui.sh",
+        "stty raw -echo; echo planted >> .git/config; sleep 0.3; stty sane; echo tui-done\n",
+    );
+    let fence = support::fence_binary().display().to_string();
+    let inner = format!("{fence} run --approver deny -- /bin/sh tui.sh");
+    let out = w
+        .command_as_runner("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .current_dir(&w.worktree)
+        .output()
+        .unwrap();
+    let shown = stdout(&out);
+    assert_unchanged(&w.worktree.join(".git/config"), &config);
+    assert!(shown.contains("tui-done"), "{shown} {}", stderr(&out));
+    let summary = shown
+        .find("not shown while the program held the terminal")
+        .unwrap_or_else(|| panic!("no summary at the end: {shown}"));
+    assert!(
+        shown[summary..].contains(".git/config"),
+        "the summary does not name the refused write: {shown}"
+    );
+}
+
 /// Everyday tools' caches (GOCACHE, PIP_CACHE_DIR and the others) are pointed at a
 /// folder of fence's for this worktree in the user's home: private, kept for the next
 /// session of the worktree, writable in the sandbox, and nothing beside it is.
@@ -10758,6 +10868,8 @@ both_ways!(
     a_directory_descriptor_from_outside_reaches_no_secret,
     a_read_only_host_mount_inside_the_worktree_stays_read_only,
     without_a_session_terminal_dev_tty_reaches_nothing,
+    refusals_hidden_while_the_program_held_the_terminal_are_said_at_the_end,
+    the_sandboxs_first_process_holds_nothing_of_the_supervisors,
     a_raw_disk_is_unreadable,
     truncation_inside_works_and_a_protected_file_made_later_is_kept,
     a_thread_swapping_the_path_never_truncates_a_protected_file,

@@ -438,8 +438,8 @@ time.sleep(30)
     }
 
     /// The pid of the first child of `parent` (from /proc), waiting up to ten seconds. A
-    /// child belongs to the thread that made it: fence clones its shim on a thread of its
-    /// own, so every thread's list is read.
+    /// child belongs to the thread that made it: fence clones a shim it starts again on
+    /// whichever thread restarts it, so every thread's list is read.
     fn child_of(parent: u32) -> libc::pid_t {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         loop {

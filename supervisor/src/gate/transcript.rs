@@ -36,6 +36,10 @@ const LINES_QUEUED: usize = 1024;
 /// and 1,024 such lines held as many megabytes (with the allocator's slack, twice that).
 const BYTES_QUEUED: usize = 256 * 1024;
 
+/// Lines held back while the program owned the terminal, repeated when the session ends
+/// (at most this many; the rest are counted).
+const UNSHOWN_REPEATED: usize = 5;
+
 /// Lines are handed to a writer thread: a stderr nobody reads (a full pipe) must not stall
 /// the notification loop.
 pub struct Transcript {
@@ -44,6 +48,56 @@ pub struct Transcript {
     written: Mutex<Option<Receiver<()>>>,
     /// Bytes of the lines queued or being written.
     queued: Arc<AtomicUsize>,
+    /// The lines not shown (held back while the program owned the terminal, or dropped
+    /// from a full queue), said when the session ends: an agent's full-screen interface
+    /// hides every refusal of its session otherwise.
+    unshown: Arc<Mutex<Unshown>>,
+}
+
+/// What the session's end says of the lines not shown.
+#[derive(Debug, Default)]
+struct Unshown {
+    held_back: usize,
+    first: Vec<String>,
+    dropped: usize,
+}
+
+impl Unshown {
+    fn hold(&mut self, line: String) {
+        self.held_back += 1;
+        if self.first.len() < UNSHOWN_REPEATED {
+            self.first.push(line);
+        }
+    }
+
+    /// The lines said at the end, each without `fence: ` and a newline; none when every
+    /// line was shown.
+    fn summary(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.held_back > 0 {
+            out.push(format!(
+                "{} transcript line{} of this session {} not shown while the program held the terminal:",
+                self.held_back,
+                if self.held_back == 1 { "" } else { "s" },
+                if self.held_back == 1 { "was" } else { "were" },
+            ));
+            out.extend(self.first.iter().map(|l| format!("  {l}")));
+            let more = self.held_back - self.first.len();
+            if more > 0 {
+                out.push(format!(
+                    "  and {more} more (--log FILE and fence approvals keep them all)"
+                ));
+            }
+        }
+        if self.dropped > 0 {
+            out.push(format!(
+                "{} transcript line{} dropped: fence's stderr was not read fast enough",
+                self.dropped,
+                if self.dropped == 1 { " was" } else { "s were" },
+            ));
+        }
+        out
+    }
 }
 
 /// The four kinds of line.
@@ -67,6 +121,8 @@ pub enum Outcome<'a> {
 impl Transcript {
     pub fn new(target: TranscriptTarget) -> Transcript {
         let queued = Arc::new(AtomicUsize::new(0));
+        let unshown = Arc::new(Mutex::new(Unshown::default()));
+        let held = unshown.clone();
         let (lines, written) = if target == TranscriptTarget::Stderr {
             let (tx, rx) = mpsc::sync_channel::<String>(LINES_QUEUED);
             let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -75,13 +131,15 @@ impl Transcript {
                 .name("fence-transcript".into())
                 .spawn(move || {
                     for line in rx {
-                        if !program_owns_terminal() {
+                        writing.fetch_sub(line.len(), Ordering::Relaxed);
+                        if program_owns_terminal() {
+                            held.lock().unwrap_or_else(|e| e.into_inner()).hold(line);
+                        } else {
                             // One write: the sandbox's processes share this stderr, and
                             // a line written in pieces interleaves with theirs.
                             let mut err = std::io::stderr().lock();
                             let _ = err.write_all(format!("fence: {line}\n").as_bytes());
                         }
-                        writing.fetch_sub(line.len(), Ordering::Relaxed);
                     }
                     let _ = done_tx.send(());
                 });
@@ -97,6 +155,7 @@ impl Transcript {
             lines: Mutex::new(lines),
             written: Mutex::new(written),
             queued,
+            unshown,
         }
     }
 
@@ -129,27 +188,45 @@ impl Transcript {
             // Never waits: a line that finds the queue full (in lines or in bytes) is
             // dropped.
             let len = line.len();
-            if self.queued.fetch_add(len, Ordering::Relaxed) + len > BYTES_QUEUED {
+            let dropped = if self.queued.fetch_add(len, Ordering::Relaxed) + len > BYTES_QUEUED {
+                true
+            } else {
+                tx.try_send(line.to_string()).is_err()
+            };
+            if dropped {
                 self.queued.fetch_sub(len, Ordering::Relaxed);
-                return;
-            }
-            if tx.try_send(line.to_string()).is_err() {
-                self.queued.fetch_sub(len, Ordering::Relaxed);
+                self.unshown
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .dropped += 1;
             }
         }
     }
 
     /// Writes out the lines still queued (waiting at most a second for a stderr that does
-    /// not drain); later lines are dropped.
+    /// not drain); later lines are dropped. Then says which lines were not shown: the
+    /// session's terminal is the user's again by now.
     pub fn close(&self) {
         drop(self.lines.lock().unwrap_or_else(|e| e.into_inner()).take());
-        if let Some(done) = self
+        let Some(done) = self
             .written
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
-        {
-            let _ = done.recv_timeout(Duration::from_secs(1));
+        else {
+            return;
+        };
+        if done.recv_timeout(Duration::from_secs(1)).is_err() {
+            return;
+        }
+        let summary = self
+            .unshown
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .summary();
+        if !summary.is_empty() {
+            let text: String = summary.iter().map(|l| format!("fence: {l}\n")).collect();
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
         }
     }
 }
@@ -171,6 +248,28 @@ pub fn program_owns_terminal() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_not_shown_are_summed_up_at_the_end() {
+        let mut u = Unshown::default();
+        assert!(u.summary().is_empty());
+        for i in 0..7 {
+            u.hold(format!("Blocked: write {i} (rule fence.protected-path)"));
+        }
+        u.dropped = 1;
+        let s = u.summary();
+        assert_eq!(
+            s[0],
+            "7 transcript lines of this session were not shown while the program held the terminal:"
+        );
+        assert_eq!(s[1], "  Blocked: write 0 (rule fence.protected-path)");
+        assert_eq!(s.len(), 1 + UNSHOWN_REPEATED + 2);
+        assert!(s[6].starts_with("  and 2 more"), "{s:?}");
+        assert_eq!(
+            s[7],
+            "1 transcript line was dropped: fence's stderr was not read fast enough"
+        );
+    }
 
     #[test]
     fn lines_read_as_the_spec_writes_them() {

@@ -40,7 +40,7 @@ pub fn start_shim_without_net(channel: &Channel, keep: &[RawFd]) -> io::Result<S
 }
 
 fn start_shim_in(channel: &Channel, net: bool, keep: &[RawFd]) -> io::Result<ShimProcess> {
-    let how = if single_threaded() {
+    let how = if single_threaded() && has_close_range() {
         How::Copy(keep)
     } else {
         How::Exec
@@ -92,6 +92,43 @@ enum How<'k> {
     Copy(&'k [RawFd]),
     /// A child sharing this process's memory until it executes `fence __shim`.
     Exec,
+}
+
+/// Whether the kernel has `close_range` (Linux 5.9), with which a copied shim closes the
+/// supervisor's descriptors: a call on a range where no descriptor can be open closes
+/// nothing, and fails with ENOSYS only where the call is missing.
+fn has_close_range() -> bool {
+    // SAFETY: closes descriptors numbered u32::MAX only, which cannot exist.
+    unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            libc::c_uint::MAX,
+            libc::c_uint::MAX,
+            0,
+        ) == 0
+    }
+}
+
+/// The supervisor's command line as the kernel shows it (`/proc/PID/cmdline`): where its
+/// bytes lie in this process's memory (`arg_start` and `arg_end`, fields 48 and 49 of
+/// `/proc/self/stat`, Linux 3.5). A copied shim writes its own name over them.
+fn command_line_area() -> Option<(usize, usize)> {
+    let stat = std::fs::read("/proc/self/stat").ok()?;
+    let close = stat.iter().rposition(|b| *b == b')')?;
+    let mut fields = stat[close + 1..]
+        .split(|b| *b == b' ')
+        .filter(|f| !f.is_empty())
+        // Field 3 is the first after the name: field 48 is the 46th from there.
+        .skip(45);
+    let mut number = || -> Option<usize> {
+        std::str::from_utf8(fields.next()?)
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let (start, end) = (number()?, number()?);
+    (start > 0 && end > start).then_some((start, end))
 }
 
 /// Whether this process has one thread (`/proc/self/stat`'s 20th field): only then may a
@@ -222,6 +259,10 @@ fn clone_shim(channel: &Channel, ns: Namespaces, how: How) -> io::Result<libc::p
         death_signal: if ns.pid { libc::SIGKILL } else { libc::SIGTERM },
         // SAFETY: getpid has no preconditions.
         parent: unsafe { libc::getpid() },
+        command_line: match how {
+            How::Copy(_) => command_line_area(),
+            How::Exec => None,
+        },
     };
     // A copy closes every descriptor but these: its standard ones, the channel (moved to
     // SHIM_CHANNEL_FD), the status pipe (closed last) and those it is to keep.
@@ -344,6 +385,8 @@ fn clone_shim(channel: &Channel, ns: Namespaces, how: How) -> io::Result<libc::p
 /// prepared before the clone, carried out with raw system calls.
 struct Prelude {
     id_maps: [(CString, Vec<u8>); 3],
+    /// Where a copy's command line lies, to be written over ([`command_line_area`]).
+    command_line: Option<(usize, usize)>,
     ns: Namespaces,
     channel_fd: RawFd,
     status_fd: RawFd,
@@ -462,6 +505,16 @@ unsafe fn run_copy(prelude: &Prelude, kept: &[RawFd], mask: &libc::sigset_t) -> 
             prelude.fail(FAILED_CLOSE);
         }
         wipe_environment();
+        // The supervisor's command line (its `--deny-read` paths, its `--log`) is not the
+        // sandbox's to read from its pid 1, and `pgrep -f` finds the supervisor alone: the
+        // copy shows its own name, as much of it as the area holds, the rest zeros.
+        if let Some((start, end)) = prelude.command_line {
+            let name = shim::SHIM_NAME.to_bytes();
+            let area = std::slice::from_raw_parts_mut(start as *mut u8, end - start);
+            area.fill(0);
+            let shown = name.len().min(area.len() - 1);
+            area[..shown].copy_from_slice(&name[..shown]);
+        }
         libc::close(prelude.status_fd);
         libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
         let code = std::panic::catch_unwind(|| {

@@ -15,6 +15,19 @@ use std::time::{Duration, Instant};
 
 use support::{PYTHON, World, git, python_ready, stderr, stdout};
 
+/// Whether `program` is missing (it does not start with `--version`); the test is then
+/// skipped with `why` printed.
+fn missing_tool(test: &str, program: &str, why: &str) -> bool {
+    let missing = std::process::Command::new(program)
+        .arg("--version")
+        .output()
+        .is_err();
+    if missing {
+        support::skip(test, why);
+    }
+    missing
+}
+
 fn assert_unchanged(path: &Path, text: &str) {
     assert_eq!(
         std::fs::read_to_string(path).unwrap(),
@@ -2298,12 +2311,7 @@ fn protected_paths_made_under_no_write_watch_are_moved_aside(w: &World) {
 /// performs it on the object it checked.
 fn a_thread_swapping_the_path_never_truncates_a_protected_file(w: &World) {
     let test = "a_thread_swapping_the_path_never_truncates_a_protected_file";
-    if std::process::Command::new("cc")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "no C compiler (cc)");
+    if missing_tool(test, "cc", "no C compiler (cc)") {
         return;
     }
     let inside = w.write("ok.txt", "inside");
@@ -4127,12 +4135,7 @@ fn a_read_only_host_mount_inside_the_worktree_stays_read_only(w: &World) {
 /// fence (what the user types there, and what it shows).
 fn without_a_session_terminal_dev_tty_reaches_nothing(w: &World) {
     let test = "without_a_session_terminal_dev_tty_reaches_nothing";
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "no script(1)");
+    if missing_tool(test, "script", "no script(1)") {
         return;
     }
     w.write(
@@ -4243,12 +4246,7 @@ fn the_sandboxs_first_process_holds_nothing_of_the_supervisors(w: &World) {
 /// user's again, says it.
 fn refusals_hidden_while_the_program_held_the_terminal_are_said_at_the_end(w: &World) {
     let test = "refusals_hidden_while_the_program_held_the_terminal_are_said_at_the_end";
-    if std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "no script(1)");
+    if missing_tool(test, "script", "no script(1)") {
         return;
     }
     git_init(w);

@@ -423,13 +423,14 @@ pub fn is_exception(path: &Path, extra: &[PathBuf]) -> bool {
 }
 
 /// Devices that are harmless to write to: not files, not disks. Of the links to a
-/// process's own descriptors, those of its standard streams (`/dev/fd/1`,
-/// `/proc/self/fd/2`); see [`is_descriptor_link`] for the others.
+/// process's own descriptors, those of its output streams (`/dev/fd/1`,
+/// `/proc/self/fd/2`); see [`is_descriptor_link`] for the others. Its input is not one:
+/// opened for writing, `/dev/fd/0` truncates the file a command reads (`claude -p < f`).
 pub fn is_harmless_device(path: &Path) -> bool {
     ["/dev/null", "/dev/stdout", "/dev/stderr"]
         .iter()
         .any(|f| path == Path::new(f))
-        || descriptor_number(path).is_some_and(|n| n <= 2)
+        || descriptor_number(path).is_some_and(|n| n == 1 || n == 2)
 }
 
 /// Whether `path` is a link to one of the process's own descriptors (`/dev/fd/N`,
@@ -581,9 +582,12 @@ pub fn is_protected(rel: &Path) -> bool {
             return match parts.get(i + 1..) {
                 Some([]) | None => true,
                 Some([name]) => {
-                    name.starts_with(b"settings") && name.ends_with(b".json") || *name == b"hooks"
+                    name.starts_with(b"settings") && name.ends_with(b".json")
+                        || matches!(*name, b"hooks" | b"agents" | b"skills" | b"commands")
                 }
-                Some([b"hooks", ..]) => true,
+                // Hook scripts; subagents and skills (their frontmatter's hooks and MCP
+                // servers, a skill's scripts) and custom commands (their `!` lines).
+                Some([b"hooks" | b"agents" | b"skills" | b"commands", ..]) => true,
                 Some(_) => false,
             };
         }
@@ -595,13 +599,15 @@ pub fn is_protected(rel: &Path) -> bool {
                 Some([name, ..]) => match *part {
                     // `.env` is loaded into Gemini CLI's environment; `policies/` and
                     // Codex's `rules/` say what runs unasked.
+                    // Custom commands (`!{…}` runs a shell) and project extensions (their
+                    // MCP servers); Codex's skills.
                     b".gemini" => {
                         matches!(*name, b"settings.json" | b".env") && parts.len() == i + 2
-                            || *name == b"policies"
+                            || matches!(*name, b"policies" | b"commands" | b"extensions")
                     }
                     _ => {
                         matches!(*name, b"config.toml" | b"hooks.json") && parts.len() == i + 2
-                            || *name == b"rules"
+                            || matches!(*name, b"rules" | b"skills")
                     }
                 },
             };
@@ -799,6 +805,9 @@ mod tests {
             assert_eq!(r, PathBuf::from(kept));
             assert!(is_harmless_device(&r), "{written}");
         }
+        for input in ["/dev/fd/0", "/proc/self/fd/0"] {
+            assert!(!is_harmless_device(Path::new(input)), "{input}");
+        }
         let real = resolve(&RealFs, Path::new("/"), Path::new("/dev/stdout"), true);
         assert_eq!(real, PathBuf::from("/dev/stdout"));
     }
@@ -881,6 +890,13 @@ mod tests {
             ".gemini/.env",
             ".gemini/policies/x.toml",
             ".codex/rules/default.rules",
+            ".claude/agents/x.md",
+            ".claude/skills/x/SKILL.md",
+            ".claude/commands/x.md",
+            "sub/.claude/agents/x.md",
+            ".gemini/commands/x.toml",
+            ".gemini/extensions/x/gemini-extension.json",
+            ".codex/skills/x/SKILL.md",
             ".pre-commit-config.yaml",
             "lefthook.yml",
             ".lefthook.yml",

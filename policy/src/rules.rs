@@ -592,6 +592,7 @@ pub static BUILTIN_RULES: &[BuiltinRule] = &[
             ".idea/",
             ".claude/settings*.json",
             ".claude/hooks/",
+            ".claude/agents/, .claude/skills/, .claude/commands/, .gemini/commands/, .gemini/extensions/, .codex/skills/ (subagents, skills and custom commands, which run programs)",
             ".mcp.json",
             ".pre-commit-config.yaml",
             "lefthook.yml, .lefthook-local.toml, .config/lefthook.json… (every name lefthook reads), .lefthook/",

@@ -73,6 +73,8 @@ impl Env {
         symlink(home.join(".ssh"), worktree.join("keys")).unwrap();
         symlink(outside.join("notes.txt"), worktree.join("notes")).unwrap();
         symlink("../..", worktree.join("src/up")).unwrap();
+        std::fs::create_dir_all(worktree.join("src/inner")).unwrap();
+        symlink("src/inner", worktree.join("inner")).unwrap();
         Env {
             _dir: dir,
             home,
@@ -403,7 +405,15 @@ fn protected_paths_inside_the_worktree_are_asked_never_allowed() {
         ".idea/workspace.xml",
         ".claude/settings.json",
         ".claude/settings.local.json",
+        ".claude/agents/reviewer.md",
+        ".claude/skills/x/SKILL.md",
+        ".claude/commands/deploy.md",
+        ".gemini/commands/x.toml",
+        ".codex/skills/x/SKILL.md",
         ".mcp.json",
+        // Through a link with `..` after it: the kernel reaches `src/.gitmodules`, a tool
+        // that takes `..` off the text first (Gemini CLI) writes `.gitmodules`.
+        "inner/../.gitmodules",
     ] {
         rows.push((
             "Write",
@@ -708,6 +718,17 @@ fn bad_input_is_refused_with_exit_2_and_a_reason() {
             "not JSON",
         ),
         ("an array", b"[1, 2]".to_vec(), "not a JSON object"),
+        (
+            "a key twice",
+            base.to_string()
+                .replacen(
+                    "\"tool_input\":{",
+                    "\"tool_input\":{\"command\":\"rm -rf ~\",",
+                    1,
+                )
+                .into_bytes(),
+            "appears twice",
+        ),
         ("no tool_name", without("tool_name"), "tool_name"),
         ("no tool_input", without("tool_input"), "tool_input"),
         ("no cwd", without("cwd"), "cwd"),

@@ -214,6 +214,16 @@ impl Classifier {
                 ..Arg::literal(text.clone())
             };
             w.check_write_target(&arg, true, name);
+            // A tool that takes `..` off the text before it opens the file (Gemini CLI's
+            // `path.resolve`) writes elsewhere than the kernel would reach through a link
+            // before the `..` (`lnsub/../.gitmodules`): both places are judged.
+            if Path::new(&text)
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+            {
+                let lexical = path::normalize(cwd, Path::new(&text));
+                w.check_write_target(&Arg::literal(lexical.to_string_lossy()), true, name);
+            }
             let target = path::resolve(self.fs.as_ref(), cwd, Path::new(&text), true);
             if self.is_secret(&target) {
                 w.find(

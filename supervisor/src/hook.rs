@@ -137,6 +137,74 @@ pub fn run(a: HookArgs) -> u8 {
     answer.exit
 }
 
+/// A JSON text none of whose objects names a key twice. serde_json keeps the last of two
+/// equal keys (`{"command": "rm -rf ~", "command": "ls"}` reads as `ls`), and a reader
+/// that keeps the first would run what fence did not judge: such input is refused.
+/// Why by hand: serde_json has no switch for it; this visitor walks the text once.
+struct UniqueKeys;
+
+impl<'de> serde::Deserialize<'de> for UniqueKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = UniqueKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_str<E>(self, _: &str) -> std::result::Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_unit<E>(self) -> std::result::Result<UniqueKeys, E> {
+        Ok(UniqueKeys)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<UniqueKeys, A::Error> {
+        while seq.next_element::<UniqueKeys>()?.is_some() {}
+        Ok(UniqueKeys)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<UniqueKeys, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {key:?} appears twice in one object"
+                )));
+            }
+            map.next_value::<UniqueKeys>()?;
+        }
+        Ok(UniqueKeys)
+    }
+}
+
 /// Reads the call from stdin and judges it.
 fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
     let mut buf = Vec::new();
@@ -147,6 +215,8 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
     if buf.len() as u64 > MAX_INPUT {
         bail!("the hook input is larger than {} MiB", MAX_INPUT >> 20);
     }
+    serde_json::from_slice::<UniqueKeys>(&buf)
+        .context("the hook input is not JSON fence can judge")?;
     let input: Value = serde_json::from_slice(&buf).context("the hook input is not JSON")?;
     let call = HookInput::parse(agent, &input)?;
     let env = session::environment();

@@ -71,7 +71,7 @@ fn claude_profile_opens_its_folder_and_nothing_else_in_home(w: &World) {
         "{err}"
     );
     assert!(
-        err.contains("fence: profile claude (Claude Code): writable ~/.claude; protected ~/.claude/settings.json, ~/.claude/settings.local.json, ~/.claude/hooks, ~/.claude/commands, ~/.claude/skills, ~/.claude/plugins/cache, ~/.claude/plugins/installed_plugins.json, ~/.claude/plugins/known_marketplaces.json, ~/.claude/plugins/marketplaces"),
+        err.contains("fence: profile claude (Claude Code): writable ~/.claude; protected ~/.claude/settings.json, ~/.claude/settings.local.json, ~/.claude/hooks, ~/.claude/commands, ~/.claude/skills, ~/.claude/agents, ~/.claude/plugins/cache, ~/.claude/plugins/installed_plugins.json, ~/.claude/plugins/known_marketplaces.json, ~/.claude/plugins/marketplaces"),
         "{err}"
     );
     assert!(
@@ -738,6 +738,7 @@ fn fence_profiles_json_is_a_stable_list() {
             "~/.claude/hooks",
             "~/.claude/commands",
             "~/.claude/skills",
+            "~/.claude/agents",
             "~/.claude/plugins/cache",
             "~/.claude/plugins/installed_plugins.json",
             "~/.claude/plugins/known_marketplaces.json",
@@ -780,11 +781,11 @@ fn fence_profiles_prints_a_readable_table() {
     for line in [
         "claude  Claude Code",
         "  writable   ~/.claude/  ~/.claude.json",
-        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/commands  ~/.claude/skills  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json  ~/.claude/plugins/known_marketplaces.json  ~/.claude/plugins/marketplaces",
+        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/commands  ~/.claude/skills  ~/.claude/agents  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json  ~/.claude/plugins/known_marketplaces.json  ~/.claude/plugins/marketplaces",
         "  domains    api.anthropic.com:443  platform.claude.com:443",
         "  passes     ANTHROPIC_API_KEY",
         "codex  OpenAI Codex CLI",
-        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules  ~/.codex/.env  ~/.codex/managed_config.toml",
+        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules  ~/.codex/.env  ~/.codex/managed_config.toml  ~/.codex/skills",
         "ci  a CI job step",
         "  domains    none",
     ] {

@@ -7207,18 +7207,37 @@ fn where_a_protected_link_leads_cannot_be_changed_from_inside(w: &World) {
     link("tools/envrc", ".envrc");
     // Through the linked folder: a hook linked again to a tracked script.
     link("../../tools/pre-commit", "scripts/hooks/pre-commit");
+    // A link on the way to a hook (`tools2 -> real`), and a hook whose folder is missing.
+    w.mkdir("real");
+    w.mkdir("evil");
+    let merged = w.write("real/post-merge", "#!/bin/sh\nexit 0\n");
+    link("real", "tools2");
+    link("../../tools2/post-merge", "scripts/hooks/post-merge");
+    link("../../gone/post-checkout", "scripts/hooks/post-checkout");
     w.write(
         "s.sh",
         "for f in tools/pre-commit scripts/hooks/pre-push .git/hooks/pre-push; do echo 'touch /tmp/x' >> $f; done\n\
          echo 'touch /tmp/x' > scripts/hooks/post-commit\n\
          echo 'touch /tmp/x' > tools/envrc\n\
+         echo 'touch /tmp/x' > evil/post-merge; rm tools2; ln -s evil tools2\n\
+         mkdir gone; echo 'touch /tmp/x' > gone/post-checkout\n\
          echo ok > tools/plain.txt\n",
     );
     let out = w.run(&["/bin/sh", "s.sh"]);
     let err = stderr(&out);
     assert_unchanged(&hook, "#!/bin/sh\nexit 0\n");
     assert_unchanged(&pushed, "#!/bin/sh\nexit 0\n");
-    for made in ["scripts/hooks/post-commit", "tools/envrc"] {
+    assert_unchanged(&merged, "#!/bin/sh\nexit 0\n");
+    assert_eq!(
+        std::fs::read_link(w.worktree.join("tools2")).unwrap(),
+        Path::new("real"),
+        "a link on the way to a hook was re-pointed: {err}"
+    );
+    for made in [
+        "scripts/hooks/post-commit",
+        "tools/envrc",
+        "gone/post-checkout",
+    ] {
         assert!(
             !w.worktree.join(made).exists(),
             "{made} was made where a protected link leads: {err}"

@@ -507,8 +507,10 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
             }
         }
     }
+    // Walked from the end: `.git/hooks`, first in the list, is looked through first.
     let mut folders: Vec<(PathBuf, usize)> = PROTECTED_TREES
         .iter()
+        .rev()
         .filter(|rel| **rel != SPARE_HOME)
         .map(|rel| (worktree.join(rel), 0))
         .collect();

@@ -839,38 +839,43 @@ pub fn fence_config_paths(
         .flat_map(|f| [f.clone(), f.join("config.toml")])
         .chain(explicit.map(|e| cwd.join(e)));
     for p in named {
-        let mut links = Vec::new();
-        let placed = walk_links(&mut looked, &p, |folder, name| {
-            links.push(folder.join(name))
-        });
-        out.extend(links);
-        // A loop or an unreadable link: the path as named, whatever it leads to.
-        let placed = placed.map(|(placed, _)| placed).unwrap_or(p);
-        // Past a missing folder the rest is kept as written: a `..` there (`gone/../cfg`,
-        // a dangling link's target) steps out of a folder the sandbox could make, and out
-        // of wherever that folder's name would then lead. Both are protected: the folder
-        // it steps out of (so that it is never made) and the path without it.
-        if placed
-            .components()
-            .any(|c| c == std::path::Component::ParentDir)
-        {
-            let mut prefix = PathBuf::new();
-            let mut lexical = PathBuf::new();
-            for c in placed.components() {
-                if c == std::path::Component::ParentDir {
-                    out.push(prefix.clone());
-                    lexical.pop();
-                } else {
-                    lexical.push(c);
-                }
-                prefix.push(c);
-            }
-            out.push(lexical);
-        }
-        out.push(placed);
+        out.extend(resolved_with_links(&mut looked, &p));
     }
     out.sort();
     out.dedup();
+    out
+}
+
+/// Where `p` lies or would be made as the kernel resolves it (links followed, a missing
+/// rest kept), with every symbolic link on the way to it, whose own names then lead
+/// nowhere else.
+fn resolved_with_links(looked: &mut Looked, p: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let placed = walk_links(looked, p, |folder, name| out.push(folder.join(name)));
+    // A loop or an unreadable link: the path as named, whatever it leads to.
+    let placed = placed.map(|(placed, _)| placed).unwrap_or(p.to_path_buf());
+    // Past a missing folder the rest is kept as written: a `..` there (`gone/../cfg`,
+    // a dangling link's target) steps out of a folder the sandbox could make, and out
+    // of wherever that folder's name would then lead. Both are protected: the folder
+    // it steps out of (so that it is never made) and the path without it.
+    if placed
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        let mut prefix = PathBuf::new();
+        let mut lexical = PathBuf::new();
+        for c in placed.components() {
+            if c == std::path::Component::ParentDir {
+                out.push(prefix.clone());
+                lexical.pop();
+            } else {
+                lexical.push(c);
+            }
+            prefix.push(c);
+        }
+        out.push(lexical);
+    }
+    out.push(placed);
     out
 }
 
@@ -1255,39 +1260,18 @@ pub fn protected_link_targets(
             worktree.display()
         ));
     }
+    let mut looked = Looked::default();
     let mut out: Vec<PathBuf> = Vec::new();
     for link in links {
-        let Some(target) = link_destination(&link) else {
-            continue;
-        };
-        if writable.iter().any(|r| target.starts_with(r)) && !out.contains(&target) {
-            out.push(target);
+        // The link's own name is protected already; the links after it, each on the way
+        // (`tools -> real` in `../../tools/pre-commit`), and where the chain ends.
+        for p in resolved_with_links(&mut looked, &link) {
+            if p != link && writable.iter().any(|r| p.starts_with(r)) && !out.contains(&p) {
+                out.push(p);
+            }
         }
     }
     (out, warnings)
-}
-
-/// The path `link` leads to: resolved whole where it exists, else the missing name in its
-/// resolved folder, following links that lead on (at most 40, as the kernel does).
-fn link_destination(link: &Path) -> Option<PathBuf> {
-    if let Ok(real) = std::fs::canonicalize(link) {
-        return Some(real);
-    }
-    let mut at = link.to_path_buf();
-    for _ in 0..40 {
-        let named = std::fs::read_link(&at).ok()?;
-        let next = at.parent()?.join(named);
-        let folder = std::fs::canonicalize(next.parent()?).ok()?;
-        let candidate = folder.join(next.file_name()?);
-        if !candidate
-            .symlink_metadata()
-            .is_ok_and(|m| m.file_type().is_symlink())
-        {
-            return Some(candidate);
-        }
-        at = candidate;
-    }
-    None
 }
 
 #[cfg(test)]

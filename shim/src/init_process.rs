@@ -269,6 +269,28 @@ fn prepare_namespaces(
             .iter()
             .flat_map(|b| protected_paths::pinned(b))
             .collect();
+        // The folders between a writable root and each path protected by name (what a
+        // protected link leads to, the hooks folder `core.hooksPath` names, a profile's
+        // settings): a read-only bind goes with its folder when that is renamed, and a
+        // planted folder would take its place; a mount point cannot be renamed.
+        for p in spec.protected.iter().map(Path::new) {
+            let Some(root) = writable
+                .iter()
+                .map(Path::new)
+                .chain(bases.iter().copied())
+                .filter(|r| p.starts_with(r) && p != *r)
+                .max_by_key(|r| r.as_os_str().len())
+            else {
+                continue;
+            };
+            pinned_paths.extend(
+                p.ancestors()
+                    .skip(1)
+                    .take_while(|a| *a != root && a.starts_with(root))
+                    .filter(|a| a.symlink_metadata().is_ok_and(|m| m.is_dir()))
+                    .map(Path::to_path_buf),
+            );
+        }
         pinned_paths.sort();
         pinned_paths.dedup();
         let pinned: Vec<&OsStr> = pinned_paths.iter().map(|p| p.as_os_str()).collect();

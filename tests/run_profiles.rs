@@ -39,6 +39,25 @@ fn read(p: &Path) -> Option<String> {
     std::fs::read_to_string(p).ok()
 }
 
+/// Without watched writes only the protected paths that exist are held (read-only
+/// binds): a profile whose protected paths are not all there is refused, and nothing is
+/// made in its folder.
+fn no_write_watch_with_a_profile_needs_its_protected_paths(w: &World) {
+    let out = fence_with(
+        w,
+        &["--no-write-watch", "--profile", "claude"],
+        "mkdir -p \"$HOME/.claude/agents\" && echo x > \"$HOME/.claude/agents/a.md\"\n",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{err}");
+    assert!(
+        err.contains("--no-write-watch with a profile needs its protected paths to exist")
+            && err.contains(".claude/agents"),
+        "{err}"
+    );
+    assert!(!w.home.join(".claude/agents").exists(), "{err}");
+}
+
 fn claude_profile_opens_its_folder_and_nothing_else_in_home(w: &World) {
     // No ~/.claude yet: the profile creates it.
     let out = fence_with(
@@ -682,6 +701,7 @@ both_ways!(
     a_link_into_the_profiles_folder_is_refused_and_git_works_there,
     a_thread_swapping_to_the_settings_file_never_writes_it,
     claude_profile_opens_its_folder_and_nothing_else_in_home,
+    no_write_watch_with_a_profile_needs_its_protected_paths,
     claude_settings_stay_unchanged_while_its_state_file_is_written,
     without_a_profile_the_agent_folder_stays_closed,
     the_profiles_api_key_passes_and_other_credentials_do_not,

@@ -445,6 +445,23 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     // folders are the agent's own (Claude Code clones plugin marketplaces there): they
     // keep their protected settings, and a symlink leading into them is asked.
     let rule_bases = prepare::rule_bases(&worktree, &allow_write);
+    // Without watched writes, a protected path is held by the mount view, which binds only
+    // what exists, and the watch that moves protected names made in the session aside
+    // covers the worktree: a profile's protected path missing at start could be made in
+    // its writable folder and stay. Refused rather than left open.
+    if args.no_write_watch {
+        let missing: Vec<String> = profile_protected
+            .iter()
+            .filter(|p| p.symlink_metadata().is_err())
+            .map(|p| p.display().to_string())
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "--no-write-watch with a profile needs its protected paths to exist (the read-only mount view covers only those), and these do not: {}; make them (an empty folder, or the file the agent would write), or run without --no-write-watch",
+                missing.join(", ")
+            ));
+        }
+    }
     let mut protected = profile_protected;
     let bases: Vec<&Path> = std::iter::once(worktree.as_path())
         .chain(rule_bases.iter().map(PathBuf::as_path))

@@ -809,13 +809,23 @@ fn read_command(
                 !w.starts_with('-') && !matches!(w.as_str(), "/dev/stdin" | "/dev/fd/0")
             }) {
                 // direnv's `source_env DIR` reads DIR/.envrc.
-                if matches!(name, "source_env" | "source_env_if_exists" | "source_up")
-                    && let Some(dir) = as_path(w, base, places).filter(|p| p.is_dir())
-                {
+                let direnv = matches!(name, "source_env" | "source_env_if_exists" | "source_up");
+                if direnv && let Some(dir) = as_path(w, base, places).filter(|p| p.is_dir()) {
                     push(dir.join(".envrc"), out);
+                    read_sourced(&dir.join(".envrc"), &dir, places, depth, out);
                     continue;
                 }
                 push_file(w, base, places, out);
+                // What the sourced file runs runs too (`use nix` in `.envrc.local`): direnv
+                // runs it from its own folder, a shell's `source` from where it is.
+                for f in expand(w, base, places).into_iter().filter(|f| f.is_file()) {
+                    let from = if direnv {
+                        f.parent().map(Path::to_path_buf).unwrap_or(base.clone())
+                    } else {
+                        base.clone()
+                    };
+                    read_sourced(&f, &from, places, depth, out);
+                }
             }
             return;
         }
@@ -833,6 +843,9 @@ fn read_command(
         "use_flake" => Some(("flake", rest)),
         "use_devenv" => Some(("devenv", rest)),
         "devbox" => Some(("devbox", rest)),
+        // `eval "$(lorri direnv)"` loads `shell.nix`; `nix print-dev-env` a flake.
+        "lorri" if rest.first().is_some_and(|w| w == "direnv") => Some(("nix", &[][..])),
+        "nix" if rest.first().is_some_and(|w| w == "print-dev-env") => Some(("flake", &rest[1..])),
         _ => None,
     };
     if let Some((kind, args)) = environment {
@@ -846,8 +859,17 @@ fn read_command(
             // `use nix [FILE]`: FILE, else `shell.nix` or `default.nix` (both: one made
             // later would be the one read). `-p PKG` names packages.
             "nix" if !args.iter().any(|w| w == "-p" || w == "--packages") => {
-                match operands.iter().find(|w| w.ends_with(".nix")) {
-                    Some(f) => push_file(f, base, places, out),
+                let named = operands
+                    .iter()
+                    .find(|w| w.ends_with(".nix") || w.contains('/') || w.as_str() == ".");
+                match named {
+                    Some(f) if f.ends_with(".nix") => push_file(f, base, places, out),
+                    // A folder: its `default.nix` (and `shell.nix`).
+                    Some(d) => {
+                        if let Some(dir) = as_path(d, base, places) {
+                            in_folder(&["shell.nix", "default.nix"], &dir, out);
+                        }
+                    }
                     None => in_folder(&["shell.nix", "default.nix"], base, out),
                 }
             }
@@ -858,9 +880,23 @@ fn read_command(
                     Some(r) => {
                         let r = r.strip_prefix("path:").unwrap_or(r);
                         let r = r.split('#').next().unwrap_or(r);
-                        (r.is_empty() || r.starts_with('.') || r.starts_with('/'))
-                            .then(|| as_path(if r.is_empty() { "." } else { r }, base, places))
-                            .flatten()
+                        // `.?dir=env`: the flake in `env`.
+                        let (r, sub) = match r.split_once('?') {
+                            Some((r, query)) => {
+                                (r, query.split('&').find_map(|kv| kv.strip_prefix("dir=")))
+                            }
+                            None => (r, None),
+                        };
+                        (r.is_empty()
+                            || r.starts_with('.')
+                            || r.starts_with('/')
+                            || r.starts_with('$'))
+                        .then(|| as_path(if r.is_empty() { "." } else { r }, base, places))
+                        .flatten()
+                        .map(|d| match sub {
+                            Some(s) => d.join(s),
+                            None => d,
+                        })
                     }
                 };
                 if let Some(dir) = folder {
@@ -1334,6 +1370,19 @@ fn push(p: PathBuf, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// The most bytes of a sourced file read for what it runs in turn.
+const MOST_SOURCED: u64 = 64 * 1024;
+
+/// Reads the lines of `file`, sourced from a line at `depth`, as lines run from `from`.
+fn read_sourced(file: &Path, from: &Path, places: &Places, depth: usize, out: &mut Vec<PathBuf>) {
+    if depth >= MOST_NESTING || file.metadata().map_or(true, |m| m.len() > MOST_SOURCED) {
+        return;
+    }
+    if let Ok(text) = std::fs::read_to_string(file) {
+        read_line(&text, from, places, depth + 1, out);
+    }
+}
+
 /// The paths a word names: its variables replaced where known, braces and globs expanded
 /// against the files there (a pattern that matches nothing names nothing).
 fn expand(word: &str, base: &Path, places: &Places) -> Vec<PathBuf> {
@@ -1695,6 +1744,25 @@ mod tests {
         (dir, wt)
     }
 
+    /// A sourced file's own lines run too: `use nix` in the `.envrc.local` that `.envrc`
+    /// sources, a script sourced from a folder direnv enters.
+    #[test]
+    fn what_a_sourced_file_runs_is_found() {
+        let (_dir, wt) = worktree_with(&[".envrc.local", "tools/.envrc", "env.sh"]);
+        std::fs::write(wt.join(".envrc.local"), "use nix\n").unwrap();
+        std::fs::write(wt.join("tools/.envrc"), "use flake\n").unwrap();
+        std::fs::write(wt.join("env.sh"), "source ./more.sh\n").unwrap();
+        assert_eq!(
+            found("source_env_if_exists .envrc.local", &wt),
+            [".envrc.local", "default.nix", "shell.nix"]
+        );
+        assert_eq!(
+            found("source_env tools", &wt),
+            ["tools/.envrc", "tools/flake.lock", "tools/flake.nix"]
+        );
+        assert_eq!(found(". ./env.sh", &wt), ["env.sh", "more.sh"]);
+    }
+
     #[test]
     fn the_files_a_line_runs_are_found_in_every_spelling() {
         let (_dir, wt) = worktree_with(&[
@@ -1828,6 +1896,22 @@ mod tests {
             ["env/flake.lock", "env/flake.nix"]
         );
         assert!(found("use flake github:o/r", &wt).is_empty());
+        assert_eq!(
+            found("use flake .?dir=env", &wt),
+            ["env/flake.lock", "env/flake.nix"]
+        );
+        assert_eq!(
+            found("use nix ./nix", &wt),
+            ["nix/default.nix", "nix/shell.nix"]
+        );
+        assert_eq!(
+            found("eval \"$(lorri direnv)\"", &wt),
+            ["default.nix", "shell.nix"]
+        );
+        assert_eq!(
+            found("eval \"$(nix print-dev-env)\"", &wt),
+            ["flake.lock", "flake.nix"]
+        );
         assert_eq!(found("use devenv", &wt)[2], "devenv.nix");
         assert_eq!(
             found("eval \"$(devbox generate direnv --print-envrc)\"", &wt),

@@ -58,6 +58,9 @@ struct Watch {
     at_start: HashSet<PathBuf>,
     /// What protected configs run, relative to the worktree (files and whole folders).
     config_code: Vec<PathBuf>,
+    /// How deep folders are looked into: [`MOST_DEPTH`], or deeper along the way to what
+    /// protected configs run (a hook linked to `a/b/c/d/e/f/g/pre-commit`).
+    most_depth: usize,
     /// Whether `.git` was a folder at start: a repository made in the session (`git
     /// init`) is the sandbox's own.
     git_at_start: bool,
@@ -91,6 +94,13 @@ pub fn start(worktree: &Path, config_code: &[PathBuf]) -> io::Result<Guard> {
             .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .collect(),
+        most_depth: config_code
+            .iter()
+            .filter_map(|p| p.strip_prefix(worktree).ok())
+            .map(|p| p.components().count())
+            .max()
+            .unwrap_or(0)
+            .max(MOST_DEPTH),
         git_at_start: worktree
             .join(".git")
             .symlink_metadata()
@@ -288,7 +298,7 @@ impl Watch {
         }
         if is_dir
             && holder
-            && child.components().count() <= MOST_DEPTH
+            && child.components().count() <= self.most_depth
             && (descend_all || !self.watched.contains(&child))
         {
             self.look(&child, first, descend_all);
@@ -548,6 +558,23 @@ mod tests {
 
     /// More folders that may hold protected paths than can be watched: they are swept, so a
     /// protected name made in one is still moved aside during the session.
+    #[test]
+    fn what_a_config_runs_is_watched_however_deep() {
+        let dir = tempfile::tempdir().unwrap();
+        let wt = dir.path().canonicalize().unwrap();
+        let hook = wt.join("a/b/c/d/e/f/g/pre-commit");
+        let guard = start(&wt, std::slice::from_ref(&hook)).unwrap();
+        std::fs::create_dir_all(hook.parent().unwrap()).unwrap();
+        std::fs::write(&hook, "touch /tmp/x\n").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while hook.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let moved_during = !hook.exists();
+        let told = guard.finish();
+        assert!(moved_during, "the deep hook stayed: {told:?}");
+    }
+
     #[test]
     fn folders_past_the_watch_limit_are_swept() {
         let dir = tempfile::tempdir().unwrap();

@@ -7187,6 +7187,37 @@ fn scripts_run_inside_substitutions_and_loops_cannot_be_changed_from_inside(w: &
     assert_unchanged(&plain, "true\nchanged\n");
 }
 
+/// Without watched writes a protected path that is a symbolic link has nothing holding it
+/// (a read-only mount holds no link): `--no-write-watch` is refused, and nothing runs.
+fn no_write_watch_is_refused_while_a_protected_path_is_a_link(w: &World) {
+    git_init(w);
+    w.mkdir("cfg");
+    w.write("cfg/envrc", "export A=1\n");
+    std::os::unix::fs::symlink("cfg/envrc", w.worktree.join(".envrc")).unwrap();
+    w.write("s.sh", "rm .envrc; echo 'touch /tmp/x' > .envrc\n");
+    let out = w
+        .fence(&[
+            "--no-write-watch".as_ref(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "s.sh".as_ref(),
+        ])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(125), "{err}");
+    assert!(
+        err.contains("--no-write-watch cannot hold a protected path")
+            || err.contains("--no-write-watch needs a mount namespace"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_link(w.worktree.join(".envrc")).unwrap(),
+        Path::new("cfg/envrc"),
+        "{err}"
+    );
+}
+
 /// A protected path that is a symbolic link at the start (a hook linked to a tracked
 /// script, the hooks folder linked to one in the worktree, `.envrc` linked to a file not
 /// made yet): what it leads to is what git and direnv run, so that is read-only too, by
@@ -10958,6 +10989,7 @@ both_ways!(
     programs_the_git_config_names_cannot_be_changed_from_inside,
     scripts_run_inside_substitutions_and_loops_cannot_be_changed_from_inside,
     where_a_protected_link_leads_cannot_be_changed_from_inside,
+    no_write_watch_is_refused_while_a_protected_path_is_a_link,
     protected_paths_made_under_no_write_watch_are_moved_aside,
     an_allow_write_repository_keeps_its_hooks_and_config,
     an_allow_write_folder_cannot_be_made_to_run_code_in_the_users_git,

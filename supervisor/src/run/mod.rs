@@ -593,6 +593,16 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         eprintln!("fence: {}", crate::escape::for_terminal(&line));
     }
     protected.extend(agent_code);
+    if args.no_write_watch {
+        let links = prepare::links_to_protected(&worktree, &protected, &code_roots);
+        if !links.is_empty() {
+            let named: Vec<String> = links.iter().map(|l| l.display().to_string()).collect();
+            return Err(format!(
+                "--no-write-watch cannot hold a protected path that is, or is reached through, a symbolic link (a read-only mount holds no link, and the sandbox could replace it): {}; run without --no-write-watch",
+                crate::escape::for_terminal(&named.join(", "))
+            ));
+        }
+    }
     protected.extend(other_checkouts_admin);
     // The folder of the approval sockets, when a writable folder holds it (`--allow-write
     // /tmp`): moved away, or made by the sandbox before fence makes it, `fence approvals`

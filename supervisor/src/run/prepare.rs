@@ -846,6 +846,27 @@ pub fn fence_config_paths(
     out
 }
 
+/// The symbolic links among and on the way to the protected paths that lie in a
+/// `writable` root: the protected links of the worktree (`shim::protected_paths::
+/// protected_links`), its `.git`, and every link met on the way to each of `protected`.
+/// Without watched writes nothing holds them (a read-only mount holds no link), so
+/// `--no-write-watch` is refused while there are any.
+pub fn links_to_protected(
+    worktree: &Path,
+    protected: &[PathBuf],
+    writable: &[PathBuf],
+) -> Vec<PathBuf> {
+    let mut looked = Looked::default();
+    let (mut out, _) = shim::protected_paths::protected_links(worktree);
+    for p in protected.iter().chain([&worktree.join(".git")]) {
+        walk_links(&mut looked, p, |folder, name| out.push(folder.join(name)));
+    }
+    out.retain(|l| writable.iter().any(|r| l.starts_with(r) && l != r));
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Where `p` lies or would be made as the kernel resolves it (links followed, a missing
 /// rest kept), with every symbolic link on the way to it, whose own names then lead
 /// nowhere else.

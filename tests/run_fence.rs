@@ -1365,6 +1365,36 @@ fn secrets_named_in_the_config_are_unreadable(w: &World) {
 /// fence's own config decides later sessions' mode, profile and network: a sandbox given
 /// a writable folder that holds it (`--allow-write ~/.config`) can neither make it, change
 /// it, nor move its folder away.
+/// Every folder a client of the user may read sessions' sockets from stays the user's:
+/// with `/tmp` writable, a session whose `XDG_RUNTIME_DIR` is elsewhere still keeps the
+/// sandbox out of `/tmp/fence-UID`, where `fence approvals` started without that variable
+/// looks (a socket the sandbox listened on there would carry the supervisor's
+/// credentials).
+fn the_sandbox_serves_no_session_in_any_socket_folder(w: &World) {
+    let runtime = w.home.join("rt");
+    std::fs::create_dir_all(&runtime).unwrap();
+    w.own(&runtime);
+    let uid = w.ids.map_or(0, |(u, _)| u);
+    let folder = format!("/tmp/fence-{uid}");
+    let name = format!("{folder}/fence-test-{}.sock", std::process::id());
+    w.write("s.sh", &format!("mkdir -p {folder}; echo x > {name}\n"));
+    let out = w
+        .fence(&[
+            "--allow-write".as_ref(),
+            "/tmp".as_ref(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "s.sh".as_ref(),
+        ])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    let made = Path::new(&name).exists();
+    let _ = std::fs::remove_file(&name);
+    assert!(!made, "the sandbox wrote into {folder}: {err}");
+}
+
 fn fences_own_config_cannot_be_written_from_the_sandbox(w: &World) {
     let config_dir = w.home.join(".config");
     write_in_home(w, ".config/other/settings", "kept\n");
@@ -10909,6 +10939,7 @@ both_ways!(
     a_secret_made_during_the_session_stays_unreadable,
     secrets_named_in_the_config_are_unreadable,
     fences_own_config_cannot_be_written_from_the_sandbox,
+    the_sandbox_serves_no_session_in_any_socket_folder,
     a_secret_the_host_replaces_during_the_session_stays_unreadable,
     a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable,
     root_only_files_in_etc_are_unreadable_to_every_session,

@@ -58,6 +58,23 @@ pub fn socket_dir() -> PathBuf {
     }
 }
 
+/// Every folder a client of this user may read sessions' sockets from: this process's
+/// ([`socket_dir`]), and those of a client started with another `XDG_RUNTIME_DIR`, or
+/// none (su, sudo, ssh without a login session): `/run/user/UID/fence` and
+/// `/tmp/fence-UID`. A sandbox that could write one of them could serve a client a
+/// session of its own.
+pub fn socket_dirs() -> Vec<PathBuf> {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let mut dirs = vec![
+        socket_dir(),
+        PathBuf::from(format!("/run/user/{uid}/fence")),
+        PathBuf::from(format!("/tmp/fence-{uid}")),
+    ];
+    dirs.dedup();
+    dirs
+}
+
 /// Makes sure `dir` is ours alone: a real directory (not a symlink), owned by us, mode
 /// 0700. With `create` it is made when missing. Anything else is refused: in a shared
 /// directory such as /tmp another user could have made it first. Security boundary.

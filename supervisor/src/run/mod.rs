@@ -604,18 +604,28 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
     }
     protected.extend(other_checkouts_admin);
-    // The folder of the approval sockets, when a writable folder holds it (`--allow-write
+    // The folders of the approval sockets, when a writable folder holds one (`--allow-write
     // /tmp`): moved away, or made by the sandbox before fence makes it, `fence approvals`
-    // and later sessions would meet the sandbox's sockets there instead of fence's.
-    let sockets = crate::gate::socket::socket_dir();
-    let sockets = sockets.canonicalize().unwrap_or(sockets);
-    if allow_write.iter().any(|w| sockets.starts_with(w)) {
-        protected.push(sockets.clone());
+    // and later sessions would meet the sandbox's sockets there instead of fence's. Every
+    // folder a client of this user may read (one started without this session's
+    // `XDG_RUNTIME_DIR` reads `/tmp/fence-UID`): a socket the sandbox listens on has the
+    // supervisor's credentials, since fence makes the `listen` call for it.
+    let socket_dirs: Vec<PathBuf> = crate::gate::socket::socket_dirs()
+        .into_iter()
+        .map(|d| d.canonicalize().unwrap_or(d))
+        .collect();
+    for sockets in &socket_dirs {
+        if allow_write.iter().any(|w| sockets.starts_with(w)) {
+            protected.push(sockets.clone());
+        }
     }
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     // A connect fence makes for the sandbox carries fence's own credentials: to an approval
     // socket, the peer check would take the sandbox for a person answering.
-    if let Some(p) = allow_unix.iter().find(|p| p.starts_with(&sockets)) {
+    if let Some(p) = allow_unix
+        .iter()
+        .find(|p| socket_dirs.iter().any(|s| p.starts_with(s)))
+    {
         return Err(format!(
             "--allow-unix {}: fence's approval sockets cannot be opened to the sandbox",
             p.display()

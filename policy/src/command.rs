@@ -3685,9 +3685,10 @@ impl Walker<'_> {
             "node" | "nodejs" | "bun" | "deno" => &[
                 "-e", "--eval", "-p", "--print", "run", "eval", "test", "install", "add", "x",
             ],
-            "php" => &["-r"],
+            // `-B`, `-R`, `-E`: code run before, for each line of, and after the input.
+            "php" => &["-r", "-B", "-R", "-E"],
             "lua" => &["-e"],
-            "pwsh" => &["-c", "-Command", "-File"],
+            "pwsh" | "powershell" => &[],
             _ => &["-c", "-m"],
         };
         let mut script: Option<usize> = None;
@@ -3695,6 +3696,49 @@ impl Walker<'_> {
         let mut i = 1;
         while i < args.len() {
             let t = args[i].text.as_str();
+            // PowerShell's parameters, in any case and shortened: `-Command` (`-c`) and
+            // `-File` (`-f`) take the program, `-EncodedCommand` (`-e`, `-ec`) a base64
+            // one, which cannot be identified; `-` after them is the input.
+            if matches!(name, "pwsh" | "powershell") && t.starts_with('-') {
+                let p = t.trim_start_matches('-').to_ascii_lowercase();
+                let is = |full: &str, least: usize| p.len() >= least && full.starts_with(&p);
+                if is("command", 1) || is("file", 1) {
+                    match args.get(i + 1) {
+                        Some(v) if v.text == "-" => return self.stdin_program(name, inv),
+                        _ => {
+                            inline_program = true;
+                            break;
+                        }
+                    }
+                }
+                if is("encodedcommand", 1) || p == "ec" {
+                    self.find(
+                        RuleId::DynamicProgram,
+                        format!(
+                            "{name} runs an encoded program: it cannot be identified before running"
+                        ),
+                    );
+                    return self.check_path_args(args, &[]);
+                }
+                let takes = [
+                    ("executionpolicy", 2),
+                    ("workingdirectory", 2),
+                    ("configurationname", 4),
+                    ("configurationfile", 4),
+                    ("outputformat", 1),
+                    ("inputformat", 2),
+                    ("windowstyle", 1),
+                    ("settingsfile", 2),
+                    ("custompipename", 2),
+                    ("version", 1),
+                ];
+                i += if takes.iter().any(|(f, n)| is(f, *n)) || p == "ep" || p == "wd" {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
             if inline.contains(&t)
                 || (t.starts_with('-')
                     && !t.starts_with("--")
@@ -3720,6 +3764,9 @@ impl Walker<'_> {
             // loaded first (`-r`, `--require`, `--import`, `--loader`).
             let takes_value = match name {
                 _ if is_python(name) => matches!(t, "-W" | "-X" | "-Q"),
+                // An ini file, an ini setting, a Zend extension, a document root, a
+                // server address.
+                "php" => matches!(t, "-c" | "-d" | "-z" | "-t" | "-S"),
                 "perl" => t == "-I",
                 "ruby" => matches!(t, "-I" | "-r"),
                 "node" | "nodejs" => matches!(
@@ -3739,6 +3786,10 @@ impl Walker<'_> {
                 i += 2;
                 continue;
             }
+            if name == "php" && t == "-f" {
+                script = Some(i + 1).filter(|s| *s < args.len());
+                break;
+            }
             if t.starts_with('-') && t != "-" {
                 i += 1;
                 continue;
@@ -3751,6 +3802,10 @@ impl Walker<'_> {
             if let Some(m) = args.iter().position(|a| a.text == "-m") {
                 match args.get(m + 1).map(|a| a.text.as_str()) {
                     Some("pip") => return self.pip(args, m + 2),
+                    // The interactive interpreter, fed from the pipe.
+                    Some("code") if inv.io.stdin_pipe => {
+                        return self.stdin_program(name, inv);
+                    }
                     Some("twine") => return self.dev_tool("twine", &args[m + 1..], depth),
                     Some("pytest" | "mypy" | "unittest") => {
                         self.cur_test_runner = true;
@@ -3793,6 +3848,20 @@ impl Walker<'_> {
             }
         }
         if matches!(name, "bun" | "deno") {
+            // `deno eval "$(curl …)"`, `bun -e "$(curl …)"`: a downloaded program.
+            let evals = args.windows(2).any(|w| {
+                matches!(
+                    w[0].text.as_str(),
+                    "-e" | "--eval" | "eval" | "-p" | "--print"
+                ) && w[1].cmdsub
+                    && !w[1].known
+            });
+            if evals && inv.subs_network {
+                self.find(
+                    RuleId::PipeToInterpreter,
+                    format!("{name} runs a program a command substitution downloads"),
+                );
+            }
             // `deno run -`, `bun run -`: the script is what arrives on stdin.
             let stdin_script = args.iter().position(|a| a.text == "run").is_some_and(|r| {
                 args[r + 1..]

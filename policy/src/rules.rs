@@ -245,6 +245,19 @@ pub const INTERPRETERS: &[&str] = &[
     "elvish",
     "xonsh",
     "ion",
+    // Other languages' interpreters and REPLs, each of which runs what a pipe feeds it.
+    "julia",
+    "sbcl",
+    "guile",
+    "irb",
+    "jshell",
+    "racket",
+    "clojure",
+    "bb",
+    "ocaml",
+    "ghci",
+    "groovy",
+    "R",
 ];
 
 pub static BUILTIN_RULES: &[BuiltinRule] = &[

@@ -507,61 +507,81 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
             }
         }
     }
-    // Walked from the end: `.git/hooks`, first in the list, is looked through first.
-    let mut folders: Vec<(PathBuf, usize)> = PROTECTED_TREES
+    // The hooks folders first, each with the whole budget (`.git/hooks` and the
+    // submodules'), then the other protected folders; a linked folder is walked where it
+    // leads (`.git/hooks -> ../scripts/hooks` holding `pre-commit -> ../../tools/pre-commit`),
+    // and so is a linked folder inside one, where it stays in the worktree (a link to
+    // `/usr` is no folder the sandbox can write); each folder once.
+    let real_worktree = std::fs::canonicalize(worktree).unwrap_or(worktree.to_path_buf());
+    let where_it_leads = |p: &Path| {
+        std::fs::canonicalize(p)
+            .ok()
+            .filter(|t| t.starts_with(&real_worktree) && t.is_dir())
+    };
+    let mut hooks: Vec<PathBuf> = vec![worktree.join(".git/hooks")];
+    let mut others: Vec<PathBuf> = PROTECTED_TREES
         .iter()
-        .rev()
-        .filter(|rel| **rel != SPARE_HOME)
-        .map(|rel| (worktree.join(rel), 0))
+        .filter(|rel| !matches!(**rel, SPARE_HOME | ".git/hooks"))
+        .map(|rel| worktree.join(rel))
         .collect();
     for module in submodule_git_dirs(worktree) {
         for name in ["config", "hooks", "remotes", "branches"] {
             let p = module.join(name);
             if is_link(&p) {
-                out.push(p);
+                out.push(p.clone());
+            }
+            if name == "hooks" {
+                hooks.push(p);
             } else {
-                folders.push((p, 0));
+                others.push(p);
             }
         }
     }
-    // A linked protected folder is walked where it leads (`.git/hooks -> ../scripts/hooks`
-    // holding `pre-commit -> ../../tools/pre-commit`), and so is every linked folder
-    // inside one; each folder once.
-    folders.extend(
-        out.iter()
-            .filter_map(|l| std::fs::canonicalize(l).ok())
-            .filter(|t| t.is_dir())
-            .map(|t| (t, 0)),
-    );
+    for list in [&mut hooks, &mut others] {
+        let linked: Vec<PathBuf> = list.iter().filter_map(|p| where_it_leads(p)).collect();
+        list.extend(linked);
+    }
+    // The other linked names (`.vscode -> cfg/vscode`) lead to folders walked too.
+    others.extend(out.iter().filter_map(|l| where_it_leads(l)));
     let mut walked = std::collections::HashSet::new();
-    let mut seen = 0;
-    while let Some((dir, depth)) = folders.pop() {
-        if depth > 16 || is_link(&dir) || !walked.insert(dir.clone()) {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > MOST_LINK_ENTRIES {
-                return (out, true);
+    let mut more = false;
+    for start in [hooks, others] {
+        let mut folders: Vec<(PathBuf, usize)> = start.into_iter().rev().map(|p| (p, 0)).collect();
+        let mut seen = 0;
+        while let Some((dir, depth)) = folders.pop() {
+            if is_link(&dir) || !walked.insert(dir.clone()) {
+                continue;
             }
-            match e.file_type() {
-                Ok(t) if t.is_symlink() => {
-                    if let Ok(target) = std::fs::canonicalize(e.path())
-                        && target.is_dir()
-                    {
-                        folders.push((target, depth + 1));
-                    }
-                    out.push(e.path());
+            if depth > 16 {
+                more = true;
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                seen += 1;
+                if seen > MOST_LINK_ENTRIES {
+                    more = true;
+                    folders.clear();
+                    break;
                 }
-                Ok(t) if t.is_dir() => folders.push((e.path(), depth + 1)),
-                _ => {}
+                match e.file_type() {
+                    Ok(t) if t.is_symlink() => {
+                        if let Some(target) = where_it_leads(&e.path()) {
+                            folders.push((target, depth + 1));
+                        }
+                        out.push(e.path());
+                    }
+                    Ok(t) if t.is_dir() => folders.push((e.path(), depth + 1)),
+                    _ => {}
+                }
             }
         }
     }
-    (out, false)
+    out.sort();
+    out.dedup();
+    (out, more)
 }
 
 /// The directories that hold protected paths and exist (not as symlinks) in `worktree`, to

@@ -46,6 +46,7 @@ const MOST_NESTING: usize = 4;
 /// The files `line` runs when run from `start`.
 pub fn files_run(line: &str, start: &Path, places: &Places) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let _reading = SourcedFiles::begin();
     read_line(line, start, places, 0, &mut out);
     out.truncate(MOST_PER_LINE);
     out
@@ -55,6 +56,7 @@ pub fn files_run(line: &str, start: &Path, places: &Places) -> Vec<PathBuf> {
 /// `command` with its `args`): its words as they are, none split again.
 pub fn files_run_by_argv(argv: &[String], start: &Path, places: &Places) -> Vec<PathBuf> {
     let mut out = Vec::new();
+    let _reading = SourcedFiles::begin();
     let mut base = start.to_path_buf();
     read_command(argv, &mut base, places, 0, &mut out);
     out.truncate(MOST_PER_LINE);
@@ -1372,13 +1374,81 @@ fn push(p: PathBuf, out: &mut Vec<PathBuf>) {
 
 /// The most bytes of a sourced file read for what it runs in turn.
 const MOST_SOURCED: u64 = 64 * 1024;
+/// The most bytes of sourced files read for one line, all files together.
+const MOST_SOURCED_IN_ALL: u64 = 1024 * 1024;
 
-/// Reads the lines of `file`, sourced from a line at `depth`, as lines run from `from`.
+thread_local! {
+    /// The files read for one call of [`files_run`] (each once: a file that sources itself,
+    /// or is sourced from each of its 2,000 lines, is read once), and the bytes read.
+    static SOURCED: std::cell::RefCell<Option<(std::collections::HashSet<PathBuf>, u64)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The reading of sourced files for one outermost call, ended when dropped.
+struct SourcedFiles {
+    outermost: bool,
+}
+
+impl SourcedFiles {
+    fn begin() -> SourcedFiles {
+        let outermost = SOURCED.with(|s| {
+            let mut s = s.borrow_mut();
+            let first = s.is_none();
+            if first {
+                *s = Some((std::collections::HashSet::new(), 0));
+            }
+            first
+        });
+        SourcedFiles { outermost }
+    }
+}
+
+impl Drop for SourcedFiles {
+    fn drop(&mut self) {
+        if self.outermost {
+            SOURCED.with(|s| *s.borrow_mut() = None);
+        }
+    }
+}
+
+/// Reads the lines of `file`, sourced from a line at `depth`, as lines run from `from`:
+/// a regular file only (a FIFO or a device would block the start), once, and within the
+/// bounds above.
 fn read_sourced(file: &Path, from: &Path, places: &Places, depth: usize, out: &mut Vec<PathBuf>) {
-    if depth >= MOST_NESTING || file.metadata().map_or(true, |m| m.len() > MOST_SOURCED) {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    if depth >= MOST_NESTING {
         return;
     }
-    if let Ok(text) = std::fs::read_to_string(file) {
+    let fresh = SOURCED.with(|s| match s.borrow_mut().as_mut() {
+        Some((read, bytes)) => *bytes < MOST_SOURCED_IN_ALL && read.insert(file.to_path_buf()),
+        None => false,
+    });
+    if !fresh {
+        return;
+    }
+    let Ok(f) = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(file)
+    else {
+        return;
+    };
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return;
+    }
+    let mut bytes = Vec::new();
+    if f.take(MOST_SOURCED + 1).read_to_end(&mut bytes).is_err()
+        || bytes.len() as u64 > MOST_SOURCED
+    {
+        return;
+    }
+    SOURCED.with(|s| {
+        if let Some((_, total)) = s.borrow_mut().as_mut() {
+            *total += bytes.len() as u64;
+        }
+    });
+    if let Ok(text) = String::from_utf8(bytes) {
         read_line(&text, from, places, depth + 1, out);
     }
 }
@@ -1761,6 +1831,13 @@ mod tests {
             ["tools/.envrc", "tools/flake.lock", "tools/flake.nix"]
         );
         assert_eq!(found(". ./env.sh", &wt), ["env.sh", "more.sh"]);
+        // A file sourced from each of its own lines is read once; a FIFO is not read
+        // (it would block the start).
+        std::fs::write(wt.join("loop.sh"), ". ./loop.sh\n".repeat(2000)).unwrap();
+        assert_eq!(found(". ./loop.sh", &wt), ["loop.sh"]);
+        std::fs::create_dir(wt.join("fifo")).unwrap();
+        nix::unistd::mkfifo(&wt.join("fifo/.envrc"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(found("source_env fifo", &wt), ["fifo/.envrc"]);
     }
 
     #[test]

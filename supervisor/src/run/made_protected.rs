@@ -556,8 +556,7 @@ mod tests {
         assert_eq!(told.len(), 5, "{told:?}");
     }
 
-    /// More folders that may hold protected paths than can be watched: they are swept, so a
-    /// protected name made in one is still moved aside during the session.
+    /// What a protected config runs, below the depth other folders are watched to.
     #[test]
     fn what_a_config_runs_is_watched_however_deep() {
         let dir = tempfile::tempdir().unwrap();
@@ -575,6 +574,8 @@ mod tests {
         assert!(moved_during, "the deep hook stayed: {told:?}");
     }
 
+    /// More folders that may hold protected paths than can be watched: they are swept, so a
+    /// protected name made in one is still moved aside during the session.
     #[test]
     fn folders_past_the_watch_limit_are_swept() {
         let dir = tempfile::tempdir().unwrap();

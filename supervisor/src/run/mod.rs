@@ -594,7 +594,13 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     }
     protected.extend(agent_code);
     if args.no_write_watch {
-        let links = prepare::links_to_protected(&worktree, &protected, &code_roots);
+        let (links, more) = prepare::links_to_protected(&worktree, &protected, &code_roots);
+        if more {
+            return Err(
+                "--no-write-watch cannot tell that no protected path is a symbolic link: the protected folders hold more entries than fence looks through; run without --no-write-watch"
+                    .into(),
+            );
+        }
         if !links.is_empty() {
             let named: Vec<String> = links.iter().map(|l| l.display().to_string()).collect();
             return Err(format!(

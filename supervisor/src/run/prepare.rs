@@ -850,21 +850,22 @@ pub fn fence_config_paths(
 /// `writable` root: the protected links of the worktree (`shim::protected_paths::
 /// protected_links`), its `.git`, and every link met on the way to each of `protected`.
 /// Without watched writes nothing holds them (a read-only mount holds no link), so
-/// `--no-write-watch` is refused while there are any.
+/// `--no-write-watch` is refused while there are any. The second value: the protected
+/// folders held more than was looked through (then there may be others).
 pub fn links_to_protected(
     worktree: &Path,
     protected: &[PathBuf],
     writable: &[PathBuf],
-) -> Vec<PathBuf> {
+) -> (Vec<PathBuf>, bool) {
     let mut looked = Looked::default();
-    let (mut out, _) = shim::protected_paths::protected_links(worktree);
+    let (mut out, more) = shim::protected_paths::protected_links(worktree);
     for p in protected.iter().chain([&worktree.join(".git")]) {
         walk_links(&mut looked, p, |folder, name| out.push(folder.join(name)));
     }
     out.retain(|l| writable.iter().any(|r| l.starts_with(r) && l != r));
     out.sort();
     out.dedup();
-    out
+    (out, more)
 }
 
 /// Where `p` lies or would be made as the kernel resolves it (links followed, a missing

@@ -302,7 +302,11 @@ fn clone_shim(channel: &Channel, ns: Namespaces, how: How) -> io::Result<libc::p
             // here on a copy of this thread's stack, in a copy of a process that has no
             // other thread (checked by the caller), so no lock of the allocator or of the
             // standard library is held in the copy; it runs `run_copy` and never returns
-            // past it.
+            // past it. Unlike glibc's `fork`, it leaves glibc's record of the thread's id
+            // (kept for its own mutexes and `raise`) the supervisor's thread's: the shim
+            // takes no robust, error-checking or recursive mutex and raises no signal (an
+            // `abort` that misses ends the copy all the same), and
+            // its own children (the target) get theirs from glibc's `fork`.
             let ret = unsafe {
                 libc::syscall(
                     libc::SYS_clone,

@@ -513,7 +513,10 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
     // and so is a linked folder inside one, where it stays in the worktree (a link to
     // `/usr` is no folder the sandbox can write); each folder once.
     let real_worktree = std::fs::canonicalize(worktree).unwrap_or(worktree.to_path_buf());
+    // Most protected names are missing: one `lstat` says so, where `realpath` would read
+    // every folder on the way first (a missing name has no target either way).
     let where_it_leads = |p: &Path| {
+        p.symlink_metadata().ok()?;
         std::fs::canonicalize(p)
             .ok()
             .filter(|t| t.starts_with(&real_worktree) && t.is_dir())

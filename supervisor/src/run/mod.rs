@@ -281,7 +281,7 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         let (ours, theirs) =
             Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
         let shim = if net {
-            spawn::start_shim(&theirs, &inherited)
+            spawn::start_shim_now(&theirs, &inherited)
         } else {
             spawn::start_shim_without_net(&theirs, &inherited)
         };
@@ -291,8 +291,16 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         ))
     };
     // This thread is the shim's parent: its parent-death signal comes when the thread that
-    // cloned it exits, and this one lasts as long as fence.
-    let mut early_shim = WaitingShim(Some(spawn_shim(true)?));
+    // cloned it exits, and this one lasts as long as fence. Its report that it started is
+    // read below, once this thread has done some of the session's preparation.
+    let (first_shim, start_report) = {
+        let (ours, theirs) =
+            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
+        let (shim, report) = spawn::start_shim(&theirs, &inherited)
+            .map_err(|e| format!("starting the sandbox: {e}"))?;
+        ((shim, ours), report)
+    };
+    let mut early_shim = WaitingShim(Some(first_shim));
     let no_network = std::cell::Cell::new(false);
     // A root session's owner-shift namespace (`owner_shift`: a clone into a new user
     // namespace, two map writes, a kill and a reap), made meanwhile on a thread of its own
@@ -376,6 +384,23 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     deny_read_via.extend(prepare::link_folders(&given));
     deny_read_via.sort();
     deny_read_via.dedup();
+    // The first shim's word that it started, or why not (it is then killed and reaped). One
+    // started in namespaces that could not go on (its user namespace's ids could not be
+    // mapped) is started again as where none can be made, as `spawn` does when the clone
+    // itself fails.
+    if let Some(report) = start_report
+        && let Err(failed) = report.read()
+    {
+        early_shim.0 = None;
+        if !failed.try_plain {
+            return Err(format!("starting the sandbox: {}", failed.error));
+        }
+        let (ours, theirs) =
+            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
+        let shim = spawn::start_shim_plain(&theirs, &inherited)
+            .map_err(|e| format!("starting the sandbox: {e}"))?;
+        early_shim.0 = Some((shim, ours));
+    }
     let session_tty = prepare::session_tty();
     let mount_namespace = early_shim
         .0

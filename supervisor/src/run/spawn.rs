@@ -29,31 +29,90 @@ pub struct ShimProcess {
 /// Starts the shim with `channel` as descriptor 3, in new namespaces when it can. `keep`:
 /// the descriptors the shim inherits besides its standard ones and the channel (those
 /// `--pass-fd` readied).
-pub fn start_shim(channel: &Channel, keep: &[RawFd]) -> io::Result<ShimProcess> {
-    start_shim_in(channel, true, keep)
+///
+/// A copy's report that it started ([`StartReport`]) is returned unread, to be read once
+/// this thread has prepared the session meanwhile: the read would wait for the copy to be
+/// scheduled and to close the supervisor's descriptors, most of a millisecond on a machine
+/// whose idle vCPUs halt (a woken process waits there for its vCPU to be woken in turn),
+/// with nothing of the sandbox running either way.
+pub fn start_shim(
+    channel: &Channel,
+    keep: &[RawFd],
+) -> io::Result<(ShimProcess, Option<StartReport>)> {
+    start_shim_in(channel, true, keep, true)
+}
+
+/// Starts the shim as [`start_shim`] does and returns once it started: a shim started
+/// again, whose report there is nothing to do meanwhile.
+pub fn start_shim_now(channel: &Channel, keep: &[RawFd]) -> io::Result<ShimProcess> {
+    start_shim_in(channel, true, keep, false).map(|(shim, _)| shim)
 }
 
 /// Starts the shim as [`start_shim`] does, without a network namespace: where the shim
-/// could not make one (it says so with [`shim::NET_STAGE`]).
+/// could not make one (it says so with [`shim::NET_STAGE`]). Returns once it started.
 pub fn start_shim_without_net(channel: &Channel, keep: &[RawFd]) -> io::Result<ShimProcess> {
-    start_shim_in(channel, false, keep)
+    start_shim_in(channel, false, keep, false).map(|(shim, _)| shim)
 }
 
-fn start_shim_in(channel: &Channel, net: bool, keep: &[RawFd]) -> io::Result<ShimProcess> {
-    let how = if single_threaded() && has_close_range() {
+/// Starts the shim as where no namespace can be made: after a [`StartReport`] said that
+/// one started in namespaces could not go on. Returns once it started.
+pub fn start_shim_plain(channel: &Channel, keep: &[RawFd]) -> io::Result<ShimProcess> {
+    plain(channel, how_now(keep), false).map(|(shim, _)| shim)
+}
+
+/// What a copied shim said of its start on its status pipe, not yet read.
+pub struct StartReport {
+    pid: libc::pid_t,
+    status: OwnedFd,
+    /// It was started in namespaces: where it could not go on (its user namespace's ids
+    /// could not be mapped), a shim may start as where none can be made.
+    in_namespaces: bool,
+}
+
+/// Why a shim did not start ([`StartReport::read`]); it is killed and reaped.
+pub struct NotStarted {
+    pub error: io::Error,
+    /// A shim started without namespaces may still run the session (see `start_shim_in`).
+    pub try_plain: bool,
+}
+
+impl StartReport {
+    /// Reads the report: end of file once the copy closed every descriptor but its own,
+    /// else the byte naming the step that failed before it exited.
+    pub fn read(self) -> Result<(), NotStarted> {
+        let in_namespaces = self.in_namespaces;
+        read_status(self.pid, &self.status).map_err(|error| NotStarted {
+            error,
+            try_plain: in_namespaces,
+        })
+    }
+}
+
+/// How a shim is made now: a copy while this process has one thread.
+fn how_now(keep: &[RawFd]) -> How<'_> {
+    if single_threaded() && has_close_range() {
         How::Copy(keep)
     } else {
         How::Exec
-    };
+    }
+}
+
+fn start_shim_in(
+    channel: &Channel,
+    net: bool,
+    keep: &[RawFd],
+    defer: bool,
+) -> io::Result<(ShimProcess, Option<StartReport>)> {
+    let how = how_now(keep);
     // FENCE_NO_NAMESPACES=1 runs the fence as on a host where namespaces cannot be made
     // (diagnostics, and the tests of that mode).
     if std::env::var_os("FENCE_NO_NAMESPACES").is_some_and(|v| v == "1") {
-        return plain(channel, how);
+        return plain(channel, how, defer);
     }
     // The read-only mount view is made with mount_setattr (Linux 5.12): on older kernels
     // the sandbox runs as where namespaces cannot be made.
     if !kernel_has_mount_setattr() {
-        return plain(channel, how);
+        return plain(channel, how, defer);
     }
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
@@ -64,24 +123,42 @@ fn start_shim_in(channel: &Channel, net: bool, keep: &[RawFd]) -> io::Result<Shi
         net,
         ipc: true,
     };
-    match clone_shim(channel, wanted, how) {
-        Ok(pid) => Ok(ShimProcess {
-            pid,
-            namespaces: wanted,
-        }),
+    match clone_shim(channel, wanted, how, defer) {
+        Ok((pid, status)) => Ok((
+            ShimProcess {
+                pid,
+                namespaces: wanted,
+            },
+            status.map(|status| StartReport {
+                pid,
+                status,
+                in_namespaces: true,
+            }),
+        )),
         // Among the failures, a user namespace whose ids could not be mapped: it would
         // leave the sandbox with no identity on files, so the sandbox runs as where no
         // namespace can be made rather than like that.
-        Err(_) => plain(channel, how),
+        Err(_) => plain(channel, how, defer),
     }
 }
 
-fn plain(channel: &Channel, how: How) -> io::Result<ShimProcess> {
-    let pid = clone_shim(channel, Namespaces::default(), how)?;
-    Ok(ShimProcess {
-        pid,
-        namespaces: Namespaces::default(),
-    })
+fn plain(
+    channel: &Channel,
+    how: How,
+    defer: bool,
+) -> io::Result<(ShimProcess, Option<StartReport>)> {
+    let (pid, status) = clone_shim(channel, Namespaces::default(), how, defer)?;
+    Ok((
+        ShimProcess {
+            pid,
+            namespaces: Namespaces::default(),
+        },
+        status.map(|status| StartReport {
+            pid,
+            status,
+            in_namespaces: false,
+        }),
+    ))
 }
 
 /// How the shim's process is made.
@@ -187,7 +264,8 @@ const CHILD_STACK: usize = 64 * 1024;
 /// Clones the shim into `ns` with `channel` as descriptor 3 and starts it `how` it is
 /// told: a copy of this process running the shim's code, or `fence __shim` executed with
 /// an empty environment. Returns once the child has closed what is not the shim's (or
-/// executed), or failed to, which is an error.
+/// executed), or failed to, which is an error; or, for a copy with `defer`, at once with
+/// the status pipe that tells it ([`StartReport`]).
 ///
 /// For an exec, the child shares the supervisor's memory and the calling thread waits
 /// until its exec (`CLONE_VM | CLONE_VFORK`, as `posix_spawn` does): nothing of the
@@ -205,7 +283,12 @@ const CHILD_STACK: usize = 64 * 1024;
 /// to the child); the copy is the raw `clone` system call with no stack, as `fork` makes
 /// it, since nix has no fork that takes namespace flags. What the child may do before the
 /// shim runs (raw system calls on memory prepared before the clone) is this function's own.
-fn clone_shim(channel: &Channel, ns: Namespaces, how: How) -> io::Result<libc::pid_t> {
+fn clone_shim(
+    channel: &Channel,
+    ns: Namespaces,
+    how: How,
+    defer: bool,
+) -> io::Result<(libc::pid_t, Option<OwnedFd>)> {
     // The status pipe: closed by the child's exec or, for a copy, with the descriptors it
     // does not keep (end of file: it started), or given one byte naming the step that
     // failed before its `_exit`.
@@ -368,21 +451,38 @@ fn clone_shim(channel: &Channel, ns: Namespaces, how: How) -> io::Result<libc::p
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &kept, std::ptr::null_mut()) };
     let pid = cloned.map_err(io::Error::from)?.as_raw();
     drop(status_write);
-    let mut why = 0u8;
-    // SAFETY: one byte into a local from a pipe we own.
-    let n = unsafe { libc::read(status_read.as_raw_fd(), (&mut why as *mut u8).cast(), 1) };
-    if n == 0 {
-        return Ok(pid);
+    // A vforked child has executed or exited by now: its report is there to read.
+    if defer && matches!(how, How::Copy(_)) {
+        return Ok((pid, Some(status_read)));
     }
-    kill_and_reap(pid);
-    Err(match (n, why) {
+    read_status(pid, &status_read).map(|()| (pid, None))
+}
+
+/// Reads a cloned child's status pipe ([`clone_shim`]): end of file once it closed what is
+/// not the shim's or executed; else it failed, and is killed and reaped.
+fn read_status(pid: libc::pid_t, status_read: &OwnedFd) -> io::Result<()> {
+    let mut why = 0u8;
+    let n = loop {
+        // SAFETY: one byte into a local from a pipe we own.
+        let n = unsafe { libc::read(status_read.as_raw_fd(), (&mut why as *mut u8).cast(), 1) };
+        if n < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        break n;
+    };
+    if n == 0 {
+        return Ok(());
+    }
+    let error = match (n, why) {
         (1, FAILED_ID_MAP) => io::Error::other("mapping the sandbox's user namespace ids failed"),
         (1, FAILED_CLOSE) => io::Error::other(
             "the shim could not close the supervisor's descriptors (close_range, Linux 5.9)",
         ),
         (1, _) => io::Error::other("the shim could not be executed"),
         _ => io::Error::last_os_error(),
-    })
+    };
+    kill_and_reap(pid);
+    Err(error)
 }
 
 /// What a cloned child does first, whether it executes the shim or is a copy running it:

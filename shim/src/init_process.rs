@@ -47,13 +47,25 @@ pub fn run_from_inherited_channel(unshare_net: bool) -> i32 {
         );
         return 125;
     }
+    // Its loopback, up before the spec comes: nothing in it depends on the spec, and the
+    // supervisor is preparing the session meanwhile.
+    if unshare_net && let Err(e) = sys::bring_loopback_up() {
+        report(
+            &channel,
+            "namespaces",
+            &format!("bringing up loopback: {e}"),
+            125,
+        );
+        return 125;
+    }
     if channel.send(&FromShim::Ready, None).is_err() {
         return 125;
     }
-    run(channel)
+    run(channel, unshare_net)
 }
 
-fn run(channel: Channel) -> i32 {
+/// `net_made`: this process made its network namespace and brought its loopback up.
+fn run(channel: Channel, net_made: bool) -> i32 {
     let (mut spec, owner_shift) = match channel.recv::<ToShim>() {
         Ok(Some((ToShim::Start(spec), userns))) => (spec, userns),
         Ok(Some((other, _))) => {
@@ -105,7 +117,7 @@ fn run(channel: Channel) -> i32 {
             .spawn(move || target_process::prebuild(&spec))
             .ok()
     };
-    let spare_pool = match prepare_namespaces(&mut spec, owner_shift) {
+    let spare_pool = match prepare_namespaces(&mut spec, owner_shift, net_made) {
         Ok(pool) => pool,
         Err(message) => {
             report(&channel, "namespaces", &message, 125);
@@ -210,6 +222,7 @@ fn report(channel: &Channel, stage: &str, message: &str, exit_code: i32) {
 fn prepare_namespaces(
     spec: &mut SandboxSpec,
     owner_shift: Option<OwnedFd>,
+    net_made: bool,
 ) -> Result<Option<OwnedFd>, String> {
     let ns = spec.namespaces;
     let mut spare_pool = None;
@@ -408,7 +421,7 @@ fn prepare_namespaces(
             all_frozen && !secret_in_writable && via_writable.is_empty() && ns.pid;
         spec.private_pts = made.private_pts;
     }
-    if ns.net {
+    if ns.net && !net_made {
         sys::bring_loopback_up().map_err(|e| format!("bringing up loopback: {e}"))?;
     }
     if !ns.pid {

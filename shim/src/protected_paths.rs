@@ -405,11 +405,40 @@ fn is_agent_settings(rel: &Path) -> bool {
     }
 }
 
+/// The names at a worktree's top, read once: a protected path whose first name is not
+/// among them does not exist and is not looked up. Most protected paths are agents' and
+/// editors' folders a project does not have, and each lookup of a missing one is a system
+/// call (a hundred of them made a start's walks cost a few tenths of a millisecond). A
+/// listing that cannot be read whole rules nothing out.
+struct TopNames(Option<std::collections::HashSet<std::ffi::OsString>>);
+
+impl TopNames {
+    fn of(worktree: &Path) -> TopNames {
+        TopNames(std::fs::read_dir(worktree).ok().and_then(|entries| {
+            entries
+                .map(|e| e.map(|e| e.file_name()))
+                .collect::<std::io::Result<_>>()
+                .ok()
+        }))
+    }
+
+    /// Whether `rel`, a path relative to the worktree, may exist: its first name is at the
+    /// top (the top itself, `""`, always may).
+    fn may_hold(&self, rel: &Path) -> bool {
+        match (&self.0, rel.components().next()) {
+            (Some(names), Some(Component::Normal(first))) => names.contains(first),
+            _ => true,
+        }
+    }
+}
+
 /// The protected paths that exist in `worktree`, to be made read-only.
 pub fn existing(worktree: &Path) -> Vec<PathBuf> {
+    let top = TopNames::of(worktree);
     let mut out: Vec<PathBuf> = PROTECTED_TREES
         .iter()
         .chain(PROTECTED_FILES.iter())
+        .filter(|rel| top.may_hold(Path::new(rel)))
         .map(|rel| worktree.join(rel))
         .filter(|p| {
             p.symlink_metadata()
@@ -418,6 +447,9 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
         .collect();
     // Hook managers' and mise's configs, by name: one read of each folder's listing.
     for folder in ["", MISE_FOLDER, CONFIG_FOLDER] {
+        if !top.may_hold(Path::new(folder)) {
+            continue;
+        }
         if let Ok(entries) = std::fs::read_dir(worktree.join(folder)) {
             for e in entries.flatten() {
                 let rel = Path::new(folder).join(e.file_name());
@@ -440,6 +472,9 @@ pub fn existing(worktree: &Path) -> Vec<PathBuf> {
         }
     }
     for folder in AGENT_FOLDERS {
+        if !top.may_hold(Path::new(folder)) {
+            continue;
+        }
         if let Ok(entries) = std::fs::read_dir(worktree.join(folder)) {
             for e in entries.flatten() {
                 let rel = Path::new(folder).join(e.file_name());
@@ -485,9 +520,11 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
         p.symlink_metadata()
             .is_ok_and(|m| m.file_type().is_symlink())
     };
+    let top = TopNames::of(worktree);
     let mut out: Vec<PathBuf> = PROTECTED_TREES
         .iter()
         .chain(PROTECTED_FILES.iter())
+        .filter(|rel| top.may_hold(Path::new(rel)))
         .map(|rel| worktree.join(rel))
         .filter(|p| is_link(p))
         .collect();
@@ -496,6 +533,9 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
         .into_iter()
         .chain(AGENT_FOLDERS)
     {
+        if !top.may_hold(Path::new(folder)) {
+            continue;
+        }
         if let Ok(entries) = std::fs::read_dir(worktree.join(folder)) {
             for e in entries.flatten() {
                 let rel = Path::new(folder).join(e.file_name());
@@ -525,6 +565,7 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
     let mut others: Vec<PathBuf> = PROTECTED_TREES
         .iter()
         .filter(|rel| !matches!(**rel, SPARE_HOME | ".git/hooks"))
+        .filter(|rel| top.may_hold(Path::new(rel)))
         .map(|rel| worktree.join(rel))
         .collect();
     for module in submodule_git_dirs(worktree) {
@@ -591,6 +632,7 @@ pub fn protected_links(worktree: &Path) -> (Vec<PathBuf>, bool) {
 /// be pinned as mount points: the kernel refuses to rename or remove a mount point, while
 /// a directory that merely contains read-only binds can be renamed away whole.
 pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
+    let top = TopNames::of(worktree);
     let mut out: Vec<PathBuf> = [
         ".git",
         ".git/modules",
@@ -601,6 +643,7 @@ pub fn pinned(worktree: &Path) -> Vec<PathBuf> {
     ]
     .iter()
     .chain(AGENT_FOLDERS.iter())
+    .filter(|rel| top.may_hold(Path::new(rel)))
     .map(|rel| worktree.join(rel))
     .filter(|p| p.symlink_metadata().is_ok_and(|m| m.file_type().is_dir()))
     .collect();

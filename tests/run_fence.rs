@@ -743,6 +743,40 @@ fn exit_status_and_signals_pass_through(w: &World) {
     assert_eq!(out.status.code(), Some(9), "{}", stderr(&out));
 }
 
+/// A parent may leave SIGCHLD ignored across exec: fence must still wait for its shim and
+/// the shim for the command (the kernel would otherwise reap them itself, and the session
+/// would never end). The command's status comes back, in bounded time.
+fn an_ignored_sigchld_inherited_from_the_parent_changes_nothing(w: &World) {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = w.fence(&[
+        "--".as_ref(),
+        "/bin/sh".as_ref(),
+        "-c".as_ref(),
+        "exit 3".as_ref(),
+    ]);
+    // SAFETY: signal() is async-signal-safe, in the child before its exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGCHLD, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("fence did not end within 30 s with SIGCHLD ignored");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(3));
+}
+
 fn a_signal_sent_to_fence_reaches_the_command(w: &World) {
     w.write(
         "wait.sh",
@@ -10920,6 +10954,7 @@ both_ways!(
     an_archive_of_other_owners_unpacks,
     a_program_directory_repointed_in_the_worktree_is_followed_anew,
     a_signal_sent_to_fence_reaches_the_command,
+    an_ignored_sigchld_inherited_from_the_parent_changes_nothing,
     fence_sigkill_leaves_nothing_running,
     a_process_group_sigkill_of_fence_leaves_nothing_running,
     background_processes_are_gone_when_fence_returns,

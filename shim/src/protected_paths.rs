@@ -408,25 +408,39 @@ fn is_agent_settings(rel: &Path) -> bool {
 /// The names at a worktree's top, read once: a protected path whose first name is not
 /// among them does not exist and is not looked up. Most protected paths are agents' and
 /// editors' folders a project does not have, and each lookup of a missing one is a system
-/// call (a hundred of them made a start's walks cost a few tenths of a millisecond). A
-/// listing that cannot be read whole rules nothing out.
-struct TopNames(Option<std::collections::HashSet<std::ffi::OsString>>);
+/// call (a hundred of them made a start's walks cost a few tenths of a millisecond).
+///
+/// Compared without case (every protected name is ASCII): on a file system that folds
+/// case (ext4 or f2fs with casefold, vfat, exfat, SMB, a Mac folder shared into a VM) a
+/// lookup of `.vscode` finds `.VSCode`, which the listing shows under its own case. A
+/// listing that cannot be read whole, or holds more than [`MOST_TOP_NAMES`] entries, rules
+/// nothing out.
+struct TopNames(Option<std::collections::HashSet<Vec<u8>>>);
+
+/// Entries read from a worktree's top for [`TopNames`]: past them, each path is looked up.
+const MOST_TOP_NAMES: usize = 4096;
 
 impl TopNames {
     fn of(worktree: &Path) -> TopNames {
         TopNames(std::fs::read_dir(worktree).ok().and_then(|entries| {
-            entries
-                .map(|e| e.map(|e| e.file_name()))
-                .collect::<std::io::Result<_>>()
-                .ok()
+            let mut names = std::collections::HashSet::new();
+            for e in entries {
+                names.insert(e.ok()?.file_name().as_bytes().to_ascii_lowercase());
+                if names.len() > MOST_TOP_NAMES {
+                    return None;
+                }
+            }
+            Some(names)
         }))
     }
 
     /// Whether `rel`, a path relative to the worktree, may exist: its first name is at the
-    /// top (the top itself, `""`, always may).
+    /// top, in any case (the top itself, `""`, always may).
     fn may_hold(&self, rel: &Path) -> bool {
         match (&self.0, rel.components().next()) {
-            (Some(names), Some(Component::Normal(first))) => names.contains(first),
+            (Some(names), Some(Component::Normal(first))) => {
+                names.contains(&first.as_bytes().to_ascii_lowercase())
+            }
             _ => true,
         }
     }
@@ -728,6 +742,21 @@ pub fn existing_of(paths: &[std::ffi::OsString]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The top's listing rules out only names absent in any case, and rules out nothing
+    /// where it cannot be read.
+    #[test]
+    fn a_name_at_the_top_in_another_case_is_still_looked_up() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join(".VSCode")).unwrap();
+        let top = TopNames::of(d.path());
+        assert!(top.may_hold(Path::new(".vscode/settings.json")));
+        assert!(top.may_hold(Path::new(".VSCODE")));
+        assert!(!top.may_hold(Path::new(".claude/settings.json")));
+        assert!(top.may_hold(Path::new("")));
+        let unreadable = TopNames::of(&d.path().join("missing"));
+        assert!(unreadable.may_hold(Path::new(".claude/settings.json")));
+    }
 
     #[test]
     fn links_among_protected_paths_and_in_protected_folders_are_found() {

@@ -165,6 +165,13 @@ pub(crate) fn parse_mode(s: &str) -> Result<Mode, String> {
 }
 
 fn main() -> ExitCode {
+    // fence waits for its children (`fence run`'s shim, and the shim for the sandbox's
+    // processes; `fence doctor`'s probes): with SIGCHLD ignored, as a parent may leave it
+    // across exec, the kernel would reap them itself, the waits would find nothing (a
+    // session that never ends, a probe taken for failed), and a pid fence kills after such
+    // a reap could be another process's. A copied shim inherits this.
+    // SAFETY: signal() with SIG_DFL on a valid signal number.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
     // The shim (`fence __shim`, started by `fence run` with an empty environment) skips the
     // command-line parser: building it is a noticeable part of the sandbox's start.
     if std::env::args_os().nth(1).is_some_and(|a| a == "__shim") {

@@ -213,12 +213,6 @@ fn config_code_line(paths: &[PathBuf], worktree: &Path, home: Option<&Path>) -> 
 }
 
 fn run_session(mut args: RunArgs) -> Result<i32, String> {
-    // fence waits for its children (the shim, and the shim for the sandbox's processes):
-    // with SIGCHLD ignored, as a parent may leave it across exec, the kernel would reap them
-    // itself, the waits would find nothing and the session would never end; a pid fence
-    // kills after such a reap could be another process's. The copied shim inherits this.
-    // SAFETY: signal() with SIG_DFL on a valid signal number.
-    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
     // First, while fence is still single-threaded: every thread started later (the gate's
     // writers included) inherits the mask.
     let forwarded = block_forwarded_signals();

@@ -277,30 +277,30 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
     let inherited: Vec<i32> = pass_fds.iter().map(|(p, _)| p.inherited).collect();
     // `net`: the shim makes a network namespace (where it cannot, it says so, and the
     // session starts one without).
-    let spawn_shim = |net: bool| -> Result<(spawn::ShimProcess, Channel), String> {
+    // A new channel, and a shim started by `start` with the other end of it.
+    fn on_new_channel<T>(
+        start: impl FnOnce(&Channel) -> std::io::Result<T>,
+    ) -> Result<(T, Channel), String> {
         let (ours, theirs) =
             Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-        let shim = if net {
-            spawn::start_shim_now(&theirs, &inherited)
-        } else {
-            spawn::start_shim_without_net(&theirs, &inherited)
-        };
-        Ok((
-            shim.map_err(|e| format!("starting the sandbox: {e}"))?,
-            ours,
-        ))
+        let started = start(&theirs).map_err(|e| format!("starting the sandbox: {e}"))?;
+        Ok((started, ours))
+    }
+    let spawn_shim = |net: bool| -> Result<(spawn::ShimProcess, Channel), String> {
+        on_new_channel(|theirs| {
+            if net {
+                spawn::start_shim_now(theirs, &inherited)
+            } else {
+                spawn::start_shim_without_net(theirs, &inherited)
+            }
+        })
     };
     // This thread is the shim's parent: its parent-death signal comes when the thread that
     // cloned it exits, and this one lasts as long as fence. Its report that it started is
     // read below, once this thread has done some of the session's preparation.
-    let (first_shim, start_report) = {
-        let (ours, theirs) =
-            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-        let (shim, report) = spawn::start_shim(&theirs, &inherited)
-            .map_err(|e| format!("starting the sandbox: {e}"))?;
-        ((shim, ours), report)
-    };
-    let mut early_shim = WaitingShim(Some(first_shim));
+    let ((first_shim, start_report), ours) =
+        on_new_channel(|theirs| spawn::start_shim(theirs, &inherited))?;
+    let mut early_shim = WaitingShim(Some((first_shim, ours)));
     let no_network = std::cell::Cell::new(false);
     // A root session's owner-shift namespace (`owner_shift`: a clone into a new user
     // namespace, two map writes, a kill and a reap), made meanwhile on a thread of its own
@@ -395,11 +395,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         if !failed.try_plain {
             return Err(format!("starting the sandbox: {}", failed.error));
         }
-        let (ours, theirs) =
-            Channel::pair().map_err(|e| format!("creating the shim channel: {e}"))?;
-        let shim = spawn::start_shim_plain(&theirs, &inherited)
-            .map_err(|e| format!("starting the sandbox: {e}"))?;
-        early_shim.0 = Some((shim, ours));
+        early_shim.0 = Some(on_new_channel(|theirs| {
+            spawn::start_shim_plain(theirs, &inherited)
+        })?);
     }
     let session_tty = prepare::session_tty();
     let mount_namespace = early_shim

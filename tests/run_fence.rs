@@ -5965,6 +5965,47 @@ fn a_script_fence_cannot_read_is_refused(w: &World) {
     );
 }
 
+/// A shell searching a `PATH` that names a folder the caller may not search (another
+/// user's `~/.cargo/bin`, left in `PATH` by `sudo` or `runuser`) tries each candidate
+/// there and gets the kernel's EACCES, then runs the program from the next folder: no
+/// blocked line, as without fence. (A file the caller may run but fence may not read is
+/// still refused: `a_script_fence_cannot_read_is_refused`.)
+fn a_path_folder_the_caller_cannot_search_is_passed_over_quietly(w: &World) {
+    use std::os::unix::fs::PermissionsExt;
+    let locked = w.mkdir("locked");
+    for name in ["ls", "true"] {
+        std::fs::write(locked.join(name), "#!/bin/sh\necho wrong\n").unwrap();
+        std::fs::set_permissions(locked.join(name), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+    }
+    // Owned by nobody, mode 0700: neither the test user nor root without capabilities
+    // may search it.
+    std::os::unix::fs::chown(&locked, Some(65534), Some(65534)).unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o700)).unwrap();
+    w.write(
+        "search.sh",
+        "PATH=\"$PWD/locked:/usr/bin:/bin\"\n\
+         ls /dev/null && echo ran-ls\n\
+         env true && echo ran-env\n\
+         locked/true; echo \"direct $?\"\n",
+    );
+    let out = w.run(&["/bin/sh", "search.sh"]);
+    let err = stderr(&out);
+    let said = stdout(&out);
+    assert!(
+        said.contains("ran-ls") && said.contains("ran-env"),
+        "{said}\n{err}"
+    );
+    assert!(!said.contains("wrong"), "{said}");
+    // The kernel's own answer to the direct run: 126 from the shell, no fence line.
+    assert!(said.contains("direct 126"), "{said}\n{err}");
+    assert!(
+        !err.contains("blocked") && !err.contains("Blocked") && !err.contains("exec-unreadable"),
+        "{err}"
+    );
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 /// git pushes a symbolic source ref to the ref it resolves to: with `refs/heads/feat` made
 /// a symbolic ref to main, `git push origin feat` is refused at git's exec as a push to main.
 fn a_push_of_a_symbolic_ref_to_main_is_refused(w: &World) {
@@ -11035,6 +11076,7 @@ both_ways!(
     a_push_through_an_interpreter_line_holding_a_nul_is_refused,
     a_push_through_a_chain_of_five_scripts_is_refused,
     a_script_fence_cannot_read_is_refused,
+    a_path_folder_the_caller_cannot_search_is_passed_over_quietly,
     a_push_through_a_script_run_from_a_memfd_is_refused,
     a_push_through_a_roundabout_proc_path_to_a_script_is_refused,
     a_push_through_a_full_interpreter_line_is_refused,

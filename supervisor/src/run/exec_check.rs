@@ -197,6 +197,9 @@ pub fn check(
             };
         }
         Script::Unreadable(_) => Vec::new(),
+        // The kernel refuses it itself, before any `#!` line: its own answer, without a
+        // judgement or a line (a shell trying each folder of its `PATH`).
+        Script::Refused(errno) => return Outcome::failed(EventKind::Exec, errno),
     };
     for interpreted in interpreted {
         let theirs = policy.judge(&interpreted);
@@ -306,6 +309,9 @@ enum Script {
     /// kernel reads it anyway. Its path as resolved, `None` when it was reached through a
     /// descriptor (no folder holds it); or a path fence cannot follow.
     Unreadable(Option<PathBuf>),
+    /// A file the caller may not run (at any level): the kernel fails the exec with this
+    /// errno whatever the policy says.
+    Refused(i32),
 }
 
 /// How the supervisor reaches the file an exec runs.
@@ -411,6 +417,7 @@ fn interpreted_requests(
             Head::Unreadable => {
                 return Script::Unreadable((!descriptor).then(|| program.clone()));
             }
+            Head::Refused(errno) => return Script::Refused(errno),
         };
         let mut argv = vec![interpreter.clone()];
         argv.extend(argument);
@@ -456,6 +463,8 @@ enum Head {
     NotScript,
     /// A regular file this process may not open for reading.
     Unreadable,
+    /// A file the caller cannot run either: the kernel fails the exec with this errno.
+    Refused(i32),
 }
 
 /// The interpreter and optional argument of the `#!` line of the regular file at `path`.
@@ -500,7 +509,10 @@ fn shebang(base: &Path, rel: &Path) -> Head {
         // unknown: refused where it matters, never taken for no script.
         return match std::io::Error::last_os_error().raw_os_error() {
             Some(libc::ENOENT | libc::ENOTDIR | libc::EISDIR) => Head::NotScript,
-            _ => Head::Unreadable,
+            _ => match cannot_run(&dir, &rel_c) {
+                Some(errno) => Head::Refused(errno),
+                None => Head::Unreadable,
+            },
         };
     }
     // SAFETY: a fresh descriptor that we own.
@@ -523,6 +535,26 @@ fn shebang(base: &Path, rel: &Path) -> Head {
     match parse_shebang(&head[..len]) {
         Some((i, a)) => Head::Script(i, a),
         None => Head::NotScript,
+    }
+}
+
+/// The errno the kernel fails an exec of `rel` (beneath `dir`) with before it reads the
+/// file, when the caller may not run it: a folder on the way it may not search (a shell
+/// trying each folder of a `PATH` that names another user's `~/.cargo/bin`), or no
+/// execute right. `faccessat(X_OK, AT_EACCESS)` asks with this thread's filesystem ids and
+/// groups, which are the caller's while the supervisor acts for it, and no capabilities,
+/// as the caller has none: the exec's own lookup and `MAY_EXEC` check, on the same view
+/// (`/proc/<tid>/root`). `None` when the caller may run it: a file it can run but fence
+/// cannot read (mode 0111) stays unknown.
+fn cannot_run(dir: &impl std::os::fd::AsRawFd, rel: &std::ffi::CStr) -> Option<i32> {
+    // SAFETY: faccessat of a NUL-terminated relative path beneath our descriptor.
+    let r = unsafe { libc::faccessat(dir.as_raw_fd(), rel.as_ptr(), libc::X_OK, libc::AT_EACCESS) };
+    if r == 0 {
+        return None;
+    }
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(e @ (libc::EACCES | libc::ENOENT | libc::ENOTDIR | libc::ELOOP)) => Some(e),
+        _ => None,
     }
 }
 

@@ -6067,6 +6067,126 @@ fn push_from_a_script_is_refused(w: &World, script: &str) {
     push_from_a_script_is_refused_by(w, script, &["git.push-main"]);
 }
 
+/// A file moved into `.git` (a held folder: without a mount view the supervisor carries
+/// the rename out by name) while another thread keeps exchanging it with a symlink to a
+/// folder outside (`RENAME_EXCHANGE`, in a folder granted whole, which the kernel runs):
+/// whichever object the move takes, no symlink stays in `.git`, where fence's next start
+/// and the user's git would follow it.
+fn a_symlink_swapped_in_for_a_file_moved_into_git_never_stays_there(w: &World) {
+    git(&w.worktree, &["init", "-q"]);
+    let victim = w.outside.join("victim");
+    std::fs::create_dir_all(victim.join("heads")).unwrap();
+    w.mkdir("sub");
+    std::fs::write(w.worktree.join("sub/src"), "file\n").unwrap();
+    std::os::unix::fs::symlink(&victim, w.worktree.join("sub/lnk")).unwrap();
+    chown_tree(w, &w.worktree);
+    let race = w.compile_c(
+        "race",
+        r#"
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <pthread.h>
+#include <time.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+static volatile int stop;
+static void *swapper(void *a) {
+    while (!stop) syscall(SYS_renameat2, AT_FDCWD, "sub/src", AT_FDCWD, "sub/lnk", 2);
+    return 0;
+}
+int main(int argc, char **argv) {
+    pthread_t t;
+    pthread_create(&t, 0, swapper, 0);
+    time_t end = time(0) + 6;
+    long tries = 0, moved = 0;
+    struct stat st;
+    while (time(0) < end) {
+        tries++;
+        if (rename("sub/src", argv[1]) == 0) {
+            moved++;
+            if (lstat(argv[1], &st) == 0 && S_ISLNK(st.st_mode)) break;
+            rename(argv[1], "sub/src");
+        }
+    }
+    stop = 1;
+    printf("%ld tries, %ld moved\n", tries, moved);
+    return 0;
+}
+"#,
+    );
+    for name in [".git/refs-new", ".git/COMMIT_EDITMSG"] {
+        let out = w.run(&[race.to_str().unwrap(), name]);
+        assert!(stdout(&out).contains("tries"), "{}", stderr(&out));
+        for e in std::fs::read_dir(w.worktree.join(".git"))
+            .unwrap()
+            .flatten()
+        {
+            assert!(
+                !e.file_type().unwrap().is_symlink(),
+                "{} is a symlink after {}: {}",
+                e.path().display(),
+                stdout(&out),
+                stderr(&out)
+            );
+        }
+    }
+    assert_eq!(std::fs::read_dir(victim.join("heads")).unwrap().count(), 0);
+}
+
+/// A repository whose `.git/refs` is a symlink to a folder outside (as a sandbox that won
+/// a race could leave it), a linked worktree's `HEAD` naming a branch only `packed-refs`
+/// holds: fence's start, which writes such a branch loose to keep it from being moved,
+/// follows no link in the git directory and writes nothing outside.
+fn a_link_in_the_git_directory_leads_no_write_of_fences_outside(w: &World) {
+    git(&w.worktree, &["init", "-q", "-b", "main"]);
+    git(
+        &w.worktree,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "c",
+        ],
+    );
+    let git_dir = w.worktree.join(".git");
+    let tip = git(&w.worktree, &["rev-parse", "HEAD"]);
+    std::fs::write(
+        git_dir.join("packed-refs"),
+        format!(
+            "{} refs/heads/main\n{} refs/heads/planted\n",
+            tip.trim(),
+            "d".repeat(40)
+        ),
+    )
+    .unwrap();
+    let admin = git_dir.join("worktrees/other");
+    std::fs::create_dir_all(&admin).unwrap();
+    std::fs::write(admin.join("gitdir"), "/nonexistent/.git\n").unwrap();
+    std::fs::write(admin.join("HEAD"), "ref: refs/heads/planted\n").unwrap();
+    let victim = w.outside.join("victim");
+    std::fs::create_dir_all(victim.join("heads")).unwrap();
+    std::fs::rename(git_dir.join("refs"), git_dir.join("refs.old")).unwrap();
+    std::os::unix::fs::symlink(&victim, git_dir.join("refs")).unwrap();
+    chown_tree(w, &w.worktree);
+    chown_tree(w, &victim);
+    let out = w.run(&["/bin/true"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_dir(victim.join("heads")).unwrap().count(),
+        0,
+        "fence wrote through .git/refs: {}",
+        stderr(&out)
+    );
+}
+
 /// [`push_from_a_script_is_refused`], the refusal's rule one of `rules`.
 fn push_from_a_script_is_refused_by(w: &World, script: &str, rules: &[&str]) {
     let remote = w.outside.join("remote.git");
@@ -11077,6 +11197,8 @@ both_ways!(
     a_push_through_a_chain_of_five_scripts_is_refused,
     a_script_fence_cannot_read_is_refused,
     a_path_folder_the_caller_cannot_search_is_passed_over_quietly,
+    a_symlink_swapped_in_for_a_file_moved_into_git_never_stays_there,
+    a_link_in_the_git_directory_leads_no_write_of_fences_outside,
     a_push_through_a_script_run_from_a_memfd_is_refused,
     a_push_through_a_roundabout_proc_path_to_a_script_is_refused,
     a_push_through_a_full_interpreter_line_is_refused,

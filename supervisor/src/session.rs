@@ -488,7 +488,7 @@ fn checkout_branch_refs(admin: &Path, common: &Path, who: &str) -> Vec<PathBuf> 
 /// the file. Whether the loose ref is there now (false: nothing to write, or it could not
 /// be written).
 fn write_packed_ref_loose(common: &Path, name: &str, loose: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
     let Ok(packed) = config::read_regular_file(&common.join("packed-refs"), false, 64 << 20) else {
         return false;
     };
@@ -498,48 +498,134 @@ fn write_packed_ref_loose(common: &Path, name: &str, loose: &Path) -> bool {
     }) else {
         return false;
     };
-    let heads = common.join("refs/heads");
-    let Some(owner) = heads.symlink_metadata().ok().filter(|m| m.is_dir()) else {
+    let (Some(rel), Some(leaf)) = (
+        loose.strip_prefix(common).ok(),
+        loose
+            .file_name()
+            .and_then(|n| std::ffi::CString::new(n.as_bytes()).ok()),
+    ) else {
         return false;
     };
-    let give = |p: &Path| {
-        let _ = std::os::unix::fs::lchown(p, Some(owner.uid()), Some(owner.gid()));
+    // Every folder from the common git directory down is opened one name at a time, never
+    // through a symlink (`O_NOFOLLOW`): the sandbox writes the git directory, and may have
+    // made `refs` or a folder below it a link to a folder outside, which fence, run by the
+    // user or by root, would write into. A link on the way stops the write.
+    let open_dir = |at: i32, part: &std::ffi::CStr| -> Option<OwnedFd> {
+        // SAFETY: a NUL-terminated name relative to `at`; the descriptor is owned below.
+        let fd = unsafe {
+            libc::openat(
+                at,
+                part.as_ptr(),
+                libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        // SAFETY: a fresh descriptor that we own.
+        (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
     };
-    let Some(dir) = loose.parent() else {
+    let Ok(common_c) = std::ffi::CString::new(common.as_os_str().as_bytes()) else {
         return false;
     };
-    // Each missing folder below refs/heads, made without following a link.
-    let mut made = heads.clone();
-    for part in dir
-        .strip_prefix(&heads)
-        .map(Path::components)
-        .into_iter()
-        .flatten()
-    {
-        made.push(part);
-        match made.symlink_metadata() {
-            Ok(m) if m.is_dir() => continue,
-            Ok(_) => return false,
-            Err(_) => {
-                if std::fs::create_dir(&made).is_err() {
+    // SAFETY: a NUL-terminated path; the descriptor is owned below.
+    let fd = unsafe {
+        libc::open(
+            common_c.as_ptr(),
+            libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return false;
+    }
+    // SAFETY: a fresh descriptor that we own.
+    let mut dir = unsafe { OwnedFd::from_raw_fd(fd) };
+    let folders: Vec<std::ffi::CString> = match rel.parent() {
+        Some(p) => p
+            .components()
+            .filter_map(|c| std::ffi::CString::new(c.as_os_str().as_bytes()).ok())
+            .collect(),
+        None => return false,
+    };
+    // `refs/heads` must be there; the folders below it are made as needed, each given the
+    // owner and group of `refs/heads`.
+    let mut owner: Option<(u32, u32)> = None;
+    for (i, part) in folders.iter().enumerate() {
+        let next = match open_dir(dir.as_raw_fd(), part) {
+            Some(d) => d,
+            None if i >= 2
+                && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOENT) =>
+            {
+                // SAFETY: a NUL-terminated name relative to our descriptor.
+                if unsafe { libc::mkdirat(dir.as_raw_fd(), part.as_ptr(), 0o777) } != 0 {
                     return false;
                 }
-                give(&made);
+                let Some(d) = open_dir(dir.as_raw_fd(), part) else {
+                    return false;
+                };
+                if let Some((uid, gid)) = owner {
+                    // SAFETY: fchownat of our own O_PATH descriptor (AT_EMPTY_PATH).
+                    unsafe {
+                        libc::fchownat(d.as_raw_fd(), c"".as_ptr(), uid, gid, libc::AT_EMPTY_PATH)
+                    };
+                }
+                d
             }
+            None => return false,
+        };
+        if i == 1 {
+            let Ok(st) = nix::sys::stat::fstat(&next) else {
+                return false;
+            };
+            owner = Some((st.st_uid, st.st_gid));
         }
+        dir = next;
     }
-    let temp = dir.join(format!(".fence-{}.tmp", std::process::id()));
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&temp)
-        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{sha}\n").as_bytes()));
-    if written.is_ok() {
-        give(&temp);
-        let _ = std::fs::hard_link(&temp, loose);
+    if folders.len() < 2 {
+        return false;
     }
-    let _ = std::fs::remove_file(&temp);
-    loose.symlink_metadata().is_ok()
+    let Ok(temp) = std::ffi::CString::new(format!(".fence-{}.tmp", std::process::id())) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated name relative to our descriptor; the descriptor is owned
+    // below. O_NOFOLLOW and O_EXCL: a name made there meanwhile is never written through.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            temp.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            0o666,
+        )
+    };
+    if fd >= 0 {
+        // SAFETY: a fresh descriptor that we own.
+        let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
+        if std::io::Write::write_all(&mut file, format!("{sha}\n").as_bytes()).is_ok() {
+            if let Some((uid, gid)) = owner {
+                let _ = std::os::unix::fs::fchown(&file, Some(uid), Some(gid));
+            }
+            // SAFETY: NUL-terminated names relative to our descriptor; never over a name
+            // made meanwhile.
+            unsafe {
+                libc::linkat(
+                    dir.as_raw_fd(),
+                    temp.as_ptr(),
+                    dir.as_raw_fd(),
+                    leaf.as_ptr(),
+                    0,
+                )
+            };
+        }
+        // SAFETY: as above.
+        unsafe { libc::unlinkat(dir.as_raw_fd(), temp.as_ptr(), 0) };
+    }
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a NUL-terminated name relative to our descriptor, and room for one stat.
+    unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            leaf.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        ) == 0
+    }
 }
 
 /// The git directory of the repository `worktree` lies in: its own, or, for a worktree

@@ -10,7 +10,7 @@
 //! file reaches the target with `SECCOMP_IOCTL_NOTIF_ADDFD` (`SECCOMP_ADDFD_FLAG_SEND`:
 //! installed and answered in one step). This is a security boundary.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -24,6 +24,31 @@ use super::target_memory::{PATH_MAX, TargetMemory};
 use super::view::View;
 
 pub use super::fence::BoundedDirs;
+
+/// The objects a rename or link the supervisor carries out moves, as its check pinned and
+/// judged them ([`super::view::pin`]): the source, and for an exchange the object at the
+/// destination too, which moves to the source's name.
+///
+/// Security boundary: the move is made by name, and a thread of the sandbox may swap
+/// another object in at the source's name between the check and the move (a symlink,
+/// with `RENAME_EXCHANGE` in a folder granted whole, which the kernel lets it make). So
+/// after the move the object at each new name in a held folder (one the sandbox may not
+/// change: `held_to`, and for an exchange `held_from`) is compared with the one pinned;
+/// one that is not it is taken away from that name at once ([`set_aside`]), and the call
+/// fails with EAGAIN. The objects are pinned
+/// when the call is to be carried out, and must then be as the check saw them by path (a
+/// folder or not, a symlink to the same target): `changed` when one is not (EAGAIN, with
+/// nothing done). With `required`, a move whose object was not there is not made (ENOENT,
+/// as the kernel would answer then).
+#[derive(Debug, Default)]
+pub struct Moved {
+    pub source: Option<super::view::Pinned>,
+    pub exchanged: Option<super::view::Pinned>,
+    pub required: bool,
+    pub changed: bool,
+    pub held_to: bool,
+    pub held_from: bool,
+}
 
 /// A call to carry out once approved, with every argument already checked.
 #[derive(Debug)]
@@ -43,10 +68,12 @@ pub enum Operation {
         from: PathBuf,
         to: PathBuf,
         flags: u32,
+        moved: Moved,
     },
     Link {
         from: PathBuf,
         to: PathBuf,
+        moved: Moved,
     },
     Unlink {
         path: PathBuf,
@@ -183,25 +210,30 @@ pub fn operation_for(
             from: first,
             to: paths.get(1)?.clone(),
             flags: 0,
+            moved: Moved::default(),
         },
         libc::SYS_renameat => Operation::Rename {
             from: first,
             to: paths.get(1)?.clone(),
             flags: 0,
+            moved: Moved::default(),
         },
         libc::SYS_renameat2 => Operation::Rename {
             from: first,
             to: paths.get(1)?.clone(),
             flags: a[4] as u32,
+            moved: Moved::default(),
         },
         #[cfg(target_arch = "x86_64")]
         libc::SYS_link => Operation::Link {
             from: source?.to_path_buf(),
             to: first,
+            moved: Moved::default(),
         },
         libc::SYS_linkat => Operation::Link {
             from: source?.to_path_buf(),
             to: first,
+            moved: Moved::default(),
         },
         #[cfg(target_arch = "x86_64")]
         libc::SYS_unlink => Operation::Unlink {
@@ -598,29 +630,13 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
                 let link = CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd()))?;
                 libc::truncate(link.as_ptr(), length)
             }
-            Operation::Rename { from, to, flags } => {
-                let (fdir, fname) = parent_of(view, &from)?;
-                let (tdir, tname) = parent_of(view, &to)?;
-                libc::syscall(
-                    libc::SYS_renameat2,
-                    fdir.as_raw_fd(),
-                    fname.as_ptr(),
-                    tdir.as_raw_fd(),
-                    tname.as_ptr(),
-                    flags,
-                ) as i32
-            }
-            Operation::Link { from, to } => {
-                let (fdir, fname) = parent_of(view, &from)?;
-                let (tdir, tname) = parent_of(view, &to)?;
-                libc::linkat(
-                    fdir.as_raw_fd(),
-                    fname.as_ptr(),
-                    tdir.as_raw_fd(),
-                    tname.as_ptr(),
-                    0,
-                )
-            }
+            Operation::Rename {
+                from,
+                to,
+                flags,
+                moved,
+            } => return rename_checked(view, &from, &to, flags, &moved),
+            Operation::Link { from, to, moved } => return link_checked(view, &from, &to, &moved),
             Operation::Unlink { path, dir } => {
                 let (d, name) = parent_of(view, &path)?;
                 let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
@@ -657,6 +673,150 @@ fn perform_path_call(op: Operation, view: View) -> io::Result<()> {
     } else {
         Ok(())
     }
+}
+
+/// `RENAME_EXCHANGE` of `renameat2`.
+const RENAME_EXCHANGE: u32 = 2;
+
+/// The device and inode of `name` in the open folder `dir`, not followed.
+fn identity_at(dir: &OwnedFd, name: &CStr) -> Option<(u64, u64)> {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a NUL-terminated name relative to our descriptor, and room for one stat.
+    let r = unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    // SAFETY: fstatat filled it when it returned 0.
+    (r == 0)
+        .then(|| unsafe { st.assume_init() })
+        .map(|st| (st.st_dev, st.st_ino))
+}
+
+fn renameat2(fdir: &OwnedFd, fname: &CStr, tdir: &OwnedFd, tname: &CStr, flags: u32) -> i32 {
+    // SAFETY: NUL-terminated names relative to our descriptors.
+    unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            fdir.as_raw_fd(),
+            fname.as_ptr(),
+            tdir.as_raw_fd(),
+            tname.as_ptr(),
+            flags,
+        ) as i32
+    }
+}
+
+/// A rename carried out from the checked parents and names, then shown to have moved the
+/// objects its check judged ([`Moved`]) into each held folder it reaches.
+fn rename_checked(view: View, from: &Path, to: &Path, flags: u32, moved: &Moved) -> io::Result<()> {
+    let exchange = flags & RENAME_EXCHANGE != 0;
+    if moved.changed {
+        return Err(io::Error::from_raw_os_error(libc::EAGAIN));
+    }
+    if moved.required && (moved.source.is_none() || (exchange && moved.exchanged.is_none())) {
+        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    let (fdir, fname) = parent_of(view, from)?;
+    let (tdir, tname) = parent_of(view, to)?;
+    if renameat2(&fdir, &fname, &tdir, &tname, flags) != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut wrong = false;
+    if moved.held_to && is_other(&moved.source, &tdir, &tname) {
+        set_aside(&tdir, &tname);
+        wrong = true;
+    }
+    if exchange && moved.held_from && is_other(&moved.exchanged, &fdir, &fname) {
+        set_aside(&fdir, &fname);
+        wrong = true;
+    }
+    if wrong {
+        return Err(io::Error::from_raw_os_error(libc::EAGAIN));
+    }
+    Ok(())
+}
+
+/// Whether `name` in `dir` is not the object `pin` pinned.
+fn is_other(pin: &Option<super::view::Pinned>, dir: &OwnedFd, name: &CStr) -> bool {
+    pin.as_ref()
+        .is_some_and(|p| identity_at(dir, name) != Some(p.id))
+}
+
+/// Takes an object a move wrongly brought into a held folder away from the name it took
+/// there: a symlink is removed (the sandbox made it, and can make it again), anything else
+/// is renamed beside it to `NAME.fence-undone-RANDOM`, a name no program reads. Never moved
+/// to another folder: a folder the sandbox may write could meanwhile hold anything at the
+/// name it came from.
+fn set_aside(dir: &OwnedFd, name: &CStr) {
+    const RENAME_NOREPLACE: u32 = 1;
+    let mut buf = [0u8; 1];
+    // SAFETY: a NUL-terminated name relative to our descriptor, and a buffer of the length
+    // given.
+    let is_link = unsafe {
+        libc::readlinkat(
+            dir.as_raw_fd(),
+            name.as_ptr(),
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+        )
+    } >= 0;
+    // SAFETY: as above; a symlink is no folder.
+    if is_link && unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } == 0 {
+        return;
+    }
+    for _ in 0..8 {
+        let mut v = 0u64;
+        // SAFETY: writes at most 8 bytes into `v`.
+        unsafe { libc::getrandom((&mut v as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
+        let mut aside = name.to_bytes().to_vec();
+        aside.extend_from_slice(format!(".fence-undone-{v:016x}").as_bytes());
+        let Ok(aside) = CString::new(aside) else {
+            return;
+        };
+        if renameat2(dir, name, dir, &aside, RENAME_NOREPLACE) == 0
+            || io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST)
+        {
+            return;
+        }
+    }
+}
+
+/// A hard link carried out from the checked parents and names, then shown to name the
+/// object its check judged ([`Moved`]) when made in a held folder; a new name for another
+/// is removed again.
+fn link_checked(view: View, from: &Path, to: &Path, moved: &Moved) -> io::Result<()> {
+    if moved.changed {
+        return Err(io::Error::from_raw_os_error(libc::EAGAIN));
+    }
+    if moved.required && moved.source.is_none() {
+        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+    }
+    let (fdir, fname) = parent_of(view, from)?;
+    let (tdir, tname) = parent_of(view, to)?;
+    // SAFETY: NUL-terminated names relative to our descriptors.
+    let r = unsafe {
+        libc::linkat(
+            fdir.as_raw_fd(),
+            fname.as_ptr(),
+            tdir.as_raw_fd(),
+            tname.as_ptr(),
+            0,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if moved.held_to && is_other(&moved.source, &tdir, &tname) {
+        // SAFETY: a NUL-terminated name relative to our descriptor: the name just made, in
+        // a folder the sandbox cannot change.
+        unsafe { libc::unlinkat(tdir.as_raw_fd(), tname.as_ptr(), 0) };
+        return Err(io::Error::from_raw_os_error(libc::EAGAIN));
+    }
+    Ok(())
 }
 
 /// `PIPEFS_MAGIC`: the file system of anonymous pipes (`pipe(2)`), which have no path.
@@ -914,6 +1074,7 @@ mod tests {
                 from: root.join("d/a"),
                 to: root.join("b"),
                 flags: 0,
+                moved: Moved::default(),
             },
             View::Fence,
         )

@@ -209,6 +209,55 @@ fn stat_nofollow(path: &Path) -> io::Result<libc::stat> {
     })
 }
 
+/// The object the last name of a path named when it was pinned: an `O_PATH` descriptor
+/// of it (not followed), its device and inode, whether it is a directory, and a symlink's
+/// target, each read through that descriptor. The checks that judge the object a rename or
+/// link moves look at it through this, so that the move the supervisor carries out can be
+/// shown to have moved that very object ([`super::approved`]); the descriptor keeps the
+/// inode from being freed and its number given to another file meanwhile.
+#[derive(Debug)]
+pub struct Pinned {
+    /// Held, not read: while it is open the inode's number names no other file.
+    #[allow(dead_code)]
+    pub fd: std::sync::Arc<OwnedFd>,
+    pub id: (u64, u64),
+    pub is_dir: bool,
+    pub target: Option<PathBuf>,
+}
+
+/// [`Pinned`] for `path` (absolute, resolved) as the sandbox sees it.
+pub fn pin(path: &Path) -> io::Result<Pinned> {
+    let bytes = path.as_os_str().as_bytes();
+    let (dirfd, name) = match SANDBOX_ROOT.get() {
+        Some(root) => (root.as_raw_fd(), bytes.strip_prefix(b"/").unwrap_or(bytes)),
+        None => (libc::AT_FDCWD, bytes),
+    };
+    let fd = with_c_name(if name.is_empty() { &b"."[..] } else { name }, |c| {
+        // SAFETY: a NUL-terminated name; the descriptor is owned below.
+        let fd =
+            unsafe { libc::openat(dirfd, c, libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a fresh descriptor that we own.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    })?;
+    let st = nix::sys::stat::fstat(&fd).map_err(io::Error::from)?;
+    let kind = st.st_mode & libc::S_IFMT;
+    // An `O_PATH` descriptor of a symlink reads its target with an empty name.
+    let target = if kind == libc::S_IFLNK {
+        Some(read_link_at(fd.as_raw_fd(), b"")?)
+    } else {
+        None
+    };
+    Ok(Pinned {
+        fd: std::sync::Arc::new(fd),
+        id: (st.st_dev, st.st_ino),
+        is_dir: kind == libc::S_IFDIR,
+        target,
+    })
+}
+
 /// `readlink("/proc/<tid>/<link>")` in fence's /proc (`cwd`, `fd/N`…), the name made on
 /// the stack: on every notified call with a relative path.
 pub fn read_proc_link(tid: libc::pid_t, link: &str) -> io::Result<PathBuf> {

@@ -264,6 +264,118 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
     (fence.landlock_refer || same_directory()) && !moved.is_some_and(super::view::is_socket)
 }
 
+/// What a write check learned of one path's object: whether it is a folder, and whether it
+/// is a symlink (its target); `None` where the check did not look.
+#[derive(Default)]
+struct Facts {
+    dir: Option<bool>,
+    link: Option<Option<PathBuf>>,
+}
+
+impl Facts {
+    /// Whether the pinned object is as the check saw its path's (nothing seen: anything).
+    fn hold_for(&self, pin: &super::view::Pinned) -> bool {
+        self.dir.is_none_or(|d| d == pin.is_dir)
+            && self.link.as_ref().is_none_or(|l| *l == pin.target)
+    }
+}
+
+/// The [`Facts`] a write check learned, by path.
+#[derive(Default)]
+struct Seen(Vec<(PathBuf, Facts)>);
+
+impl Seen {
+    fn note(&mut self, p: &Path, f: impl FnOnce(&mut Facts)) {
+        match self.0.iter_mut().find(|(q, _)| q == p) {
+            Some((_, facts)) => f(facts),
+            None => {
+                let mut facts = Facts::default();
+                f(&mut facts);
+                self.0.push((p.to_path_buf(), facts));
+            }
+        }
+    }
+
+    /// The object at `p` pinned, when it is as seen; `Err` when it is not (another object
+    /// was swapped in after the check), `Ok(None)` when nothing is there.
+    fn pin(&self, p: &Path) -> Result<Option<super::view::Pinned>, ()> {
+        let facts = self.0.iter().find(|(q, _)| q == p).map(|(_, f)| f);
+        match super::view::pin(p) {
+            Ok(pin) if facts.is_none_or(|f| f.hold_for(&pin)) => Ok(Some(pin)),
+            Ok(_) => Err(()),
+            // Nothing there: as seen only if the check saw nothing either.
+            Err(_)
+                if facts
+                    .is_none_or(|f| f.dir != Some(true) && !matches!(f.link, Some(Some(_)))) =>
+            {
+                Ok(None)
+            }
+            Err(_) => Err(()),
+        }
+    }
+
+    /// `op`, a rename or link carried out by the supervisor, with the objects it moves
+    /// pinned ([`approved::Moved`]); `held` says whether a name lies in a folder the
+    /// sandbox may not change.
+    fn pin_moved(&self, op: Operation, held: impl Fn(&Path) -> bool) -> Operation {
+        const RENAME_EXCHANGE: u32 = 2;
+        let pinned = |p: &Path| self.pin(p);
+        match op {
+            Operation::Rename {
+                from,
+                to,
+                flags,
+                moved: _,
+            } => {
+                let source = pinned(&from);
+                let exchanged = if flags & RENAME_EXCHANGE != 0 {
+                    pinned(&to)
+                } else {
+                    Ok(None)
+                };
+                let moved = match (source, exchanged) {
+                    (Ok(source), Ok(exchanged)) => approved::Moved {
+                        source,
+                        exchanged,
+                        required: true,
+                        changed: false,
+                        held_to: held(&to),
+                        held_from: held(&from),
+                    },
+                    _ => approved::Moved {
+                        changed: true,
+                        ..approved::Moved::default()
+                    },
+                };
+                Operation::Rename {
+                    from,
+                    to,
+                    flags,
+                    moved,
+                }
+            }
+            Operation::Link { from, to, moved: _ } => {
+                let moved = match pinned(&from) {
+                    Ok(source) => approved::Moved {
+                        source,
+                        exchanged: None,
+                        required: true,
+                        changed: false,
+                        held_to: held(&to),
+                        held_from: false,
+                    },
+                    Err(()) => approved::Moved {
+                        changed: true,
+                        ..approved::Moved::default()
+                    },
+                };
+                Operation::Link { from, to, moved }
+            }
+            other => other,
+        }
+    }
+}
+
 /// Whether `op` only flips the owner's execute bit of a worktree's `.git/config` (or puts it
 /// back): `git init` probes whether the file system keeps modes that way, and records the
 /// answer (`core.filemode`). A config is read, never run, and no other bit changes (who may
@@ -878,11 +990,27 @@ pub fn check_from(
             {
                 return Outcome::failed(event, errno);
             }
+            // What the checks below learn of the objects a rename or link moves (a symlink's
+            // target, whether a folder), by path. A move the supervisor carries out pins
+            // each object then, requires it to be as seen, and moves only it
+            // ([`approved::Moved`]).
+            let seen = std::cell::RefCell::new(Seen::default());
+            let is_directory = |p: &Path| {
+                let dir = super::view::is_directory(p);
+                seen.borrow_mut().note(p, |f| f.dir = Some(dir));
+                dir
+            };
+            let read_link = |p: &Path| {
+                let link = super::view::read_link(p).ok();
+                seen.borrow_mut().note(p, |f| f.link = Some(link.clone()));
+                link
+            };
             let perform = || {
                 if unresolvable {
                     None
                 } else {
                     approved::operation_for(n, mem, &resolved, source.as_deref())
+                        .map(|op| seen.borrow().pin_moved(op, |p| !fence.beneath_bounded(p)))
                 }
             };
             // The device list holds files to open, not names to make, move or remove: a
@@ -1056,7 +1184,7 @@ pub fn check_from(
             let moved_in = |from: &Path, to: &Path| {
                 fence.has_rule_base(to)
                     && fence.root_of(from) != fence.root_of(to)
-                    && super::view::is_directory(from)
+                    && is_directory(from)
             };
             if *op == "rename"
                 && let [from, to] = resolved.as_slice()
@@ -1076,7 +1204,7 @@ pub fn check_from(
             let moved_link = |from: &PathBuf, to: &PathBuf| {
                 fence
                     .has_rule_base(to)
-                    .then(|| super::view::read_link(from).ok())
+                    .then(|| read_link(from))
                     .flatten()
                     .map(|t| (to.clone(), t.into_os_string().into_encoded_bytes()))
             };
@@ -1219,9 +1347,7 @@ pub fn check_from(
             // shell of the user's waits be taken in to become one. Policy, as above.
             let in_git = |p: &Path| p.components().any(|c| c.as_os_str() == ".git");
             let moved_out = |from: &Path, to: &Path| {
-                fence.has_rule_base(to)
-                    && in_git(from) != in_git(to)
-                    && super::view::is_directory(from)
+                fence.has_rule_base(to) && in_git(from) != in_git(to) && is_directory(from)
             };
             if *op == "rename"
                 && let [from, to] = resolved.as_slice()

@@ -267,11 +267,46 @@ impl Walker<'_> {
         }
     }
 
-    /// `test -v 'a[$(cmd)]'`, `[ -v … ]`: the subscript is evaluated.
+    /// `test -v 'a[$(cmd)]'`, `[ -v … ]`: the subscript is evaluated. So, the stricter
+    /// reading, are the operands of an arithmetic comparison (`[ "$x" -eq 0 ]`), which
+    /// bash evaluates as expressions in `[[ ]]` and some versions in `test` too.
     pub(crate) fn test_subscripts(&mut self, args: &[Arg]) {
         for w in args.windows(2) {
             if w[0].text == "-v" {
                 let target = w[1].clone();
+                self.walk_subscript(&target);
+            }
+        }
+        for w in args.windows(3) {
+            if matches!(
+                w[1].text.as_str(),
+                "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
+            ) {
+                for operand in [&w[0], &w[2]] {
+                    self.walk_subscript(&operand.clone());
+                }
+            }
+        }
+    }
+
+    /// The array subscripts in the names a declaration or `unset` takes, which bash
+    /// evaluates: `unset 'a[$(cmd)]'`, `declare 'a[$(cmd)]=1'` and `local` run cmd (and
+    /// `export`, `readonly` and `getopts`'s name are read the same way, the stricter
+    /// reading). Options are skipped; only the name before a `=` is looked at.
+    pub(crate) fn name_subscripts(&mut self, program: &str, args: &[Arg]) {
+        let names = if program == "getopts" {
+            args.get(2..3).unwrap_or(&[])
+        } else {
+            args.get(1..).unwrap_or(&[])
+        };
+        for a in names {
+            if a.text.starts_with(['-', '+']) {
+                continue;
+            }
+            let name = a.text.split_once('=').map_or(a.text.as_str(), |(n, _)| n);
+            if name.contains('[') {
+                let mut target = a.clone();
+                target.text = name.to_string();
                 self.walk_subscript(&target);
             }
         }

@@ -109,6 +109,17 @@ const SED_OPTIONS: OptSpec = OptSpec {
     permute: true,
 };
 
+/// The words `su [OPTIONS] [-] [USER [ARGUMENT…]]` hands the user's shell: the operands
+/// after the user (a leading `-` asks for a login shell and is no user), `None` when there
+/// are none. After `--` (`su -- root -c CMD`, `su root -- -c CMD`) su reads no more
+/// options, and `-c CMD` reaches the shell, which runs CMD.
+fn su_shell_arguments(args: &[Arg], operands: &[usize]) -> Option<Vec<Arg>> {
+    let mut rest = operands.iter().skip_while(|&&i| args[i].text == "-");
+    rest.next()?;
+    let words: Vec<Arg> = rest.map(|&i| args[i].clone()).collect();
+    (!words.is_empty()).then_some(words)
+}
+
 impl Walker<'_> {
     /// Resolves a word as a path the way the kernel would, against the
     /// command's working directory.
@@ -1035,9 +1046,15 @@ impl Walker<'_> {
             "shift" => self.shift_positional(args),
             "printf" => self.printf_to_variable(args),
             "read" => self.read_into_variables(args, inv),
-            "unset" => self.unset_variables(args),
+            "unset" => {
+                self.name_subscripts(name, args);
+                self.unset_variables(args)
+            }
             "mapfile" | "readarray" => self.map_lines_into_array(args, inv),
             "test" | "[" => self.test_subscripts(args),
+            "declare" | "typeset" | "local" | "export" | "readonly" | "getopts" => {
+                self.name_subscripts(name, args)
+            }
             _ => {}
         }
         // A client printing the credential it keeps (`gcloud auth print-access-token`)
@@ -1626,6 +1643,13 @@ impl Walker<'_> {
                 self.find(RuleId::ReadList, format!("{name} only reads"));
             }
             self.check_pattern_tokens(args, &patterns);
+            if searches_the_cwd(name, args, &patterns, inv) {
+                // `grep -r password` and `rg token` with no folder search the working
+                // directory, as `grep -r password .` does: judged as that word.
+                let implicit = [args[0].clone(), Arg::literal(".")];
+                self.note_secret_holder(&implicit[1]);
+                self.check_path_args(&implicit, &[]);
+            }
             return self.check_path_args(args, &patterns);
         }
         if matches!(name, "ssh" | "scp" | "sftp") {
@@ -2617,6 +2641,14 @@ impl Walker<'_> {
                     if start < args.len() {
                         self.judge_argv(&args[start..], inv, depth + 1);
                     }
+                } else if let Some(shell_args) = su_shell_arguments(args, &p.operands)
+                    .filter(|_| name == "su" || !p.has('u', "user"))
+                {
+                    // `su -- root -c 'CMD'`, `su root -- -c 'CMD'`: the words after the
+                    // user go to the user's shell, which runs `-c CMD` as `bash -c` does.
+                    let mut bash = vec![Arg::literal("bash")];
+                    bash.extend(shell_args);
+                    self.judge_argv(&bash, inv, depth + 1);
                 } else {
                     // `su - <<EOF`: the user's shell reads its program from stdin.
                     self.elevated_shell_stdin(inv);
@@ -4333,6 +4365,32 @@ impl Walker<'_> {
         Refs::of_folder(self.cls.fs.as_ref(), &self.cls.worktree)
     }
 
+    /// The branch the HEAD of a repository other than the worktree's is on, for a push
+    /// from it that names no destination (`git -C ../main-checkout push`, `cd ../other &&
+    /// git push`): its git directory is `--git-dir`'s, `GIT_DIR`'s, or that of the nearest
+    /// folder holding a `.git` above the folder git works in. `None` when it cannot be
+    /// known (then such a push is one whose destination is not known).
+    fn other_repo_branch(&self, git_dir: Option<&Arg>) -> Option<String> {
+        let fs = self.cls.fs.as_ref();
+        let named = git_dir.cloned().or_else(|| {
+            self.state
+                .vars
+                .get("GIT_DIR")
+                .map(|v| v.clone().map_or_else(Arg::unknown, Arg::literal))
+        });
+        let refs = match named {
+            Some(dir) => {
+                let path = match self.resolve_arg(&dir, true) {
+                    Loc::Inside { path, .. } | Loc::Outside(path) => path,
+                    Loc::Unknown => return None,
+                };
+                Refs::at(fs, path).ok()?
+            }
+            None => Refs::of_folder(fs, &self.cwd_path()?)?.ok()?,
+        };
+        refs.current_branch().ok().flatten()
+    }
+
     /// The config file of the repository a git command works in (`.git/config`, a
     /// protected path when it is the worktree's): `--git-dir`'s or `GIT_DIR`'s `config`,
     /// else that of the nearest folder holding a `.git`, else the worktree's.
@@ -4543,7 +4601,7 @@ impl Walker<'_> {
         }
         let rest = &args[sub_i + 1..];
         let branch = if other_repo {
-            None
+            self.other_repo_branch(g.git_dir.as_ref())
         } else {
             self.state.branch.clone()
         };
@@ -9202,6 +9260,32 @@ pub fn search_patterns(name: &str, args: &[Arg], start: usize) -> Vec<usize> {
     }
     patterns.retain(|&i| i < args.len());
     patterns
+}
+
+/// Whether a search reads the working directory's tree without naming it: `grep -r` (or
+/// `-R`) with no file operand searches `.` (GNU grep), and so does `rg`, unless its stdin
+/// is a pipe or the line's text (then it searches that). A file read from stdin (`-`) or
+/// patterns from `-f` leave the operands as they are.
+fn searches_the_cwd(name: &str, args: &[Arg], patterns: &[usize], inv: &Invocation) -> bool {
+    let Some(spec) = search_options(name) else {
+        return false;
+    };
+    let recursive = match name {
+        "rg" => !(inv.io.stdin_pipe || inv.io.heredoc.is_some() || inv.io.herestring.is_some()),
+        "grep" | "egrep" | "fgrep" => args.iter().skip(1).any(|a| {
+            let t = a.text.as_str();
+            ["recursive", "dereference-recursive"]
+                .iter()
+                .any(|l| opts::is_long(t, l))
+                || (t.starts_with('-') && !t.starts_with("--") && t[1..].contains(['r', 'R']))
+        }),
+        _ => false,
+    };
+    if !recursive {
+        return false;
+    }
+    let p = opts::parse(args, 1, &spec);
+    !p.operands.iter().any(|i| !patterns.contains(i))
 }
 
 /// The options of a search program that take a value (`None` for other programs).

@@ -1032,6 +1032,18 @@ pub fn analyze_push(
         positionals.remove(0); // the repository
     }
     let mut refspecs: Vec<Arg> = positionals.into_iter().cloned().collect();
+    // Another repository's bare push (`git -C ../main-checkout push`) pushes its current
+    // branch, whatever its own config may add: on main, a push to main.
+    if foreign_config
+        && refspecs.is_empty()
+        && !tags
+        && let Some(b) = branch.filter(|b| is_main(b))
+    {
+        out.push((
+            RuleId::GitPushMain,
+            format!("pushes the current branch of that repository, which is {b}"),
+        ));
+    }
     if foreign_config
         && (refspecs.is_empty() && !tags
             || refspecs.iter().any(|r| r.known && !r.text.contains(':')))

@@ -163,6 +163,15 @@ impl<'a> Refs<'a> {
         Ok(out)
     }
 
+    /// The branch this repository's HEAD is on ([`Self::branch_of_head`] of its `HEAD`).
+    pub fn current_branch(&self) -> Result<Option<String>, Unresolved> {
+        let head = self.git_dir.join("HEAD");
+        match read_text(self.fs, &head)? {
+            Some(text) => self.branch_of_head(&text),
+            None => Err(Unresolved::Unreadable(head.display().to_string())),
+        }
+    }
+
     /// The branch HEAD is on, given HEAD's text (read by the caller): the end of its chain
     /// of symbolic refs (`HEAD` → `refs/heads/feat` → `refs/heads/main` is on main). `None`
     /// when HEAD is detached or ends outside `refs/heads/`.

@@ -579,6 +579,9 @@ impl Scope for Walker<'_> {
             // fence run sets TMPDIR to the session's temp directory for everything in the
             // sandbox, whatever fence itself was started with.
             None if self.state.env_unknown => None,
+            // bash and dash set IFS at start and take none from the environment: until
+            // the line sets it, it is space, tab and newline.
+            None if name == "IFS" => Some(" \t\n".to_string()),
             None if name == "TMPDIR" && self.cls.session_tmp.is_some() => self
                 .cls
                 .session_tmp
@@ -2653,10 +2656,8 @@ fn reads_trees(args: &[Arg]) -> bool {
         }),
         "zip" | "7z" | "7za" | "rar" | "cpio" | "pax" | "rsync" | "rclone" | "rg" | "ag"
         | "restic" | "borg" => true,
-        "cp" | "scp" => flag(&['r', 'R', 'a'], &["--recursive", "--archive"]),
-        "grep" | "egrep" | "fgrep" => {
-            flag(&['r', 'R'], &["--recursive", "--dereference-recursive"])
-        }
+        "cp" | "scp" => flag(&['r', 'R', 'a'], &["recursive", "archive"]),
+        "grep" | "egrep" | "fgrep" => flag(&['r', 'R'], &["recursive", "dereference-recursive"]),
         _ => false,
     }
 }

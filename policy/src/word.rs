@@ -365,10 +365,14 @@ fn eval_pieces(
             expansion = !leading_home;
             // An indexed array's subscript and a substring's offset and length are
             // arithmetic: evaluated as `$(( ))` is.
+            // The command substitutions that evaluation runs are judged as the line's own:
+            // those in the part, and those in the subscripts of the values of the
+            // variables it names (`x='a[$(cmd)]'; echo ${a[x]}` runs cmd).
             for part in arithmetic_parts(expr) {
                 if arithmetic_on_unknown(part, scope) {
                     noticed.arithmetic_on_unknown.push(part.to_string());
                 }
+                scan_variable_values(part, scope, noticed);
             }
         }
         let start = arg.text.len();

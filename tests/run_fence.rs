@@ -6067,6 +6067,77 @@ fn push_from_a_script_is_refused(w: &World, script: &str) {
     push_from_a_script_is_refused_by(w, script, &["git.push-main"]);
 }
 
+/// Path calls with flags the kernel does not take fail with its EINVAL and change nothing,
+/// as without fence (the supervisor, which carries some of them out, acted as if the flags
+/// were not there); a name below a descriptor that is not open gets EBADF, below a pipe
+/// ENOTDIR, with no blocked line.
+fn path_calls_with_unknown_flags_fail_as_the_kernel_fails_them(w: &World) {
+    use std::os::unix::fs::PermissionsExt;
+    let f = w.write("f", "x\n");
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let probe = w.compile_c(
+        "flags",
+        r#"
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+int main(void) {
+    errno = 0; long r = syscall(SYS_fchmodat2, AT_FDCWD, "f", 0600, 0xffff);
+    printf("fchmodat2 %ld %d\n", r, errno);
+    errno = 0; r = syscall(SYS_linkat, AT_FDCWD, "f", AT_FDCWD, "g", 0x8000);
+    printf("linkat %ld %d\n", r, errno);
+    errno = 0; r = syscall(SYS_unlinkat, AT_FDCWD, "f", 0x4000);
+    printf("unlinkat %ld %d\n", r, errno);
+    errno = 0; r = syscall(SYS_renameat2, AT_FDCWD, "f", AT_FDCWD, "h", 3);
+    printf("renameat2 %ld %d\n", r, errno);
+    errno = 0; r = syscall(SYS_fchownat, AT_FDCWD, "f", -1, -1, 0x8000);
+    printf("fchownat %ld %d\n", r, errno);
+    errno = 0; r = openat(977, "x", O_WRONLY | O_CREAT, 0644);
+    printf("badfd %ld %d\n", r, errno);
+    int p[2]; pipe(p);
+    errno = 0; r = openat(p[0], "x", O_WRONLY | O_CREAT, 0644);
+    printf("pipefd %ld %d\n", r, errno);
+    return 0;
+}
+"#,
+    );
+    let out = w.run(&[probe.to_str().unwrap()]);
+    let said = stdout(&out);
+    for call in ["linkat", "unlinkat", "renameat2", "fchownat"] {
+        assert!(
+            said.contains(&format!("{call} -1 {}", libc::EINVAL)),
+            "{call}: {said}\n{}",
+            stderr(&out)
+        );
+    }
+    // A relative name below a descriptor that is not open, or is no folder.
+    assert!(
+        said.contains(&format!("badfd -1 {}", libc::EBADF)),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("pipefd -1 {}", libc::ENOTDIR)),
+        "{said}"
+    );
+    assert!(!stderr(&out).contains("blocked"), "{}", stderr(&out));
+    // fchmodat2 is Linux 6.6: ENOSYS before it.
+    assert!(
+        said.contains(&format!("fchmodat2 -1 {}", libc::EINVAL))
+            || said.contains(&format!("fchmodat2 -1 {}", libc::ENOSYS)),
+        "{said}"
+    );
+    let mode = std::fs::metadata(&f).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o644, "{said}");
+    assert!(f.exists() && !w.worktree.join("g").exists() && !w.worktree.join("h").exists());
+}
+
 /// A file moved into `.git` (a held folder: without a mount view the supervisor carries
 /// the rename out by name) while another thread keeps exchanging it with a symlink to a
 /// folder outside (`RENAME_EXCHANGE`, in a folder granted whole, which the kernel runs):
@@ -11198,6 +11269,7 @@ both_ways!(
     a_script_fence_cannot_read_is_refused,
     a_path_folder_the_caller_cannot_search_is_passed_over_quietly,
     a_symlink_swapped_in_for_a_file_moved_into_git_never_stays_there,
+    path_calls_with_unknown_flags_fail_as_the_kernel_fails_them,
     a_link_in_the_git_directory_leads_no_write_of_fences_outside,
     a_push_through_a_script_run_from_a_memfd_is_refused,
     a_push_through_a_roundabout_proc_path_to_a_script_is_refused,

@@ -35,16 +35,18 @@ pub use super::fence::BoundedDirs;
 /// after the move the object at each new name in a held folder (one the sandbox may not
 /// change: `held_to`, and for an exchange `held_from`) is compared with the one pinned;
 /// one that is not it is taken away from that name at once ([`set_aside`]), and the call
-/// fails with EAGAIN. The objects are pinned
-/// when the call is to be carried out, and must then be as the check saw them by path (a
-/// folder or not, a symlink to the same target): `changed` when one is not (EAGAIN, with
-/// nothing done). With `required`, a move whose object was not there is not made (ENOENT,
-/// as the kernel would answer then).
+/// fails with EAGAIN. The objects are pinned when the call is to be carried out, and must
+/// then be as the check saw them by path (a folder or not, a symlink to the same target):
+/// `changed` when one is not (EAGAIN, with nothing done). With `required`, a move whose
+/// object cannot be pinned is not made: it fails with the errno the pinning met
+/// (`absent`: ENOENT, ENOTDIR…), as the kernel would fail it then.
 #[derive(Debug, Default)]
 pub struct Moved {
     pub source: Option<super::view::Pinned>,
     pub exchanged: Option<super::view::Pinned>,
     pub required: bool,
+    /// The errno pinning met where nothing could be pinned (ENOENT, ENOTDIR…).
+    pub absent: Option<i32>,
     pub changed: bool,
     pub held_to: bool,
     pub held_from: bool,
@@ -718,7 +720,9 @@ fn rename_checked(view: View, from: &Path, to: &Path, flags: u32, moved: &Moved)
         return Err(io::Error::from_raw_os_error(libc::EAGAIN));
     }
     if moved.required && (moved.source.is_none() || (exchange && moved.exchanged.is_none())) {
-        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+        return Err(io::Error::from_raw_os_error(
+            moved.absent.unwrap_or(libc::ENOENT),
+        ));
     }
     let (fdir, fname) = parent_of(view, from)?;
     let (tdir, tname) = parent_of(view, to)?;
@@ -793,7 +797,9 @@ fn link_checked(view: View, from: &Path, to: &Path, moved: &Moved) -> io::Result
         return Err(io::Error::from_raw_os_error(libc::EAGAIN));
     }
     if moved.required && moved.source.is_none() {
-        return Err(io::Error::from_raw_os_error(libc::ENOENT));
+        return Err(io::Error::from_raw_os_error(
+            moved.absent.unwrap_or(libc::ENOENT),
+        ));
     }
     let (fdir, fname) = parent_of(view, from)?;
     let (tdir, tname) = parent_of(view, to)?;

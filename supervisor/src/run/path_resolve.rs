@@ -265,7 +265,17 @@ pub fn resolve_found(
                 return (Resolution::Path(p), Found::SharedObject);
             }
             Ok(p) if usable_base(&p) => return walk_from_base(caller, p, path, follow_last),
+            // A name below a descriptor of a pipe, a socket, an anonymous inode: no folder,
+            // the kernel's ENOTDIR.
+            Ok(p) if !path.is_empty() && !p.is_absolute() => {
+                return (Resolution::Fails(libc::ENOTDIR), Found::NotLooked);
+            }
             Ok(p) => return unresolvable(format!("base is {}", p.display())),
+            // No such descriptor: the kernel's EBADF (an error widens nothing, whatever the
+            // caller's table holds by now).
+            Err(e) if matches!(base, Base::Fd(_)) && e.kind() == std::io::ErrorKind::NotFound => {
+                return (Resolution::Fails(libc::EBADF), Found::NotLooked);
+            }
             Err(e) => return unresolvable(format!("{link}: {e}")),
         }
     };

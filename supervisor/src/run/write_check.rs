@@ -297,18 +297,19 @@ impl Seen {
     }
 
     /// The object at `p` pinned, when it is as seen; `Err` when it is not (another object
-    /// was swapped in after the check), `Ok(None)` when nothing is there.
-    fn pin(&self, p: &Path) -> Result<Option<super::view::Pinned>, ()> {
+    /// was swapped in after the check), `Ok(Err(errno))` when nothing can be pinned there
+    /// (missing: the errno the kernel would answer).
+    fn pin(&self, p: &Path) -> Result<Result<super::view::Pinned, i32>, ()> {
         let facts = self.0.iter().find(|(q, _)| q == p).map(|(_, f)| f);
         match super::view::pin(p) {
-            Ok(pin) if facts.is_none_or(|f| f.hold_for(&pin)) => Ok(Some(pin)),
+            Ok(pin) if facts.is_none_or(|f| f.hold_for(&pin)) => Ok(Ok(pin)),
             Ok(_) => Err(()),
             // Nothing there: as seen only if the check saw nothing either.
-            Err(_)
+            Err(e)
                 if facts
                     .is_none_or(|f| f.dir != Some(true) && !matches!(f.link, Some(Some(_)))) =>
             {
-                Ok(None)
+                Ok(Err(e.raw_os_error().unwrap_or(libc::ENOENT)))
             }
             Err(_) => Err(()),
         }
@@ -319,7 +320,10 @@ impl Seen {
     /// sandbox may not change.
     fn pin_moved(&self, op: Operation, held: impl Fn(&Path) -> bool) -> Operation {
         const RENAME_EXCHANGE: u32 = 2;
-        let pinned = |p: &Path| self.pin(p);
+        let changed = || approved::Moved {
+            changed: true,
+            ..approved::Moved::default()
+        };
         match op {
             Operation::Rename {
                 from,
@@ -327,25 +331,28 @@ impl Seen {
                 flags,
                 moved: _,
             } => {
-                let source = pinned(&from);
                 let exchanged = if flags & RENAME_EXCHANGE != 0 {
-                    pinned(&to)
+                    self.pin(&to).map(Some)
                 } else {
                     Ok(None)
                 };
-                let moved = match (source, exchanged) {
-                    (Ok(source), Ok(exchanged)) => approved::Moved {
-                        source,
-                        exchanged,
-                        required: true,
-                        changed: false,
-                        held_to: held(&to),
-                        held_from: held(&from),
-                    },
-                    _ => approved::Moved {
-                        changed: true,
-                        ..approved::Moved::default()
-                    },
+                let moved = match (self.pin(&from), exchanged) {
+                    (Ok(source), Ok(exchanged)) => {
+                        let absent =
+                            source.as_ref().err().copied().or_else(|| {
+                                exchanged.as_ref().and_then(|e| e.as_ref().err().copied())
+                            });
+                        approved::Moved {
+                            source: source.ok(),
+                            exchanged: exchanged.and_then(Result::ok),
+                            required: true,
+                            absent,
+                            changed: false,
+                            held_to: held(&to),
+                            held_from: held(&from),
+                        }
+                    }
+                    _ => changed(),
                 };
                 Operation::Rename {
                     from,
@@ -355,19 +362,17 @@ impl Seen {
                 }
             }
             Operation::Link { from, to, moved: _ } => {
-                let moved = match pinned(&from) {
+                let moved = match self.pin(&from) {
                     Ok(source) => approved::Moved {
-                        source,
+                        absent: source.as_ref().err().copied(),
+                        source: source.ok(),
                         exchanged: None,
                         required: true,
                         changed: false,
                         held_to: held(&to),
                         held_from: false,
                     },
-                    Err(()) => approved::Moved {
-                        changed: true,
-                        ..approved::Moved::default()
-                    },
+                    Err(()) => changed(),
                 };
                 Operation::Link { from, to, moved }
             }
@@ -903,6 +908,30 @@ pub fn check(
     check_from(fence, mem, caller, n, call, &ProcessCwd::of(caller.tid))
 }
 
+/// Whether a path call's flags word holds a flag the kernel refuses with EINVAL for that
+/// call (`fchmodat2`, `fchownat`, `utimensat`: `AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH`;
+/// `linkat`: `AT_SYMLINK_FOLLOW | AT_EMPTY_PATH`; `unlinkat`: `AT_REMOVEDIR`;
+/// `renameat2`: `RENAME_NOREPLACE`, `RENAME_EXCHANGE` (not both), `RENAME_WHITEOUT`).
+fn has_unknown_flags(n: &Notification) -> bool {
+    let a = n.args;
+    let at = (libc::AT_SYMLINK_NOFOLLOW | libc::AT_EMPTY_PATH) as u64;
+    let flags32 = |v: u64| v & 0xffff_ffff;
+    match n.nr {
+        libc::SYS_fchmodat2 => flags32(a[3]) & !at != 0,
+        libc::SYS_fchownat => flags32(a[4]) & !at != 0,
+        libc::SYS_utimensat => flags32(a[3]) & !at != 0,
+        libc::SYS_linkat => {
+            flags32(a[4]) & !((libc::AT_SYMLINK_FOLLOW | libc::AT_EMPTY_PATH) as u64) != 0
+        }
+        libc::SYS_unlinkat => flags32(a[2]) & !(libc::AT_REMOVEDIR as u64) != 0,
+        libc::SYS_renameat2 => {
+            let f = flags32(a[4]);
+            f & !7 != 0 || f & 3 == 3
+        }
+        _ => false,
+    }
+}
+
 /// [`check`], with relative paths placed against `cwd` (one kept from an earlier call:
 /// see [`super::kept_thread`] for when its answer may be used).
 pub fn check_from(
@@ -913,6 +942,11 @@ pub fn check_from(
     call: &FsCall,
     cwd: &ProcessCwd,
 ) -> Outcome {
+    // Flags the call does not take: the kernel's EINVAL before it looks at any path (a
+    // call the supervisor carries out would otherwise act as if they were not there).
+    if has_unknown_flags(n) {
+        return Outcome::failed(EventKind::Write, libc::EINVAL);
+    }
     match call {
         FsCall::SetIdCreate { path } => {
             let raw = match resolve_arg(mem, caller, cwd, path) {

@@ -6212,21 +6212,7 @@ int main(int argc, char **argv) {
 /// holds: fence's start, which writes such a branch loose to keep it from being moved,
 /// follows no link in the git directory and writes nothing outside.
 fn a_link_in_the_git_directory_leads_no_write_of_fences_outside(w: &World) {
-    git(&w.worktree, &["init", "-q", "-b", "main"]);
-    git(
-        &w.worktree,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "c",
-        ],
-    );
+    init_on_main_with_a_commit(&w.worktree);
     let git_dir = w.worktree.join(".git");
     let tip = git(&w.worktree, &["rev-parse", "HEAD"]);
     std::fs::write(
@@ -6258,13 +6244,11 @@ fn a_link_in_the_git_directory_leads_no_write_of_fences_outside(w: &World) {
     );
 }
 
-/// [`push_from_a_script_is_refused`], the refusal's rule one of `rules`.
-fn push_from_a_script_is_refused_by(w: &World, script: &str, rules: &[&str]) {
-    let remote = w.outside.join("remote.git");
-    git(&w.outside, &["init", "-q", "--bare", "remote.git"]);
-    git(&w.worktree, &["init", "-q", "-b", "main"]);
+/// `git init` on branch main in `dir`, with one empty commit.
+fn init_on_main_with_a_commit(dir: &Path) {
+    git(dir, &["init", "-q", "-b", "main"]);
     git(
-        &w.worktree,
+        dir,
         &[
             "-c",
             "user.name=t",
@@ -6277,6 +6261,13 @@ fn push_from_a_script_is_refused_by(w: &World, script: &str, rules: &[&str]) {
             "c",
         ],
     );
+}
+
+/// [`push_from_a_script_is_refused`], the refusal's rule one of `rules`.
+fn push_from_a_script_is_refused_by(w: &World, script: &str, rules: &[&str]) {
+    let remote = w.outside.join("remote.git");
+    git(&w.outside, &["init", "-q", "--bare", "remote.git"]);
+    init_on_main_with_a_commit(&w.worktree);
     git(
         &w.worktree,
         &["remote", "add", "origin", &remote.display().to_string()],

@@ -6138,48 +6138,80 @@ int main(void) {
     assert!(f.exists() && !w.worktree.join("g").exists() && !w.worktree.join("h").exists());
 }
 
-/// A file moved into `.git` (a held folder: without a mount view the supervisor carries
-/// the rename out by name) while another thread keeps exchanging it with a symlink to a
-/// folder outside (`RENAME_EXCHANGE`, in a folder granted whole, which the kernel runs):
-/// whichever object the move takes, no symlink stays in `.git`, where fence's next start
-/// and the user's git would follow it.
+/// Objects swapped in by another thread for the one a move into the git directory names,
+/// with `RENAME_EXCHANGE` in folders granted whole (which the kernel runs): a file moved
+/// into `.git` (a held folder: without a mount view the supervisor carries the move out by
+/// name) exchanged with a symlink to a folder outside; a socket (which the supervisor
+/// moves itself) whose folder is exchanged with one holding a symlink, moved into
+/// `.git/logs`; a file exchanged with a folder holding a symlink, moved into `.git/logs`.
+/// Whichever object the move takes, no symlink ends up anywhere in `.git`, where fence's
+/// next start and the user's git would follow it.
 fn a_symlink_swapped_in_for_a_file_moved_into_git_never_stays_there(w: &World) {
-    git(&w.worktree, &["init", "-q"]);
+    init_on_main_with_a_commit(&w.worktree);
     let victim = w.outside.join("victim");
     std::fs::create_dir_all(victim.join("heads")).unwrap();
-    w.mkdir("sub");
-    std::fs::write(w.worktree.join("sub/src"), "file\n").unwrap();
-    std::os::unix::fs::symlink(&victim, w.worktree.join("sub/lnk")).unwrap();
-    chown_tree(w, &w.worktree);
+    // Each race starts from the same folders (what a race leaves there is its own).
+    let prepare = || {
+        let sub = w.worktree.join("sub");
+        let _ = std::fs::remove_dir_all(&sub);
+        for d in ["sub/a", "sub/b", "sub/d/heads"] {
+            w.mkdir(d);
+        }
+        std::fs::write(sub.join("src"), "file\n").unwrap();
+        std::os::unix::fs::symlink(&victim, sub.join("lnk")).unwrap();
+        std::os::unix::fs::symlink(&victim, sub.join("b/src")).unwrap();
+        std::os::unix::fs::symlink(&victim, sub.join("d/heads/main")).unwrap();
+        let _ = std::fs::remove_dir_all(w.worktree.join(".git/logs/refs"));
+        chown_tree(w, &w.worktree);
+    };
     let race = w.compile_c(
         "race",
         r#"
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <time.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 static volatile int stop;
+static const char *x, *y;
 static void *swapper(void *a) {
-    while (!stop) syscall(SYS_renameat2, AT_FDCWD, "sub/src", AT_FDCWD, "sub/lnk", 2);
+    while (!stop) syscall(SYS_renameat2, AT_FDCWD, x, AT_FDCWD, y, 2);
     return 0;
 }
+static void sock(const char *p) {
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {0};
+    a.sun_family = AF_UNIX;
+    strcpy(a.sun_path, p);
+    bind(s, (struct sockaddr *)&a, sizeof a);
+    close(s);
+}
+/* race MODE DEST: MODE "link" exchanges sub/src with sub/lnk; "dir" sub/src with sub/d;
+   "sock" the folders sub/a (holding a socket src) and sub/b (holding a symlink src). */
 int main(int argc, char **argv) {
+    const char *src = "sub/src";
+    if (!strcmp(argv[1], "link")) { x = "sub/src"; y = "sub/lnk"; }
+    else if (!strcmp(argv[1], "dir")) { x = "sub/src"; y = "sub/d"; }
+    else { x = "sub/a"; y = "sub/b"; src = "sub/a/src"; sock("sub/a/src"); }
     pthread_t t;
     pthread_create(&t, 0, swapper, 0);
-    time_t end = time(0) + 6;
+    time_t end = time(0) + 4;
     long tries = 0, moved = 0;
-    struct stat st;
     while (time(0) < end) {
         tries++;
-        if (rename("sub/src", argv[1]) == 0) {
+        if (rename(src, argv[2]) == 0) {
             moved++;
-            if (lstat(argv[1], &st) == 0 && S_ISLNK(st.st_mode)) break;
-            rename(argv[1], "sub/src");
+            struct stat st;
+            if (lstat(argv[2], &st) == 0 && S_ISLNK(st.st_mode)) break;
+            if (!strcmp(argv[1], "sock")) { unlink(argv[2]); sock("sub/a/src"); sock("sub/b/src"); }
+            else rename(argv[2], src);
         }
     }
     stop = 1;
@@ -6188,21 +6220,33 @@ int main(int argc, char **argv) {
 }
 "#,
     );
-    for name in [".git/refs-new", ".git/COMMIT_EDITMSG"] {
-        let out = w.run(&[race.to_str().unwrap(), name]);
-        assert!(stdout(&out).contains("tries"), "{}", stderr(&out));
-        for e in std::fs::read_dir(w.worktree.join(".git"))
-            .unwrap()
-            .flatten()
-        {
-            assert!(
-                !e.file_type().unwrap().is_symlink(),
-                "{} is a symlink after {}: {}",
-                e.path().display(),
-                stdout(&out),
-                stderr(&out)
-            );
+    fn links_below(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let kind = e.file_type().unwrap();
+            if kind.is_symlink() {
+                out.push(e.path());
+            } else if kind.is_dir() {
+                links_below(&e.path(), out);
+            }
         }
+    }
+    for (mode, dest) in [
+        ("link", ".git/refs-new"),
+        ("link", ".git/COMMIT_EDITMSG"),
+        ("sock", ".git/logs/HEAD"),
+        ("dir", ".git/logs/refs"),
+    ] {
+        prepare();
+        let out = w.run(&[race.to_str().unwrap(), mode, dest]);
+        assert!(stdout(&out).contains("tries"), "{}", stderr(&out));
+        let mut links = Vec::new();
+        links_below(&w.worktree.join(".git"), &mut links);
+        assert!(
+            links.is_empty(),
+            "{mode} {dest}: symlinks in .git {links:?} after {}: {}",
+            stdout(&out),
+            stderr(&out)
+        );
     }
     assert_eq!(std::fs::read_dir(victim.join("heads")).unwrap().count(), 0);
 }

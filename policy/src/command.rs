@@ -391,14 +391,25 @@ impl Walker<'_> {
                         || !Self::is_path_value(a)
                         || (!a.assumed && !a.text.contains(':')))
                 {
-                    self.find(
-                        RuleId::PathOutside,
-                        format!(
+                    // A plain name read from a working directory outside the worktree says
+                    // so (`git status` run in /etc reads nothing called `/etc/status`).
+                    let cwd_outside = self.cwd_path().filter(|c| {
+                        !through_link && !a.text.contains('/') && !c.starts_with(&self.cls.worktree)
+                    });
+                    let why = match cwd_outside {
+                        Some(cwd) => format!(
+                            "runs in a folder outside the worktree ({}), where {} is {}",
+                            cwd.display(),
+                            a.text,
+                            p.display()
+                        ),
+                        None => format!(
                             "{} leads outside the worktree{how}: {}",
                             a.text,
                             p.display()
                         ),
-                    );
+                    };
+                    self.find(RuleId::PathOutside, why);
                 } else if a.assumed
                     && !path::is_exception(&p, &[])
                     && !self.is_allowed_outside(&p)
@@ -4846,7 +4857,11 @@ impl Walker<'_> {
                 if force || unforced || interactive || exec_unforced {
                     self.find(
                         RuleId::GitCleanForce,
-                        "git clean -f deletes untracked files",
+                        if interactive && !force {
+                            "git clean -i deletes the untracked files its answers choose"
+                        } else {
+                            "git clean -f deletes untracked files"
+                        },
                     );
                 }
             }

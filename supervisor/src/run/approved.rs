@@ -50,6 +50,8 @@ pub struct Moved {
     pub changed: bool,
     pub held_to: bool,
     pub held_from: bool,
+    /// The source's folder is one the sandbox may write: a wrong object is moved there.
+    pub back_to_source: bool,
 }
 
 /// A call to carry out once approved, with every argument already checked.
@@ -731,11 +733,11 @@ fn rename_checked(view: View, from: &Path, to: &Path, flags: u32, moved: &Moved)
     }
     let mut wrong = false;
     if moved.held_to && is_other(&moved.source, &tdir, &tname) {
-        set_aside(&tdir, &tname);
+        set_aside(&tdir, &tname, moved.back_to_source.then_some(&fdir));
         wrong = true;
     }
     if exchange && moved.held_from && is_other(&moved.exchanged, &fdir, &fname) {
-        set_aside(&fdir, &fname);
+        set_aside(&fdir, &fname, (!moved.held_to).then_some(&tdir));
         wrong = true;
     }
     if wrong {
@@ -750,12 +752,12 @@ fn is_other(pin: &Option<super::view::Pinned>, dir: &OwnedFd, name: &CStr) -> bo
         .is_some_and(|p| identity_at(dir, name) != Some(p.id))
 }
 
-/// Takes an object a move wrongly brought into a held folder away from the name it took
-/// there: a symlink is removed (the sandbox made it, and can make it again), anything else
-/// is renamed beside it to `NAME.fence-undone-RANDOM`, a name no program reads. Never moved
-/// to another folder: a folder the sandbox may write could meanwhile hold anything at the
-/// name it came from.
-fn set_aside(dir: &OwnedFd, name: &CStr) {
+/// Takes an object a move wrongly brought to a guarded name (`dir`/`name`) away from it: a
+/// symlink is removed (the sandbox made it, and can make it again); anything else is moved
+/// to `out`, the folder the sandbox may write that it came from, under a new name
+/// (`.fence-undone-RANDOM`), where nothing it holds is followed by the user's git; with no
+/// such folder, beside itself under that name; a file that can be moved nowhere is removed.
+fn set_aside(dir: &OwnedFd, name: &CStr, out: Option<&OwnedFd>) {
     const RENAME_NOREPLACE: u32 = 1;
     let mut buf = [0u8; 1];
     // SAFETY: a NUL-terminated name relative to our descriptor, and a buffer of the length
@@ -772,21 +774,30 @@ fn set_aside(dir: &OwnedFd, name: &CStr) {
     if is_link && unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } == 0 {
         return;
     }
-    for _ in 0..8 {
-        let mut v = 0u64;
-        // SAFETY: writes at most 8 bytes into `v`.
-        unsafe { libc::getrandom((&mut v as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
-        let mut aside = name.to_bytes().to_vec();
-        aside.extend_from_slice(format!(".fence-undone-{v:016x}").as_bytes());
-        let Ok(aside) = CString::new(aside) else {
-            return;
-        };
-        if renameat2(dir, name, dir, &aside, RENAME_NOREPLACE) == 0
-            || io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST)
-        {
-            return;
+    for to in [out.unwrap_or(dir), dir] {
+        for attempt in 0..8u64 {
+            let mut v = 0u64;
+            // SAFETY: writes at most 8 bytes into `v`.
+            let got =
+                unsafe { libc::getrandom((&mut v as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
+            if got != 8 {
+                v = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(attempt, |d| d.as_nanos() as u64 ^ attempt);
+            }
+            let Ok(aside) = CString::new(format!(".fence-undone-{v:016x}")) else {
+                return;
+            };
+            if renameat2(dir, name, to, &aside, RENAME_NOREPLACE) == 0 {
+                return;
+            }
+            if io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+                break;
+            }
         }
     }
+    // SAFETY: a NUL-terminated name relative to our descriptor; fails on a folder.
+    unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) };
 }
 
 /// A hard link carried out from the checked parents and names, then shown to name the

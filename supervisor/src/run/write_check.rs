@@ -256,6 +256,12 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
             (a, b) => a == b,
         })
     };
+    // A move into a git directory from outside one, or out of one: carried out, so that
+    // the object moved is the one judged ([`approved::Moved`]): Landlock does not look into a
+    // folder moved in, which could bring symlinks where the user's git follows them.
+    if all().any(|p| fence.in_git_directory(p)) && !all().all(|p| fence.in_git_directory(p)) {
+        return false;
+    }
     let moved = match (source, paths) {
         (Some(source), _) => Some(source),
         (None, [from, _]) => Some(from.as_path()),
@@ -280,18 +286,30 @@ impl Facts {
     }
 }
 
-/// The [`Facts`] a write check learned, by path.
+/// The [`Facts`] a write check learned, by path, and the target of a symlink it made, as
+/// read from the caller's memory for the check (the caller may rewrite it after).
 #[derive(Default)]
-struct Seen(Vec<(PathBuf, Facts)>);
+struct Seen {
+    facts: Vec<(PathBuf, Facts)>,
+    target: Option<Vec<u8>>,
+}
+
+/// Whether a name a carried-out move makes lies where the sandbox may not put an object
+/// itself, so that the object the move brought must be the one the check judged: a held
+/// folder of a rule base (`.git`, the worktree's root), or anywhere in a git directory
+/// (its folders are granted whole but without the right to make symlinks).
+fn guarded(fence: &Fence, p: &Path) -> bool {
+    fence.has_rule_base(p) && (!fence.beneath_bounded(p) || fence.in_git_directory(p))
+}
 
 impl Seen {
     fn note(&mut self, p: &Path, f: impl FnOnce(&mut Facts)) {
-        match self.0.iter_mut().find(|(q, _)| q == p) {
+        match self.facts.iter_mut().find(|(q, _)| q == p) {
             Some((_, facts)) => f(facts),
             None => {
                 let mut facts = Facts::default();
                 f(&mut facts);
-                self.0.push((p.to_path_buf(), facts));
+                self.facts.push((p.to_path_buf(), facts));
             }
         }
     }
@@ -300,7 +318,7 @@ impl Seen {
     /// was swapped in after the check), `Ok(Err(errno))` when nothing can be pinned there
     /// (missing: the errno the kernel would answer).
     fn pin(&self, p: &Path) -> Result<Result<super::view::Pinned, i32>, ()> {
-        let facts = self.0.iter().find(|(q, _)| q == p).map(|(_, f)| f);
+        let facts = self.facts.iter().find(|(q, _)| q == p).map(|(_, f)| f);
         match super::view::pin(p) {
             Ok(pin) if facts.is_none_or(|f| f.hold_for(&pin)) => Ok(Ok(pin)),
             Ok(_) => Err(()),
@@ -350,6 +368,7 @@ impl Seen {
                             changed: false,
                             held_to: held(&to),
                             held_from: held(&from),
+                            back_to_source: !held(&from),
                         }
                     }
                     _ => changed(),
@@ -371,11 +390,17 @@ impl Seen {
                         changed: false,
                         held_to: held(&to),
                         held_from: false,
+                        back_to_source: false,
                     },
                     Err(()) => changed(),
                 };
                 Operation::Link { from, to, moved }
             }
+            // Made from the target the check judged, not one read again.
+            Operation::Symlink { target, path } => Operation::Symlink {
+                target: self.target.clone().unwrap_or(target),
+                path,
+            },
             other => other,
         }
     }
@@ -924,9 +949,11 @@ fn has_unknown_flags(n: &Notification) -> bool {
             flags32(a[4]) & !((libc::AT_SYMLINK_FOLLOW | libc::AT_EMPTY_PATH) as u64) != 0
         }
         libc::SYS_unlinkat => flags32(a[2]) & !(libc::AT_REMOVEDIR as u64) != 0,
+        // RENAME_NOREPLACE 1, RENAME_EXCHANGE 2, RENAME_WHITEOUT 4; an exchange takes
+        // neither of the others.
         libc::SYS_renameat2 => {
             let f = flags32(a[4]);
-            f & !7 != 0 || f & 3 == 3
+            f & !7 != 0 || (f & 2 != 0 && f & 5 != 0)
         }
         _ => false,
     }
@@ -1044,7 +1071,7 @@ pub fn check_from(
                     None
                 } else {
                     approved::operation_for(n, mem, &resolved, source.as_deref())
-                        .map(|op| seen.borrow().pin_moved(op, |p| !fence.beneath_bounded(p)))
+                        .map(|op| seen.borrow().pin_moved(op, |p| guarded(fence, p)))
                 }
             };
             // The device list holds files to open, not names to make, move or remove: a
@@ -1246,6 +1273,7 @@ pub fn check_from(
                 ("symlink", [link]) if fence.has_rule_base(link) => mem
                     .c_string(n.args[0], libc::PATH_MAX as usize)
                     .ok()
+                    .inspect(|t| seen.borrow_mut().target = Some(t.clone()))
                     .map(|t| (link.clone(), t))
                     .into_iter()
                     .collect(),

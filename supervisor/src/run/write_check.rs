@@ -259,7 +259,11 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
     // A move into a git directory from outside one, or out of one: carried out, so that
     // the object moved is the one judged ([`approved::Moved`]): Landlock does not look into a
     // folder moved in, which could bring symlinks where the user's git follows them.
-    if all().any(|p| fence.in_git_directory(p)) && !all().all(|p| fence.in_git_directory(p)) {
+    let moves = paths.len() > 1 || source.is_some();
+    if moves
+        && all().any(|p| fence.in_git_directory(p))
+        && !all().all(|p| fence.in_git_directory(p))
+    {
         return false;
     }
     let moved = match (source, paths) {

@@ -1169,12 +1169,17 @@ fn every_path_a_tool_names_is_judged_and_unplaceable_ones_are_refused() {
         nul.to_string().as_bytes(),
     );
     assert_eq!(r.status, 2, "{r:?}");
+    // With HOME unset, `~` is the account's home from the password database, as the
+    // agent takes it: the key there is a credential.
     let read = e.claude_input(&e.worktree, "Read", json!({"file_path": "~/.ssh/id_rsa"}));
     let mut c = e.fence(&["hook", "claude-code", "--worktree"]);
     c.arg(&e.worktree).env_remove("HOME");
     let r = e.run(c, read.to_string().as_bytes());
-    assert_eq!(r.status, 2, "{r:?}");
-    assert!(r.stderr.contains("HOME is not set"), "{r:?}");
+    assert_eq!(r.status, 0, "{r:?}");
+    assert!(
+        r.stdout.contains("\"ask\"") && r.stdout.contains("fence.secret-read"),
+        "{r:?}"
+    );
 }
 
 /// The project settings of Gemini CLI and Codex hold hooks those agents run outside any

@@ -121,9 +121,40 @@ impl Classifier {
                 format!("{name} names no file to read"),
             );
         }
+        // Judged within the budget a shell line gets: a call with thousands of brace
+        // patterns (Gemini's `read_many_files`) must not hold the agent's hook past its
+        // timeout, which some agents treat as an allow.
+        let deadline = std::time::Instant::now() + TOOL_BUDGET;
+        let too_long = |w: &mut Walker<'_>| {
+            w.find(
+                RuleId::TooComplex,
+                format!("{name} names more places than fence can judge within its limits"),
+            );
+        };
+        if call.paths.len() + call.patterns.len() > MOST_TOOL_PLACES {
+            let mut w = Walker::new(self, &self.settings, Context::Line, Some(cwd.into()), None);
+            too_long(&mut w);
+            w.push_part(name.to_string());
+            return verdict::assemble(self, Context::Line, name, w);
+        }
         let mut w = Walker::new(self, &self.settings, Context::Line, Some(cwd.into()), None);
         for (shown, target) in self.tool_targets(call, cwd) {
-            if self.is_secret(&target) {
+            if std::time::Instant::now() > deadline {
+                too_long(&mut w);
+                w.push_part(format!("{name} {shown}"));
+                break;
+            }
+            if is_process_secret(&target) {
+                // A process's environment and memory hold the agent's own credentials (its
+                // API keys): read as a credential, as `cat /proc/self/environ` is.
+                w.find(
+                    RuleId::SecretRead,
+                    format!(
+                        "{name} reads a process's environment or memory: {}",
+                        target.display()
+                    ),
+                );
+            } else if self.is_secret(&target) {
                 w.find(
                     RuleId::SecretRead,
                     format!("{name} reads a credential: {}", target.display()),
@@ -145,7 +176,7 @@ impl Classifier {
             }
             w.push_part(format!("{name} {shown}"));
         }
-        for (shown, secret) in self.patterns_reaching_secrets(call, cwd) {
+        for (shown, secret) in self.patterns_reaching_secrets(call, cwd, deadline) {
             w.find(
                 RuleId::SecretRead,
                 format!("{name} can match a credential: {secret}"),
@@ -158,11 +189,25 @@ impl Classifier {
     /// The secret folders whose entries the call's glob patterns can list, below each place
     /// it searches (`~/.ss?/id_*`, `/r*/.ssh/*`, `/root/**/id_rsa`), as (shown, secret). A
     /// `**` component matches any depth: the folder before it is judged as listed whole.
-    fn patterns_reaching_secrets(&self, call: &ToolCall, cwd: &Path) -> Vec<(String, String)> {
+    fn patterns_reaching_secrets(
+        &self,
+        call: &ToolCall,
+        cwd: &Path,
+        deadline: std::time::Instant,
+    ) -> Vec<(String, String)> {
         let fs = self.fs.as_ref();
         let roots = self.tool_roots(call, cwd);
         let mut out = Vec::new();
         for pattern in &call.patterns {
+            if std::time::Instant::now() > deadline {
+                // Past the budget: every pattern left is taken as one that may list a
+                // credential (never green).
+                out.push((
+                    pattern.clone(),
+                    "a place fence could not judge in time".into(),
+                ));
+                break;
+            }
             let expanded = self.expand_home(pattern);
             if !expanded.contains(['*', '?', '[']) {
                 continue;
@@ -231,6 +276,18 @@ impl Classifier {
                     format!("{name} edits a credential: {}", target.display()),
                 );
             }
+            // The line rules let a command write `/dev/stdout` (its own output); a tool's
+            // write there reaches the agent's own descriptors (the user's terminal, a log
+            // it truncates): outside the worktree, as any device or `/proc` entry.
+            if target.starts_with("/dev") || target.starts_with("/proc") {
+                w.find(
+                    RuleId::PathOutside,
+                    format!(
+                        "{name} writes a device or a process's entry: {}",
+                        target.display()
+                    ),
+                );
+            }
             as_tool_edit(&mut w);
             if w.cur.is_empty() {
                 // The session's temp directory or a configured exception.
@@ -254,13 +311,20 @@ impl Classifier {
             return vec![(".".to_string(), cwd.to_path_buf())];
         }
         let fs = self.fs.as_ref();
-        call.paths
-            .iter()
-            .map(|p| {
-                let target = path::resolve(fs, cwd, Path::new(&self.expand_home(p)), true);
-                (p.clone(), target)
-            })
-            .collect()
+        let mut out = Vec::new();
+        for p in &call.paths {
+            let text = self.expand_home(p);
+            out.push((p.clone(), path::resolve(fs, cwd, Path::new(&text), true)));
+            // A tool that takes `..` off the text before it opens the file (Node's
+            // `path.resolve`, Codex's path normalization) reads elsewhere than the kernel
+            // would reach through a link before the `..` (`/bin/../etc/shadow` with `/bin`
+            // a link to `usr/bin`): both places are judged.
+            if has_parent_dir(&text) {
+                let lexical = path::normalize(cwd, Path::new(&text));
+                out.push((p.clone(), path::resolve(fs, cwd, &lexical, true)));
+            }
+        }
+        out
     }
 
     /// Every place a reading tool reaches, as (shown, resolved): each path it
@@ -277,6 +341,13 @@ impl Classifier {
             for (shown, root) in &roots {
                 let target = path::resolve(fs, root, &fixed, true);
                 out.push((format!("{shown} {pattern}"), target));
+                if has_parent_dir(&fixed.to_string_lossy()) {
+                    let lexical = path::normalize(root, &fixed);
+                    out.push((
+                        format!("{shown} {pattern}"),
+                        path::resolve(fs, root, &lexical, true),
+                    ));
+                }
             }
         }
         out
@@ -291,6 +362,29 @@ impl Classifier {
             _ => p.to_string(),
         }
     }
+}
+
+/// How long a tool call's places may take to judge (a shell line gets the same).
+const TOOL_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Most paths and patterns one tool call may name to be judged at all.
+const MOST_TOOL_PLACES: usize = 4096;
+
+/// Whether `text` holds a `..` component.
+fn has_parent_dir(text: &str) -> bool {
+    Path::new(text)
+        .components()
+        .any(|c| c == Component::ParentDir)
+}
+
+/// A process's environment, memory or auxiliary vector under `/proc` (`/proc/self/environ`,
+/// `/proc/1/mem`): where an agent's own credentials lie.
+fn is_process_secret(p: &Path) -> bool {
+    let Ok(rest) = p.strip_prefix("/proc") else {
+        return false;
+    };
+    let last = rest.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    matches!(last, "environ" | "mem" | "auxv") && rest.components().count() >= 2
 }
 
 /// An edit tool's findings in the words of the tool rules: a write inside the

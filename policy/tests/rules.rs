@@ -8194,6 +8194,70 @@ fn agent_tools_get_their_levels() {
     assert!(bad.is_empty(), "\n  {}", bad.join("\n  "));
 }
 
+/// A reading tool's path is judged as the kernel reaches it and as the agent spells it
+/// once `..` is taken off the text (Node's `path.resolve`): `LINK/../.ssh/id_rsa` with
+/// `LINK` a link to a folder deeper down reads the home's key for such an agent. Process
+/// environments are credentials; a tool's write to a device or `/proc` entry leaves the
+/// worktree; a call naming more places than fence can judge in time is never green.
+#[test]
+fn agent_tools_are_judged_as_the_agent_resolves_them() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path().canonicalize().unwrap();
+    let wt = root.join("wt");
+    std::fs::create_dir_all(root.join("a/b")).unwrap();
+    std::fs::create_dir_all(root.join(".ssh")).unwrap();
+    std::fs::create_dir_all(&wt).unwrap();
+    std::os::unix::fs::symlink(root.join("a/b"), root.join("lnk")).unwrap();
+    let mut s = Settings::for_worktree(&wt);
+    s.home = Some(root.clone());
+    s.env = env(&[("HOME", root.to_str().unwrap())]);
+    s.fs = Arc::new(RealFs);
+    let c = Classifier::new(s).unwrap();
+    let key = format!("{}/lnk/../.ssh/id_rsa", root.display());
+    let dir = format!("{}/lnk/../.ssh", root.display());
+    let rows = [
+        (
+            tool("Read", ToolKind::ReadFile, &[key.as_str()]),
+            Level::Red,
+            "fence.secret-read",
+        ),
+        (
+            tool("Grep", ToolKind::SearchTree, &[dir.as_str()]),
+            Level::Red,
+            "fence.secret-read",
+        ),
+        (
+            tool("Read", ToolKind::ReadFile, &["/proc/self/environ"]),
+            Level::Red,
+            "fence.secret-read",
+        ),
+        (
+            tool("Write", ToolKind::Edit, &["/dev/stdout"]),
+            Level::Red,
+            "tool.write-outside",
+        ),
+        (
+            tool("Read", ToolKind::ReadFile, &["src/a.rs"]),
+            Level::Green,
+            "tool.read",
+        ),
+    ];
+    for (call, level, rule) in rows {
+        let v = c.classify_tool(&call, &wt);
+        assert_eq!(
+            (v.level, v.rule.as_str()),
+            (level, rule),
+            "{call:?}: {}",
+            show(&v)
+        );
+    }
+    let mut many = tool("read_many_files", ToolKind::ReadFile, &["src"]);
+    many.patterns = (0..5000).map(|i| format!("src/{i}/*.rs")).collect();
+    let v = c.classify_tool(&many, &wt);
+    assert_eq!(v.rule, "shell.too-complex", "{}", show(&v));
+    assert_ne!(v.action, Action::Allow, "{}", show(&v));
+}
+
 #[test]
 fn kernel_decided_events_are_never_auto_approved() {
     let c = in_mode(Mode::Auto);

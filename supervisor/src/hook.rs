@@ -220,7 +220,7 @@ fn judge_stdin(agent: Agent, a: &HookArgs) -> Result<Verdict> {
     let input: Value = serde_json::from_slice(&buf).context("the hook input is not JSON")?;
     let call = HookInput::parse(agent, &input)?;
     let env = session::environment();
-    let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let home = session::home_of(&env);
     // The agent expands `~` itself (from the password database when HOME is unset): a
     // path fence cannot place is not judged.
     let tilde = |p: &String| p == "~" || p.starts_with("~/");

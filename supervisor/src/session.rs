@@ -673,6 +673,20 @@ fn read_small_regular_file(path: &Path, follow: bool) -> Option<String> {
     config::read_regular_file(path, follow, 4096).ok()
 }
 
+/// The home a shell expands `~` to: `HOME` when it is set (absolute, else none that fence
+/// can place), else the account's own from the password database, as bash and dash take it
+/// when `HOME` is unset (`rm -rf ~` still names it).
+pub fn home_of(env: &HashMap<String, String>) -> Option<PathBuf> {
+    match env.get("HOME") {
+        Some(h) => Some(PathBuf::from(h)).filter(|p| p.is_absolute()),
+        None => nix::unistd::User::from_uid(nix::unistd::getuid())
+            .ok()
+            .flatten()
+            .map(|u| u.dir)
+            .filter(|d| d.is_absolute()),
+    }
+}
+
 /// The process environment, lossily decoded.
 pub fn environment() -> HashMap<String, String> {
     std::env::vars_os()
@@ -765,10 +779,7 @@ pub fn load(
         .map(PathBuf::from)
         .filter(|p| p.is_absolute());
     let settings = Settings {
-        home: env
-            .get("HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute()),
+        home: home_of(&env),
         current_branch: current_branch(&worktree),
         worktree,
         env,

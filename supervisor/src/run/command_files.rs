@@ -43,6 +43,17 @@ const MOST_PER_LINE: usize = 256;
 /// How deep `sh -c '…'` strings are read.
 const MOST_NESTING: usize = 4;
 
+/// Variables whose value names a file (or options naming one) that a runtime loads into
+/// every program it starts.
+const RUNTIME_OPTIONS: &[&str] = &[
+    "NODE_OPTIONS",
+    "PYTHONSTARTUP",
+    "BASH_ENV",
+    "ENV",
+    "PERL5OPT",
+    "RUBYOPT",
+];
+
 /// The files `line` runs when run from `start`.
 pub fn files_run(line: &str, start: &Path, places: &Places) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -163,7 +174,14 @@ fn read_line(line: &str, start: &Path, places: &Places, depth: usize, out: &mut 
                         bound.push((name.to_string(), values));
                     }
                 }
-                continue;
+                // A runtime's options (`export NODE_OPTIONS=--require ./pre.js`) name files
+                // every program started from here runs: read as the command they are.
+                let runtime_options = words
+                    .iter()
+                    .any(|w| assignment(w).is_some_and(|(n, _)| RUNTIME_OPTIONS.contains(&n)));
+                if !runtime_options {
+                    continue;
+                }
             }
             _ => {}
         }
@@ -772,12 +790,23 @@ fn read_command(
             _ => break,
         }
     }
+    // `export NAME=VALUE` (and `declare -x`, `set -a`'s plain assignments, `local`): the
+    // variable reaches every program the file's environment starts, as an assignment
+    // before one does.
+    if words.get(i).is_some_and(|w| {
+        matches!(
+            w.as_str(),
+            "export" | "declare" | "typeset" | "local" | "readonly"
+        )
+    }) {
+        i += 1;
+        while words.get(i).is_some_and(|w| w.starts_with('-')) {
+            i += 1;
+        }
+    }
     // Assignments before the program: a runtime's options in the environment.
     while let Some((name, value)) = words.get(i).and_then(|w| assignment(w)) {
-        if matches!(
-            name,
-            "NODE_OPTIONS" | "PYTHONSTARTUP" | "BASH_ENV" | "ENV" | "PERL5OPT" | "RUBYOPT"
-        ) {
+        if RUNTIME_OPTIONS.contains(&name) {
             if name == "NODE_OPTIONS" {
                 let words = split_words(value);
                 read_options_only(&words, base, places, out);
@@ -807,7 +836,19 @@ fn read_command(
         | "dotenv"
         | "dotenv_if_exists"
         | "load_prefix" => {
-            for w in words[i + 1..].iter().filter(|w| {
+            // direnv's `dotenv` and `dotenv_if_exists` with no file read `.env`.
+            let default_env = [String::from(".env")];
+            let named: Vec<&String> = words[i + 1..]
+                .iter()
+                .filter(|w| !w.starts_with('-'))
+                .collect();
+            let operands: &[String] =
+                if named.is_empty() && matches!(name, "dotenv" | "dotenv_if_exists") {
+                    &default_env
+                } else {
+                    &words[i + 1..]
+                };
+            for w in operands.iter().filter(|w| {
                 !w.starts_with('-') && !matches!(w.as_str(), "/dev/stdin" | "/dev/fd/0")
             }) {
                 // direnv's `source_env DIR` reads DIR/.envrc.
@@ -1888,6 +1929,17 @@ mod tests {
             ["pre.js", "srv.js"]
         );
         assert_eq!(found("uv run --directory tools y.py", &wt), ["tools/y.py"]);
+        // Exported, a runtime's options reach every program the file's environment starts.
+        assert_eq!(
+            found("export NODE_OPTIONS='--require ./pre.js'", &wt),
+            ["pre.js"]
+        );
+        assert_eq!(found("export BASH_ENV=tools/x.sh", &wt), x);
+        assert_eq!(found("declare -x ENV=tools/x.sh", &wt), x);
+        // direnv's `dotenv` with no file reads `.env`.
+        assert_eq!(found("dotenv", &wt), [".env"]);
+        assert_eq!(found("dotenv_if_exists", &wt), [".env"]);
+        assert_eq!(found("dotenv .env.dev", &wt), [".env.dev"]);
         // A folder put first on PATH is the project's own (`node_modules/.bin`).
         assert_eq!(found("source_env tools/x.sh; PATH_add bin", &wt), x);
         // Shell words before a command, functions, wrappers, per-interpreter options.

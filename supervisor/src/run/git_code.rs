@@ -94,17 +94,17 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
     }
     let mut untrusted = vec![worktree.to_path_buf()];
     untrusted.extend(writable.iter().cloned());
-    let asked =
-        trusted_git(std::env::var_os("PATH").as_deref(), &untrusted).and_then(|(git, path)| {
-            ask_git(
-                &git,
-                &path,
-                worktree,
-                env,
-                &["config", "--list", "--show-origin", "-z"],
-                GIT_TIMEOUT,
-            )
-        });
+    let git_found = trusted_git(std::env::var_os("PATH").as_deref(), &untrusted);
+    let asked = git_found.clone().and_then(|(git, path)| {
+        ask_git(
+            &git,
+            &path,
+            worktree,
+            env,
+            &["config", "--list", "--show-origin", "-z"],
+            GIT_TIMEOUT,
+        )
+    });
     let listing = match asked {
         Ok(out) => out,
         Err(e) => {
@@ -114,7 +114,49 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
             return found;
         }
     };
-    let entries = parse_listing(&listing);
+    let mut entries = parse_listing(&listing);
+    // A conditional include git did not follow now (`includeIf "onbranch:release/**"`: the
+    // sandbox may check that branch out) is read as if its condition held, with its own
+    // includes: what it would set (`core.hooksPath`, `core.fsmonitor`) is protected too.
+    let listed: Vec<Vec<u8>> = entries
+        .iter()
+        .map(|(origin, _, _)| origin.clone())
+        .collect();
+    let mut unread: Vec<PathBuf> = Vec::new();
+    for (origin, key, value) in &entries {
+        if is_include(key)
+            && let Some(from) = origin_path(origin, worktree)
+            && let Some(file) = include_path(value, &from, env.home.as_deref())
+        {
+            let origin = [b"file:".as_slice(), file.as_os_str().as_bytes()].concat();
+            if !listed.contains(&origin) && !unread.contains(&file) && unread.len() < 16 {
+                unread.push(file);
+            }
+        }
+    }
+    if let Ok((git, path)) = &git_found {
+        for file in unread.iter().filter(|f| f.is_file()) {
+            let mut args: Vec<&str> = vec![
+                "config",
+                "--list",
+                "--show-origin",
+                "-z",
+                "--includes",
+                "--file",
+            ];
+            let Some(f) = file.to_str() else {
+                continue;
+            };
+            args.push(f);
+            match ask_git(git, path, worktree, env, &args, GIT_TIMEOUT) {
+                Ok(out) => entries.extend(parse_listing(&out)),
+                Err(e) => found.warnings.push(format!(
+                    "could not ask git for {} ({e}): a hooks folder it names is not protected",
+                    file.display()
+                )),
+            }
+        }
+    }
     let mut candidates: Vec<PathBuf> = Vec::new();
     for (origin, key, value) in &entries {
         let from = origin_path(origin, worktree);
@@ -128,12 +170,13 @@ pub fn find(worktree: &Path, env: &GitEnvironment, writable: &[PathBuf]) -> GitC
         }
         candidates.extend(from);
     }
-    // The last `core.hooksPath` wins; git runs a relative one from the worktree's top.
-    if let Some(hooks) = entries
+    // The last `core.hooksPath` wins, but which is last may change with the branch (a
+    // conditional include): every one named is protected. git runs a relative one from the
+    // worktree's top.
+    for hooks in entries
         .iter()
-        .rev()
-        .find(|(_, key, _)| key.eq_ignore_ascii_case(b"core.hookspath"))
-        .and_then(|(_, _, value)| config_path(value, worktree, env.home.as_deref()))
+        .filter(|(_, key, _)| key.eq_ignore_ascii_case(b"core.hookspath"))
+        .filter_map(|(_, _, value)| config_path(value, worktree, env.home.as_deref()))
     {
         // husky 9: the stubs in `.husky/_` run `.husky/<hook>`.
         if hooks.file_name().is_some_and(|n| n == "_")
@@ -823,6 +866,42 @@ mod tests {
             found.protected,
             vec![wt.join("project.gitconfig"), wt.join("conf/real")]
         );
+    }
+
+    #[test]
+    fn a_conditional_include_not_in_force_now_is_read_as_if_it_were() {
+        let Some((_d, wt)) = repo() else { return };
+        let home = tempfile::tempdir().unwrap();
+        let env = only_the_repository(home.path());
+        // In force only on a branch the sandbox may check out: its hooks folder, and what
+        // a file it includes names, are protected all the same.
+        git(
+            &wt,
+            &[
+                "config",
+                "includeIf.onbranch:release/**.path",
+                "../release.gitconfig",
+            ],
+        );
+        std::fs::write(
+            wt.join("release.gitconfig"),
+            "[core]\n\thooksPath = hooks-rel\n[include]\n\tpath = more.gitconfig\n",
+        )
+        .unwrap();
+        std::fs::write(
+            wt.join("more.gitconfig"),
+            "[core]\n\tfsmonitor = ./fsmon.sh\n",
+        )
+        .unwrap();
+        let found = find(&wt, &env, std::slice::from_ref(&wt));
+        for p in [
+            "release.gitconfig",
+            "hooks-rel",
+            "more.gitconfig",
+            "fsmon.sh",
+        ] {
+            assert!(found.protected.contains(&wt.join(p)), "{p}: {found:?}");
+        }
     }
 
     #[test]

@@ -7433,6 +7433,56 @@ fn hook_managers_configs_and_agent_hook_scripts_are_protected(w: &World) {
     );
 }
 
+/// Protected names hold in any case and in the spellings a file system that folds case
+/// takes for them (`.ENVRC` is direnv's `.envrc` on such a file system, `.claude/ſettings.json`
+/// with a long s is `settings.json` in the kernel's casefold tables), and the hooks of
+/// GitHub Copilot, Windsurf and Qwen Code and the agents' skills folders are protected; a
+/// CI workflow and a file named `head` are written as any other.
+fn protected_names_hold_in_any_case_and_for_more_agents(w: &World) {
+    git_init(w);
+    w.write(
+        "s.sh",
+        "mkdir .VSCode; echo '{}' > .VSCode/settings.json\n\
+         echo 'export X=1' > .ENVRC; echo 'export X=1' > .Envrc\n\
+         mkdir -p sub; mkdir sub/.GIT; echo evil > sub/.GIT/config\n\
+         mkdir -p .git/HOOKS; echo evil > .git/HOOKS/pre-commit; echo evil > .git/CONFIG\n\
+         mkdir -p .claude; echo '{}' > \".claude/$(printf '\\305\\277')ettings.json\"\n\
+         echo '{}' > \".mcp$(printf '\\342\\200\\215').json\"\n\
+         mkdir -p .github/hooks; echo '{}' > .github/hooks/h.json\n\
+         mkdir -p .agents/skills/s; echo 'touch /tmp/p' > .agents/skills/s/run.sh\n\
+         mkdir -p .windsurf .qwen; echo '{}' > .windsurf/hooks.json; echo '{}' > .qwen/settings.json\n\
+         mkdir -p .github/workflows; echo ok > .github/workflows/ci.yml; echo ok > head\n",
+    );
+    let out = w.run(&["/bin/sh", "s.sh"]);
+    for made in [
+        ".VSCode",
+        ".ENVRC",
+        ".Envrc",
+        "sub/.GIT",
+        ".git/HOOKS/pre-commit",
+        ".git/CONFIG",
+        ".claude/\u{17f}ettings.json",
+        ".mcp\u{200d}.json",
+        ".github/hooks/h.json",
+        ".agents/skills/s",
+        ".windsurf/hooks.json",
+        ".qwen/settings.json",
+    ] {
+        assert!(
+            std::fs::symlink_metadata(w.worktree.join(made)).is_err(),
+            "{made}: {}",
+            stderr(&out)
+        );
+    }
+    assert_unchanged(&w.worktree.join(".github/workflows/ci.yml"), "ok\n");
+    assert_unchanged(&w.worktree.join("head"), "ok\n");
+    assert!(
+        stderr(&out).contains("rule fence.protected-path"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A repository whose config names a hooks folder in the worktree (husky's `.husky/_`,
 /// whose stubs run `.husky/<hook>`) and includes a config file of the worktree: both are
 /// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.
@@ -11195,6 +11245,7 @@ both_ways!(
     a_git_file_naming_a_folder_outside_opens_nothing,
     a_shell_strings_eval_and_source_run_under_the_fence,
     hook_managers_configs_and_agent_hook_scripts_are_protected,
+    protected_names_hold_in_any_case_and_for_more_agents,
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,
     xargs_with_a_placeholder_in_a_shell_string_runs,

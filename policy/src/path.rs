@@ -9,7 +9,7 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
 /// How many symlinks one resolution may follow, as the kernel's `MAXSYMLINKS`.
@@ -487,7 +487,27 @@ fn is_mise_config(rel: &Path) -> bool {
 
 /// Paths inside the worktree whose contents run code later, outside the
 /// sandbox (SPEC §2, "protected paths"). `rel` is relative to the worktree.
+///
+/// Names are matched in any ASCII case (`.GIT/hooks`, `.ENVRC`): on a file system that
+/// folds case they are the protected paths themselves, and a line does not say which file
+/// system it runs on. (`fence run` also folds the Unicode characters that fold to ASCII
+/// letters: `shim::protected_paths::name_key`.)
 pub fn is_protected(rel: &Path) -> bool {
+    let original = rel;
+    let lowered;
+    let rel = if rel
+        .as_os_str()
+        .as_bytes()
+        .iter()
+        .any(u8::is_ascii_uppercase)
+    {
+        lowered = PathBuf::from(OsString::from_vec(
+            rel.as_os_str().as_bytes().to_ascii_lowercase(),
+        ));
+        lowered.as_path()
+    } else {
+        rel
+    };
     let first = rel.components().next();
     let first = match first {
         Some(Component::Normal(n)) => n.as_bytes(),
@@ -498,7 +518,8 @@ pub fn is_protected(rel: &Path) -> bool {
     }
     // A `HEAD` outside every `.git` folder makes a folder a bare repository, whose config
     // git uses when it works there.
-    if rel.file_name().is_some_and(|n| n == "HEAD")
+    // (`HEAD` in its own case only: a program named `head` is common.)
+    if original.file_name().is_some_and(|n| n == "HEAD")
         && !rel.components().any(|c| c.as_os_str() == ".git")
     {
         return true;
@@ -561,12 +582,28 @@ pub fn is_protected(rel: &Path) -> bool {
         // (`shim::protected_paths` protects the same).
         if matches!(
             *part,
-            b".cursor" | b".roo" | b".amazonq" | b".kiro" | b".opencode"
+            b".cursor"
+                | b".roo"
+                | b".amazonq"
+                | b".kiro"
+                | b".opencode"
+                | b".github"
+                | b".agents"
+                | b".windsurf"
+                | b".qwen"
         ) {
+            // `.github` is every project's CI folder: only its hooks' folder is named here
+            // (`fence run` also keeps the folder itself from being moved or replaced).
+            if *part == b".github" {
+                return parts.get(i + 1) == Some(&&b"hooks"[..]);
+            }
             return matches!(
                 (*part, parts.get(i + 1..).unwrap_or_default()),
                 (_, [])
                     | (b".cursor", [b"hooks.json" | b"mcp.json"] | [b"hooks", ..])
+                    | (b".agents", [b"skills", ..])
+                    | (b".windsurf", [b"hooks.json"])
+                    | (b".qwen", [b"settings.json" | b".env"])
                     | (b".roo" | b".amazonq", [b"mcp.json"])
                     | (
                         b".kiro",
@@ -603,7 +640,10 @@ pub fn is_protected(rel: &Path) -> bool {
                     // MCP servers); Codex's skills.
                     b".gemini" => {
                         matches!(*name, b"settings.json" | b".env") && parts.len() == i + 2
-                            || matches!(*name, b"policies" | b"commands" | b"extensions")
+                            || matches!(
+                                *name,
+                                b"policies" | b"commands" | b"extensions" | b"skills"
+                            )
                     }
                     _ => {
                         matches!(*name, b"config.toml" | b"hooks.json") && parts.len() == i + 2

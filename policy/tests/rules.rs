@@ -3947,6 +3947,23 @@ fn protected_paths_at_any_depth_and_through_git_are_red() {
             ("git checkout HEAD", yellow("default.unknown")),
             ("git checkout -- src/a.rs", yellow("git.discard-changes")),
             ("echo x > sub/envrc", yellow("fs.write-inside")),
+            // In any case: on a file system that folds case these are the same files.
+            ("echo x > .ENVRC", PROT),
+            ("echo x > .GIT/hooks/pre-commit", PROT),
+            ("echo x > sub/.VSCode/settings.json", PROT),
+            ("echo x > .Claude/Settings.json", PROT),
+            ("echo x > head", yellow("fs.write-inside")),
+            // Other agents' hooks and skills.
+            ("echo '{}' > .github/hooks/guard.json", PROT),
+            (
+                "echo x > .github/workflows/ci.yml",
+                yellow("fs.write-inside"),
+            ),
+            ("mkdir .github", yellow("fs.write-inside")),
+            ("echo x > .agents/skills/s/run.sh", PROT),
+            ("echo x > .gemini/skills/s/SKILL.md", PROT),
+            ("echo '{}' > .windsurf/hooks.json", PROT),
+            ("echo '{}' > .qwen/settings.json", PROT),
             ("echo '{}' > .devcontainer/devcontainer.json", PROT),
             ("echo '{}' > .devcontainer.json", PROT),
             ("printf '[hooks]\\nenter = x\\n' >> mise.toml", PROT),

@@ -567,9 +567,10 @@ impl Holders<'_> {
                     // Everything under .git/modules: a submodule's name may hold slashes,
                     // so any folder there may be a submodule's git directory; and the
                     // linked worktrees' folders (their `commondir` names a git directory).
+                    let key = crate::protected_paths::name_key(rel);
                     crate::protected_paths::holds_protected(rel)
-                        || rel.starts_with(".git/modules")
-                        || rel.starts_with(".git/worktrees")
+                        || key.starts_with(".git/modules")
+                        || key.starts_with(".git/worktrees")
                 })
         }) || self
             .protected

@@ -9,12 +9,82 @@
 //! refuses writes to these paths with a reason, which covers creating one that does not
 //! exist yet — a check that, unlike the mounts, a racing thread could slip past.
 
-use std::os::unix::ffi::OsStrExt;
+use std::borrow::Cow;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
+
+/// The spelling in which a path is compared with the protected names: every name on the
+/// lists is lowercase ASCII, and a path is lowered to match. On a file system that folds
+/// case — ext4 and f2fs folders with casefold (`chattr +F`, which the sandbox may set on a
+/// folder it made where the file system has the feature), tmpfs mounted with it, vfat,
+/// exfat, SMB, a macOS folder shared into a virtual machine — `.GIT/hooks/pre-commit` *is*
+/// `.git/hooks/pre-commit`, and `.ENVRC` is what direnv opens as `.envrc`. So every
+/// protected name is matched in any case, on every file system (on one that keeps case,
+/// `.VSCode/` is only asked about when nothing would have been).
+///
+/// Besides ASCII case, the characters whose Unicode case folding is ASCII letters (the
+/// Kelvin sign is `k`, the long s is `s`, `ß` is `ss`, the Latin ligatures `ﬁ`, `ﬂ`, `ﬀ`,
+/// `ﬃ`, `ﬄ`, `ﬅ`, `ﬆ`) are folded, as the kernel's casefold tables fold them, and the
+/// invisible characters HFS+ ignores in names (U+200C–U+200F, U+202A–U+202E,
+/// U+206A–U+206F, U+FEFF: git's own list for `.git` on HFS+) are dropped. Bytes that are
+/// not UTF-8 stay as they are. A path already in lowercase ASCII is returned as it is.
+pub fn name_key(rel: &Path) -> Cow<'_, Path> {
+    let bytes = rel.as_os_str().as_bytes();
+    if !bytes
+        .iter()
+        .any(|c| c.is_ascii_uppercase() || !c.is_ascii())
+    {
+        return Cow::Borrowed(rel);
+    }
+    let mut key = Vec::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match folded_char(c) {
+                Some(ascii) => key.extend_from_slice(ascii.as_bytes()),
+                None => {
+                    let mut buf = [0; 4];
+                    key.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+        }
+        key.extend_from_slice(chunk.invalid());
+    }
+    Cow::Owned(PathBuf::from(std::ffi::OsString::from_vec(key)))
+}
+
+/// What [`name_key`] puts for `c`: `None` keeps it.
+fn folded_char(c: char) -> Option<&'static str> {
+    const LOWER: [&str; 26] = [
+        "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "r",
+        "s", "t", "u", "v", "w", "x", "y", "z",
+    ];
+    Some(match c {
+        'A'..='Z' => LOWER[c as usize - 'A' as usize],
+        '\u{212A}' => "k",
+        '\u{017F}' => "s",
+        '\u{00DF}' | '\u{1E9E}' => "ss",
+        '\u{FB00}' => "ff",
+        '\u{FB01}' => "fi",
+        '\u{FB02}' => "fl",
+        '\u{FB03}' => "ffi",
+        '\u{FB04}' => "ffl",
+        '\u{FB05}' | '\u{FB06}' => "st",
+        '\u{200C}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{206A}'..='\u{206F}'
+        | '\u{FEFF}' => "",
+        _ => return None,
+    })
+}
+
+/// Whether a name of `path` is `.git` in any spelling [`name_key`] folds.
+pub fn names_a_git_folder(path: &Path) -> bool {
+    name_key(path).components().any(|c| c.as_os_str() == ".git")
+}
 
 /// Relative paths protected with everything beneath them. `.git/fence` holds fence's spare
 /// folders ([`SPARE_HOME`]).
-const PROTECTED_TREES: [&str; 28] = [
+const PROTECTED_TREES: [&str; 31] = [
     ".git/hooks",
     // git's older ways to define a remote (a file per remote name: `URL:`, `Push:`,
     // `Pull:` lines), read for any name `.git/config` does not define: one for `origin`
@@ -64,6 +134,12 @@ const PROTECTED_TREES: [&str; 28] = [
     ".opencode/plugins",
     ".opencode/tool",
     ".opencode/tools",
+    // GitHub Copilot's repository hooks (`.github/hooks/*.json`, which Copilot CLI loads
+    // from the folder it works in, and the scripts they name beside them), the agent skills
+    // Codex and others take from `.agents/skills`, and Gemini CLI's project skills.
+    ".github/hooks",
+    ".agents/skills",
+    ".gemini/skills",
 ];
 
 /// Where, in the worktree, `fence run` keeps the empty folders it hands to the sandbox as
@@ -102,7 +178,8 @@ const PROTECTED_FILES: [&str; 15] = [
 /// `.config/`. The git hook `lefthook install` writes runs the commands they name on the
 /// user's next `git commit`; any of them may be the one lefthook picks.
 pub fn is_lefthook_config(rel: &Path) -> bool {
-    let b = rel.as_os_str().as_bytes();
+    let key = name_key(rel);
+    let b = key.as_os_str().as_bytes();
     let name = b.strip_prefix(b".config/").unwrap_or(b);
     let name = name.strip_prefix(b".").unwrap_or(name);
     let Some(rest) = name.strip_prefix(b"lefthook") else {
@@ -127,7 +204,8 @@ fn below_a_dot_entry(rel: &Path) -> bool {
 /// the user's shell, so every such name is protected), and the older `.rtx.toml` ones.
 /// mise runs their `[hooks]` and loads their `[env]` in the user's shell on `cd`.
 pub fn is_mise_config(rel: &Path) -> bool {
-    let b = rel.as_os_str().as_bytes();
+    let key = name_key(rel);
+    let b = key.as_os_str().as_bytes();
     let rest = if let Some(name) = b.strip_prefix(b"mise/") {
         name.strip_prefix(b"config")
     } else {
@@ -155,21 +233,24 @@ fn is_tool_config(rel: &Path) -> bool {
         || matches!(rel.as_os_str().as_bytes(), b"opencode.json" | b"opencode.jsonc")
 }
 
-/// Whether `rel` (relative to the worktree) is a protected path.
+/// Whether `rel` (relative to the worktree) is a protected path, in any case
+/// ([`name_key`]).
 pub fn is_protected(rel: &Path) -> bool {
-    if !below_a_dot_entry(rel) {
-        return is_nested_git_control(rel) || is_stray_head(rel) || is_tool_config(rel);
+    let key = name_key(rel);
+    let key = key.as_ref();
+    if !below_a_dot_entry(key) {
+        return is_nested_git_control(key) || is_stray_head(rel, key) || is_tool_config(key);
     }
-    if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+    if key.components().any(|c| !matches!(c, Component::Normal(_))) {
         return false;
     }
-    PROTECTED_TREES.iter().any(|t| rel.starts_with(t))
-        || PROTECTED_FILES.iter().any(|f| rel == Path::new(f))
-        || is_git_control(rel)
-        || is_agent_settings(rel)
-        || is_nested_git_control(rel)
-        || is_stray_head(rel)
-        || is_tool_config(rel)
+    PROTECTED_TREES.iter().any(|t| key.starts_with(t))
+        || PROTECTED_FILES.iter().any(|f| key == Path::new(f))
+        || is_git_control(key)
+        || is_agent_settings(key)
+        || is_nested_git_control(key)
+        || is_stray_head(rel, key)
+        || is_tool_config(key)
 }
 
 /// A protected path that runs nothing, as `git init` makes it: the hooks folder made empty,
@@ -179,6 +260,8 @@ pub fn is_protected(rel: &Path) -> bool {
 /// Other protected folders (`.vscode`…) stay asked even empty: an editor may act on the
 /// folder alone.
 pub fn is_inert(rel: &Path, makes_folder: bool) -> bool {
+    let key = name_key(rel);
+    let rel = key.as_ref();
     if makes_folder {
         return [".git/hooks", ".git/branches", ".git/remotes"]
             .iter()
@@ -198,7 +281,8 @@ pub fn is_inert(rel: &Path, makes_folder: bool) -> bool {
 /// ~/.bashrc` gets a line on every commit outside the sandbox), a ref is written into the
 /// folder a link in `refs/` names. So no symbolic link is made there in the sandbox.
 pub fn in_git_directory(rel: &Path) -> bool {
-    let mut parts = rel.components().peekable();
+    let key = name_key(rel);
+    let mut parts = key.components().peekable();
     while let Some(c) = parts.next() {
         if c.as_os_str() == ".git" && parts.peek().is_some() {
             return true;
@@ -211,7 +295,8 @@ pub fn in_git_directory(rel: &Path) -> bool {
 /// removed: a nested repository's `.git` and control files, a `HEAD` outside `.git`
 /// folders. Removing them takes a repository away, which runs nothing.
 pub fn is_removable(rel: &Path) -> bool {
-    is_nested_git_control(rel) || is_stray_head(rel)
+    let key = name_key(rel);
+    is_nested_git_control(&key) || is_stray_head(rel, &key)
 }
 
 /// A `HEAD` outside every `.git` folder: git takes a folder holding `HEAD`, `objects/` and
@@ -219,11 +304,13 @@ pub fn is_removable(rel: &Path) -> bool {
 /// there, or in the folder its `core.worktree` names. The supervisor refuses to make one, so
 /// that none is planted for the user's git: policy, a check by name, in a folder Landlock
 /// grants whole (a thread swapping the path after the check can still make one; docs/run.md).
-/// A `HEAD` in a `.git` folder (its own, its reflog's) is git's.
-fn is_stray_head(rel: &Path) -> bool {
+/// A `HEAD` in a `.git` folder (its own, its reflog's) is git's. `HEAD` is matched in its
+/// own case only (`key` is `rel`'s [`name_key`], for the `.git` folders): a program named
+/// `head` is common (coreutils builds `src/head`), and a stray `HEAD` is policy.
+fn is_stray_head(rel: &Path, key: &Path) -> bool {
     let bytes = rel.as_os_str().as_bytes();
     (bytes == b"HEAD" || bytes.ends_with(b"/HEAD"))
-        && !rel.components().any(|c| c.as_os_str() == ".git")
+        && !key.components().any(|c| c.as_os_str() == ".git")
 }
 
 /// The files of the worktree's own git directory that make git run code, take its config
@@ -252,6 +339,8 @@ fn is_git_control(rel: &Path) -> bool {
 pub fn is_nested_git_control(rel: &Path) -> bool {
     // This runs on every notified write: the path is read as bytes, and the components
     // walked only for the rare `worktrees` and `modules` folders of a nested git directory.
+    let key = name_key(rel);
+    let rel = key.as_ref();
     let bytes = rel.as_os_str().as_bytes();
     // Where the first `.git` name after a slash begins.
     let mut offset = 0;
@@ -297,6 +386,8 @@ pub fn is_nested_git_control(rel: &Path) -> bool {
 /// would bring forged hooks, config or settings along without any write to their paths.
 /// Creating it empty (`mkdir`) is harmless: what is then made inside is checked by path.
 pub fn holds_protected(rel: &Path) -> bool {
+    let key = name_key(rel);
+    let rel = key.as_ref();
     if !below_a_dot_entry(rel) {
         return rel == Path::new(MISE_FOLDER);
     }
@@ -367,7 +458,7 @@ fn is_linked_worktree_config(rel: &Path) -> bool {
 /// The folders of agents' project settings, which hold their hooks (programs each agent
 /// runs outside any sandbox when it works in the project), their MCP servers and their
 /// permission rules.
-const AGENT_FOLDERS: [&str; 8] = [
+const AGENT_FOLDERS: [&str; 12] = [
     ".claude",
     ".gemini",
     ".codex",
@@ -376,6 +467,10 @@ const AGENT_FOLDERS: [&str; 8] = [
     ".amazonq",
     ".kiro",
     ".opencode",
+    ".github",
+    ".agents",
+    ".windsurf",
+    ".qwen",
 ];
 
 /// A folder below an agent's folder that holds a protected file.
@@ -388,7 +483,8 @@ const MISE_FOLDER: &str = "mise";
 
 /// An agent's project settings: `.claude/settings*.json`, `.gemini/settings.json` and
 /// `.gemini/.env`, `.codex/config.toml` and `.codex/hooks.json`, Cursor's `hooks.json` and
-/// `mcp.json`, Roo Code's and Amazon Q's `mcp.json` (the MCP servers each starts).
+/// `mcp.json`, Roo Code's and Amazon Q's `mcp.json` (the MCP servers each starts),
+/// Windsurf's `hooks.json`, Qwen Code's `settings.json` and `.env`.
 fn is_agent_settings(rel: &Path) -> bool {
     let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
         return false;
@@ -401,6 +497,10 @@ fn is_agent_settings(rel: &Path) -> bool {
         Some(".codex") => matches!(name, "config.toml" | "hooks.json"),
         Some(".cursor") => matches!(name, "hooks.json" | "mcp.json"),
         Some(".roo" | ".amazonq") => name == "mcp.json",
+        // Windsurf's workspace hooks; Qwen Code's project settings (its hooks and MCP
+        // servers, as Gemini CLI's from which it comes) and the environment it loads.
+        Some(".windsurf") => name == "hooks.json",
+        Some(".qwen") => matches!(name, "settings.json" | ".env"),
         _ => false,
     }
 }
@@ -742,6 +842,64 @@ pub fn existing_of(paths: &[std::ffi::OsString]) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Protected names are matched in every spelling a file system that folds case takes
+    /// for them; a path in lowercase ASCII is not copied; `HEAD` keeps its case.
+    #[test]
+    fn protected_names_are_matched_as_a_folding_file_system_matches_them() {
+        let p = |s: &str| Path::new(s).to_path_buf();
+        assert!(matches!(
+            name_key(Path::new(".git/hooks/x")),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(name_key(Path::new(".GIT/Hooks/X")), p(".git/hooks/x"));
+        assert_eq!(name_key(Path::new(".git/hoo\u{212A}s")), p(".git/hooks"));
+        assert_eq!(
+            name_key(Path::new(".claude/\u{17F}ettings.json")),
+            p(".claude/settings.json")
+        );
+        assert_eq!(name_key(Path::new(".git/con\u{FB01}g")), p(".git/config"));
+        assert_eq!(
+            name_key(Path::new(".g\u{200C}it/\u{FEFF}config")),
+            p(".git/config")
+        );
+        assert_eq!(name_key(Path::new("Stra\u{DF}e")), p("strasse"));
+        // Not UTF-8: kept byte for byte, the rest lowered.
+        let odd = Path::new(std::ffi::OsStr::from_bytes(b"A\xff\xfe.ENVRC"));
+        assert_eq!(name_key(odd).as_os_str().as_bytes(), b"a\xff\xfe.envrc");
+        for rel in [
+            ".GIT/hooks/pre-commit",
+            ".git/CONFIG",
+            ".Envrc",
+            ".VSCode/settings.json",
+            ".Claude/Settings.local.json",
+            "vendor/lib/.Git/config",
+            ".gitmodule\u{17F}",
+            ".github/hooks/a.json",
+            ".agents/skills/s/run.sh",
+            ".gemini/skills/s/SKILL.md",
+            ".windsurf/hooks.json",
+            ".qwen/settings.json",
+            "Lefthook.YML",
+        ] {
+            assert!(is_protected(Path::new(rel)), "{rel}");
+        }
+        assert!(in_git_directory(Path::new(".GIT/logs/HEAD")));
+        assert!(is_nested_git_control(Path::new("sub/.GIT")));
+        assert!(holds_protected(Path::new(".Claude")));
+        assert!(holds_protected(Path::new(".GitHub")));
+        assert!(names_a_git_folder(Path::new("a/.Git/b")));
+        assert!(is_protected(Path::new("bare/HEAD")));
+        for rel in [
+            "head",
+            "src/head",
+            ".github/workflows/ci.yml",
+            ".gitignore",
+            "README",
+        ] {
+            assert!(!is_protected(Path::new(rel)), "{rel}");
+        }
+    }
 
     /// The top's listing rules out only names absent in any case, and rules out nothing
     /// where it cannot be read.

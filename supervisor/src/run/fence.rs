@@ -229,9 +229,13 @@ impl Fence {
 
     /// Whether `path` is protected by the absolute list ([`Fence::protected`]).
     fn in_protected_list(&self, path: &Path, names_entry: bool) -> bool {
-        self.protected
-            .iter()
-            .any(|p| path.starts_with(p) || (names_entry && p.starts_with(path)))
+        // In any case, as the names by rule (`shim::protected_paths::name_key`): a folder
+        // that folds case finds `.husky/` as `.HUSKY/`.
+        let key = shim::protected_paths::name_key(path);
+        self.protected.iter().any(|p| {
+            let p = shim::protected_paths::name_key(p);
+            key.starts_with(&p) || (names_entry && p.starts_with(&key))
+        })
     }
 
     /// Whether `path` lies beneath a `.git` directory of the worktree or of one of
@@ -495,13 +499,15 @@ fn protected_in(base: &Path, path: &Path, names_entry: bool, plain_path: bool) -
         }
         path.strip_prefix(base).ok()?
     };
-    let removable = shim::protected_paths::is_removable(rel) || in_a_git_directory(rel, path);
+    // Protected names are matched in any case (`shim::protected_paths::name_key`).
+    let key = shim::protected_paths::name_key(rel);
+    let removable = shim::protected_paths::is_removable(rel) || in_a_git_directory(&key, path);
     if removable {
         return Some(true);
     }
     (shim::protected_paths::is_protected(rel)
         || (names_entry && shim::protected_paths::holds_protected(rel))
-        || is_git_file(rel, path))
+        || is_git_file(&key, path))
     .then_some(false)
 }
 
@@ -524,6 +530,8 @@ fn is_git_file(rel: &Path, path: &Path) -> bool {
 /// depends on a `HEAD` beside it ([`in_a_git_directory`]), so on the folder the path
 /// really names. A kept cwd never decides such a call (`notify_loop::check_write`).
 pub fn may_name_a_git_control(path: &[u8]) -> bool {
+    let key = shim::protected_paths::name_key(Path::new(std::ffi::OsStr::from_bytes(path)));
+    let path = key.as_os_str().as_bytes();
     [&b"config"[..], b"commondir", b"config.worktree"]
         .iter()
         .any(|n| path.ends_with(n))

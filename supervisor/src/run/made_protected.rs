@@ -31,7 +31,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify, WatchDescriptor};
-use shim::protected_paths::{holds_protected, is_protected};
+use shim::protected_paths::{holds_protected, is_protected, name_key};
 
 /// How deep below the worktree's top folders are watched (`.git/modules/a/modules/b`).
 const MOST_DEPTH: usize = 6;
@@ -362,22 +362,24 @@ impl Watch {
 
     /// Whether `rel` may not be made in the session.
     fn is_guarded(&self, rel: &Path) -> bool {
-        if rel.starts_with(".git") && !self.git_at_start {
+        if name_key(rel).starts_with(".git") && !self.git_at_start {
             return false;
         }
-        is_protected(rel) || self.config_code.iter().any(|c| c == rel)
+        let key = name_key(rel);
+        is_protected(rel) || self.config_code.iter().any(|c| name_key(c) == key)
     }
 
     /// Whether the folder `rel` may hold a guarded path.
     fn may_hold_guarded(&self, rel: &Path) -> bool {
-        if rel.starts_with(".git") && !self.git_at_start {
+        let key = name_key(rel);
+        if key.starts_with(".git") && !self.git_at_start {
             return false;
         }
         holds_protected(rel)
-            || self
-                .config_code
-                .iter()
-                .any(|c| c.starts_with(rel) && c != rel)
+            || self.config_code.iter().any(|c| {
+                let c = name_key(c);
+                c.starts_with(&key) && c != key
+            })
     }
 
     /// Renames `name` in `dir` to `NAME.fence-blocked-RANDOM` beside it (a name the

@@ -1411,7 +1411,7 @@ pub fn check_from(
             // `config` and `hooks`, so a bare repository assembled in one (`.git/x`) must
             // not come out into the folders the user's git works in, nor a folder where a
             // shell of the user's waits be taken in to become one. Policy, as above.
-            let in_git = |p: &Path| p.components().any(|c| c.as_os_str() == ".git");
+            let in_git = |p: &Path| shim::protected_paths::names_a_git_folder(p);
             let moved_out = |from: &Path, to: &Path| {
                 fence.has_rule_base(to) && in_git(from) != in_git(to) && is_directory(from)
             };
@@ -1975,7 +1975,7 @@ fn descriptor_write(fence: &Fence, caller: Caller, fd: i32, op: DescriptorOp) ->
 /// (`/usr/bin/python3` in a virtualenv) is not judged here.
 fn symlink_leaves_the_rules(fence: &Fence, link: &Path, target: &[u8]) -> bool {
     let target = Path::new(std::ffi::OsStr::from_bytes(target));
-    if target.components().any(|c| c.as_os_str() == ".git") {
+    if shim::protected_paths::names_a_git_folder(target) {
         return true;
     }
     // `/proc/self/root/…`, `/proc/<pid>/cwd/…`, `/dev/fd/N/…`: aliases the text does not

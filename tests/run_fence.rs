@@ -7483,6 +7483,146 @@ fn protected_names_hold_in_any_case_and_for_more_agents(w: &World) {
     );
 }
 
+/// A case-insensitive file system mounted for a test: `tests/support/casefold_fs.py`
+/// (FUSE) over a backing folder, which shows from outside what was really made.
+struct CaseFolding {
+    dir: std::path::PathBuf,
+    backing: std::path::PathBuf,
+    daemon: std::process::Child,
+}
+
+impl CaseFolding {
+    /// `None` when FUSE or the script's Python module (fusepy) is missing.
+    fn mount(at: &Path) -> Option<CaseFolding> {
+        let fuse = std::fs::read_to_string("/proc/filesystems")
+            .is_ok_and(|f| f.split_whitespace().any(|t| t == "fuse"));
+        let fusepy = std::process::Command::new("/usr/bin/python3")
+            .args(["-c", "import fusepy"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !fuse || !fusepy || !Path::new("/dev/fuse").exists() {
+            return None;
+        }
+        let (dir, backing) = (at.join("mnt"), at.join("backing"));
+        std::fs::create_dir_all(&dir).ok()?;
+        std::fs::create_dir_all(&backing).ok()?;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/support/casefold_fs.py");
+        let mut daemon = std::process::Command::new("/usr/bin/python3")
+            .arg(script)
+            .arg(&backing)
+            .arg(&dir)
+            .stdin(Stdio::null())
+            .spawn()
+            .ok()?;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mounted = || {
+            std::fs::read_to_string("/proc/self/mountinfo").is_ok_and(|m| {
+                m.lines()
+                    .any(|l| l.split(' ').nth(4) == Some(&*dir.to_string_lossy()))
+            })
+        };
+        while !mounted() {
+            if Instant::now() > deadline || daemon.try_wait().ok().flatten().is_some() {
+                let _ = daemon.kill();
+                let _ = daemon.wait();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(CaseFolding {
+            dir,
+            backing,
+            daemon,
+        })
+    }
+}
+
+impl Drop for CaseFolding {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.dir)
+            .status();
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
+    }
+}
+
+/// On a file system that folds case (a macOS folder shared into a virtual machine, vfat,
+/// ext4 with casefold), `.GIT/CONFIG` is `.git/config` and `.ENVRC` is the `.envrc` direnv
+/// opens: none of the protected paths is reached in another case, in a session with
+/// namespaces or without, judged from the backing folder outside.
+#[test]
+fn on_a_file_system_that_folds_case_no_protected_path_is_reached_in_another_case() {
+    let test = "on_a_file_system_that_folds_case_no_protected_path_is_reached_in_another_case";
+    let Some(w) = World::new(test, support::Who::Root) else {
+        return;
+    };
+    let Some(fs) = CaseFolding::mount(&w.outside.join("casefold")) else {
+        support::skip(
+            test,
+            "no FUSE or no fusepy for tests/support/casefold_fs.py (Debian: fuse3, python3-fusepy)",
+        );
+        return;
+    };
+    let script = w.outside.join("attack.sh");
+    std::fs::write(
+        &script,
+        "echo 'touch /tmp/p' > .GIT/hooks/pre-commit\n\
+         printf '[core]\\n\\tfsmonitor = touch /tmp/p\\n' >> .GIT/CONFIG\n\
+         echo 'export X=1' > .ENVRC\n\
+         mkdir .VSCode; echo '{}' > .VSCode/settings.json\n\
+         ln -s /tmp .GIT/logs/Refs2\n\
+         mkdir -p sub; mkdir sub/.GIT; echo '[core]' > sub/.GIT/config\n\
+         echo ok > notes.txt\n",
+    )
+    .unwrap();
+    for (i, without_namespaces) in [false, true].into_iter().enumerate() {
+        if without_namespaces && support::effective_landlock_abi() < 6 {
+            support::skip(
+                test,
+                "without namespaces: Landlock ABI below 6, fence run refuses",
+            );
+            continue;
+        }
+        // Made in one case, used in another.
+        std::fs::create_dir(fs.dir.join(format!("Wt{i}"))).unwrap();
+        let wt = fs.dir.join(format!("wt{i}"));
+        git(&wt, &["init", "-q", "-b", "main"]);
+        let back = fs.backing.join(format!("Wt{i}"));
+        let config = std::fs::read_to_string(back.join(".git/config")).unwrap();
+        let mut cmd = w.fence(&[
+            "--worktree".as_ref(),
+            wt.as_os_str(),
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            script.as_os_str(),
+        ]);
+        cmd.current_dir(&wt);
+        if without_namespaces {
+            cmd.env("FENCE_NO_NAMESPACES", "1");
+        }
+        let out = cmd.output().unwrap();
+        for made in [
+            ".git/hooks/pre-commit",
+            ".ENVRC",
+            ".VSCode",
+            ".git/logs/Refs2",
+            "sub/.GIT",
+        ] {
+            assert!(
+                std::fs::symlink_metadata(back.join(made)).is_err(),
+                "{made} (namespaces: {}): {}",
+                !without_namespaces,
+                stderr(&out)
+            );
+        }
+        assert_unchanged(&back.join(".git/config"), &config);
+        assert_unchanged(&back.join("notes.txt"), "ok\n");
+    }
+}
+
 /// A repository whose config names a hooks folder in the worktree (husky's `.husky/_`,
 /// whose stubs run `.husky/<hook>`) and includes a config file of the worktree: both are
 /// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.

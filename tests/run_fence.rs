@@ -7623,6 +7623,38 @@ fn on_a_file_system_that_folds_case_no_protected_path_is_reached_in_another_case
     }
 }
 
+/// A rebase the session leaves stopped with `exec` steps queued would run them outside
+/// any sandbox at the user's `git rebase --continue`: fence names them when the session
+/// ends, and says nothing of a rebase without them.
+fn a_rebase_left_stopped_with_commands_queued_is_told(w: &World) {
+    git_init(w);
+    for message in ["one", "two"] {
+        git(
+            &w.worktree,
+            &["commit", "-q", "--allow-empty", "-m", message],
+        );
+    }
+    chown_tree(w, &w.worktree);
+    w.write(
+        "rebase.sh",
+        "GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" git -c user.email=a@b.invalid -c user.name=a rebase -i --exec 'echo hi > ran' HEAD~1\n",
+    );
+    let out = w.run(&["/bin/sh", "rebase.sh"]);
+    let told = "the session left a rebase stopped with commands queued that `git rebase --continue` runs outside any sandbox: `echo hi > ran`";
+    assert!(stderr(&out).contains(told), "{}", stderr(&out));
+    assert!(w.worktree.join(".git/rebase-merge").is_dir());
+    // Aborted, and stopped again without an `exec`: nothing to tell.
+    git(&w.worktree, &["rebase", "--abort"]);
+    chown_tree(w, &w.worktree);
+    w.write(
+        "rebase.sh",
+        "GIT_SEQUENCE_EDITOR=\"sed -i '1i break'\" git -c user.email=a@b.invalid -c user.name=a rebase -i HEAD~1\n",
+    );
+    let out = w.run(&["/bin/sh", "rebase.sh"]);
+    assert!(w.worktree.join(".git/rebase-merge").is_dir());
+    assert!(!stderr(&out).contains("rebase stopped"), "{}", stderr(&out));
+}
+
 /// A repository whose config names a hooks folder in the worktree (husky's `.husky/_`,
 /// whose stubs run `.husky/<hook>`) and includes a config file of the worktree: both are
 /// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.
@@ -11386,6 +11418,7 @@ both_ways!(
     a_shell_strings_eval_and_source_run_under_the_fence,
     hook_managers_configs_and_agent_hook_scripts_are_protected,
     protected_names_hold_in_any_case_and_for_more_agents,
+    a_rebase_left_stopped_with_commands_queued_is_told,
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,
     xargs_with_a_placeholder_in_a_shell_string_runs,

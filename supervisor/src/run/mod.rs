@@ -33,6 +33,7 @@ mod private_copy;
 pub mod profile_grants;
 mod proxy_gate;
 mod question;
+mod rebase_todo;
 mod spare_folders;
 mod spawn;
 mod target_memory;
@@ -945,6 +946,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         }
         eprintln!("fence: no mount namespace: the session TMPDIR's size is not limited");
     }
+    // The steps a stopped rebase has queued now, so that those the session queues are told
+    // at its end.
+    let rebase_steps = rebase_todo::at_start(crate::session::git_dir(&worktree).as_deref());
     // Without watched writes, a protected path missing at start has no mount to hold it:
     // one the sandbox makes is moved aside as it appears (made_protected.rs). Started
     // before the sandbox runs anything, so that what is there now was there at start.
@@ -1276,6 +1280,9 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
         for line in guard.finish() {
             eprintln!("fence: blocked: {}", crate::escape::for_terminal(&line));
         }
+    }
+    for line in rebase_steps.notices() {
+        eprintln!("fence: {}", crate::escape::for_terminal(&line));
     }
     // Nothing of the sandbox is left to change the terminal again.
     terminal.restore();

@@ -776,15 +776,8 @@ fn set_aside(dir: &OwnedFd, name: &CStr, out: Option<&OwnedFd>) {
     }
     for to in [out.unwrap_or(dir), dir] {
         for attempt in 0..8u64 {
-            let mut v = 0u64;
-            // SAFETY: writes at most 8 bytes into `v`.
-            let got =
-                unsafe { libc::getrandom((&mut v as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
-            if got != 8 {
-                v = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(attempt, |d| d.as_nanos() as u64 ^ attempt);
-            }
+            // (The attempt's number set in: a clock read twice in a row may say the same.)
+            let v = super::made_protected::random() ^ attempt;
             let Ok(aside) = CString::new(format!(".fence-undone-{v:016x}")) else {
                 return;
             };

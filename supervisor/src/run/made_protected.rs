@@ -451,7 +451,7 @@ impl Watch {
 }
 
 /// 64 random bits from the kernel (a clock's nanoseconds if it cannot give them).
-fn random() -> u64 {
+pub(super) fn random() -> u64 {
     let mut v = 0u64;
     // SAFETY: writes at most 8 bytes into `v`.
     let n = unsafe { libc::getrandom((&mut v as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };

@@ -559,6 +559,39 @@ except OSError as e:
     assert_eq!(stdout(&out), "refused 95\n", "{}", stderr(&out));
 }
 
+/// A network call on a descriptor that is no socket fails as the kernel fails it, whatever
+/// the destination: ENOTSOCK for a file or a pipe, EBADF for a closed descriptor (not a
+/// destination refused).
+fn socket_calls_on_a_descriptor_that_is_no_socket_fail_as_bare(w: &World) {
+    if !python_ready("socket_calls_on_a_descriptor_that_is_no_socket_fail_as_bare") {
+        return;
+    }
+    let out = w.python(
+        r#"import ctypes, errno, os, socket, struct
+libc = ctypes.CDLL(None, use_errno=True)
+for host in ("127.0.0.1", "192.0.2.1"):
+    addr = struct.pack("HH4s8x", socket.AF_INET, socket.htons(9), socket.inet_aton(host))
+    for what, fd in (("file", os.open("/dev/null", os.O_RDONLY)), ("pipe", os.pipe()[0]), ("closed", 999)):
+        for call in ("connect", "bind"):
+            r = getattr(libc, call)(fd, addr, len(addr))
+            print(host, what, call, r, errno.errorcode.get(ctypes.get_errno()))
+"#,
+    );
+    let text = stdout(&out);
+    for host in ["127.0.0.1", "192.0.2.1"] {
+        for call in ["connect", "bind"] {
+            for (what, errno) in [
+                ("file", "ENOTSOCK"),
+                ("pipe", "ENOTSOCK"),
+                ("closed", "EBADF"),
+            ] {
+                let line = format!("{host} {what} {call} -1 {errno}");
+                assert!(text.contains(&line), "{line}: {text}{}", stderr(&out));
+            }
+        }
+    }
+}
+
 fn datagrams_to_an_outside_unix_socket_get_nothing_through(w: &World) {
     let path = w.outside.join("dgram.sock");
     let sock = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
@@ -1682,6 +1715,7 @@ fn where_no_network_namespace_can_be_made_host_loopback_stays_closed(w: &World) 
 }
 
 both_ways!(
+    socket_calls_on_a_descriptor_that_is_no_socket_fail_as_bare,
     loopback_servers_stay_reachable_when_the_proxy_runs,
     where_no_network_namespace_can_be_made_host_loopback_stays_closed,
     loopback_http_server_inside_is_reachable_with_curl,

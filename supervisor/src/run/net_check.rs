@@ -444,6 +444,11 @@ fn decide(call: &Call<'_>, fence: &Fence, net: &NetFence, mem: &TargetMemory<'_>
     let (n, caller) = (call.n, call.caller);
     let a = n.args;
     let fd = a[0] as i32;
+    // The descriptor first, as the kernel looks at it before the address: a call on one
+    // that is no socket fails as it fails bare (not as a destination refused).
+    if let Some(errno) = not_a_socket(caller, fd) {
+        return Outcome::error(errno);
+    }
     if n.nr == libc::SYS_listen {
         return listen(net, caller, fd, a[1] as i32);
     }
@@ -563,6 +568,21 @@ fn target_socket(caller: Caller, fd: i32) -> Result<(OwnedFd, TargetCredentials)
         return Err(libc::EPERM);
     }
     Ok((socket, creds))
+}
+
+/// The kernel's answer to a socket call on the caller's descriptor `fd` when it is no
+/// socket: EBADF when the caller has no such descriptor (or it cannot be fetched), ENOTSOCK
+/// for another kind of file; `None` for a socket.
+fn not_a_socket(caller: Caller, fd: i32) -> Option<i32> {
+    let Ok(file) = pidfd::open(caller).and_then(|p| pidfd::get_fd(&p, fd)) else {
+        return Some(libc::EBADF);
+    };
+    // SAFETY: fstat of our own descriptor into a zeroed stat.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(file.as_raw_fd(), &mut st) } != 0 {
+        return Some(libc::EBADF);
+    }
+    (st.st_mode & libc::S_IFMT != libc::S_IFSOCK).then_some(libc::ENOTSOCK)
 }
 
 fn decision(

@@ -3912,6 +3912,63 @@ fn a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable(w: &W
     }
 }
 
+/// Debian's daily copy of the password hashes (`/var/backups/shadow.bak`, root's, mode 0600,
+/// outside the `/etc` a root session sees shifted) is unreadable to a root session, with
+/// namespaces or without. One is made for the test where the host has none.
+#[test]
+fn debians_copy_of_the_password_hashes_is_unreadable_to_a_root_session() {
+    let test = "debians_copy_of_the_password_hashes_is_unreadable_to_a_root_session";
+    let Some(w) = World::new(test, support::Who::Root) else {
+        return;
+    };
+    struct Removed(Option<std::path::PathBuf>);
+    impl Drop for Removed {
+        fn drop(&mut self) {
+            if let Some(p) = &self.0 {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+    let copy = Path::new("/var/backups/shadow.bak");
+    let _removed = if copy.symlink_metadata().is_err() {
+        std::fs::create_dir_all("/var/backups").unwrap();
+        std::fs::write(copy, "root:$6$FENCE-TEST-HASH:20000:0:99999:7:::\n").unwrap();
+        std::fs::set_permissions(copy, std::fs::Permissions::from_mode(0o600)).unwrap();
+        Removed(Some(copy.to_path_buf()))
+    } else {
+        Removed(None)
+    };
+    let text = std::fs::read_to_string(copy).unwrap();
+    let first = text.lines().next().unwrap_or_default().to_string();
+    assert!(!first.is_empty());
+    for without_namespaces in [false, true] {
+        if without_namespaces && support::effective_landlock_abi() < 6 {
+            support::skip(
+                test,
+                "without namespaces: Landlock ABI below 6, fence run refuses",
+            );
+            continue;
+        }
+        let mut cmd = w.fence(&[
+            "--".as_ref(),
+            "/bin/sh".as_ref(),
+            "-c".as_ref(),
+            "cat /var/backups/shadow.bak; echo rc=$?".as_ref(),
+        ]);
+        if without_namespaces {
+            cmd.env("FENCE_NO_NAMESPACES", "1");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            !stdout(&out).contains(&first) && stdout(&out).contains("rc=1"),
+            "namespaces: {}: {}{}",
+            !without_namespaces,
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+}
+
 /// Files only root may read in /etc (a TLS key's folder, a service's password file, any
 /// the SPEC's list does not name) are unreadable to a root session as to any user: root's
 /// files there are nobody's to the sandbox, which runs without capabilities. Also one the

@@ -142,6 +142,9 @@ pub const DEFAULT_SECRETS: &[&str] = &[
     // Their backups, which shadow's tools keep beside them (`fence run` hides them too).
     "/etc/shadow-",
     "/etc/gshadow-",
+    // Debian's daily copies of them.
+    "/var/backups/shadow.bak",
+    "/var/backups/gshadow.bak",
     "/etc/sudoers*",
     "/etc/ssh/*_key",
     "/root",

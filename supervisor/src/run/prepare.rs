@@ -1110,6 +1110,11 @@ fn secret_candidates(home: Option<&Path>, extra: &[PathBuf]) -> Vec<PathBuf> {
         ]
         .map(PathBuf::from),
     );
+    // Debian's daily copies of them (`/var/backups/shadow.bak`, `gshadow.bak`; root's files,
+    // which a root session reads; outside `/etc`, which a root session sees shifted).
+    candidates.extend(entries_matching(Path::new("/var/backups"), |n| {
+        matches!(n, b"shadow.bak" | b"gshadow.bak")
+    }));
     candidates.extend(entries_matching(Path::new("/etc"), |n| {
         n.starts_with(b"sudoers")
     }));

@@ -6198,6 +6198,8 @@ fn the_secret_paths_are_secret_and_their_neighbours_are_not() {
         "/home/dev/.git-credentials",
         "/etc/shadow",
         "/etc/gshadow",
+        "/var/backups/shadow.bak",
+        "/var/backups/gshadow.bak",
         "/etc/sudoers",
         "/etc/sudoers.d/dev",
         "/etc/ssh/ssh_host_ed25519_key",

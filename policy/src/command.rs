@@ -2751,15 +2751,42 @@ impl Walker<'_> {
     }
 
     fn env_wrapper(&mut self, args: &[Arg], inv: &Invocation, depth: usize) {
-        let p = opts::parse(
-            args,
-            1,
-            &OptSpec {
-                short_arg: "uCSaP",
-                long_arg: &["unset", "chdir", "split-string", "argv0"],
-                permute: false,
-            },
-        );
+        let spec = OptSpec {
+            short_arg: "uCSaP",
+            long_arg: &["unset", "chdir", "split-string", "argv0"],
+            permute: false,
+        };
+        // `env -S STRING`: GNU env puts the string's words where the option was and reads
+        // its options again from there, so the words after the string are the program's
+        // (`env -S bash -c 'rm -rf ~'` runs `bash -c 'rm -rf ~'`), and the string may hold
+        // env's own options and assignments first (`env -S 'A=1 -u X git push'`).
+        if let Some(found) = opts::find_option(args, 1, &spec, 'S', "split-string") {
+            let Some(text) = found.value.as_ref().and_then(Arg::value) else {
+                self.find(
+                    RuleId::DynamicProgram,
+                    "env -S with a string built at run time: the program cannot be identified",
+                );
+                return;
+            };
+            let Some(split) = env_split_string(text) else {
+                self.find(
+                    RuleId::ParseError,
+                    "env -S: the string's quotes are not closed",
+                );
+                return;
+            };
+            let mut words: Vec<Arg> = args[..found.at].to_vec();
+            words.extend(found.before.as_deref().map(Arg::literal));
+            words.extend(split.iter().map(|w| self.env_split_word(w)));
+            words.extend_from_slice(&args[found.next..]);
+            if depth < MAX_WRAPPERS {
+                self.env_wrapper(&words, inv, depth + 1);
+            } else {
+                self.find(RuleId::TooComplex, "env -S nested too deep to be judged");
+            }
+            return;
+        }
+        let p = opts::parse(args, 1, &spec);
         let mut start = p.first_operand;
         // A lone `-` after the options is `-i` (coreutils and BSD env), not the program.
         if args.get(start).is_some_and(|a| a.text == "-") {
@@ -2789,36 +2816,7 @@ impl Walker<'_> {
         if let Some(dir) = p.value_of('C', "chdir").cloned() {
             self.enter_folder(&dir, "env -C");
         }
-        if let Some(s) = p.value_of('S', "split-string").cloned() {
-            // `env -S 'prog args'` splits its string into words.
-            match s.value() {
-                Some(text) => {
-                    let mut words: Vec<Arg> = match env_split_string(text) {
-                        Some(split) => split.iter().map(|w| self.env_split_word(w)).collect(),
-                        None => {
-                            self.find(
-                                RuleId::ParseError,
-                                "env -S: the string's quotes are not closed",
-                            );
-                            return;
-                        }
-                    };
-                    words.extend_from_slice(&args[start.min(args.len())..]);
-                    // The words are env's arguments, as if given one by one: assignments
-                    // and options may come first (`env -S 'A=1 -u X git push'`).
-                    if depth < MAX_WRAPPERS {
-                        words.insert(0, args[0].clone());
-                        self.env_wrapper(&words, inv, depth + 1);
-                    } else {
-                        self.find(RuleId::TooComplex, "env -S nested too deep to be judged");
-                    }
-                }
-                None => self.find(
-                    RuleId::DynamicProgram,
-                    "env -S with a string built at run time: the program cannot be identified",
-                ),
-            }
-        } else if start < args.len() {
+        if start < args.len() {
             self.judge_argv(&args[start..], inv, depth + 1);
         } else {
             self.note_secret("env (the environment)");

@@ -109,6 +109,88 @@ fn derived(parent: &Arg, text: &str) -> Arg {
     }
 }
 
+/// Where an option that rewrites the command line lies among the options of `args[start..]`
+/// (`env -S STRING`: GNU env puts the string's words in its place and reads its options
+/// again from there), read as [`parse`] reads them without `permute` (options end at the
+/// first operand or `--`).
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The word that holds the option.
+    pub at: usize,
+    /// The first word after the option and its value.
+    pub next: usize,
+    /// The short options before it in the same cluster (`i` of `-iS`), if any.
+    pub before: Option<String>,
+    /// Its value (`None`: the line ends first).
+    pub value: Option<Arg>,
+}
+
+/// [`Found`] for the option `short`/`long` (one that takes a value, in `spec`), if it is
+/// among the options of `args[start..]`.
+pub fn find_option(
+    args: &[Arg],
+    start: usize,
+    spec: &OptSpec,
+    short: char,
+    long: &str,
+) -> Option<Found> {
+    let mut i = start;
+    while i < args.len() {
+        let a = &args[i];
+        let t = a.text.as_str();
+        if t == "--" || t == "-" || !t.starts_with('-') {
+            return None;
+        }
+        if let Some(given) = t.strip_prefix("--") {
+            let (name, attached) = match given.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (given, None),
+            };
+            let named = spec.value_option(name);
+            let takes_next = named.is_some() && attached.is_none();
+            if named == Some(long) {
+                let (value, next) = match attached {
+                    Some(v) => (Some(derived(a, v)), i + 1),
+                    None => (args.get(i + 1).cloned(), i + 2),
+                };
+                return Some(Found {
+                    at: i,
+                    next: next.min(args.len()),
+                    before: None,
+                    value,
+                });
+            }
+            i += if takes_next { 2 } else { 1 };
+            continue;
+        }
+        let cluster = &t[1..];
+        let mut consumed_next = false;
+        for (pos, c) in cluster.char_indices() {
+            if !spec.short_arg.contains(c) {
+                continue;
+            }
+            let rest = &cluster[pos + c.len_utf8()..];
+            if c == short {
+                let (value, next) = if rest.is_empty() {
+                    (args.get(i + 1).cloned(), i + 2)
+                } else {
+                    (Some(derived(a, rest)), i + 1)
+                };
+                return Some(Found {
+                    at: i,
+                    next: next.min(args.len()),
+                    before: (pos > 0).then(|| format!("-{}", &cluster[..pos])),
+                    value,
+                });
+            }
+            consumed_next = rest.is_empty();
+            break;
+        }
+        i += if consumed_next { 2 } else { 1 };
+    }
+    None
+}
+
 /// Reads `args[start..]` by `spec`. Without `permute`, options end at the
 /// first operand and every later word is an operand (as for a command that
 /// runs another command).

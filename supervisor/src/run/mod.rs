@@ -649,6 +649,25 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             protected.push(sockets.clone());
         }
     }
+    // Protected files with other names in a writable root (a hard link made before the
+    // session): those names are protected as the files are.
+    let writable_now: Vec<PathBuf> = (!args.read_only_worktree)
+        .then(|| worktree.clone())
+        .into_iter()
+        .chain(allow_write.iter().cloned())
+        .collect();
+    let mut protected_now: Vec<PathBuf> = bases
+        .iter()
+        .flat_map(|b| shim::protected_paths::existing(b))
+        .collect();
+    protected_now.extend(protected.iter().cloned());
+    for name in prepare::other_names_of_protected(&protected_now, &writable_now)? {
+        eprintln!(
+            "fence: {} is another name (a hard link) of a protected file: protected as it is",
+            crate::escape::for_terminal(&name.display().to_string())
+        );
+        protected.push(name);
+    }
     let allow_unix = canonical_all(&args.allow_unix, "--allow-unix")?;
     // A connect fence makes for the sandbox carries fence's own credentials: to an approval
     // socket, the peer check would take the sandbox for a person answering.

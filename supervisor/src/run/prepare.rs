@@ -1005,34 +1005,35 @@ fn walk_links(
 
 /// Most entries of one secret folder looked at by [`secrets_with_other_names`], on every
 /// start (`~/.ssh` holds a handful; a large folder is looked at in part).
-const MOST_SECRET_ENTRIES_LOOKED_AT: usize = 64;
+const MOST_SECRET_ENTRIES_LOOKED_AT: usize = 256;
 
-/// For each regular file among the unreadable paths `secrets` (as [`denied_reads`] lists
-/// those that exist), or in a secret folder and the folders directly in it (at most
-/// [`MOST_SECRET_ENTRIES_LOOKED_AT`] entries each), that has more than one name, a warning
-/// naming it: another name, made before the session, reads it wherever it lies.
-pub fn secrets_with_other_names(secrets: &[PathBuf]) -> Vec<String> {
+/// How deep below a folder [`files_with_other_names`] looks (gcloud keeps a key at
+/// `legacy_credentials/ACCOUNT/adc.json`).
+const MOST_FOLDER_DEPTH: usize = 4;
+
+/// The regular files among `paths` and in the folders among them (not followed, at most
+/// [`MOST_FOLDER_DEPTH`] folders deep, at most `most` entries looked at below each) that
+/// have more than one name (hard links), with what `lstat` said of each.
+/// Folders named as `skip` says are not looked into.
+fn files_with_other_names(
+    paths: &[PathBuf],
+    most: usize,
+    skip: &dyn Fn(&OsStr) -> bool,
+) -> Vec<(PathBuf, std::fs::Metadata)> {
     use std::os::unix::fs::MetadataExt;
     let mut out = Vec::new();
-    let mut note = |path: &Path, m: &std::fs::Metadata| {
-        if m.is_file() && m.nlink() > 1 {
-            out.push(format!(
-                "the secret {} has {} names (hard links): any other name of it stays readable where it lies",
-                path.display(),
-                m.nlink()
-            ));
-        }
-    };
-    for secret in secrets {
-        let Ok(m) = std::fs::symlink_metadata(secret) else {
+    for path in paths {
+        let Ok(m) = std::fs::symlink_metadata(path) else {
             continue;
         };
         if !m.is_dir() {
-            note(secret, &m);
+            if m.is_file() && m.nlink() > 1 {
+                out.push((path.clone(), m));
+            }
             continue;
         }
-        let mut budget = MOST_SECRET_ENTRIES_LOOKED_AT;
-        let mut folders = vec![(secret.clone(), 0)];
+        let mut budget = most;
+        let mut folders = vec![(path.clone(), 0)];
         while let Some((folder, depth)) = folders.pop() {
             let Ok(entries) = std::fs::read_dir(&folder) else {
                 continue;
@@ -1043,15 +1044,130 @@ pub fn secrets_with_other_names(secrets: &[PathBuf]) -> Vec<String> {
                 }
                 budget -= 1;
                 let Ok(m) = entry.metadata() else { continue };
-                if m.is_dir() && depth == 0 {
-                    folders.push((entry.path(), 1));
-                } else {
-                    note(&entry.path(), &m);
+                if m.is_dir() {
+                    if depth < MOST_FOLDER_DEPTH && !skip(&entry.file_name()) {
+                        folders.push((entry.path(), depth + 1));
+                    }
+                } else if m.is_file() && m.nlink() > 1 {
+                    out.push((entry.path(), m));
                 }
             }
         }
     }
     out
+}
+
+/// For each regular file among the unreadable paths `secrets` (as [`denied_reads`] lists
+/// those that exist), or in a secret folder ([`files_with_other_names`], at most
+/// [`MOST_SECRET_ENTRIES_LOOKED_AT`] entries each), that has more than one name, a warning
+/// naming it: another name, made before the session, reads it wherever it lies.
+pub fn secrets_with_other_names(secrets: &[PathBuf]) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    files_with_other_names(secrets, MOST_SECRET_ENTRIES_LOOKED_AT, &|_| false)
+        .into_iter()
+        .map(|(path, m)| {
+            format!(
+                "the secret {} has {} names (hard links): any other name of it stays readable where it lies",
+                path.display(),
+                m.nlink()
+            )
+        })
+        .collect()
+}
+
+/// Entries of the protected folders looked at by [`other_names_of_protected`].
+const MOST_PROTECTED_ENTRIES_LOOKED_AT: usize = 10_000;
+
+/// Entries of the writable roots looked through for the other names of a protected file.
+const MOST_WRITABLE_ENTRIES_LOOKED_AT: usize = 2_000_000;
+
+/// The other names, in the `writable` roots, of the protected files among `protected`
+/// (files, and the files in protected folders) that have more than one name: a hard link
+/// made before the session (`ln tools/hook.sh .git/hooks/pre-commit`). The fence holds a
+/// protected file by its paths, and a write by another name changes the same file, which
+/// git or an editor then runs; a private copy of a shared file is made from a look by path,
+/// which a thread swapping folders defeats. So those names are protected as the file is
+/// (read-only in the mount view, held folders above them). Only when some protected file
+/// has other names are the roots walked (by the names' inode numbers, from the listings);
+/// an error when they hold more than [`MOST_WRITABLE_ENTRIES_LOOKED_AT`] entries, since a
+/// name not found would stay writable.
+pub fn other_names_of_protected(
+    protected: &[PathBuf],
+    writable: &[PathBuf],
+) -> Result<Vec<PathBuf>, String> {
+    use std::os::unix::fs::{DirEntryExt, MetadataExt};
+    // A git directory's objects run nothing (and `git clone --local` links them to the
+    // repository cloned, outside).
+    let shared = files_with_other_names(protected, MOST_PROTECTED_ENTRIES_LOOKED_AT, &|name| {
+        name == "objects" || name == "lfs"
+    });
+    if shared.is_empty() {
+        return Ok(Vec::new());
+    }
+    let inodes: std::collections::HashSet<(u64, u64)> =
+        shared.iter().map(|(_, m)| (m.dev(), m.ino())).collect();
+    let devices: std::collections::HashSet<u64> = inodes.iter().map(|(d, _)| *d).collect();
+    let names: std::collections::HashSet<&Path> = shared.iter().map(|(p, _)| p.as_path()).collect();
+    let mut out = Vec::new();
+    let mut seen = 0usize;
+    let mut walked = std::collections::HashSet::new();
+    for root in writable {
+        let Ok(m) = std::fs::symlink_metadata(root) else {
+            continue;
+        };
+        if !m.is_dir() || !devices.contains(&m.dev()) {
+            continue;
+        }
+        let mut folders = vec![root.clone()];
+        while let Some(folder) = folders.pop() {
+            if !walked.insert(folder.clone()) {
+                continue;
+            }
+            let Ok(entries) = std::fs::read_dir(&folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                seen += 1;
+                if seen > MOST_WRITABLE_ENTRIES_LOOKED_AT {
+                    let files: Vec<String> = shared
+                        .iter()
+                        .map(|(p, _)| p.display().to_string())
+                        .collect();
+                    return Err(format!(
+                        "protected files have other names (hard links): {}; the writable folders hold more than {MOST_WRITABLE_ENTRIES_LOOKED_AT} entries to look through for them, and a name not found would let the sandbox change what git or an editor runs: remove the other links (or make each file a copy)",
+                        crate::escape::for_terminal(&files.join(", ")),
+                    ));
+                }
+                match entry.file_type() {
+                    // A folder on another file system holds no name of these.
+                    Ok(t)
+                        if t.is_dir()
+                            && entry.metadata().is_ok_and(|m| devices.contains(&m.dev())) =>
+                    {
+                        folders.push(entry.path());
+                    }
+                    Ok(t) if t.is_file() => {
+                        if !inodes.iter().any(|(_, ino)| *ino == entry.ino()) {
+                            continue;
+                        }
+                        let path = entry.path();
+                        if names.contains(path.as_path()) {
+                            continue;
+                        }
+                        if std::fs::symlink_metadata(&path)
+                            .is_ok_and(|m| inodes.contains(&(m.dev(), m.ino())))
+                        {
+                            out.push(path);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// Credentials in the home besides SPEC §2's list, as common and as plainly a key to

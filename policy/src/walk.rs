@@ -181,6 +181,9 @@ pub struct Walker<'a> {
     /// The body of each function defined in the line, as written: judged again where the
     /// function is called with arguments (`f(){ rm -rf "$1"; }; f /`).
     pub function_bodies: HashMap<String, String>,
+    /// The functions each function defined in the line calls where a call starts a process
+    /// of its own (in a pipeline or in the background): a cycle is a fork bomb.
+    pub function_spawns: HashMap<String, Vec<String>>,
     /// The variables each function defined in the line sets (an empty name: any).
     pub function_sets: HashMap<String, Vec<String>>,
     /// The functions whose body is being judged for a call (a function calling itself
@@ -971,6 +974,7 @@ impl<'a> Walker<'a> {
             commands: 0,
             functions: HashSet::new(),
             function_bodies: HashMap::new(),
+            function_spawns: HashMap::new(),
             function_sets: HashMap::new(),
             calling: Vec::new(),
             aliases: HashMap::new(),
@@ -1916,6 +1920,34 @@ impl<'a> Walker<'a> {
         self.cur = outer;
     }
 
+    /// The functions through which `name`, about to be defined with a body that starts
+    /// `spawned` in processes of their own, would start itself again: `name` first, then
+    /// the path back to it through the functions defined so far.
+    fn spawn_cycle(&self, name: &str, spawned: &[String]) -> Option<Vec<String>> {
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut stack: Vec<(&str, Vec<&str>)> =
+            spawned.iter().map(|s| (s.as_str(), vec![])).collect();
+        while let Some((f, path)) = stack.pop() {
+            if f == name {
+                return Some(
+                    std::iter::once(name)
+                        .chain(path)
+                        .map(str::to_string)
+                        .collect(),
+                );
+            }
+            if !seen.insert(f) {
+                continue;
+            }
+            for next in self.function_spawns.get(f).into_iter().flatten() {
+                let mut p = path.clone();
+                p.push(f);
+                stack.push((next.as_str(), p));
+            }
+        }
+        None
+    }
+
     fn walk_function(&mut self, f: &ast::FunctionDefinition) {
         let name = f.fname.value.clone();
         let text = |w: &Self| {
@@ -1926,14 +1958,31 @@ impl<'a> Walker<'a> {
             w.written_after(join_bounds(word_bounds(&f.fname), body), Some("function"))
                 .unwrap_or_else(|| f.to_string())
         };
-        if calls_itself_in_background(&name, &f.body.0) {
+        let spawned = spawned_calls(&f.body.0);
+        if spawned.contains(&name) {
             let text = text(self);
             self.find(
                 RuleId::ForkBomb,
                 format!("function `{name}` calls itself in a background pipeline"),
             );
             self.push_part(text);
+        } else if let Some(cycle) = self.spawn_cycle(&name, &spawned) {
+            // Functions that start each other (`a(){ b|b& }; b(){ a|a& }`).
+            let text = text(self);
+            self.find(
+                RuleId::ForkBomb,
+                format!(
+                    "functions {} call each other in background pipelines",
+                    cycle
+                        .iter()
+                        .map(|f| format!("`{f}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
+            );
+            self.push_part(text);
         }
+        self.function_spawns.insert(name.clone(), spawned);
         self.functions.insert(name.clone());
         let body = self
             .written(f.body.0.location().as_ref().map(span_bounds))
@@ -2722,36 +2771,38 @@ pub fn is_secret_variable(name: &str) -> bool {
 }
 
 /// A function whose body runs itself in a pipeline or in the background.
-fn calls_itself_in_background(name: &str, body: &ast::CompoundCommand) -> bool {
-    fn in_list(name: &str, list: &ast::CompoundList) -> bool {
-        list.0.iter().any(|ast::CompoundListItem(aol, sep)| {
+/// The names a function's body calls where the call starts a process of its own: in a
+/// pipeline of more than one command, in the background, or anywhere inside a compound
+/// command run so.
+fn spawned_calls(body: &ast::CompoundCommand) -> Vec<String> {
+    fn in_list(out: &mut Vec<String>, list: &ast::CompoundList) {
+        for ast::CompoundListItem(aol, sep) in &list.0 {
             let background = matches!(sep, ast::SeparatorOperator::Async);
-            std::iter::once(&aol.first)
-                .chain(aol.additional.iter().map(|a| match a {
-                    ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
-                }))
-                .any(|p| {
-                    let piped = p.seq.len() > 1;
-                    p.seq
-                        .iter()
-                        .any(|c| in_command(name, c, piped || background))
-                })
-        })
-    }
-    fn in_command(name: &str, c: &ast::Command, spawning: bool) -> bool {
-        match c {
-            ast::Command::Simple(sc) => {
-                spawning
-                    && sc.word_or_name.as_ref().is_some_and(|w| {
-                        let v = w.value.trim_matches(['"', '\'']);
-                        v == name
-                    })
+            for p in std::iter::once(&aol.first).chain(aol.additional.iter().map(|a| match a {
+                ast::AndOr::And(p) | ast::AndOr::Or(p) => p,
+            })) {
+                let piped = p.seq.len() > 1;
+                for c in &p.seq {
+                    in_command(out, c, piped || background);
+                }
             }
-            ast::Command::Compound(cc, _) => in_compound(name, cc, spawning),
-            _ => false,
         }
     }
-    fn in_compound(name: &str, cc: &ast::CompoundCommand, spawning: bool) -> bool {
+    fn in_command(out: &mut Vec<String>, c: &ast::Command, spawning: bool) {
+        match c {
+            ast::Command::Simple(sc) => {
+                if spawning && let Some(w) = &sc.word_or_name {
+                    let v = w.value.trim_matches(['"', '\'']).to_string();
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+            }
+            ast::Command::Compound(cc, _) => in_compound(out, cc, spawning),
+            _ => {}
+        }
+    }
+    fn in_compound(out: &mut Vec<String>, cc: &ast::CompoundCommand, spawning: bool) {
         let lists: Vec<&ast::CompoundList> = match cc {
             ast::CompoundCommand::BraceGroup(g) => vec![&g.list],
             ast::CompoundCommand::Subshell(s) => vec![&s.list],
@@ -2769,15 +2820,20 @@ fn calls_itself_in_background(name: &str, body: &ast::CompoundCommand) -> bool {
             }
             _ => vec![],
         };
-        lists.iter().any(|l| {
-            in_list(name, l)
-                || (spawning
-                    && l.0.iter().any(|ast::CompoundListItem(aol, _)| {
-                        aol.first.seq.iter().any(|c| in_command(name, c, true))
-                    }))
-        })
+        for l in lists {
+            in_list(out, l);
+            if spawning {
+                for ast::CompoundListItem(aol, _) in &l.0 {
+                    for c in &aol.first.seq {
+                        in_command(out, c, true);
+                    }
+                }
+            }
+        }
     }
-    in_compound(name, body, false)
+    let mut out = Vec::new();
+    in_compound(&mut out, body, false);
+    out
 }
 
 #[cfg(test)]

@@ -1988,6 +1988,9 @@ fn fork_bombs_of_any_name_are_refused() {
             ("f() { f | f & }; f", BOMB),
             ("function boom { boom | boom & }; boom", BOMB),
             ("function boom() { boom|boom & }; boom", BOMB),
+            // Functions that start each other.
+            ("a(){ b|b& }; b(){ a|a& }; a", BOMB),
+            ("x() { y & y & }; y() { z | z; }; z() { x | x & }; x", BOMB),
         ],
     );
     // Recursion without the background pipeline is just a function.
@@ -1996,6 +1999,7 @@ fn fork_bombs_of_any_name_are_refused() {
         &[
             ("f() { echo hi; }; f", yellow("")),
             ("greet() { echo hi | wc -c; }; greet", yellow("")),
+            ("a() { echo a | wc -c; }; b() { a | cat; }; b", yellow("")),
         ],
     );
 }

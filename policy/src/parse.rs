@@ -61,7 +61,12 @@ pub fn parse(src: &str) -> ParseOutcome {
             // The rewrites keep every position of the line, one after the other.
             let selects = select_as_for(src);
             let cases = case_patterns_opened(selects.as_deref().unwrap_or(src));
-            for retry in [selects.as_deref(), cases.as_deref()].into_iter().flatten() {
+            let loops =
+                arithmetic_for_parts_spaced(cases.as_deref().or(selects.as_deref()).unwrap_or(src));
+            for retry in [selects.as_deref(), cases.as_deref(), loops.as_deref()]
+                .into_iter()
+                .flatten()
+            {
                 if let Ok(Ok(p)) = parse_program(retry, &opts) {
                     return ParseOutcome::Program(p);
                 }
@@ -284,6 +289,50 @@ fn has_heredoc(src: &str) -> bool {
             && b.get(i + 2) != Some(&b'<')
             && (i == 0 || b[i - 1] != b'<')
     })
+}
+
+/// `src` with the header of each arithmetic `for` loop that has an empty part written with
+/// a blank in it (`for ((;;))` as `for((; ;))`): the parser takes `;;` there for the end of
+/// a `case` arm. The blank comes from before the `((`, so every position after the header
+/// stays where it was. `None` when there is no such loop, or no blank before its `((`.
+fn arithmetic_for_parts_spaced(src: &str) -> Option<String> {
+    if !src.contains(";;") || src.len() > INLINE_BYTES || has_heredoc(src) {
+        return None;
+    }
+    let b = src.as_bytes();
+    let mut out = b.to_vec();
+    let mut changed = false;
+    let mut i = 0;
+    while let Some(at) = src[i..].find("for").map(|k| k + i) {
+        i = at + 3;
+        let word_start = at == 0 || !(b[at - 1].is_ascii_alphanumeric() || b[at - 1] == b'_');
+        let blanks = b[i..]
+            .iter()
+            .take_while(|c| matches!(c, b' ' | b'\t'))
+            .count();
+        if !word_start || blanks == 0 || !b[i + blanks..].starts_with(b"((") {
+            continue;
+        }
+        let open = i + blanks;
+        // The header ends at the first `))`: an arithmetic `for` header holds no `))` of its
+        // own but in a nested expression, which the parser reads the same either way.
+        let Some(close) = src[open..].find("))").map(|k| k + open) else {
+            continue;
+        };
+        let Some(semis) = src[open..close].find(";;").map(|k| k + open) else {
+            continue;
+        };
+        // One blank taken from before `((` (everything up to the `;;` moves left by one),
+        // given back between the two semicolons.
+        out.copy_within(open..=semis, open - 1);
+        out[semis] = b' ';
+        changed = true;
+        i = close;
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(out).ok()
 }
 
 /// `src` with each `<<` that cannot be a here-document operator spelled without one,
@@ -548,6 +597,22 @@ pub fn running_depth(src: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_arithmetic_for_with_an_empty_part_is_spaced_in_its_header() {
+        use super::arithmetic_for_parts_spaced as spaced;
+        assert_eq!(
+            spaced("for ((;;)); do sleep 1; done").as_deref(),
+            Some("for((; ;)); do sleep 1; done")
+        );
+        assert_eq!(
+            spaced("for  ((i=0;;i++)); do break; done").as_deref(),
+            Some("for ((i=0; ;i++)); do break; done")
+        );
+        assert_eq!(spaced("for((;;)); do :; done"), None);
+        assert_eq!(spaced("case x in x) a;; esac"), None);
+        assert_eq!(spaced("before ((;;))"), None);
+    }
+
     #[test]
     fn shifts_and_quoted_operators_are_spelled_otherwise_in_place() {
         use super::shifts_spelled_otherwise as spelled;

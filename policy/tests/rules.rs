@@ -2934,6 +2934,16 @@ fn shifts_in_arithmetic_are_no_here_documents() {
             ("(( x = 1 << 2 )); rm -rf /", refused("fs.delete-outside")),
             ("echo $((1 << 4))", yellow("default.unknown")),
             ("git commit -m 'a << b'", yellow("default.unknown")),
+            // An arithmetic `for` with an empty part (`;;` in its header).
+            (
+                "for ((;;)); do rm -rf ~; done",
+                refused("fs.delete-outside"),
+            ),
+            (
+                "for ((i=$(rm -rf ~);;)); do break; done",
+                refused("fs.delete-outside"),
+            ),
+            ("for ((;;)); do sleep 1; done", yellow("")),
         ],
     );
 }

@@ -341,8 +341,14 @@ fn arithmetic_for_parts_spaced(src: &str) -> Option<String> {
 /// which the classifier reads alike (it looks at the substitutions there, not the sums); in
 /// single quotes, or double quotes holding no expansion, it becomes `+ `. `None` when there
 /// is none, or the line is not followed to its end (an unclosed quote or parenthesis): then
-/// nothing is taken for arithmetic or quoted.
+/// nothing is taken for arithmetic or quoted. The scan knows plain quotes and backslashes
+/// only: a line with what it does not model — ANSI-C quotes (`$'…'`, where `\'` does not
+/// end the string), a `#` (a comment's quotes are no quotes), backticks — is left alone,
+/// so that no real here-document operator is taken for a quoted one.
 fn shifts_spelled_otherwise(src: &str) -> Option<String> {
+    if src.contains("$'") || src.contains('#') || src.contains('`') {
+        return None;
+    }
     let b = src.as_bytes();
     let mut out = b.to_vec();
     let mut changed = false;
@@ -633,6 +639,10 @@ mod tests {
             ("echo $((cat <<EOF) )", None),
             ("a ((1<<2))", None),
             ("echo '<<", None),
+            // What the scan does not model.
+            ("echo $'\\'' ; <<x git push -f ; echo \\'", None),
+            ("echo hi # don't\n<<x git push -f # '", None),
+            ("echo `echo '` <<x rm -rf ~ `'`", None),
         ];
         for (line, want) in cases {
             let got = spelled(line);

@@ -1991,6 +1991,8 @@ fn fork_bombs_of_any_name_are_refused() {
             // Functions that start each other.
             ("a(){ b|b& }; b(){ a|a& }; a", BOMB),
             ("x() { y & y & }; y() { z | z; }; z() { x | x & }; x", BOMB),
+            ("a(){ b; }; b(){ a|a& }; a", BOMB),
+            ("a(){ b|b& }; b(){ c; }; c(){ a; }; a", BOMB),
         ],
     );
     // Recursion without the background pipeline is just a function.
@@ -2000,6 +2002,7 @@ fn fork_bombs_of_any_name_are_refused() {
             ("f() { echo hi; }; f", yellow("")),
             ("greet() { echo hi | wc -c; }; greet", yellow("")),
             ("a() { echo a | wc -c; }; b() { a | cat; }; b", yellow("")),
+            ("a() { b; }; b() { echo; }; a", yellow("")),
         ],
     );
 }
@@ -2907,9 +2910,22 @@ fn a_line_that_does_not_parse_is_red() {
             ("echo \"unterminated", red("shell.parse-error")),
             ("ls )", red("shell.parse-error")),
             ("if then fi", red("shell.parse-error")),
-            // A here-document operator with no body after it on the line.
+            // A here-document operator with no body after it on the line, also where
+            // quotes of kinds a plain scan misreads surround it.
             ("cat <<EOF", red("shell.parse-error")),
             ("echo \"$(cat <<EOF)\"", red("shell.parse-error")),
+            (
+                "echo $'\\'' ; <<x git push --force origin main ; echo \\'",
+                red("shell.parse-error"),
+            ),
+            (
+                "echo $'\\'' ; <<x rm -rf ~ ; echo \\'",
+                red("shell.parse-error"),
+            ),
+            (
+                "echo hi # don't\n<<x git push --force origin main # '",
+                red("shell.parse-error"),
+            ),
         ],
     );
 }

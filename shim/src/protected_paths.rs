@@ -24,10 +24,12 @@ use std::path::{Component, Path, PathBuf};
 ///
 /// Besides ASCII case, the characters whose Unicode case folding is ASCII letters (the
 /// Kelvin sign is `k`, the long s is `s`, `ß` is `ss`, the Latin ligatures `ﬁ`, `ﬂ`, `ﬀ`,
-/// `ﬃ`, `ﬄ`, `ﬅ`, `ﬆ`) are folded, as the kernel's casefold tables fold them, and the
-/// invisible characters HFS+ ignores in names (U+200C–U+200F, U+202A–U+202E,
-/// U+206A–U+206F, U+FEFF: git's own list for `.git` on HFS+) are dropped. Bytes that are
-/// not UTF-8 stay as they are. A path already in lowercase ASCII is returned as it is.
+/// `ﬃ`, `ﬄ`, `ﬅ`, `ﬆ`), and the dotless `ı`, which exFAT and NTFS upper-case to `I`, are
+/// folded, and the characters Unicode calls default-ignorable (the zero-width ones, the
+/// bidi marks, the variation selectors, the soft hyphen…: HFS+ and some kernels' casefold
+/// tables drop them from names) are dropped. Each name is folded on its own, and one that
+/// would fold to nothing, `.` or `..` is kept as it is: it names a plain entry. Bytes that
+/// are not UTF-8 stay as they are. A path already in lowercase ASCII is returned as it is.
 pub fn name_key(rel: &Path) -> Cow<'_, Path> {
     let bytes = rel.as_os_str().as_bytes();
     if !bytes
@@ -37,17 +39,29 @@ pub fn name_key(rel: &Path) -> Cow<'_, Path> {
         return Cow::Borrowed(rel);
     }
     let mut key = Vec::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match folded_char(c) {
-                Some(ascii) => key.extend_from_slice(ascii.as_bytes()),
-                None => {
-                    let mut buf = [0; 4];
-                    key.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    for (n, name) in bytes.split(|c| *c == b'/').enumerate() {
+        if n > 0 {
+            key.push(b'/');
+        }
+        let mut folded = Vec::with_capacity(name.len());
+        for chunk in name.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match folded_char(c) {
+                    Some(ascii) => folded.extend_from_slice(ascii.as_bytes()),
+                    None => {
+                        let mut buf = [0; 4];
+                        folded.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
                 }
             }
+            folded.extend_from_slice(chunk.invalid());
         }
-        key.extend_from_slice(chunk.invalid());
+        let structural = |n: &[u8]| matches!(n, b"" | b"." | b"..");
+        if structural(&folded) && !structural(name) {
+            key.extend_from_slice(name);
+        } else {
+            key.extend_from_slice(&folded);
+        }
     }
     Cow::Owned(PathBuf::from(std::ffi::OsString::from_vec(key)))
 }
@@ -62,6 +76,7 @@ fn folded_char(c: char) -> Option<&'static str> {
         'A'..='Z' => LOWER[c as usize - 'A' as usize],
         '\u{212A}' => "k",
         '\u{017F}' => "s",
+        '\u{0131}' => "i",
         '\u{00DF}' | '\u{1E9E}' => "ss",
         '\u{FB00}' => "ff",
         '\u{FB01}' => "fi",
@@ -69,10 +84,24 @@ fn folded_char(c: char) -> Option<&'static str> {
         '\u{FB03}' => "ffi",
         '\u{FB04}' => "ffl",
         '\u{FB05}' | '\u{FB06}' => "st",
-        '\u{200C}'..='\u{200F}'
+        // Default_Ignorable_Code_Point (Unicode's DerivedCoreProperties).
+        '\u{00AD}'
+        | '\u{034F}'
+        | '\u{061C}'
+        | '\u{115F}'..='\u{1160}'
+        | '\u{17B4}'..='\u{17B5}'
+        | '\u{180B}'..='\u{180F}'
+        | '\u{200B}'..='\u{200F}'
         | '\u{202A}'..='\u{202E}'
-        | '\u{206A}'..='\u{206F}'
-        | '\u{FEFF}' => "",
+        | '\u{2060}'..='\u{206F}'
+        | '\u{3164}'
+        | '\u{FE00}'..='\u{FE0F}'
+        | '\u{FEFF}'
+        | '\u{FFA0}'
+        | '\u{FFF0}'..='\u{FFF8}'
+        | '\u{1BCA0}'..='\u{1BCA3}'
+        | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0000}'..='\u{E0FFF}' => "",
         _ => return None,
     })
 }
@@ -864,6 +893,25 @@ mod tests {
             p(".git/config")
         );
         assert_eq!(name_key(Path::new("Stra\u{DF}e")), p("strasse"));
+        assert_eq!(name_key(Path::new(".g\u{131}t/HOOKS")), p(".git/hooks"));
+        assert_eq!(name_key(Path::new(".env\u{AD}rc")), p(".envrc"));
+        assert_eq!(name_key(Path::new("sub/.gi\u{34F}t")), p("sub/.git"));
+        // A name that would fold to nothing, `.` or `..` is a plain entry: kept.
+        for odd in [
+            "\u{200C}/.Git",
+            "\u{FEFF}/x/.git",
+            "x/\u{200C}../.git",
+            ".\u{200C}./y/.git",
+        ] {
+            let key = name_key(Path::new(odd));
+            assert_eq!(
+                key.components().count(),
+                Path::new(odd).components().count(),
+                "{odd}"
+            );
+            assert!(is_nested_git_control(Path::new(odd)), "{odd}");
+            assert!(is_protected(Path::new(odd)), "{odd}");
+        }
         // Not UTF-8: kept byte for byte, the rest lowered.
         let odd = Path::new(std::ffi::OsStr::from_bytes(b"A\xff\xfe.ENVRC"));
         assert_eq!(name_key(odd).as_os_str().as_bytes(), b"a\xff\xfe.envrc");

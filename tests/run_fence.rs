@@ -7636,6 +7636,8 @@ fn on_a_file_system_that_folds_case_no_protected_path_is_reached_in_another_case
          mkdir .VSCode; echo '{}' > .VSCode/settings.json\n\
          ln -s /tmp .GIT/logs/Refs2\n\
          mkdir -p sub; mkdir sub/.GIT; echo '[core]' > sub/.GIT/config\n\
+         mkdir -p b/objects b/refs; echo '[core]' > b/config; echo 'ref: refs/heads/main' > b/head\n\
+         mkdir -p c/objects; echo 'ref: refs/heads/main' > c/Head; mkdir c/refs\n\
          echo ok > notes.txt\n",
     )
     .unwrap();
@@ -7671,6 +7673,10 @@ fn on_a_file_system_that_folds_case_no_protected_path_is_reached_in_another_case
             ".VSCode",
             ".git/logs/Refs2",
             "sub/.GIT",
+            // The last of a bare repository's three entries, `HEAD` in another case last or
+            // not: the folder would be a git directory whose config the user's git takes.
+            "b/head",
+            "c/refs",
         ] {
             assert!(
                 std::fs::symlink_metadata(back.join(made)).is_err(),

@@ -501,7 +501,9 @@ fn protected_in(base: &Path, path: &Path, names_entry: bool, plain_path: bool) -
     };
     // Protected names are matched in any case (`shim::protected_paths::name_key`).
     let key = shim::protected_paths::name_key(rel);
-    let removable = shim::protected_paths::is_removable(rel) || in_a_git_directory(&key, path);
+    let removable = shim::protected_paths::is_removable(rel)
+        || in_a_git_directory(&key, path)
+        || completes_a_git_directory(&key, path);
     if removable {
         return Some(true);
     }
@@ -575,6 +577,35 @@ fn in_a_git_directory(rel: &Path, path: &Path) -> bool {
     (1..parts.len())
         .filter(|i| parts[*i] == "hooks")
         .any(|i| git_dir_at(parts.len() - i))
+}
+
+/// Whether making `path` (`rel` in a rule base, as [`shim::protected_paths::name_key`]
+/// folds it) outside `.git` folders would give its folder the last of the three entries git
+/// takes for a git directory: `HEAD` in another case (`head`, which a folder that folds
+/// case takes for `HEAD`; `HEAD` itself is refused by name anywhere), `objects` or `refs`,
+/// with the other two there, as the sandbox sees the folder (looked up by git's own names,
+/// which such a folder matches in any case). Its `config` would then be the config of the
+/// repository the user's git finds there. Policy, as a stray `HEAD` is: one more lookup or
+/// two, for these names only.
+fn completes_a_git_directory(rel: &Path, path: &Path) -> bool {
+    let Some(last) = rel.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let others: [&str; 2] = match last {
+        "head" => ["objects", "refs"],
+        "objects" => ["HEAD", "refs"],
+        "refs" => ["HEAD", "objects"],
+        _ => return false,
+    };
+    if rel.components().any(|c| c.as_os_str() == ".git") {
+        return false;
+    }
+    let Some(dir) = path.parent() else {
+        return false;
+    };
+    others
+        .iter()
+        .all(|name| super::view::identity(&dir.join(name)).is_ok())
 }
 
 /// The lock and state files that tools write in the home as they run, each by the name it

@@ -181,9 +181,10 @@ pub struct Walker<'a> {
     /// The body of each function defined in the line, as written: judged again where the
     /// function is called with arguments (`f(){ rm -rf "$1"; }; f /`).
     pub function_bodies: HashMap<String, String>,
-    /// The functions each function defined in the line calls where a call starts a process
-    /// of its own (in a pipeline or in the background): a cycle is a fork bomb.
-    pub function_spawns: HashMap<String, Vec<String>>,
+    /// The names each function defined in the line calls, each with whether the call starts
+    /// a process of its own (in a pipeline or in the background): a cycle through such a
+    /// call is a fork bomb.
+    pub function_spawns: HashMap<String, Vec<(String, bool)>>,
     /// The variables each function defined in the line sets (an empty name: any).
     pub function_sets: HashMap<String, Vec<String>>,
     /// The functions whose body is being judged for a call (a function calling itself
@@ -1920,29 +1921,35 @@ impl<'a> Walker<'a> {
         self.cur = outer;
     }
 
-    /// The functions through which `name`, about to be defined with a body that starts
-    /// `spawned` in processes of their own, would start itself again: `name` first, then
-    /// the path back to it through the functions defined so far.
-    fn spawn_cycle(&self, name: &str, spawned: &[String]) -> Option<Vec<String>> {
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut stack: Vec<(&str, Vec<&str>)> =
-            spawned.iter().map(|s| (s.as_str(), vec![])).collect();
-        while let Some((f, path)) = stack.pop() {
+    /// The functions through which `name`, about to be defined with a body that makes
+    /// `calls`, would call itself again with at least one of the calls on the way starting
+    /// a process of its own: `name` first, then the path back to it through the functions
+    /// defined so far.
+    fn spawn_cycle(&self, name: &str, calls: &[(String, bool)]) -> Option<Vec<String>> {
+        let mut seen: HashSet<(&str, bool)> = HashSet::new();
+        let mut stack: Vec<(&str, bool, Vec<&str>)> = calls
+            .iter()
+            .map(|(c, spawns)| (c.as_str(), *spawns, vec![]))
+            .collect();
+        while let Some((f, spawned, path)) = stack.pop() {
             if f == name {
-                return Some(
-                    std::iter::once(name)
-                        .chain(path)
-                        .map(str::to_string)
-                        .collect(),
-                );
-            }
-            if !seen.insert(f) {
+                if spawned {
+                    return Some(
+                        std::iter::once(name)
+                            .chain(path)
+                            .map(str::to_string)
+                            .collect(),
+                    );
+                }
                 continue;
             }
-            for next in self.function_spawns.get(f).into_iter().flatten() {
+            if !seen.insert((f, spawned)) {
+                continue;
+            }
+            for (next, spawns) in self.function_spawns.get(f).into_iter().flatten() {
                 let mut p = path.clone();
                 p.push(f);
-                stack.push((next.as_str(), p));
+                stack.push((next.as_str(), spawned || *spawns, p));
             }
         }
         None
@@ -1958,15 +1965,15 @@ impl<'a> Walker<'a> {
             w.written_after(join_bounds(word_bounds(&f.fname), body), Some("function"))
                 .unwrap_or_else(|| f.to_string())
         };
-        let spawned = spawned_calls(&f.body.0);
-        if spawned.contains(&name) {
+        let calls = calls_made(&f.body.0);
+        if calls.iter().any(|(c, spawns)| *spawns && *c == name) {
             let text = text(self);
             self.find(
                 RuleId::ForkBomb,
                 format!("function `{name}` calls itself in a background pipeline"),
             );
             self.push_part(text);
-        } else if let Some(cycle) = self.spawn_cycle(&name, &spawned) {
+        } else if let Some(cycle) = self.spawn_cycle(&name, &calls) {
             // Functions that start each other (`a(){ b|b& }; b(){ a|a& }`).
             let text = text(self);
             self.find(
@@ -1982,7 +1989,7 @@ impl<'a> Walker<'a> {
             );
             self.push_part(text);
         }
-        self.function_spawns.insert(name.clone(), spawned);
+        self.function_spawns.insert(name.clone(), calls);
         self.functions.insert(name.clone());
         let body = self
             .written(f.body.0.location().as_ref().map(span_bounds))
@@ -2771,11 +2778,11 @@ pub fn is_secret_variable(name: &str) -> bool {
 }
 
 /// A function whose body runs itself in a pipeline or in the background.
-/// The names a function's body calls where the call starts a process of its own: in a
-/// pipeline of more than one command, in the background, or anywhere inside a compound
-/// command run so.
-fn spawned_calls(body: &ast::CompoundCommand) -> Vec<String> {
-    fn in_list(out: &mut Vec<String>, list: &ast::CompoundList) {
+/// The names a function's body calls, each with whether the call starts a process of its
+/// own: in a pipeline of more than one command, in the background, or anywhere inside a
+/// compound command run so.
+fn calls_made(body: &ast::CompoundCommand) -> Vec<(String, bool)> {
+    fn in_list(out: &mut Vec<(String, bool)>, list: &ast::CompoundList) {
         for ast::CompoundListItem(aol, sep) in &list.0 {
             let background = matches!(sep, ast::SeparatorOperator::Async);
             for p in std::iter::once(&aol.first).chain(aol.additional.iter().map(|a| match a {
@@ -2788,13 +2795,13 @@ fn spawned_calls(body: &ast::CompoundCommand) -> Vec<String> {
             }
         }
     }
-    fn in_command(out: &mut Vec<String>, c: &ast::Command, spawning: bool) {
+    fn in_command(out: &mut Vec<(String, bool)>, c: &ast::Command, spawning: bool) {
         match c {
             ast::Command::Simple(sc) => {
-                if spawning && let Some(w) = &sc.word_or_name {
-                    let v = w.value.trim_matches(['"', '\'']).to_string();
-                    if !out.contains(&v) {
-                        out.push(v);
+                if let Some(w) = &sc.word_or_name {
+                    let call = (w.value.trim_matches(['"', '\'']).to_string(), spawning);
+                    if !out.contains(&call) {
+                        out.push(call);
                     }
                 }
             }
@@ -2802,7 +2809,7 @@ fn spawned_calls(body: &ast::CompoundCommand) -> Vec<String> {
             _ => {}
         }
     }
-    fn in_compound(out: &mut Vec<String>, cc: &ast::CompoundCommand, spawning: bool) {
+    fn in_compound(out: &mut Vec<(String, bool)>, cc: &ast::CompoundCommand, spawning: bool) {
         let lists: Vec<&ast::CompoundList> = match cc {
             ast::CompoundCommand::BraceGroup(g) => vec![&g.list],
             ast::CompoundCommand::Subshell(s) => vec![&s.list],

@@ -649,19 +649,20 @@ fn run_session(mut args: RunArgs) -> Result<i32, String> {
             protected.push(sockets.clone());
         }
     }
-    // Protected files with other names in a writable root (a hard link made before the
-    // session): those names are protected as the files are.
-    let writable_now: Vec<PathBuf> = (!args.read_only_worktree)
-        .then(|| worktree.clone())
-        .into_iter()
-        .chain(allow_write.iter().cloned())
+    // The protected paths by name (hooks, configs, settings) with other names in the
+    // worktree or an `--allow-write` folder (a hard link made before the session): those
+    // names are protected as the files are. (The files protected configs run, which
+    // package managers link into their stores, keep the private copy of a shared file.)
+    let rule_roots: Vec<PathBuf> = bases
+        .iter()
+        .filter(|b| !(args.read_only_worktree && **b == worktree.as_path()))
+        .map(|b| b.to_path_buf())
         .collect();
-    let mut protected_now: Vec<PathBuf> = bases
+    let protected_now: Vec<PathBuf> = bases
         .iter()
         .flat_map(|b| shim::protected_paths::existing(b))
         .collect();
-    protected_now.extend(protected.iter().cloned());
-    for name in prepare::other_names_of_protected(&protected_now, &writable_now)? {
+    for name in prepare::other_names_of_protected(&protected_now, &rule_roots)? {
         eprintln!(
             "fence: {} is another name (a hard link) of a protected file: protected as it is",
             crate::escape::for_terminal(&name.display().to_string())

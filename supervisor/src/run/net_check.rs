@@ -571,11 +571,15 @@ fn target_socket(caller: Caller, fd: i32) -> Result<(OwnedFd, TargetCredentials)
 }
 
 /// The kernel's answer to a socket call on the caller's descriptor `fd` when it is no
-/// socket: EBADF when the caller has no such descriptor (or it cannot be fetched), ENOTSOCK
-/// for another kind of file; `None` for a socket.
+/// socket: EBADF when the caller has no such descriptor, ENOTSOCK for another kind of file;
+/// `None` for a socket, or one that cannot be fetched to be looked at.
 fn not_a_socket(caller: Caller, fd: i32) -> Option<i32> {
-    let Ok(file) = pidfd::open(caller).and_then(|p| pidfd::get_fd(&p, fd)) else {
-        return Some(libc::EBADF);
+    let file = match pidfd::open(caller).and_then(|p| pidfd::get_fd(&p, fd)) {
+        Ok(file) => file,
+        Err(e) if e.raw_os_error() == Some(libc::EBADF) => return Some(libc::EBADF),
+        // Not fetched for another reason (a process that made itself undumpable, the caller
+        // gone): left to the checks that follow, as before this look.
+        Err(_) => return None,
     };
     // SAFETY: fstat of our own descriptor into a zeroed stat.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };

@@ -38,6 +38,13 @@ pub fn name_key(rel: &Path) -> Cow<'_, Path> {
     {
         return Cow::Borrowed(rel);
     }
+    // ASCII: lowered in place of a copy (git's temporary names, `tmp_obj_D93b1J`, come on
+    // every object it writes); lowering never makes a name empty, `.` or `..`.
+    if bytes.is_ascii() {
+        return Cow::Owned(PathBuf::from(std::ffi::OsString::from_vec(
+            bytes.to_ascii_lowercase(),
+        )));
+    }
     let mut key = Vec::with_capacity(bytes.len());
     for (n, name) in bytes.split(|c| *c == b'/').enumerate() {
         if n > 0 {
@@ -265,8 +272,11 @@ fn is_tool_config(rel: &Path) -> bool {
 /// Whether `rel` (relative to the worktree) is a protected path, in any case
 /// ([`name_key`]).
 pub fn is_protected(rel: &Path) -> bool {
-    let key = name_key(rel);
-    let key = key.as_ref();
+    is_protected_as(rel, &name_key(rel))
+}
+
+/// [`is_protected`], with `key` the [`name_key`] of `rel`, folded once by the caller.
+pub fn is_protected_as(rel: &Path, key: &Path) -> bool {
     if !below_a_dot_entry(key) {
         return is_nested_git_control(key) || is_stray_head(rel, key) || is_tool_config(key);
     }
@@ -324,8 +334,12 @@ pub fn in_git_directory(rel: &Path) -> bool {
 /// removed: a nested repository's `.git` and control files, a `HEAD` outside `.git`
 /// folders. Removing them takes a repository away, which runs nothing.
 pub fn is_removable(rel: &Path) -> bool {
-    let key = name_key(rel);
-    is_nested_git_control(&key) || is_stray_head(rel, &key)
+    is_removable_as(rel, &name_key(rel))
+}
+
+/// [`is_removable`], with `key` the [`name_key`] of `rel`, folded once by the caller.
+pub fn is_removable_as(rel: &Path, key: &Path) -> bool {
+    is_nested_git_control(key) || is_stray_head(rel, key)
 }
 
 /// A `HEAD` outside every `.git` folder: git takes a folder holding `HEAD`, `objects/` and

@@ -500,15 +500,16 @@ fn protected_in(base: &Path, path: &Path, names_entry: bool, plain_path: bool) -
         path.strip_prefix(base).ok()?
     };
     // Protected names are matched in any case (`shim::protected_paths::name_key`).
+    // (Folded once: the predicates given the key fold nothing again.)
     let key = shim::protected_paths::name_key(rel);
-    let removable = shim::protected_paths::is_removable(rel)
+    let removable = shim::protected_paths::is_removable_as(rel, &key)
         || in_a_git_directory(&key, path)
         || completes_a_git_directory(&key, path);
     if removable {
         return Some(true);
     }
-    (shim::protected_paths::is_protected(rel)
-        || (names_entry && shim::protected_paths::holds_protected(rel))
+    (shim::protected_paths::is_protected_as(rel, &key)
+        || (names_entry && shim::protected_paths::holds_protected(&key))
         || is_git_file(&key, path))
     .then_some(false)
 }

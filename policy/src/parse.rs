@@ -148,14 +148,7 @@ fn case_patterns_opened(src: &str) -> Option<String> {
                 continue;
             }
             b'"' => {
-                let mut j = i + 1;
-                while j < b.len() && b[j] != b'"' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                if j >= b.len() {
-                    return None;
-                }
-                i = j + 1;
+                i = double_quote_end(b, i)? + 1;
                 continue;
             }
             // A comment: the newline that ends it may be the blank a `(` would take, which
@@ -291,6 +284,16 @@ fn has_heredoc(src: &str) -> bool {
     })
 }
 
+/// Where the double-quoted string opened at `open` in `b` closes (a backslash escapes the
+/// byte after it); `None` when it does not.
+fn double_quote_end(b: &[u8], open: usize) -> Option<usize> {
+    let mut j = open + 1;
+    while j < b.len() && b[j] != b'"' {
+        j += if b[j] == b'\\' { 2 } else { 1 };
+    }
+    (j < b.len()).then_some(j)
+}
+
 /// `src` with the header of each arithmetic `for` loop that has an empty part written with
 /// a blank in it (`for ((;;))` as `for((; ;))`): the parser takes `;;` there for the end of
 /// a `case` arm. The blank comes from before the `((`, so every position after the header
@@ -413,13 +416,7 @@ fn shifts_spelled_otherwise(src: &str) -> Option<String> {
                 i = end + 1;
             }
             b'"' => {
-                let mut j = i + 1;
-                while j < b.len() && b[j] != b'"' {
-                    j += if b[j] == b'\\' { 2 } else { 1 };
-                }
-                if j >= b.len() {
-                    return None;
-                }
+                let j = double_quote_end(b, i)?;
                 if !b[i + 1..j].iter().any(|c| matches!(c, b'$' | b'`')) {
                     spell(&mut out, i + 1, j);
                 }

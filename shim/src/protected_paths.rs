@@ -15,9 +15,10 @@ use std::path::{Component, Path, PathBuf};
 
 /// The spelling in which a path is compared with the protected names: every name on the
 /// lists is lowercase ASCII, and a path is lowered to match. On a file system that folds
-/// case — ext4 and f2fs folders with casefold (`chattr +F`, which the sandbox may set on a
-/// folder it made where the file system has the feature), tmpfs mounted with it, vfat,
-/// exfat, SMB, a macOS folder shared into a virtual machine — `.GIT/hooks/pre-commit` *is*
+/// case — ext4 and f2fs folders with casefold (`chattr +F`, which the user may have set;
+/// the sandbox's `FS_IOC_SETFLAGS` on a folder, opened read-only, is refused), tmpfs
+/// mounted with it, vfat, exfat, SMB, a macOS folder shared into a virtual machine —
+/// `.GIT/hooks/pre-commit` *is*
 /// `.git/hooks/pre-commit`, and `.ENVRC` is what direnv opens as `.envrc`. So every
 /// protected name is matched in any case, on every file system (on one that keeps case,
 /// `.VSCode/` is only asked about when nothing would have been).

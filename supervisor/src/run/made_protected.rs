@@ -45,7 +45,7 @@ const MOST_TOLD: usize = 20;
 /// The running watch; [`Guard::finish`] ends it.
 pub struct Guard {
     stop: OwnedFd,
-    thread: Option<std::thread::JoinHandle<Vec<String>>>,
+    thread: Option<std::thread::JoinHandle<(Vec<String>, OwnedFd)>>,
 }
 
 /// What is watched, and what was there at start.
@@ -148,9 +148,14 @@ impl Guard {
                 std::mem::size_of::<u64>(),
             )
         };
-        thread.join().unwrap_or_else(|_| {
-            vec!["the watch of protected paths under --no-write-watch failed: look over .git, .envrc and the agents' settings before running git or an agent outside".into()]
-        })
+        match thread.join() {
+            Ok((lines, inotify)) => {
+                // Its last close waits for the kernel (`late_close`).
+                super::late_close::close_in_child(inotify);
+                lines
+            }
+            Err(_) => vec!["the watch of protected paths under --no-write-watch failed: look over .git, .envrc and the agents' settings before running git or an agent outside".into()],
+        }
     }
 }
 
@@ -164,7 +169,8 @@ impl Drop for Guard {
 }
 
 impl Watch {
-    fn run(mut self, stop: OwnedFd) -> Vec<String> {
+    /// The lines to tell, and the inotify instance, whose close is left to the caller.
+    fn run(mut self, stop: OwnedFd) -> (Vec<String>, OwnedFd) {
         use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
         loop {
             let (events, stopped) = {
@@ -207,7 +213,7 @@ impl Watch {
                 self.count - MOST_TOLD
             ));
         }
-        lines
+        (lines, OwnedFd::from(self.inotify))
     }
 
     /// Reads the queued events and judges the names they bring; after an overflow of the

@@ -16,6 +16,7 @@ pub(crate) mod git_code;
 mod git_config_change;
 mod git_head;
 mod kept_thread;
+mod late_close;
 pub mod limits;
 mod listener;
 mod loopback_table;

@@ -175,17 +175,20 @@ pub fn read_link(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// What [`read_link`] says of `path` (a symlink's target, `None` for anything else or
-/// nothing), with whether it is a directory as [`is_directory`] says, from one look at it
-/// (a `readlink` follows for a symlink only; `readlink` alone answered EINVAL for anything
+/// nothing), with the type of what it names (`S_IFMT` bits: whether a directory as
+/// [`is_directory`] says, a socket as [`is_socket`] does), from one look at it (a
+/// `readlink` follows for a symlink only; `readlink` alone answered EINVAL for anything
 /// else and told nothing of a folder). The second is `None` where it was not learned (a
 /// path in /proc, where names mean the caller's; nothing there).
-pub fn link_and_kind(path: &Path) -> (Option<PathBuf>, Option<bool>) {
+pub fn link_and_kind(path: &Path) -> (Option<PathBuf>, Option<libc::mode_t>) {
     if super::path_resolve::in_proc(path) {
         return (read_link(path).ok(), None);
     }
     match stat_nofollow(path) {
-        Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => (read_link(path).ok(), Some(false)),
-        Ok(st) => (None, Some(st.st_mode & libc::S_IFMT == libc::S_IFDIR)),
+        Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFLNK => {
+            (read_link(path).ok(), Some(libc::S_IFLNK))
+        }
+        Ok(st) => (None, Some(st.st_mode & libc::S_IFMT)),
         Err(_) => (None, None),
     }
 }

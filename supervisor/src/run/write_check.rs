@@ -244,7 +244,14 @@ fn makes_a_name(n: &Notification) -> bool {
 /// Landlock ABI 2 (which refuses every move or link across directories) all in one, and
 /// what is moved or linked is no unix socket (the sandbox is granted no right to make
 /// socket files: the supervisor makes them).
-fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) -> bool {
+/// `is_socket` answers for the object moved (learned by an earlier look, or
+/// [`super::view::is_socket`]).
+fn bounded_by_landlock(
+    fence: &Fence,
+    paths: &[PathBuf],
+    source: Option<&Path>,
+    is_socket: impl Fn(&Path) -> bool,
+) -> bool {
     let all = || paths.iter().map(PathBuf::as_path).chain(source);
     if paths.is_empty() || !all().all(|p| fence.beneath_bounded(p)) {
         return false;
@@ -271,7 +278,7 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
         (None, [from, _]) => Some(from.as_path()),
         _ => None,
     };
-    (fence.landlock_refer || same_directory()) && !moved.is_some_and(super::view::is_socket)
+    (fence.landlock_refer || same_directory()) && !moved.is_some_and(is_socket)
 }
 
 /// What a write check learned of one path's object: whether it is a folder, and whether it
@@ -280,6 +287,8 @@ fn bounded_by_landlock(fence: &Fence, paths: &[PathBuf], source: Option<&Path>) 
 struct Facts {
     dir: Option<bool>,
     link: Option<Option<PathBuf>>,
+    /// Whether a unix socket file (a hint: see [`super::view::is_socket`]).
+    socket: Option<bool>,
 }
 
 impl Facts {
@@ -313,6 +322,14 @@ impl Seen {
             .iter()
             .find(|(q, _)| q == p)
             .and_then(|(_, f)| f.dir)
+    }
+
+    /// Whether the check saw a unix socket file at `p`, if it looked.
+    fn socket_of(&self, p: &Path) -> Option<bool> {
+        self.facts
+            .iter()
+            .find(|(q, _)| q == p)
+            .and_then(|(_, f)| f.socket)
     }
 
     fn note(&mut self, p: &Path, f: impl FnOnce(&mut Facts)) {
@@ -1078,10 +1095,11 @@ pub fn check_from(
                 dir
             };
             let read_link = |p: &Path| {
-                let (link, dir) = super::view::link_and_kind(p);
+                let (link, kind) = super::view::link_and_kind(p);
                 seen.borrow_mut().note(p, |f| {
                     f.link = Some(link.clone());
-                    f.dir = f.dir.or(dir);
+                    f.dir = f.dir.or(kind.map(|k| k == libc::S_IFDIR));
+                    f.socket = f.socket.or(kind.map(|k| k == libc::S_IFSOCK));
                 });
                 link
             };
@@ -1506,7 +1524,12 @@ pub fn check_from(
             };
             if !protected_path_unbound()
                 && ((fence.read_only_view && !makes_name && !on_object)
-                    || (!unresolvable && bounded_by_landlock(fence, &resolved, source.as_deref()))
+                    || (!unresolvable
+                        && bounded_by_landlock(fence, &resolved, source.as_deref(), |p| {
+                            seen.borrow()
+                                .socket_of(p)
+                                .unwrap_or_else(|| super::view::is_socket(p))
+                        }))
                     || controlling_tty())
             {
                 if shared {

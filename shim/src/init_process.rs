@@ -28,8 +28,11 @@ const FORWARDED: [libc::c_int; 9] = [
 ];
 
 /// Entry point of `fence __shim`: runs the init stage on the inherited channel and returns
-/// the exit status for the process.
-pub fn run_from_inherited_channel(unshare_net: bool) -> i32 {
+/// the exit status for the process. `mount_namespace`: this process is known to be in a
+/// mount namespace of its own (a copy cloned into one), whose mounts are then made private
+/// and listed while the supervisor prepares the spec; otherwise that waits for the spec,
+/// which says.
+pub fn run_from_inherited_channel(unshare_net: bool, mount_namespace: bool) -> i32 {
     // SAFETY: PR_SET_NAME reads a NUL-terminated name of at most 16 bytes.
     unsafe { libc::prctl(libc::PR_SET_NAME, crate::SHIM_NAME.as_ptr(), 0, 0, 0) };
     // SAFETY: the supervisor placed its channel end at SHIM_CHANNEL_FD before exec; nothing
@@ -61,11 +64,26 @@ pub fn run_from_inherited_channel(unshare_net: bool) -> i32 {
     if channel.send(&FromShim::Ready, None).is_err() {
         return 125;
     }
-    run(channel, unshare_net)
+    // The mount table, read now rather than once the spec has come (most of a
+    // millisecond of the sandbox's start otherwise spent after it): private first, so that
+    // nothing the host mounts from now on propagates here, and the table read then lists
+    // every mount this namespace will ever have but those the view makes. An error is
+    // reported once the spec has come, where the table is needed.
+    let mounts = mount_namespace.then(|| {
+        mount_view::make_private()
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                mount_aliases::table().map_err(|e| format!("reading the mount table: {e}"))
+            })
+    });
+    run(channel, unshare_net, mounts)
 }
 
+/// The mount table read early ([`run_from_inherited_channel`]), or why it could not be.
+type EarlyTable = Option<Result<Vec<mount_aliases::Mount>, String>>;
+
 /// `net_made`: this process made its network namespace and brought its loopback up.
-fn run(channel: Channel, net_made: bool) -> i32 {
+fn run(channel: Channel, net_made: bool, mounts: EarlyTable) -> i32 {
     let (mut spec, owner_shift) = match channel.recv::<ToShim>() {
         Ok(Some((ToShim::Start(spec), userns))) => (spec, userns),
         Ok(Some((other, _))) => {
@@ -117,7 +135,7 @@ fn run(channel: Channel, net_made: bool) -> i32 {
             .spawn(move || target_process::prebuild(&spec))
             .ok()
     };
-    let spare_pool = match prepare_namespaces(&mut spec, owner_shift, net_made) {
+    let spare_pool = match prepare_namespaces(&mut spec, owner_shift, net_made, mounts) {
         Ok(pool) => pool,
         Err(message) => {
             report(&channel, "namespaces", &message, 125);
@@ -223,16 +241,22 @@ fn prepare_namespaces(
     spec: &mut SandboxSpec,
     owner_shift: Option<OwnedFd>,
     net_made: bool,
+    early: EarlyTable,
 ) -> Result<Option<OwnedFd>, String> {
     let ns = spec.namespaces;
     let mut spare_pool = None;
     if ns.mount {
-        mount_view::make_private().map_err(|e| e.to_string())?;
         // The secrets' other names, found again in this namespace now that it is private: a
         // mount the host made after the supervisor looked, before the copy, is here too
         // (`mount_aliases`; security boundary with the covers). In a root session the
         // other names of /etc are hidden whole: the shift below does not reach them.
-        let mounts = mount_aliases::table().map_err(|e| format!("reading the mount table: {e}"))?;
+        let mounts = match early {
+            Some(table) => table?,
+            None => {
+                mount_view::make_private().map_err(|e| e.to_string())?;
+                mount_aliases::table().map_err(|e| format!("reading the mount table: {e}"))?
+            }
+        };
         let known: Vec<PathBuf> = spec.deny_read.iter().map(PathBuf::from).collect();
         let known_missing: Vec<PathBuf> =
             spec.deny_read_missing.iter().map(PathBuf::from).collect();

@@ -185,7 +185,7 @@ fn main() -> ExitCode {
         };
         if let Some(unshare_net) = unshare_net {
             return ExitCode::from(
-                shim::init_process::run_from_inherited_channel(unshare_net) as u8
+                shim::init_process::run_from_inherited_channel(unshare_net, false) as u8,
             );
         }
     }
@@ -235,7 +235,9 @@ fn main() -> ExitCode {
         Command::Doctor(a) => return ExitCode::from(doctor::run(a)),
         Command::Hook(a) => return ExitCode::from(hook::run(a)),
         Command::Shim => {
-            return ExitCode::from(shim::init_process::run_from_inherited_channel(false) as u8);
+            return ExitCode::from(
+                shim::init_process::run_from_inherited_channel(false, false) as u8
+            );
         }
     };
     match result {

@@ -622,7 +622,7 @@ unsafe fn run_copy(prelude: &Prelude, kept: &[RawFd], mask: &libc::sigset_t) -> 
         libc::close(prelude.status_fd);
         libc::pthread_sigmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
         let code = std::panic::catch_unwind(|| {
-            shim::init_process::run_from_inherited_channel(prelude.ns.net)
+            shim::init_process::run_from_inherited_channel(prelude.ns.net, prelude.ns.mount)
         })
         .unwrap_or(125);
         libc::_exit(code)

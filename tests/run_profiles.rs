@@ -479,6 +479,89 @@ fn gemini_extensions_cannot_be_added_from_inside(w: &World) {
     assert!(err.contains("(rule fence.protected-path)"), "{err}");
 }
 
+/// Code an agent runs outside any sandbox later stays as it was: another session's shell
+/// snapshot, which Claude Code and Codex source before every command (a session running
+/// unfenced meanwhile would run what was appended), Claude Code's local installation (the
+/// launcher users alias), Gemini CLI's skills. The session still makes its own snapshot.
+fn snapshots_and_installed_agents_cannot_be_changed_from_inside(w: &World) {
+    let claude_snapshot = home_file(
+        w,
+        ".claude/shell-snapshots/snapshot-bash-1765000000000-abc123.sh",
+        "export PATH=/usr/bin:/bin\n",
+    );
+    let launcher = home_file(w, ".claude/local/claude", "#!/bin/sh\nexec real-claude\n");
+    let codex_snapshot = home_file(
+        w,
+        ".codex/shell_snapshots/1f0-session.sh",
+        "alias ll='ls -l'\n",
+    );
+    let skill = home_file(
+        w,
+        ".gemini/skills/deploy/run.sh",
+        "#!/bin/sh\necho deploy\n",
+    );
+    let out = fence_with(
+        w,
+        &["--profile", "claude"],
+        "echo 'touch /tmp/planted' >> \"$HOME/.claude/shell-snapshots/snapshot-bash-1765000000000-abc123.sh\"\n\
+         printf '#!/bin/sh\\ntouch /tmp/planted\\n' > \"$HOME/.claude/local/claude\"\n\
+         echo 'export PATH=/usr/bin' > \"$HOME/.claude/shell-snapshots/snapshot-bash-1765000000001-new.sh\"\n",
+    );
+    let err = stderr(&out);
+    assert_eq!(
+        read(&claude_snapshot).as_deref(),
+        Some("export PATH=/usr/bin:/bin\n"),
+        "{err}"
+    );
+    assert_eq!(
+        read(&launcher).as_deref(),
+        Some("#!/bin/sh\nexec real-claude\n"),
+        "{err}"
+    );
+    assert_eq!(
+        read(
+            &w.home
+                .join(".claude/shell-snapshots/snapshot-bash-1765000000001-new.sh")
+        )
+        .as_deref(),
+        Some("export PATH=/usr/bin\n"),
+        "the session's own snapshot was not made: {err}"
+    );
+    assert!(err.contains("(rule fence.protected-path)"), "{err}");
+    assert!(
+        err.contains("the 1 entry of ~/.claude/shell-snapshots kept as they are"),
+        "{err}"
+    );
+    let out = fence_with(
+        w,
+        &["--profile", "codex"],
+        "echo 'touch /tmp/planted' >> \"$HOME/.codex/shell_snapshots/1f0-session.sh\"\n",
+    );
+    assert_eq!(
+        read(&codex_snapshot).as_deref(),
+        Some("alias ll='ls -l'\n"),
+        "{}",
+        stderr(&out)
+    );
+    let out = fence_with(
+        w,
+        &["--profile", "gemini"],
+        "echo 'touch /tmp/planted' >> \"$HOME/.gemini/skills/deploy/run.sh\"\n\
+         mkdir -p \"$HOME/.gemini/skills/evil\" && echo x > \"$HOME/.gemini/skills/evil/SKILL.md\"\n",
+    );
+    assert_eq!(
+        read(&skill).as_deref(),
+        Some("#!/bin/sh\necho deploy\n"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !w.home.join(".gemini/skills/evil/SKILL.md").exists(),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// The files from which an agent runs programs the next time it runs unfenced stay as they
 /// were: Codex's `hooks.json` (where fence's own hook is installed), Claude Code's hook
 /// scripts and its installed plugins' hooks; the agent's other state is written.
@@ -694,6 +777,7 @@ fn helpers_and_tomls_programs_an_agent_runs_cannot_be_changed_from_inside(w: &Wo
 }
 
 both_ways!(
+    snapshots_and_installed_agents_cannot_be_changed_from_inside,
     scripts_an_agents_settings_run_cannot_be_changed_from_inside,
     helpers_and_tomls_programs_an_agent_runs_cannot_be_changed_from_inside,
     agents_hook_files_cannot_be_rewritten_from_inside,
@@ -762,8 +846,13 @@ fn fence_profiles_json_is_a_stable_list() {
             "~/.claude/plugins/cache",
             "~/.claude/plugins/installed_plugins.json",
             "~/.claude/plugins/known_marketplaces.json",
-            "~/.claude/plugins/marketplaces"
+            "~/.claude/plugins/marketplaces",
+            "~/.claude/local"
         ])
+    );
+    assert_eq!(
+        claude["protected_entries"],
+        serde_json::json!(["~/.claude/shell-snapshots/"])
     );
     assert_eq!(
         claude["domains"],
@@ -786,6 +875,7 @@ fn fence_profiles_json_is_a_stable_list() {
                 "name",
                 "notes",
                 "protected",
+                "protected_entries",
                 "writable_files",
                 "writable_folders"
             ]
@@ -801,11 +891,11 @@ fn fence_profiles_prints_a_readable_table() {
     for line in [
         "claude  Claude Code",
         "  writable   ~/.claude/  ~/.claude.json",
-        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/commands  ~/.claude/skills  ~/.claude/agents  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json  ~/.claude/plugins/known_marketplaces.json  ~/.claude/plugins/marketplaces",
+        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/commands  ~/.claude/skills  ~/.claude/agents  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json  ~/.claude/plugins/known_marketplaces.json  ~/.claude/plugins/marketplaces  ~/.claude/local  ~/.claude/shell-snapshots/* (the entries there at start)",
         "  domains    api.anthropic.com:443  platform.claude.com:443",
         "  passes     ANTHROPIC_API_KEY",
         "codex  OpenAI Codex CLI",
-        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules  ~/.codex/.env  ~/.codex/managed_config.toml  ~/.codex/skills",
+        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules  ~/.codex/.env  ~/.codex/managed_config.toml  ~/.codex/skills  ~/.codex/shell_snapshots/* (the entries there at start)",
         "ci  a CI job step",
         "  domains    none",
     ] {

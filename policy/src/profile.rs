@@ -31,6 +31,11 @@ pub struct Profile {
     /// Paths under the home directory that stay protected, with everything beneath them,
     /// although a folder above them is writable.
     pub protected: &'static [&'static str],
+    /// Folders under the home directory whose entries at the session's start stay
+    /// protected, each with everything beneath it, while new ones may be made: another
+    /// session's files that the agent runs as code (a shell snapshot it sources before
+    /// every command), in a folder the agent also writes its own in.
+    pub protected_entries: &'static [&'static str],
     /// Domains reached through the proxy, as `--allow-domain` takes them.
     pub domains: &'static [&'static str],
     /// Variables passed although they look like credentials, as `--env` takes them.
@@ -65,13 +70,22 @@ pub const PROFILES: &[Profile] = &[
             ".claude/plugins/installed_plugins.json",
             ".claude/plugins/known_marketplaces.json",
             ".claude/plugins/marketplaces",
+            // The local installation (`claude migrate-installer`): the `claude` launcher
+            // users alias, and the package it runs.
+            ".claude/local",
         ],
+        // Each session's snapshot of the user's shell (functions, aliases, options),
+        // sourced before every command its Bash tool runs: another session's, unfenced,
+        // would run what was appended to it.
+        protected_entries: &[".claude/shell-snapshots"],
         domains: &["api.anthropic.com:443", "platform.claude.com:443"],
         env: &["ANTHROPIC_API_KEY"],
         approver: None,
         notes: "platform.claude.com refreshes a claude.ai sign-in; sign in outside fence. \
-                Telemetry and error reporting (statsig, sentry) are not allowed. Plugins are \
-                installed and updated outside fence (~/.claude/plugins/cache is protected).",
+                Telemetry and error reporting (statsig, sentry) are not allowed. Plugins and the \
+                local installation are installed and updated outside fence \
+                (~/.claude/plugins/cache and ~/.claude/local are protected). Other sessions' \
+                shell snapshots are kept as they are; the session makes its own.",
     },
     Profile {
         name: "codex",
@@ -90,6 +104,8 @@ pub const PROFILES: &[Profile] = &[
             // Skills carry the scripts they run.
             ".codex/skills",
         ],
+        // Each session's shell snapshot, sourced before every command it runs.
+        protected_entries: &[".codex/shell_snapshots"],
         domains: &[
             "api.openai.com:443",
             "chatgpt.com:443",
@@ -116,7 +132,10 @@ pub const PROFILES: &[Profile] = &[
             ".gemini/extensions",
             // Custom commands: `!{…}` in one runs a shell when it is invoked.
             ".gemini/commands",
+            // The user's skills carry the scripts they run.
+            ".gemini/skills",
         ],
+        protected_entries: &[],
         domains: &[
             "generativelanguage.googleapis.com:443",
             "cloudcode-pa.googleapis.com:443",
@@ -135,6 +154,7 @@ pub const PROFILES: &[Profile] = &[
         folders: &[".aider"],
         files: &[],
         protected: &[".aider/oauth-keys.env"],
+        protected_entries: &[],
         domains: &["api.openai.com:443", "api.anthropic.com:443"],
         env: &["OPENAI_API_KEY", "ANTHROPIC_API_KEY"],
         approver: None,
@@ -149,6 +169,7 @@ pub const PROFILES: &[Profile] = &[
         folders: &[],
         files: &[],
         protected: &[],
+        protected_entries: &[],
         domains: &[],
         env: &[],
         approver: Some(DefaultApprover::Deny),
@@ -200,7 +221,13 @@ mod tests {
     #[test]
     fn every_path_is_relative_to_home_and_stays_below_it() {
         for p in PROFILES {
-            for path in p.folders.iter().chain(p.files).chain(p.protected) {
+            for path in p
+                .folders
+                .iter()
+                .chain(p.files)
+                .chain(p.protected)
+                .chain(p.protected_entries)
+            {
                 assert!(plain_relative(path), "{}: {path}", p.name);
             }
         }
@@ -209,7 +236,7 @@ mod tests {
     #[test]
     fn protected_paths_lie_inside_a_writable_folder_of_the_same_profile() {
         for p in PROFILES {
-            for prot in p.protected {
+            for prot in p.protected.iter().chain(p.protected_entries) {
                 assert!(
                     p.folders
                         .iter()
@@ -230,6 +257,25 @@ mod tests {
         ] {
             assert!(find(name).unwrap().protected.contains(&settings), "{name}");
         }
+    }
+
+    #[test]
+    fn code_an_agent_runs_later_outside_is_protected() {
+        let claude = find("claude").unwrap();
+        assert!(claude.protected.contains(&".claude/local"));
+        assert!(
+            claude
+                .protected_entries
+                .contains(&".claude/shell-snapshots")
+        );
+        let codex = find("codex").unwrap();
+        assert!(codex.protected_entries.contains(&".codex/shell_snapshots"));
+        assert!(
+            find("gemini")
+                .unwrap()
+                .protected
+                .contains(&".gemini/skills")
+        );
     }
 
     #[test]

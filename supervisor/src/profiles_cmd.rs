@@ -31,6 +31,7 @@ fn record(p: &Profile) -> serde_json::Value {
         "writable_folders": in_home(p.folders, true),
         "writable_files": in_home(p.files, false),
         "protected": in_home(p.protected, false),
+        "protected_entries": in_home(p.protected_entries, true),
         "domains": p.domains,
         "env": p.env,
         "approver": p.approver.map(|a| match a { DefaultApprover::Deny => "deny" }),
@@ -59,7 +60,13 @@ fn print_table() {
             writable,
             "nothing beyond the worktree and TMPDIR",
         );
-        row("protected", in_home(p.protected, false), "-");
+        let mut protected = in_home(p.protected, false);
+        protected.extend(
+            in_home(p.protected_entries, true)
+                .into_iter()
+                .map(|f| format!("{f}* (the entries there at start)")),
+        );
+        row("protected", protected, "-");
         row(
             "domains",
             p.domains.iter().map(|d| d.to_string()).collect(),

@@ -14,14 +14,23 @@ pub struct ProfileGrants {
     pub profile: &'static Profile,
     /// Folders and files made writable (canonical).
     pub writable: Vec<PathBuf>,
-    /// Protected paths inside them (the folder's canonical path joined with the rest).
+    /// Protected paths inside them (the folder's canonical path joined with the rest), the
+    /// entries of [`Profile::protected_entries`] folders there at start included.
     pub protected: Vec<PathBuf>,
+    /// The [`Profile::protected_entries`] folders, with how many entries of each are
+    /// protected (`None`: the whole folder, having more than [`MOST_ENTRIES`]).
+    pub entries_of: Vec<(PathBuf, Option<usize>)>,
     /// Files of the profile that do not exist, so are not writable.
     pub absent: Vec<PathBuf>,
     /// Folders created for the session (they stay: the agent keeps its state there).
     pub created: Vec<PathBuf>,
     home: Option<PathBuf>,
 }
+
+/// Most entries of a [`Profile::protected_entries`] folder protected one by one (each is a
+/// read-only bind of the mount view); a folder with more is protected whole, so that the
+/// agent's own new file there is asked.
+const MOST_ENTRIES: usize = 256;
 
 /// `--profile NAME`: a known profile, or a usage error naming the known ones.
 pub fn parse_profile(s: &str) -> Result<&'static Profile, String> {
@@ -58,6 +67,7 @@ impl ProfileGrants {
             profile,
             writable: Vec::new(),
             protected: Vec::new(),
+            entries_of: Vec::new(),
             absent: Vec::new(),
             created: Vec::new(),
             home: home.clone(),
@@ -98,9 +108,9 @@ impl ProfileGrants {
                 Err(e) => return Err(fail(rel, &e)),
             }
         }
-        for rel in profile.protected {
-            // Inside one of the profile's folders: resolved through the folder's real path,
-            // so the check meets the paths the supervisor resolves.
+        // Inside one of the profile's folders: resolved through the folder's real path, so
+        // the check meets the paths the supervisor resolves.
+        let inside = |rel: &str| -> Result<PathBuf, String> {
             let Some((folder, real)) = profile
                 .folders
                 .iter()
@@ -112,8 +122,39 @@ impl ProfileGrants {
             let rest = Path::new(rel)
                 .strip_prefix(folder)
                 .unwrap_or(Path::new(rel));
-            grants.protected.push(real.join(rest));
+            Ok(real.join(rest))
+        };
+        let mut protected = Vec::new();
+        for rel in profile.protected {
+            protected.push(inside(rel)?);
         }
+        let mut entries_of = Vec::new();
+        for rel in profile.protected_entries {
+            let folder = inside(rel)?;
+            // A folder that is not there holds nothing of another session's yet; one that
+            // cannot be listed is protected whole.
+            let names = match std::fs::read_dir(&folder) {
+                Ok(list) => list
+                    .map(|e| e.map(|e| folder.join(e.file_name())))
+                    .take(MOST_ENTRIES + 1)
+                    .collect::<std::io::Result<Vec<_>>>()
+                    .ok(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+                Err(_) => None,
+            };
+            match names.filter(|n| n.len() <= MOST_ENTRIES) {
+                Some(names) => {
+                    entries_of.push((folder, Some(names.len())));
+                    protected.extend(names);
+                }
+                None => {
+                    protected.push(folder.clone());
+                    entries_of.push((folder, None));
+                }
+            }
+        }
+        grants.protected = protected;
+        grants.entries_of = entries_of;
         Ok(grants)
     }
 
@@ -143,11 +184,32 @@ impl ProfileGrants {
         if !self.writable.is_empty() {
             parts.push(format!("writable {}", list(&self.writable)));
         }
-        if !self.protected.is_empty() {
+        // The entries of a `protected_entries` folder are said as the folder's.
+        let named: Vec<PathBuf> = self
+            .protected
+            .iter()
+            .filter(|p| {
+                !self
+                    .entries_of
+                    .iter()
+                    .any(|(f, each)| each.is_some() && p.parent() == Some(f.as_path()))
+            })
+            .cloned()
+            .collect();
+        if !named.is_empty() {
             parts.push(format!(
                 "protected {} (a write there is asked)",
-                list(&self.protected)
+                list(&named)
             ));
+        }
+        for (folder, each) in &self.entries_of {
+            if let Some(n) = each.filter(|n| *n > 0) {
+                parts.push(format!(
+                    "the {n} entr{} of {} kept as they are (new ones may be made)",
+                    if n == 1 { "y" } else { "ies" },
+                    show(folder)
+                ));
+            }
         }
         if !self.absent.is_empty() {
             parts.push(format!("absent, so not writable: {}", list(&self.absent)));
@@ -207,6 +269,40 @@ mod tests {
         policy::profile::find(name).unwrap()
     }
 
+    /// Another session's shell snapshot there at start is protected, one by one, and the
+    /// folder is not: the session makes its own. A folder with more entries than are bound
+    /// one by one is protected whole.
+    #[test]
+    fn the_entries_of_a_snapshot_folder_at_start_are_protected_one_by_one() {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path().canonicalize().unwrap();
+        let snapshots = h.join(".claude/shell-snapshots");
+        std::fs::create_dir_all(&snapshots).unwrap();
+        std::fs::write(snapshots.join("snapshot-bash-1-a.sh"), "# other session\n").unwrap();
+        std::fs::write(snapshots.join("snapshot-zsh-2-b.sh"), "# other session\n").unwrap();
+        let g = ProfileGrants::resolve(profile("claude"), Some(&h)).unwrap();
+        assert!(
+            g.protected
+                .contains(&snapshots.join("snapshot-bash-1-a.sh"))
+        );
+        assert!(g.protected.contains(&snapshots.join("snapshot-zsh-2-b.sh")));
+        assert!(!g.protected.contains(&snapshots));
+        assert_eq!(g.entries_of, [(snapshots.clone(), Some(2))]);
+        let banner = g.banner();
+        assert!(
+            banner.contains("the 2 entries of ~/.claude/shell-snapshots kept as they are")
+                && !banner.contains("snapshot-bash-1-a.sh"),
+            "{banner}"
+        );
+        for i in 0..=MOST_ENTRIES {
+            std::fs::write(snapshots.join(format!("s{i}.sh")), "").unwrap();
+        }
+        let g = ProfileGrants::resolve(profile("claude"), Some(&h)).unwrap();
+        assert!(g.protected.contains(&snapshots));
+        assert_eq!(g.entries_of, [(snapshots.clone(), None)]);
+        assert!(g.banner().contains("~/.claude/shell-snapshots"));
+    }
+
     #[test]
     fn folders_are_created_files_found_and_settings_protected() {
         let home = tempfile::tempdir().unwrap();
@@ -229,6 +325,7 @@ mod tests {
                 h.join(".claude/plugins/installed_plugins.json"),
                 h.join(".claude/plugins/known_marketplaces.json"),
                 h.join(".claude/plugins/marketplaces"),
+                h.join(".claude/local"),
             ]
         );
         let banner = g.banner();

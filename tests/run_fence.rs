@@ -7801,6 +7801,96 @@ int main(void) {
     );
 }
 
+/// A process whose descriptor 2 never drains (a socket whose peer never reads, with room
+/// for a few bytes; a terminal of its own that nothing reads) makes a call refused with a
+/// long reason line: the line is dropped rather than waited for, and the other processes'
+/// notified calls go on. Before, the notification loop waited on that write for good.
+fn a_stderr_that_never_drains_holds_up_no_notified_call(w: &World) {
+    let stuck = w.compile_c(
+        "stuck",
+        r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pty.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static char path[4000];
+static void refused(void) {
+    strcpy(path, "/etc/");
+    while (strlen(path) < 3800)
+        strcat(path, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/");
+    strcat(path, "x");
+    int fd = open(path, O_WRONLY | O_CREAT, 0644);
+    if (fd >= 0) close(fd);
+}
+int main(void) {
+    int sv[2], zero = 0, saved = dup(2);
+    char some[100];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) return 2;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &zero, sizeof zero);
+    memset(some, '.', sizeof some);
+    (void)write(sv[0], some, sizeof some);
+    dup2(sv[0], 2);
+    refused();
+    int master, slave;
+    if (openpty(&master, &slave, 0, 0, 0) == 0) {
+        int flags = fcntl(slave, F_GETFL);
+        fcntl(slave, F_SETFL, flags | O_NONBLOCK);
+        while (write(slave, path, 1000) > 0) {}
+        fcntl(slave, F_SETFL, flags);
+        dup2(slave, 2);
+        refused();
+    }
+    dup2(saved, 2);
+    int fd = open("after.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, "after\n", 6) != 6) return 3;
+    close(fd);
+    printf("done\n");
+    return 0;
+}
+"#,
+    );
+    let mut child = w
+        .fence(&["--".as_ref(), stuck.as_os_str()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the session did not end within 60 s: a reason line held the notification loop");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        stdout(&out).contains("done"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.worktree.join("after.txt"))
+            .ok()
+            .as_deref(),
+        Some("after\n"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !Path::new("/etc/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").exists(),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A repository whose config names a hooks folder in the worktree (husky's `.husky/_`,
 /// whose stubs run `.husky/<hook>`) and includes a config file of the worktree: both are
 /// protected as `.git/hooks` and `.git/config` are, and the rest of the worktree is written.
@@ -11566,6 +11656,7 @@ both_ways!(
     protected_names_hold_in_any_case_and_for_more_agents,
     a_rebase_left_stopped_with_commands_queued_is_told,
     a_protected_file_with_another_name_is_protected_by_both,
+    a_stderr_that_never_drains_holds_up_no_notified_call,
     write_by_absolute_path_outside_is_blocked_with_a_reason,
     an_interactive_shells_history_is_kept_in_the_worktrees_cache_folder,
     xargs_with_a_placeholder_in_a_shell_string_runs,

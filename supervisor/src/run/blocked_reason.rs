@@ -2,8 +2,11 @@
 //! command's output learns why a call failed.
 //!
 //! The line goes through the process's descriptor 2 (fetched with `pidfd_getfd`, so it
-//! appends where the process writes) and never blocks the supervisor: it is written only
-//! when `poll` says there is room, and a line shorter than PIPE_BUF then fits at once.
+//! appends where the process writes) and never blocks the supervisor, whatever the
+//! descriptor is ([`write_without_waiting`]): a line that finds no room is dropped (fence's
+//! transcript and log still have it). The sandbox chooses its descriptor 2: a socket whose
+//! peer never reads, or a terminal of its own that nothing drains, would otherwise hold the
+//! notification loop, and every process's next notified call with it.
 
 use std::io::Write;
 use std::os::fd::AsRawFd;
@@ -89,20 +92,68 @@ pub fn tell(caller: Caller, reason: &BlockedReason) {
     let Ok(stderr) = pidfd::get_fd(&pidfd, 2) else {
         return;
     };
-    let mut pfd = libc::pollfd {
-        fd: stderr.as_raw_fd(),
-        events: libc::POLLOUT,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd, zero timeout.
-    let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
-    if ready != 1 || pfd.revents & libc::POLLOUT == 0 {
-        return;
-    }
     let mut line = reason.line().into_bytes();
     line.truncate(libc::PIPE_BUF);
-    let mut file = std::fs::File::from(stderr);
-    let _ = file.write(&line);
+    write_without_waiting(stderr, &line);
+}
+
+/// Writes `line` to `fd` (a descriptor of the sandbox's, fetched), or as much of it as fits
+/// at once, without ever waiting: `poll`'s room is no promise for a whole line (a socket
+/// is writable with a few bytes of its buffer free, a terminal with any), and the
+/// descriptor's own blocking mode is the sandbox's to choose.
+/// - A socket: `send` with `MSG_DONTWAIT`.
+/// - A regular file: written (no reader to wait for).
+/// - A pipe or FIFO, or a terminal: written through a description of its own opened
+///   non-blocking from fence's `/proc/self/fd` link, once it is known to be the same object
+///   (a pipe without a reader opens no writer: nothing would read the line). Not the
+///   pseudo-terminal multiplexer, whose every open makes a new terminal.
+/// - Anything else: nothing.
+fn write_without_waiting(fd: std::os::fd::OwnedFd, line: &[u8]) {
+    let Ok(st) = nix::sys::stat::fstat(&fd) else {
+        return;
+    };
+    let kind = st.st_mode & libc::S_IFMT;
+    match kind {
+        libc::S_IFSOCK => {
+            // SAFETY: send from a valid buffer on a descriptor we own.
+            unsafe {
+                libc::send(
+                    fd.as_raw_fd(),
+                    line.as_ptr().cast(),
+                    line.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                )
+            };
+        }
+        libc::S_IFREG => {
+            let _ = std::fs::File::from(fd).write(line);
+        }
+        libc::S_IFIFO | libc::S_IFCHR => {
+            let is_terminal = kind == libc::S_IFCHR && nix::unistd::isatty(&fd).unwrap_or(false);
+            let multiplexer = st.st_rdev == libc::makedev(5, 2);
+            if kind == libc::S_IFCHR && (!is_terminal || multiplexer) {
+                return;
+            }
+            let Ok(own) = nix::fcntl::open(
+                format!("/proc/self/fd/{}", fd.as_raw_fd()).as_str(),
+                nix::fcntl::OFlag::O_WRONLY
+                    | nix::fcntl::OFlag::O_NONBLOCK
+                    | nix::fcntl::OFlag::O_NOCTTY
+                    | nix::fcntl::OFlag::O_CLOEXEC,
+                nix::sys::stat::Mode::empty(),
+            ) else {
+                return;
+            };
+            let same = nix::sys::stat::fstat(&own).is_ok_and(|o| {
+                (o.st_dev, o.st_ino, o.st_rdev, o.st_mode & libc::S_IFMT)
+                    == (st.st_dev, st.st_ino, st.st_rdev, kind)
+            });
+            if same {
+                let _ = std::fs::File::from(own).write(line);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]

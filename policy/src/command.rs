@@ -1110,14 +1110,63 @@ impl Walker<'_> {
         }
         match name {
             // Wrappers: judge what they run.
-            "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" | "run0" => {
-                self.priv_wrapper(name, args, inv, depth)
-            }
+            "sudo" | "sudoedit" | "doas" | "pkexec" | "su" | "runuser" | "run0" | "gosu"
+            | "su-exec" => self.priv_wrapper(name, args, inv, depth),
             "env" => self.env_wrapper(args, inv, depth),
             "timeout" => self.simple_wrapper(args, inv, depth, "sk", &["signal", "kill-after"], 1),
             "nice" => self.simple_wrapper(args, inv, depth, "n", &["adjustment"], 0),
             "nohup" | "setsid" | "unbuffer" | "chronic" | "catchsegv" | "builtin" | "nocache"
-            | "eatmydata" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            | "eatmydata" | "with-contenv" => self.simple_wrapper(args, inv, depth, "", &[], 0),
+            // Types a password (`-p PW`, `-f FILE`, `-d FD`, `-e` from $SSHPASS) into the
+            // command it runs.
+            "sshpass" => self.simple_wrapper(args, inv, depth, "pfdP", &[], 0),
+            // Init shims for containers: start the command as the child they reap.
+            "dumb-init" => self.simple_wrapper(args, inv, depth, "r", &["rewrite"], 0),
+            "tini" => self.simple_wrapper(args, inv, depth, "pe", &[], 0),
+            // Limit the bandwidth or CPU time of the command they start; cpulimit with a
+            // pid, an executable's name or path limits a process already running instead.
+            "trickle" => self.simple_wrapper(args, inv, depth, "duwtlnL", &[], 0),
+            "cpulimit" => self.pid_or_command_wrapper(
+                args,
+                inv,
+                depth,
+                ("lpePc", &["limit", "pid", "exe", "path", "cpu"]),
+                &[('p', "pid"), ('e', "exe"), ('P', "path")],
+                PidMeans::NoCommand,
+                0,
+            ),
+            // Task spooler: queues the command, which runs when its turn comes.
+            "tsp" => self.simple_wrapper(args, inv, depth, "LDWN", &[], 0),
+            // Run their command on the host, outside the container the line runs in: asked
+            // for that, and judged by the command too.
+            "flatpak-spawn" | "distrobox-host-exec" => {
+                self.find(
+                    RuleId::DefaultUnknown,
+                    format!("{name} runs a command outside the container"),
+                );
+                self.simple_wrapper(
+                    args,
+                    inv,
+                    depth,
+                    "",
+                    &[
+                        "env",
+                        "unset-env",
+                        "directory",
+                        "forward-fd",
+                        "app-path",
+                        "usr-path",
+                        "sandbox-expose",
+                        "sandbox-expose-ro",
+                        "sandbox-expose-path",
+                        "sandbox-expose-path-ro",
+                        "sandbox-expose-path-try",
+                        "sandbox-expose-path-ro-try",
+                        "sandbox-flag",
+                    ],
+                    0,
+                )
+            }
             // `capsh [OPTIONS] -- ARGS` runs `/bin/bash ARGS` with the capabilities and
             // ids its options set: `capsh -- -c 'CMD'` is `bash -c 'CMD'`.
             "capsh" => {
@@ -1294,6 +1343,20 @@ impl Walker<'_> {
             "busybox" | "toybox" => {
                 if args.len() > 1 {
                     self.judge_argv(&args[1..], inv, depth + 1);
+                }
+            }
+            // GNU's multicall binary: `coreutils --coreutils-prog=NAME ARGS` is `NAME ARGS`.
+            "coreutils" => {
+                if let Some(prog) = args
+                    .get(1)
+                    .and_then(|a| a.text.strip_prefix("--coreutils-prog="))
+                {
+                    let mut argv = vec![Arg {
+                        text: prog.to_string(),
+                        ..args[1].clone()
+                    }];
+                    argv.extend_from_slice(&args[2..]);
+                    self.judge_argv(&argv, inv, depth + 1);
                 }
             }
             "script" => self.script_wrapper(args, inv, depth),
@@ -2622,6 +2685,12 @@ impl Walker<'_> {
     fn priv_wrapper(&mut self, name: &str, args: &[Arg], inv: &Invocation, depth: usize) {
         self.find(RuleId::PrivElevate, format!("{name} elevates privileges"));
         match name {
+            // `gosu USER CMD…`, `su-exec USER[:GROUP] CMD…`: sudo without its options.
+            "gosu" | "su-exec" => {
+                if args.len() > 2 {
+                    self.judge_argv(&args[2..], inv, depth + 1);
+                }
+            }
             "su" | "runuser" => {
                 let p = opts::parse(
                     args,
@@ -9469,7 +9538,8 @@ enum OptionLanguage {
     Elisp,
     /// A gdb command: `shell CMD` and `!CMD` run CMD.
     GdbCommand,
-    /// Make syntax: each `$(shell CMD)` runs CMD (`make --eval`).
+    /// Make syntax: each `$(shell CMD)` runs CMD, and so does each recipe (`all: ; CMD`,
+    /// a line after a tab) when its target is made (`make --eval`).
     MakeText,
 }
 
@@ -9531,6 +9601,7 @@ impl OptionLanguage {
                     out.push(line(&body[..end]));
                     rest = &body[end..];
                 }
+                out.extend(make_recipes(&v.text).iter().map(|r| line(r)));
                 unpiped(out)
             }
         }
@@ -9581,6 +9652,30 @@ fn option_program_table(
         "make" | "gmake" => (&["-E"], &["--eval"], OptionLanguage::MakeText),
         _ => return None,
     })
+}
+
+/// The recipe lines of a makefile text: what follows the `;` of a rule line
+/// (`all: ; CMD`) and each line that starts with a tab, with make's prefixes (`@`, `-`,
+/// `+`) taken off and `$$` made the `$` the shell sees.
+fn make_recipes(text: &str) -> Vec<String> {
+    let mut recipes = Vec::new();
+    for l in text.lines() {
+        let recipe = if let Some(r) = l.strip_prefix('\t') {
+            Some(r)
+        } else {
+            // A rule (`all: deps ; CMD`), not an assignment (`X := a;b`) nor a target's
+            // variable (`all: X = a;b`).
+            l.split_once(';')
+                .filter(|(head, _)| head.contains(':') && !head.contains('='))
+                .map(|(_, r)| r)
+        };
+        let Some(r) = recipe else { continue };
+        let r = r.trim_start().trim_start_matches(['@', '-', '+']).trim();
+        if !r.is_empty() {
+            recipes.push(r.replace("$$", "$"));
+        }
+    }
+    recipes
 }
 
 /// What a pid option means to a tool that either acts on running processes or runs a

@@ -101,7 +101,7 @@ pub const READ_PROGRAMS: &[&str] = &[
     "ls", "pwd", "cat", "grep", "rg", "head", "tail", "which", "file", "wc",
 ];
 pub const PRIV_PROGRAMS: &[&str] = &[
-    "sudo", "sudoedit", "doas", "su", "pkexec", "runuser", "run0",
+    "sudo", "sudoedit", "doas", "su", "pkexec", "runuser", "run0", "gosu", "su-exec",
 ];
 pub const FETCH_PROGRAMS: &[&str] = &["curl", "wget"];
 pub const PERM_PROGRAMS: &[&str] = &["chmod", "chown", "chgrp"];

@@ -53,6 +53,9 @@ struct Runner {
     runs: Runs,
     /// Options whose value is a string for `sh -c` too (hyperfine's `--prepare`).
     strings: &'static [(char, &'static str)],
+    /// Options whose value is a command of the program's own, run as `PROGRAM VALUE`
+    /// (`cargo watch -x test` runs `cargo test`).
+    own_commands: &'static [(char, &'static str)],
 }
 
 const fn spec(short_arg: &'static str, long_arg: &'static [&'static str]) -> OptSpec {
@@ -79,6 +82,7 @@ const fn runner(
         skip: 0,
         runs,
         strings: &[],
+        own_commands: &[],
     }
 }
 
@@ -138,6 +142,9 @@ static RUNNERS: &[Runner] = &[
         Runs::AfterDashDash,
     ),
     runner("asdf", &["exec"], NONE, Runs::Argv),
+    runner("pyenv", &["exec"], NONE, Runs::Argv),
+    runner("rbenv", &["exec"], NONE, Runs::Argv),
+    runner("nodenv", &["exec"], NONE, Runs::Argv),
     // `corepack npm publish`: the package manager it names, run with the rest.
     runner("corepack", &[], NONE, Runs::Argv),
     Runner {
@@ -384,6 +391,12 @@ static RUNNERS: &[Runner] = &[
     // watchexec hands its command to a shell (`watchexec 'cargo test && x'`).
     runner("watchexec", &[], WATCHEXEC, Runs::Joined),
     runner("nodemon", &[], NONE, Runs::OptionString('x', "exec")),
+    // cargo-watch: `-s CMD` a shell line, `-x CMD` a cargo command, `-- CMD…` a command.
+    Runner {
+        strings: &[('s', "shell")],
+        own_commands: &[('x', "exec")],
+        ..runner("cargo", &["watch"], CARGO_WATCH, Runs::AfterDashDash)
+    },
     // Each operand is a command line for a shell.
     runner("concurrently", &[], CONCURRENTLY, Runs::EachString),
 ];
@@ -419,6 +432,22 @@ const WATCHEXEC: OptSpec = spec(
         "timeout",
     ],
 );
+const CARGO_WATCH: OptSpec = OptSpec {
+    short_arg: "xswidCBLE",
+    long_arg: &[
+        "exec",
+        "shell",
+        "watch",
+        "ignore",
+        "delay",
+        "workdir",
+        "features",
+        "env-var",
+        "env-file",
+        "use-shell",
+    ],
+    permute: true,
+};
 const CONCURRENTLY: OptSpec = OptSpec {
     short_arg: "nsmpclt",
     long_arg: &[
@@ -583,6 +612,16 @@ impl Walker<'_> {
             let values: Vec<Arg> = p.values_of(short, long).cloned().collect();
             for v in values {
                 self.shell_string(&v, inv);
+            }
+        }
+        for &(short, long) in r.own_commands {
+            let values: Vec<Arg> = p.values_of(short, long).cloned().collect();
+            for v in values {
+                let line = Arg {
+                    text: format!("{} {}", r.program, v.text),
+                    ..v
+                };
+                self.shell_string(&line, inv);
             }
         }
         match r.runs {

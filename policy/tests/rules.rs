@@ -8771,6 +8771,73 @@ fn wrappers_and_watchers_are_judged_by_the_command_they_run() {
     );
 }
 
+/// Programs that start the command they are given after feeding it a password
+/// (`sshpass`), limiting it (`cpulimit`, `trickle`), reaping it (`dumb-init`, `tini`),
+/// queueing it (`tsp`), choosing its interpreter (`pyenv exec`), switching user (`gosu`,
+/// `su-exec`), or running it on the host (`flatpak-spawn --host`): the command is judged
+/// as if typed.
+#[test]
+fn feeders_limiters_and_init_shims_are_judged_by_the_command_they_run() {
+    const MAIN: Want = refused("git.push-main");
+    const EXFIL: Want = refused("secret.exfiltrate");
+    check(
+        &classifier(),
+        &[
+            ("sshpass -p PW git push origin main", MAIN),
+            ("sshpass -e git push origin main", MAIN),
+            ("sshpass -f pw.txt git push origin main", MAIN),
+            ("sshpass -p \"$SSH_PASSWORD\" ssh user@host uptime", EXFIL),
+            (
+                "sshpass -p \"$DEPLOY_PASSWORD\" scp a.tgz host:/srv/",
+                EXFIL,
+            ),
+            (
+                "SSHPASS=\"$SSH_PASSWORD\" sshpass -e rsync -a dist/ host:/srv/",
+                EXFIL,
+            ),
+            ("cpulimit -l 50 -- git push origin main", MAIN),
+            ("cpulimit --limit=50 git push origin main", MAIN),
+            ("dumb-init git push origin main", MAIN),
+            (
+                "dumb-init -r 15:2 -- rm -rf ~",
+                refused("fs.delete-outside"),
+            ),
+            ("tini -- git push origin main", MAIN),
+            ("tini -s -p SIGTERM -- git push origin main", MAIN),
+            ("trickle -d 100 git push origin main", MAIN),
+            ("pyenv exec git push origin main", MAIN),
+            ("rbenv exec git push origin main", MAIN),
+            ("with-contenv git push origin main", MAIN),
+            ("coreutils --coreutils-prog=env git push origin main", MAIN),
+            (
+                "coreutils --coreutils-prog=rm -rf ~",
+                refused("fs.delete-outside"),
+            ),
+            ("gosu root rm -rf ~", refused("fs.delete-outside")),
+            ("su-exec app git push origin main", MAIN),
+            ("flatpak-spawn --host git push origin main", MAIN),
+            ("distrobox-host-exec git push origin main", MAIN),
+            ("cargo watch -s 'git push origin main'", MAIN),
+            ("cargo watch -x publish", refused("pkg.publish")),
+            ("cargo watch -w src -- git push origin main", MAIN),
+            (
+                "make -f /dev/null --eval='all:; git push origin main'",
+                MAIN,
+            ),
+            ("make -E 'deploy: build ; @git push origin main'", MAIN),
+            ("tsp git push origin main", MAIN),
+            // Everyday use is asked as the tool is; switching user is asked as sudo is.
+            ("cpulimit -p 1234 -l 50", yellow("default.unknown")),
+            ("trickle -d 100 cargo fetch", yellow("default.unknown")),
+            ("pyenv exec python -V", yellow("default.unknown")),
+            ("cargo watch -x test", yellow("default.unknown")),
+            ("make --eval='X := a;b' test", yellow("default.unknown")),
+            ("gosu app ls", red("priv.elevate")),
+            ("flatpak-spawn --host ls", yellow("default.unknown")),
+        ],
+    );
+}
+
 #[test]
 fn env_split_string_expands_braced_variables_only() {
     check(

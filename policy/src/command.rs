@@ -7506,6 +7506,9 @@ impl Walker<'_> {
                 "--project-directory",
                 "--env-file",
                 "--profile",
+                "--ansi",
+                "--parallel",
+                "--progress",
                 "-c",
                 "--context",
                 "-H",
@@ -7790,12 +7793,24 @@ impl Walker<'_> {
                     matches!(w[0].text.as_str(), "--output" | "-o")
                         && (w[1].text.contains("type=registry") || w[1].text.contains("push=true"))
                 });
-                let builds = matches!(sub, "build" | "buildx" | "image" | "compose" | "bake")
-                    || name == "docker-compose";
-                sub == "push"
-                    || (matches!(sub, "image" | "manifest" | "compose" | "buildx")
-                        && words.contains(&"push"))
-                    || (builds && pushes_output)
+                // Compose's subcommand is the first word after its own options: `push`,
+                // or `build --push`. What `run`/`exec` run in a container is no publish
+                // for saying `push` (`docker compose exec api git stash push`).
+                let compose_sub = match (name, sub) {
+                    ("docker-compose", _) => Some(sub),
+                    (_, "compose") => Some(sub2),
+                    _ => None,
+                };
+                match compose_sub {
+                    Some(c) => c == "push" || (c == "build" && pushes_output),
+                    None => {
+                        sub == "push"
+                            || (matches!(sub, "image" | "manifest") && sub2 == "push")
+                            || (sub == "buildx" && words.contains(&"push"))
+                            || (matches!(sub, "build" | "buildx" | "image" | "bake")
+                                && pushes_output)
+                    }
+                }
             }
             "helm" => sub == "push",
             _ => false,

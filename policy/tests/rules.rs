@@ -8838,6 +8838,46 @@ fn feeders_limiters_and_init_shims_are_judged_by_the_command_they_run() {
     );
 }
 
+/// Compose publishes with its `push` subcommand and `build --push`, nothing else: a
+/// `push` among the words of what `run` and `exec` start in a container, or a service
+/// named push, is no publish.
+#[test]
+fn docker_compose_publishes_by_its_subcommand_not_by_a_word() {
+    const PUBLISH: Want = refused("pkg.publish");
+    check(
+        &classifier(),
+        &[
+            ("docker compose push", PUBLISH),
+            ("docker compose -f prod.yml --ansi never push api", PUBLISH),
+            ("docker-compose push", PUBLISH),
+            ("docker compose build --push", PUBLISH),
+            ("docker-compose build --push api", PUBLISH),
+            ("docker image push app:1", PUBLISH),
+            ("docker manifest push app:1", PUBLISH),
+            ("docker compose restart push", yellow("default.unknown")),
+            ("docker compose ps push", yellow("default.unknown")),
+            ("docker-compose logs push", yellow("default.unknown")),
+            (
+                "docker compose exec api echo push",
+                yellow("default.unknown"),
+            ),
+            (
+                "docker compose exec -T api git stash push -m wip",
+                yellow("default.unknown"),
+            ),
+            (
+                "docker compose run --rm app git push -u origin feature/login",
+                yellow("default.unknown"),
+            ),
+            (
+                "docker compose run app make --push",
+                yellow("default.unknown"),
+            ),
+            ("docker image inspect push", yellow("default.unknown")),
+        ],
+    );
+}
+
 #[test]
 fn env_split_string_expands_braced_variables_only() {
     check(

@@ -1697,6 +1697,11 @@ impl Walker<'_> {
                     RuleId::DefaultUnknown,
                     "rg --pre/--hostname-bin runs a program",
                 );
+                // The program it names, judged as run on its own: `--pre` gives it each
+                // file's name, `--hostname-bin` nothing.
+                for program in rg_programs(args) {
+                    self.judge_argv(&[program], inv, depth + 1);
+                }
             } else if names_from_file {
                 self.find(
                     RuleId::DefaultUnknown,
@@ -9691,6 +9696,31 @@ fn make_recipes(text: &str) -> Vec<String> {
         }
     }
     recipes
+}
+
+/// The programs `rg --pre PROGRAM` and `rg --hostname-bin PROGRAM` run (`=` or a word
+/// of its own).
+fn rg_programs(args: &[Arg]) -> Vec<Arg> {
+    let mut programs = Vec::new();
+    for (i, a) in args.iter().enumerate().skip(1) {
+        if a.text == "--" {
+            break;
+        }
+        for flag in ["--pre", "--hostname-bin"] {
+            if a.text == flag {
+                programs.extend(args.get(i + 1).cloned());
+            } else if let Some(v) = a.text.strip_prefix(flag).and_then(|r| r.strip_prefix('='))
+                && !v.is_empty()
+            {
+                programs.push(Arg {
+                    text: v.to_string(),
+                    home_based: v.starts_with('~'),
+                    ..a.clone()
+                });
+            }
+        }
+    }
+    programs
 }
 
 /// What a pid option means to a tool that either acts on running processes or runs a

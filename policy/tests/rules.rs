@@ -8878,6 +8878,23 @@ fn docker_compose_publishes_by_its_subcommand_not_by_a_word() {
     );
 }
 
+/// `rg --pre PROGRAM` runs PROGRAM on every file it searches, `--hostname-bin` once:
+/// the line is at least what PROGRAM alone is.
+#[test]
+fn rg_pre_is_judged_as_the_program_it_runs() {
+    check(
+        &classifier(),
+        &[
+            ("rg --pre curl x .", red("net.fetch")),
+            ("rg --pre=curl x .", red("net.fetch")),
+            ("rg --hostname-bin curl x", red("net.fetch")),
+            ("rg --pre sudo x .", red("priv.elevate")),
+            ("rg --pre ./pdftext.sh invoice .", yellow("default.unknown")),
+            ("rg -z x .", green("")),
+        ],
+    );
+}
+
 #[test]
 fn env_split_string_expands_braced_variables_only() {
     check(

@@ -9817,6 +9817,112 @@ fn fence_inside_fence_refuses_to_start(w: &World) {
     }
 }
 
+/// A sandboxed program hands the terminal's foreground to the user's shell's process group
+/// (`tcsetpgrp`, possible where the sandbox shares the user's session: no pid namespace),
+/// then changes the window size: the terminal driver would signal the shell (SIGWINCH),
+/// and keys the sandbox remapped would send it SIGINT or SIGQUIT. The shell's trap, outside
+/// fence, must never run; the group is refused with a reason.
+fn the_terminal_is_never_handed_to_a_group_outside_the_sandbox(w: &World) {
+    let test = "the_terminal_is_never_handed_to_a_group_outside_the_sandbox";
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        support::skip(test, "tmux is missing");
+        return;
+    }
+    let grab = w.compile_c(
+        "grab",
+        r#"#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+    pid_t shell = atoi(argv[1]);
+    signal(SIGTTOU, SIG_IGN);
+    int r = ioctl(0, TIOCSPGRP, &shell);
+    FILE *f = fopen("grab-result", "w");
+    fprintf(f, "%d %s\n", r, r ? strerror(errno) : "taken");
+    fclose(f);
+    struct winsize ws;
+    ioctl(0, TIOCGWINSZ, &ws);
+    for (int i = 0; i < 3; i++) {
+        ws.ws_col ^= 1;
+        ioctl(0, TIOCSWINSZ, &ws);
+        usleep(100000);
+    }
+    return 0;
+}
+"#,
+    );
+    let socket = format!(
+        "fence-fg-{}",
+        w.worktree.file_name().unwrap().to_string_lossy()
+    );
+    let tmux = |args: &[&str]| {
+        w.command_as_runner("tmux")
+            .arg("-L")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let started = tmux(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "/bin/bash --norc -i",
+    ]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    let wait_for = |what: &dyn Fn() -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !what() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for(&|| !stdout(&tmux(&["capture-pane", "-p"])).trim().is_empty());
+    let seen = w.worktree.join("winch-seen");
+    tmux(&[
+        "send-keys",
+        &format!(
+            "trap 'echo WINCH >> {}' WINCH; {} run -- {} $$ 2> fence-err; echo ended > finished",
+            seen.display(),
+            support::fence_binary().display(),
+            grab.display()
+        ),
+        "Enter",
+    ]);
+    wait_for(&|| w.worktree.join("finished").exists());
+    std::thread::sleep(Duration::from_millis(300));
+    tmux(&["kill-server"]);
+    let err = std::fs::read_to_string(w.worktree.join("fence-err")).unwrap_or_default();
+    assert!(
+        w.worktree.join("finished").exists(),
+        "the session did not end: {err}"
+    );
+    assert!(
+        !seen.exists(),
+        "the user's shell was signalled by the terminal: {err}"
+    );
+    let result = std::fs::read_to_string(w.worktree.join("grab-result")).unwrap_or_default();
+    assert!(!result.contains("taken"), "{result} {err}");
+    if w.who == support::Who::UnprivilegedWithoutNamespaces {
+        assert!(
+            err.contains("handing the terminal to a process group outside the sandbox"),
+            "{err}"
+        );
+    }
+}
+
 fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
     let test = "an_interactive_shell_in_tmux_behaves_as_without_fence";
     if std::process::Command::new("tmux")
@@ -11821,6 +11927,7 @@ both_ways!(
     udp_and_ipv6_to_the_host_loopback_get_nothing_through,
     fence_inside_fence_refuses_to_start,
     an_interactive_shell_in_tmux_behaves_as_without_fence,
+    the_terminal_is_never_handed_to_a_group_outside_the_sandbox,
     the_sandbox_cannot_signal_or_trace_fence,
     the_sandbox_cannot_ask_its_init_to_stop_the_session,
     the_sandbox_cannot_limit_or_renice_processes_outside,

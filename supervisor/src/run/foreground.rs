@@ -164,6 +164,86 @@ impl Guard {
     }
 }
 
+/// Answers `ioctl(fd, TIOCSPGRP, &pgid)` (`tcsetpgrp`) of the sandbox without a pid
+/// namespace of its own, where the group it names may be one of the user's: the shell's, or
+/// a background job's. The terminal driver would then signal that group for the sandbox
+/// (SIGWINCH at a size change, SIGINT or SIGQUIT at the keys the sandbox remapped), and
+/// its next read would take what the user types. Security boundary: on a terminal of
+/// fence's (the sandbox's controlling terminal is then the user's), the group must be
+/// fence's own or hold only processes of the sandbox, and the supervisor makes the call
+/// itself on the caller's descriptor (`pidfd_getfd`) with the number it read and checked,
+/// so that no thread can change it after the check. On a terminal of the sandbox's own
+/// making, whose session is the sandbox's, the kernel names no group outside: `CONTINUE`.
+/// One difference from the kernel's own call: a caller in the background that neither
+/// ignores nor blocks SIGTTOU is not stopped (fence ignores it).
+pub fn set_foreground(
+    guard: &Guard,
+    listener: &super::listener::Listener,
+    n: &Notification,
+    caller: super::path_resolve::Caller,
+) -> Outcome {
+    let event = EventKind::Signal;
+    let taken = guard.check();
+    if !taken.allowed {
+        return taken;
+    }
+    let Ok(fd) =
+        super::pidfd::open(caller).and_then(|pidfd| super::pidfd::get_fd(&pidfd, n.args[0] as i32))
+    else {
+        return Outcome::failed(event, libc::EBADF);
+    };
+    let rdev = |fd: RawFd| {
+        // SAFETY: stat is plain data; fstat fills it for an open descriptor.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstat into a local stat.
+        (unsafe { libc::fstat(fd, &mut st) } == 0 && st.st_mode & libc::S_IFMT == libc::S_IFCHR)
+            .then_some(st.st_rdev)
+    };
+    let named = rdev(std::os::fd::AsRawFd::as_raw_fd(&fd));
+    if named.is_none() || !guard.terminals.iter().any(|&t| rdev(t) == named) {
+        return super::write_check::allowed(event, Vec::new(), Response::Continue);
+    }
+    let mem = super::target_memory::TargetMemory::new(listener, n);
+    let Ok(bytes) = mem.bytes(n.args[2], std::mem::size_of::<libc::pid_t>()) else {
+        return Outcome::failed(event, libc::EFAULT);
+    };
+    let pgid = libc::pid_t::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+    // SAFETY: getpgrp takes no arguments.
+    let own = unsafe { libc::getpgrp() };
+    let processes = Processes::read(guard.init.load(Ordering::SeqCst));
+    let mut members = processes
+        .all
+        .iter()
+        .filter(|(_, (_, pgrp))| *pgrp == pgid)
+        .map(|(&p, _)| p)
+        .peekable();
+    let sandboxs = members.peek().is_some() && members.all(|p| processes.in_sandbox(p));
+    if pgid != own && !sandboxs {
+        return super::write_check::refused(
+            event,
+            libc::EPERM,
+            "handing the terminal to a process group outside the sandbox",
+            pgid.to_string().as_bytes(),
+            "fence.terminal-foreground",
+        );
+    }
+    // SAFETY: TIOCSPGRP reads one pid_t from a valid pointer; the descriptor is ours.
+    let ret = unsafe {
+        libc::ioctl(
+            std::os::fd::AsRawFd::as_raw_fd(&fd),
+            libc::TIOCSPGRP,
+            &pgid as *const libc::pid_t,
+        )
+    };
+    if ret < 0 {
+        let errno = std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EPERM);
+        return Outcome::failed(event, errno);
+    }
+    super::write_check::allowed(event, Vec::new(), Response::Value(0))
+}
+
 /// Whether `tcgetpgrp` said the terminal is not the caller's controlling terminal.
 fn not_controlling(foreground: libc::pid_t) -> bool {
     foreground < 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOTTY)

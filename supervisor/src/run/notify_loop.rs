@@ -341,7 +341,11 @@ fn handle(
         outcome
     } else if n.nr == libc::SYS_ioctl {
         // The filter sends only `shim::seccomp_filters::GUARDED_TERMINAL_REQUESTS`.
-        s.foreground.check()
+        if !s.own_pid_namespace && n.args[1] & 0xffff_ffff == libc::TIOCSPGRP {
+            super::foreground::set_foreground(&s.foreground, &s.listener, &n, caller)
+        } else {
+            s.foreground.check()
+        }
     } else if n.nr == libc::SYS_setpgid {
         super::foreground::setpgid(&s.foreground, &n, s.own_pid_namespace)
     } else {

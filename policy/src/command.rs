@@ -495,6 +495,21 @@ impl Walker<'_> {
     }
 
     pub fn check_write_target(&mut self, a: &Arg, follow_final: bool, what: &str) {
+        self.write_target(a, follow_final, what, false)
+    }
+
+    /// The file a redirection writes: SPEC §2 judges every redirection target, so one
+    /// that cannot be worked out before running is red whatever its spelling.
+    pub fn check_redirection_target(&mut self, a: &Arg) {
+        self.write_target(a, true, "redirection", true)
+    }
+
+    /// A path the command writes. One that cannot be worked out before running is red
+    /// when the path fence judges it: a redirection target (`always_judged`), a path
+    /// token (SPEC §2: it starts with `/`, `~`, `$HOME`, or holds `..`), or a path fence
+    /// works out for the program (`tar -P`'s members). A word of the line that only an
+    /// expansion makes unknown (`"$f"`, `$(git ls-files)`, what xargs reads) is no token.
+    fn write_target(&mut self, a: &Arg, follow_final: bool, what: &str, always_judged: bool) {
         match self.resolve_arg(a, follow_final) {
             Loc::Outside(p) => {
                 if path::is_block_device(&p) || (a.glob && path::glob_may_be_block_device(&p)) {
@@ -547,13 +562,29 @@ impl Walker<'_> {
                     );
                 }
             }
-            Loc::Unknown => {
+            Loc::Unknown
+                if always_judged || !a.comes_from_expansion() || Self::is_path_token(a) =>
+            {
                 self.cur_writes = true;
                 // It may lie outside: as a write there, never auto-approved.
                 self.find_outside_write(
                     RuleId::PathOutside,
                     format!(
                         "{what} writes a path that cannot be worked out before running: {}",
+                        display_arg(a)
+                    ),
+                );
+            }
+            Loc::Unknown => {
+                self.cur_writes = true;
+                // A word that is no path token, known only when it runs (`sed -i … "$f"`,
+                // `xargs prettier --write`): the path fence judges tokens, so it is asked
+                // as a write in the worktree. Where it lands is what the kernel fence
+                // decides, so auto-approve still asks, as for a write outside.
+                self.find_outside_write(
+                    RuleId::WriteInside,
+                    format!(
+                        "{what} writes a path known only when it runs: {}",
                         display_arg(a)
                     ),
                 );
@@ -3379,10 +3410,11 @@ impl Walker<'_> {
                     if a.text.contains(r.as_str()) {
                         a.text = a.text.replace(r.as_str(), &UNKNOWN.to_string());
                         a.known = false;
+                        a.substituted = true;
                     }
                 }
             }
-            None => inner.push(Arg::unknown()),
+            None => inner.push(Arg::printed()),
         }
         let name = program_name(&inner[0].text).to_string();
         if inv.io.stdin_pipe

@@ -2558,7 +2558,7 @@ impl<'a> Walker<'a> {
                             self.note_secret_in(a);
                             match kind {
                                 ast::IoFileRedirectKind::Read => self.check_read_path(a),
-                                _ => self.check_write_target(a, true, "redirection"),
+                                _ => self.check_redirection_target(a),
                             }
                         }
                     }
@@ -2572,7 +2572,7 @@ impl<'a> Walker<'a> {
                                     || v.trim_end_matches('-').chars().all(|c| c.is_ascii_digit())
                             });
                             if !is_fd {
-                                self.check_write_target(a, true, "redirection");
+                                self.check_redirection_target(a);
                             }
                         }
                     }
@@ -2590,7 +2590,7 @@ impl<'a> Walker<'a> {
                     let targets = self.redirect_target(&w.value, &mut noticed);
                     self.walk_noticed(noticed);
                     for a in &targets {
-                        self.check_write_target(a, true, "redirection");
+                        self.check_redirection_target(a);
                     }
                 }
                 ast::IoRedirect::HereDocument(_, doc) => {

@@ -93,6 +93,22 @@ impl Arg {
         }
     }
 
+    /// A word another program prints when the line runs (`xargs` adds each name it
+    /// reads): not known before running, and no path token as written.
+    pub fn printed() -> Arg {
+        Arg {
+            substituted: true,
+            ..Arg::unknown()
+        }
+    }
+
+    /// Whether the value is one the line's words give when they run (a variable, a
+    /// `$(…)`, what xargs reads), rather than a path fence works out for a program
+    /// (`tar -P`'s members, npm's global config).
+    pub fn comes_from_expansion(&self) -> bool {
+        self.param || self.cmdsub || self.substituted || !self.expanded.is_empty()
+    }
+
     /// The text when fully known.
     pub fn value(&self) -> Option<&str> {
         self.known.then_some(self.text.as_str())

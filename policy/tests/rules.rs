@@ -8895,6 +8895,60 @@ fn rg_pre_is_judged_as_the_program_it_runs() {
     );
 }
 
+/// SPEC §2's path fence judges path tokens and redirection targets: a write to a word
+/// that only an expansion makes unknown (`$(git ls-files)`, `"$f"`, what xargs reads) is
+/// a write asked as one in the worktree, while a redirection or a path token that cannot
+/// be worked out, and a `cd` to one, stay red.
+#[test]
+fn writes_to_words_known_only_when_run_are_asked_as_writes() {
+    check(
+        &classifier(),
+        &[
+            (
+                "sed -i 's/a/b/' $(git ls-files '*.py')",
+                yellow("default.unknown|fs.write-inside"),
+            ),
+            (
+                "rg -l foo | xargs sed -i 's/foo/bar/g'",
+                yellow("fs.write-inside"),
+            ),
+            (
+                "for f in $(git diff --name-only); do sed -i s/a/b/ \"$f\"; done",
+                yellow("fs.write-inside"),
+            ),
+            (
+                "find . -exec sh -c 'for f; do mv \"$f\" \"${f%.txt}.md\"; done' sh {} +",
+                yellow("fs.write-inside"),
+            ),
+            ("ls | xargs -I{} cp {} {}.bak", yellow("fs.write-inside")),
+            (
+                "git diff --name-only | xargs npx prettier --write",
+                yellow(""),
+            ),
+            // Path tokens and redirection targets are judged whatever they expand to.
+            ("echo x > \"$f\"", red("fence.path-outside")),
+            ("echo x > $(mktemp)", red("fence.path-outside")),
+            ("sed -i s/a/b/ ~/$(x)", red("fence.path-outside")),
+            ("cp a /srv/$(date +%F)", red("fence.path-outside")),
+            ("ls | xargs -I{} cp {} ../x/{}", red("fence.path-outside")),
+            (
+                "cd $(git rev-parse --show-toplevel)",
+                red("fence.cd-outside"),
+            ),
+            // A path fence works out for the program, not a word of the line.
+            ("tar xPf t.tar", red("fence.path-outside")),
+        ],
+    );
+    // Where such a write lands is the kernel fence's to decide: auto-approve asks.
+    check_actions(
+        &in_mode(Mode::Auto),
+        &[
+            ("sed -i 's/a/b/' $(git ls-files '*.py')", Action::Ask),
+            ("sed -i 's/a/b/' src/main.rs", Action::Allow),
+        ],
+    );
+}
+
 #[test]
 fn env_split_string_expands_braced_variables_only() {
     check(
@@ -9818,8 +9872,14 @@ fn names_find_pipes_into_xargs_are_judged_as_found() {
                 "find src -name '*.rs' | xargs grep foo",
                 yellow("default.unknown"),
             ),
-            // Following links, the names lead wherever the links do: not known.
-            ("find -L . -type f | xargs sed -i s/a/b/", red("")),
+            // Following links, the names lead wherever the links do: not known. They are
+            // no path tokens of the line (SPEC §2 judges tokens), so the write is asked
+            // as one in the worktree; `fence run`'s kernel fence decides where it lands,
+            // and auto-approve does not answer it.
+            (
+                "find -L . -type f | xargs sed -i s/a/b/",
+                yellow("default.unknown|fs.write-inside"),
+            ),
         ],
     );
 }

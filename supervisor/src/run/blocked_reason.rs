@@ -103,17 +103,20 @@ pub fn tell(caller: Caller, reason: &BlockedReason) {
 /// descriptor's own blocking mode is the sandbox's to choose.
 /// - A socket: `send` with `MSG_DONTWAIT`.
 /// - A regular file: written (no reader to wait for).
-/// - A pipe or FIFO, or a terminal: written through a description of its own opened
-///   non-blocking from fence's `/proc/self/fd` link, once it is known to be the same object
-///   (a pipe without a reader opens no writer: nothing would read the line). Not the
+/// - A pipe or FIFO: `pwritev2` with `RWF_NOWAIT`. On a kernel without it for pipes,
+///   through a description of its own opened non-blocking ([`write_reopened`]); where
+///   fence may not open it (another account's pipe, such as the one a command's output is
+///   captured in, whose reader is outside the sandbox), once `poll` says there is room, as
+///   before the session: a line of PIPE_BUF bytes then fits unless another writer fills the
+///   pipe first.
+/// - A terminal: through a description of its own opened non-blocking. Not the
 ///   pseudo-terminal multiplexer, whose every open makes a new terminal.
 /// - Anything else: nothing.
 fn write_without_waiting(fd: std::os::fd::OwnedFd, line: &[u8]) {
     let Ok(st) = nix::sys::stat::fstat(&fd) else {
         return;
     };
-    let kind = st.st_mode & libc::S_IFMT;
-    match kind {
+    match st.st_mode & libc::S_IFMT {
         libc::S_IFSOCK => {
             // SAFETY: send from a valid buffer on a descriptor we own.
             unsafe {
@@ -128,32 +131,65 @@ fn write_without_waiting(fd: std::os::fd::OwnedFd, line: &[u8]) {
         libc::S_IFREG => {
             let _ = std::fs::File::from(fd).write(line);
         }
-        libc::S_IFIFO | libc::S_IFCHR => {
-            let is_terminal = kind == libc::S_IFCHR && nix::unistd::isatty(&fd).unwrap_or(false);
-            let multiplexer = st.st_rdev == libc::makedev(5, 2);
-            if kind == libc::S_IFCHR && (!is_terminal || multiplexer) {
+        libc::S_IFIFO => {
+            let iov = libc::iovec {
+                iov_base: line.as_ptr() as *mut libc::c_void,
+                iov_len: line.len(),
+            };
+            // SAFETY: one iovec over a valid buffer; offset -1 writes at the current one.
+            let ret = unsafe { libc::pwritev2(fd.as_raw_fd(), &iov, 1, -1, libc::RWF_NOWAIT) };
+            let unsupported = ret < 0
+                && matches!(
+                    std::io::Error::last_os_error().raw_os_error(),
+                    Some(libc::EOPNOTSUPP | libc::EINVAL)
+                );
+            if !unsupported || write_reopened(&fd, &st, line) {
                 return;
             }
-            let Ok(own) = nix::fcntl::open(
-                format!("/proc/self/fd/{}", fd.as_raw_fd()).as_str(),
-                nix::fcntl::OFlag::O_WRONLY
-                    | nix::fcntl::OFlag::O_NONBLOCK
-                    | nix::fcntl::OFlag::O_NOCTTY
-                    | nix::fcntl::OFlag::O_CLOEXEC,
-                nix::sys::stat::Mode::empty(),
-            ) else {
-                return;
+            let mut pfd = libc::pollfd {
+                fd: fd.as_raw_fd(),
+                events: libc::POLLOUT,
+                revents: 0,
             };
-            let same = nix::sys::stat::fstat(&own).is_ok_and(|o| {
-                (o.st_dev, o.st_ino, o.st_rdev, o.st_mode & libc::S_IFMT)
-                    == (st.st_dev, st.st_ino, st.st_rdev, kind)
-            });
-            if same {
-                let _ = std::fs::File::from(own).write(line);
+            // SAFETY: one valid pollfd, zero timeout.
+            let ready = unsafe { libc::poll(&mut pfd, 1, 0) };
+            if ready == 1 && pfd.revents & libc::POLLOUT != 0 {
+                let _ = std::fs::File::from(fd).write(line);
+            }
+        }
+        libc::S_IFCHR => {
+            let terminal = nix::unistd::isatty(&fd).unwrap_or(false);
+            if terminal && st.st_rdev != libc::makedev(5, 2) {
+                write_reopened(&fd, &st, line);
             }
         }
         _ => {}
     }
+}
+
+/// Writes `line` through a description of `fd`'s object of fence's own, opened
+/// non-blocking from fence's `/proc/self/fd` link once it is known to be the same object
+/// (`st`). False where it cannot be opened (no reader for a pipe's writer: nothing would
+/// read the line; a pipe or terminal fence may not open).
+fn write_reopened(fd: &std::os::fd::OwnedFd, st: &nix::sys::stat::FileStat, line: &[u8]) -> bool {
+    let Ok(own) = nix::fcntl::open(
+        format!("/proc/self/fd/{}", fd.as_raw_fd()).as_str(),
+        nix::fcntl::OFlag::O_WRONLY
+            | nix::fcntl::OFlag::O_NONBLOCK
+            | nix::fcntl::OFlag::O_NOCTTY
+            | nix::fcntl::OFlag::O_CLOEXEC,
+        nix::sys::stat::Mode::empty(),
+    ) else {
+        return false;
+    };
+    let same = nix::sys::stat::fstat(&own).is_ok_and(|o| {
+        (o.st_dev, o.st_ino, o.st_rdev, o.st_mode & libc::S_IFMT)
+            == (st.st_dev, st.st_ino, st.st_rdev, st.st_mode & libc::S_IFMT)
+    });
+    if same {
+        let _ = std::fs::File::from(own).write(line);
+    }
+    true
 }
 
 #[cfg(test)]

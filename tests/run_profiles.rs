@@ -847,7 +847,8 @@ fn fence_profiles_json_is_a_stable_list() {
             "~/.claude/plugins/installed_plugins.json",
             "~/.claude/plugins/known_marketplaces.json",
             "~/.claude/plugins/marketplaces",
-            "~/.claude/local"
+            "~/.claude/local",
+            "~/.claude/CLAUDE.md"
         ])
     );
     assert_eq!(
@@ -891,11 +892,11 @@ fn fence_profiles_prints_a_readable_table() {
     for line in [
         "claude  Claude Code",
         "  writable   ~/.claude/  ~/.claude.json",
-        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/commands  ~/.claude/skills  ~/.claude/agents  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json  ~/.claude/plugins/known_marketplaces.json  ~/.claude/plugins/marketplaces  ~/.claude/local  ~/.claude/shell-snapshots/* (the entries there at start)",
+        "  protected  ~/.claude/settings.json  ~/.claude/settings.local.json  ~/.claude/hooks  ~/.claude/commands  ~/.claude/skills  ~/.claude/agents  ~/.claude/plugins/cache  ~/.claude/plugins/installed_plugins.json  ~/.claude/plugins/known_marketplaces.json  ~/.claude/plugins/marketplaces  ~/.claude/local  ~/.claude/CLAUDE.md  ~/.claude/shell-snapshots/* (the entries there at start)",
         "  domains    api.anthropic.com:443  platform.claude.com:443",
         "  passes     ANTHROPIC_API_KEY",
         "codex  OpenAI Codex CLI",
-        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules  ~/.codex/.env  ~/.codex/managed_config.toml  ~/.codex/skills  ~/.codex/shell_snapshots/* (the entries there at start)",
+        "  protected  ~/.codex/config.toml  ~/.codex/hooks.json  ~/.codex/rules  ~/.codex/.env  ~/.codex/managed_config.toml  ~/.codex/skills  ~/.codex/AGENTS.md  ~/.codex/AGENTS.override.md  ~/.codex/shell_snapshots/* (the entries there at start)",
         "ci  a CI job step",
         "  domains    none",
     ] {

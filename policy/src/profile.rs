@@ -73,6 +73,9 @@ pub const PROFILES: &[Profile] = &[
             // The local installation (`claude migrate-installer`): the `claude` launcher
             // users alias, and the package it runs.
             ".claude/local",
+            // The user's memory: instructions every later session reads as the user's,
+            // unfenced ones included.
+            ".claude/CLAUDE.md",
         ],
         // Each session's snapshot of the user's shell (functions, aliases, options),
         // sourced before every command its Bash tool runs: another session's, unfenced,
@@ -103,6 +106,9 @@ pub const PROFILES: &[Profile] = &[
             ".codex/managed_config.toml",
             // Skills carry the scripts they run.
             ".codex/skills",
+            // The user's instructions, read by every later session as the user's.
+            ".codex/AGENTS.md",
+            ".codex/AGENTS.override.md",
         ],
         // Each session's shell snapshot, sourced before every command it runs.
         protected_entries: &[".codex/shell_snapshots"],
@@ -134,6 +140,8 @@ pub const PROFILES: &[Profile] = &[
             ".gemini/commands",
             // The user's skills carry the scripts they run.
             ".gemini/skills",
+            // The user's instructions, read by every later session as the user's.
+            ".gemini/GEMINI.md",
         ],
         protected_entries: &[],
         domains: &[
@@ -275,6 +283,15 @@ mod tests {
                 .unwrap()
                 .protected
                 .contains(&".gemini/skills")
+        );
+        // The user's own instructions, which every later session reads.
+        assert!(claude.protected.contains(&".claude/CLAUDE.md"));
+        assert!(codex.protected.contains(&".codex/AGENTS.md"));
+        assert!(
+            find("gemini")
+                .unwrap()
+                .protected
+                .contains(&".gemini/GEMINI.md")
         );
     }
 

@@ -326,6 +326,7 @@ mod tests {
                 h.join(".claude/plugins/known_marketplaces.json"),
                 h.join(".claude/plugins/marketplaces"),
                 h.join(".claude/local"),
+                h.join(".claude/CLAUDE.md"),
             ]
         );
         let banner = g.banner();

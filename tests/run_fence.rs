@@ -9817,6 +9817,25 @@ fn fence_inside_fence_refuses_to_start(w: &World) {
     }
 }
 
+/// `tmux -L socket ARGS` as the world's user: a server of the test's own.
+fn tmux_on(w: &World, socket: &str, args: &[&str]) -> std::process::Output {
+    w.command_as_runner("tmux")
+        .arg("-L")
+        .arg(socket)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Waits for a condition rather than a fixed time (under an emulated CPU, vm-tests, a
+/// shell takes seconds to start), for a minute at most.
+fn wait_up_to_a_minute(what: &dyn Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !what() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// A sandboxed program hands the terminal's foreground to the user's shell's process group
 /// (`tcsetpgrp`, possible where the sandbox shares the user's session: no pid namespace),
 /// then changes the window size: the terminal driver would signal the shell (SIGWINCH),
@@ -9863,14 +9882,7 @@ int main(int argc, char **argv) {
         "fence-fg-{}",
         w.worktree.file_name().unwrap().to_string_lossy()
     );
-    let tmux = |args: &[&str]| {
-        w.command_as_runner("tmux")
-            .arg("-L")
-            .arg(&socket)
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let tmux = |args: &[&str]| tmux_on(w, &socket, args);
     let started = tmux(&[
         "-f",
         "/dev/null",
@@ -9883,12 +9895,7 @@ int main(int argc, char **argv) {
         "/bin/bash --norc -i",
     ]);
     assert!(started.status.success(), "{}", stderr(&started));
-    let wait_for = |what: &dyn Fn() -> bool| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !what() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let wait_for = wait_up_to_a_minute;
     wait_for(&|| !stdout(&tmux(&["capture-pane", "-p"])).trim().is_empty());
     let seen = w.worktree.join("winch-seen");
     tmux(&[
@@ -9937,14 +9944,7 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
         "fence-it-{}",
         w.worktree.file_name().unwrap().to_string_lossy()
     );
-    let tmux = |args: &[&str]| {
-        w.command_as_runner("tmux")
-            .arg("-L")
-            .arg(&socket)
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let tmux = |args: &[&str]| tmux_on(w, &socket, args);
     let shell = format!(
         "{} run -- /bin/bash --norc -i",
         support::fence_binary().display()
@@ -9952,14 +9952,7 @@ fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
     let started = tmux(&["new-session", "-d", "-x", "100", "-y", "30", &shell]);
     assert!(started.status.success(), "{}", stderr(&started));
     let pause = || std::thread::sleep(std::time::Duration::from_millis(600));
-    // Waits for a condition rather than a fixed time: under an emulated CPU (vm-tests)
-    // the shell takes seconds to start.
-    let wait_for = |what: &dyn Fn() -> bool| {
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !what() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
+    let wait_for = wait_up_to_a_minute;
     wait_for(&|| !stdout(&tmux(&["capture-pane", "-p"])).trim().is_empty());
     tmux(&["send-keys", "echo $$ > shell-pid; sleep 30", "Enter"]);
     // Ctrl-C goes once the sleep runs: a child of the sandboxed shell named sleep.

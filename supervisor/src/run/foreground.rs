@@ -139,16 +139,11 @@ impl Guard {
             .sandbox_groups
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut members = processes
-            .all
-            .iter()
-            .filter(|(_, (_, pgrp))| *pgrp == group)
-            .map(|(&pid, _)| pid)
-            .peekable();
-        if members.peek().is_none() {
+        let members = processes.members(group);
+        if members.is_empty() {
             return self.holds.load(Ordering::SeqCst) && known.contains(&group);
         }
-        if !members.all(|pid| processes.in_sandbox(pid)) {
+        if !members.iter().all(|&pid| processes.in_sandbox(pid)) {
             self.holds.store(false, Ordering::SeqCst);
             known.clear();
             return false;
@@ -211,14 +206,7 @@ pub fn set_foreground(
     // SAFETY: getpgrp takes no arguments.
     let own = unsafe { libc::getpgrp() };
     let processes = Processes::read(guard.init.load(Ordering::SeqCst));
-    let mut members = processes
-        .all
-        .iter()
-        .filter(|(_, (_, pgrp))| *pgrp == pgid)
-        .map(|(&p, _)| p)
-        .peekable();
-    let sandboxs = members.peek().is_some() && members.all(|p| processes.in_sandbox(p));
-    if pgid != own && !sandboxs {
+    if pgid != own && !processes.holds_only_the_sandboxs(pgid) {
         return super::write_check::refused(
             event,
             libc::EPERM,
@@ -264,16 +252,10 @@ pub fn setpgid(guard: &Guard, n: &Notification, own_pid_namespace: bool) -> Outc
     if pid == 0 && thread_group_of(n.tid) == Some(pgid) {
         return allowed();
     }
-    let mut members = processes
-        .all
-        .iter()
-        .filter(|(_, (_, pgrp))| *pgrp == pgid)
-        .map(|(&p, _)| p)
-        .peekable();
     // A group with no process yet is refused, as the kernel refuses it: one the user's
     // shell makes a moment later (its next job, whose number is easy to guess) must not
     // be joined between this look and the call.
-    if members.peek().is_some() && members.all(|p| processes.in_sandbox(p)) {
+    if processes.holds_only_the_sandboxs(pgid) {
         return allowed();
     }
     super::write_check::refused(
@@ -301,6 +283,21 @@ impl Processes {
             .filter_map(|pid| Some((pid, stat_fields(pid)?)))
             .collect();
         Processes { all, init }
+    }
+
+    /// The processes of the group `group`.
+    fn members(&self, group: libc::pid_t) -> Vec<libc::pid_t> {
+        self.all
+            .iter()
+            .filter(|(_, (_, pgrp))| *pgrp == group)
+            .map(|(&pid, _)| pid)
+            .collect()
+    }
+
+    /// Whether the group `group` has processes, all of them the sandbox's.
+    fn holds_only_the_sandboxs(&self, group: libc::pid_t) -> bool {
+        let members = self.members(group);
+        !members.is_empty() && members.iter().all(|&pid| self.in_sandbox(pid))
     }
 
     /// Whether `pid` is the init or descends from it: the sandbox's processes (the init is

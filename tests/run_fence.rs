@@ -9817,6 +9817,18 @@ fn fence_inside_fence_refuses_to_start(w: &World) {
     }
 }
 
+/// Whether tmux is missing, said as the reason `test` is skipped.
+fn tmux_missing(test: &str) -> bool {
+    let missing = std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err();
+    if missing {
+        support::skip(test, "tmux is missing");
+    }
+    missing
+}
+
 /// `tmux -L socket ARGS` as the world's user: a server of the test's own.
 fn tmux_on(w: &World, socket: &str, args: &[&str]) -> std::process::Output {
     w.command_as_runner("tmux")
@@ -9843,12 +9855,7 @@ fn wait_up_to_a_minute(what: &dyn Fn() -> bool) {
 /// fence, must never run; the group is refused with a reason.
 fn the_terminal_is_never_handed_to_a_group_outside_the_sandbox(w: &World) {
     let test = "the_terminal_is_never_handed_to_a_group_outside_the_sandbox";
-    if std::process::Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "tmux is missing");
+    if tmux_missing(test) {
         return;
     }
     let grab = w.compile_c(
@@ -9932,12 +9939,7 @@ int main(int argc, char **argv) {
 
 fn an_interactive_shell_in_tmux_behaves_as_without_fence(w: &World) {
     let test = "an_interactive_shell_in_tmux_behaves_as_without_fence";
-    if std::process::Command::new("tmux")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        support::skip(test, "tmux is missing");
+    if tmux_missing(test) {
         return;
     }
     let socket = format!(
